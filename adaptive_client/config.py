@@ -1,0 +1,144 @@
+"""Onion configuration (``onion_config/*.toml``): which onions each column gets.
+
+Format::
+
+    [defaults]
+    sum = false          # give integer/numeric columns a Sum (Paillier) onion
+    search = true        # give string columns a Search onion
+    hom_bits = 2048      # Paillier modulus size
+
+    [tables.customer.c_id]
+    onions = ["Eq", "Ord"]             # any of Eq, Ord, Sum, Search -- or ["Single"]
+    start = { Eq = "RND", Ord = "RND" } # starting layer per onion (default: outermost)
+    floor = { Eq = "DET" }              # lowest layer the onion may be peeled to
+    join_group = "customer_id"          # columns of a group share DET/OPE keys
+
+    [tables.customer.c_data]
+    onions = ["Single"]
+    layer = "RND"                       # PLAIN, DET, OPE or RND
+
+A column not listed gets the defaults of its type (see :mod:`adaptive_client.encodings`).
+The configuration is read when a table is created; afterwards the table's (sealed)
+metadata is authoritative.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+from .onions import SINGLE_LAYERS, STACKS, Onion
+
+PEEL_MODES = ("server", "client", "off")
+
+
+@dataclass(frozen=True)
+class ColumnConfig:
+    onions: tuple[Onion, ...] | None = None
+    start: dict[Onion, str] = field(default_factory=dict)
+    floor: dict[Onion, str] = field(default_factory=dict)
+    layer: str | None = None  # for a Single onion
+    join_group: str | None = None
+
+
+@dataclass(frozen=True)
+class Config:
+    sum: bool = False
+    search: bool = True
+    hom_bits: int = 2048
+    peel: str = "server"
+    tables: dict[str, dict[str, ColumnConfig]] = field(default_factory=dict)
+
+    def column(self, table: str, column: str) -> ColumnConfig:
+        return self.tables.get(table.lower(), {}).get(column.lower(), ColumnConfig())
+
+
+def _onion(name: str, where: str) -> Onion:
+    for o in Onion:
+        if o.value.lower() == str(name).lower():
+            return o
+    raise ConfigError(f"{where}: unknown onion {name!r} (Eq, Ord, Sum, Search or Single)")
+
+
+def _layers(raw: Any, where: str, what: str) -> dict[Onion, str]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: {what} must be a table of onion = layer")
+    out: dict[Onion, str] = {}
+    for k, v in raw.items():
+        onion = _onion(k, where)
+        layer = str(v).upper()
+        if onion is not Onion.SINGLE and layer not in STACKS[onion]:
+            raise ConfigError(
+                f"{where}: {what} layer {v!r} is not in the {onion} onion ({STACKS[onion]})"
+            )
+        out[onion] = layer
+    return out
+
+
+def _column(raw: Any, where: str) -> ColumnConfig:
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: expected a table")
+    unknown = set(raw) - {"onions", "start", "floor", "layer", "join_group"}
+    if unknown:
+        raise ConfigError(f"{where}: unknown keys {sorted(unknown)}")
+    onions = None
+    if "onions" in raw:
+        onions = tuple(_onion(o, where) for o in raw["onions"])
+        if Onion.SINGLE in onions and len(onions) > 1:
+            raise ConfigError(f"{where}: a Single onion cannot be combined with others")
+    layer = raw.get("layer")
+    if layer is not None:
+        layer = str(layer).upper()
+        if layer not in SINGLE_LAYERS:
+            raise ConfigError(f"{where}: layer must be one of {SINGLE_LAYERS}")
+    if onions == (Onion.SINGLE,) and layer is None:
+        raise ConfigError(f"{where}: a Single onion needs `layer`")
+    return ColumnConfig(
+        onions=onions,
+        start=_layers(raw.get("start"), where, "start"),
+        floor=_layers(raw.get("floor"), where, "floor"),
+        layer=layer,
+        join_group=raw.get("join_group"),
+    )
+
+
+def load_config(source: str | Path | dict[str, Any] | Config | None) -> Config:
+    """Read a configuration from a TOML path, a dict of the same shape, or None."""
+    if source is None:
+        return Config()
+    if isinstance(source, Config):
+        return source
+    if isinstance(source, str | Path):
+        path = Path(source)
+        try:
+            data = tomllib.loads(path.read_text())
+        except OSError as exc:
+            raise ConfigError(f"cannot read onion configuration {path}: {exc.strerror}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: {exc}") from None
+    else:
+        data = dict(source)
+    defaults = data.get("defaults", {})
+    peel = str(defaults.get("peel", "server"))
+    if peel not in PEEL_MODES:
+        raise ConfigError(f"peel mode must be one of {PEEL_MODES}, not {peel!r}")
+    tables: dict[str, dict[str, ColumnConfig]] = {}
+    for tname, cols in data.get("tables", {}).items():
+        if not isinstance(cols, dict):
+            raise ConfigError(f"tables.{tname}: expected a table of columns")
+        tables[tname.lower()] = {
+            cname.lower(): _column(craw, f"tables.{tname}.{cname}")
+            for cname, craw in cols.items()
+        }
+    return Config(
+        sum=bool(defaults.get("sum", False)),
+        search=bool(defaults.get("search", True)),
+        hom_bits=int(defaults.get("hom_bits", 2048)),
+        peel=peel,
+        tables=tables,
+    )

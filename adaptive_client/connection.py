@@ -1,0 +1,468 @@
+"""The DB-API 2.0 / psycopg-3-style surface: :func:`connect`, Connection, Cursor.
+
+Each Connection holds two PostgreSQL sessions: the *main* one, running the application's
+(rewritten) statements in the application's transactions, and a *control* one
+(autocommit) that reads metadata and runs peels in transactions of their own -- never
+inside the application's snapshot.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import cmp_to_key
+from typing import Any
+
+import psycopg
+import sqlglot
+from psycopg import sql
+from sqlglot import exp
+
+from . import ddl, peel
+from .config import PEEL_MODES, Config, load_config
+from .errors import (
+    AdaptiveError,
+    ConfigError,
+    PeelConflict,
+    StaleMetadata,
+    StaleSnapshot,
+    UnsupportedQuery,
+)
+from .keys import MasterKey, load_master_key
+from .metadata import Catalog
+from .rewrite.params import normalize_placeholders
+from .rewrite.plan import Compiled, Params, SortKey
+from .rewrite.statements import compile_statement, encrypt_row_for_update
+from .stats import STATS, Stats
+
+_PASSTHROUGH = (exp.Transaction, exp.Commit, exp.Rollback, exp.Set)
+_CACHE_LIMIT = 2048
+
+
+def connect(
+    conninfo: str = "",
+    *,
+    master_key: MasterKey | bytes | str | os.PathLike[str] | None = None,
+    config: str | os.PathLike[str] | Mapping[str, Any] | Config | None = None,
+    peel: str | None = None,
+    autocommit: bool = False,
+    **kwargs: Any,
+) -> Connection:
+    """Open a connection through which plain SQL runs over the encrypted database.
+
+    ``master_key`` defaults to ``ADAPTIVE_MASTER_KEY`` (hex); ``config`` is an
+    ``onion_config`` TOML path or a dict of the same shape; ``peel`` overrides the
+    configuration's peel mode (``server``, ``client`` or ``off``).
+    """
+    key = load_master_key(master_key)
+    cfg = load_config(config if not isinstance(config, os.PathLike) else str(config))  # type: ignore[arg-type]
+    mode = peel or cfg.peel
+    if mode not in PEEL_MODES:
+        raise ConfigError(f"peel mode must be one of {PEEL_MODES}, not {mode!r}")
+    return Connection(conninfo, key, cfg, mode, autocommit=autocommit, **kwargs)
+
+
+class Connection:
+    def __init__(self, conninfo: str, master_key: MasterKey, config: Config, peel_mode: str,
+                 *, autocommit: bool = False, **kwargs: Any) -> None:
+        self.config = config
+        self.peel_mode = peel_mode
+        self.control = psycopg.connect(conninfo, autocommit=True, **kwargs)
+        try:
+            self.catalog = Catalog.open(self.control, master_key)
+            self.control.execute("LISTEN adaptive_epoch")
+            self.pg = psycopg.connect(conninfo, autocommit=autocommit, **kwargs)
+        except BaseException:
+            self.control.close()
+            raise
+        self._plans: dict[tuple[str, int], Compiled] = {}
+        self._parsed: dict[str, tuple[exp.Expression, int, bool]] = {}
+        self._pending: list[peel.Need] = []
+        self._ddl_in_tx = False
+
+    # -- DB-API ----------------------------------------------------------------------------
+    def cursor(self) -> Cursor:
+        return Cursor(self)
+
+    def execute(self, query: str, params: Params | None = None) -> Cursor:
+        cur = self.cursor()
+        cur.execute(query, params)
+        return cur
+
+    def commit(self) -> None:
+        self.pg.commit()
+        self._ddl_in_tx = False
+
+    def rollback(self) -> None:
+        self.pg.rollback()
+        if self._ddl_in_tx:
+            self.catalog.reload(self.control)
+            self._ddl_in_tx = False
+        self._run_pending_peels()
+
+    def close(self) -> None:
+        self.pg.close()
+        self.control.close()
+
+    @property
+    def closed(self) -> bool:
+        return self.pg.closed
+
+    @property
+    def autocommit(self) -> bool:
+        return self.pg.autocommit
+
+    @autocommit.setter
+    def autocommit(self, value: bool) -> None:
+        self.pg.autocommit = value
+
+    @property
+    def isolation_level(self) -> Any:
+        return self.pg.isolation_level
+
+    @isolation_level.setter
+    def isolation_level(self, value: Any) -> None:
+        self.pg.isolation_level = value
+
+    def transaction(self) -> Any:
+        return self.pg.transaction()
+
+    @property
+    def stats(self) -> Stats:
+        return STATS
+
+    def __enter__(self) -> Connection:
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if not self.pg.closed:
+            if exc_type is None:
+                self.commit()
+            else:
+                self.rollback()
+        self.close()
+
+    # -- metadata freshness ------------------------------------------------------------------
+    def _in_transaction(self) -> bool:
+        return self.pg.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
+
+    def _maybe_refresh(self) -> None:
+        """Between transactions, pick up other clients' peels and DDL (notified)."""
+        if self._in_transaction():
+            return
+        notified = False
+        for _ in self.control.notifies(timeout=0.0, stop_after=1000):
+            notified = True
+        if notified:
+            self.catalog.refresh(self.control)
+
+    # -- compilation -------------------------------------------------------------------------
+    def _parse(self, query: str) -> tuple[exp.Expression, int, bool]:
+        hit = self._parsed.get(query)
+        if hit is not None:
+            return hit
+        text, npos, named = normalize_placeholders(query)
+        try:
+            stmts = sqlglot.parse(text, read="postgres")
+        except sqlglot.errors.ParseError as exc:
+            raise UnsupportedQuery(f"cannot parse the statement: {exc}", "syntax") from None
+        stmts = [s for s in stmts if s is not None]
+        if len(stmts) != 1:
+            raise UnsupportedQuery("exactly one statement per execute()", "multiple statements")
+        out = (stmts[0], npos, named)
+        if len(self._parsed) > _CACHE_LIMIT:
+            self._parsed.clear()
+        self._parsed[query] = out
+        return out
+
+    def _compile(self, query: str, stmt: exp.Expression) -> Compiled:
+        key = (query, self.catalog.epoch)
+        plan = self._plans.get(key)
+        if plan is not None:
+            return plan
+        plan = compile_statement(self.catalog, stmt, self.peel_mode)
+        if not plan.needs:
+            if len(self._plans) > _CACHE_LIMIT:
+                self._plans.clear()
+            self._plans[key] = plan
+        return plan
+
+    def _prepare(self, query: str, stmt: exp.Expression) -> Compiled:
+        for _ in range(5):
+            plan = self._compile(query, stmt)
+            if not plan.needs:
+                return plan
+            self._peel(plan)
+        raise StaleMetadata("the layers kept changing while the statement was prepared")
+
+    def _peel(self, plan: Compiled) -> None:
+        todo = peel.plan_peels(plan.needs)
+        for need in todo:
+            peel.check_allowed(need, self.peel_mode)
+        if self._in_transaction():
+            held = self.pg.execute(
+                "SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+                "WHERE l.pid = pg_backend_pid() AND c.relname = ANY(%s)",
+                ([n.table.anon for n in todo],),
+            ).fetchone()
+            if held:
+                self._pending += todo
+                raise PeelConflict(
+                    "this transaction holds a lock on a table whose onion must be peeled: "
+                    "roll back and retry (the peel runs at rollback)"
+                )
+        for need in todo:
+            peel.peel(self.control, need.table, need.onion, need.layer, self.peel_mode)
+            STATS.peels += 1
+        self.catalog.reload(self.control)
+        if self._in_transaction():
+            level = self.pg.execute("SHOW transaction_isolation").fetchone()
+            if level and level[0] in ("repeatable read", "serializable"):
+                raise StaleSnapshot(
+                    "a layer changed after this transaction's snapshot was taken: retry it"
+                )
+
+    def _run_pending_peels(self) -> None:
+        todo, self._pending = self._pending, []
+        for need in todo:
+            table = self.catalog.tables.get(need.table.name)
+            if table is None:
+                continue
+            oc = table.columns[need.column.name].onions[need.onion.onion]
+            if oc.stack.index(oc.layer) < oc.stack.index(need.layer):
+                peel.peel(self.control, table, oc, need.layer, self.peel_mode)
+                STATS.peels += 1
+        if todo:
+            self.catalog.reload(self.control)
+
+    # -- the statement dispatcher -------------------------------------------------------------
+    def _run(self, cur: Cursor, query: str, params: Params | None, many: Sequence[Params] | None = None) -> None:
+        self._maybe_refresh()
+        stmt, npos, named = self._parse(query)
+        if isinstance(stmt, _PASSTHROUGH) or (
+            isinstance(stmt, exp.Command) and stmt.name.upper() in ("SHOW", "START", "SAVEPOINT", "RELEASE")
+        ):
+            cur._raw(query, params)
+            if isinstance(stmt, exp.Rollback):
+                self._run_pending_peels()
+            return
+        if isinstance(stmt, exp.Create | exp.Drop):
+            self._ddl(stmt)
+            cur._set_result([], [], -1)
+            return
+        if isinstance(stmt, exp.TruncateTable):
+            names = [self.catalog.table(t.name).anon for t in stmt.expressions]
+            self.pg.execute(sql.SQL("TRUNCATE {}").format(sql.SQL(", ").join(map(sql.Identifier, names))))
+            cur._set_result([], [], -1)
+            return
+        for attempt in range(3):
+            plan = self._prepare(query, stmt)
+            kind = plan.statement_type
+            try:
+                with STATS.statement(kind):
+                    if many is not None:
+                        cur._execute_many(plan, many)
+                    else:
+                        cur._execute_plan(plan, params if params is not None else ())
+                return
+            except psycopg.errors.CheckViolation as exc:
+                diag = exc.diag.constraint_name or ""
+                if not diag.startswith("k_"):
+                    raise
+                # a layer changed under us: our cached metadata was stale
+                if not self.pg.autocommit and self._in_transaction():
+                    self.catalog.reload(self.control)
+                    raise StaleMetadata(
+                        "a value was written at a layer the column just left; retry the transaction"
+                    ) from None
+                self.catalog.reload(self.control)
+                STATS.retries += 1
+                if attempt == 2:
+                    raise StaleMetadata("layers kept changing; retry") from None
+
+    def _ddl(self, stmt: exp.Expression) -> None:
+        kind = (stmt.args.get("kind") or "").upper()
+        run: Any
+        if isinstance(stmt, exp.Create) and kind == "TABLE":
+            run = lambda: ddl.create_table(self.pg, self.catalog, self.config, stmt)  # noqa: E731
+        elif isinstance(stmt, exp.Create) and kind == "INDEX":
+            run = lambda: ddl.create_index(self.pg, self.catalog, stmt)  # noqa: E731
+        elif isinstance(stmt, exp.Drop) and kind == "TABLE":
+            run = lambda: ddl.drop_table(self.pg, self.catalog, stmt)  # noqa: E731
+        elif isinstance(stmt, exp.Drop) and kind == "INDEX":
+            run = lambda: ddl.drop_index(self.pg, self.catalog, stmt)  # noqa: E731
+        else:
+            raise UnsupportedQuery(f"{type(stmt).__name__} {kind} is not supported", f"{type(stmt).__name__} {kind}")
+        if self.pg.autocommit:
+            try:
+                with self.pg.transaction():
+                    run()
+            except BaseException:
+                self.catalog.reload(self.control)
+                raise
+        else:
+            self._ddl_in_tx = True
+            run()
+        self._plans.clear()
+
+
+def _compare(keys: list[SortKey]) -> Any:
+    def cmp(a: tuple[Any, ...], b: tuple[Any, ...]) -> int:
+        for i, k in enumerate(keys):
+            x, y = a[i], b[i]
+            if x == y:
+                continue
+            if x is None or y is None:
+                first = (x is None) == k.nulls_first
+                return -1 if first else 1
+            r = -1 if x < y else 1
+            return -r if k.desc else r
+        return 0
+
+    return cmp_to_key(cmp)
+
+
+class Cursor:
+    arraysize = 1
+
+    def __init__(self, conn: Connection) -> None:
+        self.connection = conn
+        self._rows: list[tuple[Any, ...]] = []
+        self._pos = 0
+        self.description: list[tuple[Any, ...]] | None = None
+        self.rowcount = -1
+        self.closed = False
+
+    # -- DB-API ----------------------------------------------------------------------------
+    def execute(self, query: str, params: Params | None = None) -> Cursor:
+        self.connection._run(self, query, params)
+        return self
+
+    def executemany(self, query: str, params_seq: Iterable[Params]) -> None:
+        self.connection._run(self, query, None, many=list(params_seq))
+
+    def fetchone(self) -> tuple[Any, ...] | None:
+        if self._pos >= len(self._rows):
+            return None
+        row = self._rows[self._pos]
+        self._pos += 1
+        return row
+
+    def fetchmany(self, size: int | None = None) -> list[tuple[Any, ...]]:
+        n = size or self.arraysize
+        out = self._rows[self._pos : self._pos + n]
+        self._pos += len(out)
+        return out
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        out = self._rows[self._pos :]
+        self._pos = len(self._rows)
+        return out
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        while (row := self.fetchone()) is not None:
+            yield row
+
+    def close(self) -> None:
+        self.closed = True
+
+    def __enter__(self) -> Cursor:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # -- internals -------------------------------------------------------------------------
+    def _set_result(self, rows: list[tuple[Any, ...]], desc: list[tuple[Any, ...]] | None, rowcount: int) -> None:
+        self._rows, self._pos = rows, 0
+        self.description = desc or None
+        self.rowcount = rowcount
+
+    def _raw(self, query: str, params: Params | None) -> None:
+        with self.connection.pg.cursor() as cur:
+            cur.execute(query, params)  # type: ignore[arg-type]
+            rows = cur.fetchall() if cur.description else []
+            desc = [(d.name, d.type_code, None, None, None, None, None) for d in cur.description or []]
+            self._set_result(rows, desc, cur.rowcount)
+
+    def _execute_plan(self, plan: Compiled, params: Params) -> None:
+        conn = self.connection
+        if plan.rmw is not None:
+            self._rmw(plan, params)
+            return
+        with STATS.crypto():
+            bound = plan.bind(params)
+        with conn.pg.cursor() as cur:
+            cur.execute(plan.sql, bound)
+            raw = cur.fetchall() if plan.returns_rows and cur.description else []
+            rowcount = cur.rowcount
+        if not plan.returns_rows:
+            self._set_result([], None, rowcount)
+            return
+        with STATS.crypto():
+            rows = [tuple(o.fn(r) for o in plan.outputs) for r in raw]
+            if plan.client_sort:
+                keyed = [(tuple(k.fn(r) for k in plan.client_sort), row) for r, row in zip(raw, rows, strict=True)]
+                keyed.sort(key=lambda kr: _compare(plan.client_sort or [])(kr[0]))
+                rows = [row for _, row in keyed]
+                if plan.client_limit is not None:
+                    lim, off = plan.client_limit
+                    start = int(off(params)) if off is not None and off(params) is not None else 0
+                    stop = start + int(lim(params)) if lim is not None and lim(params) is not None else None
+                    rows = rows[start:stop]
+        desc = [(o.name, o.type_code, None, None, None, None, None) for o in plan.outputs]
+        self._set_result(rows, desc, len(rows) if plan.kind == "select" else rowcount)
+
+    def _execute_many(self, plan: Compiled, seq: Sequence[Params]) -> None:
+        if plan.rmw is not None or plan.returns_rows:
+            total = 0
+            for p in seq:
+                self._execute_plan(plan, p)
+                total += max(self.rowcount, 0)
+            self.rowcount = total
+            return
+        with STATS.crypto():
+            bound = [plan.bind(p) for p in seq]
+        with self.connection.pg.cursor() as cur:
+            cur.executemany(plan.sql, bound)
+            self._set_result([], None, cur.rowcount)
+
+    def _rmw(self, plan: Compiled, params: Params) -> None:
+        conn = self.connection
+        rmw = plan.rmw
+        assert rmw is not None
+        ctx = conn.pg.transaction() if conn.pg.autocommit else _nullcontext()
+        with ctx, conn.pg.cursor() as cur:
+            with STATS.crypto():
+                bound = {k: b(params) for k, b in rmw.select_params.items()}
+            cur.execute(rmw.select_sql, bound)
+            rows = cur.fetchall()
+            updates = []
+            with STATS.crypto():
+                for row in rows:
+                    values = {col.name: fn(row, params) for col, fn in rmw.assignments}
+                    pairs = encrypt_row_for_update(rmw.table, values)
+                    updates.append((pairs, row[0]))
+            if updates:
+                cols = [a for a, _ in updates[0][0]]
+                stmt = sql.SQL("UPDATE {} SET {} WHERE ctid = %s").format(
+                    sql.Identifier(rmw.table.anon),
+                    sql.SQL(", ").join(sql.SQL("{} = %s").format(sql.Identifier(c)) for c in cols),
+                )
+                data = [[v for _, v in pairs] + [ctid] for pairs, ctid in updates]
+                if len(data) == 1:
+                    cur.execute(stmt, data[0])
+                else:
+                    cur.executemany(stmt, data)
+        self._set_result([], None, len(rows))
+
+
+class _nullcontext:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+__all__ = ["AdaptiveError", "Connection", "Cursor", "connect"]

@@ -1,0 +1,119 @@
+"""The exceptions raised by adaptive_client.
+
+Every error the library raises on purpose derives from :class:`AdaptiveError`, so an
+application can catch one class.  Messages name tables and columns by their *plain*
+names (the client knows them) but never contain key material or plaintext values.
+"""
+
+from __future__ import annotations
+
+
+class AdaptiveError(Exception):
+    """Root of every error raised by adaptive_client."""
+
+
+# --- configuration and keys -------------------------------------------------------------
+
+
+class ConfigError(AdaptiveError):
+    """An onion configuration, a command-line option or a setting is invalid."""
+
+
+class KeyError_(AdaptiveError):
+    """Base class of key-handling errors (named with a trailing underscore so it does not
+    shadow the builtin ``KeyError``)."""
+
+
+class MasterKeyMissing(KeyError_):
+    """No master key was given and ``ADAPTIVE_MASTER_KEY`` is not set."""
+
+
+class InvalidMasterKey(KeyError_):
+    """The master key is not 256 bits of hex / raw bytes."""
+
+
+class WrongMasterKey(KeyError_):
+    """The master key does not match the key-check value stored in the database."""
+
+
+# --- data ---------------------------------------------------------------------------------
+
+
+class EncodingError(AdaptiveError):
+    """A value cannot be encoded for the column's SQL type."""
+
+
+class ValueOutOfDomain(EncodingError):
+    """A value lies outside the domain an encoding (e.g. OPE's integer range) supports."""
+
+
+class CiphertextError(AdaptiveError):
+    """A ciphertext is malformed, truncated or fails authentication."""
+
+
+class MetadataTampered(AdaptiveError):
+    """An encrypted metadata row fails authentication, was swapped or replayed."""
+
+
+class NotInitialized(AdaptiveError):
+    """The database has no adaptive metadata schema: run ``adaptive-db init``."""
+
+
+# --- queries -----------------------------------------------------------------------------
+
+
+class UnsupportedQuery(AdaptiveError):
+    """The client cannot run this SQL correctly over ciphertexts.
+
+    ``construct`` names the part of the statement that is not supported.
+    """
+
+    def __init__(self, message: str, construct: str | None = None) -> None:
+        super().__init__(message)
+        self.construct = construct
+
+
+class UndefinedTable(AdaptiveError):
+    """The statement names a table the encrypted schema does not have."""
+
+
+class UndefinedColumn(AdaptiveError):
+    """The statement names a column the table does not have."""
+
+
+class DuplicateTable(AdaptiveError):
+    """CREATE TABLE for a table that exists already."""
+
+
+class LayerFloorViolation(AdaptiveError):
+    """A query needs an onion peeled below the floor the DBA set for the column."""
+
+
+class PeelDisabled(AdaptiveError):
+    """A query needs a peel but the peel mode is ``off``."""
+
+
+# --- concurrency: errors an application should retry, like a serialization failure -------
+
+
+class RetryableError(AdaptiveError):
+    """The statement or transaction should be retried from the start.
+
+    Raised where PostgreSQL would raise a serialization failure: the connection's
+    transaction (if any) has been rolled back or must be, and a retry will succeed.
+    ``sqlstate`` is ``40001`` so generic retry loops that look at it work unchanged.
+    """
+
+    sqlstate = "40001"
+
+
+class StaleMetadata(RetryableError):
+    """The client's cached layer metadata was older than the database's; it was refreshed."""
+
+
+class StaleSnapshot(RetryableError):
+    """The transaction's snapshot predates a layer change the next statement needs."""
+
+
+class PeelConflict(RetryableError):
+    """A needed peel could not run now (e.g. this transaction holds a lock on the table)."""

@@ -1,0 +1,115 @@
+"""Recipes: values to onion ciphertexts and back, combining encodings and schemes.
+
+The primitives (``schemes``) and encodings know nothing of onions; this module stacks
+them: an Eq onion at RND stores ``RND(DET(encode(v)))``, an Ord onion at RND stores
+``RND(OPE(encode_ord(v)))``, and so on.  Decryption reads the layer tag of each stored
+value, so it is right whatever layer the client's cached metadata believes the column
+is at.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from .errors import CiphertextError, EncodingError
+from .metadata import ColumnMeta, OnionColumn
+from .onions import Onion
+from .stats import STATS
+
+
+def encrypt(col: ColumnMeta, oc: OnionColumn, value: Any, layer: str | None = None) -> Any:
+    """The stored form of a (coerced, non-NULL) plaintext in ``oc`` at ``layer``."""
+    layer = layer or oc.layer
+    enc = col.encoding
+    inner = oc.innermost
+    if layer == "PLAIN":
+        return value
+    if inner == "DET":
+        STATS.count("DET")
+        ct: bytes = oc.det.encrypt(enc.to_bytes(value))
+    elif inner == "OPE":
+        STATS.count("OPE")
+        ct = oc.ope.encrypt(enc.to_ope(value))
+    elif inner == "HOM":
+        STATS.count("HOM")
+        return Decimal(oc.hom.encrypt(enc.to_hom(value)))
+    elif inner == "SEARCH":
+        STATS.count("SEARCH")
+        return oc.search.tokens(str(value))
+    elif inner == "RND":  # Single onion at RND: no inner layer
+        STATS.count("RND")
+        return oc.rnd.encrypt(enc.to_bytes(value))
+    else:  # pragma: no cover - stacks are validated when loaded
+        raise EncodingError(f"no recipe for layer {inner}")
+    if layer == "RND":
+        STATS.count("RND")
+        return oc.rnd.encrypt(ct)
+    return ct
+
+
+def encrypt_nullable(col: ColumnMeta, oc: OnionColumn, value: Any) -> Any:
+    return None if value is None else encrypt(col, oc, value)
+
+
+def decrypt(col: ColumnMeta, oc: OnionColumn, stored: Any) -> Any:
+    """Plaintext of a stored value (self-describing: the value's tag says its layer)."""
+    if stored is None:
+        return None
+    enc = col.encoding
+    inner = oc.innermost
+    if inner == "PLAIN":
+        return stored
+    if inner == "HOM":
+        STATS.count("HOM", decrypt=True)
+        return enc.from_hom_sum(oc.hom.decrypt(int(stored)))
+    data = bytes(stored)
+    if not data:
+        raise CiphertextError("empty ciphertext")
+    if inner == "RND":  # Single RND
+        STATS.count("RND", decrypt=True)
+        return enc.from_bytes(oc.rnd.decrypt(data))
+    if data[0] == 1:
+        STATS.count("RND", decrypt=True)
+        data = oc.rnd.decrypt(data)
+    if inner == "DET":
+        STATS.count("DET", decrypt=True)
+        return enc.from_bytes(oc.det.decrypt(data))
+    if inner == "OPE":
+        STATS.count("OPE", decrypt=True)
+        return enc.from_ope(oc.ope.decrypt(data))
+    raise CiphertextError(f"cannot decrypt from a {inner} onion")
+
+
+def hom_sum(col: ColumnMeta, oc: OnionColumn, stored: Any) -> Any:
+    """A SUM computed by the server over the Sum onion, as PostgreSQL would type it."""
+    if stored is None:
+        return None
+    STATS.count("HOM", decrypt=True)
+    return col.encoding.from_hom_sum(oc.hom.decrypt(int(stored)))
+
+
+def ope_value(col: ColumnMeta, oc: OnionColumn, stored: Any) -> Any:
+    """Decrypt a MIN/MAX computed by the server over an Ord onion."""
+    if stored is None:
+        return None
+    data = bytes(stored)
+    if data[0] == 1:
+        data = oc.rnd.decrypt(data)
+    STATS.count("OPE", decrypt=True)
+    return col.encoding.from_ope(oc.ope.decrypt(data))
+
+
+def word_token(oc: OnionColumn, pattern: Any) -> list[bytes]:
+    r"""The token array for ``col ~ '\mword\M'``."""
+    text = str(pattern)
+    if not (text.startswith("\\m") and text.endswith("\\M")):
+        raise EncodingError(r"word search needs a pattern of the form '\mword\M'")
+    STATS.count("SEARCH")
+    return [oc.search.token(text[2:-2])]
+
+
+def onion_order(col: ColumnMeta) -> list[OnionColumn]:
+    """Onions in the order the client prefers to decrypt from: cheapest first."""
+    pref = {Onion.SINGLE: 0, Onion.EQ: 1, Onion.ORD: 2, Onion.SUM: 3, Onion.SEARCH: 4}
+    return sorted(col.onions.values(), key=lambda oc: pref[oc.onion])

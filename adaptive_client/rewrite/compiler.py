@@ -1,0 +1,529 @@
+"""SQL over plain names → SQL over onion columns, in passes over sqlglot expressions.
+
+For every use of a column the compiler asks for a *capability* (:class:`Cap`): decrypt
+it, compare it for equality, order it, sum it, search it.  :meth:`Compiler.require`
+picks the onion that offers the capability at its actual layer or, failing that, the
+onion that would offer it once peeled, and records a :class:`Need`.  Constants and
+parameters compared with a column are encrypted for that onion at that layer, as
+parameters.  Results are decrypted from the cheapest onion.  What the server cannot do
+over ciphertexts but the client can do exactly after decryption (arithmetic in the
+projection, ``SET x = x + 1``, finishing a sort on string-prefix ties) is done on the
+client; anything else raises :class:`UnsupportedQuery` naming the construct.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Callable, Sequence
+from decimal import Decimal
+from itertools import count
+from typing import Any
+
+from sqlglot import exp
+
+from .. import recipes
+from ..errors import (
+    EncodingError,
+    LayerFloorViolation,
+    UndefinedColumn,
+    UnsupportedQuery,
+)
+from ..metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
+from ..onions import Cap, Onion, capabilities
+from .numeric import pg_avg
+from .params import escape_percent
+from .plan import Compiled, Need, Output, ParamBuilder, Params, RmwUpdate, RowFn, SortKey
+
+_OIDS = {
+    "smallint": 21, "integer": 23, "bigint": 20, "numeric": 1700, "real": 700,
+    "double precision": 701, "text": 25, "varchar": 1043, "char": 1042, "date": 1082,
+    "timestamp": 1114, "boolean": 16,
+}
+
+
+def _unsupported(node: exp.Expression, what: str | None = None) -> UnsupportedQuery:
+    construct = what or type(node).__name__
+    text = node.sql("postgres")
+    if len(text) > 80:
+        text = text[:77] + "..."
+    return UnsupportedQuery(f"not supported over encrypted columns: {construct} in `{text}`", construct)
+
+
+class _Ref:
+    """A resolved column reference."""
+
+    __slots__ = ("alias", "column", "table")
+
+    def __init__(self, alias: str, table: TableMeta, column: ColumnMeta) -> None:
+        self.alias = alias
+        self.table = table
+        self.column = column
+
+
+class Scope:
+    def __init__(self) -> None:
+        self.entries: list[tuple[str, TableMeta, str]] = []  # (user alias, table, server alias)
+
+    def add(self, alias: str, table: TableMeta) -> str:
+        server_alias = f"a{len(self.entries)}"
+        if any(a == alias for a, _, _ in self.entries):
+            raise UnsupportedQuery(f'table name "{alias}" specified more than once', "alias")
+        self.entries.append((alias, table, server_alias))
+        return server_alias
+
+    def resolve(self, col: exp.Column) -> _Ref:
+        name = col.name.lower()
+        qual = col.table.lower() if col.table else None
+        hits = []
+        for alias, table, server_alias in self.entries:
+            if qual is not None and qual != alias:
+                continue
+            if name in table.columns:
+                hits.append(_Ref(server_alias, table, table.columns[name]))
+        if not hits:
+            where = f"{qual}.{name}" if qual else name
+            raise UndefinedColumn(f'column "{where}" does not exist')
+        if len(hits) > 1:
+            raise UnsupportedQuery(f'column reference "{name}" is ambiguous', "ambiguous column")
+        return hits[0]
+
+    def star(self, qual: str | None) -> list[_Ref]:
+        refs = []
+        for alias, table, server_alias in self.entries:
+            if qual is None or qual == alias:
+                refs += [_Ref(server_alias, table, c) for c in table.columns.values()]
+        return refs
+
+
+def _literal_value(node: exp.Expression) -> Any:
+    if isinstance(node, exp.Literal):
+        if node.is_string:
+            return node.this
+        text = node.this
+        if any(ch in text for ch in ".eE"):
+            return Decimal(text)
+        return int(text)
+    if isinstance(node, exp.Boolean):
+        return node.this
+    raise _unsupported(node)
+
+
+class Compiler:
+    def __init__(self, catalog: Catalog, peel_mode: str = "server") -> None:
+        self.catalog = catalog
+        self.peel_mode = peel_mode
+        self.params: dict[str, ParamBuilder] = {}
+        self.needs: list[Need] = []
+        self._n = count()
+        self.tables: list[TableMeta] = []
+
+    # -- parameters ----------------------------------------------------------------------
+    def param(self, builder: ParamBuilder) -> exp.Placeholder:
+        name = f"p{next(self._n)}"
+        self.params[name] = builder
+        return exp.Placeholder(this=name)
+
+    def value_of(self, node: exp.Expression) -> ParamBuilder | None:
+        """A builder for a constant/parameter node, or None if it is not one."""
+        if isinstance(node, exp.Paren):
+            return self.value_of(node.this)
+        if isinstance(node, exp.Placeholder):
+            key = node.name
+            if key.startswith("u") and key[1:].isdigit():
+                idx = int(key[1:])
+                return lambda p: p[idx]  # type: ignore[index]
+            return lambda p: p[key]  # type: ignore[index]
+        if isinstance(node, exp.Null):
+            return lambda p: None
+        if isinstance(node, exp.Literal | exp.Boolean):
+            v = _literal_value(node)
+            return lambda p: v
+        if isinstance(node, exp.Neg):
+            inner = self.value_of(node.this)
+            if inner is None:
+                return None
+            return lambda p: None if (x := inner(p)) is None else -x
+        if isinstance(node, exp.Cast) and isinstance(node.this, exp.Literal | exp.Placeholder):
+            return self.value_of(node.this)
+        return None
+
+    # -- choosing onions -------------------------------------------------------------------
+    def require(self, ref: _Ref, cap: Cap, prefer: OnionColumn | None = None) -> OnionColumn:
+        col = ref.column
+        candidates = recipes.onion_order(col)
+        if prefer is not None and cap in capabilities(prefer.onion, prefer.layer, prefer.ope_exact):
+            return prefer
+        for oc in candidates:
+            if cap in capabilities(oc.onion, oc.layer, oc.ope_exact):
+                return oc
+        floor_hit: OnionColumn | None = None
+        for oc in candidates:
+            below = oc.stack[oc.stack.index(oc.layer) + 1 :]
+            for layer in below:
+                if cap not in capabilities(oc.onion, layer, oc.ope_exact):
+                    continue
+                if oc.floor is not None and oc.stack.index(layer) > oc.stack.index(oc.floor):
+                    floor_hit = oc
+                    break
+                self.needs.append(Need(ref.table, col, oc, layer, cap))
+                return oc
+        if floor_hit is not None:
+            raise LayerFloorViolation(
+                f"{ref.table.name}.{col.name}: {cap.value} needs its {floor_hit.onion} onion "
+                f"below its floor {floor_hit.floor}"
+            )
+        raise UnsupportedQuery(
+            f"{ref.table.name}.{col.name} ({col.type.sql()}) has no onion offering "
+            f"{cap.value}",
+            cap.value,
+        )
+
+    @staticmethod
+    def target_layer(oc: OnionColumn, cap: Cap) -> str:
+        """The layer ``oc`` will be at when the statement runs (after any needed peel)."""
+        if cap in capabilities(oc.onion, oc.layer, oc.ope_exact):
+            return oc.layer
+        for layer in oc.stack[oc.stack.index(oc.layer) + 1 :]:
+            if cap in capabilities(oc.onion, layer, oc.ope_exact):
+                return layer
+        return oc.layer
+
+    def encrypted_param(
+        self, ref: _Ref, oc: OnionColumn, cap: Cap, value: ParamBuilder
+    ) -> exp.Placeholder:
+        col, layer = ref.column, self.target_layer(oc, cap)
+
+        def build(p: Params) -> Any:
+            v = value(p)
+            if v is None:
+                return None
+            return recipes.encrypt(col, oc, col.encoding.coerce(v), layer)
+
+        return self.param(build)
+
+    @staticmethod
+    def col_expr(ref: _Ref, oc: OnionColumn) -> exp.Column:
+        return exp.column(oc.anon, table=ref.alias, quoted=True)
+
+    # -- FROM ------------------------------------------------------------------------------
+    def table_node(self, scope: Scope, node: exp.Expression) -> exp.Expression:
+        if not isinstance(node, exp.Table) or node.args.get("db"):
+            raise _unsupported(node, "FROM item")
+        meta = self.catalog.table(node.name)
+        self.tables.append(meta)
+        alias = (node.alias or node.name).lower()
+        server_alias = scope.add(alias, meta)
+        return exp.Table(
+            this=exp.to_identifier(meta.anon, quoted=True),
+            alias=exp.TableAlias(this=exp.to_identifier(server_alias)),
+        )
+
+    # -- predicates ------------------------------------------------------------------------
+    def predicate(self, scope: Scope, node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.And | exp.Or):
+            return type(node)(
+                this=self.predicate(scope, node.this),
+                expression=self.predicate(scope, node.expression),
+            )
+        if isinstance(node, exp.Not):
+            return exp.Not(this=self.predicate(scope, node.this))
+        if isinstance(node, exp.Paren):
+            return exp.Paren(this=self.predicate(scope, node.this))
+        if isinstance(node, exp.Boolean):
+            return node.copy()
+        if isinstance(node, exp.EQ | exp.NEQ):
+            return self.comparison(scope, node, Cap.EQ)
+        if isinstance(node, exp.GT | exp.GTE | exp.LT | exp.LTE):
+            return self.comparison(scope, node, Cap.ORD)
+        if isinstance(node, exp.Between):
+            return self.between(scope, node)
+        if isinstance(node, exp.In):
+            return self.in_list(scope, node)
+        if isinstance(node, exp.Is):
+            return self.is_null(scope, node)
+        if isinstance(node, exp.RegexpLike):
+            return self.word_search(scope, node)
+        if isinstance(node, exp.Like):
+            return self.like(scope, node)
+        if isinstance(node, exp.Column):
+            ref = scope.resolve(node)
+            if ref.column.type.name != "boolean":
+                raise _unsupported(node, "non-boolean column as a condition")
+            return self.comparison(scope, exp.EQ(this=node, expression=exp.true()), Cap.EQ)
+        raise _unsupported(node)
+
+    def _column_side(self, scope: Scope, node: exp.Expression) -> _Ref | None:
+        while isinstance(node, exp.Paren):
+            node = node.this
+        return scope.resolve(node) if isinstance(node, exp.Column) else None
+
+    def comparison(self, scope: Scope, node: exp.Expression, cap: Cap) -> exp.Expression:
+        left, right = node.this, node.expression
+        lref, rref = self._column_side(scope, left), self._column_side(scope, right)
+        op = type(node)
+        if lref is None and rref is not None:
+            flipped = {exp.GT: exp.LT, exp.LT: exp.GT, exp.GTE: exp.LTE, exp.LTE: exp.GTE}
+            op = flipped.get(op, op)
+            left, right, lref, rref = right, left, rref, lref
+        if lref is None:
+            lv, rv = self.value_of(left), self.value_of(right)
+            if lv is not None and rv is not None:
+                return op(this=self.param(lv), expression=self.param(rv))
+            raise _unsupported(node, "comparison of expressions")
+        if rref is not None:
+            return op(this=self.col_vs_col(lref, rref, cap)[0], expression=self.col_vs_col(lref, rref, cap)[1])
+        value = self.value_of(right)
+        if value is None:
+            raise _unsupported(node, "comparison with a non-constant expression")
+        oc = self.require(lref, cap)
+        return op(this=self.col_expr(lref, oc), expression=self.encrypted_param(lref, oc, cap, value))
+
+    def col_vs_col(self, a: _Ref, b: _Ref, cap: Cap) -> tuple[exp.Column, exp.Column]:
+        oa, ob = self.require(a, cap), self.require(b, cap)
+        la, lb = self.target_layer(oa, cap), self.target_layer(ob, cap)
+        inner_a = {"DET": "DET", "OPE": "OPE", "PLAIN": "PLAIN"}.get(la)
+        same_key = (
+            la == lb
+            and inner_a is not None
+            and (inner_a == "PLAIN" or oa.keys.get(inner_a) == ob.keys.get(inner_a))
+            and a.column.type.name == b.column.type.name
+        )
+        if not same_key:
+            raise UnsupportedQuery(
+                f"comparing {a.table.name}.{a.column.name} with {b.table.name}.{b.column.name} "
+                "over ciphertexts needs both columns in one join_group of the onion configuration",
+                "column comparison across key groups",
+            )
+        return self.col_expr(a, oa), self.col_expr(b, ob)
+
+    def between(self, scope: Scope, node: exp.Between) -> exp.Expression:
+        ref = self._column_side(scope, node.this)
+        lo, hi = self.value_of(node.args["low"]), self.value_of(node.args["high"])
+        if ref is None or lo is None or hi is None:
+            raise _unsupported(node, "BETWEEN over non-constant bounds")
+        oc = self.require(ref, Cap.ORD)
+        self._exact_order(ref, oc, node)
+        return exp.Between(
+            this=self.col_expr(ref, oc),
+            low=self.encrypted_param(ref, oc, Cap.ORD, lo),
+            high=self.encrypted_param(ref, oc, Cap.ORD, hi),
+        )
+
+    def _exact_order(self, ref: _Ref, oc: OnionColumn, node: exp.Expression) -> None:
+        if not oc.ope_exact and oc.layer != "PLAIN" and oc.innermost != "PLAIN":
+            raise _unsupported(node, f"range comparison on {ref.column.type.name}")
+
+    def in_list(self, scope: Scope, node: exp.In) -> exp.Expression:
+        ref = self._column_side(scope, node.this)
+        if ref is None or node.args.get("query") is not None:
+            raise _unsupported(node, "IN with a subquery or expression")
+        oc = self.require(ref, Cap.EQ)
+        items = []
+        for item in node.expressions:
+            v = self.value_of(item)
+            if v is None:
+                raise _unsupported(node, "IN with non-constant items")
+            items.append(self.encrypted_param(ref, oc, Cap.EQ, v))
+        return exp.In(this=self.col_expr(ref, oc), expressions=items)
+
+    def is_null(self, scope: Scope, node: exp.Is) -> exp.Expression:
+        ref = self._column_side(scope, node.this)
+        if ref is None or not isinstance(node.expression, exp.Null):
+            raise _unsupported(node, "IS over an expression")
+        oc = recipes.onion_order(ref.column)[0]  # NULL stays NULL in every onion
+        return exp.Is(this=self.col_expr(ref, oc), expression=exp.Null())
+
+    def word_search(self, scope: Scope, node: exp.RegexpLike) -> exp.Expression:
+        ref = self._column_side(scope, node.this)
+        pattern = self.value_of(node.expression)
+        if ref is None or pattern is None:
+            raise _unsupported(node, "regular expression")
+        oc = self.require(ref, Cap.WORD)
+
+        def build(p: Params) -> Any:
+            v = pattern(p)
+            return None if v is None else recipes.word_token(oc, v)
+
+        return exp.ArrayContainsAll(
+            this=self.col_expr(ref, oc),
+            expression=exp.Cast(this=self.param(build), to=exp.DataType.build("bytea[]")),
+        )
+
+    def like(self, scope: Scope, node: exp.Like) -> exp.Expression:
+        ref = self._column_side(scope, node.this)
+        pattern = self.value_of(node.expression)
+        if ref is None or pattern is None or node.args.get("escape"):
+            raise _unsupported(node, "LIKE")
+        oc = self.require(ref, Cap.EQ)
+        col = ref.column
+        layer = self.target_layer(oc, Cap.EQ)
+
+        def build(p: Params) -> Any:
+            v = pattern(p)
+            if v is None:
+                return None
+            if "%" in str(v) or "_" in str(v):
+                raise UnsupportedQuery(
+                    "LIKE with wildcards is not supported over ciphertexts; for whole words "
+                    r"use col ~ '\mword\M' (Search onion)",
+                    "LIKE with wildcards",
+                )
+            return recipes.encrypt(col, oc, col.encoding.coerce(v), layer)
+
+        return exp.EQ(this=self.col_expr(ref, oc), expression=self.param(build))
+
+    # -- projections (values computed on the client) ---------------------------------------
+    def value_expr(
+        self, scope: Scope, node: exp.Expression, select: list[exp.Expression],
+        grouped: dict[int, OnionColumn], distinct: bool = False,
+    ) -> tuple[RowFn, str, int]:
+        """(function of the server row giving the value, output name, type OID)."""
+        if isinstance(node, exp.Alias):
+            fn, _, oid = self.value_expr(scope, node.this, select, grouped, distinct)
+            return fn, node.alias, oid
+        if isinstance(node, exp.Paren):
+            return self.value_expr(scope, node.this, select, grouped, distinct)
+        if isinstance(node, exp.Column):
+            ref = scope.resolve(node)
+            prefer = grouped.get(id(ref.column))
+            oc = self.require(ref, Cap.EQ if distinct else Cap.DECRYPT, prefer)
+            if distinct:
+                grouped[id(ref.column)] = oc
+            idx = self.add_select(select, self.col_expr(ref, oc))
+            col = ref.column
+            return (lambda row: recipes.decrypt(col, oc, row[idx])), col.name, _OIDS.get(col.type.name, 25)
+        if isinstance(node, exp.Count):
+            return self.count(scope, node, select)
+        if isinstance(node, exp.Sum | exp.Avg):
+            return self.sum_avg(scope, node, select)
+        if isinstance(node, exp.Min | exp.Max):
+            return self.min_max(scope, node, select)
+        const = self.value_of(node)
+        if const is not None and not isinstance(node, exp.Placeholder):
+            v = const(())
+            return (lambda row: v), "?column?", 25
+        if isinstance(node, exp.Add | exp.Sub | exp.Mul | exp.Div | exp.Mod):
+            lf, _, loid = self.value_expr(scope, node.this, select, grouped)
+            rf, _, roid = self.value_expr(scope, node.expression, select, grouped)
+            op = _ARITH[type(node)]
+            return (lambda row: _apply(op, lf(row), rf(row))), "?column?", max(loid, roid)
+        if isinstance(node, exp.Neg):
+            f, name, oid = self.value_expr(scope, node.this, select, grouped)
+            return (lambda row: None if (v := f(row)) is None else -v), "?column?", oid
+        raise _unsupported(node, f"{type(node).__name__} in the select list")
+
+    @staticmethod
+    def add_select(select: list[exp.Expression], node: exp.Expression) -> int:
+        text = node.sql("postgres")
+        for i, e in enumerate(select):
+            if e.sql("postgres") == text:
+                return i
+        select.append(node)
+        return len(select) - 1
+
+    def count(self, scope: Scope, node: exp.Count, select: list[exp.Expression]) -> tuple[RowFn, str, int]:
+        arg = node.this
+        if isinstance(arg, exp.Star) or arg is None:
+            idx = self.add_select(select, exp.Count(this=exp.Star()))
+        elif isinstance(arg, exp.Distinct):
+            (inner,) = arg.expressions
+            ref = self._column_side(scope, inner)
+            if ref is None:
+                raise _unsupported(node, "COUNT(DISTINCT expression)")
+            oc = self.require(ref, Cap.EQ)
+            idx = self.add_select(select, exp.Count(this=exp.Distinct(expressions=[self.col_expr(ref, oc)])))
+        else:
+            ref = self._column_side(scope, arg)
+            if ref is None:
+                raise _unsupported(node, "COUNT(expression)")
+            oc = recipes.onion_order(ref.column)[0]
+            idx = self.add_select(select, exp.Count(this=self.col_expr(ref, oc)))
+        return (lambda row: row[idx]), "count", 20
+
+    def sum_avg(self, scope: Scope, node: exp.Expression, select: list[exp.Expression]) -> tuple[RowFn, str, int]:
+        arg = node.this
+        if isinstance(arg, exp.Distinct):
+            raise _unsupported(node, f"{type(node).__name__.upper()}(DISTINCT ...)")
+        ref = self._column_side(scope, arg)
+        if ref is None:
+            raise _unsupported(node, f"{type(node).__name__.upper()} over an expression")
+        oc = self.require(ref, Cap.SUM)
+        col = ref.column
+        cexp = self.col_expr(ref, oc)
+        if oc.innermost == "PLAIN":
+            sidx = self.add_select(select, exp.Sum(this=cexp))
+            summed: RowFn = lambda row: row[sidx]  # noqa: E731
+        else:
+            n2 = Decimal(oc.hom.n2)
+            call = exp.Anonymous(this="adaptive.hom_sum", expressions=[cexp, self.param(lambda p: n2)])
+            sidx = self.add_select(select, call)
+            summed = lambda row: recipes.hom_sum(col, oc, row[sidx])  # noqa: E731
+        if isinstance(node, exp.Sum):
+            return summed, "sum", 1700
+        cidx = self.add_select(select, exp.Count(this=cexp))
+        return (lambda row: pg_avg(summed(row), row[cidx], col.type)), "avg", 1700
+
+    def min_max(self, scope: Scope, node: exp.Expression, select: list[exp.Expression]) -> tuple[RowFn, str, int]:
+        ref = self._column_side(scope, node.this)
+        if ref is None:
+            raise _unsupported(node, f"{type(node).__name__.upper()} over an expression")
+        oc = self.require(ref, Cap.ORD)
+        self._exact_order(ref, oc, node)
+        col = ref.column
+        agg = type(node)(this=self.col_expr(ref, oc))
+        idx = self.add_select(select, agg)
+        name = type(node).__name__.lower()
+        if oc.innermost == "PLAIN":
+            return (lambda row: row[idx]), name, _OIDS.get(col.type.name, 25)
+        return (lambda row: recipes.ope_value(col, oc, row[idx])), name, _OIDS.get(col.type.name, 25)
+
+
+_ARITH: dict[type, Callable[[Any, Any], Any]] = {
+    exp.Add: lambda a, b: a + b,
+    exp.Sub: lambda a, b: a - b,
+    exp.Mul: lambda a, b: a * b,
+    exp.Div: lambda a, b: _pg_div(a, b),
+    exp.Mod: lambda a, b: _pg_mod(a, b),
+}
+
+
+def _pg_div(a: Any, b: Any) -> Any:
+    if isinstance(a, int) and isinstance(b, int):
+        if b == 0:
+            raise EncodingError("division by zero")
+        q = abs(a) // abs(b)
+        return q if (a >= 0) == (b >= 0) else -q
+    raise UnsupportedQuery("non-integer division on the client", "division")
+
+
+def _pg_mod(a: Any, b: Any) -> Any:
+    if isinstance(a, int) and isinstance(b, int):
+        if b == 0:
+            raise EncodingError("division by zero")
+        return a - b * _pg_div(a, b)
+    raise UnsupportedQuery("non-integer modulo on the client", "modulo")
+
+
+def _apply(op: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
+    if a is None or b is None:
+        return None
+    if isinstance(a, _dt.date) or isinstance(b, _dt.date):
+        raise UnsupportedQuery("date arithmetic on the client", "date arithmetic")
+    if isinstance(a, Decimal) and isinstance(b, float) or isinstance(a, float) and isinstance(b, Decimal):
+        return op(float(a), float(b))
+    return op(a, b)
+
+
+def server_sql(node: exp.Expression) -> str:
+    return escape_percent(node.sql("postgres"))
+
+
+__all__ = [
+    "Compiled",
+    "Compiler",
+    "RmwUpdate",
+    "Scope",
+    "SortKey",
+    "server_sql",
+]
+_ = (Output, Sequence)

@@ -1,0 +1,80 @@
+"""What a compiled statement is: server SQL, parameter builders, result decoders.
+
+A :class:`Compiled` statement depends only on the SQL text and the layers of the onions
+it touches, so it is cached per (SQL text, metadata epoch) and a repeated statement skips
+parsing and rewriting.  A statement whose compilation found :class:`Need` s (onions
+above the layer an operator requires) is not run: the connection peels, then recompiles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..metadata import ColumnMeta, OnionColumn, TableMeta
+from ..onions import Cap
+
+Params = Sequence[Any] | Mapping[str, Any]
+ParamBuilder = Callable[[Params], Any]
+RowFn = Callable[[Sequence[Any]], Any]
+
+
+@dataclass(frozen=True)
+class Need:
+    """An onion must be peeled down to ``layer`` before the statement can run."""
+
+    table: TableMeta
+    column: ColumnMeta
+    onion: OnionColumn
+    layer: str
+    cap: Cap
+
+    def describe(self) -> str:
+        return (
+            f"{self.table.name}.{self.column.name} ({self.onion.onion} onion) "
+            f"{self.onion.layer} -> {self.layer} for {self.cap.value}"
+        )
+
+
+@dataclass
+class Output:
+    name: str
+    fn: RowFn
+    type_code: int = 25  # text's OID unless known
+
+
+@dataclass
+class SortKey:
+    fn: RowFn
+    desc: bool
+    nulls_first: bool
+
+
+@dataclass
+class RmwUpdate:
+    """``UPDATE t SET x = <expression of the row>``: read, compute on the client, write."""
+
+    table: TableMeta
+    select_sql: str
+    select_params: dict[str, ParamBuilder]
+    # for each assigned column: function(row of the SELECT, user params) -> plaintext
+    assignments: list[tuple[ColumnMeta, Callable[[Sequence[Any], Params], Any]]]
+
+
+@dataclass
+class Compiled:
+    kind: str  # select | insert | update | delete | ddl | utility
+    sql: str = ""
+    params: dict[str, ParamBuilder] = field(default_factory=dict)
+    outputs: list[Output] = field(default_factory=list)
+    returns_rows: bool = False
+    client_sort: list[SortKey] | None = None
+    client_limit: tuple[ParamBuilder | None, ParamBuilder | None] | None = None
+    rmw: RmwUpdate | None = None
+    needs: list[Need] = field(default_factory=list)
+    tables: list[TableMeta] = field(default_factory=list)
+    statement_type: str = "other"  # for stats: "SELECT", "INSERT", ...
+
+    def bind(self, user: Params) -> dict[str, Any]:
+        return {name: build(user) for name, build in self.params.items()}

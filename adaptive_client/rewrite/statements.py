@@ -1,0 +1,493 @@
+"""Compile one parsed statement (SELECT, INSERT, UPDATE, DELETE) for the encrypted schema."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlglot import exp
+
+from .. import recipes
+from ..errors import UnsupportedQuery
+from ..metadata import Catalog, ColumnMeta, OnionColumn
+from ..onions import Cap, Onion
+from .compiler import Compiler, Scope, _unsupported, server_sql
+from .plan import Compiled, Output, ParamBuilder, Params, RmwUpdate, RowFn, SortKey
+
+_SELECT_ARGS_OK = {
+    "expressions", "from_", "joins", "where", "group", "having", "order", "limit", "offset",
+    "distinct", "kind", "hint", "locks", "exclude", "operation_modifiers",
+}
+
+
+def compile_statement(catalog: Catalog, stmt: exp.Expression, peel_mode: str) -> Compiled:
+    c = Compiler(catalog, peel_mode)
+    if isinstance(stmt, exp.Select):
+        out = _select(c, stmt)
+    elif isinstance(stmt, exp.Insert):
+        out = _insert(c, stmt)
+    elif isinstance(stmt, exp.Update):
+        out = _update(c, stmt)
+    elif isinstance(stmt, exp.Delete):
+        out = _delete(c, stmt)
+    else:
+        raise _unsupported(stmt, f"{type(stmt).__name__} statement")
+    out.needs = c.needs
+    out.tables = c.tables
+    return out
+
+
+# -- SELECT ------------------------------------------------------------------------------
+
+
+def _from(c: Compiler, scope: Scope, stmt: exp.Expression) -> tuple[exp.Expression | None, list[exp.Join]]:
+    from_ = stmt.args.get("from_")
+    if from_ is None:
+        return None, []
+    base = exp.From(this=c.table_node(scope, from_.this))
+    joins: list[exp.Join] = []
+    pending = []
+    for j in stmt.args.get("joins") or []:
+        if j.args.get("using"):
+            raise _unsupported(j, "JOIN ... USING")
+        node = c.table_node(scope, j.this)
+        pending.append((j, node))
+    for j, node in pending:
+        new = exp.Join(this=node)
+        for key in ("side", "kind"):
+            if j.args.get(key):
+                new.set(key, j.args[key])
+        if j.args.get("on") is not None:
+            new.set("on", c.predicate(scope, j.args["on"]))
+        joins.append(new)
+    return base, joins
+
+
+def _select(c: Compiler, stmt: exp.Select) -> Compiled:
+    extra = {k for k, v in stmt.args.items() if v} - _SELECT_ARGS_OK
+    if extra:
+        raise _unsupported(stmt, ", ".join(sorted(extra)).upper())
+    if stmt.find(exp.Subquery) or any(
+        isinstance(n, exp.Select) and n is not stmt for n in stmt.walk()
+    ):
+        raise _unsupported(stmt, "subquery")
+    if stmt.args.get("from_") and not isinstance(stmt.args["from_"].this, exp.Table):
+        raise _unsupported(stmt, "FROM (subquery)")
+    scope = Scope()
+    base, joins = _from(c, scope, stmt)
+    out = exp.Select()
+    if base is not None:
+        out.set("from_", base)
+    if joins:
+        out.set("joins", joins)
+    where = stmt.args.get("where")
+    if where is not None:
+        out.set("where", exp.Where(this=c.predicate(scope, where.this)))
+    distinct = stmt.args.get("distinct")
+    if distinct is not None and distinct.args.get("on"):
+        raise _unsupported(stmt, "DISTINCT ON")
+
+    items: list[exp.Expression] = []
+    for e in stmt.expressions:
+        if isinstance(e, exp.Star):
+            items += [exp.column(r.column.name, table=None) for r in scope.star(None)]
+        elif isinstance(e, exp.Column) and isinstance(e.this, exp.Star):
+            qual = e.table.lower()
+            items += [exp.column(r.column.name, table=qual) for r in scope.star(qual)]
+        else:
+            items.append(e)
+
+    # GROUP BY first: the projection of a grouped column must use the same onion column
+    grouped: dict[int, OnionColumn] = {}
+    group = stmt.args.get("group")
+    select_list: list[exp.Expression] = []
+    if group is not None:
+        keys = []
+        for g in group.expressions:
+            g = _by_position(g, items)
+            ref = c._column_side(scope, g)
+            if ref is None:
+                raise _unsupported(g, "GROUP BY expression")
+            oc = c.require(ref, Cap.EQ)
+            grouped[id(ref.column)] = oc
+            keys.append(c.col_expr(ref, oc))
+        out.set("group", exp.Group(expressions=keys))
+
+    outputs: list[Output] = []
+    for e in items:
+        fn, name, oid = c.value_expr(scope, e, select_list, grouped, distinct=distinct is not None)
+        outputs.append(Output(name, fn, oid))
+    visible = len(select_list)
+
+    having = stmt.args.get("having")
+    if having is not None:
+        out.set("having", exp.Having(this=_having(c, scope, having.this, select_list)))
+
+    plan = Compiled(kind="select", returns_rows=True, statement_type="SELECT")
+    order = stmt.args.get("order")
+    limit_node, offset_node = stmt.args.get("limit"), stmt.args.get("offset")
+    client_sort: list[SortKey] = []
+    need_client = False
+    if order is not None:
+        server_keys = []
+        for o in order.expressions:
+            key = _by_position(o.this, items, aliases=True)
+            desc = bool(o.args.get("desc"))
+            nulls_first = o.args.get("nulls_first")
+            nulls_first = desc if nulls_first is None else bool(nulls_first)
+            ref = c._column_side(scope, key)
+            if ref is not None:
+                oc = c.require(ref, Cap.ORD, grouped.get(id(ref.column)))
+                server_keys.append(
+                    exp.Ordered(this=c.col_expr(ref, oc), desc=desc, nulls_first=nulls_first)
+                )
+                exact = oc.ope_exact or oc.innermost == "PLAIN"
+                if not exact:
+                    need_client = True
+                fn, _, _ = c.value_expr(scope, key, select_list, grouped)
+                client_sort.append(SortKey(fn, desc, nulls_first))
+            elif isinstance(key, exp.Count):
+                fn, _, _ = c.value_expr(scope, key, select_list, grouped)
+                idx = len(select_list) - 1
+                server_keys.append(exp.Ordered(this=exp.Literal.number(_pos(select_list, key, c)), desc=desc, nulls_first=nulls_first))
+                client_sort.append(SortKey(fn, desc, nulls_first))
+                _ = idx
+            else:
+                fn, _, _ = c.value_expr(scope, key, select_list, grouped)
+                client_sort.append(SortKey(fn, desc, nulls_first))
+                need_client = True
+                server_keys = []
+                break
+        if server_keys and not (need_client and not server_keys):
+            out.set("order", exp.Order(expressions=server_keys))
+        if need_client:
+            if distinct is not None and len(select_list) > visible:
+                raise _unsupported(order, "ORDER BY a non-selected key with DISTINCT")
+            plan.client_sort = client_sort
+    if need_client and (limit_node is not None or offset_node is not None):
+        if not server_keys or len(server_keys) != len(order.expressions):  # type: ignore[union-attr]
+            raise _unsupported(stmt, "LIMIT over an order the server cannot compute")
+        lim = c.value_of(limit_node.expression) if limit_node is not None else None
+        off = c.value_of(offset_node.expression) if offset_node is not None else None
+        if (limit_node is not None and lim is None) or (offset_node is not None and off is None):
+            raise _unsupported(stmt, "non-constant LIMIT/OFFSET")
+        plan.client_limit = (lim, off)
+        if lim is not None:
+            total: ParamBuilder = (
+                (lambda p: _int(lim(p)) + (_int(off(p)) if off else 0))  # type: ignore[misc]
+            )
+            out.set(
+                "limit",
+                exp.Fetch(
+                    direction="FIRST",
+                    count=c.param(total),
+                    limit_options=exp.LimitOptions(rows=True, with_ties=True),
+                ),
+            )
+    else:
+        if limit_node is not None:
+            lim = c.value_of(limit_node.expression)
+            if lim is None:
+                raise _unsupported(stmt, "non-constant LIMIT")
+            out.set("limit", exp.Limit(expression=c.param(lim)))
+        if offset_node is not None:
+            off = c.value_of(offset_node.expression)
+            if off is None:
+                raise _unsupported(stmt, "non-constant OFFSET")
+            out.set("offset", exp.Offset(expression=c.param(off)))
+    if stmt.args.get("locks"):
+        out.set("locks", [lock.copy() for lock in stmt.args["locks"]])
+    if distinct is not None:
+        out.set("distinct", exp.Distinct())
+    if not select_list:
+        select_list.append(exp.Literal.number(1))
+    out.set("expressions", select_list)
+    plan.sql = server_sql(out)
+    plan.params = c.params
+    plan.outputs = outputs
+    return plan
+
+
+def _int(v: Any) -> int:
+    return int(v) if v is not None else 0
+
+
+def _pos(select_list: list[exp.Expression], node: exp.Expression, c: Compiler) -> int:
+    text = node.sql("postgres")
+    for i, e in enumerate(select_list):
+        if e.sql("postgres") == text:
+            return i + 1
+    return len(select_list)
+
+
+def _by_position(node: exp.Expression, items: list[exp.Expression], aliases: bool = False) -> exp.Expression:
+    """Resolve ORDER BY / GROUP BY ``1`` and output-alias references to the item."""
+    if isinstance(node, exp.Literal) and not node.is_string:
+        i = int(node.this)
+        if not 1 <= i <= len(items):
+            raise UnsupportedQuery(f"position {i} is not in the select list", "ORDER BY position")
+        item = items[i - 1]
+        return item.this if isinstance(item, exp.Alias) else item
+    if aliases and isinstance(node, exp.Column) and not node.table:
+        for item in items:
+            if isinstance(item, exp.Alias) and item.alias.lower() == node.name.lower():
+                return item.this
+    return node
+
+
+def _having(c: Compiler, scope: Scope, node: exp.Expression, select_list: list[exp.Expression]) -> exp.Expression:
+    if isinstance(node, exp.And | exp.Or):
+        return type(node)(
+            this=_having(c, scope, node.this, select_list),
+            expression=_having(c, scope, node.expression, select_list),
+        )
+    if isinstance(node, exp.Not | exp.Paren):
+        return type(node)(this=_having(c, scope, node.this, select_list))
+    if isinstance(node, exp.EQ | exp.NEQ | exp.GT | exp.GTE | exp.LT | exp.LTE):
+        sides = []
+        for side in (node.this, node.expression):
+            if isinstance(side, exp.Count):
+                arg = side.this
+                if isinstance(arg, exp.Star):
+                    sides.append(exp.Count(this=exp.Star()))
+                else:
+                    inner = arg.expressions[0] if isinstance(arg, exp.Distinct) else arg
+                    ref = c._column_side(scope, inner)
+                    if ref is None:
+                        raise _unsupported(side, "HAVING COUNT(expression)")
+                    oc = c.require(ref, Cap.EQ) if isinstance(arg, exp.Distinct) else recipes.onion_order(ref.column)[0]
+                    col = c.col_expr(ref, oc)
+                    sides.append(
+                        exp.Count(this=exp.Distinct(expressions=[col]) if isinstance(arg, exp.Distinct) else col)
+                    )
+            else:
+                v = c.value_of(side)
+                if v is None:
+                    raise _unsupported(node, "HAVING over encrypted aggregates")
+                sides.append(c.param(v))
+        return type(node)(this=sides[0], expression=sides[1])
+    raise _unsupported(node, "HAVING condition")
+
+
+# -- INSERT ------------------------------------------------------------------------------
+
+
+def _target(c: Compiler, node: exp.Expression) -> tuple[Any, list[str] | None]:
+    cols = None
+    if isinstance(node, exp.Schema):
+        cols = [i.name.lower() for i in node.expressions]
+        node = node.this
+    if not isinstance(node, exp.Table):
+        raise _unsupported(node, "INSERT target")
+    return c.catalog.table(node.name), cols
+
+
+def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
+    for key in ("conflict", "overwrite", "partition", "where"):
+        if stmt.args.get(key):
+            raise _unsupported(stmt, f"INSERT ... {key.upper()}")
+    meta, cols = _target(c, stmt.this)
+    c.tables.append(meta)
+    cols = cols or list(meta.columns)
+    for name in cols:
+        meta.column(name)
+    values = stmt.expression
+    if not isinstance(values, exp.Values):
+        raise _unsupported(stmt, "INSERT ... SELECT")
+    storage: list[tuple[ColumnMeta, OnionColumn]] = [
+        (col, oc) for col in meta.columns.values() for oc in col.onions.values()
+    ]
+    rows: list[exp.Tuple] = []
+    for tup in values.expressions:
+        exprs = tup.expressions if isinstance(tup, exp.Tuple) else [tup]
+        if len(exprs) != len(cols):
+            raise UnsupportedQuery("INSERT has more expressions than target columns" if len(exprs) > len(cols)
+                                   else "INSERT has more target columns than expressions", "INSERT arity")
+        given: dict[str, ParamBuilder | None] = {}
+        for name, e in zip(cols, exprs, strict=True):
+            if isinstance(e, exp.Var) and e.name.upper() == "DEFAULT":
+                given[name] = None
+                continue
+            v = c.value_of(e)
+            if v is None:
+                raise _unsupported(e, "non-constant value in INSERT")
+            given[name] = v
+        row_params = []
+        for col, oc in storage:
+            v = given.get(col.name)
+            if v is None:
+                default = col.default
+                v = (lambda p, d=default: d)  # type: ignore[misc]
+            row_params.append(c.param(_encrypting(col, oc, v)))
+        rows.append(exp.Tuple(expressions=row_params))
+    target = exp.Schema(
+        this=exp.Table(this=exp.to_identifier(meta.anon, quoted=True)),
+        expressions=[exp.to_identifier(oc.anon, quoted=True) for _, oc in storage],
+    )
+    out = exp.Insert(this=target, expression=exp.Values(expressions=rows))
+    plan = Compiled(kind="insert", statement_type="INSERT")
+    _returning(c, stmt, out, plan, meta)
+    plan.sql = server_sql(out)
+    plan.params = c.params
+    return plan
+
+
+def _encrypting(col: ColumnMeta, oc: OnionColumn, v: ParamBuilder) -> ParamBuilder:
+    # The value is coerced once per (row, column) and cached across that column's onions
+    # by the connection's per-execution memo (see connection._CoerceMemo); here we keep it
+    # simple and coerce per onion: coercion is cheap next to encryption.
+    def build(p: Params) -> Any:
+        x = v(p)
+        if x is None:
+            return None
+        return recipes.encrypt(col, oc, col.encoding.coerce(x))
+
+    return build
+
+
+def _returning(c: Compiler, stmt: exp.Expression, out: exp.Expression, plan: Compiled, meta: Any) -> None:
+    ret = stmt.args.get("returning")
+    if not ret:
+        return
+    scope = Scope()
+    scope.add(meta.name, meta)
+    select_list: list[exp.Expression] = []
+    outputs = []
+    items = []
+    for e in ret.expressions:
+        if isinstance(e, exp.Star):
+            items += [exp.column(col) for col in meta.columns]
+        else:
+            items.append(e)
+    for e in items:
+        fn, name, oid = c.value_expr(scope, e, select_list, {})
+        outputs.append(Output(name, fn, oid))
+    # RETURNING cannot use our table alias: qualify by the anonymized table name instead
+    for node in select_list:
+        for col in node.find_all(exp.Column):
+            col.set("table", exp.to_identifier(meta.anon, quoted=True))
+    out.set("returning", exp.Returning(expressions=select_list))
+    plan.outputs = outputs
+    plan.returns_rows = True
+
+
+# -- UPDATE / DELETE ---------------------------------------------------------------------
+
+
+def _single_table(c: Compiler, scope: Scope, node: exp.Expression) -> tuple[Any, exp.Expression]:
+    if not isinstance(node, exp.Table):
+        raise _unsupported(node, "UPDATE/DELETE target")
+    meta = c.catalog.table(node.name)
+    c.tables.append(meta)
+    alias = (node.alias or node.name).lower()
+    server_alias = scope.add(alias, meta)
+    return meta, exp.Table(
+        this=exp.to_identifier(meta.anon, quoted=True),
+        alias=exp.TableAlias(this=exp.to_identifier(server_alias)),
+    )
+
+
+def _update(c: Compiler, stmt: exp.Update) -> Compiled:
+    for key in ("from_", "joins", "returning", "order", "limit"):
+        if stmt.args.get(key):
+            raise _unsupported(stmt, f"UPDATE ... {key.upper().rstrip('_')}")
+    scope = Scope()
+    meta, table = _single_table(c, scope, stmt.this)
+    where = stmt.args.get("where")
+    pred = c.predicate(scope, where.this) if where is not None else None
+    constant: list[tuple[ColumnMeta, ParamBuilder]] = []
+    computed: list[tuple[ColumnMeta, exp.Expression]] = []
+    for a in stmt.expressions:
+        if not isinstance(a, exp.EQ) or not isinstance(a.this, exp.Column):
+            raise _unsupported(a, "SET item")
+        col = meta.column(a.this.name)
+        v = c.value_of(a.expression)
+        if v is not None:
+            constant.append((col, v))
+        elif isinstance(a.expression, exp.Var) and a.expression.name.upper() == "DEFAULT":
+            constant.append((col, lambda p, d=col.default: d))  # type: ignore[misc]
+        else:
+            computed.append((col, a.expression))
+    if not computed:
+        sets = []
+        for col, v in constant:
+            for oc in col.onions.values():
+                sets.append(
+                    exp.EQ(this=exp.column(oc.anon, quoted=True), expression=c.param(_encrypting(col, oc, v)))
+                )
+        out = exp.Update(this=table, expressions=sets)
+        if pred is not None:
+            out.set("where", exp.Where(this=pred))
+        return Compiled(kind="update", sql=server_sql(out), params=c.params, statement_type="UPDATE")
+    return _rmw_update(c, scope, meta, table, pred, constant, computed)
+
+
+def _rmw_update(
+    c: Compiler, scope: Scope, meta: Any, table: exp.Expression, pred: exp.Expression | None,
+    constant: list[tuple[ColumnMeta, ParamBuilder]], computed: list[tuple[ColumnMeta, exp.Expression]],
+) -> Compiled:
+    """SET x = f(row): SELECT ... FOR UPDATE the rows, compute on the client, write back."""
+    select_list: list[exp.Expression] = [exp.column("ctid", table=scope.entries[0][2])]
+    assignments: list[tuple[ColumnMeta, Any]] = []
+    for col, e in computed:
+        fn, _, _ = c.value_expr(scope, e, select_list, {})
+        assignments.append((col, _row_fn(fn)))
+    for col, v in constant:
+        assignments.append((col, _param_fn(v)))
+    sel = exp.Select(expressions=select_list).from_(table)
+    if pred is not None:
+        sel.set("where", exp.Where(this=pred))
+    sel.set("locks", [exp.Lock(update=True)])
+    rmw = RmwUpdate(meta, server_sql(sel), dict(c.params), assignments)
+    return Compiled(kind="update", rmw=rmw, statement_type="UPDATE")
+
+
+def _row_fn(fn: RowFn) -> Any:
+    return lambda row, params: fn(row)
+
+
+def _param_fn(v: ParamBuilder) -> Any:
+    return lambda row, params: v(params)
+
+
+def _delete(c: Compiler, stmt: exp.Delete) -> Compiled:
+    for key in ("using", "joins", "order", "limit"):
+        if stmt.args.get(key):
+            raise _unsupported(stmt, f"DELETE ... {key.upper()}")
+    scope = Scope()
+    meta, table = _single_table(c, scope, stmt.this)
+    out = exp.Delete(this=table)
+    where = stmt.args.get("where")
+    if where is not None:
+        out.set("where", exp.Where(this=c.predicate(scope, where.this)))
+    plan = Compiled(kind="delete", statement_type="DELETE")
+    ret = stmt.args.get("returning")
+    if ret:
+        select_list: list[exp.Expression] = []
+        outputs = []
+        items = []
+        for e in ret.expressions:
+            items += [exp.column(col) for col in meta.columns] if isinstance(e, exp.Star) else [e]
+        for e in items:
+            fn, name, oid = c.value_expr(scope, e, select_list, {})
+            outputs.append(Output(name, fn, oid))
+        out.set("returning", exp.Returning(expressions=select_list))
+        plan.outputs = outputs
+        plan.returns_rows = True
+    plan.sql = server_sql(out)
+    plan.params = c.params
+    return plan
+
+
+def encrypt_row_for_update(meta: Any, values: dict[str, Any]) -> list[tuple[str, Any]]:
+    """(anon column, stored value) for every onion of every assigned column."""
+    out = []
+    for name, v in values.items():
+        col = meta.column(name)
+        coerced = None if v is None else col.encoding.coerce(v)
+        for oc in col.onions.values():
+            out.append((oc.anon, None if coerced is None else recipes.encrypt(col, oc, coerced)))
+    return out
+
+
+_ = (Sequence, Onion)

@@ -1,0 +1,84 @@
+-- Peel the outer RND layer of one onion column, in place, inside the database.
+--
+-- Called by a client (in its own transaction) with only that layer's key.  Everything
+-- happens in the caller's transaction, so the peel is atomic: killed at any point, the
+-- column is wholly at the old layer or wholly at the new one, and adaptive.layers and
+-- adaptive.peel_log match it.
+--
+--  1. lock the column's adaptive.layers row; if another client peeled it meanwhile,
+--     return -1 (nothing to do);
+--  2. lock the table (ACCESS EXCLUSIVE: the column's constraint changes);
+--  3. strip the layer from every non-NULL value -- set-based through pgcrypto when it is
+--     installed, else with adaptive.rnd_decrypt (PL/Python, pycryptodome);
+--  4. replace the CHECK constraint on the ciphertexts' layer tag, so that a client whose
+--     cached metadata is stale cannot write a value at the old layer afterwards;
+--  5. record the new layer, bump the epoch, append to the audit log, notify clients.
+CREATE OR REPLACE FUNCTION adaptive.peel_layer(
+    p_table text, p_column text, p_from text, p_to text, p_key bytea, p_to_tag integer)
+RETURNS bigint
+LANGUAGE plpython3u
+VOLATILE
+AS $$
+import time
+
+t0 = time.monotonic()
+q = plpy.quote_ident
+if "adaptive_peel_plans" not in SD:
+    SD["adaptive_peel_plans"] = {
+        "layer": plpy.prepare(
+            "SELECT onion, layer FROM adaptive.layers "
+            "WHERE anon_table = $1 AND anon_column = $2 FOR UPDATE",
+            ["text", "text"]),
+        "set_layer": plpy.prepare(
+            "UPDATE adaptive.layers SET layer = $3, changed_at = now() "
+            "WHERE anon_table = $1 AND anon_column = $2",
+            ["text", "text", "text"]),
+        "log": plpy.prepare(
+            "INSERT INTO adaptive.peel_log "
+            "(anon_table, anon_column, onion, from_layer, to_layer, mode, rows, duration_ms) "
+            "VALUES ($1, $2, $3, $4, $5, 'server', $6, $7)",
+            ["text", "text", "text", "text", "text", "bigint", "float8"]),
+        "pgcrypto": plpy.prepare(
+            "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n "
+            "ON n.oid = e.extnamespace WHERE e.extname = 'pgcrypto'"),
+    }
+plans = SD["adaptive_peel_plans"]
+
+row = plpy.execute(plans["layer"], [p_table, p_column])
+if not row:
+    plpy.error("adaptive.peel_layer: unknown onion column", sqlstate="42703")
+if row[0]["layer"] != p_from:
+    return -1
+onion = row[0]["onion"]
+
+tbl = q(p_table)
+col = q(p_column)
+con = q("k_" + p_column)
+plpy.execute(f"LOCK TABLE {tbl} IN ACCESS EXCLUSIVE MODE")
+plpy.execute(f"ALTER TABLE {tbl} DROP CONSTRAINT IF EXISTS {con}")
+
+ext = plpy.execute(plans["pgcrypto"])
+if ext:
+    decrypt_iv = q(ext[0]["nspname"]) + ".decrypt_iv"
+    update = plpy.prepare(
+        f"UPDATE {tbl} SET {col} = {decrypt_iv}(substring({col} from 18), $1, "
+        f"substring({col} from 2 for 16), 'aes-cbc/pad:pkcs') "
+        f"WHERE {col} IS NOT NULL AND get_byte({col}, 0) = 1",
+        ["bytea"])
+else:
+    update = plpy.prepare(
+        f"UPDATE {tbl} SET {col} = adaptive.rnd_decrypt({col}, $1) "
+        f"WHERE {col} IS NOT NULL AND get_byte({col}, 0) = 1",
+        ["bytea"])
+rows = plpy.execute(update, [p_key]).nrows()
+
+tag = int(p_to_tag)
+plpy.execute(
+    f"ALTER TABLE {tbl} ADD CONSTRAINT {con} CHECK (get_byte({col}, 0) = {tag}) NOT VALID")
+plpy.execute(plans["set_layer"], [p_table, p_column, p_to])
+plpy.execute("UPDATE adaptive.epoch SET value = value + 1 WHERE id = 1")
+plpy.execute(plans["log"], [p_table, p_column, onion, p_from, p_to, rows,
+                             (time.monotonic() - t0) * 1000.0])
+plpy.execute("NOTIFY adaptive_epoch")
+return rows
+$$;
