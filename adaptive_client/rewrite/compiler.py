@@ -470,9 +470,12 @@ class Compiler:
         oc = self.require(ref, Cap.ORD)
         self._exact_order(ref, oc, node)
         col = ref.column
-        agg = type(node)(this=self.col_expr(ref, oc))
-        idx = self.add_select(select, agg)
         name = type(node).__name__.lower()
+        if oc.innermost == "PLAIN":
+            agg: exp.Expression = type(node)(this=self.col_expr(ref, oc))
+        else:
+            agg = exp.Anonymous(this=f"adaptive.{name}", expressions=[self.col_expr(ref, oc)])
+        idx = self.add_select(select, agg)
         if oc.innermost == "PLAIN":
             return (lambda row: row[idx]), name, _OIDS.get(col.type.name, 25)
         return (lambda row: recipes.ope_value(col, oc, row[idx])), name, _OIDS.get(col.type.name, 25)

@@ -1,0 +1,106 @@
+"""The DBA's view and controls: layers report, audit log, explicit peels, key rotation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+
+from . import peel as peeling
+from .errors import ConfigError, LayerFloorViolation, MetadataTampered
+from .keys import MasterKey
+from .metadata import Catalog
+from .onions import LEAKAGE, Cap, Onion, capabilities
+
+
+@dataclass
+class LayerRow:
+    table: str
+    column: str
+    type: str
+    onion: str
+    stored_as: str
+    layer: str
+    floor: str
+    provider_learns: str
+
+
+def layers_report(conn: psycopg.Connection[Any], master: MasterKey) -> list[LayerRow]:
+    catalog = Catalog.open(conn, master)
+    rows = []
+    for table in sorted(catalog.tables.values(), key=lambda t: t.name):
+        for col in table.columns.values():
+            for oc in col.onions.values():
+                learns = LEAKAGE[oc.layer]
+                if oc.layer == "OPE" and not oc.ope_exact:
+                    learns = "order of an 8-byte prefix"
+                rows.append(
+                    LayerRow(table.name, col.name, col.type.sql(), oc.onion.value,
+                             f"{table.anon}.{oc.anon}", oc.layer, oc.floor or "-", learns)
+                )
+    return rows
+
+
+def audit_log(conn: psycopg.Connection[Any], master: MasterKey, limit: int = 50) -> list[tuple[Any, ...]]:
+    catalog = Catalog.open(conn, master)
+    out = []
+    for r in conn.execute(
+        "SELECT at, by_user, anon_table, anon_column, onion, from_layer, to_layer, mode, rows, "
+        "round(duration_ms::numeric, 1) FROM adaptive.peel_log ORDER BY id DESC LIMIT %s",
+        (limit,),
+    ):
+        table = catalog.by_anon.get(r[2])
+        found = table.onion_column(r[3]) if table else None
+        name = f"{table.name}.{found[0].name}" if table and found else f"{r[2]}.{r[3]}"
+        out.append((r[0], r[1], name, r[4], r[5], r[6], r[7], r[8], r[9]))
+    return out
+
+
+def peel_column(conn: psycopg.Connection[Any], master: MasterKey, table: str, column: str,
+                onion: str, layer: str, mode: str = "server") -> int:
+    """Peel one onion to ``layer`` on the DBA's request; floors are enforced here too."""
+    catalog = Catalog.open(conn, master)
+    meta = catalog.table(table)
+    col = meta.column(column)
+    try:
+        key = next(o for o in Onion if o.value.lower() == onion.lower())
+    except StopIteration:
+        raise ConfigError(f"unknown onion {onion!r}") from None
+    oc = col.onions.get(key)
+    if oc is None:
+        raise ConfigError(f"{meta.name}.{col.name} has no {key} onion")
+    layer = layer.upper()
+    if layer not in oc.stack:
+        raise ConfigError(f"{layer} is not a layer of the {key} onion {oc.stack}")
+    if oc.stack.index(layer) <= oc.stack.index(oc.layer):
+        return 0
+    if oc.floor is not None and oc.stack.index(layer) > oc.stack.index(oc.floor):
+        raise LayerFloorViolation(f"{meta.name}.{col.name}: {layer} is below the floor {oc.floor}")
+    need = peeling.Need(meta, col, oc, layer, Cap.DECRYPT)
+    peeling.check_allowed(need, mode if mode != "off" else "server")
+    return peeling.peel(conn, meta, oc, layer, mode)
+
+
+def rotate_master_key(conn: psycopg.Connection[Any], old: MasterKey, new: MasterKey) -> None:
+    """Re-wrap the root key under ``new``; data and per-layer keys are untouched.
+
+    The keyring row is locked and rewritten in one transaction: clients holding the old
+    key keep working on their cached root key; new connections need the new key.
+    """
+    with conn.transaction():
+        row = conn.execute(
+            "SELECT kcv, wrapped_root FROM adaptive.keyring WHERE id = 1 FOR UPDATE"
+        ).fetchone()
+        if row is None:
+            raise MetadataTampered("the keyring is missing")
+        old.verify(bytes(row[0]))
+        root = old.unwrap(bytes(row[1]), "root")
+        conn.execute(
+            "UPDATE adaptive.keyring SET kcv = %s, wrapped_root = %s, rotated_at = now() "
+            "WHERE id = 1",
+            (new.key_check_value(), new.wrap(root, "root")),
+        )
+
+
+_ = capabilities
