@@ -30,6 +30,7 @@ from .errors import (
 )
 from .keys import MasterKey, load_master_key
 from .metadata import Catalog
+from .rewrite.compiler import CURRENT_PARAMS
 from .rewrite.params import normalize_placeholders
 from .rewrite.plan import Compiled, Params, SortKey
 from .rewrite.statements import compile_statement, encrypt_row_for_update
@@ -168,7 +169,7 @@ class Connection:
             raise UnsupportedQuery(f"cannot parse the statement: {exc}", "syntax") from None
         stmts = [s for s in stmts if s is not None]
         if len(stmts) != 1:
-            raise UnsupportedQuery("exactly one statement per execute()", "multiple statements")
+            raise UnsupportedQuery("multiple statements in one execute(): send one at a time", "multiple statements")
         out = (stmts[0], npos, named)
         if len(self._parsed) > _CACHE_LIMIT:
             self._parsed.clear()
@@ -387,6 +388,7 @@ class Cursor:
 
     def _execute_plan(self, plan: Compiled, params: Params) -> None:
         conn = self.connection
+        CURRENT_PARAMS.set(params)
         if plan.rmw is not None:
             self._rmw(plan, params)
             return
@@ -431,6 +433,7 @@ class Cursor:
         conn = self.connection
         rmw = plan.rmw
         assert rmw is not None
+        CURRENT_PARAMS.set(params)
         ctx = conn.pg.transaction() if conn.pg.autocommit else _nullcontext()
         with ctx, conn.pg.cursor() as cur:
             with STATS.crypto():

@@ -41,6 +41,7 @@ class OnionColumn:
     keys: dict[str, bytes]
     ope_bits: int = 64
     ope_exact: bool = True
+    memo: dict[str, dict[Any, bytes]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def innermost(self) -> str:

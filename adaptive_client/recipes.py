@@ -27,10 +27,10 @@ def encrypt(col: ColumnMeta, oc: OnionColumn, value: Any, layer: str | None = No
         return value
     if inner == "DET":
         STATS.count("DET")
-        ct: bytes = oc.det.encrypt(enc.to_bytes(value))
+        ct: bytes = _memo(oc, "DET", enc.to_bytes(value), oc.det.encrypt)
     elif inner == "OPE":
         STATS.count("OPE")
-        ct = oc.ope.encrypt(enc.to_ope(value))
+        ct = _memo(oc, "OPE", enc.to_ope(value), oc.ope.encrypt)
     elif inner == "HOM":
         STATS.count("HOM")
         return Decimal(oc.hom.encrypt(enc.to_hom(value)))
@@ -45,6 +45,20 @@ def encrypt(col: ColumnMeta, oc: OnionColumn, value: Any, layer: str | None = No
     if layer == "RND":
         STATS.count("RND")
         return oc.rnd.encrypt(ct)
+    return ct
+
+
+_MEMO_LIMIT = 100_000
+
+
+def _memo(oc: OnionColumn, layer: str, plain: Any, fn: Any) -> bytes:
+    """Deterministic layers are memoized per onion column (bounded)."""
+    cache = oc.memo.setdefault(layer, {})
+    ct = cache.get(plain)
+    if ct is None:
+        if len(cache) >= _MEMO_LIMIT:
+            cache.clear()
+        ct = cache[plain] = fn(plain)
     return ct
 
 

@@ -14,6 +14,7 @@ client; anything else raises :class:`UnsupportedQuery` naming the construct.
 from __future__ import annotations
 
 import datetime as _dt
+from contextvars import ContextVar
 from collections.abc import Callable, Sequence
 from decimal import Decimal
 from itertools import count
@@ -39,6 +40,10 @@ _OIDS = {
     "double precision": 701, "text": 25, "varchar": 1043, "char": 1042, "date": 1082,
     "timestamp": 1114, "boolean": 16,
 }
+
+
+# The parameters of the statement whose rows are being decoded (for client-side values).
+CURRENT_PARAMS: ContextVar[Any] = ContextVar("CURRENT_PARAMS", default=())
 
 
 def _unsupported(node: exp.Expression, what: str | None = None) -> UnsupportedQuery:
@@ -220,6 +225,12 @@ class Compiler:
 
     # -- predicates ------------------------------------------------------------------------
     def predicate(self, scope: Scope, node: exp.Expression) -> exp.Expression:
+        out = self._predicate(scope, node)
+        if node.args.get("negate") and isinstance(out, exp.Is):  # IS NOT NULL
+            out.set("negate", True)
+        return out
+
+    def _predicate(self, scope: Scope, node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.And | exp.Or):
             return type(node)(
                 this=self.predicate(scope, node.this),
@@ -276,6 +287,8 @@ class Compiler:
         if value is None:
             raise _unsupported(node, "comparison with a non-constant expression")
         oc = self.require(lref, cap)
+        if cap is Cap.ORD:
+            self._exact_order(lref, oc, node)
         return op(this=self.col_expr(lref, oc), expression=self.encrypted_param(lref, oc, cap, value))
 
     def col_vs_col(self, a: _Ref, b: _Ref, cap: Cap) -> tuple[exp.Column, exp.Column]:
@@ -354,6 +367,14 @@ class Compiler:
         pattern = self.value_of(node.expression)
         if ref is None or pattern is None or node.args.get("escape"):
             raise _unsupported(node, "LIKE")
+        if isinstance(node.expression, exp.Literal):
+            text = str(node.expression.this)
+            if "%" in text or "_" in text:
+                raise UnsupportedQuery(
+                    "LIKE with wildcards is not supported over ciphertexts; for whole words "
+                    r"use col ~ '\mword\M' (Search onion)",
+                    "LIKE with wildcards",
+                )
         oc = self.require(ref, Cap.EQ)
         col = ref.column
         layer = self.target_layer(oc, Cap.EQ)
@@ -370,7 +391,8 @@ class Compiler:
                 )
             return recipes.encrypt(col, oc, col.encoding.coerce(v), layer)
 
-        return exp.EQ(this=self.col_expr(ref, oc), expression=self.param(build))
+        op = exp.NEQ if node.args.get("negate") else exp.EQ
+        return op(this=self.col_expr(ref, oc), expression=self.param(build))
 
     # -- projections (values computed on the client) ---------------------------------------
     def value_expr(
@@ -399,9 +421,9 @@ class Compiler:
         if isinstance(node, exp.Min | exp.Max):
             return self.min_max(scope, node, select)
         const = self.value_of(node)
-        if const is not None and not isinstance(node, exp.Placeholder):
-            v = const(())
-            return (lambda row: v), "?column?", 25
+        if const is not None:
+            # parameters are read from the statement's current parameters when rows decode
+            return (lambda row: const(CURRENT_PARAMS.get())), "?column?", 25
         if isinstance(node, exp.Add | exp.Sub | exp.Mul | exp.Div | exp.Mod):
             lf, _, loid = self.value_expr(scope, node.this, select, grouped)
             rf, _, roid = self.value_expr(scope, node.expression, select, grouped)

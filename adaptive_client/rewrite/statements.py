@@ -138,6 +138,12 @@ def _select(c: Compiler, stmt: exp.Select) -> Compiled:
             ref = c._column_side(scope, key)
             if ref is not None:
                 oc = c.require(ref, Cap.ORD, grouped.get(id(ref.column)))
+                if id(ref.column) in grouped and group is not None:
+                    # equal values <=> equal Ord ciphertexts: grouping by both is the same
+                    grp = out.args["group"]
+                    okey = c.col_expr(ref, oc)
+                    if all(e.sql() != okey.sql() for e in grp.expressions):
+                        grp.append("expressions", okey)
                 server_keys.append(
                     exp.Ordered(this=c.col_expr(ref, oc), desc=desc, nulls_first=nulls_first)
                 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 import random
 from decimal import Decimal
 from typing import Any
@@ -47,7 +48,7 @@ CONFIG: dict[str, Any] = {
 WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india"]
 REGIONS = ["north", "south", "east", "west", None]
 FIRST = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon", "Kim", "Lou"]
-N_EMP = 10_000
+N_EMP = int(os.environ.get("ADAPTIVE_DIFF_ROWS", "10000"))
 N_DEPT = 40
 
 # Values that must never appear in the encrypted database's dump.

@@ -96,7 +96,7 @@ def test_queries_match_plain(pair: Pair) -> None:
     for q in ALL:
         try:
             expected, got = run_both(pair.plain, pair.enc, q)
-        except AdaptiveError as exc:
+        except (AdaptiveError, psycopg.Error) as exc:
             mismatches.append((q.sql, f"{type(exc).__name__}: {exc}"))
             continue
         if expected != got:

@@ -42,10 +42,10 @@ def _snapshot(dsn: str) -> tuple[Any, ...]:
 def acct(new_database: Any, master_key: MasterKey) -> Iterator[tuple[adaptive_client.Connection, str]]:
     dsn = new_database("err")
     conn = adaptive_client.connect(dsn, master_key=master_key, config=CONFIG, autocommit=True)
-    conn.execute("CREATE TABLE acct (id integer PRIMARY KEY, owner text, balance integer, opened date)")
+    conn.execute("CREATE TABLE acct (id integer PRIMARY KEY, owner text, balance integer, opened date, nick text)")
     conn.execute(
-        "INSERT INTO acct VALUES (1, 'ann', 10, '2020-01-01'), (2, 'bob', 20, '2021-01-01'), "
-        "(3, 'cid', NULL, NULL)"
+        "INSERT INTO acct VALUES (1, 'ann', 10, '2020-01-01', 'a'), (2, 'bob', 20, '2021-01-01', 'b'), "
+        "(3, 'cid', NULL, NULL, NULL)"
     )
     yield conn, dsn
     conn.close()
@@ -54,11 +54,11 @@ def acct(new_database: Any, master_key: MasterKey) -> Iterator[tuple[adaptive_cl
 @pytest.mark.parametrize(
     ("sql", "construct"),
     [
-        ("SELECT id FROM acct WHERE owner LIKE 'a%'", "LIKE with wildcards"),
+        ("SELECT id FROM acct WHERE nick LIKE 'a%'", "LIKE with wildcards"),
         ("SELECT id FROM acct WHERE id IN (SELECT id FROM acct)", "subquery"),
-        ("SELECT upper(owner) FROM acct", "Upper in the select list"),
+        ("SELECT upper(nick) FROM acct", "Upper in the select list"),
         ("INSERT INTO acct SELECT * FROM acct", "INSERT ... SELECT"),
-        ("SELECT id FROM acct WHERE owner < 'm'", "range comparison on text"),
+        ("SELECT id FROM acct WHERE nick < 'm'", "range comparison on text"),
         ("SELECT id FROM acct WHERE balance = opened", "column comparison across key groups"),
         ("SELECT id FROM acct; SELECT 1", "multiple statements"),
         ("SELEC id FROM acct", None),
