@@ -1,0 +1,171 @@
+"""``adaptive-db``: the embedded cluster and the DBA's commands."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import psycopg
+
+from .errors import AdaptiveError
+from .keys import MasterKey, load_master_key
+
+
+def _cluster() -> Any:
+    from .embedded import EmbeddedCluster
+
+    return EmbeddedCluster.default()
+
+
+def _dsn(args: argparse.Namespace) -> str:
+    if getattr(args, "dsn", None):
+        return str(args.dsn)
+    cluster = _cluster()
+    if not cluster.initialized():
+        raise AdaptiveError("no --dsn given and the embedded cluster does not exist: run `adaptive-db up`")
+    return str(cluster.dsn())
+
+
+def _connect(dsn: str, autocommit: bool = True) -> psycopg.Connection[Any]:
+    try:
+        return psycopg.connect(dsn, autocommit=autocommit, connect_timeout=10)
+    except psycopg.OperationalError as exc:
+        raise AdaptiveError(f"cannot connect to {dsn!r}: {str(exc).strip()}") from None
+
+
+def cmd_up(args: argparse.Namespace) -> int:
+    from .install import install
+
+    dsn = _cluster().up()
+    with _connect(dsn) as conn:
+        install(conn)
+    print(dsn)
+    return 0
+
+
+def cmd_down(args: argparse.Namespace) -> int:
+    stopped = _cluster().down()
+    print("stopped" if stopped else "not running")
+    return 0
+
+
+def cmd_dsn(args: argparse.Namespace) -> int:
+    cluster = _cluster()
+    if not cluster.initialized():
+        raise AdaptiveError("the embedded cluster does not exist yet: run `adaptive-db up`")
+    print(cluster.dsn())
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    cluster = _cluster()
+    state = "running" if cluster.running() else ("stopped" if cluster.initialized() else "absent")
+    print(f"embedded cluster: {state} ({cluster.datadir}, port {cluster.port})")
+    return 0 if state == "running" else 3
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    from .install import install
+
+    with _connect(_dsn(args)) as conn:
+        files = install(conn)
+    print(f"installed: {', '.join(files)}")
+    return 0
+
+
+def _master(args: argparse.Namespace) -> MasterKey:
+    return load_master_key(args.master_key_file or None)
+
+
+def cmd_layers(args: argparse.Namespace) -> int:
+    from .admin import audit_log, layers_report
+
+    with _connect(_dsn(args)) as conn:
+        master = _master(args)
+        rows = layers_report(conn, master)
+        log = audit_log(conn, master, args.log) if args.log else []
+    headers = ["table", "column", "type", "onion", "stored as", "layer", "floor", "provider learns"]
+    table = [[r.table, r.column, r.type, r.onion, r.stored_as, r.layer, r.floor, r.provider_learns] for r in rows]
+    _print_table(headers, table)
+    if log:
+        print("\npeel audit log (newest first):")
+        _print_table(
+            ["when", "by", "column", "onion", "from", "to", "mode", "rows", "ms"],
+            [[str(x) for x in r] for r in log],
+        )
+    return 0
+
+
+def cmd_peel(args: argparse.Namespace) -> int:
+    from .admin import peel_column
+
+    with _connect(_dsn(args)) as conn:
+        rows = peel_column(conn, _master(args), args.table, args.column, args.onion, args.layer, args.mode)
+    print(f"{args.table}.{args.column} {args.onion}: peeled to {args.layer.upper()} ({rows} rows)"
+          if rows > 0 else "nothing to do")
+    return 0
+
+
+def cmd_rotate(args: argparse.Namespace) -> int:
+    from .admin import rotate_master_key
+
+    new = load_master_key(args.new_key_file)
+    with _connect(_dsn(args), autocommit=True) as conn:
+        rotate_master_key(conn, _master(args), new)
+    print("master key rotated: every key re-wrapped; the old key is refused from now on")
+    return 0
+
+
+def _print_table(headers: list[str], rows: list[list[str]]) -> None:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    print("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)))
+    print("  ".join("-" * w for w in widths))
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="adaptive-db", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def add(name: str, fn: Any, help_: str, dsn: bool = False, key: bool = False) -> argparse.ArgumentParser:
+        sp = sub.add_parser(name, help=help_)
+        sp.set_defaults(fn=fn)
+        if dsn:
+            sp.add_argument("--dsn", help="libpq conninfo (default: the embedded cluster)")
+        if key:
+            sp.add_argument("--master-key-file", help="file holding the hex master key "
+                            "(default: ADAPTIVE_MASTER_KEY / ADAPTIVE_MASTER_KEY_FILE)")
+        return sp
+
+    add("up", cmd_up, "start (creating on first use) the embedded cluster; print its DSN")
+    add("down", cmd_down, "stop the embedded cluster")
+    add("dsn", cmd_dsn, "print the embedded cluster's conninfo")
+    add("status", cmd_status, "is the embedded cluster running?")
+    add("init", cmd_init, "install the metadata schema and stored procedures", dsn=True)
+    sp = add("layers", cmd_layers, "each column's onions, layers, floors and leakage", dsn=True, key=True)
+    sp.add_argument("--log", type=int, default=20, help="also show the last N peels (0: none)")
+    sp = add("peel", cmd_peel, "peel one onion down to a layer (floors enforced)", dsn=True, key=True)
+    sp.add_argument("table")
+    sp.add_argument("column")
+    sp.add_argument("onion", help="Eq or Ord")
+    sp.add_argument("layer", help="DET or OPE")
+    sp.add_argument("--mode", choices=["server", "client"], default="server")
+    sp = add("rotate-master-key", cmd_rotate, "re-wrap every key under a new master key", dsn=True, key=True)
+    sp.add_argument("--new-key-file", required=True, help="file holding the new hex master key")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.fn(args))
+    except AdaptiveError as exc:
+        print(f"adaptive-db: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,70 @@
+"""Session fixtures: one real PostgreSQL (the embedded cluster, or ADAPTIVE_TEST_DSN)."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import psycopg
+import pytest
+from hypothesis import HealthCheck, settings
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from adaptive_client.install import install
+from adaptive_client.keys import MasterKey
+
+settings.register_profile(
+    "ci", deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+settings.load_profile("ci")
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> str:
+    """The DSN of a maintenance database on the test server."""
+    env = os.environ.get("ADAPTIVE_TEST_DSN")
+    if env:
+        return env
+    from adaptive_client.embedded import EmbeddedCluster
+
+    cluster = EmbeddedCluster.default()
+    cluster.up()
+    return cluster.dsn("postgres")
+
+
+@pytest.fixture(scope="session")
+def new_database(pg_cluster: str) -> Iterator[Callable[..., str]]:
+    """Factory: a fresh database with the extensions, metadata schema and UDFs."""
+    created: list[str] = []
+
+    def make(prefix: str = "t") -> str:
+        name = f"test_{prefix}_{uuid.uuid4().hex[:10]}"
+        with psycopg.connect(pg_cluster, autocommit=True) as c:
+            c.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        created.append(name)
+        dsn = make_conninfo(pg_cluster, dbname=name)
+        with psycopg.connect(dsn) as c:
+            install(c)
+        return dsn
+
+    yield make
+    with psycopg.connect(pg_cluster, autocommit=True) as c:
+        for name in created:
+            c.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+@pytest.fixture(scope="session")
+def pg_dsn(new_database: Callable[..., str]) -> str:
+    return new_database("shared")
+
+
+@pytest.fixture(scope="session")
+def master_key() -> MasterKey:
+    return MasterKey.generate()
+
+
+def dbname_of(dsn: str) -> Any:
+    return conninfo_to_dict(dsn).get("dbname")
