@@ -188,6 +188,8 @@ class NumericEncoding(Encoding):
             return None
         if isinstance(value, bool):
             raise EncodingError("numeric does not take a boolean")
+        if isinstance(value, float):
+            value = repr(value)  # PostgreSQL converts float8 via its shortest text form
         try:
             d = Decimal(value.strip()) if isinstance(value, str) else Decimal(value)
         except (InvalidOperation, TypeError):

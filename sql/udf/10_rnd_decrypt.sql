@@ -16,10 +16,10 @@ if "adaptive_aes" not in SD:
         from Crypto.Cipher import AES
     SD["adaptive_aes"] = AES
 AES = SD["adaptive_aes"]
-ct = bytes(ct)
-if len(ct) < 33 or ct[0] != 1 or (len(ct) - 17) % 16:
+data = bytes(ct)
+if len(data) < 33 or data[0] != 1 or (len(data) - 17) % 16:
     plpy.error("adaptive.rnd_decrypt: not an RND ciphertext", sqlstate="22000")
-plain = AES.new(bytes(key), AES.MODE_CBC, iv=ct[1:17]).decrypt(ct[17:])
+plain = AES.new(bytes(key), AES.MODE_CBC, iv=data[1:17]).decrypt(data[17:])
 pad = plain[-1]
 if pad < 1 or pad > 16 or plain[-pad:] != bytes([pad]) * pad:
     plpy.error("adaptive.rnd_decrypt: bad padding (wrong key?)", sqlstate="22000")
