@@ -36,13 +36,23 @@ def layers_report(conn: psycopg.Connection[Any], master: MasterKey) -> list[Laye
                 if oc.layer == "OPE" and not oc.ope_exact:
                     learns = "order of an 8-byte prefix"
                 rows.append(
-                    LayerRow(table.name, col.name, col.type.sql(), oc.onion.value,
-                             f"{table.anon}.{oc.anon}", oc.layer, oc.floor or "-", learns)
+                    LayerRow(
+                        table.name,
+                        col.name,
+                        col.type.sql(),
+                        oc.onion.value,
+                        f"{table.anon}.{oc.anon}",
+                        oc.layer,
+                        oc.floor or "-",
+                        learns,
+                    )
                 )
     return rows
 
 
-def audit_log(conn: psycopg.Connection[Any], master: MasterKey, limit: int = 50) -> list[tuple[Any, ...]]:
+def audit_log(
+    conn: psycopg.Connection[Any], master: MasterKey, limit: int = 50
+) -> list[tuple[Any, ...]]:
     catalog = Catalog.open(conn, master)
     out = []
     for r in conn.execute(
@@ -57,8 +67,15 @@ def audit_log(conn: psycopg.Connection[Any], master: MasterKey, limit: int = 50)
     return out
 
 
-def peel_column(conn: psycopg.Connection[Any], master: MasterKey, table: str, column: str,
-                onion: str, layer: str, mode: str = "server") -> int:
+def peel_column(
+    conn: psycopg.Connection[Any],
+    master: MasterKey,
+    table: str,
+    column: str,
+    onion: str,
+    layer: str,
+    mode: str = "server",
+) -> int:
     """Peel one onion to ``layer`` on the DBA's request; floors are enforced here too."""
     catalog = Catalog.open(conn, master)
     meta = catalog.table(table)

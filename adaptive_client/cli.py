@@ -24,7 +24,9 @@ def _dsn(args: argparse.Namespace) -> str:
         return str(args.dsn)
     cluster = _cluster()
     if not cluster.initialized():
-        raise AdaptiveError("no --dsn given and the embedded cluster does not exist: run `adaptive-db up`")
+        raise AdaptiveError(
+            "no --dsn given and the embedded cluster does not exist: run `adaptive-db up`"
+        )
     return str(cluster.dsn())
 
 
@@ -87,7 +89,10 @@ def cmd_layers(args: argparse.Namespace) -> int:
         rows = layers_report(conn, master)
         log = audit_log(conn, master, args.log) if args.log else []
     headers = ["table", "column", "type", "onion", "stored as", "layer", "floor", "provider learns"]
-    table = [[r.table, r.column, r.type, r.onion, r.stored_as, r.layer, r.floor, r.provider_learns] for r in rows]
+    table = [
+        [r.table, r.column, r.type, r.onion, r.stored_as, r.layer, r.floor, r.provider_learns]
+        for r in rows
+    ]
     _print_table(headers, table)
     if log:
         print("\npeel audit log (newest first):")
@@ -102,9 +107,14 @@ def cmd_peel(args: argparse.Namespace) -> int:
     from .admin import peel_column
 
     with _connect(_dsn(args)) as conn:
-        rows = peel_column(conn, _master(args), args.table, args.column, args.onion, args.layer, args.mode)
-    print(f"{args.table}.{args.column} {args.onion}: peeled to {args.layer.upper()} ({rows} rows)"
-          if rows > 0 else "nothing to do")
+        rows = peel_column(
+            conn, _master(args), args.table, args.column, args.onion, args.layer, args.mode
+        )
+    print(
+        f"{args.table}.{args.column} {args.onion}: peeled to {args.layer.upper()} ({rows} rows)"
+        if rows > 0
+        else "nothing to do"
+    )
     return 0
 
 
@@ -119,7 +129,9 @@ def cmd_rotate(args: argparse.Namespace) -> int:
 
 
 def _print_table(headers: list[str], rows: list[list[str]]) -> None:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    widths = [
+        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)
+    ]
     print("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)))
     print("  ".join("-" * w for w in widths))
     for r in rows:
@@ -130,14 +142,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="adaptive-db", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
 
-    def add(name: str, fn: Any, help_: str, dsn: bool = False, key: bool = False) -> argparse.ArgumentParser:
+    def add(
+        name: str, fn: Any, help_: str, dsn: bool = False, key: bool = False
+    ) -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help_)
         sp.set_defaults(fn=fn)
         if dsn:
             sp.add_argument("--dsn", help="libpq conninfo (default: the embedded cluster)")
         if key:
-            sp.add_argument("--master-key-file", help="file holding the hex master key "
-                            "(default: ADAPTIVE_MASTER_KEY / ADAPTIVE_MASTER_KEY_FILE)")
+            sp.add_argument(
+                "--master-key-file",
+                help="file holding the hex master key "
+                "(default: ADAPTIVE_MASTER_KEY / ADAPTIVE_MASTER_KEY_FILE)",
+            )
         return sp
 
     add("up", cmd_up, "start (creating on first use) the embedded cluster; print its DSN")
@@ -145,15 +162,25 @@ def build_parser() -> argparse.ArgumentParser:
     add("dsn", cmd_dsn, "print the embedded cluster's conninfo")
     add("status", cmd_status, "is the embedded cluster running?")
     add("init", cmd_init, "install the metadata schema and stored procedures", dsn=True)
-    sp = add("layers", cmd_layers, "each column's onions, layers, floors and leakage", dsn=True, key=True)
+    sp = add(
+        "layers", cmd_layers, "each column's onions, layers, floors and leakage", dsn=True, key=True
+    )
     sp.add_argument("--log", type=int, default=20, help="also show the last N peels (0: none)")
-    sp = add("peel", cmd_peel, "peel one onion down to a layer (floors enforced)", dsn=True, key=True)
+    sp = add(
+        "peel", cmd_peel, "peel one onion down to a layer (floors enforced)", dsn=True, key=True
+    )
     sp.add_argument("table")
     sp.add_argument("column")
     sp.add_argument("onion", help="Eq or Ord")
     sp.add_argument("layer", help="DET or OPE")
     sp.add_argument("--mode", choices=["server", "client"], default="server")
-    sp = add("rotate-master-key", cmd_rotate, "re-wrap every key under a new master key", dsn=True, key=True)
+    sp = add(
+        "rotate-master-key",
+        cmd_rotate,
+        "re-wrap every key under a new master key",
+        dsn=True,
+        key=True,
+    )
     sp.add_argument("--new-key-file", required=True, help="file holding the new hex master key")
     return p
 

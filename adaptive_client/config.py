@@ -132,8 +132,7 @@ def load_config(source: str | Path | dict[str, Any] | Config | None) -> Config:
         if not isinstance(cols, dict):
             raise ConfigError(f"tables.{tname}: expected a table of columns")
         tables[tname.lower()] = {
-            cname.lower(): _column(craw, f"tables.{tname}.{cname}")
-            for cname, craw in cols.items()
+            cname.lower(): _column(craw, f"tables.{tname}.{cname}") for cname, craw in cols.items()
         }
     return Config(
         sum=bool(defaults.get("sum", False)),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cmp_to_key
-from typing import Any
+from typing import Any, cast
 
 import psycopg
 import sqlglot
@@ -64,8 +64,16 @@ def connect(
 
 
 class Connection:
-    def __init__(self, conninfo: str, master_key: MasterKey, config: Config, peel_mode: str,
-                 *, autocommit: bool = False, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        conninfo: str,
+        master_key: MasterKey,
+        config: Config,
+        peel_mode: str,
+        *,
+        autocommit: bool = False,
+        **kwargs: Any,
+    ) -> None:
         self.config = config
         self.peel_mode = peel_mode
         self.control = psycopg.connect(conninfo, autocommit=True, **kwargs)
@@ -167,10 +175,12 @@ class Connection:
             stmts = sqlglot.parse(text, read="postgres")
         except sqlglot.errors.ParseError as exc:
             raise UnsupportedQuery(f"cannot parse the statement: {exc}", "syntax") from None
-        stmts = [s for s in stmts if s is not None]
+        stmts = [s for s in stmts if isinstance(s, exp.Expression)]
         if len(stmts) != 1:
-            raise UnsupportedQuery("multiple statements in one execute(): send one at a time", "multiple statements")
-        out = (stmts[0], npos, named)
+            raise UnsupportedQuery(
+                "multiple statements in one execute(): send one at a time", "multiple statements"
+            )
+        out = (cast(exp.Expression, stmts[0]), npos, named)
         if len(self._parsed) > _CACHE_LIMIT:
             self._parsed.clear()
         self._parsed[query] = out
@@ -237,11 +247,14 @@ class Connection:
             self.catalog.reload(self.control)
 
     # -- the statement dispatcher -------------------------------------------------------------
-    def _run(self, cur: Cursor, query: str, params: Params | None, many: Sequence[Params] | None = None) -> None:
+    def _run(
+        self, cur: Cursor, query: str, params: Params | None, many: Sequence[Params] | None = None
+    ) -> None:
         self._maybe_refresh()
-        stmt, npos, named = self._parse(query)
+        stmt, _, _ = self._parse(query)
         if isinstance(stmt, _PASSTHROUGH) or (
-            isinstance(stmt, exp.Command) and stmt.name.upper() in ("SHOW", "START", "SAVEPOINT", "RELEASE")
+            isinstance(stmt, exp.Command)
+            and stmt.name.upper() in ("SHOW", "START", "SAVEPOINT", "RELEASE")
         ):
             cur._raw(query, params)
             if isinstance(stmt, exp.Rollback):
@@ -253,7 +266,9 @@ class Connection:
             return
         if isinstance(stmt, exp.TruncateTable):
             names = [self.catalog.table(t.name).anon for t in stmt.expressions]
-            self.pg.execute(sql.SQL("TRUNCATE {}").format(sql.SQL(", ").join(map(sql.Identifier, names))))
+            self.pg.execute(
+                sql.SQL("TRUNCATE {}").format(sql.SQL(", ").join(map(sql.Identifier, names)))
+            )
             cur._set_result([], [], -1)
             return
         for attempt in range(3):
@@ -293,7 +308,9 @@ class Connection:
         elif isinstance(stmt, exp.Drop) and kind == "INDEX":
             run = lambda: ddl.drop_index(self.pg, self.catalog, stmt)  # noqa: E731
         else:
-            raise UnsupportedQuery(f"{type(stmt).__name__} {kind} is not supported", f"{type(stmt).__name__} {kind}")
+            raise UnsupportedQuery(
+                f"{type(stmt).__name__} {kind} is not supported", f"{type(stmt).__name__} {kind}"
+            )
         if self.pg.autocommit:
             try:
                 with self.pg.transaction():
@@ -374,16 +391,20 @@ class Cursor:
         self.close()
 
     # -- internals -------------------------------------------------------------------------
-    def _set_result(self, rows: list[tuple[Any, ...]], desc: list[tuple[Any, ...]] | None, rowcount: int) -> None:
+    def _set_result(
+        self, rows: list[tuple[Any, ...]], desc: list[tuple[Any, ...]] | None, rowcount: int
+    ) -> None:
         self._rows, self._pos = rows, 0
         self.description = desc or None
         self.rowcount = rowcount
 
     def _raw(self, query: str, params: Params | None) -> None:
         with self.connection.pg.cursor() as cur:
-            cur.execute(query, params)  # type: ignore[arg-type]
+            cur.execute(query.encode(), params)
             rows = cur.fetchall() if cur.description else []
-            desc = [(d.name, d.type_code, None, None, None, None, None) for d in cur.description or []]
+            desc = [
+                (d.name, d.type_code, None, None, None, None, None) for d in cur.description or []
+            ]
             self._set_result(rows, desc, cur.rowcount)
 
     def _execute_plan(self, plan: Compiled, params: Params) -> None:
@@ -404,13 +425,20 @@ class Cursor:
         with STATS.crypto():
             rows = [tuple(o.fn(r) for o in plan.outputs) for r in raw]
             if plan.client_sort:
-                keyed = [(tuple(k.fn(r) for k in plan.client_sort), row) for r, row in zip(raw, rows, strict=True)]
+                keyed = [
+                    (tuple(k.fn(r) for k in plan.client_sort), row)
+                    for r, row in zip(raw, rows, strict=True)
+                ]
                 keyed.sort(key=lambda kr: _compare(plan.client_sort or [])(kr[0]))
                 rows = [row for _, row in keyed]
                 if plan.client_limit is not None:
                     lim, off = plan.client_limit
                     start = int(off(params)) if off is not None and off(params) is not None else 0
-                    stop = start + int(lim(params)) if lim is not None and lim(params) is not None else None
+                    stop = (
+                        start + int(lim(params))
+                        if lim is not None and lim(params) is not None
+                        else None
+                    )
                     rows = rows[start:stop]
         desc = [(o.name, o.type_code, None, None, None, None, None) for o in plan.outputs]
         self._set_result(rows, desc, len(rows) if plan.kind == "select" else rowcount)

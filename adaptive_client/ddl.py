@@ -14,6 +14,7 @@ A plain column becomes one stored column per onion, named by a keyed hash.  Keys
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import Any
 
 import psycopg
@@ -93,7 +94,9 @@ def _constant(node: exp.Expression) -> Any:
     if isinstance(node, exp.Null):
         return None
     if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal):
-        return -node.this.to_py()
+        inner = node.this.to_py()
+        if isinstance(inner, int | float | Decimal):
+            return -inner
     raise UnsupportedQuery(
         f"DEFAULT {node.sql('postgres')}: only constant defaults are supported", "DEFAULT"
     )
@@ -118,9 +121,7 @@ def create_table(
             coldefs.append(item)
         elif isinstance(item, exp.PrimaryKey):
             pk = [e.name.lower() for e in item.expressions]
-        elif isinstance(item, exp.UniqueColumnConstraint) or (
-            isinstance(item, exp.Constraint)
-        ):
+        elif isinstance(item, exp.UniqueColumnConstraint | exp.Constraint):
             inner = item if isinstance(item, exp.UniqueColumnConstraint) else None
             if inner is None:
                 for e in item.expressions:
@@ -173,8 +174,9 @@ def create_table(
     for cname in order:
         ccfg = config.column(name, cname)
         onions = ccfg.onions or _default_onions(types[cname], config)
-        col = ColumnMeta(cname, types[cname], nullable[cname], {}, defaults.get(cname),
-                         ccfg.join_group)
+        col = ColumnMeta(
+            cname, types[cname], nullable[cname], {}, defaults.get(cname), ccfg.join_group
+        )
         enc = col.encoding
         group_keys = catalog.group_keys(conn, ccfg.join_group) if ccfg.join_group else {}
         for onion in onions:
@@ -199,9 +201,7 @@ def create_table(
                 keys.setdefault("RND", new_key())
             col.onions[onion] = OnionColumn(
                 onion=onion,
-                anon=catalog.anon_column(name, cname, onion)
-                if onion is not Onion.SINGLE
-                else catalog.anon_column(name, cname, onion),
+                anon=catalog.anon_column(name, cname, onion),
                 stack=stack,
                 layer=start,
                 floor=floor,
@@ -215,7 +215,9 @@ def create_table(
     parts: list[sql.Composable] = []
     for col in columns.values():
         for oc in col.onions.values():
-            piece = sql.SQL("{} {}").format(sql.Identifier(oc.anon), sql.SQL(_storage_type(col, oc)))
+            piece = sql.SQL("{} {}").format(
+                sql.Identifier(oc.anon), sql.SQL(_storage_type(col, oc))
+            )
             if not col.nullable:
                 piece = sql.SQL("{} NOT NULL").format(piece)
             if oc.layer in TAGS and oc.onion in (Onion.EQ, Onion.ORD):
@@ -241,7 +243,9 @@ def create_table(
             )
         )
     conn.execute(
-        sql.SQL("CREATE TABLE {} ({})").format(sql.Identifier(anon_table), sql.SQL(", ").join(parts))
+        sql.SQL("CREATE TABLE {} ({})").format(
+            sql.Identifier(anon_table), sql.SQL(", ").join(parts)
+        )
     )
     conn.execute(
         "INSERT INTO adaptive.tables (anon_name, version, sealed) VALUES (%s, %s, %s)",
@@ -323,7 +327,10 @@ def create_index(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Crea
         targets = [[_key_column(meta, c) for c in cols]]
     else:
         targets = []
-        eq = [meta.column(c).onions.get(Onion.EQ) or meta.column(c).onions.get(Onion.SINGLE) for c in cols]
+        eq = [
+            meta.column(c).onions.get(Onion.EQ) or meta.column(c).onions.get(Onion.SINGLE)
+            for c in cols
+        ]
         if all(eq):
             targets.append([o for o in eq if o])
         ords = [meta.column(c).onions.get(Onion.ORD) for c in cols]

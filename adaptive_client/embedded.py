@@ -95,10 +95,7 @@ class EmbeddedCluster:
         return self.base / "server.log"
 
     def dsn(self, dbname: str | None = None) -> str:
-        return (
-            f"host=127.0.0.1 port={self.port} user={SERVER_USER} "
-            f"dbname={dbname or self.dbname}"
-        )
+        return f"host=127.0.0.1 port={self.port} user={SERVER_USER} dbname={dbname or self.dbname}"
 
     # -- running commands as the server user ---------------------------------------------
     def _as_server_user(self, argv: list[str]) -> list[str]:
@@ -265,7 +262,10 @@ def create_extensions(conn: object) -> None:
     import psycopg
 
     assert isinstance(conn, psycopg.Connection)
-    for ext, package in (("plpython3u", "postgresql-plpython3-15"), ("pgcrypto", "postgresql-contrib")):
+    for ext, package in (
+        ("plpython3u", "postgresql-plpython3-15"),
+        ("pgcrypto", "postgresql-contrib"),
+    ):
         try:
             conn.execute(f"CREATE EXTENSION IF NOT EXISTS {ext}")
         except psycopg.Error as exc:

@@ -51,13 +51,32 @@ class SqlType:
 
 
 _ALIASES = {
-    "int": "integer", "int4": "integer", "integer": "integer", "int2": "smallint",
-    "smallint": "smallint", "int8": "bigint", "bigint": "bigint", "numeric": "numeric",
-    "decimal": "numeric", "real": "real", "float4": "real", "double precision": "double precision",
-    "float8": "double precision", "float": "double precision", "double": "double precision",
-    "varchar": "varchar", "character varying": "varchar", "text": "text", "char": "char",
-    "character": "char", "bpchar": "char", "date": "date", "timestamp": "timestamp",
-    "timestamp without time zone": "timestamp", "datetime": "timestamp", "boolean": "boolean",
+    "int": "integer",
+    "int4": "integer",
+    "integer": "integer",
+    "int2": "smallint",
+    "smallint": "smallint",
+    "int8": "bigint",
+    "bigint": "bigint",
+    "numeric": "numeric",
+    "decimal": "numeric",
+    "real": "real",
+    "float4": "real",
+    "double precision": "double precision",
+    "float8": "double precision",
+    "float": "double precision",
+    "double": "double precision",
+    "varchar": "varchar",
+    "character varying": "varchar",
+    "text": "text",
+    "char": "char",
+    "character": "char",
+    "bpchar": "char",
+    "date": "date",
+    "timestamp": "timestamp",
+    "timestamp without time zone": "timestamp",
+    "datetime": "timestamp",
+    "boolean": "boolean",
     "bool": "boolean",
 }
 _TYPE_RE = re.compile(r"^\s*([a-z][a-z0-9 ]*?)\s*(?:\(\s*(\d+)\s*(?:,\s*(-?\d+)\s*)?\))?\s*$")
@@ -406,7 +425,18 @@ class BoolEncoding(Encoding):
             return None
         if isinstance(value, bool):
             return value
-        if isinstance(value, str) and value.strip().lower() in ("t", "true", "f", "false", "yes", "no", "1", "0", "on", "off"):
+        if isinstance(value, str) and value.strip().lower() in (
+            "t",
+            "true",
+            "f",
+            "false",
+            "yes",
+            "no",
+            "1",
+            "0",
+            "on",
+            "off",
+        ):
             return value.strip().lower() in ("t", "true", "yes", "1", "on")
         raise EncodingError(f"boolean does not take {value!r}")
 

@@ -37,7 +37,7 @@ def install(conn: psycopg.Connection[Any]) -> list[str]:
             # serialize concurrent installs: CREATE OR REPLACE races otherwise
             conn.execute("SELECT pg_advisory_xact_lock(hashtext('adaptive-client install'))")
             for f in files:
-                conn.execute(f.read_text())  # type: ignore[arg-type]
+                conn.execute(f.read_text().encode())
     finally:
         conn.autocommit = previous
     return [f.name for f in files]

@@ -82,9 +82,7 @@ class MasterKey:
 
     def verify(self, kcv: bytes) -> None:
         if not hmac.compare_digest(self.key_check_value(), bytes(kcv)):
-            raise WrongMasterKey(
-                "the master key does not match this database's key-check value"
-            )
+            raise WrongMasterKey("the master key does not match this database's key-check value")
 
 
 def wrap_key(kek: bytes, key: bytes, label: str) -> bytes:

@@ -155,7 +155,9 @@ class TableMeta:
         try:
             return self.columns[name.lower()]
         except KeyError:
-            raise UndefinedColumn(f'column "{name}" of table "{self.name}" does not exist') from None
+            raise UndefinedColumn(
+                f'column "{name}" of table "{self.name}" does not exist'
+            ) from None
 
     def onion_column(self, anon: str) -> tuple[ColumnMeta, OnionColumn] | None:
         for col in self.columns.values():
@@ -208,7 +210,9 @@ class Catalog:
     def open(conn: psycopg.Connection[Any], master: MasterKey) -> Catalog:
         """Check the master key against the keyring (creating it on first use) and load."""
         try:
-            row = conn.execute("SELECT kcv, wrapped_root FROM adaptive.keyring WHERE id = 1").fetchone()
+            row = conn.execute(
+                "SELECT kcv, wrapped_root FROM adaptive.keyring WHERE id = 1"
+            ).fetchone()
         except psycopg.errors.UndefinedTable:
             conn.rollback()
             raise NotInitialized(
@@ -222,7 +226,9 @@ class Catalog:
                 (KEYRING_FORMAT, master.key_check_value(), master.wrap(root, "root")),
             )
             conn.commit()
-            row = conn.execute("SELECT kcv, wrapped_root FROM adaptive.keyring WHERE id = 1").fetchone()
+            row = conn.execute(
+                "SELECT kcv, wrapped_root FROM adaptive.keyring WHERE id = 1"
+            ).fetchone()
             assert row is not None
         master.verify(bytes(row[0]))
         catalog = Catalog(RootKeys(master.unwrap(bytes(row[1]), "root")))
@@ -298,7 +304,9 @@ class Catalog:
 
     # -- writing -------------------------------------------------------------------------
     def seal_table(self, meta: TableMeta) -> bytes:
-        return self.root.seal(json.dumps(meta.to_json()).encode(), _table_aad(meta.anon, meta.version))
+        return self.root.seal(
+            json.dumps(meta.to_json()).encode(), _table_aad(meta.anon, meta.version)
+        )
 
     def group_keys(self, conn: psycopg.Connection[Any], group: str) -> dict[str, bytes]:
         """DET/OPE keys shared by a join group, created on first use (race-safe)."""

@@ -71,9 +71,7 @@ def capabilities(onion: Onion, layer: str, ope_exact: bool) -> frozenset[Cap]:
     if layer == "DET":
         return frozenset({Cap.DECRYPT, Cap.EQ})
     if layer == "OPE":
-        return (
-            frozenset({Cap.DECRYPT, Cap.EQ, Cap.ORD}) if ope_exact else frozenset({Cap.ORD})
-        )
+        return frozenset({Cap.DECRYPT, Cap.EQ, Cap.ORD}) if ope_exact else frozenset({Cap.ORD})
     if layer == "HOM":
         return frozenset({Cap.SUM})
     if layer == "SEARCH":
@@ -84,9 +82,7 @@ def capabilities(onion: Onion, layer: str, ope_exact: bool) -> frozenset[Cap]:
 def stack_for(onion: Onion, single_layer: str | None = None) -> tuple[str, ...]:
     if onion is Onion.SINGLE:
         if single_layer not in SINGLE_LAYERS:
-            raise ConfigError(
-                f"a Single onion needs one layer of {', '.join(SINGLE_LAYERS)}"
-            )
+            raise ConfigError(f"a Single onion needs one layer of {', '.join(SINGLE_LAYERS)}")
         return (single_layer,)
     return STACKS[onion]
 

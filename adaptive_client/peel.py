@@ -53,8 +53,9 @@ def check_allowed(need: Need, mode: str) -> None:
         )
 
 
-def peel(control: psycopg.Connection[Any], table: TableMeta, oc: OnionColumn, to_layer: str,
-         mode: str) -> int:
+def peel(
+    control: psycopg.Connection[Any], table: TableMeta, oc: OnionColumn, to_layer: str, mode: str
+) -> int:
     """Peel one step at a time down to ``to_layer``; return rows rewritten (-1: no-op)."""
     total = -1
     while oc.layer != to_layer:
@@ -74,7 +75,9 @@ def peel(control: psycopg.Connection[Any], table: TableMeta, oc: OnionColumn, to
     return total
 
 
-def _client_peel(control: psycopg.Connection[Any], table: TableMeta, oc: OnionColumn, to: str) -> int:
+def _client_peel(
+    control: psycopg.Connection[Any], table: TableMeta, oc: OnionColumn, to: str
+) -> int:
     t0 = time.monotonic()
     tbl, col = sql.Identifier(table.anon), sql.Identifier(oc.anon)
     con = sql.Identifier("k_" + oc.anon)
@@ -91,8 +94,9 @@ def _client_peel(control: psycopg.Connection[Any], table: TableMeta, oc: OnionCo
         rows = 0
         with control.cursor(name=f"peel_{oc.anon}") as src, control.cursor() as dst:
             src.execute(
-                sql.SQL("SELECT ctid, {} FROM {} WHERE {} IS NOT NULL AND get_byte({}, 0) = 1")
-                .format(col, tbl, col, col)
+                sql.SQL(
+                    "SELECT ctid, {} FROM {} WHERE {} IS NOT NULL AND get_byte({}, 0) = 1"
+                ).format(col, tbl, col, col)
             )
             update = sql.SQL(
                 "UPDATE {} AS t SET {} = v.c FROM unnest(%s::tid[], %s::bytea[]) AS v(id, c) "
@@ -107,9 +111,9 @@ def _client_peel(control: psycopg.Connection[Any], table: TableMeta, oc: OnionCo
                 dst.execute(update, (ids, stripped))
                 rows += len(batch)
         control.execute(
-            sql.SQL("ALTER TABLE {} ADD CONSTRAINT {} CHECK (get_byte({}, 0) = {}) NOT VALID").format(
-                tbl, con, col, sql.Literal(TAGS[to])
-            )
+            sql.SQL(
+                "ALTER TABLE {} ADD CONSTRAINT {} CHECK (get_byte({}, 0) = {}) NOT VALID"
+            ).format(tbl, con, col, sql.Literal(TAGS[to]))
         )
         control.execute(
             "UPDATE adaptive.layers SET layer = %s, changed_at = now() "

@@ -19,7 +19,7 @@ class Stats:
     encryptions: Counter[str] = field(default_factory=Counter)
     decryptions: Counter[str] = field(default_factory=Counter)
     by_statement: dict[str, Counter[str]] = field(default_factory=dict)
-    crypto_seconds: Counter[str] = field(default_factory=Counter)
+    crypto_seconds: dict[str, float] = field(default_factory=dict)
     statements: Counter[str] = field(default_factory=Counter)
     peels: int = 0
     retries: int = 0
@@ -48,7 +48,8 @@ class Stats:
         try:
             yield
         finally:
-            self.crypto_seconds[self.current] += time.perf_counter() - t0
+            key = self.current
+            self.crypto_seconds[key] = self.crypto_seconds.get(key, 0.0) + time.perf_counter() - t0
 
     def reset(self) -> None:
         self.encryptions.clear()

@@ -53,7 +53,9 @@ def new_database(pg_cluster: str) -> Iterator[Callable[..., str]]:
     yield make
     with psycopg.connect(pg_cluster, autocommit=True) as c:
         for name in created:
-            c.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+            c.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
 
 
 @pytest.fixture(scope="session")

@@ -20,7 +20,9 @@ def test_up_is_idempotent_and_has_extensions(pg_cluster: str) -> None:
     assert cluster.up() == cluster.up()
     with psycopg.connect(cluster.dsn()) as conn:
         exts = {r[0] for r in conn.execute("SELECT extname FROM pg_extension")}
-        coll = conn.execute("SELECT datcollate FROM pg_database WHERE datname = current_database()").fetchone()
+        coll = conn.execute(
+            "SELECT datcollate FROM pg_database WHERE datname = current_database()"
+        ).fetchone()
     assert {"plpython3u", "pgcrypto"} <= exts
     assert coll == ("C",)
 
@@ -51,7 +53,7 @@ def test_port_taken(tmp_path: Path) -> None:
         other.init = lambda: None  # type: ignore[method-assign]
         other.initialized = lambda: True  # type: ignore[method-assign]
         other.running = lambda: False  # type: ignore[method-assign]
-        with pytest.raises(EmbeddedDbError, match="port .* is taken"):
+        with pytest.raises(EmbeddedDbError, match=r"port .* is taken"):
             other.up()
 
 

@@ -22,7 +22,9 @@ TYPES: dict[str, st.SearchStrategy[Any]] = {
     "smallint": st.integers(-(2**15), 2**15 - 1),
     "integer": st.integers(-(2**31), 2**31 - 1),
     "bigint": st.integers(-(2**63), 2**63 - 1),
-    "numeric(12,2)": st.decimals(min_value=Decimal("-9999999999.99"), max_value=Decimal("9999999999.99"), places=2),
+    "numeric(12,2)": st.decimals(
+        min_value=Decimal("-9999999999.99"), max_value=Decimal("9999999999.99"), places=2
+    ),
     "real": st.floats(width=32, allow_nan=False),
     "double precision": st.floats(allow_nan=False),
     "text": st.text(alphabet=st.characters(blacklist_characters="\x00"), max_size=40),
@@ -77,27 +79,46 @@ def test_numeric_rounding_and_sum_types() -> None:
 
 @pytest.mark.parametrize(
     ("t", "value"),
-    [("smallint", 2**15), ("integer", -(2**31) - 1), ("bigint", 2**63), ("numeric(4,1)", "1000.0"),
-     ("varchar(3)", "abcd"), ("double precision", float("nan")), ("numeric(5,2)", "NaN")],
+    [
+        ("smallint", 2**15),
+        ("integer", -(2**31) - 1),
+        ("bigint", 2**63),
+        ("numeric(4,1)", "1000.0"),
+        ("varchar(3)", "abcd"),
+        ("double precision", float("nan")),
+        ("numeric(5,2)", "NaN"),
+    ],
 )
 def test_out_of_domain(t: str, value: Any) -> None:
     with pytest.raises(ValueOutOfDomain):
         encoding_for(t).coerce(value)
 
 
-@pytest.mark.parametrize(("t", "value"), [("integer", "x1"), ("date", "yesterday"), ("boolean", 3),
-                                          ("timestamp", 5), ("text", object())])
+@pytest.mark.parametrize(
+    ("t", "value"),
+    [
+        ("integer", "x1"),
+        ("date", "yesterday"),
+        ("boolean", 3),
+        ("timestamp", 5),
+        ("text", object()),
+    ],
+)
 def test_bad_input(t: str, value: Any) -> None:
     with pytest.raises(EncodingError):
         encoding_for(t).coerce(value)
 
 
 def test_canonical_forms() -> None:
-    assert encoding_for("double precision").to_bytes(-0.0) == encoding_for("double precision").to_bytes(0.0)
+    assert encoding_for("double precision").to_bytes(-0.0) == encoding_for(
+        "double precision"
+    ).to_bytes(0.0)
     ch = encoding_for("char(4)")
     assert ch.coerce("ab") == "ab  " and ch.to_bytes("ab  ") == ch.to_bytes("ab")
     assert encoding_for("date").coerce("2020-02-29") == dt.date(2020, 2, 29)
-    assert encoding_for("timestamp").coerce("2020-02-29 01:02:03.5") == dt.datetime(2020, 2, 29, 1, 2, 3, 500000)
+    assert encoding_for("timestamp").coerce("2020-02-29 01:02:03.5") == dt.datetime(
+        2020, 2, 29, 1, 2, 3, 500000
+    )
 
 
 def test_parse_types() -> None:

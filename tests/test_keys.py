@@ -6,7 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from adaptive_client.errors import InvalidMasterKey, MasterKeyMissing, MetadataTampered, WrongMasterKey
+from adaptive_client.errors import (
+    InvalidMasterKey,
+    MasterKeyMissing,
+    MetadataTampered,
+    WrongMasterKey,
+)
 from adaptive_client.keys import MasterKey, RootKeys, load_master_key
 
 

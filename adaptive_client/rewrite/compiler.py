@@ -14,8 +14,8 @@ client; anything else raises :class:`UnsupportedQuery` naming the construct.
 from __future__ import annotations
 
 import datetime as _dt
-from contextvars import ContextVar
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from decimal import Decimal
 from itertools import count
 from typing import Any
@@ -30,15 +30,24 @@ from ..errors import (
     UnsupportedQuery,
 )
 from ..metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
-from ..onions import Cap, Onion, capabilities
+from ..onions import Cap, capabilities
 from .numeric import pg_avg
 from .params import escape_percent
 from .plan import Compiled, Need, Output, ParamBuilder, Params, RmwUpdate, RowFn, SortKey
 
 _OIDS = {
-    "smallint": 21, "integer": 23, "bigint": 20, "numeric": 1700, "real": 700,
-    "double precision": 701, "text": 25, "varchar": 1043, "char": 1042, "date": 1082,
-    "timestamp": 1114, "boolean": 16,
+    "smallint": 21,
+    "integer": 23,
+    "bigint": 20,
+    "numeric": 1700,
+    "real": 700,
+    "double precision": 701,
+    "text": 25,
+    "varchar": 1043,
+    "char": 1042,
+    "date": 1082,
+    "timestamp": 1114,
+    "boolean": 16,
 }
 
 
@@ -51,7 +60,9 @@ def _unsupported(node: exp.Expression, what: str | None = None) -> UnsupportedQu
     text = node.sql("postgres")
     if len(text) > 80:
         text = text[:77] + "..."
-    return UnsupportedQuery(f"not supported over encrypted columns: {construct} in `{text}`", construct)
+    return UnsupportedQuery(
+        f"not supported over encrypted columns: {construct} in `{text}`", construct
+    )
 
 
 class _Ref:
@@ -137,7 +148,7 @@ class Compiler:
             if key.startswith("u") and key[1:].isdigit():
                 idx = int(key[1:])
                 return lambda p: p[idx]  # type: ignore[index]
-            return lambda p: p[key]  # type: ignore[index]
+            return lambda p: p[key]  # type: ignore[call-overload]
         if isinstance(node, exp.Null):
             return lambda p: None
         if isinstance(node, exp.Literal | exp.Boolean):
@@ -178,8 +189,7 @@ class Compiler:
                 f"below its floor {floor_hit.floor}"
             )
         raise UnsupportedQuery(
-            f"{ref.table.name}.{col.name} ({col.type.sql()}) has no onion offering "
-            f"{cap.value}",
+            f"{ref.table.name}.{col.name} ({col.type.sql()}) has no onion offering {cap.value}",
             cap.value,
         )
 
@@ -271,9 +281,14 @@ class Compiler:
     def comparison(self, scope: Scope, node: exp.Expression, cap: Cap) -> exp.Expression:
         left, right = node.this, node.expression
         lref, rref = self._column_side(scope, left), self._column_side(scope, right)
-        op = type(node)
+        op: Any = type(node)
         if lref is None and rref is not None:
-            flipped = {exp.GT: exp.LT, exp.LT: exp.GT, exp.GTE: exp.LTE, exp.LTE: exp.GTE}
+            flipped: dict[Any, Any] = {
+                exp.GT: exp.LT,
+                exp.LT: exp.GT,
+                exp.GTE: exp.LTE,
+                exp.LTE: exp.GTE,
+            }
             op = flipped.get(op, op)
             left, right, lref, rref = right, left, rref, lref
         if lref is None:
@@ -282,14 +297,19 @@ class Compiler:
                 return op(this=self.param(lv), expression=self.param(rv))
             raise _unsupported(node, "comparison of expressions")
         if rref is not None:
-            return op(this=self.col_vs_col(lref, rref, cap)[0], expression=self.col_vs_col(lref, rref, cap)[1])
+            return op(
+                this=self.col_vs_col(lref, rref, cap)[0],
+                expression=self.col_vs_col(lref, rref, cap)[1],
+            )
         value = self.value_of(right)
         if value is None:
             raise _unsupported(node, "comparison with a non-constant expression")
         oc = self.require(lref, cap)
         if cap is Cap.ORD:
             self._exact_order(lref, oc, node)
-        return op(this=self.col_expr(lref, oc), expression=self.encrypted_param(lref, oc, cap, value))
+        return op(
+            this=self.col_expr(lref, oc), expression=self.encrypted_param(lref, oc, cap, value)
+        )
 
     def col_vs_col(self, a: _Ref, b: _Ref, cap: Cap) -> tuple[exp.Column, exp.Column]:
         oa, ob = self.require(a, cap), self.require(b, cap)
@@ -396,8 +416,12 @@ class Compiler:
 
     # -- projections (values computed on the client) ---------------------------------------
     def value_expr(
-        self, scope: Scope, node: exp.Expression, select: list[exp.Expression],
-        grouped: dict[int, OnionColumn], distinct: bool = False,
+        self,
+        scope: Scope,
+        node: exp.Expression,
+        select: list[exp.Expression],
+        grouped: dict[int, OnionColumn],
+        distinct: bool = False,
     ) -> tuple[RowFn, str, int]:
         """(function of the server row giving the value, output name, type OID)."""
         if isinstance(node, exp.Alias):
@@ -413,7 +437,11 @@ class Compiler:
                 grouped[id(ref.column)] = oc
             idx = self.add_select(select, self.col_expr(ref, oc))
             col = ref.column
-            return (lambda row: recipes.decrypt(col, oc, row[idx])), col.name, _OIDS.get(col.type.name, 25)
+            return (
+                (lambda row: recipes.decrypt(col, oc, row[idx])),
+                col.name,
+                _OIDS.get(col.type.name, 25),
+            )
         if isinstance(node, exp.Count):
             return self.count(scope, node, select)
         if isinstance(node, exp.Sum | exp.Avg):
@@ -430,7 +458,7 @@ class Compiler:
             op = _ARITH[type(node)]
             return (lambda row: _apply(op, lf(row), rf(row))), "?column?", max(loid, roid)
         if isinstance(node, exp.Neg):
-            f, name, oid = self.value_expr(scope, node.this, select, grouped)
+            f, _, oid = self.value_expr(scope, node.this, select, grouped)
             return (lambda row: None if (v := f(row)) is None else -v), "?column?", oid
         raise _unsupported(node, f"{type(node).__name__} in the select list")
 
@@ -443,7 +471,9 @@ class Compiler:
         select.append(node)
         return len(select) - 1
 
-    def count(self, scope: Scope, node: exp.Count, select: list[exp.Expression]) -> tuple[RowFn, str, int]:
+    def count(
+        self, scope: Scope, node: exp.Count, select: list[exp.Expression]
+    ) -> tuple[RowFn, str, int]:
         arg = node.this
         if isinstance(arg, exp.Star) or arg is None:
             idx = self.add_select(select, exp.Count(this=exp.Star()))
@@ -453,7 +483,9 @@ class Compiler:
             if ref is None:
                 raise _unsupported(node, "COUNT(DISTINCT expression)")
             oc = self.require(ref, Cap.EQ)
-            idx = self.add_select(select, exp.Count(this=exp.Distinct(expressions=[self.col_expr(ref, oc)])))
+            idx = self.add_select(
+                select, exp.Count(this=exp.Distinct(expressions=[self.col_expr(ref, oc)]))
+            )
         else:
             ref = self._column_side(scope, arg)
             if ref is None:
@@ -462,7 +494,9 @@ class Compiler:
             idx = self.add_select(select, exp.Count(this=self.col_expr(ref, oc)))
         return (lambda row: row[idx]), "count", 20
 
-    def sum_avg(self, scope: Scope, node: exp.Expression, select: list[exp.Expression]) -> tuple[RowFn, str, int]:
+    def sum_avg(
+        self, scope: Scope, node: exp.Expression, select: list[exp.Expression]
+    ) -> tuple[RowFn, str, int]:
         arg = node.this
         if isinstance(arg, exp.Distinct):
             raise _unsupported(node, f"{type(node).__name__.upper()}(DISTINCT ...)")
@@ -477,7 +511,9 @@ class Compiler:
             summed: RowFn = lambda row: row[sidx]  # noqa: E731
         else:
             n2 = Decimal(oc.hom.n2)
-            call = exp.Anonymous(this="adaptive.hom_sum", expressions=[cexp, self.param(lambda p: n2)])
+            call = exp.Anonymous(
+                this="adaptive.hom_sum", expressions=[cexp, self.param(lambda p: n2)]
+            )
             sidx = self.add_select(select, call)
             summed = lambda row: recipes.hom_sum(col, oc, row[sidx])  # noqa: E731
         if isinstance(node, exp.Sum):
@@ -485,7 +521,9 @@ class Compiler:
         cidx = self.add_select(select, exp.Count(this=cexp))
         return (lambda row: pg_avg(summed(row), row[cidx], col.type)), "avg", 1700
 
-    def min_max(self, scope: Scope, node: exp.Expression, select: list[exp.Expression]) -> tuple[RowFn, str, int]:
+    def min_max(
+        self, scope: Scope, node: exp.Expression, select: list[exp.Expression]
+    ) -> tuple[RowFn, str, int]:
         ref = self._column_side(scope, node.this)
         if ref is None:
             raise _unsupported(node, f"{type(node).__name__.upper()} over an expression")
@@ -500,7 +538,11 @@ class Compiler:
         idx = self.add_select(select, agg)
         if oc.innermost == "PLAIN":
             return (lambda row: row[idx]), name, _OIDS.get(col.type.name, 25)
-        return (lambda row: recipes.ope_value(col, oc, row[idx])), name, _OIDS.get(col.type.name, 25)
+        return (
+            (lambda row: recipes.ope_value(col, oc, row[idx])),
+            name,
+            _OIDS.get(col.type.name, 25),
+        )
 
 
 _ARITH: dict[type, Callable[[Any, Any], Any]] = {
@@ -534,7 +576,9 @@ def _apply(op: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
         return None
     if isinstance(a, _dt.date) or isinstance(b, _dt.date):
         raise UnsupportedQuery("date arithmetic on the client", "date arithmetic")
-    if isinstance(a, Decimal) and isinstance(b, float) or isinstance(a, float) and isinstance(b, Decimal):
+    if (isinstance(a, Decimal) and isinstance(b, float)) or (
+        isinstance(a, float) and isinstance(b, Decimal)
+    ):
         return op(float(a), float(b))
     return op(a, b)
 

@@ -55,7 +55,9 @@ def normalize_placeholders(sql: str) -> tuple[str, int, bool]:
         i += 1
     out.append(sql[pos:])
     if count and named:
-        raise UnsupportedQuery("a statement cannot mix %s and %(name)s placeholders", "placeholders")
+        raise UnsupportedQuery(
+            "a statement cannot mix %s and %(name)s placeholders", "placeholders"
+        )
     return "".join(out), count, named
 
 

@@ -15,8 +15,21 @@ from .compiler import Compiler, Scope, _unsupported, server_sql
 from .plan import Compiled, Output, ParamBuilder, Params, RmwUpdate, RowFn, SortKey
 
 _SELECT_ARGS_OK = {
-    "expressions", "from_", "joins", "where", "group", "having", "order", "limit", "offset",
-    "distinct", "kind", "hint", "locks", "exclude", "operation_modifiers",
+    "expressions",
+    "from_",
+    "joins",
+    "where",
+    "group",
+    "having",
+    "order",
+    "limit",
+    "offset",
+    "distinct",
+    "kind",
+    "hint",
+    "locks",
+    "exclude",
+    "operation_modifiers",
 }
 
 
@@ -40,7 +53,9 @@ def compile_statement(catalog: Catalog, stmt: exp.Expression, peel_mode: str) ->
 # -- SELECT ------------------------------------------------------------------------------
 
 
-def _from(c: Compiler, scope: Scope, stmt: exp.Expression) -> tuple[exp.Expression | None, list[exp.Join]]:
+def _from(
+    c: Compiler, scope: Scope, stmt: exp.Expression
+) -> tuple[exp.Expression | None, list[exp.Join]]:
     from_ = stmt.args.get("from_")
     if from_ is None:
         return None, []
@@ -155,7 +170,13 @@ def _select(c: Compiler, stmt: exp.Select) -> Compiled:
             elif isinstance(key, exp.Count):
                 fn, _, _ = c.value_expr(scope, key, select_list, grouped)
                 idx = len(select_list) - 1
-                server_keys.append(exp.Ordered(this=exp.Literal.number(_pos(select_list, key, c)), desc=desc, nulls_first=nulls_first))
+                server_keys.append(
+                    exp.Ordered(
+                        this=exp.Literal.number(_pos(select_list, key, c)),
+                        desc=desc,
+                        nulls_first=nulls_first,
+                    )
+                )
                 client_sort.append(SortKey(fn, desc, nulls_first))
                 _ = idx
             else:
@@ -179,9 +200,10 @@ def _select(c: Compiler, stmt: exp.Select) -> Compiled:
             raise _unsupported(stmt, "non-constant LIMIT/OFFSET")
         plan.client_limit = (lim, off)
         if lim is not None:
-            total: ParamBuilder = (
-                (lambda p: _int(lim(p)) + (_int(off(p)) if off else 0))  # type: ignore[misc]
-            )
+
+            def total(p: Params, lim: ParamBuilder = lim, off: ParamBuilder | None = off) -> int:
+                return _int(lim(p)) + (_int(off(p)) if off else 0)
+
             out.set(
                 "limit",
                 exp.Fetch(
@@ -226,7 +248,9 @@ def _pos(select_list: list[exp.Expression], node: exp.Expression, c: Compiler) -
     return len(select_list)
 
 
-def _by_position(node: exp.Expression, items: list[exp.Expression], aliases: bool = False) -> exp.Expression:
+def _by_position(
+    node: exp.Expression, items: list[exp.Expression], aliases: bool = False
+) -> exp.Expression:
     """Resolve ORDER BY / GROUP BY ``1`` and output-alias references to the item."""
     if isinstance(node, exp.Literal) and not node.is_string:
         i = int(node.this)
@@ -241,7 +265,9 @@ def _by_position(node: exp.Expression, items: list[exp.Expression], aliases: boo
     return node
 
 
-def _having(c: Compiler, scope: Scope, node: exp.Expression, select_list: list[exp.Expression]) -> exp.Expression:
+def _having(
+    c: Compiler, scope: Scope, node: exp.Expression, select_list: list[exp.Expression]
+) -> exp.Expression:
     if isinstance(node, exp.And | exp.Or):
         return type(node)(
             this=_having(c, scope, node.this, select_list),
@@ -250,7 +276,7 @@ def _having(c: Compiler, scope: Scope, node: exp.Expression, select_list: list[e
     if isinstance(node, exp.Not | exp.Paren):
         return type(node)(this=_having(c, scope, node.this, select_list))
     if isinstance(node, exp.EQ | exp.NEQ | exp.GT | exp.GTE | exp.LT | exp.LTE):
-        sides = []
+        sides: list[exp.Expression] = []
         for side in (node.this, node.expression):
             if isinstance(side, exp.Count):
                 arg = side.this
@@ -261,10 +287,18 @@ def _having(c: Compiler, scope: Scope, node: exp.Expression, select_list: list[e
                     ref = c._column_side(scope, inner)
                     if ref is None:
                         raise _unsupported(side, "HAVING COUNT(expression)")
-                    oc = c.require(ref, Cap.EQ) if isinstance(arg, exp.Distinct) else recipes.onion_order(ref.column)[0]
+                    oc = (
+                        c.require(ref, Cap.EQ)
+                        if isinstance(arg, exp.Distinct)
+                        else recipes.onion_order(ref.column)[0]
+                    )
                     col = c.col_expr(ref, oc)
                     sides.append(
-                        exp.Count(this=exp.Distinct(expressions=[col]) if isinstance(arg, exp.Distinct) else col)
+                        exp.Count(
+                            this=exp.Distinct(expressions=[col])
+                            if isinstance(arg, exp.Distinct)
+                            else col
+                        )
                     )
             else:
                 v = c.value_of(side)
@@ -307,8 +341,12 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
     for tup in values.expressions:
         exprs = tup.expressions if isinstance(tup, exp.Tuple) else [tup]
         if len(exprs) != len(cols):
-            raise UnsupportedQuery("INSERT has more expressions than target columns" if len(exprs) > len(cols)
-                                   else "INSERT has more target columns than expressions", "INSERT arity")
+            raise UnsupportedQuery(
+                "INSERT has more expressions than target columns"
+                if len(exprs) > len(cols)
+                else "INSERT has more target columns than expressions",
+                "INSERT arity",
+            )
         given: dict[str, ParamBuilder | None] = {}
         for name, e in zip(cols, exprs, strict=True):
             if isinstance(e, exp.Var) and e.name.upper() == "DEFAULT":
@@ -322,8 +360,7 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
         for col, oc in storage:
             v = given.get(col.name)
             if v is None:
-                default = col.default
-                v = (lambda p, d=default: d)  # type: ignore[misc]
+                v = _constant(col.default)
             row_params.append(c.param(_encrypting(col, oc, v)))
         rows.append(exp.Tuple(expressions=row_params))
     target = exp.Schema(
@@ -336,6 +373,10 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
     plan.sql = server_sql(out)
     plan.params = c.params
     return plan
+
+
+def _constant(value: Any) -> ParamBuilder:
+    return lambda p: value
 
 
 def _encrypting(col: ColumnMeta, oc: OnionColumn, v: ParamBuilder) -> ParamBuilder:
@@ -351,7 +392,9 @@ def _encrypting(col: ColumnMeta, oc: OnionColumn, v: ParamBuilder) -> ParamBuild
     return build
 
 
-def _returning(c: Compiler, stmt: exp.Expression, out: exp.Expression, plan: Compiled, meta: Any) -> None:
+def _returning(
+    c: Compiler, stmt: exp.Expression, out: exp.Expression, plan: Compiled, meta: Any
+) -> None:
     ret = stmt.args.get("returning")
     if not ret:
         return
@@ -411,7 +454,7 @@ def _update(c: Compiler, stmt: exp.Update) -> Compiled:
         if v is not None:
             constant.append((col, v))
         elif isinstance(a.expression, exp.Var) and a.expression.name.upper() == "DEFAULT":
-            constant.append((col, lambda p, d=col.default: d))  # type: ignore[misc]
+            constant.append((col, _constant(col.default)))
         else:
             computed.append((col, a.expression))
     if not computed:
@@ -419,18 +462,28 @@ def _update(c: Compiler, stmt: exp.Update) -> Compiled:
         for col, v in constant:
             for oc in col.onions.values():
                 sets.append(
-                    exp.EQ(this=exp.column(oc.anon, quoted=True), expression=c.param(_encrypting(col, oc, v)))
+                    exp.EQ(
+                        this=exp.column(oc.anon, quoted=True),
+                        expression=c.param(_encrypting(col, oc, v)),
+                    )
                 )
         out = exp.Update(this=table, expressions=sets)
         if pred is not None:
             out.set("where", exp.Where(this=pred))
-        return Compiled(kind="update", sql=server_sql(out), params=c.params, statement_type="UPDATE")
+        return Compiled(
+            kind="update", sql=server_sql(out), params=c.params, statement_type="UPDATE"
+        )
     return _rmw_update(c, scope, meta, table, pred, constant, computed)
 
 
 def _rmw_update(
-    c: Compiler, scope: Scope, meta: Any, table: exp.Expression, pred: exp.Expression | None,
-    constant: list[tuple[ColumnMeta, ParamBuilder]], computed: list[tuple[ColumnMeta, exp.Expression]],
+    c: Compiler,
+    scope: Scope,
+    meta: Any,
+    table: exp.Expression,
+    pred: exp.Expression | None,
+    constant: list[tuple[ColumnMeta, ParamBuilder]],
+    computed: list[tuple[ColumnMeta, exp.Expression]],
 ) -> Compiled:
     """SET x = f(row): SELECT ... FOR UPDATE the rows, compute on the client, write back."""
     select_list: list[exp.Expression] = [exp.column("ctid", table=scope.entries[0][2])]

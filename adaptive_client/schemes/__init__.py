@@ -11,9 +11,7 @@ from .plain import PLAIN
 from .rnd import RND
 from .search import SEARCH
 
-SCHEMES: dict[str, type[Scheme]] = {
-    cls.name: cls for cls in (RND, DET, OPE, HOM, SEARCH, PLAIN)
-}
+SCHEMES: dict[str, type[Scheme]] = {cls.name: cls for cls in (RND, DET, OPE, HOM, SEARCH, PLAIN)}
 
 
 def scheme_class(name: str) -> type[Scheme]:

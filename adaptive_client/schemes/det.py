@@ -22,7 +22,9 @@ from .base import Scheme
 class DET(Scheme):
     name: ClassVar[str] = "DET"
     tag: ClassVar[int] = 0x02
-    operators: ClassVar[frozenset[str]] = frozenset({"=", "<>", "IN", "GROUP BY", "DISTINCT", "JOIN"})
+    operators: ClassVar[frozenset[str]] = frozenset(
+        {"=", "<>", "IN", "GROUP BY", "DISTINCT", "JOIN"}
+    )
     strength: ClassVar[int] = 2
     key_size: ClassVar[int] = 32
 

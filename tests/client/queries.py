@@ -32,14 +32,29 @@ def queries() -> list[Q]:
     add(Q("SELECT * FROM dept WHERE id = 5"))
     # equality on every type, constants in text and as parameters
     eqs = [
-        ("dept", "7"), ("dept", "%s"), ("name", "'Ann Bobson'"), ("name", "%s"),
-        ("salary", "100.50"), ("salary", "%s"), ("bonus", "-5"), ("bonus", "%s"),
-        ("hired", "'2001-02-03'"), ("hired", "%s"), ("score", "3.25"), ("score", "-1.5"),
-        ("active", "true"), ("active", "%s"), ("note", "'alpha bravo'"),
+        ("dept", "7"),
+        ("dept", "%s"),
+        ("name", "'Ann Bobson'"),
+        ("name", "%s"),
+        ("salary", "100.50"),
+        ("salary", "%s"),
+        ("bonus", "-5"),
+        ("bonus", "%s"),
+        ("hired", "'2001-02-03'"),
+        ("hired", "%s"),
+        ("score", "3.25"),
+        ("score", "-1.5"),
+        ("active", "true"),
+        ("active", "%s"),
+        ("note", "'alpha bravo'"),
     ]
     params = {
-        "dept": (12,), "name": ("Kim Louson",), "salary": (Decimal("1234.00"),),
-        "bonus": (17,), "hired": (dt.date(2003, 3, 3),), "active": (False,),
+        "dept": (12,),
+        "name": ("Kim Louson",),
+        "salary": (Decimal("1234.00"),),
+        "bonus": (17,),
+        "hired": (dt.date(2003, 3, 3),),
+        "active": (False,),
     }
     for col, val in eqs:
         p = params[col] if val == "%s" else ()
@@ -47,9 +62,16 @@ def queries() -> list[Q]:
         add(Q(f"SELECT COUNT(*) FROM emp WHERE {col} <> {val}", p))
     # ranges
     ranges = [
-        ("id", "9990"), ("dept", "20"), ("salary", "10000"), ("salary", "-10.5"), ("bonus", "0"),
-        ("hired", "'2010-06-30'"), ("updated", "'2021-07-01 12:00:00'"), ("score", "0"),
-        ("hired", "%s"), ("updated", "%s"),
+        ("id", "9990"),
+        ("dept", "20"),
+        ("salary", "10000"),
+        ("salary", "-10.5"),
+        ("bonus", "0"),
+        ("hired", "'2010-06-30'"),
+        ("updated", "'2021-07-01 12:00:00'"),
+        ("score", "0"),
+        ("hired", "%s"),
+        ("updated", "%s"),
     ]
     rparams = {"hired": (dt.date(1999, 12, 31),), "updated": (dt.datetime(2022, 2, 2, 2, 2, 2, 5),)}
     for col, val in ranges:
@@ -57,7 +79,9 @@ def queries() -> list[Q]:
         for op in ("<", "<=", ">", ">="):
             if op in ("<", ">=") or val != "%s":
                 add(Q(f"SELECT COUNT(*) FROM emp WHERE {col} {op} {val}", p))
-        add(Q(f"SELECT id, {col} FROM emp WHERE {col} > {val} ORDER BY {col}, id LIMIT 15", p, True))
+        add(
+            Q(f"SELECT id, {col} FROM emp WHERE {col} > {val} ORDER BY {col}, id LIMIT 15", p, True)
+        )
     # BETWEEN, IN, IS NULL, boolean logic
     add(Q("SELECT id FROM emp WHERE id BETWEEN 100 AND 120 ORDER BY id", (), True))
     add(Q("SELECT id FROM emp WHERE salary BETWEEN %s AND %s", (Decimal("10"), Decimal("20"))))
@@ -82,7 +106,13 @@ def queries() -> list[Q]:
         add(Q(f"SELECT id, {col} FROM emp ORDER BY {col}, id LIMIT 25", (), True))
         add(Q(f"SELECT id, {col} FROM emp ORDER BY {col} DESC, id DESC LIMIT 25", (), True))
     add(Q("SELECT id, name FROM emp WHERE dept = 4 ORDER BY name, id", (), True))
-    add(Q("SELECT id, name FROM emp WHERE dept = 4 ORDER BY name DESC, id LIMIT 7 OFFSET 3", (), True))
+    add(
+        Q(
+            "SELECT id, name FROM emp WHERE dept = 4 ORDER BY name DESC, id LIMIT 7 OFFSET 3",
+            (),
+            True,
+        )
+    )
     add(Q("SELECT id FROM emp WHERE dept = 9 ORDER BY id DESC LIMIT 1", (), True))
     add(Q("SELECT id, salary FROM emp ORDER BY salary DESC NULLS LAST, id LIMIT 10", (), True))
     add(Q("SELECT id, hired FROM emp ORDER BY hired NULLS FIRST, id LIMIT 10", (), True))
@@ -122,15 +152,30 @@ def queries() -> list[Q]:
     add(Q("SELECT DISTINCT region FROM dept"))
     # joins
     add(Q("SELECT e.id, d.dname FROM emp e JOIN dept d ON e.dept = d.id WHERE e.id < 200"))
-    add(Q("SELECT e.id, d.dname FROM emp AS e JOIN dept AS d ON e.dept = d.id "
-          "WHERE d.region = 'north' ORDER BY e.id LIMIT 30", (), True))
+    add(
+        Q(
+            "SELECT e.id, d.dname FROM emp AS e JOIN dept AS d ON e.dept = d.id "
+            "WHERE d.region = 'north' ORDER BY e.id LIMIT 30",
+            (),
+            True,
+        )
+    )
     add(Q("SELECT e.id, d.region FROM emp e LEFT JOIN dept d ON e.dept = d.id WHERE e.id < 300"))
     add(Q("SELECT COUNT(*) FROM emp e, dept d WHERE e.dept = d.id AND d.budget > 0"))
     add(Q("SELECT d.id, COUNT(*) FROM dept d JOIN emp e ON d.id = e.dept GROUP BY d.id"))
-    add(Q("SELECT COUNT(DISTINCT e.dept) FROM emp e, dept d WHERE e.id < %s AND e.id >= %s "
-          "AND d.id = e.dept AND d.budget < %s", (5000, 4000, 10**11)))
-    add(Q("SELECT emp.name FROM emp JOIN dept ON emp.dept = dept.id WHERE dept.id = 3 "
-          "AND emp.id < 1000"))
+    add(
+        Q(
+            "SELECT COUNT(DISTINCT e.dept) FROM emp e, dept d WHERE e.id < %s AND e.id >= %s "
+            "AND d.id = e.dept AND d.budget < %s",
+            (5000, 4000, 10**11),
+        )
+    )
+    add(
+        Q(
+            "SELECT emp.name FROM emp JOIN dept ON emp.dept = dept.id WHERE dept.id = 3 "
+            "AND emp.id < 1000"
+        )
+    )
     # whole-word search
     for w in ("alpha", "echo", "india", "zulu"):
         add(Q(f"SELECT id FROM emp WHERE note ~ '\\m{w}\\M'"))
@@ -148,9 +193,12 @@ def queries() -> list[Q]:
 def dml() -> list[Q]:
     """Writes applied to both databases, in order; contents are compared afterwards."""
     return [
-        Q("INSERT INTO emp (id, name, dept, salary, bonus, hired, updated, score, active, note) "
-          "VALUES (20001, 'New Person', 3, 10.10, 5, '2024-01-02', '2024-01-02 03:04:05.678', 1.5, "
-          "true, 'hotel india')"),
+        Q(
+            "INSERT INTO emp (id, name, dept, salary, bonus, hired, updated, score, active, note) "
+            "VALUES (20001, 'New Person', 3, 10.10, 5, '2024-01-02', "
+            "'2024-01-02 03:04:05.678', 1.5, "
+            "true, 'hotel india')"
+        ),
         Q("INSERT INTO emp (id, name) VALUES (%s, %s), (%s, %s)", (20002, "Two", 20003, "Three")),
         Q("INSERT INTO emp VALUES (20004, 'Four', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)"),
         Q("UPDATE emp SET dept = 4 WHERE id = 20002"),

@@ -52,15 +52,21 @@ N_EMP = int(os.environ.get("ADAPTIVE_DIFF_ROWS", "10000"))
 N_DEPT = 40
 
 # Values that must never appear in the encrypted database's dump.
-MARKERS = ["Zyxwvut-marker-%d" % i for i in range(5)]
+MARKERS = [f"Zyxwvut-marker-{i}" for i in range(5)]
 
 
 def dept_rows() -> list[tuple[Any, ...]]:
     rng = random.Random(7)
     rows = []
     for i in range(1, N_DEPT + 1):
-        rows.append((i, f"Dept {i:02d}", rng.choice([None, rng.randint(-10**12, 10**12)]),
-                     rng.choice(REGIONS)))
+        rows.append(
+            (
+                i,
+                f"Dept {i:02d}",
+                rng.choice([None, rng.randint(-(10**12), 10**12)]),
+                rng.choice(REGIONS),
+            )
+        )
     return rows
 
 
@@ -75,8 +81,10 @@ def emp_rows() -> list[tuple[Any, ...]]:
         bonus = rng.randint(-1000, 1000) if rng.random() > 0.3 else None
         hired = base + dt.timedelta(days=rng.randint(-3000, 9000)) if rng.random() > 0.05 else None
         updated = (
-            dt.datetime(2020, 1, 1) + dt.timedelta(seconds=rng.randint(0, 10**8), microseconds=rng.randint(0, 999999))
-            if rng.random() > 0.05 else None
+            dt.datetime(2020, 1, 1)
+            + dt.timedelta(seconds=rng.randint(0, 10**8), microseconds=rng.randint(0, 999999))
+            if rng.random() > 0.05
+            else None
         )
         score = rng.choice([None, 0.0, -1.5, 3.25, float(rng.randint(-100, 100)) / 8])
         active = rng.choice([True, False, None])

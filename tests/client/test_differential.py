@@ -44,14 +44,18 @@ def _rows(rows: list[tuple[Any, ...]], ordered: bool) -> list[tuple[Any, ...]]:
     return out if ordered else sorted(out)
 
 
-def run_both(plain: psycopg.Connection[Any], enc: adaptive_client.Connection, q: Q) -> tuple[Any, Any]:
+def run_both(
+    plain: psycopg.Connection[Any], enc: adaptive_client.Connection, q: Q
+) -> tuple[Any, Any]:
     expected = plain.execute(q.sql, q.params or None).fetchall()
     got = enc.execute(q.sql, q.params or None).fetchall()
     return _rows(expected, q.ordered), _rows(got, q.ordered)
 
 
 class Pair:
-    def __init__(self, plain: psycopg.Connection[Any], enc: adaptive_client.Connection, dsn: str) -> None:
+    def __init__(
+        self, plain: psycopg.Connection[Any], enc: adaptive_client.Connection, dsn: str
+    ) -> None:
         self.plain, self.enc, self.enc_dsn = plain, enc, dsn
 
 
@@ -59,8 +63,9 @@ def _load(new_database: Any, master_key: Any, peel: str) -> Iterator[Pair]:
     plain_dsn = new_database("plain")
     enc_dsn = new_database("enc")
     plain = psycopg.connect(plain_dsn, autocommit=True)
-    enc = adaptive_client.connect(enc_dsn, master_key=master_key, config=CONFIG, peel=peel,
-                                  autocommit=True)
+    enc = adaptive_client.connect(
+        enc_dsn, master_key=master_key, config=CONFIG, peel=peel, autocommit=True
+    )
     for stmt in DDL:
         plain.execute(stmt)
         enc.execute(stmt)
@@ -127,10 +132,19 @@ def test_dump_has_no_plaintext(pair: Pair, pg_cluster: Any) -> None:
 
     info = psycopg.conninfo.conninfo_to_dict(pair.enc_dsn)
     dump = subprocess.run(
-        [str(find_bindir() / "pg_dump"), "-h", str(info.get("host", "127.0.0.1")),
-         "-p", str(info.get("port", 5432)), "-U", str(info.get("user", "postgres")),
-         str(info["dbname"])],
-        capture_output=True, text=True, check=True,
+        [
+            str(find_bindir() / "pg_dump"),
+            "-h",
+            str(info.get("host", "127.0.0.1")),
+            "-p",
+            str(info.get("port", 5432)),
+            "-U",
+            str(info.get("user", "postgres")),
+            str(info["dbname"]),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     assert len(dump) > 100_000
     for needle in [*MARKERS, "dname", "salary", "hired", "emp_dept_idx", "Bobson"]:

@@ -39,12 +39,18 @@ def _snapshot(dsn: str) -> tuple[Any, ...]:
 
 
 @pytest.fixture()
-def acct(new_database: Any, master_key: MasterKey) -> Iterator[tuple[adaptive_client.Connection, str]]:
+def acct(
+    new_database: Any, master_key: MasterKey
+) -> Iterator[tuple[adaptive_client.Connection, str]]:
     dsn = new_database("err")
     conn = adaptive_client.connect(dsn, master_key=master_key, config=CONFIG, autocommit=True)
-    conn.execute("CREATE TABLE acct (id integer PRIMARY KEY, owner text, balance integer, opened date, nick text)")
     conn.execute(
-        "INSERT INTO acct VALUES (1, 'ann', 10, '2020-01-01', 'a'), (2, 'bob', 20, '2021-01-01', 'b'), "
+        "CREATE TABLE acct (id integer PRIMARY KEY, owner text, balance integer, opened date, "
+        "nick text)"
+    )
+    conn.execute(
+        "INSERT INTO acct VALUES (1, 'ann', 10, '2020-01-01', 'a'), "
+        "(2, 'bob', 20, '2021-01-01', 'b'), "
         "(3, 'cid', NULL, NULL, NULL)"
     )
     yield conn, dsn
@@ -64,7 +70,9 @@ def acct(new_database: Any, master_key: MasterKey) -> Iterator[tuple[adaptive_cl
         ("SELEC id FROM acct", None),
     ],
 )
-def test_unsupported_names_construct_and_changes_nothing(acct: Any, sql: str, construct: str | None) -> None:
+def test_unsupported_names_construct_and_changes_nothing(
+    acct: Any, sql: str, construct: str | None
+) -> None:
     conn, dsn = acct
     before = _snapshot(dsn)
     with pytest.raises(UnsupportedQuery) as info:
@@ -132,7 +140,9 @@ def test_master_key_from_environment(acct: Any, master_key: MasterKey, monkeypat
 
 def test_primary_key_is_enforced_and_indexed(new_database: Any, master_key: MasterKey) -> None:
     dsn = new_database("pk")
-    cfg = {"tables": {"big": {"id": {"onions": ["Eq"]}, "v": {"onions": ["Single"], "layer": "RND"}}}}
+    cfg = {
+        "tables": {"big": {"id": {"onions": ["Eq"]}, "v": {"onions": ["Single"], "layer": "RND"}}}
+    }
     with adaptive_client.connect(dsn, master_key=master_key, config=cfg, autocommit=True) as conn:
         conn.execute("CREATE TABLE big (id integer PRIMARY KEY, v integer)")
         with conn.transaction():
@@ -143,11 +153,17 @@ def test_primary_key_is_enforced_and_indexed(new_database: Any, master_key: Mast
             conn.execute("INSERT INTO big VALUES (5, 1)")
         assert conn.execute("SELECT v FROM big WHERE id = %s", (4242,)).fetchall() == [(29694,)]
         anon = conn.catalog.table("big").anon
-        eq_col = conn.catalog.table("big").column("id").onions[next(iter(conn.catalog.table("big").column("id").onions))].anon
+        eq_col = (
+            conn.catalog.table("big")
+            .column("id")
+            .onions[next(iter(conn.catalog.table("big").column("id").onions))]
+            .anon
+        )
     with psycopg.connect(dsn) as raw:
         raw.execute(f'ANALYZE "{anon}"')
         plan = "\n".join(
-            r[0] for r in raw.execute(
+            r[0]
+            for r in raw.execute(
                 f'EXPLAIN SELECT * FROM "{anon}" WHERE "{eq_col}" = %s', (b"\x02" + b"\x00" * 16,)
             )
         )

@@ -19,13 +19,29 @@ KEY = bytes(range(32))
 VALUES: dict[str, list[Any]] = {
     "bigint": [-(2**63), 2**63 - 1, 0, -1, 1, -(2**40), 2**40, 123, -123],
     "integer": [-(2**31), 2**31 - 1, 0, -5, 5, 77, -77],
-    "numeric(12,2)": [Decimal("-9999999999.99"), Decimal("9999999999.99"), Decimal("0"),
-                      Decimal("-0.01"), Decimal("0.01"), Decimal("12.5"), Decimal("-12.5")],
-    "date": [dt.date(1, 1, 1), dt.date(9999, 12, 31), dt.date(2000, 2, 29), dt.date(1999, 12, 31),
-             dt.date(1970, 1, 1)],
-    "timestamp": [dt.datetime(1, 1, 1), dt.datetime(9999, 12, 31, 23, 59, 59, 999999),
-                  dt.datetime(2020, 1, 1, 0, 0, 0, 1), dt.datetime(2020, 1, 1),
-                  dt.datetime(1969, 12, 31, 23, 59, 59)],
+    "numeric(12,2)": [
+        Decimal("-9999999999.99"),
+        Decimal("9999999999.99"),
+        Decimal("0"),
+        Decimal("-0.01"),
+        Decimal("0.01"),
+        Decimal("12.5"),
+        Decimal("-12.5"),
+    ],
+    "date": [
+        dt.date(1, 1, 1),
+        dt.date(9999, 12, 31),
+        dt.date(2000, 2, 29),
+        dt.date(1999, 12, 31),
+        dt.date(1970, 1, 1),
+    ],
+    "timestamp": [
+        dt.datetime(1, 1, 1),
+        dt.datetime(9999, 12, 31, 23, 59, 59, 999999),
+        dt.datetime(2020, 1, 1, 0, 0, 0, 1),
+        dt.datetime(2020, 1, 1),
+        dt.datetime(1969, 12, 31, 23, 59, 59),
+    ],
     "double precision": [float("-inf"), -1e300, -1.5, -0.0, 1e-300, 2.5, 1e300, float("inf")],
 }
 
@@ -47,8 +63,10 @@ def test_postgres_orders_ope_ciphertexts(db: psycopg.Connection[Any], t: str) ->
     db.execute("CREATE TABLE ope_order (i int, c bytea)")
     db.execute("CREATE INDEX ON ope_order (c)")
     with db.cursor() as cur:
-        cur.executemany("INSERT INTO ope_order VALUES (%s, %s)",
-                        [(i, ope.encrypt(enc.to_ope(v))) for i, v in enumerate(values)])
+        cur.executemany(
+            "INSERT INTO ope_order VALUES (%s, %s)",
+            [(i, ope.encrypt(enc.to_ope(v))) for i, v in enumerate(values)],
+        )
     order = [r[0] for r in db.execute("SELECT i FROM ope_order ORDER BY c")]
     assert [values[i] for i in order] == sorted(values)
     db.execute("SET enable_seqscan = off")
@@ -65,13 +83,17 @@ def test_postgres_sums_paillier_ciphertexts(db: psycopg.Connection[Any]) -> None
     db.execute("DROP TABLE IF EXISTS hom_sum")
     db.execute("CREATE TABLE hom_sum (g int, c numeric)")
     with db.cursor() as cur:
-        cur.executemany("INSERT INTO hom_sum VALUES (%s, %s)",
-                        [(i % 2, Decimal(h.encrypt(v))) for i, v in enumerate(values)])
+        cur.executemany(
+            "INSERT INTO hom_sum VALUES (%s, %s)",
+            [(i % 2, Decimal(h.encrypt(v))) for i, v in enumerate(values)],
+        )
     rows = db.execute(
         "SELECT g, adaptive.hom_sum(c, %s) FROM hom_sum GROUP BY g ORDER BY g", (Decimal(h.n2),)
     ).fetchall()
     assert [h.decrypt(int(r[1])) for r in rows] == [sum(values[0::2]), sum(values[1::2])]
-    (empty,) = db.execute("SELECT adaptive.hom_sum(c, %s) FROM hom_sum WHERE false", (Decimal(h.n2),)).fetchone()  # type: ignore[misc]
+    (empty,) = db.execute(
+        "SELECT adaptive.hom_sum(c, %s) FROM hom_sum WHERE false", (Decimal(h.n2),)
+    ).fetchone()  # type: ignore[misc]
     assert empty is None
 
 
@@ -82,7 +104,8 @@ def test_server_strips_client_rnd_layer(db: psycopg.Connection[Any]) -> None:
     assert bytes(got) == inner
     (fast,) = db.execute(
         "SELECT decrypt_iv(substring(%s::bytea from 18), %s, substring(%s::bytea from 2 for 16), "
-        "'aes-cbc/pad:pkcs')", (ct, KEY, ct)
+        "'aes-cbc/pad:pkcs')",
+        (ct, KEY, ct),
     ).fetchone()  # type: ignore[misc]
     assert bytes(fast) == inner
     with pytest.raises(psycopg.Error):

@@ -26,7 +26,9 @@ def test_registry() -> None:
         scheme_class("ROT13")
 
 
-@pytest.mark.parametrize("vec", VECTORS, ids=lambda v: f"{v['in_bits']}-{v['out_bits']}-{v['plaintext']}")
+@pytest.mark.parametrize(
+    "vec", VECTORS, ids=lambda v: f"{v['in_bits']}-{v['out_bits']}-{v['plaintext']}"
+)
 def test_ope_matches_recorded_pyope_vectors(vec: dict[str, object]) -> None:
     o = OPE(bytes.fromhex(str(vec["key"])), int(vec["in_bits"]), int(vec["out_bits"]))  # type: ignore[call-overload]
     ct = o.encrypt(int(vec["plaintext"]))  # type: ignore[call-overload]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives.hashes import SHA256
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -38,7 +40,9 @@ def test_rnd_round_trip_and_randomized(data: bytes) -> None:
     assert r.decrypt(a) == r.decrypt(b) == data
 
 
-@pytest.mark.parametrize("bad", [b"", b"\x01" + b"\x00" * 20, b"\x02" + b"\x00" * 32, b"\x01" + b"\x00" * 33])
+@pytest.mark.parametrize(
+    "bad", [b"", b"\x01" + b"\x00" * 20, b"\x02" + b"\x00" * 32, b"\x01" + b"\x00" * 33]
+)
 def test_rnd_rejects_malformed(bad: bytes) -> None:
     with pytest.raises(CiphertextError):
         RND(KEY).decrypt(bad)
@@ -46,10 +50,8 @@ def test_rnd_rejects_malformed(bad: bytes) -> None:
 
 def test_rnd_wrong_key_is_detected_or_garbled() -> None:
     ct = RND(KEY).encrypt(b"x" * 5, iv=IV)
-    try:
+    with contextlib.suppress(CiphertextError):
         assert RND(bytes(32)).decrypt(ct) != b"x" * 5
-    except CiphertextError:
-        pass
 
 
 def test_det_known_answers() -> None:
@@ -84,8 +86,17 @@ def test_det_equality_iff_equal(a: bytes, b: bytes) -> None:
     assert d.decrypt(d.encrypt(a)) == a
 
 
-@pytest.mark.parametrize("bad", [b"", b"\x02", b"\x02" + b"\x00" * 16, b"\x02" + b"\x00" * 20,
-                                 b"\x01" + b"\x00" * 16, b"\x02" + b"\x00" * 40])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        b"",
+        b"\x02",
+        b"\x02" + b"\x00" * 16,
+        b"\x02" + b"\x00" * 20,
+        b"\x01" + b"\x00" * 16,
+        b"\x02" + b"\x00" * 40,
+    ],
+)
 def test_det_rejects_malformed(bad: bytes) -> None:
     with pytest.raises(CiphertextError):
         DET(KEY).decrypt(bad)
