@@ -207,31 +207,51 @@ class Connection:
         raise StaleMetadata("the layers kept changing while the statement was prepared")
 
     def _peel(self, plan: Compiled) -> None:
+        """Run the peels a statement needs, where it is safe to.
+
+        * No transaction open: on the control connection, each peel its own transaction.
+        * READ COMMITTED transaction: inside the application's transaction (its locks
+          would block a peel from elsewhere); the peel commits or rolls back with it,
+          and every later statement's snapshot sees the rewritten column.
+        * REPEATABLE READ / SERIALIZABLE: the snapshot predates any peel, so the statement
+          cannot run in this transaction.  Peel on the control connection (or, if this
+          transaction holds a lock on the table, when it rolls back) and raise a
+          retryable error.
+        """
         todo = peel.plan_peels(plan.needs)
         for need in todo:
             peel.check_allowed(need, self.peel_mode)
-        if self._in_transaction():
-            held = self.pg.execute(
-                "SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
-                "WHERE l.pid = pg_backend_pid() AND c.relname = ANY(%s)",
-                ([n.table.anon for n in todo],),
-            ).fetchone()
-            if held:
-                self._pending += todo
-                raise PeelConflict(
-                    "this transaction holds a lock on a table whose onion must be peeled: "
-                    "roll back and retry (the peel runs at rollback)"
-                )
-        for need in todo:
-            peel.peel(self.control, need.table, need.onion, need.layer, self.peel_mode)
-            STATS.peels += 1
+        if not self._in_transaction():
+            self._peel_on(self.control, todo)
+            self.catalog.reload(self.control)
+            return
+        level = self.pg.execute("SHOW transaction_isolation").fetchone()
+        if level is not None and level[0] == "read committed":
+            self._ddl_in_tx = True  # the catalog is reloaded if this transaction rolls back
+            self._peel_on(self.pg, todo)
+            self._plans.clear()
+            return
+        held = self.pg.execute(
+            "SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+            "WHERE l.pid = pg_backend_pid() AND c.relname = ANY(%s)",
+            ([n.table.anon for n in todo],),
+        ).fetchone()
+        if held:
+            self._pending += todo
+            raise PeelConflict(
+                "a layer this statement needs must be peeled, and this transaction holds a "
+                "lock on the table: roll back and retry (the peel runs at rollback)"
+            )
+        self._peel_on(self.control, todo)
         self.catalog.reload(self.control)
-        if self._in_transaction():
-            level = self.pg.execute("SHOW transaction_isolation").fetchone()
-            if level and level[0] in ("repeatable read", "serializable"):
-                raise StaleSnapshot(
-                    "a layer changed after this transaction's snapshot was taken: retry it"
-                )
+        raise StaleSnapshot(
+            "a layer this statement needs changed after the transaction's snapshot: retry it"
+        )
+
+    def _peel_on(self, conn: psycopg.Connection[Any], todo: list[peel.Need]) -> None:
+        for need in todo:
+            peel.peel(conn, need.table, need.onion, need.layer, self.peel_mode)
+            STATS.peels += 1
 
     def _run_pending_peels(self) -> None:
         todo, self._pending = self._pending, []
