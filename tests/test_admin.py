@@ -32,8 +32,12 @@ def test_layers_report(db: tuple[str, MasterKey, Path], capsys: Any) -> None:
     assert cli.main(["layers", "--dsn", dsn, "--master-key-file", str(key_file)]) == 0
     out = capsys.readouterr().out
     lines = [line for line in out.splitlines() if line.startswith("acct")]
-    assert any("balance" in line and "Ord" in line and "OPE" in line and "order" in line for line in lines)
-    assert any("owner" in line and "Eq" in line and "RND" in line and "nothing" in line for line in lines)
+    assert any(
+        "balance" in line and "Ord" in line and "OPE" in line and "order" in line for line in lines
+    )
+    assert any(
+        "owner" in line and "Eq" in line and "RND" in line and "nothing" in line for line in lines
+    )
     assert any(line.split()[1] == "id" and "DET" in line for line in lines)  # a key: kept at DET
     assert "peel audit log" in out and "acct.balance" in out
 
@@ -54,8 +58,20 @@ def test_rotate_master_key(db: tuple[str, MasterKey, Path], tmp_path: Path, caps
     new_file = tmp_path / "new.key"
     new_file.write_text(new.hex())
     running = adaptive_client.connect(dsn, master_key=old, autocommit=True)
-    assert cli.main(["rotate-master-key", "--dsn", dsn, "--master-key-file", str(old_file),
-                     "--new-key-file", str(new_file)]) == 0
+    assert (
+        cli.main(
+            [
+                "rotate-master-key",
+                "--dsn",
+                dsn,
+                "--master-key-file",
+                str(old_file),
+                "--new-key-file",
+                str(new_file),
+            ]
+        )
+        == 0
+    )
     assert running.execute("SELECT owner FROM acct WHERE id = 2").fetchall() == [("bob",)]
     running.close()
     with pytest.raises(WrongMasterKey):

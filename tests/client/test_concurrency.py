@@ -92,7 +92,7 @@ def test_repeatable_read_snapshot_before_a_peel_is_retryable(two: tuple[Any, Any
 def test_read_committed_transaction_peels_inside_and_rolls_back_cleanly(
     two: tuple[Any, Any, str],
 ) -> None:
-    a, b, dsn = two
+    a, _, dsn = two
     a.autocommit = False
     a.execute("UPDATE t SET y = 'uno' WHERE id = 1")  # holds a lock on t
     assert a.execute("SELECT id FROM t WHERE y = 'uno'").fetchall() == [(1,)]  # peels inside

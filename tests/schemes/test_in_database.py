@@ -10,6 +10,8 @@ from typing import Any
 
 import psycopg
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from adaptive_client.encodings import encoding_for
 from adaptive_client.schemes import HOM, OPE, RND
@@ -121,3 +123,34 @@ def test_server_python_has_pycryptodome(db: psycopg.Connection[Any]) -> None:
     )
     (name,) = db.execute("SELECT pg_temp.which_crypto()").fetchone()  # type: ignore[misc]
     assert name in ("Cryptodome", "Crypto")
+
+
+STRATEGIES: dict[str, Any] = {
+    "bigint": st.integers(-(2**63), 2**63 - 1),
+    "numeric(12,2)": st.decimals(
+        min_value=Decimal("-9999999999.99"), max_value=Decimal("9999999999.99"), places=2
+    ),
+    "date": st.dates(),
+    "timestamp": st.datetimes(),
+    "double precision": st.floats(allow_nan=False),
+}
+
+
+@pytest.mark.parametrize("t", list(STRATEGIES))
+@settings(max_examples=5)
+@given(data=st.data())
+def test_postgres_order_matches_plaintext_order(
+    db: psycopg.Connection[Any], t: str, data: st.DataObject
+) -> None:
+    """a < b  ⇔  OPE(a) < OPE(b), with the comparison done by PostgreSQL."""
+    enc = encoding_for(t)
+    ope = OPE(KEY, enc.ope_bits)
+    values = [enc.coerce(v) for v in data.draw(st.lists(STRATEGIES[t], min_size=2, max_size=6))]
+    cts = [ope.encrypt(enc.to_ope(v)) for v in values]
+    rows = db.execute(
+        "SELECT a.i, b.i, a.c < b.c, a.c = b.c FROM unnest(%s::bytea[]) WITH ORDINALITY a(c, i), "
+        "unnest(%s::bytea[]) WITH ORDINALITY b(c, i)",
+        (cts, cts),
+    ).fetchall()
+    for i, j, lt, eq in rows:
+        assert lt == (values[i - 1] < values[j - 1]) and eq == (values[i - 1] == values[j - 1])
