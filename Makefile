@@ -1,5 +1,8 @@
 # make test  -- install what is missing, start the embedded PostgreSQL, run the tests
 # make demo  -- the TPC-C latency sweep and its report
+#
+# Other targets: deps (Debian packages), venv (.venv with the project and its dev tools),
+# up / down (the embedded cluster), lint (ruff + mypy), clean (venv and cluster removed).
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -11,12 +14,15 @@ STAMP := $(VENV)/.installed
 deps:
 	@bash scripts/install-system-deps.sh
 
+# Reinstalled when pyproject.toml changes; the stamp lives inside the venv, so `make clean`
+# (or deleting .venv) starts over.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
-	@if [ -f native/ope/pyproject.toml ] && command -v cargo >/dev/null; then \
-		$(PY) -m pip install -q ./native/ope || echo "warning: native OPE not built; using pyope"; \
+	@if [ -f native/ope/pyproject.toml ] && command -v cargo >/dev/null 2>&1; then \
+		$(PY) -m pip install -q ./native/ope \
+			|| echo "warning: the native OPE module did not build; using the pure-Python OPE"; \
 	fi
 	@touch $(STAMP)
 
@@ -26,21 +32,20 @@ up: deps venv
 	@$(VENV)/bin/adaptive-db up
 
 down:
-	@$(VENV)/bin/adaptive-db down
+	@if [ -x $(VENV)/bin/adaptive-db ]; then $(VENV)/bin/adaptive-db down; fi
 
-test: up
+test: deps venv up
 	$(PY) -m pytest -q -p no:cacheprovider
 
-test-fast: up
+test-fast: deps venv up
 	$(PY) -m pytest -q -p no:cacheprovider -m "not slow"
 
 lint: venv
-	$(VENV)/bin/ruff check adaptive_client tests
+	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
-demo: up
-	@echo "the demo arrives with the TPC-C harness (tpcc/)"
+demo:
+	@echo "the demo arrives with the TPC-C harness"
 
-clean:
-	-$(VENV)/bin/adaptive-db down
+clean: down
 	rm -rf $(VENV) .pgdata

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import psycopg
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from .errors import AdaptiveError
 from .keys import MasterKey, load_master_key
@@ -20,6 +21,7 @@ def _cluster() -> Any:
 
 
 def _dsn(args: argparse.Namespace) -> str:
+    """``--dsn`` if given, else the embedded cluster's database (which must be running)."""
     if getattr(args, "dsn", None):
         return str(args.dsn)
     cluster = _cluster()
@@ -27,14 +29,29 @@ def _dsn(args: argparse.Namespace) -> str:
         raise AdaptiveError(
             "no --dsn given and the embedded cluster does not exist: run `adaptive-db up`"
         )
+    if not cluster.running():
+        raise AdaptiveError(
+            "no --dsn given and the embedded cluster is stopped: run `adaptive-db up`"
+        )
     return str(cluster.dsn())
+
+
+def _redacted(dsn: str) -> str:
+    """The conninfo without its password, for messages."""
+    try:
+        params = conninfo_to_dict(dsn)
+    except psycopg.ProgrammingError:
+        return "<invalid conninfo>"
+    if "password" in params:
+        params["password"] = "***"
+    return make_conninfo("", **params)
 
 
 def _connect(dsn: str, autocommit: bool = True) -> psycopg.Connection[Any]:
     try:
         return psycopg.connect(dsn, autocommit=autocommit, connect_timeout=10)
-    except psycopg.OperationalError as exc:
-        raise AdaptiveError(f"cannot connect to {dsn!r}: {str(exc).strip()}") from None
+    except psycopg.Error as exc:
+        raise AdaptiveError(f"cannot connect to {_redacted(dsn)!r}: {str(exc).strip()}") from None
 
 
 def cmd_up(args: argparse.Namespace) -> int:
@@ -118,7 +135,7 @@ def cmd_peel(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_rotate(args: argparse.Namespace) -> int:
+def cmd_rotate_master_key(args: argparse.Namespace) -> int:
     from .admin import rotate_master_key
 
     new = load_master_key(args.new_key_file)
@@ -176,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--mode", choices=["server", "client"], default="server")
     sp = add(
         "rotate-master-key",
-        cmd_rotate,
+        cmd_rotate_master_key,
         "re-wrap every key under a new master key",
         dsn=True,
         key=True,
@@ -186,12 +203,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Run one ``adaptive-db`` command; the exit status (errors: a message, status 1)."""
+    args = build_parser().parse_args(None if argv is None else list(argv))
     try:
         return int(args.fn(args))
     except AdaptiveError as exc:
         print(f"adaptive-db: {exc}", file=sys.stderr)
         return 1
+    except psycopg.Error as exc:
+        print(f"adaptive-db: database error: {str(exc).strip()}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("adaptive-db: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover
