@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from functools import partial
 
 import adaptive_ope_native as native
 from pyope.ope import OPE, ValueRange
@@ -37,8 +38,8 @@ def main() -> None:
         few = pts[: max(20, args.n // 50)]
         cts = [native.encrypt(key, 0, ie, 0, oe, p) for p in pts]
         for op, py_fn, nat_fn, data in (
-            ("encrypt", py.encrypt, lambda p: native.encrypt(key, 0, ie, 0, oe, p), pts),
-            ("decrypt", py.decrypt, lambda c: native.decrypt(key, 0, ie, 0, oe, c), cts),
+            ("encrypt", py.encrypt, partial(native.encrypt, key, 0, ie, 0, oe), pts),
+            ("decrypt", py.decrypt, partial(native.decrypt, key, 0, ie, 0, oe), cts),
         ):
             t_py = per_op(py_fn, data[: len(few)])
             t_nat = per_op(nat_fn, data)
