@@ -443,6 +443,11 @@ class Cursor:
             self._set_result([], None, rowcount)
             return
         with STATS.crypto():
+            if plan.reduce is not None:
+                rows = [plan.reduce(raw)]
+                desc = [(o.name, o.type_code, None, None, None, None, None) for o in plan.outputs]
+                self._set_result(rows, desc, 1)
+                return
             rows = [tuple(o.fn(r) for o in plan.outputs) for r in raw]
             if plan.client_sort:
                 keyed = [

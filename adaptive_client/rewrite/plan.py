@@ -72,6 +72,8 @@ class Compiled:
     client_sort: list[SortKey] | None = None
     client_limit: tuple[ParamBuilder | None, ParamBuilder | None] | None = None
     rmw: RmwUpdate | None = None
+    # aggregates the server cannot compute: rows are fetched, the client reduces them
+    reduce: Callable[[list[Sequence[Any]]], tuple[Any, ...]] | None = None
     needs: list[Need] = field(default_factory=list)
     tables: list[TableMeta] = field(default_factory=list)
     statement_type: str = "other"  # for stats: "SELECT", "INSERT", ...

@@ -36,7 +36,13 @@ _SELECT_ARGS_OK = {
 def compile_statement(catalog: Catalog, stmt: exp.Expression, peel_mode: str) -> Compiled:
     c = Compiler(catalog, peel_mode)
     if isinstance(stmt, exp.Select):
-        out = _select(c, stmt)
+        try:
+            out = _select(c, stmt)
+        except UnsupportedQuery:
+            if not _client_aggregable(stmt):
+                raise
+            c = Compiler(catalog, peel_mode)
+            out = _client_aggregate(c, stmt)
     elif isinstance(stmt, exp.Insert):
         out = _insert(c, stmt)
     elif isinstance(stmt, exp.Update):
@@ -307,6 +313,105 @@ def _having(
                 sides.append(c.param(v))
         return type(node)(this=sides[0], expression=sides[1])
     raise _unsupported(node, "HAVING condition")
+
+
+# -- aggregates the client computes ------------------------------------------------------
+
+_AGGS = (exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max)
+
+
+def _client_aggregable(stmt: exp.Select) -> bool:
+    """A single-row aggregate query (no GROUP BY/HAVING/ORDER/DISTINCT) over columns."""
+    if any(stmt.args.get(k) for k in ("group", "having", "order", "distinct", "limit", "offset")):
+        return False
+    for e in stmt.expressions:
+        node = e.this if isinstance(e, exp.Alias) else e
+        if not isinstance(node, _AGGS):
+            return False
+        arg = node.this
+        if isinstance(arg, exp.Distinct):
+            arg = arg.expressions[0] if len(arg.expressions) == 1 else None
+        if not isinstance(arg, exp.Column | exp.Star):
+            return False
+    return True
+
+
+def _client_aggregate(c: Compiler, stmt: exp.Select) -> Compiled:
+    """SELECT SUM(x), ... computed by the client over the decrypted matching rows.
+
+    Used when no onion lets the server compute an aggregate (e.g. SUM without a Sum
+    onion): exact, at the price of fetching the qualifying rows.
+    """
+    scope = Scope()
+    base, joins = _from(c, scope, stmt)
+    out = exp.Select()
+    if base is not None:
+        out.set("from_", base)
+    if joins:
+        out.set("joins", joins)
+    where = stmt.args.get("where")
+    if where is not None:
+        out.set("where", exp.Where(this=c.predicate(scope, where.this)))
+    select_list: list[exp.Expression] = []
+    reducers: list[Any] = []
+    names: list[Output] = []
+    for e in stmt.expressions:
+        node = e.this if isinstance(e, exp.Alias) else e
+        name = e.alias if isinstance(e, exp.Alias) else type(node).__name__.lower()
+        arg = node.this
+        distinct = isinstance(arg, exp.Distinct)
+        if distinct:
+            arg = arg.expressions[0]
+        fn: RowFn | None = None
+        col = None
+        if isinstance(arg, exp.Column):
+            ref = scope.resolve(arg)
+            col = ref.column
+            fn, _, _ = c.value_expr(scope, arg, select_list, {})
+        reducers.append((type(node), fn, distinct, col))
+        names.append(Output(name, lambda row: None))
+    if not select_list:
+        select_list.append(exp.Literal.number(1))
+    out.set("expressions", select_list)
+
+    def reduce(rows: list[Sequence[Any]]) -> tuple[Any, ...]:
+        return tuple(_reduce(kind, fn, distinct, col, rows) for kind, fn, distinct, col in reducers)
+
+    plan = Compiled(kind="select", returns_rows=True, statement_type="SELECT")
+    plan.sql = server_sql(out)
+    plan.params = c.params
+    plan.outputs = names
+    plan.reduce = reduce
+    return plan
+
+
+def _reduce(
+    kind: type, fn: RowFn | None, distinct: bool, col: Any, rows: list[Sequence[Any]]
+) -> Any:
+    from .numeric import pg_avg
+
+    if fn is None:  # COUNT(*)
+        return len(rows)
+    values = [v for v in (fn(r) for r in rows) if v is not None]
+    if distinct:
+        values = list(set(values))
+    if kind is exp.Count:
+        return len(values)
+    if not values:
+        return None
+    if kind is exp.Min:
+        return min(values)
+    if kind is exp.Max:
+        return max(values)
+    total = sum(values)
+    if kind is exp.Sum:
+        exact = col.type.name in ("smallint", "integer", "bigint") or (
+            col.type.name == "numeric" and col.type.precision is not None
+        )
+        if exact:  # typed as PostgreSQL types SUM: bigint for small ints, numeric otherwise
+            return col.encoding.from_hom_sum(col.encoding.to_hom(total))
+        return total
+    return pg_avg(total, len(values), col.type)
 
 
 # -- INSERT ------------------------------------------------------------------------------

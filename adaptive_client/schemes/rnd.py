@@ -1,54 +1,89 @@
-"""RND: IND-CPA, AES-256-CBC with a fresh random IV.
+"""RND: randomized encryption, AES-256-CBC with a fresh random IV per value.
 
-Leaks: the length of the inner ciphertext (rounded up to 16 bytes), nothing else.
-Format: ``0x01 || iv (16) || AES-256-CBC(key, iv, PKCS#7(inner))`` -- the format
-pgcrypto's ``decrypt_iv(..., 'aes-cbc/pad:pkcs')`` strips inside the database.
+Leaks: the length of the inner ciphertext rounded up to a multiple of 16 bytes; nothing
+else (IND-CPA).  Equal plaintexts give unrelated ciphertexts.
+
+Format (fixed: the peel procedures depend on it)::
+
+    0x01 || iv (16 bytes) || AES-256-CBC(key, iv, PKCS#7(inner))
+
+which is exactly what pgcrypto strips inside the database::
+
+    decrypt_iv(substring(ct from 18), key, substring(ct from 2 for 16), 'aes-cbc/pad:pkcs')
+
+RND is the outer layer of an onion; the inner layer (DET or OPE) carries its own
+integrity-relevant structure, so RND itself is not authenticated (the threat model has
+an honest-but-curious provider that does not tamper with data).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from Crypto.Cipher import AES
 from Crypto.Random import get_random_bytes
 from Crypto.Util.Padding import pad, unpad
 
-from ..errors import CiphertextError
+from ..errors import CiphertextError, ConfigError
 from .base import Scheme
+
+Buffer = bytes | bytearray | memoryview
+
+_TAG = b"\x01"
+_BLOCK = 16
+
+
+def _buffer(value: object, what: str) -> bytes:
+    if not isinstance(value, bytes | bytearray | memoryview):
+        raise CiphertextError(f"{what} must be bytes, not {type(value).__name__}")
+    return bytes(value)
 
 
 class RND(Scheme):
+    """AES-256-CBC with a random IV: reveals only the (padded) length."""
+
     name: ClassVar[str] = "RND"
     tag: ClassVar[int] = 0x01
     operators: ClassVar[frozenset[str]] = frozenset()
     strength: ClassVar[int] = 3
     key_size: ClassVar[int] = 32
 
-    def __init__(self, key: bytes) -> None:
+    def __init__(self, key: Buffer) -> None:
         if len(key) != self.key_size:
-            raise ValueError("RND needs a 256-bit key")
+            raise ConfigError("RND needs a 256-bit key")
         self._key = bytes(key)
 
     def __repr__(self) -> str:
         return "RND(<key hidden>)"
 
-    def encrypt(self, inner: bytes, iv: bytes | None = None) -> bytes:
-        iv = get_random_bytes(16) if iv is None else iv
-        ct = AES.new(self._key, AES.MODE_CBC, iv=iv).encrypt(pad(inner, 16))
-        return b"\x01" + iv + ct
+    def encrypt(self, inner: Buffer, iv: Buffer | None = None) -> bytes:
+        """``0x01 || iv || AES-CBC(PKCS#7(inner))``; ``iv`` is random unless given (tests)."""
+        iv_bytes = get_random_bytes(_BLOCK) if iv is None else bytes(iv)
+        if len(iv_bytes) != _BLOCK:
+            raise ValueError("the RND IV is 16 bytes")
+        body = AES.new(self._key, AES.MODE_CBC, iv=iv_bytes).encrypt(pad(bytes(inner), _BLOCK))
+        return _TAG + iv_bytes + body
 
-    def decrypt(self, ct: bytes) -> bytes:
-        ct = bytes(ct)
-        if len(ct) < 33 or ct[0] != self.tag or (len(ct) - 17) % 16:
-            raise CiphertextError("not an RND ciphertext (wrong tag or truncated)")
-        plain = AES.new(self._key, AES.MODE_CBC, iv=ct[1:17]).decrypt(ct[17:])
+    def decrypt(self, ct: Buffer) -> bytes:
+        """The inner value; a wrong tag, length or padding raises :class:`CiphertextError`."""
+        data = _buffer(ct, "an RND ciphertext")
+        if not data or data[0] != self.tag:
+            raise CiphertextError("not an RND ciphertext (wrong layer tag)")
+        if len(data) < 1 + 2 * _BLOCK or (len(data) - 1) % _BLOCK:
+            raise CiphertextError("RND ciphertext is truncated (length is not 1 + 16 + 16k)")
+        plain = AES.new(self._key, AES.MODE_CBC, iv=data[1:17]).decrypt(data[17:])
         try:
-            return unpad(plain, 16)
+            return unpad(plain, _BLOCK)
         except ValueError:
-            raise CiphertextError("RND ciphertext fails to decrypt (bad padding)") from None
+            raise CiphertextError("RND ciphertext does not decrypt (bad padding)") from None
 
-    def encrypt_many(self, inners: list[bytes]) -> list[bytes]:
-        return [self.encrypt(x) for x in inners]
+    def encrypt_many(self, inners: Sequence[Buffer]) -> list[bytes]:
+        """Encrypt a batch, each value under its own fresh IV."""
+        ivs = get_random_bytes(_BLOCK * len(inners)) if inners else b""
+        return [
+            self.encrypt(x, ivs[i * _BLOCK : (i + 1) * _BLOCK]) for i, x in enumerate(inners)
+        ]
 
-    def decrypt_many(self, cts: list[bytes]) -> list[bytes]:
-        return [self.decrypt(x) for x in cts]
+    def decrypt_many(self, cts: Sequence[Buffer]) -> list[bytes]:
+        return [self.decrypt(c) for c in cts]

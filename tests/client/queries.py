@@ -211,3 +211,13 @@ def dml() -> list[Q]:
         Q("UPDATE dept SET budget = budget + 1000 WHERE region = 'east'"),
         Q("DELETE FROM emp WHERE hired < '1992-02-01'"),
     ]
+
+
+def client_aggregates() -> list[Q]:
+    """Aggregates no onion lets the server compute: the client reduces decrypted rows."""
+    return [
+        Q("SELECT SUM(dept), AVG(dept) FROM emp WHERE id < 500"),
+        Q("SELECT SUM(id), COUNT(*), MIN(name), MAX(name) FROM emp WHERE dept = 3"),
+        Q("SELECT SUM(score) FROM emp WHERE dept = 4"),
+        Q("SELECT COUNT(DISTINCT name) FROM emp WHERE dept < 3"),
+    ]

@@ -20,7 +20,7 @@ import pytest
 import adaptive_client
 from adaptive_client.errors import AdaptiveError
 
-from .queries import Q, dml, queries
+from .queries import Q, client_aggregates, dml, queries
 from .schema import CONFIG, DDL, MARKERS, dept_rows, emp_rows
 
 INSERT_DEPT = "INSERT INTO dept (id, dname, budget, region) VALUES (%s, %s, %s, %s)"
@@ -90,7 +90,7 @@ def pair(request: Any, new_database: Any, master_key: Any) -> Iterator[Pair]:
     yield from _load(new_database, master_key, request.param)
 
 
-ALL = queries()
+ALL = queries() + client_aggregates()
 
 
 def test_enough_statements() -> None:
