@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Any
 
 from sqlglot import exp
@@ -405,11 +406,14 @@ def _reduce(
         return max(values)
     total = sum(values)
     if kind is exp.Sum:
-        exact = col.type.name in ("smallint", "integer", "bigint") or (
-            col.type.name == "numeric" and col.type.precision is not None
-        )
-        if exact:  # typed as PostgreSQL types SUM: bigint for small ints, numeric otherwise
-            return col.encoding.from_hom_sum(col.encoding.to_hom(total))
+        # typed as PostgreSQL types SUM: bigint for small ints, numeric for bigint/numeric
+        name = col.type.name
+        if name in ("smallint", "integer"):
+            return int(total)
+        if name == "bigint":
+            return Decimal(total)
+        if name == "numeric" and col.type.scale is not None:
+            return Decimal(total).quantize(Decimal(1).scaleb(-col.type.scale))
         return total
     return pg_avg(total, len(values), col.type)
 

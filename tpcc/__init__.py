@@ -1,0 +1,1 @@
+"""TPC-C, written from the specification, for plain, encrypted and adaptive databases."""

@@ -1,0 +1,271 @@
+"""Running TPC-C: one OS process per client, warm-up, measured interval, results.
+
+Each client process opens its own connection (psycopg for ``plain``, the adaptive
+client otherwise), runs transactions back to back with the standard mix and no keying or
+think time, retries a transaction on serialization failures, deadlocks and the client's
+retryable errors (counted), and records -- during the measured interval only --
+per-statement and per-transaction response times, client-side crypto time per
+transaction type, and encryptions/decryptions per statement (OPE apart).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import multiprocessing as mp
+import os
+import statistics
+import time
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from .load import FULL, Scale
+from .rand import TpccRandom
+from .transactions import Terminal, pick
+
+CONFIGS = ("plain", "encrypted", "adaptive")
+ISOLATION = {
+    "read committed": psycopg.IsolationLevel.READ_COMMITTED,
+    "repeatable read": psycopg.IsolationLevel.REPEATABLE_READ,
+    "serializable": psycopg.IsolationLevel.SERIALIZABLE,
+}
+
+
+def config_file(config: str) -> str | None:
+    if config == "plain":
+        return None
+    root = Path(__file__).resolve().parent.parent
+    return str(root / "onion_config" / f"tpcc-{config}.toml")
+
+
+def open_connection(config: str, dsn: str, master_key: str | None, isolation: str) -> Any:
+    if config == "plain":
+        conn: Any = psycopg.connect(dsn)
+    else:
+        import adaptive_client
+
+        conn = adaptive_client.connect(dsn, master_key=master_key, config=config_file(config))
+    conn.isolation_level = ISOLATION[isolation]
+    return conn
+
+
+@dataclass
+class RunSpec:
+    config: str
+    dsn: str
+    clients: int
+    duration: float
+    warmup: float
+    warehouses: int
+    isolation: str = "repeatable read"
+    master_key: str | None = None
+    scale: Scale = FULL
+    seed: int = 1
+    latency_ms: float = 0.0
+    method: str = "none"
+
+
+@dataclass
+class ClientResult:
+    committed: Counter[str] = field(default_factory=Counter)
+    rolled_back: Counter[str] = field(default_factory=Counter)
+    retries: Counter[str] = field(default_factory=Counter)
+    errors: Counter[str] = field(default_factory=Counter)
+    txn_times: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    stmt_times: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    crypto: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    counts: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+
+
+def _retryable(exc: BaseException) -> bool:
+    from adaptive_client.errors import RetryableError
+
+    return isinstance(
+        exc,
+        RetryableError
+        | psycopg.errors.SerializationFailure
+        | psycopg.errors.DeadlockDetected
+        | psycopg.errors.LockNotAvailable,
+    )
+
+
+def _client(index: int, spec: RunSpec, start_at: float, queue: Any) -> None:
+    from adaptive_client.stats import STATS
+
+    conn = open_connection(spec.config, spec.dsn, spec.master_key, spec.isolation)
+    measure_from = start_at + spec.warmup
+    end = measure_from + spec.duration
+    result = ClientResult()
+    measuring = False
+
+    @contextmanager
+    def timer(label: str) -> Iterator[None]:
+        enc, dec = Counter(STATS.encryptions), Counter(STATS.decryptions)
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            if measuring:
+                result.stmt_times[label].append(time.perf_counter() - t0)
+                c = result.counts[label]
+                c["executions"] += 1
+                for k, v in (Counter(STATS.encryptions) - enc).items():
+                    c["enc_ope" if k == "OPE" else "enc"] += v
+                for k, v in (Counter(STATS.decryptions) - dec).items():
+                    c["dec_ope" if k == "OPE" else "dec"] += v
+
+    term = Terminal(
+        w_id=1 + index % spec.warehouses,
+        warehouses=spec.warehouses,
+        rand=TpccRandom(spec.seed * 1000 + index),
+        scale=spec.scale,
+        timer=timer,
+    )
+    while time.time() < start_at:
+        time.sleep(0.005)
+    while (now := time.time()) < end:
+        measuring = now >= measure_from
+        name = pick(term.rand)
+        state = term.rand.rng.getstate()
+        for _attempt in range(50):
+            crypto0 = sum(STATS.crypto_seconds.values())
+            t0 = time.perf_counter()
+            try:
+                ok = getattr(term, name)(conn)
+            except Exception as exc:
+                _rollback(conn)
+                if _retryable(exc):
+                    if measuring:
+                        result.retries[name] += 1
+                    term.rand.rng.setstate(state)  # same inputs on retry
+                    continue
+                result.errors[f"{name}: {type(exc).__name__}"] += 1
+                if isinstance(exc, psycopg.OperationalError) and conn.closed:
+                    conn = open_connection(spec.config, spec.dsn, spec.master_key, spec.isolation)
+                break
+            if measuring and time.time() <= end:
+                (result.committed if ok else result.rolled_back)[name] += 1
+                result.txn_times[name].append(time.perf_counter() - t0)
+                result.crypto[name] += sum(STATS.crypto_seconds.values()) - crypto0
+            break
+    conn.close()
+    queue.put(result)
+
+
+def _rollback(conn: Any) -> None:
+    with contextlib.suppress(psycopg.Error):
+        conn.rollback()
+
+
+def peel_count(dsn: str) -> int:
+    with psycopg.connect(dsn) as c:
+        try:
+            row = c.execute("SELECT count(*) FROM adaptive.peel_log").fetchone()
+        except psycopg.errors.UndefinedTable:
+            return 0
+    return int(row[0]) if row else 0
+
+
+def _pct(xs: list[float], p: float) -> float:
+    if not xs:
+        return 0.0
+    s = sorted(xs)
+    return s[min(len(s) - 1, round(p / 100 * (len(s) - 1)))]
+
+
+def _summary(xs: list[float]) -> dict[str, float]:
+    return {
+        "count": len(xs),
+        "mean_ms": 1000 * statistics.fmean(xs) if xs else 0.0,
+        "p50_ms": 1000 * _pct(xs, 50),
+        "p95_ms": 1000 * _pct(xs, 95),
+        "p99_ms": 1000 * _pct(xs, 99),
+    }
+
+
+def run(spec: RunSpec, log: Any = print) -> dict[str, Any]:
+    ctx = mp.get_context("fork")
+    queue = ctx.Queue()
+    peels0 = peel_count(spec.dsn) if spec.config != "plain" else 0
+    start_at = time.time() + 1.0
+    procs = [
+        ctx.Process(target=_client, args=(i, spec, start_at, queue)) for i in range(spec.clients)
+    ]
+    for p in procs:
+        p.start()
+    peels_warm = peels0
+    if spec.warmup > 0 and spec.config != "plain":
+        time.sleep(max(0.0, start_at + spec.warmup - time.time()))
+        peels_warm = peel_count(spec.dsn)
+        log(f"warm-up done: {peels_warm - peels0} peels")
+    results = [queue.get(timeout=spec.warmup + spec.duration + 600) for _ in procs]
+    for p in procs:
+        p.join()
+    peels_end = peel_count(spec.dsn) if spec.config != "plain" else 0
+    total = ClientResult()
+    for r in results:
+        for attr in ("committed", "rolled_back", "retries", "errors"):
+            getattr(total, attr).update(getattr(r, attr))
+        for k, v in r.txn_times.items():
+            total.txn_times[k].extend(v)
+        for k, v in r.stmt_times.items():
+            total.stmt_times[k].extend(v)
+        for k, c in r.crypto.items():
+            total.crypto[k] += c
+        for k, cnt in r.counts.items():
+            total.counts[k].update(cnt)
+    minutes = spec.duration / 60.0
+    committed = sum(total.committed.values()) + total.rolled_back["new_order"]
+    return {
+        "config": spec.config,
+        "clients": spec.clients,
+        "duration_s": spec.duration,
+        "warmup_s": spec.warmup,
+        "warehouses": spec.warehouses,
+        "isolation": spec.isolation,
+        "latency_ms": spec.latency_ms,
+        "latency_method": spec.method,
+        "scale": vars(spec.scale),
+        "tpm": committed / minutes,
+        "tpmC": (total.committed["new_order"] + total.rolled_back["new_order"]) / minutes,
+        "committed": dict(total.committed),
+        "rolled_back": dict(total.rolled_back),
+        "retries": dict(total.retries),
+        "errors": dict(total.errors),
+        "peels": {"warmup": peels_warm - peels0, "measured": peels_end - peels_warm},
+        "transactions": {
+            k: {**_summary(v), "crypto_ms_mean": 1000 * total.crypto[k] / max(1, len(v))}
+            for k, v in sorted(total.txn_times.items())
+        },
+        "statements": {k: _summary(v) for k, v in sorted(total.stmt_times.items())},
+        "table1": {
+            k: {m: c[m] / max(1, c["executions"]) for m in ("enc", "enc_ope", "dec", "dec_ope")}
+            for k, c in sorted(total.counts.items())
+        },
+    }
+
+
+def write_results(result: dict[str, Any], out: Path) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    stem = f"{result['config']}-c{result['clients']}-l{int(result['latency_ms'])}"
+    path = out / f"{stem}.json"
+    path.write_text(json.dumps(result, indent=2, default=str))
+    with (out / f"{stem}-statements.csv").open("w") as f:
+        f.write("statement,count,mean_ms,p50_ms,p95_ms,p99_ms,enc,enc_ope,dec,dec_ope\n")
+        for k, s in result["statements"].items():
+            t = result["table1"].get(k, {})
+            f.write(
+                f"{k},{s['count']},{s['mean_ms']:.3f},{s['p50_ms']:.3f},{s['p95_ms']:.3f},"
+                f"{s['p99_ms']:.3f},{t.get('enc', 0):.2f},{t.get('enc_ope', 0):.2f},"
+                f"{t.get('dec', 0):.2f},{t.get('dec_ope', 0):.2f}\n"
+            )
+    return path
+
+
+_ = os
