@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import hashlib
 import os
 import pwd
 import shutil
@@ -40,6 +41,29 @@ def project_root() -> Path:
     if (here / "pyproject.toml").exists():
         return here
     return Path.cwd()
+
+
+def _reachable_by_server_user(path: Path) -> bool:
+    """Can the unprivileged server user traverse every directory down to ``path``?"""
+    try:
+        pw = pwd.getpwnam(SERVER_USER)
+    except KeyError:
+        return True  # reported later, when the cluster is created
+    current = Path(path).resolve()
+    for directory in [current, *current.parents]:
+        try:
+            st = directory.stat()
+        except OSError:
+            return False
+        if st.st_uid == pw.pw_uid:
+            ok = bool(st.st_mode & 0o100)
+        elif st.st_gid == pw.pw_gid:
+            ok = bool(st.st_mode & 0o010)
+        else:
+            ok = bool(st.st_mode & 0o001)
+        if not ok:
+            return False
+    return True
 
 
 def find_bindir() -> Path:
@@ -80,7 +104,14 @@ class EmbeddedCluster:
     # -- paths ---------------------------------------------------------------------------
     @property
     def base(self) -> Path:
-        return self.root / ".pgdata"
+        """``.pgdata`` in the project -- unless, running as root, the server user cannot
+        reach the project (e.g. a checkout under a 0700 ``/root``): then a directory of
+        its own under ``/var/lib/adaptive-client``, named after the project path."""
+        local = self.root / ".pgdata"
+        if os.geteuid() != 0 or _reachable_by_server_user(self.root):
+            return local
+        digest = hashlib.sha256(str(self.root).encode()).hexdigest()[:12]
+        return Path("/var/lib/adaptive-client") / f"{self.root.name}-{digest}"
 
     @property
     def datadir(self) -> Path:

@@ -34,9 +34,10 @@ class Terminal:
     rand: TpccRandom
     scale: Scale = FULL
     timer: Timer = field(default=_no_timer)
+    clock: Callable[[], dt.datetime] | None = None
 
     def now(self) -> dt.datetime:
-        return dt.datetime.now().replace(microsecond=0)
+        return self.clock() if self.clock else dt.datetime.now().replace(microsecond=0)
 
     def q(self, cur: Any, label: str, sql: str, params: tuple[Any, ...] = ()) -> Any:
         with self.timer(label):
