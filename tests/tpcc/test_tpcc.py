@@ -8,6 +8,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from client.test_differential import _rows
 
 from tpcc import driver
 from tpcc.check import check
@@ -15,8 +16,6 @@ from tpcc.load import TINY, load
 from tpcc.rand import NURandConstants, TpccRandom
 from tpcc.schema import ORDER_KEYS
 from tpcc.transactions import MIX, Terminal
-
-from client.test_differential import _rows
 
 
 def _database(new_database: Any, config: str) -> str:
@@ -66,7 +65,7 @@ def test_same_inputs_give_same_contents(new_database: Any, master_key: Any) -> N
         conn = driver.open_connection(config, dsn, master_key.hex(), "read committed")
         load(conn, 1, TINY, seed=3)
         conns[config] = conn
-    for config, conn in conns.items():
+    for conn in conns.values():
         ticks = itertools.count()
         term = Terminal(
             1,
