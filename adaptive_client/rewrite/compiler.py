@@ -25,6 +25,7 @@ from sqlglot import exp
 from .. import recipes
 from ..errors import (
     EncodingError,
+    ValueOutOfDomain,
     LayerFloorViolation,
     UndefinedColumn,
     UnsupportedQuery,
@@ -109,6 +110,31 @@ class Scope:
             if qual is None or qual == alias:
                 refs += [_Ref(server_alias, table, c) for c in table.columns.values()]
         return refs
+
+
+_UNREPRESENTABLE = object()
+# A ciphertext no stored value equals: real ones start with a layer tag (1..3).
+NO_MATCH = b"\xff" * 17
+
+
+def _same_value(given: Any, coerced: Any) -> bool:
+    """Does the coerced (stored) form denote exactly the value the query compares with?"""
+    numbers = (int, float, Decimal)
+    if isinstance(given, bool) or isinstance(coerced, bool):
+        return True
+    if isinstance(given, numbers) and isinstance(coerced, numbers):
+        try:
+            return bool(Decimal(given) == Decimal(coerced))
+        except (ValueError, ArithmeticError):
+            return given == coerced
+    if isinstance(given, str) and isinstance(coerced, Decimal):
+        try:
+            return Decimal(given.strip()) == coerced
+        except ArithmeticError:
+            return False
+    if isinstance(given, str) and isinstance(coerced, str):
+        return given.rstrip(" ") == coerced.rstrip(" ")
+    return True
 
 
 def _literal_value(node: exp.Expression) -> Any:
@@ -212,7 +238,22 @@ class Compiler:
             v = value(p)
             if v is None:
                 return None
-            return recipes.encrypt(col, oc, col.encoding.coerce(v), layer)
+            if oc.innermost == "PLAIN":
+                return v  # the server compares plain values itself, with its own casts
+            try:
+                c = col.encoding.coerce(v)
+            except ValueOutOfDomain:
+                c = _UNREPRESENTABLE
+            if c is _UNREPRESENTABLE or not _same_value(v, c):
+                # e.g. int_col = 2.5, varchar(3)_col = 'abcd': equal to no stored value
+                if cap is Cap.EQ:
+                    return NO_MATCH
+                raise UnsupportedQuery(
+                    f"comparing {ref.table.name}.{col.name} ({col.type.sql()}) with a value "
+                    "its type cannot hold exactly",
+                    "range comparison with an unrepresentable value",
+                )
+            return recipes.encrypt(col, oc, c, layer)
 
         return self.param(build)
 

@@ -1,4 +1,14 @@
-"""Encryption schemes, one module each, registered in one table (like sqlglot's dialects)."""
+"""Encryption schemes, one module each, registered in one table by name.
+
+| layer  | tag  | strength | enables                                           | leaks         |
+|--------|------|----------|---------------------------------------------------|---------------|
+| RND    | 0x01 | 3        | nothing                                           | padded length |
+| DET    | 0x02 | 2        | ``=``, ``<>``, ``IN``, GROUP BY, DISTINCT, join   | equality      |
+| HOM    | -    | 2        | ``SUM``, ``AVG``, ``+``                           | nothing       |
+| SEARCH | -    | 2        | whole-word match (``WORD``: ``~ '\\mword\\M'``) | shared words  |
+| OPE    | 0x03 | 1        | comparisons, ORDER BY, MIN/MAX, equality          | order         |
+| PLAIN  | -    | 0        | everything (``*``)                                | everything    |
+"""
 
 from __future__ import annotations
 
@@ -15,8 +25,9 @@ SCHEMES: dict[str, type[Scheme]] = {cls.name: cls for cls in (RND, DET, OPE, HOM
 
 
 def scheme_class(name: str) -> type[Scheme]:
+    """The scheme class called ``name`` (case-insensitive); unknown names: ConfigError."""
     try:
-        return SCHEMES[name.upper()]
+        return SCHEMES[str(name).strip().upper()]
     except KeyError:
         raise ConfigError(f"unknown encryption scheme {name!r}") from None
 

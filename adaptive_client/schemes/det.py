@@ -1,25 +1,57 @@
-"""DET: deterministic encryption that leaks equality and length only.
+"""DET: deterministic encryption that leaks equality (and a length class) only.
 
-Short values (≤ 15 bytes, which covers every fixed-size encoding) are padded (ISO/IEC
-7816-4) to one block and encrypted with one AES-256 block operation, a pseudo-random
-permutation: ``0x02 || 16 bytes``.  Longer values use AES-SIV (RFC 5297), a
-deterministic authenticated mode with no prefix leak: ``0x02 || tag (16) || ciphertext``.
-(CBC with a constant IV, the classic choice, would reveal shared prefixes.)
+Two subkeys are derived from the layer key with HKDF-SHA256: a 32-byte block key and a
+64-byte AES-SIV key.
+
+* Values of at most 15 bytes (every fixed-size encoding: integers, numerics up to
+  about 35 digits, floats, dates, timestamps, booleans, short strings) are padded
+  (ISO/IEC 7816-4: ``0x80`` then zeros) to one block and encrypted with a single AES-256
+  block operation, a pseudo-random permutation: ``0x02 || 16 bytes`` (17 bytes).
+* Longer values use AES-SIV (RFC 5297) without nonce, a deterministic authenticated
+  mode: ``0x02 || tag (16) || ciphertext`` (at least 33 bytes).
+
+Leaks: which values are equal, whether a value is short (≤ 15 bytes) and, for long
+values, their exact length.  No shared-prefix leak: the classic AES-CBC with a constant
+IV would reveal how many leading blocks two values share; neither a single block nor
+SIV does.  Short values are not authenticated (a wrong key yields a padding error or
+garbage), long ones are.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from Crypto.Cipher import AES
 from Crypto.Hash import SHA256
 from Crypto.Protocol.KDF import HKDF
 
-from ..errors import CiphertextError
+from ..errors import CiphertextError, ConfigError
 from .base import Scheme
+
+Buffer = bytes | bytearray | memoryview
+
+_TAG = b"\x02"
+_SHORT_MAX = 15
+_SHORT_LEN = 17  # tag + one block
+_LONG_MIN = 33  # tag + SIV tag + at least one block of ciphertext
+
+
+def _buffer(value: object) -> bytes:
+    if not isinstance(value, bytes | bytearray | memoryview):
+        raise CiphertextError(f"a DET ciphertext must be bytes, not {type(value).__name__}")
+    return bytes(value)
+
+
+def _subkey(key: bytes, size: int, label: bytes) -> bytes:
+    out = HKDF(key, size, salt=b"", hashmod=SHA256, context=label)
+    assert isinstance(out, bytes)
+    return out
 
 
 class DET(Scheme):
+    """One AES block (short values) or AES-SIV (long values): reveals equality only."""
+
     name: ClassVar[str] = "DET"
     tag: ClassVar[int] = 0x02
     operators: ClassVar[frozenset[str]] = frozenset(
@@ -28,47 +60,86 @@ class DET(Scheme):
     strength: ClassVar[int] = 2
     key_size: ClassVar[int] = 32
 
-    def __init__(self, key: bytes) -> None:
+    def __init__(self, key: Buffer) -> None:
         if len(key) != self.key_size:
-            raise ValueError("DET needs a 256-bit key")
-        block_key = HKDF(bytes(key), 32, salt=b"", hashmod=SHA256, context=b"adaptive det block")
-        siv_key = HKDF(bytes(key), 64, salt=b"", hashmod=SHA256, context=b"adaptive det siv")
-        assert isinstance(block_key, bytes) and isinstance(siv_key, bytes)
-        self._block = AES.new(block_key, AES.MODE_ECB)
-        self._siv_key = siv_key
+            raise ConfigError("DET needs a 256-bit key")
+        key = bytes(key)
+        self._block = AES.new(_subkey(key, 32, b"adaptive det block"), AES.MODE_ECB)
+        self._siv_key = _subkey(key, 64, b"adaptive det siv")
 
     def __repr__(self) -> str:
         return "DET(<key hidden>)"
 
-    def encrypt(self, plaintext: bytes) -> bytes:
-        plaintext = bytes(plaintext)
-        if len(plaintext) <= 15:
-            block = plaintext + b"\x80" + b"\x00" * (15 - len(plaintext))
-            return b"\x02" + self._block.encrypt(block)
-        cipher = AES.new(self._siv_key, AES.MODE_SIV)
-        ct, tag = cipher.encrypt_and_digest(plaintext)
-        return b"\x02" + tag + ct
+    @staticmethod
+    def _pad(plaintext: bytes) -> bytes:
+        return plaintext + b"\x80" + b"\x00" * (_SHORT_MAX - len(plaintext))
 
-    def decrypt(self, ct: bytes) -> bytes:
-        ct = bytes(ct)
-        if not ct or ct[0] != self.tag:
-            raise CiphertextError("not a DET ciphertext (wrong tag)")
-        if len(ct) == 17:
-            block = self._block.decrypt(ct[1:])
-            stripped = block.rstrip(b"\x00")
-            if not stripped or stripped[-1] != 0x80:
-                raise CiphertextError("DET ciphertext fails to decrypt (bad padding)")
-            return stripped[:-1]
-        if len(ct) < 33:
-            raise CiphertextError("DET ciphertext is truncated")
+    def _siv_encrypt(self, plaintext: bytes) -> bytes:
+        ct, tag = AES.new(self._siv_key, AES.MODE_SIV).encrypt_and_digest(plaintext)
+        return _TAG + tag + ct
+
+    @staticmethod
+    def _unpad(block: bytes) -> bytes:
+        body = block.rstrip(b"\x00")
+        if not body or body[-1] != 0x80:
+            raise CiphertextError("DET ciphertext does not decrypt (bad padding)")
+        return body[:-1]
+
+    def encrypt(self, plaintext: Buffer) -> bytes:
+        data = bytes(plaintext)
+        if len(data) <= _SHORT_MAX:
+            return _TAG + self._block.encrypt(self._pad(data))
+        return self._siv_encrypt(data)
+
+    def decrypt(self, ct: Buffer) -> bytes:
+        data = _buffer(ct)
+        self._check(data)
+        if len(data) == _SHORT_LEN:
+            return self._unpad(self._block.decrypt(data[1:]))
         cipher = AES.new(self._siv_key, AES.MODE_SIV)
         try:
-            return bytes(cipher.decrypt_and_verify(ct[17:], ct[1:17]))
+            return bytes(cipher.decrypt_and_verify(data[17:], data[1:17]))
         except ValueError:
             raise CiphertextError("DET ciphertext fails authentication") from None
 
-    def encrypt_many(self, pts: list[bytes]) -> list[bytes]:
-        return [self.encrypt(x) for x in pts]
+    def _check(self, data: bytes) -> None:
+        if not data or data[0] != self.tag:
+            raise CiphertextError("not a DET ciphertext (wrong layer tag)")
+        if len(data) != _SHORT_LEN and len(data) < _LONG_MIN:
+            raise CiphertextError("DET ciphertext is truncated")
 
-    def decrypt_many(self, cts: list[bytes]) -> list[bytes]:
-        return [self.decrypt(x) for x in cts]
+    def encrypt_many(self, plaintexts: Sequence[Buffer]) -> list[bytes]:
+        """Encrypt a batch; the short values go through AES in one call."""
+        out: list[bytes] = [b""] * len(plaintexts)
+        short: list[int] = []
+        blocks = bytearray()
+        for i, p in enumerate(plaintexts):
+            data = bytes(p)
+            if len(data) <= _SHORT_MAX:
+                short.append(i)
+                blocks += self._pad(data)
+            else:
+                out[i] = self._siv_encrypt(data)
+        if short:
+            enc = self._block.encrypt(bytes(blocks))
+            for j, i in enumerate(short):
+                out[i] = _TAG + enc[16 * j : 16 * j + 16]
+        return out
+
+    def decrypt_many(self, cts: Sequence[Buffer]) -> list[bytes]:
+        """Decrypt a batch; the short values go through AES in one call."""
+        out: list[bytes] = [b""] * len(cts)
+        short: list[int] = []
+        blocks = bytearray()
+        for i, c in enumerate(cts):
+            data = _buffer(c)
+            if len(data) == _SHORT_LEN and data[0] == self.tag:
+                short.append(i)
+                blocks += data[1:]
+            else:
+                out[i] = self.decrypt(data)
+        if short:
+            dec = self._block.decrypt(bytes(blocks))
+            for j, i in enumerate(short):
+                out[i] = self._unpad(dec[16 * j : 16 * j + 16])
+        return out

@@ -1,78 +1,155 @@
-"""HOM: Paillier (g = n + 1), additively homomorphic: E(a)·E(b) mod n² = E(a + b).
+"""HOM: Paillier encryption with g = n + 1, additively homomorphic.
 
-Leaks nothing (IND-CPA under the decisional composite residuosity assumption).
-Plaintexts are integers mod n; negatives are represented mod n and decrypted into
-(-n/2, n/2].  Arithmetic on gmpy2.
+``E(a) · E(b) mod n² = E(a + b)``, so the server sums a column by multiplying its
+ciphertexts (stored in ``numeric`` columns) modulo n².  Leaks nothing (IND-CPA under the
+decisional composite residuosity assumption); ciphertexts are randomized.
+
+Plaintexts are integers in ``(-n/2, n/2]``, represented mod n; ``decrypt`` maps back into
+that interval, so sums of negative values come out negative.  Decryption uses the CRT
+(exponentiations mod p² and q² instead of mod n²), and so does encryption, which has the
+private key too.  Arithmetic on gmpy2.
+
+The private key serializes (``to_bytes``) as JSON ``{"p": ..., "q": ...}``, to be
+wrapped by the master key like every other layer key.
 """
 
 from __future__ import annotations
 
 import json
-import math
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import gmpy2
 from Crypto.Random.random import randrange
 from Crypto.Util.number import getPrime
 
-from ..errors import CiphertextError
+from ..errors import CiphertextError, ConfigError, EncodingError, KeyError_, ValueOutOfDomain
 from .base import Scheme
 
 
 class HOM(Scheme):
+    """Paillier (g = n + 1) on gmpy2: reveals nothing; sums under encryption."""
+
     name: ClassVar[str] = "HOM"
     tag: ClassVar[int] = 0
     operators: ClassVar[frozenset[str]] = frozenset({"SUM", "AVG", "+"})
     strength: ClassVar[int] = 2
-    key_size: ClassVar[int] = 0
+    key_size: ClassVar[int] = 0  # keys are generated (HOM.generate), not random bytes
 
     def __init__(self, p: int, q: int) -> None:
-        if p == q:
-            raise ValueError("Paillier needs two distinct primes")
-        self.p, self.q = gmpy2.mpz(p), gmpy2.mpz(q)
-        self.n = int(self.p * self.q)
-        self.n2 = self.n * self.n
-        self._n = gmpy2.mpz(self.n)
-        self._n2 = gmpy2.mpz(self.n2)
-        lam = gmpy2.lcm(self.p - 1, self.q - 1)
-        self._lam = lam
-        # with g = n + 1: L(g^lam mod n^2) = lam mod n, so mu = lam^-1 mod n
-        self._mu = gmpy2.invert(lam % self._n, self._n)
+        mp, mq = gmpy2.mpz(p), gmpy2.mpz(q)
+        if mp == mq or mp < 3 or mq < 3 or not (gmpy2.is_prime(mp) and gmpy2.is_prime(mq)):
+            raise KeyError_("a Paillier key needs two distinct odd primes")
+        n = mp * mq
+        if gmpy2.gcd(n, (mp - 1) * (mq - 1)) != 1:
+            raise KeyError_("gcd(pq, (p-1)(q-1)) must be 1")
+        self._p, self._q = mp, mq
+        self._n, self._n2 = n, n * n
+        self._half = n // 2
+        self._p2, self._q2 = mp * mp, mq * mq
+        # CRT decryption (Paillier 1999, §7): m_p = L_p(c^(p-1) mod p²) · h_p mod p, with
+        # h_p = L_p(g^(p-1) mod p²)^-1 mod p and L_p(x) = (x - 1) / p.
+        self._hp = gmpy2.invert(self._lp(gmpy2.powmod(n + 1, mp - 1, self._p2), mp), mp)
+        self._hq = gmpy2.invert(self._lp(gmpy2.powmod(n + 1, mq - 1, self._q2), mq), mq)
+        self._q_inv_p = gmpy2.invert(mq, mp)  # for m = m_q + q·((m_p - m_q)·q⁻¹ mod p)
+        # CRT for r^n mod n²: exponents reduced mod φ(p²) = p(p-1), φ(q²) = q(q-1)
+        self._en_p, self._en_q = n % (mp * (mp - 1)), n % (mq * (mq - 1))
+        self._q2_inv_p2 = gmpy2.invert(self._q2, self._p2)
+
+    @staticmethod
+    def _lp(x: Any, p: Any) -> Any:
+        return (x - 1) // p
 
     def __repr__(self) -> str:
         return f"HOM(<private key hidden>, bits={self.n.bit_length()})"
 
+    @property
+    def n(self) -> int:
+        """The public modulus."""
+        return int(self._n)
+
+    @property
+    def n2(self) -> int:
+        """n², the modulus of ciphertexts."""
+        return int(self._n2)
+
+    # -- keys -------------------------------------------------------------------------------
     @classmethod
     def generate(cls, bits: int = 2048) -> HOM:
+        """A fresh key with an n of exactly ``bits`` bits (p, q of ``bits/2`` bits each)."""
+        if bits < 64 or bits % 2:
+            raise ConfigError("Paillier modulus size must be an even number of bits ≥ 64")
         while True:
             p, q = getPrime(bits // 2), getPrime(bits // 2)
-            if p != q and math.gcd(p * q, (p - 1) * (q - 1)) == 1:
-                return cls(p, q)
+            if p != q and (p * q).bit_length() == bits:
+                try:
+                    return cls(p, q)
+                except KeyError_:  # pragma: no cover - gcd condition, practically never
+                    continue
 
     def to_bytes(self) -> bytes:
-        return json.dumps({"p": int(self.p), "q": int(self.q)}).encode()
+        """The private key, for wrapping: JSON ``{"p": ..., "q": ...}``."""
+        return json.dumps({"p": int(self._p), "q": int(self._q)}).encode()
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> HOM:
-        d = json.loads(bytes(data))
-        return cls(int(d["p"]), int(d["q"]))
+    def from_bytes(cls, data: bytes | bytearray | memoryview) -> HOM:
+        try:
+            d = json.loads(bytes(data))
+            p, q = d["p"], d["q"]
+        except (ValueError, TypeError, KeyError):
+            raise KeyError_("malformed Paillier private key") from None
+        if not (isinstance(p, int) and isinstance(q, int)):
+            raise KeyError_("malformed Paillier private key")
+        return cls(p, q)
+
+    # -- encryption -------------------------------------------------------------------------
+    def _plain(self, m: int) -> Any:
+        if isinstance(m, bool) or not isinstance(m, int):
+            raise EncodingError(f"Paillier plaintexts are integers, not {type(m).__name__}")
+        if not -self._half < m <= self._half:
+            raise ValueOutOfDomain("Paillier plaintext outside (-n/2, n/2]")
+        return gmpy2.mpz(m) % self._n
+
+    def _r_to_n(self, r: Any) -> Any:
+        """r^n mod n² through the CRT (same result as ``powmod(r, n, n²)``)."""
+        xp = gmpy2.powmod(r, self._en_p, self._p2)
+        xq = gmpy2.powmod(r, self._en_q, self._q2)
+        return xq + self._q2 * ((xp - xq) * self._q2_inv_p2 % self._p2)
 
     def encrypt(self, m: int, r: int | None = None) -> int:
+        """``(1 + m·n) · r^n mod n²``; ``r`` is random unless given (tests)."""
+        mm = self._plain(m)
         if r is None:
-            r = randrange(1, self.n)
-        gm = (1 + (m % self.n) * self._n) % self._n2
-        return int(gm * gmpy2.powmod(r, self._n, self._n2) % self._n2)
+            while True:
+                rr = gmpy2.mpz(randrange(1, self.n))
+                if gmpy2.gcd(rr, self._n) == 1:
+                    break
+        else:
+            rr = gmpy2.mpz(r)
+            if not 0 < rr < self._n or gmpy2.gcd(rr, self._n) != 1:
+                raise ValueError("Paillier r must be in [1, n) and coprime to n")
+        return int((1 + mm * self._n) * self._r_to_n(rr) % self._n2)
+
+    def _ciphertext(self, c: int) -> Any:
+        if isinstance(c, bool) or not isinstance(c, int | type(gmpy2.mpz(0))):
+            raise CiphertextError(f"a Paillier ciphertext is an integer, not {type(c).__name__}")
+        cc = gmpy2.mpz(c)
+        if not 0 < cc < self._n2 or gmpy2.gcd(cc, self._n) != 1:
+            raise CiphertextError("not a Paillier ciphertext for this key")
+        return cc
 
     def decrypt(self, c: int) -> int:
-        c = int(c)
-        if not 0 < c < self.n2 or math.gcd(c, self.n) != 1:
-            raise CiphertextError("not a Paillier ciphertext for this key")
-        u = gmpy2.powmod(c, self._lam, self._n2)
-        m = int(((u - 1) // self._n) * self._mu % self._n)
-        return m - self.n if m > self.n // 2 else m
+        """The plaintext in ``(-n/2, n/2]``."""
+        cc = self._ciphertext(c)
+        p, q = self._p, self._q
+        mp = self._lp(gmpy2.powmod(cc, p - 1, self._p2), p) * self._hp % p
+        mq = self._lp(gmpy2.powmod(cc, q - 1, self._q2), q) * self._hq % q
+        m = mq + q * ((mp - mq) * self._q_inv_p % p)
+        return int(m - self._n if m > self._half else m)
 
     def add(self, c1: int, c2: int) -> int:
-        return int(gmpy2.mpz(c1) * c2 % self._n2)
+        """E(a), E(b) → E(a + b)."""
+        return int(self._ciphertext(c1) * self._ciphertext(c2) % self._n2)
 
     def add_plain(self, c: int, k: int) -> int:
-        return int(gmpy2.mpz(c) * (1 + (k % self.n) * self._n) % self._n2)
+        """E(a), k → E(a + k) (not re-randomized)."""
+        return int(self._ciphertext(c) * (1 + self._plain(k) * self._n) % self._n2)

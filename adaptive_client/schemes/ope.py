@@ -1,28 +1,52 @@
 """OPE: Boldyreva–Chenette–Lee–O'Neill order-preserving encryption (pyope's algorithm).
 
-Leaks: order (and equality) of plaintexts, and roughly their distribution.  Plaintexts
-are integers in ``[0, 2**in_bits)`` (encodings offset signed values); ciphertexts are
-stored as ``0x03 || unsigned big-endian in ceil(out_bits / 8) bytes``, so PostgreSQL's
-bytea comparison and B-tree indexes order them exactly as the integers.
+Leaks: the order and equality of plaintexts and, being a random order-preserving
+function, roughly half of their leading bits (BCLO's "window one-wayness" bound):
+ciphertexts approximate the plaintexts' distribution.
 
-The native extension ``adaptive_ope_native`` (bit-identical to pyope, checked against
-recorded vectors) is used when installed; pyope otherwise.
+Plaintexts are integers in ``[0, 2**in_bits)`` (encodings offset signed values);
+ciphertexts lie in ``[0, 2**out_bits)``, ``out_bits`` defaulting to ``in_bits + 32``.
+The stored form (fixed: SQL aggregates depend on it) is::
+
+    0x03 || ciphertext as unsigned big-endian in exactly ceil(out_bits / 8) bytes
+
+so PostgreSQL's bytea comparison, ``min``/``max`` and B-tree indexes order ciphertexts
+exactly as the integers.
+
+Backends: the compiled module ``adaptive_ope_native`` (bit-identical to pyope) when it
+is installed and the output domain fits its 128-bit integers (``out_bits`` ≤ 127), pyope
+otherwise; :attr:`OPE.backend` says which (on an instance: the one that instance uses).
 """
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Sequence
+from types import ModuleType
 from typing import Any, ClassVar
 
-from ..errors import CiphertextError, ValueOutOfDomain
+from ..errors import CiphertextError, ConfigError, EncodingError, ValueOutOfDomain
 from .base import Scheme
 
-try:  # pragma: no cover - depends on the build
-    import adaptive_ope_native as _native
-except ImportError:  # pragma: no cover
-    _native = None
+Buffer = bytes | bytearray | memoryview
+
+
+def _load_native() -> ModuleType | None:
+    try:
+        return importlib.import_module("adaptive_ope_native")
+    except ImportError:  # pragma: no cover - depends on the build
+        return None
+
+
+_native = _load_native()
+NATIVE_MAX_OUT_BITS = 127  # the native module's ranges have at most 2**127 elements
+
+_TAG = b"\x03"
 
 
 class OPE(Scheme):
+    """BCLO order-preserving encryption of integers: reveals order."""
+
     name: ClassVar[str] = "OPE"
     tag: ClassVar[int] = 0x03
     operators: ClassVar[frozenset[str]] = frozenset(
@@ -30,17 +54,33 @@ class OPE(Scheme):
     )
     strength: ClassVar[int] = 1
     key_size: ClassVar[int] = 32
+    backend: str = "native" if _native is not None else "pyope"
 
-    def __init__(self, key: bytes, in_bits: int, out_bits: int | None = None) -> None:
+    def __init__(
+        self, key: Buffer, in_bits: int, out_bits: int | None = None, *, backend: str | None = None
+    ) -> None:
+        """``backend``: ``"native"``, ``"pyope"`` or None (the fastest that can serve)."""
+        if len(key) != self.key_size:
+            raise ConfigError("OPE needs a 256-bit key")
+        if out_bits is None:
+            out_bits = in_bits + 32
+        if not 1 <= in_bits <= out_bits:
+            raise ConfigError(f"invalid OPE domain: in_bits={in_bits}, out_bits={out_bits}")
         self._key = bytes(key)
         self.in_bits = in_bits
-        self.out_bits = out_bits if out_bits is not None else in_bits + 32
-        self.width = (self.out_bits + 7) // 8
-        self._in_end = 2**in_bits - 1
-        self._out_end = 2**self.out_bits - 1
-        self.backend = "native" if _native is not None else "pyope"
+        self.out_bits = out_bits
+        self.width = (out_bits + 7) // 8
+        self._in_end = (1 << in_bits) - 1
+        self._out_end = (1 << out_bits) - 1
+        native_ok = _native is not None and out_bits <= NATIVE_MAX_OUT_BITS
+        if backend not in (None, "native", "pyope"):
+            raise ConfigError(f"unknown OPE backend {backend!r}")
+        if backend == "native" and not native_ok:
+            raise ConfigError("the native OPE backend is not installed or the domain is too wide")
+        self._native = _native if native_ok and backend != "pyope" else None
+        self.backend = "native" if self._native is not None else "pyope"
         self._py: Any = None
-        if _native is None:
+        if self._native is None:
             from pyope.ope import OPE as _PyOPE
             from pyope.ope import ValueRange
 
@@ -49,38 +89,64 @@ class OPE(Scheme):
     def __repr__(self) -> str:
         return f"OPE(<key hidden>, in_bits={self.in_bits}, out_bits={self.out_bits})"
 
-    def _check(self, x: int) -> None:
-        if not isinstance(x, int) or not 0 <= x <= self._in_end:
+    # -- integers ---------------------------------------------------------------------------
+    def _check(self, x: object) -> int:
+        if isinstance(x, bool) or not isinstance(x, int):
+            raise EncodingError(f"OPE plaintexts are integers, not {type(x).__name__}")
+        if not 0 <= x <= self._in_end:
             raise ValueOutOfDomain(f"OPE plaintext outside [0, 2**{self.in_bits})")
+        return x
 
     def encrypt_int(self, x: int) -> int:
-        self._check(x)
-        if _native is not None:
-            return int(_native.encrypt(self._key, 0, self._in_end, 0, self._out_end, x))
+        """The ciphertext as an integer in ``[0, 2**out_bits)``."""
+        x = self._check(x)
+        if self._native is not None:
+            return int(self._native.encrypt(self._key, 0, self._in_end, 0, self._out_end, x))
         return int(self._py.encrypt(x))
 
-    def encrypt(self, x: int) -> bytes:
-        return b"\x03" + self.encrypt_int(x).to_bytes(self.width, "big")
-
-    def decrypt(self, ct: bytes) -> int:
-        ct = bytes(ct)
-        if len(ct) != self.width + 1 or ct[0] != self.tag:
-            raise CiphertextError("not an OPE ciphertext of this column (tag or width)")
-        c = int.from_bytes(ct[1:], "big")
+    def decrypt_int(self, c: int) -> int:
+        if not 0 <= c <= self._out_end:
+            raise CiphertextError("OPE ciphertext outside the output range")
         try:
-            if _native is not None:
-                return int(_native.decrypt(self._key, 0, self._in_end, 0, self._out_end, c))
+            if self._native is not None:
+                return int(self._native.decrypt(self._key, 0, self._in_end, 0, self._out_end, c))
             return int(self._py.decrypt(c))
-        except Exception as exc:  # pyope's InvalidCiphertextError, native ValueError
+        except (ValueError, ArithmeticError) as exc:  # pyope's errors are ValueErrors
             raise CiphertextError("OPE ciphertext does not decrypt under this key") from exc
 
-    def encrypt_many(self, xs: list[int]) -> list[bytes]:
-        if _native is not None:
-            for x in xs:
-                self._check(x)
-            cs = _native.encrypt_many(self._key, 0, self._in_end, 0, self._out_end, xs)
-            return [b"\x03" + int(c).to_bytes(self.width, "big") for c in cs]
-        return [self.encrypt(x) for x in xs]
+    # -- stored form ------------------------------------------------------------------------
+    def _pack(self, c: int) -> bytes:
+        return _TAG + c.to_bytes(self.width, "big")
 
-    def decrypt_many(self, cts: list[bytes]) -> list[int]:
-        return [self.decrypt(c) for c in cts]
+    def _unpack(self, ct: object) -> int:
+        if not isinstance(ct, bytes | bytearray | memoryview):
+            raise CiphertextError(f"an OPE ciphertext must be bytes, not {type(ct).__name__}")
+        data = bytes(ct)
+        if not data or data[0] != self.tag:
+            raise CiphertextError("not an OPE ciphertext (wrong layer tag)")
+        if len(data) != self.width + 1:
+            raise CiphertextError("OPE ciphertext has the wrong width for this column")
+        return int.from_bytes(data[1:], "big")
+
+    def encrypt(self, x: int) -> bytes:
+        return self._pack(self.encrypt_int(x))
+
+    def decrypt(self, ct: Buffer) -> int:
+        return self.decrypt_int(self._unpack(ct))
+
+    def encrypt_many(self, xs: Sequence[int]) -> list[bytes]:
+        checked = [self._check(x) for x in xs]
+        if self._native is not None and checked:
+            cs = self._native.encrypt_many(self._key, 0, self._in_end, 0, self._out_end, checked)
+            return [self._pack(int(c)) for c in cs]
+        return [self._pack(int(self._py.encrypt(x))) for x in checked]
+
+    def decrypt_many(self, cts: Sequence[Buffer]) -> list[int]:
+        cs = [self._unpack(c) for c in cts]
+        if self._native is not None and cs:
+            try:
+                out = self._native.decrypt_many(self._key, 0, self._in_end, 0, self._out_end, cs)
+            except (ValueError, ArithmeticError) as exc:
+                raise CiphertextError("OPE ciphertext does not decrypt under this key") from exc
+            return [int(x) for x in out]
+        return [self.decrypt_int(c) for c in cs]

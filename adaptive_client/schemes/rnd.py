@@ -81,9 +81,7 @@ class RND(Scheme):
     def encrypt_many(self, inners: Sequence[Buffer]) -> list[bytes]:
         """Encrypt a batch, each value under its own fresh IV."""
         ivs = get_random_bytes(_BLOCK * len(inners)) if inners else b""
-        return [
-            self.encrypt(x, ivs[i * _BLOCK : (i + 1) * _BLOCK]) for i, x in enumerate(inners)
-        ]
+        return [self.encrypt(x, ivs[i * _BLOCK : (i + 1) * _BLOCK]) for i, x in enumerate(inners)]
 
     def decrypt_many(self, cts: Sequence[Buffer]) -> list[bytes]:
         return [self.decrypt(c) for c in cts]

@@ -185,6 +185,12 @@ def queries() -> list[Q]:
     add(Q("SELECT id, salary * 3 - 1 FROM emp WHERE id < 25 ORDER BY id", (), True))
     add(Q("SELECT id, dept / 3, dept % 4 FROM emp WHERE id < 25 ORDER BY id", (), True))
     add(Q("SELECT COUNT(*) + 1 FROM emp WHERE dept = 2"))
+    # constants the column type cannot hold: equal to nothing, as in PostgreSQL
+    add(Q("SELECT COUNT(*) FROM emp WHERE bonus = 2.5"))
+    add(Q("SELECT COUNT(*) FROM emp WHERE bonus <> 2.5"))
+    add(Q("SELECT COUNT(*) FROM emp WHERE salary = 100.505"))
+    add(Q("SELECT COUNT(*) FROM emp WHERE name = %s", ("x" * 41,)))
+    add(Q("SELECT id FROM emp WHERE bonus IN (1.5, 7) AND id < 3000"))
     # LIKE without wildcards is equality
     add(Q("SELECT id FROM emp WHERE name LIKE 'Ivy Calson'"))
     return qs
