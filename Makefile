@@ -44,8 +44,8 @@ lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
-demo:
-	@echo "the demo arrives with the TPC-C harness"
-
-clean: down
-	rm -rf $(VENV) .pgdata
+demo: up
+	$(VENV)/bin/adaptive-tpcc sweep --configs plain,encrypted,adaptive --latencies 0,60,120 \
+		--clients 5 --duration 30 --warmup 10 --warehouses 1 --scale small --out results/demo
+	$(VENV)/bin/adaptive-tpcc report results/demo
+	@echo "report: results/demo/report.md"

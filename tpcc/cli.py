@@ -93,11 +93,22 @@ def cmd_load(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_run(args: argparse.Namespace) -> int:
-    spec = RunSpec(
-        config=args.config,
-        dsn=dsn_for(args),
-        clients=args.clients,
+def run_with_latency(spec: RunSpec, latency_ms: float, method: str = "auto") -> dict[str, Any]:
+    from netem import emulate
+
+    info = psycopg.conninfo.conninfo_to_dict(spec.dsn)
+    host, port = str(info.get("host") or "127.0.0.1"), int(str(info.get("port") or 5432))
+    with emulate(host, port, latency_ms, method) as e:
+        spec.dsn = psycopg.conninfo.make_conninfo(spec.dsn, host=e.host, port=e.port)
+        spec.latency_ms, spec.method = latency_ms, e.method
+        return run(spec, log=lambda m: print(m, file=sys.stderr))
+
+
+def _spec(args: argparse.Namespace, config: str, dsn: str, clients: int) -> RunSpec:
+    return RunSpec(
+        config=config,
+        dsn=dsn,
+        clients=clients,
         duration=args.duration,
         warmup=args.warmup,
         warehouses=args.warehouses,
@@ -106,18 +117,119 @@ def cmd_run(args: argparse.Namespace) -> int:
         scale=SCALES[args.scale],
         seed=args.seed,
     )
-    result = run(spec, log=lambda m: print(m, file=sys.stderr))
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    spec = _spec(args, args.config, dsn_for(args), args.clients)
+    result = run_with_latency(spec, args.latency_ms, args.latency_method)
     path = write_results(result, Path(args.out))
-    print(
-        json.dumps(
-            {
-                k: result[k]
-                for k in ("config", "clients", "tpm", "tpmC", "retries", "errors", "peels")
-            },
-            default=str,
-        )
-    )
+    keys = ("config", "clients", "latency_ms", "tpm", "tpmC", "retries", "errors", "peels")
+    print(json.dumps({k: result[k] for k in keys}, default=str))
     print(f"results: {path}", file=sys.stderr)
+    return 0
+
+
+def _recreate(dsn: str, template: str | None = None) -> None:
+    name = str(psycopg.conninfo.conninfo_to_dict(dsn)["dbname"])
+    admin = psycopg.conninfo.make_conninfo(dsn, dbname="postgres")
+    with psycopg.connect(admin, autocommit=True) as c:
+        c.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        if template is None:
+            c.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        else:
+            c.execute(
+                sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
+                    sql.Identifier(name), sql.Identifier(template)
+                )
+            )
+
+
+def _exists(dsn: str) -> bool:
+    name = str(psycopg.conninfo.conninfo_to_dict(dsn)["dbname"])
+    admin = psycopg.conninfo.make_conninfo(dsn, dbname="postgres")
+    with psycopg.connect(admin, autocommit=True) as c:
+        return (
+            c.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
+            is not None
+        )
+
+
+def _load_into(dsn: str, config: str, warehouses: int, scale: str) -> float:
+    from adaptive_client.install import install
+
+    _recreate(dsn)
+    if config != "plain":
+        with psycopg.connect(dsn) as c:
+            install(c)
+    conn = open_connection(config, dsn, master_key(), "read committed")
+    t0 = time.perf_counter()
+    from rich.progress import Progress
+
+    with Progress(transient=True) as bar:
+        task = bar.add_task(f"loading {config}", total=expected_rows(warehouses, SCALES[scale]))
+        load(conn, warehouses, SCALES[scale], progress=lambda n: bar.advance(task, n))
+    conn.close()
+    return time.perf_counter() - t0
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    """Every (configuration, clients, latency): reset the database from a loaded template,
+    run with the emulated latency, write the result."""
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    configs = [c.strip() for c in args.configs.split(",") if c.strip()]
+    latencies = [float(x) for x in args.latencies.split(",")]
+    clients = [int(x) for x in args.clients.split(",")]
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    meta: dict[str, Any] = {
+        "configs": configs,
+        "latencies": latencies,
+        "clients": clients,
+        "duration": args.duration,
+        "warmup": args.warmup,
+        "warehouses": args.warehouses,
+        "scale": args.scale,
+        "load_seconds": {},
+    }
+    total = len(configs) * len(latencies) * len(clients)
+    done = 0
+    for config in configs:
+        if config not in CONFIGS:
+            raise AdaptiveError(f"unknown configuration {config!r}")
+        template = _cluster_dsn(f"tpcc_{config}_{args.scale}_w{args.warehouses}_template")
+        if args.reload or not _exists(template):
+            console.print(
+                f"[bold]loading[/] {config} ({args.warehouses} warehouse(s), {args.scale})"
+            )
+            meta["load_seconds"][config] = round(
+                _load_into(template, config, args.warehouses, args.scale), 1
+            )
+        target = _cluster_dsn(f"tpcc_{config}_run")
+        for n in clients:
+            for lat in latencies:
+                done += 1
+                console.print(f"[{done}/{total}] {config}, {n} clients, {lat:g} ms")
+                _recreate(
+                    target, template=str(psycopg.conninfo.conninfo_to_dict(template)["dbname"])
+                )
+                result = run_with_latency(_spec(args, config, target, n), lat, args.latency_method)
+                write_results(result, out)
+                console.print(
+                    f"    tpm {result['tpm']:.0f}, tpmC {result['tpmC']:.0f}, "
+                    f"peels {result['peels']}, errors {sum(result['errors'].values())}"
+                )
+    (out / "sweep.json").write_text(json.dumps(meta, indent=2))
+    print(out)
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .report import write_report
+
+    path = write_report(Path(args.results))
+    print(path)
     return 0
 
 
@@ -159,7 +271,26 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--isolation", choices=sorted(ISOLATION), default="repeatable read")
     sp.add_argument("--seed", type=int, default=1)
     sp.add_argument("--out", default="results", help="results folder")
+    sp.add_argument("--latency-ms", type=float, default=0.0, help="emulated round trip, ms")
+    sp.add_argument("--latency-method", choices=["auto", "netem", "proxy"], default="auto")
     sp.set_defaults(fn=cmd_run)
+    sp = sub.add_parser("sweep", help="every configuration x clients x latency")
+    sp.add_argument("--configs", default="plain,encrypted,adaptive")
+    sp.add_argument("--latencies", default="0,30,60,90,120", help="round trips in ms")
+    sp.add_argument("--clients", default="5,20")
+    sp.add_argument("--duration", type=float, default=60.0)
+    sp.add_argument("--warmup", type=float, default=10.0)
+    sp.add_argument("--warehouses", type=int, default=1)
+    sp.add_argument("--scale", choices=sorted(SCALES), default="full")
+    sp.add_argument("--isolation", choices=sorted(ISOLATION), default="repeatable read")
+    sp.add_argument("--seed", type=int, default=1)
+    sp.add_argument("--latency-method", choices=["auto", "netem", "proxy"], default="auto")
+    sp.add_argument("--reload", action="store_true", help="reload the templates")
+    sp.add_argument("--out", default=f"results/sweep-{time.strftime('%Y%m%d-%H%M%S')}")
+    sp.set_defaults(fn=cmd_sweep)
+    sp = sub.add_parser("report", help="plots and tables from a results folder")
+    sp.add_argument("results")
+    sp.set_defaults(fn=cmd_report)
     sp = sub.add_parser("check", help="consistency conditions 1-4")
     common(sp)
     sp.set_defaults(fn=cmd_check)

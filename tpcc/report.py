@@ -1,0 +1,233 @@
+"""The sweep report: Markdown with PNG plots (matplotlib), from a results folder.
+
+Figures follow the source paper: throughput vs latency per configuration (Fig. 5),
+client-side encryption time per transaction type (Fig. 6), response time and overhead of
+a SELECT and of the order-line INSERT vs latency (Figs. 7–8), the per-statement
+encryption/decryption counts (Table I), and the throughput ratios to plain.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+CONFIG_ORDER = ["plain", "encrypted", "adaptive"]
+COLORS = {"plain": "#4c72b0", "encrypted": "#dd8452", "adaptive": "#55a868"}
+CHOSEN_SELECT = "no.item"
+CHOSEN_INSERT = "no.insert_order_line"
+
+
+def load_results(folder: Path) -> list[dict[str, Any]]:
+    runs = []
+    for f in sorted(folder.glob("*.json")):
+        if f.name == "sweep.json":
+            continue
+        data = json.loads(f.read_text())
+        if "tpm" in data:
+            runs.append(data)
+    return runs
+
+
+def _index(runs: list[dict[str, Any]]) -> dict[tuple[str, int, float], dict[str, Any]]:
+    return {(r["config"], r["clients"], float(r["latency_ms"])): r for r in runs}
+
+
+def _fig_throughput(runs: list[dict[str, Any]], out: Path) -> Path:
+    clients = sorted({r["clients"] for r in runs})
+    fig, axes = plt.subplots(1, len(clients), figsize=(5 * len(clients), 4), squeeze=False)
+    for ax, n in zip(axes[0], clients, strict=True):
+        for config in CONFIG_ORDER:
+            pts = sorted(
+                (r["latency_ms"], r["tpm"])
+                for r in runs
+                if r["config"] == config and r["clients"] == n
+            )
+            if pts:
+                ax.plot(*zip(*pts, strict=True), marker="o", label=config, color=COLORS[config])
+        ax.set_title(f"{n} clients")
+        ax.set_xlabel("emulated round-trip latency (ms)")
+        ax.set_ylabel("committed transactions / minute")
+        ax.grid(alpha=0.3)
+        ax.legend()
+    fig.suptitle("Throughput vs latency (Fig. 5)")
+    fig.tight_layout()
+    path = out / "fig5_throughput.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _fig_crypto(runs: list[dict[str, Any]], out: Path) -> Path:
+    per: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for r in runs:
+        if r["config"] == "plain":
+            continue
+        for txn, s in r["transactions"].items():
+            per[r["config"]][txn].append(s["crypto_ms_mean"])
+    txns = ["new_order", "payment", "order_status", "delivery", "stock_level"]
+    fig, ax = plt.subplots(figsize=(8, 4))
+    width = 0.38
+    for i, config in enumerate(["encrypted", "adaptive"]):
+        vals = [sum(per[config][t]) / len(per[config][t]) if per[config][t] else 0.0 for t in txns]
+        ax.bar(
+            [x + i * width for x in range(len(txns))],
+            vals,
+            width,
+            label=config,
+            color=COLORS[config],
+        )
+    ax.set_xticks([x + width / 2 for x in range(len(txns))], txns)
+    ax.set_ylabel("client encryption + decryption time (ms / transaction)")
+    ax.set_title("Client-side crypto time per transaction type (Fig. 6)")
+    ax.legend()
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    path = out / "fig6_crypto.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _fig_statement(
+    runs: list[dict[str, Any]], label: str, title: str, name: str, out: Path
+) -> Path:
+    idx = _index(runs)
+    clients = max({r["clients"] for r in runs})
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
+    lat = sorted({r["latency_ms"] for r in runs})
+    for config in CONFIG_ORDER:
+        pts = [
+            (x, idx[(config, clients, x)]["statements"].get(label, {}).get("mean_ms"))
+            for x in lat
+            if (config, clients, x) in idx
+        ]
+        pts = [(x, y) for x, y in pts if y is not None]
+        if pts:
+            a1.plot(*zip(*pts, strict=True), marker="o", label=config, color=COLORS[config])
+        if config != "plain":
+            over = []
+            for x, y in pts:
+                base = (
+                    idx.get(("plain", clients, x), {})
+                    .get("statements", {})
+                    .get(label, {})
+                    .get("mean_ms")
+                )
+                if base:
+                    over.append((x, 100.0 * (y - base) / base))
+            if over:
+                a2.plot(*zip(*over, strict=True), marker="o", label=config, color=COLORS[config])
+    a1.set_title(f"{title}: mean response time ({clients} clients)")
+    a1.set_xlabel("latency (ms)")
+    a1.set_ylabel("ms")
+    a2.set_title("overhead over plain")
+    a2.set_xlabel("latency (ms)")
+    a2.set_ylabel("%")
+    for a in (a1, a2):
+        a.grid(alpha=0.3)
+        a.legend()
+    fig.tight_layout()
+    path = out / name
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _ratios(runs: list[dict[str, Any]]) -> list[str]:
+    idx = _index(runs)
+    lines = [
+        "| clients | latency (ms) | plain tpm | encrypted/plain | adaptive/plain |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    for (config, n, lat), r in sorted(idx.items(), key=lambda kv: (kv[0][1], kv[0][2])):
+        if config != "plain":
+            continue
+        cells = []
+        for other in ("encrypted", "adaptive"):
+            o = idx.get((other, n, lat))
+            cells.append(f"{o['tpm'] / r['tpm']:.2f}" if o and r["tpm"] else "-")
+        lines.append(f"| {n} | {lat:g} | {r['tpm']:.0f} | {cells[0]} | {cells[1]} |")
+    return lines
+
+
+def _table1(runs: list[dict[str, Any]]) -> list[str]:
+    agg: dict[str, dict[str, dict[str, float]]] = defaultdict(dict)
+    for r in runs:
+        if r["config"] == "plain":
+            continue
+        for label, c in r["table1"].items():
+            agg[label].setdefault(r["config"], c)
+    lines = [
+        "| statement | encrypted: enc / OPE enc / dec / OPE dec | adaptive: enc / OPE enc / dec / OPE dec |",
+        "|---|---|---|",
+    ]
+    for label in sorted(agg):
+        cells = []
+        for config in ("encrypted", "adaptive"):
+            c = agg[label].get(config)
+            cells.append(
+                f"{c['enc']:.1f} / {c['enc_ope']:.1f} / {c['dec']:.1f} / {c['dec_ope']:.1f}"
+                if c
+                else "-"
+            )
+        lines.append(f"| `{label}` | {cells[0]} | {cells[1]} |")
+    return lines
+
+
+def write_report(folder: Path) -> Path:
+    runs = load_results(folder)
+    if not runs:
+        raise FileNotFoundError(f"no run results in {folder}")
+    meta_file = folder / "sweep.json"
+    meta = json.loads(meta_file.read_text()) if meta_file.exists() else {}
+    figs = [
+        _fig_throughput(runs, folder),
+        _fig_crypto(runs, folder),
+        _fig_statement(runs, CHOSEN_SELECT, f"SELECT `{CHOSEN_SELECT}`", "fig7_select.png", folder),
+        _fig_statement(runs, CHOSEN_INSERT, f"INSERT `{CHOSEN_INSERT}`", "fig8_insert.png", folder),
+    ]
+    methods = sorted({r.get("latency_method", "none") for r in runs})
+    peels = {
+        f"{r['config']}-c{r['clients']}-l{r['latency_ms']:g}": r["peels"]
+        for r in runs
+        if r["config"] == "adaptive"
+    }
+    md = [
+        "# TPC-C over plain, encrypted and adaptive databases",
+        "",
+        f"Runs: {len(runs)}; warehouses {meta.get('warehouses', runs[0]['warehouses'])}, scale "
+        f"{meta.get('scale', '-')}, measured {runs[0]['duration_s']:g} s after {runs[0]['warmup_s']:g} s of "
+        f"warm-up, isolation {runs[0]['isolation']}; latency emulated by: {', '.join(methods)}.",
+        f"Load times (s): {meta.get('load_seconds', {})}.",
+        "",
+        "## Throughput vs latency (Fig. 5)",
+        f"![throughput]({figs[0].name})",
+        "",
+        "## Throughput relative to plain",
+        *_ratios(runs),
+        "",
+        "## Client-side crypto time per transaction (Fig. 6)",
+        f"![crypto]({figs[1].name})",
+        "",
+        "## Response time of a SELECT and of the order-line INSERT (Figs. 7–8)",
+        f"![select]({figs[2].name})",
+        "",
+        f"![insert]({figs[3].name})",
+        "",
+        "## Encryptions and decryptions per statement execution (Table I)",
+        *_table1(runs),
+        "",
+        "## Peels of the adaptive database (warm-up / measured interval)",
+        *[f"- {k}: {v['warmup']} / {v['measured']}" for k, v in sorted(peels.items())],
+        "",
+    ]
+    path = folder / "report.md"
+    path.write_text("\n".join(md))
+    return path
