@@ -25,10 +25,10 @@ from sqlglot import exp
 from .. import recipes
 from ..errors import (
     EncodingError,
-    ValueOutOfDomain,
     LayerFloorViolation,
     UndefinedColumn,
     UnsupportedQuery,
+    ValueOutOfDomain,
 )
 from ..metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from ..onions import Cap, capabilities
