@@ -13,7 +13,6 @@ A plain column becomes one stored column per onion, named by a keyed hash.  Keys
 
 from __future__ import annotations
 
-import json
 from decimal import Decimal
 from typing import Any
 
@@ -61,24 +60,8 @@ def _default_onions(col_type: Any, config: Config) -> tuple[Onion, ...]:
 
 def _hom_key(conn: psycopg.Connection[Any], catalog: Catalog, bits: int) -> bytes:
     """One Paillier key per database: Paillier is IND-CPA, sharing it leaks nothing."""
-    anon = catalog.root.anonymize("group", HOM_GROUP)
-    row = conn.execute(
-        "SELECT sealed FROM adaptive.key_groups WHERE anon_name = %s", (anon,)
-    ).fetchone()
-    aad = f"group\x1f{anon}".encode()
-    if row is None:
-        key = HOM.generate(bits).to_bytes()
-        sealed = catalog.root.seal(json.dumps({"HOM": key.hex()}).encode(), aad)
-        conn.execute(
-            "INSERT INTO adaptive.key_groups (anon_name, sealed) VALUES (%s, %s) "
-            "ON CONFLICT (anon_name) DO NOTHING",
-            (anon, sealed),
-        )
-        row = conn.execute(
-            "SELECT sealed FROM adaptive.key_groups WHERE anon_name = %s", (anon,)
-        ).fetchone()
-        assert row is not None
-    return bytes.fromhex(json.loads(catalog.root.open(bytes(row[0]), aad))["HOM"])
+    keys = catalog.shared_keys(conn, HOM_GROUP, lambda: {"HOM": HOM.generate(bits).to_bytes()})
+    return keys["HOM"]
 
 
 def _bump_epoch(conn: psycopg.Connection[Any]) -> None:

@@ -8,6 +8,7 @@ provider can observe it anyway and stored procedures must update it.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -309,22 +310,34 @@ class Catalog:
         )
 
     def group_keys(self, conn: psycopg.Connection[Any], group: str) -> dict[str, bytes]:
-        """DET/OPE keys shared by a join group, created on first use (race-safe)."""
+        """DET/OPE keys shared by a join group, created on first use."""
+        return self.shared_keys(conn, group, lambda: {"DET": new_key(), "OPE": new_key()})
+
+    def shared_keys(
+        self, conn: psycopg.Connection[Any], group: str, make: Callable[[], dict[str, bytes]]
+    ) -> dict[str, bytes]:
+        """Keys shared by several columns, sealed in adaptive.key_groups.
+
+        Race-safe: the first client to insert wins; everyone reads back the stored row.
+        ``make`` is called only when no row exists yet (it may be expensive).
+        """
         anon = self.root.anonymize("group", group.lower())
-        fresh = {"DET": new_key(), "OPE": new_key()}
-        sealed = self.root.seal(
-            json.dumps({k: v.hex() for k, v in fresh.items()}).encode(), _group_aad(anon)
-        )
-        conn.execute(
-            "INSERT INTO adaptive.key_groups (anon_name, sealed) VALUES (%s, %s) "
-            "ON CONFLICT (anon_name) DO NOTHING",
-            (anon, sealed),
-        )
-        row = conn.execute(
-            "SELECT sealed FROM adaptive.key_groups WHERE anon_name = %s", (anon,)
-        ).fetchone()
-        assert row is not None
-        data = json.loads(self.root.open(bytes(row[0]), _group_aad(anon)))
+        aad = _group_aad(anon)
+        select = "SELECT sealed FROM adaptive.key_groups WHERE anon_name = %s"
+        row = conn.execute(select, (anon,)).fetchone()
+        if row is None:
+            fresh = make()
+            sealed = self.root.seal(
+                json.dumps({k: v.hex() for k, v in fresh.items()}).encode(), aad
+            )
+            conn.execute(
+                "INSERT INTO adaptive.key_groups (anon_name, sealed) VALUES (%s, %s) "
+                "ON CONFLICT (anon_name) DO NOTHING",
+                (anon, sealed),
+            )
+            row = conn.execute(select, (anon,)).fetchone()
+            assert row is not None
+        data = json.loads(self.root.open(bytes(row[0]), aad))
         return {k: bytes.fromhex(v) for k, v in data.items()}
 
 

@@ -85,6 +85,20 @@ def _from(
     return base, joins
 
 
+def _from_where(c: Compiler, scope: Scope, stmt: exp.Select) -> exp.Select:
+    """The server query's FROM, JOINs and WHERE, over anonymized names and ciphertexts."""
+    base, joins = _from(c, scope, stmt)
+    out = exp.Select()
+    if base is not None:
+        out.set("from_", base)
+    if joins:
+        out.set("joins", joins)
+    where = stmt.args.get("where")
+    if where is not None:
+        out.set("where", exp.Where(this=c.predicate(scope, where.this)))
+    return out
+
+
 def _select(c: Compiler, stmt: exp.Select) -> Compiled:
     extra = {k for k, v in stmt.args.items() if v} - _SELECT_ARGS_OK
     if extra:
@@ -96,15 +110,7 @@ def _select(c: Compiler, stmt: exp.Select) -> Compiled:
     if stmt.args.get("from_") and not isinstance(stmt.args["from_"].this, exp.Table):
         raise _unsupported(stmt, "FROM (subquery)")
     scope = Scope()
-    base, joins = _from(c, scope, stmt)
-    out = exp.Select()
-    if base is not None:
-        out.set("from_", base)
-    if joins:
-        out.set("joins", joins)
-    where = stmt.args.get("where")
-    if where is not None:
-        out.set("where", exp.Where(this=c.predicate(scope, where.this)))
+    out = _from_where(c, scope, stmt)
     distinct = stmt.args.get("distinct")
     if distinct is not None and distinct.args.get("on"):
         raise _unsupported(stmt, "DISTINCT ON")
@@ -344,15 +350,7 @@ def _client_aggregate(c: Compiler, stmt: exp.Select) -> Compiled:
     onion): exact, at the price of fetching the qualifying rows.
     """
     scope = Scope()
-    base, joins = _from(c, scope, stmt)
-    out = exp.Select()
-    if base is not None:
-        out.set("from_", base)
-    if joins:
-        out.set("joins", joins)
-    where = stmt.args.get("where")
-    if where is not None:
-        out.set("where", exp.Where(this=c.predicate(scope, where.this)))
+    out = _from_where(c, scope, stmt)
     select_list: list[exp.Expression] = []
     reducers: list[Any] = []
     names: list[Output] = []
