@@ -280,6 +280,9 @@ class Connection:
             if isinstance(stmt, exp.Rollback):
                 self._run_pending_peels()
             return
+        if isinstance(stmt, exp.Command) and stmt.name.upper() == "EXPLAIN":
+            self._explain(cur, stmt, params)
+            return
         if isinstance(stmt, exp.Create | exp.Drop):
             self._ddl(stmt)
             cur._set_result([], [], -1)
@@ -315,6 +318,45 @@ class Connection:
                 STATS.retries += 1
                 if attempt == 2:
                     raise StaleMetadata("layers kept changing; retry") from None
+
+    def _explain(self, cur: Cursor, stmt: exp.Expression, params: Params | None) -> None:
+        """EXPLAIN [(options)] <statement>: the server's plan for the rewritten statement
+        (anonymized names; what a DBA needs to check that indexes serve the onions)."""
+        text = str(stmt.expression.this if stmt.expression is not None else "").strip()
+        options = ""
+        if text.startswith("("):
+            close = text.index(")")
+            options, text = text[: close + 1], text[close + 1 :].strip()
+            words = set(options.strip("()").replace(",", " ").upper().split())
+            if not words <= {
+                "ANALYZE",
+                "VERBOSE",
+                "COSTS",
+                "BUFFERS",
+                "TIMING",
+                "SUMMARY",
+                "SETTINGS",
+                "WAL",
+                "FORMAT",
+                "TEXT",
+                "JSON",
+                "TRUE",
+                "FALSE",
+                "ON",
+                "OFF",
+            }:
+                raise UnsupportedQuery(f"EXPLAIN option {options}", "EXPLAIN options")
+        try:
+            inner = sqlglot.parse_one(text, read="postgres")
+        except sqlglot.errors.ParseError as exc:
+            raise UnsupportedQuery(f"cannot parse the statement: {exc}", "syntax") from None
+        plan = self._prepare(text, cast(exp.Expression, inner))
+        if plan.rmw is not None:
+            raise UnsupportedQuery("EXPLAIN of an UPDATE computed on the client", "EXPLAIN")
+        with self.pg.cursor() as raw:
+            raw.execute(f"EXPLAIN {options} {plan.sql}".encode(), plan.bind(params or ()))
+            rows = raw.fetchall()
+        cur._set_result(rows, [("QUERY PLAN", 25, None, None, None, None, None)], len(rows))
 
     def _ddl(self, stmt: exp.Expression) -> None:
         kind = (stmt.args.get("kind") or "").upper()

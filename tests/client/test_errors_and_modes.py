@@ -152,19 +152,9 @@ def test_primary_key_is_enforced_and_indexed(new_database: Any, master_key: Mast
         with pytest.raises(psycopg.errors.UniqueViolation):
             conn.execute("INSERT INTO big VALUES (5, 1)")
         assert conn.execute("SELECT v FROM big WHERE id = %s", (4242,)).fetchall() == [(29694,)]
-        anon = conn.catalog.table("big").anon
-        eq_col = (
-            conn.catalog.table("big")
-            .column("id")
-            .onions[next(iter(conn.catalog.table("big").column("id").onions))]
-            .anon
-        )
-    with psycopg.connect(dsn) as raw:
-        raw.execute(f'ANALYZE "{anon}"')
+        conn.pg.execute(f'ANALYZE "{conn.catalog.table("big").anon}"')
         plan = "\n".join(
-            r[0]
-            for r in raw.execute(
-                f'EXPLAIN SELECT * FROM "{anon}" WHERE "{eq_col}" = %s', (b"\x02" + b"\x00" * 16,)
-            )
+            r[0] for r in conn.execute("EXPLAIN SELECT v FROM big WHERE id = %s", (77,))
         )
+        assert "big" not in plan  # the plan names anonymized relations only
     assert "Index Scan" in plan or "Index Only Scan" in plan, plan
