@@ -88,6 +88,9 @@ class Connection:
         self._parsed: dict[str, tuple[exp.Expression, int, bool]] = {}
         self._pending: list[peel.Need] = []
         self._ddl_in_tx = False
+        # rows this transaction locked with SELECT ... FOR UPDATE by primary key, in the
+        # RMW layout: a later UPDATE SET x = x + k of the same row needs no SELECT
+        self._locked: dict[Any, tuple[Any, ...]] = {}
 
     # -- DB-API ----------------------------------------------------------------------------
     def cursor(self) -> Cursor:
@@ -99,10 +102,12 @@ class Connection:
         return cur
 
     def commit(self) -> None:
+        self._locked.clear()
         self.pg.commit()
         self._ddl_in_tx = False
 
     def rollback(self) -> None:
+        self._locked.clear()
         self.pg.rollback()
         if self._ddl_in_tx:
             self.catalog.reload(self.control)
@@ -159,6 +164,7 @@ class Connection:
         """Between transactions, pick up other clients' peels and DDL (notified)."""
         if self._in_transaction():
             return
+        self._locked.clear()
         notified = False
         for _ in self.control.notifies(timeout=0.0, stop_after=1000):
             notified = True
@@ -318,6 +324,13 @@ class Connection:
                 STATS.retries += 1
                 if attempt == 2:
                     raise StaleMetadata("layers kept changing; retry") from None
+
+    def _forget(self, plan: Compiled) -> None:
+        """A write to a table ends the validity of the locked rows cached for it."""
+        if self._locked:
+            anons = {t.anon for t in plan.tables}
+            for key in [k for k in self._locked if k[0] in anons]:
+                del self._locked[key]
 
     def _explain(self, cur: Cursor, stmt: exp.Expression, params: Params | None) -> None:
         """EXPLAIN [(options)] <statement>: the server's plan for the rewritten statement
@@ -481,6 +494,10 @@ class Cursor:
             cur.execute(plan.sql, bound)
             raw = cur.fetchall() if plan.returns_rows and cur.description else []
             rowcount = cur.rowcount
+        if plan.kind != "select":
+            conn._forget(plan)
+        elif plan.lock_key is not None and len(raw) == 1 and conn._in_transaction():
+            conn._locked[plan.lock_key(params)] = tuple(raw[0][i] for i in plan.lock_layout or [])
         if not plan.returns_rows:
             self._set_result([], None, rowcount)
             return
@@ -531,10 +548,16 @@ class Cursor:
         CURRENT_PARAMS.set(params)
         ctx = conn.pg.transaction() if conn.pg.autocommit else _nullcontext()
         with ctx, conn.pg.cursor() as cur:
-            with STATS.crypto():
-                bound = {k: b(params) for k, b in rmw.select_params.items()}
-            cur.execute(rmw.select_sql, bound)
-            rows = cur.fetchall()
+            key = rmw.lock_key(params) if rmw.lock_key is not None else None
+            cached = conn._locked.get(key) if key is not None else None
+            if cached is not None:
+                rows = [cached]  # this transaction holds the row lock: no SELECT needed
+                STATS.locked_reuse += 1
+            else:
+                with STATS.crypto():
+                    bound = {k: b(params) for k, b in rmw.select_params.items()}
+                cur.execute(rmw.select_sql, bound)
+                rows = cur.fetchall()
             updates = []
             with STATS.crypto():
                 for row in rows:
@@ -552,6 +575,7 @@ class Cursor:
                     cur.execute(stmt, data[0])
                 else:
                     cur.executemany(stmt, data)
+        conn._forget(plan)
         self._set_result([], None, len(rows))
 
 

@@ -23,6 +23,7 @@ class Stats:
     statements: Counter[str] = field(default_factory=Counter)
     peels: int = 0
     retries: int = 0
+    locked_reuse: int = 0  # RMW updates served from rows locked by SELECT ... FOR UPDATE
     current: str = "other"
 
     def count(self, scheme: str, decrypt: bool = False, n: int = 1) -> None:
@@ -59,6 +60,7 @@ class Stats:
         self.statements.clear()
         self.peels = 0
         self.retries = 0
+        self.locked_reuse = 0
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -69,6 +71,7 @@ class Stats:
             "statements": dict(self.statements),
             "peels": self.peels,
             "retries": self.retries,
+            "locked_reuse": self.locked_reuse,
         }
 
 

@@ -60,6 +60,9 @@ class RmwUpdate:
     select_params: dict[str, ParamBuilder]
     # for each assigned column: function(row of the SELECT, user params) -> plaintext
     assignments: list[tuple[ColumnMeta, Callable[[Sequence[Any], Params], Any]]]
+    # the WHERE names one row by its primary key: rows this transaction already locked
+    # with SELECT ... FOR UPDATE (cached in the row layout) spare the SELECT's round trip
+    lock_key: Callable[[Params], Any] | None = None
 
 
 @dataclass
@@ -74,6 +77,9 @@ class Compiled:
     rmw: RmwUpdate | None = None
     # aggregates the server cannot compute: rows are fetched, the client reduces them
     reduce: Callable[[list[Sequence[Any]]], tuple[Any, ...]] | None = None
+    # SELECT ... FOR UPDATE by primary key: the key, and where the row layout sits
+    lock_key: Callable[[Params], Any] | None = None
+    lock_layout: list[int] | None = None
     needs: list[Need] = field(default_factory=list)
     tables: list[TableMeta] = field(default_factory=list)
     statement_type: str = "other"  # for stats: "SELECT", "INSERT", ...

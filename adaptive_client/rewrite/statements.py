@@ -238,6 +238,11 @@ def _select(c: Compiler, stmt: exp.Select) -> Compiled:
             out.set("offset", exp.Offset(expression=c.param(off)))
     if stmt.args.get("locks"):
         out.set("locks", [lock.copy() for lock in stmt.args["locks"]])
+        lock_where = stmt.args["where"].this if stmt.args.get("where") else None
+        row_key = _pk_key(c, scope, lock_where) if not group and distinct is None else None
+        if row_key is not None:
+            plan.lock_key = row_key
+            plan.lock_layout = [c.add_select(select_list, e) for e in _row_layout(scope)]
     if distinct is not None:
         out.set("distinct", exp.Distinct())
     if not select_list:
@@ -580,7 +585,8 @@ def _update(c: Compiler, stmt: exp.Update) -> Compiled:
         return Compiled(
             kind="update", sql=server_sql(out), params=c.params, statement_type="UPDATE"
         )
-    return _rmw_update(c, scope, meta, table, pred, constant, computed)
+    where_node = where.this if where is not None else None
+    return _rmw_update(c, scope, meta, table, pred, constant, computed, where_node)
 
 
 def _rmw_update(
@@ -591,9 +597,11 @@ def _rmw_update(
     pred: exp.Expression | None,
     constant: list[tuple[ColumnMeta, ParamBuilder]],
     computed: list[tuple[ColumnMeta, exp.Expression]],
+    where_node: exp.Expression | None = None,
 ) -> Compiled:
     """SET x = f(row): SELECT ... FOR UPDATE the rows, compute on the client, write back."""
-    select_list: list[exp.Expression] = [exp.column("ctid", table=scope.entries[0][2])]
+    select_list: list[exp.Expression] = _row_layout(scope)
+    width = len(select_list)
     assignments: list[tuple[ColumnMeta, Any]] = []
     for col, e in computed:
         fn, _, _ = c.value_expr(scope, e, select_list, {})
@@ -605,7 +613,57 @@ def _rmw_update(
         sel.set("where", exp.Where(this=pred))
     sel.set("locks", [exp.Lock(update=True)])
     rmw = RmwUpdate(meta, server_sql(sel), dict(c.params), assignments)
+    if len(select_list) == width:  # the values come from the layout alone: cacheable
+        rmw.lock_key = _pk_key(c, scope, where_node)
     return Compiled(kind="update", rmw=rmw, statement_type="UPDATE")
+
+
+def _row_layout(scope: Scope) -> list[exp.Expression]:
+    """ctid and, in table order, the onion each column decrypts from: the shape in which
+    locked rows are fetched, whether by an RMW UPDATE or by an earlier SELECT FOR UPDATE."""
+    _, meta, alias = scope.entries[0]
+    out: list[exp.Expression] = [exp.column("ctid", table=alias)]
+    for col in meta.columns.values():
+        oc = recipes.onion_order(col)[0]
+        out.append(exp.column(oc.anon, table=alias, quoted=True))
+    return out
+
+
+def _pk_key(c: Compiler, scope: Scope, where: exp.Expression | None) -> Any:
+    """If ``where`` is ``pk1 = v1 AND pk2 = v2 ...`` over the whole primary key of the one
+    table in scope, a function params -> hashable key of that row; else None."""
+    if where is None or len(scope.entries) != 1:
+        return None
+    _, meta, _ = scope.entries[0]
+    terms: list[exp.Expression] = []
+    node: exp.Expression = where
+    while isinstance(node, exp.And):
+        terms.append(node.expression)
+        node = node.this
+    terms.append(node)
+    parts: dict[str, Any] = {}
+    for t in terms:
+        if not isinstance(t, exp.EQ):
+            return None
+        col, val = t.this, t.expression
+        if not isinstance(col, exp.Column):
+            col, val = val, col
+        if not isinstance(col, exp.Column):
+            return None
+        builder = c.value_of(val)
+        if builder is None or col.name.lower() not in meta.columns:
+            return None
+        parts[col.name.lower()] = builder
+    if not meta.primary_key or set(parts) != set(meta.primary_key):
+        return None
+    names = sorted(parts)
+    encs = [meta.columns[n].encoding for n in names]
+    builders = [parts[n] for n in names]
+
+    def key(p: Params) -> Any:
+        return (meta.anon, tuple(e.coerce(b(p)) for e, b in zip(encs, builders, strict=True)))
+
+    return key
 
 
 def _row_fn(fn: RowFn) -> Any:

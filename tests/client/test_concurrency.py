@@ -114,3 +114,22 @@ def test_transactions_keep_their_meaning(two: tuple[Any, Any, str]) -> None:
     with a:  # commits on success
         a.execute("INSERT INTO t VALUES (9, 90, 'nine')")
     assert b.execute("SELECT COUNT(*) FROM t").fetchone() == (5,)
+
+
+def test_update_of_a_row_locked_for_update_needs_no_extra_read(two: tuple[Any, Any, str]) -> None:
+    a, b, _ = two
+    a.autocommit = False
+    before = a.stats.locked_reuse
+    assert a.execute("SELECT y FROM t WHERE id = %s FOR UPDATE", (2,)).fetchall() == [("two",)]
+    a.execute("UPDATE t SET x = x + %s WHERE id = %s", (5, 2))  # served from the locked row
+    assert a.stats.locked_reuse == before + 1
+    a.execute("UPDATE t SET x = x * 2 WHERE id = %s", (2,))  # the cache was invalidated: reads
+    assert a.stats.locked_reuse == before + 1
+    a.commit()
+    assert b.execute("SELECT x FROM t WHERE id = 2").fetchall() == [(50,)]
+    a.execute("SELECT x FROM t WHERE id = 3 FOR UPDATE")
+    a.rollback()  # the cache ends with the transaction
+    a.execute("UPDATE t SET x = x + 1 WHERE id = 3")
+    assert a.stats.locked_reuse == before + 1
+    a.commit()
+    assert b.execute("SELECT x FROM t WHERE id = 3").fetchall() == [(31,)]
