@@ -4,8 +4,8 @@
 
 Writes ``data/ope_vectors.jsonl.gz``: one JSON object per line,
 ``{"key": hex, "in": [start, end], "out": [start, end], "p": plaintext, "c": ciphertext}``.
-The set is deterministic (fixed seed; the gzip header carries no timestamp), so re-running
-the script reproduces the file byte for byte.
+The output is deterministic: a fixed seed, results written in task order, and no
+timestamp in the gzip header.
 """
 
 from __future__ import annotations
@@ -123,14 +123,17 @@ def main() -> None:
     t0, done = time.monotonic(), 0
     args.out.parent.mkdir(parents=True, exist_ok=True)
     tmp = args.out.with_suffix(".tmp")
-    with open(tmp, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:
-        with Pool(args.procs) as pool:
-            for lines in pool.imap(run, todo, chunksize=1):
-                gz.write(("\n".join(lines) + "\n").encode())
-                done += len(lines)
-                if done % 5000 < len(lines):
-                    el = time.monotonic() - t0
-                    print(f"{done}/{total} vectors, {el:.0f} s", file=sys.stderr, flush=True)
+    with (
+        open(tmp, "wb") as raw,
+        gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz,
+        Pool(args.procs) as pool,
+    ):
+        for lines in pool.imap(run, todo, chunksize=1):
+            gz.write(("\n".join(lines) + "\n").encode())
+            done += len(lines)
+            if done % 5000 < len(lines):
+                el = time.monotonic() - t0
+                print(f"{done}/{total} vectors, {el:.0f} s", file=sys.stderr, flush=True)
     tmp.replace(args.out)
     print(f"{total} vectors in {time.monotonic() - t0:.0f} s -> {args.out}")
 

@@ -194,6 +194,7 @@ def test_types() -> None:
     with pytest.raises(ValueError):
         native.encrypt(KEY, 0, 15.0, 0, 255, 3)
     assert native.encrypt_many(KEY, 0, 15, 0, 255, []) == []
-    assert native.encrypt_many(KEY, 0, 15, 0, 255, (x for x in [3, 3])) == [
-        native.encrypt(KEY, 0, 15, 0, 255, 3)
-    ] * 2
+    assert (
+        native.encrypt_many(KEY, 0, 15, 0, 255, (x for x in [3, 3]))
+        == [native.encrypt(KEY, 0, 15, 0, 255, 3)] * 2
+    )
