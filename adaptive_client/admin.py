@@ -11,7 +11,7 @@ from . import peel as peeling
 from .errors import ConfigError, LayerFloorViolation, MetadataTampered
 from .keys import MasterKey
 from .metadata import Catalog
-from .onions import LEAKAGE, Cap, Onion, capabilities
+from .onions import LEAKAGE, Cap, Onion
 
 
 @dataclass
@@ -119,5 +119,3 @@ def rotate_master_key(conn: psycopg.Connection[Any], old: MasterKey, new: Master
             (new.key_check_value(), new.wrap(root, "root")),
         )
 
-
-_ = capabilities

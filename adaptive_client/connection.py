@@ -8,6 +8,7 @@ inside the application's snapshot.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cmp_to_key
@@ -87,7 +88,7 @@ class Connection:
         self._plans: dict[tuple[str, int], Compiled] = {}
         self._parsed: dict[str, tuple[exp.Expression, int, bool]] = {}
         self._pending: list[peel.Need] = []
-        self._ddl_in_tx = False
+        self._catalog_dirty = False
         # rows this transaction locked with SELECT ... FOR UPDATE by primary key, in the
         # RMW layout: a later UPDATE SET x = x + k of the same row needs no SELECT
         self._locked: dict[Any, tuple[Any, ...]] = {}
@@ -104,14 +105,14 @@ class Connection:
     def commit(self) -> None:
         self._locked.clear()
         self.pg.commit()
-        self._ddl_in_tx = False
+        self._catalog_dirty = False
 
     def rollback(self) -> None:
         self._locked.clear()
         self.pg.rollback()
-        if self._ddl_in_tx:
+        if self._catalog_dirty:
             self.catalog.reload(self.control)
-            self._ddl_in_tx = False
+            self._catalog_dirty = False
         self._run_pending_peels()
 
     def close(self) -> None:
@@ -197,7 +198,7 @@ class Connection:
         plan = self._plans.get(key)
         if plan is not None:
             return plan
-        plan = compile_statement(self.catalog, stmt, self.peel_mode)
+        plan = compile_statement(self.catalog, stmt)
         if not plan.needs:
             if len(self._plans) > _CACHE_LIMIT:
                 self._plans.clear()
@@ -233,7 +234,7 @@ class Connection:
             return
         level = self.pg.execute("SHOW transaction_isolation").fetchone()
         if level is not None and level[0] == "read committed":
-            self._ddl_in_tx = True  # the catalog is reloaded if this transaction rolls back
+            self._catalog_dirty = True  # the catalog is reloaded if this transaction rolls back
             self._peel_on(self.pg, todo)
             self._plans.clear()
             return
@@ -394,7 +395,7 @@ class Connection:
                 self.catalog.reload(self.control)
                 raise
         else:
-            self._ddl_in_tx = True
+            self._catalog_dirty = True
             run()
         self._plans.clear()
 
@@ -546,7 +547,7 @@ class Cursor:
         rmw = plan.rmw
         assert rmw is not None
         CURRENT_PARAMS.set(params)
-        ctx = conn.pg.transaction() if conn.pg.autocommit else _nullcontext()
+        ctx = conn.pg.transaction() if conn.pg.autocommit else contextlib.nullcontext()
         with ctx, conn.pg.cursor() as cur:
             key = rmw.lock_key(params) if rmw.lock_key is not None else None
             cached = conn._locked.get(key) if key is not None else None
@@ -577,14 +578,6 @@ class Cursor:
                     cur.executemany(stmt, data)
         conn._forget(plan)
         self._set_result([], None, len(rows))
-
-
-class _nullcontext:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: Any) -> None:
-        return None
 
 
 __all__ = ["AdaptiveError", "Connection", "Cursor", "connect"]

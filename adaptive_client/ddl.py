@@ -25,7 +25,7 @@ from .encodings import parse_sql_type
 from .errors import ConfigError, DuplicateTable, UndefinedTable, UnsupportedQuery
 from .keys import new_key
 from .metadata import Catalog, ColumnMeta, IndexMeta, OnionColumn, TableMeta
-from .onions import STACKS, TAGS, Onion, layer_index, stack_for
+from .onions import TAGS, Onion, layer_index, stack_for
 from .schemes import HOM
 
 HOM_GROUP = "__paillier__"
@@ -363,4 +363,4 @@ def drop_index(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Drop) 
         raise UndefinedTable(f'index "{iname}" does not exist')
 
 
-__all__ = ["STACKS", "create_index", "create_table", "drop_index", "drop_table"]
+__all__ = ["create_index", "create_table", "drop_index", "drop_table"]

@@ -17,14 +17,13 @@ import psycopg
 
 from .encodings import Encoding, SqlType, encoding_for, parse_sql_type
 from .errors import (
-    CiphertextError,
     MetadataTampered,
     NotInitialized,
     UndefinedColumn,
     UndefinedTable,
 )
 from .keys import MasterKey, RootKeys, new_key
-from .onions import TAGS, Onion
+from .onions import Onion
 from .schemes import DET, HOM, OPE, RND, SEARCH
 
 KEYRING_FORMAT = 1
@@ -339,12 +338,3 @@ class Catalog:
             assert row is not None
         data = json.loads(self.root.open(bytes(row[0]), aad))
         return {k: bytes.fromhex(v) for k, v in data.items()}
-
-
-def layer_tag(layer: str) -> int:
-    return TAGS[layer]
-
-
-def check_tag(value: bytes, expected: set[int]) -> None:
-    if not value or value[0] not in expected:
-        raise CiphertextError("a stored value carries an unexpected layer tag")

@@ -62,10 +62,6 @@ def _memo(oc: OnionColumn, layer: str, plain: Any, fn: Any) -> bytes:
     return ct
 
 
-def encrypt_nullable(col: ColumnMeta, oc: OnionColumn, value: Any) -> Any:
-    return None if value is None else encrypt(col, oc, value)
-
-
 def decrypt(col: ColumnMeta, oc: OnionColumn, stored: Any) -> Any:
     """Plaintext of a stored value (self-describing: the value's tag says its layer)."""
     if stored is None:

@@ -306,7 +306,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
-_ = Any
-
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import json
 import multiprocessing as mp
-import os
 import statistics
 import time
 from collections import Counter, defaultdict
@@ -298,5 +297,3 @@ def write_results(result: dict[str, Any], out: Path) -> Path:
             )
     return path
 
-
-_ = os

@@ -14,7 +14,7 @@ client; anything else raises :class:`UnsupportedQuery` naming the construct.
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from contextvars import ContextVar
 from decimal import Decimal
 from itertools import count
@@ -34,7 +34,7 @@ from ..metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from ..onions import Cap, capabilities
 from .numeric import pg_avg
 from .params import escape_percent
-from .plan import Compiled, Need, Output, ParamBuilder, Params, RmwUpdate, RowFn, SortKey
+from .plan import Compiled, Need, ParamBuilder, Params, RmwUpdate, RowFn, SortKey
 
 _OIDS = {
     "smallint": 21,
@@ -151,9 +151,8 @@ def _literal_value(node: exp.Expression) -> Any:
 
 
 class Compiler:
-    def __init__(self, catalog: Catalog, peel_mode: str = "server") -> None:
+    def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
-        self.peel_mode = peel_mode
         self.params: dict[str, ParamBuilder] = {}
         self.needs: list[Need] = []
         self._n = count()
@@ -636,4 +635,3 @@ __all__ = [
     "SortKey",
     "server_sql",
 ]
-_ = (Output, Sequence)

@@ -11,7 +11,7 @@ from sqlglot import exp
 from .. import recipes
 from ..errors import UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, OnionColumn
-from ..onions import Cap, Onion
+from ..onions import Cap
 from .compiler import Compiler, Scope, _unsupported, server_sql
 from .plan import Compiled, Output, ParamBuilder, Params, RmwUpdate, RowFn, SortKey
 
@@ -34,15 +34,15 @@ _SELECT_ARGS_OK = {
 }
 
 
-def compile_statement(catalog: Catalog, stmt: exp.Expression, peel_mode: str) -> Compiled:
-    c = Compiler(catalog, peel_mode)
+def compile_statement(catalog: Catalog, stmt: exp.Expression) -> Compiled:
+    c = Compiler(catalog)
     if isinstance(stmt, exp.Select):
         try:
             out = _select(c, stmt)
         except UnsupportedQuery:
             if not _client_aggregable(stmt):
                 raise
-            c = Compiler(catalog, peel_mode)
+            c = Compiler(catalog)
             out = _client_aggregate(c, stmt)
     elif isinstance(stmt, exp.Insert):
         out = _insert(c, stmt)
@@ -713,5 +713,3 @@ def encrypt_row_for_update(meta: Any, values: dict[str, Any]) -> list[tuple[str,
             out.append((oc.anon, None if coerced is None else recipes.encrypt(col, oc, coerced)))
     return out
 
-
-_ = (Sequence, Onion)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import statistics
 import time
-from typing import Any
 
 import psycopg
 import pytest
@@ -58,5 +57,3 @@ def test_netem_adds_the_round_trip(pg_dsn: str) -> None:  # pragma: no cover - k
     got, method = _through(pg_dsn, 40.0, "netem")
     assert method == "netem" and abs(got - base - 40.0) < TOLERANCE_MS
 
-
-_ = Any

@@ -6,7 +6,6 @@ import datetime as dt
 import itertools
 from typing import Any
 
-import psycopg
 import pytest
 from client.test_differential import _rows
 
@@ -84,5 +83,3 @@ def test_same_inputs_give_same_contents(new_database: Any, master_key: Any) -> N
     for conn in conns.values():
         conn.close()
 
-
-_ = psycopg

@@ -119,23 +119,25 @@ pub const HALF_LOG_2PI: f64 = 0.9189385332046727;
 /// 2**42: see `loggam_f`.
 const LOGGAM_SERIES_EXACT: f64 = 4398046511104.0;
 
+/// pyope's log-gamma series coefficients, written as in its source.
+#[allow(clippy::excessive_precision)]
+const LOGGAM_COEFFICIENTS: [f64; 10] = [
+    8.333333333333333e-02,
+    -2.777777777777778e-03,
+    7.936507936507937e-04,
+    -5.952380952380952e-04,
+    8.417508417508418e-04,
+    -1.917526917526918e-03,
+    6.410256410256410e-03,
+    -2.955065359477124e-02,
+    1.796443723688307e-01,
+    -1.39243221690590e+00,
+];
+
 /// `HGD.loggam(x)` for a double `x` (SPECFUN's log-gamma).
 #[inline(always)]
 fn loggam_f(x: f64) -> f64 {
-    // pyope's coefficients, written as in its source
-    #[allow(clippy::excessive_precision)]
-    const A: [f64; 10] = [
-        8.333333333333333e-02,
-        -2.777777777777778e-03,
-        7.936507936507937e-04,
-        -5.952380952380952e-04,
-        8.417508417508418e-04,
-        -1.917526917526918e-03,
-        6.410256410256410e-03,
-        -2.955065359477124e-02,
-        1.796443723688307e-01,
-        -1.39243221690590e+00,
-    ];
+    const A: [f64; 10] = LOGGAM_COEFFICIENTS;
     let mut x0 = x;
     let mut n: u32 = 0;
     if x == 1.0 || x == 2.0 {
@@ -361,19 +363,7 @@ mod tests {
 
     /// pyope's loggam, literally.
     fn loggam_reference(x: f64) -> f64 {
-        #[allow(clippy::excessive_precision)]
-        const A: [f64; 10] = [
-            8.333333333333333e-02,
-            -2.777777777777778e-03,
-            7.936507936507937e-04,
-            -5.952380952380952e-04,
-            8.417508417508418e-04,
-            -1.917526917526918e-03,
-            6.410256410256410e-03,
-            -2.955065359477124e-02,
-            1.796443723688307e-01,
-            -1.39243221690590e+00,
-        ];
+        const A: [f64; 10] = LOGGAM_COEFFICIENTS;
         let mut x0 = x;
         let mut n = 0;
         if x == 1.0 || x == 2.0 {
