@@ -490,9 +490,9 @@ class Cursor:
             self._rmw(plan, params)
             return
         with STATS.crypto():
-            bound = plan.bind(params)
-        with conn.pg.cursor() as cur:
-            cur.execute(plan.sql, bound)
+            bound = plan.bind_positional(params)
+        with psycopg.RawCursor(conn.pg) as cur:
+            cur.execute(plan.positional_sql, bound)
             raw = cur.fetchall() if plan.returns_rows and cur.description else []
             rowcount = cur.rowcount
         if plan.kind != "select":
@@ -537,9 +537,9 @@ class Cursor:
             self.rowcount = total
             return
         with STATS.crypto():
-            bound = [plan.bind(p) for p in seq]
-        with self.connection.pg.cursor() as cur:
-            cur.executemany(plan.sql, bound)
+            bound = [plan.bind_positional(p) for p in seq]
+        with psycopg.RawCursor(self.connection.pg) as cur:
+            cur.executemany(plan.positional_sql, bound)
             self._set_result([], None, cur.rowcount)
 
     def _rmw(self, plan: Compiled, params: Params) -> None:

@@ -8,6 +8,7 @@ above the layer an operator requires) is not run: the connection peels, then rec
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -83,6 +84,43 @@ class Compiled:
     needs: list[Need] = field(default_factory=list)
     tables: list[TableMeta] = field(default_factory=list)
     statement_type: str = "other"  # for stats: "SELECT", "INSERT", ...
+    # multi-row INSERT: encrypts each deterministic onion's new values in one batched
+    # call (filling the memo) before the per-value builders run
+    prefill: Callable[[Params], None] | None = None
+
+    _positional: tuple[bytes, list[ParamBuilder]] | None = field(default=None, repr=False)
 
     def bind(self, user: Params) -> dict[str, Any]:
+        if self.prefill is not None:
+            self.prefill(user)
         return {name: build(user) for name, build in self.params.items()}
+
+    @property
+    def positional_sql(self) -> bytes:
+        """The server SQL with ``$n`` placeholders, for :class:`psycopg.RawCursor`."""
+        return self._to_positional()[0]
+
+    def bind_positional(self, user: Params) -> list[Any]:
+        """Parameters in ``$n`` order: psycopg has no placeholder parsing left to do, which
+        for a multi-row INSERT with thousands of parameters is most of its work."""
+        if self.prefill is not None:
+            self.prefill(user)
+        return [build(user) for build in self._to_positional()[1]]
+
+    def _to_positional(self) -> tuple[bytes, list[ParamBuilder]]:
+        if self._positional is None:
+            builders: list[ParamBuilder] = []
+
+            def number(m: re.Match[str]) -> str:
+                if m.group(1) is None:
+                    return "%"  # psycopg's escaped percent
+                builders.append(self.params[m.group(1)])
+                return f"${len(builders)}"
+
+            text = _PSYCOPG_PLACEHOLDER.sub(number, self.sql)
+            self._positional = (text.encode(), builders)
+        return self._positional
+
+
+# the only placeholders and escapes in generated SQL (see params.escape_percent)
+_PSYCOPG_PLACEHOLDER = re.compile(r"%\((p\d+)\)s|%%")

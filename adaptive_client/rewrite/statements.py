@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -450,6 +450,7 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
         (col, oc) for col in meta.columns.values() for oc in col.onions.values()
     ]
     rows: list[exp.Tuple] = []
+    column_values: dict[str, list[ParamBuilder]] = {name: [] for name in cols}
     for tup in values.expressions:
         exprs = tup.expressions if isinstance(tup, exp.Tuple) else [tup]
         if len(exprs) != len(cols):
@@ -468,6 +469,7 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
             if v is None:
                 raise _unsupported(e, "non-constant value in INSERT")
             given[name] = v
+            column_values[name].append(v)
         row_params = []
         for col, oc in storage:
             v = given.get(col.name)
@@ -481,10 +483,26 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
     )
     out = exp.Insert(this=target, expression=exp.Values(expressions=rows))
     plan = Compiled(kind="insert", statement_type="INSERT")
+    if len(rows) > 1:
+        plan.prefill = _batch_prefill(
+            [(meta.column(name), builders) for name, builders in column_values.items()]
+        )
     _returning(c, stmt, out, plan, meta)
     plan.sql = server_sql(out)
     plan.params = c.params
     return plan
+
+
+def _batch_prefill(
+    columns: list[tuple[ColumnMeta, list[ParamBuilder]]],
+) -> Callable[[Params], None]:
+    def prefill(p: Params) -> None:
+        for col, builders in columns:
+            values = [x for x in (b(p) for b in builders) if x is not None]
+            if len(values) > 1:
+                recipes.prefill(col, [col.encoding.coerce(x) for x in values])
+
+    return prefill
 
 
 def _constant(value: Any) -> ParamBuilder:

@@ -18,12 +18,11 @@ an honest-but-curious provider that does not tamper with data).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import ClassVar
 
-from Crypto.Cipher import AES
-from Crypto.Random import get_random_bytes
-from Crypto.Util.Padding import pad, unpad
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
 from ..errors import CiphertextError, ConfigError
 from .base import Scheme
@@ -52,18 +51,21 @@ class RND(Scheme):
     def __init__(self, key: Buffer) -> None:
         if len(key) != self.key_size:
             raise ConfigError("RND needs a 256-bit key")
-        self._key = bytes(key)
+        # OpenSSL through `cryptography`: a CBC context costs ~3 us, pycryptodome's ~8 us
+        self._aes = algorithms.AES(bytes(key))
 
     def __repr__(self) -> str:
         return "RND(<key hidden>)"
 
     def encrypt(self, inner: Buffer, iv: Buffer | None = None) -> bytes:
         """``0x01 || iv || AES-CBC(PKCS#7(inner))``; ``iv`` is random unless given (tests)."""
-        iv_bytes = get_random_bytes(_BLOCK) if iv is None else bytes(iv)
+        iv_bytes = os.urandom(_BLOCK) if iv is None else bytes(iv)
         if len(iv_bytes) != _BLOCK:
             raise ValueError("the RND IV is 16 bytes")
-        body = AES.new(self._key, AES.MODE_CBC, iv=iv_bytes).encrypt(pad(bytes(inner), _BLOCK))
-        return _TAG + iv_bytes + body
+        data = bytes(inner)
+        fill = _BLOCK - len(data) % _BLOCK  # PKCS#7
+        enc = Cipher(self._aes, modes.CBC(iv_bytes)).encryptor()
+        return _TAG + iv_bytes + enc.update(data + bytes([fill]) * fill) + enc.finalize()
 
     def decrypt(self, ct: Buffer) -> bytes:
         """The inner value; a wrong tag, length or padding raises :class:`CiphertextError`."""
@@ -72,15 +74,16 @@ class RND(Scheme):
             raise CiphertextError("not an RND ciphertext (wrong layer tag)")
         if len(data) < 1 + 2 * _BLOCK or (len(data) - 1) % _BLOCK:
             raise CiphertextError("RND ciphertext is truncated (length is not 1 + 16 + 16k)")
-        plain = AES.new(self._key, AES.MODE_CBC, iv=data[1:17]).decrypt(data[17:])
-        try:
-            return unpad(plain, _BLOCK)
-        except ValueError:
-            raise CiphertextError("RND ciphertext does not decrypt (bad padding)") from None
+        dec = Cipher(self._aes, modes.CBC(data[1:17])).decryptor()
+        plain = dec.update(data[17:]) + dec.finalize()
+        fill = plain[-1]
+        if not 1 <= fill <= _BLOCK or plain[-fill:] != bytes([fill]) * fill:
+            raise CiphertextError("RND ciphertext does not decrypt (bad padding)")
+        return plain[:-fill]
 
     def encrypt_many(self, inners: Sequence[Buffer]) -> list[bytes]:
         """Encrypt a batch, each value under its own fresh IV."""
-        ivs = get_random_bytes(_BLOCK * len(inners)) if inners else b""
+        ivs = os.urandom(_BLOCK * len(inners)) if inners else b""
         return [self.encrypt(x, ivs[i * _BLOCK : (i + 1) * _BLOCK]) for i, x in enumerate(inners)]
 
     def decrypt_many(self, cts: Sequence[Buffer]) -> list[bytes]:
