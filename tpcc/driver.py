@@ -188,6 +188,7 @@ def _summary(xs: list[float]) -> dict[str, float]:
     return {
         "count": len(xs),
         "mean_ms": 1000 * statistics.fmean(xs) if xs else 0.0,
+        "std_ms": 1000 * statistics.stdev(xs) if len(xs) > 1 else 0.0,
         "p50_ms": 1000 * _pct(xs, 50),
         "p95_ms": 1000 * _pct(xs, 95),
         "p99_ms": 1000 * _pct(xs, 99),
