@@ -3,16 +3,25 @@
 -- Called by a client (in its own transaction) with only that layer's key.  Everything
 -- happens in the caller's transaction, so the peel is atomic: killed at any point, the
 -- column is wholly at the old layer or wholly at the new one, and adaptive.layers and
--- adaptive.peel_log match it.
+-- adaptive.peel_log match it (DDL is transactional in PostgreSQL: the dropped and rebuilt
+-- indexes of step 3 come back with a rollback too).
 --
 --  1. lock the column's adaptive.layers row; if another client peeled it meanwhile,
 --     return -1 (nothing to do);
 --  2. lock the table (ACCESS EXCLUSIVE: the column's constraint changes);
---  3. strip the layer from every non-NULL value -- set-based through pgcrypto when it is
+--  3. on a large table, drop the table's indexes (and the PRIMARY KEY / UNIQUE
+--     constraints they back), to rebuild them once at the end: maintaining every index
+--     row by row costs more than the decryption itself (see docs/peels.md);
+--  4. strip the layer from every non-NULL value -- set-based through pgcrypto when it is
 --     installed, else with adaptive.rnd_decrypt (PL/Python, pycryptodome);
---  4. replace the CHECK constraint on the ciphertexts' layer tag, so that a client whose
+--  5. rebuild the indexes and constraints dropped in step 3, under their own names;
+--  6. replace the CHECK constraint on the ciphertexts' layer tag, so that a client whose
 --     cached metadata is stale cannot write a value at the old layer afterwards;
---  5. record the new layer, bump the epoch, append to the audit log, notify clients.
+--  7. record the new layer, bump the epoch, append to the audit log, notify clients.
+--
+-- The table is updated in place (UPDATE), never rewritten into a new file (ALTER TABLE
+-- ... TYPE, CREATE TABLE AS + swap): a rewrite is not MVCC-safe -- a REPEATABLE READ
+-- transaction whose snapshot predates the peel would find the table empty afterwards.
 CREATE OR REPLACE FUNCTION adaptive.peel_layer(
     p_table text, p_column text, p_from text, p_to text, p_key bytea, p_to_tag integer)
 RETURNS bigint
@@ -41,8 +50,30 @@ if "adaptive_peel_plans" not in SD:
         "pgcrypto": plpy.prepare(
             "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n "
             "ON n.oid = e.extnamespace WHERE e.extname = 'pgcrypto'"),
+        # The indexes worth dropping for the duration of the peel, with what rebuilds
+        # them.  Left alone (maintained row by row): indexes that a foreign key, the
+        # replica identity or CLUSTER depend on, exclusion constraints, and indexes not
+        # valid or not ready (a concurrent build in progress cannot be, under our lock).
+        "indexes": plpy.prepare(
+            "SELECT i.indexrelid::regclass::text AS index_name, "
+            "       pg_get_indexdef(i.indexrelid) AS index_def, "
+            "       c.conname, pg_get_constraintdef(c.oid) AS constraint_def "
+            "FROM pg_index i "
+            "LEFT JOIN pg_constraint c ON c.conindid = i.indexrelid "
+            "     AND c.conrelid = i.indrelid AND c.contype IN ('p', 'u') "
+            "WHERE i.indrelid = $1::regclass AND i.indisvalid AND i.indisready "
+            "  AND i.indislive AND NOT i.indisreplident AND NOT i.indisclustered "
+            "  AND NOT EXISTS (SELECT 1 FROM pg_constraint x WHERE x.conindid = i.indexrelid "
+            "                  AND (x.contype IN ('f', 'x') OR x.conrelid <> i.indrelid)) "
+            "ORDER BY i.indexrelid",
+            ["text"]),
+        "size": plpy.prepare("SELECT pg_relation_size($1::regclass) AS bytes", ["text"]),
     }
 plans = SD["adaptive_peel_plans"]
+
+# Rebuilding indexes costs a few catalog updates; below this size maintaining them row
+# by row is as cheap (about 250 pages: some 10,000 narrow rows).
+REBUILD_FROM_BYTES = 2 * 1024 * 1024
 
 row = plpy.execute(plans["layer"], [p_table, p_column])
 if not row:
@@ -54,8 +85,20 @@ onion = row[0]["onion"]
 tbl = q(p_table)
 col = q(p_column)
 con = q("k_" + p_column)
+# A client that dies mid-peel leaves its backend peeling (and holding the table lock)
+# until the statement ends; polling the socket ends the peel, rolled back, within 1 s.
+plpy.execute("SET LOCAL client_connection_check_interval = '1s'")
 plpy.execute(f"LOCK TABLE {tbl} IN ACCESS EXCLUSIVE MODE")
 plpy.execute(f"ALTER TABLE {tbl} DROP CONSTRAINT IF EXISTS {con}")
+
+rebuild = []
+if plpy.execute(plans["size"], [tbl])[0]["bytes"] >= REBUILD_FROM_BYTES:
+    rebuild = list(plpy.execute(plans["indexes"], [tbl]))
+    for ix in rebuild:
+        if ix["conname"] is not None:
+            plpy.execute(f"ALTER TABLE {tbl} DROP CONSTRAINT {q(ix['conname'])}")
+        else:
+            plpy.execute(f"DROP INDEX {ix['index_name']}")
 
 ext = plpy.execute(plans["pgcrypto"])
 if ext:
@@ -71,6 +114,13 @@ else:
         f"WHERE {col} IS NOT NULL AND get_byte({col}, 0) = 1",
         ["bytea"])
 rows = plpy.execute(update, [p_key]).nrows()
+
+for ix in rebuild:
+    if ix["conname"] is not None:
+        plpy.execute(
+            f"ALTER TABLE {tbl} ADD CONSTRAINT {q(ix['conname'])} {ix['constraint_def']}")
+    else:
+        plpy.execute(ix["index_def"])
 
 tag = int(p_to_tag)
 plpy.execute(
