@@ -27,6 +27,7 @@ from .onions import TAGS
 from .rewrite.plan import Need
 
 BATCH = 5000
+CLIENT_CHECK_MS = 100
 
 
 def plan_peels(needs: list[Need]) -> list[Need]:
@@ -63,6 +64,7 @@ def peel(
         if oc.layer != "RND":  # only RND layers are peelable (DET/OPE are innermost)
             raise PeelDisabled(f"cannot peel {oc.layer}")
         if mode == "server":
+            _watch_client(control)
             row = control.execute(
                 "SELECT adaptive.peel_layer(%s, %s, %s, %s, %s, %s)",
                 (table.anon, oc.anon, oc.layer, nxt, oc.keys["RND"], TAGS[nxt]),
@@ -73,6 +75,21 @@ def peel(
         total = max(total, rows)
         oc.layer = nxt
     return total
+
+
+def _watch_client(conn: psycopg.Connection[Any]) -> None:
+    """Make the peeling backend poll its client's socket during the peel.
+
+    A client that dies mid-peel would otherwise leave its backend peeling, holding the
+    table's lock, until the statement ends -- and then committing, since the request
+    was complete.  Polled every 100 ms, a vanished client ends the peel rolled back.
+    The setting takes effect from the next statement, hence its own round trip; inside
+    the application's transaction (READ COMMITTED peels) it lasts until that ends.
+    """
+    local = conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
+    conn.execute(
+        f"SET {'LOCAL ' if local else ''}client_connection_check_interval = '{CLIENT_CHECK_MS}ms'"
+    )
 
 
 def _client_peel(

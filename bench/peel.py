@@ -76,9 +76,7 @@ class Bench:
                 "CREATE TABLE peel_bench_source (id_det bytea PRIMARY KEY, v_rnd bytea, "
                 "v_det bytea)"
             )
-            with c.cursor().copy(
-                "COPY peel_bench_source FROM STDIN (FORMAT BINARY)"
-            ) as copy:
+            with c.cursor().copy("COPY peel_bench_source FROM STDIN (FORMAT BINARY)") as copy:
                 copy.set_types(["bytea", "bytea", "bytea"])
                 for lo in range(1, rows + 1, CHUNK):
                     ids = list(range(lo, min(rows, lo + CHUNK - 1) + 1))
@@ -98,8 +96,9 @@ class Bench:
                 c.execute(sql.SQL("ALTER TABLE {} DROP CONSTRAINT IF EXISTS {}").format(t, con))
                 c.execute(sql.SQL("TRUNCATE {}").format(t))
                 c.execute(
-                    sql.SQL("INSERT INTO {} ({}, {}) SELECT id_det, v_rnd FROM peel_bench_source")
-                    .format(t, sql.Identifier(self.id_anon), v)
+                    sql.SQL(
+                        "INSERT INTO {} ({}, {}) SELECT id_det, v_rnd FROM peel_bench_source"
+                    ).format(t, sql.Identifier(self.id_anon), v)
                 )
                 c.execute(
                     sql.SQL("ALTER TABLE {} ADD CONSTRAINT {} CHECK (get_byte({}, 0) = 1)").format(
@@ -122,8 +121,10 @@ class Bench:
             statements(c)
             c.commit()
             secs = time.perf_counter() - t0
-        print(f"{label:<8} {secs:8.2f} s  {1e6 * secs / self.rows:7.2f} us/row  "
-              f"{self.rows / secs:12,.0f} rows/s")
+        print(
+            f"{label:<8} {secs:8.2f} s  {1e6 * secs / self.rows:7.2f} us/row  "
+            f"{self.rows / secs:12,.0f} rows/s"
+        )
         return secs
 
     def drop_check(self, c: psycopg.Connection[Any]) -> None:
@@ -170,8 +171,10 @@ class Bench:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=int, default=1_000_000)
-    ap.add_argument("--dsn", help=f"an empty database to use (default: {DBNAME} on the "
-                    "embedded cluster, recreated)")
+    ap.add_argument(
+        "--dsn",
+        help=f"an empty database to use (default: {DBNAME} on the embedded cluster, recreated)",
+    )
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     dsn = args.dsn or default_dsn()

@@ -85,9 +85,6 @@ onion = row[0]["onion"]
 tbl = q(p_table)
 col = q(p_column)
 con = q("k_" + p_column)
-# A client that dies mid-peel leaves its backend peeling (and holding the table lock)
-# until the statement ends; polling the socket ends the peel, rolled back, within 1 s.
-plpy.execute("SET LOCAL client_connection_check_interval = '1s'")
 plpy.execute(f"LOCK TABLE {tbl} IN ACCESS EXCLUSIVE MODE")
 plpy.execute(f"ALTER TABLE {tbl} DROP CONSTRAINT IF EXISTS {con}")
 
