@@ -37,6 +37,7 @@ from .rewrite.plan import Compiled, Params, SortKey
 from .rewrite.statements import compile_statement, encrypt_row_for_update
 from .stats import STATS, Stats
 
+_COMPILED_KINDS = frozenset({exp.Select, exp.Insert, exp.Update, exp.Delete, exp.Union})
 _PASSTHROUGH = (exp.Transaction, exp.Commit, exp.Rollback, exp.Set)
 _CACHE_LIMIT = 2048
 
@@ -279,6 +280,9 @@ class Connection:
     ) -> None:
         self._maybe_refresh()
         stmt, _, _ = self._parse(query)
+        if type(stmt) in _COMPILED_KINDS:  # SELECT/INSERT/UPDATE/DELETE: skip the checks below
+            self._run_compiled(cur, query, stmt, params, many)
+            return
         if isinstance(stmt, _PASSTHROUGH) or (
             isinstance(stmt, exp.Command)
             and stmt.name.upper() in ("SHOW", "START", "SAVEPOINT", "RELEASE")
@@ -301,6 +305,16 @@ class Connection:
             )
             cur._set_result([], [], -1)
             return
+        self._run_compiled(cur, query, stmt, params, many)
+
+    def _run_compiled(
+        self,
+        cur: Cursor,
+        query: str,
+        stmt: exp.Expression,
+        params: Params | None,
+        many: Sequence[Params] | None,
+    ) -> None:
         for attempt in range(3):
             plan = self._prepare(query, stmt)
             kind = plan.statement_type
@@ -426,6 +440,7 @@ class Cursor:
         self.description: list[tuple[Any, ...]] | None = None
         self.rowcount = -1
         self.closed = False
+        self._server: psycopg.RawCursor[Any] | None = None
 
     # -- DB-API ----------------------------------------------------------------------------
     def execute(self, query: str, params: Params | None = None) -> Cursor:
@@ -459,6 +474,8 @@ class Cursor:
 
     def close(self) -> None:
         self.closed = True
+        if self._server is not None:
+            self._server.close()
 
     def __enter__(self) -> Cursor:
         return self
@@ -491,10 +508,10 @@ class Cursor:
             return
         with STATS.crypto():
             bound = plan.bind_positional(params)
-        with psycopg.RawCursor(conn.pg) as cur:
-            cur.execute(plan.positional_sql, bound)
-            raw = cur.fetchall() if plan.returns_rows and cur.description else []
-            rowcount = cur.rowcount
+        cur = self._server_cursor()
+        cur.execute(plan.positional_sql, bound)
+        raw = cur.fetchall() if plan.returns_rows and _has_rows(cur) else []
+        rowcount = cur.rowcount
         if plan.kind != "select":
             conn._forget(plan)
         elif plan.lock_key is not None and len(raw) == 1 and conn._in_transaction():
@@ -505,8 +522,7 @@ class Cursor:
         with STATS.crypto():
             if plan.reduce is not None:
                 rows = [plan.reduce(raw)]
-                desc = [(o.name, o.type_code, None, None, None, None, None) for o in plan.outputs]
-                self._set_result(rows, desc, 1)
+                self._set_result(rows, plan.description, 1)
                 return
             rows = [tuple(o.fn(r) for o in plan.outputs) for r in raw]
             if plan.client_sort:
@@ -525,8 +541,18 @@ class Cursor:
                         else None
                     )
                     rows = rows[start:stop]
-        desc = [(o.name, o.type_code, None, None, None, None, None) for o in plan.outputs]
-        self._set_result(rows, desc, len(rows) if plan.kind == "select" else rowcount)
+        self._set_result(rows, plan.description, len(rows) if plan.kind == "select" else rowcount)
+
+    def _server_cursor(self) -> psycopg.RawCursor[Any]:
+        # one server-side cursor object per client cursor, as an application reuses its
+        # psycopg cursor: creating one per statement is a measurable part of a point query
+        if (
+            self._server is None
+            or self._server.closed
+            or self._server.connection is not self.connection.pg
+        ):
+            self._server = psycopg.RawCursor(self.connection.pg)
+        return self._server
 
     def _execute_many(self, plan: Compiled, seq: Sequence[Params]) -> None:
         if plan.rmw is not None or plan.returns_rows:
@@ -578,6 +604,11 @@ class Cursor:
                     cur.executemany(stmt, data)
         conn._forget(plan)
         self._set_result([], None, len(rows))
+
+
+def _has_rows(cur: psycopg.RawCursor[Any]) -> bool:
+    res = cur.pgresult
+    return res is not None and res.status == psycopg.pq.ExecStatus.TUPLES_OK
 
 
 __all__ = ["AdaptiveError", "Connection", "Cursor", "connect"]

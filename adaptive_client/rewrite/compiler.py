@@ -119,6 +119,8 @@ NO_MATCH = b"\xff" * 17
 
 def _same_value(given: Any, coerced: Any) -> bool:
     """Does the coerced (stored) form denote exactly the value the query compares with?"""
+    if type(given) is int and type(coerced) is int:  # the common case, decided cheaply
+        return bool(given == coerced)
     numbers = (int, float, Decimal)
     if isinstance(given, bool) or isinstance(coerced, bool):
         return True

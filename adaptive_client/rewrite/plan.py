@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from ..metadata import ColumnMeta, OnionColumn, TableMeta
@@ -94,6 +95,11 @@ class Compiled:
         if self.prefill is not None:
             self.prefill(user)
         return {name: build(user) for name, build in self.params.items()}
+
+    @cached_property
+    def description(self) -> list[tuple[Any, ...]]:
+        """DB-API ``cursor.description`` of the decrypted result (fixed once compiled)."""
+        return [(o.name, o.type_code, None, None, None, None, None) for o in self.outputs]
 
     @property
     def positional_sql(self) -> bytes:

@@ -22,10 +22,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from Crypto.Cipher import AES
 from Crypto.Hash import SHA256
 from Crypto.Protocol.KDF import HKDF
 from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESSIV
 
 from ..errors import CiphertextError, ConfigError
@@ -66,7 +66,12 @@ class DET(Scheme):
         if len(key) != self.key_size:
             raise ConfigError("DET needs a 256-bit key")
         key = bytes(key)
-        self._block = AES.new(_subkey(key, 32, b"adaptive det block"), AES.MODE_ECB)
+        # One AES block permutation, through OpenSSL contexts kept open: ECB has no state
+        # between blocks, so each update() is an independent block operation (~0.3 us,
+        # against ~4 us for a pycryptodome call)
+        block = Cipher(algorithms.AES(_subkey(key, 32, b"adaptive det block")), modes.ECB())
+        self._block_enc = block.encryptor()
+        self._block_dec = block.decryptor()
         # OpenSSL's AES-SIV: the same RFC 5297 output as pycryptodome's, ~100x less
         # per-call overhead (a fresh pycryptodome SIV object costs ~90 us per value)
         self._siv = AESSIV(_subkey(key, 64, b"adaptive det siv"))
@@ -91,14 +96,14 @@ class DET(Scheme):
     def encrypt(self, plaintext: Buffer) -> bytes:
         data = bytes(plaintext)
         if len(data) <= _SHORT_MAX:
-            return _TAG + self._block.encrypt(self._pad(data))
+            return _TAG + self._block_enc.update(self._pad(data))
         return self._siv_encrypt(data)
 
     def decrypt(self, ct: Buffer) -> bytes:
         data = _buffer(ct)
         self._check(data)
         if len(data) == _SHORT_LEN:
-            return self._unpad(self._block.decrypt(data[1:]))
+            return self._unpad(self._block_dec.update(data[1:]))
         try:
             return self._siv.decrypt(data[1:], None)
         except InvalidTag:
@@ -123,7 +128,7 @@ class DET(Scheme):
             else:
                 out[i] = self._siv_encrypt(data)
         if short:
-            enc = self._block.encrypt(bytes(blocks))
+            enc = self._block_enc.update(bytes(blocks))
             for j, i in enumerate(short):
                 out[i] = _TAG + enc[16 * j : 16 * j + 16]
         return out
@@ -141,7 +146,7 @@ class DET(Scheme):
             else:
                 out[i] = self.decrypt(data)
         if short:
-            dec = self._block.decrypt(bytes(blocks))
+            dec = self._block_dec.update(bytes(blocks))
             for j, i in enumerate(short):
                 out[i] = self._unpad(dec[16 * j : 16 * j + 16])
         return out

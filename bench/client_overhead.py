@@ -1,0 +1,125 @@
+"""Client CPU per statement: the adaptive client against plain psycopg, in one run.
+
+    python bench/client_overhead.py [--dsn DSN] [--rows 10000] [--n 3000]
+
+Builds the same table in two scratch databases -- plain, and through the client with the
+default onion configuration (every column in all the onions its type supports, Sum
+excepted, starting at RND; peeled to what the statements need before timing) -- then runs each statement ``--n`` times, alternating
+plain and client in chunks so that other load on the machine affects both alike.  Time
+is CPU time of this process (``time.process_time``): the round trip and the server's
+work are excluded, what is left is what the client library adds on the client.
+
+Statements: the repeated point SELECT by primary key (the target), a point SELECT of
+several columns, an UPDATE by key, and a single-row INSERT.
+
+The last line is the ratio client/plain for the repeated point SELECT.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import time
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+
+import adaptive_client
+from adaptive_client.embedded import EmbeddedCluster
+from adaptive_client.install import install
+
+CHUNK = 100
+clock = time.process_time
+
+DDL = (
+    "CREATE TABLE acct (id integer PRIMARY KEY, owner varchar(40), balance numeric(12,2), "
+    "opened date, branch integer)"
+)
+STATEMENTS: dict[str, tuple[str, Callable[[int, int], tuple[Any, ...]]]] = {
+    "point SELECT (1 column)": (
+        "SELECT balance FROM acct WHERE id = %s",
+        lambda i, n: (i % n + 1,),
+    ),
+    "point SELECT (4 columns)": (
+        "SELECT owner, balance, opened, branch FROM acct WHERE id = %s",
+        lambda i, n: (i % n + 1,),
+    ),
+    "UPDATE by key": (
+        "UPDATE acct SET branch = %s WHERE id = %s",
+        lambda i, n: (i % 7, i % n + 1),
+    ),
+    "INSERT one row": (
+        "INSERT INTO acct (id, owner, balance, opened, branch) VALUES (%s, %s, %s, %s, %s)",
+        lambda i, n: (n + 1 + i, f"owner {i}", i / 100, "2024-01-01", i % 7),
+    ),
+}
+
+
+def scratch_database(admin_dsn: str, name: str) -> str:
+    with psycopg.connect(admin_dsn, autocommit=True) as c:
+        c.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        c.execute(f'CREATE DATABASE "{name}"')
+    return psycopg.conninfo.make_conninfo(admin_dsn, dbname=name)
+
+
+def fill(conn: Any, rows: int) -> None:
+    cur = conn.cursor()
+    cur.execute(DDL)
+    data = [(i, f"owner {i}", i / 100, "2024-01-01", i % 7) for i in range(1, rows + 1)]
+    cur.executemany("INSERT INTO acct VALUES (%s, %s, %s, %s, %s)", data)
+    conn.commit()
+
+
+def run_chunk(
+    conn: Any, sql: str, params: Callable[[int, int], tuple[Any, ...]], start: int, rows: int
+) -> float:
+    cur = conn.cursor()
+    t0 = clock()
+    for i in range(start, start + CHUNK):
+        cur.execute(sql, params(i, rows))
+        if cur.description:
+            cur.fetchall()
+    conn.commit()
+    return clock() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dsn", help="server to use (default: the embedded cluster)")
+    ap.add_argument("--rows", type=int, default=10_000)
+    ap.add_argument("--n", type=int, default=3000, help="executions per statement")
+    args = ap.parse_args()
+    admin = args.dsn or EmbeddedCluster.default().dsn()
+    plain = psycopg.connect(scratch_database(admin, "bench_overhead_plain"))
+    key = os.environ.get("ADAPTIVE_MASTER_KEY") or secrets.token_hex(32)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    config = os.path.join(root, "onion_config", "default.toml")
+    enc_dsn = scratch_database(admin, "bench_overhead_client")
+    with psycopg.connect(enc_dsn, autocommit=True) as c:
+        install(c)
+    client = adaptive_client.connect(enc_dsn, master_key=key, config=config)
+    fill(plain, args.rows)
+    fill(client, args.rows)
+    results: dict[str, tuple[float, float]] = {}
+    for label, (sql, params) in STATEMENTS.items():
+        run_chunk(client, sql, params, 0, args.rows)  # peels what it needs, warms caches
+        run_chunk(plain, sql, params, 0, args.rows)
+        t_plain = t_client = 0.0
+        for start in range(CHUNK, CHUNK + args.n, CHUNK):
+            t_plain += run_chunk(plain, sql, params, start, args.rows)
+            t_client += run_chunk(client, sql, params, start, args.rows)
+        done = (args.n // CHUNK) * CHUNK
+        results[label] = (1e6 * t_plain / done, 1e6 * t_client / done)
+    print(f"{'statement':<28}{'plain us':>10}{'client us':>11}{'ratio':>8}")
+    for label, (p, c) in results.items():
+        print(f"{label:<28}{p:>10.1f}{c:>11.1f}{c / p:>8.2f}")
+    p, c = results["point SELECT (1 column)"]
+    print(f"client/plain CPU per repeated point SELECT: {c / p:.2f}x (target <= 2x)")
+    plain.close()
+    client.close()
+
+
+if __name__ == "__main__":
+    main()
