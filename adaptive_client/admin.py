@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,7 +11,7 @@ import psycopg
 from . import peel as peeling
 from .errors import ConfigError, LayerFloorViolation, MetadataTampered
 from .keys import MasterKey
-from .metadata import Catalog
+from .metadata import Catalog, root_label
 from .onions import LEAKAGE, Cap, Onion
 
 
@@ -102,20 +103,26 @@ def peel_column(
 def rotate_master_key(conn: psycopg.Connection[Any], old: MasterKey, new: MasterKey) -> None:
     """Re-wrap the root key under ``new``; data and per-layer keys are untouched.
 
+    Every key in the database is reachable only through the root key (it seals the
+    metadata rows that hold the layer keys), so re-wrapping the root re-wraps them all.
+    The catalog is opened first, so a tampered catalog is refused rather than re-keyed.
     The keyring row is locked and rewritten in one transaction: clients holding the old
     key keep working on their cached root key; new connections need the new key.
     """
+    if hmac.compare_digest(old.key_check_value(), new.key_check_value()):
+        raise ConfigError("the new master key is the current one")
+    Catalog.open(conn, old)  # checks the old key and the catalog's integrity
     with conn.transaction():
         row = conn.execute(
-            "SELECT kcv, wrapped_root FROM adaptive.keyring WHERE id = 1 FOR UPDATE"
+            "SELECT format, kcv, wrapped_root FROM adaptive.keyring WHERE id = 1 FOR UPDATE"
         ).fetchone()
         if row is None:
             raise MetadataTampered("the keyring is missing")
-        old.verify(bytes(row[0]))
-        root = old.unwrap(bytes(row[1]), "root")
+        label = root_label(int(row[0]))
+        old.verify(bytes(row[1]))
+        root = old.unwrap(bytes(row[2]), label)
         conn.execute(
             "UPDATE adaptive.keyring SET kcv = %s, wrapped_root = %s, rotated_at = now() "
             "WHERE id = 1",
-            (new.key_check_value(), new.wrap(root, "root")),
+            (new.key_check_value(), new.wrap(root, label)),
         )
-

@@ -230,10 +230,7 @@ def create_table(
             sql.Identifier(anon_table), sql.SQL(", ").join(parts)
         )
     )
-    conn.execute(
-        "INSERT INTO adaptive.tables (anon_name, version, sealed) VALUES (%s, %s, %s)",
-        (anon_table, meta.version, catalog.seal_table(meta)),
-    )
+    catalog.write_table(conn, meta, new=True)
     with conn.cursor() as cur:
         cur.executemany(
             "INSERT INTO adaptive.layers (anon_table, anon_column, onion, layer) "
@@ -261,8 +258,14 @@ def _key_column(meta: TableMeta, cname: str) -> OnionColumn:
     )
 
 
+def _dropped(stmt: exp.Drop) -> list[exp.Expression]:
+    """The objects a DROP names (sqlglot keeps them under ``tables`` or ``this``)."""
+    named = stmt.args.get("tables") or stmt.expressions or [stmt.this]
+    return [t for t in named if t is not None]
+
+
 def drop_table(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Drop) -> None:
-    for table in stmt.expressions if stmt.expressions else [stmt.this]:
+    for table in _dropped(stmt):
         name = table.name.lower()
         if not catalog.has_table(name):
             if stmt.args.get("exists"):
@@ -270,18 +273,14 @@ def drop_table(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Drop) 
             raise UndefinedTable(f'table "{name}" does not exist')
         meta = catalog.table(name)
         conn.execute(sql.SQL("DROP TABLE {}").format(sql.Identifier(meta.anon)))
-        conn.execute("DELETE FROM adaptive.tables WHERE anon_name = %s", (meta.anon,))
+        catalog.delete_table(conn, meta)
         _bump_epoch(conn)
         del catalog.tables[name]
         catalog.by_anon.pop(meta.anon, None)
 
 
 def _rewrite_sealed(conn: psycopg.Connection[Any], catalog: Catalog, meta: TableMeta) -> None:
-    meta.version += 1
-    conn.execute(
-        "UPDATE adaptive.tables SET version = %s, sealed = %s WHERE anon_name = %s",
-        (meta.version, catalog.seal_table(meta), meta.anon),
-    )
+    catalog.write_table(conn, meta, new=False)
     _bump_epoch(conn)
 
 
@@ -346,7 +345,10 @@ def create_index(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Crea
 
 
 def drop_index(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Drop) -> None:
-    iname = stmt.this.name.lower()
+    named = _dropped(stmt)
+    if len(named) != 1:
+        raise UnsupportedQuery("DROP INDEX of several indexes at once", "DROP INDEX")
+    iname = named[0].name.lower()
     for meta in catalog.tables.values():
         for idx in meta.indexes:
             if idx.name == iname:

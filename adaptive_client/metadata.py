@@ -3,6 +3,16 @@
 Everything here is sealed in ``adaptive.tables`` (see ``sql/metadata_schema.sql``) except
 each onion column's actual layer, kept in the clear in ``adaptive.layers`` because the
 provider can observe it anyway and stored procedures must update it.
+
+Integrity of the catalog as a whole (``docs/security.md``): each sealed row is bound to
+its identity and version by the AES-GCM associated data, which detects an altered row and
+two rows' blobs swapped.  A row replaced by an *older* authentic version of itself, a row
+deleted, or a dropped table's row restored would still open, so a sealed **catalog head**
+(``adaptive.catalog_head``) lists every table row's current version and every key group,
+under a generation counter that each metadata write increments.  Versions are taken from
+that counter, hence unique across the catalog's history: an older version of any row,
+even of a dropped-and-recreated table, never matches the head.  A client also refuses a
+head whose generation is below one it has already seen (a rollback of the whole catalog).
 """
 
 from __future__ import annotations
@@ -19,6 +29,7 @@ from .encodings import Encoding, SqlType, encoding_for, parse_sql_type
 from .errors import (
     MetadataTampered,
     NotInitialized,
+    StaleMetadata,
     UndefinedColumn,
     UndefinedTable,
 )
@@ -26,7 +37,27 @@ from .keys import MasterKey, RootKeys, new_key
 from .onions import Onion
 from .schemes import DET, HOM, OPE, RND, SEARCH
 
-KEYRING_FORMAT = 1
+# Keyring formats: 1 -- no catalog head; 2 -- a sealed catalog head exists.  The root key's
+# wrapping is bound to the format, so that lowering the (clear) format number to skip the
+# head's checks makes the root key fail to unwrap.
+KEYRING_FORMAT = 2
+
+
+def root_label(keyring_format: int) -> str:
+    """The label the root key is wrapped under, for a keyring format."""
+    return "root" if keyring_format == 1 else f"root/format-{keyring_format}"
+
+
+@dataclass
+class CatalogHead:
+    """The sealed list of every metadata row's current version: replay/deletion detection."""
+
+    generation: int
+    tables: dict[str, int] = field(default_factory=dict)  # anon table name -> version
+    groups: list[str] = field(default_factory=list)  # anon key-group names
+
+    def to_json(self) -> dict[str, Any]:
+        return {"generation": self.generation, "tables": self.tables, "groups": self.groups}
 
 
 @dataclass
@@ -196,6 +227,10 @@ def _group_aad(anon: str) -> bytes:
     return f"group\x1f{anon}".encode()
 
 
+def _head_aad(generation: int) -> bytes:
+    return f"catalog-head\x1f{generation}".encode()
+
+
 class Catalog:
     """The decrypted, cached metadata of one database, for one client."""
 
@@ -204,15 +239,16 @@ class Catalog:
         self.tables: dict[str, TableMeta] = {}
         self.by_anon: dict[str, TableMeta] = {}
         self.epoch = -1
+        # the highest catalog generation this client has seen: a lower one is a rollback
+        self.generation = -1
 
     # -- bootstrap -----------------------------------------------------------------------
     @staticmethod
     def open(conn: psycopg.Connection[Any], master: MasterKey) -> Catalog:
         """Check the master key against the keyring (creating it on first use) and load."""
+        select = "SELECT format, kcv, wrapped_root FROM adaptive.keyring WHERE id = 1"
         try:
-            row = conn.execute(
-                "SELECT kcv, wrapped_root FROM adaptive.keyring WHERE id = 1"
-            ).fetchone()
+            row = conn.execute(select).fetchone()
         except psycopg.errors.UndefinedTable:
             conn.rollback()
             raise NotInitialized(
@@ -220,31 +256,138 @@ class Catalog:
             ) from None
         if row is None:
             root = new_key()
-            conn.execute(
-                "INSERT INTO adaptive.keyring (id, format, kcv, wrapped_root) "
-                "VALUES (1, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
-                (KEYRING_FORMAT, master.key_check_value(), master.wrap(root, "root")),
-            )
-            conn.commit()
-            row = conn.execute(
-                "SELECT kcv, wrapped_root FROM adaptive.keyring WHERE id = 1"
-            ).fetchone()
+            with conn.transaction():
+                created = conn.execute(
+                    "INSERT INTO adaptive.keyring (id, format, kcv, wrapped_root) "
+                    "VALUES (1, %s, %s, %s) ON CONFLICT (id) DO NOTHING RETURNING id",
+                    (
+                        KEYRING_FORMAT,
+                        master.key_check_value(),
+                        master.wrap(root, root_label(KEYRING_FORMAT)),
+                    ),
+                ).fetchone()
+                if created is not None:
+                    Catalog(RootKeys(root))._store_head(conn, CatalogHead(0), insert=True)
+            if not conn.autocommit:
+                conn.commit()
+            row = conn.execute(select).fetchone()
             assert row is not None
-        master.verify(bytes(row[0]))
-        catalog = Catalog(RootKeys(master.unwrap(bytes(row[1]), "root")))
-        catalog.reload(conn)
+        keyring_format = int(row[0])
+        if keyring_format not in (1, KEYRING_FORMAT):
+            raise MetadataTampered(f"unknown keyring format {keyring_format}")
+        master.verify(bytes(row[1]))
+        root = master.unwrap(bytes(row[2]), root_label(keyring_format))
+        catalog = Catalog(RootKeys(root))
+        try:
+            if keyring_format == 1:
+                catalog._upgrade(conn, master)
+                if not conn.autocommit:
+                    conn.commit()
+            catalog.reload(conn)
+        except psycopg.errors.UndefinedTable:
+            conn.rollback()
+            raise NotInitialized(
+                "this database's metadata schema predates this client: "
+                "run `adaptive-db init --dsn ...` again"
+            ) from None
         return catalog
+
+    def _upgrade(self, conn: psycopg.Connection[Any], master: MasterKey) -> None:
+        """Format 1 -> 2: seal a head over the rows as they are (trust on first use)."""
+        with conn.transaction():
+            row = conn.execute(
+                "SELECT format FROM adaptive.keyring WHERE id = 1 FOR UPDATE"
+            ).fetchone()
+            if row is None or row[0] != 1:
+                return  # another client upgraded it meanwhile
+            head = CatalogHead(0)
+            for anon, version, sealed in conn.execute(
+                "SELECT anon_name, version, sealed FROM adaptive.tables"
+            ).fetchall():
+                self.root.open(bytes(sealed), _table_aad(anon, version))  # authentic rows only
+                head.tables[anon] = int(version)
+                head.generation = max(head.generation, int(version))
+            for anon, sealed in conn.execute(
+                "SELECT anon_name, sealed FROM adaptive.key_groups"
+            ).fetchall():
+                self.root.open(bytes(sealed), _group_aad(anon))
+                head.groups.append(anon)
+            self._store_head(conn, head, insert=True)
+            conn.execute(
+                "UPDATE adaptive.keyring SET format = %s, wrapped_root = %s WHERE id = 1",
+                (KEYRING_FORMAT, master.wrap(self.root.root, root_label(KEYRING_FORMAT))),
+            )
+
+    # -- the catalog head ------------------------------------------------------------------
+    def _open_head(self, generation: int, sealed: bytes | None) -> CatalogHead:
+        if sealed is None:
+            raise MetadataTampered("the catalog head is missing")
+        data = json.loads(self.root.open(bytes(sealed), _head_aad(generation)))
+        head = CatalogHead(int(data["generation"]), dict(data["tables"]), list(data["groups"]))
+        if head.generation != generation:
+            raise MetadataTampered("the catalog head's generation was altered")
+        if head.generation < self.generation:
+            raise MetadataTampered(
+                f"the catalog was rolled back (generation {head.generation} after "
+                f"{self.generation})"
+            )
+        return head
+
+    def _read_head(self, conn: psycopg.Connection[Any], lock: bool) -> CatalogHead:
+        row = conn.execute(
+            "SELECT generation, sealed FROM adaptive.catalog_head WHERE id = 1"
+            + (" FOR UPDATE" if lock else "")
+        ).fetchone()
+        if row is None:
+            raise MetadataTampered("the catalog head is missing")
+        return self._open_head(int(row[0]), row[1])
+
+    def _store_head(self, conn: psycopg.Connection[Any], head: CatalogHead, insert: bool) -> None:
+        sealed = self.root.seal(json.dumps(head.to_json()).encode(), _head_aad(head.generation))
+        if insert:
+            conn.execute(
+                "INSERT INTO adaptive.catalog_head (id, generation, sealed) VALUES (1, %s, %s)",
+                (head.generation, sealed),
+            )
+        else:
+            conn.execute(
+                "UPDATE adaptive.catalog_head SET generation = %s, sealed = %s WHERE id = 1",
+                (head.generation, sealed),
+            )
+        self.generation = max(self.generation, head.generation)
 
     # -- loading -------------------------------------------------------------------------
     def reload(self, conn: psycopg.Connection[Any]) -> None:
+        # one statement, one snapshot: the head, every row it must list, and the epoch
+        # (read before the layers: a peel in between makes the next refresh reload again)
         rows = conn.execute(
-            "SELECT (SELECT value FROM adaptive.epoch WHERE id = 1), anon_name, version, sealed "
-            "FROM adaptive.tables"
+            "SELECT 'epoch', '', value, NULL::bytea FROM adaptive.epoch WHERE id = 1 "
+            "UNION ALL SELECT 'head', '', generation, sealed FROM adaptive.catalog_head "
+            "WHERE id = 1 "
+            "UNION ALL SELECT 'table', anon_name, version, sealed FROM adaptive.tables "
+            "UNION ALL SELECT 'group', anon_name, 0, sealed FROM adaptive.key_groups"
         ).fetchall()
+        epoch = next((r[2] for r in rows if r[0] == "epoch"), 0)
+        head_row = next((r for r in rows if r[0] == "head"), None)
+        if head_row is None:
+            raise MetadataTampered("the catalog head is missing")
+        head = self._open_head(int(head_row[2]), head_row[3])
+        stored = {r[1]: int(r[2]) for r in rows if r[0] == "table"}
+        if stored != head.tables:
+            raise MetadataTampered(_head_mismatch("table", head.tables, stored))
+        groups = sorted(r[1] for r in rows if r[0] == "group")
+        if groups != sorted(head.groups):
+            raise MetadataTampered(
+                _head_mismatch("key group", dict.fromkeys(head.groups, 0), dict.fromkeys(groups, 0))
+            )
+        for kind, anon, _, sealed in rows:
+            if kind == "group":  # authentic and in its own row (a few rows: cheap)
+                self.root.open(bytes(sealed), _group_aad(anon))
         layers = self._read_layers(conn)
-        epoch = conn.execute("SELECT value FROM adaptive.epoch WHERE id = 1").fetchone()
         tables: dict[str, TableMeta] = {}
-        for _, anon, version, sealed in rows:
+        for kind, anon, version, sealed in rows:
+            if kind != "table":
+                continue
             payload = self.root.open(bytes(sealed), _table_aad(anon, version))
             meta = TableMeta.from_json(json.loads(payload), version)
             if meta.anon != anon:
@@ -253,7 +396,8 @@ class Catalog:
         self.tables = tables
         self.by_anon = {t.anon: t for t in tables.values()}
         self._apply_layers(layers)
-        self.epoch = epoch[0] if epoch else 0
+        self.epoch = epoch
+        self.generation = head.generation
 
     @staticmethod
     def _read_layers(conn: psycopg.Connection[Any]) -> list[tuple[str, str, str]]:
@@ -308,6 +452,39 @@ class Catalog:
             json.dumps(meta.to_json()).encode(), _table_aad(meta.anon, meta.version)
         )
 
+    def write_table(self, conn: psycopg.Connection[Any], meta: TableMeta, new: bool) -> None:
+        """Insert (``new``) or rewrite a table's sealed row, at the next catalog generation.
+
+        Runs in the caller's transaction (the DDL's), which holds the head's row lock
+        until it ends: metadata writes of concurrent clients are serialized.
+        """
+        head = self._read_head(conn, lock=True)
+        if not new and head.tables.get(meta.anon) != meta.version:
+            self.reload(conn)
+            raise StaleMetadata(f"table {meta.name} was changed by another client meanwhile: retry")
+        head.generation += 1
+        meta.version = head.generation
+        sealed = self.seal_table(meta)
+        if new:
+            conn.execute(
+                "INSERT INTO adaptive.tables (anon_name, version, sealed) VALUES (%s, %s, %s)",
+                (meta.anon, meta.version, sealed),
+            )
+        else:
+            conn.execute(
+                "UPDATE adaptive.tables SET version = %s, sealed = %s WHERE anon_name = %s",
+                (meta.version, sealed, meta.anon),
+            )
+        head.tables[meta.anon] = meta.version
+        self._store_head(conn, head, insert=False)
+
+    def delete_table(self, conn: psycopg.Connection[Any], meta: TableMeta) -> None:
+        head = self._read_head(conn, lock=True)
+        conn.execute("DELETE FROM adaptive.tables WHERE anon_name = %s", (meta.anon,))
+        head.tables.pop(meta.anon, None)
+        head.generation += 1
+        self._store_head(conn, head, insert=False)
+
     def group_keys(self, conn: psycopg.Connection[Any], group: str) -> dict[str, bytes]:
         """DET/OPE keys shared by a join group, created on first use."""
         return self.shared_keys(conn, group, lambda: {"DET": new_key(), "OPE": new_key()})
@@ -325,16 +502,40 @@ class Catalog:
         select = "SELECT sealed FROM adaptive.key_groups WHERE anon_name = %s"
         row = conn.execute(select, (anon,)).fetchone()
         if row is None:
+            head = self._read_head(conn, lock=True)
+            if anon in head.groups:  # deleted: fresh keys would silently break joins
+                raise MetadataTampered(f"the keys of key group {anon} were deleted")
             fresh = make()
             sealed = self.root.seal(
                 json.dumps({k: v.hex() for k, v in fresh.items()}).encode(), aad
             )
-            conn.execute(
+            inserted = conn.execute(
                 "INSERT INTO adaptive.key_groups (anon_name, sealed) VALUES (%s, %s) "
-                "ON CONFLICT (anon_name) DO NOTHING",
+                "ON CONFLICT (anon_name) DO NOTHING RETURNING anon_name",
                 (anon, sealed),
-            )
+            ).fetchone()
+            if inserted is not None:
+                head.groups.append(anon)
+                head.generation += 1
+                self._store_head(conn, head, insert=False)
             row = conn.execute(select, (anon,)).fetchone()
             assert row is not None
+        elif anon not in self._read_head(conn, lock=False).groups:
+            raise MetadataTampered(f"key group {anon} is not in the catalog head")
         data = json.loads(self.root.open(bytes(row[0]), aad))
         return {k: bytes.fromhex(v) for k, v in data.items()}
+
+
+def _head_mismatch(kind: str, listed: dict[str, int], stored: dict[str, int]) -> str:
+    """Which rows differ from the catalog head (anonymized names only)."""
+    missing = sorted(set(listed) - set(stored))
+    extra = sorted(set(stored) - set(listed))
+    other = sorted(a for a in set(listed) & set(stored) if listed[a] != stored[a])
+    parts = []
+    if missing:
+        parts.append(f"deleted: {', '.join(missing)}")
+    if extra:
+        parts.append(f"not in the catalog head: {', '.join(extra)}")
+    if other:
+        parts.append(f"replaced by another version: {', '.join(other)}")
+    return f"{kind} metadata rows were tampered with ({'; '.join(parts)})"

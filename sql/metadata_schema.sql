@@ -17,11 +17,22 @@ CREATE TABLE IF NOT EXISTS adaptive.keyring (
 );
 
 -- One row per encrypted table: its sealed description.  The sealing is bound to
--- (anon_name, version), so a row moved to another table or renumbered fails to open.
+-- (anon_name, version), so a row moved to another table or renumbered fails to open;
+-- the catalog head below detects older versions, deletions and restored rows.
 CREATE TABLE IF NOT EXISTS adaptive.tables (
     anon_name text PRIMARY KEY,
     version   bigint NOT NULL,
     sealed    bytea NOT NULL
+);
+
+-- The catalog head: a sealed list of every adaptive.tables row's current version and
+-- every key group, at a generation that each metadata write increments (versions are
+-- taken from it).  A deleted row, a restored old version of a row or a restored dropped
+-- table no longer matches the head, and clients refuse a generation going backwards.
+CREATE TABLE IF NOT EXISTS adaptive.catalog_head (
+    id         smallint PRIMARY KEY CHECK (id = 1),
+    generation bigint NOT NULL,
+    sealed     bytea NOT NULL
 );
 
 -- Join groups: the DET/OPE keys shared by the columns of one group, sealed.
