@@ -22,7 +22,13 @@ from sqlglot import exp
 
 from .config import Config
 from .encodings import parse_sql_type
-from .errors import ConfigError, DuplicateTable, UndefinedTable, UnsupportedQuery
+from .errors import (
+    ConfigError,
+    DuplicateTable,
+    LayerFloorViolation,
+    UndefinedTable,
+    UnsupportedQuery,
+)
 from .keys import new_key
 from .metadata import Catalog, ColumnMeta, IndexMeta, OnionColumn, TableMeta
 from .onions import TAGS, Onion, layer_index, stack_for
@@ -167,9 +173,14 @@ def create_table(
                 raise ConfigError(f"{name}.{cname}: type {col.type.sql()} has no {onion} onion")
             stack = stack_for(onion, ccfg.layer)
             start = ccfg.start.get(onion, stack[0])
+            floor = ccfg.floor.get(onion)
             if onion is Onion.EQ and cname in keyed:
                 start = "DET"  # keys are enforced on DET ciphertexts (documented leakage)
-            floor = ccfg.floor.get(onion)
+                if floor is not None and layer_index(stack, "DET") > layer_index(stack, floor):
+                    raise LayerFloorViolation(
+                        f"{name}.{cname}: PRIMARY KEY / UNIQUE needs its Eq onion at DET, "
+                        f"below its floor {floor}"
+                    )
             if floor is not None and layer_index(stack, floor) < layer_index(stack, start):
                 raise ConfigError(f"{name}.{cname}: floor {floor} is above the start {start}")
             keys: dict[str, bytes] = {}
@@ -306,6 +317,20 @@ def create_index(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Crea
     unique = bool(stmt.args.get("unique"))
     anon = catalog.anon_index(meta.name, iname)
     if unique:
+        for c in cols:
+            eq_oc = meta.column(c).onions.get(Onion.EQ)
+            if eq_oc is not None and eq_oc.layer == "RND" and eq_oc.floor == "RND":
+                raise LayerFloorViolation(
+                    f"UNIQUE index on {meta.name}.{c}: needs its Eq onion at DET, "
+                    "below its floor RND"
+                )
+            if eq_oc is not None and eq_oc.layer == "RND":
+                raise UnsupportedQuery(
+                    f"UNIQUE index on {meta.name}.{c}: declare the column UNIQUE in CREATE TABLE "
+                    "so its Eq onion starts at DET",
+                    "CREATE UNIQUE INDEX",
+                )
+    if unique:
         targets = [[_key_column(meta, c) for c in cols]]
     else:
         targets = []
@@ -331,15 +356,6 @@ def create_index(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Crea
                 sql.SQL(", ").join(sql.Identifier(o.anon) for o in onion_cols),
             )
         )
-    if unique:
-        for c in cols:
-            eq_oc = meta.column(c).onions.get(Onion.EQ)
-            if eq_oc is not None and eq_oc.layer == "RND":
-                raise UnsupportedQuery(
-                    f"UNIQUE index on {meta.name}.{c}: declare the column UNIQUE in CREATE TABLE "
-                    "so its Eq onion starts at DET",
-                    "CREATE UNIQUE INDEX",
-                )
     meta.indexes.append(IndexMeta(iname, anon, cols, unique))
     _rewrite_sealed(conn, catalog, meta)
 
