@@ -25,6 +25,7 @@ from .errors import (
     AdaptiveError,
     ConfigError,
     PeelConflict,
+    RetryableError,
     StaleMetadata,
     StaleSnapshot,
     UnsupportedQuery,
@@ -246,15 +247,31 @@ class Connection:
         ).fetchone()
         if held:
             self._pending += todo
-            raise PeelConflict(
-                "a layer this statement needs must be peeled, and this transaction holds a "
-                "lock on the table: roll back and retry (the peel runs at rollback)"
+            raise self._abort_transaction(
+                PeelConflict(
+                    "a layer this statement needs must be peeled, and this transaction holds "
+                    "a lock on the table: roll back and retry (the peel runs at rollback)"
+                )
             )
         self._peel_on(self.control, todo)
         self.catalog.reload(self.control)
-        raise StaleSnapshot(
-            "a layer this statement needs changed after the transaction's snapshot: retry it"
+        raise self._abort_transaction(
+            StaleSnapshot(
+                "a layer this statement needs changed after the transaction's snapshot: retry it"
+            )
         )
+
+    def _abort_transaction(self, error: RetryableError) -> RetryableError:
+        """Fail the application's transaction on the server, as a serialization failure
+        does, before ``error`` is raised: the catalog may now be newer than the
+        transaction's snapshot, and a statement run in it before the rollback would read
+        the old rows through the new layers (a wrong answer) -- it fails instead."""
+        with contextlib.suppress(psycopg.Error):
+            self.pg.execute(
+                "DO $$BEGIN RAISE EXCEPTION 'adaptive_client: retry the transaction' "
+                "USING ERRCODE = '40001'; END$$"
+            )
+        return error
 
     def _peel_on(self, conn: psycopg.Connection[Any], todo: list[peel.Need]) -> None:
         for need in todo:

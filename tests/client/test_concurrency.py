@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -133,3 +136,139 @@ def test_update_of_a_row_locked_for_update_needs_no_extra_read(two: tuple[Any, A
     assert a.stats.locked_reuse == before + 1
     a.commit()
     assert b.execute("SELECT x FROM t WHERE id = 3").fetchall() == [(31,)]
+
+
+# -- stale caches after peels by other clients and by the DBA ------------------------------
+
+
+def _tags(dsn: str, meta: Any, column: str, onion: str) -> list[int]:
+    anon = next(o.anon for o in meta.column(column).onions.values() if o.onion.value == onion)
+    with psycopg.connect(dsn) as raw:
+        return [
+            r[0]
+            for r in raw.execute(
+                f'SELECT DISTINCT get_byte("{anon}", 0) FROM "{meta.anon}" WHERE "{anon}" IS NOT NULL'
+            )
+        ]
+
+
+def _peel_count(dsn: str) -> int:
+    with psycopg.connect(dsn) as raw:
+        return int(raw.execute("SELECT count(*) FROM adaptive.peel_log").fetchone()[0])  # type: ignore[index]
+
+
+def test_stale_client_after_a_dba_peel_writes_and_reads_right(
+    two: tuple[Any, Any, str], master_key: Any, tmp_path: Any
+) -> None:
+    """`adaptive-db peel` (another process) peels Eq and Ord of x; B never hears of it."""
+    a, b, dsn = two
+    b.execute("SELECT 1 FROM t WHERE id = 1")  # B's cache: x at RND in both onions
+    key_file = tmp_path / "master.key"
+    key_file.write_text(master_key.hex())
+    cli = [
+        sys.executable,
+        "-m",
+        "adaptive_client.cli",
+        "peel",
+        "--dsn",
+        dsn,
+        "--master-key-file",
+        str(key_file),
+    ]
+    for onion, layer in (("Eq", "DET"), ("Ord", "OPE")):
+        out = subprocess.run(
+            [*cli, "t", "x", onion, layer], capture_output=True, text=True, check=True
+        )
+        assert "peeled to" in out.stdout, out
+    assert {o.layer for o in b.catalog.table("t").column("x").onions.values()} == {"RND"}
+    b.execute("INSERT INTO t VALUES (4, 40, 'four')")  # refused at RND, retried at DET/OPE
+    b.cursor().executemany("INSERT INTO t VALUES (%s, %s, %s)", [(5, 50, "five"), (6, 60, "six")])
+    b.execute("UPDATE t SET x = x + 1 WHERE id = %s", (1,))  # computed on the client, rewritten
+    b.execute("UPDATE t SET x = %s WHERE id = %s", (21, 2))
+    meta = a.catalog.table("t")
+    assert _tags(dsn, meta, "x", "Eq") == [2] and _tags(dsn, meta, "x", "Ord") == [3]
+    peels = _peel_count(dsn)
+    assert b.execute("SELECT id FROM t WHERE x > 20 ORDER BY x").fetchall() == [
+        (2,),
+        (3,),
+        (4,),
+        (5,),
+        (6,),
+    ]
+    assert b.execute("SELECT id FROM t WHERE x = 11").fetchall() == [(1,)]
+    assert _peel_count(dsn) == peels  # B's peel requests found the work done
+    rows = a.execute("SELECT id, x FROM t ORDER BY id").fetchall()
+    assert rows == [(1, 11), (2, 21), (3, 30), (4, 40), (5, 50), (6, 60)]
+
+
+def test_stale_client_racing_for_the_same_peel(two: tuple[Any, Any, str]) -> None:
+    """Both believe y at RND and both ask for its peel: one peels, the other finds it done."""
+    a, b, dsn = two
+    b.execute("SELECT 1 FROM t WHERE id = 1")
+    peels = _peel_count(dsn)
+    errors: list[BaseException] = []
+    results: dict[str, Any] = {}
+
+    def ask(name: str, conn: Any) -> None:
+        try:
+            results[name] = conn.execute("SELECT id FROM t WHERE y = 'two'").fetchall()
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=ask, args=(n, c)) for n, c in (("a", a), ("b", b))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert not errors and results == {"a": [(2,)], "b": [(2,)]}
+    assert _peel_count(dsn) == peels + 1
+    assert _tags(dsn, a.catalog.table("t"), "y", "Eq") == [2]
+
+
+def test_stale_client_in_a_read_committed_transaction(two: tuple[Any, Any, str]) -> None:
+    """B's transaction reads with stale metadata (right answers), then writes at the old
+    layer: refused with a retryable error, nothing written; the retry commits."""
+    a, b, dsn = two
+    b.execute("SELECT 1 FROM t WHERE id = 1")
+    a.execute("SELECT id FROM t WHERE x < 25")  # A peels Ord(x) to OPE
+    b.autocommit = False
+    assert b.execute("SELECT x FROM t WHERE id = 3").fetchall() == [(30,)]  # decrypted by tag
+    with pytest.raises(RetryableError):
+        b.execute("UPDATE t SET x = %s WHERE id = %s", (35, 3))
+    b.rollback()
+    assert a.execute("SELECT x FROM t WHERE id = 3").fetchall() == [(30,)]
+    b.execute("UPDATE t SET x = %s WHERE id = %s", (35, 3))
+    assert b.execute("SELECT id FROM t WHERE x < 25 ORDER BY id").fetchall() == [(1,), (2,)]
+    b.commit()
+    assert a.execute("SELECT id FROM t WHERE x > 32").fetchall() == [(3,)]
+    assert _tags(dsn, a.catalog.table("t"), "x", "Ord") == [3]
+
+
+def test_repeatable_read_cannot_go_on_after_a_stale_snapshot(two: tuple[Any, Any, str]) -> None:
+    """After StaleSnapshot the transaction is aborted on the server, as after a
+    serialization failure: an application that ignores the error and goes on gets
+    errors, never an answer computed from the new layers over the old snapshot."""
+    a, b, _ = two
+    a.execute("CREATE TABLE u (id integer PRIMARY KEY)")
+    a.execute("INSERT INTO u VALUES (1)")
+    b.catalog.reload(b.control)  # B knows u (and x at RND), then hears of nothing more
+    b.autocommit = False
+    b.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+    assert b.execute("SELECT id FROM u").fetchall() == [(1,)]  # snapshot, no lock on t
+    a.execute("SELECT id FROM t WHERE x = 20")  # A peels Eq(x) after B's snapshot
+    with pytest.raises(StaleSnapshot) as info:
+        b.execute("SELECT id FROM t WHERE x = 20")
+    assert info.value.sqlstate == "40001"
+    with pytest.raises(psycopg.errors.InFailedSqlTransaction):
+        b.execute("SELECT id FROM t WHERE x = 20")  # would be [] over the old snapshot
+    b.rollback()
+    assert b.execute("SELECT id FROM t WHERE x = 20").fetchall() == [(2,)]
+    b.commit()
+
+
+def test_tpcc_driver_retries_the_clients_retryable_errors() -> None:
+    from tpcc.driver import _retryable
+
+    for exc in (StaleSnapshot("s"), PeelConflict("p"), StaleMetadata("m")):
+        assert _retryable(exc)
+    assert not _retryable(ValueError("not retryable"))
