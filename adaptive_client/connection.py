@@ -39,6 +39,7 @@ from .rewrite.statements import compile_statement, encrypt_row_for_update
 from .stats import STATS, Stats
 
 _COMPILED_KINDS = frozenset({exp.Select, exp.Insert, exp.Update, exp.Delete, exp.Union})
+_SNAPSHOT_LEVELS = (psycopg.IsolationLevel.REPEATABLE_READ, psycopg.IsolationLevel.SERIALIZABLE)
 _PASSTHROUGH = (exp.Transaction, exp.Commit, exp.Rollback, exp.Set)
 _CACHE_LIMIT = 2048
 
@@ -87,7 +88,7 @@ class Connection:
         except BaseException:
             self.control.close()
             raise
-        self._plans: dict[tuple[str, int], Compiled] = {}
+        self._plans: dict[tuple[str, int, bool], Compiled] = {}
         self._parsed: dict[str, tuple[exp.Expression, int, bool]] = {}
         self._pending: list[peel.Need] = []
         self._catalog_dirty = False
@@ -195,12 +196,16 @@ class Connection:
         self._parsed[query] = out
         return out
 
+    def _snapshot_isolation(self) -> bool:
+        return self.pg.isolation_level in _SNAPSHOT_LEVELS
+
     def _compile(self, query: str, stmt: exp.Expression) -> Compiled:
-        key = (query, self.catalog.epoch)
+        snapshot = self._snapshot_isolation()
+        key = (query, self.catalog.epoch, snapshot)
         plan = self._plans.get(key)
         if plan is not None:
             return plan
-        plan = compile_statement(self.catalog, stmt)
+        plan = compile_statement(self.catalog, stmt, snapshot_rows=snapshot)
         if not plan.needs:
             if len(self._plans) > _CACHE_LIMIT:
                 self._plans.clear()
@@ -531,7 +536,12 @@ class Cursor:
         rowcount = cur.rowcount
         if plan.kind != "select":
             conn._forget(plan)
-        elif plan.lock_key is not None and len(raw) == 1 and conn._in_transaction():
+        elif (
+            plan.lock_key is not None
+            and len(raw) == 1
+            and conn._in_transaction()
+            and (plan.locks_rows or conn._snapshot_isolation())
+        ):
             conn._locked[plan.lock_key(params)] = tuple(raw[0][i] for i in plan.lock_layout or [])
         if not plan.returns_rows:
             self._set_result([], None, rowcount)

@@ -82,6 +82,7 @@ class Compiled:
     # SELECT ... FOR UPDATE by primary key: the key, and where the row layout sits
     lock_key: Callable[[Params], Any] | None = None
     lock_layout: list[int] | None = None
+    locks_rows: bool = False  # SELECT ... FOR UPDATE (else a snapshot read, see _select)
     needs: list[Need] = field(default_factory=list)
     tables: list[TableMeta] = field(default_factory=list)
     statement_type: str = "other"  # for stats: "SELECT", "INSERT", ...

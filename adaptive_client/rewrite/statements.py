@@ -34,11 +34,16 @@ _SELECT_ARGS_OK = {
 }
 
 
-def compile_statement(catalog: Catalog, stmt: exp.Expression) -> Compiled:
+def compile_statement(
+    catalog: Catalog, stmt: exp.Expression, *, snapshot_rows: bool = False
+) -> Compiled:
+    """``snapshot_rows``: the transaction runs at REPEATABLE READ or SERIALIZABLE, where a
+    row read by primary key can serve a later read-modify-write of that row (see
+    :func:`_select`)."""
     c = Compiler(catalog)
     if isinstance(stmt, exp.Select):
         try:
-            out = _select(c, stmt)
+            out = _select(c, stmt, snapshot_rows=snapshot_rows)
         except UnsupportedQuery:
             if not _client_aggregable(stmt):
                 raise
@@ -99,7 +104,7 @@ def _from_where(c: Compiler, scope: Scope, stmt: exp.Select) -> exp.Select:
     return out
 
 
-def _select(c: Compiler, stmt: exp.Select) -> Compiled:
+def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Compiled:
     extra = {k for k, v in stmt.args.items() if v} - _SELECT_ARGS_OK
     if extra:
         raise _unsupported(stmt, ", ".join(sorted(extra)).upper())
@@ -236,10 +241,21 @@ def _select(c: Compiler, stmt: exp.Select) -> Compiled:
             if off is None:
                 raise _unsupported(stmt, "non-constant OFFSET")
             out.set("offset", exp.Offset(expression=c.param(off)))
+    where_node = stmt.args["where"].this if stmt.args.get("where") else None
     if stmt.args.get("locks"):
         out.set("locks", [lock.copy() for lock in stmt.args["locks"]])
-        lock_where = stmt.args["where"].this if stmt.args.get("where") else None
-        row_key = _pk_key(c, scope, lock_where) if not group and distinct is None else None
+        row_key = _pk_key(c, scope, where_node) if not group and distinct is None else None
+        if row_key is not None:
+            plan.lock_key = row_key
+            plan.lock_layout = [c.add_select(select_list, e) for e in _row_layout(scope)]
+            plan.locks_rows = True
+    elif snapshot_rows and not group and distinct is None and not _aggregates(stmt):
+        # Under REPEATABLE READ or SERIALIZABLE a row read by key also serves a later
+        # UPDATE x = x + k of that row in the same transaction (no SELECT FOR UPDATE round
+        # trip): the UPDATE targets the version read, by ctid, and if another transaction
+        # changed the row since the snapshot it fails with a serialization error -- exactly
+        # when the plain UPDATE would.  (Not under READ COMMITTED, where it could miss.)
+        row_key = _pk_key(c, scope, where_node)
         if row_key is not None:
             plan.lock_key = row_key
             plan.lock_layout = [c.add_select(select_list, e) for e in _row_layout(scope)]
@@ -636,6 +652,10 @@ def _rmw_update(
     return Compiled(kind="update", rmw=rmw, statement_type="UPDATE")
 
 
+def _aggregates(stmt: exp.Select) -> bool:
+    return any(isinstance(e, exp.AggFunc) for e in stmt.find_all(exp.AggFunc))
+
+
 def _row_layout(scope: Scope) -> list[exp.Expression]:
     """ctid and, in table order, the onion each column decrypts from: the shape in which
     locked rows are fetched, whether by an RMW UPDATE or by an earlier SELECT FOR UPDATE."""
@@ -730,4 +750,3 @@ def encrypt_row_for_update(meta: Any, values: dict[str, Any]) -> list[tuple[str,
         for oc in col.onions.values():
             out.append((oc.anon, None if coerced is None else recipes.encrypt(col, oc, coerced)))
     return out
-
