@@ -116,6 +116,7 @@ def _spec(args: argparse.Namespace, config: str, dsn: str, clients: int) -> RunS
         master_key=master_key(),
         scale=SCALES[args.scale],
         seed=args.seed,
+        prime=not getattr(args, "no_prime", False),
     )
 
 
@@ -273,6 +274,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--out", default="results", help="results folder")
     sp.add_argument("--latency-ms", type=float, default=0.0, help="emulated round trip, ms")
     sp.add_argument("--latency-method", choices=["auto", "netem", "proxy"], default="auto")
+    sp.add_argument(
+        "--no-prime",
+        action="store_true",
+        help="adaptive: do not drive the peels before measuring (with --warmup 0, every "
+        "peel happens in the measured interval)",
+    )
     sp.set_defaults(fn=cmd_run)
     sp = sub.add_parser("sweep", help="every configuration x clients x latency")
     sp.add_argument("--configs", default="plain,encrypted,adaptive")

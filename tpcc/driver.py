@@ -71,6 +71,7 @@ class RunSpec:
     seed: int = 1
     latency_ms: float = 0.0
     method: str = "none"
+    prime: bool = True  # adaptive: drive the workload's peels before measuring
 
 
 @dataclass
@@ -133,7 +134,11 @@ def _client(index: int, spec: RunSpec, start_at: float, queue: Any) -> None:
         time.sleep(0.005)
     # the warm-up starts with every transaction type a few times, so that on an adaptive
     # database it drives every peel the workload needs before measuring starts
-    first = [name for _ in range(WARMUP_ROUNDS) for name, _w in MIX] if spec.warmup > 0 else []
+    first = (
+        [name for _ in range(WARMUP_ROUNDS) for name, _w in MIX]
+        if spec.warmup > 0 and spec.prime
+        else []
+    )
     while (now := time.time()) < end:
         measuring = now >= measure_from
         name = first.pop(0) if first and not measuring else pick(term.rand)
@@ -151,8 +156,8 @@ def _client(index: int, spec: RunSpec, start_at: float, queue: Any) -> None:
                     term.rand.rng.setstate(state)  # same inputs on retry
                     continue
                 result.errors[f"{name}: {type(exc).__name__}"] += 1
-                if isinstance(exc, psycopg.OperationalError) and conn.closed:
-                    conn = open_connection(spec.config, spec.dsn, spec.master_key, spec.isolation)
+                if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
+                    conn = _reconnect(conn, spec, end)  # e.g. the server restarted
                 break
             if measuring and time.time() <= end:
                 (result.committed if ok else result.rolled_back)[name] += 1
@@ -161,6 +166,20 @@ def _client(index: int, spec: RunSpec, start_at: float, queue: Any) -> None:
             break
     conn.close()
     queue.put(result)
+
+
+def _reconnect(conn: Any, spec: RunSpec, until: float) -> Any:
+    """A fresh connection (the old one may be half broken: the adaptive client holds
+    two sessions), retried while the server is unreachable, until ``until``."""
+    with contextlib.suppress(Exception):
+        conn.close()
+    while True:
+        try:
+            return open_connection(spec.config, spec.dsn, spec.master_key, spec.isolation)
+        except psycopg.OperationalError:
+            if time.time() > until:
+                raise
+            time.sleep(0.2)
 
 
 def _rollback(conn: Any) -> None:
@@ -220,7 +239,7 @@ def run(spec: RunSpec, log: Any = print) -> dict[str, Any]:
     ctx = mp.get_context("fork")
     queue = ctx.Queue()
     peels0 = peel_count(spec.dsn) if spec.config != "plain" else 0
-    if spec.warmup > 0 and spec.config == "adaptive":
+    if spec.warmup > 0 and spec.config == "adaptive" and spec.prime:
         t0 = time.perf_counter()
         prime(spec)
         log(f"priming: {peel_count(spec.dsn) - peels0} peels in {time.perf_counter() - t0:.1f} s")
