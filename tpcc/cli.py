@@ -99,6 +99,7 @@ def run_with_latency(spec: RunSpec, latency_ms: float, method: str = "auto") -> 
     info = psycopg.conninfo.conninfo_to_dict(spec.dsn)
     host, port = str(info.get("host") or "127.0.0.1"), int(str(info.get("port") or 5432))
     with emulate(host, port, latency_ms, method) as e:
+        spec.server_dsn = spec.dsn
         spec.dsn = psycopg.conninfo.make_conninfo(spec.dsn, host=e.host, port=e.port)
         spec.latency_ms, spec.method = latency_ms, e.method
         return run(spec, log=lambda m: print(m, file=sys.stderr))
