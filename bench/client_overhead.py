@@ -4,8 +4,9 @@
 
 Builds the same table in two scratch databases -- plain, and through the client with the
 default onion configuration (every column in all the onions its type supports, Sum
-excepted, starting at RND; peeled to what the statements need before timing) -- then runs each statement ``--n`` times, alternating
-plain and client in chunks so that other load on the machine affects both alike.  Time
+excepted, starting at RND; peeled to what the statements need before timing) -- then
+runs each statement ``--n`` times, alternating plain and client in chunks so that other
+load on the machine affects both alike.  Time
 is CPU time of this process (``time.process_time``): the round trip and the server's
 work are excluded, what is left is what the client library adds on the client.
 

@@ -156,6 +156,14 @@ def _exists(dsn: str) -> bool:
         )
 
 
+def database_bytes(dsn: str) -> int:
+    """On-disk size of a database (tables, indexes, TOAST), measured after VACUUM."""
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute("VACUUM ANALYZE")  # settled sizes: visibility maps and statistics built
+        row = c.execute("SELECT pg_database_size(current_database())").fetchone()
+    return int(row[0]) if row else 0
+
+
 def _load_into(dsn: str, config: str, warehouses: int, scale: str) -> float:
     from adaptive_client.install import install
 
@@ -208,6 +216,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             meta["load_seconds"][config] = round(
                 _load_into(template, config, args.warehouses, args.scale), 1
             )
+        meta.setdefault("database_mb", {})[config] = round(database_bytes(template) / 2**20, 1)
         target = _cluster_dsn(f"tpcc_{config}_run")
         for n in clients:
             for lat in latencies:

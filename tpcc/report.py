@@ -281,7 +281,8 @@ def write_report(folder: Path) -> Path:
         f"Runs: {len(runs)}; warehouses {meta.get('warehouses', runs[0]['warehouses'])}, scale "
         f"{meta.get('scale', '-')}, measured {runs[0]['duration_s']:g} s after {runs[0]['warmup_s']:g} s of "
         f"warm-up, isolation {runs[0]['isolation']}; latency emulated by: {', '.join(methods)}.",
-        f"Load times (s): {meta.get('load_seconds', {})}.",
+        f"Load times (s): {meta.get('load_seconds', {})}; database sizes (MB): "
+        f"{meta.get('database_mb', {})}.",
         "",
         "## Throughput vs latency (Fig. 5)",
         f"![throughput]({figs[0].name})",
