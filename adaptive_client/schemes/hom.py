@@ -16,6 +16,8 @@ wrapped by the master key like every other layer key.
 from __future__ import annotations
 
 import json
+import threading
+from collections import deque
 from typing import Any, ClassVar
 
 import gmpy2
@@ -54,6 +56,7 @@ class HOM(Scheme):
         # CRT for r^n mod n²: exponents reduced mod φ(p²) = p(p-1), φ(q²) = q(q-1)
         self._en_p, self._en_q = n % (mp * (mp - 1)), n % (mq * (mq - 1))
         self._q2_inv_p2 = gmpy2.invert(self._q2, self._p2)
+        self._pool: _NoncePool | None = None
 
     @staticmethod
     def _lp(x: Any, p: Any) -> Any:
@@ -119,15 +122,20 @@ class HOM(Scheme):
         """``(1 + m·n) · r^n mod n²``; ``r`` is random unless given (tests)."""
         mm = self._plain(m)
         if r is None:
-            while True:
-                rr = gmpy2.mpz(randrange(1, self.n))
-                if gmpy2.gcd(rr, self._n) == 1:
-                    break
+            if self._pool is None:
+                self._pool = _NoncePool(self._fresh_r_to_n)
+            return int((1 + mm * self._n) * self._pool.take() % self._n2)
         else:
             rr = gmpy2.mpz(r)
             if not 0 < rr < self._n or gmpy2.gcd(rr, self._n) != 1:
                 raise ValueError("Paillier r must be in [1, n) and coprime to n")
         return int((1 + mm * self._n) * self._r_to_n(rr) % self._n2)
+
+    def _fresh_r_to_n(self) -> Any:
+        while True:
+            rr = gmpy2.mpz(randrange(1, self.n))
+            if gmpy2.gcd(rr, self._n) == 1:
+                return self._r_to_n(rr)
 
     def _ciphertext(self, c: int) -> Any:
         if isinstance(c, bool) or not isinstance(c, int | type(gmpy2.mpz(0))):
@@ -153,3 +161,38 @@ class HOM(Scheme):
     def add_plain(self, c: int, k: int) -> int:
         """E(a), k → E(a + k) (not re-randomized)."""
         return int(self._ciphertext(c) * (1 + self._plain(k) * self._n) % self._n2)
+
+
+class _NoncePool:
+    """Precomputed r^n mod n², the expensive half of a Paillier encryption.
+
+    A daemon thread refills the pool whenever it falls below half of ``size``; an
+    encryption takes a value from it (never reused) or, if it is empty, computes its own.
+    The refill runs mostly while the client waits on the network -- the GIL is free then
+    -- so under WAN latency an encryption costs one multiplication.
+    """
+
+    def __init__(self, fresh: Any, size: int = 64) -> None:
+        self._fresh, self._size = fresh, size
+        self._values: deque[Any] = deque()
+        self._wanted = threading.Event()
+        self._wanted.set()
+        threading.Thread(target=self._fill, name="paillier-nonces", daemon=True).start()
+
+    def take(self) -> Any:
+        try:
+            value = self._values.popleft()
+        except IndexError:
+            value = self._fresh()
+        if len(self._values) < self._size // 2:
+            self._wanted.set()
+        return value
+
+    def _fill(self) -> None:
+        while True:
+            self._wanted.wait()
+            while len(self._values) < self._size:
+                self._values.append(self._fresh())
+            self._wanted.clear()
+            if len(self._values) < self._size // 2:  # drained while we were clearing
+                self._wanted.set()

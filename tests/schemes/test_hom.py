@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -160,3 +161,17 @@ def test_parameters() -> None:
         HOM(7, 7)
     with pytest.raises(KeyError_):
         HOM(7, 15)
+
+
+def test_precomputed_nonces_are_fresh_and_valid(hom512: HOM) -> None:
+    # more encryptions than the pool holds: pooled and inline nonces alike
+    cts = [hom512.encrypt(42) for _ in range(200)]
+    assert len(set(cts)) == len(cts)  # no nonce used twice
+    assert all(hom512.decrypt(c) == 42 for c in cts)
+    pool = hom512._pool
+    assert pool is not None
+    for _ in range(500):  # the background thread refills it
+        if len(pool._values) >= 32:
+            break
+        time.sleep(0.01)
+    assert len(pool._values) >= 32
