@@ -354,7 +354,20 @@ class Compiler:
         )
 
     def col_vs_col(self, a: _Ref, b: _Ref, cap: Cap) -> tuple[exp.Column, exp.Column]:
+        mark = len(self.needs)
         oa, ob = self.require(a, cap), self.require(b, cap)
+        if oa.onion is not ob.onion:
+            # each side took the onion that serves ``cap`` soonest (e.g. an Ord onion at
+            # OPE on one side, an Eq onion at DET on the other); ciphertexts compare only
+            # within one onion kind, so take the first kind both can reach, and drop the
+            # peels asked for the onions not used
+            asked = self.needs[mark:]
+            del self.needs[mark:]
+            common = self._common_onion(a, b, cap)
+            if common is None:
+                self.needs[mark:] = asked  # e.g. a Single onion vs an Eq onion, both DET
+            else:
+                oa, ob = common
         la, lb = self.target_layer(oa, cap), self.target_layer(ob, cap)
         inner_a = {"DET": "DET", "OPE": "OPE", "PLAIN": "PLAIN"}.get(la)
         same_key = (
@@ -370,6 +383,32 @@ class Compiler:
                 "column comparison across key groups",
             )
         return self.col_expr(a, oa), self.col_expr(b, ob)
+
+    def _common_onion(self, a: _Ref, b: _Ref, cap: Cap) -> tuple[OnionColumn, OnionColumn] | None:
+        """The first onion kind (in the client's preference) both columns have and can
+        bring to ``cap`` within their floors, with the peels it takes."""
+        for oa in recipes.onion_order(a.column):
+            ob = b.column.onions.get(oa.onion)
+            if ob is None:
+                continue
+            la, lb = self._reachable(oa, cap), self._reachable(ob, cap)
+            if la is None or lb is None:
+                continue
+            for ref, oc, layer in ((a, oa, la), (b, ob, lb)):
+                if layer != oc.layer:
+                    self.needs.append(Need(ref.table, ref.column, oc, layer, cap))
+            return oa, ob
+        return None
+
+    @staticmethod
+    def _reachable(oc: OnionColumn, cap: Cap) -> str | None:
+        """The outermost layer of ``oc``, not below its floor, that offers ``cap``."""
+        for layer in oc.stack[oc.stack.index(oc.layer) :]:
+            if oc.floor is not None and oc.stack.index(layer) > oc.stack.index(oc.floor):
+                return None
+            if cap in capabilities(oc.onion, layer, oc.ope_exact):
+                return layer
+        return None
 
     def between(self, scope: Scope, node: exp.Between) -> exp.Expression:
         ref = self._column_side(scope, node.this)
