@@ -20,9 +20,11 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
-	@if [ -f native/ope/pyproject.toml ] && command -v cargo >/dev/null 2>&1; then \
-		$(PY) -m pip install -q ./native/ope \
-			|| echo "warning: the native OPE module did not build; using the pure-Python OPE"; \
+	@if command -v cargo >/dev/null 2>&1; then \
+		for mod in ope rnd; do \
+			$(PY) -m pip install -q ./native/$$mod \
+				|| echo "warning: native/$$mod did not build; using its Python fallback"; \
+		done; \
 	fi
 	@touch $(STAMP)
 

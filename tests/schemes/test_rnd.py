@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import random
 
 import pytest
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 from adaptive_client.errors import CiphertextError, ConfigError
 from adaptive_client.schemes import RND
+from adaptive_client.schemes import rnd as rnd_module
 
 KEY = bytes(range(32))
 IV = bytes(range(16, 32))
@@ -117,3 +119,19 @@ def test_parameters() -> None:
     with pytest.raises(ValueError):
         RND(KEY).encrypt(b"x", iv=bytes(8))
     assert "00010203" not in repr(RND(KEY))
+
+
+@pytest.mark.skipif(rnd_module._NativeCbc is None, reason="native RND module not installed")
+def test_native_and_openssl_backends_agree() -> None:
+    rng = random.Random(5)
+    for size in [0, 1, 15, 16, 17, 31, 32, 33, 100, 1000]:
+        key, iv = rng.randbytes(32), rng.randbytes(16)
+        data = rng.randbytes(size)
+        native, openssl = rnd_module._NativeCbc(key), rnd_module._OpenSslCbc(key)
+        ct = native.encrypt(iv, data)
+        assert ct == openssl.encrypt(iv, data)
+        assert native.decrypt(iv, ct) == openssl.decrypt(iv, ct) == data
+        bad = ct[:-1] + bytes([ct[-1] ^ 0xFF])  # last block garbled: bad padding
+        for backend in (native, openssl):
+            with pytest.raises(ValueError):
+                backend.decrypt(iv, bad)
