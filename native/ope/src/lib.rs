@@ -104,6 +104,33 @@ fn decrypt(
     ope.decrypt(value(ciphertext, "ciphertext")?).map_err(to_py_err)
 }
 
+/// Batches this large or larger are split over the machine's cores (each part walks the
+/// tree on its own: the nodes the parts share near the root are sampled once per part).
+const PARALLEL_MIN: usize = 256;
+
+fn in_parallel<F>(items: &[i128], work: F) -> Result<Vec<i128>, OpeError>
+where
+    F: Fn(&[i128]) -> Result<Vec<i128>, OpeError> + Sync,
+{
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores < 2 || items.len() < PARALLEL_MIN {
+        return work(items);
+    }
+    let size = items.len().div_ceil(cores);
+    let parts: Vec<Result<Vec<i128>, OpeError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(size)
+            .map(|chunk| scope.spawn(|| work(chunk)))
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("OPE worker panicked")).collect()
+    });
+    let mut out = Vec::with_capacity(items.len());
+    for part in parts {
+        out.extend(part?);
+    }
+    Ok(out)
+}
+
 /// `encrypt` over an iterable of integers, computed without holding the GIL.
 #[pyfunction]
 fn encrypt_many(
@@ -117,7 +144,7 @@ fn encrypt_many(
 ) -> PyResult<Vec<i128>> {
     let ope = make(key, in_start, in_end, out_start, out_end)?;
     let xs = values(plaintexts, "plaintext")?;
-    py.allow_threads(|| ope.encrypt_many(&xs))
+    py.allow_threads(|| in_parallel(&xs, |chunk| ope.encrypt_many(chunk)))
         .map_err(to_py_err)
 }
 
@@ -134,7 +161,7 @@ fn decrypt_many(
 ) -> PyResult<Vec<i128>> {
     let ope = make(key, in_start, in_end, out_start, out_end)?;
     let cs = values(ciphertexts, "ciphertext")?;
-    py.allow_threads(|| ope.decrypt_many(&cs))
+    py.allow_threads(|| in_parallel(&cs, |chunk| ope.decrypt_many(chunk)))
         .map_err(to_py_err)
 }
 
