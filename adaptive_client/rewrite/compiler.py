@@ -58,7 +58,8 @@ CURRENT_PARAMS: ContextVar[Any] = ContextVar("CURRENT_PARAMS", default=())
 
 def _unsupported(node: exp.Expression, what: str | None = None) -> UnsupportedQuery:
     construct = what or type(node).__name__
-    text = node.sql("postgres")
+    # sqlglot leaves a flag (a bool) where a node is missing, e.g. DELETE without FROM
+    text = node.sql("postgres") if isinstance(node, exp.Expression) else str(node)
     if len(text) > 80:
         text = text[:77] + "..."
     return UnsupportedQuery(
@@ -139,13 +140,23 @@ def _same_value(given: Any, coerced: Any) -> bool:
     return True
 
 
+def _negated(value: Any) -> Any:
+    """``-value`` for a number; PostgreSQL has no unary minus for strings or booleans."""
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
+        raise EncodingError(f"unary minus of a {type(value).__name__}")
+    return -value
+
+
 def _literal_value(node: exp.Expression) -> Any:
     if isinstance(node, exp.Literal):
         if node.is_string:
             return node.this
         text = node.this
         if any(ch in text for ch in ".eE"):
-            return Decimal(text)
+            try:
+                return Decimal(text)
+            except ArithmeticError:  # an exponent beyond any numeric, as PostgreSQL says
+                raise ValueOutOfDomain("a numeric constant overflows numeric") from None
         return int(text)
     if isinstance(node, exp.Boolean):
         return node.this
@@ -172,6 +183,8 @@ class Compiler:
             return self.value_of(node.this)
         if isinstance(node, exp.Placeholder):
             key = node.name
+            if node.args.get("jdbc") or not key or key.isdigit():  # ?, $1: not for psycopg
+                raise _unsupported(node, "placeholder other than %s and %(name)s")
             if key.startswith("u") and key[1:].isdigit():
                 idx = int(key[1:])
                 return lambda p: p[idx]  # type: ignore[index]
@@ -185,7 +198,7 @@ class Compiler:
             inner = self.value_of(node.this)
             if inner is None:
                 return None
-            return lambda p: None if (x := inner(p)) is None else -x
+            return lambda p: None if (x := inner(p)) is None else _negated(x)
         if isinstance(node, exp.Cast) and isinstance(node.this, exp.Literal | exp.Placeholder):
             return self.value_of(node.this)
         return None
@@ -559,8 +572,9 @@ class Compiler:
         if isinstance(arg, exp.Star) or arg is None:
             idx = self.add_select(select, exp.Count(this=exp.Star()))
         elif isinstance(arg, exp.Distinct):
-            (inner,) = arg.expressions
-            ref = self._column_side(scope, inner)
+            if len(arg.expressions) != 1:  # COUNT(DISTINCT) or COUNT(DISTINCT a, b)
+                raise _unsupported(node, "COUNT(DISTINCT) of other than one column")
+            ref = self._column_side(scope, arg.expressions[0])
             if ref is None:
                 raise _unsupported(node, "COUNT(DISTINCT expression)")
             oc = self.require(ref, Cap.EQ)

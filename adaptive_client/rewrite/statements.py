@@ -9,7 +9,7 @@ from typing import Any
 from sqlglot import exp
 
 from .. import recipes
-from ..errors import UnsupportedQuery
+from ..errors import EncodingError, UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, OnionColumn
 from ..onions import Cap
 from .compiler import Compiler, Scope, _unsupported, server_sql
@@ -271,7 +271,12 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
 
 
 def _int(v: Any) -> int:
-    return int(v) if v is not None else 0
+    if v is None:
+        return 0
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        raise EncodingError("LIMIT and OFFSET take integers") from None
 
 
 def _pos(select_list: list[exp.Expression], node: exp.Expression, c: Compiler) -> int:
@@ -286,8 +291,8 @@ def _by_position(
     node: exp.Expression, items: list[exp.Expression], aliases: bool = False
 ) -> exp.Expression:
     """Resolve ORDER BY / GROUP BY ``1`` and output-alias references to the item."""
-    if isinstance(node, exp.Literal) and not node.is_string:
-        i = int(node.this)
+    if isinstance(node, exp.Literal) and not node.is_string and str(node.this).isdigit():
+        i = int(node.this)  # only an integer is a position (ORDER BY 1.5 is a constant)
         if not 1 <= i <= len(items):
             raise UnsupportedQuery(f"position {i} is not in the select list", "ORDER BY position")
         item = items[i - 1]
