@@ -27,15 +27,27 @@ class LayerRow:
     provider_learns: str
 
 
+# How much each layer reveals, for a column's summary: the most revealing of its onions.
+_REVEALS = {"RND": 0, "HOM": 0, "SEARCH": 1, "DET": 2, "OPE": 3, "PLAIN": 4}
+
+
+def _learns(layer: str, ope_exact: bool, join_group: str | None) -> str:
+    learns = LEAKAGE[layer]
+    if layer == "OPE" and not ope_exact:
+        learns = "order of an 8-byte prefix"
+    if layer in ("DET", "OPE") and join_group:
+        learns += f", also across the columns of join group {join_group}"
+    return learns
+
+
 def layers_report(conn: psycopg.Connection[Any], master: MasterKey) -> list[LayerRow]:
+    """Every onion column: its actual layer, floor and what the provider can learn now.
+    (Opening the catalog checks its integrity: a tampered catalog is an error here.)"""
     catalog = Catalog.open(conn, master)
     rows = []
     for table in sorted(catalog.tables.values(), key=lambda t: t.name):
         for col in table.columns.values():
             for oc in col.onions.values():
-                learns = LEAKAGE[oc.layer]
-                if oc.layer == "OPE" and not oc.ope_exact:
-                    learns = "order of an 8-byte prefix"
                 rows.append(
                     LayerRow(
                         table.name,
@@ -45,26 +57,63 @@ def layers_report(conn: psycopg.Connection[Any], master: MasterKey) -> list[Laye
                         f"{table.anon}.{oc.anon}",
                         oc.layer,
                         oc.floor or "-",
-                        learns,
+                        _learns(oc.layer, oc.ope_exact, col.join_group),
                     )
                 )
     return rows
 
 
+def column_summary(rows: list[LayerRow]) -> list[tuple[str, str, str]]:
+    """Per plain column, what the provider learns from all its onions together: the
+    most revealing onion decides (the others reveal no more than it)."""
+    worst: dict[tuple[str, str], LayerRow] = {}
+    for r in rows:
+        key = (r.table, r.column)
+        if key not in worst or _REVEALS[r.layer] > _REVEALS[worst[key].layer]:
+            worst[key] = r
+    out = []
+    for (table, column), r in worst.items():
+        learns = r.provider_learns
+        if _REVEALS[r.layer] == 0:
+            learns = "nothing but lengths and which values are NULL"
+        out.append((f"{table}.{column}", f"{r.onion} at {r.layer}", learns))
+    return out
+
+
+@dataclass
+class PeelRecord:
+    """One row of the peel audit log: who peeled which column, when, from and to."""
+
+    at: Any
+    by_user: str
+    client_addr: str
+    application: str
+    column: str
+    onion: str
+    from_layer: str
+    to_layer: str
+    mode: str
+    rows: int | None
+    duration_ms: Any
+
+
 def audit_log(
     conn: psycopg.Connection[Any], master: MasterKey, limit: int = 50
-) -> list[tuple[Any, ...]]:
+) -> list[PeelRecord]:
+    """The newest ``limit`` peels, with plain column names where the catalog has them
+    (a dropped table's peels keep their anonymized names)."""
     catalog = Catalog.open(conn, master)
     out = []
     for r in conn.execute(
-        "SELECT at, by_user, anon_table, anon_column, onion, from_layer, to_layer, mode, rows, "
+        "SELECT at, by_user, coalesce(host(client_addr), 'local'), coalesce(application, ''), "
+        "anon_table, anon_column, onion, from_layer, to_layer, mode, rows, "
         "round(duration_ms::numeric, 1) FROM adaptive.peel_log ORDER BY id DESC LIMIT %s",
         (limit,),
     ):
-        table = catalog.by_anon.get(r[2])
-        found = table.onion_column(r[3]) if table else None
-        name = f"{table.name}.{found[0].name}" if table and found else f"{r[2]}.{r[3]}"
-        out.append((r[0], r[1], name, r[4], r[5], r[6], r[7], r[8], r[9]))
+        table = catalog.by_anon.get(r[4])
+        found = table.onion_column(r[5]) if table else None
+        name = f"{table.name}.{found[0].name}" if table and found else f"{r[4]}.{r[5]}"
+        out.append(PeelRecord(r[0], r[1], r[2], r[3], name, *r[6:]))
     return out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -99,23 +100,74 @@ def _master(args: argparse.Namespace) -> MasterKey:
 
 
 def cmd_layers(args: argparse.Namespace) -> int:
-    from .admin import audit_log, layers_report
+    from .admin import audit_log, column_summary, layers_report
 
     with _connect(_dsn(args)) as conn:
         master = _master(args)
         rows = layers_report(conn, master)
         log = audit_log(conn, master, args.log) if args.log else []
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "onions": [vars(r) for r in rows],
+                    "columns": [
+                        {"column": c, "most_revealing": o, "provider_learns": learns}
+                        for c, o, learns in column_summary(rows)
+                    ],
+                    "peels": [vars(p) for p in log],
+                },
+                default=str,
+                indent=2,
+            )
+        )
+        return 0
     headers = ["table", "column", "type", "onion", "stored as", "layer", "floor", "provider learns"]
     table = [
         [r.table, r.column, r.type, r.onion, r.stored_as, r.layer, r.floor, r.provider_learns]
         for r in rows
     ]
     _print_table(headers, table)
+    print("\nper column, from all its onions together:")
+    _print_table(
+        ["column", "most revealing onion", "provider learns"],
+        [list(c) for c in column_summary(rows)],
+    )
     if log:
         print("\npeel audit log (newest first):")
         _print_table(
-            ["when", "by", "column", "onion", "from", "to", "mode", "rows", "ms"],
-            [[str(x) for x in r] for r in log],
+            [
+                "when",
+                "by",
+                "from host",
+                "application",
+                "column",
+                "onion",
+                "from",
+                "to",
+                "mode",
+                "rows",
+                "ms",
+            ],
+            [
+                [
+                    str(x)
+                    for x in (
+                        p.at,
+                        p.by_user,
+                        p.client_addr,
+                        p.application,
+                        p.column,
+                        p.onion,
+                        p.from_layer,
+                        p.to_layer,
+                        p.mode,
+                        p.rows,
+                        p.duration_ms,
+                    )
+                ]
+                for p in log
+            ],
         )
     return 0
 
@@ -183,6 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
         "layers", cmd_layers, "each column's onions, layers, floors and leakage", dsn=True, key=True
     )
     sp.add_argument("--log", type=int, default=20, help="also show the last N peels (0: none)")
+    sp.add_argument("--json", action="store_true", help="machine-readable output")
     sp = add(
         "peel", cmd_peel, "peel one onion down to a layer (floors enforced)", dsn=True, key=True
     )

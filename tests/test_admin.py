@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client import cli
+from adaptive_client import admin, cli
 from adaptive_client.errors import WrongMasterKey
 from adaptive_client.keys import MasterKey
 
@@ -40,6 +42,51 @@ def test_layers_report(db: tuple[str, MasterKey, Path], capsys: Any) -> None:
     )
     assert any(line.split()[1] == "id" and "DET" in line for line in lines)  # a key: kept at DET
     assert "peel audit log" in out and "acct.balance" in out
+    summary = out.split("per column, from all its onions together:")[1].split("peel audit")[0]
+    assert any(
+        "acct.balance" in ln and "Ord at OPE" in ln and "order" in ln for ln in summary.splitlines()
+    )
+    # owner: Eq still at RND, but its Search onion reveals which rows share a word
+    assert any("acct.owner" in ln and "Search at SEARCH" in ln for ln in summary.splitlines())
+
+
+def test_layers_json_and_audit_log(db: tuple[str, MasterKey, Path], capsys: Any) -> None:
+    """Who peeled what, when, from which layer to which; plain names for the DBA."""
+    dsn, _, key_file = db
+    args = ["--dsn", dsn, "--master-key-file", str(key_file)]
+    assert cli.main(["peel", *args, "--mode", "client", "acct", "id", "Ord", "OPE"]) == 0
+    capsys.readouterr()
+    assert cli.main(["layers", *args, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    onions = {(o["table"], o["column"], o["onion"]): o for o in report["onions"]}
+    assert onions[("acct", "balance", "Ord")]["layer"] == "OPE"
+    assert onions[("acct", "owner", "Eq")]["floor"] == "RND"
+    assert all(
+        o["stored_as"].startswith("t_") and "acct" not in o["stored_as"] for o in report["onions"]
+    )
+    peels = report["peels"]
+    assert [
+        (p["column"], p["onion"], p["from_layer"], p["to_layer"], p["mode"]) for p in peels
+    ] == [
+        ("acct.id", "Ord", "RND", "OPE", "client"),
+        ("acct.balance", "Ord", "RND", "OPE", "server"),
+    ]
+    assert all(p["by_user"] and p["at"] and p["client_addr"] for p in peels)
+    columns = {c["column"]: c for c in report["columns"]}
+    assert columns["acct.id"]["most_revealing"] == "Ord at OPE"
+
+
+def test_join_group_leakage_is_reported(new_database: Any) -> None:
+    dsn = new_database("admin_jg")
+    key = MasterKey.generate()
+    cfg = {"tables": {t: {"k": {"join_group": "kg"}} for t in ("l", "r")}}
+    with adaptive_client.connect(dsn, master_key=key, config=cfg, autocommit=True) as conn:
+        conn.execute("CREATE TABLE l (k integer PRIMARY KEY)")
+        conn.execute("CREATE TABLE r (k integer PRIMARY KEY)")
+    with psycopg.connect(dsn, autocommit=True) as raw:
+        rows = admin.layers_report(raw, key)
+    eq = [r for r in rows if r.onion == "Eq"]
+    assert len(eq) == 2 and all("join group kg" in r.provider_learns for r in eq)
 
 
 def test_peel_command_respects_floors(db: tuple[str, MasterKey, Path], capsys: Any) -> None:
