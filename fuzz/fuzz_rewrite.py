@@ -76,7 +76,12 @@ def split_input(data: bytes) -> tuple[str, tuple[Any, ...]]:
 
 
 def main_atheris(argv: list[str]) -> None:
+    import logging
+
     import atheris
+
+    # sqlglot warns on every statement it falls back to parsing as a command
+    logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
     with atheris.instrument_imports():
         import sqlglot  # noqa: F401

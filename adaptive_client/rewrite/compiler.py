@@ -14,7 +14,7 @@ client; anything else raises :class:`UnsupportedQuery` naming the construct.
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from decimal import Decimal
 from itertools import count
@@ -140,6 +140,25 @@ def _same_value(given: Any, coerced: Any) -> bool:
     return True
 
 
+def _positional_param(params: Any, idx: int) -> Any:
+    """The value of the ``idx``-th ``%s``; too few parameters is refused, typed."""
+    if isinstance(params, Mapping | str | bytes) or idx >= len(params):
+        raise UnsupportedQuery(
+            f"the statement has more %s placeholders than the {len(params)} parameters passed",
+            "placeholders",
+        )
+    return params[idx]
+
+
+def _named_param(params: Any, key: str) -> Any:
+    """The value of ``%(key)s``; anything but a mapping holding it is refused, typed."""
+    if not isinstance(params, Mapping) or key not in params:
+        raise UnsupportedQuery(
+            f"placeholder {key!r} needs a mapping of parameters with that key", "placeholders"
+        )
+    return params[key]
+
+
 def _negated(value: Any) -> Any:
     """``-value`` for a number; PostgreSQL has no unary minus for strings or booleans."""
     if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
@@ -187,8 +206,8 @@ class Compiler:
                 raise _unsupported(node, "placeholder other than %s and %(name)s")
             if key.startswith("u") and key[1:].isdigit():
                 idx = int(key[1:])
-                return lambda p: p[idx]  # type: ignore[index]
-            return lambda p: p[key]  # type: ignore[call-overload]
+                return lambda p: _positional_param(p, idx)
+            return lambda p: _named_param(p, key)
         if isinstance(node, exp.Null):
             return lambda p: None
         if isinstance(node, exp.Literal | exp.Boolean):

@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import adaptive_client
+from adaptive_client.errors import UnsupportedQuery
 from adaptive_client.keys import MasterKey
 
 FUZZ = Path(__file__).resolve().parents[2] / "fuzz"
@@ -54,6 +55,7 @@ def test_only_typed_errors(conn: adaptive_client.Connection, sql: str, values: l
         "SELECT id FROM acct ORDER BY owner, id LIMIT 'a'",
         "SELECT owner FROM acct GROUP BY 1.5",
         "SELECT id FROM acct WHERE big >= 1e3089223372036854775807",
+        "INSERT INTO acct (id, owner, balance) VALUES (%S, %s, %s)",  # not a placeholder
     ],
 )
 def test_fuzzer_findings_are_typed(conn: adaptive_client.Connection, sql: str) -> None:
@@ -66,3 +68,11 @@ def test_the_target_compiles_the_seeds(conn: adaptive_client.Connection) -> None
     encrypted columns is refused): the target reaches the whole rewrite path."""
     ends = [target.run_case(conn, s, (1, "a", None)) for s in target.SEEDS]
     assert ends.count("compiled") >= len(ends) - 3, list(zip(target.SEEDS, ends, strict=True))
+
+
+def test_too_few_parameters_is_a_typed_error(conn: adaptive_client.Connection) -> None:
+    """(psycopg raises ProgrammingError here; the client's error is typed too.)"""
+    with pytest.raises(UnsupportedQuery, match="placeholders"):
+        conn.execute("SELECT owner FROM acct WHERE id = %s AND big = %s", (1,))
+    with pytest.raises(UnsupportedQuery, match="mapping"):
+        conn.execute("SELECT owner FROM acct WHERE id = %(k)s", (1,))
