@@ -183,7 +183,7 @@ class Connection:
         text, npos, named = normalize_placeholders(query)
         try:
             stmts = sqlglot.parse(text, read="postgres")
-        except sqlglot.errors.SqlglotError as exc:  # ParseError, TokenError
+        except (sqlglot.errors.SqlglotError, RecursionError) as exc:  # parse, tokenize, nesting
             raise UnsupportedQuery(f"cannot parse the statement: {exc}", "syntax") from None
         stmts = [s for s in stmts if isinstance(s, exp.Expression)]
         if len(stmts) != 1:
@@ -398,7 +398,7 @@ class Connection:
                 raise UnsupportedQuery(f"EXPLAIN option {options}", "EXPLAIN options")
         try:
             inner = sqlglot.parse_one(text, read="postgres")
-        except sqlglot.errors.SqlglotError as exc:  # ParseError, TokenError
+        except (sqlglot.errors.SqlglotError, RecursionError) as exc:  # parse, tokenize, nesting
             raise UnsupportedQuery(f"cannot parse the statement: {exc}", "syntax") from None
         plan = self._prepare(text, cast(exp.Expression, inner))
         if plan.rmw is not None:

@@ -40,6 +40,13 @@ def compile_statement(
     """``snapshot_rows``: the transaction runs at REPEATABLE READ or SERIALIZABLE, where a
     row read by primary key can serve a later read-modify-write of that row (see
     :func:`_select`)."""
+    try:
+        return _compile_statement(catalog, stmt, snapshot_rows)
+    except RecursionError:  # e.g. thousands of ANDs: the rewrite recurses on the tree
+        raise UnsupportedQuery("the statement nests too deeply to rewrite", "nesting") from None
+
+
+def _compile_statement(catalog: Catalog, stmt: exp.Expression, snapshot_rows: bool) -> Compiled:
     c = Compiler(catalog)
     if isinstance(stmt, exp.Select):
         try:

@@ -56,6 +56,8 @@ def test_only_typed_errors(conn: adaptive_client.Connection, sql: str, values: l
         "SELECT owner FROM acct GROUP BY 1.5",
         "SELECT id FROM acct WHERE big >= 1e3089223372036854775807",
         "INSERT INTO acct (id, owner, balance) VALUES (%S, %s, %s)",  # not a placeholder
+        "SELECT " + "(" * 3000 + "1" + ")" * 3000 + " FROM acct",  # RecursionError in sqlglot
+        "SELECT id FROM acct WHERE " + " AND ".join(["id = 1"] * 3000),  # ... in the rewrite
     ],
 )
 def test_fuzzer_findings_are_typed(conn: adaptive_client.Connection, sql: str) -> None:
