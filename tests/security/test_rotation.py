@@ -20,7 +20,7 @@ import pytest
 import adaptive_client
 from adaptive_client import cli
 from adaptive_client.admin import rotate_master_key
-from adaptive_client.errors import AdaptiveError, WrongMasterKey
+from adaptive_client.errors import AdaptiveError, ConfigError, WrongMasterKey
 from adaptive_client.keys import MasterKey
 
 ROWS = 300
@@ -122,6 +122,8 @@ def test_rotation_under_load(new_database: Callable[..., str], tmp_path: Path) -
     assert cli.main(["layers", *args]) == 1
     with psycopg.connect(dsn, autocommit=True) as raw, pytest.raises(WrongMasterKey):
         rotate_master_key(raw, old, MasterKey.generate())  # the old key cannot rotate either
+    with psycopg.connect(dsn, autocommit=True) as raw, pytest.raises(ConfigError):
+        rotate_master_key(raw, new, new)  # "rotating" to the same key is a mistake
     with adaptive_client.connect(dsn, master_key=new) as conn:
         assert conn.execute("SELECT * FROM acct ORDER BY id").fetchall() == before
         assert conn.execute("SELECT count(*) FROM journal").fetchall() == [(counts["journal"],)]
