@@ -224,9 +224,13 @@ class Connection:
         """Run the peels a statement needs, where it is safe to.
 
         * No transaction open: on the control connection, each peel its own transaction.
-        * READ COMMITTED transaction: inside the application's transaction (its locks
-          would block a peel from elsewhere); the peel commits or rolls back with it,
-          and every later statement's snapshot sees the rewritten column.
+        * READ COMMITTED transaction that holds no lock on the table (and made no DDL):
+          on the control connection, committed at once -- the next statement's snapshot
+          sees it, and the application's transaction, however long, holds none of the
+          peel's locks.
+        * READ COMMITTED transaction holding a lock on the table: inside the
+          application's transaction (its locks would block a peel from elsewhere); the
+          peel commits or rolls back with it.
         * REPEATABLE READ / SERIALIZABLE: the snapshot predates any peel, so the statement
           cannot run in this transaction.  Peel on the control connection (or, if this
           transaction holds a lock on the table, when it rolls back) and raise a
@@ -240,16 +244,20 @@ class Connection:
             self.catalog.reload(self.control)
             return
         level = self.pg.execute("SHOW transaction_isolation").fetchone()
-        if level is not None and level[0] == "read committed":
-            self._catalog_dirty = True  # the catalog is reloaded if this transaction rolls back
-            self._peel_on(self.pg, todo)
-            self._plans.clear()
-            return
         held = self.pg.execute(
             "SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
             "WHERE l.pid = pg_backend_pid() AND c.relname = ANY(%s)",
             ([n.table.anon for n in todo],),
         ).fetchone()
+        if level is not None and level[0] == "read committed":
+            if held or self._catalog_dirty:
+                self._catalog_dirty = True  # the catalog is reloaded if this rolls back
+                self._peel_on(self.pg, todo)
+                self._plans.clear()
+                return
+            self._peel_on(self.control, todo)
+            self.catalog.reload(self.control)
+            return
         if held:
             self._pending += todo
             raise self._abort_transaction(

@@ -272,3 +272,28 @@ def test_tpcc_driver_retries_the_clients_retryable_errors() -> None:
     for exc in (StaleSnapshot("s"), PeelConflict("p"), StaleMetadata("m")):
         assert _retryable(exc)
     assert not _retryable(ValueError("not retryable"))
+
+
+def test_read_committed_peel_outside_the_transactions_locks(two: tuple[Any, Any, str]) -> None:
+    """A READ COMMITTED transaction that has not touched the table gets its peel committed
+    at once, on the control connection: while the transaction stays open, the peel's
+    locks (the table, the epoch row) are not held for it, and other peels and DDL go on."""
+    a, b, dsn = two
+    a.execute("CREATE TABLE u (id integer PRIMARY KEY, z integer)")
+    a.execute("CREATE TABLE v (id integer PRIMARY KEY, y text)")
+    a.execute("INSERT INTO v VALUES (1, 'one'), (2, 'two')")
+    b.catalog.reload(b.control)
+    b.autocommit = False
+    b.execute("INSERT INTO u VALUES (1, 5)")  # the transaction holds a lock on u, not on t
+    assert b.execute("SELECT id FROM t WHERE x = 30").fetchall() == [(3,)]  # peels Eq(x)
+    with psycopg.connect(dsn, autocommit=True) as raw:
+        assert _layer(dsn, "_eq").count("DET") >= 2  # committed already (id's Eq is DET too)
+        raw.execute("SET lock_timeout = '2s'")
+        raw.execute("UPDATE adaptive.epoch SET value = value + 1 WHERE id = 1")  # not blocked
+    # another client's peel of another table is not held up (t itself is locked by b's
+    # transaction now, ACCESS SHARE from its SELECT, as by any reader's)
+    assert a.execute("SELECT id FROM v WHERE y = 'two'").fetchall() == [(2,)]
+    b.rollback()  # the peel stays: it was never part of the transaction
+    assert b.execute("SELECT id FROM t WHERE x = 10").fetchall() == [(1,)]
+    assert b.execute("SELECT COUNT(*) FROM u").fetchone() == (0,)
+    b.commit()

@@ -68,7 +68,11 @@ class Client:
     def new_row(self) -> tuple[int, Row]:
         self.next_id += 1
         s = f"{self.rng.choice(WORDS)} {self.rng.choice(WORDS)} {self.rng.randrange(100)}"
-        return self.me * 100_000 + self.next_id, (self.rng.randrange(20), self.rng.randrange(1000), s)
+        return self.me * 100_000 + self.next_id, (
+            self.rng.randrange(20),
+            self.rng.randrange(1000),
+            s,
+        )
 
     # -- operations: each runs its statements and checks them against ``rows`` -----------
     def q(self, text: str) -> str:
@@ -76,7 +80,9 @@ class Client:
 
     def insert(self, rows: dict[int, Row]) -> None:
         i, (a, b, s) = self.new_row()
-        self.conn.execute(self.q("INSERT INTO {T} VALUES (%s, %s, %s, %s, %s)"), (i, self.me, a, b, s))
+        self.conn.execute(
+            self.q("INSERT INTO {T} VALUES (%s, %s, %s, %s, %s)"), (i, self.me, a, b, s)
+        )
         rows[i] = (a, b, s)
 
     def update_a(self, rows: dict[int, Row]) -> None:
@@ -90,7 +96,9 @@ class Client:
 
     def add_b(self, rows: dict[int, Row]) -> None:
         k, below = self.rng.randrange(1, 9), self.rng.randrange(20)
-        cur = self.conn.execute(self.q("UPDATE {T} SET b = b + %s WHERE owner = %s AND a < %s"), (k, self.me, below))
+        cur = self.conn.execute(
+            self.q("UPDATE {T} SET b = b + %s WHERE owner = %s AND a < %s"), (k, self.me, below)
+        )
         hit = [i for i, r in rows.items() if r[0] < below]
         self.expect("b = b + k rowcount", cur.rowcount, len(hit))
         for i in hit:
@@ -110,34 +118,68 @@ class Client:
         kind = r.randrange(7)
         if kind == 0:
             a = r.randrange(20)
-            got = sorted(self.conn.execute(self.q("SELECT id FROM {T} WHERE owner = %s AND a = %s"), (me, a)).fetchall())
+            got = sorted(
+                self.conn.execute(
+                    self.q("SELECT id FROM {T} WHERE owner = %s AND a = %s"), (me, a)
+                ).fetchall()
+            )
             self.expect("a = ?", got, sorted((i,) for i, x in rows.items() if x[0] == a))
         elif kind == 1:
             lo = r.randrange(20)
             hi = lo + r.randrange(6)
             got = self.conn.execute(
-                self.q("SELECT id, a FROM {T} WHERE owner = %s AND a BETWEEN %s AND %s ORDER BY a, id"), (me, lo, hi)
+                self.q(
+                    "SELECT id, a FROM {T} WHERE owner = %s AND a BETWEEN %s AND %s ORDER BY a, id"
+                ),
+                (me, lo, hi),
             ).fetchall()
-            self.expect("a BETWEEN", got, sorted(((i, x[0]) for i, x in rows.items() if lo <= x[0] <= hi), key=lambda t: (t[1], t[0])))
+            self.expect(
+                "a BETWEEN",
+                got,
+                sorted(
+                    ((i, x[0]) for i, x in rows.items() if lo <= x[0] <= hi),
+                    key=lambda t: (t[1], t[0]),
+                ),
+            )
         elif kind == 2:
-            got = self.conn.execute(self.q("SELECT COUNT(*), MIN(b), MAX(b) FROM {T} WHERE owner = %s"), (me,)).fetchone()
+            got = self.conn.execute(
+                self.q("SELECT COUNT(*), MIN(b), MAX(b) FROM {T} WHERE owner = %s"), (me,)
+            ).fetchone()
             bs = [x[1] for x in rows.values()]
-            self.expect("count/min/max", got, (len(bs), min(bs, default=None), max(bs, default=None)))
+            self.expect(
+                "count/min/max", got, (len(bs), min(bs, default=None), max(bs, default=None))
+            )
         elif kind == 3:
             s = r.choice([x[2] for x in rows.values()]) if rows else "none"
-            got = sorted(self.conn.execute(self.q("SELECT id FROM {T} WHERE owner = %s AND s = %s"), (me, s)).fetchall())
+            got = sorted(
+                self.conn.execute(
+                    self.q("SELECT id FROM {T} WHERE owner = %s AND s = %s"), (me, s)
+                ).fetchall()
+            )
             self.expect("s = ?", got, sorted((i,) for i, x in rows.items() if x[2] == s))
         elif kind == 4:
             # (ORDER BY s, id LIMIT n is wrong when strings tie on their 8-byte OPE
             # prefix: the server breaks the tie by id before the LIMIT)
-            got = self.conn.execute(self.q("SELECT s FROM {T} WHERE owner = %s ORDER BY s LIMIT 5"), (me,)).fetchall()
+            got = self.conn.execute(
+                self.q("SELECT s FROM {T} WHERE owner = %s ORDER BY s LIMIT 5"), (me,)
+            ).fetchall()
             self.expect("ORDER BY s LIMIT", got, sorted((x[2],) for x in rows.values())[:5])
         elif kind == 5:
             w = r.choice(WORDS)
-            got = sorted(self.conn.execute(self.q("SELECT id FROM {T} WHERE owner = %s AND s ~ %s"), (me, rf"\m{w}\M")).fetchall())
-            self.expect("word search", got, sorted((i,) for i, x in rows.items() if w in x[2].split()))
+            got = sorted(
+                self.conn.execute(
+                    self.q("SELECT id FROM {T} WHERE owner = %s AND s ~ %s"), (me, rf"\m{w}\M")
+                ).fetchall()
+            )
+            self.expect(
+                "word search", got, sorted((i,) for i, x in rows.items() if w in x[2].split())
+            )
         else:
-            got = sorted(self.conn.execute(self.q("SELECT a, COUNT(*) FROM {T} WHERE owner = %s GROUP BY a"), (me,)).fetchall())
+            got = sorted(
+                self.conn.execute(
+                    self.q("SELECT a, COUNT(*) FROM {T} WHERE owner = %s GROUP BY a"), (me,)
+                ).fetchall()
+            )
             counts: dict[int, int] = {}
             for x in rows.values():
                 counts[x[0]] = counts.get(x[0], 0) + 1
@@ -146,7 +188,13 @@ class Client:
     # -- driving -------------------------------------------------------------------------
     def step(self) -> None:
         ops: list[Callable[[dict[int, Row]], None]] = [
-            self.insert, self.update_a, self.add_b, self.delete, self.read, self.read, self.read
+            self.insert,
+            self.update_a,
+            self.add_b,
+            self.delete,
+            self.read,
+            self.read,
+            self.read,
         ]
         if self.rng.random() < 0.2:
             self.transaction([self.rng.choice(ops) for _ in range(self.rng.randrange(2, 5))])
@@ -164,7 +212,9 @@ class Client:
         self.failures.append(f"client {self.me}: {op.__name__} kept failing")
 
     def transaction(self, ops: list[Callable[[dict[int, Row]], None]]) -> None:
-        level = self.rng.choice([psycopg.IsolationLevel.READ_COMMITTED, psycopg.IsolationLevel.REPEATABLE_READ])
+        level = self.rng.choice(
+            [psycopg.IsolationLevel.READ_COMMITTED, psycopg.IsolationLevel.REPEATABLE_READ]
+        )
         commit = self.rng.random() < 0.8
         saved_id = self.next_id
         self.conn.autocommit = False
@@ -217,9 +267,16 @@ def test_eight_clients_race_peels_and_writers(new_database: Any, master_key: Mas
     models: dict[str, dict[int, tuple[int, int, int, str]]] = {}
     for rnd in range(ROUNDS):
         table = f"shared{rnd}"
-        setup.execute(f"CREATE TABLE {table} (id integer PRIMARY KEY, owner integer, a integer, b integer, s text)")
+        setup.execute(
+            f"CREATE TABLE {table} (id integer PRIMARY KEY, owner integer, a integer, b integer, s text)"
+        )
         clients = [
-            Client(k, table, adaptive_client.connect(dsn, master_key=master_key, autocommit=True), random.Random(rnd * 100 + k))
+            Client(
+                k,
+                table,
+                adaptive_client.connect(dsn, master_key=master_key, autocommit=True),
+                random.Random(rnd * 100 + k),
+            )
             for k in range(1, CLIENTS + 1)
         ]
         for cl in clients:  # a few rows each, written without any peel (INSERT needs none)
@@ -248,7 +305,10 @@ def test_eight_clients_race_peels_and_writers(new_database: Any, master_key: Mas
             checked += cl.checked
             client_retries += cl.retries
             failures += cl.failures
-            models[table] = {**models.get(table, {}), **{i: (cl.me, *row) for i, row in cl.rows.items()}}
+            models[table] = {
+                **models.get(table, {}),
+                **{i: (cl.me, *row) for i, row in cl.rows.items()},
+            }
             cl.conn.close()
     assert not failures, "\n".join(failures[:10])
     onion_columns = _layers_are_whole(dsn)

@@ -56,4 +56,3 @@ def test_netem_adds_the_round_trip(pg_dsn: str) -> None:  # pragma: no cover - k
     base = _select1_ms(pg_dsn)
     got, method = _through(pg_dsn, 40.0, "netem")
     assert method == "netem" and abs(got - base - 40.0) < TOLERANCE_MS
-

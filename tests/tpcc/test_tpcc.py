@@ -82,4 +82,3 @@ def test_same_inputs_give_same_contents(new_database: Any, master_key: Any) -> N
         assert _rows(plain, True) == _rows(enc, True), table
     for conn in conns.values():
         conn.close()
-
