@@ -67,6 +67,18 @@ def connect(
     return Connection(conninfo, key, cfg, mode, autocommit=autocommit, **kwargs)
 
 
+def _check_positional_count(npos: int, params: Params | None) -> None:
+    """More parameters than ``%s`` placeholders is a mistake psycopg refuses; so do we
+    (too few is refused where a missing one is looked up, in the rewrite)."""
+    if params is None or isinstance(params, Mapping | str | bytes):
+        return
+    if len(params) > npos:
+        raise UnsupportedQuery(
+            f"the statement has {npos} %s placeholders but {len(params)} parameters were passed",
+            "placeholders",
+        )
+
+
 class Connection:
     def __init__(
         self,
@@ -309,7 +321,10 @@ class Connection:
         self, cur: Cursor, query: str, params: Params | None, many: Sequence[Params] | None = None
     ) -> None:
         self._maybe_refresh()
-        stmt, _, _ = self._parse(query)
+        stmt, npos, named = self._parse(query)
+        if not named:
+            for p in many if many is not None else (params,):
+                _check_positional_count(npos, p)
         if type(stmt) in _COMPILED_KINDS:  # SELECT/INSERT/UPDATE/DELETE: skip the checks below
             self._run_compiled(cur, query, stmt, params, many)
             return

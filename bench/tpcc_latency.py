@@ -2,6 +2,7 @@
 
     python bench/tpcc_latency.py [--clients 10] [--duration 60] [--latencies 0,60]
                                  [--scale small] [--out results/bench-tpcc]
+    python bench/tpcc_latency.py --results results/demo   # figures of an earlier sweep
 
 One `adaptive-tpcc sweep` of the three configurations (1 warehouse, the same clients,
 duration and latencies for all), then the ratios the performance targets name:
@@ -50,7 +51,16 @@ def main() -> None:
     ap.add_argument("--latencies", default="0,60")
     ap.add_argument("--scale", default="small", choices=("tiny", "small", "full"))
     ap.add_argument("--out", default="results/bench-tpcc")
+    ap.add_argument(
+        "--results", type=Path, help="read the figures from this sweep's folder, run nothing"
+    )
     args = ap.parse_args()
+    if args.results is None:
+        _sweep(args)
+    _figures(args.results or Path(args.out))
+
+
+def _sweep(args: argparse.Namespace) -> None:
     cli = [sys.executable, "-m", "tpcc.cli"]
     subprocess.run(
         [
@@ -76,7 +86,12 @@ def main() -> None:
         check=True,
     )
     subprocess.run([*cli, "report", args.out], check=True)
-    runs = _runs(Path(args.out))
+
+
+def _figures(folder: Path) -> None:
+    runs = _runs(folder)
+    if not runs:
+        sys.exit(f"no sweep results in {folder}")
     lats = sorted({lat for _, lat in runs})
     for lat in lats:
         print(

@@ -69,7 +69,7 @@ def run_case(conn: adaptive_client.Connection, sql: str, values: tuple[Any, ...]
     """One case; returns how it ended ("compiled", "not compiled" for statements the
     compiler does not handle, or the typed error's name).  Parameters are as many as the
     statement has placeholders, taken from ``values`` in turn, as a correct application
-    passes them (a wrong count is a known gap, see docs/security.md).  Any exception
+    passes them (a wrong count is refused before the rewrite: see the suite).  Any exception
     other than a typed error propagates: that is a finding."""
     try:
         stmt, npos, named = conn._parse(sql)

@@ -144,9 +144,13 @@ def test_peel_survives_client_sigkill(big: BigTable) -> None:
         assert child.pid is not None
         os.kill(child.pid, signal.SIGKILL)
         child.join(10)
-        assert child.exitcode == -signal.SIGKILL, child.exitcode
         _wait_gone(big.dsn)  # the orphaned backend notices within client_connection_check_interval
         layer = big.state()
+        # killed, or (the kill drawn near the end) finished first, its peel committed
+        assert child.exitcode == -signal.SIGKILL or (child.exitcode == 0 and layer == "DET"), (
+            child.exitcode,
+            layer,
+        )
         outcomes["rolled back" if layer == "RND" else "committed first"] += 1
         if layer == "DET":
             big.restore()

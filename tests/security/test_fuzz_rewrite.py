@@ -78,3 +78,17 @@ def test_too_few_parameters_is_a_typed_error(conn: adaptive_client.Connection) -
         conn.execute("SELECT owner FROM acct WHERE id = %s AND big = %s", (1,))
     with pytest.raises(UnsupportedQuery, match="mapping"):
         conn.execute("SELECT owner FROM acct WHERE id = %(k)s", (1,))
+
+
+def test_too_many_parameters_is_a_typed_error(conn: adaptive_client.Connection) -> None:
+    """More parameters than placeholders is a mistake (psycopg refuses it too): typed
+    error, nothing written; the right count then works."""
+    before = conn.execute("SELECT COUNT(*) FROM acct").fetchone()
+    with pytest.raises(UnsupportedQuery, match="1 %s placeholders but 2"):
+        conn.execute("SELECT owner FROM acct WHERE id = %s", (1, 2))
+    with pytest.raises(UnsupportedQuery, match="placeholders"):
+        conn.execute("DELETE FROM acct WHERE id = 1", (1,))
+    with pytest.raises(UnsupportedQuery, match="placeholders"):
+        conn.cursor().executemany("DELETE FROM acct WHERE id = %s", [(1,), (2, 3)])
+    assert conn.execute("SELECT COUNT(*) FROM acct").fetchone() == before
+    conn.execute("SELECT owner FROM acct WHERE id = %s", (1,))
