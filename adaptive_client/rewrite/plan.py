@@ -89,10 +89,15 @@ class Compiled:
     # multi-row INSERT: encrypts each deterministic onion's new values in one batched
     # call (filling the memo) before the per-value builders run
     prefill: Callable[[Params], None] | None = None
+    # multi-row INSERT: every parameter in ``params`` order, encrypted in batches
+    bulk: Callable[[Params], list[Any]] | None = None
 
     _positional: tuple[bytes, list[ParamBuilder]] | None = field(default=None, repr=False)
+    _ordered: bool | None = field(default=None, repr=False)
 
     def bind(self, user: Params) -> dict[str, Any]:
+        if self.bulk is not None:
+            return dict(zip(self.params, self.bulk(user), strict=True))
         if self.prefill is not None:
             self.prefill(user)
         return {name: build(user) for name, build in self.params.items()}
@@ -110,9 +115,20 @@ class Compiled:
     def bind_positional(self, user: Params) -> list[Any]:
         """Parameters in ``$n`` order: psycopg has no placeholder parsing left to do, which
         for a multi-row INSERT with thousands of parameters is most of its work."""
+        if self.bulk is not None and self._in_creation_order():
+            return self.bulk(user)
         if self.prefill is not None:
             self.prefill(user)
         return [build(user) for build in self._to_positional()[1]]
+
+    def _in_creation_order(self) -> bool:
+        """Do the ``$n`` follow the order the parameters were made in (textual order)?"""
+        if self._ordered is None:
+            builders = self._to_positional()[1]
+            self._ordered = len(builders) == len(self.params) and all(
+                a is b for a, b in zip(builders, self.params.values(), strict=True)
+            )
+        return self._ordered
 
     def _to_positional(self) -> tuple[bytes, list[ParamBuilder]]:
         if self._positional is None:

@@ -479,6 +479,7 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
     ]
     rows: list[exp.Tuple] = []
     column_values: dict[str, list[ParamBuilder]] = {name: [] for name in cols}
+    row_values: list[dict[str, ParamBuilder]] = []  # per row, every column's value
     for tup in values.expressions:
         exprs = tup.expressions if isinstance(tup, exp.Tuple) else [tup]
         if len(exprs) != len(cols):
@@ -498,12 +499,11 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
                 raise _unsupported(e, "non-constant value in INSERT")
             given[name] = v
             column_values[name].append(v)
-        row_params = []
-        for col, oc in storage:
-            v = given.get(col.name)
-            if v is None:
-                v = _constant(col.default)
-            row_params.append(c.param(_encrypting(col, oc, v)))
+        effective = {
+            col.name: given.get(col.name) or _constant(col.default) for col in meta.columns.values()
+        }
+        row_values.append(effective)
+        row_params = [c.param(_encrypting(col, oc, effective[col.name])) for col, oc in storage]
         rows.append(exp.Tuple(expressions=row_params))
     target = exp.Schema(
         this=exp.Table(this=exp.to_identifier(meta.anon, quoted=True)),
@@ -518,7 +518,38 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
     _returning(c, stmt, out, plan, meta)
     plan.sql = server_sql(out)
     plan.params = c.params
+    if len(rows) > 1 and len(c.params) == len(rows) * len(storage):  # no RETURNING params
+        plan.bulk = _bulk_encrypting(list(meta.columns.values()), storage, row_values)
     return plan
+
+
+def _bulk_encrypting(
+    columns: list[ColumnMeta],
+    storage: list[tuple[ColumnMeta, OnionColumn]],
+    row_values: list[dict[str, ParamBuilder]],
+) -> Callable[[Params], list[Any]]:
+    """Every parameter of a multi-row INSERT at once, in the statement's order: each
+    column's values coerced once, each onion's ciphertexts made by one batched call (one
+    call per layer per onion instead of one dispatch per value)."""
+    width = len(storage)
+
+    def bind(p: Params) -> list[Any]:
+        coerced: dict[str, list[Any]] = {}
+        for col in columns:
+            name, coerce = col.name, col.encoding.coerce
+            coerced[name] = [
+                None if (x := row[name](p)) is None else coerce(x) for row in row_values
+            ]
+        out: list[Any] = [None] * (width * len(row_values))
+        for j, (col, oc) in enumerate(storage):
+            values = coerced[col.name]
+            present = [i for i, x in enumerate(values) if x is not None]
+            cts = recipes.encrypt_many(col, oc, [values[i] for i in present])
+            for i, ct in zip(present, cts, strict=True):
+                out[i * width + j] = ct
+        return out
+
+    return bind
 
 
 def _batch_prefill(
