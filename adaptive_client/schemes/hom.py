@@ -189,6 +189,10 @@ class _NoncePool:
         return value
 
     def _fill(self) -> None:
+        # gmpy2 keeps the GIL through a powmod unless told otherwise (per thread): held, it
+        # would stall the application's thread for a whole r^n (several ms) every time
+        # that thread came back from the network
+        gmpy2.get_context().allow_release_gil = True
         while True:
             self._wanted.wait()
             while len(self._values) < self._size:

@@ -175,3 +175,18 @@ def test_precomputed_nonces_are_fresh_and_valid(hom512: HOM) -> None:
             break
         time.sleep(0.01)
     assert len(pool._values) >= 32
+
+
+def test_the_refill_leaves_the_gil_to_the_application() -> None:
+    """The refill thread's powmods release the GIL: the application's thread, coming back
+    from a wait (here a 0.5 ms sleep standing for the network), is not stalled behind a
+    whole 2048-bit r^n (several ms each, when the GIL is kept)."""
+    h = HOM(P2048, Q2048)
+    h.encrypt(1)  # starts the pool's thread, which now fills 64 values (~0.5 s of powmods)
+    waits = []
+    for _ in range(60):
+        t0 = time.perf_counter()
+        time.sleep(0.0005)
+        waits.append(time.perf_counter() - t0)
+    assert h._pool is not None and len(h._pool._values) < 64  # measured while it filled
+    assert sorted(waits)[30] < 0.003, sorted(waits)[30]
