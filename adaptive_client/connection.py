@@ -67,6 +67,10 @@ def connect(
     return Connection(conninfo, key, cfg, mode, autocommit=autocommit, **kwargs)
 
 
+# How long a peel run beside an open application transaction may wait for a lock.
+_PEEL_LOCK_WAIT_MS = 2000
+
+
 def _check_positional_count(npos: int, params: Params | None) -> None:
     """More parameters than ``%s`` placeholders is a mistake psycopg refuses; so do we
     (too few is refused where a missing one is looked up, in the rewrite)."""
@@ -267,7 +271,7 @@ class Connection:
                 self._peel_on(self.pg, todo)
                 self._plans.clear()
                 return
-            self._peel_on(self.control, todo)
+            self._peel_beside_transaction(todo)
             self.catalog.reload(self.control)
             return
         if held:
@@ -278,13 +282,36 @@ class Connection:
                     "a lock on the table: roll back and retry (the peel runs at rollback)"
                 )
             )
-        self._peel_on(self.control, todo)
+        self._peel_beside_transaction(todo)
         self.catalog.reload(self.control)
         raise self._abort_transaction(
             StaleSnapshot(
                 "a layer this statement needs changed after the transaction's snapshot: retry it"
             )
         )
+
+    def _peel_beside_transaction(self, todo: list[peel.Need]) -> None:
+        """Peel on the control connection while the application's transaction stays open.
+
+        The wait for the peel's locks is bounded: the transaction left open may hold locks
+        that the peel's blockers wait for (another client's transaction, blocked behind
+        this one, holding the table or peeling the same column), a deadlock through this
+        client that the server cannot see.  Past the bound, the transaction is failed
+        (retryable) and the peel runs after its rollback, when this client holds nothing.
+        """
+        try:
+            with self.control.transaction():
+                self.control.execute(f"SET LOCAL lock_timeout = '{_PEEL_LOCK_WAIT_MS}ms'")
+                self._peel_on(self.control, todo)
+        except psycopg.errors.LockNotAvailable:
+            self.catalog.reload(self.control)
+            self._pending += todo
+            raise self._abort_transaction(
+                PeelConflict(
+                    "a peel this statement needs waits on locks while this transaction is "
+                    "open: roll back and retry (the peel runs at rollback)"
+                )
+            ) from None
 
     def _abort_transaction(self, error: RetryableError) -> RetryableError:
         """Fail the application's transaction on the server, as a serialization failure

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -297,3 +299,45 @@ def test_read_committed_peel_outside_the_transactions_locks(two: tuple[Any, Any,
     assert b.execute("SELECT id FROM t WHERE x = 10").fetchall() == [(1,)]
     assert b.execute("SELECT COUNT(*) FROM u").fetchone() == (0,)
     b.commit()
+
+
+def test_peel_beside_a_transaction_cannot_deadlock_through_the_client(
+    two: tuple[Any, Any, str],
+) -> None:
+    """A transaction left open while its client peels on the control connection may hold
+    a lock that the peel's own blocker waits for: the server sees no cycle (the open
+    transaction waits on its client, not on a lock).  The peel's wait is bounded; the
+    transaction gets a retryable PeelConflict, and the peel runs after its rollback."""
+    a, _, dsn = two
+    a.execute("CREATE TABLE t2 (id integer PRIMARY KEY, x integer)")
+    a.execute("INSERT INTO t2 VALUES (1, 5), (2, 6)")
+    t_anon, t2_anon = a.catalog.table("t").anon, a.catalog.table("t2").anon
+    other = psycopg.connect(dsn)
+    other.execute("SET lock_timeout = '20s'")  # without the bound: a 20 s stall, then no error
+    other.execute(f'SELECT 1 FROM "{t2_anon}"')  # holds t2 (ACCESS SHARE), transaction open
+    a.autocommit = False
+    assert a.execute("SELECT COUNT(*) FROM t").fetchone() == (3,)  # holds t
+
+    def lock_t() -> None:  # waits for a's transaction
+        with contextlib.suppress(psycopg.Error):
+            other.execute(f'LOCK TABLE "{t_anon}" IN ACCESS EXCLUSIVE MODE')
+        other.commit()
+
+    waiter = threading.Thread(target=lock_t)
+    waiter.start()
+    with psycopg.connect(dsn, autocommit=True) as watch:
+        for _ in range(500):
+            if watch.execute(
+                "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'LOCK%'"
+            ).fetchone():
+                break
+            time.sleep(0.01)
+    with pytest.raises(PeelConflict):
+        a.execute("SELECT id FROM t2 WHERE x = 5")  # its peel waits on other, other on a
+    a.rollback()  # other gets its lock and commits; the peel then runs
+    waiter.join(30)
+    assert not waiter.is_alive()
+    assert "DET" in _layer(dsn, "_eq")
+    assert a.execute("SELECT id FROM t2 WHERE x = 5").fetchall() == [(1,)]
+    a.commit()
+    other.close()
