@@ -349,10 +349,10 @@ class Connection:
     ) -> None:
         self._maybe_refresh()
         stmt, npos, named = self._parse(query)
-        if not named:
-            for p in many if many is not None else (params,):
-                _check_positional_count(npos, p)
         if type(stmt) in _COMPILED_KINDS:  # SELECT/INSERT/UPDATE/DELETE: skip the checks below
+            if not named:  # (other statements go to psycopg, or are parsed again: EXPLAIN)
+                for p in many if many is not None else (params,):
+                    _check_positional_count(npos, p)
             self._run_compiled(cur, query, stmt, params, many)
             return
         if isinstance(stmt, _PASSTHROUGH) or (

@@ -92,3 +92,4 @@ def test_too_many_parameters_is_a_typed_error(conn: adaptive_client.Connection) 
         conn.cursor().executemany("DELETE FROM acct WHERE id = %s", [(1,), (2, 3)])
     assert conn.execute("SELECT COUNT(*) FROM acct").fetchone() == before
     conn.execute("SELECT owner FROM acct WHERE id = %s", (1,))
+    assert conn.execute("EXPLAIN SELECT owner FROM acct WHERE id = %s", (1,)).fetchall()
