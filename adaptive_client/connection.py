@@ -272,7 +272,6 @@ class Connection:
                 self._plans.clear()
                 return
             self._peel_beside_transaction(todo)
-            self.catalog.reload(self.control)
             return
         if held:
             self._pending += todo
@@ -283,7 +282,6 @@ class Connection:
                 )
             )
         self._peel_beside_transaction(todo)
-        self.catalog.reload(self.control)
         raise self._abort_transaction(
             StaleSnapshot(
                 "a layer this statement needs changed after the transaction's snapshot: retry it"
@@ -298,13 +296,13 @@ class Connection:
         this one, holding the table or peeling the same column), a deadlock through this
         client that the server cannot see.  Past the bound, the transaction is failed
         (retryable) and the peel runs after its rollback, when this client holds nothing.
+        Either way the catalog is reloaded from the server.
         """
         try:
             with self.control.transaction():
                 self.control.execute(f"SET LOCAL lock_timeout = '{_PEEL_LOCK_WAIT_MS}ms'")
                 self._peel_on(self.control, todo)
         except psycopg.errors.LockNotAvailable:
-            self.catalog.reload(self.control)
             self._pending += todo
             raise self._abort_transaction(
                 PeelConflict(
@@ -312,6 +310,8 @@ class Connection:
                     "open: roll back and retry (the peel runs at rollback)"
                 )
             ) from None
+        finally:
+            self.catalog.reload(self.control)
 
     def _abort_transaction(self, error: RetryableError) -> RetryableError:
         """Fail the application's transaction on the server, as a serialization failure

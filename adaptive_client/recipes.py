@@ -111,30 +111,6 @@ def _memo(oc: OnionColumn, layer: str, plain: Any, fn: Any) -> bytes:
     return ct
 
 
-def prefill(col: ColumnMeta, values: list[Any]) -> None:
-    """Encrypt a batch of (coerced) values into each deterministic onion's memo at once.
-
-    Batched OPE walks the order-preserving tree once for all values (shared nodes are
-    sampled once) outside the GIL; DET sends its short values through AES in one call.
-    """
-    enc = col.encoding
-    for oc in col.onions.values():
-        if oc.innermost == "OPE":
-            _prefill_memo(oc, "OPE", [enc.to_ope(v) for v in values], oc.ope.encrypt_many)
-        elif oc.innermost == "DET":
-            _prefill_memo(oc, "DET", [enc.to_bytes(v) for v in values], oc.det.encrypt_many)
-
-
-def _prefill_memo(oc: OnionColumn, layer: str, plains: list[Any], many: Any) -> None:
-    cache = oc.memo.setdefault(layer, {})
-    missing = list(dict.fromkeys(x for x in plains if x not in cache))
-    if len(missing) < 2:
-        return
-    if len(cache) + len(missing) > _MEMO_LIMIT:
-        cache.clear()
-    cache.update(zip(missing, many(missing), strict=True))
-
-
 def decrypt(col: ColumnMeta, oc: OnionColumn, stored: Any) -> Any:
     """Plaintext of a stored value (self-describing: the value's tag says its layer)."""
     if stored is None:

@@ -86,21 +86,23 @@ class Compiled:
     needs: list[Need] = field(default_factory=list)
     tables: list[TableMeta] = field(default_factory=list)
     statement_type: str = "other"  # for stats: "SELECT", "INSERT", ...
-    # multi-row INSERT: encrypts each deterministic onion's new values in one batched
-    # call (filling the memo) before the per-value builders run
-    prefill: Callable[[Params], None] | None = None
-    # multi-row INSERT: every parameter in ``params`` order, encrypted in batches
+    # multi-row INSERT: the leading parameters (those of its VALUES, made first) all at
+    # once, encrypted in batches; the rest (RETURNING's) by their builders
     bulk: Callable[[Params], list[Any]] | None = None
 
     _positional: tuple[bytes, list[ParamBuilder]] | None = field(default=None, repr=False)
     _ordered: bool | None = field(default=None, repr=False)
 
     def bind(self, user: Params) -> dict[str, Any]:
-        if self.bulk is not None:
-            return dict(zip(self.params, self.bulk(user), strict=True))
-        if self.prefill is not None:
-            self.prefill(user)
-        return {name: build(user) for name, build in self.params.items()}
+        builders = list(self.params.values())
+        return dict(zip(self.params, self._values(user, builders), strict=True))
+
+    def _values(self, user: Params, builders: list[ParamBuilder]) -> list[Any]:
+        """The values of ``builders`` (in creation order), the leading ones from ``bulk``."""
+        if self.bulk is None:
+            return [build(user) for build in builders]
+        head = self.bulk(user)
+        return head + [build(user) for build in builders[len(head) :]]
 
     @cached_property
     def description(self) -> list[tuple[Any, ...]]:
@@ -115,11 +117,10 @@ class Compiled:
     def bind_positional(self, user: Params) -> list[Any]:
         """Parameters in ``$n`` order: psycopg has no placeholder parsing left to do, which
         for a multi-row INSERT with thousands of parameters is most of its work."""
+        builders = self._to_positional()[1]
         if self.bulk is not None and self._in_creation_order():
-            return self.bulk(user)
-        if self.prefill is not None:
-            self.prefill(user)
-        return [build(user) for build in self._to_positional()[1]]
+            return self._values(user, builders)
+        return [build(user) for build in builders]
 
     def _in_creation_order(self) -> bool:
         """Do the ``$n`` follow the order the parameters were made in (textual order)?"""

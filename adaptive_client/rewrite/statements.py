@@ -478,7 +478,6 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
         (col, oc) for col in meta.columns.values() for oc in col.onions.values()
     ]
     rows: list[exp.Tuple] = []
-    column_values: dict[str, list[ParamBuilder]] = {name: [] for name in cols}
     row_values: list[dict[str, ParamBuilder]] = []  # per row, every column's value
     for tup in values.expressions:
         exprs = tup.expressions if isinstance(tup, exp.Tuple) else [tup]
@@ -498,7 +497,6 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
             if v is None:
                 raise _unsupported(e, "non-constant value in INSERT")
             given[name] = v
-            column_values[name].append(v)
         effective = {
             col.name: given.get(col.name) or _constant(col.default) for col in meta.columns.values()
         }
@@ -511,15 +509,11 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
     )
     out = exp.Insert(this=target, expression=exp.Values(expressions=rows))
     plan = Compiled(kind="insert", statement_type="INSERT")
-    if len(rows) > 1:
-        plan.prefill = _batch_prefill(
-            [(meta.column(name), builders) for name, builders in column_values.items()]
-        )
+    if len(rows) > 1:  # (its parameters are made before RETURNING's)
+        plan.bulk = _bulk_encrypting(list(meta.columns.values()), storage, row_values)
     _returning(c, stmt, out, plan, meta)
     plan.sql = server_sql(out)
     plan.params = c.params
-    if len(rows) > 1 and len(c.params) == len(rows) * len(storage):  # no RETURNING params
-        plan.bulk = _bulk_encrypting(list(meta.columns.values()), storage, row_values)
     return plan
 
 
@@ -528,7 +522,7 @@ def _bulk_encrypting(
     storage: list[tuple[ColumnMeta, OnionColumn]],
     row_values: list[dict[str, ParamBuilder]],
 ) -> Callable[[Params], list[Any]]:
-    """Every parameter of a multi-row INSERT at once, in the statement's order: each
+    """The VALUES parameters of a multi-row INSERT at once, in the statement's order: each
     column's values coerced once, each onion's ciphertexts made by one batched call (one
     call per layer per onion instead of one dispatch per value)."""
     width = len(storage)
@@ -550,18 +544,6 @@ def _bulk_encrypting(
         return out
 
     return bind
-
-
-def _batch_prefill(
-    columns: list[tuple[ColumnMeta, list[ParamBuilder]]],
-) -> Callable[[Params], None]:
-    def prefill(p: Params) -> None:
-        for col, builders in columns:
-            values = [x for x in (b(p) for b in builders) if x is not None]
-            if len(values) > 1:
-                recipes.prefill(col, [col.encoding.coerce(x) for x in values])
-
-    return prefill
 
 
 def _constant(value: Any) -> ParamBuilder:

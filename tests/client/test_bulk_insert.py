@@ -91,3 +91,15 @@ def test_bulk_insert_counts_and_ciphertexts_match_one_at_a_time(
         f'SELECT "{oc.anon}" FROM "{table.anon}" WHERE "{oc.anon}" = ANY(%s)', (expected,)
     ).fetchall()
     assert sorted(bytes(r[0]) for r in stored) == expected
+
+
+def test_bulk_insert_with_returning(pair: Any) -> None:
+    """A batched multi-row INSERT with RETURNING (its constant is evaluated by the client)."""
+    plain, conn, _ = pair
+    sql = (
+        "INSERT INTO bulk (id, n, s) VALUES (%s, %s, %s), (%s, %s, %s) RETURNING id, n, s, tag, %s"
+    )
+    args = (20, 3, "gamma", 21, None, "delta gamma", 7)
+    assert conn.execute(sql, args).fetchall() == plain.execute(sql, args).fetchall()
+    q = "SELECT * FROM bulk WHERE id >= 20 ORDER BY id"
+    assert conn.execute(q).fetchall() == plain.execute(q).fetchall()
