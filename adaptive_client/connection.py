@@ -34,7 +34,7 @@ from .keys import MasterKey, load_master_key
 from .metadata import Catalog
 from .rewrite.compiler import CURRENT_PARAMS
 from .rewrite.params import normalize_placeholders
-from .rewrite.plan import Compiled, Params, SortKey
+from .rewrite.plan import Compiled, Params, SortKey, decrypt_columns
 from .rewrite.statements import compile_statement, encrypt_row_for_update
 from .stats import STATS, Stats
 
@@ -601,7 +601,7 @@ class Cursor:
                 rows = [plan.reduce(raw)]
                 self._set_result(rows, plan.description, 1)
                 return
-            rows = [tuple(o.fn(r) for o in plan.outputs) for r in raw]
+            rows = decrypt_columns(plan.outputs, raw)
             if plan.client_sort:
                 keyed = [
                     (tuple(k.fn(r) for k in plan.client_sort), row)

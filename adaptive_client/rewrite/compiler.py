@@ -34,7 +34,7 @@ from ..metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from ..onions import Cap, capabilities
 from .numeric import pg_avg
 from .params import escape_percent
-from .plan import Compiled, Need, ParamBuilder, Params, RmwUpdate, RowFn, SortKey
+from .plan import ColumnValue, Compiled, Need, ParamBuilder, Params, RmwUpdate, RowFn, SortKey
 
 _OIDS = {
     "smallint": 21,
@@ -550,11 +550,7 @@ class Compiler:
                 grouped[id(ref.column)] = oc
             idx = self.add_select(select, self.col_expr(ref, oc))
             col = ref.column
-            return (
-                (lambda row: recipes.decrypt(col, oc, row[idx])),
-                col.name,
-                _OIDS.get(col.type.name, 25),
-            )
+            return ColumnValue(col, oc, idx), col.name, _OIDS.get(col.type.name, 25)
         if isinstance(node, exp.Count):
             return self.count(scope, node, select)
         if isinstance(node, exp.Sum | exp.Avg):

@@ -117,4 +117,17 @@ class RND(Scheme):
         return out
 
     def decrypt_many(self, cts: Sequence[Buffer]) -> list[bytes]:
-        return [self.decrypt(c) for c in cts]
+        """Decrypt a batch: the loop of decrypt(), the same checks, fewer calls."""
+        decrypt = self._cbc.decrypt
+        out = []
+        for c in cts:
+            data = c if type(c) is bytes else _buffer(c, "an RND ciphertext")
+            n = len(data)
+            if not n or data[0] != 1 or n < 1 + 2 * _BLOCK or (n - 1) % _BLOCK:
+                out.append(self.decrypt(data))  # raises the precise CiphertextError
+                continue
+            try:
+                out.append(bytes(decrypt(data[1:17], data[17:])))
+            except ValueError:
+                raise CiphertextError("RND ciphertext does not decrypt (bad padding)") from None
+        return out

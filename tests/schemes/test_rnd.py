@@ -89,6 +89,9 @@ def test_many(values: list[bytes]) -> None:
 def test_malformed(bad: bytes) -> None:
     with pytest.raises(CiphertextError):
         RND(KEY).decrypt(bad)
+    good = RND(KEY).encrypt(b"fine")
+    with pytest.raises(CiphertextError):  # the batch refuses it as decrypt() does
+        RND(KEY).decrypt_many([good, bad, good])
 
 
 def test_truncated_and_garbled() -> None:
@@ -102,7 +105,11 @@ def test_truncated_and_garbled() -> None:
     with pytest.raises(CiphertextError):
         r.decrypt(garbled)
     with pytest.raises(CiphertextError):
+        r.decrypt_many([ct, garbled])
+    with pytest.raises(CiphertextError):
         r.decrypt("not bytes")  # type: ignore[arg-type]
+    with pytest.raises(CiphertextError):
+        r.decrypt_many([ct, "not bytes"])  # type: ignore[list-item]
 
 
 def test_wrong_key_never_returns_the_plaintext() -> None:
