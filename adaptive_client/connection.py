@@ -19,7 +19,7 @@ import sqlglot
 from psycopg import sql
 from sqlglot import exp
 
-from . import ddl, peel
+from . import ddl, peel, wire
 from .config import PEEL_MODES, Config, load_config
 from .errors import (
     AdaptiveError,
@@ -101,6 +101,7 @@ class Connection:
             self.catalog = Catalog.open(self.control, master_key)
             self.control.execute("LISTEN adaptive_epoch")
             self.pg = psycopg.connect(conninfo, autocommit=autocommit, **kwargs)
+            wire.register(self.pg)
         except BaseException:
             self.control.close()
             raise

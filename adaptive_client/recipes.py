@@ -16,6 +16,7 @@ from .errors import CiphertextError, EncodingError
 from .metadata import ColumnMeta, OnionColumn
 from .onions import Onion
 from .stats import STATS
+from .wire import WordTokens
 
 
 def encrypt(col: ColumnMeta, oc: OnionColumn, value: Any, layer: str | None = None) -> Any:
@@ -36,7 +37,7 @@ def encrypt(col: ColumnMeta, oc: OnionColumn, value: Any, layer: str | None = No
         return Decimal(oc.hom.encrypt(enc.to_hom(value)))
     elif inner == "SEARCH":
         STATS.count("SEARCH")
-        return oc.search.tokens(str(value))
+        return WordTokens(oc.search.tokens(str(value)))
     elif inner == "RND":  # Single onion at RND: no inner layer
         STATS.count("RND")
         return oc.rnd.encrypt(enc.to_bytes(value))
@@ -70,7 +71,8 @@ def encrypt_many(
         return [Decimal(oc.hom.encrypt(enc.to_hom(v))) for v in values]
     elif inner == "SEARCH":
         STATS.count("SEARCH", n=n)
-        return [oc.search.tokens(str(v)) for v in values]
+        tokens = oc.search.tokens
+        return [WordTokens(tokens(str(v))) for v in values]
     elif inner == "RND":
         STATS.count("RND", n=n)
         return oc.rnd.encrypt_many([enc.to_bytes(v) for v in values])
