@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as _dt
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
+from dataclasses import dataclass
 from decimal import Decimal
 from itertools import count
 from typing import Any
@@ -150,6 +151,17 @@ def _positional_param(params: Any, idx: int) -> Any:
     return params[idx]
 
 
+@dataclass(frozen=True)
+class PositionalParam:
+    """The builder of the ``index``-th ``%s``: recognizable, so that a multi-row INSERT
+    checks the parameter count once and then reads its values by index."""
+
+    index: int
+
+    def __call__(self, params: Any) -> Any:
+        return _positional_param(params, self.index)
+
+
 def _named_param(params: Any, key: str) -> Any:
     """The value of ``%(key)s``; anything but a mapping holding it is refused, typed."""
     if not isinstance(params, Mapping) or key not in params:
@@ -205,8 +217,7 @@ class Compiler:
             if node.args.get("jdbc") or not key or key.isdigit():  # ?, $1: not for psycopg
                 raise _unsupported(node, "placeholder other than %s and %(name)s")
             if key.startswith("u") and key[1:].isdigit():
-                idx = int(key[1:])
-                return lambda p: _positional_param(p, idx)
+                return PositionalParam(int(key[1:]))
             return lambda p: _named_param(p, key)
         if isinstance(node, exp.Null):
             return lambda p: None

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from sqlglot import exp
 
@@ -12,7 +12,7 @@ from .. import recipes
 from ..errors import EncodingError, UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, OnionColumn
 from ..onions import Cap
-from .compiler import Compiler, Scope, _unsupported, server_sql
+from .compiler import Compiler, PositionalParam, Scope, _unsupported, server_sql
 from .plan import Compiled, Output, ParamBuilder, Params, RmwUpdate, RowFn, SortKey
 
 _SELECT_ARGS_OK = {
@@ -526,14 +526,30 @@ def _bulk_encrypting(
     column's values coerced once, each onion's ciphertexts made by one batched call (one
     call per layer per onion instead of one dispatch per value)."""
     width = len(storage)
+    # Columns whose every row is a plain %s: their values are read by index once the
+    # parameter count is checked (the usual batch: INSERT ... VALUES (%s, ...), ...).
+    indexes: dict[str, list[int]] = {}
+    for col in columns:
+        builders = [row[col.name] for row in row_values]
+        if all(isinstance(b, PositionalParam) for b in builders):
+            indexes[col.name] = [b.index for b in builders]  # type: ignore[attr-defined]
+    needed = 1 + max((i for idx in indexes.values() for i in idx), default=-1)
 
     def bind(p: Params) -> list[Any]:
+        by_index = (
+            not isinstance(p, Mapping | str | bytes) and len(p) >= needed
+        )  # else the builders raise the typed error
         coerced: dict[str, list[Any]] = {}
         for col in columns:
             name, coerce = col.name, col.encoding.coerce
-            coerced[name] = [
-                None if (x := row[name](p)) is None else coerce(x) for row in row_values
-            ]
+            idx = indexes.get(name) if by_index else None
+            if idx is not None:
+                seq = cast(Sequence[Any], p)
+                coerced[name] = [None if (x := seq[i]) is None else coerce(x) for i in idx]
+            else:
+                coerced[name] = [
+                    None if (x := row[name](p)) is None else coerce(x) for row in row_values
+                ]
         out: list[Any] = [None] * (width * len(row_values))
         for j, (col, oc) in enumerate(storage):
             values = coerced[col.name]
@@ -551,9 +567,8 @@ def _constant(value: Any) -> ParamBuilder:
 
 
 def _encrypting(col: ColumnMeta, oc: OnionColumn, v: ParamBuilder) -> ParamBuilder:
-    # The value is coerced once per (row, column) and cached across that column's onions
-    # by the connection's per-execution memo (see connection._CoerceMemo); here we keep it
-    # simple and coerce per onion: coercion is cheap next to encryption.
+    # A single-row statement coerces per onion (cheap next to encryption); a multi-row
+    # INSERT coerces each column once (see _bulk_encrypting).
     def build(p: Params) -> Any:
         x = v(p)
         if x is None:

@@ -103,3 +103,18 @@ def test_bulk_insert_with_returning(pair: Any) -> None:
     assert conn.execute(sql, args).fetchall() == plain.execute(sql, args).fetchall()
     q = "SELECT * FROM bulk WHERE id >= 20 ORDER BY id"
     assert conn.execute(q).fetchall() == plain.execute(q).fetchall()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        (30, 1, "a", 31),  # one parameter short
+        {"id": 30},  # a mapping for %s placeholders
+    ],
+)
+def test_bulk_insert_with_wrong_parameters_is_refused(pair: Any, args: Any) -> None:
+    """The by-index fast path checks the parameters first: a typed error, nothing written."""
+    _, conn, _ = pair
+    with pytest.raises(adaptive_client.errors.UnsupportedQuery, match="placeholder"):
+        conn.execute("INSERT INTO bulk (id, n, s) VALUES (%s, %s, %s), (%s, %s, %s)", args)
+    assert conn.execute("SELECT COUNT(*) FROM bulk WHERE id >= 30").fetchall() == [(0,)]
