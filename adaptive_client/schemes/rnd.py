@@ -109,6 +109,12 @@ class RND(Scheme):
     def encrypt_many(self, inners: Sequence[Buffer]) -> list[bytes]:
         """Encrypt a batch, each value under its own fresh IV."""
         ivs = os.urandom(_BLOCK * len(inners)) if inners else b""
+        seal_many = getattr(self._cbc, "seal_many", None)  # the native module's batch call
+        if seal_many is not None:
+            try:
+                return list(seal_many(self.tag, ivs, inners))
+            except TypeError:  # a buffer it does not take (memoryview): the loop below
+                pass
         encrypt = self._cbc.encrypt
         out = []
         for i, x in enumerate(inners):  # the loop of encrypt(), its checks hoisted
