@@ -84,6 +84,21 @@ def _random_case(rng: random.Random) -> tuple[bytes, int, int, int, int, list[in
     return key, in_start, in_end, out_start, out_end, rng.sample(pts, 2)
 
 
+@pytest.mark.parametrize(("bits", "n"), [(64, 31), (64, 33), (64, 200), (32, 65), (21, 500)])
+def test_batches_split_over_cores_equal_single_calls(bits: int, n: int) -> None:
+    """A batch holding enough work is split over the cores (from 32 values of a 64-bit
+    domain on a machine with two); its parts must agree with one call per value, in the
+    caller's order, duplicates and all."""
+    rng = random.Random(bits * 1000 + n)
+    key = rng.randbytes(32)
+    a, b, c, d = 0, 2**bits - 1, 0, 2 ** (bits + 32) - 1
+    pts = [rng.randint(a, b) for _ in range(n - 1)]
+    pts.append(pts[0])  # a duplicate lands in whichever part sorts it
+    want = [native.encrypt(key, a, b, c, d, p) for p in pts]
+    assert native.encrypt_many(key, a, b, c, d, pts) == want
+    assert native.decrypt_many(key, a, b, c, d, want) == pts
+
+
 def test_live_against_pyope() -> None:
     seed = int.from_bytes(os.urandom(8), "big")
     rng = random.Random(seed)

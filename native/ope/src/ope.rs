@@ -123,6 +123,12 @@ impl Ope {
         self.out_start.wrapping_add(off as i128)
     }
 
+    /// Depth of the tree, about one level per bit of the input domain: the work of
+    /// encrypting or decrypting one value.
+    pub fn levels(&self) -> u128 {
+        u128::from(128 - (self.in_size - 1).leading_zeros()).max(1)
+    }
+
     fn root(&self) -> Node {
         Node { in_lo: 0, in_hi: self.in_size - 1, out_lo: 0, out_hi: self.out_size - 1 }
     }
