@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from functools import cmp_to_key
 from typing import Any, cast
 
@@ -69,6 +70,12 @@ def connect(
 
 # How long a peel run beside an open application transaction may wait for a lock.
 _PEEL_LOCK_WAIT_MS = 2000
+
+# What a peel meets when other clients peel the same table at the same moment: two
+# transactions that both hold a lock on the table and both peel inside it deadlock on the
+# table's ACCESS EXCLUSIVE lock and the column's layer row (the server breaks the cycle),
+# or a bounded wait runs out.  The peel's transaction is rolled back whole either way.
+_PEEL_CONFLICTS = (psycopg.errors.DeadlockDetected, psycopg.errors.LockNotAvailable)
 
 
 def _check_positional_count(npos: int, params: Params | None) -> None:
@@ -257,8 +264,14 @@ class Connection:
         for need in todo:
             peel.check_allowed(need, self.peel_mode)
         if not self._in_transaction():
-            self._peel_on(self.control, todo)
-            self.catalog.reload(self.control)
+            # No application transaction is at stake: a peel that lost a lock race is
+            # simply tried again by _prepare, from the reloaded catalog.
+            try:
+                self._peel_on(self.control, todo)
+            except _PEEL_CONFLICTS:
+                pass
+            finally:
+                self.catalog.reload(self.control)
             return
         level = self.pg.execute("SHOW transaction_isolation").fetchone()
         held = self.pg.execute(
@@ -269,7 +282,16 @@ class Connection:
         if level is not None and level[0] == "read committed":
             if held or self._catalog_dirty:
                 self._catalog_dirty = True  # the catalog is reloaded if this rolls back
-                self._peel_on(self.pg, todo)
+                try:
+                    self._peel_on(self.pg, todo)
+                except _PEEL_CONFLICTS:
+                    # the server aborted this transaction to break the cycle; the peel
+                    # runs at rollback, when this client holds no lock on the table
+                    self._pending += todo
+                    raise PeelConflict(
+                        "a peel this statement needs conflicted with another client's peel "
+                        "of the same table: roll back and retry (the peel runs at rollback)"
+                    ) from None
                 self._plans.clear()
                 return
             self._peel_beside_transaction(todo)
@@ -300,10 +322,8 @@ class Connection:
         Either way the catalog is reloaded from the server.
         """
         try:
-            with self.control.transaction():
-                self.control.execute(f"SET LOCAL lock_timeout = '{_PEEL_LOCK_WAIT_MS}ms'")
-                self._peel_on(self.control, todo)
-        except psycopg.errors.LockNotAvailable:
+            self._peel_with_bounded_wait(todo)
+        except _PEEL_CONFLICTS:
             self._pending += todo
             raise self._abort_transaction(
                 PeelConflict(
@@ -313,6 +333,12 @@ class Connection:
             ) from None
         finally:
             self.catalog.reload(self.control)
+
+    def _peel_with_bounded_wait(self, todo: list[peel.Need]) -> None:
+        """Peel on the control connection, in one transaction whose lock waits are bounded."""
+        with self.control.transaction():
+            self.control.execute(f"SET LOCAL lock_timeout = '{_PEEL_LOCK_WAIT_MS}ms'")
+            self._peel_on(self.control, todo)
 
     def _abort_transaction(self, error: RetryableError) -> RetryableError:
         """Fail the application's transaction on the server, as a serialization failure
@@ -332,16 +358,23 @@ class Connection:
             STATS.peels += 1
 
     def _run_pending_peels(self) -> None:
+        """The peels a failed transaction left to run after its rollback.  They only spare
+        the retry a second conflict, so the rollback never waits long for them: one that
+        waits on another client's transaction past the bound, or loses a lock race, is
+        dropped (the rollback itself succeeded), and the statement that needs it peels it."""
         todo, self._pending = self._pending, []
-        for need in todo:
-            table = self.catalog.tables.get(need.table.name)
-            if table is None:
-                continue
-            oc = table.columns[need.column.name].onions[need.onion.onion]
-            if oc.stack.index(oc.layer) < oc.stack.index(need.layer):
-                peel.peel(self.control, table, oc, need.layer, self.peel_mode)
-                STATS.peels += 1
-        if todo:
+        if not todo:
+            return
+        try:
+            for need in todo:
+                table = self.catalog.tables.get(need.table.name)
+                if table is None:
+                    continue
+                oc = table.columns[need.column.name].onions[need.onion.onion]
+                if oc.stack.index(oc.layer) < oc.stack.index(need.layer):
+                    with contextlib.suppress(*_PEEL_CONFLICTS):
+                        self._peel_with_bounded_wait([replace(need, table=table, onion=oc)])
+        finally:
             self.catalog.reload(self.control)
 
     # -- the statement dispatcher -------------------------------------------------------------

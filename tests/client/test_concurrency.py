@@ -341,3 +341,120 @@ def test_peel_beside_a_transaction_cannot_deadlock_through_the_client(
     assert a.execute("SELECT id FROM t2 WHERE x = 5").fetchall() == [(1,)]
     a.commit()
     other.close()
+
+
+def _wait_for_a_peel_blocked_on_a_lock(dsn: str) -> None:
+    with psycopg.connect(dsn, autocommit=True) as watch:
+        for _ in range(1000):
+            if watch.execute(
+                "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                "AND query LIKE '%adaptive.peel_layer%'"
+            ).fetchone():
+                return
+            time.sleep(0.005)
+    raise AssertionError("no peel waited for a lock")
+
+
+def test_autocommit_peel_losing_a_deadlock_to_a_transactions_peel_is_retried(
+    two: tuple[Any, Any, str],
+) -> None:
+    """A peels from autocommit (its control connection locks the column's layer row, then
+    waits for the table, which B's READ COMMITTED transaction holds); B's transaction then
+    needs the same peel (inside it, since it holds the table) and waits for the layer row:
+    a deadlock the server breaks by aborting one of the two peels.  A's statement has no
+    transaction at stake and must simply succeed; B may get a retryable PeelConflict --
+    never a raw DeadlockDetected, never a wrong answer."""
+    a, b, dsn = two
+    b.catalog.reload(b.control)
+    b.autocommit = False
+    b.execute("INSERT INTO t VALUES (4, 40, 'four')")  # b holds t (ROW EXCLUSIVE)
+    got: dict[str, Any] = {}
+
+    def a_reads() -> None:
+        try:
+            got["a"] = a.execute("SELECT id FROM t WHERE x = 10").fetchall()
+        except Exception as exc:  # reported below, not lost in the thread
+            got["a"] = exc
+
+    reader = threading.Thread(target=a_reads)
+    reader.start()
+    _wait_for_a_peel_blocked_on_a_lock(dsn)
+    try:
+        got["b"] = b.execute("SELECT id FROM t WHERE x = 40").fetchall()
+    except RetryableError as exc:
+        got["b"] = exc
+        b.rollback()  # frees t: A's peel goes on
+        b.execute("INSERT INTO t VALUES (4, 40, 'four')")
+        got["b retried"] = b.execute("SELECT id FROM t WHERE x = 40").fetchall()
+    b.commit()
+    reader.join(30)
+    assert not reader.is_alive()
+    assert got["a"] == [(1,)], got
+    assert got.get("b retried", got["b"]) == [(4,)], got
+    assert sorted(_layer(dsn, "_eq")) == ["DET", "DET", "RND"]  # id, x peeled; y not
+    assert sorted(a.execute("SELECT id, x FROM t").fetchall()) == [
+        (1, 10),
+        (2, 20),
+        (3, 30),
+        (4, 40),
+    ]
+
+
+def test_two_transactions_peeling_one_table_get_a_retryable_error(
+    two: tuple[Any, Any, str], master_key: Any
+) -> None:
+    """Two READ COMMITTED transactions that both hold the table both need the same peel,
+    inside them: only one can ever take the table's ACCESS EXCLUSIVE lock.  The other is
+    the server's deadlock victim and gets PeelConflict (retryable, its transaction
+    aborted); the peel then runs at its rollback, and its retry answers right."""
+    a, b, dsn = two
+    c = adaptive_client.connect(dsn, master_key=master_key)  # a third client, current
+    b.catalog.reload(b.control)
+    b.autocommit = False
+    c.execute("INSERT INTO t VALUES (5, 50, 'five')")  # both transactions hold t
+    b.execute("INSERT INTO t VALUES (4, 40, 'four')")
+    got: dict[str, Any] = {}
+
+    def c_reads() -> None:
+        try:
+            got["c"] = c.execute("SELECT id FROM t WHERE x = 50").fetchall()
+        except Exception as exc:
+            got["c"] = exc
+
+    reader = threading.Thread(target=c_reads)
+    reader.start()
+    _wait_for_a_peel_blocked_on_a_lock(dsn)
+    try:
+        got["b"] = b.execute("SELECT id FROM t WHERE x = 40").fetchall()
+    except Exception as exc:
+        got["b"] = exc
+    # whichever lost is aborted; let the winner finish before the loser retries
+    losers = [k for k in ("b", "c") if isinstance(got.get(k), Exception)]
+    if not losers:
+        reader.join(30)
+        losers = [k for k in ("b", "c") if isinstance(got.get(k), Exception)]
+    assert len(losers) == 1, got
+    loser = losers[0]
+    assert isinstance(got[loser], PeelConflict), got  # retryable, not DeadlockDetected
+    conns = {"b": b, "c": c}
+    winner = "c" if loser == "b" else "b"
+    t0 = time.monotonic()
+    conns[loser].rollback()  # its peel waits for the winner's, which is not committed
+    assert time.monotonic() - t0 < 10  # the wait is bounded: rollback does not hang
+    reader.join(30)
+    assert not reader.is_alive()
+    assert got[winner] == {"b": [(4,)], "c": [(5,)]}[winner], got
+    conns[winner].commit()
+    row = {"b": (4, 40, "four"), "c": (5, 50, "five")}[loser]
+    for _ in range(3):  # b never hears of peels: its first try may be stale (retryable)
+        try:
+            conns[loser].execute("INSERT INTO t VALUES (%s, %s, %s)", row)
+            found = conns[loser].execute("SELECT id FROM t WHERE x = %s", (row[1],)).fetchall()
+            conns[loser].commit()
+            break
+        except RetryableError:
+            conns[loser].rollback()
+    assert found == [(row[0],)]
+    assert sorted(_layer(dsn, "_eq")) == ["DET", "DET", "RND"]  # id, x peeled; y not
+    assert a.execute("SELECT COUNT(*) FROM t").fetchone() == (5,)
+    c.close()
