@@ -36,11 +36,9 @@ CLIENTS = 8
 ROUNDS = 3
 ROUND_SECONDS = 5.0
 WORDS = ("red", "green", "blue", "cyan", "gold")
-RETRYABLE = (
-    RetryableError,
-    psycopg.errors.SerializationFailure,
-    psycopg.errors.DeadlockDetected,
-)
+# No DeadlockDetected: clients write disjoint rows, so a deadlock could only come from
+# racing peels, which the client turns into its own retryable errors.
+RETRYABLE = (RetryableError, psycopg.errors.SerializationFailure)
 
 pytestmark = pytest.mark.slow
 
