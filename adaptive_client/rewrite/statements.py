@@ -168,6 +168,7 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
     limit_node, offset_node = stmt.args.get("limit"), stmt.args.get("offset")
     client_sort: list[SortKey] = []
     need_client = False
+    first_inexact: int | None = None  # the first server key that only orders a prefix
     if order is not None:
         server_keys = []
         for o in order.expressions:
@@ -190,6 +191,8 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
                 exact = oc.ope_exact or oc.innermost == "PLAIN"
                 if not exact:
                     need_client = True
+                    if first_inexact is None:
+                        first_inexact = len(server_keys) - 1
                 fn, _, _ = c.value_expr(scope, key, select_list, grouped)
                 client_sort.append(SortKey(fn, desc, nulls_first))
             elif isinstance(key, exp.Count):
@@ -224,6 +227,11 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
         if (limit_node is not None and lim is None) or (offset_node is not None and off is None):
             raise _unsupported(stmt, "non-constant LIMIT/OFFSET")
         plan.client_limit = (lim, off)
+        if first_inexact is not None:
+            # Rows tied on a string's OPE prefix are told apart, by the rest of the string
+            # and by the keys after it, only on the client: the server's order stops at
+            # that key, so that FETCH ... WITH TIES keeps every row of the tie.
+            out.set("order", exp.Order(expressions=server_keys[: first_inexact + 1]))
         if lim is not None:
 
             def total(p: Params, lim: ParamBuilder = lim, off: ParamBuilder | None = off) -> int:

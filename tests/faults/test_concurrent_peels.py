@@ -156,8 +156,7 @@ class Client:
             )
             self.expect("s = ?", got, sorted((i,) for i, x in rows.items() if x[2] == s))
         elif kind == 4:
-            # (ORDER BY s, id LIMIT n is wrong when strings tie on their 8-byte OPE
-            # prefix: the server breaks the tie by id before the LIMIT)
+            # (only s is selected: rows with equal s may come in any order)
             got = self.conn.execute(
                 self.q("SELECT s FROM {T} WHERE owner = %s ORDER BY s LIMIT 5"), (me,)
             ).fetchall()
