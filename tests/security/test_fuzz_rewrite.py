@@ -58,6 +58,7 @@ def test_only_typed_errors(conn: adaptive_client.Connection, sql: str, values: l
         "INSERT INTO acct (id, owner, balance) VALUES (%S, %s, %s)",  # not a placeholder
         "SELECT " + "(" * 3000 + "1" + ")" * 3000 + " FROM acct",  # RecursionError in sqlglot
         "SELECT id FROM acct WHERE " + " AND ".join(["id = 1"] * 3000),  # ... in the rewrite
+        "SELECT owownINT INTO aer, ba\udcff\udcffcFDATE?aT +,",  # ValueError in sqlglot (atheris)
     ],
 )
 def test_fuzzer_findings_are_typed(conn: adaptive_client.Connection, sql: str) -> None:
