@@ -12,7 +12,7 @@ from .. import recipes
 from ..errors import EncodingError, UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, OnionColumn
 from ..onions import Cap
-from .compiler import Compiler, PositionalParam, Scope, _unsupported, server_sql
+from .compiler import Compiler, PositionalParam, Scope, _Ref, _unsupported, server_sql
 from .plan import Compiled, Output, ParamBuilder, Params, RmwUpdate, RowFn, SortKey
 
 _SELECT_ARGS_OK = {
@@ -169,6 +169,10 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
     client_sort: list[SortKey] = []
     need_client = False
     first_inexact: int | None = None  # the first server key that only orders a prefix
+    # With DISTINCT, PostgreSQL orders only by what is selected: the Ord ciphertext of a
+    # selected column joins the select list, hidden -- a function of the selected value,
+    # it leaves DISTINCT's rows as they are.
+    distinct_keys: set[str] = set()
     if order is not None:
         server_keys = []
         for o in order.expressions:
@@ -179,6 +183,12 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
             ref = c._column_side(scope, key)
             if ref is not None:
                 oc = c.require(ref, Cap.ORD, grouped.get(id(ref.column)))
+                if distinct is not None:
+                    if not _selects_column(c, scope, items, ref):
+                        raise _unsupported(o, "ORDER BY a column not selected, with DISTINCT")
+                    okey = c.col_expr(ref, oc)
+                    c.add_select(select_list, okey)
+                    distinct_keys.add(okey.sql("postgres"))
                 if id(ref.column) in grouped and group is not None:
                     # equal values <=> equal Ord ciphertexts: grouping by both is the same
                     grp = out.args["group"]
@@ -193,7 +203,9 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
                     need_client = True
                     if first_inexact is None:
                         first_inexact = len(server_keys) - 1
-                fn, _, _ = c.value_expr(scope, key, select_list, grouped)
+                fn, _, _ = c.value_expr(
+                    scope, key, select_list, grouped, distinct=distinct is not None
+                )
                 client_sort.append(SortKey(fn, desc, nulls_first))
             elif isinstance(key, exp.Count):
                 fn, _, _ = c.value_expr(scope, key, select_list, grouped)
@@ -216,7 +228,8 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
         if server_keys and not (need_client and not server_keys):
             out.set("order", exp.Order(expressions=server_keys))
         if need_client:
-            if distinct is not None and len(select_list) > visible:
+            hidden = {e.sql("postgres") for e in select_list[visible:]}
+            if distinct is not None and hidden - distinct_keys:
                 raise _unsupported(order, "ORDER BY a non-selected key with DISTINCT")
             plan.client_sort = client_sort
     if need_client and (limit_node is not None or offset_node is not None):
@@ -300,6 +313,15 @@ def _pos(select_list: list[exp.Expression], node: exp.Expression, c: Compiler) -
         if e.sql("postgres") == text:
             return i + 1
     return len(select_list)
+
+
+def _selects_column(c: Compiler, scope: Scope, items: list[exp.Expression], ref: _Ref) -> bool:
+    """Whether the select list has ``ref``'s column itself (aliased or not)."""
+    for item in items:
+        r = c._column_side(scope, item.this if isinstance(item, exp.Alias) else item)
+        if r is not None and r.alias == ref.alias and r.column is ref.column:
+            return True
+    return False
 
 
 def _by_position(

@@ -15,6 +15,7 @@ import psycopg
 import pytest
 
 import adaptive_client
+from adaptive_client.errors import UnsupportedQuery
 
 PREFIXES = ("aaaaaaaa", "aaaaaaab", "zzzzzzzzzz", "mm")
 DDL = "CREATE TABLE words (id integer PRIMARY KEY, s text, n integer)"
@@ -58,6 +59,11 @@ QUERIES = [
     "SELECT s, id FROM words WHERE n = 2 ORDER BY s, id LIMIT 6",
     "SELECT s, id FROM words ORDER BY s, id OFFSET 230",
     "SELECT s, id FROM words ORDER BY s, id",
+    # DISTINCT orders by selected columns only: their Ord ciphertexts ride along, hidden
+    "SELECT DISTINCT s FROM words ORDER BY s LIMIT 4",
+    "SELECT DISTINCT s, n FROM words ORDER BY s DESC, n LIMIT 6 OFFSET 1",
+    "SELECT DISTINCT n FROM words ORDER BY n DESC",
+    "SELECT DISTINCT n AS k, s FROM words ORDER BY k, s",
 ]
 
 
@@ -73,3 +79,13 @@ def test_a_limit_through_a_tie_is_exact_for_every_cut(pair: tuple[Any, Any]) -> 
     for limit, offset in [(1, 0), (3, 0), (2, 5), (10, 17), (4, 100), (50, 190)]:
         want = plain.execute(query, (limit, offset)).fetchall()
         assert enc.execute(query, (limit, offset)).fetchall() == want, (limit, offset)
+
+
+def test_distinct_ordered_by_a_column_not_selected_is_refused(pair: tuple[Any, Any]) -> None:
+    """PostgreSQL refuses it too; the client says so before sending anything."""
+    plain, enc = pair
+    query = "SELECT DISTINCT s FROM words ORDER BY n"
+    with pytest.raises(psycopg.errors.InvalidColumnReference):
+        plain.execute(query)
+    with pytest.raises(UnsupportedQuery, match="DISTINCT"):
+        enc.execute(query)

@@ -213,4 +213,15 @@ def queries(draw: Any, schema: Schema) -> Query:
             if draw(st.booleans()):
                 sql += f" OFFSET {draw(st.integers(0, 20))}"
         return Query(sql, tuple(params), True)
+    if distinct and all(c.type in ORDERED for c in cols) and draw(st.booleans()):
+        # DISTINCT ordered by every selected column, in any order: a total order again
+        keys = draw(st.permutations(cols))
+        order = [
+            f"{c.name}{draw(st.sampled_from(['', ' DESC', ' NULLS FIRST', ' DESC NULLS LAST']))}"
+            for c in keys
+        ]
+        sql += " ORDER BY " + ", ".join(order)
+        if draw(st.booleans()):
+            sql += f" LIMIT {draw(st.integers(0, 30))}"
+        return Query(sql, tuple(params), True)
     return Query(sql, tuple(params), False)
