@@ -175,7 +175,10 @@ def _negated(value: Any) -> Any:
     """``-value`` for a number; PostgreSQL has no unary minus for strings or booleans."""
     if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
         raise EncodingError(f"unary minus of a {type(value).__name__}")
-    return -value
+    try:
+        return -value
+    except ArithmeticError:  # a Decimal beyond the context's exponents (found by atheris)
+        raise ValueOutOfDomain("a numeric constant overflows numeric") from None
 
 
 def _literal_value(node: exp.Expression) -> Any:

@@ -59,6 +59,7 @@ def test_only_typed_errors(conn: adaptive_client.Connection, sql: str, values: l
         "SELECT " + "(" * 3000 + "1" + ")" * 3000 + " FROM acct",  # RecursionError in sqlglot
         "SELECT id FROM acct WHERE " + " AND ".join(["id = 1"] * 3000),  # ... in the rewrite
         "SELECT owownINT INTO aer, ba\udcff\udcffcFDATE?aT +,",  # ValueError in sqlglot (atheris)
+        "SELECT id m FROM acct WHERE score <> -1.5e3854775807",  # decimal.Overflow (atheris)
     ],
 )
 def test_fuzzer_findings_are_typed(conn: adaptive_client.Connection, sql: str) -> None:
