@@ -48,6 +48,6 @@ lint: venv
 
 demo: up
 	$(VENV)/bin/adaptive-tpcc sweep --configs plain,encrypted,adaptive --latencies 0,60,120 \
-		--clients 10 --duration 60 --warmup 5 --warehouses 1 --scale small --out results/demo
+		--clients 10 --duration 60 --warmup 5 --warehouses 1 --scale small --reload --out results/demo
 	$(VENV)/bin/adaptive-tpcc report results/demo
 	@echo "report: results/demo/report.md"

@@ -82,6 +82,7 @@ def _sweep(args: argparse.Namespace) -> None:
             args.scale,
             "--out",
             args.out,
+            "--reload",  # templates loaded by this code, not by an earlier version
         ],
         check=True,
     )
