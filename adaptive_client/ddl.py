@@ -37,10 +37,6 @@ from .schemes import HOM
 HOM_GROUP = "__paillier__"
 
 
-# The largest toast_tuple_target PostgreSQL accepts: a row is toasted only past it.
-_TOAST_TARGET = 8160
-
-
 def _storage_type(col: ColumnMeta, oc: OnionColumn) -> str:
     if oc.stack == ("PLAIN",):
         return col.type.sql()
@@ -240,28 +236,11 @@ def create_table(
                 sql.SQL(", ").join(sql.Identifier(_key_column(meta, c).anon) for c in u),
             )
         )
-    # Ciphertexts do not compress, and a row of onions easily passes the 2 kB from which
-    # PostgreSQL's toaster, on every insert and update, tries to compress the row's
-    # largest values and then moves them out of line (TPC-C's stock and customer rows:
-    # each NewOrder and Payment paid for it, and reads of those values for a detoast).
-    # Rows stay whole in their page up to 8 kB, and no compression is ever tried.
     conn.execute(
-        sql.SQL("CREATE TABLE {} ({}) WITH (toast_tuple_target = {})").format(
-            sql.Identifier(anon_table), sql.SQL(", ").join(parts), sql.Literal(_TOAST_TARGET)
+        sql.SQL("CREATE TABLE {} ({})").format(
+            sql.Identifier(anon_table), sql.SQL(", ").join(parts)
         )
     )
-    external = [
-        sql.SQL("ALTER COLUMN {} SET STORAGE EXTERNAL").format(sql.Identifier(oc.anon))
-        for col in columns.values()
-        for oc in col.onions.values()
-        if oc.stack != ("PLAIN",)
-    ]
-    if external:
-        conn.execute(
-            sql.SQL("ALTER TABLE {} {}").format(
-                sql.Identifier(anon_table), sql.SQL(", ").join(external)
-            )
-        )
     catalog.write_table(conn, meta, new=True)
     with conn.cursor() as cur:
         cur.executemany(
