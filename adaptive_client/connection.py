@@ -118,6 +118,8 @@ class Connection:
         self.control = psycopg.connect(conninfo, autocommit=True, **kwargs)
         try:
             self.catalog = Catalog.open(self.control, master_key)
+            self._notified = False
+            self.control.add_notify_handler(self._on_notify)
             self.control.execute("LISTEN adaptive_epoch")
             self.pg = psycopg.connect(conninfo, autocommit=autocommit, **kwargs)
             wire.register(self.pg)
@@ -200,15 +202,26 @@ class Connection:
     def _in_transaction(self) -> bool:
         return self.pg.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
 
+    def _on_notify(self, _: psycopg.Notify) -> None:
+        self._notified = True
+
     def _maybe_refresh(self) -> None:
-        """Between transactions, pick up other clients' peels and DDL (notified)."""
+        """Between transactions, pick up other clients' peels and DDL (notified).
+
+        The control connection's socket is read without waiting, through libpq: psycopg's
+        ``notifies(timeout=0)`` polls the socket through its wait loop, a tenth of a
+        point query's cost.  Notifications that arrive while the control connection runs
+        a query reach ``_on_notify`` through psycopg instead."""
         if self._in_transaction():
             return
         self._locked.clear()
-        notified = False
-        for _ in self.control.notifies(timeout=0.0, stop_after=1000):
-            notified = True
-        if notified:
+        pgconn = self.control.pgconn
+        with self.control.lock:
+            pgconn.consume_input()  # never blocks: libpq's socket is non-blocking
+            while pgconn.notifies() is not None:
+                self._notified = True
+        if self._notified:
+            self._notified = False
             self.catalog.refresh(self.control)
 
     # -- compilation -------------------------------------------------------------------------

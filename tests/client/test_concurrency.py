@@ -15,6 +15,7 @@ import pytest
 
 import adaptive_client
 from adaptive_client.errors import PeelConflict, RetryableError, StaleMetadata, StaleSnapshot
+from adaptive_client.stats import STATS
 
 
 @pytest.fixture()
@@ -457,4 +458,31 @@ def test_two_transactions_peeling_one_table_get_a_retryable_error(
     assert found == [(row[0],)]
     assert sorted(_layer(dsn, "_eq")) == ["DET", "DET", "RND"]  # id, x peeled; y not
     assert a.execute("SELECT COUNT(*) FROM t").fetchone() == (5,)
+    c.close()
+
+
+def test_a_listening_client_learns_of_peels_and_ddl_before_its_next_statement(
+    new_database: Any, master_key: Any
+) -> None:
+    """C hears A's peel and A's CREATE TABLE through the notification: its next
+    statement runs on the refreshed catalog, with no stale write and no retry."""
+    dsn = new_database("notify")
+    a = adaptive_client.connect(dsn, master_key=master_key, autocommit=True)
+    a.execute("CREATE TABLE t (id integer PRIMARY KEY, x integer)")
+    a.execute("INSERT INTO t VALUES (1, 10), (2, 20)")
+    c = adaptive_client.connect(dsn, master_key=master_key, autocommit=True)
+    epoch = c.catalog.epoch
+    assert c.catalog.table("t").columns["x"].onions["Eq"].layer == "RND"
+    a.execute("SELECT id FROM t WHERE x = 20")  # A peels Eq(x)
+    a.execute("CREATE TABLE u (id integer PRIMARY KEY)")
+    time.sleep(0.2)  # the notifications cross the socket
+    retries = STATS.retries
+    c.execute("INSERT INTO t VALUES (3, 30)")  # at DET already: no CHECK violation
+    assert STATS.retries == retries
+    assert c.catalog.epoch > epoch
+    assert c.catalog.table("t").columns["x"].onions["Eq"].layer == "DET"
+    assert c.execute("SELECT id FROM t WHERE x = 30").fetchall() == [(3,)]
+    c.execute("INSERT INTO u VALUES (1)")  # the new table is known without a reload
+    assert c.execute("SELECT COUNT(*) FROM u").fetchone() == (1,)
+    a.close()
     c.close()
