@@ -326,13 +326,7 @@ def test_peel_beside_a_transaction_cannot_deadlock_through_the_client(
 
     waiter = threading.Thread(target=lock_t)
     waiter.start()
-    with psycopg.connect(dsn, autocommit=True) as watch:
-        for _ in range(500):
-            if watch.execute(
-                "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'LOCK%'"
-            ).fetchone():
-                break
-            time.sleep(0.01)
+    _wait_until_blocked(dsn, "LOCK%")
     with pytest.raises(PeelConflict):
         a.execute("SELECT id FROM t2 WHERE x = 5")  # its peel waits on other, other on a
     a.rollback()  # other gets its lock and commits; the peel then runs
@@ -344,16 +338,35 @@ def test_peel_beside_a_transaction_cannot_deadlock_through_the_client(
     other.close()
 
 
-def _wait_for_a_peel_blocked_on_a_lock(dsn: str) -> None:
+def _read_until_its_peel_waits(
+    conn: Any, query: str, got: dict[str, Any], key: str, dsn: str
+) -> threading.Thread:
+    """Run ``query`` on ``conn`` in a thread -- its rows, or its exception, land in
+    ``got[key]`` -- and return the thread once the peel the query needs waits for a lock."""
+
+    def read() -> None:
+        try:
+            got[key] = conn.execute(query).fetchall()
+        except Exception as exc:  # reported by the test, not lost in the thread
+            got[key] = exc
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    _wait_until_blocked(dsn, "%adaptive.peel_layer%")
+    return reader
+
+
+def _wait_until_blocked(dsn: str, query_like: str) -> None:
+    """Return once a backend running a statement LIKE ``query_like`` waits for a lock."""
     with psycopg.connect(dsn, autocommit=True) as watch:
         for _ in range(1000):
             if watch.execute(
-                "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                "AND query LIKE '%adaptive.peel_layer%'"
+                "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE %s",
+                (query_like,),
             ).fetchone():
                 return
             time.sleep(0.005)
-    raise AssertionError("no peel waited for a lock")
+    raise AssertionError(f"no statement like {query_like!r} waited for a lock")
 
 
 def test_autocommit_peel_losing_a_deadlock_to_a_transactions_peel_is_retried(
@@ -370,16 +383,7 @@ def test_autocommit_peel_losing_a_deadlock_to_a_transactions_peel_is_retried(
     b.autocommit = False
     b.execute("INSERT INTO t VALUES (4, 40, 'four')")  # b holds t (ROW EXCLUSIVE)
     got: dict[str, Any] = {}
-
-    def a_reads() -> None:
-        try:
-            got["a"] = a.execute("SELECT id FROM t WHERE x = 10").fetchall()
-        except Exception as exc:  # reported below, not lost in the thread
-            got["a"] = exc
-
-    reader = threading.Thread(target=a_reads)
-    reader.start()
-    _wait_for_a_peel_blocked_on_a_lock(dsn)
+    reader = _read_until_its_peel_waits(a, "SELECT id FROM t WHERE x = 10", got, "a", dsn)
     try:
         got["b"] = b.execute("SELECT id FROM t WHERE x = 40").fetchall()
     except RetryableError as exc:
@@ -415,16 +419,7 @@ def test_two_transactions_peeling_one_table_get_a_retryable_error(
     c.execute("INSERT INTO t VALUES (5, 50, 'five')")  # both transactions hold t
     b.execute("INSERT INTO t VALUES (4, 40, 'four')")
     got: dict[str, Any] = {}
-
-    def c_reads() -> None:
-        try:
-            got["c"] = c.execute("SELECT id FROM t WHERE x = 50").fetchall()
-        except Exception as exc:
-            got["c"] = exc
-
-    reader = threading.Thread(target=c_reads)
-    reader.start()
-    _wait_for_a_peel_blocked_on_a_lock(dsn)
+    reader = _read_until_its_peel_waits(c, "SELECT id FROM t WHERE x = 50", got, "c", dsn)
     try:
         got["b"] = b.execute("SELECT id FROM t WHERE x = 40").fetchall()
     except Exception as exc:
