@@ -121,6 +121,12 @@ class Query:
     ordered: bool
 
 
+def _order_terms(draw: Any, keys: list[Column]) -> list[str]:
+    """``ORDER BY`` terms for ``keys``, each with a drawn direction and NULLS placement."""
+    directions = st.sampled_from(["", " DESC", " NULLS FIRST", " DESC NULLS LAST"])
+    return [f"{c.name}{draw(directions)}" for c in keys]
+
+
 @st.composite
 def queries(draw: Any, schema: Schema) -> Query:
     table = draw(st.sampled_from(schema.tables))
@@ -200,10 +206,7 @@ def queries(draw: Any, schema: Schema) -> Query:
                 unique_by=lambda c: c.name,
             )
         )
-        order = [
-            f"{c.name}{draw(st.sampled_from(['', ' DESC', ' NULLS FIRST', ' DESC NULLS LAST']))}"
-            for c in keys
-        ]
+        order = _order_terms(draw, keys)
         order.append("id" + draw(st.sampled_from(["", " DESC"])))  # a total order
         if "id" not in [c.name for c in cols]:
             sql = sql.replace("SELECT ", "SELECT id, ", 1)
@@ -215,12 +218,7 @@ def queries(draw: Any, schema: Schema) -> Query:
         return Query(sql, tuple(params), True)
     if distinct and all(c.type in ORDERED for c in cols) and draw(st.booleans()):
         # DISTINCT ordered by every selected column, in any order: a total order again
-        keys = draw(st.permutations(cols))
-        order = [
-            f"{c.name}{draw(st.sampled_from(['', ' DESC', ' NULLS FIRST', ' DESC NULLS LAST']))}"
-            for c in keys
-        ]
-        sql += " ORDER BY " + ", ".join(order)
+        sql += " ORDER BY " + ", ".join(_order_terms(draw, draw(st.permutations(cols))))
         if draw(st.booleans()):
             sql += f" LIMIT {draw(st.integers(0, 30))}"
         return Query(sql, tuple(params), True)
