@@ -6,6 +6,33 @@ peeled inside the database only when a query needs it.
         conn.execute("SELECT name FROM customer WHERE id = %s", (42,)).fetchone()
 """
 
+from psycopg import (
+    DatabaseError,
+    DataError,
+    Error,
+    IntegrityError,
+    InterfaceError,
+    InternalError,
+    NotSupportedError,
+    OperationalError,
+    ProgrammingError,
+    Warning,
+)
+from psycopg.dbapi20 import (
+    BINARY,
+    DATETIME,
+    NUMBER,
+    ROWID,
+    STRING,
+    Binary,
+    Date,
+    DateFromTicks,
+    Time,
+    TimeFromTicks,
+    Timestamp,
+    TimestampFromTicks,
+)
+
 from . import errors
 from .connection import Connection, Cursor, connect
 from .errors import (
@@ -18,17 +45,48 @@ from .errors import (
 )
 from .keys import MasterKey
 
+# DB-API 2.0 module globals.  Threads may share the module but not a connection: a
+# Connection's plan and metadata caches are not locked (psycopg's own level is 2).
+apilevel = "2.0"
+threadsafety = 1
+paramstyle = "pyformat"
+
 __all__ = [
+    "BINARY",
+    "DATETIME",
+    "NUMBER",
+    "ROWID",
+    "STRING",
     "AdaptiveError",
+    "Binary",
     "Connection",
     "Cursor",
+    "DataError",
+    "DatabaseError",
+    "Date",
+    "DateFromTicks",
+    "Error",
+    "IntegrityError",
+    "InterfaceError",
+    "InternalError",
     "LayerFloorViolation",
     "MasterKey",
     "MetadataTampered",
+    "NotSupportedError",
+    "OperationalError",
+    "ProgrammingError",
     "RetryableError",
+    "Time",
+    "TimeFromTicks",
+    "Timestamp",
+    "TimestampFromTicks",
     "UnsupportedQuery",
+    "Warning",
     "WrongMasterKey",
+    "apilevel",
     "connect",
     "errors",
+    "paramstyle",
+    "threadsafety",
 ]
 __version__ = "0.1.0"

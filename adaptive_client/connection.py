@@ -16,7 +16,6 @@ from functools import cmp_to_key
 from typing import Any
 
 import psycopg
-import sqlglot
 from psycopg import sql
 from sqlglot import exp
 
@@ -37,11 +36,12 @@ from .rewrite.compiler import CURRENT_PARAMS
 from .rewrite.params import normalize_placeholders
 from .rewrite.plan import Compiled, Params, SortKey, decrypt_columns
 from .rewrite.statements import compile_statement, encrypt_row_for_update
+from .sqltext import parse as _parse_sql
+from .sqltext import session_command, split_statements
 from .stats import STATS, Stats
 
 _COMPILED_KINDS = frozenset({exp.Select, exp.Insert, exp.Update, exp.Delete, exp.Union})
 _SNAPSHOT_LEVELS = (psycopg.IsolationLevel.REPEATABLE_READ, psycopg.IsolationLevel.SERIALIZABLE)
-_PASSTHROUGH = (exp.Transaction, exp.Commit, exp.Rollback, exp.Set)
 _CACHE_LIMIT = 2048
 
 
@@ -76,18 +76,6 @@ _PEEL_LOCK_WAIT_MS = 2000
 # table's ACCESS EXCLUSIVE lock and the column's layer row (the server breaks the cycle),
 # or a bounded wait runs out.  The peel's transaction is rolled back whole either way.
 _PEEL_CONFLICTS = (psycopg.errors.DeadlockDetected, psycopg.errors.LockNotAvailable)
-
-
-def _parse_sql(text: str) -> list[exp.Expression]:
-    """sqlglot's parse of ``text``, each failure of it an UnsupportedQuery.  Besides its own
-    ParseError and TokenError, sqlglot lets builtin errors escape on some malformed input
-    (found by fuzzing: RecursionError on deep nesting, ValueError on a placeholder where a
-    name belongs); every one means the statement cannot be parsed."""
-    try:
-        stmts = sqlglot.parse(text, read="postgres")
-    except Exception as exc:
-        raise UnsupportedQuery(f"cannot parse the statement: {exc}", "syntax") from None
-    return [s for s in stmts if isinstance(s, exp.Expression)]
 
 
 def _check_positional_count(npos: int, params: Params | None) -> None:
@@ -146,15 +134,37 @@ class Connection:
     def commit(self) -> None:
         self._locked.clear()
         self.pg.commit()
+        self._after_commit()
+
+    def _after_commit(self) -> None:
         self._catalog_dirty = False
+        self.catalog.committed()
 
     def rollback(self) -> None:
-        self._locked.clear()
         self.pg.rollback()
+        self._after_rollback()
+
+    def _after_rollback(self) -> None:
+        """The client's state after the application's transaction rolled back: metadata
+        this transaction changed (DDL, a peel inside it) is read again, committed; the
+        peels it left pending run now."""
+        self._locked.clear()
+        self.catalog.rolled_back()
         if self._catalog_dirty:
             self.catalog.reload(self.control)
             self._catalog_dirty = False
+            self._plans.clear()
         self._run_pending_peels()
+
+    def _after_rollback_to_savepoint(self) -> None:
+        """ROLLBACK TO SAVEPOINT may undo this transaction's DDL or peels made after the
+        savepoint: the catalog is read again inside the transaction, which sees exactly
+        what survived.  Row locks taken after the savepoint are released, so the cache of
+        locked rows is dropped."""
+        self._locked.clear()
+        if self._catalog_dirty:
+            self.catalog.reload(self.pg)
+            self._plans.clear()
 
     def close(self) -> None:
         self.pg.close()
@@ -403,20 +413,21 @@ class Connection:
         self, cur: Cursor, query: str, params: Params | None, many: Sequence[Params] | None = None
     ) -> None:
         self._maybe_refresh()
+        if query not in self._parsed:  # (a statement seen before is one, and not a command)
+            parts = split_statements(query)
+            if len(parts) > 1:
+                self._run_script(cur, parts, params, many)
+                return
+            kind = session_command(query)
+            if kind is not None:
+                self._session_command(cur, kind, query, params)
+                return
         stmt, npos, named = self._parse(query)
         if type(stmt) in _COMPILED_KINDS:  # SELECT/INSERT/UPDATE/DELETE: skip the checks below
             if not named:  # (other statements go to psycopg, or are parsed again: EXPLAIN)
                 for p in many if many is not None else (params,):
                     _check_positional_count(npos, p)
             self._run_compiled(cur, query, stmt, params, many)
-            return
-        if isinstance(stmt, _PASSTHROUGH) or (
-            isinstance(stmt, exp.Command)
-            and stmt.name.upper() in ("SHOW", "START", "SAVEPOINT", "RELEASE")
-        ):
-            cur._raw(query, params)
-            if isinstance(stmt, exp.Rollback):
-                self._run_pending_peels()
             return
         if isinstance(stmt, exp.Command) and stmt.name.upper() == "EXPLAIN":
             self._explain(cur, stmt, params)
@@ -433,6 +444,48 @@ class Connection:
             cur._set_result([], [], -1)
             return
         self._run_compiled(cur, query, stmt, params, many)
+
+    def _run_script(
+        self, cur: Cursor, parts: list[str], params: Params | None, many: Sequence[Params] | None
+    ) -> None:
+        """Several statements in one execute(), as psycopg runs them: only without
+        parameters, in order, the cursor left on the last one's result.  PostgreSQL runs
+        such a script outside a transaction block as one implicit transaction (a failing
+        statement undoes the ones before it); so does the client in autocommit mode."""
+        if params or many is not None:
+            raise psycopg.errors.SyntaxError(
+                "cannot insert multiple commands into a prepared statement"
+            )
+        if not self.pg.autocommit or self._in_transaction():
+            for part in parts:
+                self._run(cur, part, None)
+            return
+        if any(session_command(p) in ("begin", "commit", "rollback") for p in parts):
+            # a script that manages its own transactions runs statement by statement
+            for part in parts:
+                self._run(cur, part, None)
+            return
+        try:
+            with self.pg.transaction():
+                for part in parts:
+                    self._run(cur, part, None)
+            self._after_commit()
+        except BaseException:
+            self._catalog_dirty = True  # DDL earlier in the script was undone with it
+            self._after_rollback()
+            raise
+
+    def _session_command(self, cur: Cursor, kind: str, query: str, params: Params | None) -> None:
+        """Transaction control, savepoints, SET/SHOW: run as written (they name no table
+        or value), with the client's state kept in step."""
+        cur._raw(query, params)
+        if kind == "commit":
+            self._locked.clear()
+            self._after_commit()
+        elif kind == "rollback":
+            self._after_rollback()
+        elif kind == "rollback_to":
+            self._after_rollback_to_savepoint()
 
     def _run_compiled(
         self,
@@ -531,6 +584,8 @@ class Connection:
             try:
                 with self.pg.transaction():
                     run()
+                if not self._in_transaction():
+                    self.catalog.committed()
             except BaseException:
                 self.catalog.reload(self.control)
                 raise
@@ -597,6 +652,37 @@ class Cursor:
     def __iter__(self) -> Iterator[tuple[Any, ...]]:
         while (row := self.fetchone()) is not None:
             yield row
+
+    @property
+    def rownumber(self) -> int | None:
+        """The index of the next row to fetch in the current result (DB-API extension)."""
+        return self._pos if self.description is not None else None
+
+    @property
+    def lastrowid(self) -> None:
+        """Always None, as in psycopg: PostgreSQL tables have no OIDs; use RETURNING."""
+        return None
+
+    def scroll(self, value: int, mode: str = "relative") -> None:
+        """Move within the current result, as psycopg's client-side cursor does."""
+        if mode not in ("relative", "absolute"):
+            raise psycopg.ProgrammingError(
+                f"bad mode: {mode}. It should be 'relative' or 'absolute'"
+            )
+        pos = self._pos + value if mode == "relative" else value
+        if not 0 <= pos <= len(self._rows):
+            raise IndexError("position out of bound")
+        self._pos = pos
+
+    def nextset(self) -> bool | None:
+        """Only the last statement of a script keeps its result, as in psycopg 3.1."""
+        return None
+
+    def setinputsizes(self, sizes: Any) -> None:
+        """Accepted and ignored, as DB-API allows."""
+
+    def setoutputsize(self, size: Any, column: int | None = None) -> None:
+        """Accepted and ignored, as DB-API allows."""
 
     def close(self) -> None:
         self.closed = True

@@ -3,23 +3,34 @@
 Every error the library raises on purpose derives from :class:`AdaptiveError`, so an
 application can catch one class.  Messages name tables and columns by their *plain*
 names (the client knows them) but never contain key material or plaintext values.
+
+They also sit in DB-API 2.0's hierarchy as psycopg builds it: ``AdaptiveError`` is a
+``psycopg.Error``, a refusal is a ``NotSupportedError``, a bad value a ``DataError``, a
+retryable error a ``psycopg.errors.SerializationFailure`` (SQLSTATE 40001), an unknown
+table a ``psycopg.errors.UndefinedTable`` -- so code written for psycopg (``except
+psycopg.errors.UndefinedTable``, a retry loop on serialization failures) keeps working.
+Errors the server raises (a unique or foreign-key violation) reach the application as
+psycopg raised them.
 """
 
 from __future__ import annotations
 
+import psycopg
+from psycopg import errors as pg_errors
 
-class AdaptiveError(Exception):
+
+class AdaptiveError(psycopg.Error):
     """Root of every error raised by adaptive_client."""
 
 
 # --- configuration and keys -------------------------------------------------------------
 
 
-class ConfigError(AdaptiveError):
+class ConfigError(AdaptiveError, psycopg.InterfaceError):
     """An onion configuration, a command-line option or a setting is invalid."""
 
 
-class KeyError_(AdaptiveError):
+class KeyError_(AdaptiveError, psycopg.InterfaceError):
     """Base class of key-handling errors (named with a trailing underscore so it does not
     shadow the builtin ``KeyError``)."""
 
@@ -39,7 +50,7 @@ class WrongMasterKey(KeyError_):
 # --- data ---------------------------------------------------------------------------------
 
 
-class EncodingError(AdaptiveError):
+class EncodingError(AdaptiveError, psycopg.DataError):
     """A value cannot be encoded for the column's SQL type."""
 
 
@@ -47,22 +58,22 @@ class ValueOutOfDomain(EncodingError):
     """A value lies outside the domain an encoding (e.g. OPE's integer range) supports."""
 
 
-class CiphertextError(AdaptiveError):
+class CiphertextError(AdaptiveError, psycopg.DatabaseError):
     """A ciphertext is malformed, truncated or fails authentication."""
 
 
-class MetadataTampered(AdaptiveError):
+class MetadataTampered(AdaptiveError, psycopg.DatabaseError):
     """An encrypted metadata row fails authentication, was swapped or replayed."""
 
 
-class NotInitialized(AdaptiveError):
+class NotInitialized(AdaptiveError, psycopg.ProgrammingError):
     """The database has no adaptive metadata schema: run ``adaptive-db init``."""
 
 
 # --- queries -----------------------------------------------------------------------------
 
 
-class UnsupportedQuery(AdaptiveError):
+class UnsupportedQuery(AdaptiveError, psycopg.NotSupportedError):
     """The client cannot run this SQL correctly over ciphertexts.
 
     ``construct`` names the part of the statement that is not supported.
@@ -73,30 +84,30 @@ class UnsupportedQuery(AdaptiveError):
         self.construct = construct
 
 
-class UndefinedTable(AdaptiveError):
+class UndefinedTable(AdaptiveError, pg_errors.UndefinedTable):
     """The statement names a table the encrypted schema does not have."""
 
 
-class UndefinedColumn(AdaptiveError):
+class UndefinedColumn(AdaptiveError, pg_errors.UndefinedColumn):
     """The statement names a column the table does not have."""
 
 
-class DuplicateTable(AdaptiveError):
+class DuplicateTable(AdaptiveError, pg_errors.DuplicateTable):
     """CREATE TABLE for a table that exists already."""
 
 
-class LayerFloorViolation(AdaptiveError):
+class LayerFloorViolation(AdaptiveError, psycopg.NotSupportedError):
     """A query needs an onion peeled below the floor the DBA set for the column."""
 
 
-class PeelDisabled(AdaptiveError):
+class PeelDisabled(AdaptiveError, psycopg.NotSupportedError):
     """A query needs a peel but the peel mode is ``off``."""
 
 
 # --- concurrency: errors an application should retry, like a serialization failure -------
 
 
-class RetryableError(AdaptiveError):
+class RetryableError(AdaptiveError, pg_errors.SerializationFailure):
     """The statement or transaction should be retried from the start.
 
     Raised where PostgreSQL would raise a serialization failure: the connection's

@@ -227,6 +227,14 @@ def _group_aad(anon: str) -> bytes:
     return f"group\x1f{anon}".encode()
 
 
+def _committed(conn: psycopg.Connection[Any]) -> bool:
+    """Whether what ``conn`` just read or wrote is committed.  Only a committed catalog
+    generation becomes the floor below which a head is refused as rolled back: one seen
+    inside a transaction (the client's own DDL, or a reload within it) may be rolled back
+    by the application, legitimately."""
+    return conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+
+
 def _head_aad(generation: int) -> bytes:
     return f"catalog-head\x1f{generation}".encode()
 
@@ -241,6 +249,8 @@ class Catalog:
         self.epoch = -1
         # the highest catalog generation this client has seen: a lower one is a rollback
         self.generation = -1
+        # the generation this client wrote in a transaction not yet committed
+        self.written_generation = -1
 
     # -- bootstrap -----------------------------------------------------------------------
     @staticmethod
@@ -354,7 +364,18 @@ class Catalog:
                 "UPDATE adaptive.catalog_head SET generation = %s, sealed = %s WHERE id = 1",
                 (head.generation, sealed),
             )
-        self.generation = max(self.generation, head.generation)
+        if _committed(conn):
+            self.generation = max(self.generation, head.generation)
+        else:
+            self.written_generation = max(self.written_generation, head.generation)
+
+    def committed(self) -> None:
+        """The transaction that wrote metadata committed: what it wrote is the floor now."""
+        self.generation = max(self.generation, self.written_generation)
+        self.written_generation = -1
+
+    def rolled_back(self) -> None:
+        self.written_generation = -1
 
     # -- loading -------------------------------------------------------------------------
     def reload(self, conn: psycopg.Connection[Any]) -> None:
@@ -397,7 +418,8 @@ class Catalog:
         self.by_anon = {t.anon: t for t in tables.values()}
         self._apply_layers(layers)
         self.epoch = epoch
-        self.generation = head.generation
+        if _committed(conn):
+            self.generation = head.generation
 
     @staticmethod
     def _read_layers(conn: psycopg.Connection[Any]) -> list[tuple[str, str, str]]:

@@ -66,7 +66,6 @@ def acct(
         ("INSERT INTO acct SELECT * FROM acct", "INSERT ... SELECT"),
         ("SELECT id FROM acct WHERE nick < 'm'", "range comparison on text"),
         ("SELECT id FROM acct WHERE balance = opened", "column comparison across key groups"),
-        ("SELECT id FROM acct; SELECT 1", "multiple statements"),
         ("SELEC id FROM acct", None),
     ],
 )
