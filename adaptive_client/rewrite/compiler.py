@@ -21,9 +21,11 @@ from decimal import Decimal
 from itertools import count
 from typing import Any
 
+from psycopg import errors as pg_errors
 from sqlglot import exp
 
 from .. import recipes
+from ..encodings import encoding_for, parse_sql_type
 from ..errors import (
     EncodingError,
     LayerFloorViolation,
@@ -181,6 +183,80 @@ def _negated(value: Any) -> Any:
         raise ValueOutOfDomain("a numeric constant overflows numeric") from None
 
 
+def _comparand(ref: _Ref, oc: OnionColumn, cap: Cap, layer: str, v: Any) -> Any:
+    """The ciphertext a column's onion is compared with, for the value ``v``."""
+    col = ref.column
+    if v is None:
+        return None
+    if oc.innermost == "PLAIN":
+        return v  # the server compares plain values itself, with its own casts
+    try:
+        c = col.encoding.coerce(v)
+    except ValueOutOfDomain:
+        c = _UNREPRESENTABLE
+    if c is _UNREPRESENTABLE or not _same_value(v, c):
+        # e.g. int_col = 2.5, varchar(3)_col = 'abcd': equal to no stored value
+        if cap is Cap.EQ:
+            return NO_MATCH
+        raise UnsupportedQuery(
+            f"comparing {ref.table.name}.{col.name} ({col.type.sql()}) with a value "
+            "its type cannot hold exactly",
+            "range comparison with an unrepresentable value",
+        )
+    return recipes.encrypt(col, oc, c, layer)
+
+
+def _quantified(node: exp.Expression) -> tuple[str, exp.Expression] | None:
+    """("ANY" | "ALL", the array) for ``ANY(...)`` / ``SOME(...)`` / ``ALL(...)``."""
+    if isinstance(node, exp.Any):
+        inner = node.this
+        while isinstance(inner, exp.Paren):
+            inner = inner.this
+        return "ANY", inner
+    if isinstance(node, exp.All):
+        return "ALL", node.this
+    if isinstance(node, exp.Anonymous) and node.name.upper() in ("ALL", "SOME"):
+        if len(node.expressions) != 1:
+            raise _unsupported(node, node.name.upper())
+        return ("ALL" if node.name.upper() == "ALL" else "ANY"), node.expressions[0]
+    return None
+
+
+_INT_TYPES = frozenset({"smallint", "integer", "bigint"})
+
+
+def cast_value(value: Any, to: exp.DataType, param: bool = False) -> Any:
+    """``value::type`` with PostgreSQL's explicit-cast semantics, for a constant or a
+    parameter: boolean <-> integer, booleans as text, strings truncated to varchar(n)
+    (an explicit cast truncates where an assignment would fail), else the type's input
+    rules (those of its encoding).  A parameter has the type psycopg sends it as: a
+    Python int goes as smallint, integer or bigint by its size, and only integer casts
+    to boolean."""
+    if value is None:
+        return None
+    as_integer = param and isinstance(value, int) and not isinstance(value, bool)
+    if as_integer and to.is_type(exp.DataType.Type.BOOLEAN):
+        if -(2**15) <= value < 2**15:
+            raise pg_errors.CannotCoerce("cannot cast type smallint to boolean")
+        if not -(2**31) <= value < 2**31:
+            source = "bigint" if -(2**63) <= value < 2**63 else "numeric"
+            raise pg_errors.CannotCoerce(f"cannot cast type {source} to boolean")
+    try:
+        t = parse_sql_type(to.sql("postgres"))
+    except Exception:
+        raise UnsupportedQuery(f"cast to {to.sql('postgres')}", "cast") from None
+    if isinstance(value, bool):
+        if t.name in _INT_TYPES:
+            value = int(value)
+        elif t.name in ("text", "varchar", "char"):
+            value = "true" if value else "false"
+    elif t.name == "boolean" and isinstance(value, int):
+        value = value != 0
+    elif t.name in ("varchar", "char") and t.precision is not None and isinstance(value, str):
+        value = value[: t.precision]
+    return encoding_for(t).coerce(value)
+
+
 def _literal_value(node: exp.Expression) -> Any:
     if isinstance(node, exp.Literal):
         if node.is_string:
@@ -232,8 +308,12 @@ class Compiler:
             if inner is None:
                 return None
             return lambda p: None if (x := inner(p)) is None else _negated(x)
-        if isinstance(node, exp.Cast) and isinstance(node.this, exp.Literal | exp.Placeholder):
-            return self.value_of(node.this)
+        if isinstance(node, exp.Cast):
+            inner = self.value_of(node.this)
+            if inner is None:
+                return None
+            to, param = node.to, isinstance(node.this, exp.Placeholder)
+            return lambda p: cast_value(inner(p), to, param)
         return None
 
     # -- choosing onions -------------------------------------------------------------------
@@ -279,30 +359,33 @@ class Compiler:
     def encrypted_param(
         self, ref: _Ref, oc: OnionColumn, cap: Cap, value: ParamBuilder
     ) -> exp.Placeholder:
-        col, layer = ref.column, self.target_layer(oc, cap)
+        layer = self.target_layer(oc, cap)
 
         def build(p: Params) -> Any:
-            v = value(p)
-            if v is None:
-                return None
-            if oc.innermost == "PLAIN":
-                return v  # the server compares plain values itself, with its own casts
-            try:
-                c = col.encoding.coerce(v)
-            except ValueOutOfDomain:
-                c = _UNREPRESENTABLE
-            if c is _UNREPRESENTABLE or not _same_value(v, c):
-                # e.g. int_col = 2.5, varchar(3)_col = 'abcd': equal to no stored value
-                if cap is Cap.EQ:
-                    return NO_MATCH
-                raise UnsupportedQuery(
-                    f"comparing {ref.table.name}.{col.name} ({col.type.sql()}) with a value "
-                    "its type cannot hold exactly",
-                    "range comparison with an unrepresentable value",
-                )
-            return recipes.encrypt(col, oc, c, layer)
+            return _comparand(ref, oc, cap, layer, value(p))
 
         return self.param(build)
+
+    def encrypted_array_param(
+        self, ref: _Ref, oc: OnionColumn, cap: Cap, value: ParamBuilder
+    ) -> exp.Expression:
+        """``col op ANY(%s)`` with a list: each element encrypted as a comparand."""
+        layer = self.target_layer(oc, cap)
+
+        def build(p: Params) -> Any:
+            items = value(p)
+            if items is None:
+                return None
+            if not isinstance(items, list | tuple):
+                raise EncodingError(
+                    f"ANY/ALL of {ref.table.name}.{ref.column.name} needs a list, "
+                    f"not a {type(items).__name__}"
+                )
+            return [_comparand(ref, oc, cap, layer, v) for v in items]
+
+        if oc.innermost == "PLAIN":
+            return self.param(build)  # the server casts the plain array itself
+        return exp.Cast(this=self.param(build), to=exp.DataType.build("bytea[]"))
 
     @staticmethod
     def col_expr(ref: _Ref, oc: OnionColumn) -> exp.Column:
@@ -368,6 +451,9 @@ class Compiler:
 
     def comparison(self, scope: Scope, node: exp.Expression, cap: Cap) -> exp.Expression:
         left, right = node.this, node.expression
+        quantified = _quantified(right)
+        if quantified is not None:
+            return self.quantified(scope, node, cap, *quantified)
         lref, rref = self._column_side(scope, left), self._column_side(scope, right)
         op: Any = type(node)
         if lref is None and rref is not None:
@@ -398,6 +484,35 @@ class Compiler:
         return op(
             this=self.col_expr(lref, oc), expression=self.encrypted_param(lref, oc, cap, value)
         )
+
+    def quantified(
+        self, scope: Scope, node: exp.Expression, cap: Cap, kind: str, arg: exp.Expression
+    ) -> exp.Expression:
+        """``col op ANY(array)`` / ``col op ALL(array)``: the array is a list parameter or
+        ``ARRAY[...]`` of constants, each element encrypted for the column's onion."""
+        ref = self._column_side(scope, node.this)
+        if ref is None:
+            raise _unsupported(node, f"{kind} over an expression")
+        oc = self.require(ref, cap)
+        if cap is Cap.ORD:
+            self._exact_order(ref, oc, node)
+        if isinstance(arg, exp.Array):
+            builders = [self.value_of(e) for e in arg.expressions]
+            if any(b is None for b in builders):
+                raise _unsupported(node, f"{kind} over a non-constant array")
+            items: ParamBuilder = lambda p: [b(p) for b in builders if b is not None]  # noqa: E731
+        else:
+            value = self.value_of(arg)
+            if value is None:
+                raise _unsupported(node, f"{kind} over a subquery or expression")
+            items = value
+        array = self.encrypted_array_param(ref, oc, cap, items)
+        wrapper: exp.Expression = (
+            exp.Any(this=exp.Paren(this=array))
+            if kind == "ANY"
+            else exp.Anonymous(this="ALL", expressions=[array])
+        )
+        return type(node)(this=self.col_expr(ref, oc), expression=wrapper)
 
     def col_vs_col(self, a: _Ref, b: _Ref, cap: Cap) -> tuple[exp.Column, exp.Column]:
         mark = len(self.needs)
