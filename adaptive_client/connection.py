@@ -808,6 +808,7 @@ class Cursor:
                     values = {col.name: fn(row, params) for col, fn in rmw.assignments}
                     pairs = encrypt_row_for_update(rmw.table, values)
                     updates.append((pairs, row[0]))
+            returned: list[tuple[Any, ...]] = []
             if updates:
                 cols = [a for a, _ in updates[0][0]]
                 stmt = sql.SQL("UPDATE {} SET {} WHERE ctid = %s").format(
@@ -815,11 +816,29 @@ class Cursor:
                     sql.SQL(", ").join(sql.SQL("{} = %s").format(sql.Identifier(c)) for c in cols),
                 )
                 data = [[v for _, v in pairs] + [ctid] for pairs, ctid in updates]
-                if len(data) == 1:
+                if rmw.returning is not None:
+                    stmt = sql.SQL("UPDATE {} AS {} SET {} WHERE {}.ctid = %s {}").format(
+                        sql.Identifier(rmw.table.anon),
+                        sql.Identifier(rmw.alias),
+                        sql.SQL(", ").join(
+                            sql.SQL("{} = %s").format(sql.Identifier(c)) for c in cols
+                        ),
+                        sql.Identifier(rmw.alias),
+                        sql.SQL(rmw.returning.replace("%", "%%")),
+                    )
+                    for written in data:
+                        cur.execute(stmt, written)
+                        returned += cur.fetchall()
+                elif len(data) == 1:
                     cur.execute(stmt, data[0])
                 else:
                     cur.executemany(stmt, data)
         conn._forget(plan)
+        if rmw.returning is not None:
+            with STATS.crypto():
+                out = decrypt_columns(plan.outputs, returned)
+            self._set_result(out, plan.description, len(rows))
+            return
         self._set_result([], None, len(rows))
 
 

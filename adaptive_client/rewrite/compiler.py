@@ -85,8 +85,8 @@ class Scope:
     def __init__(self) -> None:
         self.entries: list[tuple[str, TableMeta, str]] = []  # (user alias, table, server alias)
 
-    def add(self, alias: str, table: TableMeta) -> str:
-        server_alias = f"a{len(self.entries)}"
+    def add(self, alias: str, table: TableMeta, server_alias: str | None = None) -> str:
+        server_alias = server_alias or f"a{len(self.entries)}"
         if any(a == alias for a, _, _ in self.entries):
             raise UnsupportedQuery(f'table name "{alias}" specified more than once', "alias")
         self.entries.append((alias, table, server_alias))
@@ -309,11 +309,11 @@ class Compiler:
                 return None
             return lambda p: None if (x := inner(p)) is None else _negated(x)
         if isinstance(node, exp.Cast):
-            inner = self.value_of(node.this)
-            if inner is None:
+            operand = self.value_of(node.this)
+            if operand is None:
                 return None
             to, param = node.to, isinstance(node.this, exp.Placeholder)
-            return lambda p: cast_value(inner(p), to, param)
+            return lambda p: cast_value(operand(p), to, param)
         return None
 
     # -- choosing onions -------------------------------------------------------------------

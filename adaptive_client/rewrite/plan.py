@@ -103,6 +103,9 @@ class RmwUpdate:
     # the WHERE names one row by its primary key: rows this transaction already locked
     # with SELECT ... FOR UPDATE (cached in the row layout) spare the SELECT's round trip
     lock_key: Callable[[Params], Any] | None = None
+    # RETURNING of the statement, over the table under ``alias``, added to each write
+    returning: str | None = None
+    alias: str = ""
 
 
 @dataclass

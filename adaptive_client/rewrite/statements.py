@@ -482,22 +482,26 @@ def _reduce(
 # -- INSERT ------------------------------------------------------------------------------
 
 
-def _target(c: Compiler, node: exp.Expression) -> tuple[Any, list[str] | None]:
+def _target(c: Compiler, node: exp.Expression) -> tuple[Any, list[str] | None, str]:
+    """The INSERT's table, its column list (None: all) and the name it goes by."""
     cols = None
     if isinstance(node, exp.Schema):
         cols = [i.name.lower() for i in node.expressions]
         node = node.this
     if not isinstance(node, exp.Table):
         raise _unsupported(node, "INSERT target")
-    return c.catalog.table(node.name), cols
+    meta = c.catalog.table(node.name)
+    return meta, cols, (node.alias or meta.name).lower()
 
 
 def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
-    for key in ("conflict", "overwrite", "partition", "where"):
+    for key in ("overwrite", "partition", "where"):
         if stmt.args.get(key):
             raise _unsupported(stmt, f"INSERT ... {key.upper()}")
-    meta, cols = _target(c, stmt.this)
+    meta, cols, alias = _target(c, stmt.this)
     c.tables.append(meta)
+    scope = Scope()
+    server_alias = scope.add(alias, meta)
     cols = cols or list(meta.columns)
     for name in cols:
         meta.column(name)
@@ -534,14 +538,19 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
         row_params = [c.param(_encrypting(col, oc, effective[col.name])) for col, oc in storage]
         rows.append(exp.Tuple(expressions=row_params))
     target = exp.Schema(
-        this=exp.Table(this=exp.to_identifier(meta.anon, quoted=True)),
+        this=exp.Table(
+            this=exp.to_identifier(meta.anon, quoted=True),
+            alias=exp.TableAlias(this=exp.to_identifier(server_alias)),
+        ),
         expressions=[exp.to_identifier(oc.anon, quoted=True) for _, oc in storage],
     )
     out = exp.Insert(this=target, expression=exp.Values(expressions=rows))
     plan = Compiled(kind="insert", statement_type="INSERT")
-    if len(rows) > 1:  # (its parameters are made before RETURNING's)
+    if len(rows) > 1:  # (its parameters are made before ON CONFLICT's and RETURNING's)
         plan.bulk = _bulk_encrypting(list(meta.columns.values()), storage, row_values)
-    _returning(c, stmt, out, plan, meta)
+    if stmt.args.get("conflict") is not None:
+        out.set("conflict", _on_conflict(c, scope, meta, stmt.args["conflict"]))
+    _returning(c, stmt, out, plan, scope)
     plan.sql = server_sql(out)
     plan.params = c.params
     return plan
@@ -609,31 +618,108 @@ def _encrypting(col: ColumnMeta, oc: OnionColumn, v: ParamBuilder) -> ParamBuild
 
 
 def _returning(
-    c: Compiler, stmt: exp.Expression, out: exp.Expression, plan: Compiled, meta: Any
+    c: Compiler, stmt: exp.Expression, out: exp.Expression, plan: Compiled, scope: Scope
 ) -> None:
+    """RETURNING of an INSERT, UPDATE or DELETE: the server returns the onion columns the
+    items need (of the row as written), the client decrypts and computes the items."""
     ret = stmt.args.get("returning")
     if not ret:
         return
-    scope = Scope()
-    scope.add(meta.name, meta)
-    select_list: list[exp.Expression] = []
-    outputs = []
-    items = []
+    items: list[exp.Expression] = []
     for e in ret.expressions:
-        if isinstance(e, exp.Star):
-            items += [exp.column(col) for col in meta.columns]
+        if isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star)):
+            qual = e.table.lower() if isinstance(e, exp.Column) and e.table else None
+            for alias, table, server_alias in scope.entries:
+                if server_alias == "excluded":  # ON CONFLICT's row is not returned
+                    continue
+                if qual is None or qual == alias:
+                    items += [exp.column(col, table=alias) for col in table.columns]
         else:
             items.append(e)
+    select_list: list[exp.Expression] = []
+    outputs = []
     for e in items:
         fn, name, oid = c.value_expr(scope, e, select_list, {})
         outputs.append(Output(name, fn, oid))
-    # RETURNING cannot use our table alias: qualify by the anonymized table name instead
-    for node in select_list:
-        for col in node.find_all(exp.Column):
-            col.set("table", exp.to_identifier(meta.anon, quoted=True))
     out.set("returning", exp.Returning(expressions=select_list))
     plan.outputs = outputs
     plan.returns_rows = True
+
+
+def _on_conflict(c: Compiler, scope: Scope, meta: Any, node: exp.OnConflict) -> exp.OnConflict:
+    """ON CONFLICT over the keys' ciphertexts: the conflict target names the key columns'
+    Eq onions (the unique index the server enforces); DO UPDATE SET writes every onion of
+    a column, from EXCLUDED's onions or from encrypted constants."""
+    from ..ddl import _key_column
+
+    out = exp.OnConflict()
+    if node.args.get("constraint") is not None:
+        name = node.args["constraint"].name.lower()
+        if name != f"{meta.name}_pkey" or not meta.primary_key:
+            raise _unsupported(node, "ON CONFLICT ON CONSTRAINT other than the primary key")
+        keys = list(meta.primary_key)
+    else:
+        keys = []
+        for k in node.args.get("conflict_keys") or []:
+            col = k.this if isinstance(k, exp.Ordered) else k
+            if not isinstance(col, exp.Column | exp.Identifier):
+                raise _unsupported(node, "ON CONFLICT over an expression")
+            keys.append(meta.column(col.name).name)
+    if keys:
+        out.set(
+            "conflict_keys",
+            [exp.to_identifier(_key_column(meta, k).anon, quoted=True) for k in keys],
+        )
+    action = node.args.get("action")
+    verb = action.name.upper() if action is not None else ""
+    if verb == "DO NOTHING":
+        out.set("action", exp.var("DO NOTHING"))
+        return out
+    if verb != "DO UPDATE":
+        raise _unsupported(node, f"ON CONFLICT {verb}")
+    if not keys:
+        raise UnsupportedQuery(
+            "ON CONFLICT DO UPDATE requires inference specification or constraint name",
+            "ON CONFLICT",
+        )
+    scope.add("excluded", meta, server_alias="excluded")
+    sets: list[exp.Expression] = []
+    for a in node.expressions:
+        if not isinstance(a, exp.EQ) or not isinstance(a.this, exp.Column):
+            raise _unsupported(a, "ON CONFLICT SET item")
+        col = meta.column(a.this.name)
+        src = a.expression
+        if (
+            isinstance(src, exp.Column)
+            and (src.table or "").lower() == "excluded"
+            and src.name.lower() == col.name
+        ):
+            for oc in col.onions.values():
+                sets.append(
+                    exp.EQ(
+                        this=exp.column(oc.anon, quoted=True),
+                        expression=exp.column(oc.anon, table="excluded", quoted=True),
+                    )
+                )
+            continue
+        v = c.value_of(src)
+        if v is None and isinstance(src, exp.Var) and src.name.upper() == "DEFAULT":
+            v = _constant(col.default)
+        if v is None:
+            raise _unsupported(a, "ON CONFLICT DO UPDATE SET computed from the rows")
+        for oc in col.onions.values():
+            sets.append(
+                exp.EQ(
+                    this=exp.column(oc.anon, quoted=True),
+                    expression=c.param(_encrypting(col, oc, v)),
+                )
+            )
+    out.set("action", exp.var("DO UPDATE"))
+    out.set("expressions", sets)
+    where = node.args.get("where")
+    if where is not None:
+        out.set("where", exp.Where(this=c.predicate(scope, where.this)))
+    return out
 
 
 # -- UPDATE / DELETE ---------------------------------------------------------------------
@@ -652,12 +738,22 @@ def _single_table(c: Compiler, scope: Scope, node: exp.Expression) -> tuple[Any,
     )
 
 
+def _extra_tables(
+    c: Compiler, scope: Scope, nodes: Sequence[exp.Expression]
+) -> list[exp.Expression]:
+    """UPDATE ... FROM / DELETE ... USING: the other tables, joined on the server (their
+    join conditions, in WHERE, compare ciphertexts under shared keys)."""
+    return [c.table_node(scope, n) for n in nodes]
+
+
 def _update(c: Compiler, stmt: exp.Update) -> Compiled:
-    for key in ("from_", "joins", "returning", "order", "limit"):
+    for key in ("joins", "order", "limit"):
         if stmt.args.get(key):
             raise _unsupported(stmt, f"UPDATE ... {key.upper().rstrip('_')}")
     scope = Scope()
     meta, table = _single_table(c, scope, stmt.this)
+    from_ = stmt.args.get("from_")
+    others = _extra_tables(c, scope, [from_.this] if from_ is not None else [])
     where = stmt.args.get("where")
     pred = c.predicate(scope, where.this) if where is not None else None
     constant: list[tuple[ColumnMeta, ParamBuilder]] = []
@@ -684,13 +780,27 @@ def _update(c: Compiler, stmt: exp.Update) -> Compiled:
                     )
                 )
         out = exp.Update(this=table, expressions=sets)
+        if others:
+            out.set("from_", exp.From(this=others[0]))
         if pred is not None:
             out.set("where", exp.Where(this=pred))
-        return Compiled(
-            kind="update", sql=server_sql(out), params=c.params, statement_type="UPDATE"
-        )
+        plan = Compiled(kind="update", statement_type="UPDATE")
+        _returning(c, stmt, out, plan, scope)
+        plan.sql = server_sql(out)
+        plan.params = c.params
+        return plan
+    if others:
+        raise _unsupported(stmt, "UPDATE ... FROM with values computed from the rows")
     where_node = where.this if where is not None else None
-    return _rmw_update(c, scope, meta, table, pred, constant, computed, where_node)
+    plan = _rmw_update(c, scope, meta, table, pred, constant, computed, where_node)
+    if stmt.args.get("returning") and plan.rmw is not None:
+        # the client writes each row back by ctid; RETURNING rides on those writes, over
+        # the table under the alias the items were compiled against
+        written = exp.Update(this=table)
+        _returning(c, stmt, written, plan, scope)
+        plan.rmw.returning = server_sql(written.args["returning"])
+        plan.rmw.alias = scope.entries[0][2]
+    return plan
 
 
 def _rmw_update(
@@ -783,29 +893,20 @@ def _param_fn(v: ParamBuilder) -> Any:
 
 
 def _delete(c: Compiler, stmt: exp.Delete) -> Compiled:
-    for key in ("using", "joins", "order", "limit"):
+    for key in ("joins", "order", "limit"):
         if stmt.args.get(key):
             raise _unsupported(stmt, f"DELETE ... {key.upper()}")
     scope = Scope()
-    meta, table = _single_table(c, scope, stmt.this)
+    _, table = _single_table(c, scope, stmt.this)
     out = exp.Delete(this=table)
+    using = stmt.args.get("using") or []
+    if using:
+        out.set("using", _extra_tables(c, scope, using))
     where = stmt.args.get("where")
     if where is not None:
         out.set("where", exp.Where(this=c.predicate(scope, where.this)))
     plan = Compiled(kind="delete", statement_type="DELETE")
-    ret = stmt.args.get("returning")
-    if ret:
-        select_list: list[exp.Expression] = []
-        outputs = []
-        items = []
-        for e in ret.expressions:
-            items += [exp.column(col) for col in meta.columns] if isinstance(e, exp.Star) else [e]
-        for e in items:
-            fn, name, oid = c.value_expr(scope, e, select_list, {})
-            outputs.append(Output(name, fn, oid))
-        out.set("returning", exp.Returning(expressions=select_list))
-        plan.outputs = outputs
-        plan.returns_rows = True
+    _returning(c, stmt, out, plan, scope)
     plan.sql = server_sql(out)
     plan.params = c.params
     return plan
