@@ -718,6 +718,9 @@ class Cursor:
         if plan.rmw is not None:
             self._rmw(plan, params)
             return
+        if plan.insert_select is not None:
+            self._insert_select(plan.insert_select, params)
+            return
         with STATS.crypto():
             bound = plan.bind_positional(params)
         cur = self._server_cursor()
@@ -784,6 +787,30 @@ class Cursor:
         with psycopg.RawCursor(self.connection.pg) as cur:
             cur.executemany(plan.positional_sql, bound)
             self._set_result([], None, cur.rowcount)
+
+    def _insert_select(self, plans: tuple[Compiled, Compiled], params: Params) -> None:
+        """Read the source rows decrypted, insert them through the single-row INSERT, in
+        one transaction (its own in autocommit mode, as the one statement would be)."""
+        source, target = plans
+        conn = self.connection
+        ctx = conn.pg.transaction() if conn.pg.autocommit else contextlib.nullcontext()
+        with ctx:
+            self._execute_plan(source, params)
+            rows = self._rows
+            if target.returns_rows:
+                returned: list[tuple[Any, ...]] = []
+                for row in rows:
+                    self._execute_plan(target, row)
+                    returned += self._rows
+                self._set_result(returned, target.description, len(rows))
+                return
+            if rows:
+                with STATS.crypto():
+                    bound = [target.bind_positional(row) for row in rows]
+                with psycopg.RawCursor(conn.pg) as cur:
+                    cur.executemany(target.positional_sql, bound)
+        conn._forget(target)
+        self._set_result([], None, len(rows))
 
     def _rmw(self, plan: Compiled, params: Params) -> None:
         conn = self.connection

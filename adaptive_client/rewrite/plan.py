@@ -130,6 +130,9 @@ class Compiled:
     # multi-row INSERT: the leading parameters (those of its VALUES, made first) all at
     # once, encrypted in batches; the rest (RETURNING's) by their builders
     bulk: Callable[[Params], list[Any]] | None = None
+    # INSERT ... SELECT through the client: the SELECT (decrypted), then the single-row
+    # INSERT whose %s parameters are one row of it
+    insert_select: tuple[Compiled, Compiled] | None = None
 
     _positional: tuple[bytes, list[ParamBuilder]] | None = field(default=None, repr=False)
     _ordered: bool | None = field(default=None, repr=False)

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any, cast
 
+from psycopg import errors as pg_errors
 from sqlglot import exp
 
 from .. import recipes
@@ -145,6 +146,12 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
         keys = []
         for g in group.expressions:
             g = _by_position(g, items)
+            if (
+                isinstance(g, exp.Column)
+                and not g.table
+                and not any(g.name.lower() in t.columns for _, t, _ in scope.entries)
+            ):  # an output alias (PostgreSQL prefers an input column of the same name)
+                g = _by_position(g, items, aliases=True)
             ref = c._column_side(scope, g)
             if ref is None:
                 raise _unsupported(g, "GROUP BY expression")
@@ -506,8 +513,10 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
     for name in cols:
         meta.column(name)
     values = stmt.expression
+    if isinstance(values, exp.Select | exp.SetOperation | exp.Subquery):
+        return _insert_select(c, stmt, meta, cols)
     if not isinstance(values, exp.Values):
-        raise _unsupported(stmt, "INSERT ... SELECT")
+        raise _unsupported(stmt, "INSERT source")
     storage: list[tuple[ColumnMeta, OnionColumn]] = [
         (col, oc) for col in meta.columns.values() for oc in col.onions.values()
     ]
@@ -553,6 +562,46 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
     _returning(c, stmt, out, plan, scope)
     plan.sql = server_sql(out)
     plan.params = c.params
+    return plan
+
+
+def _insert_select(c: Compiler, stmt: exp.Insert, meta: Any, cols: list[str]) -> Compiled:
+    """INSERT ... SELECT through the client: the source rows are read decrypted (the
+    server cannot move values between columns under different keys), then inserted,
+    encrypted for the target's onions, in the same transaction."""
+    source_node = stmt.expression
+    while isinstance(source_node, exp.Subquery):
+        source_node = source_node.this
+    rest = stmt.copy()
+    rest.set("expression", None)
+    if rest.find(exp.Placeholder) is not None:
+        raise _unsupported(stmt, "parameters outside the SELECT of INSERT ... SELECT")
+    source = _compile_statement(c.catalog, source_node, False)
+    if len(source.outputs) != len(cols):
+        raise pg_errors.SyntaxError(
+            "INSERT has more expressions than target columns"
+            if len(source.outputs) > len(cols)
+            else "INSERT has more target columns than expressions"
+        )
+    row = exp.Tuple(expressions=[exp.Placeholder(this=f"u{i}") for i in range(len(cols))])
+    target_stmt = stmt.copy()
+    target_stmt.set(
+        "this",
+        exp.Schema(
+            this=stmt.this.this if isinstance(stmt.this, exp.Schema) else stmt.this,
+            expressions=[exp.to_identifier(n) for n in cols],
+        ),
+    )
+    target_stmt.set("expression", exp.Values(expressions=[row]))
+    target_c = Compiler(c.catalog)
+    target = _insert(target_c, target_stmt)
+    target.needs = target_c.needs
+    target.tables = target_c.tables
+    c.needs += source.needs + target.needs
+    c.tables += source.tables
+    plan = Compiled(kind="insert", statement_type="INSERT")
+    plan.insert_select = (source, target)
+    plan.outputs, plan.returns_rows = target.outputs, target.returns_rows
     return plan
 
 
