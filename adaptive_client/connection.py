@@ -19,7 +19,7 @@ import psycopg
 from psycopg import sql
 from sqlglot import exp
 
-from . import ddl, peel, wire
+from . import ddl, peel, server_errors, wire
 from .config import PEEL_MODES, Config, load_config
 from .errors import (
     AdaptiveError,
@@ -625,11 +625,25 @@ class Cursor:
 
     # -- DB-API ----------------------------------------------------------------------------
     def execute(self, query: str, params: Params | None = None) -> Cursor:
-        self.connection._run(self, query, params)
+        try:
+            self.connection._run(self, query, params)
+        except psycopg.Error as exc:
+            raise self._plain_error(exc) from None
         return self
 
     def executemany(self, query: str, params_seq: Iterable[Params]) -> None:
-        self.connection._run(self, query, None, many=list(params_seq))
+        try:
+            self.connection._run(self, query, None, many=list(params_seq))
+        except psycopg.Error as exc:
+            raise self._plain_error(exc) from None
+
+    def _plain_error(self, exc: psycopg.Error) -> BaseException:
+        """A server error in the application's names (see server_errors); the library's
+        own errors and errors without a server report go as they are."""
+        if isinstance(exc, AdaptiveError) or exc.diag.sqlstate is None:
+            return exc.with_traceback(exc.__traceback__)
+        conn = self.connection
+        return server_errors.translate(exc, conn.catalog, conn.control)
 
     def fetchone(self) -> tuple[Any, ...] | None:
         if self._pos >= len(self._rows):

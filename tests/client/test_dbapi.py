@@ -1,0 +1,146 @@
+"""The DB-API 2.0 surface, session commands, scripts, and server errors in plain names."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+import sqlglot
+
+import adaptive_client
+from adaptive_client.keys import MasterKey
+
+
+@pytest.fixture()
+def conn(new_database: Any, master_key: MasterKey) -> Iterator[adaptive_client.Connection]:
+    c = adaptive_client.connect(new_database("dbapi"), master_key=master_key, autocommit=True)
+    c.execute(
+        "CREATE TABLE acct (id integer PRIMARY KEY, name text NOT NULL, email text UNIQUE)"
+    )
+    c.execute("INSERT INTO acct VALUES (1, 'ann', 'a@x'), (2, 'bob', 'b@x')")
+    yield c
+    c.close()
+
+
+def test_module_globals_and_exception_hierarchy() -> None:
+    assert adaptive_client.apilevel == "2.0"
+    assert adaptive_client.paramstyle == "pyformat"
+    assert adaptive_client.threadsafety in (1, 2)
+    assert adaptive_client.Error is psycopg.Error
+    assert issubclass(adaptive_client.AdaptiveError, psycopg.Error)
+    assert issubclass(adaptive_client.UnsupportedQuery, psycopg.NotSupportedError)
+    assert issubclass(adaptive_client.RetryableError, psycopg.errors.SerializationFailure)
+    assert issubclass(adaptive_client.errors.UndefinedTable, psycopg.errors.UndefinedTable)
+    assert issubclass(adaptive_client.errors.EncodingError, psycopg.DataError)
+    assert adaptive_client.RetryableError("x").sqlstate == "40001"
+
+
+def test_unknown_table_is_psycopgs_class(conn: adaptive_client.Connection) -> None:
+    with pytest.raises(psycopg.errors.UndefinedTable):
+        conn.execute("SELECT * FROM nowhere")
+
+
+def test_cursor_extensions(conn: adaptive_client.Connection) -> None:
+    cur = conn.execute("SELECT id FROM acct ORDER BY id")
+    assert cur.rownumber == 0 and cur.lastrowid is None
+    cur.scroll(1)
+    assert cur.fetchone() == (2,)
+    cur.scroll(0, mode="absolute")
+    assert cur.fetchall() == [(1,), (2,)]
+    with pytest.raises(IndexError):
+        cur.scroll(5)
+    with pytest.raises(psycopg.ProgrammingError):
+        cur.scroll(0, mode="sideways")
+    assert cur.nextset() is None
+
+
+def test_unique_violation_in_plain_names_without_ciphertexts(
+    conn: adaptive_client.Connection,
+) -> None:
+    with pytest.raises(psycopg.errors.UniqueViolation) as info:
+        conn.execute("INSERT INTO acct VALUES (3, 'cid', 'a@x')")
+    err = info.value
+    assert err.diag.constraint_name == "acct_email_key"
+    assert err.diag.table_name == "acct"
+    assert err.diag.message_detail == "Key (email) already exists."
+    assert "\\x" not in str(err)
+    assert not re.search(r"\b[tci]_[0-9a-f]{8}", str(err))
+    with pytest.raises(psycopg.errors.UniqueViolation) as info:
+        conn.execute("INSERT INTO acct VALUES (1, 'dup', 'z@x')")
+    assert info.value.diag.constraint_name == "acct_pkey"
+
+
+def test_not_null_violation_names_the_column(conn: adaptive_client.Connection) -> None:
+    with pytest.raises(psycopg.errors.NotNullViolation) as info:
+        conn.execute("INSERT INTO acct VALUES (3, NULL, 'c@x')")
+    assert info.value.diag.column_name == "name"
+    assert str(info.value) == (
+        'null value in column "name" of relation "acct" violates not-null constraint'
+    )
+
+
+def test_script_runs_in_order_and_is_atomic_in_autocommit(
+    conn: adaptive_client.Connection,
+) -> None:
+    cur = conn.execute(
+        "INSERT INTO acct VALUES (3, 'cid', 'c@x'); SELECT name FROM acct WHERE id = 3;"
+    )
+    assert cur.fetchall() == [("cid",)]
+    with pytest.raises(psycopg.errors.UniqueViolation):
+        conn.execute(
+            "CREATE TABLE extra (id integer PRIMARY KEY); "
+            "INSERT INTO acct VALUES (4, 'dee', 'd@x'); INSERT INTO acct VALUES (1, 'x', 'y')"
+        )
+    # the whole script was undone, metadata included
+    assert conn.execute("SELECT count(*) FROM acct").fetchone() == (3,)
+    with pytest.raises(psycopg.errors.UndefinedTable):
+        conn.execute("SELECT * FROM extra")
+    with pytest.raises(psycopg.errors.SyntaxError):
+        conn.execute("SELECT 1; SELECT %s", (1,))
+
+
+def test_savepoints_pass_through(conn: adaptive_client.Connection) -> None:
+    conn.autocommit = False
+    conn.execute("INSERT INTO acct VALUES (5, 'eve', 'e@x')")
+    conn.execute("SAVEPOINT s1")
+    conn.execute("INSERT INTO acct VALUES (6, 'fay', 'f@x')")
+    conn.execute("ROLLBACK TO SAVEPOINT s1")
+    conn.execute("RELEASE SAVEPOINT s1")
+    conn.execute("COMMIT")
+    assert conn.execute("SELECT id FROM acct ORDER BY id").fetchall() == [(1,), (2,), (5,)]
+    conn.commit()
+
+
+def test_ddl_rolled_back_in_a_transaction_leaves_the_catalog_usable(
+    conn: adaptive_client.Connection,
+) -> None:
+    conn.autocommit = False
+    conn.execute("CREATE TABLE scratch (id integer PRIMARY KEY)")
+    conn.rollback()
+    with pytest.raises(psycopg.errors.UndefinedTable):
+        conn.execute("SELECT * FROM scratch")
+    conn.rollback()
+    conn.execute("CREATE TABLE scratch (id integer PRIMARY KEY)")
+    conn.execute("SAVEPOINT before_t2")
+    conn.execute("CREATE TABLE scratch2 (id integer PRIMARY KEY)")
+    conn.execute("ROLLBACK TO SAVEPOINT before_t2")
+    conn.commit()
+    assert conn.execute("SELECT count(*) FROM scratch").fetchone() == (0,)
+    with pytest.raises(psycopg.errors.UndefinedTable):
+        conn.execute("SELECT * FROM scratch2")
+    conn.rollback()
+
+
+def test_sqlglot_records_stay_out_of_the_logs(
+    conn: adaptive_client.Connection, caplog: pytest.LogCaptureFixture
+) -> None:
+    # sqlglot warns, quoting the statement, when it falls back to a bare command
+    statement = "LOCK TABLE acct IN ROW EXCLUSIVE MODE NOWAIT secret_value"
+    with caplog.at_level("DEBUG"):
+        with pytest.raises(psycopg.Error):
+            conn.execute(statement)
+        sqlglot.parse(statement, read="postgres")  # the application's own use still logs
+    assert caplog.text.count("secret_value") == 1
