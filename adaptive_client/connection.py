@@ -522,9 +522,12 @@ class Connection:
 
     def _forget(self, plan: Compiled) -> None:
         """A write to a table ends the validity of the locked rows cached for it."""
+        for table in plan.tables:
+            self._forget_table(table)
+
+    def _forget_table(self, table: Any) -> None:
         if self._locked:
-            anons = {t.anon for t in plan.tables}
-            for key in [k for k in self._locked if k[0] in anons]:
+            for key in [k for k in self._locked if k[0] == table.anon]:
                 del self._locked[key]
 
     def _explain(self, cur: Cursor, stmt: exp.Expression, params: Params | None) -> None:
@@ -636,6 +639,20 @@ class Cursor:
             self.connection._run(self, query, None, many=list(params_seq))
         except psycopg.Error as exc:
             raise self._plain_error(exc) from None
+
+    def copy(self, statement: str, params: Params | None = None) -> Any:
+        """``COPY t FROM STDIN`` / ``COPY ... TO STDOUT`` as psycopg's ``cursor.copy()``:
+        a context manager whose object has ``write_row``/``write`` (values encrypted in
+        batches on the way) or ``rows``/``read`` (decrypted); see adaptive_client.copy."""
+        from .copy import open_copy
+
+        conn = self.connection
+        conn._maybe_refresh()
+        text, _, _ = normalize_placeholders(statement)
+        stmts = _parse_sql(text)
+        if len(stmts) != 1 or not isinstance(stmts[0], exp.Copy):
+            raise UnsupportedQuery("cursor.copy() takes one COPY statement", "COPY")
+        return open_copy(self, stmts[0], params)
 
     def _plain_error(self, exc: psycopg.Error) -> BaseException:
         """A server error in the application's names (see server_errors); the library's

@@ -1,0 +1,349 @@
+"""COPY through the client, in the shape of psycopg's ``cursor.copy()``.
+
+* ``COPY t [(cols)] FROM STDIN [WITH (FORMAT text | csv, HEADER, DELIMITER ...)]``: the
+  rows the application writes (``write_row`` with Python values, or ``write`` with data
+  in the COPY text or CSV format) are coerced by their column's type, encrypted a batch
+  at a time (one batched call per onion and layer, as a multi-row INSERT), and streamed
+  to the server by a binary ``COPY`` of the onion columns.  Omitted columns take their
+  defaults.  In autocommit mode the whole COPY is one transaction, as on the server.
+* ``COPY t | (SELECT ...) TO STDOUT``: the rows are read through the client and handed
+  out decrypted, by ``rows()`` / ``read_row()`` or as text / CSV data by ``read()``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import datetime as dt
+import io
+from collections.abc import Iterator, Sequence
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+import psycopg
+from psycopg import sql
+from sqlglot import exp
+
+from . import recipes
+from .errors import UnsupportedQuery
+from .metadata import ColumnMeta, OnionColumn, TableMeta
+from .onions import Onion
+
+if TYPE_CHECKING:
+    from .connection import Cursor
+
+BATCH = 2000  # rows encrypted per batched call
+
+
+class CopyOptions:
+    def __init__(self, node: exp.Copy) -> None:
+        self.format = "text"
+        self.header = False
+        self.delimiter: str | None = None
+        for p in node.args.get("params") or []:
+            name = p.name.upper()
+            value = p.args.get("expression")
+            text = value.name if isinstance(value, exp.Expression) else None
+            if name == "FORMAT" and text and text.lower() in ("text", "csv"):
+                self.format = text.lower()
+            elif name == "HEADER":
+                self.header = not (isinstance(value, exp.Boolean) and not value.this)
+            elif name == "DELIMITER" and isinstance(value, exp.Literal) and len(value.this) == 1:
+                self.delimiter = value.this
+            else:
+                raise UnsupportedQuery(f"COPY option {p.sql('postgres')}", "COPY option")
+        self.sep = self.delimiter or ("," if self.format == "csv" else "\t")
+
+
+def _storage_type(col: ColumnMeta, oc: OnionColumn) -> str:
+    if oc.stack == ("PLAIN",):
+        return col.type.sql()
+    if oc.onion is Onion.SUM:
+        return "numeric"
+    if oc.onion is Onion.SEARCH:
+        return "bytea[]"
+    return "bytea"
+
+
+class CopyIn:
+    """The object ``with cursor.copy("COPY t FROM STDIN") as copy:`` gives."""
+
+    def __init__(self, cursor: Cursor, table: TableMeta, columns: list[str], opts: CopyOptions):
+        self.cursor = cursor
+        self.table = table
+        self.given = [table.column(c) for c in columns]
+        self.opts = opts
+        self.storage = [(c, oc) for c in table.columns.values() for oc in c.onions.values()]
+        self._rows: list[Sequence[Any]] = []
+        self._partial = ""
+        self._header_pending = opts.header
+        self.rowcount = 0
+        self._stack = contextlib.ExitStack()
+        self._server: Any = None
+
+    # -- psycopg's Copy interface ---------------------------------------------------------
+    def write_row(self, row: Sequence[Any]) -> None:
+        if len(row) != len(self.given):
+            raise psycopg.errors.BadCopyFileFormat(
+                f"the row has {len(row)} values for {len(self.given)} columns"
+            )
+        self._rows.append(row)
+        if len(self._rows) >= BATCH:
+            self._flush()
+
+    def write(self, data: str | bytes) -> None:
+        text = data.decode() if isinstance(data, bytes | bytearray | memoryview) else data
+        text = self._partial + text
+        lines = text.split("\n")
+        self._partial = lines.pop()
+        for line in lines:
+            self._line(line)
+
+    def set_types(self, types: Sequence[Any]) -> None:
+        """Accepted for compatibility: values are coerced by their column's type."""
+
+    # -- internals -----------------------------------------------------------------------
+    def _line(self, line: str) -> None:
+        if line.endswith("\r"):
+            line = line[:-1]
+        if self._header_pending:
+            self._header_pending = False
+            return
+        if self.opts.format == "text":
+            if line == "\\.":
+                return
+            values: list[Any] = [_unescape(v) for v in line.split(self.opts.sep)]
+        else:
+            values = _csv_fields(line, self.opts.sep)
+        self.write_row(values)
+
+    def __enter__(self) -> CopyIn:
+        conn = self.cursor.connection
+        if conn.pg.autocommit:
+            self._stack.enter_context(conn.pg.transaction())
+        raw = self._stack.enter_context(conn.pg.cursor())
+        statement = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(
+            sql.Identifier(self.table.anon),
+            sql.SQL(", ").join(sql.Identifier(oc.anon) for _, oc in self.storage),
+        )
+        self._server = self._stack.enter_context(raw.copy(statement))
+        self._server.set_types([_storage_type(c, oc) for c, oc in self.storage])
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        try:
+            if exc_type is None:
+                if self._partial:
+                    self._line(self._partial)
+                    self._partial = ""
+                self._flush()
+        except BaseException as err:
+            self._stack.__exit__(type(err), err, err.__traceback__)
+            raise
+        self._stack.__exit__(exc_type, exc, tb)
+        self.cursor._set_result([], None, self.rowcount)
+        self.cursor.connection._forget_table(self.table)
+
+    def _flush(self) -> None:
+        rows, self._rows = self._rows, []
+        if not rows:
+            return
+        names = [c.name for c in self.given]
+        coerced: dict[str, list[Any]] = {}
+        for col in self.table.columns.values():
+            if col.name in names:
+                i = names.index(col.name)
+                coerce = col.encoding.coerce
+                coerced[col.name] = [None if r[i] is None else coerce(r[i]) for r in rows]
+            else:
+                default = col.default
+                value = None if default is None else col.encoding.coerce(default)
+                coerced[col.name] = [value] * len(rows)
+            if not col.nullable and any(v is None for v in coerced[col.name]):
+                raise psycopg.errors.NotNullViolation(
+                    f'null value in column "{col.name}" of relation "{self.table.name}" '
+                    "violates not-null constraint"
+                )
+        columns: list[list[Any]] = []
+        for col, oc in self.storage:
+            values = coerced[col.name]
+            present = [i for i, v in enumerate(values) if v is not None]
+            out: list[Any] = [None] * len(values)
+            cts = recipes.encrypt_many(col, oc, [values[i] for i in present])
+            for i, ct in zip(present, cts, strict=True):
+                out[i] = list(ct) if oc.onion is Onion.SEARCH else ct
+            columns.append(out)
+        for j in range(len(rows)):
+            self._server.write_row([c[j] for c in columns])
+        self.rowcount += len(rows)
+
+
+class CopyOut:
+    """``COPY ... TO STDOUT`` read through the client."""
+
+    def __init__(self, rows: list[tuple[Any, ...]], names: list[str], opts: CopyOptions):
+        self._rows = rows
+        self._names = names
+        self.opts = opts
+        self._pos = 0
+        self._typed = False
+
+    def set_types(self, types: Sequence[Any]) -> None:
+        """As in psycopg: rows() gives typed values after set_types(), text before."""
+        self._typed = True
+
+    def __enter__(self) -> CopyOut:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+    def rows(self) -> Iterator[tuple[Any, ...]]:
+        while (row := self.read_row()) is not None:
+            yield row
+
+    def read_row(self) -> tuple[Any, ...] | None:
+        row = self._next()
+        if row is None or self._typed:
+            return row
+        return tuple(_text(v) for v in row)
+
+    def _next(self) -> tuple[Any, ...] | None:
+        if self._pos >= len(self._rows):
+            return None
+        row = self._rows[self._pos]
+        self._pos += 1
+        return row
+
+    def read(self) -> memoryview:
+        """The next chunk of data in the COPY's format (empty at the end)."""
+        if self.opts.header and self._pos == 0 and self._names is not None:
+            names, self._names = self._names, None  # type: ignore[assignment]
+            return memoryview(self._format(names, header=True).encode())
+        row = self._next()
+        if row is None:
+            return memoryview(b"")
+        return memoryview(self._format(row).encode())
+
+    def __iter__(self) -> Iterator[memoryview]:
+        while data := self.read():
+            yield data
+
+    def _format(self, row: Sequence[Any], header: bool = False) -> str:
+        if self.opts.format == "csv":
+            buf = io.StringIO()
+            csv.writer(buf, delimiter=self.opts.sep, lineterminator="\n").writerow(
+                [v if header else _csv_text(v) for v in row]
+            )
+            return buf.getvalue()
+        return self.opts.sep.join(v if header else _escape(_text(v)) for v in row) + "\n"
+
+
+def _text(v: Any) -> str | None:
+    """PostgreSQL's text output of a value."""
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return "t" if v else "f"
+    if isinstance(v, dt.datetime):
+        return v.isoformat(sep=" ")
+    if isinstance(v, Decimal):
+        return format(v, "f")
+    return str(v)
+
+
+def _escape(s: str | None) -> str:
+    if s is None:
+        return "\\N"
+    return (
+        s.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+    )
+
+
+def _csv_text(v: Any) -> str:
+    s = _text(v)
+    return "" if s is None else s
+
+
+_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "\\": "\\"}
+
+
+def _unescape(field: str) -> str | None:
+    if field == "\\N":
+        return None
+    if "\\" not in field:
+        return field
+    out = []
+    i = 0
+    while i < len(field):
+        ch = field[i]
+        if ch == "\\" and i + 1 < len(field):
+            out.append(_ESCAPES.get(field[i + 1], field[i + 1]))
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _csv_fields(line: str, sep: str) -> list[str | None]:
+    """One CSV line's fields, with PostgreSQL's NULL rule: an unquoted empty field is NULL,
+    a quoted one (``""``) the empty string."""
+    fields: list[str | None] = []
+    buf: list[str] = []
+    quoted = in_quotes = False
+    i = 0
+    while i < len(line):
+        ch = line[i]
+        if in_quotes:
+            if ch == '"' and i + 1 < len(line) and line[i + 1] == '"':
+                buf.append('"')
+                i += 1
+            elif ch == '"':
+                in_quotes = False
+            else:
+                buf.append(ch)
+        elif ch == '"':
+            in_quotes = quoted = True
+        elif ch == sep:
+            fields.append("".join(buf) if buf or quoted else None)
+            buf, quoted = [], False
+        else:
+            buf.append(ch)
+        i += 1
+    if in_quotes:
+        raise psycopg.errors.BadCopyFileFormat("unterminated CSV quoted field")
+    fields.append("".join(buf) if buf or quoted else None)
+    return fields
+
+
+def open_copy(cursor: Cursor, node: exp.Copy, params: Any) -> CopyIn | CopyOut:
+    """The Copy object for a parsed COPY statement."""
+    opts = CopyOptions(node)
+    target = node.this
+    files = node.args.get("files") or []
+    if len(files) != 1 or files[0].name.upper() not in ("STDIN", "STDOUT"):
+        raise UnsupportedQuery("COPY other than FROM STDIN / TO STDOUT", "COPY")
+    if node.args.get("kind"):  # FROM
+        cols = None
+        if isinstance(target, exp.Schema):
+            cols = [c.name.lower() for c in target.expressions]
+            target = target.this
+        if not isinstance(target, exp.Table):
+            raise UnsupportedQuery("COPY FROM into other than a table", "COPY")
+        table = cursor.connection.catalog.table(target.name)
+        return CopyIn(cursor, table, cols or list(table.columns), opts)
+    if isinstance(target, exp.Subquery):
+        query = target.this.sql("postgres")
+    else:
+        cols_sql = "*"
+        if isinstance(target, exp.Schema):
+            cols_sql = ", ".join(c.sql("postgres") for c in target.expressions)
+            target = target.this
+        query = f"SELECT {cols_sql} FROM {target.sql('postgres')}"
+    cursor.execute(query, params)
+    names = [d[0] for d in cursor.description or []]
+    return CopyOut(cursor.fetchall(), names, opts)
+
+
+__all__ = ["BATCH", "CopyIn", "CopyOut", "open_copy"]
