@@ -107,7 +107,8 @@ def main() -> None:
     print(f"rows: {n}")
     print(f"plain COPY:             {plain_copy:8.2f} s  ({n / plain_copy:10.0f} rows/s)")
     print(f"client COPY:            {client_copy:8.2f} s  ({n / client_copy:10.0f} rows/s)")
-    print(f"client INSERT x{args.batch}:    {client_insert:8.2f} s  ({n / client_insert:10.0f} rows/s)")
+    label = f"client INSERT x{args.batch}:"
+    print(f"{label:<24}{client_insert:8.2f} s  ({n / client_insert:10.0f} rows/s)")
     print(f"client COPY / client INSERT: {client_copy / client_insert:.2f}")
 
 
