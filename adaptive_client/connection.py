@@ -123,7 +123,11 @@ class Connection:
         self._locked: dict[Any, tuple[Any, ...]] = {}
 
     # -- DB-API ----------------------------------------------------------------------------
-    def cursor(self) -> Cursor:
+    def cursor(self, name: str = "", *, withhold: bool = False) -> Cursor:
+        """A client-side cursor, or with ``name`` a server-side one that streams a large
+        result (``DECLARE``/``FETCH``) and decrypts it a batch at a time."""
+        if name:
+            return NamedCursor(self, name, withhold=withhold)
         return Cursor(self)
 
     def execute(self, query: str, params: Params | None = None) -> Cursor:
@@ -900,9 +904,96 @@ class Cursor:
         self._set_result([], None, len(rows))
 
 
+class NamedCursor(Cursor):
+    """A server-side cursor: a SELECT the server answers alone (no ordering, aggregate or
+    finishing left to the client) is declared on the server and fetched ``itersize``
+    rows at a time, each batch decrypted as it arrives.  Any other statement runs as on
+    a client-side cursor -- the same rows, held in memory."""
+
+    itersize = 100
+
+    def __init__(self, conn: Connection, name: str, *, withhold: bool = False) -> None:
+        super().__init__(conn)
+        self.name = name
+        self.withhold = withhold
+        self._declared: psycopg.RawServerCursor[Any] | None = None
+        self._outputs: list[Any] = []
+
+    def execute(self, query: str, params: Params | None = None) -> Cursor:
+        # the previous result's server cursor goes first: an open cursor on a table
+        # would block a peel the next statement needs
+        self._close_declared()
+        return super().execute(query, params)
+
+    def _execute_plan(self, plan: Compiled, params: Params) -> None:
+        streamable = (
+            plan.kind == "select"
+            and plan.returns_rows
+            and plan.rmw is None
+            and plan.reduce is None
+            and not plan.client_sort
+            and plan.insert_select is None
+            and not getattr(plan, "residual", None)
+        )
+        if not streamable:
+            self._close_declared()
+            super()._execute_plan(plan, params)
+            return
+        CURRENT_PARAMS.set(params)
+        self._close_declared()
+        with STATS.crypto():
+            bound = plan.bind_positional(params)
+        cur = psycopg.RawServerCursor(self.connection.pg, self.name, withhold=self.withhold)
+        cur.execute(plan.positional_sql, bound)
+        self._declared, self._outputs = cur, plan.outputs
+        self._rows, self._pos = [], 0
+        self.description = plan.description
+        self.rowcount = -1
+
+    def _more(self, n: int | None) -> list[tuple[Any, ...]]:
+        """Up to ``n`` (None: all) more decrypted rows from the server cursor."""
+        assert self._declared is not None
+        raw = self._declared.fetchall() if n is None else self._declared.fetchmany(n)
+        with STATS.crypto():
+            return decrypt_columns(self._outputs, raw)
+
+    def fetchone(self) -> tuple[Any, ...] | None:
+        if self._declared is None:
+            return super().fetchone()
+        rows = self._more(1)
+        return rows[0] if rows else None
+
+    def fetchmany(self, size: int | None = None) -> list[tuple[Any, ...]]:
+        if self._declared is None:
+            return super().fetchmany(size)
+        return self._more(size or self.arraysize)
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        if self._declared is None:
+            return super().fetchall()
+        return self._more(None)
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        if self._declared is None:
+            yield from super().__iter__()
+            return
+        while rows := self._more(self.itersize):
+            yield from rows
+
+    def _close_declared(self) -> None:
+        if self._declared is not None:
+            with contextlib.suppress(psycopg.Error):
+                self._declared.close()
+            self._declared = None
+
+    def close(self) -> None:
+        self._close_declared()
+        super().close()
+
+
 def _has_rows(cur: psycopg.RawCursor[Any]) -> bool:
     res = cur.pgresult
     return res is not None and res.status == psycopg.pq.ExecStatus.TUPLES_OK
 
 
-__all__ = ["AdaptiveError", "Connection", "Cursor", "connect"]
+__all__ = ["AdaptiveError", "Connection", "Cursor", "NamedCursor", "connect"]

@@ -144,3 +144,26 @@ def test_sqlglot_records_stay_out_of_the_logs(
             conn.execute(statement)
         sqlglot.parse(statement, read="postgres")  # the application's own use still logs
     assert caplog.text.count("secret_value") == 1
+
+
+def test_named_cursor_streams_from_the_server(conn: adaptive_client.Connection) -> None:
+    conn.execute("CREATE TABLE big (id integer PRIMARY KEY, label text)")
+    with conn.cursor().copy("COPY big (id, label) FROM STDIN") as cp:
+        for i in range(1, 1001):
+            cp.write_row((i, f"label {i}"))
+    conn.autocommit = False
+    cur = conn.cursor("stream")
+    cur.itersize = 64
+    cur.execute("SELECT id, label FROM big WHERE id > %s", (10,))
+    assert [d[0] for d in cur.description or []] == ["id", "label"]
+    first = cur.fetchone()
+    declared = conn.pg.execute("SELECT name FROM pg_cursors").fetchall()
+    assert ("stream",) in declared  # the rows stay on the server until fetched
+    rest = cur.fetchmany(5) + list(cur)
+    got = sorted([first, *rest])  # type: ignore[list-item]
+    assert got == [(i, f"label {i}") for i in range(11, 1001)]
+    # an ordered statement is finished by the client: same rows, held in memory
+    cur.execute("SELECT label FROM big WHERE id < 4 ORDER BY label DESC")
+    assert cur.fetchall() == [("label 3",), ("label 2",), ("label 1",)]
+    cur.close()
+    conn.rollback()
