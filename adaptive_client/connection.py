@@ -460,19 +460,28 @@ class Connection:
             raise psycopg.errors.SyntaxError(
                 "cannot insert multiple commands into a prepared statement"
             )
-        if not self.pg.autocommit or self._in_transaction():
+        results: list[tuple[Any, ...]] = []
+
+        def run_all() -> None:
             for part in parts:
                 self._run(cur, part, None)
-            return
-        if any(session_command(p) in ("begin", "commit", "rollback") for p in parts):
-            # a script that manages its own transactions runs statement by statement
-            for part in parts:
-                self._run(cur, part, None)
+                results.append((cur._rows, cur.description, cur.rowcount))
+            # as psycopg 3: the cursor holds the first result, nextset() moves on
+            cur._set_result(*results[0])
+            cur._more_sets = results[1:]
+
+        if (
+            not self.pg.autocommit
+            or self._in_transaction()
+            or any(session_command(p) in ("begin", "commit", "rollback") for p in parts)
+        ):
+            # inside a transaction, or a script that manages its own transactions:
+            # statement by statement
+            run_all()
             return
         try:
             with self.pg.transaction():
-                for part in parts:
-                    self._run(cur, part, None)
+                run_all()
             self._after_commit()
         except BaseException:
             self._catalog_dirty = True  # DDL earlier in the script was undone with it
@@ -629,6 +638,7 @@ class Cursor:
         self.rowcount = -1
         self.closed = False
         self._server: psycopg.RawCursor[Any] | None = None
+        self._more_sets: list[tuple[Any, ...]] = []  # the rest of a script's results
 
     # -- DB-API ----------------------------------------------------------------------------
     def execute(self, query: str, params: Params | None = None) -> Cursor:
@@ -710,8 +720,11 @@ class Cursor:
         self._pos = pos
 
     def nextset(self) -> bool | None:
-        """Only the last statement of a script keeps its result, as in psycopg 3.1."""
-        return None
+        """The next statement's result of a script, as in psycopg 3; None at the end."""
+        if not self._more_sets:
+            return None
+        self._set_result(*self._more_sets.pop(0))
+        return True
 
     def setinputsizes(self, sizes: Any) -> None:
         """Accepted and ignored, as DB-API allows."""
@@ -734,6 +747,7 @@ class Cursor:
     def _set_result(
         self, rows: list[tuple[Any, ...]], desc: list[tuple[Any, ...]] | None, rowcount: int
     ) -> None:
+        self._more_sets = []
         self._rows, self._pos = rows, 0
         self.description = desc or None
         self.rowcount = rowcount

@@ -99,6 +99,8 @@ class Scope:
         for alias, table, server_alias in self.entries:
             if qual is not None and qual != alias:
                 continue
+            if qual is None and server_alias == "excluded":
+                continue  # ON CONFLICT's proposed row is named only as EXCLUDED.col
             if name in table.columns:
                 hits.append(_Ref(server_alias, table, table.columns[name]))
         if not hits:

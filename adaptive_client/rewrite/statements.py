@@ -557,9 +557,9 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
     plan = Compiled(kind="insert", statement_type="INSERT")
     if len(rows) > 1:  # (its parameters are made before ON CONFLICT's and RETURNING's)
         plan.bulk = _bulk_encrypting(list(meta.columns.values()), storage, row_values)
+    _returning(c, stmt, out, plan, scope)  # (RETURNING cannot name EXCLUDED)
     if stmt.args.get("conflict") is not None:
         out.set("conflict", _on_conflict(c, scope, meta, stmt.args["conflict"]))
-    _returning(c, stmt, out, plan, scope)
     plan.sql = server_sql(out)
     plan.params = c.params
     return plan

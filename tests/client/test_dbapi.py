@@ -88,7 +88,11 @@ def test_script_runs_in_order_and_is_atomic_in_autocommit(
     cur = conn.execute(
         "INSERT INTO acct VALUES (3, 'cid', 'c@x'); SELECT name FROM acct WHERE id = 3;"
     )
+    # as psycopg 3: the first statement's result, then the next by nextset()
+    assert cur.description is None and cur.rowcount == 1
+    assert cur.nextset() is True
     assert cur.fetchall() == [("cid",)]
+    assert cur.nextset() is None
     with pytest.raises(psycopg.errors.UniqueViolation):
         conn.execute(
             "CREATE TABLE extra (id integer PRIMARY KEY); "
