@@ -76,9 +76,12 @@ def check(pair: Pair, q: Query) -> None:
         got, enc_error = _run(pair.enc, q)
         if plain_error is not None:
             assert enc_error is not None, (q.sql, q.params, plain_error)
-            assert isinstance(enc_error, type(plain_error)) or isinstance(
-                enc_error, TYPED_REFUSALS
-            ), (q.sql, q.params, plain_error, enc_error)
+            assert isinstance(enc_error, (type(plain_error), *TYPED_REFUSALS)), (
+                q.sql,
+                q.params,
+                plain_error,
+                enc_error,
+            )
             OUTCOMES["error for both"] += 1
             return
         if isinstance(enc_error, TYPED_REFUSALS):
