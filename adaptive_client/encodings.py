@@ -56,7 +56,16 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any, ClassVar
 
-from .errors import ConfigError, EncodingError, ValueOutOfDomain
+from .errors import (
+    ConfigError,
+    DatetimeOutOfRange,
+    EncodingError,
+    InvalidDatetimeInput,
+    InvalidTextInput,
+    NumericOutOfRange,
+    StringTooLong,
+    ValueOutOfDomain,
+)
 
 # Exact decimal arithmetic (the default context rounds to 28 digits).
 _CTX = decimal.Context(
@@ -291,7 +300,7 @@ class IntEncoding(Encoding):
             v = value
         elif isinstance(value, float):
             if not math.isfinite(value):
-                raise ValueOutOfDomain(f"{name} out of range")
+                raise NumericOutOfRange(f"{name} out of range")
             v = round(value)  # float to integer rounds half to even (rint)
         elif isinstance(value, Decimal):
             if not value.is_finite():
@@ -299,17 +308,17 @@ class IntEncoding(Encoding):
             v = int(value.quantize(_ONE, rounding=ROUND_HALF_UP, context=_CTX))
         elif isinstance(value, str):
             if not _INT_RE.fullmatch(value):
-                raise EncodingError(f"invalid input syntax for type {name}")
+                raise InvalidTextInput(f"invalid input syntax for type {name}")
             v = int(value)
         else:
             raise _type_error(self.sql_type, value)
         if not self._lo <= v <= self._hi:
-            raise ValueOutOfDomain(f"{name} out of range")
+            raise NumericOutOfRange(f"{name} out of range")
         return v
 
     def _check(self, v: int) -> int:
         if not self._lo <= v <= self._hi:
-            raise ValueOutOfDomain(f"{self.sql_type.name} out of range")
+            raise NumericOutOfRange(f"{self.sql_type.name} out of range")
         return v
 
     def to_bytes(self, v: int) -> bytes:
@@ -358,7 +367,7 @@ class NumericEncoding(Encoding):
             raise ValueOutOfDomain(f"{d} is outside {self.sql_type.sql()}")
         q = _pg_round_away(d, self._quantum)
         if abs(self._scaled(q)) >= self._limit:
-            raise ValueOutOfDomain(f"numeric field overflow for {self.sql_type.sql()}")
+            raise NumericOutOfRange(f"numeric field overflow for {self.sql_type.sql()}")
         return q
 
     def _scaled(self, v: Decimal) -> int:
@@ -368,7 +377,7 @@ class NumericEncoding(Encoding):
     def _checked(self, v: Decimal) -> int:
         x = self._scaled(v)
         if abs(x) >= self._limit:
-            raise ValueOutOfDomain(f"numeric field overflow for {self.sql_type.sql()}")
+            raise NumericOutOfRange(f"numeric field overflow for {self.sql_type.sql()}")
         return x
 
     def to_bytes(self, v: Decimal) -> bytes:
@@ -465,9 +474,9 @@ class FloatEncoding(Encoding):
             try:
                 f32 = struct.unpack(">f", struct.pack(">f", f))[0]
             except OverflowError:
-                raise ValueOutOfDomain("value out of range for real: overflow") from None
+                raise NumericOutOfRange("value out of range for real: overflow") from None
             if f32 == 0 and f != 0:
-                raise ValueOutOfDomain("value out of range for real: underflow")
+                raise NumericOutOfRange("value out of range for real: underflow")
             return _shortest_single(f32)
         return f
 
@@ -481,7 +490,7 @@ class FloatEncoding(Encoding):
             try:
                 return float(value)
             except OverflowError:
-                raise ValueOutOfDomain(f"value out of range for {name}") from None
+                raise NumericOutOfRange(f"value out of range for {name}") from None
         if isinstance(value, str):
             inf = _INF_RE.fullmatch(value)
             if inf:
@@ -489,14 +498,14 @@ class FloatEncoding(Encoding):
             if _NAN_RE.fullmatch(value):
                 return math.nan
             if not _NUM_RE.fullmatch(value):
-                raise EncodingError(f"invalid input syntax for type {name}")
+                raise InvalidTextInput(f"invalid input syntax for type {name}")
             value = Decimal(value.strip())
         if isinstance(value, Decimal):
             if value.is_nan():
                 return math.nan
             f = float(value)
             if value.is_finite() and (math.isinf(f) or (f == 0 and not value.is_zero())):
-                raise ValueOutOfDomain(f"value out of range for {name}")
+                raise NumericOutOfRange(f"value out of range for {name}")
             return f
         raise _type_error(self.sql_type, value)
 
@@ -506,7 +515,7 @@ class FloatEncoding(Encoding):
         try:
             packed = struct.pack(self._fmt, 0.0 if v == 0 else v)
         except OverflowError:
-            raise ValueOutOfDomain("value out of range for real") from None
+            raise NumericOutOfRange("value out of range for real") from None
         return int(struct.unpack(self._ufmt, packed)[0])
 
     def _float(self, u: int) -> float:
@@ -584,7 +593,7 @@ class TextEncoding(Encoding):
         if n is not None and len(v) > n:
             if v[n:].strip(" "):
                 kind = "character" if self._char else "character varying"
-                raise ValueOutOfDomain(f"value too long for type {kind}({n})")
+                raise StringTooLong(f"value too long for type {kind}({n})")
             v = v[:n]  # PostgreSQL drops excess trailing spaces silently
         if self._char and n is not None:
             v = v.ljust(n)
@@ -624,7 +633,7 @@ class DateEncoding(Encoding):
             try:
                 return dt.date.fromisoformat(value.strip())
             except ValueError:
-                raise EncodingError("invalid input syntax for type date") from None
+                raise InvalidDatetimeInput("invalid input syntax for type date") from None
         raise _type_error(self.sql_type, value)
 
     def to_bytes(self, v: dt.date) -> bytes:
@@ -676,13 +685,13 @@ class TimestampEncoding(Encoding):
         try:
             v = dt.datetime.fromisoformat(text)
         except ValueError:
-            raise EncodingError("invalid input syntax for type timestamp") from None
+            raise InvalidDatetimeInput("invalid input syntax for type timestamp") from None
         if v.tzinfo is not None:
             raise EncodingError("timestamp (without time zone) takes no time zone offset")
         try:
             return v + dt.timedelta(microseconds=extra)
         except OverflowError:
-            raise ValueOutOfDomain("timestamp out of range") from None
+            raise DatetimeOutOfRange("timestamp out of range") from None
 
     @staticmethod
     def _micros(v: dt.datetime) -> int:
@@ -722,7 +731,7 @@ class BoolEncoding(Encoding):
             v = _parse_bool(value.strip().lower())
             if v is not None:
                 return v
-            raise EncodingError("invalid input syntax for type boolean")
+            raise InvalidTextInput("invalid input syntax for type boolean")
         raise _type_error(self.sql_type, value)
 
     def to_bytes(self, v: bool) -> bytes:

@@ -58,6 +58,26 @@ class ValueOutOfDomain(EncodingError):
     """A value lies outside the domain an encoding (e.g. OPE's integer range) supports."""
 
 
+class StringTooLong(ValueOutOfDomain, pg_errors.StringDataRightTruncation):
+    """A string longer than its varchar(n)/char(n) column (PostgreSQL's 22001)."""
+
+
+class NumericOutOfRange(ValueOutOfDomain, pg_errors.NumericValueOutOfRange):
+    """A number beyond its column type's range or precision (PostgreSQL's 22003)."""
+
+
+class DatetimeOutOfRange(ValueOutOfDomain, pg_errors.DatetimeFieldOverflow):
+    """A date or timestamp beyond what its type holds (PostgreSQL's 22008)."""
+
+
+class InvalidTextInput(EncodingError, pg_errors.InvalidTextRepresentation):
+    """A string that is not valid input for the column's type (PostgreSQL's 22P02)."""
+
+
+class InvalidDatetimeInput(EncodingError, pg_errors.InvalidDatetimeFormat):
+    """A string that is not a valid date or timestamp (PostgreSQL's 22007)."""
+
+
 class CiphertextError(AdaptiveError, psycopg.DatabaseError):
     """A ciphertext is malformed, truncated or fails authentication."""
 
