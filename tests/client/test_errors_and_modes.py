@@ -63,7 +63,6 @@ def acct(
         ("SELECT id FROM acct WHERE nick LIKE 'a%'", "LIKE with wildcards"),
         ("SELECT id FROM acct WHERE id IN (SELECT id FROM acct)", "subquery"),
         ("SELECT upper(nick) FROM acct", "Upper in the select list"),
-        ("INSERT INTO acct SELECT * FROM acct", "INSERT ... SELECT"),
         ("SELECT id FROM acct WHERE nick < 'm'", "range comparison on text"),
         ("SELECT id FROM acct WHERE balance = opened", "column comparison across key groups"),
         ("SELEC id FROM acct", None),
