@@ -121,6 +121,7 @@ class Connection:
         # rows this transaction locked with SELECT ... FOR UPDATE by primary key, in the
         # RMW layout: a later UPDATE SET x = x + k of the same row needs no SELECT
         self._locked: dict[Any, tuple[Any, ...]] = {}
+        self._c_locale_db: bool | None = None
 
     # -- DB-API ----------------------------------------------------------------------------
     def cursor(self, name: str = "", *, withhold: bool = False) -> Cursor:
@@ -265,11 +266,28 @@ class Connection:
         if plan is not None:
             return plan
         plan = compile_statement(self.catalog, stmt, snapshot_rows=snapshot)
+        if plan.residual is not None and plan.residual.needs_c_locale and not self._c_locale():
+            raise UnsupportedQuery(
+                "text order and case mapping on the client are exact only under the C/POSIX "
+                "collation; this database's differs",
+                "client-evaluated text under a non-C collation",
+            )
         if not plan.needs:
             if len(self._plans) > _CACHE_LIMIT:
                 self._plans.clear()
             self._plans[key] = plan
         return plan
+
+    def _c_locale(self) -> bool:
+        """Does the database order and case-map text as C/POSIX (read once)?"""
+        if self._c_locale_db is None:
+            row = self.control.execute(
+                "SELECT datlocprovider, datcollate, datctype FROM pg_database "
+                "WHERE datname = current_database()"
+            ).fetchone()
+            c = ("C", "POSIX")
+            self._c_locale_db = row is not None and row[0] == "c" and row[1] in c and row[2] in c
+        return self._c_locale_db
 
     def _prepare(self, query: str, stmt: exp.Expression) -> Compiled:
         for _ in range(5):
@@ -770,6 +788,9 @@ class Cursor:
         if plan.insert_select is not None:
             self._insert_select(plan.insert_select, params)
             return
+        if plan.residual is not None:
+            self._residual(plan, params)
+            return
         with STATS.crypto():
             bound = plan.bind_positional(params)
         cur = self._server_cursor()
@@ -860,6 +881,18 @@ class Cursor:
                     cur.executemany(target.positional_sql, bound)
         conn._forget(target)
         self._set_result([], None, len(rows))
+
+    def _residual(self, plan: Compiled, params: Params) -> None:
+        """Split execution: each table's rows fetched decrypted on the main connection
+        (the application's transaction and snapshot), then the statement finished on the
+        client."""
+        assert plan.residual is not None
+        fetched = []
+        for fetch in plan.residual.fetches:
+            self._execute_plan(fetch, params)
+            fetched.append(self._rows)
+        rows = plan.residual.finish(fetched, params)
+        self._set_result(rows, plan.description, len(rows))
 
     def _rmw(self, plan: Compiled, params: Params) -> None:
         conn = self.connection

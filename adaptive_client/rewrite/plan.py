@@ -109,6 +109,18 @@ class RmwUpdate:
 
 
 @dataclass
+class Residual:
+    """Split execution: one server SELECT per table the statement reads (its used
+    columns, decrypted, filtered by what the server can evaluate), then ``finish`` runs
+    the whole statement over those rows on the client (see rewrite/residual.py)."""
+
+    fetches: list[Compiled]
+    finish: Callable[[list[list[tuple[Any, ...]]], Params], list[tuple[Any, ...]]]
+    # its answer depends on text order or case mapping: exact only under C/POSIX
+    needs_c_locale: bool = False
+
+
+@dataclass
 class Compiled:
     kind: str  # select | insert | update | delete | ddl | utility
     sql: str = ""
@@ -133,6 +145,8 @@ class Compiled:
     # INSERT ... SELECT through the client: the SELECT (decrypted), then the single-row
     # INSERT whose %s parameters are one row of it
     insert_select: tuple[Compiled, Compiled] | None = None
+    # a SELECT the server cannot evaluate over ciphertexts, finished on the client
+    residual: Residual | None = None
 
     _positional: tuple[bytes, list[ParamBuilder]] | None = field(default=None, repr=False)
     _ordered: bool | None = field(default=None, repr=False)

@@ -15,6 +15,7 @@ from ..metadata import Catalog, ColumnMeta, OnionColumn
 from ..onions import Cap
 from .compiler import Compiler, PositionalParam, Scope, _Ref, _unsupported, server_sql
 from .plan import Compiled, Output, ParamBuilder, Params, RmwUpdate, RowFn, SortKey
+from .residual import compile_residual
 
 _SELECT_ARGS_OK = {
     "expressions",
@@ -49,14 +50,21 @@ def compile_statement(
 
 def _compile_statement(catalog: Catalog, stmt: exp.Expression, snapshot_rows: bool) -> Compiled:
     c = Compiler(catalog)
+    if isinstance(stmt, exp.SetOperation) or (
+        isinstance(stmt, exp.Select) and stmt.args.get("with_")
+    ):
+        return compile_residual(catalog, stmt)  # split execution (rewrite/residual.py)
     if isinstance(stmt, exp.Select):
         try:
             out = _select(c, stmt, snapshot_rows=snapshot_rows)
         except UnsupportedQuery:
             if not _client_aggregable(stmt):
-                raise
+                return compile_residual(catalog, stmt)
             c = Compiler(catalog)
-            out = _client_aggregate(c, stmt)
+            try:
+                out = _client_aggregate(c, stmt)
+            except UnsupportedQuery:
+                return compile_residual(catalog, stmt)
     elif isinstance(stmt, exp.Insert):
         out = _insert(c, stmt)
     elif isinstance(stmt, exp.Update):

@@ -1,0 +1,901 @@
+"""Split execution: a SELECT the server cannot evaluate over ciphertexts, finished exactly
+on the client.
+
+When the direct compilation of a SELECT (or UNION / INTERSECT / EXCEPT, or WITH) raises
+:class:`UnsupportedQuery`, the statement is planned as a *residual*:
+
+1. its names are qualified (sqlglot's ``qualify``) against the plain catalog, and the
+   base tables it reads (not CTE names) and, per table, the columns it uses are found by
+   walking its scopes;
+2. each table's used columns are fetched decrypted by one ordinary server SELECT,
+   compiled by the existing rewrite (so its onion needs become peels), with the WHERE
+   conjuncts that read only that table and compile over ciphertexts pushed down -- only
+   a filter: the residual applies the whole WHERE again;
+3. the rows are loaded into an in-memory DuckDB database, as tables named as the
+   application names them, and the statement, transpiled to DuckDB with the rewrites
+   below, runs there with its parameters bound as DuckDB parameters.
+
+Exactness with PostgreSQL's semantics is the point, so the residual accepts only an
+allowlist of constructs whose DuckDB evaluation was checked against PostgreSQL's, and
+rewrites those whose semantics differ:
+
+* integer ``/`` truncates (DuckDB ``//``); ``/`` of floats fails on zero as PostgreSQL
+  does; numeric ``/`` and ``%`` are refused (PostgreSQL's result scale is its own);
+* ``sum`` is typed as PostgreSQL types it (bigint of smallint/integer, numeric of
+  bigint); ``avg`` of integers/numerics (a top-level output only) is the exact sum and
+  count, divided with PostgreSQL's numeric division (:func:`pg_avg`);
+* NULLs sort last ascending and first descending, as in PostgreSQL;
+* ``lower`` / ``upper`` / ``ILIKE`` map ASCII only (the C ctype), ``LIKE`` escapes
+  with a backslash by default, ``substr`` follows PostgreSQL for starts below 1;
+* ``extract`` gives numeric, ``date_part`` double precision (integral fields only);
+  ``date_trunc`` of a timestamp (of a date PostgreSQL answers a timestamptz: refused);
+* text order and case mapping are exact only under the C/POSIX collation, which the
+  connection checks (:attr:`Residual.needs_c_locale`) before anything is peeled.
+
+Anything else is refused with :class:`UnsupportedQuery` naming the construct, at compile
+time (before any peel) wherever it can be decided there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, cast
+
+import duckdb
+import psycopg
+from psycopg import errors as pg_errors
+from sqlglot import exp
+from sqlglot.dialects.postgres import Postgres
+from sqlglot.errors import OptimizeError, SqlglotError
+from sqlglot.optimizer.annotate_types import annotate_types
+from sqlglot.optimizer.qualify import qualify
+from sqlglot.optimizer.scope import Scope as GlotScope
+from sqlglot.optimizer.scope import traverse_scope
+
+from ..errors import AdaptiveError, UndefinedColumn, UnsupportedQuery
+from ..metadata import Catalog, ColumnMeta, TableMeta
+from .numeric import pg_avg
+from .plan import Compiled, Output, ParamBuilder, Params, Residual
+
+# sqlglot parses date_part(...) and extract(...) into one node; PostgreSQL types them
+# differently (double precision vs numeric) and names their columns differently, so the
+# parse of date_part leaves a mark on the node (nothing else changes).
+_DATE_PART = Postgres.Parser.FUNCTION_PARSERS["DATE_PART"]
+
+
+def _marked_date_part(self: Any) -> Any:
+    node = _DATE_PART(self)
+    node.meta["pg_function"] = "date_part"
+    return node
+
+
+if getattr(_DATE_PART, "__name__", "") != "_marked_date_part":
+    Postgres.Parser.FUNCTION_PARSERS = {
+        **Postgres.Parser.FUNCTION_PARSERS,
+        "DATE_PART": _marked_date_part,
+    }
+
+
+def _marking(name: str, build: Any) -> Any:
+    def marked(args: Any, *rest: Any) -> Any:
+        node = build(args, *rest)
+        node.meta["pg_function"] = name
+        return node
+
+    marked.pg_marked = True  # type: ignore[attr-defined]
+    return marked
+
+
+# likewise substr / substring and char_length / length: one node, two column names
+for _name in ("SUBSTR", "CHAR_LENGTH", "CHARACTER_LENGTH"):
+    _build = Postgres.Parser.FUNCTIONS.get(_name)
+    if _build is not None and not getattr(_build, "pg_marked", False):
+        Postgres.Parser.FUNCTIONS = {
+            **Postgres.Parser.FUNCTIONS,
+            _name: _marking(_name.lower(), _build),
+        }
+
+
+def _refuse(what: str, node: Any = None) -> UnsupportedQuery:
+    text = ""
+    if isinstance(node, exp.Expression):
+        text = node.sql("postgres")
+        text = f" in `{text[:77]}...`" if len(text) > 80 else f" in `{text}`"
+    return UnsupportedQuery(f"not supported in a client-evaluated query: {what}{text}", what)
+
+
+# -- types ---------------------------------------------------------------------------------
+
+_INT_DUCK = {"smallint": "SMALLINT", "integer": "INTEGER", "bigint": "BIGINT"}
+_SIMPLE_DUCK = {
+    **_INT_DUCK,
+    "text": "VARCHAR",
+    "varchar": "VARCHAR",
+    "date": "DATE",
+    "timestamp": "TIMESTAMP",
+    "boolean": "BOOLEAN",
+    "real": "FLOAT",
+    "double precision": "DOUBLE",
+}
+
+
+def duck_type(table: TableMeta, col: ColumnMeta) -> str:
+    """The DuckDB type holding ``col``'s values exactly, or a refusal."""
+    t = col.type
+    if t.name == "numeric":
+        if t.precision is None or t.precision > 38:
+            raise UnsupportedQuery(
+                f"{table.name}.{col.name} ({t.sql()}): the client engine holds numerics "
+                "of at most 38 digits with a declared precision",
+                "numeric precision",
+            )
+        return f"DECIMAL({t.precision},{t.scale or 0})"
+    if t.name in _SIMPLE_DUCK:
+        return _SIMPLE_DUCK[t.name]
+    raise UnsupportedQuery(
+        f"{table.name}.{col.name} ({t.sql()}) in a client-evaluated query", f"{t.name} column"
+    )
+
+
+# DuckDB result types -> PostgreSQL type OIDs
+_OIDS = {
+    "BOOLEAN": 16,
+    "SMALLINT": 21,
+    "INTEGER": 23,
+    "BIGINT": 20,
+    "FLOAT": 700,
+    "DOUBLE": 701,
+    "VARCHAR": 25,
+    "DATE": 1082,
+    "TIMESTAMP": 1114,
+    '"NULL"': 25,
+    "NULL": 25,
+}
+
+
+def result_oid(duck: str) -> int:
+    if duck.startswith("DECIMAL"):
+        return 1700
+    oid = _OIDS.get(duck)
+    if oid is None:
+        raise _refuse(f"a result of type {duck}")
+    return oid
+
+
+# -- finding what the statement reads ----------------------------------------------------
+
+
+def cte_names(stmt: exp.Expression) -> set[str]:
+    return {cte.alias_or_name.lower() for cte in stmt.find_all(exp.CTE)}
+
+
+def schema_of(catalog: Catalog, stmt: exp.Expression) -> dict[str, dict[str, str]]:
+    """sqlglot schema (plain names, DuckDB types) of every base table the statement names."""
+    ctes = cte_names(stmt)
+    schema: dict[str, dict[str, str]] = {}
+    for t in stmt.find_all(exp.Table):
+        if t.args.get("db") or t.args.get("catalog"):
+            raise _refuse("schema-qualified table", t)
+        if not isinstance(t.this, exp.Identifier):
+            raise _refuse("FROM item", t)
+        name = t.name.lower()
+        if name in ctes or name in schema:
+            continue
+        meta = catalog.table(name)
+        schema[name] = {c.name: duck_type(meta, c) for c in meta.columns.values()}
+    return schema
+
+
+def qualified(stmt: exp.Expression, schema: dict[str, dict[str, str]]) -> exp.Expression:
+    try:
+        return qualify(
+            stmt.copy(),
+            schema=cast(dict[str, object], schema),
+            dialect="postgres",
+            quote_identifiers=False,
+            identify=False,
+        )
+    except OptimizeError as exc:
+        msg = str(exc)
+        if "could not be resolved" in msg or "Unknown column" in msg:
+            raise UndefinedColumn(msg) from None
+        raise _refuse(f"statement the client cannot resolve ({msg})") from None
+    except SqlglotError as exc:
+        raise _refuse(f"statement the client cannot resolve ({exc})") from None
+
+
+def _source_of(scope: GlotScope, alias: str) -> Any:
+    s: GlotScope | None = scope
+    while s is not None:
+        if alias in s.sources:
+            return s.sources[alias]
+        s = s.parent
+    return None
+
+
+def base_tables(tree: exp.Expression) -> list[tuple[exp.Table, GlotScope]]:
+    """Every occurrence of a base table (not a CTE or derived table), with its scope."""
+    out = []
+    for scope in traverse_scope(tree):
+        for source in scope.sources.values():
+            if isinstance(source, exp.Table):
+                out.append((source, scope))
+    return out
+
+
+def used_columns(tree: exp.Expression) -> dict[str, set[str]]:
+    """Per base table name, the columns the (qualified) statement reads."""
+    used: dict[str, set[str]] = {}
+    for scope in traverse_scope(tree):
+        for source in scope.sources.values():
+            if isinstance(source, exp.Table):
+                used.setdefault(source.name.lower(), set())
+        for col in scope.columns:
+            if not col.table:
+                continue
+            source = _source_of(scope, col.table)
+            if isinstance(source, exp.Table):
+                used.setdefault(source.name.lower(), set()).add(col.name.lower())
+    return used
+
+
+# -- pushdown ------------------------------------------------------------------------------
+
+
+def conjuncts(node: exp.Expression | None) -> list[exp.Expression]:
+    if node is None:
+        return []
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.And):
+        return conjuncts(node.this) + conjuncts(node.expression)
+    return [node]
+
+
+def pushable(table: exp.Table, scope: GlotScope) -> list[exp.Expression]:
+    """The WHERE conjuncts of ``scope`` that read only ``table`` (by its alias), where
+    filtering the table first cannot change the scope's rows: not on the nullable side
+    of an outer join, and with no subquery, aggregate or window inside."""
+    select = scope.expression
+    if not isinstance(select, exp.Select):
+        return []
+    joins = select.args.get("joins") or []
+    if any((j.side or "").upper() in ("RIGHT", "FULL") for j in joins):
+        return []
+    if any(j.this is table and (j.side or "").upper() == "LEFT" for j in joins):
+        return []
+    alias = table.alias_or_name
+    where = select.args.get("where")
+    out = []
+    for c in conjuncts(where.this if where is not None else None):
+        if c.find(exp.Select, exp.Subquery, exp.AggFunc, exp.Window):
+            continue
+        cols = list(c.find_all(exp.Column))
+        if cols and all(col.table == alias and scope.sources.get(alias) is table for col in cols):
+            out.append(c)
+    return out
+
+
+def fetch_select(
+    meta: TableMeta, alias: str, columns: list[str], where: list[exp.Expression]
+) -> exp.Select:
+    """SELECT the columns FROM the table WHERE the conjuncts, over plain names."""
+    sel = exp.Select(expressions=[exp.column(c, table=alias) for c in columns])
+    sel.set(
+        "from_",
+        exp.From(
+            this=exp.Table(
+                this=exp.to_identifier(meta.name),
+                alias=exp.TableAlias(this=exp.to_identifier(alias)),
+            )
+        ),
+    )
+    if where:
+        sel.set("where", exp.Where(this=exp.and_(*[c.copy() for c in where])))
+    return sel
+
+
+def compile_fetch(
+    catalog: Catalog,
+    meta: TableMeta,
+    alias: str,
+    columns: list[str],
+    candidates: list[exp.Expression],
+) -> Compiled:
+    """The server SELECT of one table's used columns, with the candidates that compile
+    over ciphertexts pushed down (each tried alone, then all together)."""
+    from .compiler import Compiler
+    from .statements import _select
+
+    def attempt(where: list[exp.Expression]) -> Compiled:
+        c = Compiler(catalog)
+        plan = _select(c, fetch_select(meta, alias, columns, where))
+        plan.needs, plan.tables = c.needs, c.tables
+        return plan
+
+    kept = []
+    for cand in candidates:
+        try:
+            attempt([cand])
+        except (AdaptiveError, psycopg.Error):
+            continue
+        kept.append(cand)
+    if kept:
+        try:
+            return attempt(kept)
+        except (AdaptiveError, psycopg.Error):
+            pass
+    return attempt([])
+
+
+# -- the allowlist ----------------------------------------------------------------------
+
+_ALLOWED: tuple[type[exp.Expression], ...] = (
+    exp.Select, exp.Union, exp.Intersect, exp.Except, exp.With, exp.CTE, exp.TableAlias,
+    exp.Subquery, exp.From, exp.Join, exp.Where, exp.Group, exp.Having, exp.Order,
+    exp.Ordered, exp.Limit, exp.Offset, exp.Distinct, exp.Table, exp.Identifier,
+    exp.Column, exp.Star, exp.Alias, exp.Paren, exp.Literal, exp.Null, exp.Boolean,
+    exp.Placeholder, exp.And, exp.Or, exp.Not, exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT,
+    exp.LTE, exp.Is, exp.In, exp.Between, exp.Exists, exp.Like, exp.ILike, exp.Escape,
+    exp.Neg, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.DPipe, exp.Case, exp.If,
+    exp.Coalesce, exp.Nullif, exp.Greatest, exp.Least, exp.Abs, exp.Round, exp.Lower,
+    exp.Upper, exp.Length, exp.Substring, exp.StrPosition, exp.Cast, exp.DataType,
+    exp.DataTypeParam, exp.Count, exp.Sum, exp.Min, exp.Max, exp.Avg, exp.Window,
+    exp.WindowSpec, exp.RowNumber, exp.Rank, exp.DenseRank, exp.Extract, exp.Var,
+    exp.TimestampTrunc, exp.Filter, exp.Tuple,
+)  # fmt: skip
+
+_EXTRACT_FIELDS = {"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "QUARTER", "DOW", "DOY", "ISODOW"}
+_TRUNC_UNITS = {"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND"}
+_CAST_TARGETS = {
+    exp.DataType.Type.INT,
+    exp.DataType.Type.BIGINT,
+    exp.DataType.Type.SMALLINT,
+    exp.DataType.Type.DECIMAL,
+    exp.DataType.Type.TEXT,
+    exp.DataType.Type.VARCHAR,
+    exp.DataType.Type.DATE,
+    exp.DataType.Type.TIMESTAMP,
+    exp.DataType.Type.DOUBLE,
+    exp.DataType.Type.BOOLEAN,
+}
+
+
+def check_allowed(tree: exp.Expression) -> None:
+    """Refuse any node outside the checked allowlist, naming it."""
+    for node in tree.walk():
+        if not isinstance(node, _ALLOWED):
+            raise _refuse(_construct_name(node), node)
+        if isinstance(node, exp.With) and node.args.get("recursive"):
+            raise _refuse("WITH RECURSIVE", node)
+        if isinstance(node, exp.Select) and node.args.get("locks"):
+            raise _refuse("FOR UPDATE/SHARE", node)
+        if isinstance(node, exp.Join) and node.args.get("method"):
+            raise _refuse("NATURAL JOIN", node)
+        if isinstance(node, exp.Extract):
+            field = node.this.name.upper()
+            if field not in _EXTRACT_FIELDS:
+                raise _refuse(f"extract/date_part of {field.lower()}", node)
+        if isinstance(node, exp.TimestampTrunc):
+            unit = node.args.get("unit")
+            if not isinstance(unit, exp.Var) or unit.name.upper() not in _TRUNC_UNITS:
+                raise _refuse("date_trunc unit", node)
+        if isinstance(node, exp.Cast):
+            to = node.to
+            if to.this not in _CAST_TARGETS or (
+                to.this is exp.DataType.Type.VARCHAR and to.expressions
+            ):
+                raise _refuse(f"cast to {to.sql('postgres')}", node)
+            if node.args.get("safe") or node.args.get("format"):
+                raise _refuse("cast", node)
+
+
+def _construct_name(node: Any) -> str:
+    if isinstance(node, exp.Anonymous):
+        return f"function {node.name}()"
+    if isinstance(node, exp.Func):
+        return f"function {node.sql_name().lower()}()"
+    return type(node).__name__
+
+
+# -- rewriting for DuckDB ------------------------------------------------------------------
+
+_INTS = (exp.DataType.Type.INT, exp.DataType.Type.SMALLINT, exp.DataType.Type.BIGINT,
+         exp.DataType.Type.TINYINT)  # fmt: skip
+_FLOATS = (exp.DataType.Type.DOUBLE, exp.DataType.Type.FLOAT)
+
+
+def _kind(node: exp.Expression) -> str:
+    """int | decimal | float | text | date | timestamp | bool | other, as annotated."""
+    t = node.type
+    if t is None:
+        return "other"
+    if t.is_type(*_INTS):
+        return "int"
+    if t.is_type(exp.DataType.Type.DECIMAL):
+        return "decimal"
+    if t.is_type(*_FLOATS):
+        return "float"
+    if t.is_type(*exp.DataType.TEXT_TYPES):
+        return "text"
+    if t.is_type(exp.DataType.Type.DATE):
+        return "date"
+    if t.is_type(exp.DataType.Type.TIMESTAMP):
+        return "timestamp"
+    if t.is_type(exp.DataType.Type.BOOLEAN):
+        return "bool"
+    return "other"
+
+
+def _udf(name: str, *args: exp.Expression) -> exp.Expression:
+    return exp.Anonymous(this=name, expressions=list(args))
+
+
+def _cast(node: exp.Expression, to: str) -> exp.Cast:
+    return exp.Cast(this=node, to=exp.DataType.build(to, dialect="duckdb"))
+
+
+def _rewrite(node: exp.Expression) -> exp.Expression:
+    """One node of the annotated, qualified tree, as DuckDB must compute it to answer
+    what PostgreSQL answers (see the module's docstring)."""
+    if isinstance(node, exp.Div):
+        a, b = _kind(node.this), _kind(node.expression)
+        if node.this.find(exp.Placeholder) or node.expression.find(exp.Placeholder):
+            raise _refuse("division by a parameter (its type decides the division)", node)
+        if a == "int" and b == "int":
+            return exp.IntDiv(this=node.this, expression=node.expression)
+        if (
+            "float" in (a, b)
+            and a in ("int", "decimal", "float")
+            and b in ("int", "decimal", "float")
+        ):
+            divisor = exp.Case(
+                ifs=[
+                    exp.If(
+                        this=exp.EQ(this=node.expression.copy(), expression=exp.Literal.number(0)),
+                        true=_udf("error", exp.Literal.string("division by zero")),
+                    )
+                ],
+                default=node.expression,
+            )
+            return exp.Div(this=node.this, expression=divisor)
+        raise _refuse("numeric division (PostgreSQL's result scale)", node)
+    if isinstance(node, exp.Mod):
+        if _kind(node.this) == "int" and _kind(node.expression) == "int":
+            return node
+        raise _refuse("modulo of non-integers", node)
+    if isinstance(node, exp.Window) and isinstance(node.this, exp.Sum):
+        if node.meta.get("pg_typed"):
+            return node
+        node.meta["pg_typed"] = True
+        return _sum_typed(node.this, node)
+    if isinstance(node, exp.Sum):
+        if isinstance(node.parent, exp.Window) or node.meta.get("pg_typed"):
+            return node
+        node.meta["pg_typed"] = True
+        return _sum_typed(node, node)
+    if isinstance(node, exp.Avg):
+        raise _refuse("avg other than as an output of the outermost SELECT", node)
+    if isinstance(node, exp.Lower | exp.Upper):
+        return _udf("pg_" + type(node).__name__.lower(), node.this)
+    if isinstance(node, exp.ILike):
+        return exp.Like(
+            this=_udf("pg_lower", node.this), expression=_udf("pg_lower", node.expression)
+        )
+    if isinstance(node, exp.Substring):
+        args = [node.this, node.args.get("start") or exp.Literal.number(1)]
+        if node.args.get("length") is not None:
+            args.append(node.args["length"])
+        return _udf(f"pg_substr{len(args)}", *args)
+    if isinstance(node, exp.Extract):
+        field = node.this.name.upper()
+        if _kind(node.expression) not in ("date", "timestamp"):
+            raise _refuse("extract of other than a date or timestamp", node)
+        if field in ("HOUR", "MINUTE") and _kind(node.expression) == "date":
+            raise _refuse(f"extract of {field.lower()} from a date", node)
+        part = exp.Anonymous(
+            this="date_part", expressions=[exp.Literal.string(field.lower()), node.expression]
+        )
+        if node.meta.get("pg_function") == "date_part":
+            return _cast(part, "DOUBLE")
+        return _cast(part, "DECIMAL(18,0)")
+    if isinstance(node, exp.TimestampTrunc):
+        if _kind(node.this) != "timestamp":
+            raise _refuse("date_trunc of other than a timestamp", node)
+        return node
+    if isinstance(node, exp.Round):
+        if _kind(node.this) != "decimal":
+            raise _refuse("round of other than a numeric", node)
+        digits = node.args.get("decimals")
+        if digits is not None and not (
+            isinstance(digits, exp.Literal) and not digits.is_string and str(digits.this).isdigit()
+        ):
+            raise _refuse("round to other than a non-negative constant scale", node)
+        return node
+    if isinstance(node, exp.DPipe):
+        for side in (node.this, node.expression):
+            if _kind(side) != "text":
+                raise _refuse("|| of a non-text value", node)
+        return node
+    if isinstance(node, exp.Cast):
+        return _check_cast(node)
+    if isinstance(node, exp.Abs) and _kind(node.this) not in ("int", "decimal", "float"):
+        raise _refuse("abs of a non-number", node)
+    if isinstance(node, exp.Length | exp.StrPosition):
+        if node.meta.get("pg_typed"):
+            return node
+        if _kind(node.this) != "text":
+            raise _refuse(f"{node.sql_name().lower()} of a non-text value", node)
+        node.meta["pg_typed"] = True
+        return _cast(node, "INTEGER")  # PostgreSQL's are integer, DuckDB's bigint
+    return node
+
+
+def _sum_typed(agg: exp.Sum, node: exp.Expression) -> exp.Expression:
+    """``node`` (a sum, or a window of one) typed as PostgreSQL types the sum."""
+    arg = agg.this.expressions[0] if isinstance(agg.this, exp.Distinct) else agg.this
+    k = _kind(arg)
+    if k == "int":
+        big = arg.type is not None and arg.type.is_type(exp.DataType.Type.BIGINT)
+        return _cast(node, "DECIMAL(38,0)" if big else "BIGINT")
+    if k == "decimal":
+        return node
+    raise _refuse(f"sum over {k} values", node)
+
+
+def _check_cast(node: exp.Cast) -> exp.Expression:
+    src = _kind(node.this)
+    literal = isinstance(node.this, exp.Literal) and node.this.is_string
+    to = node.to
+    T = exp.DataType.Type
+    ok = {
+        T.INT: ("int",),
+        T.BIGINT: ("int",),
+        T.SMALLINT: ("int",),
+        T.DECIMAL: ("int", "decimal"),
+        T.TEXT: ("text", "int", "date"),
+        T.VARCHAR: ("text", "int", "date"),
+        T.DATE: ("date", "timestamp"),
+        T.TIMESTAMP: ("date", "timestamp"),
+        T.DOUBLE: ("int", "float"),
+        T.BOOLEAN: ("bool",),
+    }[to.this]
+    if not literal and src not in ok:
+        raise _refuse(f"cast of a {src} value to {to.sql('postgres')}", node)
+    if to.this is T.DECIMAL:
+        params = to.expressions
+        if not params or int(params[0].name) > 38:
+            raise _refuse("cast to numeric without a precision of at most 38", node)
+    return node
+
+
+_LIKES = (exp.Like,)
+
+
+def _escape_likes(tree: exp.Expression) -> None:
+    """PostgreSQL's LIKE escapes with a backslash unless told otherwise; DuckDB's does not."""
+    for like in list(tree.find_all(*_LIKES)):
+        if not isinstance(like.parent, exp.Escape):
+            like.replace(exp.Escape(this=like.copy(), expression=exp.Literal.string("\\")))
+
+
+def avg_outputs(tree: exp.Expression) -> dict[int, int]:
+    """Rewrite ``avg(x)`` items of the outermost SELECT into ``sum(x)`` plus a hidden
+    ``count(x)`` appended: {item index: index of its count}.  PostgreSQL's numeric
+    division is applied to them on the client."""
+    if not isinstance(tree, exp.Select):
+        return {}
+    items = tree.expressions
+    out: dict[int, int] = {}
+    for i, item in enumerate(list(items)):
+        node = item.this if isinstance(item, exp.Alias) else item
+        if not isinstance(node, exp.Avg):
+            continue
+        arg = node.this
+        if isinstance(arg, exp.Distinct) or _kind(arg) not in ("int", "decimal"):
+            raise _refuse("avg of other than integers or numerics", node)
+        if tree.args.get("distinct") is not None:
+            raise _refuse("avg with DISTINCT rows", node)
+        order = tree.args.get("order")
+        if order is not None:
+            alias = item.alias if isinstance(item, exp.Alias) else None
+            for o in order.expressions:
+                key = o.this
+                if (
+                    key.find(exp.Avg)
+                    or (isinstance(key, exp.Column) and not key.table and key.name == alias)
+                    or (
+                        isinstance(key, exp.Literal)
+                        and not key.is_string
+                        and key.name == str(i + 1)
+                    )
+                ):
+                    raise _refuse("ORDER BY avg", o)
+        node.replace(exp.Sum(this=arg.copy()))
+        tree.append(
+            "expressions",
+            exp.Alias(this=exp.Count(this=arg.copy()), alias=exp.to_identifier(f"__n{i}")),
+        )
+        out[i] = len(tree.expressions) - 1
+    return out
+
+
+def to_duckdb(
+    tree: exp.Expression, builders: dict[str, ParamBuilder]
+) -> tuple[str, dict[int, int]]:
+    """The DuckDB SQL of the annotated, qualified tree; fills ``builders`` with the
+    parameters ($p0, ...) it takes."""
+    from .compiler import Compiler
+
+    avgs = avg_outputs(tree)
+    c = Compiler.__new__(Compiler)
+    for ph in list(tree.find_all(exp.Placeholder)):
+        builder = Compiler.value_of(c, ph)
+        if builder is None:
+            raise _refuse("placeholder", ph)
+        name = f"p{len(builders)}"
+        builders[name] = builder
+        ph.replace(exp.Placeholder(this=name))
+    tree = tree.transform(_rewrite, copy=False)
+    _escape_likes(tree)
+    return tree.sql("duckdb"), avgs
+
+
+# -- output names, as PostgreSQL names the columns ------------------------------------------
+
+_FUNC_NAMES: dict[type[exp.Expression], str] = {
+    exp.Count: "count", exp.Sum: "sum", exp.Min: "min", exp.Max: "max", exp.Avg: "avg",
+    exp.Lower: "lower", exp.Upper: "upper", exp.Length: "length", exp.Coalesce: "coalesce",
+    exp.Nullif: "nullif", exp.Greatest: "greatest", exp.Least: "least", exp.Abs: "abs",
+    exp.Round: "round", exp.Substring: "substring", exp.StrPosition: "position",
+    exp.Case: "case", exp.Extract: "extract", exp.TimestampTrunc: "date_trunc",
+    exp.RowNumber: "row_number", exp.Rank: "rank", exp.DenseRank: "dense_rank",
+    exp.Exists: "exists",
+}  # fmt: skip
+
+_TYPE_NAMES = {
+    exp.DataType.Type.INT: "int4",
+    exp.DataType.Type.BIGINT: "int8",
+    exp.DataType.Type.SMALLINT: "int2",
+    exp.DataType.Type.DECIMAL: "numeric",
+    exp.DataType.Type.TEXT: "text",
+    exp.DataType.Type.VARCHAR: "varchar",
+    exp.DataType.Type.DATE: "date",
+    exp.DataType.Type.TIMESTAMP: "timestamp",
+    exp.DataType.Type.DOUBLE: "float8",
+    exp.DataType.Type.BOOLEAN: "bool",
+}
+
+
+def pg_name(node: exp.Expression) -> str | None:
+    """PostgreSQL's FigureColname: None where it would say ``?column?``."""
+    if isinstance(node, exp.Alias):
+        return node.alias
+    if isinstance(node, exp.Paren):
+        return pg_name(node.this)
+    if isinstance(node, exp.Column):
+        return node.name
+    if isinstance(node, exp.Window):
+        return pg_name(node.this)
+    if isinstance(node, exp.Filter):
+        return pg_name(node.this)
+    if isinstance(node, exp.Cast):
+        return pg_name(node.this) or _TYPE_NAMES.get(node.to.this)
+    if isinstance(node, exp.Subquery):
+        inner = node.this
+        while isinstance(inner, exp.Subquery):
+            inner = inner.this
+        if isinstance(inner, exp.Select) and len(inner.expressions) == 1:
+            return pg_name(inner.expressions[0])
+        return None
+    if isinstance(node, exp.Extract | exp.Substring | exp.Length) and node.meta.get("pg_function"):
+        return str(node.meta["pg_function"])
+    return _FUNC_NAMES.get(type(node))
+
+
+def leftmost(tree: exp.Expression) -> exp.Select:
+    while not isinstance(tree, exp.Select):
+        if isinstance(tree, exp.SetOperation | exp.Subquery):
+            tree = tree.this
+        else:
+            raise _refuse(type(tree).__name__, tree)
+    return tree
+
+
+def output_names(original: exp.Expression, qualified_tree: exp.Expression) -> list[str]:
+    """Names of the output columns: the application's items (stars from the expansion)."""
+    orig = leftmost(original).expressions
+    qual = leftmost(qualified_tree).expressions
+    if any(
+        isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star))
+        for e in orig
+    ):
+        return [e.alias_or_name for e in qual]
+    return [pg_name(e) or "?column?" for e in orig]
+
+
+# -- the client engine ------------------------------------------------------------------
+
+_LOWER = {i: i + 32 for i in range(ord("A"), ord("Z") + 1)}
+_UPPER = {i + 32: i for i in range(ord("A"), ord("Z") + 1)}
+
+
+def pg_lower(s: str) -> str:
+    """lower() under the C ctype: ASCII letters only."""
+    return s.translate(_LOWER)
+
+
+def pg_upper(s: str) -> str:
+    return s.translate(_UPPER)
+
+
+def pg_substr_from(s: str, start: int) -> str:
+    """substr(s, start) as PostgreSQL computes it."""
+    return s[max(start, 1) - 1 :]
+
+
+def pg_substr(s: str, start: int, length: int) -> str:
+    """substr(s, start, length) as PostgreSQL computes it (positions before 1 count)."""
+    if length < 0:
+        raise ValueError("negative substring length not allowed")
+    end = start + length
+    first = max(start, 1)
+    return s[first - 1 : end - 1] if end > first else ""
+
+
+def engine(tables: Sequence[tuple[str, list[tuple[str, str]]]]) -> duckdb.DuckDBPyConnection:
+    """A fresh in-memory DuckDB with PostgreSQL's NULL order, the pg_* functions and the
+    tables (empty)."""
+    from duckdb.sqltypes import BIGINT, VARCHAR
+
+    con = duckdb.connect(":memory:")
+    con.execute("SET default_null_order = 'nulls_last_on_asc_first_on_desc'")
+    con.create_function("pg_lower", pg_lower, [VARCHAR], VARCHAR)
+    con.create_function("pg_upper", pg_upper, [VARCHAR], VARCHAR)
+    con.create_function("pg_substr2", pg_substr_from, [VARCHAR, BIGINT], VARCHAR)
+    con.create_function(
+        "pg_substr3",
+        pg_substr,
+        [VARCHAR, BIGINT, BIGINT],
+        VARCHAR,
+    )
+    for name, cols in tables:
+        defs = ", ".join(f'"{c}" {t}' for c, t in cols)
+        con.execute(f'CREATE TABLE "{name}" ({defs})')
+    return con
+
+
+def load(
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    cols: list[tuple[str, str]],
+    rows: list[tuple[Any, ...]],
+) -> None:
+    """Insert the decrypted rows, a column at a time (one list parameter per column)."""
+    if not rows:
+        return
+    columns = [list(c) for c in zip(*rows, strict=True)]
+    items = ", ".join(f"unnest(${i + 1}::{t}[])" for i, (_, t) in enumerate(cols))
+    con.execute(f'INSERT INTO "{name}" SELECT {items}', columns)
+
+
+def translate(exc: duckdb.Error) -> Exception:
+    """A DuckDB error as the psycopg error PostgreSQL raises for the same cause, or a
+    typed refusal."""
+    msg = str(exc)
+    if "division by zero" in msg.lower():
+        return pg_errors.DivisionByZero("division by zero")
+    if "negative substring length" in msg:
+        return pg_errors.SubstringError("negative substring length not allowed")
+    if isinstance(exc, duckdb.OutOfRangeException) and "Overflow" in msg and "DECIMAL" not in msg:
+        return pg_errors.NumericValueOutOfRange("integer out of range")
+    if isinstance(exc, duckdb.InvalidInputException) and "More than one row" in msg:
+        return pg_errors.CardinalityViolation(
+            "more than one row returned by a subquery used as an expression"
+        )
+    return UnsupportedQuery(
+        f"the client engine could not evaluate the statement: {msg}", "client evaluation"
+    )
+
+
+# -- the plan --------------------------------------------------------------------------------
+
+
+def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
+    """The residual plan of a SELECT / set operation (see the module docstring)."""
+    if not isinstance(stmt, exp.Select | exp.SetOperation):
+        raise _refuse(f"{type(stmt).__name__} statement", stmt)
+    schema = schema_of(catalog, stmt)
+    tree = qualified(stmt, schema)
+    check_allowed(tree)
+    used = used_columns(tree)
+    occurrences = base_tables(tree)
+    counts: dict[str, int] = {}
+    for t, _ in occurrences:
+        counts[t.name.lower()] = counts.get(t.name.lower(), 0) + 1
+
+    fetches: list[Compiled] = []
+    tables: list[tuple[str, list[tuple[str, str]]]] = []
+    needs_c = False
+    for name, cols_used in used.items():
+        meta = catalog.table(name)
+        cols = [c for c in meta.columns if c in cols_used] or [next(iter(meta.columns))]
+        candidates: list[exp.Expression] = []
+        alias = name
+        if counts.get(name) == 1:
+            table, scope = next((t, s) for t, s in occurrences if t.name.lower() == name)
+            alias = table.alias_or_name
+            candidates = pushable(table, scope)
+        fetches.append(compile_fetch(catalog, meta, alias, cols, candidates))
+        tables.append((name, [(c, schema[name][c]) for c in cols]))
+        needs_c = needs_c or any(meta.columns[c].type.name in ("text", "varchar") for c in cols)
+    needs_c = needs_c or any(lit.is_string for lit in tree.find_all(exp.Literal))
+
+    names = output_names(stmt, tree)
+    annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
+    builders: dict[str, ParamBuilder] = {}
+    sql, avgs = to_duckdb(tree, builders)
+    width = len(names)
+
+    # bind on the empty tables: the result's types, and refusals, before anything runs
+    con = engine(tables)
+    try:
+        described = con.execute(sql, {k: None for k in builders}).description or []
+    except duckdb.Error as exc:
+        raise translate(exc) from None
+    finally:
+        con.close()
+    oids = []
+    for i, d in enumerate(described[:width]):
+        oids.append(1700 if i in avgs else result_oid(str(d[1])))
+    varchar_cols = _varchar_outputs(catalog, tree, width)
+    oids = [1043 if i in varchar_cols and o == 25 else o for i, o in enumerate(oids)]
+
+    def finish(fetched: list[list[tuple[Any, ...]]], params: Params) -> list[tuple[Any, ...]]:
+        con = engine(tables)
+        try:
+            for (name, cols), rows in zip(tables, fetched, strict=True):
+                load(con, name, cols, rows)
+            values = {k: b(params) for k, b in builders.items()}
+            rows = con.execute(sql, values).fetchall()
+        except duckdb.Error as exc:
+            raise translate(exc) from None
+        finally:
+            con.close()
+        if avgs:
+            rows = [
+                tuple(pg_avg(r[i], r[avgs[i]], None) if i in avgs else r[i] for i in range(width))
+                for r in rows
+            ]
+        return rows
+
+    plan = Compiled(kind="select", returns_rows=True, statement_type="SELECT")
+    plan.outputs = [Output(n, _no_row_fn, oid) for n, oid in zip(names, oids, strict=True)]
+    plan.residual = Residual(fetches, finish, needs_c_locale=needs_c)
+    plan.needs = [n for f in fetches for n in f.needs]
+    plan.tables = [t for f in fetches for t in f.tables]
+    return plan
+
+
+def _no_row_fn(row: Sequence[Any]) -> Any:  # the residual's rows come whole from finish
+    raise AssertionError("residual outputs are computed by the finish")
+
+
+def _varchar_outputs(catalog: Catalog, tree: exp.Expression, width: int) -> set[int]:
+    """Outputs that are a varchar column itself (PostgreSQL reports varchar's OID)."""
+    out = set()
+    items = leftmost(tree).expressions[:width]
+    scopes = {id(s.expression): s for s in traverse_scope(tree)}
+    scope = scopes.get(id(leftmost(tree)))
+    for i, item in enumerate(items):
+        node = item.this if isinstance(item, exp.Alias) else item
+        if isinstance(node, exp.Column) and scope is not None:
+            src = _source_of(scope, node.table)
+            if isinstance(src, exp.Table):
+                col = catalog.table(src.name).columns.get(node.name.lower())
+                if col is not None and col.type.name == "varchar":
+                    out.add(i)
+    return out
+
+
+__all__ = ["compile_residual"]
