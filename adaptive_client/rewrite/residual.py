@@ -24,7 +24,8 @@ rewrites those whose semantics differ:
 * ``sum`` is typed as PostgreSQL types it (bigint of smallint/integer, numeric of
   bigint); ``avg`` of integers/numerics (a top-level output only) is the exact sum and
   count, divided with PostgreSQL's numeric division (:func:`pg_avg`);
-* NULLs sort last ascending and first descending, as in PostgreSQL;
+* NULLs sort last ascending and first descending, as in PostgreSQL (sqlglot writes the
+  NULLS FIRST / LAST of every ORDER BY for the DuckDB default it assumes, which is set);
 * ``lower`` / ``upper`` / ``ILIKE`` map ASCII only (the C ctype), ``LIKE`` escapes
   with a backslash by default, ``substr`` follows PostgreSQL for starts below 1;
 * ``extract`` gives numeric, ``date_part`` double precision (integral fields only);
@@ -744,12 +745,13 @@ def pg_substr(s: str, start: int, length: int) -> str:
 
 
 def engine(tables: Sequence[tuple[str, list[tuple[str, str]]]]) -> duckdb.DuckDBPyConnection:
-    """A fresh in-memory DuckDB with PostgreSQL's NULL order, the pg_* functions and the
-    tables (empty)."""
+    """A fresh in-memory DuckDB with the pg_* functions and the tables (empty)."""
     from duckdb.sqltypes import BIGINT, VARCHAR
 
     con = duckdb.connect(":memory:")
-    con.execute("SET default_null_order = 'nulls_last_on_asc_first_on_desc'")
+    # NULLs last whatever the direction: the order sqlglot assumes of DuckDB when it
+    # spells out PostgreSQL's (first when descending) on every ORDER BY it writes
+    con.execute("SET default_null_order = 'nulls_last'")
     con.create_function("pg_lower", pg_lower, [VARCHAR], VARCHAR)
     con.create_function("pg_upper", pg_upper, [VARCHAR], VARCHAR)
     con.create_function("pg_substr2", pg_substr_from, [VARCHAR, BIGINT], VARCHAR)

@@ -222,6 +222,9 @@ ANSWERED: list[tuple[str, tuple[Any, ...]]] = [
     ("SELECT id, score FROM post ORDER BY score DESC, id LIMIT 12", ()),
     ("SELECT id, score FROM post ORDER BY score NULLS FIRST, id LIMIT 5 OFFSET %s", (3,)),
     ("SELECT lower(title) FROM post ORDER BY 1 DESC", ()),
+    # found by the differential fuzzer: an explicit NULLS LAST on a descending key
+    ("SELECT id FROM post WHERE title BETWEEN 'a' AND 'zz' ORDER BY score DESC NULLS LAST, id", ()),
+    ("SELECT id, row_number() OVER (ORDER BY score DESC NULLS LAST, id) FROM post ORDER BY id", ()),
     ("SELECT count(*) FROM post WHERE lower(title) = 'hello' AND id > %s", (10,)),
     ("SELECT id, rating * 2 FROM post WHERE rating / 2 > 0.2 OR rating * 2 < -1 ORDER BY id", ()),
     ("SELECT (SELECT name FROM author WHERE id = 1), 1 + 1, true, NULL, 'x' FROM post LIMIT 1", ()),
