@@ -394,8 +394,8 @@ def check_allowed(tree: exp.Expression) -> None:
 def _construct_name(node: Any) -> str:
     if isinstance(node, exp.Anonymous):
         return f"function {node.name}()"
-    if isinstance(node, exp.Func):
-        return f"function {node.sql_name().lower()}()"
+    if isinstance(node, exp.Func):  # as the application spells it, not sqlglot's name
+        return f"function {node.sql('postgres').split('(')[0].lower()}()"
     return type(node).__name__
 
 
