@@ -658,6 +658,15 @@ def _bulk_encrypting(
     return bind
 
 
+def _is_default(node: exp.Expression) -> bool:
+    """``DEFAULT`` as a value (sqlglot reads it as a keyword in VALUES, a column in SET)."""
+    return (
+        isinstance(node, exp.Var | exp.Column)
+        and not (isinstance(node, exp.Column) and (node.table or node.this.quoted))
+        and node.name.upper() == "DEFAULT"
+    )
+
+
 def _constant(value: Any) -> ParamBuilder:
     return lambda p: value
 
@@ -760,7 +769,7 @@ def _on_conflict(c: Compiler, scope: Scope, meta: Any, node: exp.OnConflict) -> 
                 )
             continue
         v = c.value_of(src)
-        if v is None and isinstance(src, exp.Var) and src.name.upper() == "DEFAULT":
+        if v is None and _is_default(src):
             v = _constant(col.default)
         if v is None:
             raise _unsupported(a, "ON CONFLICT DO UPDATE SET computed from the rows")
@@ -822,7 +831,7 @@ def _update(c: Compiler, stmt: exp.Update) -> Compiled:
         v = c.value_of(a.expression)
         if v is not None:
             constant.append((col, v))
-        elif isinstance(a.expression, exp.Var) and a.expression.name.upper() == "DEFAULT":
+        elif _is_default(a.expression):
             constant.append((col, _constant(col.default)))
         else:
             computed.append((col, a.expression))
