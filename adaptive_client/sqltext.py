@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import contextvars
 import logging
-from typing import Final
+from typing import Any, ClassVar, Final
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.dialects.postgres import Postgres
+from sqlglot.dialects.postgres import Postgres, PostgresParser
 from sqlglot.tokens import TokenType
 
 from .errors import UnsupportedQuery
@@ -110,6 +110,41 @@ def session_command(text: str) -> str | None:
 
 # -- parsing ---------------------------------------------------------------------------
 
+
+def _marking(name: str, build: Any) -> Any:
+    """A function builder that marks its node with the function's name as written."""
+
+    def marked(*args: Any) -> Any:
+        node = build(*args)
+        node.meta["pg_function"] = name
+        return node
+
+    return marked
+
+
+class PostgresSource(Postgres):
+    """PostgreSQL as applications write it.  sqlglot reads ``date_part``/``extract``,
+    ``substr``/``substring`` and ``char_length``/``length`` into one node each, while
+    PostgreSQL types or names their results differently; this dialect's parse marks the
+    node with the name written (``node.meta["pg_function"]``), for the client-side
+    evaluation to tell them apart.  Nothing else differs from sqlglot's PostgreSQL, whose
+    own parser is left as it is for the application's use."""
+
+    class Parser(PostgresParser):
+        FUNCTION_PARSERS: ClassVar[dict[str, Any]] = {
+            **PostgresParser.FUNCTION_PARSERS,
+            "DATE_PART": _marking("date_part", PostgresParser.FUNCTION_PARSERS["DATE_PART"]),
+        }
+        FUNCTIONS: ClassVar[dict[str, Any]] = {
+            **PostgresParser.FUNCTIONS,
+            **{
+                name: _marking(name.lower(), PostgresParser.FUNCTIONS[name])
+                for name in ("SUBSTR", "CHAR_LENGTH", "CHARACTER_LENGTH")
+                if name in PostgresParser.FUNCTIONS
+            },
+        }
+
+
 _PARSING: contextvars.ContextVar[bool] = contextvars.ContextVar("adaptive_parsing", default=False)
 
 
@@ -132,7 +167,7 @@ def parse(text: str) -> list[exp.Expression]:
     where a name belongs); every one means the statement cannot be parsed."""
     token = _PARSING.set(True)
     try:
-        stmts = sqlglot.parse(text, read="postgres")
+        stmts = sqlglot.parse(text, read=PostgresSource)
     except Exception as exc:
         raise UnsupportedQuery(f"cannot parse the statement: {exc}", "syntax") from None
     finally:

@@ -46,7 +46,6 @@ import duckdb
 import psycopg
 from psycopg import errors as pg_errors
 from sqlglot import exp
-from sqlglot.dialects.postgres import Postgres
 from sqlglot.errors import OptimizeError, SqlglotError
 from sqlglot.optimizer.annotate_types import annotate_types
 from sqlglot.optimizer.qualify import qualify
@@ -57,44 +56,6 @@ from ..errors import AdaptiveError, UndefinedColumn, UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, TableMeta
 from .numeric import pg_avg
 from .plan import Compiled, Output, ParamBuilder, Params, Residual
-
-# sqlglot parses date_part(...) and extract(...) into one node; PostgreSQL types them
-# differently (double precision vs numeric) and names their columns differently, so the
-# parse of date_part leaves a mark on the node (nothing else changes).
-_DATE_PART = Postgres.Parser.FUNCTION_PARSERS["DATE_PART"]
-
-
-def _marked_date_part(self: Any) -> Any:
-    node = _DATE_PART(self)
-    node.meta["pg_function"] = "date_part"
-    return node
-
-
-if getattr(_DATE_PART, "__name__", "") != "_marked_date_part":
-    Postgres.Parser.FUNCTION_PARSERS = {
-        **Postgres.Parser.FUNCTION_PARSERS,
-        "DATE_PART": _marked_date_part,
-    }
-
-
-def _marking(name: str, build: Any) -> Any:
-    def marked(args: Any, *rest: Any) -> Any:
-        node = build(args, *rest)
-        node.meta["pg_function"] = name
-        return node
-
-    marked.pg_marked = True  # type: ignore[attr-defined]
-    return marked
-
-
-# likewise substr / substring and char_length / length: one node, two column names
-for _name in ("SUBSTR", "CHAR_LENGTH", "CHARACTER_LENGTH"):
-    _build = Postgres.Parser.FUNCTIONS.get(_name)
-    if _build is not None and not getattr(_build, "pg_marked", False):
-        Postgres.Parser.FUNCTIONS = {
-            **Postgres.Parser.FUNCTIONS,
-            _name: _marking(_name.lower(), _build),
-        }
 
 
 def _refuse(what: str, node: Any = None) -> UnsupportedQuery:

@@ -14,6 +14,7 @@ import psycopg
 import pytest
 
 import adaptive_client
+from adaptive_client import sqltext
 from adaptive_client.errors import UnsupportedQuery
 from adaptive_client.rewrite import residual
 from adaptive_client.rewrite.statements import compile_statement
@@ -378,11 +379,10 @@ def test_conjuncts_and_names() -> None:
 
     tree = sqlglot.parse_one("SELECT 1 FROM t WHERE (a = 1 AND b > 2) AND c", read="postgres")
     assert [c.sql() for c in residual.conjuncts(tree.args["where"].this)] == ["a = 1", "b > 2", "c"]
-    tree = sqlglot.parse_one(
+    (tree,) = sqltext.parse(
         "SELECT a, b AS x, lower(a), count(*), a + 1, a::text, '1'::int, date_part('year', d), "
         "extract(year FROM d), substr(a, 1), substring(a, 1), (SELECT y FROM u), EXISTS (SELECT 1) "
-        "FROM t",
-        read="postgres",
+        "FROM t"
     )
     names = [residual.pg_name(e) or "?column?" for e in tree.expressions]
     assert names == [
