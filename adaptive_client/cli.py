@@ -87,11 +87,12 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    from .install import install
+    from .install import install_database
 
     with _connect(_dsn(args)) as conn:
-        files = install(conn)
-    print(f"installed: {', '.join(files)}")
+        report = install_database(conn, peel=args.peel)
+    print(f"installed: {', '.join(report.scripts)}")
+    print(report.summary())
     return 0
 
 
@@ -174,10 +175,14 @@ def cmd_layers(args: argparse.Namespace) -> int:
 
 def cmd_peel(args: argparse.Namespace) -> int:
     from .admin import peel_column
+    from .install import resolve_peel_mode
 
     with _connect(_dsn(args)) as conn:
+        mode = resolve_peel_mode(conn, args.mode)
+        if mode == "off":  # the database's default; a DBA's explicit peel still runs
+            mode = "client"
         rows = peel_column(
-            conn, _master(args), args.table, args.column, args.onion, args.layer, args.mode
+            conn, _master(args), args.table, args.column, args.onion, args.layer, mode
         )
     print(
         f"{args.table}.{args.column} {args.onion}: peeled to {args.layer.upper()} ({rows} rows)"
@@ -230,7 +235,13 @@ def build_parser() -> argparse.ArgumentParser:
     add("down", cmd_down, "stop the embedded cluster")
     add("dsn", cmd_dsn, "print the embedded cluster's conninfo")
     add("status", cmd_status, "is the embedded cluster running?")
-    add("init", cmd_init, "install the metadata schema and stored procedures", dsn=True)
+    sp = add("init", cmd_init, "install the metadata schema and stored procedures", dsn=True)
+    sp.add_argument(
+        "--peel",
+        choices=["server", "client", "off"],
+        help="record the database's default peel mode (default: server where this role may "
+        "create the PL/Python peel functions, else client; an earlier choice is kept)",
+    )
     sp = add(
         "layers", cmd_layers, "each column's onions, layers, floors and leakage", dsn=True, key=True
     )
@@ -243,7 +254,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("column")
     sp.add_argument("onion", help="Eq or Ord")
     sp.add_argument("layer", help="DET or OPE")
-    sp.add_argument("--mode", choices=["server", "client"], default="server")
+    sp.add_argument(
+        "--mode",
+        choices=["server", "client"],
+        help="where the layer is stripped (default: the database's recorded peel mode)",
+    )
     sp = add(
         "rotate-master-key",
         cmd_rotate_master_key,

@@ -49,7 +49,7 @@ class Config:
     sum: bool = False
     search: bool = True
     hom_bits: int = 2048
-    peel: str = "server"
+    peel: str | None = None  # None: the database's recorded default (``adaptive-db init``)
     tables: dict[str, dict[str, ColumnConfig]] = field(default_factory=dict)
 
     def column(self, table: str, column: str) -> ColumnConfig:
@@ -124,8 +124,8 @@ def load_config(source: str | Path | dict[str, Any] | Config | None) -> Config:
     else:
         data = dict(source)
     defaults = data.get("defaults", {})
-    peel = str(defaults.get("peel", "server"))
-    if peel not in PEEL_MODES:
+    peel = defaults.get("peel")
+    if peel is not None and peel not in PEEL_MODES:
         raise ConfigError(f"peel mode must be one of {PEEL_MODES}, not {peel!r}")
     tables: dict[str, dict[str, ColumnConfig]] = {}
     for tname, cols in data.get("tables", {}).items():

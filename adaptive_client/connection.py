@@ -58,12 +58,16 @@ def connect(
 
     ``master_key`` defaults to ``ADAPTIVE_MASTER_KEY`` (hex); ``config`` is an
     ``onion_config`` TOML path or a dict of the same shape; ``peel`` overrides the
-    configuration's peel mode (``server``, ``client`` or ``off``).
+    configuration's peel mode (``server``, ``client`` or ``off``).  Where neither names a
+    mode, the database's recorded default applies (``client`` where ``adaptive-db init``
+    could not install the PL/Python peel functions, as on hosted PostgreSQL; else
+    ``server``).  ``server`` on a database without those functions raises
+    :class:`~adaptive_client.errors.PeelModeUnavailable`.
     """
     key = load_master_key(master_key)
     cfg = load_config(config if not isinstance(config, os.PathLike) else str(config))  # type: ignore[arg-type]
     mode = peel or cfg.peel
-    if mode not in PEEL_MODES:
+    if mode is not None and mode not in PEEL_MODES:
         raise ConfigError(f"peel mode must be one of {PEEL_MODES}, not {mode!r}")
     return Connection(conninfo, key, cfg, mode, autocommit=autocommit, **kwargs)
 
@@ -96,16 +100,18 @@ class Connection:
         conninfo: str,
         master_key: MasterKey,
         config: Config,
-        peel_mode: str,
+        peel_mode: str | None,
         *,
         autocommit: bool = False,
         **kwargs: Any,
     ) -> None:
         self.config = config
-        self.peel_mode = peel_mode
         self.control = psycopg.connect(conninfo, autocommit=True, **kwargs)
         try:
             self.catalog = Catalog.open(self.control, master_key)
+            from .install import resolve_peel_mode
+
+            self.peel_mode: str = resolve_peel_mode(self.control, peel_mode)
             self._notified = False
             self.control.add_notify_handler(self._on_notify)
             self.control.execute("LISTEN adaptive_epoch")

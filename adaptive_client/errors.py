@@ -124,6 +124,12 @@ class PeelDisabled(AdaptiveError, psycopg.NotSupportedError):
     """A query needs a peel but the peel mode is ``off``."""
 
 
+class PeelModeUnavailable(ConfigError):
+    """The peel mode asked for cannot work on this database: ``server`` where the
+    PL/Python peel functions are not installed (hosted PostgreSQL; ``adaptive-db init``
+    recorded ``client`` as the database's default)."""
+
+
 # --- concurrency: errors an application should retry, like a serialization failure -------
 
 

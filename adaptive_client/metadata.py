@@ -1,8 +1,9 @@
 """The encrypted schema: what each table and column is, its onions, layers and keys.
 
-Everything here is sealed in ``adaptive.tables`` (see ``sql/metadata_schema.sql``) except
-each onion column's actual layer, kept in the clear in ``adaptive.layers`` because the
-provider can observe it anyway and stored procedures must update it.
+Everything here is sealed in ``adaptive.tables`` (see
+``adaptive_client/sql/metadata_schema.sql``) except each onion column's actual layer,
+kept in the clear in ``adaptive.layers`` because the provider can observe it anyway and
+stored procedures must update it.
 
 Integrity of the catalog as a whole (``docs/security.md``): each sealed row is bound to
 its identity and version by the AES-GCM associated data, which detects an altered row and

@@ -63,6 +63,7 @@ def test_init_twice_succeeds(
     assert cli.main(["init", "--dsn", dsn]) == 0
     out = capsys.readouterr().out
     assert "metadata_schema.sql" in out
+    assert out.splitlines()[1] == "peel mode: server (the database's default)"
     with psycopg.connect(dsn) as conn:
         assert conn.execute("SELECT value FROM adaptive.epoch").fetchone() == (0,)
 

@@ -8,11 +8,13 @@ from pathlib import Path
 import psycopg
 import pytest
 
+import adaptive_client
 from adaptive_client import install as install_mod
-from adaptive_client.errors import AdaptiveError
+from adaptive_client.errors import AdaptiveError, ConfigError, PeelModeUnavailable
 from adaptive_client.install import install, install_files
+from adaptive_client.keys import MasterKey
 
-TABLES = {"keyring", "tables", "key_groups", "layers", "epoch", "peel_log"}
+TABLES = {"keyring", "tables", "key_groups", "layers", "epoch", "peel_log", "settings"}
 FUNCTIONS = {
     "rnd_decrypt",
     "hom_add",
@@ -65,6 +67,9 @@ def test_install_twice_is_idempotent_and_keeps_data(
         install(conn)
         assert _catalog(conn) == before
         assert conn.execute("SELECT id, value FROM adaptive.epoch").fetchall() == [(1, 7)]
+        assert conn.execute("SELECT name, value FROM adaptive.settings").fetchall() == [
+            ("peel", "server")
+        ]
         assert conn.autocommit  # the connection's mode is left as it was
     with psycopg.connect(dsn) as conn:  # not autocommit, idle: install commits
         install(conn)
@@ -98,17 +103,82 @@ def test_failed_install_changes_nothing(
     monkeypatch.setattr(install_mod, "install_files", lambda: [*good, bad])
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("DROP SCHEMA adaptive CASCADE")
+        conn.execute("DROP EXTENSION plpython3u")
         with pytest.raises(AdaptiveError, match=r"99_broken\.sql"):
             install(conn)
         assert _catalog(conn) == (set(), set())
         assert conn.execute(
             "SELECT count(*) FROM pg_namespace WHERE nspname = 'adaptive'"
         ).fetchone() == (0,)
+        assert conn.execute(  # the extension created by the failed install is gone too
+            "SELECT count(*) FROM pg_extension WHERE extname = 'plpython3u'"
+        ).fetchone() == (0,)
 
 
-def test_missing_sql_dir_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    fake = tmp_path / "site" / "adaptive_client" / "install.py"
-    fake.parent.mkdir(parents=True)
-    monkeypatch.setattr(install_mod, "__file__", str(fake))
-    with pytest.raises(AdaptiveError, match=r"sql/ directory .* not found"):
+def test_scripts_are_package_data() -> None:
+    """Found through importlib.resources inside the package, not in the checkout's root."""
+    import importlib.resources
+
+    root = importlib.resources.files("adaptive_client") / "sql"
+    assert [f.name for f in install_files()] == [
+        "metadata_schema.sql",
+        *sorted(f.name for f in (root / "udf").iterdir() if f.name.endswith(".sql")),
+    ]
+    assert not (Path(install_mod.__file__).resolve().parent.parent / "sql").exists()
+
+
+def test_missing_scripts_are_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.resources
+
+    monkeypatch.setattr(importlib.resources, "files", lambda package: tmp_path)
+    with pytest.raises(AdaptiveError, match=r"packaged SQL scripts .* are missing"):
         install_mod.sql_dir()
+
+
+def test_superuser_install_records_server_mode(
+    new_database: Callable[..., str], master_key: MasterKey
+) -> None:
+    dsn = new_database("inst")
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        report = install_mod.install_database(conn)
+        assert report.peel_default == "server" and report.server_peel
+        assert report.skipped == [] and report.plpython is None
+        assert report.summary() == "peel mode: server (the database's default)"
+        assert conn.execute(
+            "SELECT value FROM adaptive.settings WHERE name = 'peel'"
+        ).fetchone() == ("server",)
+    with adaptive_client.connect(dsn, master_key=master_key) as c:
+        assert c.peel_mode == "server"
+    with psycopg.connect(dsn, autocommit=True) as conn:  # a recorded choice is kept
+        install_mod.install_database(conn, peel="client")
+        assert install_mod.install_database(conn).peel_default == "client"
+    with adaptive_client.connect(dsn, master_key=master_key) as c:
+        assert c.peel_mode == "client"
+    with adaptive_client.connect(dsn, master_key=master_key, peel="server") as c:
+        assert c.peel_mode == "server"  # the functions are there: an explicit choice works
+
+
+def test_database_installed_before_the_setting_defaults_to_server(
+    new_database: Callable[..., str], master_key: MasterKey
+) -> None:
+    dsn = new_database("inst")
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("DROP TABLE adaptive.settings")
+    with adaptive_client.connect(dsn, master_key=master_key) as c:
+        assert c.peel_mode == "server"
+    with psycopg.connect(dsn, autocommit=True) as conn:  # ... and without its UDFs: refused
+        conn.execute("DROP FUNCTION adaptive.peel_layer")
+    with pytest.raises(PeelModeUnavailable, match=r"peel mode server \(the default\)"):
+        adaptive_client.connect(dsn, master_key=master_key)
+
+
+def test_a_bad_recorded_mode_is_a_clear_error(
+    new_database: Callable[..., str], master_key: MasterKey
+) -> None:
+    dsn = new_database("inst")
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("UPDATE adaptive.settings SET value = 'sideways' WHERE name = 'peel'")
+    with pytest.raises(ConfigError, match="recorded peel mode 'sideways'"):
+        adaptive_client.connect(dsn, master_key=master_key)
+    with psycopg.connect(dsn) as conn, pytest.raises(ConfigError, match="must be one of"):
+        install_mod.install_database(conn, peel="sideways")

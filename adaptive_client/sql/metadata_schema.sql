@@ -75,3 +75,13 @@ CREATE TABLE IF NOT EXISTS adaptive.peel_log (
     client_addr inet DEFAULT inet_client_addr(),
     application text DEFAULT current_setting('application_name', true)
 );
+
+-- Settings every client must agree on, in the clear (the provider sees their effect anyway):
+-- `peel` is the database's default peel mode (server, client or off), which a client uses
+-- when neither its `peel` argument nor its configuration names one.  `adaptive-db init`
+-- records `client` where the role may not create the PL/Python peel functions (hosted
+-- PostgreSQL), else `server`; `adaptive-db init --peel MODE` sets it.
+CREATE TABLE IF NOT EXISTS adaptive.settings (
+    name  text PRIMARY KEY,
+    value text NOT NULL
+);
