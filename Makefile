@@ -2,14 +2,16 @@
 # make demo  -- the TPC-C latency sweep and its report
 #
 # Other targets: deps (Debian packages), venv (.venv with the project and its dev tools),
-# up / down (the embedded cluster), lint (ruff + mypy), clean (venv and cluster removed).
+# up / down (the embedded cluster), lint (ruff + mypy), wheels (dist/: the project's wheel
+# and, where cargo is installed, the native OPE/RND wheels for `pip install
+# --find-links dist 'adaptive-client[native]'`), clean (venv and cluster removed).
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: deps venv up down test test-fast lint demo clean
+.PHONY: deps venv up down test test-fast lint wheels demo clean
 
 deps:
 	@bash scripts/install-system-deps.sh
@@ -45,6 +47,15 @@ test-fast: deps venv up
 lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
+
+wheels: venv
+	$(PY) -m pip wheel -q --no-deps -w dist .
+	@if command -v cargo >/dev/null 2>&1; then \
+		for mod in ope rnd; do $(PY) -m pip wheel -q --no-deps -w dist ./native/$$mod; done; \
+	else \
+		echo "cargo not found: the native wheels were not built (the pure-Python fallbacks are used)"; \
+	fi
+	@ls dist
 
 demo: up
 	$(VENV)/bin/adaptive-tpcc sweep --configs plain,encrypted,adaptive --latencies 0,60,120 \
