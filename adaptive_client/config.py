@@ -6,6 +6,7 @@ Format::
     sum = false          # give integer/numeric columns a Sum (Paillier) onion
     search = true        # give string columns a Search onion
     hom_bits = 2048      # Paillier modulus size
+    peel = "client"      # server, client or off (default: the database's recorded mode)
 
     [tables.customer.c_id]
     onions = ["Eq", "Ord"]             # any of Eq, Ord, Sum, Search -- or ["Single"]

@@ -289,7 +289,10 @@ class EmbeddedCluster:
 
 
 def create_extensions(conn: object) -> None:
-    """Create plpython3u and pgcrypto, with a clear message when a package is missing."""
+    """Create plpython3u and pgcrypto in an embedded-cluster database, with a clear
+    message when the local server lacks a package.  (Other databases, hosted ones among
+    them, go through :func:`adaptive_client.install.install_database`, which installs
+    what the role may and falls back to the client peel mode.)"""
     import psycopg
 
     assert isinstance(conn, psycopg.Connection)
@@ -301,5 +304,6 @@ def create_extensions(conn: object) -> None:
             conn.execute(f"CREATE EXTENSION IF NOT EXISTS {ext}")
         except psycopg.Error as exc:
             raise EmbeddedDbError(
-                f"cannot create extension {ext} (install the Debian package {package}): {exc}"
+                f"the embedded cluster cannot create extension {ext} (on Debian, install "
+                f"the package {package}): {exc}"
             ) from exc
