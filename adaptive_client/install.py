@@ -205,7 +205,7 @@ def install_database(
 
 def _record_peel_default(conn: psycopg.Connection[Any], peel: str | None, server_ok: bool) -> str:
     row = conn.execute(
-        "SELECT value FROM adaptive.settings WHERE name = %s", (PEEL_SETTING,)
+        "SELECT value FROM adaptive.settings WHERE setting = %s", (PEEL_SETTING,)
     ).fetchone()
     current = row[0] if row else None
     if peel == "server" and not server_ok:
@@ -222,8 +222,8 @@ def _record_peel_default(conn: psycopg.Connection[Any], peel: str | None, server
     if mode != current:
         conn.execute(
             sql.SQL(
-                "INSERT INTO adaptive.settings (name, value) VALUES (%s, %s) "
-                "ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value"
+                "INSERT INTO adaptive.settings (setting, value) VALUES (%s, %s) "
+                "ON CONFLICT (setting) DO UPDATE SET value = EXCLUDED.value"
             ),
             (PEEL_SETTING, mode),
         )
@@ -239,21 +239,25 @@ def resolve_peel_mode(conn: psycopg.Connection[Any], mode: str | None) -> str:
     """The peel mode a client uses on this database: ``mode`` if given, else the recorded
     default (``server`` where none is recorded, as in databases installed before the
     setting existed).  ``server`` needs the PL/Python peel function: without it this
-    raises :class:`PeelModeUnavailable` now, rather than at the first peel."""
+    raises :class:`PeelModeUnavailable` now, rather than at the first peel.  ``conn`` is
+    in autocommit mode (a client's control connection)."""
     if mode is not None and mode != "server":
         return mode
-    row = conn.execute(
-        f"SELECT ({_HAS_PEEL_SQL}), to_regclass('adaptive.settings') IS NOT NULL"
-    ).fetchone()
-    has_peel, has_settings = bool(row and row[0]), bool(row and row[1])
     explicit = mode is not None
+    has_settings = True
+    try:  # one round trip where the settings table exists (every current installation)
+        row = conn.execute(
+            f"SELECT ({_HAS_PEEL_SQL}), (SELECT value FROM adaptive.settings WHERE setting = %s)",
+            (PEEL_SETTING,),
+        ).fetchone()
+    except psycopg.errors.UndefinedTable:
+        if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+            conn.rollback()
+        has_settings = False
+        row = conn.execute(f"SELECT ({_HAS_PEEL_SQL}), NULL").fetchone()
+    has_peel = bool(row and row[0])
     if mode is None:
-        recorded = None
-        if has_settings:
-            got = conn.execute(
-                "SELECT value FROM adaptive.settings WHERE name = %s", (PEEL_SETTING,)
-            ).fetchone()
-            recorded = got[0] if got else None
+        recorded = row[1] if row else None
         if recorded is not None and recorded not in PEEL_MODES:
             raise ConfigError(
                 f"the database's recorded peel mode {recorded!r} (adaptive.settings) is not "
@@ -268,10 +272,14 @@ def resolve_peel_mode(conn: psycopg.Connection[Any], mode: str | None) -> str:
             if has_settings
             else "the default"
         )
+        fix = (
+            "use peel='client', or leave the mode unset to use the database's default"
+            if explicit
+            else "use peel='client', or record it: adaptive-db init --peel client"
+        )
         raise PeelModeUnavailable(
             f"peel mode server ({where}) needs the PL/Python function adaptive.peel_layer, "
             "which this database does not have (a role that is not a superuser cannot create "
-            "it, as on hosted PostgreSQL): use peel='client' or leave the mode unset to "
-            "use the database's default"
+            f"it, as on hosted PostgreSQL): {fix}"
         )
     return mode

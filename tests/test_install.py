@@ -67,7 +67,7 @@ def test_install_twice_is_idempotent_and_keeps_data(
         install(conn)
         assert _catalog(conn) == before
         assert conn.execute("SELECT id, value FROM adaptive.epoch").fetchall() == [(1, 7)]
-        assert conn.execute("SELECT name, value FROM adaptive.settings").fetchall() == [
+        assert conn.execute("SELECT setting, value FROM adaptive.settings").fetchall() == [
             ("peel", "server")
         ]
         assert conn.autocommit  # the connection's mode is left as it was
@@ -145,7 +145,7 @@ def test_superuser_install_records_server_mode(
         assert report.skipped == [] and report.plpython is None
         assert report.summary() == "peel mode: server (the database's default)"
         assert conn.execute(
-            "SELECT value FROM adaptive.settings WHERE name = 'peel'"
+            "SELECT value FROM adaptive.settings WHERE setting = 'peel'"
         ).fetchone() == ("server",)
     with adaptive_client.connect(dsn, master_key=master_key) as c:
         assert c.peel_mode == "server"
@@ -177,7 +177,7 @@ def test_a_bad_recorded_mode_is_a_clear_error(
 ) -> None:
     dsn = new_database("inst")
     with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute("UPDATE adaptive.settings SET value = 'sideways' WHERE name = 'peel'")
+        conn.execute("UPDATE adaptive.settings SET value = 'sideways' WHERE setting = 'peel'")
     with pytest.raises(ConfigError, match="recorded peel mode 'sideways'"):
         adaptive_client.connect(dsn, master_key=master_key)
     with psycopg.connect(dsn) as conn, pytest.raises(ConfigError, match="must be one of"):

@@ -82,6 +82,6 @@ CREATE TABLE IF NOT EXISTS adaptive.peel_log (
 -- records `client` where the role may not create the PL/Python peel functions (hosted
 -- PostgreSQL), else `server`; `adaptive-db init --peel MODE` sets it.
 CREATE TABLE IF NOT EXISTS adaptive.settings (
-    name  text PRIMARY KEY,
-    value text NOT NULL
+    setting text PRIMARY KEY,
+    value   text NOT NULL
 );

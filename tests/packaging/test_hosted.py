@@ -85,7 +85,7 @@ def _functions(dsn: str) -> set[str]:
 
 def _setting(dsn: str) -> str | None:
     with psycopg.connect(dsn) as c:
-        row = c.execute("SELECT value FROM adaptive.settings WHERE name = 'peel'").fetchone()
+        row = c.execute("SELECT value FROM adaptive.settings WHERE setting = 'peel'").fetchone()
     return row[0] if row else None
 
 
