@@ -352,6 +352,29 @@ def check_allowed(tree: exp.Expression) -> None:
                 raise _refuse("cast", node)
 
 
+def check_distinct_order(tree: exp.Expression) -> None:
+    """PostgreSQL's rule that DuckDB does not keep: with SELECT DISTINCT, every ORDER BY
+    expression is one of the selected ones (an output name, a position or the same
+    expression).  Raised as PostgreSQL raises it, before anything is fetched."""
+    for select in tree.find_all(exp.Select):
+        distinct, order = select.args.get("distinct"), select.args.get("order")
+        if distinct is None or distinct.args.get("on") is not None or order is None:
+            continue
+        outputs = {p.alias_or_name.lower() for p in select.expressions}
+        selected = [p.unalias() for p in select.expressions]
+        for o in order.expressions:
+            key = o.this
+            if isinstance(key, exp.Literal) and not key.is_string:
+                continue
+            if isinstance(key, exp.Column) and not key.table and key.name.lower() in outputs:
+                continue
+            if any(key == p for p in selected):
+                continue
+            raise pg_errors.InvalidColumnReference(
+                "for SELECT DISTINCT, ORDER BY expressions must appear in select list"
+            )
+
+
 def _construct_name(node: Any) -> str:
     if isinstance(node, exp.Anonymous):
         return f"function {node.name}()"
@@ -771,6 +794,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
     schema = schema_of(catalog, stmt)
     tree = qualified(stmt, schema)
     check_allowed(tree)
+    check_distinct_order(tree)
     used = used_columns(tree)
     occurrences = base_tables(tree)
     counts: dict[str, int] = {}
