@@ -10,6 +10,7 @@ import psycopg
 
 from . import peel as peeling
 from .errors import ConfigError, LayerFloorViolation, MetadataTampered
+from .joins import key_group_members
 from .keys import MasterKey
 from .metadata import Catalog, root_label
 from .onions import LEAKAGE, Cap, Onion
@@ -31,12 +32,18 @@ class LayerRow:
 _REVEALS = {"RND": 0, "HOM": 0, "SEARCH": 1, "DET": 2, "OPE": 3, "PLAIN": 4}
 
 
-def _learns(layer: str, ope_exact: bool, join_group: str | None) -> str:
+def _learns(
+    layer: str, ope_exact: bool, join_group: str | None, shared: list[str] | None = None
+) -> str:
+    """``shared``: the other columns whose onion of this kind is under the same key (a
+    declared join group, or a key group formed by join adjustments)."""
     learns = LEAKAGE[layer]
     if layer == "OPE" and not ope_exact:
         learns = "order of an 8-byte prefix"
     if layer in ("DET", "OPE") and join_group:
         learns += f", also across the columns of join group {join_group}"
+    if layer in ("DET", "OPE") and shared:
+        learns += f", also across {', '.join(shared)} (same key)"
     return learns
 
 
@@ -57,7 +64,12 @@ def layers_report(conn: psycopg.Connection[Any], master: MasterKey) -> list[Laye
                         f"{table.anon}.{oc.anon}",
                         oc.layer,
                         oc.floor or "-",
-                        _learns(oc.layer, oc.ope_exact, col.join_group),
+                        _learns(
+                            oc.layer,
+                            oc.ope_exact,
+                            col.join_group,
+                            key_group_members(catalog, table, oc),
+                        ),
                     )
                 )
     return rows

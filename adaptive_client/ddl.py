@@ -166,6 +166,7 @@ def create_table(
         col = ColumnMeta(
             cname, types[cname], nullable[cname], {}, defaults.get(cname), ccfg.join_group
         )
+        col.joinable = ccfg.joins
         enc = col.encoding
         group_keys = catalog.group_keys(conn, ccfg.join_group) if ccfg.join_group else {}
         for onion in onions:

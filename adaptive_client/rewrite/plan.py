@@ -15,6 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from .. import recipes
+from ..joins import JoinNeed
 from ..metadata import ColumnMeta, OnionColumn, TableMeta
 from ..onions import Cap
 
@@ -137,6 +138,8 @@ class Compiled:
     lock_layout: list[int] | None = None
     locks_rows: bool = False  # SELECT ... FOR UPDATE (else a snapshot read, see _select)
     needs: list[Need] = field(default_factory=list)
+    # column pairs to bring under one key (join adjustments) before the statement runs
+    joins: list[JoinNeed] = field(default_factory=list)
     tables: list[TableMeta] = field(default_factory=list)
     statement_type: str = "other"  # for stats: "SELECT", "INSERT", ...
     # multi-row INSERT: the leading parameters (those of its VALUES, made first) all at

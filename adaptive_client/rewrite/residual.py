@@ -272,6 +272,8 @@ def compile_fetch(
     def attempt(where: list[exp.Expression]) -> Compiled:
         c = Compiler(catalog)
         plan = _select(c, fetch_select(meta, alias, columns, where))
+        if c.joins:  # columns under different keys: compared on the client instead
+            raise UnsupportedQuery("a comparison that needs a join adjustment", "join")
         plan.needs, plan.tables = c.needs, c.tables
         return plan
 
