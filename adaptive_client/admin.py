@@ -29,7 +29,7 @@ class LayerRow:
 
 
 # How much each layer reveals, for a column's summary: the most revealing of its onions.
-_REVEALS = {"RND": 0, "HOM": 0, "SEARCH": 1, "DET": 2, "OPE": 3, "PLAIN": 4}
+_REVEALS = {"RND": 0, "HOM": 0, "SEARCH": 1, "DET": 2, "TRIGRAM": 2, "OPE": 3, "PLAIN": 4}
 
 
 def _learns(

@@ -5,6 +5,7 @@ Format::
     [defaults]
     sum = false          # give integer/numeric columns a Sum (Paillier) onion
     search = true        # give string columns a Search onion
+    substring = false    # give string columns a Substr onion (trigrams: LIKE, ILIKE, ~)
     hom_bits = 2048      # Paillier modulus size
     peel = "client"      # server, client or off (default: the database's recorded mode)
 
@@ -51,6 +52,7 @@ class ColumnConfig:
 class Config:
     sum: bool = False
     search: bool = True
+    substring: bool = False
     hom_bits: int = 2048
     peel: str | None = None  # None: the database's recorded default (``adaptive-db init``)
     tables: dict[str, dict[str, ColumnConfig]] = field(default_factory=dict)
@@ -147,6 +149,7 @@ def load_config(source: str | Path | dict[str, Any] | Config | None) -> Config:
     return Config(
         sum=bool(defaults.get("sum", False)),
         search=bool(defaults.get("search", True)),
+        substring=bool(defaults.get("substring", False)),
         hom_bits=int(defaults.get("hom_bits", 2048)),
         peel=peel,
         tables=tables,

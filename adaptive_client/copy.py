@@ -27,7 +27,7 @@ from sqlglot import exp
 from . import recipes
 from .errors import UnsupportedQuery
 from .metadata import ColumnMeta, OnionColumn, TableMeta
-from .onions import Onion
+from .onions import TOKEN_ONIONS, Onion
 
 if TYPE_CHECKING:
     from .connection import Cursor
@@ -60,7 +60,7 @@ def _storage_type(col: ColumnMeta, oc: OnionColumn) -> str:
         return col.type.sql()
     if oc.onion is Onion.SUM:
         return "numeric"
-    if oc.onion is Onion.SEARCH:
+    if oc.onion in TOKEN_ONIONS:
         return "bytea[]"
     return "bytea"
 
@@ -171,7 +171,7 @@ class CopyIn:
             out: list[Any] = [None] * len(values)
             cts = recipes.encrypt_many(col, oc, [values[i] for i in present])
             for i, ct in zip(present, cts, strict=True):
-                out[i] = list(ct) if oc.onion is Onion.SEARCH else ct
+                out[i] = list(ct) if oc.onion in TOKEN_ONIONS else ct
             columns.append(out)
         for j in range(len(rows)):
             self._server.write_row([c[j] for c in columns])

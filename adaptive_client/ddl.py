@@ -31,7 +31,7 @@ from .errors import (
 )
 from .keys import new_key
 from .metadata import Catalog, ColumnMeta, IndexMeta, OnionColumn, TableMeta
-from .onions import TAGS, Onion, layer_index, stack_for
+from .onions import TAGS, TOKEN_ONIONS, Onion, layer_index, stack_for
 from .schemes import HOM
 
 HOM_GROUP = "__paillier__"
@@ -42,7 +42,7 @@ def _storage_type(col: ColumnMeta, oc: OnionColumn) -> str:
         return col.type.sql()
     if oc.onion is Onion.SUM:
         return "numeric"
-    if oc.onion is Onion.SEARCH:
+    if oc.onion in TOKEN_ONIONS:
         return "bytea[]"
     return "bytea"
 
@@ -51,7 +51,7 @@ def _default_onions(col_type: Any, config: Config) -> tuple[Onion, ...]:
     from .encodings import encoding_for
 
     supported = encoding_for(col_type).onions
-    order = [Onion.EQ, Onion.ORD, Onion.SUM, Onion.SEARCH]
+    order = [Onion.EQ, Onion.ORD, Onion.SUM, Onion.SEARCH, Onion.SUBSTR]
     out = []
     for o in order:
         if o.value not in supported:
@@ -59,6 +59,8 @@ def _default_onions(col_type: Any, config: Config) -> tuple[Onion, ...]:
         if o is Onion.SUM and not config.sum:
             continue
         if o is Onion.SEARCH and not config.search:
+            continue
+        if o is Onion.SUBSTR and not config.substring:
             continue
         out.append(o)
     return tuple(out)

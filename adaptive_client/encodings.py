@@ -74,7 +74,7 @@ _CTX = decimal.Context(
 _EPOCH_TS = dt.datetime(1, 1, 1)
 _ONE = Decimal(1)
 
-EQ, ORD, SUM, SEARCH = "Eq", "Ord", "Sum", "Search"
+EQ, ORD, SUM, SEARCH, SUBSTR = "Eq", "Ord", "Sum", "Search", "Substr"
 
 
 # --- SQL types ----------------------------------------------------------------------------
@@ -560,7 +560,7 @@ def _shortest_single(x: float) -> float:
 class TextEncoding(Encoding):
     """varchar(n), text, char(n): UTF-8 bytes; OPE over the first 8 bytes (inexact)."""
 
-    onions = frozenset({EQ, ORD, SEARCH})
+    onions = frozenset({EQ, ORD, SEARCH, SUBSTR})
     ope_exact = False
     PREFIX: ClassVar[int] = 8
 

@@ -36,7 +36,7 @@ from .errors import (
 )
 from .keys import MasterKey, RootKeys, new_key
 from .onions import Onion
-from .schemes import DET, HOM, OPE, RND, SEARCH
+from .schemes import DET, HOM, OPE, RND, SEARCH, TRIGRAM
 
 # Keyring formats: 1 -- no catalog head; 2 -- a sealed catalog head exists.  The root key's
 # wrapping is bound to the format, so that lowering the (clear) format number to skip the
@@ -104,6 +104,10 @@ class OnionColumn:
     @cached_property
     def search(self) -> SEARCH:
         return SEARCH(self.keys["SEARCH"])
+
+    @cached_property
+    def trigram(self) -> TRIGRAM:
+        return TRIGRAM(self.keys["TRIGRAM"])
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -18,6 +18,7 @@ class Onion(StrEnum):
     ORD = "Ord"
     SUM = "Sum"
     SEARCH = "Search"
+    SUBSTR = "Substr"  # trigram tokens: candidate rows for LIKE / ILIKE / regex
     SINGLE = "Single"
 
 
@@ -29,6 +30,7 @@ class Cap(StrEnum):
     ORD = "order"  # <, <=, >, >=, BETWEEN, ORDER BY, MIN, MAX
     SUM = "sum"  # SUM, AVG, col = col + k in place
     WORD = "word search"  # col ~ '\mword\M'
+    SUBSTR = "substring search"  # LIKE '%abc%', ILIKE 'abc%', ~ 'abc': candidate rows
 
 
 # Layer stacks, outer -> inner.  Single onions have a one-layer stack chosen by the DBA.
@@ -39,6 +41,7 @@ STACKS: dict[Onion, tuple[str, ...]] = {
     # the RND layer of a Search onion hides the tokens until the first search; tables
     # created before it existed keep the one-layer stack recorded in their metadata
     Onion.SEARCH: ("RND", "SEARCH"),
+    Onion.SUBSTR: ("RND", "TRIGRAM"),
 }
 SINGLE_LAYERS = ("PLAIN", "DET", "OPE", "RND")
 
@@ -47,7 +50,15 @@ TAGS = {"RND": 1, "DET": 2, "OPE": 3}
 
 # Short suffixes for the anonymized column names of each onion (the provider sees which
 # onion a column is anyway: its layer is public, see adaptive.layers).
-SUFFIX = {Onion.EQ: "eq", Onion.ORD: "ord", Onion.SUM: "sum", Onion.SEARCH: "srch"}
+SUFFIX = {
+    Onion.EQ: "eq",
+    Onion.ORD: "ord",
+    Onion.SUM: "sum",
+    Onion.SEARCH: "srch",
+    Onion.SUBSTR: "substr",
+}
+# Onions stored as token arrays (bytea[], GIN-indexed once peeled)
+TOKEN_ONIONS = frozenset({Onion.SEARCH, Onion.SUBSTR})
 
 # What each layer reveals to the provider, in words, for `adaptive-db layers`.
 LEAKAGE = {
@@ -56,6 +67,7 @@ LEAKAGE = {
     "OPE": "order of values (and equality)",
     "HOM": "nothing (sums computable)",
     "SEARCH": "which rows share a word",
+    "TRIGRAM": "which rows share a 3-character sequence (case-folded): far more than words",
     "PLAIN": "the values themselves",
 }
 
@@ -70,7 +82,7 @@ def capabilities(onion: Onion, layer: str, ope_exact: bool) -> frozenset[Cap]:
         return frozenset(Cap)
     if layer == "RND":
         # a Search onion's tokens are not the value: nothing to decrypt from them
-        return frozenset() if onion is Onion.SEARCH else frozenset({Cap.DECRYPT})
+        return frozenset() if onion in TOKEN_ONIONS else frozenset({Cap.DECRYPT})
     if layer == "DET":
         return frozenset({Cap.DECRYPT, Cap.EQ})
     if layer == "OPE":
@@ -79,6 +91,8 @@ def capabilities(onion: Onion, layer: str, ope_exact: bool) -> frozenset[Cap]:
         return frozenset({Cap.SUM})
     if layer == "SEARCH":
         return frozenset({Cap.WORD})
+    if layer == "TRIGRAM":
+        return frozenset({Cap.SUBSTR})
     raise ConfigError(f"unknown layer {layer!r}")
 
 

@@ -23,13 +23,13 @@ from psycopg import sql
 
 from .errors import LayerFloorViolation, PeelDisabled
 from .metadata import OnionColumn, TableMeta
-from .onions import TAGS, Onion
+from .onions import TAGS, TOKEN_ONIONS
 from .rewrite.plan import Need
 
 BATCH = 5000
 
-# A Search onion at RND stores one RND value (its tokens, concatenated) in a one-element
-# array; peeled, the array holds the 16-byte tokens.  The same expressions as the
+# A token onion (Search, Substr) at RND stores one RND value (its tokens, concatenated)
+# in a one-element array; peeled, the array holds the 16-byte tokens.  The same expressions as the
 # server-side peel (sql/udf/30_peel_layer.sql).
 SEARCH_AT_RND = sql.SQL("{col} IS NOT NULL AND octet_length({col}[1]) > 16")
 SEARCH_SPLIT = sql.SQL(
@@ -109,7 +109,7 @@ def _client_peel(
     t0 = time.monotonic()
     tbl, col = sql.Identifier(table.anon), sql.Identifier(oc.anon)
     con = sql.Identifier("k_" + oc.anon)
-    search = oc.onion is Onion.SEARCH
+    search = oc.onion in TOKEN_ONIONS
     with control.transaction():
         row = control.execute(
             "SELECT onion, layer FROM adaptive.layers WHERE anon_table = %s AND anon_column = %s "

@@ -39,6 +39,10 @@ def encrypt(col: ColumnMeta, oc: OnionColumn, value: Any, layer: str | None = No
         STATS.count("SEARCH")
         tokens = oc.search.tokens(str(value))
         return _search_rnd(oc, [tokens])[0] if layer == "RND" else WordTokens(tokens)
+    elif inner == "TRIGRAM":
+        STATS.count("SEARCH")
+        grams = oc.trigram.tokens(str(value))
+        return _search_rnd(oc, [grams])[0] if layer == "RND" else WordTokens(grams)
     elif inner == "RND":  # Single onion at RND: no inner layer
         STATS.count("RND")
         return oc.rnd.encrypt(enc.to_bytes(value))
@@ -76,6 +80,10 @@ def encrypt_many(
         if layer == "RND":
             return _search_rnd(oc, [tokens(str(v)) for v in values])
         return [WordTokens(tokens(str(v))) for v in values]
+    elif inner == "TRIGRAM":
+        STATS.count("SEARCH", n=n)
+        grams = [oc.trigram.tokens(str(v)) for v in values]
+        return _search_rnd(oc, grams) if layer == "RND" else [WordTokens(g) for g in grams]
     elif inner == "RND":
         STATS.count("RND", n=n)
         return oc.rnd.encrypt_many([enc.to_bytes(v) for v in values])
@@ -213,5 +221,12 @@ def word_token(oc: OnionColumn, pattern: Any) -> list[bytes]:
 
 def onion_order(col: ColumnMeta) -> list[OnionColumn]:
     """Onions in the order the client prefers to decrypt from: cheapest first."""
-    pref = {Onion.SINGLE: 0, Onion.EQ: 1, Onion.ORD: 2, Onion.SUM: 3, Onion.SEARCH: 4}
+    pref = {
+        Onion.SINGLE: 0,
+        Onion.EQ: 1,
+        Onion.ORD: 2,
+        Onion.SUM: 3,
+        Onion.SEARCH: 4,
+        Onion.SUBSTR: 5,
+    }
     return sorted(col.onions.values(), key=lambda oc: pref[oc.onion])

@@ -35,7 +35,7 @@ from ..errors import (
 )
 from ..joins import JoinNeed
 from ..metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
-from ..onions import Cap, capabilities
+from ..onions import Cap, Onion, capabilities
 from .numeric import pg_avg
 from .params import escape_percent
 from .plan import ColumnValue, Compiled, Need, ParamBuilder, Params, RmwUpdate, RowFn, SortKey
@@ -282,6 +282,11 @@ class Compiler:
         self.params: dict[str, ParamBuilder] = {}
         self.needs: list[Need] = []
         self.joins: list[JoinNeed] = []  # column pairs to bring under one key first
+        # Candidate filters (split execution's pushed-down WHERE, which the client
+        # evaluates again exactly): LIKE / ILIKE / regex may compile to a superset of
+        # their rows, a trigram filter over the Substr onion.  Never under NOT.
+        self.candidate_filters = False
+        self._inexact = 0
         self._n = count()
         self.tables: list[TableMeta] = []
 
@@ -422,7 +427,11 @@ class Compiler:
                 expression=self.predicate(scope, node.expression),
             )
         if isinstance(node, exp.Not):
-            return exp.Not(this=self.predicate(scope, node.this))
+            before = self._inexact
+            inner = self.predicate(scope, node.this)
+            if self._inexact > before:
+                raise _unsupported(node, "NOT of a candidate filter")
+            return exp.Not(this=inner)
         if isinstance(node, exp.Paren):
             return exp.Paren(this=self.predicate(scope, node.this))
         if isinstance(node, exp.Boolean):
@@ -437,6 +446,12 @@ class Compiler:
             return self.in_list(scope, node)
         if isinstance(node, exp.Is):
             return self.is_null(scope, node)
+        if self.candidate_filters and isinstance(
+            node, exp.Like | exp.ILike | exp.Escape | exp.RegexpLike | exp.RegexpILike
+        ):
+            substring = self.substring_filter(scope, node)
+            if substring is not None:
+                return substring
         if isinstance(node, exp.RegexpLike):
             return self.word_search(scope, node)
         if isinstance(node, exp.Like):
@@ -639,11 +654,59 @@ class Compiler:
         pattern = self.value_of(node.expression)
         if ref is None or pattern is None:
             raise _unsupported(node, "regular expression")
+        literal = node.expression
+        if isinstance(literal, exp.Literal) and not (
+            str(literal.this).startswith("\\m") and str(literal.this).endswith("\\M")
+        ):
+            # not a whole word: split execution (a plain string becomes a LIKE there)
+            raise _unsupported(node, "regular expression")
         oc = self.require(ref, Cap.WORD)
 
         def build(p: Params) -> Any:
             v = pattern(p)
             return None if v is None else recipes.word_token(oc, v)
+
+        return exp.ArrayContainsAll(
+            this=self.col_expr(ref, oc),
+            expression=exp.Cast(this=self.param(build), to=exp.DataType.build("bytea[]")),
+        )
+
+    def substring_filter(self, scope: Scope, node: exp.Expression) -> exp.Expression | None:
+        """A candidate filter for LIKE / ILIKE / ``~`` / ``~*`` over the column's Substr
+        onion: the rows whose trigram tokens include every trigram of the pattern's literal
+        runs (a superset of the matches; the client evaluates the pattern exactly).  None
+        where the predicate is left to the exact paths (no Substr onion, NOT LIKE, an
+        exact LIKE without wildcards)."""
+        escape: str | None = "\\"
+        if isinstance(node, exp.Escape):
+            esc = self.value_of(node.expression)
+            if esc is None or not isinstance(node.this, exp.Like | exp.ILike):
+                return None
+            value = esc(())
+            if not isinstance(value, str) or len(value) > 1:
+                return None
+            escape = value or None
+            node = node.this
+        if node.args.get("negate"):
+            return None
+        ref = self._column_side(scope, node.this)
+        pattern = self.value_of(node.expression)
+        if ref is None or pattern is None or Onion.SUBSTR not in ref.column.onions:
+            return None
+        regex = isinstance(node, exp.RegexpLike | exp.RegexpILike)
+        if isinstance(node, exp.RegexpLike) and isinstance(node.expression, exp.Literal):
+            text = str(node.expression.this)
+            if text.startswith("\\m") and text.endswith("\\M"):
+                return None  # a whole word: the Search onion answers it exactly
+        oc = self.require(ref, Cap.SUBSTR)
+        self._inexact += 1
+
+        def build(p: Params) -> Any:
+            v = pattern(p)
+            if v is None:
+                return None
+            runs = regex_runs(str(v)) if regex else like_runs(str(v), escape)
+            return oc.trigram.required(runs)
 
         return exp.ArrayContainsAll(
             this=self.col_expr(ref, oc),
@@ -663,6 +726,10 @@ class Compiler:
                     r"use col ~ '\mword\M' (Search onion)",
                     "LIKE with wildcards",
                 )
+        if Onion.SUBSTR in ref.column.onions and not isinstance(node.expression, exp.Literal):
+            # a pattern known only when bound: split execution evaluates it exactly, its
+            # candidates filtered on the server through the Substr onion
+            raise _unsupported(node, "LIKE with a parameter pattern")
         oc = self.require(ref, Cap.EQ)
         col = ref.column
         layer = self.target_layer(oc, Cap.EQ)
@@ -846,6 +913,50 @@ def _apply(op: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
     ):
         return op(float(a), float(b))
     return op(a, b)
+
+
+def like_runs(pattern: str, escape: str | None) -> list[tuple[str, bool, bool]]:
+    """The literal runs of a LIKE pattern, each with whether it is anchored at the
+    text's start and end.  A pattern PostgreSQL would reject (ending in the escape
+    character) gives no runs: no filter, and the exact evaluation raises the error."""
+    runs: list[tuple[str, bool, bool]] = []
+    run, start, i = "", 0, 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if escape is not None and ch == escape:
+            if i + 1 == len(pattern):
+                return []
+            run += pattern[i + 1]
+            i += 2
+            continue
+        if ch in "%_":
+            if run:
+                runs.append((run, start == 0, False))
+            run, start = "", i + 1
+        else:
+            run += ch
+        i += 1
+    if run:
+        runs.append((run, start == 0, True))
+    return runs
+
+
+_REGEX_META = frozenset("\\.^$*+?()[]{}|")
+
+
+def regex_runs(pattern: str) -> list[tuple[str, bool, bool]]:
+    """The literal run of a regular expression that is a plain string, optionally
+    anchored by ``^`` and ``$``; any other expression gives no runs (no filter)."""
+    body = pattern
+    at_start = body.startswith("^")
+    if at_start:
+        body = body[1:]
+    at_end = body.endswith("$")
+    if at_end:
+        body = body[:-1]
+    if not body or any(ch in _REGEX_META for ch in body):
+        return []
+    return [(body, at_start, at_end)]
 
 
 def server_sql(node: exp.Expression) -> str:

@@ -271,6 +271,7 @@ def compile_fetch(
 
     def attempt(where: list[exp.Expression]) -> Compiled:
         c = Compiler(catalog)
+        c.candidate_filters = True  # the statement is evaluated again on the client
         plan = _select(c, fetch_select(meta, alias, columns, where))
         if c.joins:  # columns under different keys: compared on the client instead
             raise UnsupportedQuery("a comparison that needs a join adjustment", "join")
@@ -466,8 +467,10 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
     if isinstance(node, exp.Lower | exp.Upper):
         return _udf("pg_" + type(node).__name__.lower(), node.this)
     if isinstance(node, exp.ILike):
-        return exp.Like(
-            this=_udf("pg_lower", node.this), expression=_udf("pg_lower", node.expression)
+        return exp.Like(  # NOT ILIKE's negation kept (it is an argument, not a node)
+            this=_udf("pg_lower", node.this),
+            expression=_udf("pg_lower", node.expression),
+            negate=node.args.get("negate"),
         )
     if isinstance(node, exp.Substring):
         args = [node.this, node.args.get("start") or exp.Literal.number(1)]
@@ -554,6 +557,30 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
         if not params or int(params[0].name) > 38:
             raise _refuse("cast to numeric without a precision of at most 38", node)
     return node
+
+
+def _literal_regexes(stmt: exp.Expression) -> exp.Expression:
+    """``x ~ 'abc'`` / ``x ~* '^abc$'``: a regular expression that is a plain string
+    (optionally anchored) is the LIKE / ILIKE of that string, which the client evaluates
+    exactly; other regular expressions stay refused."""
+    from .compiler import regex_runs
+
+    def swap(node: exp.Expression) -> exp.Expression:
+        if not isinstance(node, exp.RegexpLike | exp.RegexpILike):
+            return node
+        pattern = node.expression
+        if not (isinstance(pattern, exp.Literal) and pattern.is_string):
+            return node
+        runs = regex_runs(str(pattern.this))
+        if not runs:
+            return node
+        body, at_start, at_end = runs[0]
+        escaped = body.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        like = ("" if at_start else "%") + escaped + ("" if at_end else "%")
+        kind = exp.Like if isinstance(node, exp.RegexpLike) else exp.ILike
+        return kind(this=node.this.copy(), expression=exp.Literal.string(like))
+
+    return stmt.transform(swap)
 
 
 _LIKES = (exp.Like,)
@@ -793,6 +820,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
     """The residual plan of a SELECT / set operation (see the module docstring)."""
     if not isinstance(stmt, exp.Select | exp.SetOperation):
         raise _refuse(f"{type(stmt).__name__} statement", stmt)
+    stmt = _literal_regexes(stmt)
     schema = schema_of(catalog, stmt)
     tree = qualified(stmt, schema)
     check_allowed(tree)

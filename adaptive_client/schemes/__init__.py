@@ -6,6 +6,7 @@
 | DET    | 0x02 | 2        | ``=``, ``<>``, ``IN``, GROUP BY, DISTINCT, join   | equality      |
 | HOM    | -    | 2        | ``SUM``, ``AVG``, ``+``                           | nothing       |
 | SEARCH | -    | 2        | whole-word match (``WORD``: ``~ '\\mword\\M'``) | shared words  |
+| TRIGRAM| -    | 1        | candidate rows for LIKE / ILIKE / ``~`` (trigrams)  | shared trigrams |
 | OPE    | 0x03 | 1        | comparisons, ORDER BY, MIN/MAX, equality          | order         |
 | PLAIN  | -    | 0        | everything (``*``)                                | everything    |
 """
@@ -20,8 +21,11 @@ from .ope import OPE
 from .plain import PLAIN
 from .rnd import RND
 from .search import SEARCH
+from .trigram import TRIGRAM
 
-SCHEMES: dict[str, type[Scheme]] = {cls.name: cls for cls in (RND, DET, OPE, HOM, SEARCH, PLAIN)}
+SCHEMES: dict[str, type[Scheme]] = {
+    cls.name: cls for cls in (RND, DET, OPE, HOM, SEARCH, TRIGRAM, PLAIN)
+}
 
 
 def scheme_class(name: str) -> type[Scheme]:
@@ -32,4 +36,15 @@ def scheme_class(name: str) -> type[Scheme]:
         raise ConfigError(f"unknown encryption scheme {name!r}") from None
 
 
-__all__ = ["DET", "HOM", "OPE", "PLAIN", "RND", "SCHEMES", "SEARCH", "Scheme", "scheme_class"]
+__all__ = [
+    "DET",
+    "HOM",
+    "OPE",
+    "PLAIN",
+    "RND",
+    "SCHEMES",
+    "SEARCH",
+    "TRIGRAM",
+    "Scheme",
+    "scheme_class",
+]

@@ -98,7 +98,7 @@ if plpy.execute(plans["size"], [tbl])[0]["bytes"] >= REBUILD_FROM_BYTES:
             plpy.execute(f"DROP INDEX {ix['index_name']}")
 
 ext = plpy.execute(plans["pgcrypto"])
-if onion == "Search":
+if onion in ("Search", "Substr"):
     # the tokens are comparable from now on: the GIN index that serves `@>` (before the
     # peel it would index random values).  Built before the UPDATE, which then maintains
     # it: built after, over the UPDATE's broken HOT chains, it would be marked
@@ -140,7 +140,7 @@ for ix in rebuild:
         plpy.execute(ix["index_def"])
 
 tag = int(p_to_tag)
-if onion == "Search":  # a stale client's RND value is one element longer than a token
+if onion in ("Search", "Substr"):  # a stale client's RND value is one element longer than a token
     check = f"coalesce(octet_length({col}[1]), 16) = 16"
 else:
     check = f"get_byte({col}, 0) = {tag}"
