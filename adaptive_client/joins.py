@@ -232,12 +232,18 @@ def _rekey(
     """Re-key one column in place, rename it, and log it (inside the caller's transaction)."""
     oc = m.onion
     tbl, col = sql.Identifier(m.table.anon), sql.Identifier(oc.anon)
-    olds = [
-        bytes(r[0])
-        for r in conn.execute(
-            sql.SQL("SELECT DISTINCT {} FROM {} WHERE {} IS NOT NULL").format(col, tbl, col)
+    # the distinct ciphertexts, deduplicated here: a binary COPY out streams the column
+    # faster than the server sorts or hashes it for a DISTINCT
+    seen: set[bytes] = set()
+    with conn.cursor().copy(
+        sql.SQL("COPY (SELECT {} FROM {} WHERE {} IS NOT NULL) TO STDOUT (FORMAT BINARY)").format(
+            col, tbl, col
         )
-    ]
+    ) as out:
+        out.set_types(["bytea"])
+        for (value,) in out.rows():
+            seen.add(value)
+    olds = list(seen)
     news = _rekeyed(oc, key, new_key, olds)
     rows = 0
     if olds:
@@ -248,9 +254,7 @@ def _rekey(
         with conn.cursor().copy(
             sql.SQL("COPY {} (old, new) FROM STDIN (FORMAT BINARY)").format(mapping)
         ) as copy:
-            copy.set_types(["bytea", "bytea"])
-            for pair in zip(olds, news, strict=True):
-                copy.write_row(pair)
+            copy.write(_binary_copy(olds, news))
         conn.execute(sql.SQL("ANALYZE {}").format(mapping))
         cur = conn.execute(
             sql.SQL("UPDATE {} AS t SET {} = m.new FROM {} AS m WHERE t.{} = m.old").format(
@@ -307,7 +311,7 @@ def _rekeyed(oc: OnionColumn, key: str, new_key: bytes, olds: list[bytes]) -> li
         for i, c in zip(wrapped, oc.rnd.decrypt_many([olds[i] for i in wrapped]), strict=True):
             inner[i] = c
     if key == "DET":
-        news = DET(new_key).encrypt_many(DET(oc.keys["DET"]).decrypt_many(inner))
+        news = DET(oc.keys["DET"]).rekey_many(inner, DET(new_key))
     else:
         old_ope, new_ope = OPE(oc.keys["OPE"], oc.ope_bits), OPE(new_key, oc.ope_bits)
         news = new_ope.encrypt_many(old_ope.decrypt_many(inner))
@@ -315,6 +319,26 @@ def _rekeyed(oc: OnionColumn, key: str, new_key: bytes, olds: list[bytes]) -> li
         for i, c in zip(wrapped, oc.rnd.encrypt_many([news[i] for i in wrapped]), strict=True):
             news[i] = c
     return news
+
+
+_COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + bytes(8)  # signature, flags, extension length
+_COPY_TRAILER = b"\xff\xff"
+
+
+def _binary_copy(olds: list[bytes], news: list[bytes]) -> bytes:
+    """COPY's binary format of (old, new) bytea rows, built in one pass: per row the
+    field count, then each field's length and bytes."""
+    parts = [_COPY_HEADER]
+    for old, new in zip(olds, news, strict=True):
+        parts += (
+            b"\x00\x02",
+            len(old).to_bytes(4, "big"),
+            old,
+            len(new).to_bytes(4, "big"),
+            new,
+        )
+    parts.append(_COPY_TRAILER)
+    return b"".join(parts)
 
 
 def key_group_members(catalog: Catalog, table: TableMeta, oc: OnionColumn) -> list[str]:

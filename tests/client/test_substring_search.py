@@ -191,7 +191,7 @@ def test_gin_index_serves_an_infix_pattern(new_database: Any, master_key: Any) -
             for i in range(100_000):
                 copy.write_row((i, f"row {i} word{i % 997} tail{i % 13}"))
         query = "SELECT count(*) FROM big WHERE body LIKE '%word123 %'"
-        assert enc.execute(query).fetchone() == (100,)
+        assert enc.execute(query).fetchone() == (len(range(123, 100_000, 997)),)
         plan = enc._compile(query, enc._parse(query)[0])
         assert plan.residual is not None
         (fetch,) = plan.residual.fetches
