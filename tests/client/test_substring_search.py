@@ -196,11 +196,11 @@ def test_gin_index_serves_an_infix_pattern(new_database: Any, master_key: Any) -
         assert plan.residual is not None
         (fetch,) = plan.residual.fetches
         with psycopg.connect(enc.pg.info.dsn, autocommit=True) as raw:
+            from adaptive_client import wire
+
+            wire.register(raw)
             raw.execute("ANALYZE")
-            lines = [
-                r[0]
-                for r in raw.execute(b"EXPLAIN " + fetch.positional_sql, fetch.bind_positional(()))
-            ]
+            lines = [r[0] for r in raw.execute("EXPLAIN " + fetch.sql, fetch.bind(()))]
         assert any("Bitmap Index Scan" in line for line in lines), lines
     finally:
         enc.close()
