@@ -232,18 +232,12 @@ def _rekey(
     """Re-key one column in place, rename it, and log it (inside the caller's transaction)."""
     oc = m.onion
     tbl, col = sql.Identifier(m.table.anon), sql.Identifier(oc.anon)
-    # the distinct ciphertexts, deduplicated here: a binary COPY out streams the column
-    # faster than the server sorts or hashes it for a DISTINCT
-    seen: set[bytes] = set()
-    with conn.cursor().copy(
-        sql.SQL("COPY (SELECT {} FROM {} WHERE {} IS NOT NULL) TO STDOUT (FORMAT BINARY)").format(
-            col, tbl, col
-        )
-    ) as out:
-        out.set_types(["bytea"])
-        for (value,) in out.rows():
-            seen.add(value)
-    olds = list(seen)
+    # the distinct ciphertexts, deduplicated here: the column as one binary array is
+    # read faster than the server sorts or hashes it for a DISTINCT, or than rows
+    row = conn.cursor(binary=True).execute(
+        sql.SQL("SELECT array_agg({}) FROM {} WHERE {} IS NOT NULL").format(col, tbl, col)
+    ).fetchone()
+    olds = list(set(row[0])) if row is not None and row[0] is not None else []
     news = _rekeyed(oc, key, new_key, olds)
     rows = 0
     if olds:
@@ -256,12 +250,19 @@ def _rekey(
         ) as copy:
             copy.write(_binary_copy(olds, news))
         conn.execute(sql.SQL("ANALYZE {}").format(mapping))
+        # the mapping's hash table in memory, in one batch (a spilled hash join doubles
+        # the UPDATE's time); the setting is put back, this may be the application's
+        # transaction
+        row = conn.execute("SELECT current_setting('work_mem')").fetchone()
+        conn.execute(f"SET LOCAL work_mem = '{_REKEY_WORK_MEM}'")
         cur = conn.execute(
             sql.SQL("UPDATE {} AS t SET {} = m.new FROM {} AS m WHERE t.{} = m.old").format(
                 tbl, col, mapping, col
             )
         )
         rows = cur.rowcount
+        if row is not None:
+            conn.execute("SELECT set_config('work_mem', %s, true)", (row[0],))
         conn.execute(sql.SQL("DROP TABLE {}").format(mapping))
     # A new name: statements compiled before the adjustment fail instead of writing a
     # value under the old key or reading a re-keyed one with it.
@@ -304,23 +305,19 @@ def _rekey(
 
 
 def _rekeyed(oc: OnionColumn, key: str, new_key: bytes, olds: list[bytes]) -> list[bytes]:
-    """``olds`` (inner-layer ciphertexts, or RND-wrapped ones) under ``new_key``."""
-    wrapped = [i for i, c in enumerate(olds) if c[:1] == b"\x01"]
-    inner = list(olds)
-    if wrapped:  # a group member not peeled yet: its RND layer is kept, re-wrapped
-        for i, c in zip(wrapped, oc.rnd.decrypt_many([olds[i] for i in wrapped]), strict=True):
-            inner[i] = c
+    """``olds`` (the column's ciphertexts at its layer, verified under the lock: every
+    value is at it, the peel having converted them all) under ``new_key``."""
+    wrapped = oc.layer == "RND"  # a group member not peeled yet: its RND layer is kept
+    inner = oc.rnd.decrypt_many(olds) if wrapped else olds
     if key == "DET":
         news = DET(oc.keys["DET"]).rekey_many(inner, DET(new_key))
     else:
         old_ope, new_ope = OPE(oc.keys["OPE"], oc.ope_bits), OPE(new_key, oc.ope_bits)
         news = new_ope.encrypt_many(old_ope.decrypt_many(inner))
-    if wrapped:
-        for i, c in zip(wrapped, oc.rnd.encrypt_many([news[i] for i in wrapped]), strict=True):
-            news[i] = c
-    return news
+    return oc.rnd.encrypt_many(news) if wrapped else news
 
 
+_REKEY_WORK_MEM = "256MB"
 _COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + bytes(8)  # signature, flags, extension length
 _COPY_TRAILER = b"\xff\xff"
 
@@ -328,17 +325,21 @@ _COPY_TRAILER = b"\xff\xff"
 def _binary_copy(olds: list[bytes], news: list[bytes]) -> bytes:
     """COPY's binary format of (old, new) bytea rows, built in one pass: per row the
     field count, then each field's length and bytes."""
-    parts = [_COPY_HEADER]
-    for old, new in zip(olds, news, strict=True):
-        parts += (
-            b"\x00\x02",
-            len(old).to_bytes(4, "big"),
-            old,
-            len(new).to_bytes(4, "big"),
-            new,
-        )
-    parts.append(_COPY_TRAILER)
-    return b"".join(parts)
+    sizes: dict[int, bytes] = {}
+
+    def size(n: int) -> bytes:
+        s = sizes.get(n)
+        if s is None:
+            s = sizes[n] = n.to_bytes(4, "big")
+        return s
+
+    body = b"".join(
+        [
+            b"\x00\x02" + size(len(old)) + old + size(len(new)) + new
+            for old, new in zip(olds, news, strict=True)
+        ]
+    )
+    return _COPY_HEADER + body + _COPY_TRAILER
 
 
 def key_group_members(catalog: Catalog, table: TableMeta, oc: OnionColumn) -> list[str]:

@@ -317,3 +317,35 @@ def test_range_join_moves_ord_onions(pair: Pair) -> None:
         "SELECT count(*) FROM adaptive.peel_log WHERE mode = 'join' AND onion = 'Ord'"
     ).fetchone()
     assert log is not None and log[0] >= 1
+
+
+def test_declared_group_moves_whole_with_a_member_not_peeled(
+    new_database: Any, master_key: Any
+) -> None:
+    """A declared join group moves as a whole, a member still at RND included (its RND
+    layer kept, re-wrapped around the re-keyed DET value)."""
+    cfg = {
+        "tables": {
+            "author": {"id": {"joins": False}},
+            "post": {"editor_id": {"join_group": "g"}},
+            "comment": {"author_id": {"join_group": "g"}},
+        }
+    }
+    p = _make(new_database, master_key, "client", cfg)
+    try:
+        p.check("SELECT p.id, a.name FROM post p JOIN author a ON a.id = p.editor_id")
+        catalog = p.enc.catalog
+        comment = catalog.table("comment").column("author_id").onions[Onion.EQ]
+        author = catalog.table("author").column("id").onions[Onion.EQ]
+        assert comment.layer == "RND"  # never compared: still at RND, but re-keyed
+        assert comment.keys["DET"] == author.keys["DET"]
+        p.check("SELECT id, author_id FROM comment")
+        p.check("SELECT c.id, a.name FROM comment c JOIN author a ON c.author_id = a.id")
+        p.check("SELECT c.id, p.id FROM comment c JOIN post p ON c.author_id = p.editor_id")
+        log = p.enc.control.execute(
+            "SELECT count(*) FROM adaptive.peel_log WHERE mode = 'join'"
+        ).fetchone()
+        assert log == (2,)  # the group's two members, once
+    finally:
+        p.enc.close()
+        p.plain.close()

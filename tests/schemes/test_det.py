@@ -122,3 +122,16 @@ def test_parameters() -> None:
     assert DET.operators == {"=", "<>", "IN", "GROUP BY", "DISTINCT", "JOIN"}
     with pytest.raises(ConfigError):
         DET(bytes(31))
+
+
+def test_rekey_many_equals_encryption_under_the_new_key() -> None:
+    """A join adjustment re-keys DET ciphertexts: the result is exactly what the new key
+    encrypts the same values to (short values block by block, long ones through SIV),
+    and a wrong old key is refused."""
+    old, new = DET(bytes(range(32))), DET(bytes(range(1, 33)))
+    values = [b"", b"a", b"x" * 15, b"y" * 16, b"z" * 40, b"\x80", b"\x00\x00"]
+    for batch in (values, values[:3], values[3:5]):
+        assert old.rekey_many(old.encrypt_many(batch), new) == new.encrypt_many(batch)
+    assert old.rekey_many([], new) == []
+    with pytest.raises(CiphertextError):
+        new.rekey_many(old.encrypt_many([b"short"] * 3), old)
