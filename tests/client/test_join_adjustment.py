@@ -20,7 +20,12 @@ import pytest
 
 import adaptive_client
 from adaptive_client.admin import layers_report
-from adaptive_client.errors import JoinAdjustmentDisabled, JoinForbidden, StaleMetadata
+from adaptive_client.errors import (
+    JoinAdjustmentDisabled,
+    JoinForbidden,
+    StaleMetadata,
+    StaleSnapshot,
+)
 from adaptive_client.onions import Onion
 
 DDL = [
@@ -347,5 +352,51 @@ def test_declared_group_moves_whole_with_a_member_not_peeled(
         ).fetchone()
         assert log == (2,)  # the group's two members, once
     finally:
+        p.enc.close()
+        p.plain.close()
+
+
+def test_adjustments_inside_transactions(new_database: Any, master_key: Any) -> None:
+    """Where an adjustment runs when the statement is in a transaction: READ COMMITTED
+    holding no lock (beside it, committed at once), READ COMMITTED holding a lock on the
+    table (inside it: undone with a rollback, the catalog read again), REPEATABLE READ
+    (beside it, then StaleSnapshot: the retry sees the adjusted columns)."""
+    p = _make(new_database, master_key, "server")
+    conn = adaptive_client.connect(p.dsn, master_key=master_key)
+    q = "SELECT a.name, p.title FROM author a JOIN post p ON p.author_id = a.id"
+    expected = _norm(p.plain.execute(q).fetchall(), False)
+    try:
+        # READ COMMITTED, holding a lock on post: inside the transaction, rolled back
+        conn.execute("SELECT count(*) FROM post").fetchall()
+        assert _norm(conn.execute(q).fetchall(), False) == expected
+        conn.rollback()
+        eq = conn.catalog.table("post").column("author_id").onions[Onion.EQ]
+        assert (
+            eq.keys["DET"] != conn.catalog.table("author").column("id").onions[Onion.EQ].keys["DET"]
+        )
+        assert conn.control.execute(
+            "SELECT count(*) FROM adaptive.peel_log WHERE mode = 'join'"
+        ).fetchone() == (0,)
+        # REPEATABLE READ: adjusted beside the transaction, which must retry
+        conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+        conn.execute("SELECT count(*) FROM staff").fetchall()
+        with pytest.raises(StaleSnapshot):
+            conn.execute(q)
+        conn.rollback()
+        assert _norm(conn.execute(q).fetchall(), False) == expected
+        conn.commit()
+        # READ COMMITTED holding no lock: beside it, the statement answers at once
+        conn.isolation_level = psycopg.IsolationLevel.READ_COMMITTED
+        conn.execute("SELECT count(*) FROM staff").fetchall()
+        q2 = "SELECT s.name, m.name FROM staff s JOIN staff m ON s.manager = m.id"
+        assert _norm(conn.execute(q2).fetchall(), False) == _norm(
+            p.plain.execute(q2).fetchall(), False
+        )
+        conn.commit()
+        assert conn.control.execute(
+            "SELECT count(*) FROM adaptive.peel_log WHERE mode = 'join'"
+        ).fetchone() == (2,)
+    finally:
+        conn.close()
         p.enc.close()
         p.plain.close()
