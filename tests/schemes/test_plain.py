@@ -11,7 +11,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from adaptive_client.errors import ConfigError
-from adaptive_client.schemes import DET, HOM, OPE, PLAIN, RND, SCHEMES, SEARCH, Scheme, scheme_class
+from adaptive_client.schemes import (
+    DET,
+    HOM,
+    OPE,
+    PLAIN,
+    RND,
+    SCHEMES,
+    SEARCH,
+    TRIGRAM,
+    Scheme,
+    scheme_class,
+)
 
 
 @pytest.mark.parametrize(
@@ -40,6 +51,7 @@ def test_registry() -> None:
         "OPE": OPE,
         "HOM": HOM,
         "SEARCH": SEARCH,
+        "TRIGRAM": TRIGRAM,
         "PLAIN": PLAIN,
     }
     assert scheme_class("ope") is OPE and scheme_class(" Det ") is DET
