@@ -208,7 +208,7 @@ def _add_column(
     meta.columns[cname] = col
     _add_onion_columns(conn, meta, col)
     if cname in spec.sequences:
-        create_sequence(conn, meta, col, spec.sequences[cname])
+        create_sequence(conn, meta, col, spec.sequences[cname], runtime)
     if col.has_default:
         token = defaults.RUNTIME.set(runtime)
         try:

@@ -162,7 +162,7 @@ class Connection:
         this transaction changed (DDL, a peel inside it) is read again, committed; the
         peels it left pending run now."""
         self._locked.clear()
-        self._runtime.transaction_ended()
+        self._runtime.transaction_ended(rolled_back=True)
         self.catalog.rolled_back()
         if self._catalog_dirty:
             self.catalog.reload(self.control)
@@ -176,6 +176,7 @@ class Connection:
         what survived.  Row locks taken after the savepoint are released, so the cache of
         locked rows is dropped."""
         self._locked.clear()
+        self._runtime.savepoint_rolled_back()
         if self._catalog_dirty:
             self.catalog.reload(self.pg)
             self._plans.clear()

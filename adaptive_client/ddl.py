@@ -371,7 +371,11 @@ def build_column(
 
 
 def create_sequence(
-    conn: psycopg.Connection[Any], meta: TableMeta, col: ColumnMeta, seq: _Sequence
+    conn: psycopg.Connection[Any],
+    meta: TableMeta,
+    col: ColumnMeta,
+    seq: _Sequence,
+    runtime: Runtime | None = None,
 ) -> None:
     """The server sequence of a serial or identity column, owned by the column (dropped
     with it, restarted by TRUNCATE ... RESTART IDENTITY)."""
@@ -385,10 +389,16 @@ def create_sequence(
             sql.Identifier(next(iter(col.onions.values())).anon),
         )
     )
+    if runtime is not None:  # (a name freed by a dropped table may be reused)
+        runtime.reset(col.sequence_anon)
 
 
 def create_table(
-    conn: psycopg.Connection[Any], catalog: Catalog, config: Config, stmt: exp.Create
+    conn: psycopg.Connection[Any],
+    catalog: Catalog,
+    config: Config,
+    stmt: exp.Create,
+    runtime: Runtime | None = None,
 ) -> None:
     spec = parse_table(stmt)
     name = spec.name
@@ -456,7 +466,7 @@ def create_table(
     )
     for col in columns.values():
         if col.name in spec.sequences:
-            create_sequence(conn, meta, col, spec.sequences[col.name])
+            create_sequence(conn, meta, col, spec.sequences[col.name], runtime)
     foreign_keys.set_null_trigger(conn, meta)
     catalog.write_table(conn, meta, new=True)
     with conn.cursor() as cur:
@@ -534,9 +544,6 @@ def drop_table(
         catalog.delete_table(conn, meta)
         del catalog.tables[meta.name]
         catalog.by_anon.pop(meta.anon, None)
-        for col in meta.columns.values():
-            if col.sequence_anon:
-                runtime.forget(col.sequence_anon)
     for other in catalog.tables.values():  # their foreign keys into the dropped tables
         kept = [fk for fk in other.foreign_keys if fk.ref_table not in names]
         if len(kept) != len(other.foreign_keys):
@@ -562,8 +569,17 @@ def truncate(
             sql.SQL("CASCADE" if cascade else ""),
         )
     )
-    if restart:
-        runtime.forget_all()
+    if restart:  # the named tables' sequences, and with CASCADE those of the tables
+        restarted = {m.name for m in metas}  # that reference them, transitively
+        while cascade:
+            more = {t.name for n in restarted for t, _ in catalog.referencing(n)} - restarted
+            if not more:
+                break
+            restarted |= more
+        for name in restarted:
+            for col in catalog.table(name).columns.values():
+                if col.sequence_anon:
+                    runtime.reset(col.sequence_anon)
 
 
 def statement(
@@ -579,7 +595,7 @@ def statement(
 
     kind = (stmt.args.get("kind") or "").upper()
     if isinstance(stmt, exp.Create) and kind == "TABLE":
-        return lambda: create_table(conn, catalog, config, stmt)
+        return lambda: create_table(conn, catalog, config, stmt, runtime)
     if isinstance(stmt, exp.Create) and kind == "INDEX":
         return lambda: create_index(conn, catalog, stmt)
     if isinstance(stmt, exp.Create) and kind == "VIEW":

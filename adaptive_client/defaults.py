@@ -141,6 +141,9 @@ class Runtime:
         self._current: dict[str, int] = {}  # plain sequence name -> last value handed out
         self.lastval: int | None = None
         self._stable: dict[tuple[str, str], Any] = {}
+        # sequences created or restarted in the open transaction: a rollback undoes that,
+        # so the values drawn from them since are void then
+        self._touched: set[str] = set()
 
     def nextval(self, anon: str, plain: str) -> int:
         pool = self._pools.get(anon)
@@ -174,13 +177,14 @@ class Runtime:
         return self.lastval
 
     def forget(self, anon: str) -> None:
-        """The sequence was restarted, dropped or set: its drawn block is void."""
+        """The sequence was set (``setval``): its drawn block is void."""
         self._pools.pop(anon, None)
         self._block.pop(anon, None)
 
-    def forget_all(self) -> None:
-        self._pools.clear()
-        self._block.clear()
+    def reset(self, anon: str) -> None:
+        """The sequence was created or restarted in this transaction."""
+        self.forget(anon)
+        self._touched.add(anon)
 
     def evaluate(self, text: str, type_sql: str, volatile: bool) -> Any:
         key = (text, type_sql)
@@ -193,8 +197,16 @@ class Runtime:
             self._stable[key] = value
         return value
 
-    def transaction_ended(self) -> None:
+    def transaction_ended(self, rolled_back: bool = False) -> None:
         self._stable.clear()
+        if rolled_back:
+            for anon in self._touched:
+                self.forget(anon)
+        self._touched.clear()
+
+    def savepoint_rolled_back(self) -> None:
+        for anon in self._touched:
+            self.forget(anon)
 
 
 RUNTIME: ContextVar[Runtime | None] = ContextVar("RUNTIME", default=None)

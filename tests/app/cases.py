@@ -269,4 +269,115 @@ SCHEMA_CHANGES = [
     ]),
 ]
 
-ALL = READS + INSERTS + UPDATES + DELETES + SCRIPTS + SCHEMA_CHANGES
+KEYS_AND_DEFAULTS = [
+    C("identity-always-explicit", "INSERT INTO event (id, kind) VALUES (5, 'view')"),
+    C("identity-default", "INSERT INTO event (kind, post_id) VALUES ('like', 3) RETURNING id, kind, weight, at"),
+    C("identity-default-keyword", "INSERT INTO event (id, kind) VALUES (DEFAULT, 'share') RETURNING id"),
+    C("serial-default-keyword", "INSERT INTO tag (id, label) VALUES (DEFAULT, 'dflt') RETURNING id, label"),
+    C("serial-multi-row", "INSERT INTO tag (label) VALUES ('m1'), ('m2'), ('m3') RETURNING id, label"),
+    C("serial-nextval", "SELECT nextval('author_id_seq')"),
+    Case("serial-setval", [
+        ("SELECT setval('tag_id_seq', 100)", None),
+        ("INSERT INTO tag (label) VALUES ('after setval') RETURNING id", None),
+        ("SELECT currval('tag_id_seq'), lastval()", None),
+    ]),
+    C("currval-unknown-sequence", "SELECT currval('no_such_seq')"),
+    C("default-now", "INSERT INTO comment (post_id, body) VALUES (2, 'now') RETURNING created, rating"),
+    C("default-current-date", "INSERT INTO author (email, name) VALUES ('today@x', 'T') RETURNING joined, karma"),
+    Case("default-now-same-in-transaction", [
+        ("INSERT INTO comment (post_id, body) VALUES (2, 'a')", None),
+        ("INSERT INTO comment (post_id, body) VALUES (3, 'b')", None),
+        ("SELECT count(DISTINCT created) FROM comment WHERE body IN ('a', 'b')", None),
+    ]),
+    C("check-in-violation", "INSERT INTO event (kind) VALUES ('nope')"),
+    C("check-gt-violation", "INSERT INTO event (kind, weight) VALUES ('view', 0)"),
+    C("check-between-violation", "UPDATE comment SET rating = 7 WHERE id = 1"),
+    C("check-between-ok", "UPDATE comment SET rating = 5 WHERE id = 1 RETURNING rating"),
+    C("check-null-ok", "INSERT INTO comment (post_id, body, rating) VALUES (1, 'unrated', NULL)"),
+    Case("fk-set-null-other-onions", [
+        ("DELETE FROM post WHERE id = 3", None),
+        ("SELECT count(*) FROM event WHERE post_id IS NULL", None),
+        ("SELECT count(*) FROM event WHERE post_id > 0", None),
+        ("SELECT post_id, count(*) FROM event GROUP BY post_id ORDER BY post_id NULLS FIRST", None),
+    ], ordered=True),
+    C("fk-join-implied-group", "SELECT e.kind, p.title FROM event e JOIN post p ON p.id = e.post_id WHERE e.weight = 2"),
+    C("fk-insert-violation", "INSERT INTO event (kind, post_id) VALUES ('view', 12345)"),
+    C("fk-cascade-two-levels", "DELETE FROM author WHERE id = 4 RETURNING id"),
+]
+
+VIEWS = [
+    C("view-star", "SELECT * FROM published_post ORDER BY id", ordered=True),
+    C("view-join", "SELECT pp.title, a.name FROM published_post pp JOIN author a ON a.id = pp.author_id WHERE pp.score > 0"),
+    C("view-aggregate", "SELECT author_id, count(*) FROM published_post GROUP BY author_id ORDER BY author_id", ordered=True),
+    Case("view-create-aggregate", [
+        ("CREATE VIEW author_stats AS SELECT author_id, count(*) AS n, max(score) AS best FROM post GROUP BY author_id", None),
+        ("SELECT * FROM author_stats WHERE n > 3 ORDER BY author_id", None),
+    ], ordered=True),
+    Case("view-replace", [
+        ("CREATE OR REPLACE VIEW published_post AS SELECT id, author_id, title, score FROM post WHERE published AND score > 0", None),
+        ("SELECT count(*) FROM published_post", None),
+    ]),
+    Case("view-drop", [
+        ("DROP VIEW published_post", None),
+        ("SELECT count(*) FROM published_post", None),
+    ]),
+    C("view-drop-missing", "DROP VIEW no_such_view"),
+    C("drop-table-under-view", "DROP TABLE post"),
+    Case("drop-table-cascade-view", [
+        ("DROP TABLE comment, post_tag, event", None),
+        ("DROP TABLE post CASCADE", None),
+        ("SELECT count(*) FROM author", None),
+    ]),
+]
+
+MORE_SCHEMA_CHANGES = [
+    Case("alter-type-bigint", [
+        ("ALTER TABLE author ALTER COLUMN karma TYPE bigint", None),
+        ("SELECT name, karma FROM author WHERE karma > 5 ORDER BY karma", None),
+    ], ordered=True),
+    Case("alter-type-text-to-int-fails", [
+        ("ALTER TABLE author ALTER COLUMN name TYPE integer USING name::integer", None),
+    ]),
+    Case("alter-add-fk", [
+        ("ALTER TABLE post ADD COLUMN editor_id integer", None),
+        ("UPDATE post SET editor_id = 1 WHERE id < 5", None),
+        ("ALTER TABLE post ADD CONSTRAINT post_editor_fk FOREIGN KEY (editor_id) REFERENCES author (id)", None),
+        ("SELECT p.title, a.name FROM post p JOIN author a ON a.id = p.editor_id", None),
+    ]),
+    Case("alter-add-fk-violation", [
+        ("ALTER TABLE post ADD COLUMN editor_id integer", None),
+        ("UPDATE post SET editor_id = 99 WHERE id = 2", None),
+        ("ALTER TABLE post ADD CONSTRAINT post_editor_fk FOREIGN KEY (editor_id) REFERENCES author (id)", None),
+    ]),
+    Case("alter-drop-unique", [
+        ("ALTER TABLE post DROP CONSTRAINT post_author_title_key", None),
+        ("INSERT INTO post (author_id, title) VALUES (1, 'Post number 05') RETURNING id", None),
+    ]),
+    Case("alter-drop-fk", [
+        ("ALTER TABLE post_tag DROP CONSTRAINT post_tag_tag_id_fkey", None),
+        ("DELETE FROM tag WHERE id = 2", None),
+    ]),
+    C("alter-drop-missing-constraint", "ALTER TABLE post DROP CONSTRAINT nope"),
+    Case("alter-drop-default", [
+        ("ALTER TABLE author ALTER COLUMN joined DROP DEFAULT", None),
+        ("INSERT INTO author (email, name) VALUES ('nd@x', 'ND')", None),
+    ]),
+    Case("alter-add-check", [
+        ("ALTER TABLE post ADD CONSTRAINT score_floor CHECK (score >= -100)", None),
+        ("INSERT INTO post (author_id, title, score) VALUES (1, 'low', -500)", None),
+    ]),
+    C("alter-add-check-existing-rows", "ALTER TABLE post ADD CONSTRAINT positive CHECK (score > 0)"),
+    Case("alter-add-serial-column", [
+        ("ALTER TABLE tag ADD COLUMN rank serial", None),
+        ("SELECT label, rank FROM tag ORDER BY rank", None),
+    ], ordered=True),
+    Case("truncate-restart-identity", [
+        ("TRUNCATE event RESTART IDENTITY", None),
+        ("INSERT INTO event (kind) VALUES ('view') RETURNING id", None),
+    ]),
+]
+
+ALL = (
+    READS + INSERTS + UPDATES + DELETES + SCRIPTS + KEYS_AND_DEFAULTS + VIEWS + SCHEMA_CHANGES
+    + MORE_SCHEMA_CHANGES
+)

@@ -42,8 +42,15 @@ CREATE TABLE comment (
     post_id bigint NOT NULL REFERENCES post (id) ON DELETE CASCADE,
     author_id integer REFERENCES author (id) ON DELETE SET NULL,
     body text NOT NULL,
-    rating numeric(3,1),
+    rating numeric(3,1) CHECK (rating BETWEEN 0 AND 5),
     created timestamp NOT NULL DEFAULT CURRENT_TIMESTAMP
+);
+CREATE TABLE event (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    kind text NOT NULL CONSTRAINT event_kind_check CHECK (kind IN ('view', 'like', 'share')),
+    post_id bigint REFERENCES post (id) ON DELETE SET NULL,
+    weight integer NOT NULL DEFAULT 1 CHECK (weight > 0),
+    at timestamp NOT NULL DEFAULT now()
 );
 CREATE INDEX ON post (author_id);
 CREATE INDEX comment_post_idx ON comment (post_id);
@@ -54,7 +61,7 @@ VIEW = (
     "SELECT id, author_id, title, score FROM post WHERE published"
 )
 
-TABLES = ["author", "post", "tag", "post_tag", "comment"]
+TABLES = ["author", "post", "tag", "post_tag", "comment", "event"]
 
 AUTHORS = [
     ("ann@example.org", "Ann Lee", "Writes about databases.", dt.date(2023, 1, 4), 12),
@@ -103,6 +110,10 @@ def comments() -> list[tuple[Any, ...]]:
     return out
 
 
+def events() -> list[tuple[Any, ...]]:
+    return [(("view", "like", "share")[i % 3], (i % 20) + 1, 1 + i % 4) for i in range(30)]
+
+
 SEED = [
     ("INSERT INTO author (email, name, bio, joined, karma) VALUES (%s, %s, %s, %s, %s)", AUTHORS),
     ("INSERT INTO tag (label) VALUES (%s)", [(t,) for t in TAGS]),
@@ -117,4 +128,5 @@ SEED = [
         "VALUES (%s, %s, %s, %s, %s)",
         comments(),
     ),
+    ("INSERT INTO event (kind, post_id, weight) VALUES (%s, %s, %s)", events()),
 ]
