@@ -175,6 +175,25 @@ def _named_param(params: Any, key: str) -> Any:
     return params[key]
 
 
+def _concat(a: Any, b: Any) -> str | None:
+    """PostgreSQL's ``||`` of two constants (NULL if either is), as text."""
+    if a is None or b is None:
+        return None
+    return _text_of(a) + _text_of(b)
+
+
+def _text_of(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str | int | Decimal):
+        return str(v)
+    if isinstance(v, _dt.date) and not isinstance(v, _dt.datetime):
+        return v.isoformat()
+    raise UnsupportedQuery(
+        f"|| of a {type(v).__name__} value: give it as text", "concatenation of a non-text value"
+    )
+
+
 def _negated(value: Any) -> Any:
     """``-value`` for a number; PostgreSQL has no unary minus for strings or booleans."""
     if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
@@ -316,6 +335,11 @@ class Compiler:
                 return None
             to, param = node.to, isinstance(node.this, exp.Placeholder)
             return lambda p: cast_value(operand(p), to, param)
+        if isinstance(node, exp.DPipe):  # 'prefix ' || %s: a constant string
+            left, right = self.value_of(node.this), self.value_of(node.expression)
+            if left is None or right is None:
+                return None
+            return lambda p: _concat(left(p), right(p))
         return None
 
     # -- choosing onions -------------------------------------------------------------------
