@@ -561,7 +561,10 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
         # drawn: a value PostgreSQL rejects costs no sequence number, as on the server.
         # (A multi-row INSERT binds column by column, defaults last: see _bulk_encrypting.)
         drawn_last = list(range(len(storage)))
-        if len(values.expressions) == 1:
+        drawn = [
+            col for col in meta.columns.values() if col.name not in given and col.has_default
+        ]
+        if len(values.expressions) == 1 and any(c.sequence or c.default_sql for c in drawn):
             drawn_last.sort(key=lambda i: storage[i][0].name not in given)
         made: dict[int, exp.Expression] = {}
         for i in drawn_last:
