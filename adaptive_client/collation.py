@@ -109,10 +109,7 @@ def named_collation(conn: psycopg.Connection[Any], name: str) -> Collation:
     row = conn.execute(
         "SELECT c.collprovider, c.collcollate, c.colliculocale, c.collisdeterministic, "
         "pg_collation_actual_version(c.oid) "
-        "FROM pg_collation c JOIN pg_namespace n ON n.oid = c.collnamespace "
-        "WHERE c.collname = %s AND n.nspname = 'pg_catalog' AND c.collencoding IN "
-        "(-1, (SELECT encoding FROM pg_database WHERE datname = current_database())) "
-        "ORDER BY c.collencoding DESC LIMIT 1",
+        "FROM pg_collation c WHERE c.oid = to_regcollation(quote_ident(%s))",
         (name,),
     ).fetchone()
     if row is None:
