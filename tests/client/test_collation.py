@@ -355,3 +355,17 @@ def test_c_collation_keeps_byte_order() -> None:
     assert enc is encoding_for("text")
     assert enc.to_ope("abc") == int.from_bytes(b"abc\0\0\0\0\0", "big")
     assert collation_key(C_COLLATION, "é") == "é".encode()
+
+
+def test_layers_report_says_what_the_sort_key_reveals(pair: Pair, master_key: Any) -> None:
+    from adaptive_client.admin import layers_report
+
+    pair.same("SELECT name, code, id FROM people ORDER BY name, code, id")  # Ord onions to OPE
+    with psycopg.connect(pair.enc_dsn) as c:
+        rows = {(r.column, r.onion): r for r in layers_report(c, master_key)}
+    name_ord = rows[("name", "Ord")]
+    assert name_ord.layer == "OPE"
+    assert "sort key" in name_ord.provider_learns
+    assert f"collation {pair.kind}" in name_ord.provider_learns
+    code_ord = rows[("code", "Ord")]
+    assert code_ord.layer == "OPE" and code_ord.provider_learns == "order of an 8-byte prefix"
