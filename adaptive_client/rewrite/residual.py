@@ -654,28 +654,36 @@ def _keyed(node: exp.Expression) -> exp.Expression:
     return _udf(KEY_FUNCTION, node)
 
 
-def _ordered_key(ordered: exp.Ordered) -> tuple[exp.Expression, exp.Expression | None]:
-    """(what an ORDER BY item orders by, the select item it names by position or output
-    alias -- None when it names none)."""
-    key = ordered.this
+def _order_items(ordered: exp.Ordered) -> list[exp.Expression] | None:
+    """The select items an ORDER BY item may name by position or output name (None for
+    a window's ORDER BY, which names none)."""
     order = ordered.parent
     owner = order.parent if isinstance(order, exp.Order) else None
-    if owner is None or isinstance(owner, exp.WindowSpec | exp.Window):
-        return key, None
-    items = (
-        leftmost(owner).expressions
-        if isinstance(owner, exp.SetOperation)
-        else (owner.expressions if isinstance(owner, exp.Select) else [])
-    )
+    if isinstance(owner, exp.SetOperation):
+        return list(leftmost(owner).expressions)
+    if isinstance(owner, exp.Select):
+        return list(owner.expressions)
+    return None
+
+
+def _named_item(ordered: exp.Ordered) -> exp.Expression | None:
+    """The select item an ORDER BY item names by position or output name, if any."""
+    items = _order_items(ordered)
+    key = ordered.this
+    if not items:
+        return None
     if isinstance(key, exp.Literal) and not key.is_string and str(key.this).isdigit():
         i = int(key.this)
-        if 1 <= i <= len(items):
-            return key, items[i - 1]
+        return items[i - 1] if 1 <= i <= len(items) else None
     if isinstance(key, exp.Column) and not key.table:
         for item in items:
-            if item.alias_or_name == key.name:
-                return key, item
-    return key, None
+            if isinstance(item, exp.Alias) and item.alias == key.name:
+                return item
+        if isinstance(ordered.parent.parent if ordered.parent else None, exp.SetOperation):
+            for item in items:
+                if item.alias_or_name == key.name:
+                    return item
+    return None
 
 
 def text_order(tree: exp.Expression, keyed: bool) -> bool:
@@ -685,29 +693,32 @@ def text_order(tree: exp.Expression, keyed: bool) -> bool:
     ``arg_min``/``arg_max`` by the key).  What an explicit ``COLLATE "C"`` orders is left
     bytewise, as DuckDB compares strings; other explicit collations are refused.  Equality,
     grouping and DISTINCT need nothing: a deterministic collation's equality is the
-    bytes'.  Returns whether the statement orders text under the column collation."""
+    bytes'.  Returns whether the statement orders text under the column collation.
+
+    Every decision is taken on the annotated tree first (a rewritten node has no type),
+    then applied: sides moved under the key function, not copied, and min/max last, so
+    that what they aggregate carries the other rewrites."""
     for collate in list(tree.find_all(exp.Collate)):
         target = collate.expression
         name = target.name if isinstance(target, exp.Expression) else ""
         if name.lower() not in _BYTEWISE_NAMES:
             raise _refuse(f'COLLATE "{name}" (only "C" and "POSIX" in a query)', collate)
     kinds = (exp.Ordered, *_RANGE_OPS, exp.Between, exp.Min, exp.Max, exp.Greatest, exp.Least)
-    found = False
-    for node in list(tree.find_all(*kinds)):
+    todo: list[exp.Expression] = []
+    named: dict[int, exp.Expression] = {}  # ORDER BY items naming a select item
+    for node in tree.find_all(*kinds):
         if isinstance(node, exp.Ordered):
-            hit = _order_by_text(node, keyed)
+            item = _named_item(node)
+            target = cast(exp.Expression, item.unalias()) if item is not None else node.this
+            hit = _kind(target) == "text" and not _explicit_c(target)
+            if hit and item is not None:
+                named[id(node)] = item
         elif isinstance(node, exp.Between):
             hit = _kind(node.this) == "text" and not _explicit_c(node.this)
-            if hit and keyed:
-                for arg in ("this", "low", "high"):
-                    node.set(arg, _keyed(node.args[arg].copy()))
         elif isinstance(node, exp.Min | exp.Max):
             arg = node.this
             inner = arg.expressions[0] if isinstance(arg, exp.Distinct) else arg
             hit = _kind(inner) == "text" and not _explicit_c(inner)
-            if hit and keyed:
-                fn = "arg_min" if isinstance(node, exp.Min) else "arg_max"
-                node.replace(_udf(fn, inner.copy(), _keyed(inner.copy())))
         elif isinstance(node, exp.Greatest | exp.Least):
             hit = any(_kind(x) == "text" for x in [node.this, *node.expressions])
             if hit and keyed:
@@ -720,35 +731,50 @@ def text_order(tree: exp.Expression, keyed: bool) -> bool:
                 and all(t in ("text", "other") for t in types)
                 and not any(_explicit_c(x) for x in sides)
             )
-            if hit and keyed:
-                node.set("this", _keyed(node.this.copy()))
-                node.set("expression", _keyed(node.expression.copy()))
-        found = found or hit
+        if hit:
+            todo.append(node)
+    if keyed:
+        aggregates = [n for n in todo if isinstance(n, exp.Min | exp.Max)]
+        for node in todo:
+            if isinstance(node, exp.Ordered):
+                item = named.get(id(node))
+                if item is not None:
+                    in_set_op = isinstance(node.parent.parent if node.parent else None,
+                                           exp.SetOperation)  # fmt: skip
+                    node.set("this", _keyed(_output_ref(item, in_set_op)))
+                else:
+                    node.set("this", _keyed(node.this))
+            elif isinstance(node, exp.Between):
+                for arg in ("this", "low", "high"):
+                    node.set(arg, _keyed(node.args[arg]))
+            elif isinstance(node, _RANGE_OPS):
+                node.set("this", _keyed(node.this))
+                node.set("expression", _keyed(node.expression))
+        for node in aggregates:
+            arg = node.this
+            inner = arg.expressions[0] if isinstance(arg, exp.Distinct) else arg
+            fn = "arg_min" if isinstance(node, exp.Min) else "arg_max"
+            node.replace(_udf(fn, inner.copy(), _keyed(inner.copy())))
     for collate in list(tree.find_all(exp.Collate)):
         collate.replace(collate.this)  # DuckDB's string order is C's
-    return found
+    return bool(todo)
 
 
-def _order_by_text(node: exp.Ordered, keyed: bool) -> bool:
-    """An ORDER BY item over text: ordered by its collation key if ``keyed``."""
-    key, item = _ordered_key(node)
-    target = cast(exp.Expression, item.unalias()) if item is not None else key
-    if _kind(target) != "text" or _explicit_c(target) or _explicit_c(key):
-        return False
-    if not keyed:
-        return True
-    ordered_by = key
-    if item is not None and key is not target:
-        # by position or output alias: the key of the output column
-        owner = node.parent.parent if node.parent is not None else None
-        if isinstance(owner, exp.SetOperation):
-            if not isinstance(item, exp.Alias | exp.Column):
-                raise _refuse("ORDER BY an unnamed text output of a set operation", node)
-            ordered_by = exp.column(item.alias_or_name)
-        else:
-            ordered_by = target
-    node.set("this", _keyed(ordered_by.copy()))
-    return True
+def _output_ref(item: exp.Expression, in_set_op: bool) -> exp.Expression:
+    """What an ORDER BY naming a select item orders by: the (qualified) column itself in a
+    SELECT; else the item's output name -- its alias, or in a set operation its column
+    name, or an alias given to it here (the application's output names are taken before,
+    from the statement itself)."""
+    if isinstance(item, exp.Column) and not in_set_op:
+        return item.copy()
+    if isinstance(item, exp.Alias):
+        return exp.column(item.alias)
+    if isinstance(item, exp.Column):
+        return exp.column(item.name)
+    owner = item.parent
+    name = f"__ordered_{owner.expressions.index(item) if owner is not None else 0}"
+    item.replace(exp.alias_(item.copy(), name))
+    return exp.column(name)
 
 
 # -- output names, as PostgreSQL names the columns ------------------------------------------

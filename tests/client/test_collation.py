@@ -129,6 +129,20 @@ QUERIES = [
     "WITH t AS (SELECT name, id FROM people WHERE grp < 3) SELECT name FROM t ORDER BY name, id",
     "SELECT p.name, q.name FROM people p JOIN people q ON p.grp = q.grp AND p.name < q.name "
     "WHERE p.id < 12 AND q.id < 12 ORDER BY 1, 2",
+    # text ordered through expressions, aliases, positions, subqueries, aggregates
+    "SELECT grp, min(name) AS m FROM people GROUP BY grp ORDER BY m, grp",
+    "SELECT min(name), grp FROM people GROUP BY grp ORDER BY 1 DESC, 2",
+    "SELECT grp FROM people GROUP BY grp HAVING min(name) > 'a' ORDER BY grp",
+    "SELECT name || '!' AS x FROM people ORDER BY x NULLS FIRST",
+    "SELECT name || '!' FROM people ORDER BY 1",
+    "SELECT id FROM people WHERE name > (SELECT min(city) FROM people) ORDER BY id",
+    "SELECT name FROM people WHERE grp = 1 UNION SELECT name || 'x' FROM people WHERE grp = 2 "
+    "ORDER BY 1 DESC",
+    "SELECT id, max(name) OVER (PARTITION BY grp) FROM people ORDER BY id",
+    "SELECT name, id FROM people ORDER BY coalesce(name, 'zzz'), id",
+    "SELECT name, id FROM people WHERE name LIKE 'co%' ORDER BY name, id",
+    "SELECT name FROM people WHERE name IN ('apple', 'Apple', 'côte') ORDER BY name DESC",
+    "SELECT count(DISTINCT name), count(name) FROM people",
     # an explicit COLLATE "C" orders bytewise; a column declared COLLATE "C" too
     'SELECT name, id FROM people ORDER BY name COLLATE "C", id',
     "SELECT id FROM people WHERE name COLLATE \"C\" < 'a' ORDER BY id",
