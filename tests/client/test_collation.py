@@ -10,6 +10,8 @@ from typing import Any
 
 import psycopg
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import adaptive_client
 from adaptive_client.collation import (
@@ -383,3 +385,68 @@ def test_layers_report_says_what_the_sort_key_reveals(pair: Pair, master_key: An
     assert f"collation {pair.kind}" in name_ord.provider_learns
     code_ord = rows[("code", "Ord")]
     assert code_ord.layer == "OPE" and code_ord.provider_learns == "order of an 8-byte prefix"
+
+
+def test_greatest_of_text_is_refused_under_a_collation(pair: Pair) -> None:
+    with pytest.raises(UnsupportedQuery):
+        pair.enc.execute("SELECT greatest(name, city) FROM people ORDER BY id").fetchall()
+
+
+def test_a_column_without_recorded_collation_keeps_byte_order_on_a_c_database(
+    new_database: Any, master_key: Any
+) -> None:
+    """A column created before collations were recorded: on a C database its byte order
+    is PostgreSQL's, and it keeps answering."""
+    plain = psycopg.connect(new_database("coll_old_p"), autocommit=True)
+    enc_dsn = new_database("coll_old_e")
+    enc = adaptive_client.connect(enc_dsn, master_key=master_key, autocommit=True)
+    rows = [(i, n) for i, n in enumerate(NAMES)]
+    try:
+        for conn in (plain, enc):
+            conn.execute("CREATE TABLE t (id integer PRIMARY KEY, s text)")
+            conn.cursor().executemany("INSERT INTO t VALUES (%s, %s)", rows)
+        with psycopg.connect(enc_dsn) as c:
+            catalog = Catalog.open(c, master_key)
+            meta = catalog.table("t")
+            meta.columns["s"].collation = None
+            catalog.write_table(c, meta, new=False)
+        fresh = adaptive_client.connect(enc_dsn, master_key=master_key, autocommit=True)
+        try:
+            assert fresh.catalog.table("t").columns["s"].collation is None
+            for query in (
+                "SELECT s, id FROM t ORDER BY s DESC, id LIMIT 20",
+                "SELECT min(s), max(s) FROM t",
+                "SELECT id FROM t WHERE s < 'm' ORDER BY id",
+            ):
+                assert fresh.execute(query).fetchall() == plain.execute(query).fetchall()
+        finally:
+            fresh.close()
+    finally:
+        plain.close()
+        enc.close()
+
+
+_ORDERED_TEXT = st.text(
+    alphabet=st.sampled_from("aAbBeEéÉèzZ -_.0129ßçÇœ日"), min_size=0, max_size=14
+)
+
+
+@pytest.mark.parametrize(
+    "coll",
+    [
+        Collation("icu", "en-US", icu_collator_version("en-US")),
+        Collation("libc", "en_US.UTF-8", glibc_version()),
+        C_COLLATION,
+    ],
+    ids=["icu", "libc", "c"],
+)
+@given(a=_ORDERED_TEXT, b=_ORDERED_TEXT)
+def test_the_ord_plaintext_is_a_weakly_monotone_prefix_of_the_key(
+    coll: Collation, a: str, b: str
+) -> None:
+    """key(a) < key(b) implies to_ope(a) <= to_ope(b); equal keys only for equal strings."""
+    enc = encoding_for("text", coll)
+    ka, kb = enc.order_key(a), enc.order_key(b)
+    if ka < kb:
+        assert enc.to_ope(a) <= enc.to_ope(b)
+    assert (ka == kb) == (a == b)
