@@ -440,7 +440,7 @@ def _alter_type(
     spec.order, spec.types = [col.name], {col.name: new_type}
     spec.nullable = {col.name: col.nullable}
     collate = action.args.get("collate")
-    if collate is not None:
+    if isinstance(collate, exp.Expression):
         spec.collations[col.name] = collate.name
     elif col.collation is not None and new_type.name in TEXT_TYPES:
         spec.collations[col.name] = col.collation  # text to text keeps its collation

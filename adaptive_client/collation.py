@@ -31,6 +31,7 @@ import importlib
 import os
 import threading
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -143,6 +144,14 @@ def server_version(conn: psycopg.Connection[Any], collation: Collation) -> str |
         (arg,),
     ).fetchone()
     return None if row is None else row[0]
+
+
+# The database's default collation, for what a statement compiled on the client orders
+# without any column to say (text constants: PostgreSQL gives them the default collation).
+# Set by the connection around a compilation: a function, so it is read only when needed.
+DATABASE_COLLATION: ContextVar[Callable[[], Collation] | None] = ContextVar(
+    "DATABASE_COLLATION", default=None
+)
 
 
 # -- the client's collators ------------------------------------------------------------------
@@ -316,6 +325,7 @@ def check_available(collation: Collation) -> None:
 
 __all__ = [
     "C_COLLATION",
+    "DATABASE_COLLATION",
     "Collation",
     "check_available",
     "collation_key",

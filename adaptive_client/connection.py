@@ -20,7 +20,13 @@ from psycopg import sql
 from sqlglot import exp
 
 from . import ddl, defaults, peel, sequences, server_errors, wire
-from .collation import Collation, check_available, database_collation, server_version
+from .collation import (
+    DATABASE_COLLATION,
+    Collation,
+    check_available,
+    database_collation,
+    server_version,
+)
 from .config import PEEL_MODES, Config, load_config
 from .errors import (
     AdaptiveError,
@@ -281,7 +287,11 @@ class Connection:
         plan = self._plans.get(key)
         if plan is not None:
             return plan
-        plan = compile_statement(self.catalog, stmt, snapshot_rows=snapshot)
+        token = DATABASE_COLLATION.set(self._database_collation)
+        try:
+            plan = compile_statement(self.catalog, stmt, snapshot_rows=snapshot)
+        finally:
+            DATABASE_COLLATION.reset(token)
         if plan.text_orders:
             self._check_text_orders(plan.text_orders)
         if plan.residual is not None and plan.residual.needs_c_locale and not self._c_locale():
@@ -296,6 +306,12 @@ class Connection:
             self._plans[key] = plan
         return plan
 
+    def _database_collation(self) -> Collation:
+        """The database's default collation (read once)."""
+        if self._db_collation is None:
+            self._db_collation = database_collation(self.control)
+        return self._db_collation
+
     def _check_text_orders(self, collations: Iterable[Collation | None]) -> None:
         """Refuse, before anything runs or is peeled, a statement ordering text whose order
         this client cannot reproduce exactly: under a collation that the client's collator
@@ -303,12 +319,10 @@ class Connection:
         order on a database whose order is not C's."""
         for coll in set(collations):
             if coll is None:
-                if self._db_collation is None:
-                    self._db_collation = database_collation(self.control)
-                if not self._db_collation.bytewise:
+                if not self._database_collation().bytewise:
                     raise CollationUnavailable(
                         "a text column created before collations were recorded orders in "
-                        f"byte order, this database by {self._db_collation.describe()}: "
+                        f"byte order, this database by {self._database_collation().describe()}: "
                         "ordering it would differ from PostgreSQL's answer (recreate the "
                         "table, e.g. CREATE TABLE ... AS through this client, to record "
                         "its collation)",

@@ -56,7 +56,7 @@ from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope as GlotScope
 from sqlglot.optimizer.scope import traverse_scope
 
-from ..collation import Collation, collation_key
+from ..collation import DATABASE_COLLATION, Collation, collation_key
 from ..encodings import TEXT_TYPES
 from ..errors import AdaptiveError, UndefinedColumn, UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, TableMeta
@@ -985,9 +985,13 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
 
     names = output_names(stmt, tree)
     annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
-    # text is ordered under the collation of the columns read (one: several are refused);
-    # without any recorded one, bytewise -- which the connection accepts on a C database only
+    # text is ordered under the collation of the columns read (one: several are refused),
+    # or without any text column the database's; a column without a recorded collation
+    # orders bytewise -- which the connection accepts on a C database only
     ordering: Collation | None = next(iter(collations)) if len(collations) == 1 else None
+    default = DATABASE_COLLATION.get()
+    if not collations and default is not None:
+        ordering = default()  # text constants only: the database's default collation
     keyed = ordering is not None and not ordering.bytewise
     orders_text = text_order(tree, keyed)
     if orders_text and len(collations) > 1:
