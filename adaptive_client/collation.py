@@ -32,7 +32,7 @@ import os
 import threading
 from collections.abc import Callable
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -56,6 +56,9 @@ class Collation:
     provider: str
     locale: str
     version: str | None = None
+    # the SQL name a column's COLLATE gave it (None: the database's default); it names
+    # the collation of a column stored in the clear, and does not change the order
+    name: str | None = field(default=None, compare=False)
 
     @property
     def bytewise(self) -> bool:
@@ -68,11 +71,20 @@ class Collation:
         return f"{self.provider} {self.locale!r}{version}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"provider": self.provider, "locale": self.locale, "version": self.version}
+        out = {"provider": self.provider, "locale": self.locale, "version": self.version}
+        return {**out, "name": self.name} if self.name is not None else out
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Collation:
-        return cls(d["provider"], d["locale"], d.get("version"))
+        return cls(d["provider"], d["locale"], d.get("version"), d.get("name"))
+
+    def clause(self) -> str:
+        """`` COLLATE "name"`` for a plain text column stored with this collation ('' for
+        the database's default)."""
+        if self.name is None:
+            return ""
+        return ' COLLATE "' + self.name.replace('"', '""') + '"'
+
 
 
 C_COLLATION = Collation("c", "C")
@@ -124,7 +136,7 @@ def named_collation(conn: psycopg.Connection[Any], name: str) -> Collation:
             "which encrypted equality and order cannot follow",
             "nondeterministic collation",
         )
-    return _from_catalog(provider, collate, icu_locale, version)
+    return replace(_from_catalog(provider, collate, icu_locale, version), name=name)
 
 
 def server_version(conn: psycopg.Connection[Any], collation: Collation) -> str | None:

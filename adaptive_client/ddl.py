@@ -43,8 +43,8 @@ HOM_GROUP = "__paillier__"
 
 
 def _storage_type(col: ColumnMeta, oc: OnionColumn) -> str:
-    if oc.stack == ("PLAIN",):
-        return col.type.sql()
+    if oc.stack == ("PLAIN",):  # in the clear: the server orders it, by its collation
+        return col.type.sql() + (col.collation.clause() if col.collation else "")
     if oc.onion is Onion.SUM:
         return "numeric"
     if oc.onion is Onion.SEARCH:

@@ -450,3 +450,33 @@ def test_the_ord_plaintext_is_a_weakly_monotone_prefix_of_the_key(
     if ka < kb:
         assert enc.to_ope(a) <= enc.to_ope(b)
     assert (ka == kb) == (a == b)
+
+
+def test_a_plain_text_column_keeps_its_collate(new_database: Any, master_key: Any) -> None:
+    """A Single onion at PLAIN is ordered by the server: its stored column carries the
+    column's COLLATE, so a COLLATE "C" column of an ICU database orders bytewise."""
+    locale = LOCALES["icu"]
+    ddl = 'CREATE TABLE t (id integer PRIMARY KEY, s text COLLATE "C", u text)'
+    config = {"tables": {"t": {c: {"onions": ["Single"], "layer": "PLAIN"} for c in "su"}}}
+    rows = [(i, n, n) for i, n in enumerate(NAMES)]
+    plain = psycopg.connect(new_database("coll_plain_p", locale=locale), autocommit=True)
+    enc = adaptive_client.connect(
+        new_database("coll_plain_e", locale=locale),
+        master_key=master_key,
+        config=config,
+        autocommit=True,
+    )
+    try:
+        for conn in (plain, enc):
+            conn.execute(ddl)
+            conn.cursor().executemany("INSERT INTO t VALUES (%s, %s, %s)", rows)
+        for query in (
+            "SELECT s, id FROM t ORDER BY s, id LIMIT 30",
+            "SELECT u, id FROM t ORDER BY u, id LIMIT 30",
+            "SELECT min(s), max(s), min(u), max(u) FROM t",
+        ):
+            assert enc.execute(query).fetchall() == plain.execute(query).fetchall(), query
+        assert enc.catalog.table("t").columns["s"].collation.name == "C"
+    finally:
+        plain.close()
+        enc.close()
