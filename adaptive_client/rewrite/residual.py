@@ -277,6 +277,7 @@ def compile_fetch(
 
     def attempt(where: list[exp.Expression]) -> Compiled:
         c = Compiler(catalog)
+        c.widen_inexact_ranges = True  # the whole WHERE is applied again on the client
         plan = _select(c, fetch_select(meta, alias, columns, where))
         plan.needs, plan.tables = c.needs, c.tables
         return plan
