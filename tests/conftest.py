@@ -38,13 +38,18 @@ def pg_cluster() -> str:
 
 @pytest.fixture(scope="session")
 def new_database(pg_cluster: str) -> Iterator[Callable[..., str]]:
-    """Factory: a fresh database with the extensions, metadata schema and UDFs."""
+    """Factory: a fresh database with the extensions, metadata schema and UDFs.
+
+    ``locale``: CREATE DATABASE options for its collation, e.g. ``LOCALE_PROVIDER icu
+    ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'`` or ``LC_COLLATE 'en_US.UTF-8'`` (the database
+    is then copied from template0, as PostgreSQL requires for another locale)."""
     created: list[str] = []
 
-    def make(prefix: str = "t") -> str:
+    def make(prefix: str = "t", *, locale: str = "") -> str:
         name = f"test_{prefix}_{uuid.uuid4().hex[:10]}"
+        options = sql.SQL(f" TEMPLATE template0 {locale}" if locale else "")
         with psycopg.connect(pg_cluster, autocommit=True) as c:
-            c.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+            c.execute(sql.SQL("CREATE DATABASE {}{}").format(sql.Identifier(name), options))
         created.append(name)
         dsn = make_conninfo(pg_cluster, dbname=name)
         with psycopg.connect(dsn) as c:

@@ -301,6 +301,11 @@ class Compiler:
         self.needs: list[Need] = []
         self._n = count()
         self.tables: list[TableMeta] = []
+        # a filter whose rows the client filters again (split execution's fetches) may be
+        # a superset: a range on a string's prefix-only Ord onion then compiles to the
+        # prefix's range, bounds included -- wherever it is not negated
+        self.widen_inexact_ranges = False
+        self._negations = 0
 
     # -- parameters ----------------------------------------------------------------------
     def param(self, builder: ParamBuilder) -> exp.Placeholder:
@@ -444,7 +449,11 @@ class Compiler:
                 expression=self.predicate(scope, node.expression),
             )
         if isinstance(node, exp.Not):
-            return exp.Not(this=self.predicate(scope, node.this))
+            self._negations += 1
+            try:
+                return exp.Not(this=self.predicate(scope, node.this))
+            finally:
+                self._negations -= 1
         if isinstance(node, exp.Paren):
             return exp.Paren(this=self.predicate(scope, node.this))
         if isinstance(node, exp.Boolean):
@@ -506,7 +515,10 @@ class Compiler:
             raise _unsupported(node, "comparison with a non-constant expression")
         oc = self.require(lref, cap)
         if cap is Cap.ORD:
-            self._exact_order(lref, oc, node)
+            if self._widened(oc):
+                op = {exp.LT: exp.LTE, exp.GT: exp.GTE}.get(op, op)
+            else:
+                self._exact_order(lref, oc, node)
         return op(
             this=self.col_expr(lref, oc), expression=self.encrypted_param(lref, oc, cap, value)
         )
@@ -603,11 +615,24 @@ class Compiler:
         if ref is None or lo is None or hi is None:
             raise _unsupported(node, "BETWEEN over non-constant bounds")
         oc = self.require(ref, Cap.ORD)
-        self._exact_order(ref, oc, node)
+        if not self._widened(oc):
+            self._exact_order(ref, oc, node)
         return exp.Between(
             this=self.col_expr(ref, oc),
             low=self.encrypted_param(ref, oc, Cap.ORD, lo),
             high=self.encrypted_param(ref, oc, Cap.ORD, hi),
+        )
+
+    def _widened(self, oc: OnionColumn) -> bool:
+        """Does a range on ``oc`` compile to a superset (see ``widen_inexact_ranges``)?
+        The Ord plaintext of a string is a weakly monotone prefix of its order key, so
+        ``s < v`` implies ``prefix(s) <= prefix(v)``: the prefix's closed range keeps every
+        row the range keeps."""
+        return (
+            self.widen_inexact_ranges
+            and not self._negations
+            and not oc.ope_exact
+            and oc.innermost != "PLAIN"
         )
 
     def _exact_order(self, ref: _Ref, oc: OnionColumn, node: exp.Expression) -> None:
