@@ -1,0 +1,197 @@
+"""Reflection of the application's schema from the sealed catalog.
+
+SQLAlchemy's PostgreSQL dialect reflects by querying ``pg_catalog``, which on an
+encrypted database holds only anonymized tables of ciphertext columns.  Here the same
+answers come from the client's decrypted catalog (:class:`~adaptive_client.metadata.Catalog`):
+plain table and column names, the declared SQL types, nullability, constant defaults,
+primary keys and indexes.  Unique and foreign-key constraints live only on the server
+(over the anonymized columns); they are read from ``pg_constraint`` and mapped back to
+plain names through the catalog.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from psycopg import sql
+from sqlalchemy import types as sqltypes
+from sqlalchemy.dialects.postgresql import DOUBLE_PRECISION, REAL, TIMESTAMP
+
+from ..connection import Connection
+from ..encodings import SqlType
+from ..metadata import Catalog, TableMeta
+from ..onions import Onion
+
+_ACTIONS = {"a": None, "r": "RESTRICT", "c": "CASCADE", "n": "SET NULL", "d": "SET DEFAULT"}
+
+
+def sa_type(t: SqlType) -> sqltypes.TypeEngine[Any]:
+    """The SQLAlchemy type of a column as PostgreSQL's own reflection would give it."""
+    name = t.name
+    if name == "smallint":
+        return sqltypes.SMALLINT()
+    if name == "integer":
+        return sqltypes.INTEGER()
+    if name == "bigint":
+        return sqltypes.BIGINT()
+    if name == "numeric":
+        return sqltypes.NUMERIC(t.precision, t.scale if t.precision is not None else None)
+    if name == "real":
+        return REAL()
+    if name == "double precision":
+        return DOUBLE_PRECISION(precision=53)
+    if name == "varchar":
+        return sqltypes.VARCHAR(t.precision)
+    if name == "text":
+        return sqltypes.TEXT()
+    if name in ("char", "bpchar"):
+        return sqltypes.CHAR(t.precision)
+    if name == "date":
+        return sqltypes.DATE()
+    if name == "timestamp":
+        return TIMESTAMP(timezone=False, precision=None)
+    if name == "boolean":
+        return sqltypes.BOOLEAN()
+    return sqltypes.NULLTYPE
+
+
+def _default_sql(value: Any) -> str | None:
+    """A recorded constant default as PostgreSQL prints one (``pg_get_expr``)."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    text = str(value).replace("'", "''")
+    return f"'{text}'"
+
+
+def catalog_of(dbapi_conn: Any) -> Catalog:
+    """The catalog of an adaptive connection (sync, async or pooled), fresh where the
+    connection is between transactions (other clients' DDL is notified)."""
+    conn = _sync_connection(dbapi_conn)
+    conn._maybe_refresh()
+    return conn.catalog
+
+
+def _sync_connection(dbapi_conn: Any) -> Connection:
+    conn = getattr(dbapi_conn, "driver_connection", dbapi_conn)
+    conn = getattr(conn, "sync_connection", conn)  # AsyncConnection
+    if not isinstance(conn, Connection):
+        raise TypeError(f"not an adaptive_client connection: {type(conn).__name__}")
+    return conn
+
+
+def table_names(catalog: Catalog) -> list[str]:
+    return sorted(catalog.tables)
+
+
+def columns(table: TableMeta) -> list[dict[str, Any]]:
+    out = []
+    for col in table.columns.values():
+        default = col.default
+        serial = getattr(col, "serial", None) or getattr(col, "identity", None)
+        out.append(
+            {
+                "name": col.name,
+                "type": sa_type(col.type),
+                "nullable": col.nullable,
+                "default": _default_sql(default) if not isinstance(default, dict) else None,
+                "autoincrement": bool(serial),
+                "comment": None,
+            }
+        )
+    return out
+
+
+def pk_constraint(table: TableMeta) -> dict[str, Any]:
+    return {"constrained_columns": list(table.primary_key), "name": None}
+
+
+def _server_constraints(conn: Connection, table: TableMeta) -> list[tuple[Any, ...]]:
+    """Unique and foreign-key constraints of the anonymized table, from the server, read
+    in the application's transaction (it sees the application's own uncommitted DDL)."""
+    query = sql.SQL(
+        "SELECT con.contype, con.conname, "
+        "ARRAY(SELECT a.attname::text FROM unnest(con.conkey) WITH ORDINALITY k(n, i) "
+        "JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.n ORDER BY k.i), "
+        "fr.relname::text, "
+        "ARRAY(SELECT a.attname::text FROM unnest(con.confkey) WITH ORDINALITY k(n, i) "
+        "JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.n ORDER BY k.i), "
+        "con.confupdtype::text, con.confdeltype::text "
+        "FROM pg_constraint con LEFT JOIN pg_class fr ON fr.oid = con.confrelid "
+        "WHERE con.conrelid = to_regclass({}) AND con.contype IN ('u', 'f') "
+        "ORDER BY con.oid"
+    ).format(sql.Literal(sql.Identifier(table.anon).as_string(conn.pg)))
+    with conn.pg.cursor() as cur:
+        cur.execute(query)
+        return cur.fetchall()
+
+
+def _plain_columns(table: TableMeta, anon_cols: list[str]) -> list[str] | None:
+    out = []
+    for anon in anon_cols:
+        hit = table.onion_column(anon)
+        if hit is None:
+            return None
+        out.append(hit[0].name)
+    return out
+
+
+def unique_constraints(conn: Connection, table: TableMeta) -> list[dict[str, Any]]:
+    out = []
+    for contype, _, cols, *_ in _server_constraints(conn, table):
+        if contype != "u":
+            continue
+        plain = _plain_columns(table, cols)
+        if plain is not None:
+            out.append({"name": None, "column_names": plain})
+    return out
+
+
+def foreign_keys(conn: Connection, catalog: Catalog, table: TableMeta) -> list[dict[str, Any]]:
+    out = []
+    for contype, _, cols, ref_anon, ref_cols, upd, dele in _server_constraints(conn, table):
+        if contype != "f":
+            continue
+        ref = catalog.by_anon.get(ref_anon)
+        if ref is None:
+            continue
+        plain, ref_plain = _plain_columns(table, cols), _plain_columns(ref, ref_cols)
+        if plain is None or ref_plain is None:
+            continue
+        options = {}
+        if _ACTIONS.get(upd):
+            options["onupdate"] = _ACTIONS[upd]
+        if _ACTIONS.get(dele):
+            options["ondelete"] = _ACTIONS[dele]
+        out.append(
+            {
+                "name": None,
+                "constrained_columns": plain,
+                "referred_schema": None,
+                "referred_table": ref.name,
+                "referred_columns": ref_plain,
+                "options": options,
+            }
+        )
+    return out
+
+
+def indexes(table: TableMeta) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": ix.name,
+            "column_names": list(ix.columns),
+            "unique": ix.unique,
+            "include_columns": [],
+            "dialect_options": {},
+        }
+        for ix in table.indexes
+    ]
+
+
+def onions_of(table: TableMeta) -> dict[str, list[Onion]]:
+    """Each column's onions (for :func:`adaptive_client.sqlalchemy.inspect_layers`)."""
+    return {c.name: list(c.onions) for c in table.columns.values()}
