@@ -1,0 +1,1 @@
+from sqlalchemy.testing.suite import *  # noqa: F403
