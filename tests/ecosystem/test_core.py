@@ -221,7 +221,7 @@ def test_reflection_sees_plain_names_and_types(
 
 
 def test_create_all_drop_all_and_has_table(engines: tuple[Any, Any]) -> None:
-    md, item, tag = _schema()
+    md, _, tag = _schema()
     for eng in engines:
         md.create_all(eng)
         md.create_all(eng)  # checkfirst: nothing to do the second time

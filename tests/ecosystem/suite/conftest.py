@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import adaptive_client.sqlalchemy  # noqa: E402,F401  (registers the dialects)
+import adaptive_client.sqlalchemy  # noqa: F401  (registers the dialects)
 
 pytest.register_assert_rewrite("sqlalchemy.testing.assertions")
 
