@@ -28,6 +28,7 @@ from sqlalchemy.engine import default
 from sqlalchemy.engine.url import URL
 
 from .. import connection as _connection
+from ..metadata import TableMeta
 from . import reflection as refl
 
 logger = logging.getLogger("adaptive_client.sqlalchemy")
@@ -166,12 +167,22 @@ class AdaptiveDialect(PGDialect_psycopg):
         return refl.catalog_of(connection.connection.dbapi_connection)
 
     def _table(self, connection: Any, table_name: str, schema: str | None) -> Any:
+        """The table's record, or a view's (its columns only)."""
         from sqlalchemy import exc
 
         catalog = self._catalog(connection)
-        if schema not in (None, "public") or not catalog.has_table(table_name):
-            raise exc.NoSuchTableError(table_name)
-        return catalog.table(table_name)
+        if schema in (None, "public"):
+            if catalog.has_table(table_name):
+                return catalog.table(table_name)
+            view = refl.views(catalog).get(table_name.lower())
+            if view is not None:
+                return view
+        raise exc.NoSuchTableError(table_name)
+
+    def _only_table(self, connection: Any, table_name: str, schema: str | None) -> Any:
+        """The table's record; None for a view (no keys, indexes or constraints)."""
+        found = self._table(connection, table_name, schema)
+        return found if isinstance(found, TableMeta) else None
 
     def has_schema(self, connection: Any, schema: Any, **kw: Any) -> bool:  # type: ignore[override]
         return bool(schema == "public")
@@ -185,7 +196,8 @@ class AdaptiveDialect(PGDialect_psycopg):
         self._ensure_has_table_connection(connection)
         if schema not in (None, "public"):
             return False
-        return bool(self._catalog(connection).has_table(table_name))
+        catalog = self._catalog(connection)
+        return bool(catalog.has_table(table_name) or table_name.lower() in refl.views(catalog))
 
     def has_sequence(
         self, connection: Any, sequence_name: str, schema: str | None = None, **kw: Any
@@ -214,7 +226,9 @@ class AdaptiveDialect(PGDialect_psycopg):
         return refl.table_names(self._catalog(connection))
 
     def get_view_names(self, connection: Any, schema: str | None = None, **kw: Any) -> list[str]:
-        return []
+        if schema not in (None, "public"):
+            return []
+        return sorted(refl.views(self._catalog(connection)))
 
     def get_materialized_view_names(
         self, connection: Any, schema: str | None = None, **kw: Any
@@ -252,17 +266,26 @@ class AdaptiveDialect(PGDialect_psycopg):
     ) -> str:
         from sqlalchemy import exc
 
-        raise exc.NoSuchTableError(view_name)
+        view = refl.views(self._catalog(connection)).get(view_name.lower())
+        if view is None or schema not in (None, "public"):
+            raise exc.NoSuchTableError(view_name)
+        return str(view.sql)
 
     def get_columns(
         self, connection: Any, table_name: str, schema: str | None = None, **kw: Any
     ) -> Any:
-        return refl.columns(self._table(connection, table_name, schema))
+        found = self._table(connection, table_name, schema)
+        if not isinstance(found, TableMeta):
+            return refl.view_columns(found)
+        return refl.columns(found)
 
     def get_pk_constraint(
         self, connection: Any, table_name: str, schema: str | None = None, **kw: Any
     ) -> Any:
-        return refl.pk_constraint(self._table(connection, table_name, schema))
+        table = self._only_table(connection, table_name, schema)
+        if table is None:
+            return {"constrained_columns": [], "name": None}
+        return refl.pk_constraint(table)
 
     def get_foreign_keys(  # type: ignore[override]
         self,
@@ -271,27 +294,32 @@ class AdaptiveDialect(PGDialect_psycopg):
         schema: str | None = None,
         **kw: Any,
     ) -> Any:
-        table = self._table(connection, table_name, schema)
+        table = self._only_table(connection, table_name, schema)
+        if table is None:
+            return []
         conn = refl._sync_connection(connection.connection.dbapi_connection)
         return refl.foreign_keys(conn, conn.catalog, table)
 
     def get_indexes(
         self, connection: Any, table_name: str, schema: str | None = None, **kw: Any
     ) -> Any:
-        return refl.indexes(self._table(connection, table_name, schema))
+        table = self._only_table(connection, table_name, schema)
+        return [] if table is None else refl.indexes(table)
 
     def get_unique_constraints(
         self, connection: Any, table_name: str, schema: str | None = None, **kw: Any
     ) -> Any:
-        table = self._table(connection, table_name, schema)
+        table = self._only_table(connection, table_name, schema)
+        if table is None:
+            return []
         conn = refl._sync_connection(connection.connection.dbapi_connection)
         return refl.unique_constraints(conn, table)
 
     def get_check_constraints(
         self, connection: Any, table_name: str, schema: str | None = None, **kw: Any
     ) -> Any:
-        self._table(connection, table_name, schema)
-        return []
+        table = self._only_table(connection, table_name, schema)
+        return [] if table is None else refl.check_constraints(table)
 
     def get_table_comment(
         self, connection: Any, table_name: str, schema: str | None = None, **kw: Any

@@ -20,7 +20,6 @@ from sqlalchemy.dialects.postgresql import DOUBLE_PRECISION, REAL, TIMESTAMP
 from ..connection import Connection
 from ..encodings import SqlType
 from ..metadata import Catalog, TableMeta
-from ..onions import Onion
 
 _ACTIONS = {"a": None, "r": "RESTRICT", "c": "CASCADE", "n": "SET NULL", "d": "SET DEFAULT"}
 
@@ -90,18 +89,29 @@ def table_names(catalog: Catalog) -> list[str]:
 def columns(table: TableMeta) -> list[dict[str, Any]]:
     out = []
     for col in table.columns.values():
-        default = col.default
-        serial = getattr(col, "serial", None) or getattr(col, "identity", None)
-        out.append(
-            {
-                "name": col.name,
-                "type": sa_type(col.type),
-                "nullable": col.nullable,
-                "default": _default_sql(default) if not isinstance(default, dict) else None,
-                "autoincrement": bool(serial),
-                "comment": None,
-            }
-        )
+        # serial / identity columns and server-evaluated defaults, where the catalog
+        # records them (attributes read by name: older catalogs have none)
+        sequence = getattr(col, "sequence", None)
+        identity = getattr(col, "identity", None)
+        default_sql = getattr(col, "default_sql", None)
+        entry: dict[str, Any] = {
+            "name": col.name,
+            "type": sa_type(col.type),
+            "nullable": col.nullable,
+            "default": _default_sql(col.default),
+            "autoincrement": False,
+            "comment": None,
+        }
+        if identity:
+            entry["default"] = None
+            entry["autoincrement"] = True
+            entry["identity"] = {"always": identity == "always", "start": 1, "increment": 1}
+        elif sequence:
+            entry["default"] = f"nextval('{sequence}'::regclass)"
+            entry["autoincrement"] = True
+        elif default_sql:
+            entry["default"] = default_sql
+        out.append(entry)
     return out
 
 
@@ -140,6 +150,12 @@ def _plain_columns(table: TableMeta, anon_cols: list[str]) -> list[str] | None:
 
 
 def unique_constraints(conn: Connection, table: TableMeta) -> list[dict[str, Any]]:
+    recorded = getattr(table, "unique_keys", None)
+    if recorded is not None:
+        names = getattr(table, "constraints", {})
+        return [
+            {"name": names.get(anon), "column_names": list(cols)} for anon, cols in recorded.items()
+        ]
     out = []
     for contype, _, cols, *_ in _server_constraints(conn, table):
         if contype != "u":
@@ -151,6 +167,26 @@ def unique_constraints(conn: Connection, table: TableMeta) -> list[dict[str, Any
 
 
 def foreign_keys(conn: Connection, catalog: Catalog, table: TableMeta) -> list[dict[str, Any]]:
+    recorded = getattr(table, "foreign_keys", None)
+    if recorded is not None:
+        out = []
+        for fk in recorded:
+            options = {}
+            if fk.on_update.upper() != "NO ACTION":
+                options["onupdate"] = fk.on_update.upper()
+            if fk.on_delete.upper() != "NO ACTION":
+                options["ondelete"] = fk.on_delete.upper()
+            out.append(
+                {
+                    "name": fk.name,
+                    "constrained_columns": list(fk.columns),
+                    "referred_schema": None,
+                    "referred_table": fk.ref_table,
+                    "referred_columns": list(fk.ref_columns),
+                    "options": options,
+                }
+            )
+        return out
     out = []
     for contype, _, cols, ref_anon, ref_cols, upd, dele in _server_constraints(conn, table):
         if contype != "f":
@@ -179,6 +215,22 @@ def foreign_keys(conn: Connection, catalog: Catalog, table: TableMeta) -> list[d
     return out
 
 
+def check_constraints(table: TableMeta) -> list[dict[str, Any]]:
+    return [{"name": c.get("name"), "sqltext": c.get("sql")} for c in getattr(table, "checks", [])]
+
+
+def views(catalog: Catalog) -> dict[str, Any]:
+    """The catalog's views (name -> its sealed record), where the catalog has them."""
+    return dict(getattr(catalog, "views", {}) or {})
+
+
+def view_columns(view: Any) -> list[dict[str, Any]]:
+    return [
+        {"name": c, "type": sqltypes.NULLTYPE, "nullable": True, "default": None}
+        for c in view.columns
+    ]
+
+
 def indexes(table: TableMeta) -> list[dict[str, Any]]:
     return [
         {
@@ -190,8 +242,3 @@ def indexes(table: TableMeta) -> list[dict[str, Any]]:
         }
         for ix in table.indexes
     ]
-
-
-def onions_of(table: TableMeta) -> dict[str, list[Onion]]:
-    """Each column's onions (for :func:`adaptive_client.sqlalchemy.inspect_layers`)."""
-    return {c.name: list(c.onions) for c in table.columns.values()}
