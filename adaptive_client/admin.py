@@ -40,10 +40,50 @@ def _learns(layer: str, ope_exact: bool, join_group: str | None) -> str:
     return learns
 
 
+def key_groups(catalog: Catalog) -> dict[tuple[str, str], str]:
+    """(table, column) -> the implied join group its foreign keys put it in, named by
+    its members: the columns whose DET (and OPE) ciphertexts the provider can compare."""
+    parent: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def root(x: tuple[str, str]) -> tuple[str, str]:
+        while parent.setdefault(x, x) != x:
+            x = parent[x]
+        return x
+
+    for table in catalog.tables.values():
+        for fk in table.foreign_keys:
+            for col, ref in zip(fk.columns, fk.ref_columns, strict=True):
+                parent[root((table.name, col))] = root((fk.ref_table, ref))
+    members: dict[tuple[str, str], list[str]] = {}
+    for x in list(parent):
+        members.setdefault(root(x), []).append(f"{x[0]}.{x[1]}")
+    return {x: "{" + ", ".join(sorted(members[root(x)])) + "}" for x in parent}
+
+
+def foreign_key_report(catalog: Catalog) -> list[tuple[str, str, str, str]]:
+    """Each foreign key: its name, columns, referenced columns, and what it reveals."""
+    groups = key_groups(catalog)
+    out = []
+    for table in sorted(catalog.tables.values(), key=lambda t: t.name):
+        for fk in table.foreign_keys:
+            group = groups.get((table.name, fk.columns[0]), "")
+            out.append(
+                (
+                    fk.name,
+                    f"{table.name} ({', '.join(fk.columns)})",
+                    f"{fk.ref_table} ({', '.join(fk.ref_columns)})",
+                    f"which rows of both tables hold equal keys, from the first insert "
+                    f"(implied join group {group})",
+                )
+            )
+    return out
+
+
 def layers_report(conn: psycopg.Connection[Any], master: MasterKey) -> list[LayerRow]:
     """Every onion column: its actual layer, floor and what the provider can learn now.
     (Opening the catalog checks its integrity: a tampered catalog is an error here.)"""
     catalog = Catalog.open(conn, master)
+    groups = key_groups(catalog)
     rows = []
     for table in sorted(catalog.tables.values(), key=lambda t: t.name):
         for col in table.columns.values():
@@ -57,7 +97,11 @@ def layers_report(conn: psycopg.Connection[Any], master: MasterKey) -> list[Laye
                         f"{table.anon}.{oc.anon}",
                         oc.layer,
                         oc.floor or "-",
-                        _learns(oc.layer, oc.ope_exact, col.join_group),
+                        _learns(
+                            oc.layer,
+                            oc.ope_exact,
+                            groups.get((table.name, col.name), col.join_group),
+                        ),
                     )
                 )
     return rows

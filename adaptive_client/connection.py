@@ -19,7 +19,7 @@ import psycopg
 from psycopg import sql
 from sqlglot import exp
 
-from . import ddl, peel, server_errors, wire
+from . import ddl, defaults, peel, sequences, server_errors, wire
 from .config import PEEL_MODES, Config, load_config
 from .errors import (
     AdaptiveError,
@@ -128,6 +128,7 @@ class Connection:
         # RMW layout: a later UPDATE SET x = x + k of the same row needs no SELECT
         self._locked: dict[Any, tuple[Any, ...]] = {}
         self._c_locale_db: bool | None = None
+        self._runtime = defaults.Runtime(self.pg)  # sequence blocks, transaction's now()
 
     # -- DB-API ----------------------------------------------------------------------------
     def cursor(self, name: str = "", *, withhold: bool = False) -> Cursor:
@@ -148,6 +149,7 @@ class Connection:
         self._after_commit()
 
     def _after_commit(self) -> None:
+        self._runtime.transaction_ended()
         self._catalog_dirty = False
         self.catalog.committed()
 
@@ -160,6 +162,7 @@ class Connection:
         this transaction changed (DDL, a peel inside it) is read again, committed; the
         peels it left pending run now."""
         self._locked.clear()
+        self._runtime.transaction_ended(rolled_back=True)
         self.catalog.rolled_back()
         if self._catalog_dirty:
             self.catalog.reload(self.control)
@@ -173,6 +176,7 @@ class Connection:
         what survived.  Row locks taken after the savepoint are released, so the cache of
         locked rows is dropped."""
         self._locked.clear()
+        self._runtime.savepoint_rolled_back()
         if self._catalog_dirty:
             self.catalog.reload(self.pg)
             self._plans.clear()
@@ -441,6 +445,7 @@ class Connection:
         self, cur: Cursor, query: str, params: Params | None, many: Sequence[Params] | None = None
     ) -> None:
         self._maybe_refresh()
+        defaults.RUNTIME.set(self._runtime)
         if query not in self._parsed:  # (a statement seen before is one, and not a command)
             parts = split_statements(query)
             if len(parts) > 1:
@@ -451,6 +456,10 @@ class Connection:
                 self._session_command(cur, kind, query, params)
                 return
         stmt, npos, named = self._parse(query)
+        answer = sequences.answer(stmt, self.catalog, self._runtime)
+        if answer is not None:
+            cur._set_result(*answer)
+            return
         if type(stmt) in _COMPILED_KINDS:  # SELECT/INSERT/UPDATE/DELETE: skip the checks below
             if not named:  # (other statements go to psycopg, or are parsed again: EXPLAIN)
                 for p in many if many is not None else (params,):
@@ -460,16 +469,9 @@ class Connection:
         if isinstance(stmt, exp.Command) and stmt.name.upper() == "EXPLAIN":
             self._explain(cur, stmt, params)
             return
-        if isinstance(stmt, exp.Create | exp.Drop):
+        if isinstance(stmt, exp.Create | exp.Drop | exp.Alter | exp.TruncateTable):
             self._ddl(stmt)
-            cur._set_result([], [], -1)
-            return
-        if isinstance(stmt, exp.TruncateTable):
-            names = [self.catalog.table(t.name).anon for t in stmt.expressions]
-            self.pg.execute(
-                sql.SQL("TRUNCATE {}").format(sql.SQL(", ").join(map(sql.Identifier, names)))
-            )
-            cur._set_result([], [], -1)
+            cur._set_result([], None, -1)
             return
         self._run_compiled(cur, query, stmt, params, many)
 
@@ -606,20 +608,7 @@ class Connection:
         cur._set_result(rows, [("QUERY PLAN", 25, None, None, None, None, None)], len(rows))
 
     def _ddl(self, stmt: exp.Expression) -> None:
-        kind = (stmt.args.get("kind") or "").upper()
-        run: Any
-        if isinstance(stmt, exp.Create) and kind == "TABLE":
-            run = lambda: ddl.create_table(self.pg, self.catalog, self.config, stmt)  # noqa: E731
-        elif isinstance(stmt, exp.Create) and kind == "INDEX":
-            run = lambda: ddl.create_index(self.pg, self.catalog, stmt)  # noqa: E731
-        elif isinstance(stmt, exp.Drop) and kind == "TABLE":
-            run = lambda: ddl.drop_table(self.pg, self.catalog, stmt)  # noqa: E731
-        elif isinstance(stmt, exp.Drop) and kind == "INDEX":
-            run = lambda: ddl.drop_index(self.pg, self.catalog, stmt)  # noqa: E731
-        else:
-            raise UnsupportedQuery(
-                f"{type(stmt).__name__} {kind} is not supported", f"{type(stmt).__name__} {kind}"
-            )
+        run = ddl.statement(self.pg, self.catalog, self.config, self._runtime, stmt)
         if self.pg.autocommit:
             try:
                 with self.pg.transaction():

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from .. import recipes
+from .. import defaults, recipes
 from ..metadata import ColumnMeta, OnionColumn, TableMeta
 from ..onions import Cap
 
@@ -152,6 +152,7 @@ class Compiled:
     _ordered: bool | None = field(default=None, repr=False)
 
     def bind(self, user: Params) -> dict[str, Any]:
+        defaults.next_bind()
         builders = list(self.params.values())
         return dict(zip(self.params, self._values(user, builders), strict=True))
 
@@ -176,9 +177,15 @@ class Compiled:
         """Parameters in ``$n`` order: psycopg has no placeholder parsing left to do, which
         for a multi-row INSERT with thousands of parameters is most of its work."""
         builders = self._to_positional()[1]
-        if self.bulk is not None and self._in_creation_order():
-            return self._values(user, builders)
-        return [build(user) for build in builders]
+        defaults.next_bind()
+        if self._in_creation_order():
+            if self.bulk is not None:
+                return self._values(user, builders)
+            return [build(user) for build in builders]
+        # built in creation order (a row's given values are checked before its defaults
+        # draw sequence numbers), sent in $n order
+        made = {id(build): build(user) for build in self.params.values()}
+        return [made[id(build)] for build in builders]
 
     def _in_creation_order(self) -> bool:
         """Do the ``$n`` follow the order the parameters were made in (textual order)?"""

@@ -9,7 +9,7 @@ from typing import Any, cast
 from psycopg import errors as pg_errors
 from sqlglot import exp
 
-from .. import recipes
+from .. import defaults, recipes, views
 from ..errors import EncodingError, UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, OnionColumn
 from ..onions import Cap
@@ -43,7 +43,7 @@ def compile_statement(
     row read by primary key can serve a later read-modify-write of that row (see
     :func:`_select`)."""
     try:
-        return _compile_statement(catalog, stmt, snapshot_rows)
+        return _compile_statement(catalog, views.expand(catalog, stmt), snapshot_rows)
     except RecursionError:  # e.g. thousands of ANDs: the rewrite recurses on the tree
         raise UnsupportedQuery("the statement nests too deeply to rewrite", "nesting") from None
 
@@ -544,16 +544,30 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
             if isinstance(e, exp.Var) and e.name.upper() == "DEFAULT":
                 given[name] = None
                 continue
+            if meta.column(name).identity == "always":
+                raise pg_errors.GeneratedAlways(
+                    f'cannot insert a non-DEFAULT value into column "{name}"'
+                )
             v = c.value_of(e)
             if v is None:
                 raise _unsupported(e, "non-constant value in INSERT")
             given[name] = v
         effective = {
-            col.name: given.get(col.name) or _constant(col.default) for col in meta.columns.values()
+            col.name: given.get(col.name) or defaults.builder(col)
+            for col in meta.columns.values()
         }
         row_values.append(effective)
-        row_params = [c.param(_encrypting(col, oc, effective[col.name])) for col, oc in storage]
-        rows.append(exp.Tuple(expressions=row_params))
+        # The row's given values are bound (coerced, checked) before its defaults are
+        # drawn: a value PostgreSQL rejects costs no sequence number, as on the server.
+        # (A multi-row INSERT binds column by column, defaults last: see _bulk_encrypting.)
+        drawn_last = list(range(len(storage)))
+        if len(values.expressions) == 1:
+            drawn_last.sort(key=lambda i: storage[i][0].name not in given)
+        made: dict[int, exp.Expression] = {}
+        for i in drawn_last:
+            col, oc = storage[i]
+            made[i] = c.param(_encrypting(col, oc, effective[col.name]))
+        rows.append(exp.Tuple(expressions=[made[i] for i in range(len(storage))]))
     target = exp.Schema(
         this=exp.Table(
             this=exp.to_identifier(meta.anon, quoted=True),
@@ -564,7 +578,8 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
     out = exp.Insert(this=target, expression=exp.Values(expressions=rows))
     plan = Compiled(kind="insert", statement_type="INSERT")
     if len(rows) > 1:  # (its parameters are made before ON CONFLICT's and RETURNING's)
-        plan.bulk = _bulk_encrypting(list(meta.columns.values()), storage, row_values)
+        ordered = sorted(meta.columns.values(), key=lambda col: col.name not in cols)
+        plan.bulk = _bulk_encrypting(ordered, storage, row_values)
     _returning(c, stmt, out, plan, scope)  # (RETURNING cannot name EXCLUDED)
     if stmt.args.get("conflict") is not None:
         out.set("conflict", _on_conflict(c, scope, meta, stmt.args["conflict"]))
@@ -667,10 +682,6 @@ def _is_default(node: exp.Expression) -> bool:
     )
 
 
-def _constant(value: Any) -> ParamBuilder:
-    return lambda p: value
-
-
 def _encrypting(col: ColumnMeta, oc: OnionColumn, v: ParamBuilder) -> ParamBuilder:
     # A single-row statement coerces per onion (cheap next to encryption); a multi-row
     # INSERT coerces each column once (see _bulk_encrypting).
@@ -721,9 +732,16 @@ def _on_conflict(c: Compiler, scope: Scope, meta: Any, node: exp.OnConflict) -> 
     out = exp.OnConflict()
     if node.args.get("constraint") is not None:
         name = node.args["constraint"].name.lower()
-        if name != f"{meta.name}_pkey" or not meta.primary_key:
-            raise _unsupported(node, "ON CONFLICT ON CONSTRAINT other than the primary key")
-        keys = list(meta.primary_key)
+        anon = next((a for a, n in meta.constraints.items() if n == name), None)
+        if anon is None and (name != f"{meta.name}_pkey" or not meta.primary_key):
+            raise pg_errors.UndefinedObject(
+                f'constraint "{name}" for table "{meta.name}" does not exist'
+            )
+        if anon is not None:
+            out.set("constraint", exp.to_identifier(anon, quoted=True))
+            keys = []
+        else:
+            keys = list(meta.primary_key)
     else:
         keys = []
         for k in node.args.get("conflict_keys") or []:
@@ -743,7 +761,7 @@ def _on_conflict(c: Compiler, scope: Scope, meta: Any, node: exp.OnConflict) -> 
         return out
     if verb != "DO UPDATE":
         raise _unsupported(node, f"ON CONFLICT {verb}")
-    if not keys:
+    if not keys and out.args.get("constraint") is None:
         raise UnsupportedQuery(
             "ON CONFLICT DO UPDATE requires inference specification or constraint name",
             "ON CONFLICT",
@@ -770,7 +788,7 @@ def _on_conflict(c: Compiler, scope: Scope, meta: Any, node: exp.OnConflict) -> 
             continue
         v = c.value_of(src)
         if v is None and _is_default(src):
-            v = _constant(col.default)
+            v = defaults.builder(col)
         if v is None:
             raise _unsupported(a, "ON CONFLICT DO UPDATE SET computed from the rows")
         for oc in col.onions.values():
@@ -832,7 +850,7 @@ def _update(c: Compiler, stmt: exp.Update) -> Compiled:
         if v is not None:
             constant.append((col, v))
         elif _is_default(a.expression):
-            constant.append((col, _constant(col.default)))
+            constant.append((col, defaults.builder(col)))
         else:
             computed.append((col, a.expression))
     if not computed:
