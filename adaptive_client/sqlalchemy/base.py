@@ -25,6 +25,7 @@ from typing import Any
 import psycopg
 from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
 from sqlalchemy.engine import default
+from sqlalchemy.sql.compiler import InsertmanyvaluesSentinelOpts
 from sqlalchemy.engine.url import URL
 
 from .. import connection as _connection
@@ -84,6 +85,12 @@ class AdaptiveDialect(PGDialect_psycopg):
     sequences_optional = True
     use_native_hstore = False
     _has_native_hstore = False
+    # An ORM flush of many rows with generated keys needs the RETURNING rows in the order
+    # of the parameters.  The psycopg dialect gets it with INSERT ... SELECT FROM (VALUES
+    # ...) ORDER BY a counter; here a plain multi-row INSERT ... RETURNING is enough: the
+    # client draws a serial/identity column's values for the rows in their order, so
+    # SQLAlchemy can sort the returned rows by the generated key.
+    insertmanyvalues_implicit_sentinel = InsertmanyvaluesSentinelOpts.ANY_AUTOINCREMENT
 
     @classmethod
     def import_dbapi(cls) -> Any:
