@@ -24,9 +24,9 @@ from typing import Any
 
 import psycopg
 from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
-from sqlalchemy.engine import default
-from sqlalchemy.sql.compiler import InsertmanyvaluesSentinelOpts
+from sqlalchemy.engine import default, reflection
 from sqlalchemy.engine.url import URL
+from sqlalchemy.sql.compiler import InsertmanyvaluesSentinelOpts
 
 from .. import connection as _connection
 from ..metadata import TableMeta
@@ -91,6 +91,10 @@ class AdaptiveDialect(PGDialect_psycopg):
     # client draws a serial/identity column's values for the rows in their order, so
     # SQLAlchemy can sort the returned rows by the generated key.
     insertmanyvalues_implicit_sentinel = InsertmanyvaluesSentinelOpts.ANY_AUTOINCREMENT
+    # COMMENT ON would put the application's words in the clear next to the ciphertexts
+    supports_comments = False
+    supports_constraint_comments = False
+    inline_comments = False
 
     @classmethod
     def import_dbapi(cls) -> Any:
@@ -197,6 +201,7 @@ class AdaptiveDialect(PGDialect_psycopg):
     def get_schema_names(self, connection: Any, **kw: Any) -> list[str]:
         return ["public"]
 
+    @reflection.cache
     def has_table(
         self, connection: Any, table_name: str, schema: str | None = None, **kw: Any
     ) -> bool:
@@ -224,14 +229,18 @@ class AdaptiveDialect(PGDialect_psycopg):
         schema: str | None = None,
         **kw: Any,
     ) -> bool:
-        table = self._table(connection, table_name, schema)
-        return any(ix.name == index_name for ix in table.indexes)
+        catalog = self._catalog(connection)
+        if schema not in (None, "public") or not catalog.has_table(table_name):
+            return False
+        return any(ix.name == index_name for ix in catalog.table(table_name).indexes)
 
+    @reflection.cache
     def get_table_names(self, connection: Any, schema: str | None = None, **kw: Any) -> list[str]:
         if schema not in (None, "public"):
             return []
         return refl.table_names(self._catalog(connection))
 
+    @reflection.cache
     def get_view_names(self, connection: Any, schema: str | None = None, **kw: Any) -> list[str]:
         if schema not in (None, "public"):
             return []
@@ -268,6 +277,7 @@ class AdaptiveDialect(PGDialect_psycopg):
     def get_domains(self, connection: Any, schema: str | None = None, **kw: Any) -> list[Any]:
         return []
 
+    @reflection.cache
     def get_view_definition(
         self, connection: Any, view_name: str, schema: str | None = None, **kw: Any
     ) -> str:
@@ -278,6 +288,7 @@ class AdaptiveDialect(PGDialect_psycopg):
             raise exc.NoSuchTableError(view_name)
         return str(view.sql)
 
+    @reflection.cache
     def get_columns(
         self, connection: Any, table_name: str, schema: str | None = None, **kw: Any
     ) -> Any:
@@ -286,6 +297,7 @@ class AdaptiveDialect(PGDialect_psycopg):
             return refl.view_columns(found)
         return refl.columns(found)
 
+    @reflection.cache
     def get_pk_constraint(
         self, connection: Any, table_name: str, schema: str | None = None, **kw: Any
     ) -> Any:
@@ -294,6 +306,7 @@ class AdaptiveDialect(PGDialect_psycopg):
             return {"constrained_columns": [], "name": None}
         return refl.pk_constraint(table)
 
+    @reflection.cache
     def get_foreign_keys(  # type: ignore[override]
         self,
         connection: Any,
@@ -305,14 +318,16 @@ class AdaptiveDialect(PGDialect_psycopg):
         if table is None:
             return []
         conn = refl._sync_connection(connection.connection.dbapi_connection)
-        return refl.foreign_keys(conn, conn.catalog, table)
+        return refl.by_name(refl.foreign_keys(conn, conn.catalog, table))
 
+    @reflection.cache
     def get_indexes(
         self, connection: Any, table_name: str, schema: str | None = None, **kw: Any
     ) -> Any:
         table = self._only_table(connection, table_name, schema)
-        return [] if table is None else refl.indexes(table)
+        return [] if table is None else refl.by_name(refl.indexes(table))
 
+    @reflection.cache
     def get_unique_constraints(
         self, connection: Any, table_name: str, schema: str | None = None, **kw: Any
     ) -> Any:
@@ -320,14 +335,16 @@ class AdaptiveDialect(PGDialect_psycopg):
         if table is None:
             return []
         conn = refl._sync_connection(connection.connection.dbapi_connection)
-        return refl.unique_constraints(conn, table)
+        return refl.by_name(refl.unique_constraints(conn, table))
 
+    @reflection.cache
     def get_check_constraints(
         self, connection: Any, table_name: str, schema: str | None = None, **kw: Any
     ) -> Any:
         table = self._only_table(connection, table_name, schema)
         return [] if table is None else refl.check_constraints(table)
 
+    @reflection.cache
     def get_table_comment(
         self, connection: Any, table_name: str, schema: str | None = None, **kw: Any
     ) -> Any:
@@ -337,8 +354,7 @@ class AdaptiveDialect(PGDialect_psycopg):
     def get_table_options(
         self, connection: Any, table_name: str, schema: str | None = None, **kw: Any
     ) -> dict[str, Any]:
-        self._table(connection, table_name, schema)
-        return {}
+        raise NotImplementedError("table options (WITH, TABLESPACE) are not reflected")
 
     def get_table_oid(
         self, connection: Any, table_name: str, schema: str | None = None, **kw: Any

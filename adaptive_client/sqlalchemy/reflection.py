@@ -100,7 +100,6 @@ def columns(table: TableMeta) -> list[dict[str, Any]]:
             "nullable": col.nullable,
             "default": _default_sql(col.default),
             "autoincrement": False,
-            "comment": None,
         }
         if identity:
             entry["default"] = None
@@ -229,6 +228,11 @@ def view_columns(view: Any) -> list[dict[str, Any]]:
         {"name": c, "type": sqltypes.NULLTYPE, "nullable": True, "default": None}
         for c in view.columns
     ]
+
+
+def by_name(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """In the order PostgreSQL's reflection gives: by name (unnamed last)."""
+    return sorted(items, key=lambda d: (d.get("name") is None, d.get("name") or ""))
 
 
 def indexes(table: TableMeta) -> list[dict[str, Any]]:
