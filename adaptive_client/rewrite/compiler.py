@@ -654,6 +654,16 @@ class Compiler:
 
     def is_null(self, scope: Scope, node: exp.Is) -> exp.Expression:
         ref = self._column_side(scope, node.this)
+        if (
+            ref is not None
+            and isinstance(node.expression, exp.Boolean)
+            and ref.column.type.name == "boolean"
+        ):
+            # b IS TRUE / b IS FALSE: (b = true|false) IS TRUE -- false, not NULL, on NULL
+            eq = exp.EQ(this=node.this.copy(), expression=node.expression.copy())
+            return exp.Is(
+                this=exp.Paren(this=self.comparison(scope, eq, Cap.EQ)), expression=exp.true()
+            )
         if ref is None or not isinstance(node.expression, exp.Null):
             raise _unsupported(node, "IS over an expression")
         oc = recipes.onion_order(ref.column)[0]  # NULL stays NULL in every onion

@@ -537,7 +537,11 @@ def _sum_typed(agg: exp.Sum, node: exp.Expression) -> exp.Expression:
 
 def _check_cast(node: exp.Cast) -> exp.Expression:
     src = _kind(node.this)
-    literal = isinstance(node.this, exp.Literal) and node.this.is_string
+    # a string literal, or a parameter the cast types (psycopg's %s::integer, the way
+    # SQLAlchemy sends every value): its value is given in the type cast to
+    literal = (
+        isinstance(node.this, exp.Literal) and node.this.is_string
+    ) or isinstance(node.this, exp.Placeholder)
     to = node.to
     T = exp.DataType.Type
     ok = {
