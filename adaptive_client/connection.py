@@ -592,6 +592,8 @@ class Connection:
         for attempt in range(3):
             plan = self._prepare(query, stmt)
             kind = plan.statement_type
+            # the statement opens the transaction: nothing else is undone if it is retried
+            first_in_transaction = not self._in_transaction()
             try:
                 with STATS.statement(kind):
                     if many is not None:
@@ -605,6 +607,13 @@ class Connection:
                     raise
                 # a layer changed under us: our cached metadata was stale
                 if not self.pg.autocommit and self._in_transaction():
+                    if first_in_transaction and attempt < 2:
+                        # (another client's peel whose notification had not arrived yet)
+                        self.pg.rollback()
+                        self._after_rollback()
+                        self.catalog.reload(self.control)
+                        STATS.retries += 1
+                        continue
                     self.catalog.reload(self.control)
                     raise StaleMetadata(
                         "a value was written at a layer the column just left; retry the transaction"
