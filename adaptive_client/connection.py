@@ -19,7 +19,7 @@ import psycopg
 from psycopg import sql
 from sqlglot import exp
 
-from . import ddl, defaults, peel, sequences, server_errors, wire
+from . import ddl, defaults, joins, peel, sequences, server_errors, wire
 from .collation import (
     DATABASE_COLLATION,
     Collation,
@@ -300,7 +300,7 @@ class Connection:
                 "collation; this database's differs",
                 "client-evaluated text under a non-C collation",
             )
-        if not plan.needs:
+        if not plan.needs and not plan.joins:
             if len(self._plans) > _CACHE_LIMIT:
                 self._plans.clear()
             self._plans[key] = plan
@@ -355,12 +355,88 @@ class Connection:
         return self._c_locale_db
 
     def _prepare(self, query: str, stmt: exp.Expression) -> Compiled:
-        for _ in range(5):
+        for _ in range(6):
             plan = self._compile(query, stmt)
-            if not plan.needs:
+            if plan.needs:  # peels first: a join adjustment re-keys an onion's inner layer
+                self._peel(plan)
+            elif plan.joins:
+                self._adjust(plan)
+            else:
                 return plan
-            self._peel(plan)
         raise StaleMetadata("the layers kept changing while the statement was prepared")
+
+    def _adjust(self, plan: Compiled) -> None:
+        """Bring the column pairs a statement compares under one key (joins.py), where it
+        is safe to -- the same placement as a peel (see :meth:`_peel`), except that an
+        adjustment that cannot run now is not queued for the rollback: the retried
+        statement asks for it again."""
+        todo = joins.plan_adjustments(plan.joins)
+        for need in todo:
+            joins.check_allowed(need, self.peel_mode)
+        tables = sorted({self.catalog.table(t).anon for n in todo for t in (n.a[0], n.b[0])})
+        if not self._in_transaction():
+            try:
+                self._adjust_on(self.control, todo)
+            except (*_PEEL_CONFLICTS, StaleMetadata):
+                pass  # planned again from the reloaded catalog
+            finally:
+                self.catalog.reload(self.control)
+            return
+        level = self.pg.execute("SHOW transaction_isolation").fetchone()
+        held = self.pg.execute(
+            "SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+            "WHERE l.pid = pg_backend_pid() AND c.relname = ANY(%s)",
+            (tables,),
+        ).fetchone()
+        read_committed = level is not None and level[0] == "read committed"
+        if read_committed and (held or self._catalog_dirty):
+            self._catalog_dirty = True  # the catalog is reloaded if this rolls back
+            try:
+                self._adjust_on(self.pg, todo)
+            except (*_PEEL_CONFLICTS, StaleMetadata):
+                raise self._abort_transaction(
+                    PeelConflict(
+                        "a join adjustment this statement needs conflicted with another "
+                        "client's: roll back and retry"
+                    )
+                ) from None
+            finally:
+                if self.pg.info.transaction_status != psycopg.pq.TransactionStatus.INERROR:
+                    self.catalog.reload(self.pg)
+            self._plans.clear()
+            return
+        if held:
+            raise self._abort_transaction(
+                PeelConflict(
+                    "a join adjustment this statement needs must re-key a table this "
+                    "transaction holds a lock on: roll back and retry"
+                )
+            )
+        try:
+            with self.control.transaction():
+                self.control.execute(f"SET LOCAL lock_timeout = '{_PEEL_LOCK_WAIT_MS}ms'")
+                self._adjust_on(self.control, todo)
+        except (*_PEEL_CONFLICTS, StaleMetadata):
+            raise self._abort_transaction(
+                PeelConflict(
+                    "a join adjustment this statement needs waits on locks while this "
+                    "transaction is open: roll back and retry"
+                )
+            ) from None
+        finally:
+            self.catalog.reload(self.control)
+        if not read_committed:
+            raise self._abort_transaction(
+                StaleSnapshot(
+                    "a join adjustment this statement needs changed columns after the "
+                    "transaction's snapshot: retry it"
+                )
+            )
+
+    def _adjust_on(self, conn: psycopg.Connection[Any], todo: list[joins.JoinNeed]) -> None:
+        for need in todo:
+            if joins.adjust(conn, self.catalog, need) >= 0:
+                STATS.peels += 1
 
     def _peel(self, plan: Compiled) -> None:
         """Run the peels a statement needs, where it is safe to.
@@ -601,9 +677,13 @@ class Connection:
                     else:
                         cur._execute_plan(plan, params if params is not None else ())
                 return
-            except psycopg.errors.CheckViolation as exc:
-                diag = exc.diag.constraint_name or ""
-                if not diag.startswith("k_"):
+            except (psycopg.errors.CheckViolation, psycopg.errors.UndefinedColumn) as exc:
+                if isinstance(exc, psycopg.errors.UndefinedColumn):
+                    # the statement names an onion column a join adjustment renamed
+                    # (joins.py): our cached metadata is stale if the epoch moved
+                    if isinstance(exc, AdaptiveError) or not self._epoch_moved():
+                        raise
+                elif not (exc.diag.constraint_name or "").startswith("k_"):
                     raise
                 # a layer changed under us: our cached metadata was stale
                 if not self.pg.autocommit and self._in_transaction():
@@ -622,6 +702,10 @@ class Connection:
                 STATS.retries += 1
                 if attempt == 2:
                     raise StaleMetadata("layers kept changing; retry") from None
+
+    def _epoch_moved(self) -> bool:
+        row = self.control.execute("SELECT value FROM adaptive.epoch WHERE id = 1").fetchone()
+        return row is not None and row[0] != self.catalog.epoch
 
     def _forget(self, plan: Compiled) -> None:
         """A write to a table ends the validity of the locked rows cached for it."""

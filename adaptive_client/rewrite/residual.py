@@ -279,6 +279,8 @@ def compile_fetch(
         c = Compiler(catalog)
         c.widen_inexact_ranges = True  # the whole WHERE is applied again on the client
         plan = _select(c, fetch_select(meta, alias, columns, where))
+        if c.joins:  # columns under different keys: compared on the client instead
+            raise UnsupportedQuery("a comparison that needs a join adjustment", "join")
         plan.needs, plan.tables = c.needs, c.tables
         return plan
 
