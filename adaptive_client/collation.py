@@ -7,12 +7,17 @@ locale.  A *deterministic* collation (the only kind a database default can be) b
 ties of strings the collator finds equal by their bytes, so that only equal strings
 compare equal.
 
-The client reproduces that order with a **collation key**: the collator's sort key (ICU's
-``getSortKey``; libc's ``strxfrm_l``, whose byte order is ``strcoll``'s), a zero byte,
-then the string's UTF-8 bytes.  Sort keys hold no zero byte, so comparing two collation
-keys bytewise compares the sort keys first and the bytes on a tie -- exactly PostgreSQL's
-order.  The Ord onion encrypts an 8-byte prefix of that key (``encodings``); the client
-finishes what the prefix cannot decide with the whole key.
+The client reproduces that order with the collator's **sort key** (ICU's ``getSortKey``;
+libc's ``strxfrm_l``): the Ord onion encrypts the first 8 bytes of its *primary weights*
+(the letters, without case or accents: the key up to its first level separator), which
+are weakly monotone in the collation's order, so the server orders by the collation up
+to ties; the client finishes the order exactly.  Under ICU it compares **collation keys**
+-- the whole sort key, a zero byte, the UTF-8 bytes (sort keys hold no zero byte, so the
+bytewise order of collation keys is PostgreSQL's: the collator's, ties broken by the
+bytes).  Under libc it compares with ``strcoll_l`` itself, then the bytes, as PostgreSQL
+does: glibc's ``strxfrm`` disagrees with ``strcoll`` on some strings with combining
+marks, so a libc collation key (for the split execution's engine, which needs bytes) is
+refused for them (primary weights, checked against ``strcoll`` on such strings, agree).
 
 A collation is recorded per column in the sealed metadata (:class:`Collation`: provider,
 locale, the collator's version) when the table is created.  The order is reproduced only
@@ -27,9 +32,11 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import importlib
 import os
 import threading
+import unicodedata
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
@@ -84,7 +91,6 @@ class Collation:
         if self.name is None:
             return ""
         return ' COLLATE "' + self.name.replace('"', '""') + '"'
-
 
 
 C_COLLATION = Collation("c", "C")
@@ -260,45 +266,89 @@ def glibc_version() -> str | None:
     return text.split()[1]
 
 
-def _libc_sort_key(collation: Collation) -> SortKey:
-    version = glibc_version()
-    if version is None:
-        raise CollationUnavailable(
-            f"libc collation {collation.locale!r}: reproducing it needs glibc on the client",
-            "libc collation",
-        )
-    if collation.version is not None and version != collation.version:
-        raise CollationUnavailable(
-            f"libc collation {collation.locale!r}: the column's order is that of glibc "
-            f"{collation.version}, this client has glibc {version}",
-            "libc collation version mismatch",
-        )
-    libc = ctypes.CDLL(ctypes.util.find_library("c") or None)
-    libc.newlocale.restype = ctypes.c_void_p
-    libc.newlocale.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p]
-    # a locale object of its own: the process's locale is left as it is
-    loc = libc.newlocale(_LC_COLLATE_MASK, collation.locale.encode(), None)
-    if not loc:
-        raise CollationUnavailable(
-            f"libc collation {collation.locale!r}: the locale is not installed on the client "
-            "(on Debian: the locales package, locale-gen)",
-            "libc locale missing",
-        )
-    strxfrm = libc.strxfrm_l
-    strxfrm.restype = ctypes.c_size_t
-    strxfrm.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p]
+class _Libc:
+    """A libc locale's collation on this client: ``strcoll_l`` (PostgreSQL's comparison)
+    and ``strxfrm_l`` (its sort keys), in a locale object of its own -- the process's
+    locale is left as it is."""
 
-    def key(s: str) -> bytes:
+    def __init__(self, collation: Collation) -> None:
+        version = glibc_version()
+        if version is None:
+            raise CollationUnavailable(
+                f"libc collation {collation.locale!r}: reproducing it needs glibc on the client",
+                "libc collation",
+            )
+        if collation.version is not None and version != collation.version:
+            raise CollationUnavailable(
+                f"libc collation {collation.locale!r}: the column's order is that of glibc "
+                f"{collation.version}, this client has glibc {version}",
+                "libc collation version mismatch",
+            )
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or None)
+        libc.newlocale.restype = ctypes.c_void_p
+        libc.newlocale.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p]
+        self._locale = libc.newlocale(_LC_COLLATE_MASK, collation.locale.encode(), None)
+        if not self._locale:
+            raise CollationUnavailable(
+                f"libc collation {collation.locale!r}: the locale is not installed on the "
+                "client (on Debian: the locales package, locale-gen)",
+                "libc locale missing",
+            )
+        self._strxfrm = libc.strxfrm_l
+        self._strxfrm.restype = ctypes.c_size_t
+        self._strxfrm.argtypes = [
+            ctypes.c_char_p,
+            ctypes.c_char_p,
+            ctypes.c_size_t,
+            ctypes.c_void_p,
+        ]
+        self._strcoll = libc.strcoll_l
+        self._strcoll.restype = ctypes.c_int
+        self._strcoll.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p]
+
+    def sort_key(self, s: str) -> bytes:
         src = s.encode("utf-8")
         size = 4 * len(src) + 32
         while True:
             buf = ctypes.create_string_buffer(size)
-            n = strxfrm(buf, src, size, loc)
+            n = self._strxfrm(buf, src, size, self._locale)
             if n < size:
                 return buf.raw[:n]
             size = n + 1
 
-    return key
+    def compare(self, a: bytes, b: bytes) -> int:
+        """strcoll, then the bytes: PostgreSQL's comparison under a deterministic libc
+        collation."""
+        c = int(self._strcoll(a, b, self._locale))
+        if c == 0:
+            return (a > b) - (a < b)
+        return c
+
+
+@functools.total_ordering
+class _StrcollKey:
+    """A string ordered by strcoll_l (then its bytes), as PostgreSQL compares it under a
+    libc collation -- exactly, where glibc's sort keys (strxfrm) sometimes disagree with
+    strcoll (strings with combining marks)."""
+
+    __slots__ = ("_libc", "raw")
+
+    def __init__(self, libc: _Libc, raw: bytes) -> None:
+        self._libc, self.raw = libc, raw
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _StrcollKey) and self.raw == other.raw
+
+    def __hash__(self) -> int:
+        return hash(self.raw)
+
+    def __lt__(self, other: _StrcollKey) -> bool:
+        return self._libc.compare(self.raw, other.raw) < 0
+
+
+@lru_cache(maxsize=64)
+def _libc(collation: Collation) -> _Libc:
+    return _Libc(collation)
 
 
 @lru_cache(maxsize=64)
@@ -308,7 +358,7 @@ def _sort_key(collation: Collation) -> SortKey:
     if collation.provider == "icu":
         return _icu_sort_key(collation)
     if collation.provider == "libc":
-        return _libc_sort_key(collation)
+        return _libc(collation).sort_key
     raise CollationUnavailable(
         f"collation {collation.describe()}: unknown provider", "unknown collation provider"
     )
@@ -319,14 +369,46 @@ def sort_key_function(collation: Collation) -> SortKey:
     return _sort_key(collation)
 
 
+def _combining(text: str) -> bool:
+    return any(unicodedata.category(ch).startswith("M") for ch in text)
+
+
 def collation_key(collation: Collation, text: str) -> bytes:
     """The string's position in PostgreSQL's order under ``collation``, as bytes to compare:
     the sort key, a zero byte, then the UTF-8 bytes (deterministic collations break ties
-    on the bytes).  Under C the key is the bytes themselves."""
+    on the bytes).  Under C the key is the bytes themselves.
+
+    glibc's sort keys follow strcoll (PostgreSQL's comparison) except, at times, for
+    strings with combining marks: for those under a libc collation no such key exists,
+    and CollationUnavailable is raised (:func:`order_key` compares them exactly)."""
     raw = text.encode("utf-8")
     if collation.bytewise:
         return raw
+    if collation.provider == "libc" and _combining(text):
+        raise CollationUnavailable(
+            f"libc collation {collation.locale!r}: a string with combining marks has no "
+            "sort key that orders it as strcoll does; it is ordered only by the client's "
+            "final sort (ORDER BY, min, max), not in a client-evaluated query",
+            "libc collation and combining marks",
+        )
     return _sort_key(collation)(text) + b"\0" + raw
+
+
+def order_key(collation: Collation, text: str) -> Any:
+    """A key whose Python order is PostgreSQL's order of strings under ``collation``: the
+    collation key, or under a libc collation one that compares with strcoll itself."""
+    if collation.provider == "libc":
+        return _StrcollKey(_libc(collation), text.encode("utf-8"))
+    return collation_key(collation, text)
+
+
+def primary_prefix(collation: Collation, text: str) -> bytes:
+    """The primary weights of the string's sort key (up to the first level separator,
+    byte 1, in ICU's and glibc's keys): weakly monotone in the collation's order, so an
+    order-preserving encryption of a prefix of them lets the server order, with ties the
+    client breaks.  They say nothing of case and accents (the secondary and tertiary
+    levels)."""
+    return _sort_key(collation)(text).split(b"\1", 1)[0]
 
 
 def check_available(collation: Collation) -> None:
@@ -343,6 +425,8 @@ __all__ = [
     "collation_key",
     "database_collation",
     "named_collation",
+    "order_key",
+    "primary_prefix",
     "server_version",
     "sort_key_function",
 ]

@@ -58,7 +58,7 @@ from sqlglot.optimizer.scope import traverse_scope
 
 from ..collation import DATABASE_COLLATION, Collation, collation_key
 from ..encodings import TEXT_TYPES
-from ..errors import AdaptiveError, UndefinedColumn, UnsupportedQuery
+from ..errors import AdaptiveError, CollationUnavailable, UndefinedColumn, UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, TableMeta
 from .numeric import pg_avg
 from .plan import Compiled, Output, ParamBuilder, Params, Residual
@@ -887,9 +887,13 @@ def pg_substr(s: str, start: int, length: int) -> str:
 def engine(
     tables: Sequence[tuple[str, list[tuple[str, str]]]],
     collation: Collation | None = None,
+    refusals: list[CollationUnavailable] | None = None,
 ) -> duckdb.DuckDBPyConnection:
     """A fresh in-memory DuckDB with the pg_* functions and the tables (empty);
-    ``pg_collation_key`` gives the collation key of a string under ``collation``."""
+    ``pg_collation_key`` gives the collation key of a string under ``collation`` (a
+    string without one is refused: the refusal is appended to ``refusals``)."""
+    if refusals is None:
+        refusals = []
     from duckdb.sqltypes import BIGINT, BLOB, VARCHAR
 
     con = duckdb.connect(":memory:")
@@ -909,7 +913,11 @@ def engine(
         coll = collation
 
         def key(text: str) -> bytes:
-            return collation_key(coll, text)
+            try:
+                return collation_key(coll, text)
+            except CollationUnavailable as exc:
+                refusals.append(exc)  # raised as itself, not as DuckDB's error
+                raise
 
         con.create_function(KEY_FUNCTION, key, [VARCHAR], BLOB)
     for name, cols in tables:
@@ -1021,13 +1029,16 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
     oids = [1043 if i in varchar_cols and o == 25 else o for i, o in enumerate(oids)]
 
     def finish(fetched: list[list[tuple[Any, ...]]], params: Params) -> list[tuple[Any, ...]]:
-        con = engine(tables, collation)
+        refusals: list[CollationUnavailable] = []
+        con = engine(tables, collation, refusals)
         try:
             for (name, cols), rows in zip(tables, fetched, strict=True):
                 load(con, name, cols, rows)
             values = {k: b(params) for k, b in builders.items()}
             rows = con.execute(sql, values).fetchall()
         except duckdb.Error as exc:
+            if refusals:
+                raise refusals[0] from None
             raise translate(exc) from None
         finally:
             con.close()
