@@ -105,13 +105,28 @@ def _from_catalog(provider: str, collate: str | None, icu_locale: str | None,
         if collate in BYTEWISE_LOCALES:
             return C_COLLATION
         return Collation("libc", collate or "", version)
+    if provider == "b":  # PostgreSQL 17's builtin provider: C, C.UTF-8, PG_UNICODE_FAST
+        return C_COLLATION  # all order by code point, which is UTF-8's byte order
     return Collation(f"unknown:{provider}", collate or icu_locale or "", version)
+
+
+def _locale_column(conn: psycopg.Connection[Any], table: str) -> str:
+    """The ICU / builtin locale column of pg_database or pg_collation: ``datlocale`` /
+    ``colllocale`` from PostgreSQL 17 on, ``daticulocale`` / ``colliculocale`` before."""
+    prefix = "dat" if table == "pg_database" else "coll"
+    return f"{prefix}locale" if conn.info.server_version >= 170000 else f"{prefix}iculocale"
 
 
 def database_collation(conn: psycopg.Connection[Any]) -> Collation:
     """The database's default collation, with the version its server orders by now."""
+    if conn.info.server_version < 150000:  # libc only, no recorded versions
+        row = conn.execute(
+            "SELECT datcollate FROM pg_database WHERE datname = current_database()"
+        ).fetchone()
+        assert row is not None
+        return _from_catalog("c", row[0], None, None)
     row = conn.execute(
-        "SELECT datlocprovider, datcollate, daticulocale, "
+        f"SELECT datlocprovider, datcollate, {_locale_column(conn, 'pg_database')}, "
         "pg_database_collation_actual_version(oid) "
         "FROM pg_database WHERE datname = current_database()"
     ).fetchone()
@@ -125,8 +140,9 @@ def named_collation(conn: psycopg.Connection[Any], name: str) -> Collation:
     is not the bytes', which the Eq onion decides)."""
     if name.lower() == "default":
         return database_collation(conn)
+    locale = _locale_column(conn, "pg_collation") if conn.info.server_version >= 150000 else "NULL"
     row = conn.execute(
-        "SELECT c.collprovider, c.collcollate, c.colliculocale, c.collisdeterministic, "
+        f"SELECT c.collprovider, c.collcollate, {locale}, c.collisdeterministic, "
         "pg_collation_actual_version(c.oid) "
         "FROM pg_collation c WHERE c.oid = to_regcollation(quote_ident(%s))",
         (name,),
@@ -152,7 +168,8 @@ def server_version(conn: psycopg.Connection[Any], collation: Collation) -> str |
     if (default.provider, default.locale) == (collation.provider, collation.locale):
         return default.version
     if collation.provider == "icu":
-        where, arg = "collprovider = 'i' AND colliculocale = %s", collation.locale
+        column = _locale_column(conn, "pg_collation")
+        where, arg = f"collprovider = 'i' AND {column} = %s", collation.locale
     elif collation.provider == "libc":
         where, arg = "collprovider = 'c' AND collcollate = %s", collation.locale
     else:
@@ -411,6 +428,96 @@ def primary_prefix(collation: Collation, text: str) -> bytes:
     return _sort_key(collation)(text).split(b"\1", 1)[0]
 
 
+# -- case mapping ---------------------------------------------------------------------------
+
+_LC_CTYPE_MASK = 1 << 0  # glibc: LC_CTYPE is category 0
+_ASCII_LOWER = {i: i + 32 for i in range(ord("A"), ord("Z") + 1)}
+_ASCII_UPPER = {i + 32: i for i in range(ord("A"), ord("Z") + 1)}
+
+
+@dataclass(frozen=True)
+class CaseMapping:
+    """How PostgreSQL's ``lower`` / ``upper`` (and ``ILIKE``, which lowers both sides) map
+    text of the database's default collation: ``ascii`` under a C/POSIX ctype; ``icu``
+    (full, locale-sensitive mapping, ``u_strToLower``) for an ICU database; ``libc``
+    (``towlower_l`` / ``towupper_l`` character by character) in the database's ctype."""
+
+    kind: str
+    locale: str = ""
+
+    def lower(self, s: str) -> str:
+        return self._map(s, upper=False)
+
+    def upper(self, s: str) -> str:
+        return self._map(s, upper=True)
+
+    def _map(self, s: str, upper: bool) -> str:
+        if self.kind == "ascii":
+            return s.translate(_ASCII_UPPER if upper else _ASCII_LOWER)
+        if self.kind == "icu":
+            icu = _icu()
+            text = icu.UnicodeString(s)
+            locale = icu.Locale(self.locale)
+            return str(text.toUpper(locale) if upper else text.toLower(locale))
+        if self.kind == "libc":
+            fn = _libc_case(self.locale)[1 if upper else 0]
+            return "".join(chr(fn(ord(ch))) for ch in s)
+        raise CollationUnavailable(
+            f"case mapping of {self.kind} {self.locale!r} on the client", "case mapping"
+        )
+
+
+@lru_cache(maxsize=16)
+def _libc_case(locale: str) -> tuple[Callable[[int], int], Callable[[int], int]]:
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or None)
+    libc.newlocale.restype = ctypes.c_void_p
+    libc.newlocale.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p]
+    loc = libc.newlocale(_LC_CTYPE_MASK, locale.encode(), None)
+    if not loc:
+        raise CollationUnavailable(
+            f"libc ctype {locale!r}: the locale is not installed on the client",
+            "libc locale missing",
+        )
+    fns = []
+    for name in ("towlower_l", "towupper_l"):
+        fn = getattr(libc, name)
+        fn.restype = ctypes.c_uint32
+        fn.argtypes = [ctypes.c_uint32, ctypes.c_void_p]
+        fns.append(lambda c, fn=fn: int(fn(c, loc)))
+    return fns[0], fns[1]
+
+
+def database_case_mapping(conn: psycopg.Connection[Any]) -> CaseMapping:
+    """The case mapping of text of the database's default collation (see CaseMapping)."""
+    if conn.info.server_version < 150000:
+        row = conn.execute(
+            "SELECT 'c', datctype, NULL FROM pg_database WHERE datname = current_database()"
+        ).fetchone()
+    else:
+        row = conn.execute(
+            f"SELECT datlocprovider, datctype, {_locale_column(conn, 'pg_database')} "
+            "FROM pg_database WHERE datname = current_database()"
+        ).fetchone()
+    assert row is not None
+    provider, ctype, locale = row
+    if ctype in BYTEWISE_LOCALES:
+        return CaseMapping("ascii")
+    if provider == "i":
+        return CaseMapping("icu", locale or "")
+    if provider == "c":
+        if glibc_version() is None:
+            return CaseMapping("unavailable", ctype)
+        return CaseMapping("libc", ctype)
+    return CaseMapping(f"unknown:{provider}", locale or ctype)
+
+
+# The database's case mapping, for lower / upper / ILIKE evaluated on the client: set by
+# the connection around a compilation, as DATABASE_COLLATION.
+DATABASE_CASE_MAPPING: ContextVar[Callable[[], CaseMapping] | None] = ContextVar(
+    "DATABASE_CASE_MAPPING", default=None
+)
+
+
 def check_available(collation: Collation) -> None:
     """Raise CollationUnavailable now if this client cannot reproduce ``collation``."""
     if not collation.bytewise:
@@ -419,10 +526,13 @@ def check_available(collation: Collation) -> None:
 
 __all__ = [
     "C_COLLATION",
+    "DATABASE_CASE_MAPPING",
     "DATABASE_COLLATION",
+    "CaseMapping",
     "Collation",
     "check_available",
     "collation_key",
+    "database_case_mapping",
     "database_collation",
     "named_collation",
     "order_key",

@@ -21,9 +21,12 @@ from sqlglot import exp
 
 from . import ddl, defaults, peel, sequences, server_errors, wire
 from .collation import (
+    DATABASE_CASE_MAPPING,
     DATABASE_COLLATION,
+    CaseMapping,
     Collation,
     check_available,
+    database_case_mapping,
     database_collation,
     server_version,
 )
@@ -141,6 +144,7 @@ class Connection:
         # collation a statement ordered by (read once per connection)
         self._db_collation: Collation | None = None
         self._server_versions: dict[Collation, str | None] = {}
+        self._case_mapping: CaseMapping | None = None
 
     # -- DB-API ----------------------------------------------------------------------------
     def cursor(self, name: str = "", *, withhold: bool = False) -> Cursor:
@@ -288,9 +292,11 @@ class Connection:
         if plan is not None:
             return plan
         token = DATABASE_COLLATION.set(self._database_collation)
+        case_token = DATABASE_CASE_MAPPING.set(self._database_case_mapping)
         try:
             plan = compile_statement(self.catalog, stmt, snapshot_rows=snapshot)
         finally:
+            DATABASE_CASE_MAPPING.reset(case_token)
             DATABASE_COLLATION.reset(token)
         if plan.text_orders:
             self._check_text_orders(plan.text_orders)
@@ -305,6 +311,12 @@ class Connection:
                 self._plans.clear()
             self._plans[key] = plan
         return plan
+
+    def _database_case_mapping(self) -> CaseMapping:
+        """How the database maps case (read once)."""
+        if self._case_mapping is None:
+            self._case_mapping = database_case_mapping(self.control)
+        return self._case_mapping
 
     def _database_collation(self) -> Collation:
         """The database's default collation (read once)."""

@@ -34,8 +34,9 @@ rewrites those whose semantics differ:
   ORDER BY keys, ranges, BETWEEN and min/max of text go through ``pg_collation_key``,
   the collation key the Ord onion's prefix comes from (``collation``); ``COLLATE "C"``
   orders bytewise; the connection checks the collation before anything is peeled
-  (:attr:`Compiled.text_orders`).  Case mapping (``lower``, ``upper``, ``ILIKE``) is
-  exact only under the C ctype (:attr:`Residual.needs_c_locale`).
+  (:attr:`Compiled.text_orders`).  Case mapping (``lower``, ``upper``, ``ILIKE``) is the
+  database's (``collation.CaseMapping``: ASCII under the C ctype, ICU's or libc's
+  otherwise), for text of its default collation.
 
 Anything else is refused with :class:`UnsupportedQuery` naming the construct, at compile
 time (before any peel) wherever it can be decided there.
@@ -56,7 +57,13 @@ from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope as GlotScope
 from sqlglot.optimizer.scope import traverse_scope
 
-from ..collation import DATABASE_COLLATION, Collation, collation_key
+from ..collation import (
+    DATABASE_CASE_MAPPING,
+    DATABASE_COLLATION,
+    CaseMapping,
+    Collation,
+    collation_key,
+)
 from ..encodings import TEXT_TYPES
 from ..errors import AdaptiveError, CollationUnavailable, UndefinedColumn, UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, TableMeta
@@ -888,6 +895,7 @@ def engine(
     tables: Sequence[tuple[str, list[tuple[str, str]]]],
     collation: Collation | None = None,
     refusals: list[CollationUnavailable] | None = None,
+    case_mapping: CaseMapping | None = None,
 ) -> duckdb.DuckDBPyConnection:
     """A fresh in-memory DuckDB with the pg_* functions and the tables (empty);
     ``pg_collation_key`` gives the collation key of a string under ``collation`` (a
@@ -900,8 +908,12 @@ def engine(
     # NULLs last whatever the direction: the order sqlglot assumes of DuckDB when it
     # spells out PostgreSQL's (first when descending) on every ORDER BY it writes
     con.execute("SET default_null_order = 'nulls_last'")
-    con.create_function("pg_lower", pg_lower, [VARCHAR], VARCHAR)
-    con.create_function("pg_upper", pg_upper, [VARCHAR], VARCHAR)
+    # lower / upper as the database maps case (ASCII only under the C ctype)
+    lower, upper = (
+        (case_mapping.lower, case_mapping.upper) if case_mapping else (pg_lower, pg_upper)
+    )
+    con.create_function("pg_lower", lower, [VARCHAR], VARCHAR)
+    con.create_function("pg_upper", upper, [VARCHAR], VARCHAR)
     con.create_function("pg_substr2", pg_substr_from, [VARCHAR, BIGINT], VARCHAR)
     con.create_function(
         "pg_substr3",
@@ -994,7 +1006,22 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
             meta.columns[c].collation for c in cols if meta.columns[c].type.name in TEXT_TYPES
         }
     # case mapping (lower, upper, ILIKE) is the C ctype's, ASCII only
-    needs_c = any(True for _ in tree.find_all(exp.Lower, exp.Upper, exp.ILike))
+    needs_case = any(True for _ in tree.find_all(exp.Lower, exp.Upper, exp.ILike))
+    needs_c, case_mapping = needs_case, None
+    mapping_of, default_of = DATABASE_CASE_MAPPING.get(), DATABASE_COLLATION.get()
+    if needs_case and mapping_of is not None and default_of is not None:
+        # the database's case mapping is that of text of its default collation
+        db_default = default_of()
+        if any(c is not None and c != db_default for c in collations):
+            raise _refuse("lower, upper or ILIKE of a column whose collation is not the default")
+        case_mapping = mapping_of()
+        if case_mapping.kind not in ("ascii", "icu", "libc"):
+            raise CollationUnavailable(
+                f"the database's case mapping ({case_mapping.kind} {case_mapping.locale!r}) "
+                "cannot be reproduced on the client",
+                "case mapping",
+            )
+        needs_c = False
 
     names = output_names(stmt, tree)
     annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
@@ -1002,9 +1029,8 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
     # or without any text column the database's; a column without a recorded collation
     # orders bytewise -- which the connection accepts on a C database only
     ordering: Collation | None = next(iter(collations)) if len(collations) == 1 else None
-    default = DATABASE_COLLATION.get()
-    if not collations and default is not None:
-        ordering = default()  # text constants only: the database's default collation
+    if not collations and default_of is not None:
+        ordering = default_of()  # text constants only: the database's default collation
     keyed = ordering is not None and not ordering.bytewise
     orders_text = text_order(tree, keyed)
     if orders_text and len(collations) > 1:
@@ -1015,7 +1041,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
     width = len(names)
 
     # bind on the empty tables: the result's types, and refusals, before anything runs
-    con = engine(tables, collation)
+    con = engine(tables, collation, None, case_mapping)
     try:
         described = con.execute(sql, {k: None for k in builders}).description or []
     except duckdb.Error as exc:
@@ -1030,7 +1056,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
 
     def finish(fetched: list[list[tuple[Any, ...]]], params: Params) -> list[tuple[Any, ...]]:
         refusals: list[CollationUnavailable] = []
-        con = engine(tables, collation, refusals)
+        con = engine(tables, collation, refusals, case_mapping)
         try:
             for (name, cols), rows in zip(tables, fetched, strict=True):
                 load(con, name, cols, rows)

@@ -193,9 +193,33 @@ def test_columns_record_their_collation(pair: Pair) -> None:
         assert database_collation(c) == coll
 
 
-def test_case_mapping_refused_under_another_ctype(pair: Pair) -> None:
-    with pytest.raises(UnsupportedQuery):
-        pair.enc.execute("SELECT lower(name) FROM people ORDER BY id").fetchall()
+CASE_MAPPING_QUERIES = [
+    "SELECT id, lower(name), upper(name) FROM people ORDER BY id",
+    "SELECT id FROM people WHERE name ILIKE '%é%' ORDER BY id",
+    "SELECT id FROM people WHERE name ILIKE 'STRASSE' OR name ILIKE 'straße' ORDER BY id",
+    "SELECT id FROM people WHERE lower(name) = lower('ÄPFEL') ORDER BY id",
+    "SELECT upper(city), count(*) FROM people GROUP BY upper(city) ORDER BY 1",
+    "SELECT upper('straße'), lower('İSTANBUL'), upper('ǆ')",
+]
+
+
+@pytest.mark.parametrize("query", CASE_MAPPING_QUERIES)
+def test_case_mapping_is_the_databases(pair: Pair, query: str) -> None:
+    """lower, upper and ILIKE map case as the database does: ICU's full mapping
+    (``upper('straße')`` is ``STRASSE``), libc's character by character."""
+    pair.same(query)
+
+
+def test_case_mapping_of_another_collation_is_refused(new_database: Any, master_key: Any) -> None:
+    enc = adaptive_client.connect(
+        new_database("coll_case_e", locale=LOCALES["icu"]), master_key=master_key, autocommit=True
+    )
+    try:
+        enc.execute('CREATE TABLE t (id integer PRIMARY KEY, s text COLLATE "C")')
+        with pytest.raises(UnsupportedQuery):
+            enc.execute("SELECT lower(s) FROM t").fetchall()
+    finally:
+        enc.close()
 
 
 def test_other_explicit_collations_are_refused(pair: Pair) -> None:
