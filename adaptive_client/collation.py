@@ -19,6 +19,10 @@ does: glibc's ``strxfrm`` disagrees with ``strcoll`` on some strings with combin
 marks, so a libc collation key (for the split execution's engine, which needs bytes) is
 refused for them (primary weights, checked against ``strcoll`` on such strings, agree).
 
+Case mapping (``lower``, ``upper``, ``ILIKE``) evaluated on the client follows the
+database's ctype the same way (:class:`CaseMapping`): ASCII under C, ICU's full mapping
+for an ICU database, libc's ``towlower_l`` / ``towupper_l`` otherwise.
+
 A collation is recorded per column in the sealed metadata (:class:`Collation`: provider,
 locale, the collator's version) when the table is created.  The order is reproduced only
 where the client's collator is the server's: same provider and locale, same version
