@@ -269,6 +269,8 @@ def test_unreproducible_order_is_refused(
             "SELECT min(name) FROM people",
             "SELECT id FROM people WHERE name < 'm'",
             "SELECT id, row_number() OVER (ORDER BY name) FROM people",
+            "INSERT INTO people (id, name) SELECT id + 1000, name FROM people "
+            "ORDER BY name LIMIT 1",
         ):
             with pytest.raises(CollationUnavailable):
                 conn.execute(query).fetchall()
@@ -570,3 +572,19 @@ def test_libc_combining_marks_order_by_strcoll(new_database: Any, master_key: An
     finally:
         plain.close()
         enc.close()
+
+
+def test_insert_select_of_the_first_rows_in_text_order(pair: Pair) -> None:
+    """INSERT ... SELECT ... ORDER BY name LIMIT n inserts PostgreSQL's first rows."""
+    for conn in (pair.plain, pair.enc):
+        conn.execute("CREATE TABLE firsts (id integer PRIMARY KEY, name text)")
+    try:
+        for conn in (pair.plain, pair.enc):
+            conn.execute(
+                "INSERT INTO firsts SELECT id, name FROM people WHERE name IS NOT NULL "
+                "ORDER BY name DESC, id LIMIT 9"
+            )
+        pair.same("SELECT id, name FROM firsts ORDER BY id")
+    finally:
+        for conn in (pair.plain, pair.enc):
+            conn.execute("DROP TABLE firsts")
