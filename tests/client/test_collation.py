@@ -211,6 +211,9 @@ def test_case_mapping_is_the_databases(pair: Pair, query: str) -> None:
 
 
 def test_case_mapping_of_another_collation_is_refused(new_database: Any, master_key: Any) -> None:
+    """A column whose collation is not the database's maps case by its own ctype (ASCII
+    for COLLATE "C" on an ICU database): not reproduced, refused -- typed, not mapped by
+    the database's."""
     enc = adaptive_client.connect(
         new_database("coll_case_e", locale=LOCALES["icu"]), master_key=master_key, autocommit=True
     )
