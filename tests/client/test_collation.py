@@ -5,6 +5,8 @@ collation it raises ``CollationUnavailable`` and never answers in another order.
 
 from __future__ import annotations
 
+import random
+import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
@@ -591,3 +593,64 @@ def test_insert_select_of_the_first_rows_in_text_order(pair: Pair) -> None:
     finally:
         for conn in (pair.plain, pair.enc):
             conn.execute("DROP TABLE firsts")
+
+
+# Random strings over letters of several scripts, case, accents precomposed and combining,
+# punctuation, spaces, digits and symbols, sharing prefixes: PostgreSQL's order of them
+# against the client's, through the server's prefix order and the client's finish.
+_RANDOM_ALPHABET = "aAbBcCeEéÉèÈêzZoOöÖøØßçÇœŒæÆıİǅ  -_.,'’!?#&/0129\u0301\u0308\u0327αβΩщЖ日本カ한"
+
+
+def _random_strings(seed: int, n: int, marks: bool) -> list[str]:
+    rng = random.Random(seed)
+    alphabet = [c for c in _RANDOM_ALPHABET if marks or not unicodedata.combining(c)]
+    stems = ["".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 12))) for _ in range(8)]
+    out = []
+    for _ in range(n):
+        stem = rng.choice(stems) if rng.random() < 0.5 else ""
+        tail = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 6)))
+        out.append(stem + tail)
+    return out
+
+
+def test_random_strings_order_as_postgresql(pair: Pair) -> None:
+    strings = _random_strings(11, 300, marks=pair.kind == "icu")
+    rows = [(i, s) for i, s in enumerate(strings)]
+    for conn in (pair.plain, pair.enc):
+        conn.execute("CREATE TABLE rnd (id integer PRIMARY KEY, s text)")
+        conn.cursor().executemany("INSERT INTO rnd VALUES (%s, %s)", rows)
+    try:
+        pair.same("SELECT s, id FROM rnd ORDER BY s, id")
+        pair.same("SELECT s, id FROM rnd ORDER BY s DESC, id")
+        pair.same("SELECT min(s), max(s) FROM rnd")
+        for limit, offset in [(1, 0), (7, 3), (25, 100), (40, 250)]:
+            pair.same("SELECT id FROM rnd ORDER BY s, id LIMIT %s OFFSET %s", (limit, offset))
+        for bound in _random_strings(12, 6, marks=pair.kind == "icu"):
+            pair.same("SELECT id FROM rnd WHERE s <= %s ORDER BY id", (bound,))
+            pair.same("SELECT count(*) FROM rnd WHERE s BETWEEN %s AND 'z'", (bound,))
+    finally:
+        for conn in (pair.plain, pair.enc):
+            conn.execute("DROP TABLE rnd")
+
+
+def test_random_strings_with_combining_marks_under_libc(new_database: Any, master_key: Any) -> None:
+    """libc: strings with combining marks, ordered on the client by strcoll."""
+    locale = LOCALES["libc"]
+    strings = _random_strings(13, 300, marks=True)
+    plain = psycopg.connect(new_database("coll_rnd_p", locale=locale), autocommit=True)
+    enc = adaptive_client.connect(
+        new_database("coll_rnd_e", locale=locale), master_key=master_key, autocommit=True
+    )
+    try:
+        for conn in (plain, enc):
+            conn.execute("CREATE TABLE rnd (id integer PRIMARY KEY, s text)")
+            conn.cursor().executemany("INSERT INTO rnd VALUES (%s, %s)", list(enumerate(strings)))
+        for query in (
+            "SELECT s, id FROM rnd ORDER BY s, id",
+            "SELECT s, id FROM rnd ORDER BY s DESC, id LIMIT 30 OFFSET 40",
+            "SELECT min(s), max(s) FROM rnd",
+        ):
+            assert enc.execute(query).fetchall() == plain.execute(query).fetchall(), query
+    finally:
+        plain.close()
+        enc.close()
