@@ -193,6 +193,13 @@ DATABASE_COLLATION: ContextVar[Callable[[], Collation] | None] = ContextVar(
 )
 
 
+# Resolves ``COLLATE "name"`` in a query to a collation: set by the connection around a
+# compilation (without it, only "C" and "POSIX" are known).
+COLLATION_NAMED: ContextVar[Callable[[str], Collation] | None] = ContextVar(
+    "COLLATION_NAMED", default=None
+)
+
+
 # -- the client's collators ------------------------------------------------------------------
 
 SortKey = Callable[[str], bytes]
@@ -529,6 +536,7 @@ def check_available(collation: Collation) -> None:
 
 
 __all__ = [
+    "COLLATION_NAMED",
     "C_COLLATION",
     "DATABASE_CASE_MAPPING",
     "DATABASE_COLLATION",

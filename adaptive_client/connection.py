@@ -21,6 +21,7 @@ from sqlglot import exp
 
 from . import ddl, defaults, peel, sequences, server_errors, wire
 from .collation import (
+    COLLATION_NAMED,
     DATABASE_CASE_MAPPING,
     DATABASE_COLLATION,
     CaseMapping,
@@ -28,6 +29,7 @@ from .collation import (
     check_available,
     database_case_mapping,
     database_collation,
+    named_collation,
     server_version,
 )
 from .config import PEEL_MODES, Config, load_config
@@ -145,6 +147,7 @@ class Connection:
         self._db_collation: Collation | None = None
         self._server_versions: dict[Collation, str | None] = {}
         self._case_mapping: CaseMapping | None = None
+        self._named_collations: dict[str, Collation] = {}
 
     # -- DB-API ----------------------------------------------------------------------------
     def cursor(self, name: str = "", *, withhold: bool = False) -> Cursor:
@@ -293,9 +296,11 @@ class Connection:
             return plan
         token = DATABASE_COLLATION.set(self._database_collation)
         case_token = DATABASE_CASE_MAPPING.set(self._database_case_mapping)
+        named_token = COLLATION_NAMED.set(self._named_collation)
         try:
             plan = compile_statement(self.catalog, stmt, snapshot_rows=snapshot)
         finally:
+            COLLATION_NAMED.reset(named_token)
             DATABASE_CASE_MAPPING.reset(case_token)
             DATABASE_COLLATION.reset(token)
         if plan.text_orders:
@@ -311,6 +316,12 @@ class Connection:
                 self._plans.clear()
             self._plans[key] = plan
         return plan
+
+    def _named_collation(self, name: str) -> Collation:
+        """The collation ``COLLATE "name"`` names in a query (read once per name)."""
+        if name not in self._named_collations:
+            self._named_collations[name] = named_collation(self.control, name)
+        return self._named_collations[name]
 
     def _database_case_mapping(self) -> CaseMapping:
         """How the database maps case (read once)."""

@@ -227,9 +227,32 @@ def test_case_mapping_of_another_collation_is_refused(new_database: Any, master_
         enc.close()
 
 
-def test_other_explicit_collations_are_refused(pair: Pair) -> None:
-    with pytest.raises(UnsupportedQuery):
-        pair.enc.execute('SELECT name FROM people ORDER BY name COLLATE "en-x-icu"').fetchall()
+EXPLICIT_COLLATE_QUERIES = [
+    'SELECT name, id FROM people ORDER BY name COLLATE "und-x-icu" DESC, id',
+    'SELECT name, id FROM people ORDER BY name COLLATE "en-x-icu", id LIMIT 12',
+    'SELECT min(name COLLATE "und-x-icu"), max(city COLLATE "en-US-x-icu") FROM people',
+    "SELECT id FROM people WHERE name COLLATE \"und-x-icu\" < 'b' ORDER BY id",
+    'SELECT code, id FROM people ORDER BY code COLLATE "en-US-x-icu", id',
+    'SELECT name COLLATE "POSIX" AS n FROM people ORDER BY n',
+]
+
+
+@pytest.mark.parametrize("query", EXPLICIT_COLLATE_QUERIES)
+def test_explicit_collate_in_a_query(pair: Pair, query: str) -> None:
+    """``COLLATE "name"`` in a query orders by that collation, whatever the columns'."""
+    pair.same(query)
+
+
+def test_explicit_collate_refusals_are_typed(pair: Pair) -> None:
+    with psycopg.connect(pair.enc_dsn, autocommit=True) as c:
+        c.execute(
+            "CREATE COLLATION IF NOT EXISTS ci (provider = icu, locale = 'und-u-ks-level2', "
+            "deterministic = false)"
+        )
+    with pytest.raises(CollationUnavailable):  # nondeterministic: not the bytes' equality
+        pair.enc.execute('SELECT name FROM people ORDER BY name COLLATE "ci"').fetchall()
+    with pytest.raises(psycopg.errors.UndefinedObject):  # as PostgreSQL raises it
+        pair.enc.execute('SELECT name FROM people ORDER BY name COLLATE "nope"').fetchall()
 
 
 # -- refusals: metadata that records what the client cannot reproduce --------------------
@@ -338,6 +361,8 @@ def test_per_column_icu_collation_on_a_c_database(new_database: Any, master_key:
             "SELECT min(s), max(s), min(b), max(b) FROM t",
             "SELECT id FROM t WHERE s < 'm' ORDER BY id",
             "SELECT id FROM t WHERE b < 'm' ORDER BY id",
+            'SELECT b, id FROM t ORDER BY b COLLATE "en-US-x-icu", id LIMIT 20',
+            'SELECT s, id FROM t ORDER BY s COLLATE "C" DESC, id',
         ):
             assert enc.execute(query).fetchall() == plain.execute(query).fetchall(), query
         coll = enc.catalog.table("t").columns["s"].collation
