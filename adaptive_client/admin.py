@@ -48,8 +48,8 @@ def _learns(
         if collation is not None and not collation.bytewise:
             learns = (
                 f"order under collation {collation.describe()} of an 8-byte prefix of the "
-                "sort key, and which values tie on it (e.g. the same first letters, up to "
-                "case and accents)"
+                "sort key's primary weights, and which values tie on it (the same first "
+                "letters, up to case and accents)"
             )
     if layer in ("DET", "OPE") and join_group:
         learns += f", also across the columns of join group {join_group}"

@@ -21,10 +21,15 @@ from sqlglot import exp
 
 from . import ddl, defaults, joins, peel, sequences, server_errors, wire
 from .collation import (
+    COLLATION_NAMED,
+    DATABASE_CASE_MAPPING,
     DATABASE_COLLATION,
+    CaseMapping,
     Collation,
     check_available,
+    database_case_mapping,
     database_collation,
+    named_collation,
     server_version,
 )
 from .config import PEEL_MODES, Config, load_config
@@ -141,6 +146,8 @@ class Connection:
         # collation a statement ordered by (read once per connection)
         self._db_collation: Collation | None = None
         self._server_versions: dict[Collation, str | None] = {}
+        self._case_mapping: CaseMapping | None = None
+        self._named_collations: dict[str, Collation] = {}
 
     # -- DB-API ----------------------------------------------------------------------------
     def cursor(self, name: str = "", *, withhold: bool = False) -> Cursor:
@@ -288,9 +295,13 @@ class Connection:
         if plan is not None:
             return plan
         token = DATABASE_COLLATION.set(self._database_collation)
+        case_token = DATABASE_CASE_MAPPING.set(self._database_case_mapping)
+        named_token = COLLATION_NAMED.set(self._named_collation)
         try:
             plan = compile_statement(self.catalog, stmt, snapshot_rows=snapshot)
         finally:
+            COLLATION_NAMED.reset(named_token)
+            DATABASE_CASE_MAPPING.reset(case_token)
             DATABASE_COLLATION.reset(token)
         if plan.text_orders:
             self._check_text_orders(plan.text_orders)
@@ -305,6 +316,18 @@ class Connection:
                 self._plans.clear()
             self._plans[key] = plan
         return plan
+
+    def _named_collation(self, name: str) -> Collation:
+        """The collation ``COLLATE "name"`` names in a query (read once per name)."""
+        if name not in self._named_collations:
+            self._named_collations[name] = named_collation(self.control, name)
+        return self._named_collations[name]
+
+    def _database_case_mapping(self) -> CaseMapping:
+        """How the database maps case (read once)."""
+        if self._case_mapping is None:
+            self._case_mapping = database_case_mapping(self.control)
+        return self._case_mapping
 
     def _database_collation(self) -> Collation:
         """The database's default collation (read once)."""

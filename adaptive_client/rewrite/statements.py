@@ -651,6 +651,7 @@ def _insert_select(c: Compiler, stmt: exp.Insert, meta: Any, cols: list[str]) ->
     c.tables += source.tables
     plan = Compiled(kind="insert", statement_type="INSERT")
     plan.insert_select = (source, target)
+    plan.text_orders = source.text_orders  # the rows chosen by ORDER BY ... LIMIT
     plan.outputs, plan.returns_rows = target.outputs, target.returns_rows
     return plan
 
