@@ -250,11 +250,15 @@ class Connection:
             self.catalog.refresh(self.control)
 
     # -- compilation -------------------------------------------------------------------------
-    def _parse(self, query: str) -> tuple[exp.Expression, int, bool]:
-        hit = self._parsed.get(query)
+    def _parse(self, query: str, with_params: bool = True) -> tuple[exp.Expression, int, bool]:
+        # psycopg reads ``%%`` as ``%`` everywhere (string literals and quoted names too)
+        # when parameters are passed, and touches nothing when none are: the same text
+        # may then mean two statements, cached apart (see _cache_key)
+        query_key = _cache_key(query, with_params)
+        hit = self._parsed.get(query_key)
         if hit is not None:
             return hit
-        text, npos, named = normalize_placeholders(query)
+        text, npos, named = normalize_placeholders(query, quoted_percents=with_params)
         stmts = _parse_sql(text)
         if len(stmts) != 1:
             raise UnsupportedQuery(
@@ -263,7 +267,7 @@ class Connection:
         out = (stmts[0], npos, named)
         if len(self._parsed) > _CACHE_LIMIT:
             self._parsed.clear()
-        self._parsed[query] = out
+        self._parsed[query_key] = out
         return out
 
     def _snapshot_isolation(self) -> bool:
@@ -455,7 +459,9 @@ class Connection:
             if kind is not None:
                 self._session_command(cur, kind, query, params)
                 return
-        stmt, npos, named = self._parse(query)
+        with_params = params is not None or many is not None
+        stmt, npos, named = self._parse(query, with_params)
+        query = _cache_key(query, with_params)  # the plan cache's key from here on
         answer = sequences.answer(stmt, self.catalog, self._runtime)
         if answer is not None:
             cur._set_result(*answer)
@@ -622,6 +628,12 @@ class Connection:
             self._catalog_dirty = True
             run()
         self._plans.clear()
+
+
+def _cache_key(query: str, with_params: bool) -> str:
+    """The parse and plan caches' key: the text, marked where it was run without
+    parameters and has a ``%%`` that parameters would have made ``%``."""
+    return query if with_params or "%%" not in query else "\x00" + query
 
 
 def _compare(keys: list[SortKey]) -> Any:

@@ -299,3 +299,33 @@ def test_boolean_is_true_false_equal_plain(engines: tuple[Any, Any]) -> None:
             c.execute(item.delete().where(item.c.active.is_not(True)).returning(item.c.id)).all()
         ),
     )
+
+
+def test_percent_signs_as_psycopg_reads_them(dsn_pair: tuple[str, str], master_key: Any) -> None:
+    """With parameters (SQLAlchemy always passes some), psycopg reads ``%%`` as ``%`` in
+    string literals and quoted names too; without, it sends the text untouched."""
+    import adaptive_client
+
+    plain = psycopg.connect(dsn_pair[0], autocommit=True)
+    enc = adaptive_client.connect(dsn_pair[1], master_key=master_key, autocommit=True)
+    out = []
+    for c in (plain, enc):
+        c.execute('CREATE TABLE "per %% cent" (id integer PRIMARY KEY, "col%%p" varchar(20))', {})
+        c.execute(
+            'INSERT INTO "per %% cent" VALUES (1, %s), (2, %s), (3, %s)', ("a % b", "a %% b", "x")
+        )
+        out.append(
+            [
+                c.execute(
+                    'SELECT id FROM "per %% cent" WHERE "col%%p" = \'a %% b\'', {}
+                ).fetchall(),
+                c.execute(
+                    'SELECT id FROM "per %% cent" WHERE "col%%p" = \'a %% b\' AND id > %s', (0,)
+                ).fetchall(),
+                c.execute('SELECT id FROM "per % cent" WHERE "col%p" = \'a %% b\'').fetchall(),
+                c.execute('SELECT id FROM "per % cent" WHERE "col%p" = \'a % b\'').fetchall(),
+            ]
+        )
+    plain.close()
+    enc.close()
+    assert out[0] == out[1] == [[(1,)], [(1,)], [(2,)], [(1,)]]
