@@ -28,6 +28,8 @@ from .errors import (
     RetryableError,
     StaleMetadata,
     StaleSnapshot,
+    UndefinedColumn,
+    UndefinedTable,
     UnsupportedQuery,
 )
 from .keys import MasterKey, load_master_key
@@ -541,7 +543,14 @@ class Connection:
         many: Sequence[Params] | None,
     ) -> None:
         for attempt in range(3):
-            plan = self._prepare(query, stmt)
+            try:
+                plan = self._prepare(query, stmt)
+            except (UndefinedTable, UndefinedColumn):
+                # another client's DDL, committed, whose notification has not reached
+                # this client yet: read the catalog again (between transactions) once
+                if attempt or self._in_transaction() or not self.catalog.refresh(self.control):
+                    raise
+                continue
             kind = plan.statement_type
             try:
                 with STATS.statement(kind):
