@@ -623,6 +623,10 @@ class Connection:
         cur._set_result(rows, [("QUERY PLAN", 25, None, None, None, None, None)], len(rows))
 
     def _ddl(self, stmt: exp.Expression) -> None:
+        if not self._in_transaction():
+            # decide IF [NOT] EXISTS and name clashes on the committed catalog, not on
+            # one another client's DDL notification has not reached yet
+            self.catalog.refresh(self.control)
         run = ddl.statement(self.pg, self.catalog, self.config, self._runtime, stmt)
         if self.pg.autocommit:
             try:
