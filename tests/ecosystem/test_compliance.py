@@ -49,4 +49,4 @@ def test_sqlalchemy_compliance_suite(new_database: object, key_file: Path) -> No
     summary = done.stdout.strip().splitlines()[-1]
     passed = int(re.search(r"(\d+) passed", summary).group(1))  # type: ignore[union-attr]
     assert passed >= 600, summary
-    assert "failed" not in summary and "error" not in summary, summary
+    assert not re.search(r"\d+ (failed|errors?)\b", summary), summary
