@@ -155,10 +155,9 @@ class AdaptiveDialect(PGDialect_psycopg):
         return setup
 
     def do_ping(self, dbapi_connection: Any) -> bool:
-        conn = refl._sync_connection(dbapi_connection)
-        conn.control.execute("")
-        if conn.pg.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
-            conn.pg.execute("")
+        from ..pool import ping
+
+        ping(refl._sync_connection(dbapi_connection))
         return True
 
     def is_disconnect(self, e: Any, connection: Any, cursor: Any) -> bool:
