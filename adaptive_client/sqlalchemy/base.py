@@ -80,7 +80,8 @@ class AdaptiveDialect(PGDialect_psycopg):
 
     driver = "adaptive"
     supports_statement_cache = True
-    # sequences: the client has none to offer (no nextval over the anonymized schema)
+    # stand-alone sequences (CREATE SEQUENCE) are not kept in the sealed catalog; serial
+    # and identity columns are, and the client draws their values
     supports_sequences = False
     sequences_optional = True
     use_native_hstore = False
