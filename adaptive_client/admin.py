@@ -9,6 +9,7 @@ from typing import Any
 import psycopg
 
 from . import peel as peeling
+from .collation import Collation
 from .errors import ConfigError, LayerFloorViolation, MetadataTampered
 from .keys import MasterKey
 from .metadata import Catalog, root_label
@@ -31,10 +32,18 @@ class LayerRow:
 _REVEALS = {"RND": 0, "HOM": 0, "SEARCH": 1, "DET": 2, "OPE": 3, "PLAIN": 4}
 
 
-def _learns(layer: str, ope_exact: bool, join_group: str | None) -> str:
+def _learns(
+    layer: str, ope_exact: bool, join_group: str | None, collation: Collation | None = None
+) -> str:
     learns = LEAKAGE[layer]
     if layer == "OPE" and not ope_exact:
         learns = "order of an 8-byte prefix"
+        if collation is not None and not collation.bytewise:
+            learns = (
+                f"order under collation {collation.describe()} of an 8-byte prefix of the "
+                "sort key, and which values tie on it (e.g. the same first letters, up to "
+                "case and accents)"
+            )
     if layer in ("DET", "OPE") and join_group:
         learns += f", also across the columns of join group {join_group}"
     return learns
@@ -101,6 +110,7 @@ def layers_report(conn: psycopg.Connection[Any], master: MasterKey) -> list[Laye
                             oc.layer,
                             oc.ope_exact,
                             groups.get((table.name, col.name), col.join_group),
+                            col.collation,
                         ),
                     )
                 )

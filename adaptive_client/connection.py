@@ -20,9 +20,17 @@ from psycopg import sql
 from sqlglot import exp
 
 from . import ddl, defaults, peel, sequences, server_errors, wire
+from .collation import (
+    DATABASE_COLLATION,
+    Collation,
+    check_available,
+    database_collation,
+    server_version,
+)
 from .config import PEEL_MODES, Config, load_config
 from .errors import (
     AdaptiveError,
+    CollationUnavailable,
     ConfigError,
     PeelConflict,
     RetryableError,
@@ -131,6 +139,10 @@ class Connection:
         self._locked: dict[Any, tuple[Any, ...]] = {}
         self._c_locale_db: bool | None = None
         self._runtime = defaults.Runtime(self.pg)  # sequence blocks, transaction's now()
+        # the database's default collation, and the server's collator version of each
+        # collation a statement ordered by (read once per connection)
+        self._db_collation: Collation | None = None
+        self._server_versions: dict[Collation, str | None] = {}
 
     # -- DB-API ----------------------------------------------------------------------------
     def cursor(self, name: str = "", *, withhold: bool = False) -> Cursor:
@@ -281,7 +293,13 @@ class Connection:
         plan = self._plans.get(key)
         if plan is not None:
             return plan
-        plan = compile_statement(self.catalog, stmt, snapshot_rows=snapshot)
+        token = DATABASE_COLLATION.set(self._database_collation)
+        try:
+            plan = compile_statement(self.catalog, stmt, snapshot_rows=snapshot)
+        finally:
+            DATABASE_COLLATION.reset(token)
+        if plan.text_orders:
+            self._check_text_orders(plan.text_orders)
         if plan.residual is not None and plan.residual.needs_c_locale and not self._c_locale():
             raise UnsupportedQuery(
                 "text order and case mapping on the client are exact only under the C/POSIX "
@@ -293,6 +311,43 @@ class Connection:
                 self._plans.clear()
             self._plans[key] = plan
         return plan
+
+    def _database_collation(self) -> Collation:
+        """The database's default collation (read once)."""
+        if self._db_collation is None:
+            self._db_collation = database_collation(self.control)
+        return self._db_collation
+
+    def _check_text_orders(self, collations: Iterable[Collation | None]) -> None:
+        """Refuse, before anything runs or is peeled, a statement ordering text whose order
+        this client cannot reproduce exactly: under a collation that the client's collator
+        or the server's current one does not match, or (no recorded collation) in byte
+        order on a database whose order is not C's."""
+        for coll in set(collations):
+            if coll is None:
+                if not self._database_collation().bytewise:
+                    raise CollationUnavailable(
+                        "a text column created before collations were recorded orders in "
+                        f"byte order, this database by {self._database_collation().describe()}: "
+                        "ordering it would differ from PostgreSQL's answer (recreate the "
+                        "table, e.g. CREATE TABLE ... AS through this client, to record "
+                        "its collation)",
+                        "text column without a recorded collation",
+                    )
+                continue
+            if coll.bytewise:
+                continue
+            check_available(coll)
+            if coll not in self._server_versions:
+                self._server_versions[coll] = server_version(self.control, coll)
+            now = self._server_versions[coll]
+            if now != coll.version:
+                raise CollationUnavailable(
+                    f"collation {coll.describe()}: the server's collator is now version "
+                    f"{now or 'unknown'}; the column's order is that of version "
+                    f"{coll.version} (PostgreSQL's answer would follow the new version)",
+                    "collation version changed on the server",
+                )
 
     def _c_locale(self) -> bool:
         """Does the database order and case-map text as C/POSIX (read once)?"""
@@ -552,6 +607,8 @@ class Connection:
                     raise
                 continue
             kind = plan.statement_type
+            # the statement opens the transaction: nothing else is undone if it is retried
+            first_in_transaction = not self._in_transaction()
             try:
                 with STATS.statement(kind):
                     if many is not None:
@@ -565,6 +622,13 @@ class Connection:
                     raise
                 # a layer changed under us: our cached metadata was stale
                 if not self.pg.autocommit and self._in_transaction():
+                    if first_in_transaction and attempt < 2:
+                        # (another client's peel whose notification had not arrived yet)
+                        self.pg.rollback()
+                        self._after_rollback()
+                        self.catalog.reload(self.control)
+                        STATS.retries += 1
+                        continue
                     self.catalog.reload(self.control)
                     raise StaleMetadata(
                         "a value was written at a layer the column just left; retry the transaction"

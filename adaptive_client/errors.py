@@ -104,6 +104,14 @@ class UnsupportedQuery(AdaptiveError, psycopg.NotSupportedError):
         self.construct = construct
 
 
+class CollationUnavailable(UnsupportedQuery):
+    """Text order under a column's collation that this client cannot reproduce exactly:
+    a collator version other than the one the column's Ord onion was written with, a
+    locale missing on the client, a nondeterministic collation, an unknown provider, or
+    a column without a recorded collation on a database whose order is not C's.  Raised
+    instead of ordering differently from PostgreSQL."""
+
+
 class UndefinedTable(AdaptiveError, pg_errors.UndefinedTable):
     """The statement names a table the encrypted schema does not have."""
 

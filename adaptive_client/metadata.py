@@ -26,6 +26,7 @@ from typing import Any
 
 import psycopg
 
+from .collation import Collation
 from .encodings import Encoding, SqlType, encoding_for, parse_sql_type
 from .errors import (
     MetadataTampered,
@@ -142,6 +143,9 @@ class ColumnMeta:
     # a default the server evaluates when a row omits the column (see defaults.py)
     default_sql: str | None = None
     default_volatile: bool = False
+    # text columns: the collation their Ord onion orders by (None: recorded before
+    # collations were, byte order -- see collation.py)
+    collation: Collation | None = None
 
     @property
     def has_default(self) -> bool:
@@ -151,7 +155,7 @@ class ColumnMeta:
 
     @cached_property
     def encoding(self) -> Encoding:
-        return encoding_for(self.type)
+        return encoding_for(self.type, self.collation)
 
     @property
     def storage(self) -> list[OnionColumn]:
@@ -176,6 +180,7 @@ class ColumnMeta:
                 )
                 if v is not None
             },
+            **({"collation": self.collation.to_json()} if self.collation else {}),
         }
 
     @classmethod
@@ -193,6 +198,7 @@ class ColumnMeta:
             identity=d.get("identity"),
             default_sql=d.get("default_sql"),
             default_volatile=bool(d.get("default_volatile")),
+            collation=Collation.from_json(d["collation"]) if d.get("collation") else None,
         )
 
 

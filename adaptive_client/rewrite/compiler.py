@@ -175,6 +175,25 @@ def _named_param(params: Any, key: str) -> Any:
     return params[key]
 
 
+def _concat(a: Any, b: Any) -> str | None:
+    """PostgreSQL's ``||`` of two constants (NULL if either is), as text."""
+    if a is None or b is None:
+        return None
+    return _text_of(a) + _text_of(b)
+
+
+def _text_of(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str | int | Decimal):
+        return str(v)
+    if isinstance(v, _dt.date) and not isinstance(v, _dt.datetime):
+        return v.isoformat()
+    raise UnsupportedQuery(
+        f"|| of a {type(v).__name__} value: give it as text", "concatenation of a non-text value"
+    )
+
+
 def _negated(value: Any) -> Any:
     """``-value`` for a number; PostgreSQL has no unary minus for strings or booleans."""
     if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
@@ -292,6 +311,11 @@ class Compiler:
         self.needs: list[Need] = []
         self._n = count()
         self.tables: list[TableMeta] = []
+        # a filter whose rows the client filters again (split execution's fetches) may be
+        # a superset: a range on a string's prefix-only Ord onion then compiles to the
+        # prefix's range, bounds included -- wherever it is not negated
+        self.widen_inexact_ranges = False
+        self._negations = 0
 
     # -- parameters ----------------------------------------------------------------------
     def param(self, builder: ParamBuilder) -> exp.Placeholder:
@@ -327,6 +351,11 @@ class Compiler:
             to, param = node.to, isinstance(node.this, exp.Placeholder)
             target = cast_target(to)
             return lambda p: cast_value(operand(p), to, param, target)
+        if isinstance(node, exp.DPipe):  # 'prefix ' || %s: a constant string
+            left, right = self.value_of(node.this), self.value_of(node.expression)
+            if left is None or right is None:
+                return None
+            return lambda p: _concat(left(p), right(p))
         return None
 
     # -- choosing onions -------------------------------------------------------------------
@@ -431,7 +460,11 @@ class Compiler:
                 expression=self.predicate(scope, node.expression),
             )
         if isinstance(node, exp.Not):
-            return exp.Not(this=self.predicate(scope, node.this))
+            self._negations += 1
+            try:
+                return exp.Not(this=self.predicate(scope, node.this))
+            finally:
+                self._negations -= 1
         if isinstance(node, exp.Paren):
             return exp.Paren(this=self.predicate(scope, node.this))
         if isinstance(node, exp.Boolean):
@@ -493,7 +526,10 @@ class Compiler:
             raise _unsupported(node, "comparison with a non-constant expression")
         oc = self.require(lref, cap)
         if cap is Cap.ORD:
-            self._exact_order(lref, oc, node)
+            if self._widened(oc):
+                op = {exp.LT: exp.LTE, exp.GT: exp.GTE}.get(op, op)
+            else:
+                self._exact_order(lref, oc, node)
         return op(
             this=self.col_expr(lref, oc), expression=self.encrypted_param(lref, oc, cap, value)
         )
@@ -590,11 +626,24 @@ class Compiler:
         if ref is None or lo is None or hi is None:
             raise _unsupported(node, "BETWEEN over non-constant bounds")
         oc = self.require(ref, Cap.ORD)
-        self._exact_order(ref, oc, node)
+        if not self._widened(oc):
+            self._exact_order(ref, oc, node)
         return exp.Between(
             this=self.col_expr(ref, oc),
             low=self.encrypted_param(ref, oc, Cap.ORD, lo),
             high=self.encrypted_param(ref, oc, Cap.ORD, hi),
+        )
+
+    def _widened(self, oc: OnionColumn) -> bool:
+        """Does a range on ``oc`` compile to a superset (see ``widen_inexact_ranges``)?
+        The Ord plaintext of a string is a weakly monotone prefix of its order key, so
+        ``s < v`` implies ``prefix(s) <= prefix(v)``: the prefix's closed range keeps every
+        row the range keeps."""
+        return (
+            self.widen_inexact_ranges
+            and not self._negations
+            and not oc.ope_exact
+            and oc.innermost != "PLAIN"
         )
 
     def _exact_order(self, ref: _Ref, oc: OnionColumn, node: exp.Expression) -> None:

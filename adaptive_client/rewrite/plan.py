@@ -15,6 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from .. import defaults, recipes
+from ..collation import Collation
 from ..metadata import ColumnMeta, OnionColumn, TableMeta
 from ..onions import Cap
 
@@ -147,6 +148,9 @@ class Compiled:
     insert_select: tuple[Compiled, Compiled] | None = None
     # a SELECT the server cannot evaluate over ciphertexts, finished on the client
     residual: Residual | None = None
+    # the collations of the text the statement orders (None: a column without a recorded
+    # collation, ordered bytewise); the connection checks them before running it
+    text_orders: list[Collation | None] = field(default_factory=list)
 
     _positional: tuple[bytes, list[ParamBuilder]] | None = field(default=None, repr=False)
     _ordered: bool | None = field(default=None, repr=False)

@@ -30,8 +30,12 @@ rewrites those whose semantics differ:
   with a backslash by default, ``substr`` follows PostgreSQL for starts below 1;
 * ``extract`` gives numeric, ``date_part`` double precision (integral fields only);
   ``date_trunc`` of a timestamp (of a date PostgreSQL answers a timestamptz: refused);
-* text order and case mapping are exact only under the C/POSIX collation, which the
-  connection checks (:attr:`Residual.needs_c_locale`) before anything is peeled.
+* text is ordered under the collation of the columns it reads (:func:`text_order`):
+  ORDER BY keys, ranges, BETWEEN and min/max of text go through ``pg_collation_key``,
+  the collation key the Ord onion's prefix comes from (``collation``); ``COLLATE "C"``
+  orders bytewise; the connection checks the collation before anything is peeled
+  (:attr:`Compiled.text_orders`).  Case mapping (``lower``, ``upper``, ``ILIKE``) is
+  exact only under the C ctype (:attr:`Residual.needs_c_locale`).
 
 Anything else is refused with :class:`UnsupportedQuery` naming the construct, at compile
 time (before any peel) wherever it can be decided there.
@@ -52,6 +56,8 @@ from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope as GlotScope
 from sqlglot.optimizer.scope import traverse_scope
 
+from ..collation import DATABASE_COLLATION, Collation, collation_key
+from ..encodings import TEXT_TYPES
 from ..errors import AdaptiveError, UndefinedColumn, UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, TableMeta
 from .numeric import pg_avg
@@ -271,6 +277,7 @@ def compile_fetch(
 
     def attempt(where: list[exp.Expression]) -> Compiled:
         c = Compiler(catalog)
+        c.widen_inexact_ranges = True  # the whole WHERE is applied again on the client
         plan = _select(c, fetch_select(meta, alias, columns, where))
         plan.needs, plan.tables = c.needs, c.tables
         return plan
@@ -304,7 +311,7 @@ _ALLOWED: tuple[type[exp.Expression], ...] = (
     exp.Upper, exp.Length, exp.Substring, exp.StrPosition, exp.Cast, exp.DataType,
     exp.DataTypeParam, exp.Count, exp.Sum, exp.Min, exp.Max, exp.Avg, exp.Window,
     exp.WindowSpec, exp.RowNumber, exp.Rank, exp.DenseRank, exp.Extract, exp.Var,
-    exp.TimestampTrunc, exp.Filter, exp.Tuple,
+    exp.TimestampTrunc, exp.Filter, exp.Tuple, exp.Collate,
 )  # fmt: skip
 
 _EXTRACT_FIELDS = {"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "QUARTER", "DOW", "DOY", "ISODOW"}
@@ -630,6 +637,151 @@ def to_duckdb(
     return tree.sql("duckdb"), avgs
 
 
+# -- text order under the collation ----------------------------------------------------------
+
+KEY_FUNCTION = "pg_collation_key"
+_RANGE_OPS = (exp.LT, exp.LTE, exp.GT, exp.GTE)
+_BYTEWISE_NAMES = ("c", "posix")
+
+
+def _unparen(node: exp.Expression) -> exp.Expression:
+    while isinstance(node, exp.Paren):
+        node = node.this
+    return node
+
+
+def _explicit_c(node: exp.Expression) -> bool:
+    """``x COLLATE "C"`` (or POSIX): ordered bytewise, as DuckDB compares strings."""
+    return isinstance(_unparen(node), exp.Collate)
+
+
+def _keyed(node: exp.Expression) -> exp.Expression:
+    return _udf(KEY_FUNCTION, node)
+
+
+def _order_items(ordered: exp.Ordered) -> list[exp.Expression] | None:
+    """The select items an ORDER BY item may name by position or output name (None for
+    a window's ORDER BY, which names none)."""
+    order = ordered.parent
+    owner = order.parent if isinstance(order, exp.Order) else None
+    if isinstance(owner, exp.SetOperation):
+        return list(leftmost(owner).expressions)
+    if isinstance(owner, exp.Select):
+        return list(owner.expressions)
+    return None
+
+
+def _named_item(ordered: exp.Ordered) -> exp.Expression | None:
+    """The select item an ORDER BY item names by position or output name, if any."""
+    items = _order_items(ordered)
+    key = ordered.this
+    if not items:
+        return None
+    if isinstance(key, exp.Literal) and not key.is_string and str(key.this).isdigit():
+        i = int(key.this)
+        return items[i - 1] if 1 <= i <= len(items) else None
+    if isinstance(key, exp.Column) and not key.table:
+        for item in items:
+            if isinstance(item, exp.Alias) and item.alias == key.name:
+                return item
+        if isinstance(ordered.parent.parent if ordered.parent else None, exp.SetOperation):
+            for item in items:
+                if item.alias_or_name == key.name:
+                    return item
+    return None
+
+
+def text_order(tree: exp.Expression, keyed: bool) -> bool:
+    """Find what orders text in the (annotated) tree -- ORDER BY keys, window orders,
+    ``<`` ``<=`` ``>`` ``>=`` BETWEEN, min/max, greatest/least -- and, if ``keyed``, make
+    DuckDB order it by the collation key (``pg_collation_key(x)``; min/max become
+    ``arg_min``/``arg_max`` by the key).  What an explicit ``COLLATE "C"`` orders is left
+    bytewise, as DuckDB compares strings; other explicit collations are refused.  Equality,
+    grouping and DISTINCT need nothing: a deterministic collation's equality is the
+    bytes'.  Returns whether the statement orders text under the column collation.
+
+    Every decision is taken on the annotated tree first (a rewritten node has no type),
+    then applied: sides moved under the key function, not copied, and min/max last, so
+    that what they aggregate carries the other rewrites."""
+    for collate in list(tree.find_all(exp.Collate)):
+        target = collate.expression
+        name = target.name if isinstance(target, exp.Expression) else ""
+        if name.lower() not in _BYTEWISE_NAMES:
+            raise _refuse(f'COLLATE "{name}" (only "C" and "POSIX" in a query)', collate)
+    kinds = (exp.Ordered, *_RANGE_OPS, exp.Between, exp.Min, exp.Max, exp.Greatest, exp.Least)
+    todo: list[exp.Expression] = []
+    named: dict[int, exp.Expression] = {}  # ORDER BY items naming a select item
+    for node in tree.find_all(*kinds):
+        if isinstance(node, exp.Ordered):
+            item = _named_item(node)
+            target = cast(exp.Expression, item.unalias()) if item is not None else node.this
+            hit = _kind(target) == "text" and not _explicit_c(target)
+            if hit and item is not None:
+                named[id(node)] = item
+        elif isinstance(node, exp.Between):
+            hit = _kind(node.this) == "text" and not _explicit_c(node.this)
+        elif isinstance(node, exp.Min | exp.Max):
+            arg = node.this
+            inner = arg.expressions[0] if isinstance(arg, exp.Distinct) else arg
+            hit = _kind(inner) == "text" and not _explicit_c(inner)
+        elif isinstance(node, exp.Greatest | exp.Least):
+            hit = any(_kind(x) == "text" for x in [node.this, *node.expressions])
+            if hit and keyed:
+                raise _refuse(f"{node.sql_name().lower()} of text under a collation", node)
+        else:  # < <= > >=
+            sides = (node.this, node.expression)
+            types = [_kind(x) for x in sides]
+            hit = (
+                "text" in types
+                and all(t in ("text", "other") for t in types)
+                and not any(_explicit_c(x) for x in sides)
+            )
+        if hit:
+            todo.append(node)
+    if keyed:
+        aggregates = [n for n in todo if isinstance(n, exp.Min | exp.Max)]
+        for node in todo:
+            if isinstance(node, exp.Ordered):
+                item = named.get(id(node))
+                if item is not None:
+                    in_set_op = isinstance(node.parent.parent if node.parent else None,
+                                           exp.SetOperation)  # fmt: skip
+                    node.set("this", _keyed(_output_ref(item, in_set_op)))
+                else:
+                    node.set("this", _keyed(node.this))
+            elif isinstance(node, exp.Between):
+                for arg in ("this", "low", "high"):
+                    node.set(arg, _keyed(node.args[arg]))
+            elif isinstance(node, _RANGE_OPS):
+                node.set("this", _keyed(node.this))
+                node.set("expression", _keyed(node.expression))
+        for node in aggregates:
+            arg = node.this
+            inner = arg.expressions[0] if isinstance(arg, exp.Distinct) else arg
+            fn = "arg_min" if isinstance(node, exp.Min) else "arg_max"
+            node.replace(_udf(fn, inner.copy(), _keyed(inner.copy())))
+    for collate in list(tree.find_all(exp.Collate)):
+        collate.replace(collate.this)  # DuckDB's string order is C's
+    return bool(todo)
+
+
+def _output_ref(item: exp.Expression, in_set_op: bool) -> exp.Expression:
+    """What an ORDER BY naming a select item orders by: the (qualified) column itself in a
+    SELECT; else the item's output name -- its alias, or in a set operation its column
+    name, or an alias given to it here (the application's output names are taken before,
+    from the statement itself)."""
+    if isinstance(item, exp.Column) and not in_set_op:
+        return item.copy()
+    if isinstance(item, exp.Alias):
+        return exp.column(item.alias)
+    if isinstance(item, exp.Column):
+        return exp.column(item.name)
+    owner = item.parent
+    name = f"__ordered_{owner.expressions.index(item) if owner is not None else 0}"
+    item.replace(exp.alias_(item.copy(), name))
+    return exp.column(name)
+
+
 # -- output names, as PostgreSQL names the columns ------------------------------------------
 
 _FUNC_NAMES: dict[type[exp.Expression], str] = {
@@ -732,9 +884,13 @@ def pg_substr(s: str, start: int, length: int) -> str:
     return s[first - 1 : end - 1] if end > first else ""
 
 
-def engine(tables: Sequence[tuple[str, list[tuple[str, str]]]]) -> duckdb.DuckDBPyConnection:
-    """A fresh in-memory DuckDB with the pg_* functions and the tables (empty)."""
-    from duckdb.sqltypes import BIGINT, VARCHAR
+def engine(
+    tables: Sequence[tuple[str, list[tuple[str, str]]]],
+    collation: Collation | None = None,
+) -> duckdb.DuckDBPyConnection:
+    """A fresh in-memory DuckDB with the pg_* functions and the tables (empty);
+    ``pg_collation_key`` gives the collation key of a string under ``collation``."""
+    from duckdb.sqltypes import BIGINT, BLOB, VARCHAR
 
     con = duckdb.connect(":memory:")
     # NULLs last whatever the direction: the order sqlglot assumes of DuckDB when it
@@ -749,6 +905,13 @@ def engine(tables: Sequence[tuple[str, list[tuple[str, str]]]]) -> duckdb.DuckDB
         [VARCHAR, BIGINT, BIGINT],
         VARCHAR,
     )
+    if collation is not None:
+        coll = collation
+
+        def key(text: str) -> bytes:
+            return collation_key(coll, text)
+
+        con.create_function(KEY_FUNCTION, key, [VARCHAR], BLOB)
     for name, cols in tables:
         defs = ", ".join(f'"{c}" {t}' for c, t in cols)
         con.execute(f'CREATE TABLE "{name}" ({defs})')
@@ -807,7 +970,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
 
     fetches: list[Compiled] = []
     tables: list[tuple[str, list[tuple[str, str]]]] = []
-    needs_c = False
+    collations: set[Collation | None] = set()
     for name, cols_used in used.items():
         meta = catalog.table(name)
         cols = [c for c in meta.columns if c in cols_used] or [next(iter(meta.columns))]
@@ -819,17 +982,32 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
             candidates = pushable(table, scope)
         fetches.append(compile_fetch(catalog, meta, alias, cols, candidates))
         tables.append((name, [(c, schema[name][c]) for c in cols]))
-        needs_c = needs_c or any(meta.columns[c].type.name in ("text", "varchar") for c in cols)
-    needs_c = needs_c or any(lit.is_string for lit in tree.find_all(exp.Literal))
+        collations |= {
+            meta.columns[c].collation for c in cols if meta.columns[c].type.name in TEXT_TYPES
+        }
+    # case mapping (lower, upper, ILIKE) is the C ctype's, ASCII only
+    needs_c = any(True for _ in tree.find_all(exp.Lower, exp.Upper, exp.ILike))
 
     names = output_names(stmt, tree)
     annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
+    # text is ordered under the collation of the columns read (one: several are refused),
+    # or without any text column the database's; a column without a recorded collation
+    # orders bytewise -- which the connection accepts on a C database only
+    ordering: Collation | None = next(iter(collations)) if len(collations) == 1 else None
+    default = DATABASE_COLLATION.get()
+    if not collations and default is not None:
+        ordering = default()  # text constants only: the database's default collation
+    keyed = ordering is not None and not ordering.bytewise
+    orders_text = text_order(tree, keyed)
+    if orders_text and len(collations) > 1:
+        raise _refuse("ordering text of columns with different collations")
+    collation = ordering if keyed else None
     builders: dict[str, ParamBuilder] = {}
     sql, avgs = to_duckdb(tree, builders)
     width = len(names)
 
     # bind on the empty tables: the result's types, and refusals, before anything runs
-    con = engine(tables)
+    con = engine(tables, collation)
     try:
         described = con.execute(sql, {k: None for k in builders}).description or []
     except duckdb.Error as exc:
@@ -843,7 +1021,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
     oids = [1043 if i in varchar_cols and o == 25 else o for i, o in enumerate(oids)]
 
     def finish(fetched: list[list[tuple[Any, ...]]], params: Params) -> list[tuple[Any, ...]]:
-        con = engine(tables)
+        con = engine(tables, collation)
         try:
             for (name, cols), rows in zip(tables, fetched, strict=True):
                 load(con, name, cols, rows)
@@ -863,6 +1041,8 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
     plan = Compiled(kind="select", returns_rows=True, statement_type="SELECT")
     plan.outputs = [Output(n, _no_row_fn, oid) for n, oid in zip(names, oids, strict=True)]
     plan.residual = Residual(fetches, finish, needs_c_locale=needs_c)
+    if orders_text:
+        plan.text_orders = [ordering]
     plan.needs = [n for f in fetches for n in f.needs]
     plan.tables = [t for f in fetches for t in f.tables]
     return plan

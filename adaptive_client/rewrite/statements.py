@@ -10,6 +10,8 @@ from psycopg import errors as pg_errors
 from sqlglot import exp
 
 from .. import defaults, recipes, views
+from ..collation import Collation
+from ..encodings import TEXT_TYPES
 from ..errors import EncodingError, UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, OnionColumn
 from ..onions import Cap
@@ -221,6 +223,10 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
                 fn, _, _ = c.value_expr(
                     scope, key, select_list, grouped, distinct=distinct is not None
                 )
+                if ref.column.type.name in TEXT_TYPES:
+                    # text orders by its collation: the client finishes with the key
+                    plan.text_orders.append(ref.column.collation)
+                    fn = _order_key(fn, ref.column)
                 client_sort.append(SortKey(fn, desc, nulls_first))
             elif isinstance(key, exp.Count):
                 fn, _, _ = c.value_expr(scope, key, select_list, grouped)
@@ -311,6 +317,17 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
     plan.params = c.params
     plan.outputs = outputs
     return plan
+
+
+def _order_key(fn: RowFn, col: ColumnMeta) -> RowFn:
+    """The row's value of a text sort key as its collation key (NULL stays None)."""
+    key = col.encoding.order_key
+
+    def ordered(row: Sequence[Any]) -> Any:
+        v = fn(row)
+        return None if v is None else key(v)
+
+    return ordered
 
 
 def _int(v: Any) -> int:
@@ -432,6 +449,7 @@ def _client_aggregate(c: Compiler, stmt: exp.Select) -> Compiled:
     select_list: list[exp.Expression] = []
     reducers: list[Any] = []
     names: list[Output] = []
+    text_orders: list[Collation | None] = []
     for e in stmt.expressions:
         node = e.this if isinstance(e, exp.Alias) else e
         name = e.alias if isinstance(e, exp.Alias) else type(node).__name__.lower()
@@ -445,6 +463,8 @@ def _client_aggregate(c: Compiler, stmt: exp.Select) -> Compiled:
             ref = scope.resolve(arg)
             col = ref.column
             fn, _, _ = c.value_expr(scope, arg, select_list, {})
+            if isinstance(node, exp.Min | exp.Max) and col.type.name in TEXT_TYPES:
+                text_orders.append(col.collation)
         reducers.append((type(node), fn, distinct, col))
         names.append(Output(name, lambda row: None))
     if not select_list:
@@ -459,6 +479,7 @@ def _client_aggregate(c: Compiler, stmt: exp.Select) -> Compiled:
     plan.params = c.params
     plan.outputs = names
     plan.reduce = reduce
+    plan.text_orders = text_orders
     return plan
 
 
@@ -476,10 +497,11 @@ def _reduce(
         return len(values)
     if not values:
         return None
-    if kind is exp.Min:
-        return min(values)
-    if kind is exp.Max:
-        return max(values)
+    if kind in (exp.Min, exp.Max):
+        pick = min if kind is exp.Min else max
+        if col is not None and col.type.name in TEXT_TYPES:
+            return pick(values, key=col.encoding.order_key)  # the collation's order
+        return pick(values)
     total = sum(values)
     if kind is exp.Sum:
         # typed as PostgreSQL types SUM: bigint for small ints, numeric for bigint/numeric
@@ -561,7 +583,10 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
         # drawn: a value PostgreSQL rejects costs no sequence number, as on the server.
         # (A multi-row INSERT binds column by column, defaults last: see _bulk_encrypting.)
         drawn_last = list(range(len(storage)))
-        if len(values.expressions) == 1:
+        drawn = [
+            col for col in meta.columns.values() if col.name not in given and col.has_default
+        ]
+        if len(values.expressions) == 1 and any(c.sequence or c.default_sql for c in drawn):
             drawn_last.sort(key=lambda i: storage[i][0].name not in given)
         made: dict[int, exp.Expression] = {}
         for i in drawn_last:
