@@ -41,6 +41,8 @@ from .errors import (
     RetryableError,
     StaleMetadata,
     StaleSnapshot,
+    UndefinedColumn,
+    UndefinedTable,
     UnsupportedQuery,
 )
 from .keys import MasterKey, load_master_key
@@ -269,11 +271,15 @@ class Connection:
             self.catalog.refresh(self.control)
 
     # -- compilation -------------------------------------------------------------------------
-    def _parse(self, query: str) -> tuple[exp.Expression, int, bool]:
-        hit = self._parsed.get(query)
+    def _parse(self, query: str, with_params: bool = True) -> tuple[exp.Expression, int, bool]:
+        # psycopg reads ``%%`` as ``%`` everywhere (string literals and quoted names too)
+        # when parameters are passed, and touches nothing when none are: the same text
+        # may then mean two statements, cached apart (see _cache_key)
+        query_key = _cache_key(query, with_params)
+        hit = self._parsed.get(query_key)
         if hit is not None:
             return hit
-        text, npos, named = normalize_placeholders(query)
+        text, npos, named = normalize_placeholders(query, quoted_percents=with_params)
         stmts = _parse_sql(text)
         if len(stmts) != 1:
             raise UnsupportedQuery(
@@ -282,7 +288,7 @@ class Connection:
         out = (stmts[0], npos, named)
         if len(self._parsed) > _CACHE_LIMIT:
             self._parsed.clear()
-        self._parsed[query] = out
+        self._parsed[query_key] = out
         return out
 
     def _snapshot_isolation(self) -> bool:
@@ -609,7 +615,9 @@ class Connection:
             if kind is not None:
                 self._session_command(cur, kind, query, params)
                 return
-        stmt, npos, named = self._parse(query)
+        with_params = params is not None or many is not None
+        stmt, npos, named = self._parse(query, with_params)
+        query = _cache_key(query, with_params)  # the plan cache's key from here on
         answer = sequences.answer(stmt, self.catalog, self._runtime)
         if answer is not None:
             cur._set_result(*answer)
@@ -689,7 +697,14 @@ class Connection:
         many: Sequence[Params] | None,
     ) -> None:
         for attempt in range(3):
-            plan = self._prepare(query, stmt)
+            try:
+                plan = self._prepare(query, stmt)
+            except (UndefinedTable, UndefinedColumn):
+                # another client's DDL, committed, whose notification has not reached
+                # this client yet: read the catalog again (between transactions) once
+                if attempt or self._in_transaction() or not self.catalog.refresh(self.control):
+                    raise
+                continue
             kind = plan.statement_type
             # the statement opens the transaction: nothing else is undone if it is retried
             first_in_transaction = not self._in_transaction()
@@ -779,6 +794,10 @@ class Connection:
         cur._set_result(rows, [("QUERY PLAN", 25, None, None, None, None, None)], len(rows))
 
     def _ddl(self, stmt: exp.Expression) -> None:
+        if not self._in_transaction():
+            # decide IF [NOT] EXISTS and name clashes on the committed catalog, not on
+            # one another client's DDL notification has not reached yet
+            self.catalog.refresh(self.control)
         run = ddl.statement(self.pg, self.catalog, self.config, self._runtime, stmt)
         if self.pg.autocommit:
             try:
@@ -793,6 +812,12 @@ class Connection:
             self._catalog_dirty = True
             run()
         self._plans.clear()
+
+
+def _cache_key(query: str, with_params: bool) -> str:
+    """The parse and plan caches' key: the text, marked where it was run without
+    parameters and has a ``%%`` that parameters would have made ``%``."""
+    return query if with_params or "%%" not in query else "\x00" + query
 
 
 def _compare(keys: list[SortKey]) -> Any:

@@ -65,8 +65,7 @@ class PoolConnection(Connection):
 
     def execute(self, query: str, params: Params | None = None) -> Cursor:
         if not query.strip():  # the pool's liveness check
-            self.control.execute("")
-            self.pg.execute("")
+            ping(self)
             return self.cursor()
         return super().execute(query, params)
 
@@ -95,14 +94,24 @@ class AsyncPoolConnection(AsyncConnection):
 
     async def execute(self, query: str, params: Params | None = None) -> Any:
         if not query.strip():  # the pool's liveness check
-            await self._run(_ping, self._sync)
+            await self._run(ping, self._sync)
             return self.cursor()
         return await super().execute(query, params)
 
 
-def _ping(conn: Connection) -> None:
+def ping(conn: Connection) -> None:
+    """Check both of the connection's sessions with an empty statement; the main one,
+    when idle, in autocommit, so that the ping opens no transaction."""
     conn.control.execute("")
-    conn.pg.execute("")
+    pg = conn.pg
+    if pg.info.transaction_status != psycopg.pq.TransactionStatus.IDLE or pg.autocommit:
+        pg.execute("")
+        return
+    pg.autocommit = True
+    try:
+        pg.execute("")
+    finally:
+        pg.autocommit = False
 
 
 def _refresh(conn: Connection) -> None:

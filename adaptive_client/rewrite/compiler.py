@@ -25,7 +25,7 @@ from psycopg import errors as pg_errors
 from sqlglot import exp
 
 from .. import recipes
-from ..encodings import encoding_for, parse_sql_type
+from ..encodings import SqlType, encoding_for, parse_sql_type
 from ..errors import (
     EncodingError,
     LayerFloorViolation,
@@ -247,7 +247,18 @@ def _quantified(node: exp.Expression) -> tuple[str, exp.Expression] | None:
 _INT_TYPES = frozenset({"smallint", "integer", "bigint"})
 
 
-def cast_value(value: Any, to: exp.DataType, param: bool = False) -> Any:
+def cast_target(to: exp.DataType) -> SqlType | None:
+    """The column type a cast names, parsed once when the statement is compiled (None:
+    not a type the client has; cast_value then refuses it when a value comes)."""
+    try:
+        return parse_sql_type(to.sql("postgres"))
+    except Exception:
+        return None
+
+
+def cast_value(
+    value: Any, to: exp.DataType, param: bool = False, target: SqlType | None = None
+) -> Any:
     """``value::type`` with PostgreSQL's explicit-cast semantics, for a constant or a
     parameter: boolean <-> integer, booleans as text, strings truncated to varchar(n)
     (an explicit cast truncates where an assignment would fail), else the type's input
@@ -263,10 +274,9 @@ def cast_value(value: Any, to: exp.DataType, param: bool = False) -> Any:
         if not -(2**31) <= value < 2**31:
             source = "bigint" if -(2**63) <= value < 2**63 else "numeric"
             raise pg_errors.CannotCoerce(f"cannot cast type {source} to boolean")
-    try:
-        t = parse_sql_type(to.sql("postgres"))
-    except Exception:
-        raise UnsupportedQuery(f"cast to {to.sql('postgres')}", "cast") from None
+    t = target if target is not None else cast_target(to)
+    if t is None:
+        raise UnsupportedQuery(f"cast to {to.sql('postgres')}", "cast")
     if isinstance(value, bool):
         if t.name in _INT_TYPES:
             value = int(value)
@@ -341,7 +351,8 @@ class Compiler:
             if operand is None:
                 return None
             to, param = node.to, isinstance(node.this, exp.Placeholder)
-            return lambda p: cast_value(operand(p), to, param)
+            target = cast_target(to)
+            return lambda p: cast_value(operand(p), to, param, target)
         if isinstance(node, exp.DPipe):  # 'prefix ' || %s: a constant string
             left, right = self.value_of(node.this), self.value_of(node.expression)
             if left is None or right is None:

@@ -80,7 +80,8 @@ class AdaptiveDialect(PGDialect_psycopg):
 
     driver = "adaptive"
     supports_statement_cache = True
-    # sequences: the client has none to offer (no nextval over the anonymized schema)
+    # stand-alone sequences (CREATE SEQUENCE) are not kept in the sealed catalog; serial
+    # and identity columns are, and the client draws their values
     supports_sequences = False
     sequences_optional = True
     use_native_hstore = False
@@ -155,10 +156,9 @@ class AdaptiveDialect(PGDialect_psycopg):
         return setup
 
     def do_ping(self, dbapi_connection: Any) -> bool:
-        conn = refl._sync_connection(dbapi_connection)
-        conn.control.execute("")
-        if conn.pg.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
-            conn.pg.execute("")
+        from ..pool import ping
+
+        ping(refl._sync_connection(dbapi_connection))
         return True
 
     def is_disconnect(self, e: Any, connection: Any, cursor: Any) -> bool:

@@ -247,3 +247,32 @@ def test_async_engine_reflects_plain_names(dsn_pair: tuple[str, str], key_file: 
         await eng.dispose()
 
     run(main())
+
+
+def test_cancelled_task_leaves_the_connection_usable(
+    dsn_pair: tuple[str, str], master_key: MasterKey
+) -> None:
+    """Cancelling a task awaiting a statement: CancelledError once the worker is done
+    with it, the transaction rolled back by the application, the connection usable."""
+
+    async def main() -> None:
+        conn = await adaptive_client.AsyncConnection.connect(dsn_pair[1], master_key=master_key)
+        async with conn:
+            await conn.execute("CREATE TABLE t (id integer PRIMARY KEY, a integer, b varchar(20))")
+            await conn.commit()
+            cur = conn.cursor()
+            task = asyncio.create_task(
+                cur.executemany(
+                    "INSERT INTO t VALUES (%s, %s, %s)", [(i, i, f"b{i}") for i in range(20_000)]
+                )
+            )
+            await asyncio.sleep(0.05)
+            assert not task.done()
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            await conn.rollback()
+            cur = await conn.execute("SELECT count(*) FROM t")
+            assert await cur.fetchone() == (0,)
+
+    run(main())

@@ -299,3 +299,60 @@ def test_boolean_is_true_false_equal_plain(engines: tuple[Any, Any]) -> None:
             c.execute(item.delete().where(item.c.active.is_not(True)).returning(item.c.id)).all()
         ),
     )
+
+
+def test_percent_signs_as_psycopg_reads_them(dsn_pair: tuple[str, str], master_key: Any) -> None:
+    """With parameters (SQLAlchemy always passes some), psycopg reads ``%%`` as ``%`` in
+    string literals and quoted names too; without, it sends the text untouched."""
+    import adaptive_client
+
+    plain = psycopg.connect(dsn_pair[0], autocommit=True)
+    enc = adaptive_client.connect(dsn_pair[1], master_key=master_key, autocommit=True)
+    out = []
+    for c in (plain, enc):
+        c.execute('CREATE TABLE "per %% cent" (id integer PRIMARY KEY, "col%%p" varchar(20))', {})
+        c.execute(
+            'INSERT INTO "per %% cent" VALUES (1, %s), (2, %s), (3, %s)', ("a % b", "a %% b", "x")
+        )
+        out.append(
+            [
+                c.execute(
+                    'SELECT id FROM "per %% cent" WHERE "col%%p" = \'a %% b\'', {}
+                ).fetchall(),
+                c.execute(
+                    'SELECT id FROM "per %% cent" WHERE "col%%p" = \'a %% b\' AND id > %s', (0,)
+                ).fetchall(),
+                c.execute('SELECT id FROM "per % cent" WHERE "col%p" = \'a %% b\'').fetchall(),
+                c.execute('SELECT id FROM "per % cent" WHERE "col%p" = \'a % b\'').fetchall(),
+            ]
+        )
+    plain.close()
+    enc.close()
+    assert out[0] == out[1] == [[(1,)], [(1,)], [(2,)], [(1,)]]
+
+
+def test_pool_pre_ping_replaces_a_dead_connection(dsn_pair: tuple[str, str], key_file: Any) -> None:
+    """pool_pre_ping: the ping opens no transaction, and a connection whose server
+    session died is replaced before the application sees it."""
+    from .conftest import sa_url
+
+    md, item, _ = _schema()
+    eng = sa.create_engine(
+        sa_url(dsn_pair[1], "adaptive", master_key_file=str(key_file)),
+        pool_pre_ping=True,
+        pool_size=1,
+    )
+    md.create_all(eng)
+    with eng.begin() as c:
+        c.execute(item.insert(), _rows(3))
+    with eng.connect() as c:
+        raw = c.connection.dbapi_connection
+        assert raw is not None
+        assert raw.pg.info.transaction_status == psycopg.pq.TransactionStatus.IDLE  # type: ignore[attr-defined]
+        pid = raw.pg.info.backend_pid  # type: ignore[attr-defined]
+    with psycopg.connect(dsn_pair[1], autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+    with eng.connect() as c:
+        assert c.execute(sa.select(sa.func.count()).select_from(item)).scalar() == 3
+        assert c.connection.dbapi_connection.pg.info.backend_pid != pid  # type: ignore[union-attr]
+    eng.dispose()

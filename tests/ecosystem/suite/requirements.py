@@ -90,6 +90,10 @@ class Requirements(SuiteRequirements):
     def view_reflection(self) -> exclusions.compound:
         return exclusions.open()
 
+    @property
+    def supports_distinct_on(self) -> exclusions.compound:
+        return exclusions.open()
+
     # -- what it does not ---------------------------------------------------------------------
     @property
     def schemas(self) -> exclusions.compound:
@@ -137,7 +141,9 @@ class Requirements(SuiteRequirements):
 
     @property
     def check_constraint_reflection(self) -> exclusions.compound:
-        return _closed("CHECK constraints are reflected as the catalog records them, not as pg_get_constraintdef prints them")
+        return _closed(
+            "CHECK constraints are reflected as the catalog records them, not as pg_get_constraintdef prints them"
+        )
 
     @property
     def index_ddl_if_exists(self) -> exclusions.compound:
