@@ -94,6 +94,11 @@ def duck_type(table: TableMeta, col: ColumnMeta) -> str:
         return f"DECIMAL({t.precision},{t.scale or 0})"
     if t.name in _SIMPLE_DUCK:
         return _SIMPLE_DUCK[t.name]
+    if t.name == "char":
+        # held without its trailing spaces (stored as VARCHAR, see :func:`storage_type`):
+        # char(n) compares, concatenates and measures that way; typed CHAR(n) for the
+        # annotation, so that LIKE and the outputs get the padding back
+        return f"CHAR({t.precision or 1})"
     raise UnsupportedQuery(
         f"{table.name}.{col.name} ({t.sql()}) in a client-evaluated query", f"{t.name} column"
     )
@@ -463,6 +468,12 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         raise _refuse("avg other than as an output of the outermost SELECT", node)
     if isinstance(node, exp.Lower | exp.Upper):
         return _udf("pg_" + type(node).__name__.lower(), node.this)
+    if isinstance(node, exp.Like | exp.ILike) and not node.meta.get("padded"):
+        n = char_length(node.this)
+        if n is not None:  # char(n) LIKE matches the padded value, as PostgreSQL does
+            node.meta["padded"] = True
+            pad = (exp.Literal.number(n), exp.Literal.string(" "))
+            node.set("this", _udf("rpad", node.this, *pad))
     if isinstance(node, exp.ILike):
         return exp.Like(
             this=_udf("pg_lower", node.this), expression=_udf("pg_lower", node.expression)
@@ -728,6 +739,22 @@ def pg_substr(s: str, start: int, length: int) -> str:
     return s[first - 1 : end - 1] if end > first else ""
 
 
+def storage_type(duck: str) -> str:
+    """The DuckDB column type of a :func:`duck_type` (char(n) is held as VARCHAR)."""
+    return "VARCHAR" if duck.startswith("CHAR(") else duck
+
+
+def char_length(node: exp.Expression) -> int | None:
+    """n, where ``node`` is annotated char(n)."""
+    t = node.type
+    if t is None or not t.is_type(exp.DataType.Type.CHAR) or not t.expressions:
+        return None
+    try:
+        return int(t.expressions[0].name)
+    except ValueError:
+        return None
+
+
 def engine(tables: Sequence[tuple[str, list[tuple[str, str]]]]) -> duckdb.DuckDBPyConnection:
     """A fresh in-memory DuckDB with the pg_* functions and the tables (empty)."""
     from duckdb.sqltypes import BIGINT, VARCHAR
@@ -746,7 +773,7 @@ def engine(tables: Sequence[tuple[str, list[tuple[str, str]]]]) -> duckdb.DuckDB
         VARCHAR,
     )
     for name, cols in tables:
-        defs = ", ".join(f'"{c}" {t}' for c, t in cols)
+        defs = ", ".join(f'"{c}" {storage_type(t)}' for c, t in cols)
         con.execute(f'CREATE TABLE "{name}" ({defs})')
     return con
 
@@ -761,7 +788,10 @@ def load(
     if not rows:
         return
     columns = [list(c) for c in zip(*rows, strict=True)]
-    items = ", ".join(f"unnest(${i + 1}::{t}[])" for i, (_, t) in enumerate(cols))
+    for i, (_, t) in enumerate(cols):
+        if t.startswith("CHAR("):  # char(n) held without its padding
+            columns[i] = [None if v is None else v.rstrip(" ") for v in columns[i]]
+    items = ", ".join(f"unnest(${i + 1}::{storage_type(t)}[])" for i, (_, t) in enumerate(cols))
     con.execute(f'INSERT INTO "{name}" SELECT {items}', columns)
 
 
@@ -820,6 +850,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
 
     names = output_names(stmt, tree)
     annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
+    char_outputs = [char_length(e) for e in leftmost(tree).expressions[: len(names)]]
     builders: dict[str, ParamBuilder] = {}
     sql, avgs = to_duckdb(tree, builders)
     width = len(names)
@@ -837,6 +868,8 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
         oids.append(1700 if i in avgs else result_oid(str(d[1])))
     varchar_cols = _varchar_outputs(catalog, tree, width)
     oids = [1043 if i in varchar_cols and o == 25 else o for i, o in enumerate(oids)]
+    padded = {i: n for i, n in enumerate(char_outputs) if n is not None}
+    oids = [1042 if i in padded else o for i, o in enumerate(oids)]
 
     def finish(fetched: list[list[tuple[Any, ...]]], params: Params) -> list[tuple[Any, ...]]:
         con = engine(tables)
@@ -849,6 +882,14 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
             raise translate(exc) from None
         finally:
             con.close()
+        if padded:  # char(n) values are printed with their padding
+            rows = [
+                tuple(
+                    v.ljust(padded[i]) if i in padded and isinstance(v, str) else v
+                    for i, v in enumerate(r)
+                )
+                for r in rows
+            ]
         if avgs:
             rows = [
                 tuple(pg_avg(r[i], r[avgs[i]], None) if i in avgs else r[i] for i in range(width))
