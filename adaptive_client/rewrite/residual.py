@@ -40,6 +40,7 @@ time (before any peel) wherever it can be decided there.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Any, cast
 
 import duckdb
@@ -54,7 +55,8 @@ from sqlglot.optimizer.scope import traverse_scope
 
 from ..errors import AdaptiveError, UndefinedColumn, UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, TableMeta
-from .numeric import pg_avg
+from .fold import fold_constants
+from .numeric import numeric_div, pg_avg
 from .plan import Compiled, Output, ParamBuilder, Params, Residual
 
 
@@ -396,7 +398,13 @@ _FLOATS = (exp.DataType.Type.DOUBLE, exp.DataType.Type.FLOAT)
 
 
 def _kind(node: exp.Expression) -> str:
-    """int | decimal | float | text | date | timestamp | bool | other, as annotated."""
+    """int | decimal | float | text | date | timestamp | bool | other, as annotated
+    (a numeric constant as PostgreSQL types it: with a point or exponent, numeric)."""
+    while isinstance(node, exp.Paren | exp.Neg):
+        node = node.this
+    if isinstance(node, exp.Literal) and not node.is_string:
+        text = str(node.this)
+        return "decimal" if any(ch in text for ch in ".eE") or abs(int(text)) >= 2**63 else "int"
     t = node.type
     if t is None:
         return "other"
@@ -449,7 +457,9 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
                 default=node.expression,
             )
             return exp.Div(this=node.this, expression=divisor)
-        raise _refuse("numeric division (PostgreSQL's result scale)", node)
+        if a in ("int", "decimal") and b in ("int", "decimal"):
+            return _numeric_div(node.this, node.expression)
+        raise _refuse(f"division of {a} by {b}", node)
     if isinstance(node, exp.Mod):
         if _kind(node.this) == "int" and _kind(node.expression) == "int":
             return node
@@ -465,7 +475,12 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         node.meta["pg_typed"] = True
         return _sum_typed(node, node)
     if isinstance(node, exp.Avg):
-        raise _refuse("avg other than as an output of the outermost SELECT", node)
+        arg = node.this
+        if isinstance(arg, exp.Distinct) or _kind(arg) not in ("int", "decimal"):
+            raise _refuse("avg of other than integers or numerics", node)
+        if isinstance(node.parent, exp.Window):
+            raise _refuse("avg as a window function", node)
+        return _numeric_div(exp.Sum(this=arg.copy()), exp.Count(this=arg.copy()))
     if isinstance(node, exp.Lower | exp.Upper):
         return _udf("pg_" + type(node).__name__.lower(), node.this)
     if isinstance(node, exp.Like | exp.ILike) and not node.meta.get("padded"):
@@ -527,6 +542,30 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
     return node
 
 
+# The scale of a numeric quotient computed inside the client engine: PostgreSQL's
+# (at least 16 significant digits) fits for quotients from 1e-8 to 1e14; others are
+# refused at run time rather than rounded differently.
+QUOTIENT_SCALE = 24
+
+
+def _numeric_div(a: exp.Expression, b: exp.Expression) -> exp.Expression:
+    """PostgreSQL's numeric division, exact (:func:`pg_quotient`), for quotients used
+    inside the statement; an output that is a quotient is divided on the client."""
+    return _udf("pg_numeric_div", _cast(a, "VARCHAR"), _cast(b, "VARCHAR"))
+
+
+def pg_quotient(a: str, b: str) -> Decimal:
+    """``a / b`` as PostgreSQL's numeric division gives it, if DECIMAL(38, 24) holds it."""
+    x, y = Decimal(a), Decimal(b)
+    if y == 0:
+        raise ZeroDivisionError("division by zero")
+    q = numeric_div(x, y)
+    step = Decimal(1).scaleb(-QUOTIENT_SCALE)
+    if q != q.quantize(step) or abs(q) >= Decimal(10) ** (38 - QUOTIENT_SCALE):
+        raise ValueError(f"numeric quotient {q} beyond the client engine's DECIMAL(38,24)")
+    return q
+
+
 def _sum_typed(agg: exp.Sum, node: exp.Expression) -> exp.Expression:
     """``node`` (a sum, or a window of one) typed as PostgreSQL types the sum."""
     arg = agg.this.expressions[0] if isinstance(agg.this, exp.Distinct) else agg.this
@@ -575,30 +614,43 @@ def _escape_likes(tree: exp.Expression) -> None:
             like.replace(exp.Escape(this=like.copy(), expression=exp.Literal.string("\\")))
 
 
-def avg_outputs(tree: exp.Expression) -> dict[int, int]:
-    """Rewrite ``avg(x)`` items of the outermost SELECT into ``sum(x)`` plus a hidden
-    ``count(x)`` appended: {item index: index of its count}.  PostgreSQL's numeric
-    division is applied to them on the client."""
+def quotient_outputs(tree: exp.Expression) -> dict[int, tuple[str, int]]:
+    """Rewrite the outermost SELECT's items that PostgreSQL computes by numeric division
+    -- ``avg(x)`` of integers/numerics, ``a / b`` of numerics -- into their dividend,
+    with the divisor appended as a hidden item: {item index: ("avg" | "div", index of
+    its divisor)}.  The client divides them with PostgreSQL's numeric division, whose
+    result scale depends on the values (one output column may hold several scales)."""
     if not isinstance(tree, exp.Select):
         return {}
     items = tree.expressions
-    out: dict[int, int] = {}
+    out: dict[int, tuple[str, int]] = {}
     for i, item in enumerate(list(items)):
         node = item.this if isinstance(item, exp.Alias) else item
-        if not isinstance(node, exp.Avg):
+        while isinstance(node, exp.Paren):
+            node = node.this
+        if isinstance(node, exp.Avg):
+            arg = node.this
+            if isinstance(arg, exp.Distinct) or _kind(arg) not in ("int", "decimal"):
+                raise _refuse("avg of other than integers or numerics", node)
+            kind, dividend, divisor = "avg", exp.Sum(this=arg.copy()), exp.Count(this=arg.copy())
+        elif isinstance(node, exp.Div):
+            a, b = _kind(node.this), _kind(node.expression)
+            if not (a in ("int", "decimal") and b in ("int", "decimal") and "decimal" in (a, b)):
+                continue
+            if node.find(exp.Placeholder):
+                continue  # refused by the rewrite: a parameter's type decides the division
+            kind, dividend, divisor = "div", node.this.copy(), node.expression.copy()
+        else:
             continue
-        arg = node.this
-        if isinstance(arg, exp.Distinct) or _kind(arg) not in ("int", "decimal"):
-            raise _refuse("avg of other than integers or numerics", node)
         if tree.args.get("distinct") is not None:
-            raise _refuse("avg with DISTINCT rows", node)
+            raise _refuse(f"{kind} with DISTINCT rows", node)
         order = tree.args.get("order")
         if order is not None:
             alias = item.alias if isinstance(item, exp.Alias) else None
             for o in order.expressions:
                 key = o.this
                 if (
-                    key.find(exp.Avg)
+                    key.find(exp.Avg, exp.Div)
                     or (isinstance(key, exp.Column) and not key.table and key.name == alias)
                     or (
                         isinstance(key, exp.Literal)
@@ -606,24 +658,32 @@ def avg_outputs(tree: exp.Expression) -> dict[int, int]:
                         and key.name == str(i + 1)
                     )
                 ):
-                    raise _refuse("ORDER BY avg", o)
-        node.replace(exp.Sum(this=arg.copy()))
-        tree.append(
-            "expressions",
-            exp.Alias(this=exp.Count(this=arg.copy()), alias=exp.to_identifier(f"__n{i}")),
-        )
-        out[i] = len(tree.expressions) - 1
+                    raise _refuse("ORDER BY an output computed by numeric division", o)
+        node.replace(dividend)
+        tree.append("expressions", exp.Alias(this=divisor, alias=exp.to_identifier(f"__n{i}")))
+        out[i] = (kind, len(tree.expressions) - 1)
     return out
+
+
+def pg_divide(kind: str, dividend: Any, divisor: Any) -> Any:
+    """An output of :func:`quotient_outputs`, divided as PostgreSQL divides it."""
+    if kind == "avg":
+        return pg_avg(dividend, divisor, None)
+    if dividend is None or divisor is None:
+        return None
+    if divisor == 0:
+        raise pg_errors.DivisionByZero("division by zero")
+    return numeric_div(Decimal(dividend), Decimal(divisor))
 
 
 def to_duckdb(
     tree: exp.Expression, builders: dict[str, ParamBuilder]
-) -> tuple[str, dict[int, int]]:
+) -> tuple[str, dict[int, tuple[str, int]]]:
     """The DuckDB SQL of the annotated, qualified tree; fills ``builders`` with the
     parameters ($p0, ...) it takes."""
     from .compiler import Compiler
 
-    avgs = avg_outputs(tree)
+    avgs = quotient_outputs(tree)
     c = Compiler.__new__(Compiler)
     for ph in list(tree.find_all(exp.Placeholder)):
         builder = Compiler.value_of(c, ph)
@@ -765,6 +825,12 @@ def engine(tables: Sequence[tuple[str, list[tuple[str, str]]]]) -> duckdb.DuckDB
     con.execute("SET default_null_order = 'nulls_last'")
     con.create_function("pg_lower", pg_lower, [VARCHAR], VARCHAR)
     con.create_function("pg_upper", pg_upper, [VARCHAR], VARCHAR)
+    con.create_function(
+        "pg_numeric_div",
+        pg_quotient,
+        [VARCHAR, VARCHAR],
+        duckdb.decimal_type(38, QUOTIENT_SCALE),
+    )
     con.create_function("pg_substr2", pg_substr_from, [VARCHAR, BIGINT], VARCHAR)
     con.create_function(
         "pg_substr3",
@@ -823,6 +889,8 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
         raise _refuse(f"{type(stmt).__name__} statement", stmt)
     schema = schema_of(catalog, stmt)
     tree = qualified(stmt, schema)
+    annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
+    tree = fold_constants(tree)
     check_allowed(tree)
     check_distinct_order(tree)
     used = used_columns(tree)
@@ -892,7 +960,10 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
             ]
         if avgs:
             rows = [
-                tuple(pg_avg(r[i], r[avgs[i]], None) if i in avgs else r[i] for i in range(width))
+                tuple(
+                    pg_divide(avgs[i][0], r[i], r[avgs[i][1]]) if i in avgs else r[i]
+                    for i in range(width)
+                )
                 for r in rows
             ]
         return rows

@@ -553,8 +553,7 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
                 raise _unsupported(e, "non-constant value in INSERT")
             given[name] = v
         effective = {
-            col.name: given.get(col.name) or defaults.builder(col)
-            for col in meta.columns.values()
+            col.name: given.get(col.name) or defaults.builder(col) for col in meta.columns.values()
         }
         row_values.append(effective)
         # The row's given values are bound (coerced, checked) before its defaults are

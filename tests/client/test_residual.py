@@ -230,12 +230,20 @@ ANSWERED: list[tuple[str, tuple[Any, ...]]] = [
     ("SELECT id, rating * 2 FROM post WHERE rating / 2 > 0.2 OR rating * 2 < -1 ORDER BY id", ()),
     ("SELECT (SELECT name FROM author WHERE id = 1), 1 + 1, true, NULL, 'x' FROM post LIMIT 1", ()),
     ("SELECT count(*) FROM (SELECT DISTINCT lower(title) FROM post) s", ()),
+    # numeric division: the output's scale per value, and inside the statement exact
+    ("SELECT id, price / 3, 100.00 * price / (score + 100) FROM post WHERE lower(title) = 'hello' ORDER BY id", ()),
+    ("SELECT sum(price) / count(*), sum(score) / 7.0 FROM post WHERE lower(title) <> 'x'", ()),
+    ("SELECT id FROM post WHERE price > (SELECT avg(price) FROM post) AND lower(title) <> 'x' ORDER BY id", ()),
+    ("SELECT id FROM post p WHERE score * 1.5 < (SELECT avg(score) FROM post q WHERE q.author_id = p.author_id) ORDER BY id", ()),
+    # date +- interval constants, folded (a timestamp; against a date column, the date)
+    ("SELECT id FROM author WHERE joined < date '2021-03-31' + interval '1' month ORDER BY id", ()),
+    ("SELECT id FROM author WHERE joined BETWEEN date '2020-01-01' - interval '1 year' AND date '2021-02-28' + interval '2' day ORDER BY id", ()),
+    ("SELECT date '2020-01-31' + interval '1' month, 0.06 - 0.01, 1 + 10 FROM author WHERE lower(name) = 'ann'", ()),
 ]
 
 # unordered statements with LIMIT: any rows PostgreSQL could return are fine
 REFUSED = [
     "SELECT string_agg(title, ',') FROM post",  # order of aggregation
-    "SELECT price / 3 FROM post WHERE lower(title) = 'x'",  # numeric division scale
     "SELECT date_trunc('month', joined) FROM author",  # timestamptz of a date
     "SELECT sum(rating) FROM post WHERE lower(title) = 'x'",  # float summation order
     "SELECT round(rating) FROM post WHERE lower(title) = 'x'",  # rint vs half away
@@ -277,6 +285,7 @@ def test_errors_as_postgresql_raises(pair: Pair) -> None:
     for sql, cls in [
         ("SELECT id FROM post WHERE score / 0 > 1", psycopg.errors.DivisionByZero),
         ("SELECT id FROM post WHERE rating / 0 > 1", psycopg.errors.DivisionByZero),
+        ("SELECT id FROM post WHERE price / (score - score) > 1", psycopg.errors.DivisionByZero),
         ("SELECT (SELECT id FROM author) FROM post", psycopg.errors.CardinalityViolation),
     ]:
         with pytest.raises(cls):
