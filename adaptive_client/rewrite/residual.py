@@ -58,6 +58,7 @@ from ..metadata import Catalog, ColumnMeta, TableMeta
 from .fold import fold_constants
 from .numeric import numeric_div, pg_avg
 from .plan import Compiled, Output, ParamBuilder, Params, Residual
+from .split import Relation, compile_relation, plan_relations, rewrite_to_relations, try_compile
 
 
 def _refuse(what: str, node: Any = None) -> UnsupportedQuery:
@@ -888,40 +889,36 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
     if not isinstance(stmt, exp.Select | exp.SetOperation):
         raise _refuse(f"{type(stmt).__name__} statement", stmt)
     schema = schema_of(catalog, stmt)
-    tree = qualified(stmt, schema)
+    tree = qualified(_exists_select_one(stmt), schema)
     annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
     tree = fold_constants(tree)
+    annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
     check_allowed(tree)
     check_distinct_order(tree)
-    used = used_columns(tree)
-    occurrences = base_tables(tree)
-    counts: dict[str, int] = {}
-    for t, _ in occurrences:
-        counts[t.name.lower()] = counts.get(t.name.lower(), 0) + 1
 
-    fetches: list[Compiled] = []
+    def compiles(rel: Relation, conj: list[exp.Expression]) -> bool:
+        return try_compile(catalog, rel, conj) is not None
+
+    relations = plan_relations(catalog, tree, compiles)
+    fetches = [compile_relation(catalog, rel) for rel in relations]
     tables: list[tuple[str, list[tuple[str, str]]]] = []
     needs_c = False
-    for name, cols_used in used.items():
-        meta = catalog.table(name)
-        cols = [c for c in meta.columns if c in cols_used] or [next(iter(meta.columns))]
-        candidates: list[exp.Expression] = []
-        alias = name
-        if counts.get(name) == 1:
-            table, scope = next((t, s) for t, s in occurrences if t.name.lower() == name)
-            alias = table.alias_or_name
-            candidates = pushable(table, scope)
-        fetches.append(compile_fetch(catalog, meta, alias, cols, candidates))
-        tables.append((name, [(c, schema[name][c]) for c in cols]))
-        needs_c = needs_c or any(meta.columns[c].type.name in ("text", "varchar") for c in cols)
+    for rel in relations:
+        cols = []
+        for alias, c in rel.columns:
+            meta = catalog.table(rel.members[alias].name)
+            cols.append((rel.column_name(alias, c), schema[meta.name][c]))
+            needs_c = needs_c or meta.columns[c].type.name in ("text", "varchar", "char")
+        tables.append((rel.name, cols))
     needs_c = needs_c or any(lit.is_string for lit in tree.find_all(exp.Literal))
 
     names = output_names(stmt, tree)
-    annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
-    char_outputs = [char_length(e) for e in leftmost(tree).expressions[: len(names)]]
+    width = len(names)
+    char_outputs = [char_length(e) for e in leftmost(tree).expressions[:width]]
+    varchar_cols = _varchar_outputs(catalog, tree, width)
+    rewrite_to_relations(tree, relations)
     builders: dict[str, ParamBuilder] = {}
     sql, avgs = to_duckdb(tree, builders)
-    width = len(names)
 
     # bind on the empty tables: the result's types, and refusals, before anything runs
     con = engine(tables)
@@ -934,7 +931,6 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
     oids = []
     for i, d in enumerate(described[:width]):
         oids.append(1700 if i in avgs else result_oid(str(d[1])))
-    varchar_cols = _varchar_outputs(catalog, tree, width)
     oids = [1043 if i in varchar_cols and o == 25 else o for i, o in enumerate(oids)]
     padded = {i: n for i, n in enumerate(char_outputs) if n is not None}
     oids = [1042 if i in padded else o for i, o in enumerate(oids)]
@@ -974,6 +970,17 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
     plan.needs = [n for f in fetches for n in f.needs]
     plan.tables = [t for f in fetches for t in f.tables]
     return plan
+
+
+def _exists_select_one(stmt: exp.Expression) -> exp.Expression:
+    """``EXISTS (SELECT * ...)`` as ``EXISTS (SELECT 1 ...)``: the same, and the star
+    would otherwise count as a use of every column (each fetched)."""
+    stmt = stmt.copy()
+    for node in stmt.find_all(exp.Exists):
+        sub = node.this
+        if isinstance(sub, exp.Select) and all(isinstance(e, exp.Star) for e in sub.expressions):
+            sub.set("expressions", [exp.Literal.number(1)])
+    return stmt
 
 
 def _no_row_fn(row: Sequence[Any]) -> Any:  # the residual's rows come whole from finish

@@ -1,0 +1,277 @@
+"""What of a client-evaluated statement the server runs: its *relations*.
+
+Each FROM item that is a base table belongs to one relation, a server SELECT whose
+decrypted rows the client engine reads in the table's place.  Within one SELECT of the
+statement (a scope) whose FROM items are joined by commas or inner joins only, the
+tables that the server can join -- an equality of two columns that compiles over
+ciphertexts, as foreign keys and join groups allow -- form one relation: the server
+runs the join and the filters over its tables (the conjuncts of WHERE and ON that read
+only them and compile), and ships only the joined rows' used columns.  Tables it cannot
+join, and every table of a scope with an outer join, are relations of their own,
+filtered by the conjuncts that read only them (where filtering first cannot change an
+outer join).
+
+Every conjunct stays in the statement the client engine runs: what the server applied
+is a filter the rows already pass, so applying it again changes nothing, and the
+statement keeps its meaning whatever was pushed down.
+
+The statement is rewritten to read the relations: a single-table relation replaces the
+table under the same alias (its columns keep their names); a relation of several tables
+becomes one FROM item, its columns named ``<alias>__<column>``, the scope's ON
+conditions moved to its WHERE (equivalent for inner joins).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import psycopg
+from sqlglot import exp
+from sqlglot.optimizer.scope import Scope as GlotScope
+from sqlglot.optimizer.scope import traverse_scope
+
+from ..errors import AdaptiveError
+from ..metadata import Catalog
+from .plan import Compiled
+
+
+@dataclass
+class Relation:
+    """One server SELECT: the FROM items ``members`` (aliases in their scope) joined and
+    filtered by ``conjuncts``, projected to ``columns``."""
+
+    name: str
+    scope: GlotScope
+    members: dict[str, exp.Table]
+    conjuncts: list[exp.Expression] = field(default_factory=list)
+    columns: list[tuple[str, str]] = field(default_factory=list)  # (alias, column)
+
+    @property
+    def merged(self) -> bool:
+        return len(self.members) > 1
+
+    def column_name(self, alias: str, column: str) -> str:
+        """The column's name in the client engine's table."""
+        return f"{alias}__{column}" if self.merged else column
+
+    def select(self, catalog: Catalog, conjuncts: list[exp.Expression]) -> exp.Select:
+        """The server SELECT over plain names (before the rewrite to ciphertexts)."""
+        columns = self.columns or [
+            (alias, next(iter(catalog.table(t.name).columns)))
+            for alias, t in list(self.members.items())[:1]
+        ]
+        sel = exp.Select(expressions=[exp.column(c, table=a, quoted=False) for a, c in columns])
+        items = [
+            exp.Table(
+                this=exp.to_identifier(t.name),
+                alias=exp.TableAlias(this=exp.to_identifier(alias)),
+            )
+            for alias, t in self.members.items()
+        ]
+        sel.set("from_", exp.From(this=items[0]))
+        if len(items) > 1:
+            sel.set("joins", [exp.Join(this=item) for item in items[1:]])
+        if conjuncts:
+            sel.set("where", exp.Where(this=exp.and_(*[c.copy() for c in conjuncts])))
+        return sel
+
+
+def conjuncts(node: exp.Expression | None) -> list[exp.Expression]:
+    if node is None:
+        return []
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.And):
+        return conjuncts(node.this) + conjuncts(node.expression)
+    return [node]
+
+
+def source_of(scope: GlotScope, alias: str) -> object:
+    s: GlotScope | None = scope
+    while s is not None:
+        if alias in s.sources:
+            return s.sources[alias]
+        s = s.parent
+    return None
+
+
+def _inner_only(select: exp.Select) -> bool:
+    for j in select.args.get("joins") or []:
+        if (j.side or "") or (j.kind or "").upper() not in ("", "INNER", "CROSS"):
+            return False
+        if j.args.get("using") or j.args.get("method"):
+            return False
+    return True
+
+
+def _local(c: exp.Expression, scope: GlotScope, tables: dict[str, exp.Table]) -> set[str] | None:
+    """The aliases a conjunct reads, if it reads only base tables of ``scope`` and holds
+    no subquery, aggregate or window; else None."""
+    if c.find(exp.Select, exp.Subquery, exp.AggFunc, exp.Window, exp.Star):
+        return None
+    aliases = set()
+    for col in c.find_all(exp.Column):
+        if col.table not in tables or scope.sources.get(col.table) is not tables[col.table]:
+            return None
+        aliases.add(col.table)
+    return aliases or None
+
+
+def _outer_safe(scope: GlotScope, alias: str) -> list[exp.Expression]:
+    """WHERE conjuncts reading only ``alias`` that may filter it in a scope with outer
+    joins: not on the nullable side of one."""
+    select = scope.expression
+    joins = select.args.get("joins") or []
+    if any((j.side or "").upper() in ("RIGHT", "FULL") for j in joins):
+        return []
+    if any(j.this.alias_or_name == alias and (j.side or "").upper() == "LEFT" for j in joins):
+        return []
+    where = select.args.get("where")
+    return list(conjuncts(where.this if where is not None else None))
+
+
+Compiles = Callable[[Relation, list[exp.Expression]], bool]
+
+
+def plan_relations(catalog: Catalog, tree: exp.Expression, compiles: Compiles) -> list[Relation]:
+    """The relations of the (qualified) statement, with their columns and pushed-down
+    conjuncts; ``compiles(relation, conjuncts)`` says whether the server SELECT of a
+    relation with those conjuncts compiles over ciphertexts."""
+    relations: list[Relation] = []
+    by_table: dict[int, tuple[Relation, str]] = {}
+    for scope in traverse_scope(tree):
+        tables = {a: s for a, s in scope.sources.items() if isinstance(s, exp.Table)}
+        if not tables:
+            continue
+        select = scope.expression
+        if isinstance(select, exp.Select) and _inner_only(select):
+            where = select.args.get("where")
+            found = conjuncts(where.this if where is not None else None)
+            for j in select.args.get("joins") or []:
+                found += conjuncts(j.args.get("on"))
+            local = [(c, r) for c in found if (r := _local(c, scope, tables)) is not None]
+            groups = {alias: {alias} for alias in tables}
+            for c, aliases in local:
+                if len(aliases) != 2:
+                    continue
+                a, b = sorted(aliases)
+                if groups[a] is groups[b]:
+                    continue
+                probe = Relation("", scope, {x: tables[x] for x in (a, b)})
+                if compiles(probe, [c]):
+                    merged = groups[a] | groups[b]
+                    for x in merged:
+                        groups[x] = merged
+            seen: list[set[str]] = []
+            for g in groups.values():
+                if not any(g is s for s in seen):
+                    seen.append(g)
+            for g in seen:
+                members = {a: tables[a] for a in tables if a in g}
+                rel = Relation(f"__r{len(relations)}", scope, members)
+                rel.conjuncts = [c for c, aliases in local if aliases <= g]
+                relations.append(rel)
+        else:
+            for alias, table in tables.items():
+                rel = Relation(f"__r{len(relations)}", scope, {alias: table})
+                rel.conjuncts = [
+                    c for c in _outer_safe(scope, alias) if _local(c, scope, tables) == {alias}
+                ]
+                relations.append(rel)
+        for rel in relations:
+            for alias, table in rel.members.items():
+                by_table.setdefault(id(table), (rel, alias))
+    # the columns each relation ships: every column any scope reads from its tables
+    for scope in traverse_scope(tree):
+        for col in scope.columns:
+            if not col.table:
+                continue
+            src = source_of(scope, col.table)
+            hit = by_table.get(id(src))
+            if hit is None:
+                continue
+            rel, alias = hit
+            key = (alias, col.name.lower())
+            if key not in rel.columns:
+                rel.columns.append(key)
+    for rel in relations:
+        if not rel.columns:  # e.g. count(*): the rows matter, not their values
+            alias, table = next(iter(rel.members.items()))
+            rel.columns.append((alias, next(iter(catalog.table(table.name).columns))))
+    return relations
+
+
+def rewrite_to_relations(tree: exp.Expression, relations: list[Relation]) -> None:
+    """Point the statement at the relations' tables (see the module docstring)."""
+    by_table = {id(t): (rel, alias) for rel in relations for alias, t in rel.members.items()}
+    renames: dict[int, tuple[exp.Column, Relation, str]] = {}
+    for scope in traverse_scope(tree):
+        for col in scope.columns:
+            if not col.table or id(col) in renames:  # a correlated column: seen already
+                continue
+            hit = by_table.get(id(source_of(scope, col.table)))
+            if hit is not None and hit[0].merged:
+                renames[id(col)] = (col, hit[0], hit[1])
+    for col, rel, alias in renames.values():
+        col.set("this", exp.to_identifier(rel.column_name(alias, col.name.lower())))
+        col.set("table", exp.to_identifier(f"__g{rel.name}"))
+    scopes: dict[int, list[Relation]] = {}
+    for rel in relations:
+        scopes.setdefault(id(rel.scope), []).append(rel)
+    for rels in scopes.values():
+        select = rels[0].scope.expression
+        if not any(r.merged for r in rels):
+            for rel in rels:
+                ((alias, table),) = rel.members.items()
+                table.replace(_table(rel.name, alias))
+            continue
+        # all inner joins: ON conditions join the WHERE, the FROM lists the relations
+        ons = [j.args["on"] for j in select.args.get("joins") or [] if j.args.get("on")]
+        items = [
+            _table(rel.name, f"__g{rel.name}" if rel.merged else next(iter(rel.members)))
+            for rel in rels
+        ]
+        select.set("from_", exp.From(this=items[0]))
+        select.set("joins", [exp.Join(this=item) for item in items[1:]] or None)
+        where = select.args.get("where")
+        parts = ([where.this] if where is not None else []) + ons
+        if parts:
+            select.set("where", exp.Where(this=exp.and_(*parts, copy=False)))
+
+
+def _table(name: str, alias: str) -> exp.Table:
+    return exp.Table(
+        this=exp.to_identifier(name), alias=exp.TableAlias(this=exp.to_identifier(alias))
+    )
+
+
+def compile_relation(catalog: Catalog, rel: Relation) -> Compiled:
+    """The server SELECT of a relation, with the conjuncts that compile over ciphertexts
+    pushed down (each tried alone, then all together)."""
+    kept = [c for c in rel.conjuncts if try_compile(catalog, rel, [c]) is not None]
+    if kept:
+        plan = try_compile(catalog, rel, kept)
+        if plan is not None:
+            return plan
+    plan = try_compile(catalog, rel, [])
+    if plan is None:  # raise what stops it
+        return _compile(catalog, rel, [])
+    return plan
+
+
+def try_compile(catalog: Catalog, rel: Relation, conj: list[exp.Expression]) -> Compiled | None:
+    try:
+        return _compile(catalog, rel, conj)
+    except (AdaptiveError, psycopg.Error):
+        return None
+
+
+def _compile(catalog: Catalog, rel: Relation, conj: list[exp.Expression]) -> Compiled:
+    from .compiler import Compiler
+    from .statements import _select
+
+    c = Compiler(catalog)
+    plan = _select(c, rel.select(catalog, conj))
+    plan.needs, plan.tables = c.needs, c.tables
+    return plan
