@@ -116,6 +116,7 @@ def run(conn: Any, number: int, scale: float) -> Result:
     """Query ``number`` through ``conn`` (plain psycopg or the client), timed."""
     text = query(number, scale)
     stats = getattr(conn, "stats", None)
+    before = (stats.residual_rows, stats.residual_bytes) if stats is not None else (0, 0)
     t0 = time.perf_counter()
     cur = conn.cursor()
     cur.execute(text)
@@ -125,7 +126,7 @@ def run(conn: Any, number: int, scale: float) -> Result:
     cur.close()
     conn.rollback()
     result = Result(columns, printed_rows(rows), seconds)
-    last = getattr(stats, "last_residual", None) if stats is not None else None
-    if last is not None:
-        result.shipped_rows, result.shipped_bytes = last.rows, last.bytes
+    if stats is not None:  # rows the split execution shipped to the client
+        result.shipped_rows = stats.residual_rows - before[0]
+        result.shipped_bytes = stats.residual_bytes - before[1]
     return result

@@ -118,6 +118,10 @@ class Residual:
     finish: Callable[[list[list[tuple[Any, ...]]], Params], list[tuple[Any, ...]]]
     # its answer depends on text order or case mapping: exact only under C/POSIX
     needs_c_locale: bool = False
+    # what the server could not run (why the statement is finished on the client), and
+    # per fetch what it reads: named by the row cap's error and the shipping statistics
+    reason: str = ""
+    parts: list[str] = field(default_factory=list)
 
 
 @dataclass

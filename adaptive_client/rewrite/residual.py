@@ -884,8 +884,9 @@ def translate(exc: duckdb.Error) -> Exception:
 # -- the plan --------------------------------------------------------------------------------
 
 
-def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
-    """The residual plan of a SELECT / set operation (see the module docstring)."""
+def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -> Compiled:
+    """The residual plan of a SELECT / set operation (see the module docstring);
+    ``reason``: why the server cannot run it whole (the direct compilation's refusal)."""
     if not isinstance(stmt, exp.Select | exp.SetOperation):
         raise _refuse(f"{type(stmt).__name__} statement", stmt)
     schema = schema_of(catalog, stmt)
@@ -966,7 +967,13 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
 
     plan = Compiled(kind="select", returns_rows=True, statement_type="SELECT")
     plan.outputs = [Output(n, _no_row_fn, oid) for n, oid in zip(names, oids, strict=True)]
-    plan.residual = Residual(fetches, finish, needs_c_locale=needs_c)
+    plan.residual = Residual(
+        fetches,
+        finish,
+        needs_c_locale=needs_c,
+        reason=reason,
+        parts=[rel.describe() for rel in relations],
+    )
     plan.needs = [n for f in fetches for n in f.needs]
     plan.tables = [t for f in fetches for t in f.tables]
     return plan

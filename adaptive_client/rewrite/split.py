@@ -51,6 +51,11 @@ class Relation:
     def merged(self) -> bool:
         return len(self.members) > 1
 
+    def describe(self) -> str:
+        """The server SELECT in the application's terms: its tables (and aliases)."""
+        names = [t.name if t.name == a else f"{t.name} {a}" for a, t in self.members.items()]
+        return "the rows of " + " joined with ".join(names)
+
     def column_name(self, alias: str, column: str) -> str:
         """The column's name in the client engine's table."""
         return f"{alias}__{column}" if self.merged else column

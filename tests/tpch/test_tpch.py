@@ -55,6 +55,18 @@ def _compare(plain: Any, enc: Any, number: int, scale: float) -> None:
     assert got.rows == expected.rows
 
 
+def test_joins_run_on_the_server(sf001: tuple[Any, Any, float]) -> None:
+    """Q3's three tables are joined by foreign keys: one server SELECT ships the joined,
+    filtered rows (a few percent of lineitem's), not three tables."""
+    _, enc, scale = sf001
+    enc.stats.reset()
+    got = harness.run(enc, 3, scale)
+    shipped = enc.stats.last_residual
+    assert shipped is not None and len(shipped.fetches) == 1
+    assert "customer joined with orders joined with lineitem" in shipped.fetches[0][0]
+    assert 0 < got.shipped_rows < 5_000
+
+
 @pytest.mark.parametrize("number", _cases())
 def test_query_sf001(sf001: tuple[Any, Any, float], number: int) -> None:
     plain, enc, scale = sf001
