@@ -890,14 +890,17 @@ class Cursor:
         assert residual is not None
         cap = self.connection.residual_row_cap
         shipped = Shipped(residual.reason)
-        fetched = []
         total = 0
-        for i, fetch in enumerate(residual.fetches):
+
+        def fetch(i: int) -> list[tuple[Any, ...]]:
+            nonlocal total
+            assert residual is not None
             part = residual.parts[i] if i < len(residual.parts) else f"fetch {i + 1}"
+            plan_i = residual.fetches[i]
             CURRENT_PARAMS.set(params)
             with STATS.crypto():
-                bound = fetch.bind_positional(params)
-            query = fetch.positional_sql
+                bound = plan_i.bind_positional(params)
+            query = plan_i.positional_sql
             if cap is not None:
                 query += b" LIMIT %d" % (cap - total + 1)
             cur = self._server_cursor()
@@ -906,7 +909,6 @@ class Cursor:
             total += len(raw)
             shipped.fetches.append((part, len(raw), _size(raw)))
             if cap is not None and total > cap:
-                STATS.shipped(shipped)
                 raise RowCapExceeded(
                     f"the statement would ship more than {cap} rows to the client "
                     f"(residual_row_cap): {part} returns them; the server could not run: "
@@ -916,9 +918,12 @@ class Cursor:
                     part,
                 )
             with STATS.crypto():
-                fetched.append(decrypt_columns(fetch.outputs, raw))
-        STATS.shipped(shipped)
-        rows = residual.finish(fetched, params)
+                return decrypt_columns(plan_i.outputs, raw)
+
+        try:
+            rows = residual.finish(fetch, params)
+        finally:
+            STATS.shipped(shipped)
         self._set_result(rows, plan.description, len(rows))
 
     def _rmw(self, plan: Compiled, params: Params) -> None:

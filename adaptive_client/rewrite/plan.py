@@ -115,7 +115,9 @@ class Residual:
     the whole statement over those rows on the client (see rewrite/residual.py)."""
 
     fetches: list[Compiled]
-    finish: Callable[[list[list[tuple[Any, ...]]], Params], list[tuple[Any, ...]]]
+    # finish(fetch, params): calls fetch(i) for each fetch in order (the decrypted rows
+    # of fetches[i]; a fetch's parameters may depend on the rows fetched before it)
+    finish: Callable[[Callable[[int], list[tuple[Any, ...]]], Params], list[tuple[Any, ...]]]
     # its answer depends on text order or case mapping: exact only under C/POSIX
     needs_c_locale: bool = False
     # what the server could not run (why the statement is finished on the client), and

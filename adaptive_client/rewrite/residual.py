@@ -39,7 +39,7 @@ time (before any peel) wherever it can be decided there.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any, cast
 
@@ -58,7 +58,15 @@ from ..metadata import Catalog, ColumnMeta, TableMeta
 from .fold import fold_constants
 from .numeric import numeric_div, pg_avg
 from .plan import Compiled, Output, ParamBuilder, Params, Residual
-from .split import Relation, compile_relation, plan_relations, rewrite_to_relations, try_compile
+from .split import (
+    SEMI_VALUES,
+    Relation,
+    Semi,
+    compile_relation,
+    plan_relations,
+    rewrite_to_relations,
+    try_compile,
+)
 
 
 def _refuse(what: str, node: Any = None) -> UnsupportedQuery:
@@ -919,6 +927,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     varchar_cols = _varchar_outputs(catalog, tree, width)
     rewrite_to_relations(tree, relations)
     builders: dict[str, ParamBuilder] = {}
+    semi_sql = {semi.name: semi_select(semi, builders) for rel in relations for semi in rel.semis}
     sql, avgs = to_duckdb(tree, builders)
 
     # bind on the empty tables: the result's types, and refusals, before anything runs
@@ -936,12 +945,23 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     padded = {i: n for i, n in enumerate(char_outputs) if n is not None}
     oids = [1042 if i in padded else o for i, o in enumerate(oids)]
 
-    def finish(fetched: list[list[tuple[Any, ...]]], params: Params) -> list[tuple[Any, ...]]:
+    def finish(fetch: Fetch, params: Params) -> list[tuple[Any, ...]]:
+        """Fetch the relations in order (each semi-join filter's values computed from
+        the relations fetched before it), then run the statement over them."""
         con = engine(tables)
         try:
-            for (name, cols), rows in zip(tables, fetched, strict=True):
-                load(con, name, cols, rows)
             values = {k: b(params) for k, b in builders.items()}
+            found: dict[str, list[Any]] = {}
+            token = SEMI_VALUES.set(found)
+            try:
+                for i, (rel, (name, cols)) in enumerate(zip(relations, tables, strict=True)):
+                    for semi in rel.semis:
+                        text, used = semi_sql[semi.name]
+                        got = con.execute(text, {k: values[k] for k in used} or None)
+                        found[semi.name] = [r[0] for r in got.fetchall()]
+                    load(con, name, cols, fetch(i))
+            finally:
+                SEMI_VALUES.reset(token)
             rows = con.execute(sql, values).fetchall()
         except duckdb.Error as exc:
             raise translate(exc) from None
@@ -977,6 +997,27 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     plan.needs = [n for f in fetches for n in f.needs]
     plan.tables = [t for f in fetches for t in f.tables]
     return plan
+
+
+Fetch = Callable[[int], list[tuple[Any, ...]]]
+
+
+def semi_select(semi: Semi, builders: dict[str, ParamBuilder]) -> tuple[str, list[str]]:
+    """The client engine's query of a semi-join filter's values (the distinct values of
+    its source column among the source relation's rows that pass its client filter),
+    and the parameters it takes."""
+    src = semi.source
+    alias, column = semi.source_column
+    sel = exp.Select(
+        expressions=[exp.column(src.column_name(alias, column), table=alias, quoted=True)]
+    )
+    sel.set("distinct", exp.Distinct())
+    sel.set("from_", exp.From(this=exp.to_table(src.name, alias=alias)))
+    if semi.client_filter:
+        sel.set("where", exp.Where(this=exp.and_(*semi.client_filter, copy=False)))
+    before = set(builders)
+    text, _ = to_duckdb(sel, builders)
+    return text, [k for k in builders if k not in before]
 
 
 def _exists_select_one(stmt: exp.Expression) -> exp.Expression:

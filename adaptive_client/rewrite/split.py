@@ -24,7 +24,9 @@ conditions moved to its WHERE (equivalent for inner joins).
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import Any
 
 import psycopg
 from sqlglot import exp
@@ -33,7 +35,32 @@ from sqlglot.optimizer.scope import traverse_scope
 
 from ..errors import AdaptiveError
 from ..metadata import Catalog
-from .plan import Compiled
+from .compiler import Compiler
+from .plan import Compiled, ParamBuilder
+
+# the values of each run-time semi-join filter of the statement being fetched
+SEMI_VALUES: ContextVar[dict[str, list[Any]]] = ContextVar("SEMI_VALUES")
+
+
+@dataclass
+class Semi:
+    """A run-time filter of a relation: its column ``target`` (alias, column) equals one
+    of the distinct values of ``source_column`` in the rows of the relation ``source``
+    (fetched before it) that pass ``client_filter`` -- an exact semi-join reduction,
+    sent to the server as ``target = ANY(<those values, encrypted>)``."""
+
+    name: str
+    target: tuple[str, str]
+    source: Relation
+    source_column: tuple[str, str]
+    client_filter: list[exp.Expression]
+
+    def conjunct(self) -> exp.Expression:
+        alias, column = self.target
+        return exp.EQ(
+            this=exp.column(column, table=alias, quoted=False),
+            expression=exp.Any(this=exp.Paren(this=exp.Placeholder(this=self.name))),
+        )
 
 
 @dataclass
@@ -46,6 +73,7 @@ class Relation:
     members: dict[str, exp.Table]
     conjuncts: list[exp.Expression] = field(default_factory=list)
     columns: list[tuple[str, str]] = field(default_factory=list)  # (alias, column)
+    semis: list[Semi] = field(default_factory=list)
 
     @property
     def merged(self) -> bool:
@@ -139,61 +167,111 @@ def _outer_safe(scope: GlotScope, alias: str) -> list[exp.Expression]:
 Compiles = Callable[[Relation, list[exp.Expression]], bool]
 
 
+def _column_pair(c: exp.Expression) -> tuple[exp.Column, exp.Column] | None:
+    """The two columns of ``a = b`` between bare columns."""
+    if (
+        isinstance(c, exp.EQ)
+        and isinstance(c.this, exp.Column)
+        and isinstance(c.expression, exp.Column)
+    ):
+        return c.this, c.expression
+    return None
+
+
 def plan_relations(catalog: Catalog, tree: exp.Expression, compiles: Compiles) -> list[Relation]:
-    """The relations of the (qualified) statement, with their columns and pushed-down
-    conjuncts; ``compiles(relation, conjuncts)`` says whether the server SELECT of a
-    relation with those conjuncts compiles over ciphertexts."""
+    """The relations of the (qualified) statement, with their columns, pushed-down
+    conjuncts and run-time semi-join filters, in the order they are fetched (each after
+    the relations its filters read); ``compiles(relation, conjuncts)`` says whether the
+    server SELECT of a relation with those conjuncts compiles over ciphertexts."""
     relations: list[Relation] = []
     by_table: dict[int, tuple[Relation, str]] = {}
+
+    def add(scope: GlotScope, members: dict[str, exp.Table]) -> Relation:
+        rel = Relation(f"__r{len(relations)}", scope, members)
+        relations.append(rel)
+        for alias, table in members.items():
+            by_table[id(table)] = (rel, alias)
+        return rel
+
     for scope in traverse_scope(tree):
         tables = {a: s for a, s in scope.sources.items() if isinstance(s, exp.Table)}
         if not tables:
             continue
         select = scope.expression
-        if isinstance(select, exp.Select) and _inner_only(select):
-            where = select.args.get("where")
-            found = conjuncts(where.this if where is not None else None)
-            for j in select.args.get("joins") or []:
-                found += conjuncts(j.args.get("on"))
-            local = [(c, r) for c in found if (r := _local(c, scope, tables)) is not None]
-            groups = {alias: {alias} for alias in tables}
-            for c, aliases in local:
-                if len(aliases) != 2:
-                    continue
-                a, b = sorted(aliases)
-                if groups[a] is groups[b]:
-                    continue
-                probe = Relation("", scope, {x: tables[x] for x in (a, b)})
-                if compiles(probe, [c]):
-                    merged = groups[a] | groups[b]
-                    for x in merged:
-                        groups[x] = merged
-            seen: list[set[str]] = []
-            for g in groups.values():
-                if not any(g is s for s in seen):
-                    seen.append(g)
-            for g in seen:
-                members = {a: tables[a] for a in tables if a in g}
-                rel = Relation(f"__r{len(relations)}", scope, members)
-                rel.conjuncts = [c for c, aliases in local if aliases <= g]
-                relations.append(rel)
-        else:
+        if not (isinstance(select, exp.Select) and _inner_only(select)):
             for alias, table in tables.items():
-                rel = Relation(f"__r{len(relations)}", scope, {alias: table})
+                rel = add(scope, {alias: table})
                 rel.conjuncts = [
                     c for c in _outer_safe(scope, alias) if _local(c, scope, tables) == {alias}
                 ]
-                relations.append(rel)
-        for rel in relations:
-            for alias, table in rel.members.items():
-                by_table.setdefault(id(table), (rel, alias))
+            continue
+        where = select.args.get("where")
+        found = conjuncts(where.this if where is not None else None)
+        for j in select.args.get("joins") or []:
+            found += conjuncts(j.args.get("on"))
+        local = [(c, r) for c in found if (r := _local(c, scope, tables)) is not None]
+        # the equalities the server can join on
+        edges: list[tuple[exp.Expression, str, str]] = []
+        for c, aliases in local:
+            if len(aliases) == 2:
+                a, b = sorted(aliases)
+                probe = Relation("", scope, {x: tables[x] for x in (a, b)})
+                if compiles(probe, [c]):
+                    edges.append((c, a, b))
+        # a table with a filter only the client can apply, joined to others by an
+        # equality of two columns, is fetched apart first: the client applies its filter,
+        # and the others are fetched only where they join one of its remaining rows
+        # -- where it is a leaf of the joins: a table joining the others together (a
+        # hub) is better reduced by them on the server than apart
+        client_only: dict[str, list[exp.Expression]] = {}
+        for alias in tables:
+            own = [c for c, r in local if r == {alias}]
+            probe = Relation("", scope, {alias: tables[alias]})
+            rest = [c for c in own if not compiles(probe, [c])]
+            joinable = any(_column_pair(c) is not None and alias in (a, b) for c, a, b in edges)
+            apart = set(client_only) | {alias}
+            if rest and joinable and _connected(tables, edges, apart):
+                client_only[alias] = rest
+        groups = {alias: {alias} for alias in tables}
+        for _, a, b in edges:
+            if a in client_only or b in client_only or groups[a] is groups[b]:
+                continue
+            merged = groups[a] | groups[b]
+            for x in merged:
+                groups[x] = merged
+        seen: list[set[str]] = []
+        for g in groups.values():
+            if not any(g is x for x in seen):
+                seen.append(g)
+        of_alias: dict[str, Relation] = {}
+        for g in sorted(seen, key=lambda g: not (g & set(client_only))):  # filters first
+            rel = add(scope, {a: tables[a] for a in tables if a in g})
+            rel.conjuncts = [c for c, aliases in local if aliases <= g]
+            for a in g:
+                of_alias[a] = rel
+        for c, a, b in edges:
+            pair = _column_pair(c)
+            if pair is None:
+                continue
+            for src, dst in ((a, b), (b, a)):
+                if src in client_only and dst not in client_only:
+                    src_col, dst_col = pair if pair[0].table == src else pair[::-1]
+                    of_alias[dst].semis.append(
+                        Semi(
+                            f"semi{sum(len(r.semis) for r in relations)}",
+                            (dst, dst_col.name.lower()),
+                            of_alias[src],
+                            (src, src_col.name.lower()),
+                            [x.copy() for x in client_only[src]],
+                        )
+                    )
+    _correlated_semis(tree, relations, by_table)
     # the columns each relation ships: every column any scope reads from its tables
     for scope in traverse_scope(tree):
         for col in scope.columns:
             if not col.table:
                 continue
-            src = source_of(scope, col.table)
-            hit = by_table.get(id(src))
+            hit = by_table.get(id(source_of(scope, col.table)))
             if hit is None:
                 continue
             rel, alias = hit
@@ -201,10 +279,99 @@ def plan_relations(catalog: Catalog, tree: exp.Expression, compiles: Compiles) -
             if key not in rel.columns:
                 rel.columns.append(key)
     for rel in relations:
+        for semi in rel.semis:  # the semi-joins read these
+            if semi.source_column not in semi.source.columns:
+                semi.source.columns.append(semi.source_column)
         if not rel.columns:  # e.g. count(*): the rows matter, not their values
             alias, table = next(iter(rel.members.items()))
             rel.columns.append((alias, next(iter(catalog.table(table.name).columns))))
-    return relations
+    return _fetch_order(relations)
+
+
+def _connected(
+    tables: dict[str, exp.Table], edges: list[tuple[exp.Expression, str, str]], apart: set[str]
+) -> bool:
+    """Without the tables ``apart``, are the others still joined as they were (no set
+    of joined tables falls in two)?"""
+
+    def roots(skip: set[str]) -> dict[str, str]:
+        parent = {a: a for a in tables if a not in skip}
+
+        def root(x: str) -> str:
+            while parent[x] != x:
+                x = parent[x]
+            return x
+
+        for _, a, b in edges:
+            if a in parent and b in parent:
+                parent[root(a)] = root(b)
+        return {a: root(a) for a in parent}
+
+    before, after = roots(set()), roots(apart)
+    pieces: dict[str, set[str]] = {}
+    for a, r in after.items():
+        pieces.setdefault(before[a], set()).add(r)
+    return all(len(p) == 1 for p in pieces.values())
+
+
+def _correlated_semis(
+    tree: exp.Expression, relations: list[Relation], by_table: dict[int, tuple[Relation, str]]
+) -> None:
+    """A subquery correlated by an equality ``inner = outer`` in its WHERE reads, for any
+    outer row, only inner rows equal to that row's column: its relation is fetched only
+    where the inner column equals a value of the outer column among the outer relation's
+    rows (which hold every outer row the statement can see)."""
+    for scope in traverse_scope(tree):
+        select = scope.expression
+        if scope.parent is None or not isinstance(select, exp.Select) or not _inner_only(select):
+            continue
+        if not scope.is_subquery:
+            continue
+        tables = {a: s for a, s in scope.sources.items() if isinstance(s, exp.Table)}
+        where = select.args.get("where")
+        for c in conjuncts(where.this if where is not None else None):
+            pair = _column_pair(c)
+            if pair is None:
+                continue
+            for inner, outer in (pair, pair[::-1]):
+                if inner.table not in tables or outer.table in scope.sources:
+                    continue
+                dst = by_table.get(id(tables[inner.table]))
+                src = by_table.get(id(source_of(scope.parent, outer.table)))
+                if dst is None or src is None or dst[0] is src[0]:
+                    continue
+                dst[0].semis.append(
+                    Semi(
+                        f"semi{sum(len(r.semis) for r in relations)}",
+                        (dst[1], inner.name.lower()),
+                        src[0],
+                        (src[1], outer.name.lower()),
+                        [],
+                    )
+                )
+                break
+
+
+def _fetch_order(relations: list[Relation]) -> list[Relation]:
+    """The relations, each after those its semi-joins read."""
+    out: list[Relation] = []
+    placed: set[int] = set()
+
+    def place(rel: Relation, path: frozenset[int]) -> None:
+        if id(rel) in placed:
+            return
+        if id(rel) in path:  # a cycle: not built by the planner, dropped to be safe
+            rel.semis.clear()
+            return
+        for semi in list(rel.semis):
+            place(semi.source, path | {id(rel)})
+        if id(rel) not in placed:
+            placed.add(id(rel))
+            out.append(rel)
+
+    for rel in relations:
+        place(rel, frozenset())
+    return out
 
 
 def rewrite_to_relations(tree: exp.Expression, relations: list[Relation]) -> None:
@@ -252,13 +419,18 @@ def _table(name: str, alias: str) -> exp.Table:
 
 
 def compile_relation(catalog: Catalog, rel: Relation) -> Compiled:
-    """The server SELECT of a relation, with the conjuncts that compile over ciphertexts
-    pushed down (each tried alone, then all together)."""
-    kept = [c for c in rel.conjuncts if try_compile(catalog, rel, [c]) is not None]
+    """The server SELECT of a relation, with the conjuncts and semi-join filters that
+    compile over ciphertexts pushed down (each tried alone, then all together); the
+    semi-joins that do not are dropped from the relation."""
+    nodes = {id(semi): semi.conjunct() for semi in rel.semis}
+    candidates = rel.conjuncts + list(nodes.values())
+    kept = [c for c in candidates if try_compile(catalog, rel, [c]) is not None]
     if kept:
         plan = try_compile(catalog, rel, kept)
         if plan is not None:
+            rel.semis = [semi for semi in rel.semis if any(nodes[id(semi)] is c for c in kept)]
             return plan
+    rel.semis = []
     plan = try_compile(catalog, rel, [])
     if plan is None:  # raise what stops it
         return _compile(catalog, rel, [])
@@ -273,10 +445,19 @@ def try_compile(catalog: Catalog, rel: Relation, conj: list[exp.Expression]) -> 
 
 
 def _compile(catalog: Catalog, rel: Relation, conj: list[exp.Expression]) -> Compiled:
-    from .compiler import Compiler
     from .statements import _select
 
-    c = Compiler(catalog)
+    c = _SplitCompiler(catalog)
     plan = _select(c, rel.select(catalog, conj))
     plan.needs, plan.tables = c.needs, c.tables
     return plan
+
+
+class _SplitCompiler(Compiler):
+    """The rewrite, with the semi-join filters' values read at bind time."""
+
+    def value_of(self, node: exp.Expression) -> ParamBuilder | None:
+        if isinstance(node, exp.Placeholder) and node.name.startswith("semi"):
+            key = node.name
+            return lambda p: SEMI_VALUES.get()[key]
+        return super().value_of(node)
