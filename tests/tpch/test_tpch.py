@@ -42,7 +42,6 @@ def sf001(
 ) -> Iterator[tuple[Any, Any, float]]:
     dbs = _databases(new_database, master_key, 0.01, tmp_path_factory.mktemp("tpch"))
     assert dbs.counts["lineitem"] > 50_000 and dbs.counts["nation"] == 25
-    print(f"loaded in {dbs.load_seconds}")
     with dbs.connect_plain() as plain, dbs.connect_encrypted() as enc:
         yield plain, enc, dbs.scale
 
@@ -70,4 +69,23 @@ def test_joins_run_on_the_server(sf001: tuple[Any, Any, float]) -> None:
 @pytest.mark.parametrize("number", _cases())
 def test_query_sf001(sf001: tuple[Any, Any, float], number: int) -> None:
     plain, enc, scale = sf001
+    _compare(plain, enc, number, scale)
+
+
+@pytest.fixture(scope="module")
+def sf01(
+    new_database: Callable[..., str],
+    master_key: MasterKey,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Any, Any, float]]:
+    dbs = _databases(new_database, master_key, 0.1, tmp_path_factory.mktemp("tpch01"))
+    assert dbs.counts["lineitem"] > 500_000
+    with dbs.connect_plain() as plain, dbs.connect_encrypted() as enc:
+        yield plain, enc, dbs.scale
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("number", _cases())
+def test_query_sf01(sf01: tuple[Any, Any, float], number: int) -> None:
+    plain, enc, scale = sf01
     _compare(plain, enc, number, scale)
