@@ -1007,14 +1007,20 @@ def semi_select(semi: Semi, builders: dict[str, ParamBuilder]) -> tuple[str, lis
     its source column among the source relation's rows that pass its client filter),
     and the parameters it takes."""
     src = semi.source
-    alias, column = semi.source_column
-    sel = exp.Select(
-        expressions=[exp.column(src.column_name(alias, column), table=alias, quoted=True)]
-    )
-    sel.set("distinct", exp.Distinct())
-    sel.set("from_", exp.From(this=exp.to_table(src.name, alias=alias)))
-    if semi.client_filter:
-        sel.set("where", exp.Where(this=exp.and_(*semi.client_filter, copy=False)))
+    if src is None:  # the values of an uncorrelated IN subquery
+        assert semi.query is not None
+        sel = exp.Select(expressions=[exp.Star()])
+        sel.set("distinct", exp.Distinct())
+        sel.set("from_", exp.From(this=exp.Subquery(this=semi.query.copy(), alias="__s")))
+    else:
+        alias, column = semi.source_column
+        sel = exp.Select(
+            expressions=[exp.column(src.column_name(alias, column), table=alias, quoted=True)]
+        )
+        sel.set("distinct", exp.Distinct())
+        sel.set("from_", exp.From(this=exp.to_table(src.name, alias=alias)))
+        if semi.client_filter:
+            sel.set("where", exp.Where(this=exp.and_(*semi.client_filter, copy=False)))
     before = set(builders)
     text, _ = to_duckdb(sel, builders)
     return text, [k for k in builders if k not in before]

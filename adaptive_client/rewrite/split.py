@@ -51,9 +51,15 @@ class Semi:
 
     name: str
     target: tuple[str, str]
-    source: Relation
+    source: Relation | None
     source_column: tuple[str, str]
     client_filter: list[exp.Expression]
+    # or: the values an uncorrelated ``IN (subquery)`` gives, once its relations are in
+    query: exp.Expression | None = None
+    after: list[Relation] = field(default_factory=list)
+
+    def sources(self) -> list[Relation]:
+        return [self.source] if self.source is not None else self.after
 
     def conjunct(self) -> exp.Expression:
         alias, column = self.target
@@ -266,6 +272,7 @@ def plan_relations(catalog: Catalog, tree: exp.Expression, compiles: Compiles) -
                         )
                     )
     _correlated_semis(tree, relations, by_table)
+    _in_subquery_semis(tree, relations, by_table)
     # the columns each relation ships: every column any scope reads from its tables
     for scope in traverse_scope(tree):
         for col in scope.columns:
@@ -280,7 +287,7 @@ def plan_relations(catalog: Catalog, tree: exp.Expression, compiles: Compiles) -
                 rel.columns.append(key)
     for rel in relations:
         for semi in rel.semis:  # the semi-joins read these
-            if semi.source_column not in semi.source.columns:
+            if semi.source is not None and semi.source_column not in semi.source.columns:
                 semi.source.columns.append(semi.source_column)
         if not rel.columns:  # e.g. count(*): the rows matter, not their values
             alias, table = next(iter(rel.members.items()))
@@ -352,6 +359,63 @@ def _correlated_semis(
                 break
 
 
+def _in_subquery_semis(
+    tree: exp.Expression, relations: list[Relation], by_table: dict[int, tuple[Relation, str]]
+) -> None:
+    """``col IN (uncorrelated subquery)``, a conjunct of a WHERE: the subquery is
+    evaluated on the client as soon as its own relations are in, and ``col``'s relation
+    is fetched only where ``col`` equals one of its values (a row whose ``col`` is not
+    among them fails the WHERE)."""
+    scopes = {id(s.expression): s for s in traverse_scope(tree)}
+    for scope in traverse_scope(tree):
+        select = scope.expression
+        if not isinstance(select, exp.Select) or not _inner_only(select):
+            continue
+        where = select.args.get("where")
+        for c in conjuncts(where.this if where is not None else None):
+            query = c.args.get("query") if isinstance(c, exp.In) else None
+            if query is None or not isinstance(c.this, exp.Column):
+                continue
+            inner = query.this if isinstance(query, exp.Subquery) else query
+            sub = scopes.get(id(inner))
+            if sub is None or not isinstance(inner, exp.Select) or len(inner.expressions) != 1:
+                continue
+            within = {id(x.expression) for x in sub.traverse()}
+            if _reads_outside(sub, within):  # correlated
+                continue
+            dst = by_table.get(id(source_of(scope, c.this.table)))
+            if dst is None:
+                continue
+            after = [r for r in relations if id(r.scope.expression) in within]
+            if not after or dst[0] in after:
+                continue
+            dst[0].semis.append(
+                Semi(
+                    f"semi{sum(len(r.semis) for r in relations)}",
+                    (dst[1], c.this.name.lower()),
+                    None,
+                    ("", ""),
+                    [],
+                    query=inner,
+                    after=after,
+                )
+            )
+
+
+def _reads_outside(sub: GlotScope, within: set[int]) -> bool:
+    """Does any scope of the subquery ``sub`` read a column of a scope outside it?"""
+    for x in sub.traverse():
+        for col in x.columns:
+            if not col.table:
+                continue
+            s: GlotScope | None = x
+            while s is not None and col.table not in s.sources:
+                s = s.parent
+            if s is None or id(s.expression) not in within:
+                return True
+    return False
+
+
 def _fetch_order(relations: list[Relation]) -> list[Relation]:
     """The relations, each after those its semi-joins read."""
     out: list[Relation] = []
@@ -364,7 +428,8 @@ def _fetch_order(relations: list[Relation]) -> list[Relation]:
             rel.semis.clear()
             return
         for semi in list(rel.semis):
-            place(semi.source, path | {id(rel)})
+            for src in semi.sources():
+                place(src, path | {id(rel)})
         if id(rel) not in placed:
             placed.add(id(rel))
             out.append(rel)

@@ -111,3 +111,28 @@ def test_correlated_subquery_fetches_matching_rows(pair: Pair) -> None:
     plan = _plan(pair, sql)
     assert plan.residual.parts[0] == "the rows of team t"
     assert "ANY(" in plan.residual.fetches[1].sql
+
+
+IN_QUERIES = [
+    # uncorrelated IN: its values, computed on the client, filter the outer fetch
+    "SELECT p.id FROM player p WHERE p.team_id IN (SELECT t.id FROM team t WHERE lower(t.name) LIKE '%o%') ORDER BY 1",
+    "SELECT p.id FROM player p WHERE p.goals IN (SELECT max(q.goals) FROM player q WHERE lower(q.nick) <> 'x' GROUP BY q.team_id) ORDER BY 1",
+    "SELECT t.id FROM team t WHERE t.id IN (SELECT p.team_id FROM player p GROUP BY p.team_id HAVING sum(p.goals) > 200) AND lower(t.name) <> 'x' ORDER BY 1",
+    "SELECT p.id FROM player p WHERE p.team_id NOT IN (SELECT t.id FROM team t WHERE lower(t.name) LIKE '%o%') ORDER BY 1",
+    # a nested subquery correlated with the outermost query: not a semi-join source
+    "SELECT t.id FROM team t WHERE t.id IN (SELECT p.team_id FROM player p WHERE p.goals > (SELECT count(*) FROM player r WHERE r.team_id = t.id) AND lower(p.nick) <> 'x') ORDER BY 1",
+]
+
+
+@pytest.mark.parametrize("sql", IN_QUERIES, ids=[q[:60] for q in IN_QUERIES])
+def test_in_subquery_equal_to_plain(pair: Pair, sql: str) -> None:
+    expected = pair.plain.execute(sql).fetchall()
+    assert pair.enc.execute(sql).fetchall() == expected
+
+
+def test_in_subquery_values_filter_the_outer_fetch(pair: Pair) -> None:
+    plan = _plan(pair, IN_QUERIES[0])
+    assert plan.residual.parts == ["the rows of team t", "the rows of player p"]
+    assert "ANY(" in plan.residual.fetches[1].sql
+    plan = _plan(pair, IN_QUERIES[4])  # correlated through its nested subquery
+    assert all("ANY(" not in f.sql for f in plan.residual.fetches[:1])
