@@ -7,6 +7,7 @@ Format::
     search = true        # give string columns a Search onion
     hom_bits = 2048      # Paillier modulus size
     peel = "client"      # server, client or off (default: the database's recorded mode)
+    residual_row_cap = 1000000  # most rows one client-evaluated statement may fetch
 
     [tables.customer.c_id]
     onions = ["Eq", "Ord"]             # any of Eq, Ord, Sum, Search -- or ["Single"]
@@ -53,6 +54,8 @@ class Config:
     search: bool = True
     hom_bits: int = 2048
     peel: str | None = None  # None: the database's recorded default (``adaptive-db init``)
+    # the most rows one client-evaluated (split) statement may ship; None: no cap
+    residual_row_cap: int | None = None
     tables: dict[str, dict[str, ColumnConfig]] = field(default_factory=dict)
 
     def column(self, table: str, column: str) -> ColumnConfig:
@@ -149,5 +152,14 @@ def load_config(source: str | Path | dict[str, Any] | Config | None) -> Config:
         search=bool(defaults.get("search", True)),
         hom_bits=int(defaults.get("hom_bits", 2048)),
         peel=peel,
+        residual_row_cap=_row_cap(defaults.get("residual_row_cap")),
         tables=tables,
     )
+
+
+def _row_cap(raw: Any) -> int | None:
+    if raw is None:
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
+        raise ConfigError(f"residual_row_cap must be a non-negative integer, not {raw!r}")
+    return raw

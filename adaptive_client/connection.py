@@ -39,6 +39,7 @@ from .errors import (
     ConfigError,
     PeelConflict,
     RetryableError,
+    RowCapExceeded,
     StaleMetadata,
     StaleSnapshot,
     UndefinedColumn,
@@ -53,7 +54,7 @@ from .rewrite.plan import Compiled, Params, SortKey, decrypt_columns
 from .rewrite.statements import compile_statement, encrypt_row_for_update
 from .sqltext import parse as _parse_sql
 from .sqltext import session_command, split_statements
-from .stats import STATS, Stats
+from .stats import STATS, Shipped, Stats
 
 _COMPILED_KINDS = frozenset({exp.Select, exp.Insert, exp.Update, exp.Delete, exp.Union})
 _SNAPSHOT_LEVELS = (psycopg.IsolationLevel.REPEATABLE_READ, psycopg.IsolationLevel.SERIALIZABLE)
@@ -121,6 +122,8 @@ class Connection:
         **kwargs: Any,
     ) -> None:
         self.config = config
+        # the most rows a client-evaluated statement may fetch (None: no cap)
+        self.residual_row_cap: int | None = config.residual_row_cap
         self.control = psycopg.connect(conninfo, autocommit=True, **kwargs)
         try:
             self.catalog = Catalog.open(self.control, master_key)
@@ -1074,15 +1077,49 @@ class Cursor:
         self._set_result([], None, len(rows))
 
     def _residual(self, plan: Compiled, params: Params) -> None:
-        """Split execution: each table's rows fetched decrypted on the main connection
+        """Split execution: each relation's rows fetched decrypted on the main connection
         (the application's transaction and snapshot), then the statement finished on the
-        client."""
-        assert plan.residual is not None
-        fetched = []
-        for fetch in plan.residual.fetches:
-            self._execute_plan(fetch, params)
-            fetched.append(self._rows)
-        rows = plan.residual.finish(fetched, params)
+        client.  Past the connection's ``residual_row_cap`` the fetch stops (the server
+        is asked for one row more than the cap allows) and :class:`RowCapExceeded` names
+        the part the server could not run; the rows shipped are in ``stats.residual``."""
+        residual = plan.residual
+        assert residual is not None
+        cap = self.connection.residual_row_cap
+        shipped = Shipped(residual.reason)
+        total = 0
+
+        def fetch(i: int) -> list[tuple[Any, ...]]:
+            nonlocal total
+            assert residual is not None
+            part = residual.parts[i] if i < len(residual.parts) else f"fetch {i + 1}"
+            plan_i = residual.fetches[i]
+            CURRENT_PARAMS.set(params)
+            with STATS.crypto():
+                bound = plan_i.bind_positional(params)
+            query = plan_i.positional_sql
+            if cap is not None:
+                query += b" LIMIT %d" % (cap - total + 1)
+            cur = self._server_cursor()
+            cur.execute(query, bound)
+            raw = cur.fetchall()
+            total += len(raw)
+            shipped.fetches.append((part, len(raw), _size(raw)))
+            if cap is not None and total > cap:
+                raise RowCapExceeded(
+                    f"the statement would ship more than {cap} rows to the client "
+                    f"(residual_row_cap): {part} returns them; the server could not run: "
+                    f"{residual.reason or 'the statement'}",
+                    cap,
+                    residual.reason,
+                    part,
+                )
+            with STATS.crypto():
+                return decrypt_columns(plan_i.outputs, raw)
+
+        try:
+            rows = residual.finish(fetch, params)
+        finally:
+            STATS.shipped(shipped)
         self._set_result(rows, plan.description, len(rows))
 
     def _rmw(self, plan: Compiled, params: Params) -> None:
@@ -1227,6 +1264,18 @@ class NamedCursor(Cursor):
     def close(self) -> None:
         self._close_declared()
         super().close()
+
+
+def _size(raw: list[Any]) -> int:
+    """Bytes of the values of a server result as received (ciphertexts' lengths; other
+    values as their text)."""
+    n = 0
+    for row in raw:
+        for v in row:
+            if v is None:
+                continue
+            n += len(v) if isinstance(v, bytes | bytearray | memoryview) else len(str(v))
+    return n
 
 
 def _has_rows(cur: psycopg.RawCursor[Any]) -> bool:

@@ -373,11 +373,14 @@ def build_column(
         col.sequence = f"{name}_{cname}_seq"
         col.identity = seq.identity
         seq_taken = {c.sequence_anon for t in catalog.tables.values() for c in t.columns.values()}
+        # a name of its own for each sequence ever created: the blocks of values other
+        # connections drew from a dropped table's sequence never match a new table's
         col.sequence_anon = fresh_name(
             {s for s in seq_taken if s},
             lambda *p: catalog.root.anonymize("sequence", *p),
             name,
             cname,
+            new_key(8).hex(),
         )
     return col
 

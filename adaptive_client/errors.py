@@ -112,6 +112,18 @@ class CollationUnavailable(UnsupportedQuery):
     instead of ordering differently from PostgreSQL."""
 
 
+class RowCapExceeded(UnsupportedQuery):
+    """A client-evaluated statement would ship more rows to the client than the
+    connection's ``residual_row_cap``.  ``part`` names what the server could not run
+    (the reason the statement is finished on the client), ``relation`` the server
+    SELECT whose rows passed the cap.  Raised before any of its rows is decrypted; the
+    statement changed nothing, and the transaction stays usable."""
+
+    def __init__(self, message: str, cap: int, part: str, relation: str) -> None:
+        super().__init__(message, "row cap")
+        self.cap, self.part, self.relation = cap, part, relation
+
+
 class UndefinedTable(AdaptiveError, pg_errors.UndefinedTable):
     """The statement names a table the encrypted schema does not have."""
 

@@ -523,10 +523,17 @@ class Compiler:
                 return op(this=self.param(lv), expression=self.param(rv))
             raise _unsupported(node, "comparison of expressions")
         if rref is not None:
-            return op(
-                this=self.col_vs_col(lref, rref, cap)[0],
-                expression=self.col_vs_col(lref, rref, cap)[1],
-            )
+            left_oc, right_oc = self.col_vs_col(lref, rref, cap)
+            if cap is Cap.ORD:
+                # two strings' prefixes: equal prefixes decide nothing about the order
+                inexact = [(ref, self.require(ref, cap)) for ref in (lref, rref)]
+                if any(not oc.ope_exact for _, oc in inexact):
+                    if all(self._widened(oc) for _, oc in inexact):
+                        op = {exp.LT: exp.LTE, exp.GT: exp.GTE}.get(op, op)
+                    else:
+                        for ref, oc in inexact:
+                            self._exact_order(ref, oc, node)
+            return op(this=left_oc, expression=right_oc)
         value = self.value_of(right)
         if value is None:
             raise _unsupported(node, "comparison with a non-constant expression")

@@ -117,9 +117,15 @@ class Residual:
     the whole statement over those rows on the client (see rewrite/residual.py)."""
 
     fetches: list[Compiled]
-    finish: Callable[[list[list[tuple[Any, ...]]], Params], list[tuple[Any, ...]]]
+    # finish(fetch, params): calls fetch(i) for each fetch in order (the decrypted rows
+    # of fetches[i]; a fetch's parameters may depend on the rows fetched before it)
+    finish: Callable[[Callable[[int], list[tuple[Any, ...]]], Params], list[tuple[Any, ...]]]
     # its answer depends on text order or case mapping: exact only under C/POSIX
     needs_c_locale: bool = False
+    # what the server could not run (why the statement is finished on the client), and
+    # per fetch what it reads: named by the row cap's error and the shipping statistics
+    reason: str = ""
+    parts: list[str] = field(default_factory=list)
 
 
 @dataclass

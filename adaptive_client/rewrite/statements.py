@@ -55,18 +55,19 @@ def _compile_statement(catalog: Catalog, stmt: exp.Expression, snapshot_rows: bo
     if isinstance(stmt, exp.SetOperation) or (
         isinstance(stmt, exp.Select) and stmt.args.get("with_")
     ):
-        return compile_residual(catalog, stmt)  # split execution (rewrite/residual.py)
+        # split execution (rewrite/residual.py)
+        return compile_residual(catalog, stmt, "a set operation or WITH query")
     if isinstance(stmt, exp.Select):
         try:
             out = _select(c, stmt, snapshot_rows=snapshot_rows)
-        except UnsupportedQuery:
+        except UnsupportedQuery as refused:
             if not _client_aggregable(stmt):
-                return compile_residual(catalog, stmt)
+                return compile_residual(catalog, stmt, str(refused))
             c = Compiler(catalog)
             try:
                 out = _client_aggregate(c, stmt)
             except UnsupportedQuery:
-                return compile_residual(catalog, stmt)
+                return compile_residual(catalog, stmt, str(refused))
     elif isinstance(stmt, exp.Insert):
         out = _insert(c, stmt)
     elif isinstance(stmt, exp.Update):
@@ -576,8 +577,7 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
                 raise _unsupported(e, "non-constant value in INSERT")
             given[name] = v
         effective = {
-            col.name: given.get(col.name) or defaults.builder(col)
-            for col in meta.columns.values()
+            col.name: given.get(col.name) or defaults.builder(col) for col in meta.columns.values()
         }
         row_values.append(effective)
         # The row's given values are bound (coerced, checked) before its defaults are
