@@ -355,9 +355,9 @@ class Connection:
                     raise CollationUnavailable(
                         "a text column created before collations were recorded orders in "
                         f"byte order, this database by {self._database_collation().describe()}: "
-                        "ordering it would differ from PostgreSQL's answer (recreate the "
-                        "table, e.g. CREATE TABLE ... AS through this client, to record "
-                        "its collation)",
+                        "ordering it would differ from PostgreSQL's answer (ALTER TABLE ... "
+                        "ALTER COLUMN ... TYPE with its own type re-encrypts it under the "
+                        "collation, recorded)",
                         "text column without a recorded collation",
                     )
                 continue

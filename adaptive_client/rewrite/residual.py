@@ -796,21 +796,20 @@ def text_order(
 
 
 def _output_ref(item: exp.Expression, in_set_op: bool) -> exp.Expression:
-    """What an ORDER BY naming a select item orders by: the (qualified) column itself in a
-    SELECT; else the item's output name -- its alias, or in a set operation its column
-    name, or an alias given to it here (the application's output names are taken before,
-    from the statement itself)."""
-    if isinstance(item, exp.Column) and not in_set_op:
-        return item.copy()
-    if isinstance(item, exp.Alias) and isinstance(item.this, exp.Column) and not in_set_op:
-        return item.this.copy()  # (two outputs may share a name: p.name, q.name)
-    if isinstance(item, exp.Alias):
-        return exp.column(item.alias)
-    if isinstance(item, exp.Column):
-        return exp.column(item.name)
+    """What an ORDER BY naming a select item orders by: in a SELECT the (qualified) column
+    itself, when the item is one (aliased or not); else an output name that names it alone
+    -- its alias or column name, or a name given to it here (the application's output
+    names are taken before, from the statement itself)."""
+    inner = item.unalias()
+    if isinstance(inner, exp.Column) and not in_set_op:
+        return inner.copy()
     owner = item.parent
-    name = f"__ordered_{owner.expressions.index(item) if owner is not None else 0}"
-    item.replace(exp.alias_(item.copy(), name))
+    siblings = list(owner.expressions) if owner is not None else [item]
+    name = item.alias_or_name
+    if name and sum(1 for x in siblings if x.alias_or_name == name) == 1:
+        return exp.column(name)
+    name = f"__ordered_{siblings.index(item)}"
+    item.replace(exp.alias_(inner.copy(), name))
     return exp.column(name)
 
 

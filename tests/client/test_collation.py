@@ -684,3 +684,38 @@ def test_random_strings_with_combining_marks_under_libc(new_database: Any, maste
     finally:
         plain.close()
         enc.close()
+
+
+def test_alter_type_records_the_collation_of_an_old_column(
+    new_database: Any, master_key: Any
+) -> None:
+    """A column without recorded collation on an ICU database: ordering it is refused
+    until ALTER COLUMN ... TYPE (its own type) re-encrypts it under the collation."""
+    locale = LOCALES["icu"]
+    rows = [(i, n) for i, n in enumerate(NAMES)]
+    plain = psycopg.connect(new_database("coll_alter_p", locale=locale), autocommit=True)
+    enc_dsn = new_database("coll_alter_e", locale=locale)
+    enc = adaptive_client.connect(enc_dsn, master_key=master_key, autocommit=True)
+    try:
+        for conn in (plain, enc):
+            conn.execute("CREATE TABLE t (id integer PRIMARY KEY, s varchar(40))")
+            conn.cursor().executemany("INSERT INTO t VALUES (%s, %s)", rows)
+        with psycopg.connect(enc_dsn) as c:
+            catalog = Catalog.open(c, master_key)
+            meta = catalog.table("t")
+            meta.columns["s"].collation = None
+            catalog.write_table(c, meta, new=False)
+        old = adaptive_client.connect(enc_dsn, master_key=master_key, autocommit=True)
+        try:
+            query = "SELECT s, id FROM t ORDER BY s, id"
+            with pytest.raises(CollationUnavailable, match="ALTER COLUMN"):
+                old.execute(query).fetchall()
+            for conn in (plain, old):
+                conn.execute("ALTER TABLE t ALTER COLUMN s TYPE varchar(40)")
+            assert old.catalog.table("t").columns["s"].collation is not None
+            assert old.execute(query).fetchall() == plain.execute(query).fetchall()
+        finally:
+            old.close()
+    finally:
+        plain.close()
+        enc.close()
