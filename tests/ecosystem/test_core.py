@@ -356,3 +356,23 @@ def test_pool_pre_ping_replaces_a_dead_connection(dsn_pair: tuple[str, str], key
         assert c.execute(sa.select(sa.func.count()).select_from(item)).scalar() == 3
         assert c.connection.dbapi_connection.pg.info.backend_pid != pid  # type: ignore[union-attr]
     eng.dispose()
+
+
+def test_contains_startswith_endswith_equal_plain(engines: tuple[Any, Any]) -> None:
+    """SQLAlchemy's contains()/startswith()/endswith() send LIKE '%%' || %(p)s || '%%':
+    answered by split execution, as on plain PostgreSQL."""
+    md, item, _ = _schema()
+    for eng in engines:
+        md.create_all(eng)
+    both(engines, lambda c: c.execute(item.insert(), _rows(40)) and None)
+    for cond in (
+        item.c.name.contains("em 3"),
+        item.c.name.startswith("item"),
+        item.c.name.endswith(" 5"),
+        item.c.code.contains("%", autoescape=True),
+        sa.not_(item.c.name.endswith("1")),
+    ):
+        both(
+            engines,
+            lambda c, w=cond: c.execute(sa.select(item.c.id).where(w).order_by(item.c.id)).all(),
+        )
