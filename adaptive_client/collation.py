@@ -7,12 +7,21 @@ locale.  A *deterministic* collation (the only kind a database default can be) b
 ties of strings the collator finds equal by their bytes, so that only equal strings
 compare equal.
 
-The client reproduces that order with a **collation key**: the collator's sort key (ICU's
-``getSortKey``; libc's ``strxfrm_l``, whose byte order is ``strcoll``'s), a zero byte,
-then the string's UTF-8 bytes.  Sort keys hold no zero byte, so comparing two collation
-keys bytewise compares the sort keys first and the bytes on a tie -- exactly PostgreSQL's
-order.  The Ord onion encrypts an 8-byte prefix of that key (``encodings``); the client
-finishes what the prefix cannot decide with the whole key.
+The client reproduces that order with the collator's **sort key** (ICU's ``getSortKey``;
+libc's ``strxfrm_l``): the Ord onion encrypts the first 8 bytes of its *primary weights*
+(the letters, without case or accents: the key up to its first level separator), which
+are weakly monotone in the collation's order, so the server orders by the collation up
+to ties; the client finishes the order exactly.  Under ICU it compares **collation keys**
+-- the whole sort key, a zero byte, the UTF-8 bytes (sort keys hold no zero byte, so the
+bytewise order of collation keys is PostgreSQL's: the collator's, ties broken by the
+bytes).  Under libc it compares with ``strcoll_l`` itself, then the bytes, as PostgreSQL
+does: glibc's ``strxfrm`` disagrees with ``strcoll`` on some strings with combining
+marks, so a libc collation key (for the split execution's engine, which needs bytes) is
+refused for them (primary weights, checked against ``strcoll`` on such strings, agree).
+
+Case mapping (``lower``, ``upper``, ``ILIKE``) evaluated on the client follows the
+database's ctype the same way (:class:`CaseMapping`): ASCII under C, ICU's full mapping
+for an ICU database, libc's ``towlower_l`` / ``towupper_l`` otherwise.
 
 A collation is recorded per column in the sealed metadata (:class:`Collation`: provider,
 locale, the collator's version) when the table is created.  The order is reproduced only
@@ -27,9 +36,11 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import importlib
 import os
 import threading
+import unicodedata
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
@@ -86,7 +97,6 @@ class Collation:
         return ' COLLATE "' + self.name.replace('"', '""') + '"'
 
 
-
 C_COLLATION = Collation("c", "C")
 
 
@@ -99,13 +109,28 @@ def _from_catalog(provider: str, collate: str | None, icu_locale: str | None,
         if collate in BYTEWISE_LOCALES:
             return C_COLLATION
         return Collation("libc", collate or "", version)
+    if provider == "b":  # PostgreSQL 17's builtin provider: C, C.UTF-8, PG_UNICODE_FAST
+        return C_COLLATION  # all order by code point, which is UTF-8's byte order
     return Collation(f"unknown:{provider}", collate or icu_locale or "", version)
+
+
+def _locale_column(conn: psycopg.Connection[Any], table: str) -> str:
+    """The ICU / builtin locale column of pg_database or pg_collation: ``datlocale`` /
+    ``colllocale`` from PostgreSQL 17 on, ``daticulocale`` / ``colliculocale`` before."""
+    prefix = "dat" if table == "pg_database" else "coll"
+    return f"{prefix}locale" if conn.info.server_version >= 170000 else f"{prefix}iculocale"
 
 
 def database_collation(conn: psycopg.Connection[Any]) -> Collation:
     """The database's default collation, with the version its server orders by now."""
+    if conn.info.server_version < 150000:  # libc only, no recorded versions
+        row = conn.execute(
+            "SELECT datcollate FROM pg_database WHERE datname = current_database()"
+        ).fetchone()
+        assert row is not None
+        return _from_catalog("c", row[0], None, None)
     row = conn.execute(
-        "SELECT datlocprovider, datcollate, daticulocale, "
+        f"SELECT datlocprovider, datcollate, {_locale_column(conn, 'pg_database')}, "
         "pg_database_collation_actual_version(oid) "
         "FROM pg_database WHERE datname = current_database()"
     ).fetchone()
@@ -119,8 +144,9 @@ def named_collation(conn: psycopg.Connection[Any], name: str) -> Collation:
     is not the bytes', which the Eq onion decides)."""
     if name.lower() == "default":
         return database_collation(conn)
+    locale = _locale_column(conn, "pg_collation") if conn.info.server_version >= 150000 else "NULL"
     row = conn.execute(
-        "SELECT c.collprovider, c.collcollate, c.colliculocale, c.collisdeterministic, "
+        f"SELECT c.collprovider, c.collcollate, {locale}, c.collisdeterministic, "
         "pg_collation_actual_version(c.oid) "
         "FROM pg_collation c WHERE c.oid = to_regcollation(quote_ident(%s))",
         (name,),
@@ -146,7 +172,8 @@ def server_version(conn: psycopg.Connection[Any], collation: Collation) -> str |
     if (default.provider, default.locale) == (collation.provider, collation.locale):
         return default.version
     if collation.provider == "icu":
-        where, arg = "collprovider = 'i' AND colliculocale = %s", collation.locale
+        column = _locale_column(conn, "pg_collation")
+        where, arg = f"collprovider = 'i' AND {column} = %s", collation.locale
     elif collation.provider == "libc":
         where, arg = "collprovider = 'c' AND collcollate = %s", collation.locale
     else:
@@ -163,6 +190,13 @@ def server_version(conn: psycopg.Connection[Any], collation: Collation) -> str |
 # Set by the connection around a compilation: a function, so it is read only when needed.
 DATABASE_COLLATION: ContextVar[Callable[[], Collation] | None] = ContextVar(
     "DATABASE_COLLATION", default=None
+)
+
+
+# Resolves ``COLLATE "name"`` in a query to a collation: set by the connection around a
+# compilation (without it, only "C" and "POSIX" are known).
+COLLATION_NAMED: ContextVar[Callable[[str], Collation] | None] = ContextVar(
+    "COLLATION_NAMED", default=None
 )
 
 
@@ -260,45 +294,89 @@ def glibc_version() -> str | None:
     return text.split()[1]
 
 
-def _libc_sort_key(collation: Collation) -> SortKey:
-    version = glibc_version()
-    if version is None:
-        raise CollationUnavailable(
-            f"libc collation {collation.locale!r}: reproducing it needs glibc on the client",
-            "libc collation",
-        )
-    if collation.version is not None and version != collation.version:
-        raise CollationUnavailable(
-            f"libc collation {collation.locale!r}: the column's order is that of glibc "
-            f"{collation.version}, this client has glibc {version}",
-            "libc collation version mismatch",
-        )
-    libc = ctypes.CDLL(ctypes.util.find_library("c") or None)
-    libc.newlocale.restype = ctypes.c_void_p
-    libc.newlocale.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p]
-    # a locale object of its own: the process's locale is left as it is
-    loc = libc.newlocale(_LC_COLLATE_MASK, collation.locale.encode(), None)
-    if not loc:
-        raise CollationUnavailable(
-            f"libc collation {collation.locale!r}: the locale is not installed on the client "
-            "(on Debian: the locales package, locale-gen)",
-            "libc locale missing",
-        )
-    strxfrm = libc.strxfrm_l
-    strxfrm.restype = ctypes.c_size_t
-    strxfrm.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p]
+class _Libc:
+    """A libc locale's collation on this client: ``strcoll_l`` (PostgreSQL's comparison)
+    and ``strxfrm_l`` (its sort keys), in a locale object of its own -- the process's
+    locale is left as it is."""
 
-    def key(s: str) -> bytes:
+    def __init__(self, collation: Collation) -> None:
+        version = glibc_version()
+        if version is None:
+            raise CollationUnavailable(
+                f"libc collation {collation.locale!r}: reproducing it needs glibc on the client",
+                "libc collation",
+            )
+        if collation.version is not None and version != collation.version:
+            raise CollationUnavailable(
+                f"libc collation {collation.locale!r}: the column's order is that of glibc "
+                f"{collation.version}, this client has glibc {version}",
+                "libc collation version mismatch",
+            )
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or None)
+        libc.newlocale.restype = ctypes.c_void_p
+        libc.newlocale.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p]
+        self._locale = libc.newlocale(_LC_COLLATE_MASK, collation.locale.encode(), None)
+        if not self._locale:
+            raise CollationUnavailable(
+                f"libc collation {collation.locale!r}: the locale is not installed on the "
+                "client (on Debian: the locales package, locale-gen)",
+                "libc locale missing",
+            )
+        self._strxfrm = libc.strxfrm_l
+        self._strxfrm.restype = ctypes.c_size_t
+        self._strxfrm.argtypes = [
+            ctypes.c_char_p,
+            ctypes.c_char_p,
+            ctypes.c_size_t,
+            ctypes.c_void_p,
+        ]
+        self._strcoll = libc.strcoll_l
+        self._strcoll.restype = ctypes.c_int
+        self._strcoll.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p]
+
+    def sort_key(self, s: str) -> bytes:
         src = s.encode("utf-8")
         size = 4 * len(src) + 32
         while True:
             buf = ctypes.create_string_buffer(size)
-            n = strxfrm(buf, src, size, loc)
+            n = self._strxfrm(buf, src, size, self._locale)
             if n < size:
                 return buf.raw[:n]
             size = n + 1
 
-    return key
+    def compare(self, a: bytes, b: bytes) -> int:
+        """strcoll, then the bytes: PostgreSQL's comparison under a deterministic libc
+        collation."""
+        c = int(self._strcoll(a, b, self._locale))
+        if c == 0:
+            return (a > b) - (a < b)
+        return c
+
+
+@functools.total_ordering
+class _StrcollKey:
+    """A string ordered by strcoll_l (then its bytes), as PostgreSQL compares it under a
+    libc collation -- exactly, where glibc's sort keys (strxfrm) sometimes disagree with
+    strcoll (strings with combining marks)."""
+
+    __slots__ = ("_libc", "raw")
+
+    def __init__(self, libc: _Libc, raw: bytes) -> None:
+        self._libc, self.raw = libc, raw
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _StrcollKey) and self.raw == other.raw
+
+    def __hash__(self) -> int:
+        return hash(self.raw)
+
+    def __lt__(self, other: _StrcollKey) -> bool:
+        return self._libc.compare(self.raw, other.raw) < 0
+
+
+@lru_cache(maxsize=64)
+def _libc(collation: Collation) -> _Libc:
+    return _Libc(collation)
 
 
 @lru_cache(maxsize=64)
@@ -308,7 +386,7 @@ def _sort_key(collation: Collation) -> SortKey:
     if collation.provider == "icu":
         return _icu_sort_key(collation)
     if collation.provider == "libc":
-        return _libc_sort_key(collation)
+        return _libc(collation).sort_key
     raise CollationUnavailable(
         f"collation {collation.describe()}: unknown provider", "unknown collation provider"
     )
@@ -319,14 +397,136 @@ def sort_key_function(collation: Collation) -> SortKey:
     return _sort_key(collation)
 
 
+def _combining(text: str) -> bool:
+    return any(unicodedata.category(ch).startswith("M") for ch in text)
+
+
 def collation_key(collation: Collation, text: str) -> bytes:
     """The string's position in PostgreSQL's order under ``collation``, as bytes to compare:
     the sort key, a zero byte, then the UTF-8 bytes (deterministic collations break ties
-    on the bytes).  Under C the key is the bytes themselves."""
+    on the bytes).  Under C the key is the bytes themselves.
+
+    glibc's sort keys follow strcoll (PostgreSQL's comparison) except, at times, for
+    strings with combining marks: for those under a libc collation no such key exists,
+    and CollationUnavailable is raised (:func:`order_key` compares them exactly)."""
     raw = text.encode("utf-8")
     if collation.bytewise:
         return raw
+    if collation.provider == "libc" and _combining(text):
+        raise CollationUnavailable(
+            f"libc collation {collation.locale!r}: a string with combining marks has no "
+            "sort key that orders it as strcoll does; it is ordered only by the client's "
+            "final sort (ORDER BY, min, max), not in a client-evaluated query",
+            "libc collation and combining marks",
+        )
     return _sort_key(collation)(text) + b"\0" + raw
+
+
+def order_key(collation: Collation, text: str) -> Any:
+    """A key whose Python order is PostgreSQL's order of strings under ``collation``: the
+    collation key, or under a libc collation one that compares with strcoll itself."""
+    if collation.provider == "libc":
+        return _StrcollKey(_libc(collation), text.encode("utf-8"))
+    return collation_key(collation, text)
+
+
+def primary_prefix(collation: Collation, text: str) -> bytes:
+    """The primary weights of the string's sort key (up to the first level separator,
+    byte 1, in ICU's and glibc's keys): weakly monotone in the collation's order, so an
+    order-preserving encryption of a prefix of them lets the server order, with ties the
+    client breaks.  They say nothing of case and accents (the secondary and tertiary
+    levels)."""
+    return _sort_key(collation)(text).split(b"\1", 1)[0]
+
+
+# -- case mapping ---------------------------------------------------------------------------
+
+_LC_CTYPE_MASK = 1 << 0  # glibc: LC_CTYPE is category 0
+_ASCII_LOWER = {i: i + 32 for i in range(ord("A"), ord("Z") + 1)}
+_ASCII_UPPER = {i + 32: i for i in range(ord("A"), ord("Z") + 1)}
+
+
+@dataclass(frozen=True)
+class CaseMapping:
+    """How PostgreSQL's ``lower`` / ``upper`` (and ``ILIKE``, which lowers both sides) map
+    text of the database's default collation: ``ascii`` under a C/POSIX ctype; ``icu``
+    (full, locale-sensitive mapping, ``u_strToLower``) for an ICU database; ``libc``
+    (``towlower_l`` / ``towupper_l`` character by character) in the database's ctype."""
+
+    kind: str
+    locale: str = ""
+
+    def lower(self, s: str) -> str:
+        return self._map(s, upper=False)
+
+    def upper(self, s: str) -> str:
+        return self._map(s, upper=True)
+
+    def _map(self, s: str, upper: bool) -> str:
+        if self.kind == "ascii":
+            return s.translate(_ASCII_UPPER if upper else _ASCII_LOWER)
+        if self.kind == "icu":
+            icu = _icu()
+            text = icu.UnicodeString(s)
+            locale = icu.Locale(self.locale)
+            return str(text.toUpper(locale) if upper else text.toLower(locale))
+        if self.kind == "libc":
+            fn = _libc_case(self.locale)[1 if upper else 0]
+            return "".join(chr(fn(ord(ch))) for ch in s)
+        raise CollationUnavailable(
+            f"case mapping of {self.kind} {self.locale!r} on the client", "case mapping"
+        )
+
+
+@lru_cache(maxsize=16)
+def _libc_case(locale: str) -> tuple[Callable[[int], int], Callable[[int], int]]:
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or None)
+    libc.newlocale.restype = ctypes.c_void_p
+    libc.newlocale.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p]
+    loc = libc.newlocale(_LC_CTYPE_MASK, locale.encode(), None)
+    if not loc:
+        raise CollationUnavailable(
+            f"libc ctype {locale!r}: the locale is not installed on the client",
+            "libc locale missing",
+        )
+    fns = []
+    for name in ("towlower_l", "towupper_l"):
+        fn = getattr(libc, name)
+        fn.restype = ctypes.c_uint32
+        fn.argtypes = [ctypes.c_uint32, ctypes.c_void_p]
+        fns.append(lambda c, fn=fn: int(fn(c, loc)))
+    return fns[0], fns[1]
+
+
+def database_case_mapping(conn: psycopg.Connection[Any]) -> CaseMapping:
+    """The case mapping of text of the database's default collation (see CaseMapping)."""
+    if conn.info.server_version < 150000:
+        row = conn.execute(
+            "SELECT 'c', datctype, NULL FROM pg_database WHERE datname = current_database()"
+        ).fetchone()
+    else:
+        row = conn.execute(
+            f"SELECT datlocprovider, datctype, {_locale_column(conn, 'pg_database')} "
+            "FROM pg_database WHERE datname = current_database()"
+        ).fetchone()
+    assert row is not None
+    provider, ctype, locale = row
+    if ctype in BYTEWISE_LOCALES:
+        return CaseMapping("ascii")
+    if provider == "i":
+        return CaseMapping("icu", locale or "")
+    if provider == "c":
+        if glibc_version() is None:
+            return CaseMapping("unavailable", ctype)
+        return CaseMapping("libc", ctype)
+    return CaseMapping(f"unknown:{provider}", locale or ctype)
+
+
+# The database's case mapping, for lower / upper / ILIKE evaluated on the client: set by
+# the connection around a compilation, as DATABASE_COLLATION.
+DATABASE_CASE_MAPPING: ContextVar[Callable[[], CaseMapping] | None] = ContextVar(
+    "DATABASE_CASE_MAPPING", default=None
+)
 
 
 def check_available(collation: Collation) -> None:
@@ -336,13 +536,19 @@ def check_available(collation: Collation) -> None:
 
 
 __all__ = [
+    "COLLATION_NAMED",
     "C_COLLATION",
+    "DATABASE_CASE_MAPPING",
     "DATABASE_COLLATION",
+    "CaseMapping",
     "Collation",
     "check_available",
     "collation_key",
+    "database_case_mapping",
     "database_collation",
     "named_collation",
+    "order_key",
+    "primary_prefix",
     "server_version",
     "sort_key_function",
 ]

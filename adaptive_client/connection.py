@@ -19,12 +19,17 @@ import psycopg
 from psycopg import sql
 from sqlglot import exp
 
-from . import ddl, defaults, peel, sequences, server_errors, wire
+from . import ddl, defaults, joins, peel, sequences, server_errors, wire
 from .collation import (
+    COLLATION_NAMED,
+    DATABASE_CASE_MAPPING,
     DATABASE_COLLATION,
+    CaseMapping,
     Collation,
     check_available,
+    database_case_mapping,
     database_collation,
+    named_collation,
     server_version,
 )
 from .config import PEEL_MODES, Config, load_config
@@ -143,6 +148,8 @@ class Connection:
         # collation a statement ordered by (read once per connection)
         self._db_collation: Collation | None = None
         self._server_versions: dict[Collation, str | None] = {}
+        self._case_mapping: CaseMapping | None = None
+        self._named_collations: dict[str, Collation] = {}
 
     # -- DB-API ----------------------------------------------------------------------------
     def cursor(self, name: str = "", *, withhold: bool = False) -> Cursor:
@@ -294,9 +301,13 @@ class Connection:
         if plan is not None:
             return plan
         token = DATABASE_COLLATION.set(self._database_collation)
+        case_token = DATABASE_CASE_MAPPING.set(self._database_case_mapping)
+        named_token = COLLATION_NAMED.set(self._named_collation)
         try:
             plan = compile_statement(self.catalog, stmt, snapshot_rows=snapshot)
         finally:
+            COLLATION_NAMED.reset(named_token)
+            DATABASE_CASE_MAPPING.reset(case_token)
             DATABASE_COLLATION.reset(token)
         if plan.text_orders:
             self._check_text_orders(plan.text_orders)
@@ -306,11 +317,23 @@ class Connection:
                 "collation; this database's differs",
                 "client-evaluated text under a non-C collation",
             )
-        if not plan.needs:
+        if not plan.needs and not plan.joins:
             if len(self._plans) > _CACHE_LIMIT:
                 self._plans.clear()
             self._plans[key] = plan
         return plan
+
+    def _named_collation(self, name: str) -> Collation:
+        """The collation ``COLLATE "name"`` names in a query (read once per name)."""
+        if name not in self._named_collations:
+            self._named_collations[name] = named_collation(self.control, name)
+        return self._named_collations[name]
+
+    def _database_case_mapping(self) -> CaseMapping:
+        """How the database maps case (read once)."""
+        if self._case_mapping is None:
+            self._case_mapping = database_case_mapping(self.control)
+        return self._case_mapping
 
     def _database_collation(self) -> Collation:
         """The database's default collation (read once)."""
@@ -361,12 +384,88 @@ class Connection:
         return self._c_locale_db
 
     def _prepare(self, query: str, stmt: exp.Expression) -> Compiled:
-        for _ in range(5):
+        for _ in range(6):
             plan = self._compile(query, stmt)
-            if not plan.needs:
+            if plan.needs:  # peels first: a join adjustment re-keys an onion's inner layer
+                self._peel(plan)
+            elif plan.joins:
+                self._adjust(plan)
+            else:
                 return plan
-            self._peel(plan)
         raise StaleMetadata("the layers kept changing while the statement was prepared")
+
+    def _adjust(self, plan: Compiled) -> None:
+        """Bring the column pairs a statement compares under one key (joins.py), where it
+        is safe to -- the same placement as a peel (see :meth:`_peel`), except that an
+        adjustment that cannot run now is not queued for the rollback: the retried
+        statement asks for it again."""
+        todo = joins.plan_adjustments(plan.joins)
+        for need in todo:
+            joins.check_allowed(need, self.peel_mode)
+        tables = sorted({self.catalog.table(t).anon for n in todo for t in (n.a[0], n.b[0])})
+        if not self._in_transaction():
+            try:
+                self._adjust_on(self.control, todo)
+            except (*_PEEL_CONFLICTS, StaleMetadata):
+                pass  # planned again from the reloaded catalog
+            finally:
+                self.catalog.reload(self.control)
+            return
+        level = self.pg.execute("SHOW transaction_isolation").fetchone()
+        held = self.pg.execute(
+            "SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+            "WHERE l.pid = pg_backend_pid() AND c.relname = ANY(%s)",
+            (tables,),
+        ).fetchone()
+        read_committed = level is not None and level[0] == "read committed"
+        if read_committed and (held or self._catalog_dirty):
+            self._catalog_dirty = True  # the catalog is reloaded if this rolls back
+            try:
+                self._adjust_on(self.pg, todo)
+            except (*_PEEL_CONFLICTS, StaleMetadata):
+                raise self._abort_transaction(
+                    PeelConflict(
+                        "a join adjustment this statement needs conflicted with another "
+                        "client's: roll back and retry"
+                    )
+                ) from None
+            finally:
+                if self.pg.info.transaction_status != psycopg.pq.TransactionStatus.INERROR:
+                    self.catalog.reload(self.pg)
+            self._plans.clear()
+            return
+        if held:
+            raise self._abort_transaction(
+                PeelConflict(
+                    "a join adjustment this statement needs must re-key a table this "
+                    "transaction holds a lock on: roll back and retry"
+                )
+            )
+        try:
+            with self.control.transaction():
+                self.control.execute(f"SET LOCAL lock_timeout = '{_PEEL_LOCK_WAIT_MS}ms'")
+                self._adjust_on(self.control, todo)
+        except (*_PEEL_CONFLICTS, StaleMetadata):
+            raise self._abort_transaction(
+                PeelConflict(
+                    "a join adjustment this statement needs waits on locks while this "
+                    "transaction is open: roll back and retry"
+                )
+            ) from None
+        finally:
+            self.catalog.reload(self.control)
+        if not read_committed:
+            raise self._abort_transaction(
+                StaleSnapshot(
+                    "a join adjustment this statement needs changed columns after the "
+                    "transaction's snapshot: retry it"
+                )
+            )
+
+    def _adjust_on(self, conn: psycopg.Connection[Any], todo: list[joins.JoinNeed]) -> None:
+        for need in todo:
+            if joins.adjust(conn, self.catalog, need) >= 0:
+                STATS.peels += 1
 
     def _peel(self, plan: Compiled) -> None:
         """Run the peels a statement needs, where it is safe to.
@@ -616,9 +715,13 @@ class Connection:
                     else:
                         cur._execute_plan(plan, params if params is not None else ())
                 return
-            except psycopg.errors.CheckViolation as exc:
-                diag = exc.diag.constraint_name or ""
-                if not diag.startswith("k_"):
+            except (psycopg.errors.CheckViolation, psycopg.errors.UndefinedColumn) as exc:
+                if isinstance(exc, psycopg.errors.UndefinedColumn):
+                    # the statement names an onion column a join adjustment renamed
+                    # (joins.py): our cached metadata is stale if the epoch moved
+                    if isinstance(exc, AdaptiveError) or not self._epoch_moved():
+                        raise
+                elif not (exc.diag.constraint_name or "").startswith("k_"):
                     raise
                 # a layer changed under us: our cached metadata was stale
                 if not self.pg.autocommit and self._in_transaction():
@@ -637,6 +740,10 @@ class Connection:
                 STATS.retries += 1
                 if attempt == 2:
                     raise StaleMetadata("layers kept changing; retry") from None
+
+    def _epoch_moved(self) -> bool:
+        row = self.control.execute("SELECT value FROM adaptive.epoch WHERE id = 1").fetchone()
+        return row is not None and row[0] != self.catalog.epoch
 
     def _forget(self, plan: Compiled) -> None:
         """A write to a table ends the validity of the locked rows cached for it."""

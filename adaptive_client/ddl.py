@@ -312,6 +312,7 @@ def build_column(
         spec.defaults.get(cname),
         ccfg.join_group,
     )
+    col.joinable = ccfg.joins
     if cname in spec.runtime:
         col.default_sql, col.default_volatile = spec.runtime[cname]
     collation = spec.collations.get(cname)

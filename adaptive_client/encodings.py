@@ -13,7 +13,7 @@ the other methods map that canonical value to the schemes' plaintexts and back.
 | numeric             | Eq                | none (no bound on digits; declare numeric(p,s))  |
 | real                | Eq, Ord           | 32 bits: IEEE-754 bits, sign-flip order          |
 | double precision    | Eq, Ord           | 64 bits: IEEE-754 bits, sign-flip order          |
-| varchar/text/char   | Eq, Ord*, Search  | 64 bits: first 8 bytes of the order key, padded  |
+| varchar/text/char   | Eq, Ord*, Search  | 64 bits: first 8 bytes (C) or primary weights    |
 | date                | Eq, Ord           | 32 bits: day number (0001-01-01 is day 1)        |
 | timestamp           | Eq, Ord           | 64 bits: µs since 0001-01-01 00:00               |
 | boolean             | Eq, Ord           | 8 bits: false 0, true 1                          |
@@ -21,8 +21,8 @@ the other methods map that canonical value to the schemes' plaintexts and back.
 (*) Strings: the Ord onion orders by an 8-byte prefix only (``ope_exact`` is False), so
 equal prefixes tie and the client finishes the sort; it cannot be decrypted.  Under the
 C collation the prefix is that of the UTF-8 bytes (code point order); under another
-collation (ICU or libc, recorded per column) that of the collation key -- the collator's
-sort key, a zero byte, the UTF-8 bytes (``CollatedTextEncoding``, ``collation``).
+collation (ICU or libc, recorded per column) that of the primary weights of the
+collator's sort key (``CollatedTextEncoding``, ``collation``).
 ``char(n)`` compares ignoring trailing spaces, as PostgreSQL does.
 
 NULL stays NULL in every onion: the provider learns which values are NULL.  Callers
@@ -58,7 +58,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any, ClassVar
 
-from .collation import Collation, collation_key
+from .collation import Collation, order_key, primary_prefix
 from .errors import (
     ConfigError,
     DatetimeOutOfRange,
@@ -629,11 +629,12 @@ class TextEncoding(Encoding):
 
 
 class CollatedTextEncoding(TextEncoding):
-    """A text type under a non-C collation: the Ord onion's 8-byte prefix is that of the
-    *collation key* (the collator's sort key, a zero byte, the UTF-8 bytes: see
-    ``collation``), so the server orders by the collation; the client finishes ties with
-    the whole key.  Without the collation on the client (``CollationUnavailable``) no
-    value can be put in the Ord onion nor ordered."""
+    """A text type under a non-C collation: the Ord onion encrypts the first 8 bytes of
+    the *primary weights* of the collator's sort key (``collation.primary_prefix``), so
+    the server orders by the collation, up to ties (values with the same first letters
+    up to case and accents, or the same first 8 bytes of weights) that the client breaks
+    with the whole order (``order_key``).  Without the collation on the client
+    (``CollationUnavailable``) no value can be put in the Ord onion nor ordered."""
 
     def __init__(self, sql_type: SqlType, collation: Collation) -> None:
         super().__init__(sql_type)
@@ -642,8 +643,13 @@ class CollatedTextEncoding(TextEncoding):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.sql_type.sql()}, {self.collation.describe()})"
 
-    def order_key(self, v: str) -> bytes:
-        return collation_key(self.collation, self._canonical(v).decode("utf-8"))
+    def to_ope(self, v: str) -> int:
+        text = self._canonical(v).decode("utf-8")
+        prefix = primary_prefix(self.collation, text)[: self.PREFIX]
+        return int.from_bytes(prefix.ljust(self.PREFIX, b"\0"), "big")
+
+    def order_key(self, v: str) -> Any:
+        return order_key(self.collation, self._canonical(v).decode("utf-8"))
 
 
 class DateEncoding(Encoding):

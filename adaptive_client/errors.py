@@ -132,6 +132,16 @@ class PeelDisabled(AdaptiveError, psycopg.NotSupportedError):
     """A query needs a peel but the peel mode is ``off``."""
 
 
+class JoinAdjustmentDisabled(PeelDisabled):
+    """A query compares two columns under different keys, and the peel mode is ``off``:
+    bringing them under one key (a join adjustment) is an adaptation like a peel."""
+
+
+class JoinForbidden(LayerFloorViolation):
+    """A query compares two columns under different keys, and neither side may be
+    re-keyed for a join (``joins = false`` in the onion configuration)."""
+
+
 class PeelModeUnavailable(ConfigError):
     """The peel mode asked for cannot work on this database: ``server`` where the
     PL/Python peel functions are not installed (hosted PostgreSQL; ``adaptive-db init``

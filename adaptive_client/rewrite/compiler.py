@@ -33,6 +33,7 @@ from ..errors import (
     UnsupportedQuery,
     ValueOutOfDomain,
 )
+from ..joins import JoinNeed
 from ..metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from ..onions import Cap, capabilities
 from .numeric import pg_avg
@@ -309,6 +310,7 @@ class Compiler:
         self.catalog = catalog
         self.params: dict[str, ParamBuilder] = {}
         self.needs: list[Need] = []
+        self.joins: list[JoinNeed] = []  # column pairs to bring under one key first
         self._n = count()
         self.tables: list[TableMeta] = []
         # a filter whose rows the client filters again (split execution's fetches) may be
@@ -435,7 +437,11 @@ class Compiler:
 
     # -- FROM ------------------------------------------------------------------------------
     def table_node(self, scope: Scope, node: exp.Expression) -> exp.Expression:
-        if not isinstance(node, exp.Table) or node.args.get("db"):
+        if (
+            not isinstance(node, exp.Table)
+            or node.args.get("db")
+            or not isinstance(node.this, exp.Identifier)  # a function: generate_series(...)
+        ):
             raise _unsupported(node, "FROM item")
         meta = self.catalog.table(node.name)
         self.tables.append(meta)
@@ -579,18 +585,40 @@ class Compiler:
             else:
                 oa, ob = common
         la, lb = self.target_layer(oa, cap), self.target_layer(ob, cap)
+        if cap is Cap.ORD:
+            for ref, oc in ((a, oa), (b, ob)):
+                self._exact_order(ref, oc, exp.column(ref.column.name))
         inner_a = {"DET": "DET", "OPE": "OPE", "PLAIN": "PLAIN"}.get(la)
+        same_type = a.column.type.name == b.column.type.name
         same_key = (
             la == lb
             and inner_a is not None
             and (inner_a == "PLAIN" or oa.keys.get(inner_a) == ob.keys.get(inner_a))
-            and a.column.type.name == b.column.type.name
+            and same_type
         )
-        if not same_key:
+        adjustable = (
+            la == lb
+            and inner_a in ("DET", "OPE")
+            and same_type
+            and oa.onion is ob.onion
+            and oa.innermost == ob.innermost == inner_a
+            and oa.ope_bits == ob.ope_bits
+        )
+        if not same_key and adjustable:
+            # under different keys: the connection brings them under one key (joins.py)
+            # before the statement runs, as it peels
+            assert inner_a is not None
+            self.joins.append(
+                JoinNeed(
+                    oa.onion, inner_a, (a.table.name, a.column.name), (b.table.name, b.column.name)
+                )
+            )
+        elif not same_key:
             raise UnsupportedQuery(
-                f"comparing {a.table.name}.{a.column.name} with {b.table.name}.{b.column.name} "
-                "over ciphertexts needs both columns in one join_group of the onion configuration",
-                "column comparison across key groups",
+                f"comparing {a.table.name}.{a.column.name} ({a.column.type.sql()}) with "
+                f"{b.table.name}.{b.column.name} ({b.column.type.sql()}) over ciphertexts "
+                "needs both of one type and under one key",
+                "column comparison across types or onions",
             )
         return self.col_expr(a, oa), self.col_expr(b, ob)
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from .. import defaults, recipes
 from ..collation import Collation
+from ..joins import JoinNeed
 from ..metadata import ColumnMeta, OnionColumn, TableMeta
 from ..onions import Cap
 
@@ -138,6 +139,8 @@ class Compiled:
     lock_layout: list[int] | None = None
     locks_rows: bool = False  # SELECT ... FOR UPDATE (else a snapshot read, see _select)
     needs: list[Need] = field(default_factory=list)
+    # column pairs to bring under one key (join adjustments) before the statement runs
+    joins: list[JoinNeed] = field(default_factory=list)
     tables: list[TableMeta] = field(default_factory=list)
     statement_type: str = "other"  # for stats: "SELECT", "INSERT", ...
     # multi-row INSERT: the leading parameters (those of its VALUES, made first) all at

@@ -26,16 +26,17 @@ rewrites those whose semantics differ:
   count, divided with PostgreSQL's numeric division (:func:`pg_avg`);
 * NULLs sort last ascending and first descending, as in PostgreSQL (sqlglot writes the
   NULLS FIRST / LAST of every ORDER BY for the DuckDB default it assumes, which is set);
-* ``lower`` / ``upper`` / ``ILIKE`` map ASCII only (the C ctype), ``LIKE`` escapes
-  with a backslash by default, ``substr`` follows PostgreSQL for starts below 1;
+* ``lower`` / ``upper`` / ``ILIKE`` map case as the database does (below), ``LIKE``
+  escapes with a backslash by default, ``substr`` follows PostgreSQL for starts below 1;
 * ``extract`` gives numeric, ``date_part`` double precision (integral fields only);
   ``date_trunc`` of a timestamp (of a date PostgreSQL answers a timestamptz: refused);
 * text is ordered under the collation of the columns it reads (:func:`text_order`):
   ORDER BY keys, ranges, BETWEEN and min/max of text go through ``pg_collation_key``,
-  the collation key the Ord onion's prefix comes from (``collation``); ``COLLATE "C"``
-  orders bytewise; the connection checks the collation before anything is peeled
-  (:attr:`Compiled.text_orders`).  Case mapping (``lower``, ``upper``, ``ILIKE``) is
-  exact only under the C ctype (:attr:`Residual.needs_c_locale`).
+  the collation key the Ord onion's prefix comes from (``collation``); under an explicit
+  ``COLLATE "name"`` through that collation's key (``"C"``: bytewise); the connection
+  checks the collations before anything is peeled (:attr:`Compiled.text_orders`).  Case
+  mapping (``lower``, ``upper``, ``ILIKE``) is the database's (``collation.CaseMapping``:
+  ASCII under the C ctype, ICU's or libc's otherwise), for text of its default collation.
 
 Anything else is refused with :class:`UnsupportedQuery` naming the construct, at compile
 time (before any peel) wherever it can be decided there.
@@ -43,7 +44,7 @@ time (before any peel) wherever it can be decided there.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 import duckdb
@@ -56,9 +57,17 @@ from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope as GlotScope
 from sqlglot.optimizer.scope import traverse_scope
 
-from ..collation import DATABASE_COLLATION, Collation, collation_key
+from ..collation import (
+    C_COLLATION,
+    COLLATION_NAMED,
+    DATABASE_CASE_MAPPING,
+    DATABASE_COLLATION,
+    CaseMapping,
+    Collation,
+    collation_key,
+)
 from ..encodings import TEXT_TYPES
-from ..errors import AdaptiveError, UndefinedColumn, UnsupportedQuery
+from ..errors import AdaptiveError, CollationUnavailable, UndefinedColumn, UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, TableMeta
 from .numeric import pg_avg
 from .plan import Compiled, Output, ParamBuilder, Params, Residual
@@ -279,6 +288,8 @@ def compile_fetch(
         c = Compiler(catalog)
         c.widen_inexact_ranges = True  # the whole WHERE is applied again on the client
         plan = _select(c, fetch_select(meta, alias, columns, where))
+        if c.joins:  # columns under different keys: compared on the client instead
+            raise UnsupportedQuery("a comparison that needs a join adjustment", "join")
         plan.needs, plan.tables = c.needs, c.tables
         return plan
 
@@ -539,9 +550,9 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
     src = _kind(node.this)
     # a string literal, or a parameter the cast types (psycopg's %s::integer, the way
     # SQLAlchemy sends every value): its value is given in the type cast to
-    literal = (
-        isinstance(node.this, exp.Literal) and node.this.is_string
-    ) or isinstance(node.this, exp.Placeholder)
+    literal = (isinstance(node.this, exp.Literal) and node.this.is_string) or isinstance(
+        node.this, exp.Placeholder
+    )
     to = node.to
     T = exp.DataType.Type
     ok = {
@@ -650,13 +661,20 @@ def _unparen(node: exp.Expression) -> exp.Expression:
     return node
 
 
-def _explicit_c(node: exp.Expression) -> bool:
-    """``x COLLATE "C"`` (or POSIX): ordered bytewise, as DuckDB compares strings."""
-    return isinstance(_unparen(node), exp.Collate)
+def _explicit(node: exp.Expression) -> exp.Collate | None:
+    """The ``x COLLATE "name"`` an operand is, if it is one."""
+    inner = _unparen(node)
+    return inner if isinstance(inner, exp.Collate) else None
 
 
-def _keyed(node: exp.Expression) -> exp.Expression:
-    return _udf(KEY_FUNCTION, node)
+def _text_kind(node: exp.Expression) -> str:
+    """:func:`_kind`, seeing through ``x COLLATE "name"`` (typed as nothing)."""
+    collate = _explicit(node)
+    return _kind(collate.this if collate is not None else node)
+
+
+def _keyed(node: exp.Expression, function: str = KEY_FUNCTION) -> exp.Expression:
+    return _udf(function, node)
 
 
 def _order_items(ordered: exp.Ordered) -> list[exp.Expression] | None:
@@ -691,78 +709,116 @@ def _named_item(ordered: exp.Ordered) -> exp.Expression | None:
     return None
 
 
-def text_order(tree: exp.Expression, keyed: bool) -> bool:
+class ExplicitCollations:
+    """The collations a statement names in ``COLLATE "name"``, each with the key function
+    ordering by it in the client engine (``pg_collation_key_<n>``)."""
+
+    def __init__(self, resolve: Callable[[str], Collation] | None) -> None:
+        self._resolve = resolve
+        self.functions: dict[str, Collation] = {}
+        self._by_name: dict[str, tuple[Collation, str | None]] = {}
+
+    def of(self, collate: exp.Collate) -> tuple[Collation, str | None]:
+        """(the collation, its key function -- None where the order is bytewise)."""
+        target = collate.expression
+        name = target.name if isinstance(target, exp.Expression) else ""
+        if name not in self._by_name:
+            if name.lower() in _BYTEWISE_NAMES:
+                coll = C_COLLATION
+            elif self._resolve is None:
+                raise _refuse(f'COLLATE "{name}" (only "C" and "POSIX" here)', collate)
+            else:
+                coll = self._resolve(name)
+            function = None
+            if not coll.bytewise:
+                function = next(
+                    (f for f, c in self.functions.items() if c == coll),
+                    f"{KEY_FUNCTION}_{len(self.functions)}",
+                )
+                self.functions[function] = coll
+            self._by_name[name] = (coll, function)
+        return self._by_name[name]
+
+
+def text_order(
+    tree: exp.Expression, keyed: bool, explicit: ExplicitCollations | None = None
+) -> bool:
     """Find what orders text in the (annotated) tree -- ORDER BY keys, window orders,
-    ``<`` ``<=`` ``>`` ``>=`` BETWEEN, min/max, greatest/least -- and, if ``keyed``, make
-    DuckDB order it by the collation key (``pg_collation_key(x)``; min/max become
-    ``arg_min``/``arg_max`` by the key).  What an explicit ``COLLATE "C"`` orders is left
-    bytewise, as DuckDB compares strings; other explicit collations are refused.  Equality,
-    grouping and DISTINCT need nothing: a deterministic collation's equality is the
-    bytes'.  Returns whether the statement orders text under the column collation.
+    ``<`` ``<=`` ``>`` ``>=`` BETWEEN, min/max, greatest/least -- and make DuckDB order it
+    by the collation key (``pg_collation_key(x)``; min/max become ``arg_min`` /
+    ``arg_max`` by the key): under the column collation if ``keyed``, under an explicit
+    ``COLLATE "name"`` always (``explicit``: its key function; ``COLLATE "C"`` orders
+    bytewise, as DuckDB compares strings).  Equality, grouping and DISTINCT need nothing:
+    a deterministic collation's equality is the bytes'.  Returns whether the statement
+    orders text under the column collation.
 
     Every decision is taken on the annotated tree first (a rewritten node has no type),
     then applied: sides moved under the key function, not copied, and min/max last, so
     that what they aggregate carries the other rewrites."""
-    for collate in list(tree.find_all(exp.Collate)):
-        target = collate.expression
-        name = target.name if isinstance(target, exp.Expression) else ""
-        if name.lower() not in _BYTEWISE_NAMES:
-            raise _refuse(f'COLLATE "{name}" (only "C" and "POSIX" in a query)', collate)
+    explicit = explicit or ExplicitCollations(None)
     kinds = (exp.Ordered, *_RANGE_OPS, exp.Between, exp.Min, exp.Max, exp.Greatest, exp.Least)
-    todo: list[exp.Expression] = []
+    todo: list[tuple[exp.Expression, str]] = []  # (node, its key function)
     named: dict[int, exp.Expression] = {}  # ORDER BY items naming a select item
+    found = False
     for node in tree.find_all(*kinds):
         if isinstance(node, exp.Ordered):
             item = _named_item(node)
             target = cast(exp.Expression, item.unalias()) if item is not None else node.this
-            hit = _kind(target) == "text" and not _explicit_c(target)
-            if hit and item is not None:
+            operands = [target, node.this]
+            text = _text_kind(target) == "text"
+            if item is not None:
                 named[id(node)] = item
         elif isinstance(node, exp.Between):
-            hit = _kind(node.this) == "text" and not _explicit_c(node.this)
+            operands = [node.this, node.args["low"], node.args["high"]]
+            text = _text_kind(node.this) == "text"
         elif isinstance(node, exp.Min | exp.Max):
             arg = node.this
-            inner = arg.expressions[0] if isinstance(arg, exp.Distinct) else arg
-            hit = _kind(inner) == "text" and not _explicit_c(inner)
+            operands = [arg.expressions[0] if isinstance(arg, exp.Distinct) else arg]
+            text = _text_kind(operands[0]) == "text"
         elif isinstance(node, exp.Greatest | exp.Least):
-            hit = any(_kind(x) == "text" for x in [node.this, *node.expressions])
-            if hit and keyed:
-                raise _refuse(f"{node.sql_name().lower()} of text under a collation", node)
+            operands = [node.this, *node.expressions]
+            text = any(_text_kind(x) == "text" for x in operands)
         else:  # < <= > >=
-            sides = (node.this, node.expression)
-            types = [_kind(x) for x in sides]
-            hit = (
-                "text" in types
-                and all(t in ("text", "other") for t in types)
-                and not any(_explicit_c(x) for x in sides)
-            )
-        if hit:
-            todo.append(node)
-    if keyed:
-        aggregates = [n for n in todo if isinstance(n, exp.Min | exp.Max)]
-        for node in todo:
-            if isinstance(node, exp.Ordered):
-                item = named.get(id(node))
-                if item is not None:
-                    in_set_op = isinstance(node.parent.parent if node.parent else None,
-                                           exp.SetOperation)  # fmt: skip
-                    node.set("this", _keyed(_output_ref(item, in_set_op)))
-                else:
-                    node.set("this", _keyed(node.this))
-            elif isinstance(node, exp.Between):
-                for arg in ("this", "low", "high"):
-                    node.set(arg, _keyed(node.args[arg]))
-            elif isinstance(node, _RANGE_OPS):
-                node.set("this", _keyed(node.this))
-                node.set("expression", _keyed(node.expression))
-        for node in aggregates:
+            operands = [node.this, node.expression]
+            types = [_text_kind(x) for x in operands]
+            text = "text" in types and all(t in ("text", "other") for t in types)
+        if not text:
+            continue
+        collate = next((c for c in map(_explicit, operands) if c is not None), None)
+        if collate is not None:
+            function = explicit.of(collate)[1]
+        else:
+            found = True
+            function = KEY_FUNCTION if keyed else None
+        if function is None:
+            continue
+        if isinstance(node, exp.Greatest | exp.Least):
+            raise _refuse(f"{node.sql_name().lower()} of text under a collation", node)
+        todo.append((node, function))
+    for node, function in todo:
+        if isinstance(node, exp.Ordered):
+            item = named.get(id(node))
+            if item is not None:
+                in_set_op = isinstance(node.parent.parent if node.parent else None,
+                                       exp.SetOperation)  # fmt: skip
+                node.set("this", _keyed(_output_ref(item, in_set_op), function))
+            else:
+                node.set("this", _keyed(node.this, function))
+        elif isinstance(node, exp.Between):
+            for arg in ("this", "low", "high"):
+                node.set(arg, _keyed(node.args[arg], function))
+        elif isinstance(node, _RANGE_OPS):
+            node.set("this", _keyed(node.this, function))
+            node.set("expression", _keyed(node.expression, function))
+    for node, function in todo:
+        if isinstance(node, exp.Min | exp.Max):
             arg = node.this
             inner = arg.expressions[0] if isinstance(arg, exp.Distinct) else arg
             fn = "arg_min" if isinstance(node, exp.Min) else "arg_max"
-            node.replace(_udf(fn, inner.copy(), _keyed(inner.copy())))
+            node.replace(_udf(fn, inner.copy(), _keyed(inner.copy(), function)))
     for collate in list(tree.find_all(exp.Collate)):
-        collate.replace(collate.this)  # DuckDB's string order is C's
-    return bool(todo)
+        collate.replace(collate.this)  # the order is in the key functions now
+    return found
 
 
 def _output_ref(item: exp.Expression, in_set_op: bool) -> exp.Expression:
@@ -884,20 +940,41 @@ def pg_substr(s: str, start: int, length: int) -> str:
     return s[first - 1 : end - 1] if end > first else ""
 
 
+def _key_function(coll: Collation, refusals: list[CollationUnavailable]) -> Callable[[str], bytes]:
+    def key(text: str) -> bytes:
+        try:
+            return collation_key(coll, text)
+        except CollationUnavailable as exc:
+            refusals.append(exc)  # raised as itself, not as DuckDB's error
+            raise
+
+    return key
+
+
 def engine(
     tables: Sequence[tuple[str, list[tuple[str, str]]]],
-    collation: Collation | None = None,
+    keys: Mapping[str, Collation] | None = None,
+    refusals: list[CollationUnavailable] | None = None,
+    case_mapping: CaseMapping | None = None,
 ) -> duckdb.DuckDBPyConnection:
-    """A fresh in-memory DuckDB with the pg_* functions and the tables (empty);
-    ``pg_collation_key`` gives the collation key of a string under ``collation``."""
+    """A fresh in-memory DuckDB with the pg_* functions and the tables (empty); each of
+    ``keys`` (``pg_collation_key``, ``pg_collation_key_<n>``) gives the collation key of
+    a string under its collation (a string without one is refused: the refusal is
+    appended to ``refusals``)."""
+    if refusals is None:
+        refusals = []
     from duckdb.sqltypes import BIGINT, BLOB, VARCHAR
 
     con = duckdb.connect(":memory:")
     # NULLs last whatever the direction: the order sqlglot assumes of DuckDB when it
     # spells out PostgreSQL's (first when descending) on every ORDER BY it writes
     con.execute("SET default_null_order = 'nulls_last'")
-    con.create_function("pg_lower", pg_lower, [VARCHAR], VARCHAR)
-    con.create_function("pg_upper", pg_upper, [VARCHAR], VARCHAR)
+    # lower / upper as the database maps case (ASCII only under the C ctype)
+    lower, upper = (
+        (case_mapping.lower, case_mapping.upper) if case_mapping else (pg_lower, pg_upper)
+    )
+    con.create_function("pg_lower", lower, [VARCHAR], VARCHAR)
+    con.create_function("pg_upper", upper, [VARCHAR], VARCHAR)
     con.create_function("pg_substr2", pg_substr_from, [VARCHAR, BIGINT], VARCHAR)
     con.create_function(
         "pg_substr3",
@@ -905,13 +982,8 @@ def engine(
         [VARCHAR, BIGINT, BIGINT],
         VARCHAR,
     )
-    if collation is not None:
-        coll = collation
-
-        def key(text: str) -> bytes:
-            return collation_key(coll, text)
-
-        con.create_function(KEY_FUNCTION, key, [VARCHAR], BLOB)
+    for function, coll in (keys or {}).items():
+        con.create_function(function, _key_function(coll, refusals), [VARCHAR], BLOB)
     for name, cols in tables:
         defs = ", ".join(f'"{c}" {t}' for c, t in cols)
         con.execute(f'CREATE TABLE "{name}" ({defs})')
@@ -986,7 +1058,22 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
             meta.columns[c].collation for c in cols if meta.columns[c].type.name in TEXT_TYPES
         }
     # case mapping (lower, upper, ILIKE) is the C ctype's, ASCII only
-    needs_c = any(True for _ in tree.find_all(exp.Lower, exp.Upper, exp.ILike))
+    needs_case = any(True for _ in tree.find_all(exp.Lower, exp.Upper, exp.ILike))
+    needs_c, case_mapping = needs_case, None
+    mapping_of, default_of = DATABASE_CASE_MAPPING.get(), DATABASE_COLLATION.get()
+    if needs_case and mapping_of is not None and default_of is not None:
+        # the database's case mapping is that of text of its default collation
+        db_default = default_of()
+        if any(c is not None and c != db_default for c in collations):
+            raise _refuse("lower, upper or ILIKE of a column whose collation is not the default")
+        case_mapping = mapping_of()
+        if case_mapping.kind not in ("ascii", "icu", "libc"):
+            raise CollationUnavailable(
+                f"the database's case mapping ({case_mapping.kind} {case_mapping.locale!r}) "
+                "cannot be reproduced on the client",
+                "case mapping",
+            )
+        needs_c = False
 
     names = output_names(stmt, tree)
     annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
@@ -994,20 +1081,22 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
     # or without any text column the database's; a column without a recorded collation
     # orders bytewise -- which the connection accepts on a C database only
     ordering: Collation | None = next(iter(collations)) if len(collations) == 1 else None
-    default = DATABASE_COLLATION.get()
-    if not collations and default is not None:
-        ordering = default()  # text constants only: the database's default collation
+    if not collations and default_of is not None:
+        ordering = default_of()  # text constants only: the database's default collation
     keyed = ordering is not None and not ordering.bytewise
-    orders_text = text_order(tree, keyed)
+    explicit = ExplicitCollations(COLLATION_NAMED.get())
+    orders_text = text_order(tree, keyed, explicit)
     if orders_text and len(collations) > 1:
         raise _refuse("ordering text of columns with different collations")
-    collation = ordering if keyed else None
+    keys: dict[str, Collation] = dict(explicit.functions)
+    if keyed and ordering is not None:
+        keys[KEY_FUNCTION] = ordering
     builders: dict[str, ParamBuilder] = {}
     sql, avgs = to_duckdb(tree, builders)
     width = len(names)
 
     # bind on the empty tables: the result's types, and refusals, before anything runs
-    con = engine(tables, collation)
+    con = engine(tables, keys, None, case_mapping)
     try:
         described = con.execute(sql, {k: None for k in builders}).description or []
     except duckdb.Error as exc:
@@ -1021,13 +1110,16 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
     oids = [1043 if i in varchar_cols and o == 25 else o for i, o in enumerate(oids)]
 
     def finish(fetched: list[list[tuple[Any, ...]]], params: Params) -> list[tuple[Any, ...]]:
-        con = engine(tables, collation)
+        refusals: list[CollationUnavailable] = []
+        con = engine(tables, keys, refusals, case_mapping)
         try:
             for (name, cols), rows in zip(tables, fetched, strict=True):
                 load(con, name, cols, rows)
             values = {k: b(params) for k, b in builders.items()}
             rows = con.execute(sql, values).fetchall()
         except duckdb.Error as exc:
+            if refusals:
+                raise refusals[0] from None
             raise translate(exc) from None
         finally:
             con.close()
@@ -1041,8 +1133,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
     plan = Compiled(kind="select", returns_rows=True, statement_type="SELECT")
     plan.outputs = [Output(n, _no_row_fn, oid) for n, oid in zip(names, oids, strict=True)]
     plan.residual = Residual(fetches, finish, needs_c_locale=needs_c)
-    if orders_text:
-        plan.text_orders = [ordering]
+    plan.text_orders = ([ordering] if orders_text else []) + list(explicit.functions.values())
     plan.needs = [n for f in fetches for n in f.needs]
     plan.tables = [t for f in fetches for t in f.tables]
     return plan

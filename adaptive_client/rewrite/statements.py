@@ -76,6 +76,7 @@ def _compile_statement(catalog: Catalog, stmt: exp.Expression, snapshot_rows: bo
     else:
         raise _unsupported(stmt, f"{type(stmt).__name__} statement")
     out.needs = c.needs
+    out.joins = c.joins
     out.tables = c.tables
     return out
 
@@ -646,9 +647,11 @@ def _insert_select(c: Compiler, stmt: exp.Insert, meta: Any, cols: list[str]) ->
     target.needs = target_c.needs
     target.tables = target_c.tables
     c.needs += source.needs + target.needs
+    c.joins += source.joins
     c.tables += source.tables
     plan = Compiled(kind="insert", statement_type="INSERT")
     plan.insert_select = (source, target)
+    plan.text_orders = source.text_orders  # the rows chosen by ORDER BY ... LIMIT
     plan.outputs, plan.returns_rows = target.outputs, target.returns_rows
     return plan
 
