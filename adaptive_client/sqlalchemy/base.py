@@ -294,7 +294,7 @@ class AdaptiveDialect(PGDialect_psycopg):
     ) -> Any:
         found = self._table(connection, table_name, schema)
         if not isinstance(found, TableMeta):
-            return refl.view_columns(found)
+            return refl.view_columns(found, self._catalog(connection))
         return refl.columns(found)
 
     @reflection.cache

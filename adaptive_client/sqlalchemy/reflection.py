@@ -227,11 +227,59 @@ def views(catalog: Catalog) -> dict[str, Any]:
     return dict(getattr(catalog, "views", {}) or {})
 
 
-def view_columns(view: Any) -> list[dict[str, Any]]:
-    return [
-        {"name": c, "type": sqltypes.NULLTYPE, "nullable": True, "default": None}
-        for c in view.columns
-    ]
+def view_columns(view: Any, catalog: Catalog) -> list[dict[str, Any]]:
+    """A view's columns: the type of the table column an output names as it is
+    (``SELECT t.a, b AS c ...``, ``SELECT * FROM t``); NullType for computed outputs
+    (their type is PostgreSQL's to infer, and the sealed view does not record it);
+    nullable, as PostgreSQL reflects every column of a view."""
+    sources = _view_sources(view, catalog)
+    out = []
+    for name in view.columns:
+        col = sources.get(name)
+        out.append(
+            {
+                "name": name,
+                "type": sa_type(col.type) if col is not None else sqltypes.NULLTYPE,
+                "nullable": True,  # as PostgreSQL reflects a view's columns
+                "default": None,
+            }
+        )
+    return out
+
+
+def _view_sources(view: Any, catalog: Catalog) -> dict[str, Any]:
+    """Output name -> the table column it is, for the outputs that are bare columns."""
+    import sqlglot
+    from sqlglot import exp
+
+    try:
+        tree = sqlglot.parse_one(view.sql, read="postgres")
+    except Exception:
+        return {}
+    if not isinstance(tree, exp.Select):
+        return {}
+    aliases: dict[str, TableMeta] = {}
+    for t in tree.find_all(exp.Table):
+        meta = catalog.tables.get(t.name.lower())
+        if meta is not None:
+            aliases[(t.alias or t.name).lower()] = meta
+    if len({id(m) for m in aliases.values()}) != len(list(tree.find_all(exp.Table))):
+        return {}  # a source that is not a table (a view, a subquery): left untyped
+    out: dict[str, Any] = {}
+    for item in tree.expressions:
+        inner = item.unalias()
+        if isinstance(inner, exp.Star) and len(aliases) == 1:
+            for col in next(iter(aliases.values())).columns.values():
+                out.setdefault(col.name, col)
+        elif isinstance(inner, exp.Column) and not isinstance(inner.this, exp.Star):
+            owners = (
+                [aliases[inner.table.lower()]]
+                if inner.table and inner.table.lower() in aliases
+                else [m for m in aliases.values() if inner.name.lower() in m.columns]
+            )
+            if len(owners) == 1 and inner.name.lower() in owners[0].columns:
+                out[item.alias_or_name.lower()] = owners[0].columns[inner.name.lower()]
+    return out
 
 
 def by_name(items: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -356,3 +356,54 @@ def test_pool_pre_ping_replaces_a_dead_connection(dsn_pair: tuple[str, str], key
         assert c.execute(sa.select(sa.func.count()).select_from(item)).scalar() == 3
         assert c.connection.dbapi_connection.pg.info.backend_pid != pid  # type: ignore[union-attr]
     eng.dispose()
+
+
+def test_contains_startswith_endswith_equal_plain(engines: tuple[Any, Any]) -> None:
+    """SQLAlchemy's contains()/startswith()/endswith() send LIKE '%%' || %(p)s || '%%':
+    answered by split execution, as on plain PostgreSQL."""
+    md, item, _ = _schema()
+    for eng in engines:
+        md.create_all(eng)
+    both(engines, lambda c: c.execute(item.insert(), _rows(40)) and None)
+    for cond in (
+        item.c.name.contains("em 3"),
+        item.c.name.startswith("item"),
+        item.c.name.endswith(" 5"),
+        item.c.code.contains("%", autoescape=True),
+        sa.not_(item.c.name.endswith("1")),
+    ):
+        both(
+            engines,
+            lambda c, w=cond: c.execute(sa.select(item.c.id).where(w).order_by(item.c.id)).all(),
+        )
+
+
+def test_view_reflection_equals_plain(engines: tuple[Any, Any]) -> None:
+    md, _, _ = _schema()
+    for eng in engines:
+        md.create_all(eng)
+        with eng.begin() as c:
+            c.execute(
+                sa.text(
+                    "CREATE VIEW item_v AS SELECT i.id AS item_id, i.name, price, i.qty + 1 AS next_qty FROM item i"
+                )
+            )
+            c.execute(sa.text("CREATE VIEW tag_v AS SELECT * FROM tag"))
+    got = []
+    for eng in engines:
+        insp = sa.inspect(eng)
+        got.append(
+            (
+                insp.get_view_names(),
+                {
+                    v: [(c["name"], str(c["type"]), c["nullable"]) for c in insp.get_columns(v)]
+                    for v in ("item_v", "tag_v")
+                },
+            )
+        )
+    # a computed output's type is PostgreSQL's to infer: compared by name only
+    plain, enc = got
+    assert enc[0] == plain[0] == ["item_v", "tag_v"]
+    assert enc[1]["tag_v"] == plain[1]["tag_v"]
+    assert enc[1]["item_v"][:3] == plain[1]["item_v"][:3]
+    assert enc[1]["item_v"][3][0] == plain[1]["item_v"][3][0] == "next_qty"

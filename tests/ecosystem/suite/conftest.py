@@ -40,10 +40,6 @@ KNOWN: dict[str, str] = {
     "ComponentReflectionTest::test_get_indexes_quoted_name": (
         _GAP + "a quoted mixed-case index name is folded to lower case by the client's DDL"
     ),
-    "ComponentReflectionTest::test_get_columns": (
-        "a view's columns are reflected by name only (NullType): the sealed view records "
-        "its SQL and its column names, not their types"
-    ),
     "HasIndexTest::test_has_index": (
         "the client reads its catalog again between transactions; an index another "
         "connection dropped is still listed inside the transaction that saw it"
@@ -140,9 +136,6 @@ EXPECTED: dict[str, list[str]] = {
         "ComponentReflectionTest::test_get_multi_unique_constraints[True-ObjectKind.TABLE|MATERIALIZED_VIEW-ObjectScope.DEFAULT-None-_exclusions_00]",
         "ComponentReflectionTest::test_get_multi_unique_constraints[True-ObjectKind.TABLE|VIEW-ObjectScope.ANY-None-_exclusions_00]",
         "ComponentReflectionTest::test_get_multi_unique_constraints[True-ObjectKind.TABLE|VIEW-ObjectScope.DEFAULT-None-_exclusions_00]",
-    ],
-    "ComponentReflectionTest::test_get_columns": [
-        "ComponentReflectionTest::test_get_columns[True-False-_exclusions_02]",
     ],
     "HasIndexTest::test_has_index": [
         "HasIndexTest::test_has_index[inspector]",
