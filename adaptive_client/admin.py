@@ -9,6 +9,7 @@ from typing import Any
 import psycopg
 
 from . import peel as peeling
+from .collation import Collation
 from .errors import ConfigError, LayerFloorViolation, MetadataTampered
 from .joins import key_group_members
 from .keys import MasterKey
@@ -33,13 +34,23 @@ _REVEALS = {"RND": 0, "HOM": 0, "SEARCH": 1, "DET": 2, "TRIGRAM": 2, "OPE": 3, "
 
 
 def _learns(
-    layer: str, ope_exact: bool, join_group: str | None, shared: list[str] | None = None
+    layer: str,
+    ope_exact: bool,
+    join_group: str | None,
+    shared: list[str] | None = None,
+    collation: Collation | None = None,
 ) -> str:
     """``shared``: the other columns whose onion of this kind is under the same key (a
     declared join group, or a key group formed by join adjustments)."""
     learns = LEAKAGE[layer]
     if layer == "OPE" and not ope_exact:
         learns = "order of an 8-byte prefix"
+        if collation is not None and not collation.bytewise:
+            learns = (
+                f"order under collation {collation.describe()} of an 8-byte prefix of the "
+                "sort key's primary weights, and which values tie on it (the same first "
+                "letters, up to case and accents)"
+            )
     if layer in ("DET", "OPE") and join_group:
         learns += f", also across the columns of join group {join_group}"
     if layer in ("DET", "OPE") and shared:
@@ -47,10 +58,59 @@ def _learns(
     return learns
 
 
+def key_groups(catalog: Catalog) -> dict[tuple[str, str], str]:
+    """(table, column) -> the implied join group its foreign keys put it in, named by
+    its members: the columns whose DET (and OPE) ciphertexts the provider can compare."""
+    parent: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def root(x: tuple[str, str]) -> tuple[str, str]:
+        while parent.setdefault(x, x) != x:
+            x = parent[x]
+        return x
+
+    for table in catalog.tables.values():
+        for fk in table.foreign_keys:
+            for col, ref in zip(fk.columns, fk.ref_columns, strict=True):
+                parent[root((table.name, col))] = root((fk.ref_table, ref))
+    members: dict[tuple[str, str], list[str]] = {}
+    for x in list(parent):
+        members.setdefault(root(x), []).append(f"{x[0]}.{x[1]}")
+    return {x: "{" + ", ".join(sorted(members[root(x)])) + "}" for x in parent}
+
+
+def foreign_key_report(catalog: Catalog) -> list[tuple[str, str, str, str]]:
+    """Each foreign key: its name, columns, referenced columns, and what it reveals."""
+    groups = key_groups(catalog)
+    out = []
+    for table in sorted(catalog.tables.values(), key=lambda t: t.name):
+        for fk in table.foreign_keys:
+            group = groups.get((table.name, fk.columns[0]), "")
+            out.append(
+                (
+                    fk.name,
+                    f"{table.name} ({', '.join(fk.columns)})",
+                    f"{fk.ref_table} ({', '.join(fk.ref_columns)})",
+                    f"which rows of both tables hold equal keys, from the first insert "
+                    f"(implied join group {group})",
+                )
+            )
+    return out
+
+
+def _beyond(
+    fk_group: str | None, catalog: Catalog, table: Any, oc: Any
+) -> list[str]:
+    """The columns sharing ``oc``'s key that its foreign keys' group does not name (those
+    a join adjustment brought under it)."""
+    named = set(fk_group.strip("{}").split(", ")) if fk_group else set()
+    return [m for m in key_group_members(catalog, table, oc) if m not in named]
+
+
 def layers_report(conn: psycopg.Connection[Any], master: MasterKey) -> list[LayerRow]:
     """Every onion column: its actual layer, floor and what the provider can learn now.
     (Opening the catalog checks its integrity: a tampered catalog is an error here.)"""
     catalog = Catalog.open(conn, master)
+    groups = key_groups(catalog)
     rows = []
     for table in sorted(catalog.tables.values(), key=lambda t: t.name):
         for col in table.columns.values():
@@ -67,8 +127,9 @@ def layers_report(conn: psycopg.Connection[Any], master: MasterKey) -> list[Laye
                         _learns(
                             oc.layer,
                             oc.ope_exact,
-                            col.join_group,
-                            key_group_members(catalog, table, oc),
+                            groups.get((table.name, col.name), col.join_group),
+                            _beyond(groups.get((table.name, col.name)), catalog, table, oc),
+                            col.collation,
                         ),
                     )
                 )

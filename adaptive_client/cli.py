@@ -101,11 +101,13 @@ def _master(args: argparse.Namespace) -> MasterKey:
 
 
 def cmd_layers(args: argparse.Namespace) -> int:
-    from .admin import audit_log, column_summary, layers_report
+    from .admin import audit_log, column_summary, foreign_key_report, layers_report
+    from .metadata import Catalog
 
     with _connect(_dsn(args)) as conn:
         master = _master(args)
         rows = layers_report(conn, master)
+        fks = foreign_key_report(Catalog.open(conn, master))
         log = audit_log(conn, master, args.log) if args.log else []
     if args.json:
         print(
@@ -115,6 +117,10 @@ def cmd_layers(args: argparse.Namespace) -> int:
                     "columns": [
                         {"column": c, "most_revealing": o, "provider_learns": learns}
                         for c, o, learns in column_summary(rows)
+                    ],
+                    "foreign_keys": [
+                        {"name": n, "columns": c, "references": r, "provider_learns": learns}
+                        for n, c, r, learns in fks
                     ],
                     "peels": [vars(p) for p in log],
                 },
@@ -129,6 +135,11 @@ def cmd_layers(args: argparse.Namespace) -> int:
         for r in rows
     ]
     _print_table(headers, table)
+    if fks:
+        print("\nforeign keys (each an implied join group, enforced on DET ciphertexts):")
+        _print_table(
+            ["constraint", "columns", "references", "provider learns"], [list(f) for f in fks]
+        )
     print("\nper column, from all its onions together:")
     _print_table(
         ["column", "most revealing onion", "provider learns"],

@@ -8,6 +8,7 @@ Format::
     substring = false    # give string columns a Substr onion (trigrams: LIKE, ILIKE, ~)
     hom_bits = 2048      # Paillier modulus size
     peel = "client"      # server, client or off (default: the database's recorded mode)
+    residual_row_cap = 1000000  # most rows one client-evaluated statement may fetch
 
     [tables.customer.c_id]
     onions = ["Eq", "Ord"]             # any of Eq, Ord, Sum, Search -- or ["Single"]
@@ -55,6 +56,8 @@ class Config:
     substring: bool = False
     hom_bits: int = 2048
     peel: str | None = None  # None: the database's recorded default (``adaptive-db init``)
+    # the most rows one client-evaluated (split) statement may ship; None: no cap
+    residual_row_cap: int | None = None
     tables: dict[str, dict[str, ColumnConfig]] = field(default_factory=dict)
 
     def column(self, table: str, column: str) -> ColumnConfig:
@@ -152,5 +155,14 @@ def load_config(source: str | Path | dict[str, Any] | Config | None) -> Config:
         substring=bool(defaults.get("substring", False)),
         hom_bits=int(defaults.get("hom_bits", 2048)),
         peel=peel,
+        residual_row_cap=_row_cap(defaults.get("residual_row_cap")),
         tables=tables,
     )
+
+
+def _row_cap(raw: Any) -> int | None:
+    if raw is None:
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
+        raise ConfigError(f"residual_row_cap must be a non-negative integer, not {raw!r}")
+    return raw

@@ -19,15 +19,31 @@ import psycopg
 from psycopg import sql
 from sqlglot import exp
 
-from . import ddl, joins, peel, server_errors, wire
+from . import ddl, defaults, joins, peel, sequences, server_errors, wire
+from .collation import (
+    COLLATION_NAMED,
+    DATABASE_CASE_MAPPING,
+    DATABASE_COLLATION,
+    CaseMapping,
+    Collation,
+    check_available,
+    database_case_mapping,
+    database_collation,
+    named_collation,
+    server_version,
+)
 from .config import PEEL_MODES, Config, load_config
 from .errors import (
     AdaptiveError,
+    CollationUnavailable,
     ConfigError,
     PeelConflict,
     RetryableError,
+    RowCapExceeded,
     StaleMetadata,
     StaleSnapshot,
+    UndefinedColumn,
+    UndefinedTable,
     UnsupportedQuery,
 )
 from .keys import MasterKey, load_master_key
@@ -38,7 +54,7 @@ from .rewrite.plan import Compiled, Params, SortKey, decrypt_columns
 from .rewrite.statements import compile_statement, encrypt_row_for_update
 from .sqltext import parse as _parse_sql
 from .sqltext import session_command, split_statements
-from .stats import STATS, Stats
+from .stats import STATS, Shipped, Stats
 
 _COMPILED_KINDS = frozenset({exp.Select, exp.Insert, exp.Update, exp.Delete, exp.Union})
 _SNAPSHOT_LEVELS = (psycopg.IsolationLevel.REPEATABLE_READ, psycopg.IsolationLevel.SERIALIZABLE)
@@ -106,6 +122,8 @@ class Connection:
         **kwargs: Any,
     ) -> None:
         self.config = config
+        # the most rows a client-evaluated statement may fetch (None: no cap)
+        self.residual_row_cap: int | None = config.residual_row_cap
         self.control = psycopg.connect(conninfo, autocommit=True, **kwargs)
         try:
             self.catalog = Catalog.open(self.control, master_key)
@@ -128,6 +146,13 @@ class Connection:
         # RMW layout: a later UPDATE SET x = x + k of the same row needs no SELECT
         self._locked: dict[Any, tuple[Any, ...]] = {}
         self._c_locale_db: bool | None = None
+        self._runtime = defaults.Runtime(self.pg)  # sequence blocks, transaction's now()
+        # the database's default collation, and the server's collator version of each
+        # collation a statement ordered by (read once per connection)
+        self._db_collation: Collation | None = None
+        self._server_versions: dict[Collation, str | None] = {}
+        self._case_mapping: CaseMapping | None = None
+        self._named_collations: dict[str, Collation] = {}
 
     # -- DB-API ----------------------------------------------------------------------------
     def cursor(self, name: str = "", *, withhold: bool = False) -> Cursor:
@@ -148,6 +173,7 @@ class Connection:
         self._after_commit()
 
     def _after_commit(self) -> None:
+        self._runtime.transaction_ended()
         self._catalog_dirty = False
         self.catalog.committed()
 
@@ -160,6 +186,7 @@ class Connection:
         this transaction changed (DDL, a peel inside it) is read again, committed; the
         peels it left pending run now."""
         self._locked.clear()
+        self._runtime.transaction_ended(rolled_back=True)
         self.catalog.rolled_back()
         if self._catalog_dirty:
             self.catalog.reload(self.control)
@@ -173,6 +200,7 @@ class Connection:
         what survived.  Row locks taken after the savepoint are released, so the cache of
         locked rows is dropped."""
         self._locked.clear()
+        self._runtime.savepoint_rolled_back()
         if self._catalog_dirty:
             self.catalog.reload(self.pg)
             self._plans.clear()
@@ -246,11 +274,15 @@ class Connection:
             self.catalog.refresh(self.control)
 
     # -- compilation -------------------------------------------------------------------------
-    def _parse(self, query: str) -> tuple[exp.Expression, int, bool]:
-        hit = self._parsed.get(query)
+    def _parse(self, query: str, with_params: bool = True) -> tuple[exp.Expression, int, bool]:
+        # psycopg reads ``%%`` as ``%`` everywhere (string literals and quoted names too)
+        # when parameters are passed, and touches nothing when none are: the same text
+        # may then mean two statements, cached apart (see _cache_key)
+        query_key = _cache_key(query, with_params)
+        hit = self._parsed.get(query_key)
         if hit is not None:
             return hit
-        text, npos, named = normalize_placeholders(query)
+        text, npos, named = normalize_placeholders(query, quoted_percents=with_params)
         stmts = _parse_sql(text)
         if len(stmts) != 1:
             raise UnsupportedQuery(
@@ -259,7 +291,7 @@ class Connection:
         out = (stmts[0], npos, named)
         if len(self._parsed) > _CACHE_LIMIT:
             self._parsed.clear()
-        self._parsed[query] = out
+        self._parsed[query_key] = out
         return out
 
     def _snapshot_isolation(self) -> bool:
@@ -271,7 +303,17 @@ class Connection:
         plan = self._plans.get(key)
         if plan is not None:
             return plan
-        plan = compile_statement(self.catalog, stmt, snapshot_rows=snapshot)
+        token = DATABASE_COLLATION.set(self._database_collation)
+        case_token = DATABASE_CASE_MAPPING.set(self._database_case_mapping)
+        named_token = COLLATION_NAMED.set(self._named_collation)
+        try:
+            plan = compile_statement(self.catalog, stmt, snapshot_rows=snapshot)
+        finally:
+            COLLATION_NAMED.reset(named_token)
+            DATABASE_CASE_MAPPING.reset(case_token)
+            DATABASE_COLLATION.reset(token)
+        if plan.text_orders:
+            self._check_text_orders(plan.text_orders)
         if plan.residual is not None and plan.residual.needs_c_locale and not self._c_locale():
             raise UnsupportedQuery(
                 "text order and case mapping on the client are exact only under the C/POSIX "
@@ -283,6 +325,55 @@ class Connection:
                 self._plans.clear()
             self._plans[key] = plan
         return plan
+
+    def _named_collation(self, name: str) -> Collation:
+        """The collation ``COLLATE "name"`` names in a query (read once per name)."""
+        if name not in self._named_collations:
+            self._named_collations[name] = named_collation(self.control, name)
+        return self._named_collations[name]
+
+    def _database_case_mapping(self) -> CaseMapping:
+        """How the database maps case (read once)."""
+        if self._case_mapping is None:
+            self._case_mapping = database_case_mapping(self.control)
+        return self._case_mapping
+
+    def _database_collation(self) -> Collation:
+        """The database's default collation (read once)."""
+        if self._db_collation is None:
+            self._db_collation = database_collation(self.control)
+        return self._db_collation
+
+    def _check_text_orders(self, collations: Iterable[Collation | None]) -> None:
+        """Refuse, before anything runs or is peeled, a statement ordering text whose order
+        this client cannot reproduce exactly: under a collation that the client's collator
+        or the server's current one does not match, or (no recorded collation) in byte
+        order on a database whose order is not C's."""
+        for coll in set(collations):
+            if coll is None:
+                if not self._database_collation().bytewise:
+                    raise CollationUnavailable(
+                        "a text column created before collations were recorded orders in "
+                        f"byte order, this database by {self._database_collation().describe()}: "
+                        "ordering it would differ from PostgreSQL's answer (ALTER TABLE ... "
+                        "ALTER COLUMN ... TYPE with its own type re-encrypts it under the "
+                        "collation, recorded)",
+                        "text column without a recorded collation",
+                    )
+                continue
+            if coll.bytewise:
+                continue
+            check_available(coll)
+            if coll not in self._server_versions:
+                self._server_versions[coll] = server_version(self.control, coll)
+            now = self._server_versions[coll]
+            if now != coll.version:
+                raise CollationUnavailable(
+                    f"collation {coll.describe()}: the server's collator is now version "
+                    f"{now or 'unknown'}; the column's order is that of version "
+                    f"{coll.version} (PostgreSQL's answer would follow the new version)",
+                    "collation version changed on the server",
+                )
 
     def _c_locale(self) -> bool:
         """Does the database order and case-map text as C/POSIX (read once)?"""
@@ -517,6 +608,7 @@ class Connection:
         self, cur: Cursor, query: str, params: Params | None, many: Sequence[Params] | None = None
     ) -> None:
         self._maybe_refresh()
+        defaults.RUNTIME.set(self._runtime)
         if query not in self._parsed:  # (a statement seen before is one, and not a command)
             parts = split_statements(query)
             if len(parts) > 1:
@@ -526,7 +618,13 @@ class Connection:
             if kind is not None:
                 self._session_command(cur, kind, query, params)
                 return
-        stmt, npos, named = self._parse(query)
+        with_params = params is not None or many is not None
+        stmt, npos, named = self._parse(query, with_params)
+        query = _cache_key(query, with_params)  # the plan cache's key from here on
+        answer = sequences.answer(stmt, self.catalog, self._runtime)
+        if answer is not None:
+            cur._set_result(*answer)
+            return
         if type(stmt) in _COMPILED_KINDS:  # SELECT/INSERT/UPDATE/DELETE: skip the checks below
             if not named:  # (other statements go to psycopg, or are parsed again: EXPLAIN)
                 for p in many if many is not None else (params,):
@@ -536,16 +634,9 @@ class Connection:
         if isinstance(stmt, exp.Command) and stmt.name.upper() == "EXPLAIN":
             self._explain(cur, stmt, params)
             return
-        if isinstance(stmt, exp.Create | exp.Drop):
+        if isinstance(stmt, exp.Create | exp.Drop | exp.Alter | exp.TruncateTable):
             self._ddl(stmt)
-            cur._set_result([], [], -1)
-            return
-        if isinstance(stmt, exp.TruncateTable):
-            names = [self.catalog.table(t.name).anon for t in stmt.expressions]
-            self.pg.execute(
-                sql.SQL("TRUNCATE {}").format(sql.SQL(", ").join(map(sql.Identifier, names)))
-            )
-            cur._set_result([], [], -1)
+            cur._set_result([], None, -1)
             return
         self._run_compiled(cur, query, stmt, params, many)
 
@@ -609,8 +700,17 @@ class Connection:
         many: Sequence[Params] | None,
     ) -> None:
         for attempt in range(3):
-            plan = self._prepare(query, stmt)
+            try:
+                plan = self._prepare(query, stmt)
+            except (UndefinedTable, UndefinedColumn):
+                # another client's DDL, committed, whose notification has not reached
+                # this client yet: read the catalog again (between transactions) once
+                if attempt or self._in_transaction() or not self.catalog.refresh(self.control):
+                    raise
+                continue
             kind = plan.statement_type
+            # the statement opens the transaction: nothing else is undone if it is retried
+            first_in_transaction = not self._in_transaction()
             try:
                 with STATS.statement(kind):
                     if many is not None:
@@ -628,6 +728,13 @@ class Connection:
                     raise
                 # a layer changed under us: our cached metadata was stale
                 if not self.pg.autocommit and self._in_transaction():
+                    if first_in_transaction and attempt < 2:
+                        # (another client's peel whose notification had not arrived yet)
+                        self.pg.rollback()
+                        self._after_rollback()
+                        self.catalog.reload(self.control)
+                        STATS.retries += 1
+                        continue
                     self.catalog.reload(self.control)
                     raise StaleMetadata(
                         "a value was written at a layer the column just left; retry the transaction"
@@ -690,20 +797,11 @@ class Connection:
         cur._set_result(rows, [("QUERY PLAN", 25, None, None, None, None, None)], len(rows))
 
     def _ddl(self, stmt: exp.Expression) -> None:
-        kind = (stmt.args.get("kind") or "").upper()
-        run: Any
-        if isinstance(stmt, exp.Create) and kind == "TABLE":
-            run = lambda: ddl.create_table(self.pg, self.catalog, self.config, stmt)  # noqa: E731
-        elif isinstance(stmt, exp.Create) and kind == "INDEX":
-            run = lambda: ddl.create_index(self.pg, self.catalog, stmt)  # noqa: E731
-        elif isinstance(stmt, exp.Drop) and kind == "TABLE":
-            run = lambda: ddl.drop_table(self.pg, self.catalog, stmt)  # noqa: E731
-        elif isinstance(stmt, exp.Drop) and kind == "INDEX":
-            run = lambda: ddl.drop_index(self.pg, self.catalog, stmt)  # noqa: E731
-        else:
-            raise UnsupportedQuery(
-                f"{type(stmt).__name__} {kind} is not supported", f"{type(stmt).__name__} {kind}"
-            )
+        if not self._in_transaction():
+            # decide IF [NOT] EXISTS and name clashes on the committed catalog, not on
+            # one another client's DDL notification has not reached yet
+            self.catalog.refresh(self.control)
+        run = ddl.statement(self.pg, self.catalog, self.config, self._runtime, stmt)
         if self.pg.autocommit:
             try:
                 with self.pg.transaction():
@@ -717,6 +815,12 @@ class Connection:
             self._catalog_dirty = True
             run()
         self._plans.clear()
+
+
+def _cache_key(query: str, with_params: bool) -> str:
+    """The parse and plan caches' key: the text, marked where it was run without
+    parameters and has a ``%%`` that parameters would have made ``%``."""
+    return query if with_params or "%%" not in query else "\x00" + query
 
 
 def _compare(keys: list[SortKey]) -> Any:
@@ -973,15 +1077,49 @@ class Cursor:
         self._set_result([], None, len(rows))
 
     def _residual(self, plan: Compiled, params: Params) -> None:
-        """Split execution: each table's rows fetched decrypted on the main connection
+        """Split execution: each relation's rows fetched decrypted on the main connection
         (the application's transaction and snapshot), then the statement finished on the
-        client."""
-        assert plan.residual is not None
-        fetched = []
-        for fetch in plan.residual.fetches:
-            self._execute_plan(fetch, params)
-            fetched.append(self._rows)
-        rows = plan.residual.finish(fetched, params)
+        client.  Past the connection's ``residual_row_cap`` the fetch stops (the server
+        is asked for one row more than the cap allows) and :class:`RowCapExceeded` names
+        the part the server could not run; the rows shipped are in ``stats.residual``."""
+        residual = plan.residual
+        assert residual is not None
+        cap = self.connection.residual_row_cap
+        shipped = Shipped(residual.reason)
+        total = 0
+
+        def fetch(i: int) -> list[tuple[Any, ...]]:
+            nonlocal total
+            assert residual is not None
+            part = residual.parts[i] if i < len(residual.parts) else f"fetch {i + 1}"
+            plan_i = residual.fetches[i]
+            CURRENT_PARAMS.set(params)
+            with STATS.crypto():
+                bound = plan_i.bind_positional(params)
+            query = plan_i.positional_sql
+            if cap is not None:
+                query += b" LIMIT %d" % (cap - total + 1)
+            cur = self._server_cursor()
+            cur.execute(query, bound)
+            raw = cur.fetchall()
+            total += len(raw)
+            shipped.fetches.append((part, len(raw), _size(raw)))
+            if cap is not None and total > cap:
+                raise RowCapExceeded(
+                    f"the statement would ship more than {cap} rows to the client "
+                    f"(residual_row_cap): {part} returns them; the server could not run: "
+                    f"{residual.reason or 'the statement'}",
+                    cap,
+                    residual.reason,
+                    part,
+                )
+            with STATS.crypto():
+                return decrypt_columns(plan_i.outputs, raw)
+
+        try:
+            rows = residual.finish(fetch, params)
+        finally:
+            STATS.shipped(shipped)
         self._set_result(rows, plan.description, len(rows))
 
     def _rmw(self, plan: Compiled, params: Params) -> None:
@@ -1126,6 +1264,18 @@ class NamedCursor(Cursor):
     def close(self) -> None:
         self._close_declared()
         super().close()
+
+
+def _size(raw: list[Any]) -> int:
+    """Bytes of the values of a server result as received (ciphertexts' lengths; other
+    values as their text)."""
+    n = 0
+    for row in raw:
+        for v in row:
+            if v is None:
+                continue
+            n += len(v) if isinstance(v, bytes | bytearray | memoryview) else len(str(v))
+    return n
 
 
 def _has_rows(cur: psycopg.RawCursor[Any]) -> bool:

@@ -24,7 +24,7 @@ import psycopg
 from psycopg import sql
 from sqlglot import exp
 
-from . import recipes
+from . import defaults, recipes
 from .errors import UnsupportedQuery
 from .metadata import ColumnMeta, OnionColumn, TableMeta
 from .onions import TOKEN_ONIONS, Onion
@@ -121,6 +121,16 @@ class CopyIn:
         conn = self.cursor.connection
         if conn.pg.autocommit:
             self._stack.enter_context(conn.pg.transaction())
+        # Defaults of omitted columns are drawn while the COPY holds the connection: the
+        # transaction's stable values first, sequences and volatile ones on the control
+        # connection (sequences are not transactional).
+        given = {c.name for c in self.given}
+        self._stable = {
+            col.name: conn._runtime.evaluate(col.default_sql, col.type.sql(), False)
+            for col in self.table.columns.values()
+            if col.name not in given and col.default_sql and not col.default_volatile
+        }
+        self._side = defaults.Runtime(conn.control)
         raw = self._stack.enter_context(conn.pg.cursor())
         statement = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(
             sql.Identifier(self.table.anon),
@@ -144,6 +154,19 @@ class CopyIn:
         self.cursor._set_result([], None, self.rowcount)
         self.cursor.connection._forget_table(self.table)
 
+    def _drawn(self, col: ColumnMeta) -> Any:
+        try:
+            if col.sequence_anon is not None and col.sequence is not None:
+                return self._side.nextval(col.sequence_anon, col.sequence)
+            assert col.default_sql is not None
+            return self._side.evaluate(col.default_sql, col.type.sql(), True)
+        except psycopg.errors.UndefinedTable:
+            raise UnsupportedQuery(
+                f"COPY into {self.table.name} omitting {col.name}: its sequence was created "
+                "in this transaction; commit the CREATE TABLE first, or give the column",
+                "COPY default",
+            ) from None
+
     def _flush(self) -> None:
         rows, self._rows = self._rows, []
         if not rows:
@@ -155,8 +178,10 @@ class CopyIn:
                 i = names.index(col.name)
                 coerce = col.encoding.coerce
                 coerced[col.name] = [None if r[i] is None else coerce(r[i]) for r in rows]
+            elif col.sequence_anon is not None or col.default_volatile:
+                coerced[col.name] = [col.encoding.coerce(self._drawn(col)) for _ in rows]
             else:
-                default = col.default
+                default = self._stable.get(col.name, col.default)
                 value = None if default is None else col.encoding.coerce(default)
                 coerced[col.name] = [value] * len(rows)
             if not col.nullable and any(v is None for v in coerced[col.name]):

@@ -13,14 +13,19 @@ A plain column becomes one stored column per onion, named by a keyed hash.  Keys
 
 from __future__ import annotations
 
-from decimal import Decimal
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
+from psycopg import errors as pg_errors
 from psycopg import sql
 from sqlglot import exp
 
+from . import checks, defaults, foreign_keys, views
+from .collation import Collation, column_collation
 from .config import Config
+from .defaults import Runtime
 from .encodings import parse_sql_type
 from .errors import (
     ConfigError,
@@ -38,8 +43,8 @@ HOM_GROUP = "__paillier__"
 
 
 def _storage_type(col: ColumnMeta, oc: OnionColumn) -> str:
-    if oc.stack == ("PLAIN",):
-        return col.type.sql()
+    if oc.stack == ("PLAIN",):  # in the clear: the server orders it, by its collation
+        return col.type.sql() + (col.collation.clause() if col.collation else "")
     if oc.onion is Onion.SUM:
         return "numeric"
     if oc.onion in TOKEN_ONIONS:
@@ -77,138 +82,368 @@ def _bump_epoch(conn: psycopg.Connection[Any]) -> None:
     conn.execute("NOTIFY adaptive_epoch")
 
 
-def _constant(node: exp.Expression) -> Any:
-    if isinstance(node, exp.Literal):
-        return node.this if node.is_string else node.to_py()
-    if isinstance(node, exp.Boolean):
-        return node.this
-    if isinstance(node, exp.Null):
-        return None
-    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal):
-        inner = node.this.to_py()
-        if isinstance(inner, int | float | Decimal):
-            return -inner
-    raise UnsupportedQuery(
-        f"DEFAULT {node.sql('postgres')}: only constant defaults are supported", "DEFAULT"
-    )
+_SERIAL = {
+    exp.DataType.Type.SMALLSERIAL: "smallint",
+    exp.DataType.Type.SERIAL: "integer",
+    exp.DataType.Type.BIGSERIAL: "bigint",
+}
+_ACTIONS = ("NO ACTION", "RESTRICT", "CASCADE", "SET NULL", "SET DEFAULT")
 
 
-def create_table(
-    conn: psycopg.Connection[Any], catalog: Catalog, config: Config, stmt: exp.Create
-) -> None:
+@dataclass
+class _ForeignKey:
+    name: str | None
+    columns: list[str]
+    ref_table: str
+    ref_columns: list[str] | None
+    on_delete: str = "NO ACTION"
+    on_update: str = "NO ACTION"
+
+
+@dataclass
+class _Sequence:
+    identity: str | None  # None: serial; "always" / "by default": an identity column
+    options: list[str] = field(default_factory=list)  # START WITH 10, INCREMENT BY 2, ...
+
+
+@dataclass
+class TableSpec:
+    """What a CREATE TABLE declares, gathered before anything is built."""
+
+    name: str
+    order: list[str] = field(default_factory=list)
+    types: dict[str, Any] = field(default_factory=dict)
+    nullable: dict[str, bool] = field(default_factory=dict)
+    defaults: dict[str, Any] = field(default_factory=dict)
+    runtime: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    sequences: dict[str, _Sequence] = field(default_factory=dict)
+    pk: list[str] = field(default_factory=list)
+    pk_name: str | None = None
+    uniques: list[tuple[str | None, list[str]]] = field(default_factory=list)
+    foreign_keys: list[_ForeignKey] = field(default_factory=list)
+    checks: list[tuple[str | None, exp.Expression, str | None]] = field(default_factory=list)
+    # COLLATE "name" of a text column (or the collation an altered column keeps)
+    collations: dict[str, str | Collation] = field(default_factory=dict)
+
+
+def _names(node: exp.Expression | None) -> list[str]:
+    items = node.expressions if node is not None else []
+    return [e.name.lower() for e in items]
+
+
+def _reference(cols: list[str], ref: exp.Reference, name: str | None) -> _ForeignKey:
+    target = ref.this
+    table = target.this if isinstance(target, exp.Schema) else target
+    ref_cols = _names(target) if isinstance(target, exp.Schema) and target.expressions else None
+    fk = _ForeignKey(name, cols, table.name.lower(), ref_cols)
+    for option in ref.args.get("options") or []:
+        words = " ".join(str(option).upper().split())
+        for verb in ("ON DELETE ", "ON UPDATE "):
+            if words.startswith(verb) and words[len(verb) :] in _ACTIONS:
+                setattr(fk, "on_" + verb.split()[1].lower(), words[len(verb) :])
+                break
+        else:
+            raise UnsupportedQuery(f"foreign key option {option} is not supported", "REFERENCES")
+    return fk
+
+
+def _table_constraint(spec: TableSpec, item: exp.Expression, name: str | None) -> None:
+    if isinstance(item, exp.PrimaryKey):
+        if spec.pk:
+            raise pg_errors.InvalidTableDefinition(
+                f'multiple primary keys for table "{spec.name}" are not allowed'
+            )
+        spec.pk, spec.pk_name = _names(item), name
+    elif isinstance(item, exp.UniqueColumnConstraint):
+        target = item.this
+        spec.uniques.append((name, _names(target) if isinstance(target, exp.Schema) else []))
+    elif isinstance(item, exp.ForeignKey):
+        ref = item.args.get("reference")
+        if ref is None:
+            raise UnsupportedQuery("FOREIGN KEY without REFERENCES", "FOREIGN KEY")
+        spec.foreign_keys.append(_reference(_names(item), ref, name))
+    elif isinstance(item, exp.CheckColumnConstraint):
+        spec.checks.append((name, item.this, None))
+    else:
+        raise UnsupportedQuery(
+            f"table element {item.sql('postgres')!r} is not supported", type(item).__name__
+        )
+
+
+def _column(spec: TableSpec, cd: exp.ColumnDef) -> None:
+    cname = cd.name.lower()
+    if cname in spec.types:
+        raise pg_errors.DuplicateColumn(f'column "{cname}" specified more than once')
+    spec.order.append(cname)
+    kind = cd.args.get("kind")
+    if kind is None:
+        raise UnsupportedQuery(f"column {cname} needs a type", "column without type")
+    if isinstance(kind, exp.DataType) and kind.this in _SERIAL:
+        spec.types[cname] = parse_sql_type(_SERIAL[kind.this])
+        spec.sequences[cname] = _Sequence(None)
+        spec.nullable[cname] = False
+    else:
+        spec.types[cname] = parse_sql_type(kind.sql("postgres"))
+        spec.nullable[cname] = True
+    for c in cd.constraints:
+        kind_ = c.kind
+        cname_constraint = c.this.name if isinstance(c.this, exp.Identifier) else None
+        if isinstance(kind_, exp.NotNullColumnConstraint):
+            spec.nullable[cname] = bool(kind_.args.get("allow_null"))
+        elif isinstance(kind_, exp.PrimaryKeyColumnConstraint):
+            _table_constraint(spec, exp.PrimaryKey(expressions=[cd.this.copy()]), cname_constraint)
+        elif isinstance(kind_, exp.UniqueColumnConstraint):
+            spec.uniques.append((cname_constraint, [cname]))
+        elif isinstance(kind_, exp.DefaultColumnConstraint):
+            _default(spec, cname, kind_.this)
+        elif isinstance(kind_, exp.GeneratedAsIdentityColumnConstraint):
+            spec.sequences[cname] = _Sequence(
+                "always" if kind_.this else "by default", _sequence_options(kind_)
+            )
+            spec.nullable[cname] = False
+        elif isinstance(kind_, exp.Reference):
+            spec.foreign_keys.append(_reference([cname], kind_, cname_constraint))
+        elif isinstance(kind_, exp.CheckColumnConstraint):
+            spec.checks.append((cname_constraint, kind_.this, cname))
+        elif isinstance(kind_, exp.CollateColumnConstraint):
+            spec.collations[cname] = kind_.this.name
+        else:
+            raise UnsupportedQuery(
+                f"column constraint {c.sql('postgres')!r} is not supported",
+                type(kind_).__name__,
+            )
+
+
+def _sequence_options(node: exp.Expression) -> list[str]:
+    out = []
+    for arg, words in (
+        ("start", "START WITH"),
+        ("increment", "INCREMENT BY"),
+        ("minvalue", "MINVALUE"),
+        ("maxvalue", "MAXVALUE"),
+    ):
+        value = node.args.get(arg)
+        if value is not None:
+            ok, v = defaults.constant(value)
+            if not ok or not isinstance(v, int):
+                raise UnsupportedQuery(f"identity option {words} {value.sql()}", "IDENTITY")
+            out.append(f"{words} {int(v)}")
+    if node.args.get("cycle"):
+        out.append("CYCLE")
+    return out
+
+
+def _default(spec: TableSpec, cname: str, node: exp.Expression) -> None:
+    ok, value = defaults.constant(node)
+    if ok:
+        if value is not None:
+            spec.defaults[cname] = value
+        return
+    if defaults.sequence_named(node) is not None:
+        raise UnsupportedQuery(
+            f"{spec.name}.{cname}: DEFAULT nextval() of a sequence the client did not "
+            "create; declare the column serial or GENERATED ... AS IDENTITY",
+            "DEFAULT nextval",
+        )
+    spec.runtime[cname] = defaults.runtime_expression(node, f"{spec.name}.{cname}")
+
+
+def parse_table(stmt: exp.Create) -> TableSpec:
     schema = stmt.this
     if not isinstance(schema, exp.Schema):
         raise UnsupportedQuery("CREATE TABLE ... AS is not supported", "CREATE TABLE AS")
-    name = schema.this.name.lower()
-    if catalog.has_table(name):
+    spec = TableSpec(schema.this.name.lower())
+    for item in schema.expressions:
+        if isinstance(item, exp.ColumnDef):
+            _column(spec, item)
+        elif isinstance(item, exp.Constraint):
+            for inner in item.expressions:
+                _table_constraint(spec, inner, item.name)
+        else:
+            _table_constraint(spec, item, None)
+    for cname in spec.pk:
+        if cname not in spec.types:
+            raise pg_errors.UndefinedColumn(f'column "{cname}" named in key does not exist')
+        spec.nullable[cname] = False
+    for _, cols in spec.uniques:
+        for cname in cols:
+            if cname not in spec.types:
+                raise pg_errors.UndefinedColumn(f'column "{cname}" named in key does not exist')
+    for fk in spec.foreign_keys:
+        for cname in fk.columns:
+            if cname not in spec.types:
+                raise pg_errors.UndefinedColumn(
+                    f'column "{cname}" referenced in foreign key constraint does not exist'
+                )
+    return spec
+
+
+def fresh_name(taken: set[str], make: Callable[..., str], *parts: str) -> str:
+    """An anonymized name not in use: the keyed hash of ``parts``, salted with a counter
+    when a renamed object still holds it."""
+    name = make(*parts)
+    n = 1
+    while name in taken:
+        name = make(*parts, str(n))
+        n += 1
+    return name
+
+
+def build_column(
+    conn: psycopg.Connection[Any],
+    catalog: Catalog,
+    config: Config,
+    spec: TableSpec,
+    cname: str,
+    keyed: set[str],
+    shared: dict[str, tuple[dict[str, bytes], str]],
+    taken: set[str] | None = None,
+) -> ColumnMeta:
+    """One declared column, with its onions, layers and keys (nothing written yet).
+    ``taken``: the table's onion column names in use (a renamed column keeps its own)."""
+    name = spec.name
+    taken = taken or set()
+    ccfg = config.column(name, cname)
+    onions = ccfg.onions or _default_onions(spec.types[cname], config)
+    onions = foreign_keys.onions_kept(spec, cname, onions)
+    col = ColumnMeta(
+        cname,
+        spec.types[cname],
+        spec.nullable[cname],
+        {},
+        spec.defaults.get(cname),
+        ccfg.join_group,
+    )
+    col.joinable = ccfg.joins
+    if cname in spec.runtime:
+        col.default_sql, col.default_volatile = spec.runtime[cname]
+    collation = spec.collations.get(cname)
+    col.collation = (
+        collation
+        if isinstance(collation, Collation)
+        else column_collation(conn, col.type.name, collation)
+    )
+    enc = col.encoding
+    group_keys = catalog.group_keys(conn, ccfg.join_group) if ccfg.join_group else {}
+    if cname in shared:
+        if ccfg.join_group:
+            raise ConfigError(
+                f"{name}.{cname}: a foreign key column shares the keys of the column it "
+                f"references; it cannot also be in join group {ccfg.join_group}"
+            )
+        group_keys, col.join_group = shared[cname]
+    for onion in onions:
+        if onion is not Onion.SINGLE and onion.value not in enc.onions:
+            raise ConfigError(f"{name}.{cname}: type {col.type.sql()} has no {onion} onion")
+        stack = stack_for(onion, ccfg.layer)
+        start = ccfg.start.get(onion, stack[0])
+        floor = ccfg.floor.get(onion)
+        if onion is Onion.EQ and (cname in keyed or cname in shared):
+            start = "DET"  # keys are enforced on DET ciphertexts (documented leakage)
+            if floor is not None and layer_index(stack, "DET") > layer_index(stack, floor):
+                raise LayerFloorViolation(
+                    f"{name}.{cname}: PRIMARY KEY / UNIQUE / REFERENCES needs its Eq onion "
+                    f"at DET, below its floor {floor}"
+                )
+        if floor is not None and layer_index(stack, floor) < layer_index(stack, start):
+            raise ConfigError(f"{name}.{cname}: floor {floor} is above the start {start}")
+        keys: dict[str, bytes] = {}
+        for layer in stack:
+            if layer in ("DET", "OPE") and layer in group_keys:
+                keys[layer] = group_keys[layer]
+            elif layer == "HOM":
+                keys[layer] = _hom_key(conn, catalog, config.hom_bits)
+            elif layer != "PLAIN":
+                keys[layer] = new_key()
+        if onion is Onion.SINGLE and stack[0] == "RND":
+            keys.setdefault("RND", new_key())
+        anon, n = catalog.anon_column(name, cname, onion), 1
+        while anon in taken:
+            anon, n = catalog.anon_column(name, f"{cname}\x1f{n}", onion), n + 1
+        col.onions[onion] = OnionColumn(
+            onion=onion,
+            anon=anon,
+            stack=stack,
+            layer=start,
+            floor=floor,
+            keys=keys,
+            ope_bits=enc.ope_bits,
+            ope_exact=enc.ope_exact,
+        )
+    if cname in spec.sequences:
+        seq = spec.sequences[cname]
+        col.sequence = f"{name}_{cname}_seq"
+        col.identity = seq.identity
+        seq_taken = {c.sequence_anon for t in catalog.tables.values() for c in t.columns.values()}
+        # a name of its own for each sequence ever created: the blocks of values other
+        # connections drew from a dropped table's sequence never match a new table's
+        col.sequence_anon = fresh_name(
+            {s for s in seq_taken if s},
+            lambda *p: catalog.root.anonymize("sequence", *p),
+            name,
+            cname,
+            new_key(8).hex(),
+        )
+    return col
+
+
+def create_sequence(
+    conn: psycopg.Connection[Any],
+    meta: TableMeta,
+    col: ColumnMeta,
+    seq: _Sequence,
+    runtime: Runtime | None = None,
+) -> None:
+    """The server sequence of a serial or identity column, owned by the column (dropped
+    with it, restarted by TRUNCATE ... RESTART IDENTITY)."""
+    assert col.sequence_anon is not None
+    conn.execute(
+        sql.SQL("CREATE SEQUENCE {} AS {} {} OWNED BY {}.{}").format(
+            sql.Identifier(col.sequence_anon),
+            sql.SQL(col.type.sql()),
+            sql.SQL(" ".join(seq.options)),
+            sql.Identifier(meta.anon),
+            sql.Identifier(next(iter(col.onions.values())).anon),
+        )
+    )
+    if runtime is not None:  # (a name freed by a dropped table may be reused)
+        runtime.reset(col.sequence_anon)
+
+
+def create_table(
+    conn: psycopg.Connection[Any],
+    catalog: Catalog,
+    config: Config,
+    stmt: exp.Create,
+    runtime: Runtime | None = None,
+) -> None:
+    spec = parse_table(stmt)
+    name = spec.name
+    if catalog.has_relation(name):
         if stmt.args.get("exists"):
             return
         raise DuplicateTable(f'relation "{name}" already exists')
-    pk: list[str] = []
-    uniques: list[list[str]] = []
-    coldefs: list[exp.ColumnDef] = []
-    for item in schema.expressions:
-        if isinstance(item, exp.ColumnDef):
-            coldefs.append(item)
-        elif isinstance(item, exp.PrimaryKey):
-            pk = [e.name.lower() for e in item.expressions]
-        elif isinstance(item, exp.UniqueColumnConstraint | exp.Constraint):
-            inner = item if isinstance(item, exp.UniqueColumnConstraint) else None
-            if inner is None:
-                for e in item.expressions:
-                    if isinstance(e, exp.UniqueColumnConstraint):
-                        inner = e
-                    elif isinstance(e, exp.PrimaryKey):
-                        pk = [c.name.lower() for c in e.expressions]
-            if inner is not None:
-                target = inner.this
-                cols = target.expressions if isinstance(target, exp.Schema) else []
-                uniques.append([c.name.lower() for c in cols])
-        else:
-            raise UnsupportedQuery(
-                f"table element {item.sql('postgres')!r} is not supported", type(item).__name__
-            )
-    nullable: dict[str, bool] = {}
-    defaults: dict[str, Any] = {}
-    types: dict[str, Any] = {}
-    order: list[str] = []
-    for cd in coldefs:
-        cname = cd.name.lower()
-        order.append(cname)
-        if cd.args.get("kind") is None:
-            raise UnsupportedQuery(f"column {cname} needs a type", "column without type")
-        types[cname] = parse_sql_type(cd.args["kind"].sql("postgres"))
-        nullable[cname] = True
-        for c in cd.constraints:
-            kind = c.kind
-            if isinstance(kind, exp.NotNullColumnConstraint):
-                nullable[cname] = bool(kind.args.get("allow_null"))
-            elif isinstance(kind, exp.PrimaryKeyColumnConstraint):
-                pk = [cname]
-            elif isinstance(kind, exp.UniqueColumnConstraint):
-                uniques.append([cname])
-            elif isinstance(kind, exp.DefaultColumnConstraint):
-                defaults[cname] = _constant(kind.this)
-            else:
-                raise UnsupportedQuery(
-                    f"column constraint {c.sql('postgres')!r} is not supported",
-                    type(kind).__name__,
-                )
-    for cname in pk:
-        if cname not in types:
-            raise UnsupportedQuery(f"primary key column {cname} is not a column", "PRIMARY KEY")
-        nullable[cname] = False
-    keyed = set(pk) | {c for u in uniques for c in u}
-
-    anon_table = catalog.anon_table(name)
+    keyed = set(spec.pk) | {c for _, u in spec.uniques for c in u}
+    taken = set(catalog.by_anon) | {v.anon for v in catalog.views.values()}
+    anon_table = fresh_name(taken, lambda *p: catalog.root.anonymize("table", *p), name)
+    shared = foreign_keys.shared_keys(catalog, spec, name)
     columns: dict[str, ColumnMeta] = {}
-    for cname in order:
-        ccfg = config.column(name, cname)
-        onions = ccfg.onions or _default_onions(types[cname], config)
-        col = ColumnMeta(
-            cname, types[cname], nullable[cname], {}, defaults.get(cname), ccfg.join_group
+    for cname in spec.order:
+        columns[cname] = build_column(conn, catalog, config, spec, cname, keyed, shared)
+    meta = TableMeta(name, anon_table, columns, primary_key=spec.pk)
+    meta.unique_keys = {
+        catalog.anon_index(name, f"__unique{i}__"): list(u) for i, (_, u) in enumerate(spec.uniques)
+    }
+    if spec.pk:
+        meta.constraints[catalog.anon_index(name, "__pkey__")] = spec.pk_name or f"{name}_pkey"
+    for i, (uname, cols) in enumerate(spec.uniques):
+        meta.constraints[catalog.anon_index(name, f"__unique{i}__")] = (
+            uname or f"{name}_{'_'.join(cols)}_key"
         )
-        col.joinable = ccfg.joins
-        enc = col.encoding
-        group_keys = catalog.group_keys(conn, ccfg.join_group) if ccfg.join_group else {}
-        for onion in onions:
-            if onion is not Onion.SINGLE and onion.value not in enc.onions:
-                raise ConfigError(f"{name}.{cname}: type {col.type.sql()} has no {onion} onion")
-            stack = stack_for(onion, ccfg.layer)
-            start = ccfg.start.get(onion, stack[0])
-            floor = ccfg.floor.get(onion)
-            if onion is Onion.EQ and cname in keyed:
-                start = "DET"  # keys are enforced on DET ciphertexts (documented leakage)
-                if floor is not None and layer_index(stack, "DET") > layer_index(stack, floor):
-                    raise LayerFloorViolation(
-                        f"{name}.{cname}: PRIMARY KEY / UNIQUE needs its Eq onion at DET, "
-                        f"below its floor {floor}"
-                    )
-            if floor is not None and layer_index(stack, floor) < layer_index(stack, start):
-                raise ConfigError(f"{name}.{cname}: floor {floor} is above the start {start}")
-            keys: dict[str, bytes] = {}
-            for layer in stack:
-                if layer in ("DET", "OPE") and layer in group_keys:
-                    keys[layer] = group_keys[layer]
-                elif layer == "HOM":
-                    keys[layer] = _hom_key(conn, catalog, config.hom_bits)
-                elif layer != "PLAIN":
-                    keys[layer] = new_key()
-            if onion is Onion.SINGLE and stack[0] == "RND":
-                keys.setdefault("RND", new_key())
-            col.onions[onion] = OnionColumn(
-                onion=onion,
-                anon=catalog.anon_column(name, cname, onion),
-                stack=stack,
-                layer=start,
-                floor=floor,
-                keys=keys,
-                ope_bits=enc.ope_bits,
-                ope_exact=enc.ope_exact,
-            )
-        columns[cname] = col
-    meta = TableMeta(name, anon_table, columns, primary_key=pk)
-
+    meta.foreign_keys = foreign_keys.resolve(catalog, spec, meta)
+    check_parts = checks.add_checks(  # (before the columns: a check sets start layers)
+        meta, spec.checks, lambda plain: catalog.anon_index(name, "__check__" + plain)
+    )
     parts: list[sql.Composable] = []
     for col in columns.values():
         for oc in col.onions.values():
@@ -225,25 +460,31 @@ def create_table(
                     sql.Literal(TAGS[oc.layer]),
                 )
             parts.append(piece)
-    if pk:
+    if spec.pk:
         parts.append(
             sql.SQL("CONSTRAINT {} PRIMARY KEY ({})").format(
                 sql.Identifier(catalog.anon_index(name, "__pkey__")),
-                sql.SQL(", ").join(sql.Identifier(_key_column(meta, c).anon) for c in pk),
+                sql.SQL(", ").join(sql.Identifier(_key_column(meta, c).anon) for c in spec.pk),
             )
         )
-    for i, u in enumerate(uniques):
+    for i, (_, u) in enumerate(spec.uniques):
         parts.append(
             sql.SQL("CONSTRAINT {} UNIQUE ({})").format(
                 sql.Identifier(catalog.anon_index(name, f"__unique{i}__")),
                 sql.SQL(", ").join(sql.Identifier(_key_column(meta, c).anon) for c in u),
             )
         )
+    parts += foreign_keys.server_constraints(catalog, meta, meta.foreign_keys)
+    parts += check_parts
     conn.execute(
         sql.SQL("CREATE TABLE {} ({})").format(
             sql.Identifier(anon_table), sql.SQL(", ").join(parts)
         )
     )
+    for col in columns.values():
+        if col.name in spec.sequences:
+            create_sequence(conn, meta, col, spec.sequences[col.name], runtime)
+    foreign_keys.set_null_trigger(conn, meta)
     catalog.write_table(conn, meta, new=True)
     with conn.cursor() as cur:
         cur.executemany(
@@ -278,19 +519,125 @@ def _dropped(stmt: exp.Drop) -> list[exp.Expression]:
     return [t for t in named if t is not None]
 
 
-def drop_table(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Drop) -> None:
+def drop_table(
+    conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Drop, runtime: Runtime
+) -> None:
+    names = []
     for table in _dropped(stmt):
         name = table.name.lower()
         if not catalog.has_table(name):
             if stmt.args.get("exists"):
                 continue
+            if name in catalog.views:
+                raise pg_errors.WrongObjectType(f'"{name}" is not a table')
             raise UndefinedTable(f'table "{name}" does not exist')
-        meta = catalog.table(name)
-        conn.execute(sql.SQL("DROP TABLE {}").format(sql.Identifier(meta.anon)))
+        names.append(name)
+    cascade = bool(stmt.args.get("cascade"))
+    for name in names:
+        for other, fk in catalog.referencing(name):
+            if other.name in names:
+                continue
+            if not cascade:
+                raise pg_errors.DependentObjectsStillExist(
+                    f"cannot drop table {name} because other objects depend on it\n"
+                    f"DETAIL:  constraint {fk.name} on table {other.name} depends on table {name}"
+                )
+        views.drop_dependents(conn, catalog, name, cascade=cascade, what="table")
+    dropped = [catalog.table(n) for n in names]
+    if not dropped:
+        return
+    conn.execute(
+        sql.SQL("DROP TABLE {} {}").format(
+            sql.SQL(", ").join(sql.Identifier(m.anon) for m in dropped),
+            sql.SQL("CASCADE" if cascade else ""),
+        )
+    )
+    for meta in dropped:
+        conn.execute(
+            sql.SQL("DROP FUNCTION IF EXISTS {}()").format(
+                sql.Identifier(foreign_keys.trigger_name(meta))
+            )
+        )
         catalog.delete_table(conn, meta)
-        _bump_epoch(conn)
-        del catalog.tables[name]
+        del catalog.tables[meta.name]
         catalog.by_anon.pop(meta.anon, None)
+    for other in catalog.tables.values():  # their foreign keys into the dropped tables
+        kept = [fk for fk in other.foreign_keys if fk.ref_table not in names]
+        if len(kept) != len(other.foreign_keys):
+            other.foreign_keys = kept
+            foreign_keys.set_null_trigger(conn, other)
+            catalog.write_table(conn, other, new=False)
+    _bump_epoch(conn)
+
+
+def truncate(
+    conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.TruncateTable, runtime: Runtime
+) -> None:
+    """TRUNCATE [TABLE] t, ... [RESTART IDENTITY | CONTINUE IDENTITY] [CASCADE | RESTRICT]:
+    the server truncates (and restarts the sequences its tables own); the client forgets
+    the sequence values it drew."""
+    metas = [catalog.table(t.name) for t in stmt.expressions]
+    restart = str(stmt.args.get("identity") or "").upper() == "RESTART"
+    cascade = str(stmt.args.get("option") or "").upper() == "CASCADE"
+    conn.execute(
+        sql.SQL("TRUNCATE {} {} {}").format(
+            sql.SQL(", ").join(sql.Identifier(m.anon) for m in metas),
+            sql.SQL("RESTART IDENTITY" if restart else ""),
+            sql.SQL("CASCADE" if cascade else ""),
+        )
+    )
+    if restart:  # the named tables' sequences, and with CASCADE those of the tables
+        restarted = {m.name for m in metas}  # that reference them, transitively
+        while cascade:
+            more = {t.name for n in restarted for t, _ in catalog.referencing(n)} - restarted
+            if not more:
+                break
+            restarted |= more
+        for name in restarted:
+            for col in catalog.table(name).columns.values():
+                if col.sequence_anon:
+                    runtime.reset(col.sequence_anon)
+
+
+def statement(
+    conn: psycopg.Connection[Any],
+    catalog: Catalog,
+    config: Config,
+    runtime: Runtime,
+    stmt: exp.Expression,
+) -> Callable[[], None]:
+    """The DDL statement ``stmt``, as a function to run in a transaction."""
+    from . import alter
+    from .rewrite.statements import compile_statement
+
+    kind = (stmt.args.get("kind") or "").upper()
+    if isinstance(stmt, exp.Create) and kind == "TABLE":
+        return lambda: create_table(conn, catalog, config, stmt, runtime)
+    if isinstance(stmt, exp.Create) and kind == "INDEX":
+        return lambda: create_index(conn, catalog, stmt)
+    if isinstance(stmt, exp.Create) and kind == "VIEW":
+        return lambda: views.create_view(
+            conn, catalog, stmt, lambda q: [o.name for o in compile_statement(catalog, q).outputs]
+        )
+    if isinstance(stmt, exp.Drop) and kind == "TABLE":
+        return lambda: drop_table(conn, catalog, stmt, runtime)
+    if isinstance(stmt, exp.Drop) and kind == "INDEX":
+        return lambda: drop_index(conn, catalog, stmt)
+    if isinstance(stmt, exp.Drop) and kind == "VIEW":
+        return lambda: views.drop_view(
+            conn,
+            catalog,
+            [t.name.lower() for t in _dropped(stmt)],
+            exists=bool(stmt.args.get("exists")),
+            cascade=bool(stmt.args.get("cascade")),
+        )
+    if isinstance(stmt, exp.TruncateTable):
+        return lambda: truncate(conn, catalog, stmt, runtime)
+    if isinstance(stmt, exp.Alter) and kind == "TABLE":
+        return lambda: alter.alter_table(conn, catalog, config, runtime, stmt)
+    raise UnsupportedQuery(
+        f"{type(stmt).__name__} {kind} is not supported", f"{type(stmt).__name__} {kind}"
+    )
 
 
 def _rewrite_sealed(conn: psycopg.Connection[Any], catalog: Catalog, meta: TableMeta) -> None:
@@ -384,4 +731,12 @@ def drop_index(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Drop) 
         raise UndefinedTable(f'index "{iname}" does not exist')
 
 
-__all__ = ["create_index", "create_table", "drop_index", "drop_table"]
+__all__ = [
+    "create_index",
+    "create_table",
+    "drop_index",
+    "drop_table",
+    "parse_table",
+    "statement",
+    "truncate",
+]

@@ -104,6 +104,26 @@ class UnsupportedQuery(AdaptiveError, psycopg.NotSupportedError):
         self.construct = construct
 
 
+class CollationUnavailable(UnsupportedQuery):
+    """Text order under a column's collation that this client cannot reproduce exactly:
+    a collator version other than the one the column's Ord onion was written with, a
+    locale missing on the client, a nondeterministic collation, an unknown provider, or
+    a column without a recorded collation on a database whose order is not C's.  Raised
+    instead of ordering differently from PostgreSQL."""
+
+
+class RowCapExceeded(UnsupportedQuery):
+    """A client-evaluated statement would ship more rows to the client than the
+    connection's ``residual_row_cap``.  ``part`` names what the server could not run
+    (the reason the statement is finished on the client), ``relation`` the server
+    SELECT whose rows passed the cap.  Raised before any of its rows is decrypted; the
+    statement changed nothing, and the transaction stays usable."""
+
+    def __init__(self, message: str, cap: int, part: str, relation: str) -> None:
+        super().__init__(message, "row cap")
+        self.cap, self.part, self.relation = cap, part, relation
+
+
 class UndefinedTable(AdaptiveError, pg_errors.UndefinedTable):
     """The statement names a table the encrypted schema does not have."""
 

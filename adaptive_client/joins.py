@@ -45,6 +45,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
+from . import checks, foreign_keys
 from .errors import JoinAdjustmentDisabled, JoinForbidden, StaleMetadata
 from .metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from .onions import Onion
@@ -198,8 +199,20 @@ def adjust(conn: psycopg.Connection[Any], catalog: Catalog, need: JoinNeed) -> i
         new_key = plan.anchor.onion.keys[need.key]
         label = plan.anchor.onion.key_group or plan.anchor.name
         generation = head.generation + 1
-        for m in plan.movers:
-            total += _rekey(conn, m, need.key, new_key, generation, t0)
+        moved_tables = {m.table.anon: m.table for m in plan.movers}
+        # A group's foreign keys hold between its columns only once all are re-keyed
+        # (checked at the end of the adjustment); checks on them hold ciphertext constants
+        # under the old key (dropped, and added again under the new one).
+        conn.execute("SET CONSTRAINTS ALL DEFERRED")
+        for meta in moved_tables.values():
+            checks.drop_all(conn, meta)
+        moved_rows = [_rekey_values(conn, m, need.key, new_key) for m in plan.movers]
+        total = sum(moved_rows)
+        # the foreign keys checked now; then the schema changes (PostgreSQL refuses an
+        # ALTER TABLE while constraint events are pending)
+        conn.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        for m, rows in zip(plan.movers, moved_rows, strict=True):
+            _rename(conn, m, generation, rows, t0)
             m.onion.keys[need.key] = new_key
             m.onion.key_group = label
             m.onion.adjustments.append(
@@ -214,6 +227,9 @@ def adjust(conn: psycopg.Connection[Any], catalog: Catalog, need: JoinNeed) -> i
                 "generation": generation,
             }
         )
+        for meta in moved_tables.values():
+            checks.restore_all(conn, meta)
+            foreign_keys.set_null_trigger(conn, meta)  # (it names the renamed columns)
         for meta in tables.values():
             catalog.write_table(conn, meta, new=False)
         conn.execute("UPDATE adaptive.epoch SET value = value + 1 WHERE id = 1")
@@ -221,15 +237,8 @@ def adjust(conn: psycopg.Connection[Any], catalog: Catalog, need: JoinNeed) -> i
     return total
 
 
-def _rekey(
-    conn: psycopg.Connection[Any],
-    m: Member,
-    key: str,
-    new_key: bytes,
-    generation: int,
-    t0: float,
-) -> int:
-    """Re-key one column in place, rename it, and log it (inside the caller's transaction)."""
+def _rekey_values(conn: psycopg.Connection[Any], m: Member, key: str, new_key: bytes) -> int:
+    """Re-key one column's values in place (inside the caller's transaction)."""
     oc = m.onion
     tbl, col = sql.Identifier(m.table.anon), sql.Identifier(oc.anon)
     # the distinct ciphertexts, deduplicated here: the column as one binary array is
@@ -264,6 +273,15 @@ def _rekey(
         if row is not None:
             conn.execute("SELECT set_config('work_mem', %s, true)", (row[0],))
         conn.execute(sql.SQL("DROP TABLE {}").format(mapping))
+    return rows
+
+
+def _rename(
+    conn: psycopg.Connection[Any], m: Member, generation: int, rows: int, t0: float
+) -> None:
+    """Rename a re-keyed column and log it (inside the caller's transaction)."""
+    oc = m.onion
+    tbl, col = sql.Identifier(m.table.anon), sql.Identifier(oc.anon)
     # A new name: statements compiled before the adjustment fail instead of writing a
     # value under the old key or reading a re-keyed one with it.
     base = oc.anon.rsplit("_", 1)[0]
@@ -301,7 +319,6 @@ def _rekey(
         ),
     )
     oc.anon = renamed
-    return rows
 
 
 def _rekeyed(oc: OnionColumn, key: str, new_key: bytes, olds: list[bytes]) -> list[bytes]:

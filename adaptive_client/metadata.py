@@ -26,6 +26,7 @@ from typing import Any
 
 import psycopg
 
+from .collation import Collation
 from .encodings import Encoding, SqlType, encoding_for, parse_sql_type
 from .errors import (
     MetadataTampered,
@@ -148,10 +149,27 @@ class ColumnMeta:
     default: Any = None
     join_group: str | None = None
     joinable: bool = True  # False: never re-keyed to join another column at run time
+    # a serial or identity column: its sequence's plain and server names, and for an
+    # identity column whether it is GENERATED ALWAYS ("always") or BY DEFAULT
+    sequence: str | None = None
+    sequence_anon: str | None = None
+    identity: str | None = None
+    # a default the server evaluates when a row omits the column (see defaults.py)
+    default_sql: str | None = None
+    default_volatile: bool = False
+    # text columns: the collation their Ord onion orders by (None: recorded before
+    # collations were, byte order -- see collation.py)
+    collation: Collation | None = None
+
+    @property
+    def has_default(self) -> bool:
+        return (
+            self.default is not None or self.sequence is not None or self.default_sql is not None
+        )
 
     @cached_property
     def encoding(self) -> Encoding:
-        return encoding_for(self.type)
+        return encoding_for(self.type, self.collation)
 
     @property
     def storage(self) -> list[OnionColumn]:
@@ -166,6 +184,18 @@ class ColumnMeta:
             "join_group": self.join_group,
             "joinable": self.joinable,
             "onions": [o.to_json() for o in self.onions.values()],
+            **{
+                k: v
+                for k, v in (
+                    ("sequence", self.sequence),
+                    ("sequence_anon", self.sequence_anon),
+                    ("identity", self.identity),
+                    ("default_sql", self.default_sql),
+                    ("default_volatile", self.default_volatile or None),
+                )
+                if v is not None
+            },
+            **({"collation": self.collation.to_json()} if self.collation else {}),
         }
 
     @classmethod
@@ -179,6 +209,12 @@ class ColumnMeta:
             join_group=d.get("join_group"),
             joinable=d.get("joinable", True),
             onions={o.onion: o for o in onions},
+            sequence=d.get("sequence"),
+            sequence_anon=d.get("sequence_anon"),
+            identity=d.get("identity"),
+            default_sql=d.get("default_sql"),
+            default_volatile=bool(d.get("default_volatile")),
+            collation=Collation.from_json(d["collation"]) if d.get("collation") else None,
         )
 
 
@@ -191,6 +227,41 @@ class IndexMeta:
 
 
 @dataclass
+class ForeignKeyMeta:
+    """A foreign key, enforced by the server on the Eq (DET) ciphertexts: its columns
+    share the DET key of the columns they reference (an implied join group)."""
+
+    name: str
+    anon: str
+    columns: list[str]
+    ref_table: str
+    ref_columns: list[str]
+    on_delete: str = "NO ACTION"
+    on_update: str = "NO ACTION"
+
+
+@dataclass
+class ViewMeta:
+    """A view: its definition lives only here, sealed; the client expands it."""
+
+    name: str
+    anon: str
+    sql: str
+    columns: list[str]
+    tables: list[str]
+    version: int = 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "view": self.name,
+            "anon": self.anon,
+            "sql": self.sql,
+            "columns": self.columns,
+            "tables": self.tables,
+        }
+
+
+@dataclass
 class TableMeta:
     name: str
     anon: str
@@ -198,6 +269,11 @@ class TableMeta:
     primary_key: list[str] = field(default_factory=list)
     indexes: list[IndexMeta] = field(default_factory=list)
     version: int = 1
+    foreign_keys: list[ForeignKeyMeta] = field(default_factory=list)
+    # server constraint (or unique index) name -> the application's name for it
+    constraints: dict[str, str] = field(default_factory=dict)
+    unique_keys: dict[str, list[str]] = field(default_factory=dict)  # server name -> columns
+    checks: list[dict[str, str]] = field(default_factory=list)  # name, anon, sql
 
     def column(self, name: str) -> ColumnMeta:
         try:
@@ -221,6 +297,10 @@ class TableMeta:
             "primary_key": self.primary_key,
             "indexes": [vars(i) for i in self.indexes],
             "columns": [c.to_json() for c in self.columns.values()],
+            "foreign_keys": [vars(f) for f in self.foreign_keys],
+            "constraints": self.constraints,
+            "unique_keys": self.unique_keys,
+            "checks": self.checks,
         }
 
     @classmethod
@@ -233,6 +313,10 @@ class TableMeta:
             primary_key=d["primary_key"],
             indexes=[IndexMeta(**i) for i in d["indexes"]],
             version=version,
+            foreign_keys=[ForeignKeyMeta(**f) for f in d.get("foreign_keys", [])],
+            constraints=dict(d.get("constraints", {})),
+            unique_keys={k: list(v) for k, v in d.get("unique_keys", {}).items()},
+            checks=list(d.get("checks", [])),
         )
 
 
@@ -263,6 +347,7 @@ class Catalog:
         self.root = root
         self.tables: dict[str, TableMeta] = {}
         self.by_anon: dict[str, TableMeta] = {}
+        self.views: dict[str, ViewMeta] = {}
         self.epoch = -1
         # the highest catalog generation this client has seen: a lower one is a rollback
         self.generation = -1
@@ -423,15 +508,27 @@ class Catalog:
                 self.root.open(bytes(sealed), _group_aad(anon))
         layers = self._read_layers(conn)
         tables: dict[str, TableMeta] = {}
+        views: dict[str, ViewMeta] = {}
         for kind, anon, version, sealed in rows:
             if kind != "table":
                 continue
-            payload = self.root.open(bytes(sealed), _table_aad(anon, version))
-            meta = TableMeta.from_json(json.loads(payload), version)
-            if meta.anon != anon:
+            payload = json.loads(self.root.open(bytes(sealed), _table_aad(anon, version)))
+            if payload.get("anon") != anon:
                 raise MetadataTampered(f"metadata row {anon} describes another table")
+            if "view" in payload:
+                views[payload["view"]] = ViewMeta(
+                    payload["view"],
+                    anon,
+                    payload["sql"],
+                    list(payload["columns"]),
+                    list(payload["tables"]),
+                    version,
+                )
+                continue
+            meta = TableMeta.from_json(payload, version)
             tables[meta.name] = meta
         self.tables = tables
+        self.views = views
         self.by_anon = {t.anon: t for t in tables.values()}
         self._apply_layers(layers)
         self.epoch = epoch
@@ -474,6 +571,30 @@ class Catalog:
     def has_table(self, name: str) -> bool:
         return name.lower() in self.tables
 
+    def has_relation(self, name: str) -> bool:
+        """A table or a view of that name (they share PostgreSQL's namespace)."""
+        return name.lower() in self.tables or name.lower() in self.views
+
+    @property
+    def constraint_names(self) -> dict[str, str]:
+        """Server constraint names -> the application's, for errors."""
+        out: dict[str, str] = {}
+        for t in self.tables.values():
+            out.update(t.constraints)
+            for fk in t.foreign_keys:
+                out[fk.anon] = fk.name
+        return out
+
+    def referencing(self, name: str) -> list[tuple[TableMeta, ForeignKeyMeta]]:
+        """The foreign keys of other tables (and of the table itself) that reference
+        table ``name``."""
+        return [
+            (t, fk)
+            for t in self.tables.values()
+            for fk in t.foreign_keys
+            if fk.ref_table == name.lower()
+        ]
+
     # -- names ---------------------------------------------------------------------------
     def anon_table(self, name: str) -> str:
         return self.root.anonymize("table", name.lower())
@@ -486,12 +607,14 @@ class Catalog:
         return self.root.anonymize("index", table.lower(), name.lower())
 
     # -- writing -------------------------------------------------------------------------
-    def seal_table(self, meta: TableMeta) -> bytes:
+    def seal_table(self, meta: TableMeta | ViewMeta) -> bytes:
         return self.root.seal(
             json.dumps(meta.to_json()).encode(), _table_aad(meta.anon, meta.version)
         )
 
-    def write_table(self, conn: psycopg.Connection[Any], meta: TableMeta, new: bool) -> None:
+    def write_table(
+        self, conn: psycopg.Connection[Any], meta: TableMeta | ViewMeta, new: bool
+    ) -> None:
         """Insert (``new``) or rewrite a table's sealed row, at the next catalog generation.
 
         Runs in the caller's transaction (the DDL's), which holds the head's row lock
@@ -517,7 +640,7 @@ class Catalog:
         head.tables[meta.anon] = meta.version
         self._store_head(conn, head, insert=False)
 
-    def delete_table(self, conn: psycopg.Connection[Any], meta: TableMeta) -> None:
+    def delete_table(self, conn: psycopg.Connection[Any], meta: TableMeta | ViewMeta) -> None:
         head = self._read_head(conn, lock=True)
         conn.execute("DELETE FROM adaptive.tables WHERE anon_name = %s", (meta.anon,))
         head.tables.pop(meta.anon, None)

@@ -183,7 +183,20 @@ def decrypt_many(col: ColumnMeta, oc: OnionColumn, stored: list[Any]) -> list[An
     enc = col.encoding
     STATS.count(inner, decrypt=True, n=len(data))
     if inner == "DET":
-        plain = [enc.from_bytes(p) for p in oc.det.decrypt_many(data)]
+        # equal DET ciphertexts are equal values: each distinct one is decrypted and
+        # decoded once (a fetched column often repeats values: flags, dates, prices)
+        distinct = list(dict.fromkeys(data))
+        if len(distinct) < len(data):
+            values = dict(
+                zip(
+                    distinct,
+                    [enc.from_bytes(p) for p in oc.det.decrypt_many(distinct)],
+                    strict=True,
+                )
+            )
+            plain = [values[d] for d in data]
+        else:
+            plain = [enc.from_bytes(p) for p in oc.det.decrypt_many(data)]
     else:
         plain = [enc.from_ope(p) for p in oc.ope.decrypt_many(data)]
     for i, p in zip(at, plain, strict=True):

@@ -20,7 +20,7 @@ from psycopg import pq
 
 from .metadata import Catalog
 
-_ANON = re.compile(r"\b[tci]_[0-9a-f]{8,}(?:_[0-9a-z]+)?\b")
+_ANON = re.compile(r"\b[tcis]_[0-9a-f]{8,}(?:_[0-9a-z]+)?\b")
 _FIELDS = pq.DiagnosticField
 
 
@@ -32,6 +32,8 @@ def _names(catalog: Catalog) -> dict[str, str]:
         for col in table.columns.values():
             for oc in col.onions.values():
                 out[oc.anon] = col.name
+            if col.sequence_anon and col.sequence:
+                out[col.sequence_anon] = col.sequence
     return out
 
 

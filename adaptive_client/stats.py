@@ -13,6 +13,27 @@ from dataclasses import dataclass, field
 
 
 @dataclass
+class Shipped:
+    """What crossed the network for one client-evaluated (split) statement: per server
+    SELECT (``fetches``: a description, rows, bytes of the values received) and in all."""
+
+    statement: str
+    fetches: list[tuple[str, int, int]] = field(default_factory=list)
+
+    @property
+    def rows(self) -> int:
+        return sum(r for _, r, _ in self.fetches)
+
+    @property
+    def bytes(self) -> int:
+        return sum(b for _, _, b in self.fetches)
+
+
+# how many split statements' records ``Stats.residual`` keeps (the newest)
+RESIDUAL_HISTORY = 100
+
+
+@dataclass
 class Stats:
     encryptions: Counter[str] = field(default_factory=Counter)
     decryptions: Counter[str] = field(default_factory=Counter)
@@ -23,6 +44,20 @@ class Stats:
     retries: int = 0
     locked_reuse: int = 0  # RMW updates served from rows locked by SELECT ... FOR UPDATE
     current: str = "other"
+    # split statements: rows and bytes shipped to the client, the newest last
+    residual: list[Shipped] = field(default_factory=list)
+    residual_rows: int = 0
+    residual_bytes: int = 0
+
+    @property
+    def last_residual(self) -> Shipped | None:
+        return self.residual[-1] if self.residual else None
+
+    def shipped(self, record: Shipped) -> None:
+        self.residual.append(record)
+        del self.residual[:-RESIDUAL_HISTORY]
+        self.residual_rows += record.rows
+        self.residual_bytes += record.bytes
 
     def count(self, scheme: str, decrypt: bool = False, n: int = 1) -> None:
         (self.decryptions if decrypt else self.encryptions)[scheme] += n
@@ -49,6 +84,9 @@ class Stats:
         self.peels = 0
         self.retries = 0
         self.locked_reuse = 0
+        self.residual.clear()
+        self.residual_rows = 0
+        self.residual_bytes = 0
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -60,6 +98,8 @@ class Stats:
             "peels": self.peels,
             "retries": self.retries,
             "locked_reuse": self.locked_reuse,
+            "residual_rows": self.residual_rows,
+            "residual_bytes": self.residual_bytes,
         }
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import psycopg
 from sqlglot import exp
 
 import adaptive_client
@@ -90,5 +91,5 @@ def run_case(conn: adaptive_client.Connection, sql: str, values: tuple[Any, ...]
             pool = values or (None,)
             plan.bind(tuple(pool[i % len(pool)] for i in range(npos)))
         return "compiled"
-    except AdaptiveError as exc:
+    except (AdaptiveError, psycopg.Error) as exc:  # the client's, or PostgreSQL's own class
         return type(exc).__name__

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from .. import recipes
+from .. import defaults, recipes
+from ..collation import Collation
 from ..joins import JoinNeed
 from ..metadata import ColumnMeta, OnionColumn, TableMeta
 from ..onions import Cap
@@ -116,9 +117,15 @@ class Residual:
     the whole statement over those rows on the client (see rewrite/residual.py)."""
 
     fetches: list[Compiled]
-    finish: Callable[[list[list[tuple[Any, ...]]], Params], list[tuple[Any, ...]]]
+    # finish(fetch, params): calls fetch(i) for each fetch in order (the decrypted rows
+    # of fetches[i]; a fetch's parameters may depend on the rows fetched before it)
+    finish: Callable[[Callable[[int], list[tuple[Any, ...]]], Params], list[tuple[Any, ...]]]
     # its answer depends on text order or case mapping: exact only under C/POSIX
     needs_c_locale: bool = False
+    # what the server could not run (why the statement is finished on the client), and
+    # per fetch what it reads: named by the row cap's error and the shipping statistics
+    reason: str = ""
+    parts: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -150,11 +157,15 @@ class Compiled:
     insert_select: tuple[Compiled, Compiled] | None = None
     # a SELECT the server cannot evaluate over ciphertexts, finished on the client
     residual: Residual | None = None
+    # the collations of the text the statement orders (None: a column without a recorded
+    # collation, ordered bytewise); the connection checks them before running it
+    text_orders: list[Collation | None] = field(default_factory=list)
 
     _positional: tuple[bytes, list[ParamBuilder]] | None = field(default=None, repr=False)
     _ordered: bool | None = field(default=None, repr=False)
 
     def bind(self, user: Params) -> dict[str, Any]:
+        defaults.next_bind()
         builders = list(self.params.values())
         return dict(zip(self.params, self._values(user, builders), strict=True))
 
@@ -179,9 +190,15 @@ class Compiled:
         """Parameters in ``$n`` order: psycopg has no placeholder parsing left to do, which
         for a multi-row INSERT with thousands of parameters is most of its work."""
         builders = self._to_positional()[1]
-        if self.bulk is not None and self._in_creation_order():
-            return self._values(user, builders)
-        return [build(user) for build in builders]
+        defaults.next_bind()
+        if self._in_creation_order():
+            if self.bulk is not None:
+                return self._values(user, builders)
+            return [build(user) for build in builders]
+        # built in creation order (a row's given values are checked before its defaults
+        # draw sequence numbers), sent in $n order
+        made = {id(build): build(user) for build in self.params.values()}
+        return [made[id(build)] for build in builders]
 
     def _in_creation_order(self) -> bool:
         """Do the ``$n`` follow the order the parameters were made in (textual order)?"""

@@ -26,12 +26,17 @@ rewrites those whose semantics differ:
   count, divided with PostgreSQL's numeric division (:func:`pg_avg`);
 * NULLs sort last ascending and first descending, as in PostgreSQL (sqlglot writes the
   NULLS FIRST / LAST of every ORDER BY for the DuckDB default it assumes, which is set);
-* ``lower`` / ``upper`` / ``ILIKE`` map ASCII only (the C ctype), ``LIKE`` escapes
-  with a backslash by default, ``substr`` follows PostgreSQL for starts below 1;
+* ``lower`` / ``upper`` / ``ILIKE`` map case as the database does (below), ``LIKE``
+  escapes with a backslash by default, ``substr`` follows PostgreSQL for starts below 1;
 * ``extract`` gives numeric, ``date_part`` double precision (integral fields only);
   ``date_trunc`` of a timestamp (of a date PostgreSQL answers a timestamptz: refused);
-* text order and case mapping are exact only under the C/POSIX collation, which the
-  connection checks (:attr:`Residual.needs_c_locale`) before anything is peeled.
+* text is ordered under the collation of the columns it reads (:func:`text_order`):
+  ORDER BY keys, ranges, BETWEEN and min/max of text go through ``pg_collation_key``,
+  the collation key the Ord onion's prefix comes from (``collation``); under an explicit
+  ``COLLATE "name"`` through that collation's key (``"C"``: bytewise); the connection
+  checks the collations before anything is peeled (:attr:`Compiled.text_orders`).  Case
+  mapping (``lower``, ``upper``, ``ILIKE``) is the database's (``collation.CaseMapping``:
+  ASCII under the C ctype, ICU's or libc's otherwise), for text of its default collation.
 
 Anything else is refused with :class:`UnsupportedQuery` naming the construct, at compile
 time (before any peel) wherever it can be decided there.
@@ -39,11 +44,11 @@ time (before any peel) wherever it can be decided there.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from decimal import Decimal
 from typing import Any, cast
 
 import duckdb
-import psycopg
 from psycopg import errors as pg_errors
 from sqlglot import exp
 from sqlglot.errors import OptimizeError, SqlglotError
@@ -52,10 +57,30 @@ from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope as GlotScope
 from sqlglot.optimizer.scope import traverse_scope
 
-from ..errors import AdaptiveError, UndefinedColumn, UnsupportedQuery
+from ..collation import (
+    C_COLLATION,
+    COLLATION_NAMED,
+    DATABASE_CASE_MAPPING,
+    DATABASE_COLLATION,
+    CaseMapping,
+    Collation,
+    collation_key,
+)
+from ..encodings import TEXT_TYPES
+from ..errors import CollationUnavailable, UndefinedColumn, UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, TableMeta
-from .numeric import pg_avg
+from .fold import fold_constants
+from .numeric import numeric_div, pg_avg
 from .plan import Compiled, Output, ParamBuilder, Params, Residual
+from .split import (
+    SEMI_VALUES,
+    Relation,
+    Semi,
+    compile_relation,
+    plan_relations,
+    rewrite_to_relations,
+    try_compile,
+)
 
 
 def _refuse(what: str, node: Any = None) -> UnsupportedQuery:
@@ -94,6 +119,11 @@ def duck_type(table: TableMeta, col: ColumnMeta) -> str:
         return f"DECIMAL({t.precision},{t.scale or 0})"
     if t.name in _SIMPLE_DUCK:
         return _SIMPLE_DUCK[t.name]
+    if t.name == "char":
+        # held without its trailing spaces (stored as VARCHAR, see :func:`storage_type`):
+        # char(n) compares, concatenates and measures that way; typed CHAR(n) for the
+        # annotation, so that LIKE and the outputs get the padding back
+        return f"CHAR({t.precision or 1})"
     raise UnsupportedQuery(
         f"{table.name}.{col.name} ({t.sql()}) in a client-evaluated query", f"{t.name} column"
     )
@@ -175,32 +205,6 @@ def _source_of(scope: GlotScope, alias: str) -> Any:
     return None
 
 
-def base_tables(tree: exp.Expression) -> list[tuple[exp.Table, GlotScope]]:
-    """Every occurrence of a base table (not a CTE or derived table), with its scope."""
-    out = []
-    for scope in traverse_scope(tree):
-        for source in scope.sources.values():
-            if isinstance(source, exp.Table):
-                out.append((source, scope))
-    return out
-
-
-def used_columns(tree: exp.Expression) -> dict[str, set[str]]:
-    """Per base table name, the columns the (qualified) statement reads."""
-    used: dict[str, set[str]] = {}
-    for scope in traverse_scope(tree):
-        for source in scope.sources.values():
-            if isinstance(source, exp.Table):
-                used.setdefault(source.name.lower(), set())
-        for col in scope.columns:
-            if not col.table:
-                continue
-            source = _source_of(scope, col.table)
-            if isinstance(source, exp.Table):
-                used.setdefault(source.name.lower(), set()).add(col.name.lower())
-    return used
-
-
 # -- pushdown ------------------------------------------------------------------------------
 
 
@@ -212,85 +216,6 @@ def conjuncts(node: exp.Expression | None) -> list[exp.Expression]:
     if isinstance(node, exp.And):
         return conjuncts(node.this) + conjuncts(node.expression)
     return [node]
-
-
-def pushable(table: exp.Table, scope: GlotScope) -> list[exp.Expression]:
-    """The WHERE conjuncts of ``scope`` that read only ``table`` (by its alias), where
-    filtering the table first cannot change the scope's rows: not on the nullable side
-    of an outer join, and with no subquery, aggregate or window inside."""
-    select = scope.expression
-    if not isinstance(select, exp.Select):
-        return []
-    joins = select.args.get("joins") or []
-    if any((j.side or "").upper() in ("RIGHT", "FULL") for j in joins):
-        return []
-    if any(j.this is table and (j.side or "").upper() == "LEFT" for j in joins):
-        return []
-    alias = table.alias_or_name
-    where = select.args.get("where")
-    out = []
-    for c in conjuncts(where.this if where is not None else None):
-        if c.find(exp.Select, exp.Subquery, exp.AggFunc, exp.Window):
-            continue
-        cols = list(c.find_all(exp.Column))
-        if cols and all(col.table == alias and scope.sources.get(alias) is table for col in cols):
-            out.append(c)
-    return out
-
-
-def fetch_select(
-    meta: TableMeta, alias: str, columns: list[str], where: list[exp.Expression]
-) -> exp.Select:
-    """SELECT the columns FROM the table WHERE the conjuncts, over plain names."""
-    sel = exp.Select(expressions=[exp.column(c, table=alias) for c in columns])
-    sel.set(
-        "from_",
-        exp.From(
-            this=exp.Table(
-                this=exp.to_identifier(meta.name),
-                alias=exp.TableAlias(this=exp.to_identifier(alias)),
-            )
-        ),
-    )
-    if where:
-        sel.set("where", exp.Where(this=exp.and_(*[c.copy() for c in where])))
-    return sel
-
-
-def compile_fetch(
-    catalog: Catalog,
-    meta: TableMeta,
-    alias: str,
-    columns: list[str],
-    candidates: list[exp.Expression],
-) -> Compiled:
-    """The server SELECT of one table's used columns, with the candidates that compile
-    over ciphertexts pushed down (each tried alone, then all together)."""
-    from .compiler import Compiler
-    from .statements import _select
-
-    def attempt(where: list[exp.Expression]) -> Compiled:
-        c = Compiler(catalog)
-        c.candidate_filters = True  # the statement is evaluated again on the client
-        plan = _select(c, fetch_select(meta, alias, columns, where))
-        if c.joins:  # columns under different keys: compared on the client instead
-            raise UnsupportedQuery("a comparison that needs a join adjustment", "join")
-        plan.needs, plan.tables = c.needs, c.tables
-        return plan
-
-    kept = []
-    for cand in candidates:
-        try:
-            attempt([cand])
-        except (AdaptiveError, psycopg.Error):
-            continue
-        kept.append(cand)
-    if kept:
-        try:
-            return attempt(kept)
-        except (AdaptiveError, psycopg.Error):
-            pass
-    return attempt([])
 
 
 # -- the allowlist ----------------------------------------------------------------------
@@ -307,7 +232,7 @@ _ALLOWED: tuple[type[exp.Expression], ...] = (
     exp.Upper, exp.Length, exp.Substring, exp.StrPosition, exp.Cast, exp.DataType,
     exp.DataTypeParam, exp.Count, exp.Sum, exp.Min, exp.Max, exp.Avg, exp.Window,
     exp.WindowSpec, exp.RowNumber, exp.Rank, exp.DenseRank, exp.Extract, exp.Var,
-    exp.TimestampTrunc, exp.Filter, exp.Tuple,
+    exp.TimestampTrunc, exp.Filter, exp.Tuple, exp.Collate,
 )  # fmt: skip
 
 _EXTRACT_FIELDS = {"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "QUARTER", "DOW", "DOY", "ISODOW"}
@@ -394,7 +319,13 @@ _FLOATS = (exp.DataType.Type.DOUBLE, exp.DataType.Type.FLOAT)
 
 
 def _kind(node: exp.Expression) -> str:
-    """int | decimal | float | text | date | timestamp | bool | other, as annotated."""
+    """int | decimal | float | text | date | timestamp | bool | other, as annotated
+    (a numeric constant as PostgreSQL types it: with a point or exponent, numeric)."""
+    while isinstance(node, exp.Paren | exp.Neg):
+        node = node.this
+    if isinstance(node, exp.Literal) and not node.is_string:
+        text = str(node.this)
+        return "decimal" if any(ch in text for ch in ".eE") or abs(int(text)) >= 2**63 else "int"
     t = node.type
     if t is None:
         return "other"
@@ -447,7 +378,9 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
                 default=node.expression,
             )
             return exp.Div(this=node.this, expression=divisor)
-        raise _refuse("numeric division (PostgreSQL's result scale)", node)
+        if a in ("int", "decimal") and b in ("int", "decimal"):
+            return _numeric_div(node.this, node.expression)
+        raise _refuse(f"division of {a} by {b}", node)
     if isinstance(node, exp.Mod):
         if _kind(node.this) == "int" and _kind(node.expression) == "int":
             return node
@@ -463,9 +396,20 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         node.meta["pg_typed"] = True
         return _sum_typed(node, node)
     if isinstance(node, exp.Avg):
-        raise _refuse("avg other than as an output of the outermost SELECT", node)
+        arg = node.this
+        if isinstance(arg, exp.Distinct) or _kind(arg) not in ("int", "decimal"):
+            raise _refuse("avg of other than integers or numerics", node)
+        if isinstance(node.parent, exp.Window):
+            raise _refuse("avg as a window function", node)
+        return _numeric_div(exp.Sum(this=arg.copy()), exp.Count(this=arg.copy()))
     if isinstance(node, exp.Lower | exp.Upper):
         return _udf("pg_" + type(node).__name__.lower(), node.this)
+    if isinstance(node, exp.Like | exp.ILike) and not node.meta.get("padded"):
+        n = char_length(node.this)
+        if n is not None:  # char(n) LIKE matches the padded value, as PostgreSQL does
+            node.meta["padded"] = True
+            pad = (exp.Literal.number(n), exp.Literal.string(" "))
+            node.set("this", _udf("rpad", node.this, *pad))
     if isinstance(node, exp.ILike):
         return exp.Like(  # NOT ILIKE's negation kept (it is an argument, not a node)
             this=_udf("pg_lower", node.this),
@@ -521,6 +465,30 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
     return node
 
 
+# The scale of a numeric quotient computed inside the client engine: PostgreSQL's
+# (at least 16 significant digits) fits for quotients from 1e-8 to 1e14; others are
+# refused at run time rather than rounded differently.
+QUOTIENT_SCALE = 24
+
+
+def _numeric_div(a: exp.Expression, b: exp.Expression) -> exp.Expression:
+    """PostgreSQL's numeric division, exact (:func:`pg_quotient`), for quotients used
+    inside the statement; an output that is a quotient is divided on the client."""
+    return _udf("pg_numeric_div", _cast(a, "VARCHAR"), _cast(b, "VARCHAR"))
+
+
+def pg_quotient(a: str, b: str) -> Decimal:
+    """``a / b`` as PostgreSQL's numeric division gives it, if DECIMAL(38, 24) holds it."""
+    x, y = Decimal(a), Decimal(b)
+    if y == 0:
+        raise ZeroDivisionError("division by zero")
+    q = numeric_div(x, y)
+    step = Decimal(1).scaleb(-QUOTIENT_SCALE)
+    if q != q.quantize(step) or abs(q) >= Decimal(10) ** (38 - QUOTIENT_SCALE):
+        raise ValueError(f"numeric quotient {q} beyond the client engine's DECIMAL(38,24)")
+    return q
+
+
 def _sum_typed(agg: exp.Sum, node: exp.Expression) -> exp.Expression:
     """``node`` (a sum, or a window of one) typed as PostgreSQL types the sum."""
     arg = agg.this.expressions[0] if isinstance(agg.this, exp.Distinct) else agg.this
@@ -535,7 +503,11 @@ def _sum_typed(agg: exp.Sum, node: exp.Expression) -> exp.Expression:
 
 def _check_cast(node: exp.Cast) -> exp.Expression:
     src = _kind(node.this)
-    literal = isinstance(node.this, exp.Literal) and node.this.is_string
+    # a string literal, or a parameter the cast types (psycopg's %s::integer, the way
+    # SQLAlchemy sends every value): its value is given in the type cast to
+    literal = (isinstance(node.this, exp.Literal) and node.this.is_string) or isinstance(
+        node.this, exp.Placeholder
+    )
     to = node.to
     T = exp.DataType.Type
     ok = {
@@ -593,30 +565,43 @@ def _escape_likes(tree: exp.Expression) -> None:
             like.replace(exp.Escape(this=like.copy(), expression=exp.Literal.string("\\")))
 
 
-def avg_outputs(tree: exp.Expression) -> dict[int, int]:
-    """Rewrite ``avg(x)`` items of the outermost SELECT into ``sum(x)`` plus a hidden
-    ``count(x)`` appended: {item index: index of its count}.  PostgreSQL's numeric
-    division is applied to them on the client."""
+def quotient_outputs(tree: exp.Expression) -> dict[int, tuple[str, int]]:
+    """Rewrite the outermost SELECT's items that PostgreSQL computes by numeric division
+    -- ``avg(x)`` of integers/numerics, ``a / b`` of numerics -- into their dividend,
+    with the divisor appended as a hidden item: {item index: ("avg" | "div", index of
+    its divisor)}.  The client divides them with PostgreSQL's numeric division, whose
+    result scale depends on the values (one output column may hold several scales)."""
     if not isinstance(tree, exp.Select):
         return {}
     items = tree.expressions
-    out: dict[int, int] = {}
+    out: dict[int, tuple[str, int]] = {}
     for i, item in enumerate(list(items)):
         node = item.this if isinstance(item, exp.Alias) else item
-        if not isinstance(node, exp.Avg):
+        while isinstance(node, exp.Paren):
+            node = node.this
+        if isinstance(node, exp.Avg):
+            arg = node.this
+            if isinstance(arg, exp.Distinct) or _kind(arg) not in ("int", "decimal"):
+                raise _refuse("avg of other than integers or numerics", node)
+            kind, dividend, divisor = "avg", exp.Sum(this=arg.copy()), exp.Count(this=arg.copy())
+        elif isinstance(node, exp.Div):
+            a, b = _kind(node.this), _kind(node.expression)
+            if not (a in ("int", "decimal") and b in ("int", "decimal") and "decimal" in (a, b)):
+                continue
+            if node.find(exp.Placeholder):
+                continue  # refused by the rewrite: a parameter's type decides the division
+            kind, dividend, divisor = "div", node.this.copy(), node.expression.copy()
+        else:
             continue
-        arg = node.this
-        if isinstance(arg, exp.Distinct) or _kind(arg) not in ("int", "decimal"):
-            raise _refuse("avg of other than integers or numerics", node)
         if tree.args.get("distinct") is not None:
-            raise _refuse("avg with DISTINCT rows", node)
+            raise _refuse(f"{kind} with DISTINCT rows", node)
         order = tree.args.get("order")
         if order is not None:
             alias = item.alias if isinstance(item, exp.Alias) else None
             for o in order.expressions:
                 key = o.this
                 if (
-                    key.find(exp.Avg)
+                    key.find(exp.Avg, exp.Div)
                     or (isinstance(key, exp.Column) and not key.table and key.name == alias)
                     or (
                         isinstance(key, exp.Literal)
@@ -624,24 +609,32 @@ def avg_outputs(tree: exp.Expression) -> dict[int, int]:
                         and key.name == str(i + 1)
                     )
                 ):
-                    raise _refuse("ORDER BY avg", o)
-        node.replace(exp.Sum(this=arg.copy()))
-        tree.append(
-            "expressions",
-            exp.Alias(this=exp.Count(this=arg.copy()), alias=exp.to_identifier(f"__n{i}")),
-        )
-        out[i] = len(tree.expressions) - 1
+                    raise _refuse("ORDER BY an output computed by numeric division", o)
+        node.replace(dividend)
+        tree.append("expressions", exp.Alias(this=divisor, alias=exp.to_identifier(f"__n{i}")))
+        out[i] = (kind, len(tree.expressions) - 1)
     return out
+
+
+def pg_divide(kind: str, dividend: Any, divisor: Any) -> Any:
+    """An output of :func:`quotient_outputs`, divided as PostgreSQL divides it."""
+    if kind == "avg":
+        return pg_avg(dividend, divisor, None)
+    if dividend is None or divisor is None:
+        return None
+    if divisor == 0:
+        raise pg_errors.DivisionByZero("division by zero")
+    return numeric_div(Decimal(dividend), Decimal(divisor))
 
 
 def to_duckdb(
     tree: exp.Expression, builders: dict[str, ParamBuilder]
-) -> tuple[str, dict[int, int]]:
+) -> tuple[str, dict[int, tuple[str, int]]]:
     """The DuckDB SQL of the annotated, qualified tree; fills ``builders`` with the
     parameters ($p0, ...) it takes."""
     from .compiler import Compiler
 
-    avgs = avg_outputs(tree)
+    avgs = quotient_outputs(tree)
     c = Compiler.__new__(Compiler)
     for ph in list(tree.find_all(exp.Placeholder)):
         builder = Compiler.value_of(c, ph)
@@ -653,6 +646,197 @@ def to_duckdb(
     tree = tree.transform(_rewrite, copy=False)
     _escape_likes(tree)
     return tree.sql("duckdb"), avgs
+
+
+# -- text order under the collation ----------------------------------------------------------
+
+KEY_FUNCTION = "pg_collation_key"
+_RANGE_OPS = (exp.LT, exp.LTE, exp.GT, exp.GTE)
+_BYTEWISE_NAMES = ("c", "posix")
+
+
+def _unparen(node: exp.Expression) -> exp.Expression:
+    while isinstance(node, exp.Paren):
+        node = node.this
+    return node
+
+
+def _explicit(node: exp.Expression) -> exp.Collate | None:
+    """The ``x COLLATE "name"`` an operand is, if it is one."""
+    inner = _unparen(node)
+    return inner if isinstance(inner, exp.Collate) else None
+
+
+def _text_kind(node: exp.Expression) -> str:
+    """:func:`_kind`, seeing through ``x COLLATE "name"`` (typed as nothing)."""
+    collate = _explicit(node)
+    return _kind(collate.this if collate is not None else node)
+
+
+def _keyed(node: exp.Expression, function: str = KEY_FUNCTION) -> exp.Expression:
+    return _udf(function, node)
+
+
+def _order_items(ordered: exp.Ordered) -> list[exp.Expression] | None:
+    """The select items an ORDER BY item may name by position or output name (None for
+    a window's ORDER BY, which names none)."""
+    order = ordered.parent
+    owner = order.parent if isinstance(order, exp.Order) else None
+    if isinstance(owner, exp.SetOperation):
+        return list(leftmost(owner).expressions)
+    if isinstance(owner, exp.Select):
+        return list(owner.expressions)
+    return None
+
+
+def _named_item(ordered: exp.Ordered) -> exp.Expression | None:
+    """The select item an ORDER BY item names by position or output name, if any."""
+    items = _order_items(ordered)
+    key = ordered.this
+    if not items:
+        return None
+    if isinstance(key, exp.Literal) and not key.is_string and str(key.this).isdigit():
+        i = int(key.this)
+        return items[i - 1] if 1 <= i <= len(items) else None
+    if isinstance(key, exp.Column) and not key.table:
+        for item in items:
+            if isinstance(item, exp.Alias) and item.alias == key.name:
+                return item
+        if isinstance(ordered.parent.parent if ordered.parent else None, exp.SetOperation):
+            for item in items:
+                if item.alias_or_name == key.name:
+                    return item
+    return None
+
+
+class ExplicitCollations:
+    """The collations a statement names in ``COLLATE "name"``, each with the key function
+    ordering by it in the client engine (``pg_collation_key_<n>``)."""
+
+    def __init__(self, resolve: Callable[[str], Collation] | None) -> None:
+        self._resolve = resolve
+        self.functions: dict[str, Collation] = {}
+        self._by_name: dict[str, tuple[Collation, str | None]] = {}
+
+    def of(self, collate: exp.Collate) -> tuple[Collation, str | None]:
+        """(the collation, its key function -- None where the order is bytewise)."""
+        target = collate.expression
+        name = target.name if isinstance(target, exp.Expression) else ""
+        if name not in self._by_name:
+            if name.lower() in _BYTEWISE_NAMES:
+                coll = C_COLLATION
+            elif self._resolve is None:
+                raise _refuse(f'COLLATE "{name}" (only "C" and "POSIX" here)', collate)
+            else:
+                coll = self._resolve(name)
+            function = None
+            if not coll.bytewise:
+                function = next(
+                    (f for f, c in self.functions.items() if c == coll),
+                    f"{KEY_FUNCTION}_{len(self.functions)}",
+                )
+                self.functions[function] = coll
+            self._by_name[name] = (coll, function)
+        return self._by_name[name]
+
+
+def text_order(
+    tree: exp.Expression, keyed: bool, explicit: ExplicitCollations | None = None
+) -> bool:
+    """Find what orders text in the (annotated) tree -- ORDER BY keys, window orders,
+    ``<`` ``<=`` ``>`` ``>=`` BETWEEN, min/max, greatest/least -- and make DuckDB order it
+    by the collation key (``pg_collation_key(x)``; min/max become ``arg_min`` /
+    ``arg_max`` by the key): under the column collation if ``keyed``, under an explicit
+    ``COLLATE "name"`` always (``explicit``: its key function; ``COLLATE "C"`` orders
+    bytewise, as DuckDB compares strings).  Equality, grouping and DISTINCT need nothing:
+    a deterministic collation's equality is the bytes'.  Returns whether the statement
+    orders text under the column collation.
+
+    Every decision is taken on the annotated tree first (a rewritten node has no type),
+    then applied: sides moved under the key function, not copied, and min/max last, so
+    that what they aggregate carries the other rewrites."""
+    explicit = explicit or ExplicitCollations(None)
+    kinds = (exp.Ordered, *_RANGE_OPS, exp.Between, exp.Min, exp.Max, exp.Greatest, exp.Least)
+    todo: list[tuple[exp.Expression, str]] = []  # (node, its key function)
+    named: dict[int, exp.Expression] = {}  # ORDER BY items naming a select item
+    found = False
+    for node in tree.find_all(*kinds):
+        if isinstance(node, exp.Ordered):
+            item = _named_item(node)
+            target = cast(exp.Expression, item.unalias()) if item is not None else node.this
+            operands = [target, node.this]
+            text = _text_kind(target) == "text"
+            if item is not None:
+                named[id(node)] = item
+        elif isinstance(node, exp.Between):
+            operands = [node.this, node.args["low"], node.args["high"]]
+            text = _text_kind(node.this) == "text"
+        elif isinstance(node, exp.Min | exp.Max):
+            arg = node.this
+            operands = [arg.expressions[0] if isinstance(arg, exp.Distinct) else arg]
+            text = _text_kind(operands[0]) == "text"
+        elif isinstance(node, exp.Greatest | exp.Least):
+            operands = [node.this, *node.expressions]
+            text = any(_text_kind(x) == "text" for x in operands)
+        else:  # < <= > >=
+            operands = [node.this, node.expression]
+            types = [_text_kind(x) for x in operands]
+            text = "text" in types and all(t in ("text", "other") for t in types)
+        if not text:
+            continue
+        collate = next((c for c in map(_explicit, operands) if c is not None), None)
+        if collate is not None:
+            function = explicit.of(collate)[1]
+        else:
+            found = True
+            function = KEY_FUNCTION if keyed else None
+        if function is None:
+            continue
+        if isinstance(node, exp.Greatest | exp.Least):
+            raise _refuse(f"{node.sql_name().lower()} of text under a collation", node)
+        todo.append((node, function))
+    for node, function in todo:
+        if isinstance(node, exp.Ordered):
+            item = named.get(id(node))
+            if item is not None:
+                in_set_op = isinstance(node.parent.parent if node.parent else None,
+                                       exp.SetOperation)  # fmt: skip
+                node.set("this", _keyed(_output_ref(item, in_set_op), function))
+            else:
+                node.set("this", _keyed(node.this, function))
+        elif isinstance(node, exp.Between):
+            for arg in ("this", "low", "high"):
+                node.set(arg, _keyed(node.args[arg], function))
+        elif isinstance(node, _RANGE_OPS):
+            node.set("this", _keyed(node.this, function))
+            node.set("expression", _keyed(node.expression, function))
+    for node, function in todo:
+        if isinstance(node, exp.Min | exp.Max):
+            arg = node.this
+            inner = arg.expressions[0] if isinstance(arg, exp.Distinct) else arg
+            fn = "arg_min" if isinstance(node, exp.Min) else "arg_max"
+            node.replace(_udf(fn, inner.copy(), _keyed(inner.copy(), function)))
+    for collate in list(tree.find_all(exp.Collate)):
+        collate.replace(collate.this)  # the order is in the key functions now
+    return found
+
+
+def _output_ref(item: exp.Expression, in_set_op: bool) -> exp.Expression:
+    """What an ORDER BY naming a select item orders by: in a SELECT the (qualified) column
+    itself, when the item is one (aliased or not); else an output name that names it alone
+    -- its alias or column name, or a name given to it here (the application's output
+    names are taken before, from the statement itself)."""
+    inner = item.unalias()
+    if isinstance(inner, exp.Column) and not in_set_op:
+        return inner.copy()
+    owner = item.parent
+    siblings = list(owner.expressions) if owner is not None else [item]
+    name = item.alias_or_name
+    if name and sum(1 for x in siblings if x.alias_or_name == name) == 1:
+        return exp.column(name)
+    name = f"__ordered_{siblings.index(item)}"
+    item.replace(exp.alias_(inner.copy(), name))
+    return exp.column(name)
 
 
 # -- output names, as PostgreSQL names the columns ------------------------------------------
@@ -757,16 +941,63 @@ def pg_substr(s: str, start: int, length: int) -> str:
     return s[first - 1 : end - 1] if end > first else ""
 
 
-def engine(tables: Sequence[tuple[str, list[tuple[str, str]]]]) -> duckdb.DuckDBPyConnection:
-    """A fresh in-memory DuckDB with the pg_* functions and the tables (empty)."""
-    from duckdb.sqltypes import BIGINT, VARCHAR
+def storage_type(duck: str) -> str:
+    """The DuckDB column type of a :func:`duck_type` (char(n) is held as VARCHAR)."""
+    return "VARCHAR" if duck.startswith("CHAR(") else duck
+
+
+def char_length(node: exp.Expression) -> int | None:
+    """n, where ``node`` is annotated char(n)."""
+    t = node.type
+    if t is None or not t.is_type(exp.DataType.Type.CHAR) or not t.expressions:
+        return None
+    try:
+        return int(t.expressions[0].name)
+    except ValueError:
+        return None
+
+
+def _key_function(coll: Collation, refusals: list[CollationUnavailable]) -> Callable[[str], bytes]:
+    def key(text: str) -> bytes:
+        try:
+            return collation_key(coll, text)
+        except CollationUnavailable as exc:
+            refusals.append(exc)  # raised as itself, not as DuckDB's error
+            raise
+
+    return key
+
+
+def engine(
+    tables: Sequence[tuple[str, list[tuple[str, str]]]],
+    keys: Mapping[str, Collation] | None = None,
+    refusals: list[CollationUnavailable] | None = None,
+    case_mapping: CaseMapping | None = None,
+) -> duckdb.DuckDBPyConnection:
+    """A fresh in-memory DuckDB with the pg_* functions and the tables (empty); each of
+    ``keys`` (``pg_collation_key``, ``pg_collation_key_<n>``) gives the collation key of
+    a string under its collation (a string without one is refused: the refusal is
+    appended to ``refusals``)."""
+    if refusals is None:
+        refusals = []
+    from duckdb.sqltypes import BIGINT, BLOB, VARCHAR
 
     con = duckdb.connect(":memory:")
     # NULLs last whatever the direction: the order sqlglot assumes of DuckDB when it
     # spells out PostgreSQL's (first when descending) on every ORDER BY it writes
     con.execute("SET default_null_order = 'nulls_last'")
-    con.create_function("pg_lower", pg_lower, [VARCHAR], VARCHAR)
-    con.create_function("pg_upper", pg_upper, [VARCHAR], VARCHAR)
+    # lower / upper as the database maps case (ASCII only under the C ctype)
+    lower, upper = (
+        (case_mapping.lower, case_mapping.upper) if case_mapping else (pg_lower, pg_upper)
+    )
+    con.create_function("pg_lower", lower, [VARCHAR], VARCHAR)
+    con.create_function("pg_upper", upper, [VARCHAR], VARCHAR)
+    con.create_function(
+        "pg_numeric_div",
+        pg_quotient,
+        [VARCHAR, VARCHAR],
+        duckdb.decimal_type(38, QUOTIENT_SCALE),
+    )
     con.create_function("pg_substr2", pg_substr_from, [VARCHAR, BIGINT], VARCHAR)
     con.create_function(
         "pg_substr3",
@@ -774,8 +1005,10 @@ def engine(tables: Sequence[tuple[str, list[tuple[str, str]]]]) -> duckdb.DuckDB
         [VARCHAR, BIGINT, BIGINT],
         VARCHAR,
     )
+    for function, coll in (keys or {}).items():
+        con.create_function(function, _key_function(coll, refusals), [VARCHAR], BLOB)
     for name, cols in tables:
-        defs = ", ".join(f'"{c}" {t}' for c, t in cols)
+        defs = ", ".join(f'"{c}" {storage_type(t)}' for c, t in cols)
         con.execute(f'CREATE TABLE "{name}" ({defs})')
     return con
 
@@ -790,7 +1023,10 @@ def load(
     if not rows:
         return
     columns = [list(c) for c in zip(*rows, strict=True)]
-    items = ", ".join(f"unnest(${i + 1}::{t}[])" for i, (_, t) in enumerate(cols))
+    for i, (_, t) in enumerate(cols):
+        if t.startswith("CHAR("):  # char(n) held without its padding
+            columns[i] = [None if v is None else v.rstrip(" ") for v in columns[i]]
+    items = ", ".join(f"unnest(${i + 1}::{storage_type(t)}[])" for i, (_, t) in enumerate(cols))
     con.execute(f'INSERT INTO "{name}" SELECT {items}', columns)
 
 
@@ -816,46 +1052,78 @@ def translate(exc: duckdb.Error) -> Exception:
 # -- the plan --------------------------------------------------------------------------------
 
 
-def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
-    """The residual plan of a SELECT / set operation (see the module docstring)."""
+def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -> Compiled:
+    """The residual plan of a SELECT / set operation (see the module docstring);
+    ``reason``: why the server cannot run it whole (the direct compilation's refusal)."""
     if not isinstance(stmt, exp.Select | exp.SetOperation):
         raise _refuse(f"{type(stmt).__name__} statement", stmt)
     stmt = _literal_regexes(stmt)
     schema = schema_of(catalog, stmt)
-    tree = qualified(stmt, schema)
+    tree = qualified(_exists_select_one(stmt), schema)
+    annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
+    tree = fold_constants(tree)
+    annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
     check_allowed(tree)
     check_distinct_order(tree)
-    used = used_columns(tree)
-    occurrences = base_tables(tree)
-    counts: dict[str, int] = {}
-    for t, _ in occurrences:
-        counts[t.name.lower()] = counts.get(t.name.lower(), 0) + 1
 
-    fetches: list[Compiled] = []
+    def compiles(rel: Relation, conj: list[exp.Expression]) -> bool:
+        return try_compile(catalog, rel, conj) is not None
+
+    relations = plan_relations(catalog, tree, compiles)
+    fetches = [compile_relation(catalog, rel) for rel in relations]
     tables: list[tuple[str, list[tuple[str, str]]]] = []
-    needs_c = False
-    for name, cols_used in used.items():
-        meta = catalog.table(name)
-        cols = [c for c in meta.columns if c in cols_used] or [next(iter(meta.columns))]
-        candidates: list[exp.Expression] = []
-        alias = name
-        if counts.get(name) == 1:
-            table, scope = next((t, s) for t, s in occurrences if t.name.lower() == name)
-            alias = table.alias_or_name
-            candidates = pushable(table, scope)
-        fetches.append(compile_fetch(catalog, meta, alias, cols, candidates))
-        tables.append((name, [(c, schema[name][c]) for c in cols]))
-        needs_c = needs_c or any(meta.columns[c].type.name in ("text", "varchar") for c in cols)
-    needs_c = needs_c or any(lit.is_string for lit in tree.find_all(exp.Literal))
+    collations: set[Collation | None] = set()
+    for rel in relations:
+        cols = []
+        for alias, c in rel.columns:
+            meta = catalog.table(rel.members[alias].name)
+            cols.append((rel.column_name(alias, c), schema[meta.name][c]))
+            if meta.columns[c].type.name in TEXT_TYPES:
+                collations.add(meta.columns[c].collation)
+        tables.append((rel.name, cols))
+    # case mapping (lower, upper, ILIKE) is the C ctype's, ASCII only
+    needs_case = any(True for _ in tree.find_all(exp.Lower, exp.Upper, exp.ILike))
+    needs_c, case_mapping = needs_case, None
+    mapping_of, default_of = DATABASE_CASE_MAPPING.get(), DATABASE_COLLATION.get()
+    if needs_case and mapping_of is not None and default_of is not None:
+        # the database's case mapping is that of text of its default collation
+        db_default = default_of()
+        if any(c is not None and c != db_default for c in collations):
+            raise _refuse("lower, upper or ILIKE of a column whose collation is not the default")
+        case_mapping = mapping_of()
+        if case_mapping.kind not in ("ascii", "icu", "libc"):
+            raise CollationUnavailable(
+                f"the database's case mapping ({case_mapping.kind} {case_mapping.locale!r}) "
+                "cannot be reproduced on the client",
+                "case mapping",
+            )
+        needs_c = False
 
     names = output_names(stmt, tree)
-    annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
-    builders: dict[str, ParamBuilder] = {}
-    sql, avgs = to_duckdb(tree, builders)
+    # text is ordered under the collation of the columns read (one: several are refused),
+    # or without any text column the database's; a column without a recorded collation
+    # orders bytewise -- which the connection accepts on a C database only
+    ordering: Collation | None = next(iter(collations)) if len(collations) == 1 else None
+    if not collations and default_of is not None:
+        ordering = default_of()  # text constants only: the database's default collation
+    keyed = ordering is not None and not ordering.bytewise
+    explicit = ExplicitCollations(COLLATION_NAMED.get())
+    orders_text = text_order(tree, keyed, explicit)
+    if orders_text and len(collations) > 1:
+        raise _refuse("ordering text of columns with different collations")
+    keys: dict[str, Collation] = dict(explicit.functions)
+    if keyed and ordering is not None:
+        keys[KEY_FUNCTION] = ordering
     width = len(names)
+    char_outputs = [char_length(e) for e in leftmost(tree).expressions[:width]]
+    varchar_cols = _varchar_outputs(catalog, tree, width)
+    rewrite_to_relations(tree, relations)
+    builders: dict[str, ParamBuilder] = {}
+    semi_sql = {semi.name: semi_select(semi, builders) for rel in relations for semi in rel.semis}
+    sql, avgs = to_duckdb(tree, builders)
 
     # bind on the empty tables: the result's types, and refusals, before anything runs
-    con = engine(tables)
+    con = engine(tables, keys, None, case_mapping)
     try:
         described = con.execute(sql, {k: None for k in builders}).description or []
     except duckdb.Error as exc:
@@ -865,33 +1133,105 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression) -> Compiled:
     oids = []
     for i, d in enumerate(described[:width]):
         oids.append(1700 if i in avgs else result_oid(str(d[1])))
-    varchar_cols = _varchar_outputs(catalog, tree, width)
     oids = [1043 if i in varchar_cols and o == 25 else o for i, o in enumerate(oids)]
+    padded = {i: n for i, n in enumerate(char_outputs) if n is not None}
+    oids = [1042 if i in padded else o for i, o in enumerate(oids)]
 
-    def finish(fetched: list[list[tuple[Any, ...]]], params: Params) -> list[tuple[Any, ...]]:
-        con = engine(tables)
+    def finish(fetch: Fetch, params: Params) -> list[tuple[Any, ...]]:
+        """Fetch the relations in order (each semi-join filter's values computed from
+        the relations fetched before it), then run the statement over them."""
+        refusals: list[CollationUnavailable] = []
+        con = engine(tables, keys, refusals, case_mapping)
         try:
-            for (name, cols), rows in zip(tables, fetched, strict=True):
-                load(con, name, cols, rows)
             values = {k: b(params) for k, b in builders.items()}
+            found: dict[str, list[Any]] = {}
+            token = SEMI_VALUES.set(found)
+            try:
+                for i, (rel, (name, cols)) in enumerate(zip(relations, tables, strict=True)):
+                    for semi in rel.semis:
+                        text, used = semi_sql[semi.name]
+                        got = con.execute(text, {k: values[k] for k in used} or None)
+                        found[semi.name] = [r[0] for r in got.fetchall()]
+                    load(con, name, cols, fetch(i))
+            finally:
+                SEMI_VALUES.reset(token)
             rows = con.execute(sql, values).fetchall()
         except duckdb.Error as exc:
+            if refusals:
+                raise refusals[0] from None
             raise translate(exc) from None
         finally:
             con.close()
+        if padded:  # char(n) values are printed with their padding
+            rows = [
+                tuple(
+                    v.ljust(padded[i]) if i in padded and isinstance(v, str) else v
+                    for i, v in enumerate(r)
+                )
+                for r in rows
+            ]
         if avgs:
             rows = [
-                tuple(pg_avg(r[i], r[avgs[i]], None) if i in avgs else r[i] for i in range(width))
+                tuple(
+                    pg_divide(avgs[i][0], r[i], r[avgs[i][1]]) if i in avgs else r[i]
+                    for i in range(width)
+                )
                 for r in rows
             ]
         return rows
 
     plan = Compiled(kind="select", returns_rows=True, statement_type="SELECT")
     plan.outputs = [Output(n, _no_row_fn, oid) for n, oid in zip(names, oids, strict=True)]
-    plan.residual = Residual(fetches, finish, needs_c_locale=needs_c)
+    plan.residual = Residual(
+        fetches,
+        finish,
+        needs_c_locale=needs_c,
+        reason=reason,
+        parts=[rel.describe() for rel in relations],
+    )
+    plan.text_orders = ([ordering] if orders_text else []) + list(explicit.functions.values())
     plan.needs = [n for f in fetches for n in f.needs]
+    plan.joins = [j for f in fetches for j in f.joins]
     plan.tables = [t for f in fetches for t in f.tables]
     return plan
+
+
+Fetch = Callable[[int], list[tuple[Any, ...]]]
+
+
+def semi_select(semi: Semi, builders: dict[str, ParamBuilder]) -> tuple[str, list[str]]:
+    """The client engine's query of a semi-join filter's values (the distinct values of
+    its source column among the source relation's rows that pass its client filter),
+    and the parameters it takes."""
+    src = semi.source
+    if src is None:  # the values of an uncorrelated IN subquery
+        assert semi.query is not None
+        sel = exp.Select(expressions=[exp.Star()])
+        sel.set("distinct", exp.Distinct())
+        sel.set("from_", exp.From(this=exp.Subquery(this=semi.query.copy(), alias="__s")))
+    else:
+        alias, column = semi.source_column
+        sel = exp.Select(
+            expressions=[exp.column(src.column_name(alias, column), table=alias, quoted=True)]
+        )
+        sel.set("distinct", exp.Distinct())
+        sel.set("from_", exp.From(this=exp.to_table(src.name, alias=alias)))
+        if semi.client_filter:
+            sel.set("where", exp.Where(this=exp.and_(*semi.client_filter, copy=False)))
+    before = set(builders)
+    text, _ = to_duckdb(sel, builders)
+    return text, [k for k in builders if k not in before]
+
+
+def _exists_select_one(stmt: exp.Expression) -> exp.Expression:
+    """``EXISTS (SELECT * ...)`` as ``EXISTS (SELECT 1 ...)``: the same, and the star
+    would otherwise count as a use of every column (each fetched)."""
+    stmt = stmt.copy()
+    for node in stmt.find_all(exp.Exists):
+        sub = node.this
+        if isinstance(sub, exp.Select) and all(isinstance(e, exp.Star) for e in sub.expressions):
+            sub.set("expressions", [exp.Literal.number(1)])
+    return stmt
 
 
 def _no_row_fn(row: Sequence[Any]) -> Any:  # the residual's rows come whole from finish

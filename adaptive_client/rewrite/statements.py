@@ -9,7 +9,9 @@ from typing import Any, cast
 from psycopg import errors as pg_errors
 from sqlglot import exp
 
-from .. import recipes
+from .. import defaults, recipes, views
+from ..collation import Collation
+from ..encodings import TEXT_TYPES
 from ..errors import EncodingError, UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, OnionColumn
 from ..onions import Cap
@@ -43,7 +45,7 @@ def compile_statement(
     row read by primary key can serve a later read-modify-write of that row (see
     :func:`_select`)."""
     try:
-        return _compile_statement(catalog, stmt, snapshot_rows)
+        return _compile_statement(catalog, views.expand(catalog, stmt), snapshot_rows)
     except RecursionError:  # e.g. thousands of ANDs: the rewrite recurses on the tree
         raise UnsupportedQuery("the statement nests too deeply to rewrite", "nesting") from None
 
@@ -53,18 +55,19 @@ def _compile_statement(catalog: Catalog, stmt: exp.Expression, snapshot_rows: bo
     if isinstance(stmt, exp.SetOperation) or (
         isinstance(stmt, exp.Select) and stmt.args.get("with_")
     ):
-        return compile_residual(catalog, stmt)  # split execution (rewrite/residual.py)
+        # split execution (rewrite/residual.py)
+        return compile_residual(catalog, stmt, "a set operation or WITH query")
     if isinstance(stmt, exp.Select):
         try:
             out = _select(c, stmt, snapshot_rows=snapshot_rows)
-        except UnsupportedQuery:
+        except UnsupportedQuery as refused:
             if not _client_aggregable(stmt):
-                return compile_residual(catalog, stmt)
+                return compile_residual(catalog, stmt, str(refused))
             c = Compiler(catalog)
             try:
                 out = _client_aggregate(c, stmt)
             except UnsupportedQuery:
-                return compile_residual(catalog, stmt)
+                return compile_residual(catalog, stmt, str(refused))
     elif isinstance(stmt, exp.Insert):
         out = _insert(c, stmt)
     elif isinstance(stmt, exp.Update):
@@ -222,6 +225,10 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
                 fn, _, _ = c.value_expr(
                     scope, key, select_list, grouped, distinct=distinct is not None
                 )
+                if ref.column.type.name in TEXT_TYPES:
+                    # text orders by its collation: the client finishes with the key
+                    plan.text_orders.append(ref.column.collation)
+                    fn = _order_key(fn, ref.column)
                 client_sort.append(SortKey(fn, desc, nulls_first))
             elif isinstance(key, exp.Count):
                 fn, _, _ = c.value_expr(scope, key, select_list, grouped)
@@ -312,6 +319,17 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
     plan.params = c.params
     plan.outputs = outputs
     return plan
+
+
+def _order_key(fn: RowFn, col: ColumnMeta) -> RowFn:
+    """The row's value of a text sort key as its collation key (NULL stays None)."""
+    key = col.encoding.order_key
+
+    def ordered(row: Sequence[Any]) -> Any:
+        v = fn(row)
+        return None if v is None else key(v)
+
+    return ordered
 
 
 def _int(v: Any) -> int:
@@ -433,6 +451,7 @@ def _client_aggregate(c: Compiler, stmt: exp.Select) -> Compiled:
     select_list: list[exp.Expression] = []
     reducers: list[Any] = []
     names: list[Output] = []
+    text_orders: list[Collation | None] = []
     for e in stmt.expressions:
         node = e.this if isinstance(e, exp.Alias) else e
         name = e.alias if isinstance(e, exp.Alias) else type(node).__name__.lower()
@@ -446,6 +465,8 @@ def _client_aggregate(c: Compiler, stmt: exp.Select) -> Compiled:
             ref = scope.resolve(arg)
             col = ref.column
             fn, _, _ = c.value_expr(scope, arg, select_list, {})
+            if isinstance(node, exp.Min | exp.Max) and col.type.name in TEXT_TYPES:
+                text_orders.append(col.collation)
         reducers.append((type(node), fn, distinct, col))
         names.append(Output(name, lambda row: None))
     if not select_list:
@@ -460,6 +481,7 @@ def _client_aggregate(c: Compiler, stmt: exp.Select) -> Compiled:
     plan.params = c.params
     plan.outputs = names
     plan.reduce = reduce
+    plan.text_orders = text_orders
     return plan
 
 
@@ -477,10 +499,11 @@ def _reduce(
         return len(values)
     if not values:
         return None
-    if kind is exp.Min:
-        return min(values)
-    if kind is exp.Max:
-        return max(values)
+    if kind in (exp.Min, exp.Max):
+        pick = min if kind is exp.Min else max
+        if col is not None and col.type.name in TEXT_TYPES:
+            return pick(values, key=col.encoding.order_key)  # the collation's order
+        return pick(values)
     total = sum(values)
     if kind is exp.Sum:
         # typed as PostgreSQL types SUM: bigint for small ints, numeric for bigint/numeric
@@ -545,16 +568,32 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
             if isinstance(e, exp.Var) and e.name.upper() == "DEFAULT":
                 given[name] = None
                 continue
+            if meta.column(name).identity == "always":
+                raise pg_errors.GeneratedAlways(
+                    f'cannot insert a non-DEFAULT value into column "{name}"'
+                )
             v = c.value_of(e)
             if v is None:
                 raise _unsupported(e, "non-constant value in INSERT")
             given[name] = v
         effective = {
-            col.name: given.get(col.name) or _constant(col.default) for col in meta.columns.values()
+            col.name: given.get(col.name) or defaults.builder(col) for col in meta.columns.values()
         }
         row_values.append(effective)
-        row_params = [c.param(_encrypting(col, oc, effective[col.name])) for col, oc in storage]
-        rows.append(exp.Tuple(expressions=row_params))
+        # The row's given values are bound (coerced, checked) before its defaults are
+        # drawn: a value PostgreSQL rejects costs no sequence number, as on the server.
+        # (A multi-row INSERT binds column by column, defaults last: see _bulk_encrypting.)
+        drawn_last = list(range(len(storage)))
+        drawn = [
+            col for col in meta.columns.values() if col.name not in given and col.has_default
+        ]
+        if len(values.expressions) == 1 and any(c.sequence or c.default_sql for c in drawn):
+            drawn_last.sort(key=lambda i: storage[i][0].name not in given)
+        made: dict[int, exp.Expression] = {}
+        for i in drawn_last:
+            col, oc = storage[i]
+            made[i] = c.param(_encrypting(col, oc, effective[col.name]))
+        rows.append(exp.Tuple(expressions=[made[i] for i in range(len(storage))]))
     target = exp.Schema(
         this=exp.Table(
             this=exp.to_identifier(meta.anon, quoted=True),
@@ -565,7 +604,8 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
     out = exp.Insert(this=target, expression=exp.Values(expressions=rows))
     plan = Compiled(kind="insert", statement_type="INSERT")
     if len(rows) > 1:  # (its parameters are made before ON CONFLICT's and RETURNING's)
-        plan.bulk = _bulk_encrypting(list(meta.columns.values()), storage, row_values)
+        ordered = sorted(meta.columns.values(), key=lambda col: col.name not in cols)
+        plan.bulk = _bulk_encrypting(ordered, storage, row_values)
     _returning(c, stmt, out, plan, scope)  # (RETURNING cannot name EXCLUDED)
     if stmt.args.get("conflict") is not None:
         out.set("conflict", _on_conflict(c, scope, meta, stmt.args["conflict"]))
@@ -611,6 +651,7 @@ def _insert_select(c: Compiler, stmt: exp.Insert, meta: Any, cols: list[str]) ->
     c.tables += source.tables
     plan = Compiled(kind="insert", statement_type="INSERT")
     plan.insert_select = (source, target)
+    plan.text_orders = source.text_orders  # the rows chosen by ORDER BY ... LIMIT
     plan.outputs, plan.returns_rows = target.outputs, target.returns_rows
     return plan
 
@@ -669,10 +710,6 @@ def _is_default(node: exp.Expression) -> bool:
     )
 
 
-def _constant(value: Any) -> ParamBuilder:
-    return lambda p: value
-
-
 def _encrypting(col: ColumnMeta, oc: OnionColumn, v: ParamBuilder) -> ParamBuilder:
     # A single-row statement coerces per onion (cheap next to encryption); a multi-row
     # INSERT coerces each column once (see _bulk_encrypting).
@@ -723,9 +760,16 @@ def _on_conflict(c: Compiler, scope: Scope, meta: Any, node: exp.OnConflict) -> 
     out = exp.OnConflict()
     if node.args.get("constraint") is not None:
         name = node.args["constraint"].name.lower()
-        if name != f"{meta.name}_pkey" or not meta.primary_key:
-            raise _unsupported(node, "ON CONFLICT ON CONSTRAINT other than the primary key")
-        keys = list(meta.primary_key)
+        anon = next((a for a, n in meta.constraints.items() if n == name), None)
+        if anon is None and (name != f"{meta.name}_pkey" or not meta.primary_key):
+            raise pg_errors.UndefinedObject(
+                f'constraint "{name}" for table "{meta.name}" does not exist'
+            )
+        if anon is not None:
+            out.set("constraint", exp.to_identifier(anon, quoted=True))
+            keys = []
+        else:
+            keys = list(meta.primary_key)
     else:
         keys = []
         for k in node.args.get("conflict_keys") or []:
@@ -745,7 +789,7 @@ def _on_conflict(c: Compiler, scope: Scope, meta: Any, node: exp.OnConflict) -> 
         return out
     if verb != "DO UPDATE":
         raise _unsupported(node, f"ON CONFLICT {verb}")
-    if not keys:
+    if not keys and out.args.get("constraint") is None:
         raise UnsupportedQuery(
             "ON CONFLICT DO UPDATE requires inference specification or constraint name",
             "ON CONFLICT",
@@ -772,7 +816,7 @@ def _on_conflict(c: Compiler, scope: Scope, meta: Any, node: exp.OnConflict) -> 
             continue
         v = c.value_of(src)
         if v is None and _is_default(src):
-            v = _constant(col.default)
+            v = defaults.builder(col)
         if v is None:
             raise _unsupported(a, "ON CONFLICT DO UPDATE SET computed from the rows")
         for oc in col.onions.values():
@@ -834,7 +878,7 @@ def _update(c: Compiler, stmt: exp.Update) -> Compiled:
         if v is not None:
             constant.append((col, v))
         elif _is_default(a.expression):
-            constant.append((col, _constant(col.default)))
+            constant.append((col, defaults.builder(col)))
         else:
             computed.append((col, a.expression))
     if not computed:

@@ -48,16 +48,18 @@ PLAIN = [
     "_idx",
 ]
 # every user-visible name the client creates: t_<hex> tables, c_<hex>_<onion> columns,
-# i_<hex>[_n] indexes and key constraints, k_c_<hex>_<onion> layer-tag constraints
+# i_<hex>[_n] indexes and key constraints, k_c_<hex>_<onion> layer-tag constraints,
+# s_<hex> sequences of serial and identity columns
 ANON = re.compile(
-    r"^(t_[0-9a-f]{16}|c_[0-9a-f]{12}_(eq|ord|sum|search|single)|i_[0-9a-f]{16}(_\d+)?"
+    r"^([ts]_[0-9a-f]{16}|c_[0-9a-f]{12}_(eq|ord|sum|search|single)|i_[0-9a-f]{16}(_\d+)?"
     r"|k_c_[0-9a-f]{12}_(eq|ord))$"
 )
 
 CATALOG_NAMES = {
     "relations": "SELECT c.relname FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace",
     "columns": "SELECT a.attname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid "
-    "WHERE c.relnamespace = 'public'::regnamespace AND a.attnum > 0 AND NOT a.attisdropped",
+    "WHERE c.relnamespace = 'public'::regnamespace AND a.attnum > 0 AND NOT a.attisdropped "
+    "AND c.relkind <> 'S'",  # (a sequence's columns are PostgreSQL's: last_value, ...)
     "constraints": "SELECT conname FROM pg_constraint WHERE connamespace = 'public'::regnamespace",
     "indexes": "SELECT i.indexrelid::regclass::text FROM pg_index i JOIN pg_class c "
     "ON c.oid = i.indrelid WHERE c.relnamespace = 'public'::regnamespace",

@@ -1,0 +1,540 @@
+"""What of a client-evaluated statement the server runs: its *relations*.
+
+Each FROM item that is a base table belongs to one relation, a server SELECT whose
+decrypted rows the client engine reads in the table's place.  Within one SELECT of the
+statement (a scope) whose FROM items are joined by commas or inner joins only, the
+tables that the server can join -- an equality of two columns that compiles over
+ciphertexts, as foreign keys and join groups allow -- form one relation: the server
+runs the join and the filters over its tables (the conjuncts of WHERE and ON that read
+only them and compile), and ships only the joined rows' used columns.  Tables it cannot
+join, and every table of a scope with an outer join, are relations of their own,
+filtered by the conjuncts that read only them (where filtering first cannot change an
+outer join).
+
+Every conjunct stays in the statement the client engine runs: what the server applied
+is a filter the rows already pass, so applying it again changes nothing, and the
+statement keeps its meaning whatever was pushed down.
+
+The statement is rewritten to read the relations: a single-table relation replaces the
+table under the same alias (its columns keep their names); a relation of several tables
+becomes one FROM item, its columns named ``<alias>__<column>``, the scope's ON
+conditions moved to its WHERE (equivalent for inner joins).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+from sqlglot import exp
+from sqlglot.optimizer.scope import Scope as GlotScope
+from sqlglot.optimizer.scope import traverse_scope
+
+from ..errors import AdaptiveError
+from ..metadata import Catalog
+from .compiler import Compiler
+from .plan import Compiled, ParamBuilder
+
+# the values of each run-time semi-join filter of the statement being fetched
+SEMI_VALUES: ContextVar[dict[str, list[Any]]] = ContextVar("SEMI_VALUES")
+
+
+@dataclass
+class Semi:
+    """A run-time filter of a relation: its column ``target`` (alias, column) equals one
+    of the distinct values of ``source_column`` in the rows of the relation ``source``
+    (fetched before it) that pass ``client_filter`` -- an exact semi-join reduction,
+    sent to the server as ``target = ANY(<those values, encrypted>)``."""
+
+    name: str
+    target: tuple[str, str]
+    source: Relation | None
+    source_column: tuple[str, str]
+    client_filter: list[exp.Expression]
+    # or: the values an uncorrelated ``IN (subquery)`` gives, once its relations are in
+    query: exp.Expression | None = None
+    after: list[Relation] = field(default_factory=list)
+
+    def sources(self) -> list[Relation]:
+        return [self.source] if self.source is not None else self.after
+
+    def conjunct(self) -> exp.Expression:
+        alias, column = self.target
+        return exp.EQ(
+            this=exp.column(column, table=alias, quoted=False),
+            expression=exp.Any(this=exp.Paren(this=exp.Placeholder(this=self.name))),
+        )
+
+
+@dataclass
+class Relation:
+    """One server SELECT: the FROM items ``members`` (aliases in their scope) joined and
+    filtered by ``conjuncts``, projected to ``columns``."""
+
+    name: str
+    scope: GlotScope
+    members: dict[str, exp.Table]
+    conjuncts: list[exp.Expression] = field(default_factory=list)
+    columns: list[tuple[str, str]] = field(default_factory=list)  # (alias, column)
+    semis: list[Semi] = field(default_factory=list)
+
+    @property
+    def merged(self) -> bool:
+        return len(self.members) > 1
+
+    def describe(self) -> str:
+        """The server SELECT in the application's terms: its tables (and aliases)."""
+        names = [t.name if t.name == a else f"{t.name} {a}" for a, t in self.members.items()]
+        return "the rows of " + " joined with ".join(names)
+
+    def column_name(self, alias: str, column: str) -> str:
+        """The column's name in the client engine's table."""
+        return f"{alias}__{column}" if self.merged else column
+
+    def select(self, catalog: Catalog, conjuncts: list[exp.Expression]) -> exp.Select:
+        """The server SELECT over plain names (before the rewrite to ciphertexts)."""
+        columns = self.columns or [
+            (alias, next(iter(catalog.table(t.name).columns)))
+            for alias, t in list(self.members.items())[:1]
+        ]
+        sel = exp.Select(expressions=[exp.column(c, table=a, quoted=False) for a, c in columns])
+        items = [
+            exp.Table(
+                this=exp.to_identifier(t.name),
+                alias=exp.TableAlias(this=exp.to_identifier(alias)),
+            )
+            for alias, t in self.members.items()
+        ]
+        sel.set("from_", exp.From(this=items[0]))
+        if len(items) > 1:
+            sel.set("joins", [exp.Join(this=item) for item in items[1:]])
+        if conjuncts:
+            sel.set("where", exp.Where(this=exp.and_(*[c.copy() for c in conjuncts])))
+        return sel
+
+
+def conjuncts(node: exp.Expression | None) -> list[exp.Expression]:
+    if node is None:
+        return []
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.And):
+        return conjuncts(node.this) + conjuncts(node.expression)
+    return [node]
+
+
+def source_of(scope: GlotScope, alias: str) -> object:
+    s: GlotScope | None = scope
+    while s is not None:
+        if alias in s.sources:
+            return s.sources[alias]
+        s = s.parent
+    return None
+
+
+def _inner_only(select: exp.Select) -> bool:
+    for j in select.args.get("joins") or []:
+        if (j.side or "") or (j.kind or "").upper() not in ("", "INNER", "CROSS"):
+            return False
+        if j.args.get("using") or j.args.get("method"):
+            return False
+    return True
+
+
+def _local(c: exp.Expression, scope: GlotScope, tables: dict[str, exp.Table]) -> set[str] | None:
+    """The aliases a conjunct reads, if it reads only base tables of ``scope`` and holds
+    no subquery, aggregate or window; else None."""
+    if c.find(exp.Select, exp.Subquery, exp.AggFunc, exp.Window, exp.Star):
+        return None
+    aliases = set()
+    for col in c.find_all(exp.Column):
+        if col.table not in tables or scope.sources.get(col.table) is not tables[col.table]:
+            return None
+        aliases.add(col.table)
+    return aliases or None
+
+
+def _outer_safe(scope: GlotScope, alias: str) -> list[exp.Expression]:
+    """WHERE conjuncts reading only ``alias`` that may filter it in a scope with outer
+    joins: not on the nullable side of one."""
+    select = scope.expression
+    joins = select.args.get("joins") or []
+    if any((j.side or "").upper() in ("RIGHT", "FULL") for j in joins):
+        return []
+    if any(j.this.alias_or_name == alias and (j.side or "").upper() == "LEFT" for j in joins):
+        return []
+    where = select.args.get("where")
+    return list(conjuncts(where.this if where is not None else None))
+
+
+Compiles = Callable[[Relation, list[exp.Expression]], bool]
+
+
+def _column_pair(c: exp.Expression) -> tuple[exp.Column, exp.Column] | None:
+    """The two columns of ``a = b`` between bare columns."""
+    if (
+        isinstance(c, exp.EQ)
+        and isinstance(c.this, exp.Column)
+        and isinstance(c.expression, exp.Column)
+    ):
+        return c.this, c.expression
+    return None
+
+
+def plan_relations(catalog: Catalog, tree: exp.Expression, compiles: Compiles) -> list[Relation]:
+    """The relations of the (qualified) statement, with their columns, pushed-down
+    conjuncts and run-time semi-join filters, in the order they are fetched (each after
+    the relations its filters read); ``compiles(relation, conjuncts)`` says whether the
+    server SELECT of a relation with those conjuncts compiles over ciphertexts."""
+    relations: list[Relation] = []
+    by_table: dict[int, tuple[Relation, str]] = {}
+
+    def add(scope: GlotScope, members: dict[str, exp.Table]) -> Relation:
+        rel = Relation(f"__r{len(relations)}", scope, members)
+        relations.append(rel)
+        for alias, table in members.items():
+            by_table[id(table)] = (rel, alias)
+        return rel
+
+    for scope in traverse_scope(tree):
+        tables = {a: s for a, s in scope.sources.items() if isinstance(s, exp.Table)}
+        if not tables:
+            continue
+        select = scope.expression
+        if not (isinstance(select, exp.Select) and _inner_only(select)):
+            for alias, table in tables.items():
+                rel = add(scope, {alias: table})
+                rel.conjuncts = [
+                    c for c in _outer_safe(scope, alias) if _local(c, scope, tables) == {alias}
+                ]
+            continue
+        where = select.args.get("where")
+        found = conjuncts(where.this if where is not None else None)
+        for j in select.args.get("joins") or []:
+            found += conjuncts(j.args.get("on"))
+        local = [(c, r) for c in found if (r := _local(c, scope, tables)) is not None]
+        # the equalities the server can join on
+        edges: list[tuple[exp.Expression, str, str]] = []
+        for c, aliases in local:
+            if len(aliases) == 2:
+                a, b = sorted(aliases)
+                probe = Relation("", scope, {x: tables[x] for x in (a, b)})
+                if compiles(probe, [c]):
+                    edges.append((c, a, b))
+        # a table with a filter only the client can apply, joined to others by an
+        # equality of two columns, is fetched apart first: the client applies its filter,
+        # and the others are fetched only where they join one of its remaining rows
+        # -- where it is a leaf of the joins: a table joining the others together (a
+        # hub) is better reduced by them on the server than apart
+        client_only: dict[str, list[exp.Expression]] = {}
+        for alias in tables:
+            own = [c for c, r in local if r == {alias}]
+            probe = Relation("", scope, {alias: tables[alias]})
+            rest = [c for c in own if not compiles(probe, [c])]
+            joinable = any(_column_pair(c) is not None and alias in (a, b) for c, a, b in edges)
+            apart = set(client_only) | {alias}
+            if rest and joinable and _connected(tables, edges, apart):
+                client_only[alias] = rest
+        groups = {alias: {alias} for alias in tables}
+        for _, a, b in edges:
+            if a in client_only or b in client_only or groups[a] is groups[b]:
+                continue
+            merged = groups[a] | groups[b]
+            for x in merged:
+                groups[x] = merged
+        seen: list[set[str]] = []
+        for g in groups.values():
+            if not any(g is x for x in seen):
+                seen.append(g)
+        of_alias: dict[str, Relation] = {}
+        for g in sorted(seen, key=lambda g: not (g & set(client_only))):  # filters first
+            rel = add(scope, {a: tables[a] for a in tables if a in g})
+            rel.conjuncts = [c for c, aliases in local if aliases <= g]
+            for a in g:
+                of_alias[a] = rel
+        for c, a, b in edges:
+            pair = _column_pair(c)
+            if pair is None:
+                continue
+            for src, dst in ((a, b), (b, a)):
+                if src in client_only and dst not in client_only:
+                    src_col, dst_col = pair if pair[0].table == src else pair[::-1]
+                    of_alias[dst].semis.append(
+                        Semi(
+                            f"semi{sum(len(r.semis) for r in relations)}",
+                            (dst, dst_col.name.lower()),
+                            of_alias[src],
+                            (src, src_col.name.lower()),
+                            [x.copy() for x in client_only[src]],
+                        )
+                    )
+    _correlated_semis(tree, relations, by_table)
+    _in_subquery_semis(tree, relations, by_table)
+    # the columns each relation ships: every column any scope reads from its tables
+    for scope in traverse_scope(tree):
+        for col in scope.columns:
+            if not col.table:
+                continue
+            hit = by_table.get(id(source_of(scope, col.table)))
+            if hit is None:
+                continue
+            rel, alias = hit
+            key = (alias, col.name.lower())
+            if key not in rel.columns:
+                rel.columns.append(key)
+    for rel in relations:
+        for semi in rel.semis:  # the semi-joins read these
+            if semi.source is not None and semi.source_column not in semi.source.columns:
+                semi.source.columns.append(semi.source_column)
+        if not rel.columns:  # e.g. count(*): the rows matter, not their values
+            alias, table = next(iter(rel.members.items()))
+            rel.columns.append((alias, next(iter(catalog.table(table.name).columns))))
+    return _fetch_order(relations)
+
+
+def _connected(
+    tables: dict[str, exp.Table], edges: list[tuple[exp.Expression, str, str]], apart: set[str]
+) -> bool:
+    """Without the tables ``apart``, are the others still joined as they were (no set
+    of joined tables falls in two)?"""
+
+    def roots(skip: set[str]) -> dict[str, str]:
+        parent = {a: a for a in tables if a not in skip}
+
+        def root(x: str) -> str:
+            while parent[x] != x:
+                x = parent[x]
+            return x
+
+        for _, a, b in edges:
+            if a in parent and b in parent:
+                parent[root(a)] = root(b)
+        return {a: root(a) for a in parent}
+
+    before, after = roots(set()), roots(apart)
+    pieces: dict[str, set[str]] = {}
+    for a, r in after.items():
+        pieces.setdefault(before[a], set()).add(r)
+    return all(len(p) == 1 for p in pieces.values())
+
+
+def _correlated_semis(
+    tree: exp.Expression, relations: list[Relation], by_table: dict[int, tuple[Relation, str]]
+) -> None:
+    """A subquery correlated by an equality ``inner = outer`` in its WHERE reads, for any
+    outer row, only inner rows equal to that row's column: its relation is fetched only
+    where the inner column equals a value of the outer column among the outer relation's
+    rows (which hold every outer row the statement can see)."""
+    for scope in traverse_scope(tree):
+        select = scope.expression
+        if scope.parent is None or not isinstance(select, exp.Select) or not _inner_only(select):
+            continue
+        if not scope.is_subquery:
+            continue
+        tables = {a: s for a, s in scope.sources.items() if isinstance(s, exp.Table)}
+        where = select.args.get("where")
+        for c in conjuncts(where.this if where is not None else None):
+            pair = _column_pair(c)
+            if pair is None:
+                continue
+            for inner, outer in (pair, pair[::-1]):
+                if inner.table not in tables or outer.table in scope.sources:
+                    continue
+                dst = by_table.get(id(tables[inner.table]))
+                src = by_table.get(id(source_of(scope.parent, outer.table)))
+                if dst is None or src is None or dst[0] is src[0]:
+                    continue
+                dst[0].semis.append(
+                    Semi(
+                        f"semi{sum(len(r.semis) for r in relations)}",
+                        (dst[1], inner.name.lower()),
+                        src[0],
+                        (src[1], outer.name.lower()),
+                        [],
+                    )
+                )
+                break
+
+
+def _in_subquery_semis(
+    tree: exp.Expression, relations: list[Relation], by_table: dict[int, tuple[Relation, str]]
+) -> None:
+    """``col IN (uncorrelated subquery)``, a conjunct of a WHERE: the subquery is
+    evaluated on the client as soon as its own relations are in, and ``col``'s relation
+    is fetched only where ``col`` equals one of its values (a row whose ``col`` is not
+    among them fails the WHERE)."""
+    scopes = {id(s.expression): s for s in traverse_scope(tree)}
+    for scope in traverse_scope(tree):
+        select = scope.expression
+        if not isinstance(select, exp.Select) or not _inner_only(select):
+            continue
+        where = select.args.get("where")
+        for c in conjuncts(where.this if where is not None else None):
+            query = c.args.get("query") if isinstance(c, exp.In) else None
+            if query is None or not isinstance(c.this, exp.Column):
+                continue
+            inner = query.this if isinstance(query, exp.Subquery) else query
+            sub = scopes.get(id(inner))
+            if sub is None or not isinstance(inner, exp.Select) or len(inner.expressions) != 1:
+                continue
+            within = {id(x.expression) for x in sub.traverse()}
+            if _reads_outside(sub, within):  # correlated
+                continue
+            dst = by_table.get(id(source_of(scope, c.this.table)))
+            if dst is None:
+                continue
+            after = [r for r in relations if id(r.scope.expression) in within]
+            if not after or dst[0] in after:
+                continue
+            dst[0].semis.append(
+                Semi(
+                    f"semi{sum(len(r.semis) for r in relations)}",
+                    (dst[1], c.this.name.lower()),
+                    None,
+                    ("", ""),
+                    [],
+                    query=inner,
+                    after=after,
+                )
+            )
+
+
+def _reads_outside(sub: GlotScope, within: set[int]) -> bool:
+    """Does any scope of the subquery ``sub`` read a column of a scope outside it?"""
+    for x in sub.traverse():
+        for col in x.columns:
+            if not col.table:
+                continue
+            s: GlotScope | None = x
+            while s is not None and col.table not in s.sources:
+                s = s.parent
+            if s is None or id(s.expression) not in within:
+                return True
+    return False
+
+
+def _fetch_order(relations: list[Relation]) -> list[Relation]:
+    """The relations, each after those its semi-joins read."""
+    out: list[Relation] = []
+    placed: set[int] = set()
+
+    def place(rel: Relation, path: frozenset[int]) -> None:
+        if id(rel) in placed:
+            return
+        if id(rel) in path:  # a cycle: not built by the planner, dropped to be safe
+            rel.semis.clear()
+            return
+        for semi in list(rel.semis):
+            for src in semi.sources():
+                place(src, path | {id(rel)})
+        if id(rel) not in placed:
+            placed.add(id(rel))
+            out.append(rel)
+
+    for rel in relations:
+        place(rel, frozenset())
+    return out
+
+
+def rewrite_to_relations(tree: exp.Expression, relations: list[Relation]) -> None:
+    """Point the statement at the relations' tables (see the module docstring)."""
+    by_table = {id(t): (rel, alias) for rel in relations for alias, t in rel.members.items()}
+    renames: dict[int, tuple[exp.Column, Relation, str]] = {}
+    for scope in traverse_scope(tree):
+        for col in scope.columns:
+            if not col.table or id(col) in renames:  # a correlated column: seen already
+                continue
+            hit = by_table.get(id(source_of(scope, col.table)))
+            if hit is not None and hit[0].merged:
+                renames[id(col)] = (col, hit[0], hit[1])
+    for col, rel, alias in renames.values():
+        col.set("this", exp.to_identifier(rel.column_name(alias, col.name.lower())))
+        col.set("table", exp.to_identifier(f"__g{rel.name}"))
+    scopes: dict[int, list[Relation]] = {}
+    for rel in relations:
+        scopes.setdefault(id(rel.scope), []).append(rel)
+    for rels in scopes.values():
+        select = rels[0].scope.expression
+        if not any(r.merged for r in rels):
+            for rel in rels:
+                ((alias, table),) = rel.members.items()
+                table.replace(_table(rel.name, alias))
+            continue
+        # all inner joins: ON conditions join the WHERE, the FROM lists the relations
+        ons = [j.args["on"] for j in select.args.get("joins") or [] if j.args.get("on")]
+        items: list[exp.Expression] = [
+            _table(rel.name, f"__g{rel.name}" if rel.merged else next(iter(rel.members)))
+            for rel in rels
+        ]
+        # the scope's other FROM items (a CTE's name, a derived table) stay as they are
+        from_ = select.args.get("from_")
+        listed = [from_.this] if from_ is not None else []
+        listed += [j.this for j in select.args.get("joins") or []]
+        items += [item for item in listed if id(item) not in by_table]
+        select.set("from_", exp.From(this=items[0]))
+        select.set("joins", [exp.Join(this=item) for item in items[1:]] or None)
+        where = select.args.get("where")
+        parts = ([where.this] if where is not None else []) + ons
+        if parts:
+            select.set("where", exp.Where(this=exp.and_(*parts, copy=False)))
+
+
+def _table(name: str, alias: str) -> exp.Table:
+    return exp.Table(
+        this=exp.to_identifier(name), alias=exp.TableAlias(this=exp.to_identifier(alias))
+    )
+
+
+def compile_relation(catalog: Catalog, rel: Relation) -> Compiled:
+    """The server SELECT of a relation, with the conjuncts and semi-join filters that
+    compile over ciphertexts pushed down (each tried alone, then all together); the
+    semi-joins that do not are dropped from the relation."""
+    nodes = {id(semi): semi.conjunct() for semi in rel.semis}
+    candidates = rel.conjuncts + list(nodes.values())
+    kept = [c for c in candidates if try_compile(catalog, rel, [c]) is not None]
+    if kept:
+        plan = try_compile(catalog, rel, kept)
+        if plan is not None:
+            rel.semis = [semi for semi in rel.semis if any(nodes[id(semi)] is c for c in kept)]
+            return plan
+    rel.semis = []
+    plan = try_compile(catalog, rel, [])
+    if plan is None:  # raise what stops it
+        return _compile(catalog, rel, [])
+    return plan
+
+
+def try_compile(catalog: Catalog, rel: Relation, conj: list[exp.Expression]) -> Compiled | None:
+    try:
+        return _compile(catalog, rel, conj)
+    except (AdaptiveError, psycopg.Error):
+        return None
+
+
+def _compile(catalog: Catalog, rel: Relation, conj: list[exp.Expression]) -> Compiled:
+    from .statements import _select
+
+    c = _SplitCompiler(catalog)
+    # a text range may pass a superset (the Ord prefix's closed range): every conjunct is
+    # applied again by the client engine
+    c.widen_inexact_ranges = True
+    # so may LIKE / ILIKE / regex over a Substr onion (trigram candidates)
+    c.candidate_filters = True
+    plan = _select(c, rel.select(catalog, conj))
+    # a join of columns under different keys: the connection adjusts them (joins.py),
+    # then compiles the statement again
+    plan.needs, plan.joins, plan.tables = c.needs, c.joins, c.tables
+    return plan
+
+
+class _SplitCompiler(Compiler):
+    """The rewrite, with the semi-join filters' values read at bind time."""
+
+    def value_of(self, node: exp.Expression) -> ParamBuilder | None:
+        if isinstance(node, exp.Placeholder) and node.name.startswith("semi"):
+            key = node.name
+            return lambda p: SEMI_VALUES.get()[key]
+        return super().value_of(node)

@@ -1,0 +1,143 @@
+"""The 22 TPC-H queries on a plain and an encrypted database, side by side in one run.
+
+    python bench/tpch.py --sf 0.1 [--dsn DSN] [--runs 3] [--data DIR] [--reuse]
+
+Both databases are loaded from the same ``tpchgen-cli`` data (plain by psycopg's COPY,
+encrypted by the client's ``cursor.copy()`` with the harness's onion configuration,
+tpch/harness.py).  Each query runs once on the encrypted database before timing: the
+peels its operators need happen there, as an adaptive database's warm-up would do them.
+Then each query runs ``--runs`` times on each database, alternating, and the best time
+of each is kept; every encrypted answer is compared with the plain one.
+
+The table gives per query the plain and encrypted times, their ratio, and the rows and
+bytes the split execution shipped to the client; its last line is the median ratio.
+``--reuse`` keeps the databases (``bench_tpch_sf<N>_plain`` / ``_enc``, the master key
+in the data directory) and skips the load when they are there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import statistics
+import sys
+import time
+from pathlib import Path
+
+# this script's own directory first on sys.path would make ``tpch`` this file
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
+
+import psycopg  # noqa: E402
+from psycopg.conninfo import make_conninfo  # noqa: E402
+
+from adaptive_client.embedded import EmbeddedCluster  # noqa: E402
+from adaptive_client.install import install  # noqa: E402
+from tpch import harness  # noqa: E402
+from tpch.queries import NUMBERS  # noqa: E402
+
+
+def _exists(admin: str, name: str) -> bool:
+    with psycopg.connect(admin, autocommit=True) as c:
+        return (
+            c.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
+            is not None
+        )
+
+
+def _scratch(admin: str, name: str, install_schema: bool) -> str:
+    with psycopg.connect(admin, autocommit=True) as c:
+        c.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        c.execute(f"CREATE DATABASE \"{name}\" TEMPLATE template0 LOCALE 'C' ENCODING 'UTF8'")
+    dsn = make_conninfo(admin, dbname=name)
+    if install_schema:
+        with psycopg.connect(dsn) as c:
+            install(c)
+    return dsn
+
+
+def databases(admin: str, scale: float, data: Path, reuse: bool) -> harness.Databases:
+    tag = f"{scale:g}".replace(".", "_")
+    plain_name, enc_name = f"bench_tpch_sf{tag}_plain", f"bench_tpch_sf{tag}_enc"
+    key_file = data / f"sf{scale:g}.master-key"
+    if reuse and key_file.exists() and _exists(admin, plain_name) and _exists(admin, enc_name):
+        return harness.Databases(
+            make_conninfo(admin, dbname=plain_name),
+            make_conninfo(admin, dbname=enc_name),
+            key_file.read_text().strip(),
+            scale,
+        )
+    key = secrets.token_hex(32)
+    data.mkdir(parents=True, exist_ok=True)
+    key_file.write_text(key)
+    key_file.chmod(0o600)
+    return harness.build(
+        _scratch(admin, plain_name, False),
+        _scratch(admin, enc_name, True),
+        key,
+        scale,
+        data,
+        progress=lambda m: print(m, file=sys.stderr, flush=True),
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sf", type=float, default=0.1, help="scale factor")
+    ap.add_argument("--dsn", default=None, help="maintenance DSN (default: embedded cluster)")
+    ap.add_argument("--runs", type=int, default=3, help="timed runs per query and database")
+    ap.add_argument("--data", type=Path, default=Path("results/tpch-data"))
+    ap.add_argument("--reuse", action="store_true", help="keep and reuse the databases")
+    ap.add_argument("--queries", default="", help="comma-separated numbers (default: all)")
+    args = ap.parse_args()
+    admin = args.dsn or EmbeddedCluster.default().dsn("postgres")
+    numbers = [int(q) for q in args.queries.split(",") if q] or list(NUMBERS)
+
+    t0 = time.perf_counter()
+    dbs = databases(admin, args.sf, args.data, args.reuse)
+    if dbs.load_seconds:
+        print(
+            f"load: plain {dbs.load_seconds['plain']:.1f} s, "
+            f"encrypted {dbs.load_seconds['encrypted']:.1f} s",
+            flush=True,
+        )
+    plain, enc = dbs.connect_plain(), dbs.connect_encrypted()
+    warm = time.perf_counter()
+    for n in numbers:  # the peels each query needs, before anything is timed
+        harness.run(enc, n, args.sf)
+    print(f"warm-up (peels): {time.perf_counter() - warm:.1f} s", flush=True)
+
+    print(f"TPC-H SF {args.sf:g}, best of {args.runs} runs")
+    print(
+        f"{'query':>5} {'plain ms':>10} {'enc ms':>10} {'ratio':>7} {'rows shipped':>13} {'MB':>8}"
+    )
+    ratios = []
+    wrong = []
+    for n in numbers:
+        best_plain = best_enc = float("inf")
+        shipped_rows = shipped_bytes = 0
+        for _ in range(args.runs):
+            expected = harness.run(plain, n, args.sf)
+            got = harness.run(enc, n, args.sf)
+            best_plain, best_enc = min(best_plain, expected.seconds), min(best_enc, got.seconds)
+            shipped_rows, shipped_bytes = got.shipped_rows, got.shipped_bytes
+            if got.rows != expected.rows or got.columns != expected.columns:
+                wrong.append(n)
+        ratio = best_enc / best_plain
+        ratios.append(ratio)
+        print(
+            f"{'Q' + str(n):>5} {best_plain * 1000:10.1f} {best_enc * 1000:10.1f} {ratio:7.2f} "
+            f"{shipped_rows:13d} {shipped_bytes / 1e6:8.2f}",
+            flush=True,
+        )
+    plain.close()
+    enc.close()
+    if wrong:
+        print(f"ANSWERS DIFFER from plain: {sorted(set(wrong))}")
+    print(f"total {time.perf_counter() - t0:.0f} s; worst ratio {max(ratios):.2f}")
+    print(f"median ratio (encrypted / plain): {statistics.median(ratios):.2f}")
+    if wrong:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
