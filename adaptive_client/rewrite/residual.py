@@ -55,7 +55,7 @@ from sqlglot.optimizer.scope import traverse_scope
 
 from ..errors import AdaptiveError, UndefinedColumn, UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, TableMeta
-from .fold import fold_constants
+from .fold import factor_disjunctions, fold_constants
 from .numeric import numeric_div, pg_avg
 from .plan import Compiled, Output, ParamBuilder, Params, Residual
 from .split import (
@@ -901,6 +901,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     tree = qualified(_exists_select_one(stmt), schema)
     annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
     tree = fold_constants(tree)
+    factor_disjunctions(tree)
     annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
     check_allowed(tree)
     check_distinct_order(tree)

@@ -463,3 +463,13 @@ def test_row_cap_from_the_configuration(pair: Pair, master_key: Any) -> None:
         adaptive_client.connect(
             pair.enc_dsn, master_key=master_key, config={"defaults": {"residual_row_cap": -1}}
         )
+
+
+def test_common_conjuncts_factored_out_of_or(pair: Pair) -> None:
+    """(A AND B) OR (A AND C) runs as A AND (B OR C): equal answers, NULLs included."""
+    for sql in [
+        "SELECT id FROM post WHERE (score > 0 AND lower(title) = 'hello') OR (score > 0 AND draft) ORDER BY id",
+        "SELECT id FROM post WHERE (draft AND score > 2) OR (draft AND score < -2) OR (draft AND lower(title) = 'x') ORDER BY id",
+        "SELECT id FROM post WHERE (price > 0 AND lower(title) <> 'x') OR price > 0 ORDER BY id",
+    ]:
+        assert pair.enc.execute(sql).fetchall() == pair.plain.execute(sql).fetchall()
