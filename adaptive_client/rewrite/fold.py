@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation, localcontext
 from typing import cast
 
 from sqlglot import exp
@@ -110,13 +110,17 @@ def _fold(node: exp.Expression) -> exp.Expression | None:
     if isinstance(node, exp.Add | exp.Sub | exp.Mul):
         a, b = _number(node.this), _number(node.expression)
         if a is not None and b is not None:
-            v = (
-                a + b
-                if isinstance(node, exp.Add)
-                else a - b
-                if isinstance(node, exp.Sub)
-                else a * b
-            )
+            with localcontext() as ctx:  # numeric arithmetic is exact in PostgreSQL
+                ctx.prec = 2000
+                v = (
+                    a + b
+                    if isinstance(node, exp.Add)
+                    else a - b
+                    if isinstance(node, exp.Sub)
+                    else a * b
+                )
+            if isinstance(v, int) and not all(-(2**31) <= x < 2**31 for x in (a, b, v)):
+                return None  # integer typing and overflow errors: left to the engine
             text = format(v, "f") if isinstance(v, Decimal) else str(v)
             lit = exp.Literal.number(text.lstrip("-"))
             return exp.Neg(this=lit) if text.startswith("-") else lit
