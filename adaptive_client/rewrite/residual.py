@@ -879,17 +879,28 @@ def load(
     con: duckdb.DuckDBPyConnection,
     name: str,
     cols: list[tuple[str, str]],
-    rows: list[tuple[Any, ...]],
+    columns: list[list[Any]],
 ) -> None:
-    """Insert the decrypted rows, a column at a time (one list parameter per column)."""
-    if not rows:
+    """Insert the decrypted values, given a list per column (one list parameter each)."""
+    if not columns or not columns[0]:
         return
-    columns = [list(c) for c in zip(*rows, strict=True)]
+    columns = list(columns)
+    items = []
     for i, (_, t) in enumerate(cols):
         if t.startswith("CHAR("):  # char(n) held without its padding
             columns[i] = [None if v is None else v.rstrip(" ") for v in columns[i]]
-    items = ", ".join(f"unnest(${i + 1}::{storage_type(t)}[])" for i, (_, t) in enumerate(cols))
-    con.execute(f'INSERT INTO "{name}" SELECT {items}', columns)
+        if t.startswith("DECIMAL") or t == "DATE":
+            # as text, parsed by the engine: several times faster than its conversion
+            # of Python Decimal and date objects, and as exact
+            columns[i] = [None if v is None else _text(v) for v in columns[i]]
+            items.append(f"CAST(unnest(${i + 1}::VARCHAR[]) AS {t})")
+        else:
+            items.append(f"unnest(${i + 1}::{storage_type(t)}[])")
+    con.execute(f'INSERT INTO "{name}" SELECT {", ".join(items)}', columns)
+
+
+def _text(v: Any) -> str:
+    return format(v, "f") if isinstance(v, Decimal) else v.isoformat()
 
 
 def translate(exc: duckdb.Error) -> Exception:
@@ -1022,7 +1033,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     return plan
 
 
-Fetch = Callable[[int], list[tuple[Any, ...]]]
+Fetch = Callable[[int], list[list[Any]]]
 
 
 def semi_select(semi: Semi, builders: dict[str, ParamBuilder]) -> tuple[str, list[str]]:
