@@ -301,7 +301,10 @@ def test_errors_as_postgresql_raises(pair: Pair) -> None:
         ("SELECT id FROM post WHERE score / 0 > 1", psycopg.errors.DivisionByZero),
         ("SELECT id FROM post WHERE rating / 0 > 1", psycopg.errors.DivisionByZero),
         ("SELECT id FROM post WHERE price / (score - score) > 1", psycopg.errors.DivisionByZero),
-        ("SELECT 2147483647 + 1 FROM post WHERE lower(title) = 'x'", psycopg.errors.NumericValueOutOfRange),
+        (
+            "SELECT 2147483647 + 1 FROM post WHERE lower(title) = 'x'",
+            psycopg.errors.NumericValueOutOfRange,
+        ),
         ("SELECT (SELECT id FROM author) FROM post", psycopg.errors.CardinalityViolation),
     ]:
         with pytest.raises(cls):
