@@ -4,26 +4,29 @@ on the client.
 When the direct compilation of a SELECT (or UNION / INTERSECT / EXCEPT, or WITH) raises
 :class:`UnsupportedQuery`, the statement is planned as a *residual*:
 
-1. its names are qualified (sqlglot's ``qualify``) against the plain catalog, and the
-   base tables it reads (not CTE names) and, per table, the columns it uses are found by
-   walking its scopes;
-2. each table's used columns are fetched decrypted by one ordinary server SELECT,
-   compiled by the existing rewrite (so its onion needs become peels), with the WHERE
-   conjuncts that read only that table and compile over ciphertexts pushed down -- only
-   a filter: the residual applies the whole WHERE again;
-3. the rows are loaded into an in-memory DuckDB database, as tables named as the
-   application names them, and the statement, transpiled to DuckDB with the rewrites
-   below, runs there with its parameters bound as DuckDB parameters.
+1. its names are qualified (sqlglot's ``qualify``) and typed against the plain catalog,
+   its constants folded and the conjuncts common to an OR's branches factored out
+   (rewrite/fold.py);
+2. its base tables are grouped into *relations* (rewrite/split.py): server SELECTs,
+   compiled by the existing rewrite (so their onion needs become peels), that join what
+   the server can join, filter by what compiles over ciphertexts, and reduce by run-time
+   semi-joins -- only filters: the residual applies the whole statement again;
+3. the relations' decrypted rows are loaded, in dependency order, into the client
+   engine (rewrite/engine.py: an in-process DuckDB), and the statement, pointed at them
+   and transpiled to DuckDB with the rewrites below, runs there with its parameters
+   bound as DuckDB parameters.
 
 Exactness with PostgreSQL's semantics is the point, so the residual accepts only an
 allowlist of constructs whose DuckDB evaluation was checked against PostgreSQL's, and
 rewrites those whose semantics differ:
 
 * integer ``/`` truncates (DuckDB ``//``); ``/`` of floats fails on zero as PostgreSQL
-  does; numeric ``/`` and ``%`` are refused (PostgreSQL's result scale is its own);
+  does; numeric ``/`` gives PostgreSQL's quotient (its result scale: an output is divided
+  on the client, inside the statement a UDF computes it or refuses); ``%`` of numerics
+  is refused;
 * ``sum`` is typed as PostgreSQL types it (bigint of smallint/integer, numeric of
-  bigint); ``avg`` of integers/numerics (a top-level output only) is the exact sum and
-  count, divided with PostgreSQL's numeric division (:func:`pg_avg`);
+  bigint); ``avg`` of integers/numerics is the exact sum and count, divided with
+  PostgreSQL's numeric division (:func:`pg_avg`);
 * NULLs sort last ascending and first descending, as in PostgreSQL (sqlglot writes the
   NULLS FIRST / LAST of every ORDER BY for the DuckDB default it assumes, which is set);
 * ``lower`` / ``upper`` / ``ILIKE`` map ASCII only (the C ctype), ``LIKE`` escapes
@@ -39,13 +42,11 @@ time (before any peel) wherever it can be decided there.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any, cast
 
 import duckdb
-import psycopg
 from psycopg import errors as pg_errors
 from sqlglot import exp
 from sqlglot.errors import OptimizeError, SqlglotError
@@ -54,8 +55,21 @@ from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope as GlotScope
 from sqlglot.optimizer.scope import traverse_scope
 
-from ..errors import AdaptiveError, UndefinedColumn, UnsupportedQuery
+from ..errors import UndefinedColumn, UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, TableMeta
+from .engine import (  # noqa: F401  (pg_*: the engine's functions, tested from here)
+    QUOTIENT_SCALE,
+    engine,
+    load,
+    pg_lower,
+    pg_quotient,
+    pg_substr,
+    pg_substr_from,
+    pg_upper,
+    release,
+    storage_type,
+    translate,
+)
 from .fold import factor_disjunctions, fold_constants
 from .numeric import numeric_div, pg_avg
 from .plan import Compiled, Output, ParamBuilder, Params, Residual
@@ -192,32 +206,6 @@ def _source_of(scope: GlotScope, alias: str) -> Any:
     return None
 
 
-def base_tables(tree: exp.Expression) -> list[tuple[exp.Table, GlotScope]]:
-    """Every occurrence of a base table (not a CTE or derived table), with its scope."""
-    out = []
-    for scope in traverse_scope(tree):
-        for source in scope.sources.values():
-            if isinstance(source, exp.Table):
-                out.append((source, scope))
-    return out
-
-
-def used_columns(tree: exp.Expression) -> dict[str, set[str]]:
-    """Per base table name, the columns the (qualified) statement reads."""
-    used: dict[str, set[str]] = {}
-    for scope in traverse_scope(tree):
-        for source in scope.sources.values():
-            if isinstance(source, exp.Table):
-                used.setdefault(source.name.lower(), set())
-        for col in scope.columns:
-            if not col.table:
-                continue
-            source = _source_of(scope, col.table)
-            if isinstance(source, exp.Table):
-                used.setdefault(source.name.lower(), set()).add(col.name.lower())
-    return used
-
-
 # -- pushdown ------------------------------------------------------------------------------
 
 
@@ -229,82 +217,6 @@ def conjuncts(node: exp.Expression | None) -> list[exp.Expression]:
     if isinstance(node, exp.And):
         return conjuncts(node.this) + conjuncts(node.expression)
     return [node]
-
-
-def pushable(table: exp.Table, scope: GlotScope) -> list[exp.Expression]:
-    """The WHERE conjuncts of ``scope`` that read only ``table`` (by its alias), where
-    filtering the table first cannot change the scope's rows: not on the nullable side
-    of an outer join, and with no subquery, aggregate or window inside."""
-    select = scope.expression
-    if not isinstance(select, exp.Select):
-        return []
-    joins = select.args.get("joins") or []
-    if any((j.side or "").upper() in ("RIGHT", "FULL") for j in joins):
-        return []
-    if any(j.this is table and (j.side or "").upper() == "LEFT" for j in joins):
-        return []
-    alias = table.alias_or_name
-    where = select.args.get("where")
-    out = []
-    for c in conjuncts(where.this if where is not None else None):
-        if c.find(exp.Select, exp.Subquery, exp.AggFunc, exp.Window):
-            continue
-        cols = list(c.find_all(exp.Column))
-        if cols and all(col.table == alias and scope.sources.get(alias) is table for col in cols):
-            out.append(c)
-    return out
-
-
-def fetch_select(
-    meta: TableMeta, alias: str, columns: list[str], where: list[exp.Expression]
-) -> exp.Select:
-    """SELECT the columns FROM the table WHERE the conjuncts, over plain names."""
-    sel = exp.Select(expressions=[exp.column(c, table=alias) for c in columns])
-    sel.set(
-        "from_",
-        exp.From(
-            this=exp.Table(
-                this=exp.to_identifier(meta.name),
-                alias=exp.TableAlias(this=exp.to_identifier(alias)),
-            )
-        ),
-    )
-    if where:
-        sel.set("where", exp.Where(this=exp.and_(*[c.copy() for c in where])))
-    return sel
-
-
-def compile_fetch(
-    catalog: Catalog,
-    meta: TableMeta,
-    alias: str,
-    columns: list[str],
-    candidates: list[exp.Expression],
-) -> Compiled:
-    """The server SELECT of one table's used columns, with the candidates that compile
-    over ciphertexts pushed down (each tried alone, then all together)."""
-    from .compiler import Compiler
-    from .statements import _select
-
-    def attempt(where: list[exp.Expression]) -> Compiled:
-        c = Compiler(catalog)
-        plan = _select(c, fetch_select(meta, alias, columns, where))
-        plan.needs, plan.tables = c.needs, c.tables
-        return plan
-
-    kept = []
-    for cand in candidates:
-        try:
-            attempt([cand])
-        except (AdaptiveError, psycopg.Error):
-            continue
-        kept.append(cand)
-    if kept:
-        try:
-            return attempt(kept)
-        except (AdaptiveError, psycopg.Error):
-            pass
-    return attempt([])
 
 
 # -- the allowlist ----------------------------------------------------------------------
@@ -552,28 +464,10 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
     return node
 
 
-# The scale of a numeric quotient computed inside the client engine: PostgreSQL's
-# (at least 16 significant digits) fits for quotients from 1e-8 to 1e14; others are
-# refused at run time rather than rounded differently.
-QUOTIENT_SCALE = 24
-
-
 def _numeric_div(a: exp.Expression, b: exp.Expression) -> exp.Expression:
-    """PostgreSQL's numeric division, exact (:func:`pg_quotient`), for quotients used
-    inside the statement; an output that is a quotient is divided on the client."""
+    """PostgreSQL's numeric division, exact (:func:`engine.pg_quotient`), for quotients
+    used inside the statement; an output that is a quotient is divided on the client."""
     return _udf("pg_numeric_div", _cast(a, "VARCHAR"), _cast(b, "VARCHAR"))
-
-
-def pg_quotient(a: str, b: str) -> Decimal:
-    """``a / b`` as PostgreSQL's numeric division gives it, if DECIMAL(38, 24) holds it."""
-    x, y = Decimal(a), Decimal(b)
-    if y == 0:
-        raise ZeroDivisionError("division by zero")
-    q = numeric_div(x, y)
-    step = Decimal(1).scaleb(-QUOTIENT_SCALE)
-    if q != q.quantize(step) or abs(q) >= Decimal(10) ** (38 - QUOTIENT_SCALE):
-        raise ValueError(f"numeric quotient {q} beyond the client engine's DECIMAL(38,24)")
-    return q
 
 
 def _sum_typed(agg: exp.Sum, node: exp.Expression) -> exp.Expression:
@@ -780,40 +674,6 @@ def output_names(original: exp.Expression, qualified_tree: exp.Expression) -> li
     return [pg_name(e) or "?column?" for e in orig]
 
 
-# -- the client engine ------------------------------------------------------------------
-
-_LOWER = {i: i + 32 for i in range(ord("A"), ord("Z") + 1)}
-_UPPER = {i + 32: i for i in range(ord("A"), ord("Z") + 1)}
-
-
-def pg_lower(s: str) -> str:
-    """lower() under the C ctype: ASCII letters only."""
-    return s.translate(_LOWER)
-
-
-def pg_upper(s: str) -> str:
-    return s.translate(_UPPER)
-
-
-def pg_substr_from(s: str, start: int) -> str:
-    """substr(s, start) as PostgreSQL computes it."""
-    return s[max(start, 1) - 1 :]
-
-
-def pg_substr(s: str, start: int, length: int) -> str:
-    """substr(s, start, length) as PostgreSQL computes it (positions before 1 count)."""
-    if length < 0:
-        raise ValueError("negative substring length not allowed")
-    end = start + length
-    first = max(start, 1)
-    return s[first - 1 : end - 1] if end > first else ""
-
-
-def storage_type(duck: str) -> str:
-    """The DuckDB column type of a :func:`duck_type` (char(n) is held as VARCHAR)."""
-    return "VARCHAR" if duck.startswith("CHAR(") else duck
-
-
 def char_length(node: exp.Expression) -> int | None:
     """n, where ``node`` is annotated char(n)."""
     t = node.type
@@ -823,103 +683,6 @@ def char_length(node: exp.Expression) -> int | None:
         return int(t.expressions[0].name)
     except ValueError:
         return None
-
-
-_ENGINES = threading.local()
-
-
-def _engine() -> duckdb.DuckDBPyConnection:
-    """This thread's in-memory DuckDB with the pg_* functions (made once: making one
-    costs about a tenth of a second, most of a small statement's time)."""
-    con: duckdb.DuckDBPyConnection | None = getattr(_ENGINES, "con", None)
-    if con is not None:
-        return con
-    from duckdb.sqltypes import BIGINT, VARCHAR
-
-    con = duckdb.connect(":memory:")
-    # NULLs last whatever the direction: the order sqlglot assumes of DuckDB when it
-    # spells out PostgreSQL's (first when descending) on every ORDER BY it writes
-    con.execute("SET default_null_order = 'nulls_last'")
-    con.create_function("pg_lower", pg_lower, [VARCHAR], VARCHAR)
-    con.create_function("pg_upper", pg_upper, [VARCHAR], VARCHAR)
-    con.create_function(
-        "pg_numeric_div",
-        pg_quotient,
-        [VARCHAR, VARCHAR],
-        duckdb.decimal_type(38, QUOTIENT_SCALE),
-    )
-    con.create_function("pg_substr2", pg_substr_from, [VARCHAR, BIGINT], VARCHAR)
-    con.create_function("pg_substr3", pg_substr, [VARCHAR, BIGINT, BIGINT], VARCHAR)
-    _ENGINES.con = con
-    return con
-
-
-def engine(tables: Sequence[tuple[str, list[tuple[str, str]]]]) -> duckdb.DuckDBPyConnection:
-    """The client engine with the statement's tables (empty); :func:`release` drops them."""
-    con = _engine()
-    for name, cols in tables:
-        defs = ", ".join(f'"{c}" {storage_type(t)}' for c, t in cols)
-        con.execute(f'CREATE OR REPLACE TABLE "{name}" ({defs})')
-    return con
-
-
-def release(
-    con: duckdb.DuckDBPyConnection, tables: Sequence[tuple[str, list[tuple[str, str]]]]
-) -> None:
-    """Drop the statement's tables (their rows are the decrypted data)."""
-    try:
-        for name, _ in tables:
-            con.execute(f'DROP TABLE IF EXISTS "{name}"')
-    except duckdb.Error:  # the engine is unusable: the next statement makes another
-        _ENGINES.con = None
-        release(con, tables)
-
-
-def load(
-    con: duckdb.DuckDBPyConnection,
-    name: str,
-    cols: list[tuple[str, str]],
-    columns: list[list[Any]],
-) -> None:
-    """Insert the decrypted values, given a list per column (one list parameter each)."""
-    if not columns or not columns[0]:
-        return
-    columns = list(columns)
-    items = []
-    for i, (_, t) in enumerate(cols):
-        if t.startswith("CHAR("):  # char(n) held without its padding
-            columns[i] = [None if v is None else v.rstrip(" ") for v in columns[i]]
-        if t.startswith("DECIMAL") or t == "DATE":
-            # as text, parsed by the engine: several times faster than its conversion
-            # of Python Decimal and date objects, and as exact
-            columns[i] = [None if v is None else _text(v) for v in columns[i]]
-            items.append(f"CAST(unnest(${i + 1}::VARCHAR[]) AS {t})")
-        else:
-            items.append(f"unnest(${i + 1}::{storage_type(t)}[])")
-    con.execute(f'INSERT INTO "{name}" SELECT {", ".join(items)}', columns)
-
-
-def _text(v: Any) -> str:
-    return format(v, "f") if isinstance(v, Decimal) else v.isoformat()
-
-
-def translate(exc: duckdb.Error) -> Exception:
-    """A DuckDB error as the psycopg error PostgreSQL raises for the same cause, or a
-    typed refusal."""
-    msg = str(exc)
-    if "division by zero" in msg.lower():
-        return pg_errors.DivisionByZero("division by zero")
-    if "negative substring length" in msg:
-        return pg_errors.SubstringError("negative substring length not allowed")
-    if isinstance(exc, duckdb.OutOfRangeException) and "Overflow" in msg and "DECIMAL" not in msg:
-        return pg_errors.NumericValueOutOfRange("integer out of range")
-    if isinstance(exc, duckdb.InvalidInputException) and "More than one row" in msg:
-        return pg_errors.CardinalityViolation(
-            "more than one row returned by a subquery used as an expression"
-        )
-    return UnsupportedQuery(
-        f"the client engine could not evaluate the statement: {msg}", "client evaluation"
-    )
 
 
 # -- the plan --------------------------------------------------------------------------------
