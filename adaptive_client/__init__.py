@@ -34,6 +34,7 @@ from psycopg.dbapi20 import (
 )
 
 from . import errors
+from .aio import AsyncConnection, AsyncCursor
 from .connection import Connection, Cursor, connect
 from .errors import (
     AdaptiveError,
@@ -58,6 +59,8 @@ __all__ = [
     "ROWID",
     "STRING",
     "AdaptiveError",
+    "AsyncConnection",
+    "AsyncCursor",
     "Binary",
     "Connection",
     "Cursor",

@@ -9,7 +9,9 @@ from typing import Any
 import psycopg
 
 from . import peel as peeling
+from .collation import Collation
 from .errors import ConfigError, LayerFloorViolation, MetadataTampered
+from .joins import key_group_members
 from .keys import MasterKey
 from .metadata import Catalog, root_label
 from .onions import LEAKAGE, Cap, Onion
@@ -31,12 +33,28 @@ class LayerRow:
 _REVEALS = {"RND": 0, "HOM": 0, "SEARCH": 1, "DET": 2, "OPE": 3, "PLAIN": 4}
 
 
-def _learns(layer: str, ope_exact: bool, join_group: str | None) -> str:
+def _learns(
+    layer: str,
+    ope_exact: bool,
+    join_group: str | None,
+    shared: list[str] | None = None,
+    collation: Collation | None = None,
+) -> str:
+    """``shared``: the other columns whose onion of this kind is under the same key (a
+    declared join group, or a key group formed by join adjustments)."""
     learns = LEAKAGE[layer]
     if layer == "OPE" and not ope_exact:
         learns = "order of an 8-byte prefix"
+        if collation is not None and not collation.bytewise:
+            learns = (
+                f"order under collation {collation.describe()} of an 8-byte prefix of the "
+                "sort key's primary weights, and which values tie on it (the same first "
+                "letters, up to case and accents)"
+            )
     if layer in ("DET", "OPE") and join_group:
         learns += f", also across the columns of join group {join_group}"
+    if layer in ("DET", "OPE") and shared:
+        learns += f", also across {', '.join(shared)} (same key)"
     return learns
 
 
@@ -79,6 +97,15 @@ def foreign_key_report(catalog: Catalog) -> list[tuple[str, str, str, str]]:
     return out
 
 
+def _beyond(
+    fk_group: str | None, catalog: Catalog, table: Any, oc: Any
+) -> list[str]:
+    """The columns sharing ``oc``'s key that its foreign keys' group does not name (those
+    a join adjustment brought under it)."""
+    named = set(fk_group.strip("{}").split(", ")) if fk_group else set()
+    return [m for m in key_group_members(catalog, table, oc) if m not in named]
+
+
 def layers_report(conn: psycopg.Connection[Any], master: MasterKey) -> list[LayerRow]:
     """Every onion column: its actual layer, floor and what the provider can learn now.
     (Opening the catalog checks its integrity: a tampered catalog is an error here.)"""
@@ -101,6 +128,8 @@ def layers_report(conn: psycopg.Connection[Any], master: MasterKey) -> list[Laye
                             oc.layer,
                             oc.ope_exact,
                             groups.get((table.name, col.name), col.join_group),
+                            _beyond(groups.get((table.name, col.name)), catalog, table, oc),
+                            col.collation,
                         ),
                     )
                 )

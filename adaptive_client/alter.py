@@ -33,6 +33,7 @@ from .ddl import (
     create_sequence,
 )
 from .defaults import Runtime
+from .encodings import TEXT_TYPES
 from .errors import DuplicateTable, UnsupportedQuery
 from .metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from .onions import TAGS, Cap, Onion, capabilities, layer_index
@@ -438,6 +439,11 @@ def _alter_type(
     spec = TableSpec(meta.name)
     spec.order, spec.types = [col.name], {col.name: new_type}
     spec.nullable = {col.name: col.nullable}
+    collate = action.args.get("collate")
+    if isinstance(collate, exp.Expression):
+        spec.collations[col.name] = collate.name
+    elif col.collation is not None and new_type.name in TEXT_TYPES:
+        spec.collations[col.name] = col.collation  # text to text keeps its collation
     taken = {oc.anon for c in meta.columns.values() for oc in c.onions.values()}
     new = build_column(conn, catalog, config, spec, col.name, set(), {}, taken)
     new.default, new.default_sql, new.default_volatile = (

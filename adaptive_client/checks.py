@@ -145,4 +145,28 @@ def add_checks(
     return parts
 
 
-__all__ = ["add_checks", "default_name"]
+def drop_all(conn: Any, meta: TableMeta) -> None:
+    """Drop the table's CHECK constraints on the server (their constants are ciphertexts
+    under the onions' keys: a re-key makes them wrong)."""
+    for c in meta.checks:
+        conn.execute(
+            sql.SQL("ALTER TABLE {} DROP CONSTRAINT IF EXISTS {}").format(
+                sql.Identifier(meta.anon), sql.Identifier(c["anon"])
+            )
+        )
+
+
+def restore_all(conn: Any, meta: TableMeta) -> None:
+    """Add the table's CHECK constraints again, their constants encrypted under the
+    onions' current keys."""
+    from .sqltext import parse
+
+    recorded, meta.checks = meta.checks, []
+    for c in recorded:
+        expr = parse(f"SELECT {c['sql']}")[0].expressions[0]
+        anon = c["anon"]
+        for part in add_checks(meta, [(c["name"], expr, None)], lambda _, a=anon: a):
+            conn.execute(sql.SQL("ALTER TABLE {} ADD {}").format(sql.Identifier(meta.anon), part))
+
+
+__all__ = ["add_checks", "default_name", "drop_all", "restore_all"]

@@ -14,6 +14,7 @@ Format::
     start = { Eq = "RND", Ord = "RND" } # starting layer per onion (default: outermost)
     floor = { Eq = "DET" }              # lowest layer the onion may be peeled to
     join_group = "customer_id"          # columns of a group share DET/OPE keys
+    joins = true                        # false: never re-keyed to join another column
 
     [tables.customer.c_data]
     onions = ["Single"]
@@ -44,6 +45,7 @@ class ColumnConfig:
     floor: dict[Onion, str] = field(default_factory=dict)
     layer: str | None = None  # for a Single onion
     join_group: str | None = None
+    joins: bool = True  # may be re-keyed at run time to join a column of another key group
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,7 @@ def _layers(raw: Any, where: str, what: str) -> dict[Onion, str]:
 def _column(raw: Any, where: str) -> ColumnConfig:
     if not isinstance(raw, dict):
         raise ConfigError(f"{where}: expected a table")
-    unknown = set(raw) - {"onions", "start", "floor", "layer", "join_group"}
+    unknown = set(raw) - {"onions", "start", "floor", "layer", "join_group", "joins"}
     if unknown:
         raise ConfigError(f"{where}: unknown keys {sorted(unknown)}")
     onions = None
@@ -108,7 +110,14 @@ def _column(raw: Any, where: str) -> ColumnConfig:
         floor=_layers(raw.get("floor"), where, "floor"),
         layer=layer,
         join_group=raw.get("join_group"),
+        joins=_flag(raw.get("joins", True), where, "joins"),
     )
+
+
+def _flag(raw: Any, where: str, what: str) -> bool:
+    if not isinstance(raw, bool):
+        raise ConfigError(f"{where}: {what} must be true or false")
+    return raw
 
 
 def load_config(source: str | Path | dict[str, Any] | Config | None) -> Config:

@@ -19,16 +19,31 @@ import psycopg
 from psycopg import sql
 from sqlglot import exp
 
-from . import ddl, defaults, peel, sequences, server_errors, wire
+from . import ddl, defaults, joins, peel, sequences, server_errors, wire
+from .collation import (
+    COLLATION_NAMED,
+    DATABASE_CASE_MAPPING,
+    DATABASE_COLLATION,
+    CaseMapping,
+    Collation,
+    check_available,
+    database_case_mapping,
+    database_collation,
+    named_collation,
+    server_version,
+)
 from .config import PEEL_MODES, Config, load_config
 from .errors import (
     AdaptiveError,
+    CollationUnavailable,
     ConfigError,
     PeelConflict,
     RetryableError,
     RowCapExceeded,
     StaleMetadata,
     StaleSnapshot,
+    UndefinedColumn,
+    UndefinedTable,
     UnsupportedQuery,
 )
 from .keys import MasterKey, load_master_key
@@ -132,6 +147,12 @@ class Connection:
         self._locked: dict[Any, tuple[Any, ...]] = {}
         self._c_locale_db: bool | None = None
         self._runtime = defaults.Runtime(self.pg)  # sequence blocks, transaction's now()
+        # the database's default collation, and the server's collator version of each
+        # collation a statement ordered by (read once per connection)
+        self._db_collation: Collation | None = None
+        self._server_versions: dict[Collation, str | None] = {}
+        self._case_mapping: CaseMapping | None = None
+        self._named_collations: dict[str, Collation] = {}
 
     # -- DB-API ----------------------------------------------------------------------------
     def cursor(self, name: str = "", *, withhold: bool = False) -> Cursor:
@@ -253,11 +274,15 @@ class Connection:
             self.catalog.refresh(self.control)
 
     # -- compilation -------------------------------------------------------------------------
-    def _parse(self, query: str) -> tuple[exp.Expression, int, bool]:
-        hit = self._parsed.get(query)
+    def _parse(self, query: str, with_params: bool = True) -> tuple[exp.Expression, int, bool]:
+        # psycopg reads ``%%`` as ``%`` everywhere (string literals and quoted names too)
+        # when parameters are passed, and touches nothing when none are: the same text
+        # may then mean two statements, cached apart (see _cache_key)
+        query_key = _cache_key(query, with_params)
+        hit = self._parsed.get(query_key)
         if hit is not None:
             return hit
-        text, npos, named = normalize_placeholders(query)
+        text, npos, named = normalize_placeholders(query, quoted_percents=with_params)
         stmts = _parse_sql(text)
         if len(stmts) != 1:
             raise UnsupportedQuery(
@@ -266,7 +291,7 @@ class Connection:
         out = (stmts[0], npos, named)
         if len(self._parsed) > _CACHE_LIMIT:
             self._parsed.clear()
-        self._parsed[query] = out
+        self._parsed[query_key] = out
         return out
 
     def _snapshot_isolation(self) -> bool:
@@ -278,18 +303,77 @@ class Connection:
         plan = self._plans.get(key)
         if plan is not None:
             return plan
-        plan = compile_statement(self.catalog, stmt, snapshot_rows=snapshot)
+        token = DATABASE_COLLATION.set(self._database_collation)
+        case_token = DATABASE_CASE_MAPPING.set(self._database_case_mapping)
+        named_token = COLLATION_NAMED.set(self._named_collation)
+        try:
+            plan = compile_statement(self.catalog, stmt, snapshot_rows=snapshot)
+        finally:
+            COLLATION_NAMED.reset(named_token)
+            DATABASE_CASE_MAPPING.reset(case_token)
+            DATABASE_COLLATION.reset(token)
+        if plan.text_orders:
+            self._check_text_orders(plan.text_orders)
         if plan.residual is not None and plan.residual.needs_c_locale and not self._c_locale():
             raise UnsupportedQuery(
                 "text order and case mapping on the client are exact only under the C/POSIX "
                 "collation; this database's differs",
                 "client-evaluated text under a non-C collation",
             )
-        if not plan.needs:
+        if not plan.needs and not plan.joins:
             if len(self._plans) > _CACHE_LIMIT:
                 self._plans.clear()
             self._plans[key] = plan
         return plan
+
+    def _named_collation(self, name: str) -> Collation:
+        """The collation ``COLLATE "name"`` names in a query (read once per name)."""
+        if name not in self._named_collations:
+            self._named_collations[name] = named_collation(self.control, name)
+        return self._named_collations[name]
+
+    def _database_case_mapping(self) -> CaseMapping:
+        """How the database maps case (read once)."""
+        if self._case_mapping is None:
+            self._case_mapping = database_case_mapping(self.control)
+        return self._case_mapping
+
+    def _database_collation(self) -> Collation:
+        """The database's default collation (read once)."""
+        if self._db_collation is None:
+            self._db_collation = database_collation(self.control)
+        return self._db_collation
+
+    def _check_text_orders(self, collations: Iterable[Collation | None]) -> None:
+        """Refuse, before anything runs or is peeled, a statement ordering text whose order
+        this client cannot reproduce exactly: under a collation that the client's collator
+        or the server's current one does not match, or (no recorded collation) in byte
+        order on a database whose order is not C's."""
+        for coll in set(collations):
+            if coll is None:
+                if not self._database_collation().bytewise:
+                    raise CollationUnavailable(
+                        "a text column created before collations were recorded orders in "
+                        f"byte order, this database by {self._database_collation().describe()}: "
+                        "ordering it would differ from PostgreSQL's answer (ALTER TABLE ... "
+                        "ALTER COLUMN ... TYPE with its own type re-encrypts it under the "
+                        "collation, recorded)",
+                        "text column without a recorded collation",
+                    )
+                continue
+            if coll.bytewise:
+                continue
+            check_available(coll)
+            if coll not in self._server_versions:
+                self._server_versions[coll] = server_version(self.control, coll)
+            now = self._server_versions[coll]
+            if now != coll.version:
+                raise CollationUnavailable(
+                    f"collation {coll.describe()}: the server's collator is now version "
+                    f"{now or 'unknown'}; the column's order is that of version "
+                    f"{coll.version} (PostgreSQL's answer would follow the new version)",
+                    "collation version changed on the server",
+                )
 
     def _c_locale(self) -> bool:
         """Does the database order and case-map text as C/POSIX (read once)?"""
@@ -303,12 +387,88 @@ class Connection:
         return self._c_locale_db
 
     def _prepare(self, query: str, stmt: exp.Expression) -> Compiled:
-        for _ in range(5):
+        for _ in range(6):
             plan = self._compile(query, stmt)
-            if not plan.needs:
+            if plan.needs:  # peels first: a join adjustment re-keys an onion's inner layer
+                self._peel(plan)
+            elif plan.joins:
+                self._adjust(plan)
+            else:
                 return plan
-            self._peel(plan)
         raise StaleMetadata("the layers kept changing while the statement was prepared")
+
+    def _adjust(self, plan: Compiled) -> None:
+        """Bring the column pairs a statement compares under one key (joins.py), where it
+        is safe to -- the same placement as a peel (see :meth:`_peel`), except that an
+        adjustment that cannot run now is not queued for the rollback: the retried
+        statement asks for it again."""
+        todo = joins.plan_adjustments(plan.joins)
+        for need in todo:
+            joins.check_allowed(need, self.peel_mode)
+        tables = sorted({self.catalog.table(t).anon for n in todo for t in (n.a[0], n.b[0])})
+        if not self._in_transaction():
+            try:
+                self._adjust_on(self.control, todo)
+            except (*_PEEL_CONFLICTS, StaleMetadata):
+                pass  # planned again from the reloaded catalog
+            finally:
+                self.catalog.reload(self.control)
+            return
+        level = self.pg.execute("SHOW transaction_isolation").fetchone()
+        held = self.pg.execute(
+            "SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+            "WHERE l.pid = pg_backend_pid() AND c.relname = ANY(%s)",
+            (tables,),
+        ).fetchone()
+        read_committed = level is not None and level[0] == "read committed"
+        if read_committed and (held or self._catalog_dirty):
+            self._catalog_dirty = True  # the catalog is reloaded if this rolls back
+            try:
+                self._adjust_on(self.pg, todo)
+            except (*_PEEL_CONFLICTS, StaleMetadata):
+                raise self._abort_transaction(
+                    PeelConflict(
+                        "a join adjustment this statement needs conflicted with another "
+                        "client's: roll back and retry"
+                    )
+                ) from None
+            finally:
+                if self.pg.info.transaction_status != psycopg.pq.TransactionStatus.INERROR:
+                    self.catalog.reload(self.pg)
+            self._plans.clear()
+            return
+        if held:
+            raise self._abort_transaction(
+                PeelConflict(
+                    "a join adjustment this statement needs must re-key a table this "
+                    "transaction holds a lock on: roll back and retry"
+                )
+            )
+        try:
+            with self.control.transaction():
+                self.control.execute(f"SET LOCAL lock_timeout = '{_PEEL_LOCK_WAIT_MS}ms'")
+                self._adjust_on(self.control, todo)
+        except (*_PEEL_CONFLICTS, StaleMetadata):
+            raise self._abort_transaction(
+                PeelConflict(
+                    "a join adjustment this statement needs waits on locks while this "
+                    "transaction is open: roll back and retry"
+                )
+            ) from None
+        finally:
+            self.catalog.reload(self.control)
+        if not read_committed:
+            raise self._abort_transaction(
+                StaleSnapshot(
+                    "a join adjustment this statement needs changed columns after the "
+                    "transaction's snapshot: retry it"
+                )
+            )
+
+    def _adjust_on(self, conn: psycopg.Connection[Any], todo: list[joins.JoinNeed]) -> None:
+        for need in todo:
+            if joins.adjust(conn, self.catalog, need) >= 0:
+                STATS.peels += 1
 
     def _peel(self, plan: Compiled) -> None:
         """Run the peels a statement needs, where it is safe to.
@@ -458,7 +618,9 @@ class Connection:
             if kind is not None:
                 self._session_command(cur, kind, query, params)
                 return
-        stmt, npos, named = self._parse(query)
+        with_params = params is not None or many is not None
+        stmt, npos, named = self._parse(query, with_params)
+        query = _cache_key(query, with_params)  # the plan cache's key from here on
         answer = sequences.answer(stmt, self.catalog, self._runtime)
         if answer is not None:
             cur._set_result(*answer)
@@ -538,8 +700,17 @@ class Connection:
         many: Sequence[Params] | None,
     ) -> None:
         for attempt in range(3):
-            plan = self._prepare(query, stmt)
+            try:
+                plan = self._prepare(query, stmt)
+            except (UndefinedTable, UndefinedColumn):
+                # another client's DDL, committed, whose notification has not reached
+                # this client yet: read the catalog again (between transactions) once
+                if attempt or self._in_transaction() or not self.catalog.refresh(self.control):
+                    raise
+                continue
             kind = plan.statement_type
+            # the statement opens the transaction: nothing else is undone if it is retried
+            first_in_transaction = not self._in_transaction()
             try:
                 with STATS.statement(kind):
                     if many is not None:
@@ -547,12 +718,23 @@ class Connection:
                     else:
                         cur._execute_plan(plan, params if params is not None else ())
                 return
-            except psycopg.errors.CheckViolation as exc:
-                diag = exc.diag.constraint_name or ""
-                if not diag.startswith("k_"):
+            except (psycopg.errors.CheckViolation, psycopg.errors.UndefinedColumn) as exc:
+                if isinstance(exc, psycopg.errors.UndefinedColumn):
+                    # the statement names an onion column a join adjustment renamed
+                    # (joins.py): our cached metadata is stale if the epoch moved
+                    if isinstance(exc, AdaptiveError) or not self._epoch_moved():
+                        raise
+                elif not (exc.diag.constraint_name or "").startswith("k_"):
                     raise
                 # a layer changed under us: our cached metadata was stale
                 if not self.pg.autocommit and self._in_transaction():
+                    if first_in_transaction and attempt < 2:
+                        # (another client's peel whose notification had not arrived yet)
+                        self.pg.rollback()
+                        self._after_rollback()
+                        self.catalog.reload(self.control)
+                        STATS.retries += 1
+                        continue
                     self.catalog.reload(self.control)
                     raise StaleMetadata(
                         "a value was written at a layer the column just left; retry the transaction"
@@ -561,6 +743,10 @@ class Connection:
                 STATS.retries += 1
                 if attempt == 2:
                     raise StaleMetadata("layers kept changing; retry") from None
+
+    def _epoch_moved(self) -> bool:
+        row = self.control.execute("SELECT value FROM adaptive.epoch WHERE id = 1").fetchone()
+        return row is not None and row[0] != self.catalog.epoch
 
     def _forget(self, plan: Compiled) -> None:
         """A write to a table ends the validity of the locked rows cached for it."""
@@ -611,6 +797,10 @@ class Connection:
         cur._set_result(rows, [("QUERY PLAN", 25, None, None, None, None, None)], len(rows))
 
     def _ddl(self, stmt: exp.Expression) -> None:
+        if not self._in_transaction():
+            # decide IF [NOT] EXISTS and name clashes on the committed catalog, not on
+            # one another client's DDL notification has not reached yet
+            self.catalog.refresh(self.control)
         run = ddl.statement(self.pg, self.catalog, self.config, self._runtime, stmt)
         if self.pg.autocommit:
             try:
@@ -625,6 +815,12 @@ class Connection:
             self._catalog_dirty = True
             run()
         self._plans.clear()
+
+
+def _cache_key(query: str, with_params: bool) -> str:
+    """The parse and plan caches' key: the text, marked where it was run without
+    parameters and has a ``%%`` that parameters would have made ``%``."""
+    return query if with_params or "%%" not in query else "\x00" + query
 
 
 def _compare(keys: list[SortKey]) -> Any:

@@ -23,6 +23,7 @@ from psycopg import sql
 from sqlglot import exp
 
 from . import checks, defaults, foreign_keys, views
+from .collation import Collation, column_collation
 from .config import Config
 from .defaults import Runtime
 from .encodings import parse_sql_type
@@ -42,8 +43,8 @@ HOM_GROUP = "__paillier__"
 
 
 def _storage_type(col: ColumnMeta, oc: OnionColumn) -> str:
-    if oc.stack == ("PLAIN",):
-        return col.type.sql()
+    if oc.stack == ("PLAIN",):  # in the clear: the server orders it, by its collation
+        return col.type.sql() + (col.collation.clause() if col.collation else "")
     if oc.onion is Onion.SUM:
         return "numeric"
     if oc.onion is Onion.SEARCH:
@@ -119,6 +120,8 @@ class TableSpec:
     uniques: list[tuple[str | None, list[str]]] = field(default_factory=list)
     foreign_keys: list[_ForeignKey] = field(default_factory=list)
     checks: list[tuple[str | None, exp.Expression, str | None]] = field(default_factory=list)
+    # COLLATE "name" of a text column (or the collation an altered column keeps)
+    collations: dict[str, str | Collation] = field(default_factory=dict)
 
 
 def _names(node: exp.Expression | None) -> list[str]:
@@ -200,6 +203,8 @@ def _column(spec: TableSpec, cd: exp.ColumnDef) -> None:
             spec.foreign_keys.append(_reference([cname], kind_, cname_constraint))
         elif isinstance(kind_, exp.CheckColumnConstraint):
             spec.checks.append((cname_constraint, kind_.this, cname))
+        elif isinstance(kind_, exp.CollateColumnConstraint):
+            spec.collations[cname] = kind_.this.name
         else:
             raise UnsupportedQuery(
                 f"column constraint {c.sql('postgres')!r} is not supported",
@@ -307,8 +312,15 @@ def build_column(
         spec.defaults.get(cname),
         ccfg.join_group,
     )
+    col.joinable = ccfg.joins
     if cname in spec.runtime:
         col.default_sql, col.default_volatile = spec.runtime[cname]
+    collation = spec.collations.get(cname)
+    col.collation = (
+        collation
+        if isinstance(collation, Collation)
+        else column_collation(conn, col.type.name, collation)
+    )
     enc = col.encoding
     group_keys = catalog.group_keys(conn, ccfg.join_group) if ccfg.join_group else {}
     if cname in shared:
@@ -361,11 +373,14 @@ def build_column(
         col.sequence = f"{name}_{cname}_seq"
         col.identity = seq.identity
         seq_taken = {c.sequence_anon for t in catalog.tables.values() for c in t.columns.values()}
+        # a name of its own for each sequence ever created: the blocks of values other
+        # connections drew from a dropped table's sequence never match a new table's
         col.sequence_anon = fresh_name(
             {s for s in seq_taken if s},
             lambda *p: catalog.root.anonymize("sequence", *p),
             name,
             cname,
+            new_key(8).hex(),
         )
     return col
 

@@ -13,15 +13,17 @@ the other methods map that canonical value to the schemes' plaintexts and back.
 | numeric             | Eq                | none (no bound on digits; declare numeric(p,s))  |
 | real                | Eq, Ord           | 32 bits: IEEE-754 bits, sign-flip order          |
 | double precision    | Eq, Ord           | 64 bits: IEEE-754 bits, sign-flip order          |
-| varchar/text/char   | Eq, Ord*, Search  | 64 bits: first 8 UTF-8 bytes, zero-padded        |
+| varchar/text/char   | Eq, Ord*, Search  | 64 bits: first 8 bytes (C) or primary weights    |
 | date                | Eq, Ord           | 32 bits: day number (0001-01-01 is day 1)        |
 | timestamp           | Eq, Ord           | 64 bits: µs since 0001-01-01 00:00               |
 | boolean             | Eq, Ord           | 8 bits: false 0, true 1                          |
 
 (*) Strings: the Ord onion orders by an 8-byte prefix only (``ope_exact`` is False), so
-equal prefixes tie and the client finishes the sort; it cannot be decrypted.  Order is
-the C collation (bytewise UTF-8 = code point order).  ``char(n)`` compares ignoring
-trailing spaces, as PostgreSQL does.
+equal prefixes tie and the client finishes the sort; it cannot be decrypted.  Under the
+C collation the prefix is that of the UTF-8 bytes (code point order); under another
+collation (ICU or libc, recorded per column) that of the primary weights of the
+collator's sort key (``CollatedTextEncoding``, ``collation``).
+``char(n)`` compares ignoring trailing spaces, as PostgreSQL does.
 
 NULL stays NULL in every onion: the provider learns which values are NULL.  Callers
 handle NULL; only ``coerce`` ever sees ``None`` (and returns it).
@@ -56,6 +58,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any, ClassVar
 
+from .collation import Collation, order_key, primary_prefix
 from .errors import (
     ConfigError,
     DatetimeOutOfRange,
@@ -75,6 +78,7 @@ _EPOCH_TS = dt.datetime(1, 1, 1)
 _ONE = Decimal(1)
 
 EQ, ORD, SUM, SEARCH = "Eq", "Ord", "Sum", "Search"
+TEXT_TYPES = frozenset({"varchar", "text", "char"})
 
 
 # --- SQL types ----------------------------------------------------------------------------
@@ -266,6 +270,10 @@ class Encoding:
 
     def from_ope(self, i: int) -> Any:
         raise EncodingError(f"{self.sql_type.sql()} cannot be decrypted from its Ord onion")
+
+    def order_key(self, v: Any) -> Any:
+        """A key whose Python order is PostgreSQL's order of the values."""
+        return v
 
     def to_hom(self, v: Any) -> int:
         raise EncodingError(f"{self.sql_type.sql()} has no Sum onion")
@@ -613,7 +621,35 @@ class TextEncoding(Encoding):
         return s.ljust(self._n) if self._char and self._n is not None else s
 
     def to_ope(self, v: str) -> int:
-        return int.from_bytes(self._canonical(v)[: self.PREFIX].ljust(self.PREFIX, b"\0"), "big")
+        return int.from_bytes(self.order_key(v)[: self.PREFIX].ljust(self.PREFIX, b"\0"), "big")
+
+    def order_key(self, v: str) -> bytes:
+        """Bytes whose order is PostgreSQL's order of the values (C: the UTF-8 bytes)."""
+        return self._canonical(v)
+
+
+class CollatedTextEncoding(TextEncoding):
+    """A text type under a non-C collation: the Ord onion encrypts the first 8 bytes of
+    the *primary weights* of the collator's sort key (``collation.primary_prefix``), so
+    the server orders by the collation, up to ties (values with the same first letters
+    up to case and accents, or the same first 8 bytes of weights) that the client breaks
+    with the whole order (``order_key``).  Without the collation on the client
+    (``CollationUnavailable``) no value can be put in the Ord onion nor ordered."""
+
+    def __init__(self, sql_type: SqlType, collation: Collation) -> None:
+        super().__init__(sql_type)
+        self.collation = collation
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.sql_type.sql()}, {self.collation.describe()})"
+
+    def to_ope(self, v: str) -> int:
+        text = self._canonical(v).decode("utf-8")
+        prefix = primary_prefix(self.collation, text)[: self.PREFIX]
+        return int.from_bytes(prefix.ljust(self.PREFIX, b"\0"), "big")
+
+    def order_key(self, v: str) -> Any:
+        return order_key(self.collation, self._canonical(v).decode("utf-8"))
 
 
 class DateEncoding(Encoding):
@@ -790,6 +826,16 @@ def _encoding(t: SqlType) -> Encoding:
     raise ConfigError(f"no encoding for type {t.sql()!r}")
 
 
-def encoding_for(t: SqlType | str) -> Encoding:
-    """The (shared, immutable) encoding of a column type."""
-    return _encoding(parse_sql_type(t) if isinstance(t, str) else t)
+@lru_cache(maxsize=512)
+def _collated(t: SqlType, collation: Collation) -> Encoding:
+    return CollatedTextEncoding(t, collation)
+
+
+def encoding_for(t: SqlType | str, collation: Collation | None = None) -> Encoding:
+    """The (shared, immutable) encoding of a column type; a text type under a collation
+    other than C orders by that collation (None: byte order, a column created before
+    collations were recorded)."""
+    parsed = parse_sql_type(t) if isinstance(t, str) else t
+    if collation is not None and not collation.bytewise and parsed.name in TEXT_TYPES:
+        return _collated(parsed, collation)
+    return _encoding(parsed)

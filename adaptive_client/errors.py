@@ -104,6 +104,14 @@ class UnsupportedQuery(AdaptiveError, psycopg.NotSupportedError):
         self.construct = construct
 
 
+class CollationUnavailable(UnsupportedQuery):
+    """Text order under a column's collation that this client cannot reproduce exactly:
+    a collator version other than the one the column's Ord onion was written with, a
+    locale missing on the client, a nondeterministic collation, an unknown provider, or
+    a column without a recorded collation on a database whose order is not C's.  Raised
+    instead of ordering differently from PostgreSQL."""
+
+
 class RowCapExceeded(UnsupportedQuery):
     """A client-evaluated statement would ship more rows to the client than the
     connection's ``residual_row_cap``.  ``part`` names what the server could not run
@@ -134,6 +142,16 @@ class LayerFloorViolation(AdaptiveError, psycopg.NotSupportedError):
 
 class PeelDisabled(AdaptiveError, psycopg.NotSupportedError):
     """A query needs a peel but the peel mode is ``off``."""
+
+
+class JoinAdjustmentDisabled(PeelDisabled):
+    """A query compares two columns under different keys, and the peel mode is ``off``:
+    bringing them under one key (a join adjustment) is an adaptation like a peel."""
+
+
+class JoinForbidden(LayerFloorViolation):
+    """A query compares two columns under different keys, and neither side may be
+    re-keyed for a join (``joins = false`` in the onion configuration)."""
 
 
 class PeelModeUnavailable(ConfigError):

@@ -150,9 +150,12 @@ def server_constraints(
     parts: list[sql.Composable] = []
     for fk in fks:
         ref = meta if fk.ref_table == meta.name else catalog.table(fk.ref_table)
+        # DEFERRABLE (INITIALLY IMMEDIATE: checked per statement, as declared) so that a
+        # join adjustment may re-key a group's columns one statement at a time
         parts.append(
             sql.SQL(
-                "CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {} ({}) ON DELETE {} ON UPDATE {}"
+                "CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {} ({}) ON DELETE {} ON UPDATE {} "
+                "DEFERRABLE"
             ).format(
                 sql.Identifier(fk.anon),
                 sql.SQL(", ").join(sql.Identifier(_eq(meta, c)) for c in fk.columns),

@@ -26,6 +26,7 @@ from typing import Any
 
 import psycopg
 
+from .collation import Collation
 from .encodings import Encoding, SqlType, encoding_for, parse_sql_type
 from .errors import (
     MetadataTampered,
@@ -73,6 +74,11 @@ class OnionColumn:
     keys: dict[str, bytes]
     ope_bits: int = 64
     ope_exact: bool = True
+    # Join adjustment (see joins.py): the label of the run-time key group this onion's
+    # inner key belongs to, and per adjustment the column(s) joined and whether this one
+    # moved (was re-keyed) or stayed
+    key_group: str | None = None
+    adjustments: list[dict[str, Any]] = field(default_factory=list)
     memo: dict[str, dict[Any, bytes]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -110,6 +116,8 @@ class OnionColumn:
             "ope_bits": self.ope_bits,
             "ope_exact": self.ope_exact,
             "start": self.layer,
+            "key_group": self.key_group,
+            "adjustments": self.adjustments,
         }
 
     @classmethod
@@ -123,6 +131,8 @@ class OnionColumn:
             keys={k: bytes.fromhex(v) for k, v in d["keys"].items()},
             ope_bits=d["ope_bits"],
             ope_exact=d["ope_exact"],
+            key_group=d.get("key_group"),
+            adjustments=list(d.get("adjustments", [])),
         )
 
 
@@ -134,6 +144,7 @@ class ColumnMeta:
     onions: dict[Onion, OnionColumn]
     default: Any = None
     join_group: str | None = None
+    joinable: bool = True  # False: never re-keyed to join another column at run time
     # a serial or identity column: its sequence's plain and server names, and for an
     # identity column whether it is GENERATED ALWAYS ("always") or BY DEFAULT
     sequence: str | None = None
@@ -142,6 +153,9 @@ class ColumnMeta:
     # a default the server evaluates when a row omits the column (see defaults.py)
     default_sql: str | None = None
     default_volatile: bool = False
+    # text columns: the collation their Ord onion orders by (None: recorded before
+    # collations were, byte order -- see collation.py)
+    collation: Collation | None = None
 
     @property
     def has_default(self) -> bool:
@@ -151,7 +165,7 @@ class ColumnMeta:
 
     @cached_property
     def encoding(self) -> Encoding:
-        return encoding_for(self.type)
+        return encoding_for(self.type, self.collation)
 
     @property
     def storage(self) -> list[OnionColumn]:
@@ -164,6 +178,7 @@ class ColumnMeta:
             "nullable": self.nullable,
             "default": self.default,
             "join_group": self.join_group,
+            "joinable": self.joinable,
             "onions": [o.to_json() for o in self.onions.values()],
             **{
                 k: v
@@ -176,6 +191,7 @@ class ColumnMeta:
                 )
                 if v is not None
             },
+            **({"collation": self.collation.to_json()} if self.collation else {}),
         }
 
     @classmethod
@@ -187,12 +203,14 @@ class ColumnMeta:
             nullable=d["nullable"],
             default=d.get("default"),
             join_group=d.get("join_group"),
+            joinable=d.get("joinable", True),
             onions={o.onion: o for o in onions},
             sequence=d.get("sequence"),
             sequence_anon=d.get("sequence_anon"),
             identity=d.get("identity"),
             default_sql=d.get("default_sql"),
             default_volatile=bool(d.get("default_volatile")),
+            collation=Collation.from_json(d["collation"]) if d.get("collation") else None,
         )
 
 

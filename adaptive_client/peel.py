@@ -23,10 +23,21 @@ from psycopg import sql
 
 from .errors import LayerFloorViolation, PeelDisabled
 from .metadata import OnionColumn, TableMeta
-from .onions import TAGS
+from .onions import TAGS, Onion
 from .rewrite.plan import Need
 
 BATCH = 5000
+
+# A Search onion at RND stores one RND value (its tokens, concatenated) in a one-element
+# array; peeled, the array holds the 16-byte tokens.  The same expressions as the
+# server-side peel (sql/udf/30_peel_layer.sql).
+SEARCH_AT_RND = sql.SQL("{col} IS NOT NULL AND octet_length({col}[1]) > 16")
+SEARCH_SPLIT = sql.SQL(
+    "ARRAY(SELECT substring({blob} FROM 1 + 16 * i FOR 16) "
+    "FROM generate_series(0, octet_length({blob}) / 16 - 1) AS i ORDER BY i)::bytea[]"
+)
+# after the peel, a stale client's RND value (one element longer than a token) is refused
+SEARCH_PEELED = sql.SQL("coalesce(octet_length({col}[1]), 16) = 16")
 CLIENT_CHECK_MS = 100
 
 
@@ -67,7 +78,7 @@ def peel(
             _watch_client(control)
             row = control.execute(
                 "SELECT adaptive.peel_layer(%s, %s, %s, %s, %s, %s)",
-                (table.anon, oc.anon, oc.layer, nxt, oc.keys["RND"], TAGS[nxt]),
+                (table.anon, oc.anon, oc.layer, nxt, oc.keys["RND"], TAGS.get(nxt, 0)),
             ).fetchone()
             rows = int(row[0]) if row else -1
         else:
@@ -98,6 +109,7 @@ def _client_peel(
     t0 = time.monotonic()
     tbl, col = sql.Identifier(table.anon), sql.Identifier(oc.anon)
     con = sql.Identifier("k_" + oc.anon)
+    search = oc.onion is Onion.SEARCH
     with control.transaction():
         row = control.execute(
             "SELECT onion, layer FROM adaptive.layers WHERE anon_table = %s AND anon_column = %s "
@@ -108,17 +120,34 @@ def _client_peel(
             return -1
         control.execute(sql.SQL("LOCK TABLE {} IN ACCESS EXCLUSIVE MODE").format(tbl))
         control.execute(sql.SQL("ALTER TABLE {} DROP CONSTRAINT IF EXISTS {}").format(tbl, con))
+        if search:  # the GIN index serving `@>`, built before the UPDATE as the UDF does
+            control.execute(
+                sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} USING gin ({})").format(
+                    sql.Identifier("g_" + oc.anon), tbl, col
+                )
+            )
         rows = 0
         with control.cursor(name=f"peel_{oc.anon}") as src, control.cursor() as dst:
-            src.execute(
-                sql.SQL(
-                    "SELECT ctid, {} FROM {} WHERE {} IS NOT NULL AND get_byte({}, 0) = 1"
-                ).format(col, tbl, col, col)
-            )
-            update = sql.SQL(
-                "UPDATE {} AS t SET {} = v.c FROM unnest(%s::tid[], %s::bytea[]) AS v(id, c) "
-                "WHERE t.ctid = v.id"
-            ).format(tbl, col)
+            if search:  # one RND value holding the row's tokens, split on the way back
+                src.execute(
+                    sql.SQL("SELECT ctid, {}[1] FROM {} WHERE {}").format(
+                        col, tbl, SEARCH_AT_RND.format(col=col)
+                    )
+                )
+                update = sql.SQL(
+                    "UPDATE {} AS t SET {} = {} FROM unnest(%s::tid[], %s::bytea[]) "
+                    "AS v(id, c) WHERE t.ctid = v.id"
+                ).format(tbl, col, SEARCH_SPLIT.format(blob=sql.SQL("v.c")))
+            else:
+                src.execute(
+                    sql.SQL(
+                        "SELECT ctid, {} FROM {} WHERE {} IS NOT NULL AND get_byte({}, 0) = 1"
+                    ).format(col, tbl, col, col)
+                )
+                update = sql.SQL(
+                    "UPDATE {} AS t SET {} = v.c FROM unnest(%s::tid[], %s::bytea[]) "
+                    "AS v(id, c) WHERE t.ctid = v.id"
+                ).format(tbl, col)
             while True:
                 batch = src.fetchmany(BATCH)
                 if not batch:
@@ -127,10 +156,15 @@ def _client_peel(
                 stripped = oc.rnd.decrypt_many([bytes(r[1]) for r in batch])
                 dst.execute(update, (ids, stripped))
                 rows += len(batch)
+        check = (
+            SEARCH_PEELED.format(col=col)
+            if search
+            else sql.SQL("get_byte({}, 0) = {}").format(col, sql.Literal(TAGS[to]))
+        )
         control.execute(
-            sql.SQL(
-                "ALTER TABLE {} ADD CONSTRAINT {} CHECK (get_byte({}, 0) = {}) NOT VALID"
-            ).format(tbl, con, col, sql.Literal(TAGS[to]))
+            sql.SQL("ALTER TABLE {} ADD CONSTRAINT {} CHECK ({}) NOT VALID").format(
+                tbl, con, check
+            )
         )
         control.execute(
             "UPDATE adaptive.layers SET layer = %s, changed_at = now() "

@@ -37,7 +37,8 @@ def encrypt(col: ColumnMeta, oc: OnionColumn, value: Any, layer: str | None = No
         return Decimal(oc.hom.encrypt(enc.to_hom(value)))
     elif inner == "SEARCH":
         STATS.count("SEARCH")
-        return WordTokens(oc.search.tokens(str(value)))
+        tokens = oc.search.tokens(str(value))
+        return _search_rnd(oc, [tokens])[0] if layer == "RND" else WordTokens(tokens)
     elif inner == "RND":  # Single onion at RND: no inner layer
         STATS.count("RND")
         return oc.rnd.encrypt(enc.to_bytes(value))
@@ -72,6 +73,8 @@ def encrypt_many(
     elif inner == "SEARCH":
         STATS.count("SEARCH", n=n)
         tokens = oc.search.tokens
+        if layer == "RND":
+            return _search_rnd(oc, [tokens(str(v)) for v in values])
         return [WordTokens(tokens(str(v))) for v in values]
     elif inner == "RND":
         STATS.count("RND", n=n)
@@ -82,6 +85,16 @@ def encrypt_many(
         STATS.count("RND", n=n)
         return oc.rnd.encrypt_many(cts)
     return cts
+
+
+def _search_rnd(oc: OnionColumn, token_sets: list[list[bytes]]) -> list[Any]:
+    """A Search onion at RND: each text's (sorted, 16-byte) tokens concatenated and
+    encrypted as one RND value, stored as a one-element array.  Nothing repeats across
+    rows; the length reveals how many distinct words the text has.  The peel splits the
+    decrypted value back into its tokens (sql/udf/30_peel_layer.sql)."""
+    STATS.count("RND", n=len(token_sets))
+    sealed = oc.rnd.encrypt_many([b"".join(t) for t in token_sets])
+    return [WordTokens([s]) for s in sealed]
 
 
 _MEMO_LIMIT = 100_000

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -38,13 +40,18 @@ def pg_cluster() -> str:
 
 @pytest.fixture(scope="session")
 def new_database(pg_cluster: str) -> Iterator[Callable[..., str]]:
-    """Factory: a fresh database with the extensions, metadata schema and UDFs."""
+    """Factory: a fresh database with the extensions, metadata schema and UDFs.
+
+    ``locale``: CREATE DATABASE options for its collation, e.g. ``LOCALE_PROVIDER icu
+    ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'`` or ``LC_COLLATE 'en_US.UTF-8'`` (the database
+    is then copied from template0, as PostgreSQL requires for another locale)."""
     created: list[str] = []
 
-    def make(prefix: str = "t") -> str:
+    def make(prefix: str = "t", *, locale: str = "") -> str:
         name = f"test_{prefix}_{uuid.uuid4().hex[:10]}"
+        options = sql.SQL(f" TEMPLATE template0 {locale}" if locale else "")
         with psycopg.connect(pg_cluster, autocommit=True) as c:
-            c.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+            c.execute(sql.SQL("CREATE DATABASE {}{}").format(sql.Identifier(name), options))
         created.append(name)
         dsn = make_conninfo(pg_cluster, dbname=name)
         with psycopg.connect(dsn) as c:
@@ -52,11 +59,28 @@ def new_database(pg_cluster: str) -> Iterator[Callable[..., str]]:
         return dsn
 
     yield make
-    with psycopg.connect(pg_cluster, autocommit=True) as c:
-        for name in created:
-            c.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
+    # Each DROP DATABASE waits for a checkpoint: hundreds of them take minutes at the end
+    # of a run.  They are dropped by a detached process the run does not wait for
+    # (ADAPTIVE_TEST_DROP=wait: in the run itself).
+    if os.environ.get("ADAPTIVE_TEST_DROP") == "wait":
+        _drop(pg_cluster, created)
+    elif created:
+        subprocess.Popen(
+            [sys.executable, __file__, pg_cluster, *created],
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+
+
+def _drop(dsn: str, names: list[str]) -> None:
+    with psycopg.connect(dsn, autocommit=True) as c:
+        for name in names:
+            c.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+if __name__ == "__main__":  # the detached drop of a finished run's databases
+    _drop(sys.argv[1], sys.argv[2:])
 
 
 @pytest.fixture(scope="session")

@@ -182,17 +182,71 @@ def _load_into(dsn: str, config: str, warehouses: int, scale: str) -> float:
     return time.perf_counter() - t0
 
 
+def template_fingerprint(dsn: str) -> dict[str, int]:
+    """Each table's row count: a reused template is checked against the one the sweep's
+    earlier points ran on (a reload or another run's writes would change it)."""
+    with psycopg.connect(dsn, autocommit=True) as c:
+        tables = [
+            r[0]
+            for r in c.execute(
+                "SELECT relname FROM pg_class WHERE relkind = 'r' "
+                "AND relnamespace = 'public'::regnamespace ORDER BY relname"
+            ).fetchall()
+        ]
+        counts = {}
+        for t in tables:
+            row = c.execute(sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier(t))).fetchone()
+            counts[t] = int(row[0]) if row else 0
+        return counts
+
+
+# What a point's result must share with the sweep to count as one of its points.
+_POINT_KEYS = ("duration", "warmup", "warehouses", "scale")
+
+
+def finished_points(out: Path, meta: dict[str, Any]) -> set[tuple[str, int, float]]:
+    """(configuration, clients, latency) of every point already written to ``out`` by a
+    sweep with the same settings (a point's JSON is written last, atomically)."""
+    done = set()
+    for f in out.glob("*-c*-l*.json"):
+        try:
+            r = json.loads(f.read_text())
+        except (OSError, json.JSONDecodeError):
+            continue
+        settings = r.get("sweep", {})
+        if all(settings.get(k) == meta[k] for k in _POINT_KEYS):
+            done.add((r["config"], int(r["clients"]), float(r["latency_ms"])))
+    return done
+
+
+def _write_meta(out: Path, meta: dict[str, Any]) -> None:
+    tmp = out / "sweep.json.tmp"
+    tmp.write_text(json.dumps(meta, indent=2))
+    tmp.replace(out / "sweep.json")
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
     """Every (configuration, clients, latency): reset the database from a loaded template,
-    run with the emulated latency, write the result."""
+    run with the emulated latency, write the result.  Each point is written as soon as it
+    ends; with ``--resume`` the points already in ``--out`` are skipped, so the study can
+    span several sittings (the templates are reused, and checked unchanged)."""
     from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
 
     console = Console(stderr=True)
     configs = [c.strip() for c in args.configs.split(",") if c.strip()]
     latencies = [float(x) for x in args.latencies.split(",")]
     clients = [int(x) for x in args.clients.split(",")]
+    for config in configs:
+        if config not in CONFIGS:
+            raise AdaptiveError(f"unknown configuration {config!r}")
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     meta: dict[str, Any] = {
         "configs": configs,
         "latencies": latencies,
@@ -202,38 +256,107 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         "warehouses": args.warehouses,
         "scale": args.scale,
         "load_seconds": {},
+        "database_mb": {},
+        "templates": {},
     }
-    total = len(configs) * len(latencies) * len(clients)
-    done = 0
-    for config in configs:
-        if config not in CONFIGS:
-            raise AdaptiveError(f"unknown configuration {config!r}")
-        template = _cluster_dsn(f"tpcc_{config}_{args.scale}_w{args.warehouses}_template")
-        if args.reload or not _exists(template):
-            console.print(
-                f"[bold]loading[/] {config} ({args.warehouses} warehouse(s), {args.scale})"
+    done: set[tuple[str, int, float]] = set()
+    if args.resume and (out / "sweep.json").exists():
+        before = json.loads((out / "sweep.json").read_text())
+        if any(before.get(k) != meta[k] for k in _POINT_KEYS):
+            raise AdaptiveError(
+                f"{out} holds a sweep with other settings "
+                f"({', '.join(f'{k}={before.get(k)}' for k in _POINT_KEYS)}); "
+                "use another --out"
             )
-            meta["load_seconds"][config] = round(
-                _load_into(template, config, args.warehouses, args.scale), 1
-            )
-        meta.setdefault("database_mb", {})[config] = round(database_bytes(template) / 2**20, 1)
-        target = _cluster_dsn(f"tpcc_{config}_run")
-        for n in clients:
-            for lat in latencies:
-                done += 1
-                console.print(f"[{done}/{total}] {config}, {n} clients, {lat:g} ms")
-                _recreate(
-                    target, template=str(psycopg.conninfo.conninfo_to_dict(template)["dbname"])
-                )
-                result = run_with_latency(_spec(args, config, target, n), lat, args.latency_method)
-                write_results(result, out)
-                console.print(
-                    f"    tpm {result['tpm']:.0f}, tpmC {result['tpmC']:.0f}, "
-                    f"peels {result['peels']}, errors {sum(result['errors'].values())}"
-                )
-    (out / "sweep.json").write_text(json.dumps(meta, indent=2))
+        for k in ("load_seconds", "database_mb", "templates"):
+            meta[k] = before.get(k, {})
+        done = finished_points(out, meta)
+    elif (out / "sweep.json").exists() and finished_points(out, meta):
+        raise AdaptiveError(
+            f"{out} already holds sweep results: add --resume, or use another --out"
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    _write_meta(out, meta)
+    todo = [
+        (config, n, lat)
+        for config in configs
+        for n in clients
+        for lat in latencies
+        if (config, n, lat) not in done
+    ]
+    if done:
+        console.print(f"resuming: {len(done)} point(s) done, {len(todo)} to run")
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("left"),
+        TimeRemainingColumn(),
+    )
+    finished = 0
+    try:
+        with Progress(*columns, console=console) as bar:
+            task = bar.add_task("sweep", total=len(todo))
+            for config in configs:
+                points = [p for p in todo if p[0] == config]
+                if not points:
+                    continue
+                template = _template(args, config, meta, console)
+                _write_meta(out, meta)
+                target = _cluster_dsn(f"tpcc_{config}_run")
+                for _, n, lat in points:
+                    bar.update(task, description=f"{config}, {n} clients, {lat:g} ms")
+                    _recreate(
+                        target, template=str(psycopg.conninfo.conninfo_to_dict(template)["dbname"])
+                    )
+                    result = run_with_latency(
+                        _spec(args, config, target, n), lat, args.latency_method
+                    )
+                    result["sweep"] = {k: meta[k] for k in _POINT_KEYS}
+                    write_results(result, out)
+                    finished += 1
+                    bar.advance(task)
+                    console.print(
+                        f"{config}, {n} clients, {lat:g} ms: tpm {result['tpm']:.0f}, "
+                        f"tpmC {result['tpmC']:.0f}, peels {result['peels']}, "
+                        f"errors {sum(result['errors'].values())}"
+                    )
+    except KeyboardInterrupt:
+        console.print(
+            f"interrupted: {len(done) + finished} point(s) kept in {out}; "
+            "run the same command with --resume to go on"
+        )
+        return 130
     print(out)
     return 0
+
+
+def _template(args: argparse.Namespace, config: str, meta: dict[str, Any], console: Any) -> str:
+    """The loaded template of ``config`` (loaded now if missing or ``--reload``), checked
+    against the fingerprint the sweep recorded for it."""
+    template = _cluster_dsn(f"tpcc_{config}_{args.scale}_w{args.warehouses}_template")
+    recorded = meta["templates"].get(config)
+    if args.reload and recorded is not None:
+        raise AdaptiveError("--reload would change the database the finished points ran on")
+    if args.reload or not _exists(template):
+        if recorded is not None:
+            raise AdaptiveError(
+                f"the {config} template the finished points ran on is gone: "
+                "start the sweep again in another --out"
+            )
+        console.print(f"[bold]loading[/] {config} ({args.warehouses} warehouse(s), {args.scale})")
+        meta["load_seconds"][config] = round(
+            _load_into(template, config, args.warehouses, args.scale), 1
+        )
+    fingerprint = template_fingerprint(template)
+    if recorded is not None and recorded != fingerprint:
+        raise AdaptiveError(
+            f"the {config} template changed since the sweep's first points ran on it "
+            f"(row counts {recorded} then, {fingerprint} now): start again in another --out"
+        )
+    meta["templates"][config] = fingerprint
+    meta["database_mb"][config] = round(database_bytes(template) / 2**20, 1)
+    return template
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -303,6 +426,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--seed", type=int, default=1)
     sp.add_argument("--latency-method", choices=["auto", "netem", "proxy"], default="auto")
     sp.add_argument("--reload", action="store_true", help="reload the templates")
+    sp.add_argument(
+        "--resume",
+        action="store_true",
+        help="skip the points already in --out (same settings), reusing the loaded templates",
+    )
     sp.add_argument("--out", default=f"results/sweep-{time.strftime('%Y%m%d-%H%M%S')}")
     sp.set_defaults(fn=cmd_sweep)
     sp = sub.add_parser("report", help="plots and tables from a results folder")

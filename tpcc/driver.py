@@ -312,7 +312,6 @@ def write_results(result: dict[str, Any], out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     stem = f"{result['config']}-c{result['clients']}-l{int(result['latency_ms'])}"
     path = out / f"{stem}.json"
-    path.write_text(json.dumps(result, indent=2, default=str))
     with (out / f"{stem}-statements.csv").open("w") as f:
         f.write("statement,count,mean_ms,p50_ms,p95_ms,p99_ms,enc,enc_ope,dec,dec_ope\n")
         for k, s in result["statements"].items():
@@ -322,4 +321,8 @@ def write_results(result: dict[str, Any], out: Path) -> Path:
                 f"{s['p99_ms']:.3f},{t.get('enc', 0):.2f},{t.get('enc_ope', 0):.2f},"
                 f"{t.get('dec', 0):.2f},{t.get('dec_ope', 0):.2f}\n"
             )
+    # the point's JSON last, whole or not at all: a resumed sweep counts it as done
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(result, indent=2, default=str))
+    tmp.replace(path)
     return path

@@ -25,7 +25,7 @@ from psycopg import errors as pg_errors
 from sqlglot import exp
 
 from .. import recipes
-from ..encodings import encoding_for, parse_sql_type
+from ..encodings import SqlType, encoding_for, parse_sql_type
 from ..errors import (
     EncodingError,
     LayerFloorViolation,
@@ -33,6 +33,7 @@ from ..errors import (
     UnsupportedQuery,
     ValueOutOfDomain,
 )
+from ..joins import JoinNeed
 from ..metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from ..onions import Cap, capabilities
 from .numeric import pg_avg
@@ -246,7 +247,18 @@ def _quantified(node: exp.Expression) -> tuple[str, exp.Expression] | None:
 _INT_TYPES = frozenset({"smallint", "integer", "bigint"})
 
 
-def cast_value(value: Any, to: exp.DataType, param: bool = False) -> Any:
+def cast_target(to: exp.DataType) -> SqlType | None:
+    """The column type a cast names, parsed once when the statement is compiled (None:
+    not a type the client has; cast_value then refuses it when a value comes)."""
+    try:
+        return parse_sql_type(to.sql("postgres"))
+    except Exception:
+        return None
+
+
+def cast_value(
+    value: Any, to: exp.DataType, param: bool = False, target: SqlType | None = None
+) -> Any:
     """``value::type`` with PostgreSQL's explicit-cast semantics, for a constant or a
     parameter: boolean <-> integer, booleans as text, strings truncated to varchar(n)
     (an explicit cast truncates where an assignment would fail), else the type's input
@@ -262,10 +274,9 @@ def cast_value(value: Any, to: exp.DataType, param: bool = False) -> Any:
         if not -(2**31) <= value < 2**31:
             source = "bigint" if -(2**63) <= value < 2**63 else "numeric"
             raise pg_errors.CannotCoerce(f"cannot cast type {source} to boolean")
-    try:
-        t = parse_sql_type(to.sql("postgres"))
-    except Exception:
-        raise UnsupportedQuery(f"cast to {to.sql('postgres')}", "cast") from None
+    t = target if target is not None else cast_target(to)
+    if t is None:
+        raise UnsupportedQuery(f"cast to {to.sql('postgres')}", "cast")
     if isinstance(value, bool):
         if t.name in _INT_TYPES:
             value = int(value)
@@ -299,8 +310,14 @@ class Compiler:
         self.catalog = catalog
         self.params: dict[str, ParamBuilder] = {}
         self.needs: list[Need] = []
+        self.joins: list[JoinNeed] = []  # column pairs to bring under one key first
         self._n = count()
         self.tables: list[TableMeta] = []
+        # a filter whose rows the client filters again (split execution's fetches) may be
+        # a superset: a range on a string's prefix-only Ord onion then compiles to the
+        # prefix's range, bounds included -- wherever it is not negated
+        self.widen_inexact_ranges = False
+        self._negations = 0
 
     # -- parameters ----------------------------------------------------------------------
     def param(self, builder: ParamBuilder) -> exp.Placeholder:
@@ -334,7 +351,8 @@ class Compiler:
             if operand is None:
                 return None
             to, param = node.to, isinstance(node.this, exp.Placeholder)
-            return lambda p: cast_value(operand(p), to, param)
+            target = cast_target(to)
+            return lambda p: cast_value(operand(p), to, param, target)
         if isinstance(node, exp.DPipe):  # 'prefix ' || %s: a constant string
             left, right = self.value_of(node.this), self.value_of(node.expression)
             if left is None or right is None:
@@ -419,7 +437,11 @@ class Compiler:
 
     # -- FROM ------------------------------------------------------------------------------
     def table_node(self, scope: Scope, node: exp.Expression) -> exp.Expression:
-        if not isinstance(node, exp.Table) or node.args.get("db"):
+        if (
+            not isinstance(node, exp.Table)
+            or node.args.get("db")
+            or not isinstance(node.this, exp.Identifier)  # a function: generate_series(...)
+        ):
             raise _unsupported(node, "FROM item")
         meta = self.catalog.table(node.name)
         self.tables.append(meta)
@@ -444,7 +466,11 @@ class Compiler:
                 expression=self.predicate(scope, node.expression),
             )
         if isinstance(node, exp.Not):
-            return exp.Not(this=self.predicate(scope, node.this))
+            self._negations += 1
+            try:
+                return exp.Not(this=self.predicate(scope, node.this))
+            finally:
+                self._negations -= 1
         if isinstance(node, exp.Paren):
             return exp.Paren(this=self.predicate(scope, node.this))
         if isinstance(node, exp.Boolean):
@@ -497,16 +523,26 @@ class Compiler:
                 return op(this=self.param(lv), expression=self.param(rv))
             raise _unsupported(node, "comparison of expressions")
         if rref is not None:
-            return op(
-                this=self.col_vs_col(lref, rref, cap)[0],
-                expression=self.col_vs_col(lref, rref, cap)[1],
-            )
+            left_oc, right_oc = self.col_vs_col(lref, rref, cap)
+            if cap is Cap.ORD:
+                # two strings' prefixes: equal prefixes decide nothing about the order
+                inexact = [(ref, self.require(ref, cap)) for ref in (lref, rref)]
+                if any(not oc.ope_exact for _, oc in inexact):
+                    if all(self._widened(oc) for _, oc in inexact):
+                        op = {exp.LT: exp.LTE, exp.GT: exp.GTE}.get(op, op)
+                    else:
+                        for ref, oc in inexact:
+                            self._exact_order(ref, oc, node)
+            return op(this=left_oc, expression=right_oc)
         value = self.value_of(right)
         if value is None:
             raise _unsupported(node, "comparison with a non-constant expression")
         oc = self.require(lref, cap)
         if cap is Cap.ORD:
-            self._exact_order(lref, oc, node)
+            if self._widened(oc):
+                op = {exp.LT: exp.LTE, exp.GT: exp.GTE}.get(op, op)
+            else:
+                self._exact_order(lref, oc, node)
         return op(
             this=self.col_expr(lref, oc), expression=self.encrypted_param(lref, oc, cap, value)
         )
@@ -556,18 +592,40 @@ class Compiler:
             else:
                 oa, ob = common
         la, lb = self.target_layer(oa, cap), self.target_layer(ob, cap)
+        if cap is Cap.ORD:
+            for ref, oc in ((a, oa), (b, ob)):
+                self._exact_order(ref, oc, exp.column(ref.column.name))
         inner_a = {"DET": "DET", "OPE": "OPE", "PLAIN": "PLAIN"}.get(la)
+        same_type = a.column.type.name == b.column.type.name
         same_key = (
             la == lb
             and inner_a is not None
             and (inner_a == "PLAIN" or oa.keys.get(inner_a) == ob.keys.get(inner_a))
-            and a.column.type.name == b.column.type.name
+            and same_type
         )
-        if not same_key:
+        adjustable = (
+            la == lb
+            and inner_a in ("DET", "OPE")
+            and same_type
+            and oa.onion is ob.onion
+            and oa.innermost == ob.innermost == inner_a
+            and oa.ope_bits == ob.ope_bits
+        )
+        if not same_key and adjustable:
+            # under different keys: the connection brings them under one key (joins.py)
+            # before the statement runs, as it peels
+            assert inner_a is not None
+            self.joins.append(
+                JoinNeed(
+                    oa.onion, inner_a, (a.table.name, a.column.name), (b.table.name, b.column.name)
+                )
+            )
+        elif not same_key:
             raise UnsupportedQuery(
-                f"comparing {a.table.name}.{a.column.name} with {b.table.name}.{b.column.name} "
-                "over ciphertexts needs both columns in one join_group of the onion configuration",
-                "column comparison across key groups",
+                f"comparing {a.table.name}.{a.column.name} ({a.column.type.sql()}) with "
+                f"{b.table.name}.{b.column.name} ({b.column.type.sql()}) over ciphertexts "
+                "needs both of one type and under one key",
+                "column comparison across types or onions",
             )
         return self.col_expr(a, oa), self.col_expr(b, ob)
 
@@ -603,11 +661,24 @@ class Compiler:
         if ref is None or lo is None or hi is None:
             raise _unsupported(node, "BETWEEN over non-constant bounds")
         oc = self.require(ref, Cap.ORD)
-        self._exact_order(ref, oc, node)
+        if not self._widened(oc):
+            self._exact_order(ref, oc, node)
         return exp.Between(
             this=self.col_expr(ref, oc),
             low=self.encrypted_param(ref, oc, Cap.ORD, lo),
             high=self.encrypted_param(ref, oc, Cap.ORD, hi),
+        )
+
+    def _widened(self, oc: OnionColumn) -> bool:
+        """Does a range on ``oc`` compile to a superset (see ``widen_inexact_ranges``)?
+        The Ord plaintext of a string is a weakly monotone prefix of its order key, so
+        ``s < v`` implies ``prefix(s) <= prefix(v)``: the prefix's closed range keeps every
+        row the range keeps."""
+        return (
+            self.widen_inexact_ranges
+            and not self._negations
+            and not oc.ope_exact
+            and oc.innermost != "PLAIN"
         )
 
     def _exact_order(self, ref: _Ref, oc: OnionColumn, node: exp.Expression) -> None:
@@ -629,6 +700,16 @@ class Compiler:
 
     def is_null(self, scope: Scope, node: exp.Is) -> exp.Expression:
         ref = self._column_side(scope, node.this)
+        if (
+            ref is not None
+            and isinstance(node.expression, exp.Boolean)
+            and ref.column.type.name == "boolean"
+        ):
+            # b IS TRUE / b IS FALSE: (b = true|false) IS TRUE -- false, not NULL, on NULL
+            eq = exp.EQ(this=node.this.copy(), expression=node.expression.copy())
+            return exp.Is(
+                this=exp.Paren(this=self.comparison(scope, eq, Cap.EQ)), expression=exp.true()
+            )
         if ref is None or not isinstance(node.expression, exp.Null):
             raise _unsupported(node, "IS over an expression")
         oc = recipes.onion_order(ref.column)[0]  # NULL stays NULL in every onion
@@ -653,7 +734,15 @@ class Compiler:
     def like(self, scope: Scope, node: exp.Like) -> exp.Expression:
         ref = self._column_side(scope, node.this)
         pattern = self.value_of(node.expression)
-        if ref is None or pattern is None or node.args.get("escape"):
+        if (
+            ref is None
+            or pattern is None
+            or node.args.get("escape")
+            # a pattern built with || ('%' || %s || '%': SQLAlchemy's contains(),
+            # startswith(), endswith()) has its wildcards around the value: split
+            # execution answers it, exactly
+            or isinstance(node.expression, exp.DPipe)
+        ):
             raise _unsupported(node, "LIKE")
         if isinstance(node.expression, exp.Literal):
             text = str(node.expression.this)

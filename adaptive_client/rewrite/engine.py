@@ -5,14 +5,15 @@ decrypted rows of a statement's server fetches (see rewrite/residual.py)."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
 import duckdb
 from psycopg import errors as pg_errors
 
-from ..errors import UnsupportedQuery
+from ..collation import CaseMapping, Collation, collation_key
+from ..errors import CollationUnavailable, UnsupportedQuery
 from .numeric import numeric_div
 
 # The scale of a numeric quotient computed inside the client engine: PostgreSQL's
@@ -80,8 +81,6 @@ def _engine() -> duckdb.DuckDBPyConnection:
     # NULLs last whatever the direction: the order sqlglot assumes of DuckDB when it
     # spells out PostgreSQL's (first when descending) on every ORDER BY it writes
     con.execute("SET default_null_order = 'nulls_last'")
-    con.create_function("pg_lower", pg_lower, [VARCHAR], VARCHAR)
-    con.create_function("pg_upper", pg_upper, [VARCHAR], VARCHAR)
     con.create_function(
         "pg_numeric_div",
         pg_quotient,
@@ -91,12 +90,52 @@ def _engine() -> duckdb.DuckDBPyConnection:
     con.create_function("pg_substr2", pg_substr_from, [VARCHAR, BIGINT], VARCHAR)
     con.create_function("pg_substr3", pg_substr, [VARCHAR, BIGINT, BIGINT], VARCHAR)
     _ENGINES.con = con
+    _ENGINES.statement_functions = set()
     return con
 
 
-def engine(tables: Sequence[tuple[str, list[tuple[str, str]]]]) -> duckdb.DuckDBPyConnection:
-    """The client engine with the statement's tables (empty); :func:`release` drops them."""
+def _key_function(coll: Collation, refusals: list[CollationUnavailable]) -> Callable[[str], bytes]:
+    def key(text: str) -> bytes:
+        try:
+            return collation_key(coll, text)
+        except CollationUnavailable as exc:
+            refusals.append(exc)  # raised as itself, not as DuckDB's error
+            raise
+
+    return key
+
+
+def engine(
+    tables: Sequence[tuple[str, list[tuple[str, str]]]],
+    keys: Mapping[str, Collation] | None = None,
+    refusals: list[CollationUnavailable] | None = None,
+    case_mapping: CaseMapping | None = None,
+) -> duckdb.DuckDBPyConnection:
+    """The client engine with the statement's tables (empty) and its functions: each of
+    ``keys`` (``pg_collation_key``, ``pg_collation_key_<n>``) gives the collation key of
+    a string under its collation (a string without one is refused: the refusal is
+    appended to ``refusals``); ``pg_lower`` / ``pg_upper`` map case as ``case_mapping``
+    does (ASCII only without one, the C ctype).  :func:`release` drops the tables."""
+    from duckdb.sqltypes import BLOB, VARCHAR
+
+    if refusals is None:
+        refusals = []
     con = _engine()
+    lower, upper = (
+        (case_mapping.lower, case_mapping.upper) if case_mapping else (pg_lower, pg_upper)
+    )
+    functions: list[tuple[str, Callable[..., Any], list[Any], Any]] = [
+        ("pg_lower", lower, [VARCHAR], VARCHAR),
+        ("pg_upper", upper, [VARCHAR], VARCHAR),
+    ]
+    for function, coll in (keys or {}).items():
+        functions.append((function, _key_function(coll, refusals), [VARCHAR], BLOB))
+    registered: set[str] = getattr(_ENGINES, "statement_functions", set())
+    for name in registered:  # the previous statement's
+        con.remove_function(name)
+    for name, fn, args, result in functions:
+        con.create_function(name, fn, args, result)
+    _ENGINES.statement_functions = {name for name, *_ in functions}
     for name, cols in tables:
         defs = ", ".join(f'"{c}" {storage_type(t)}' for c, t in cols)
         con.execute(f'CREATE OR REPLACE TABLE "{name}" ({defs})')

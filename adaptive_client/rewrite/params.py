@@ -17,10 +17,23 @@ from ..errors import UnsupportedQuery
 
 _tokenizer = Tokenizer()
 _GENERATED = re.compile(r"%(?!\(p\d+\)s)")
+_QUOTED = frozenset(
+    {
+        TokenType.STRING,
+        TokenType.NATIONAL_STRING,
+        TokenType.RAW_STRING,
+        TokenType.HEREDOC_STRING,
+        TokenType.IDENTIFIER,
+    }
+)
 
 
-def normalize_placeholders(sql: str) -> tuple[str, int, bool]:
-    """Return (sql with named placeholders, number of positional ones, uses named ones)."""
+def normalize_placeholders(sql: str, quoted_percents: bool = False) -> tuple[str, int, bool]:
+    """Return (sql with named placeholders, number of positional ones, uses named ones).
+
+    ``quoted_percents``: ``%%`` inside string literals and quoted identifiers becomes
+    ``%`` too, as psycopg reads a statement run with parameters (SQLAlchemy doubles
+    every ``%`` of the SQL it compiles, in literals and names alike)."""
     if "%" not in sql:
         return sql, 0, False
     try:
@@ -36,6 +49,14 @@ def normalize_placeholders(sql: str) -> tuple[str, int, bool]:
         tok = tokens[i]
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
         adjacent = nxt is not None and nxt.start == tok.start + 1
+        if quoted_percents and tok.token_type in _QUOTED:
+            text = sql[tok.start : tok.end + 1]
+            if "%%" in text:
+                out.append(sql[pos : tok.start])
+                out.append(text.replace("%%", "%"))
+                pos = tok.end + 1
+            i += 1
+            continue
         if tok.token_type is TokenType.MOD and adjacent and nxt is not None:
             if nxt.token_type is TokenType.VAR and sql[nxt.start : nxt.end + 1] == "s":
                 out.append(sql[pos : tok.start])

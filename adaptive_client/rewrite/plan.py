@@ -15,6 +15,8 @@ from functools import cached_property
 from typing import Any
 
 from .. import defaults, recipes
+from ..collation import Collation
+from ..joins import JoinNeed
 from ..metadata import ColumnMeta, OnionColumn, TableMeta
 from ..onions import Cap
 
@@ -157,6 +159,8 @@ class Compiled:
     lock_layout: list[int] | None = None
     locks_rows: bool = False  # SELECT ... FOR UPDATE (else a snapshot read, see _select)
     needs: list[Need] = field(default_factory=list)
+    # column pairs to bring under one key (join adjustments) before the statement runs
+    joins: list[JoinNeed] = field(default_factory=list)
     tables: list[TableMeta] = field(default_factory=list)
     statement_type: str = "other"  # for stats: "SELECT", "INSERT", ...
     # multi-row INSERT: the leading parameters (those of its VALUES, made first) all at
@@ -167,6 +171,9 @@ class Compiled:
     insert_select: tuple[Compiled, Compiled] | None = None
     # a SELECT the server cannot evaluate over ciphertexts, finished on the client
     residual: Residual | None = None
+    # the collations of the text the statement orders (None: a column without a recorded
+    # collation, ordered bytewise); the connection checks them before running it
+    text_orders: list[Collation | None] = field(default_factory=list)
 
     _positional: tuple[bytes, list[ParamBuilder]] | None = field(default=None, repr=False)
     _ordered: bool | None = field(default=None, repr=False)

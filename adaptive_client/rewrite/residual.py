@@ -29,12 +29,17 @@ rewrites those whose semantics differ:
   PostgreSQL's numeric division (:func:`pg_avg`);
 * NULLs sort last ascending and first descending, as in PostgreSQL (sqlglot writes the
   NULLS FIRST / LAST of every ORDER BY for the DuckDB default it assumes, which is set);
-* ``lower`` / ``upper`` / ``ILIKE`` map ASCII only (the C ctype), ``LIKE`` escapes
-  with a backslash by default, ``substr`` follows PostgreSQL for starts below 1;
+* ``lower`` / ``upper`` / ``ILIKE`` map case as the database does (below), ``LIKE``
+  escapes with a backslash by default, ``substr`` follows PostgreSQL for starts below 1;
 * ``extract`` gives numeric, ``date_part`` double precision (integral fields only);
   ``date_trunc`` of a timestamp (of a date PostgreSQL answers a timestamptz: refused);
-* text order and case mapping are exact only under the C/POSIX collation, which the
-  connection checks (:attr:`Residual.needs_c_locale`) before anything is peeled.
+* text is ordered under the collation of the columns it reads (:func:`text_order`):
+  ORDER BY keys, ranges, BETWEEN and min/max of text go through ``pg_collation_key``,
+  the collation key the Ord onion's prefix comes from (``collation``); under an explicit
+  ``COLLATE "name"`` through that collation's key (``"C"``: bytewise); the connection
+  checks the collations before anything is peeled (:attr:`Compiled.text_orders`).  Case
+  mapping (``lower``, ``upper``, ``ILIKE``) is the database's (``collation.CaseMapping``:
+  ASCII under the C ctype, ICU's or libc's otherwise), for text of its default collation.
 
 Anything else is refused with :class:`UnsupportedQuery` naming the construct, at compile
 time (before any peel) wherever it can be decided there.
@@ -55,7 +60,15 @@ from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope as GlotScope
 from sqlglot.optimizer.scope import traverse_scope
 
-from ..errors import UndefinedColumn, UnsupportedQuery
+from ..collation import (
+    C_COLLATION,
+    COLLATION_NAMED,
+    DATABASE_CASE_MAPPING,
+    DATABASE_COLLATION,
+    Collation,
+)
+from ..encodings import TEXT_TYPES
+from ..errors import CollationUnavailable, UndefinedColumn, UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, TableMeta
 from .engine import (  # noqa: F401  (pg_*: the engine's functions, tested from here)
     QUOTIENT_SCALE,
@@ -233,7 +246,7 @@ _ALLOWED: tuple[type[exp.Expression], ...] = (
     exp.Upper, exp.Length, exp.Substring, exp.StrPosition, exp.Cast, exp.DataType,
     exp.DataTypeParam, exp.Count, exp.Sum, exp.Min, exp.Max, exp.Avg, exp.Window,
     exp.WindowSpec, exp.RowNumber, exp.Rank, exp.DenseRank, exp.Extract, exp.Var,
-    exp.TimestampTrunc, exp.Filter, exp.Tuple,
+    exp.TimestampTrunc, exp.Filter, exp.Tuple, exp.Collate,
 )  # fmt: skip
 
 _EXTRACT_FIELDS = {"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "QUARTER", "DOW", "DOY", "ISODOW"}
@@ -484,7 +497,11 @@ def _sum_typed(agg: exp.Sum, node: exp.Expression) -> exp.Expression:
 
 def _check_cast(node: exp.Cast) -> exp.Expression:
     src = _kind(node.this)
-    literal = isinstance(node.this, exp.Literal) and node.this.is_string
+    # a string literal, or a parameter the cast types (psycopg's %s::integer, the way
+    # SQLAlchemy sends every value): its value is given in the type cast to
+    literal = (isinstance(node.this, exp.Literal) and node.this.is_string) or isinstance(
+        node.this, exp.Placeholder
+    )
     to = node.to
     T = exp.DataType.Type
     ok = {
@@ -601,6 +618,197 @@ def to_duckdb(
     return tree.sql("duckdb"), avgs
 
 
+# -- text order under the collation ----------------------------------------------------------
+
+KEY_FUNCTION = "pg_collation_key"
+_RANGE_OPS = (exp.LT, exp.LTE, exp.GT, exp.GTE)
+_BYTEWISE_NAMES = ("c", "posix")
+
+
+def _unparen(node: exp.Expression) -> exp.Expression:
+    while isinstance(node, exp.Paren):
+        node = node.this
+    return node
+
+
+def _explicit(node: exp.Expression) -> exp.Collate | None:
+    """The ``x COLLATE "name"`` an operand is, if it is one."""
+    inner = _unparen(node)
+    return inner if isinstance(inner, exp.Collate) else None
+
+
+def _text_kind(node: exp.Expression) -> str:
+    """:func:`_kind`, seeing through ``x COLLATE "name"`` (typed as nothing)."""
+    collate = _explicit(node)
+    return _kind(collate.this if collate is not None else node)
+
+
+def _keyed(node: exp.Expression, function: str = KEY_FUNCTION) -> exp.Expression:
+    return _udf(function, node)
+
+
+def _order_items(ordered: exp.Ordered) -> list[exp.Expression] | None:
+    """The select items an ORDER BY item may name by position or output name (None for
+    a window's ORDER BY, which names none)."""
+    order = ordered.parent
+    owner = order.parent if isinstance(order, exp.Order) else None
+    if isinstance(owner, exp.SetOperation):
+        return list(leftmost(owner).expressions)
+    if isinstance(owner, exp.Select):
+        return list(owner.expressions)
+    return None
+
+
+def _named_item(ordered: exp.Ordered) -> exp.Expression | None:
+    """The select item an ORDER BY item names by position or output name, if any."""
+    items = _order_items(ordered)
+    key = ordered.this
+    if not items:
+        return None
+    if isinstance(key, exp.Literal) and not key.is_string and str(key.this).isdigit():
+        i = int(key.this)
+        return items[i - 1] if 1 <= i <= len(items) else None
+    if isinstance(key, exp.Column) and not key.table:
+        for item in items:
+            if isinstance(item, exp.Alias) and item.alias == key.name:
+                return item
+        if isinstance(ordered.parent.parent if ordered.parent else None, exp.SetOperation):
+            for item in items:
+                if item.alias_or_name == key.name:
+                    return item
+    return None
+
+
+class ExplicitCollations:
+    """The collations a statement names in ``COLLATE "name"``, each with the key function
+    ordering by it in the client engine (``pg_collation_key_<n>``)."""
+
+    def __init__(self, resolve: Callable[[str], Collation] | None) -> None:
+        self._resolve = resolve
+        self.functions: dict[str, Collation] = {}
+        self._by_name: dict[str, tuple[Collation, str | None]] = {}
+
+    def of(self, collate: exp.Collate) -> tuple[Collation, str | None]:
+        """(the collation, its key function -- None where the order is bytewise)."""
+        target = collate.expression
+        name = target.name if isinstance(target, exp.Expression) else ""
+        if name not in self._by_name:
+            if name.lower() in _BYTEWISE_NAMES:
+                coll = C_COLLATION
+            elif self._resolve is None:
+                raise _refuse(f'COLLATE "{name}" (only "C" and "POSIX" here)', collate)
+            else:
+                coll = self._resolve(name)
+            function = None
+            if not coll.bytewise:
+                function = next(
+                    (f for f, c in self.functions.items() if c == coll),
+                    f"{KEY_FUNCTION}_{len(self.functions)}",
+                )
+                self.functions[function] = coll
+            self._by_name[name] = (coll, function)
+        return self._by_name[name]
+
+
+def text_order(
+    tree: exp.Expression, keyed: bool, explicit: ExplicitCollations | None = None
+) -> bool:
+    """Find what orders text in the (annotated) tree -- ORDER BY keys, window orders,
+    ``<`` ``<=`` ``>`` ``>=`` BETWEEN, min/max, greatest/least -- and make DuckDB order it
+    by the collation key (``pg_collation_key(x)``; min/max become ``arg_min`` /
+    ``arg_max`` by the key): under the column collation if ``keyed``, under an explicit
+    ``COLLATE "name"`` always (``explicit``: its key function; ``COLLATE "C"`` orders
+    bytewise, as DuckDB compares strings).  Equality, grouping and DISTINCT need nothing:
+    a deterministic collation's equality is the bytes'.  Returns whether the statement
+    orders text under the column collation.
+
+    Every decision is taken on the annotated tree first (a rewritten node has no type),
+    then applied: sides moved under the key function, not copied, and min/max last, so
+    that what they aggregate carries the other rewrites."""
+    explicit = explicit or ExplicitCollations(None)
+    kinds = (exp.Ordered, *_RANGE_OPS, exp.Between, exp.Min, exp.Max, exp.Greatest, exp.Least)
+    todo: list[tuple[exp.Expression, str]] = []  # (node, its key function)
+    named: dict[int, exp.Expression] = {}  # ORDER BY items naming a select item
+    found = False
+    for node in tree.find_all(*kinds):
+        if isinstance(node, exp.Ordered):
+            item = _named_item(node)
+            target = cast(exp.Expression, item.unalias()) if item is not None else node.this
+            operands = [target, node.this]
+            text = _text_kind(target) == "text"
+            if item is not None:
+                named[id(node)] = item
+        elif isinstance(node, exp.Between):
+            operands = [node.this, node.args["low"], node.args["high"]]
+            text = _text_kind(node.this) == "text"
+        elif isinstance(node, exp.Min | exp.Max):
+            arg = node.this
+            operands = [arg.expressions[0] if isinstance(arg, exp.Distinct) else arg]
+            text = _text_kind(operands[0]) == "text"
+        elif isinstance(node, exp.Greatest | exp.Least):
+            operands = [node.this, *node.expressions]
+            text = any(_text_kind(x) == "text" for x in operands)
+        else:  # < <= > >=
+            operands = [node.this, node.expression]
+            types = [_text_kind(x) for x in operands]
+            text = "text" in types and all(t in ("text", "other") for t in types)
+        if not text:
+            continue
+        collate = next((c for c in map(_explicit, operands) if c is not None), None)
+        if collate is not None:
+            function = explicit.of(collate)[1]
+        else:
+            found = True
+            function = KEY_FUNCTION if keyed else None
+        if function is None:
+            continue
+        if isinstance(node, exp.Greatest | exp.Least):
+            raise _refuse(f"{node.sql_name().lower()} of text under a collation", node)
+        todo.append((node, function))
+    for node, function in todo:
+        if isinstance(node, exp.Ordered):
+            item = named.get(id(node))
+            if item is not None:
+                in_set_op = isinstance(node.parent.parent if node.parent else None,
+                                       exp.SetOperation)  # fmt: skip
+                node.set("this", _keyed(_output_ref(item, in_set_op), function))
+            else:
+                node.set("this", _keyed(node.this, function))
+        elif isinstance(node, exp.Between):
+            for arg in ("this", "low", "high"):
+                node.set(arg, _keyed(node.args[arg], function))
+        elif isinstance(node, _RANGE_OPS):
+            node.set("this", _keyed(node.this, function))
+            node.set("expression", _keyed(node.expression, function))
+    for node, function in todo:
+        if isinstance(node, exp.Min | exp.Max):
+            arg = node.this
+            inner = arg.expressions[0] if isinstance(arg, exp.Distinct) else arg
+            fn = "arg_min" if isinstance(node, exp.Min) else "arg_max"
+            node.replace(_udf(fn, inner.copy(), _keyed(inner.copy(), function)))
+    for collate in list(tree.find_all(exp.Collate)):
+        collate.replace(collate.this)  # the order is in the key functions now
+    return found
+
+
+def _output_ref(item: exp.Expression, in_set_op: bool) -> exp.Expression:
+    """What an ORDER BY naming a select item orders by: in a SELECT the (qualified) column
+    itself, when the item is one (aliased or not); else an output name that names it alone
+    -- its alias or column name, or a name given to it here (the application's output
+    names are taken before, from the statement itself)."""
+    inner = item.unalias()
+    if isinstance(inner, exp.Column) and not in_set_op:
+        return inner.copy()
+    owner = item.parent
+    siblings = list(owner.expressions) if owner is not None else [item]
+    name = item.alias_or_name
+    if name and sum(1 for x in siblings if x.alias_or_name == name) == 1:
+        return exp.column(name)
+    name = f"__ordered_{siblings.index(item)}"
+    item.replace(exp.alias_(inner.copy(), name))
+    return exp.column(name)
+
+
 # -- output names, as PostgreSQL names the columns ------------------------------------------
 
 _FUNC_NAMES: dict[type[exp.Expression], str] = {
@@ -708,17 +916,48 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     relations = plan_relations(catalog, tree, compiles)
     fetches = [compile_relation(catalog, rel) for rel in relations]
     tables: list[tuple[str, list[tuple[str, str]]]] = []
-    needs_c = False
+    collations: set[Collation | None] = set()
     for rel in relations:
         cols = []
         for alias, c in rel.columns:
             meta = catalog.table(rel.members[alias].name)
             cols.append((rel.column_name(alias, c), schema[meta.name][c]))
-            needs_c = needs_c or meta.columns[c].type.name in ("text", "varchar", "char")
+            if meta.columns[c].type.name in TEXT_TYPES:
+                collations.add(meta.columns[c].collation)
         tables.append((rel.name, cols))
-    needs_c = needs_c or any(lit.is_string for lit in tree.find_all(exp.Literal))
+    # case mapping (lower, upper, ILIKE) is the C ctype's, ASCII only
+    needs_case = any(True for _ in tree.find_all(exp.Lower, exp.Upper, exp.ILike))
+    needs_c, case_mapping = needs_case, None
+    mapping_of, default_of = DATABASE_CASE_MAPPING.get(), DATABASE_COLLATION.get()
+    if needs_case and mapping_of is not None and default_of is not None:
+        # the database's case mapping is that of text of its default collation
+        db_default = default_of()
+        if any(c is not None and c != db_default for c in collations):
+            raise _refuse("lower, upper or ILIKE of a column whose collation is not the default")
+        case_mapping = mapping_of()
+        if case_mapping.kind not in ("ascii", "icu", "libc"):
+            raise CollationUnavailable(
+                f"the database's case mapping ({case_mapping.kind} {case_mapping.locale!r}) "
+                "cannot be reproduced on the client",
+                "case mapping",
+            )
+        needs_c = False
 
     names = output_names(stmt, tree)
+    # text is ordered under the collation of the columns read (one: several are refused),
+    # or without any text column the database's; a column without a recorded collation
+    # orders bytewise -- which the connection accepts on a C database only
+    ordering: Collation | None = next(iter(collations)) if len(collations) == 1 else None
+    if not collations and default_of is not None:
+        ordering = default_of()  # text constants only: the database's default collation
+    keyed = ordering is not None and not ordering.bytewise
+    explicit = ExplicitCollations(COLLATION_NAMED.get())
+    orders_text = text_order(tree, keyed, explicit)
+    if orders_text and len(collations) > 1:
+        raise _refuse("ordering text of columns with different collations")
+    keys: dict[str, Collation] = dict(explicit.functions)
+    if keyed and ordering is not None:
+        keys[KEY_FUNCTION] = ordering
     width = len(names)
     char_outputs = [char_length(e) for e in leftmost(tree).expressions[:width]]
     varchar_cols = _varchar_outputs(catalog, tree, width)
@@ -728,7 +967,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     sql, avgs = to_duckdb(tree, builders)
 
     # bind on the empty tables: the result's types, and refusals, before anything runs
-    con = engine(tables)
+    con = engine(tables, keys, None, case_mapping)
     try:
         described = con.execute(sql, {k: None for k in builders}).description or []
     except duckdb.Error as exc:
@@ -745,7 +984,8 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     def finish(fetch: Fetch, params: Params) -> list[tuple[Any, ...]]:
         """Fetch the relations in order (each semi-join filter's values computed from
         the relations fetched before it), then run the statement over them."""
-        con = engine(tables)
+        refusals: list[CollationUnavailable] = []
+        con = engine(tables, keys, refusals, case_mapping)
         try:
             values = {k: b(params) for k, b in builders.items()}
             found: dict[str, list[Any]] = {}
@@ -761,6 +1001,8 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
                 SEMI_VALUES.reset(token)
             rows = con.execute(sql, values).fetchall()
         except duckdb.Error as exc:
+            if refusals:
+                raise refusals[0] from None
             raise translate(exc) from None
         finally:
             release(con, tables)
@@ -791,7 +1033,9 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
         reason=reason,
         parts=[rel.describe() for rel in relations],
     )
+    plan.text_orders = ([ordering] if orders_text else []) + list(explicit.functions.values())
     plan.needs = [n for f in fetches for n in f.needs]
+    plan.joins = [j for f in fetches for j in f.joins]
     plan.tables = [t for f in fetches for t in f.tables]
     return plan
 

@@ -481,10 +481,15 @@ def rewrite_to_relations(tree: exp.Expression, relations: list[Relation]) -> Non
             continue
         # all inner joins: ON conditions join the WHERE, the FROM lists the relations
         ons = [j.args["on"] for j in select.args.get("joins") or [] if j.args.get("on")]
-        items = [
+        items: list[exp.Expression] = [
             _table(rel.name, f"__g{rel.name}" if rel.merged else next(iter(rel.members)))
             for rel in rels
         ]
+        # the scope's other FROM items (a CTE's name, a derived table) stay as they are
+        from_ = select.args.get("from_")
+        listed = [from_.this] if from_ is not None else []
+        listed += [j.this for j in select.args.get("joins") or []]
+        items += [item for item in listed if id(item) not in by_table]
         select.set("from_", exp.From(this=items[0]))
         select.set("joins", [exp.Join(this=item) for item in items[1:]] or None)
         where = select.args.get("where")
@@ -529,8 +534,13 @@ def _compile(catalog: Catalog, rel: Relation, conj: list[exp.Expression]) -> Com
     from .statements import _select
 
     c = _SplitCompiler(catalog)
+    # a text range may pass a superset (the Ord prefix's closed range): every conjunct is
+    # applied again by the client engine
+    c.widen_inexact_ranges = True
     plan = _select(c, rel.select(catalog, conj))
-    plan.needs, plan.tables = c.needs, c.tables
+    # a join of columns under different keys: the connection adjusts them (joins.py),
+    # then compiles the statement again
+    plan.needs, plan.joins, plan.tables = c.needs, c.joins, c.tables
     return plan
 
 

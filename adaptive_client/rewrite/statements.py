@@ -10,6 +10,8 @@ from psycopg import errors as pg_errors
 from sqlglot import exp
 
 from .. import defaults, recipes, views
+from ..collation import Collation
+from ..encodings import TEXT_TYPES
 from ..errors import EncodingError, UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, OnionColumn
 from ..onions import Cap
@@ -75,6 +77,7 @@ def _compile_statement(catalog: Catalog, stmt: exp.Expression, snapshot_rows: bo
     else:
         raise _unsupported(stmt, f"{type(stmt).__name__} statement")
     out.needs = c.needs
+    out.joins = c.joins
     out.tables = c.tables
     return out
 
@@ -222,6 +225,10 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
                 fn, _, _ = c.value_expr(
                     scope, key, select_list, grouped, distinct=distinct is not None
                 )
+                if ref.column.type.name in TEXT_TYPES:
+                    # text orders by its collation: the client finishes with the key
+                    plan.text_orders.append(ref.column.collation)
+                    fn = _order_key(fn, ref.column)
                 client_sort.append(SortKey(fn, desc, nulls_first))
             elif isinstance(key, exp.Count):
                 fn, _, _ = c.value_expr(scope, key, select_list, grouped)
@@ -312,6 +319,17 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
     plan.params = c.params
     plan.outputs = outputs
     return plan
+
+
+def _order_key(fn: RowFn, col: ColumnMeta) -> RowFn:
+    """The row's value of a text sort key as its collation key (NULL stays None)."""
+    key = col.encoding.order_key
+
+    def ordered(row: Sequence[Any]) -> Any:
+        v = fn(row)
+        return None if v is None else key(v)
+
+    return ordered
 
 
 def _int(v: Any) -> int:
@@ -433,6 +451,7 @@ def _client_aggregate(c: Compiler, stmt: exp.Select) -> Compiled:
     select_list: list[exp.Expression] = []
     reducers: list[Any] = []
     names: list[Output] = []
+    text_orders: list[Collation | None] = []
     for e in stmt.expressions:
         node = e.this if isinstance(e, exp.Alias) else e
         name = e.alias if isinstance(e, exp.Alias) else type(node).__name__.lower()
@@ -446,6 +465,8 @@ def _client_aggregate(c: Compiler, stmt: exp.Select) -> Compiled:
             ref = scope.resolve(arg)
             col = ref.column
             fn, _, _ = c.value_expr(scope, arg, select_list, {})
+            if isinstance(node, exp.Min | exp.Max) and col.type.name in TEXT_TYPES:
+                text_orders.append(col.collation)
         reducers.append((type(node), fn, distinct, col))
         names.append(Output(name, lambda row: None))
     if not select_list:
@@ -460,6 +481,7 @@ def _client_aggregate(c: Compiler, stmt: exp.Select) -> Compiled:
     plan.params = c.params
     plan.outputs = names
     plan.reduce = reduce
+    plan.text_orders = text_orders
     return plan
 
 
@@ -477,10 +499,11 @@ def _reduce(
         return len(values)
     if not values:
         return None
-    if kind is exp.Min:
-        return min(values)
-    if kind is exp.Max:
-        return max(values)
+    if kind in (exp.Min, exp.Max):
+        pick = min if kind is exp.Min else max
+        if col is not None and col.type.name in TEXT_TYPES:
+            return pick(values, key=col.encoding.order_key)  # the collation's order
+        return pick(values)
     total = sum(values)
     if kind is exp.Sum:
         # typed as PostgreSQL types SUM: bigint for small ints, numeric for bigint/numeric
@@ -561,7 +584,10 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
         # drawn: a value PostgreSQL rejects costs no sequence number, as on the server.
         # (A multi-row INSERT binds column by column, defaults last: see _bulk_encrypting.)
         drawn_last = list(range(len(storage)))
-        if len(values.expressions) == 1:
+        drawn = [
+            col for col in meta.columns.values() if col.name not in given and col.has_default
+        ]
+        if len(values.expressions) == 1 and any(c.sequence or c.default_sql for c in drawn):
             drawn_last.sort(key=lambda i: storage[i][0].name not in given)
         made: dict[int, exp.Expression] = {}
         for i in drawn_last:
@@ -621,9 +647,11 @@ def _insert_select(c: Compiler, stmt: exp.Insert, meta: Any, cols: list[str]) ->
     target.needs = target_c.needs
     target.tables = target_c.tables
     c.needs += source.needs + target.needs
+    c.joins += source.joins
     c.tables += source.tables
     plan = Compiled(kind="insert", statement_type="INSERT")
     plan.insert_select = (source, target)
+    plan.text_orders = source.text_orders  # the rows chosen by ORDER BY ... LIMIT
     plan.outputs, plan.returns_rows = target.outputs, target.returns_rows
     return plan
 

@@ -72,12 +72,29 @@ def test_stale_writer_in_a_transaction_gets_a_retryable_error(two: tuple[Any, An
     b.execute("SELECT 1 FROM t WHERE id = 1")
     a.execute("SELECT id FROM t WHERE x = 20")
     b.autocommit = False
+    b.execute("SELECT y FROM t WHERE id = 1")  # the transaction has done something
     with pytest.raises(StaleMetadata) as info:
         b.execute("INSERT INTO t VALUES (5, 50, 'five')")
     assert isinstance(info.value, RetryableError) and info.value.sqlstate == "40001"
     b.rollback()
     b.execute("INSERT INTO t VALUES (5, 50, 'five')")  # the retry works
     b.commit()
+    assert a.execute("SELECT y FROM t WHERE x = 50").fetchall() == [("five",)]
+
+
+def test_a_stale_write_that_opens_a_transaction_is_retried_for_the_application(
+    two: tuple[Any, Any, str],
+) -> None:
+    """Nothing else is undone by retrying the statement that opened the transaction: the
+    client rolls back, reads the layers again and runs it again."""
+    a, b, _ = two
+    b.execute("SELECT 1 FROM t WHERE id = 1")
+    a.execute("SELECT id FROM t WHERE x = 20")
+    b.autocommit = False
+    retries = b.stats.retries
+    b.execute("INSERT INTO t VALUES (5, 50, 'five')")
+    b.commit()
+    assert b.stats.retries >= retries
     assert a.execute("SELECT y FROM t WHERE x = 50").fetchall() == [("five",)]
 
 

@@ -334,32 +334,6 @@ def test_refusal_changes_nothing(pair: Pair) -> None:
     assert pair.enc.execute("SELECT count(*) FROM author").fetchall() == [(7,)]
 
 
-def test_non_c_collation_refuses_text(pair: Pair) -> None:
-    """Under another collation text order and case mapping are refused (before any peel);
-    what reads no text still runs."""
-    conn = pair.enc
-    saved = conn._c_locale_db
-    conn._c_locale_db = False
-    conn._plans.clear()
-    try:
-        before = _layers(pair.enc_dsn)
-        with pytest.raises(UnsupportedQuery):
-            conn.execute("SELECT name FROM author WHERE name > 'B' AND id > 2 ORDER BY name")
-        assert _layers(pair.enc_dsn) == before
-        got = conn.execute(
-            "SELECT id % 3 AS r, count(*) FROM post GROUP BY r ORDER BY r"
-        ).fetchall()
-        assert (
-            got
-            == pair.plain.execute(
-                "SELECT id % 3 AS r, count(*) FROM post GROUP BY r ORDER BY r"
-            ).fetchall()
-        )
-    finally:
-        conn._c_locale_db = saved
-        conn._plans.clear()
-
-
 def test_where_pushed_down_to_the_server(pair: Pair) -> None:
     """The conjuncts that compile over ciphertexts filter the fetch on the server; the
     rest is evaluated on the client."""

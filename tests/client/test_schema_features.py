@@ -14,6 +14,7 @@ import adaptive_client
 from adaptive_client.admin import foreign_key_report, layers_report
 from adaptive_client.keys import MasterKey
 from adaptive_client.metadata import Catalog
+from adaptive_client.onions import Onion
 
 BLOG = """
 CREATE TABLE author (id serial PRIMARY KEY, name text NOT NULL);
@@ -135,3 +136,61 @@ def test_currval_before_nextval_is_postgresql_s_error(enc: Any) -> None:
         enc.execute("SELECT currval('t_id_seq')")
     with pytest.raises(psycopg.errors.ObjectNotInPrerequisiteState):
         enc.execute("SELECT lastval()")
+
+
+def test_a_foreign_key_group_moved_by_a_join_adjustment_keeps_its_constraints(
+    new_database: Callable[..., str], master_key: MasterKey
+) -> None:
+    """A join of a foreign-key column with an unrelated one re-keys the whole key group
+    (the referenced and referencing columns together): the foreign key, its ON DELETE
+    SET NULL and a CHECK with a ciphertext constant still hold after it."""
+    plain = psycopg.connect(new_database("fkjoin_plain"), autocommit=True)
+    enc = adaptive_client.connect(new_database("fkjoin"), master_key=master_key, autocommit=True)
+    ddl = """
+    CREATE TABLE author (id serial PRIMARY KEY, name text);
+    CREATE TABLE post (
+        id serial PRIMARY KEY,
+        author_id integer REFERENCES author (id) ON DELETE SET NULL CHECK (author_id <> 0),
+        title text
+    );
+    CREATE TABLE category (id serial PRIMARY KEY, name text);
+    CREATE TABLE item (id serial PRIMARY KEY, category_id integer REFERENCES category (id), what text);
+    """
+    for c in (plain, enc):
+        c.execute(ddl)
+        c.execute("INSERT INTO author (name) VALUES ('a'), ('b'), ('c')")
+        c.execute(
+            "INSERT INTO post (author_id, title) VALUES (1, 'p1'), (2, 'p2'), (1, 'p3'), (3, 'p4')"
+        )
+        c.execute("INSERT INTO category (name) VALUES ('c1'), ('c2'), ('c3'), ('c4'), ('c5')")
+        c.cursor().executemany(
+            "INSERT INTO item (category_id, what) VALUES (%s, %s)",
+            [(1 + i % 5, f"w{i}") for i in range(400)],
+        )
+    enc.control.execute("ANALYZE")  # the items' group is the larger: the authors' moves
+    before = bytes(enc.catalog.table("author").column("id").onions[Onion.EQ].keys["DET"])
+    query = "SELECT p.title, count(*) FROM post p JOIN item i ON i.category_id = p.author_id GROUP BY 1"
+    assert sorted(enc.execute(query).fetchall()) == sorted(plain.execute(query).fetchall())
+    author_key = enc.catalog.table("author").column("id").onions
+    assert author_key[Onion.EQ].keys["DET"] != before  # it moved
+    assert (
+        enc.catalog.table("post").column("author_id").onions[Onion.EQ].keys["DET"]
+        == author_key[Onion.EQ].keys["DET"]
+        == enc.catalog.table("item").column("category_id").onions[Onion.EQ].keys["DET"]
+    )
+    for sql, error in [
+        ("INSERT INTO post (author_id, title) VALUES (9, 'x')", psycopg.errors.ForeignKeyViolation),
+        ("INSERT INTO post (author_id, title) VALUES (0, 'x')", psycopg.errors.CheckViolation),
+    ]:
+        with pytest.raises(error):
+            enc.execute(sql)
+    for c in (plain, enc):
+        c.execute("DELETE FROM author WHERE id = 1")
+    for q in [
+        "SELECT id, author_id, title FROM post ORDER BY id",
+        "SELECT count(*) FROM post WHERE author_id > 1",
+        "SELECT p.title, a.name FROM post p JOIN author a ON a.id = p.author_id ORDER BY 1",
+    ]:
+        assert enc.execute(q).fetchall() == plain.execute(q).fetchall(), q
+    plain.close()
+    enc.close()

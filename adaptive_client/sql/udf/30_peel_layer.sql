@@ -98,7 +98,27 @@ if plpy.execute(plans["size"], [tbl])[0]["bytes"] >= REBUILD_FROM_BYTES:
             plpy.execute(f"DROP INDEX {ix['index_name']}")
 
 ext = plpy.execute(plans["pgcrypto"])
-if ext:
+if onion == "Search":
+    # the tokens are comparable from now on: the GIN index that serves `@>` (before the
+    # peel it would index random values).  Built before the UPDATE, which then maintains
+    # it: built after, over the UPDATE's broken HOT chains, it would be marked
+    # indcheckxmin and unusable until every older transaction of the cluster ends.
+    plpy.execute(f"CREATE INDEX IF NOT EXISTS {q('g_' + p_column)} ON {tbl} USING gin ({col})")
+    # one RND value in a one-element array: the row's 16-byte tokens concatenated; the
+    # stripped value is split back into the token array the GIN index serves
+    if ext:
+        decrypt_iv = q(ext[0]["nspname"]) + ".decrypt_iv"
+        blob = (f"{decrypt_iv}(substring({col}[1] from 18), $1, "
+                f"substring({col}[1] from 2 for 16), 'aes-cbc/pad:pkcs')")
+    else:
+        blob = f"adaptive.rnd_decrypt({col}[1], $1)"
+    update = plpy.prepare(
+        f"UPDATE {tbl} SET {col} = (SELECT ARRAY(SELECT substring(d.v FROM 1 + 16 * i FOR 16) "
+        f"FROM generate_series(0, octet_length(d.v) / 16 - 1) AS i ORDER BY i)::bytea[] "
+        f"FROM (SELECT {blob} AS v) AS d) "
+        f"WHERE {col} IS NOT NULL AND octet_length({col}[1]) > 16",
+        ["bytea"])
+elif ext:
     decrypt_iv = q(ext[0]["nspname"]) + ".decrypt_iv"
     update = plpy.prepare(
         f"UPDATE {tbl} SET {col} = {decrypt_iv}(substring({col} from 18), $1, "
@@ -120,8 +140,11 @@ for ix in rebuild:
         plpy.execute(ix["index_def"])
 
 tag = int(p_to_tag)
-plpy.execute(
-    f"ALTER TABLE {tbl} ADD CONSTRAINT {con} CHECK (get_byte({col}, 0) = {tag}) NOT VALID")
+if onion == "Search":  # a stale client's RND value is one element longer than a token
+    check = f"coalesce(octet_length({col}[1]), 16) = 16"
+else:
+    check = f"get_byte({col}, 0) = {tag}"
+plpy.execute(f"ALTER TABLE {tbl} ADD CONSTRAINT {con} CHECK ({check}) NOT VALID")
 plpy.execute(plans["set_layer"], [p_table, p_column, p_to])
 plpy.execute("UPDATE adaptive.epoch SET value = value + 1 WHERE id = 1")
 plpy.execute(plans["log"], [p_table, p_column, onion, p_from, p_to, rows,

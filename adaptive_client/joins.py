@@ -1,0 +1,346 @@
+"""Join adjustment: bring two columns under one key when a query first joins them.
+
+Two onion columns compare over ciphertexts only if their inner layer (DET, or OPE) is
+under the same key.  Columns declared in one ``join_group`` (or implied by a foreign key)
+share keys from CREATE TABLE.  Any other pair is brought under one key at run time, the
+first time a statement compares them -- an adaptation like a peel, and with a peel's
+guarantees:
+
+* **who moves** -- a *key group* is every onion column (of that onion kind) whose inner
+  key is the same.  Of the two groups being joined, one *moves*: each of its members is
+  re-keyed to the other group's key.  A group moves unless it cannot (a member declared
+  ``joins = false``); declared ``join_group`` s stay put when the other side can move
+  (the group's key is what a new table of that group gets); then the group with fewer
+  rows moves.  Transitive groups follow: after ``a = b`` and ``b = c``, a, b and c share
+  one key.
+* **the server never holds a DET or OPE key** -- re-keying is done by the client, in
+  every peel mode: it reads the column's distinct ciphertexts, decrypts them with the
+  old key, encrypts them with the new one, and loads the mapping into a temporary table
+  that one set-based UPDATE applies on the server.  A symmetric DET or OPE ciphertext
+  cannot be re-keyed without both keys, and a proxy re-encryption layer (JOIN-ADJ's
+  elliptic-curve adjustment) costs an elliptic-curve multiplication per row where this
+  costs an AES block per *distinct* value (see docs/security.md for the trade-off).
+* **atomic** -- one transaction per adjustment: the rows, the column's new name, its
+  layer row, the sealed metadata of every table involved, the audit row.  Killed at any
+  point, the group is wholly under its old key or wholly under the new one.
+* **stale clients** -- a moved column is *renamed* (a new anonymized name): a statement
+  compiled from metadata older than the adjustment names a column that no longer exists
+  and fails (the connection turns that into a retry); it can neither write a value under
+  the old key nor read a re-keyed value with it.  The sealed versions of every table
+  involved are checked under the catalog head's lock: an adjustment planned from a
+  catalog another client has changed meanwhile is abandoned and planned again.
+* **audited** -- one ``adaptive.peel_log`` row per moved column, mode ``join``, from
+  and to the same layer; the sealed metadata records each column's key group and, per
+  adjustment, the column it was joined with and whether it moved.
+* **refusals** -- peel mode ``off`` refuses (:class:`JoinAdjustmentDisabled`); a join
+  whose both sides cannot move is refused (:class:`JoinForbidden`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from . import checks, foreign_keys
+from .errors import JoinAdjustmentDisabled, JoinForbidden, StaleMetadata
+from .metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
+from .onions import Onion
+from .schemes import DET, OPE
+
+
+@dataclass(frozen=True)
+class JoinNeed:
+    """Two columns' onions must be brought under one ``key`` (DET or OPE) before the
+    statement can compare them on the server.  Sides are named by plain names, so that
+    the need survives a catalog reload."""
+
+    onion: Onion
+    key: str
+    a: tuple[str, str]  # (table, column)
+    b: tuple[str, str]
+
+    def describe(self) -> str:
+        return f"{'.'.join(self.a)} = {'.'.join(self.b)} ({self.onion} onion, {self.key} key)"
+
+
+@dataclass(frozen=True)
+class Member:
+    """One onion column of a key group."""
+
+    table: TableMeta
+    column: ColumnMeta
+    onion: OnionColumn
+
+    @property
+    def name(self) -> str:
+        return f"{self.table.name}.{self.column.name}"
+
+
+@dataclass
+class Adjustment:
+    """What one adjustment does: ``movers`` are re-keyed to ``anchor`` 's key."""
+
+    need: JoinNeed
+    movers: list[Member]
+    anchor: Member
+    others: list[Member]  # the rest of the anchor's group (their metadata records it)
+
+
+def plan_adjustments(needs: list[JoinNeed]) -> list[JoinNeed]:
+    """The needs once each (a statement may compare the same pair several times)."""
+    seen: set[tuple[Any, ...]] = set()
+    out = []
+    for n in needs:
+        key = (n.onion, n.key, *sorted([n.a, n.b]))
+        if key not in seen:
+            seen.add(key)
+            out.append(n)
+    return out
+
+
+def check_allowed(need: JoinNeed, mode: str) -> None:
+    if mode == "off":
+        raise JoinAdjustmentDisabled(
+            f"comparing {'.'.join(need.a)} with {'.'.join(need.b)} needs their {need.onion} "
+            f"onions under one {need.key} key (a join adjustment), and peeling is off"
+        )
+
+
+def _member(catalog: Catalog, side: tuple[str, str], onion: Onion) -> Member:
+    table = catalog.table(side[0])
+    col = table.column(side[1])
+    return Member(table, col, col.onions[onion])
+
+
+def group_of(catalog: Catalog, onion: Onion, key: str, key_bytes: bytes) -> list[Member]:
+    """Every onion column of kind ``onion`` whose ``key`` is ``key_bytes``: a key group."""
+    out = []
+    for table in sorted(catalog.tables.values(), key=lambda t: t.name):
+        for col in table.columns.values():
+            oc = col.onions.get(onion)
+            if oc is not None and oc.keys.get(key) == key_bytes:
+                out.append(Member(table, col, oc))
+    return out
+
+
+def _row_counts(conn: psycopg.Connection[Any], tables: set[str]) -> dict[str, float]:
+    rows = conn.execute(
+        "SELECT relname::text, greatest(reltuples, 0) FROM pg_class WHERE relname = ANY(%s)",
+        (sorted(tables),),
+    ).fetchall()
+    return {r[0]: float(r[1]) for r in rows}
+
+
+def choose(conn: psycopg.Connection[Any], catalog: Catalog, need: JoinNeed) -> Adjustment | None:
+    """Which side moves, from the current catalog; None when nothing is left to do."""
+    a, b = _member(catalog, need.a, need.onion), _member(catalog, need.b, need.onion)
+    ka, kb = a.onion.keys[need.key], b.onion.keys[need.key]
+    if ka == kb:
+        return None  # another client joined them meanwhile
+    ga, gb = (
+        group_of(catalog, need.onion, need.key, ka),
+        group_of(catalog, need.onion, need.key, kb),
+    )
+    counts = _row_counts(conn, {m.table.anon for m in ga + gb})
+
+    def cost(group: list[Member]) -> tuple[Any, ...]:
+        fixed = any(not m.column.joinable for m in group)
+        declared = any(m.column.join_group for m in group)
+        rows = sum(counts.get(m.table.anon, 0.0) for m in group)
+        return (fixed, declared, rows, len(group), min(m.onion.anon for m in group))
+
+    (mover, anchor_side, anchor_group) = (ga, b, gb) if cost(ga) < cost(gb) else (gb, a, ga)
+    if any(not m.column.joinable for m in mover):
+        fixed = [m.name for m in ga + gb if not m.column.joinable]
+        raise JoinForbidden(
+            f"comparing {'.'.join(need.a)} with {'.'.join(need.b)} needs their {need.onion} "
+            f"onions under one key, and {', '.join(fixed)} may not be re-keyed for a join "
+            "(joins = false in the onion configuration)"
+        )
+    others = [m for m in anchor_group if m.onion.anon != anchor_side.onion.anon]
+    return Adjustment(need, mover, anchor_side, others)
+
+
+def adjust(conn: psycopg.Connection[Any], catalog: Catalog, need: JoinNeed) -> int:
+    """Carry out one join adjustment in its own transaction (a savepoint inside an open
+    one) on ``conn``; return the rows re-keyed (-1: nothing was left to do).
+
+    Raises :class:`StaleMetadata` when the catalog changed since it was loaded: the
+    caller reloads it and plans again."""
+    t0 = time.monotonic()
+    plan = choose(conn, catalog, need)
+    if plan is None:
+        return -1
+    involved = [*plan.movers, plan.anchor, *plan.others]
+    tables = {m.table.anon: m.table for m in involved}
+    total = 0
+    with conn.transaction():
+        # the same order as a peel: the layer rows, then the tables, then the catalog head
+        for m in sorted(plan.movers, key=lambda m: (m.table.anon, m.onion.anon)):
+            row = conn.execute(
+                "SELECT layer FROM adaptive.layers WHERE anon_table = %s AND anon_column = %s "
+                "FOR UPDATE",
+                (m.table.anon, m.onion.anon),
+            ).fetchone()
+            if row is None or row[0] != m.onion.layer:
+                raise StaleMetadata(f"{m.name} changed while a join adjustment was planned")
+        for anon in sorted({m.table.anon for m in plan.movers}):
+            conn.execute(
+                sql.SQL("LOCK TABLE {} IN ACCESS EXCLUSIVE MODE").format(sql.Identifier(anon))
+            )
+        head = catalog._read_head(conn, lock=True)
+        for anon, meta in tables.items():
+            if head.tables.get(anon) != meta.version:
+                raise StaleMetadata(f"table {meta.name} changed while a join was planned")
+        new_key = plan.anchor.onion.keys[need.key]
+        label = plan.anchor.onion.key_group or plan.anchor.name
+        generation = head.generation + 1
+        moved_tables = {m.table.anon: m.table for m in plan.movers}
+        # A group's foreign keys hold between its columns only once all are re-keyed
+        # (checked at the end of the adjustment); checks on them hold ciphertext constants
+        # under the old key (dropped, and added again under the new one).
+        conn.execute("SET CONSTRAINTS ALL DEFERRED")
+        for meta in moved_tables.values():
+            checks.drop_all(conn, meta)
+        moved_rows = [_rekey_values(conn, m, need.key, new_key) for m in plan.movers]
+        total = sum(moved_rows)
+        # the foreign keys checked now; then the schema changes (PostgreSQL refuses an
+        # ALTER TABLE while constraint events are pending)
+        conn.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        for m, rows in zip(plan.movers, moved_rows, strict=True):
+            _rename(conn, m, generation, rows, t0)
+            m.onion.keys[need.key] = new_key
+            m.onion.key_group = label
+            m.onion.adjustments.append(
+                {"with": plan.anchor.name, "moved": True, "generation": generation}
+            )
+        for m in [plan.anchor, *plan.others]:
+            m.onion.key_group = label
+        plan.anchor.onion.adjustments.append(
+            {
+                "with": ", ".join(m.name for m in plan.movers),
+                "moved": False,
+                "generation": generation,
+            }
+        )
+        for meta in moved_tables.values():
+            checks.restore_all(conn, meta)
+            foreign_keys.set_null_trigger(conn, meta)  # (it names the renamed columns)
+        for meta in tables.values():
+            catalog.write_table(conn, meta, new=False)
+        conn.execute("UPDATE adaptive.epoch SET value = value + 1 WHERE id = 1")
+        conn.execute("NOTIFY adaptive_epoch")
+    return total
+
+
+def _rekey_values(conn: psycopg.Connection[Any], m: Member, key: str, new_key: bytes) -> int:
+    """Re-key one column's values in place (inside the caller's transaction)."""
+    oc = m.onion
+    tbl, col = sql.Identifier(m.table.anon), sql.Identifier(oc.anon)
+    olds = [
+        bytes(r[0])
+        for r in conn.execute(
+            sql.SQL("SELECT DISTINCT {} FROM {} WHERE {} IS NOT NULL").format(col, tbl, col)
+        )
+    ]
+    news = _rekeyed(oc, key, new_key, olds)
+    rows = 0
+    if olds:
+        mapping = sql.Identifier(f"adaptive_rekey_{oc.anon}")
+        conn.execute(
+            sql.SQL("CREATE TEMP TABLE {} (old bytea, new bytea) ON COMMIT DROP").format(mapping)
+        )
+        with conn.cursor().copy(
+            sql.SQL("COPY {} (old, new) FROM STDIN (FORMAT BINARY)").format(mapping)
+        ) as copy:
+            copy.set_types(["bytea", "bytea"])
+            for pair in zip(olds, news, strict=True):
+                copy.write_row(pair)
+        conn.execute(sql.SQL("ANALYZE {}").format(mapping))
+        cur = conn.execute(
+            sql.SQL("UPDATE {} AS t SET {} = m.new FROM {} AS m WHERE t.{} = m.old").format(
+                tbl, col, mapping, col
+            )
+        )
+        rows = cur.rowcount
+        conn.execute(sql.SQL("DROP TABLE {}").format(mapping))
+    return rows
+
+
+def _rename(
+    conn: psycopg.Connection[Any], m: Member, generation: int, rows: int, t0: float
+) -> None:
+    """Rename a re-keyed column and log it (inside the caller's transaction)."""
+    oc = m.onion
+    tbl, col = sql.Identifier(m.table.anon), sql.Identifier(oc.anon)
+    # A new name: statements compiled before the adjustment fail instead of writing a
+    # value under the old key or reading a re-keyed one with it.
+    base = oc.anon.rsplit("_", 1)[0]
+    renamed = f"{base}_{oc.onion.value.lower()}j{generation}"
+    conn.execute(
+        sql.SQL("ALTER TABLE {} RENAME COLUMN {} TO {}").format(tbl, col, sql.Identifier(renamed))
+    )
+    has_check = conn.execute(
+        "SELECT 1 FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid "
+        "WHERE t.relname = %s AND c.conname = %s",
+        (m.table.anon, "k_" + oc.anon),
+    ).fetchone()
+    if has_check:
+        conn.execute(
+            sql.SQL("ALTER TABLE {} RENAME CONSTRAINT {} TO {}").format(
+                tbl, sql.Identifier("k_" + oc.anon), sql.Identifier("k_" + renamed)
+            )
+        )
+    conn.execute(
+        "UPDATE adaptive.layers SET anon_column = %s, changed_at = now() "
+        "WHERE anon_table = %s AND anon_column = %s",
+        (renamed, m.table.anon, oc.anon),
+    )
+    conn.execute(
+        "INSERT INTO adaptive.peel_log (anon_table, anon_column, onion, from_layer, to_layer, "
+        "mode, rows, duration_ms) VALUES (%s, %s, %s, %s, %s, 'join', %s, %s)",
+        (
+            m.table.anon,
+            renamed,
+            oc.onion.value,
+            oc.layer,
+            oc.layer,
+            rows,
+            (time.monotonic() - t0) * 1000,
+        ),
+    )
+    oc.anon = renamed
+
+
+def _rekeyed(oc: OnionColumn, key: str, new_key: bytes, olds: list[bytes]) -> list[bytes]:
+    """``olds`` (inner-layer ciphertexts, or RND-wrapped ones) under ``new_key``."""
+    wrapped = [i for i, c in enumerate(olds) if c[:1] == b"\x01"]
+    inner = list(olds)
+    if wrapped:  # a group member not peeled yet: its RND layer is kept, re-wrapped
+        for i, c in zip(wrapped, oc.rnd.decrypt_many([olds[i] for i in wrapped]), strict=True):
+            inner[i] = c
+    if key == "DET":
+        news = DET(new_key).encrypt_many(DET(oc.keys["DET"]).decrypt_many(inner))
+    else:
+        old_ope, new_ope = OPE(oc.keys["OPE"], oc.ope_bits), OPE(new_key, oc.ope_bits)
+        news = new_ope.encrypt_many(old_ope.decrypt_many(inner))
+    if wrapped:
+        for i, c in zip(wrapped, oc.rnd.encrypt_many([news[i] for i in wrapped]), strict=True):
+            news[i] = c
+    return news
+
+
+def key_group_members(catalog: Catalog, table: TableMeta, oc: OnionColumn) -> list[str]:
+    """The other columns whose ``oc``-kind onion shares its inner key (for ``layers``)."""
+    key = oc.innermost
+    if key not in ("DET", "OPE") or key not in oc.keys:
+        return []
+    return [
+        m.name
+        for m in group_of(catalog, oc.onion, key, oc.keys[key])
+        if not (m.table.anon == table.anon and m.onion.anon == oc.anon)
+    ]

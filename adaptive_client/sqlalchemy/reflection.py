@@ -1,0 +1,300 @@
+"""Reflection of the application's schema from the sealed catalog.
+
+SQLAlchemy's PostgreSQL dialect reflects by querying ``pg_catalog``, which on an
+encrypted database holds only anonymized tables of ciphertext columns.  Here the same
+answers come from the client's decrypted catalog (:class:`~adaptive_client.metadata.Catalog`):
+plain table and column names, the declared SQL types, nullability, constant defaults,
+primary keys and indexes.  Unique and foreign-key constraints live only on the server
+(over the anonymized columns); they are read from ``pg_constraint`` and mapped back to
+plain names through the catalog.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from psycopg import sql
+from sqlalchemy import types as sqltypes
+from sqlalchemy.dialects.postgresql import DOUBLE_PRECISION, REAL, TIMESTAMP
+
+from ..connection import Connection
+from ..encodings import SqlType
+from ..metadata import Catalog, TableMeta
+
+_ACTIONS = {"a": None, "r": "RESTRICT", "c": "CASCADE", "n": "SET NULL", "d": "SET DEFAULT"}
+
+
+def sa_type(t: SqlType) -> sqltypes.TypeEngine[Any]:
+    """The SQLAlchemy type of a column as PostgreSQL's own reflection would give it."""
+    name = t.name
+    if name == "smallint":
+        return sqltypes.SMALLINT()
+    if name == "integer":
+        return sqltypes.INTEGER()
+    if name == "bigint":
+        return sqltypes.BIGINT()
+    if name == "numeric":
+        return sqltypes.NUMERIC(t.precision, t.scale if t.precision is not None else None)
+    if name == "real":
+        return REAL()
+    if name == "double precision":
+        return DOUBLE_PRECISION(precision=53)
+    if name == "varchar":
+        return sqltypes.VARCHAR(t.precision)
+    if name == "text":
+        return sqltypes.TEXT()
+    if name in ("char", "bpchar"):
+        return sqltypes.CHAR(t.precision)
+    if name == "date":
+        return sqltypes.DATE()
+    if name == "timestamp":
+        return TIMESTAMP(timezone=False, precision=None)
+    if name == "boolean":
+        return sqltypes.BOOLEAN()
+    return sqltypes.NULLTYPE
+
+
+def _default_sql(value: Any) -> str | None:
+    """A recorded constant default as PostgreSQL prints one (``pg_get_expr``)."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    text = str(value).replace("'", "''")
+    return f"'{text}'"
+
+
+def catalog_of(dbapi_conn: Any) -> Catalog:
+    """The catalog of an adaptive connection (sync, async or pooled), fresh where the
+    connection is between transactions (other clients' DDL is notified)."""
+    conn = _sync_connection(dbapi_conn)
+    conn._maybe_refresh()
+    if not conn._in_transaction():
+        # the committed catalog, even where another client's DDL notification is still
+        # on its way (has_table decides what create_all creates)
+        conn.catalog.refresh(conn.control)
+    return conn.catalog
+
+
+def _sync_connection(dbapi_conn: Any) -> Connection:
+    conn = getattr(dbapi_conn, "driver_connection", dbapi_conn)
+    conn = getattr(conn, "sync_connection", conn)  # AsyncConnection
+    if not isinstance(conn, Connection):
+        raise TypeError(f"not an adaptive_client connection: {type(conn).__name__}")
+    return conn
+
+
+def table_names(catalog: Catalog) -> list[str]:
+    return sorted(catalog.tables)
+
+
+def columns(table: TableMeta) -> list[dict[str, Any]]:
+    out = []
+    for col in table.columns.values():
+        # serial / identity columns and server-evaluated defaults, where the catalog
+        # records them (attributes read by name: older catalogs have none)
+        sequence = getattr(col, "sequence", None)
+        identity = getattr(col, "identity", None)
+        default_sql = getattr(col, "default_sql", None)
+        entry: dict[str, Any] = {
+            "name": col.name,
+            "type": sa_type(col.type),
+            "nullable": col.nullable,
+            "default": _default_sql(col.default),
+            "autoincrement": False,
+        }
+        if identity:
+            entry["default"] = None
+            entry["autoincrement"] = True
+            entry["identity"] = {"always": identity == "always", "start": 1, "increment": 1}
+        elif sequence:
+            entry["default"] = f"nextval('{sequence}'::regclass)"
+            entry["autoincrement"] = True
+        elif default_sql:
+            entry["default"] = default_sql
+        out.append(entry)
+    return out
+
+
+def pk_constraint(table: TableMeta) -> dict[str, Any]:
+    return {"constrained_columns": list(table.primary_key), "name": None}
+
+
+def _server_constraints(conn: Connection, table: TableMeta) -> list[tuple[Any, ...]]:
+    """Unique and foreign-key constraints of the anonymized table, from the server, read
+    in the application's transaction (it sees the application's own uncommitted DDL)."""
+    query = sql.SQL(
+        "SELECT con.contype, con.conname, "
+        "ARRAY(SELECT a.attname::text FROM unnest(con.conkey) WITH ORDINALITY k(n, i) "
+        "JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.n ORDER BY k.i), "
+        "fr.relname::text, "
+        "ARRAY(SELECT a.attname::text FROM unnest(con.confkey) WITH ORDINALITY k(n, i) "
+        "JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.n ORDER BY k.i), "
+        "con.confupdtype::text, con.confdeltype::text "
+        "FROM pg_constraint con LEFT JOIN pg_class fr ON fr.oid = con.confrelid "
+        "WHERE con.conrelid = to_regclass({}) AND con.contype IN ('u', 'f') "
+        "ORDER BY con.oid"
+    ).format(sql.Literal(sql.Identifier(table.anon).as_string(conn.pg)))
+    with conn.pg.cursor() as cur:
+        cur.execute(query)
+        return cur.fetchall()
+
+
+def _plain_columns(table: TableMeta, anon_cols: list[str]) -> list[str] | None:
+    out = []
+    for anon in anon_cols:
+        hit = table.onion_column(anon)
+        if hit is None:
+            return None
+        out.append(hit[0].name)
+    return out
+
+
+def unique_constraints(conn: Connection, table: TableMeta) -> list[dict[str, Any]]:
+    recorded = getattr(table, "unique_keys", None)
+    if recorded is not None:
+        names = getattr(table, "constraints", {})
+        return [
+            {"name": names.get(anon), "column_names": list(cols)} for anon, cols in recorded.items()
+        ]
+    out = []
+    for contype, _, cols, *_ in _server_constraints(conn, table):
+        if contype != "u":
+            continue
+        plain = _plain_columns(table, cols)
+        if plain is not None:
+            out.append({"name": None, "column_names": plain})
+    return out
+
+
+def foreign_keys(conn: Connection, catalog: Catalog, table: TableMeta) -> list[dict[str, Any]]:
+    recorded = getattr(table, "foreign_keys", None)
+    if recorded is not None:
+        out = []
+        for fk in recorded:
+            options = {}
+            if fk.on_update.upper() != "NO ACTION":
+                options["onupdate"] = fk.on_update.upper()
+            if fk.on_delete.upper() != "NO ACTION":
+                options["ondelete"] = fk.on_delete.upper()
+            out.append(
+                {
+                    "name": fk.name,
+                    "constrained_columns": list(fk.columns),
+                    "referred_schema": None,
+                    "referred_table": fk.ref_table,
+                    "referred_columns": list(fk.ref_columns),
+                    "options": options,
+                }
+            )
+        return out
+    out = []
+    for contype, _, cols, ref_anon, ref_cols, upd, dele in _server_constraints(conn, table):
+        if contype != "f":
+            continue
+        ref = catalog.by_anon.get(ref_anon)
+        if ref is None:
+            continue
+        plain, ref_plain = _plain_columns(table, cols), _plain_columns(ref, ref_cols)
+        if plain is None or ref_plain is None:
+            continue
+        options = {}
+        if _ACTIONS.get(upd):
+            options["onupdate"] = _ACTIONS[upd]
+        if _ACTIONS.get(dele):
+            options["ondelete"] = _ACTIONS[dele]
+        out.append(
+            {
+                "name": None,
+                "constrained_columns": plain,
+                "referred_schema": None,
+                "referred_table": ref.name,
+                "referred_columns": ref_plain,
+                "options": options,
+            }
+        )
+    return out
+
+
+def check_constraints(table: TableMeta) -> list[dict[str, Any]]:
+    return [{"name": c.get("name"), "sqltext": c.get("sql")} for c in getattr(table, "checks", [])]
+
+
+def views(catalog: Catalog) -> dict[str, Any]:
+    """The catalog's views (name -> its sealed record), where the catalog has them."""
+    return dict(getattr(catalog, "views", {}) or {})
+
+
+def view_columns(view: Any, catalog: Catalog) -> list[dict[str, Any]]:
+    """A view's columns: the type of the table column an output names as it is
+    (``SELECT t.a, b AS c ...``, ``SELECT * FROM t``); NullType for computed outputs
+    (their type is PostgreSQL's to infer, and the sealed view does not record it);
+    nullable, as PostgreSQL reflects every column of a view."""
+    sources = _view_sources(view, catalog)
+    out = []
+    for name in view.columns:
+        col = sources.get(name)
+        out.append(
+            {
+                "name": name,
+                "type": sa_type(col.type) if col is not None else sqltypes.NULLTYPE,
+                "nullable": True,  # as PostgreSQL reflects a view's columns
+                "default": None,
+            }
+        )
+    return out
+
+
+def _view_sources(view: Any, catalog: Catalog) -> dict[str, Any]:
+    """Output name -> the table column it is, for the outputs that are bare columns."""
+    import sqlglot
+    from sqlglot import exp
+
+    try:
+        tree = sqlglot.parse_one(view.sql, read="postgres")
+    except Exception:
+        return {}
+    if not isinstance(tree, exp.Select):
+        return {}
+    aliases: dict[str, TableMeta] = {}
+    for t in tree.find_all(exp.Table):
+        meta = catalog.tables.get(t.name.lower())
+        if meta is not None:
+            aliases[(t.alias or t.name).lower()] = meta
+    if len({id(m) for m in aliases.values()}) != len(list(tree.find_all(exp.Table))):
+        return {}  # a source that is not a table (a view, a subquery): left untyped
+    out: dict[str, Any] = {}
+    for item in tree.expressions:
+        inner = item.unalias()
+        if isinstance(inner, exp.Star) and len(aliases) == 1:
+            for col in next(iter(aliases.values())).columns.values():
+                out.setdefault(col.name, col)
+        elif isinstance(inner, exp.Column) and not isinstance(inner.this, exp.Star):
+            owners = (
+                [aliases[inner.table.lower()]]
+                if inner.table and inner.table.lower() in aliases
+                else [m for m in aliases.values() if inner.name.lower() in m.columns]
+            )
+            if len(owners) == 1 and inner.name.lower() in owners[0].columns:
+                out[item.alias_or_name.lower()] = owners[0].columns[inner.name.lower()]
+    return out
+
+
+def by_name(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """In the order PostgreSQL's reflection gives: by name (unnamed last)."""
+    return sorted(items, key=lambda d: (d.get("name") is None, d.get("name") or ""))
+
+
+def indexes(table: TableMeta) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": ix.name,
+            "column_names": list(ix.columns),
+            "unique": ix.unique,
+            "include_columns": [],
+            "dialect_options": {},
+        }
+        for ix in table.indexes
+    ]

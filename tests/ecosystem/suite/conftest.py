@@ -1,0 +1,271 @@
+"""SQLAlchemy's test plugin, set up for the adaptive dialect (this directory is its own
+pytest root; tests/ecosystem/test_compliance.py runs it in a subprocess).
+
+KNOWN lists the suite's tests that do not pass through postgresql+adaptive://, and why:
+what cannot be evaluated over ciphertexts or would put plaintext on the server, types
+the client has no encoding for, and the client's current gaps.  They run, marked as
+expected failures; everything else must pass.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import adaptive_client.sqlalchemy  # noqa: F401  (registers the dialects)
+
+pytest.register_assert_rewrite("sqlalchemy.testing.assertions")
+
+from typing import Any  # noqa: E402
+
+from sqlalchemy.testing.plugin import pytestplugin as _sqlalchemy_plugin  # noqa: E402
+from sqlalchemy.testing.plugin.pytestplugin import *  # noqa: E402,F403
+
+_GAP = "client gap: "
+
+# what does not pass, and why (EXPECTED below lists the tests of each entry)
+KNOWN: dict[str, str] = {
+    # what the encrypted schema does differently
+    "ComponentReflectionTest::test_get_indexes": (
+        "the fixture's UNIQUE index, created after its table, is declared here as a table "
+        "constraint (the client enforces uniqueness on DET ciphertexts only for keys "
+        "declared in CREATE TABLE): it is reflected as a constraint, not an index"
+    ),
+    "ComponentReflectionTest::test_get_multi_indexes": "as test_get_indexes",
+    "ComponentReflectionTest::test_get_multi_unique_constraints": "as test_get_indexes",
+    "ComponentReflectionTest::test_get_indexes_quoted_name": (
+        _GAP + "a quoted mixed-case index name is folded to lower case by the client's DDL"
+    ),
+    "HasIndexTest::test_has_index": (
+        "the client reads its catalog again between transactions; an index another "
+        "connection dropped is still listed inside the transaction that saw it"
+    ),
+    "StringTest::test_dont_truncate_rightside": (
+        "LIKE with wildcards has no exact plan over ciphertexts (whole words: the Search onion)"
+    ),
+    # types without an encoding
+    "UuidTest::": "uuid has no encoding in the client",
+    "EnumTest::": "CREATE TYPE ... AS ENUM would store the labels in the clear",
+    "ReturningTest::test_imv_returning_datatypes[multiple_rows-not_sort_by_parameter_order-LargeBinary": (
+        "bytea has no encoding in the client"
+    ),
+    # the client's gaps in SQL SQLAlchemy writes
+    "CTETest::test_insert_from_select_round_trip": _GAP
+    + "INSERT ... SELECT from a CTE with parameters",
+    "CTETest::test_select_recursive_round_trip": _GAP + "WITH RECURSIVE",
+    "CastTypeDecoratorTest::test_special_type": _GAP + "CAST of a text column to integer",
+    "DateTimeCoercedToDateTimeTest::": (
+        _GAP + "a datetime bound to a date column (PostgreSQL truncates it, the client refuses)"
+    ),
+    "DifficultParametersTest::test_round_trip_same_named_column": (
+        _GAP
+        + "%(name)s placeholders whose names are not identifiers (slashes, colons, digits first)"
+    ),
+    "DifficultParametersTest::test_standalone_bindparam_escape": "as test_round_trip_same_named_column",
+    "InsertBehaviorTest::test_empty_insert": _GAP + "INSERT ... DEFAULT VALUES",
+    "InsertBehaviorTest::test_insert_from_select_with_defaults": _GAP
+    + "an expression as an INSERT value",
+    "IsOrIsNotDistinctFromTest::": _GAP + "IS [NOT] DISTINCT FROM",
+    "NumericTest::test_decimal_coerce_round_trip": (
+        _GAP + "a value computed on the client is described as text (OID 25), not numeric"
+    ),
+    "NumericTest::test_float_coerce_round_trip": "as test_decimal_coerce_round_trip",
+    "RowCountTest::test_update_delete_rowcount_return_defaults": (
+        _GAP + "|| of an encrypted column and a parameter (UPDATE ... SET)"
+    ),
+    "ServerSideCursorsTest::test_roundtrip_fetchall": (
+        _GAP + "|| of an encrypted column and a parameter in the select list"
+    ),
+    "TrueDivTest::": _GAP + "non-integer division and floor() evaluated on the client",
+    "ReturningTest::test_insertmanyvalues_returning": (
+        _GAP + "a connection's cached block of serial values outlives another connection's "
+        "DROP TABLE and CREATE TABLE of the same table: its next rows get the old "
+        "sequence's values, and past the block the old sequence is gone (UndefinedTable); "
+        "fails when SQLAlchemy's fixtures recreate the table on another pooled connection"
+    ),
+}
+# entries whose failure depends on which pooled connection runs the test
+TIMING = {"ReturningTest::test_insertmanyvalues_returning"}
+
+
+# the tests each entry of KNOWN covers, as SQLAlchemy names them (backend suffix dropped)
+EXPECTED: dict[str, list[str]] = {
+    "ComponentReflectionTest::test_get_indexes": [
+        "ComponentReflectionTest::test_get_indexes[False-_exclusions_00]",
+    ],
+    "ComponentReflectionTest::test_get_indexes_quoted_name": [
+        "ComponentReflectionTest::test_get_indexes_quoted_name[IX_test_data]",
+        "ComponentReflectionTest::test_get_indexes_quoted_name[mixedCaseIndex]",
+    ],
+    "ComponentReflectionTest::test_get_multi_indexes": [
+        "ComponentReflectionTest::test_get_multi_indexes[False-ObjectKind.ANY-ObjectScope.ANY-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_indexes[False-ObjectKind.ANY-ObjectScope.DEFAULT-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_indexes[False-ObjectKind.TABLE-ObjectScope.ANY-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_indexes[False-ObjectKind.TABLE-ObjectScope.DEFAULT-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_indexes[False-ObjectKind.TABLE|MATERIALIZED_VIEW-ObjectScope.ANY-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_indexes[False-ObjectKind.TABLE|MATERIALIZED_VIEW-ObjectScope.DEFAULT-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_indexes[False-ObjectKind.TABLE|VIEW-ObjectScope.ANY-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_indexes[False-ObjectKind.TABLE|VIEW-ObjectScope.DEFAULT-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_indexes[True-ObjectKind.ANY-ObjectScope.ANY-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_indexes[True-ObjectKind.ANY-ObjectScope.DEFAULT-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_indexes[True-ObjectKind.TABLE-ObjectScope.ANY-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_indexes[True-ObjectKind.TABLE-ObjectScope.DEFAULT-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_indexes[True-ObjectKind.TABLE|MATERIALIZED_VIEW-ObjectScope.ANY-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_indexes[True-ObjectKind.TABLE|MATERIALIZED_VIEW-ObjectScope.DEFAULT-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_indexes[True-ObjectKind.TABLE|VIEW-ObjectScope.ANY-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_indexes[True-ObjectKind.TABLE|VIEW-ObjectScope.DEFAULT-None-_exclusions_00]",
+    ],
+    "ComponentReflectionTest::test_get_multi_unique_constraints": [
+        "ComponentReflectionTest::test_get_multi_unique_constraints[False-ObjectKind.ANY-ObjectScope.ANY-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_unique_constraints[False-ObjectKind.ANY-ObjectScope.DEFAULT-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_unique_constraints[False-ObjectKind.TABLE-ObjectScope.ANY-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_unique_constraints[False-ObjectKind.TABLE-ObjectScope.DEFAULT-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_unique_constraints[False-ObjectKind.TABLE|MATERIALIZED_VIEW-ObjectScope.ANY-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_unique_constraints[False-ObjectKind.TABLE|MATERIALIZED_VIEW-ObjectScope.DEFAULT-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_unique_constraints[False-ObjectKind.TABLE|VIEW-ObjectScope.ANY-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_unique_constraints[False-ObjectKind.TABLE|VIEW-ObjectScope.DEFAULT-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_unique_constraints[True-ObjectKind.ANY-ObjectScope.ANY-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_unique_constraints[True-ObjectKind.ANY-ObjectScope.DEFAULT-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_unique_constraints[True-ObjectKind.TABLE-ObjectScope.ANY-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_unique_constraints[True-ObjectKind.TABLE-ObjectScope.DEFAULT-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_unique_constraints[True-ObjectKind.TABLE|MATERIALIZED_VIEW-ObjectScope.ANY-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_unique_constraints[True-ObjectKind.TABLE|MATERIALIZED_VIEW-ObjectScope.DEFAULT-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_unique_constraints[True-ObjectKind.TABLE|VIEW-ObjectScope.ANY-None-_exclusions_00]",
+        "ComponentReflectionTest::test_get_multi_unique_constraints[True-ObjectKind.TABLE|VIEW-ObjectScope.DEFAULT-None-_exclusions_00]",
+    ],
+    "HasIndexTest::test_has_index": [
+        "HasIndexTest::test_has_index[inspector]",
+    ],
+    "StringTest::test_dont_truncate_rightside": [
+        "StringTest::test_dont_truncate_rightside[%B%-expected0]",
+        "StringTest::test_dont_truncate_rightside[A%C%Z-expected2]",
+        "StringTest::test_dont_truncate_rightside[A%C-expected1]",
+    ],
+    "UuidTest::": [
+        "UuidTest::test_literal_nonnative_text",
+        "UuidTest::test_literal_nonnative_uuid",
+        "UuidTest::test_literal_text",
+        "UuidTest::test_literal_uuid",
+        "UuidTest::test_uuid_returning",
+        "UuidTest::test_uuid_round_trip",
+        "UuidTest::test_uuid_text_round_trip",
+    ],
+    "EnumTest::": [
+        "EnumTest::test_round_trip[a%]",
+        "EnumTest::test_round_trip[a]",
+        "EnumTest::test_round_trip[b%percent]",
+        "EnumTest::test_round_trip[b]",
+        "EnumTest::test_round_trip[r\\xe9veill\\xe9]",
+        "EnumTest::test_round_trip_executemany",
+        "EnumTest::test_round_trip_executemany_returning",
+    ],
+    "ReturningTest::test_imv_returning_datatypes[multiple_rows-not_sort_by_parameter_order-LargeBinary": [
+        "ReturningTest::test_imv_returning_datatypes[multiple_rows-not_sort_by_parameter_order-LargeBinary1]",
+        "ReturningTest::test_imv_returning_datatypes[multiple_rows-not_sort_by_parameter_order-LargeBinary2]",
+    ],
+    "CTETest::test_insert_from_select_round_trip": [
+        "CTETest::test_insert_from_select_round_trip",
+    ],
+    "CTETest::test_select_recursive_round_trip": [
+        "CTETest::test_select_recursive_round_trip",
+    ],
+    "CastTypeDecoratorTest::test_special_type": [
+        "CastTypeDecoratorTest::test_special_type",
+    ],
+    "DateTimeCoercedToDateTimeTest::": [
+        "DateTimeCoercedToDateTimeTest::test_null_bound_comparison",
+        "DateTimeCoercedToDateTimeTest::test_round_trip",
+        "DateTimeCoercedToDateTimeTest::test_round_trip_decorated",
+    ],
+    "DifficultParametersTest::test_round_trip_same_named_column": [
+        "DifficultParametersTest::test_round_trip_same_named_column[/slashes/]",
+        "DifficultParametersTest::test_round_trip_same_named_column[1col:on]",
+        "DifficultParametersTest::test_round_trip_same_named_column[1param]",
+        "DifficultParametersTest::test_round_trip_same_named_column[42numbers]",
+        "DifficultParametersTest::test_round_trip_same_named_column[more/slashes]",
+        "DifficultParametersTest::test_round_trip_same_named_column[q?marks]",
+    ],
+    "DifficultParametersTest::test_standalone_bindparam_escape": [
+        "DifficultParametersTest::test_standalone_bindparam_escape[/slashes/]",
+        "DifficultParametersTest::test_standalone_bindparam_escape[1col:on]",
+        "DifficultParametersTest::test_standalone_bindparam_escape[1param]",
+        "DifficultParametersTest::test_standalone_bindparam_escape[42numbers]",
+        "DifficultParametersTest::test_standalone_bindparam_escape[more/slashes]",
+        "DifficultParametersTest::test_standalone_bindparam_escape[q?marks]",
+        "DifficultParametersTest::test_standalone_bindparam_escape_expanding[/slashes/]",
+        "DifficultParametersTest::test_standalone_bindparam_escape_expanding[1col:on]",
+        "DifficultParametersTest::test_standalone_bindparam_escape_expanding[1param]",
+        "DifficultParametersTest::test_standalone_bindparam_escape_expanding[42numbers]",
+        "DifficultParametersTest::test_standalone_bindparam_escape_expanding[more/slashes]",
+        "DifficultParametersTest::test_standalone_bindparam_escape_expanding[q?marks]",
+    ],
+    "InsertBehaviorTest::test_empty_insert": [
+        "InsertBehaviorTest::test_empty_insert",
+    ],
+    "InsertBehaviorTest::test_insert_from_select_with_defaults": [
+        "InsertBehaviorTest::test_insert_from_select_with_defaults",
+    ],
+    "IsOrIsNotDistinctFromTest::": [
+        "IsOrIsNotDistinctFromTest::test_is_or_is_not_distinct_from[both_int_different]",
+        "IsOrIsNotDistinctFromTest::test_is_or_is_not_distinct_from[both_int_same]",
+        "IsOrIsNotDistinctFromTest::test_is_or_is_not_distinct_from[both_null]",
+        "IsOrIsNotDistinctFromTest::test_is_or_is_not_distinct_from[one_null_first]",
+        "IsOrIsNotDistinctFromTest::test_is_or_is_not_distinct_from[one_null_second]",
+    ],
+    "NumericTest::test_decimal_coerce_round_trip": [
+        "NumericTest::test_decimal_coerce_round_trip",
+        "NumericTest::test_decimal_coerce_round_trip_w_cast",
+    ],
+    "NumericTest::test_float_coerce_round_trip": [
+        "NumericTest::test_float_coerce_round_trip",
+    ],
+    "RowCountTest::test_update_delete_rowcount_return_defaults": [
+        "RowCountTest::test_update_delete_rowcount_return_defaults[update-implicit_returning]",
+        "RowCountTest::test_update_delete_rowcount_return_defaults[update-not_implicit_returning]",
+    ],
+    "ServerSideCursorsTest::test_roundtrip_fetchall": [
+        "ServerSideCursorsTest::test_roundtrip_fetchall",
+    ],
+    "ReturningTest::test_insertmanyvalues_returning": [
+        "ReturningTest::test_insertmanyvalues_returning",
+    ],
+    "TrueDivTest::": [
+        "TrueDivTest::test_floordiv_numeric[5.52-2.4-2.0]",
+        "TrueDivTest::test_truediv_divisor[float-typed]",
+        "TrueDivTest::test_truediv_divisor[float-untyped_function]",
+        "TrueDivTest::test_truediv_divisor[numeric_38_digit_divisor-typed]",
+        "TrueDivTest::test_truediv_divisor[numeric_38_digit_divisor-untyped_function]",
+        "TrueDivTest::test_truediv_divisor[numeric_tiny_divisor-typed]",
+        "TrueDivTest::test_truediv_divisor[numeric_tiny_divisor-untyped_function]",
+        "TrueDivTest::test_truediv_divisor[numeric_whole_number-typed]",
+        "TrueDivTest::test_truediv_divisor[numeric_whole_number-untyped_function]",
+        "TrueDivTest::test_truediv_float[5.52-2.4-2.3]",
+        "TrueDivTest::test_truediv_integer[-15-10--1.5]",
+        "TrueDivTest::test_truediv_integer[15-10-1.5]",
+        "TrueDivTest::test_truediv_integer_bound",
+        "TrueDivTest::test_truediv_numeric[5.52-2.4-2.3]",
+    ],
+}
+
+
+_WHY = {test: (KNOWN[key], key in TIMING) for key, tests in EXPECTED.items() for test in tests}
+
+
+def _known(nodeid: str) -> tuple[str, bool] | None:
+    test = nodeid.split("::", 1)[-1]
+    cls, _, rest = test.partition("::")
+    return _WHY.get(cls.split("_postgresql", 1)[0] + "::" + rest)
+
+
+def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -> None:
+    # (SQLAlchemy's plugin defines this hook too, in this module by the import above)
+    _sqlalchemy_plugin.pytest_collection_modifyitems(session, config, items)
+    for item in items:
+        known = _known(item.nodeid)
+        if known is not None:
+            why, timing = known
+            item.add_marker(pytest.mark.xfail(reason=why, strict=not timing))
