@@ -4,6 +4,7 @@ decrypted rows of a statement's server fetches (see rewrite/residual.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
@@ -130,16 +131,34 @@ def engine(
     ]
     for function, coll in (keys or {}).items():
         functions.append((function, _key_function(coll, refusals), [VARCHAR], BLOB))
-    registered: set[str] = getattr(_ENGINES, "statement_functions", set())
-    for name in registered:  # the previous statement's
-        con.remove_function(name)
-    for name, fn, args, result in functions:
-        con.create_function(name, fn, args, result)
-    _ENGINES.statement_functions = {name for name, *_ in functions}
-    for name, cols in tables:
-        defs = ", ".join(f'"{c}" {storage_type(t)}' for c, t in cols)
-        con.execute(f'CREATE OR REPLACE TABLE "{name}" ({defs})')
-    return con
+    for attempt in (1, 2):
+        try:
+            registered: set[str] = getattr(_ENGINES, "statement_functions", set())
+            for name in registered:  # the previous statement's
+                con.remove_function(name)
+            _ENGINES.statement_functions = set()
+            for name, fn, args, result in functions:
+                con.create_function(name, fn, args, result)
+                _ENGINES.statement_functions.add(name)
+            for name, cols in tables:
+                defs = ", ".join(f'"{c}" {storage_type(t)}' for c, t in cols)
+                con.execute(f'CREATE OR REPLACE TABLE "{name}" ({defs})')
+            return con
+        except duckdb.Error:
+            # left unusable by a statement that failed inside it (e.g. a refusal raised
+            # from a function mid-query): this thread gets a fresh engine
+            if attempt == 2:
+                raise
+            _discard(con)
+            con = _engine()
+    raise AssertionError("unreachable")
+
+
+def _discard(con: duckdb.DuckDBPyConnection) -> None:
+    _ENGINES.con = None
+    _ENGINES.statement_functions = set()
+    with contextlib.suppress(duckdb.Error):
+        con.close()
 
 
 def release(
