@@ -50,7 +50,7 @@ from .keys import MasterKey, load_master_key
 from .metadata import Catalog
 from .rewrite.compiler import CURRENT_PARAMS
 from .rewrite.params import normalize_placeholders
-from .rewrite.plan import Compiled, Params, SortKey, decrypt_columns
+from .rewrite.plan import Compiled, Params, SortKey, decrypt_columnar, decrypt_columns
 from .rewrite.statements import compile_statement, encrypt_row_for_update
 from .sqltext import parse as _parse_sql
 from .sqltext import session_command, split_statements
@@ -1088,7 +1088,7 @@ class Cursor:
         shipped = Shipped(residual.reason)
         total = 0
 
-        def fetch(i: int) -> list[tuple[Any, ...]]:
+        def fetch(i: int) -> list[list[Any]]:
             nonlocal total
             assert residual is not None
             part = residual.parts[i] if i < len(residual.parts) else f"fetch {i + 1}"
@@ -1114,7 +1114,7 @@ class Cursor:
                     part,
                 )
             with STATS.crypto():
-                return decrypt_columns(plan_i.outputs, raw)
+                return decrypt_columnar(plan_i.outputs, raw)
 
         try:
             rows = residual.finish(fetch, params)
@@ -1271,10 +1271,10 @@ def _size(raw: list[Any]) -> int:
     values as their text)."""
     n = 0
     for row in raw:
-        for v in row:
-            if v is None:
-                continue
-            n += len(v) if isinstance(v, bytes | bytearray | memoryview) else len(str(v))
+        try:  # ciphertexts and NULLs: summed without a Python loop per value
+            n += sum(map(len, filter(None, row)))
+        except TypeError:  # a plain value (PLAIN onion): as its text
+            n += sum(len(v) if isinstance(v, bytes) else len(str(v)) for v in row if v is not None)
     return n
 
 

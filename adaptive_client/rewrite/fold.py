@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation, localcontext
+from typing import cast
 
 from sqlglot import exp
 
@@ -109,13 +110,17 @@ def _fold(node: exp.Expression) -> exp.Expression | None:
     if isinstance(node, exp.Add | exp.Sub | exp.Mul):
         a, b = _number(node.this), _number(node.expression)
         if a is not None and b is not None:
-            v = (
-                a + b
-                if isinstance(node, exp.Add)
-                else a - b
-                if isinstance(node, exp.Sub)
-                else a * b
-            )
+            with localcontext() as ctx:  # numeric arithmetic is exact in PostgreSQL
+                ctx.prec = 2000
+                v = (
+                    a + b
+                    if isinstance(node, exp.Add)
+                    else a - b
+                    if isinstance(node, exp.Sub)
+                    else a * b
+                )
+            if isinstance(v, int) and not all(-(2**31) <= x < 2**31 for x in (a, b, v)):
+                return None  # integer typing and overflow errors: left to the engine
             text = format(v, "f") if isinstance(v, Decimal) else str(v)
             lit = exp.Literal.number(text.lstrip("-"))
             return exp.Neg(this=lit) if text.startswith("-") else lit
@@ -168,3 +173,51 @@ def fold_constants(tree: exp.Expression) -> exp.Expression:
             if _is_date(against):
                 node.set(key, _date_literal(d))
     return tree
+
+
+def _and_chain(node: exp.Expression) -> list[exp.Expression]:
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.And):
+        return _and_chain(node.this) + _and_chain(node.expression)
+    return [node]
+
+
+def _or_chain(node: exp.Expression) -> list[exp.Expression]:
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Or):
+        return _or_chain(node.this) + _or_chain(node.expression)
+    return [node]
+
+
+def factor_disjunctions(tree: exp.Expression) -> None:
+    """``(A AND B) OR (A AND C)`` as ``A AND (B OR C)`` in every WHERE and ON (the same
+    in SQL's three-valued logic): a join condition repeated in every branch of an OR
+    (TPC-H Q19) becomes a conjunct of its own, which the server can join on."""
+    for clause in list(tree.find_all(exp.Where, exp.Join)):
+        key = "this" if isinstance(clause, exp.Where) else "on"
+        cond = clause.args.get(key)
+        if cond is None:
+            continue
+        parts: list[exp.Expression] = []
+        changed = False
+        for conj in _and_chain(cond):
+            branches = [_and_chain(b) for b in _or_chain(conj)]
+            if len(branches) < 2:
+                parts.append(conj)
+                continue
+            texts = [{c.sql() for c in b} for b in branches]
+            common = [c for c in branches[0] if all(c.sql() in t for t in texts[1:])]
+            if not common:
+                parts.append(conj)
+                continue
+            changed = True
+            shared = {c.sql() for c in common}
+            rests = [[c for c in b if c.sql() not in shared] for b in branches]
+            parts.extend(c.copy() for c in common)
+            if all(rests):  # a branch left with nothing is TRUE: the OR is then TRUE
+                branches_left = [exp.paren(exp.and_(*[c.copy() for c in r])) for r in rests]
+                parts.append(cast(exp.Expression, exp.or_(*branches_left)))
+        if changed:
+            clause.set(key, exp.and_(*parts))

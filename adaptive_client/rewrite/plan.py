@@ -86,6 +86,20 @@ def decrypt_columns(
     return list(zip(*columns, strict=True))
 
 
+def decrypt_columnar(outputs: Sequence[Output], raw: Sequence[Sequence[Any]]) -> list[list[Any]]:
+    """The decrypted values of a server result, a list per output column (what
+    :func:`decrypt_columns` computes, without turning it into rows)."""
+    columns: list[list[Any]] = []
+    for o in outputs:
+        fn = o.fn
+        if isinstance(fn, ColumnValue):
+            stored = [r[fn.index] for r in raw]
+            columns.append(recipes.decrypt_many(fn.column, fn.onion, stored))
+        else:
+            columns.append([fn(r) for r in raw])
+    return columns
+
+
 @dataclass
 class SortKey:
     fn: RowFn
@@ -117,9 +131,9 @@ class Residual:
     the whole statement over those rows on the client (see rewrite/residual.py)."""
 
     fetches: list[Compiled]
-    # finish(fetch, params): calls fetch(i) for each fetch in order (the decrypted rows
-    # of fetches[i]; a fetch's parameters may depend on the rows fetched before it)
-    finish: Callable[[Callable[[int], list[tuple[Any, ...]]], Params], list[tuple[Any, ...]]]
+    # finish(fetch, params): calls fetch(i) for each fetch in order (the decrypted values
+    # of fetches[i], a list per column; its parameters may depend on earlier fetches)
+    finish: Callable[[Callable[[int], list[list[Any]]], Params], list[tuple[Any, ...]]]
     # its answer depends on text order or case mapping: exact only under C/POSIX
     needs_c_locale: bool = False
     # what the server could not run (why the statement is finished on the client), and

@@ -4,26 +4,29 @@ on the client.
 When the direct compilation of a SELECT (or UNION / INTERSECT / EXCEPT, or WITH) raises
 :class:`UnsupportedQuery`, the statement is planned as a *residual*:
 
-1. its names are qualified (sqlglot's ``qualify``) against the plain catalog, and the
-   base tables it reads (not CTE names) and, per table, the columns it uses are found by
-   walking its scopes;
-2. each table's used columns are fetched decrypted by one ordinary server SELECT,
-   compiled by the existing rewrite (so its onion needs become peels), with the WHERE
-   conjuncts that read only that table and compile over ciphertexts pushed down -- only
-   a filter: the residual applies the whole WHERE again;
-3. the rows are loaded into an in-memory DuckDB database, as tables named as the
-   application names them, and the statement, transpiled to DuckDB with the rewrites
-   below, runs there with its parameters bound as DuckDB parameters.
+1. its names are qualified (sqlglot's ``qualify``) and typed against the plain catalog,
+   its constants folded and the conjuncts common to an OR's branches factored out
+   (rewrite/fold.py);
+2. its base tables are grouped into *relations* (rewrite/split.py): server SELECTs,
+   compiled by the existing rewrite (so their onion needs become peels), that join what
+   the server can join, filter by what compiles over ciphertexts, and reduce by run-time
+   semi-joins -- only filters: the residual applies the whole statement again;
+3. the relations' decrypted rows are loaded, in dependency order, into the client
+   engine (rewrite/engine.py: an in-process DuckDB), and the statement, pointed at them
+   and transpiled to DuckDB with the rewrites below, runs there with its parameters
+   bound as DuckDB parameters.
 
 Exactness with PostgreSQL's semantics is the point, so the residual accepts only an
 allowlist of constructs whose DuckDB evaluation was checked against PostgreSQL's, and
 rewrites those whose semantics differ:
 
 * integer ``/`` truncates (DuckDB ``//``); ``/`` of floats fails on zero as PostgreSQL
-  does; numeric ``/`` and ``%`` are refused (PostgreSQL's result scale is its own);
+  does; numeric ``/`` gives PostgreSQL's quotient (its result scale: an output is divided
+  on the client, inside the statement a UDF computes it or refuses); ``%`` of numerics
+  is refused;
 * ``sum`` is typed as PostgreSQL types it (bigint of smallint/integer, numeric of
-  bigint); ``avg`` of integers/numerics (a top-level output only) is the exact sum and
-  count, divided with PostgreSQL's numeric division (:func:`pg_avg`);
+  bigint); ``avg`` of integers/numerics is the exact sum and count, divided with
+  PostgreSQL's numeric division (:func:`pg_avg`);
 * NULLs sort last ascending and first descending, as in PostgreSQL (sqlglot writes the
   NULLS FIRST / LAST of every ORDER BY for the DuckDB default it assumes, which is set);
 * ``lower`` / ``upper`` / ``ILIKE`` map case as the database does (below), ``LIKE``
@@ -44,7 +47,7 @@ time (before any peel) wherever it can be decided there.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any, cast
 
@@ -62,14 +65,25 @@ from ..collation import (
     COLLATION_NAMED,
     DATABASE_CASE_MAPPING,
     DATABASE_COLLATION,
-    CaseMapping,
     Collation,
-    collation_key,
 )
 from ..encodings import TEXT_TYPES
 from ..errors import CollationUnavailable, UndefinedColumn, UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, TableMeta
-from .fold import fold_constants
+from .engine import (  # noqa: F401  (pg_*: the engine's functions, tested from here)
+    QUOTIENT_SCALE,
+    engine,
+    load,
+    pg_lower,
+    pg_quotient,
+    pg_substr,
+    pg_substr_from,
+    pg_upper,
+    release,
+    storage_type,
+    translate,
+)
+from .fold import factor_disjunctions, fold_constants
 from .numeric import numeric_div, pg_avg
 from .plan import Compiled, Output, ParamBuilder, Params, Residual
 from .split import (
@@ -465,28 +479,10 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
     return node
 
 
-# The scale of a numeric quotient computed inside the client engine: PostgreSQL's
-# (at least 16 significant digits) fits for quotients from 1e-8 to 1e14; others are
-# refused at run time rather than rounded differently.
-QUOTIENT_SCALE = 24
-
-
 def _numeric_div(a: exp.Expression, b: exp.Expression) -> exp.Expression:
-    """PostgreSQL's numeric division, exact (:func:`pg_quotient`), for quotients used
-    inside the statement; an output that is a quotient is divided on the client."""
+    """PostgreSQL's numeric division, exact (:func:`engine.pg_quotient`), for quotients
+    used inside the statement; an output that is a quotient is divided on the client."""
     return _udf("pg_numeric_div", _cast(a, "VARCHAR"), _cast(b, "VARCHAR"))
-
-
-def pg_quotient(a: str, b: str) -> Decimal:
-    """``a / b`` as PostgreSQL's numeric division gives it, if DECIMAL(38, 24) holds it."""
-    x, y = Decimal(a), Decimal(b)
-    if y == 0:
-        raise ZeroDivisionError("division by zero")
-    q = numeric_div(x, y)
-    step = Decimal(1).scaleb(-QUOTIENT_SCALE)
-    if q != q.quantize(step) or abs(q) >= Decimal(10) ** (38 - QUOTIENT_SCALE):
-        raise ValueError(f"numeric quotient {q} beyond the client engine's DECIMAL(38,24)")
-    return q
 
 
 def _sum_typed(agg: exp.Sum, node: exp.Expression) -> exp.Expression:
@@ -912,40 +908,6 @@ def output_names(original: exp.Expression, qualified_tree: exp.Expression) -> li
     return [pg_name(e) or "?column?" for e in orig]
 
 
-# -- the client engine ------------------------------------------------------------------
-
-_LOWER = {i: i + 32 for i in range(ord("A"), ord("Z") + 1)}
-_UPPER = {i + 32: i for i in range(ord("A"), ord("Z") + 1)}
-
-
-def pg_lower(s: str) -> str:
-    """lower() under the C ctype: ASCII letters only."""
-    return s.translate(_LOWER)
-
-
-def pg_upper(s: str) -> str:
-    return s.translate(_UPPER)
-
-
-def pg_substr_from(s: str, start: int) -> str:
-    """substr(s, start) as PostgreSQL computes it."""
-    return s[max(start, 1) - 1 :]
-
-
-def pg_substr(s: str, start: int, length: int) -> str:
-    """substr(s, start, length) as PostgreSQL computes it (positions before 1 count)."""
-    if length < 0:
-        raise ValueError("negative substring length not allowed")
-    end = start + length
-    first = max(start, 1)
-    return s[first - 1 : end - 1] if end > first else ""
-
-
-def storage_type(duck: str) -> str:
-    """The DuckDB column type of a :func:`duck_type` (char(n) is held as VARCHAR)."""
-    return "VARCHAR" if duck.startswith("CHAR(") else duck
-
-
 def char_length(node: exp.Expression) -> int | None:
     """n, where ``node`` is annotated char(n)."""
     t = node.type
@@ -955,98 +917,6 @@ def char_length(node: exp.Expression) -> int | None:
         return int(t.expressions[0].name)
     except ValueError:
         return None
-
-
-def _key_function(coll: Collation, refusals: list[CollationUnavailable]) -> Callable[[str], bytes]:
-    def key(text: str) -> bytes:
-        try:
-            return collation_key(coll, text)
-        except CollationUnavailable as exc:
-            refusals.append(exc)  # raised as itself, not as DuckDB's error
-            raise
-
-    return key
-
-
-def engine(
-    tables: Sequence[tuple[str, list[tuple[str, str]]]],
-    keys: Mapping[str, Collation] | None = None,
-    refusals: list[CollationUnavailable] | None = None,
-    case_mapping: CaseMapping | None = None,
-) -> duckdb.DuckDBPyConnection:
-    """A fresh in-memory DuckDB with the pg_* functions and the tables (empty); each of
-    ``keys`` (``pg_collation_key``, ``pg_collation_key_<n>``) gives the collation key of
-    a string under its collation (a string without one is refused: the refusal is
-    appended to ``refusals``)."""
-    if refusals is None:
-        refusals = []
-    from duckdb.sqltypes import BIGINT, BLOB, VARCHAR
-
-    con = duckdb.connect(":memory:")
-    # NULLs last whatever the direction: the order sqlglot assumes of DuckDB when it
-    # spells out PostgreSQL's (first when descending) on every ORDER BY it writes
-    con.execute("SET default_null_order = 'nulls_last'")
-    # lower / upper as the database maps case (ASCII only under the C ctype)
-    lower, upper = (
-        (case_mapping.lower, case_mapping.upper) if case_mapping else (pg_lower, pg_upper)
-    )
-    con.create_function("pg_lower", lower, [VARCHAR], VARCHAR)
-    con.create_function("pg_upper", upper, [VARCHAR], VARCHAR)
-    con.create_function(
-        "pg_numeric_div",
-        pg_quotient,
-        [VARCHAR, VARCHAR],
-        duckdb.decimal_type(38, QUOTIENT_SCALE),
-    )
-    con.create_function("pg_substr2", pg_substr_from, [VARCHAR, BIGINT], VARCHAR)
-    con.create_function(
-        "pg_substr3",
-        pg_substr,
-        [VARCHAR, BIGINT, BIGINT],
-        VARCHAR,
-    )
-    for function, coll in (keys or {}).items():
-        con.create_function(function, _key_function(coll, refusals), [VARCHAR], BLOB)
-    for name, cols in tables:
-        defs = ", ".join(f'"{c}" {storage_type(t)}' for c, t in cols)
-        con.execute(f'CREATE TABLE "{name}" ({defs})')
-    return con
-
-
-def load(
-    con: duckdb.DuckDBPyConnection,
-    name: str,
-    cols: list[tuple[str, str]],
-    rows: list[tuple[Any, ...]],
-) -> None:
-    """Insert the decrypted rows, a column at a time (one list parameter per column)."""
-    if not rows:
-        return
-    columns = [list(c) for c in zip(*rows, strict=True)]
-    for i, (_, t) in enumerate(cols):
-        if t.startswith("CHAR("):  # char(n) held without its padding
-            columns[i] = [None if v is None else v.rstrip(" ") for v in columns[i]]
-    items = ", ".join(f"unnest(${i + 1}::{storage_type(t)}[])" for i, (_, t) in enumerate(cols))
-    con.execute(f'INSERT INTO "{name}" SELECT {items}', columns)
-
-
-def translate(exc: duckdb.Error) -> Exception:
-    """A DuckDB error as the psycopg error PostgreSQL raises for the same cause, or a
-    typed refusal."""
-    msg = str(exc)
-    if "division by zero" in msg.lower():
-        return pg_errors.DivisionByZero("division by zero")
-    if "negative substring length" in msg:
-        return pg_errors.SubstringError("negative substring length not allowed")
-    if isinstance(exc, duckdb.OutOfRangeException) and "Overflow" in msg and "DECIMAL" not in msg:
-        return pg_errors.NumericValueOutOfRange("integer out of range")
-    if isinstance(exc, duckdb.InvalidInputException) and "More than one row" in msg:
-        return pg_errors.CardinalityViolation(
-            "more than one row returned by a subquery used as an expression"
-        )
-    return UnsupportedQuery(
-        f"the client engine could not evaluate the statement: {msg}", "client evaluation"
-    )
 
 
 # -- the plan --------------------------------------------------------------------------------
@@ -1062,6 +932,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     tree = qualified(_exists_select_one(stmt), schema)
     annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
     tree = fold_constants(tree)
+    factor_disjunctions(tree)
     annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
     check_allowed(tree)
     check_distinct_order(tree)
@@ -1129,7 +1000,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     except duckdb.Error as exc:
         raise translate(exc) from None
     finally:
-        con.close()
+        release(con, tables)
     oids = []
     for i, d in enumerate(described[:width]):
         oids.append(1700 if i in avgs else result_oid(str(d[1])))
@@ -1161,7 +1032,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
                 raise refusals[0] from None
             raise translate(exc) from None
         finally:
-            con.close()
+            release(con, tables)
         if padded:  # char(n) values are printed with their padding
             rows = [
                 tuple(
@@ -1196,7 +1067,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     return plan
 
 
-Fetch = Callable[[int], list[tuple[Any, ...]]]
+Fetch = Callable[[int], list[list[Any]]]
 
 
 def semi_select(semi: Semi, builders: dict[str, ParamBuilder]) -> tuple[str, list[str]]:

@@ -353,10 +353,26 @@ def _correlated_semis(
                         (dst[1], inner.name.lower()),
                         src[0],
                         (src[1], outer.name.lower()),
-                        [],
+                        _own_filter(src[0], src[1]),
                     )
                 )
                 break
+
+
+def _own_filter(rel: Relation, alias: str) -> list[exp.Expression]:
+    """The WHERE conjuncts reading only ``alias`` in the scope of a single-table
+    relation of inner joins: every row of it that matters to the statement passes them
+    (copies, for the client's query of a semi-join's values)."""
+    select = rel.scope.expression
+    if rel.merged or not isinstance(select, exp.Select) or not _inner_only(select):
+        return []
+    tables = {a: s for a, s in rel.scope.sources.items() if isinstance(s, exp.Table)}
+    where = select.args.get("where")
+    return [
+        c.copy()
+        for c in conjuncts(where.this if where is not None else None)
+        if _local(c, rel.scope, tables) == {alias}
+    ]
 
 
 def _in_subquery_semis(

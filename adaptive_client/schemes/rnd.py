@@ -123,7 +123,16 @@ class RND(Scheme):
         return out
 
     def decrypt_many(self, cts: Sequence[Buffer]) -> list[bytes]:
-        """Decrypt a batch: the loop of decrypt(), the same checks, fewer calls."""
+        """Decrypt a batch: the loop of decrypt(), the same checks, fewer calls (one, with
+        the native module: a fetched column of many rows is decrypted without a Python
+        loop)."""
+        open_many = getattr(self._cbc, "open_many", None)
+        if open_many is not None and all(type(c) is bytes for c in cts):
+            opened = list(open_many(self.tag, cts))
+            for i, p in enumerate(opened):
+                if p is None:
+                    opened[i] = self.decrypt(cts[i])  # raises the precise CiphertextError
+            return opened
         decrypt = self._cbc.decrypt
         out = []
         for c in cts:

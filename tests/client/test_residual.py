@@ -301,6 +301,10 @@ def test_errors_as_postgresql_raises(pair: Pair) -> None:
         ("SELECT id FROM post WHERE score / 0 > 1", psycopg.errors.DivisionByZero),
         ("SELECT id FROM post WHERE rating / 0 > 1", psycopg.errors.DivisionByZero),
         ("SELECT id FROM post WHERE price / (score - score) > 1", psycopg.errors.DivisionByZero),
+        (
+            "SELECT 2147483647 + 1 FROM post WHERE lower(title) = 'x'",
+            psycopg.errors.NumericValueOutOfRange,
+        ),
         ("SELECT (SELECT id FROM author) FROM post", psycopg.errors.CardinalityViolation),
     ]:
         with pytest.raises(cls):
@@ -437,3 +441,13 @@ def test_row_cap_from_the_configuration(pair: Pair, master_key: Any) -> None:
         adaptive_client.connect(
             pair.enc_dsn, master_key=master_key, config={"defaults": {"residual_row_cap": -1}}
         )
+
+
+def test_common_conjuncts_factored_out_of_or(pair: Pair) -> None:
+    """(A AND B) OR (A AND C) runs as A AND (B OR C): equal answers, NULLs included."""
+    for sql in [
+        "SELECT id FROM post WHERE (score > 0 AND lower(title) = 'hello') OR (score > 0 AND draft) ORDER BY id",
+        "SELECT id FROM post WHERE (draft AND score > 2) OR (draft AND score < -2) OR (draft AND lower(title) = 'x') ORDER BY id",
+        "SELECT id FROM post WHERE (price > 0 AND lower(title) <> 'x') OR price > 0 ORDER BY id",
+    ]:
+        assert pair.enc.execute(sql).fetchall() == pair.plain.execute(sql).fetchall()

@@ -74,6 +74,9 @@ QUERIES = [
     "SELECT t.id FROM team t WHERE t.id IN (SELECT p.team_id FROM player p WHERE p.team_id = t.id AND lower(p.nick) LIKE '%1') ORDER BY 1",
     "SELECT t.id FROM team t WHERE 5 NOT IN (SELECT p.goals FROM player p WHERE p.team_id = t.id AND lower(coalesce(p.nick, 'n')) <> 'zz') ORDER BY 1",
     "SELECT p.id FROM player p WHERE p.team_id IS NULL AND NOT EXISTS (SELECT 1 FROM team t WHERE t.id = p.team_id AND lower(t.name) = 'lions') ORDER BY 1",
+    # the outer rows' own client-side filter narrows the inner fetch too
+    "SELECT t.id FROM team t WHERE lower(t.name) LIKE '%o%' AND NOT EXISTS (SELECT 1 FROM player p WHERE p.team_id = t.id AND p.goals > 27) ORDER BY 1",
+    "SELECT t.id, (SELECT count(*) FROM player p WHERE p.team_id = t.id AND p.goals > 10) FROM team t WHERE upper(coalesce(t.name, 'Z')) < 'M' ORDER BY 1",
     # the correlated table is itself joined on the server
     "SELECT t.name, count(*) FROM team t, player p WHERE t.id = p.team_id AND p.rating > (SELECT avg(r.rating) FROM player r WHERE r.team_id = t.id) GROUP BY t.name ORDER BY 1",
 ]

@@ -3,6 +3,7 @@ over the same generated data (values as PostgreSQL prints them, order included).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -84,7 +85,10 @@ def sf01(
         yield plain, enc, dbs.scale
 
 
+# Loading SF 0.1 encrypted takes minutes on a small machine: the suite runs it when
+# ADAPTIVE_TPCH_SF01 is set (bench/tpch.py --sf 0.1 measures the same queries).
 @pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("ADAPTIVE_TPCH_SF01"), reason="set ADAPTIVE_TPCH_SF01=1")
 @pytest.mark.parametrize("number", _cases())
 def test_query_sf01(sf01: tuple[Any, Any, float], number: int) -> None:
     plain, enc, scale = sf01

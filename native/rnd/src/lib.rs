@@ -6,6 +6,7 @@
 //! ct = cbc.encrypt(iv, plaintext)  # 16-byte IV; PKCS#7-padded ciphertext
 //! pt = cbc.decrypt(iv, ct)         # ValueError on a bad length or padding
 //! cts = cbc.seal_many(tag, ivs, plaintexts)  # [tag || iv_i || encrypt(iv_i, p_i), ...]
+//! pts = cbc.open_many(tag, stored)  # [decrypt of each, or None where it does not decrypt]
 //! ```
 //!
 //! Why: the RND layer encrypts and decrypts a short value per (row, onion).  Through
@@ -94,6 +95,27 @@ impl Cbc {
             out.push(PyBytes::new(py, &stored));
         }
         Ok(out)
+    }
+
+    /// The inverse of ``seal_many`` for a whole fetched column: each stored value
+    /// ``tag || iv || ciphertext`` decrypted, or ``None`` where the tag, the length or
+    /// the padding is wrong (the caller raises the precise error for that value).
+    fn open_many<'py>(
+        &self,
+        py: Python<'py>,
+        tag: u8,
+        stored: Vec<PyBackedBytes>,
+    ) -> Vec<Option<Bound<'py, PyBytes>>> {
+        stored
+            .iter()
+            .map(|s| {
+                if s.len() < 33 || s[0] != tag || (s.len() - 1) % 16 != 0 {
+                    return None;
+                }
+                let iv: [u8; 16] = s[1..17].try_into().ok()?;
+                self.decrypt_vec(&iv, &s[17..]).map(|p| PyBytes::new(py, &p))
+            })
+            .collect()
     }
 
     fn __repr__(&self) -> &'static str {

@@ -1,0 +1,220 @@
+"""The client engine of split execution: an in-process DuckDB per thread, with the
+functions that give PostgreSQL's semantics where DuckDB's differ, loaded with the
+decrypted rows of a statement's server fetches (see rewrite/residual.py)."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+import duckdb
+from psycopg import errors as pg_errors
+
+from ..collation import CaseMapping, Collation, collation_key
+from ..errors import CollationUnavailable, UnsupportedQuery
+from .numeric import numeric_div
+
+# The scale of a numeric quotient computed inside the client engine: PostgreSQL's
+# (at least 16 significant digits) fits for quotients from 1e-8 to 1e14; others are
+# refused at run time rather than rounded differently.
+QUOTIENT_SCALE = 24
+
+
+def pg_quotient(a: str, b: str) -> Decimal:
+    """``a / b`` as PostgreSQL's numeric division gives it, if DECIMAL(38, 24) holds it."""
+    x, y = Decimal(a), Decimal(b)
+    if y == 0:
+        raise ZeroDivisionError("division by zero")
+    q = numeric_div(x, y)
+    step = Decimal(1).scaleb(-QUOTIENT_SCALE)
+    if q != q.quantize(step) or abs(q) >= Decimal(10) ** (38 - QUOTIENT_SCALE):
+        raise ValueError(f"numeric quotient {q} beyond the client engine's DECIMAL(38,24)")
+    return q
+
+
+_LOWER = {i: i + 32 for i in range(ord("A"), ord("Z") + 1)}
+_UPPER = {i + 32: i for i in range(ord("A"), ord("Z") + 1)}
+
+
+def pg_lower(s: str) -> str:
+    """lower() under the C ctype: ASCII letters only."""
+    return s.translate(_LOWER)
+
+
+def pg_upper(s: str) -> str:
+    return s.translate(_UPPER)
+
+
+def pg_substr_from(s: str, start: int) -> str:
+    """substr(s, start) as PostgreSQL computes it."""
+    return s[max(start, 1) - 1 :]
+
+
+def pg_substr(s: str, start: int, length: int) -> str:
+    """substr(s, start, length) as PostgreSQL computes it (positions before 1 count)."""
+    if length < 0:
+        raise ValueError("negative substring length not allowed")
+    end = start + length
+    first = max(start, 1)
+    return s[first - 1 : end - 1] if end > first else ""
+
+
+def storage_type(duck: str) -> str:
+    """The DuckDB column type of a :func:`duck_type` (char(n) is held as VARCHAR)."""
+    return "VARCHAR" if duck.startswith("CHAR(") else duck
+
+
+_ENGINES = threading.local()
+
+
+def _engine() -> duckdb.DuckDBPyConnection:
+    """This thread's in-memory DuckDB with the pg_* functions (made once: making one
+    costs about a tenth of a second, most of a small statement's time)."""
+    con: duckdb.DuckDBPyConnection | None = getattr(_ENGINES, "con", None)
+    if con is not None:
+        return con
+    from duckdb.sqltypes import BIGINT, VARCHAR
+
+    con = duckdb.connect(":memory:")
+    # NULLs last whatever the direction: the order sqlglot assumes of DuckDB when it
+    # spells out PostgreSQL's (first when descending) on every ORDER BY it writes
+    con.execute("SET default_null_order = 'nulls_last'")
+    con.create_function(
+        "pg_numeric_div",
+        pg_quotient,
+        [VARCHAR, VARCHAR],
+        duckdb.decimal_type(38, QUOTIENT_SCALE),
+    )
+    con.create_function("pg_substr2", pg_substr_from, [VARCHAR, BIGINT], VARCHAR)
+    con.create_function("pg_substr3", pg_substr, [VARCHAR, BIGINT, BIGINT], VARCHAR)
+    _ENGINES.con = con
+    _ENGINES.statement_functions = set()
+    return con
+
+
+def _key_function(coll: Collation, refusals: list[CollationUnavailable]) -> Callable[[str], bytes]:
+    def key(text: str) -> bytes:
+        try:
+            return collation_key(coll, text)
+        except CollationUnavailable as exc:
+            refusals.append(exc)  # raised as itself, not as DuckDB's error
+            raise
+
+    return key
+
+
+def engine(
+    tables: Sequence[tuple[str, list[tuple[str, str]]]],
+    keys: Mapping[str, Collation] | None = None,
+    refusals: list[CollationUnavailable] | None = None,
+    case_mapping: CaseMapping | None = None,
+) -> duckdb.DuckDBPyConnection:
+    """The client engine with the statement's tables (empty) and its functions: each of
+    ``keys`` (``pg_collation_key``, ``pg_collation_key_<n>``) gives the collation key of
+    a string under its collation (a string without one is refused: the refusal is
+    appended to ``refusals``); ``pg_lower`` / ``pg_upper`` map case as ``case_mapping``
+    does (ASCII only without one, the C ctype).  :func:`release` drops the tables."""
+    from duckdb.sqltypes import BLOB, VARCHAR
+
+    if refusals is None:
+        refusals = []
+    con = _engine()
+    lower, upper = (
+        (case_mapping.lower, case_mapping.upper) if case_mapping else (pg_lower, pg_upper)
+    )
+    functions: list[tuple[str, Callable[..., Any], list[Any], Any]] = [
+        ("pg_lower", lower, [VARCHAR], VARCHAR),
+        ("pg_upper", upper, [VARCHAR], VARCHAR),
+    ]
+    for function, coll in (keys or {}).items():
+        functions.append((function, _key_function(coll, refusals), [VARCHAR], BLOB))
+    for attempt in (1, 2):
+        try:
+            registered: set[str] = getattr(_ENGINES, "statement_functions", set())
+            for name in registered:  # the previous statement's
+                con.remove_function(name)
+            _ENGINES.statement_functions = set()
+            for name, fn, args, result in functions:
+                con.create_function(name, fn, args, result)
+                _ENGINES.statement_functions.add(name)
+            for name, cols in tables:
+                defs = ", ".join(f'"{c}" {storage_type(t)}' for c, t in cols)
+                con.execute(f'CREATE OR REPLACE TABLE "{name}" ({defs})')
+            return con
+        except duckdb.Error:
+            # left unusable by a statement that failed inside it (e.g. a refusal raised
+            # from a function mid-query): this thread gets a fresh engine
+            if attempt == 2:
+                raise
+            _discard(con)
+            con = _engine()
+    raise AssertionError("unreachable")
+
+
+def _discard(con: duckdb.DuckDBPyConnection) -> None:
+    _ENGINES.con = None
+    _ENGINES.statement_functions = set()
+    with contextlib.suppress(duckdb.Error):
+        con.close()
+
+
+def release(
+    con: duckdb.DuckDBPyConnection, tables: Sequence[tuple[str, list[tuple[str, str]]]]
+) -> None:
+    """Drop the statement's tables (their rows are the decrypted data)."""
+    try:
+        for name, _ in tables:
+            con.execute(f'DROP TABLE IF EXISTS "{name}"')
+    except duckdb.Error:  # the engine is unusable: the next statement makes another
+        _ENGINES.con = None
+        release(con, tables)
+
+
+def load(
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    cols: list[tuple[str, str]],
+    columns: list[list[Any]],
+) -> None:
+    """Insert the decrypted values, given a list per column (one list parameter each)."""
+    if not columns or not columns[0]:
+        return
+    columns = list(columns)
+    items = []
+    for i, (_, t) in enumerate(cols):
+        if t.startswith("CHAR("):  # char(n) held without its padding
+            columns[i] = [None if v is None else v.rstrip(" ") for v in columns[i]]
+        if t.startswith("DECIMAL") or t == "DATE":
+            # as text, parsed by the engine: several times faster than its conversion
+            # of Python Decimal and date objects, and as exact
+            columns[i] = [None if v is None else _text(v) for v in columns[i]]
+            items.append(f"CAST(unnest(${i + 1}::VARCHAR[]) AS {t})")
+        else:
+            items.append(f"unnest(${i + 1}::{storage_type(t)}[])")
+    con.execute(f'INSERT INTO "{name}" SELECT {", ".join(items)}', columns)
+
+
+def _text(v: Any) -> str:
+    return format(v, "f") if isinstance(v, Decimal) else v.isoformat()
+
+
+def translate(exc: duckdb.Error) -> Exception:
+    """A DuckDB error as the psycopg error PostgreSQL raises for the same cause, or a
+    typed refusal."""
+    msg = str(exc)
+    if "division by zero" in msg.lower():
+        return pg_errors.DivisionByZero("division by zero")
+    if "negative substring length" in msg:
+        return pg_errors.SubstringError("negative substring length not allowed")
+    if isinstance(exc, duckdb.OutOfRangeException) and "Overflow" in msg and "DECIMAL" not in msg:
+        return pg_errors.NumericValueOutOfRange("integer out of range")
+    if isinstance(exc, duckdb.InvalidInputException) and "More than one row" in msg:
+        return pg_errors.CardinalityViolation(
+            "more than one row returned by a subquery used as an expression"
+        )
+    return UnsupportedQuery(
+        f"the client engine could not evaluate the statement: {msg}", "client evaluation"
+    )
