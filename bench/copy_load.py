@@ -22,10 +22,10 @@ from decimal import Decimal
 from typing import Any
 
 import psycopg
+from scratch import scratch
 
 import adaptive_client
 from adaptive_client.embedded import EmbeddedCluster
-from adaptive_client.install import install
 
 DDL = (
     "CREATE TABLE reading (id bigint PRIMARY KEY, sensor varchar(20), value numeric(10,3), "
@@ -40,17 +40,6 @@ def rows(n: int) -> list[tuple[Any, ...]]:
         (i, f"sensor-{i % 97}", Decimal(i % 10007) / 1000, t0 + dt.timedelta(seconds=i), i % 3 > 0)
         for i in range(1, n + 1)
     ]
-
-
-def scratch(admin: str, name: str, with_schema: bool) -> str:
-    with psycopg.connect(admin, autocommit=True) as c:
-        c.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        c.execute(f'CREATE DATABASE "{name}"')
-    dsn = psycopg.conninfo.make_conninfo(admin, dbname=name)
-    if with_schema:
-        with psycopg.connect(dsn) as c:
-            install(c)
-    return dsn
 
 
 def main() -> None:

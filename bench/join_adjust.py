@@ -25,21 +25,11 @@ import time
 
 import psycopg
 from psycopg import sql
+from scratch import scratch
 
 import adaptive_client
 from adaptive_client.embedded import EmbeddedCluster
-from adaptive_client.install import install
 from adaptive_client.onions import Onion
-
-
-def scratch(admin: str, name: str) -> str:
-    with psycopg.connect(admin, autocommit=True) as c:
-        c.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        c.execute(f'CREATE DATABASE "{name}"')
-    dsn = psycopg.conninfo.make_conninfo(admin, dbname=name)
-    with psycopg.connect(dsn) as c:
-        install(c)
-    return dsn
 
 
 def main() -> None:

@@ -21,10 +21,10 @@ import time
 from typing import Any
 
 import psycopg
+from scratch import scratch
 
 import adaptive_client
 from adaptive_client.embedded import EmbeddedCluster
-from adaptive_client.install import install
 
 PATTERNS = [
     ("body LIKE %s", "%word123 %"),
@@ -32,17 +32,6 @@ PATTERNS = [
     ("body LIKE %s", "row 4242 %"),
     ("body ILIKE %s", "%WORD77 tail%"),
 ]
-
-
-def scratch(admin: str, name: str, with_schema: bool) -> str:
-    with psycopg.connect(admin, autocommit=True) as c:
-        c.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        c.execute(f'CREATE DATABASE "{name}"')
-    dsn = psycopg.conninfo.make_conninfo(admin, dbname=name)
-    if with_schema:
-        with psycopg.connect(dsn) as c:
-            install(c)
-    return dsn
 
 
 def timed(conn: Any, query: str, param: str, repeat: int) -> tuple[float, list[Any]]:

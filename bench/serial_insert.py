@@ -22,24 +22,13 @@ import time
 from decimal import Decimal
 from typing import Any
 
-import psycopg
+from scratch import scratch
 
 import adaptive_client
 from adaptive_client.embedded import EmbeddedCluster
-from adaptive_client.install import install
 
 EXPLICIT = "CREATE TABLE reading (id bigint PRIMARY KEY, sensor varchar(20), value numeric(10,3))"
 SERIAL = "CREATE TABLE reading (id bigserial PRIMARY KEY, sensor varchar(20), value numeric(10,3))"
-
-
-def scratch(admin: str, name: str) -> str:
-    with psycopg.connect(admin, autocommit=True) as c:
-        c.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        c.execute(f'CREATE DATABASE "{name}"')
-    dsn = psycopg.conninfo.make_conninfo(admin, dbname=name)
-    with psycopg.connect(dsn) as c:
-        install(c)
-    return dsn
 
 
 def load_batched(conn: Any, rows: list[tuple[Any, ...]], batch: int, explicit: bool) -> float:

@@ -57,7 +57,6 @@ from sqlglot import exp
 from sqlglot.errors import OptimizeError, SqlglotError
 from sqlglot.optimizer.annotate_types import annotate_types
 from sqlglot.optimizer.qualify import qualify
-from sqlglot.optimizer.scope import Scope as GlotScope
 from sqlglot.optimizer.scope import traverse_scope
 
 from ..collation import (
@@ -86,13 +85,15 @@ from .engine import (  # noqa: F401  (pg_*: the engine's functions, tested from 
 from .fold import factor_disjunctions, fold_constants
 from .numeric import numeric_div, pg_avg
 from .plan import Compiled, Output, ParamBuilder, Params, Residual
-from .split import (
+from .split import (  # noqa: F401  (conjuncts: tested from here)
     SEMI_VALUES,
     Relation,
     Semi,
     compile_relation,
+    conjuncts,
     plan_relations,
     rewrite_to_relations,
+    source_of,
     try_compile,
 )
 
@@ -208,28 +209,6 @@ def qualified(stmt: exp.Expression, schema: dict[str, dict[str, str]]) -> exp.Ex
         raise _refuse(f"statement the client cannot resolve ({msg})") from None
     except SqlglotError as exc:
         raise _refuse(f"statement the client cannot resolve ({exc})") from None
-
-
-def _source_of(scope: GlotScope, alias: str) -> Any:
-    s: GlotScope | None = scope
-    while s is not None:
-        if alias in s.sources:
-            return s.sources[alias]
-        s = s.parent
-    return None
-
-
-# -- pushdown ------------------------------------------------------------------------------
-
-
-def conjuncts(node: exp.Expression | None) -> list[exp.Expression]:
-    if node is None:
-        return []
-    while isinstance(node, exp.Paren):
-        node = node.this
-    if isinstance(node, exp.And):
-        return conjuncts(node.this) + conjuncts(node.expression)
-    return [node]
 
 
 # -- the allowlist ----------------------------------------------------------------------
@@ -1118,7 +1097,7 @@ def _varchar_outputs(catalog: Catalog, tree: exp.Expression, width: int) -> set[
     for i, item in enumerate(items):
         node = item.this if isinstance(item, exp.Alias) else item
         if isinstance(node, exp.Column) and scope is not None:
-            src = _source_of(scope, node.table)
+            src = source_of(scope, node.table)
             if isinstance(src, exp.Table):
                 col = catalog.table(src.name).columns.get(node.name.lower())
                 if col is not None and col.type.name == "varchar":
