@@ -279,22 +279,12 @@ def _drop_column(
         meta.unique_keys = {a: u for a, u in meta.unique_keys.items() if cname not in u}
         meta.indexes = [i for i in meta.indexes if cname not in i.columns]
         meta.foreign_keys = [f for f in meta.foreign_keys if cname not in f.columns]
-        meta.checks = [
-            c
-            for c in meta.checks
-            if cname not in {x.name.lower() for x in _parse(c["sql"]).find_all(exp.Column)}
-        ]
+        meta.checks = [c for c in meta.checks if cname not in checks.columns_of(c["sql"])]
         for other, fk in catalog.referencing(meta.name):
             if cname in fk.ref_columns and other is not meta:
                 other.foreign_keys.remove(fk)
                 catalog.write_table(conn, other, new=False)
         foreign_keys.set_null_trigger(conn, meta)
-
-
-def _parse(text: str) -> exp.Expression:
-    from .sqltext import parse
-
-    return parse(f"SELECT {text}")[0].expressions[0]
 
 
 def _rename_column(
@@ -327,7 +317,7 @@ def _rename_column(
         if other is not meta:
             catalog.write_table(conn, other, new=False)
     for c in meta.checks:
-        tree = _parse(c["sql"])
+        tree = checks.parse_condition(c["sql"])
         for node in tree.find_all(exp.Column):
             if node.name.lower() == old:
                 node.set("this", exp.to_identifier(new))

@@ -145,6 +145,18 @@ def add_checks(
     return parts
 
 
+def parse_condition(text: str) -> exp.Expression:
+    """A check's condition from its recorded text."""
+    from .sqltext import parse
+
+    return parse(f"SELECT {text}")[0].expressions[0]
+
+
+def columns_of(text: str) -> set[str]:
+    """The columns a recorded check reads (PostgreSQL drops a check with its column)."""
+    return {c.name.lower() for c in parse_condition(text).find_all(exp.Column)}
+
+
 def drop_all(conn: Any, meta: TableMeta) -> None:
     """Drop the table's CHECK constraints on the server (their constants are ciphertexts
     under the onions' keys: a re-key makes them wrong)."""
@@ -159,14 +171,12 @@ def drop_all(conn: Any, meta: TableMeta) -> None:
 def restore_all(conn: Any, meta: TableMeta) -> None:
     """Add the table's CHECK constraints again, their constants encrypted under the
     onions' current keys."""
-    from .sqltext import parse
-
     recorded, meta.checks = meta.checks, []
     for c in recorded:
-        expr = parse(f"SELECT {c['sql']}")[0].expressions[0]
+        expr = parse_condition(c["sql"])
         anon = c["anon"]
         for part in add_checks(meta, [(c["name"], expr, None)], lambda _, a=anon: a):
             conn.execute(sql.SQL("ALTER TABLE {} ADD {}").format(sql.Identifier(meta.anon), part))
 
 
-__all__ = ["add_checks", "default_name", "drop_all", "restore_all"]
+__all__ = ["add_checks", "columns_of", "default_name", "drop_all", "parse_condition", "restore_all"]

@@ -414,13 +414,7 @@ class Connection:
             finally:
                 self.catalog.reload(self.control)
             return
-        level = self.pg.execute("SHOW transaction_isolation").fetchone()
-        held = self.pg.execute(
-            "SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
-            "WHERE l.pid = pg_backend_pid() AND c.relname = ANY(%s)",
-            (tables,),
-        ).fetchone()
-        read_committed = level is not None and level[0] == "read committed"
+        read_committed, held = self._transaction_state(tables)
         if read_committed and (held or self._catalog_dirty):
             self._catalog_dirty = True  # the catalog is reloaded if this rolls back
             try:
@@ -465,6 +459,17 @@ class Connection:
                 )
             )
 
+    def _transaction_state(self, tables: list[str]) -> tuple[bool, bool]:
+        """Whether the open transaction is READ COMMITTED, and whether it holds a lock on
+        any of ``tables`` (anonymized names): where a peel or a join adjustment may run."""
+        level = self.pg.execute("SHOW transaction_isolation").fetchone()
+        held = self.pg.execute(
+            "SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+            "WHERE l.pid = pg_backend_pid() AND c.relname = ANY(%s)",
+            (tables,),
+        ).fetchone()
+        return level is not None and level[0] == "read committed", held is not None
+
     def _adjust_on(self, conn: psycopg.Connection[Any], todo: list[joins.JoinNeed]) -> None:
         for need in todo:
             if joins.adjust(conn, self.catalog, need) >= 0:
@@ -499,13 +504,8 @@ class Connection:
             finally:
                 self.catalog.reload(self.control)
             return
-        level = self.pg.execute("SHOW transaction_isolation").fetchone()
-        held = self.pg.execute(
-            "SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
-            "WHERE l.pid = pg_backend_pid() AND c.relname = ANY(%s)",
-            ([n.table.anon for n in todo],),
-        ).fetchone()
-        if level is not None and level[0] == "read committed":
+        read_committed, held = self._transaction_state([n.table.anon for n in todo])
+        if read_committed:
             if held or self._catalog_dirty:
                 self._catalog_dirty = True  # the catalog is reloaded if this rolls back
                 try:

@@ -374,16 +374,9 @@ def build_column(
         seq = spec.sequences[cname]
         col.sequence = f"{name}_{cname}_seq"
         col.identity = seq.identity
-        seq_taken = {c.sequence_anon for t in catalog.tables.values() for c in t.columns.values()}
         # a name of its own for each sequence ever created: the blocks of values other
         # connections drew from a dropped table's sequence never match a new table's
-        col.sequence_anon = fresh_name(
-            {s for s in seq_taken if s},
-            lambda *p: catalog.root.anonymize("sequence", *p),
-            name,
-            cname,
-            new_key(8).hex(),
-        )
+        col.sequence_anon = catalog.root.anonymize("sequence", name, cname, new_key(8).hex())
     return col
 
 
@@ -431,15 +424,12 @@ def create_table(
     for cname in spec.order:
         columns[cname] = build_column(conn, catalog, config, spec, cname, keyed, shared)
     meta = TableMeta(name, anon_table, columns, primary_key=spec.pk)
-    meta.unique_keys = {
-        catalog.anon_index(name, f"__unique{i}__"): list(u) for i, (_, u) in enumerate(spec.uniques)
-    }
     if spec.pk:
         meta.constraints[catalog.anon_index(name, "__pkey__")] = spec.pk_name or f"{name}_pkey"
     for i, (uname, cols) in enumerate(spec.uniques):
-        meta.constraints[catalog.anon_index(name, f"__unique{i}__")] = (
-            uname or f"{name}_{'_'.join(cols)}_key"
-        )
+        anon = catalog.anon_index(name, f"__unique{i}__")
+        meta.unique_keys[anon] = list(cols)
+        meta.constraints[anon] = uname or f"{name}_{'_'.join(cols)}_key"
     meta.foreign_keys = foreign_keys.resolve(catalog, spec, meta)
     check_parts = checks.add_checks(  # (before the columns: a check sets start layers)
         meta, spec.checks, lambda plain: catalog.anon_index(name, "__check__" + plain)
@@ -467,10 +457,10 @@ def create_table(
                 sql.SQL(", ").join(sql.Identifier(_key_column(meta, c).anon) for c in spec.pk),
             )
         )
-    for i, (_, u) in enumerate(spec.uniques):
+    for anon, u in meta.unique_keys.items():
         parts.append(
             sql.SQL("CONSTRAINT {} UNIQUE ({})").format(
-                sql.Identifier(catalog.anon_index(name, f"__unique{i}__")),
+                sql.Identifier(anon),
                 sql.SQL(", ").join(sql.Identifier(_key_column(meta, c).anon) for c in u),
             )
         )
@@ -484,7 +474,8 @@ def create_table(
     for col in columns.values():
         if col.name in spec.sequences:
             create_sequence(conn, meta, col, spec.sequences[col.name], runtime)
-    foreign_keys.set_null_trigger(conn, meta)
+    if meta.foreign_keys:
+        foreign_keys.set_null_trigger(conn, meta)
     catalog.write_table(conn, meta, new=True)
     with conn.cursor() as cur:
         cur.executemany(

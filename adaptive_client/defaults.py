@@ -229,20 +229,15 @@ def _runtime() -> Runtime:
 def builder(column: Any) -> Callable[[Any], Any]:
     """The value of ``column``'s default for one row: a new builder per row of a
     statement, drawing its value once per bind."""
+    if column.sequence is None and column.default_sql is None:
+        value = column.default
+        return lambda p: value
     memo: list[Any] = [None, None]
 
     def draw() -> Any:
         if column.sequence is not None:
             return _runtime().nextval(column.sequence_anon, column.sequence)
-        if column.default_sql is not None:
-            return _runtime().evaluate(
-                column.default_sql, column.type.sql(), column.default_volatile
-            )
-        return column.default
-
-    if column.sequence is None and column.default_sql is None:
-        value = column.default
-        return lambda p: value
+        return _runtime().evaluate(column.default_sql, column.type.sql(), column.default_volatile)
 
     def build(p: Any) -> Any:
         serial = _BIND.get()

@@ -75,15 +75,7 @@ def decrypt_columns(
     function to each row, with plain column outputs decrypted a whole column at a time."""
     if len(raw) < BATCH_ROWS or not any(isinstance(o.fn, ColumnValue) for o in outputs):
         return [tuple(o.fn(r) for o in outputs) for r in raw]
-    columns: list[list[Any]] = []
-    for o in outputs:
-        fn = o.fn
-        if isinstance(fn, ColumnValue):
-            stored = [r[fn.index] for r in raw]
-            columns.append(recipes.decrypt_many(fn.column, fn.onion, stored))
-        else:
-            columns.append([fn(r) for r in raw])
-    return list(zip(*columns, strict=True))
+    return list(zip(*decrypt_columnar(outputs, raw), strict=True))
 
 
 def decrypt_columnar(outputs: Sequence[Output], raw: Sequence[Sequence[Any]]) -> list[list[Any]]:
