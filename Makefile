@@ -1,4 +1,5 @@
 # make test  -- install what is missing, start the embedded PostgreSQL, run the tests
+#              (all but the slow-marked suites: `make test-slow`, `make test-all`)
 # make demo  -- the TPC-C latency sweep and its report
 #
 # Other targets: deps (Debian packages), venv (.venv with the project and its dev tools),
@@ -11,7 +12,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: deps venv up down test test-fast lint wheels demo clean
+.PHONY: deps venv up down test test-slow test-all lint wheels demo clean
 
 deps:
 	@bash scripts/install-system-deps.sh
@@ -38,11 +39,17 @@ up: deps venv
 down:
 	@if [ -x $(VENV)/bin/adaptive-db ]; then $(VENV)/bin/adaptive-db down; fi
 
+# `make test` leaves out the suites marked slow (fault injection under load, the wheel in a
+# fresh virtualenv, TPC-H at SF 0.1, the long fuzz runs); `make test-slow` runs only those,
+# `make test-all` both.  CI runs both.
 test: deps venv up
-	$(PY) -m pytest -q -p no:cacheprovider
-
-test-fast: deps venv up
 	$(PY) -m pytest -q -p no:cacheprovider -m "not slow"
+
+test-slow: deps venv up
+	$(PY) -m pytest -q -p no:cacheprovider -m slow
+
+test-all: deps venv up
+	$(PY) -m pytest -q -p no:cacheprovider
 
 lint: venv
 	$(VENV)/bin/ruff check .
