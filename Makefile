@@ -66,6 +66,6 @@ wheels: venv
 
 demo: up
 	$(VENV)/bin/adaptive-tpcc sweep --configs plain,encrypted,adaptive --latencies 0,60,120 \
-		--clients 10 --duration 60 --warmup 5 --warehouses 1 --scale small --reload --out results/demo
+		--clients 64 --duration 60 --warmup 10 --warehouses 64 --scale demo --reload --out results/demo
 	$(VENV)/bin/adaptive-tpcc report results/demo
 	@echo "report: results/demo/report.md"

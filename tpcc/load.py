@@ -39,6 +39,9 @@ SCALES = {
     "full": FULL,
     "tiny": TINY,
     "small": Scale(items=5000, customers=300, orders=300, new_orders=90),
+    # `make demo`: many small warehouses, one terminal each, so that clients rarely wait on
+    # one another's locks (TPC-C's own terminals are mostly idle, keying and thinking)
+    "demo": Scale(items=1000, customers=30, orders=30, new_orders=9),
 }
 
 
