@@ -870,6 +870,7 @@ class Compiler:
         if isinstance(node, exp.Add | exp.Sub | exp.Mul | exp.Div | exp.Mod):
             lf, _, loid = self.value_expr(scope, node.this, select, grouped)
             rf, _, roid = self.value_expr(scope, node.expression, select, grouped)
+            _check_client_arithmetic(node, loid, roid)
             op = _ARITH[type(node)]
             return (lambda row: _apply(op, lf(row), rf(row))), "?column?", max(loid, roid)
         if isinstance(node, exp.Neg):
@@ -968,6 +969,33 @@ _ARITH: dict[type, Callable[[Any, Any], Any]] = {
     exp.Div: lambda a, b: _pg_div(a, b),
     exp.Mod: lambda a, b: _pg_mod(a, b),
 }
+
+
+_DATE_OIDS = frozenset({1082, 1083, 1114, 1184})
+_INEXACT_QUOTIENT_OIDS = frozenset({700, 701, 1700})
+
+
+def _check_client_arithmetic(node: exp.Expression, loid: int, roid: int) -> None:
+    """Arithmetic in the select list computed per row on the client: what the column
+    types already show it cannot compute (date arithmetic, a quotient of numerics, whose
+    scale PostgreSQL derives from the values) is refused here, at compile time, so that
+    the split execution answers it instead of a refusal at run time.  A parameter's type
+    is its value's: checked per row, as before."""
+    for side, oid in ((node.this, loid), (node.expression, roid)):
+        if oid in _DATE_OIDS:
+            raise _unsupported(node, "date arithmetic in the select list")
+        if not isinstance(node, exp.Div | exp.Mod):
+            continue
+        inner = side
+        while isinstance(inner, exp.Paren | exp.Neg):
+            inner = inner.this
+        decimal_literal = isinstance(inner, exp.Literal) and not (
+            inner.is_string or str(inner.this).isdigit()
+        )
+        if decimal_literal or (
+            oid in _INEXACT_QUOTIENT_OIDS and not isinstance(inner, exp.Literal)
+        ):
+            raise _unsupported(node, "a quotient other than of integers in the select list")
 
 
 def _pg_div(a: Any, b: Any) -> Any:
