@@ -124,7 +124,8 @@ def _marking(name: str, build: Any) -> Any:
 
 class PostgresSource(Postgres):
     """PostgreSQL as applications write it.  sqlglot reads ``date_part``/``extract``,
-    ``substr``/``substring`` and ``char_length``/``length`` into one node each, while
+    ``substr``/``substring``, ``char_length``/``length``, ``strpos``/``position`` and
+    ``trim``/``btrim``/``ltrim``/``rtrim`` into one node each, while
     PostgreSQL types or names their results differently; this dialect's parse marks the
     node with the name written (``node.meta["pg_function"]``), for the client-side
     evaluation to tell them apart.  Nothing else differs from sqlglot's PostgreSQL, whose
@@ -139,7 +140,15 @@ class PostgresSource(Postgres):
             **PostgresParser.FUNCTIONS,
             **{
                 name: _marking(name.lower(), PostgresParser.FUNCTIONS[name])
-                for name in ("SUBSTR", "CHAR_LENGTH", "CHARACTER_LENGTH")
+                for name in (
+                    "SUBSTR",
+                    "CHAR_LENGTH",
+                    "CHARACTER_LENGTH",
+                    "STRPOS",
+                    "LTRIM",
+                    "RTRIM",
+                    "BTRIM",
+                )
                 if name in PostgresParser.FUNCTIONS
             },
         }

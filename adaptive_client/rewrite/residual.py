@@ -47,6 +47,7 @@ time (before any peel) wherever it can be decided there.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any, cast
@@ -226,6 +227,14 @@ _ALLOWED: tuple[type[exp.Expression], ...] = (
     exp.DataTypeParam, exp.Count, exp.Sum, exp.Min, exp.Max, exp.Avg, exp.Window,
     exp.WindowSpec, exp.RowNumber, exp.Rank, exp.DenseRank, exp.Extract, exp.Var,
     exp.TimestampTrunc, exp.Filter, exp.Tuple, exp.Collate,
+    # text functions DuckDB computes as PostgreSQL does on text (char(n) arrives unpadded,
+    # as PostgreSQL's cast of char(n) to text leaves it)
+    exp.Left, exp.Right, exp.Replace, exp.Pad, exp.SplitPart, exp.Concat, exp.MD5,
+    exp.Repeat, exp.Trim, exp.StartsWith,
+    # aggregates and window functions with PostgreSQL's semantics in DuckDB
+    exp.LogicalAnd, exp.LogicalOr, exp.GroupConcat, exp.ArrayAgg, exp.Lag, exp.Lead,
+    exp.FirstValue, exp.LastValue, exp.NthValue, exp.Ntile, exp.PercentRank, exp.CumeDist,
+    exp.NullSafeEQ, exp.NullSafeNEQ, exp.Interval, exp.Fetch, exp.LimitOptions,
 )  # fmt: skip
 
 _EXTRACT_FIELDS = {"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "QUARTER", "DOW", "DOY", "ISODOW"}
@@ -263,6 +272,20 @@ def check_allowed(tree: exp.Expression) -> None:
             unit = node.args.get("unit")
             if not isinstance(unit, exp.Var) or unit.name.upper() not in _TRUNC_UNITS:
                 raise _refuse("date_trunc unit", node)
+        if isinstance(node, exp.GroupConcat | exp.ArrayAgg) and not node.find(exp.Order):
+            raise _refuse(f"{_construct_name(node)} without ORDER BY (order of aggregation)", node)
+        if isinstance(node, exp.SplitPart):
+            index = node.args.get("part_index")
+            if not (isinstance(index, exp.Literal) and str(index.this).isdigit()):
+                raise _refuse("split_part with other than a positive constant index", node)
+        if isinstance(node, exp.Interval) and (
+            not isinstance(node.parent, exp.Add | exp.Sub) or not isinstance(node.this, exp.Literal)
+        ):
+            raise _refuse("an interval other than a constant added to a date or time", node)
+        if isinstance(node, exp.LimitOptions) and (
+            node.args.get("percent") or node.args.get("with_ties")
+        ):
+            raise _refuse("FETCH ... PERCENT / WITH TIES", node)
         if isinstance(node, exp.Cast):
             to = node.to
             if to.this not in _CAST_TARGETS or (
@@ -378,6 +401,21 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         if _kind(node.this) == "int" and _kind(node.expression) == "int":
             return node
         raise _refuse("modulo of non-integers", node)
+    if isinstance(node, exp.Filter) and isinstance(node.this, exp.Sum | exp.Avg):
+        # the aggregate's typing wraps the filtered aggregate, not the aggregate alone
+        agg, where = node.this, node.expression
+        if isinstance(agg, exp.Avg):
+            if isinstance(agg.this, exp.Distinct) or _kind(agg.this) not in ("int", "decimal"):
+                raise _refuse("avg of other than integers or numerics", node)
+            total = exp.Filter(this=exp.Sum(this=agg.this.copy()), expression=where.copy())
+            count = exp.Filter(this=exp.Count(this=agg.this.copy()), expression=where.copy())
+            total.this.meta["pg_typed"] = True
+            return _numeric_div(total, count)
+        if node.meta.get("pg_typed"):
+            return node
+        node.meta["pg_typed"] = True
+        agg.meta["pg_typed"] = True
+        return _sum_typed(agg, node)
     if isinstance(node, exp.Window) and isinstance(node.this, exp.Sum):
         if node.meta.get("pg_typed"):
             return node
@@ -393,8 +431,26 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         if isinstance(arg, exp.Distinct) or _kind(arg) not in ("int", "decimal"):
             raise _refuse("avg of other than integers or numerics", node)
         if isinstance(node.parent, exp.Window):
-            raise _refuse("avg as a window function", node)
+            return node  # the window itself is rewritten (below)
         return _numeric_div(exp.Sum(this=arg.copy()), exp.Count(this=arg.copy()))
+    if isinstance(node, exp.Window) and isinstance(node.this, exp.Avg):
+        # avg(x) OVER w is sum(x) OVER w / count(x) OVER w, divided as PostgreSQL divides
+        arg = node.this.this
+        over = {k: v for k, v in node.args.items() if k != "this"}
+        return _numeric_div(
+            exp.Window(this=exp.Sum(this=arg.copy()), **copy.deepcopy(over)),
+            exp.Window(this=exp.Count(this=arg.copy()), **copy.deepcopy(over)),
+        )
+    if isinstance(node, exp.Case | exp.Coalesce | exp.Greatest | exp.Least):
+        _check_uniform_scale(node)
+    text_functions = (exp.Left, exp.Right, exp.Pad, exp.Replace, exp.SplitPart, exp.Repeat,
+                      exp.Trim, exp.StartsWith, exp.MD5)  # fmt: skip
+    if isinstance(node, text_functions) and _kind(node.this) != "text":
+        raise _refuse(f"{_construct_name(node)} of a non-text value", node)
+    if isinstance(node, exp.Concat):
+        for arg in node.expressions:
+            if _kind(arg) not in ("text", "int") and not isinstance(arg, exp.Null):
+                raise _refuse("concat() of other than text or integers", node)
     if isinstance(node, exp.Lower | exp.Upper):
         return _udf("pg_" + type(node).__name__.lower(), node.this)
     if isinstance(node, exp.Like | exp.ILike) and not node.meta.get("padded"):
@@ -458,6 +514,46 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
     return node
 
 
+def _scale(node: exp.Expression) -> int | None:
+    """The scale PostgreSQL gives a numeric or integer value of ``node``, where the type
+    alone decides it (None: it does not, or it is not known)."""
+    k = _kind(node)
+    if k == "int":
+        return 0
+    if k != "decimal":
+        return None
+    while isinstance(node, exp.Paren | exp.Neg):
+        node = node.this
+    if isinstance(node, exp.Literal):
+        text = str(node.this)
+        return None if "e" in text.lower() else len(text.partition(".")[2])
+    params = node.type.expressions if node.type is not None else []
+    if len(params) == 2:
+        return int(params[1].name)
+    return None
+
+
+def _check_uniform_scale(node: exp.Expression) -> None:
+    """CASE / COALESCE / GREATEST / LEAST over numerics of different scales: PostgreSQL
+    keeps each value's own scale (``CASE WHEN c THEN 1.50 ELSE 0 END`` prints ``1.50`` or
+    ``0``), DuckDB gives every row the widest.  Refused rather than answered differently."""
+    if _kind(node) != "decimal":
+        return
+    parent = node.parent
+    while parent is not None:  # compared or ordered by, only the value counts
+        if isinstance(parent, exp.Predicate | exp.Ordered) or parent.meta.get("rescaled"):
+            return  # (a rescaled sum: its display scale is computed, see scale_outputs)
+        parent = parent.parent
+    if isinstance(node, exp.Case):
+        branches = [i.args.get("true") for i in node.args.get("ifs") or []]
+        branches.append(node.args.get("default"))
+    else:
+        branches = [node.this, *node.expressions]
+    scales = {_scale(b) for b in branches if b is not None and not isinstance(b, exp.Null)}
+    if len(scales) > 1 or None in scales:
+        raise _refuse("a choice between numerics of different scales", node)
+
+
 def _numeric_div(a: exp.Expression, b: exp.Expression) -> exp.Expression:
     """PostgreSQL's numeric division, exact (:func:`engine.pg_quotient`), for quotients
     used inside the statement; an output that is a quotient is divided on the client."""
@@ -497,7 +593,7 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
         T.DOUBLE: ("int", "float"),
         T.BOOLEAN: ("bool",),
     }[to.this]
-    if not literal and src not in ok:
+    if not literal and src not in ok and not isinstance(node.this, exp.Null):
         raise _refuse(f"cast of a {src} value to {to.sql('postgres')}", node)
     if to.this is T.DECIMAL:
         params = to.expressions
@@ -554,11 +650,19 @@ def quotient_outputs(tree: exp.Expression) -> dict[int, tuple[str, int]]:
         node = item.this if isinstance(item, exp.Alias) else item
         while isinstance(node, exp.Paren):
             node = node.this
-        if isinstance(node, exp.Avg):
-            arg = node.this
+        wrapper = node if isinstance(node, exp.Window | exp.Filter) else None
+        if isinstance((wrapper.this if wrapper else node), exp.Avg):
+            # avg(x) [FILTER (...)] [OVER (...)]: sum and count wrapped alike
+            arg = (wrapper.this if wrapper else node).this
             if isinstance(arg, exp.Distinct) or _kind(arg) not in ("int", "decimal"):
                 raise _refuse("avg of other than integers or numerics", node)
-            kind, dividend, divisor = "avg", exp.Sum(this=arg.copy()), exp.Count(this=arg.copy())
+            kind = "avg"
+            dividend: exp.Expression = exp.Sum(this=arg.copy())
+            divisor: exp.Expression = exp.Count(this=arg.copy())
+            if wrapper is not None:
+                dividend, divisor = (wrapper.copy(), wrapper.copy())
+                dividend.set("this", exp.Sum(this=arg.copy()))
+                divisor.set("this", exp.Count(this=arg.copy()))
         elif isinstance(node, exp.Div):
             a, b = _kind(node.this), _kind(node.expression)
             if not (a in ("int", "decimal") and b in ("int", "decimal") and "decimal" in (a, b)):
@@ -591,6 +695,105 @@ def quotient_outputs(tree: exp.Expression) -> dict[int, tuple[str, int]]:
     return out
 
 
+def _display_scale(node: exp.Expression) -> exp.Expression | None:
+    """An expression giving, per row, the display scale PostgreSQL gives ``node``'s
+    numeric value (None: not derivable here)."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Null):
+        return exp.Null()
+    if isinstance(node, exp.Neg):
+        return _display_scale(node.this)
+    if isinstance(node, exp.Add | exp.Sub | exp.Mul):
+        a, b = _display_scale(node.this), _display_scale(node.expression)
+        if a is None or b is None:
+            return None
+        if isinstance(node, exp.Mul):
+            return exp.Add(this=a, expression=b)
+        return exp.Case(
+            ifs=[exp.If(this=exp.GTE(this=a.copy(), expression=b.copy()), true=a)], default=b
+        )
+    if isinstance(node, exp.Case) and node.this is None:
+        ifs = []
+        for branch in node.args.get("ifs") or []:
+            ds = _display_scale(branch.args["true"])
+            if ds is None:
+                return None
+            ifs.append(exp.If(this=branch.this.copy(), true=ds))
+        default = node.args.get("default")
+        ds_default = _display_scale(default) if default is not None else exp.Null()
+        if ds_default is None:
+            return None
+        return exp.Case(ifs=ifs, default=ds_default)
+    if isinstance(node, exp.Coalesce):
+        ifs = []
+        for arg in [node.this, *node.expressions]:
+            ds = _display_scale(arg)
+            if ds is None:
+                return None
+            present = exp.Not(this=exp.Is(this=arg.copy(), expression=exp.Null()))
+            ifs.append(exp.If(this=present, true=ds))
+        return exp.Case(ifs=ifs)
+    if isinstance(node, exp.Filter) and isinstance(node.this, exp.Sum):
+        widest = _display_scale(node.this)
+        if widest is None:
+            return None
+        return exp.Filter(this=widest, expression=node.expression.copy())
+    if isinstance(node, exp.Sum) and not isinstance(node.this, exp.Distinct):
+        # a sum's display scale: the widest of the values summed
+        arg = node.this
+        ds = _display_scale(arg)
+        if ds is None:
+            return None
+        node.meta["rescaled"] = True
+        return exp.Max(
+            this=exp.Case(
+                ifs=[exp.If(this=exp.Is(this=arg.copy(), expression=exp.Null()), true=exp.Null())],
+                default=ds,
+            )
+        )
+    if isinstance(node, exp.Case | exp.Greatest | exp.Least | exp.Nullif):
+        return None
+    scale = _scale(node)
+    return None if scale is None else exp.Literal.number(scale)
+
+
+def scale_outputs(tree: exp.Expression) -> dict[int, int]:
+    """The outermost SELECT's items (hidden divisors included) computed from ``sum(x)``
+    where x chooses between numerics of different scales: PostgreSQL's sum has the
+    display scale of the widest value summed, DuckDB's that of the widest branch.  A
+    hidden item gives the item's display scale as PostgreSQL derives it (a sum's: the max
+    of x's per-row display scale; a product's: the sum of its factors'); {item index:
+    index of its hidden item}."""
+    if not isinstance(tree, exp.Select):
+        return {}
+    out: dict[int, int] = {}
+    for i, item in enumerate(list(tree.expressions)):
+        node = item.this if isinstance(item, exp.Alias) else item
+        if _kind(node) != "decimal" or not any(
+            _kind(s.this) == "decimal" and s.this.find(exp.Case, exp.Coalesce)
+            for s in node.find_all(exp.Sum)
+            if not isinstance(s.parent, exp.Window)
+        ):
+            continue
+        if node.find(exp.Window, exp.Div, exp.Subquery):
+            continue  # not derivable here: refused where the choice is
+        widest = _display_scale(node)
+        if widest is None:
+            continue
+        tree.append("expressions", exp.Alias(this=widest, alias=exp.to_identifier(f"__s{i}")))
+        out[i] = len(tree.expressions) - 1
+    return out
+
+
+def rescale(value: Any, scale: Any) -> Any:
+    """An item of :func:`scale_outputs` at PostgreSQL's display scale (exact: the digits
+    dropped are zeros)."""
+    if value is None or scale is None:
+        return value
+    return Decimal(value).quantize(Decimal(1).scaleb(-int(scale)))
+
+
 def pg_divide(kind: str, dividend: Any, divisor: Any) -> Any:
     """An output of :func:`quotient_outputs`, divided as PostgreSQL divides it."""
     if kind == "avg":
@@ -604,12 +807,13 @@ def pg_divide(kind: str, dividend: Any, divisor: Any) -> Any:
 
 def to_duckdb(
     tree: exp.Expression, builders: dict[str, ParamBuilder]
-) -> tuple[str, dict[int, tuple[str, int]]]:
+) -> tuple[str, dict[int, tuple[str, int]], dict[int, int]]:
     """The DuckDB SQL of the annotated, qualified tree; fills ``builders`` with the
     parameters ($p0, ...) it takes."""
     from .compiler import Compiler
 
     avgs = quotient_outputs(tree)
+    scales = scale_outputs(tree)
     c = Compiler.__new__(Compiler)
     for ph in list(tree.find_all(exp.Placeholder)):
         builder = Compiler.value_of(c, ph)
@@ -620,7 +824,7 @@ def to_duckdb(
         ph.replace(exp.Placeholder(this=name))
     tree = tree.transform(_rewrite, copy=False)
     _escape_likes(tree)
-    return tree.sql("duckdb"), avgs
+    return tree.sql("duckdb"), avgs, scales
 
 
 # -- text order under the collation ----------------------------------------------------------
@@ -823,7 +1027,13 @@ _FUNC_NAMES: dict[type[exp.Expression], str] = {
     exp.Round: "round", exp.Substring: "substring", exp.StrPosition: "position",
     exp.Case: "case", exp.Extract: "extract", exp.TimestampTrunc: "date_trunc",
     exp.RowNumber: "row_number", exp.Rank: "rank", exp.DenseRank: "dense_rank",
-    exp.Exists: "exists",
+    exp.Exists: "exists", exp.Left: "left", exp.Right: "right", exp.Replace: "replace",
+    exp.SplitPart: "split_part", exp.Concat: "concat", exp.MD5: "md5", exp.Repeat: "repeat",
+    exp.StartsWith: "starts_with", exp.Trim: "btrim", exp.LogicalAnd: "bool_and",
+    exp.LogicalOr: "bool_or", exp.GroupConcat: "string_agg", exp.ArrayAgg: "array_agg",
+    exp.Lag: "lag", exp.Lead: "lead", exp.FirstValue: "first_value",
+    exp.LastValue: "last_value", exp.NthValue: "nth_value", exp.Ntile: "ntile",
+    exp.PercentRank: "percent_rank", exp.CumeDist: "cume_dist",
 }  # fmt: skip
 
 _TYPE_NAMES = {
@@ -861,8 +1071,10 @@ def pg_name(node: exp.Expression) -> str | None:
         if isinstance(inner, exp.Select) and len(inner.expressions) == 1:
             return pg_name(inner.expressions[0])
         return None
-    if isinstance(node, exp.Extract | exp.Substring | exp.Length) and node.meta.get("pg_function"):
+    if node.meta.get("pg_function"):  # the name as written, where sqlglot merges several
         return str(node.meta["pg_function"])
+    if isinstance(node, exp.Pad):
+        return "lpad" if node.args.get("is_left") else "rpad"
     return _FUNC_NAMES.get(type(node))
 
 
@@ -970,7 +1182,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     rewrite_to_relations(tree, relations)
     builders: dict[str, ParamBuilder] = {}
     semi_sql = {semi.name: semi_select(semi, builders) for rel in relations for semi in rel.semis}
-    sql, avgs = to_duckdb(tree, builders)
+    sql, avgs, scales = to_duckdb(tree, builders)
 
     # bind on the empty tables: the result's types, and refusals, before anything runs
     con = engine(tables, keys, None, case_mapping)
@@ -1018,6 +1230,13 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
                     v.ljust(padded[i]) if i in padded and isinstance(v, str) else v
                     for i, v in enumerate(r)
                 )
+                for r in rows
+            ]
+        if scales:
+            rows = [
+                tuple(rescale(v, r[scales[i]]) if i in scales else v for i, v in enumerate(r))[
+                    : None if avgs else width
+                ]
                 for r in rows
             ]
         if avgs:
@@ -1069,7 +1288,7 @@ def semi_select(semi: Semi, builders: dict[str, ParamBuilder]) -> tuple[str, lis
         if semi.client_filter:
             sel.set("where", exp.Where(this=exp.and_(*semi.client_filter, copy=False)))
     before = set(builders)
-    text, _ = to_duckdb(sel, builders)
+    text, _, _ = to_duckdb(sel, builders)
     return text, [k for k in builders if k not in before]
 
 

@@ -62,7 +62,10 @@ def acct(
     [
         # (LIKE with wildcards, subqueries, upper(), text ranges are now answered by
         # split execution: tests/client/test_residual.py)
-        ("SELECT string_agg(nick, ',') FROM acct WHERE id > 1", "function string_agg()"),
+        (
+            "SELECT string_agg(nick, ',') FROM acct WHERE id > 1",
+            "function string_agg() without ORDER BY (order of aggregation)",
+        ),
         ("SELECT to_char(opened, 'YYYY') FROM acct", "function to_char()"),
         ("SELECT date_trunc('month', opened) FROM acct", "date_trunc of other than a timestamp"),
         ("SELECT id FROM acct WHERE balance = opened", "client evaluation"),
