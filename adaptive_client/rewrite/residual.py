@@ -342,6 +342,23 @@ def _kind(node: exp.Expression) -> str:
     if isinstance(node, exp.Literal) and not node.is_string:
         text = str(node.this)
         return "decimal" if any(ch in text for ch in ".eE") or abs(int(text)) >= 2**63 else "int"
+    if isinstance(node, exp.Abs):
+        return _kind(node.this)
+    sides: set[str] = set()
+    if isinstance(node, exp.Case):
+        branches = [i.args.get("true") for i in node.args.get("ifs") or []]
+        branches.append(node.args.get("default"))
+        sides = {_kind(b) for b in branches if b is not None and not isinstance(b, exp.Null)}
+    elif isinstance(node, exp.Coalesce | exp.Greatest | exp.Least):
+        sides = {_kind(b) for b in [node.this, *node.expressions] if not isinstance(b, exp.Null)}
+    elif isinstance(node, exp.Add | exp.Sub | exp.Mul | exp.Div | exp.Mod):
+        # sqlglot types a numeric constant (2.5) double, and arithmetic over it too
+        sides = {_kind(node.this), _kind(node.expression)}
+    if sides:
+        if sides <= {"int", "decimal", "float"}:
+            for k in ("float", "decimal", "int"):
+                if k in sides:
+                    return k
     t = node.type
     if t is None:
         return "other"
@@ -395,7 +412,7 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
             )
             return exp.Div(this=node.this, expression=divisor)
         if a in ("int", "decimal") and b in ("int", "decimal"):
-            return _numeric_div(node.this, node.expression)
+            return _numeric_div(node.this, node.expression, node)
         raise _refuse(f"division of {a} by {b}", node)
     if isinstance(node, exp.Mod):
         if _kind(node.this) == "int" and _kind(node.expression) == "int":
@@ -410,7 +427,7 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
             total = exp.Filter(this=exp.Sum(this=agg.this.copy()), expression=where.copy())
             count = exp.Filter(this=exp.Count(this=agg.this.copy()), expression=where.copy())
             total.this.meta["pg_typed"] = True
-            return _numeric_div(total, count)
+            return _numeric_div(total, count, node)
         if node.meta.get("pg_typed"):
             return node
         node.meta["pg_typed"] = True
@@ -422,7 +439,7 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         node.meta["pg_typed"] = True
         return _sum_typed(node.this, node)
     if isinstance(node, exp.Sum):
-        if isinstance(node.parent, exp.Window) or node.meta.get("pg_typed"):
+        if isinstance(node.parent, exp.Window | exp.Filter) or node.meta.get("pg_typed"):
             return node
         node.meta["pg_typed"] = True
         return _sum_typed(node, node)
@@ -430,9 +447,9 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         arg = node.this
         if isinstance(arg, exp.Distinct) or _kind(arg) not in ("int", "decimal"):
             raise _refuse("avg of other than integers or numerics", node)
-        if isinstance(node.parent, exp.Window):
-            return node  # the window itself is rewritten (below)
-        return _numeric_div(exp.Sum(this=arg.copy()), exp.Count(this=arg.copy()))
+        if isinstance(node.parent, exp.Window | exp.Filter):
+            return node  # the window or filter itself is rewritten
+        return _numeric_div(exp.Sum(this=arg.copy()), exp.Count(this=arg.copy()), node)
     if isinstance(node, exp.Window) and isinstance(node.this, exp.Avg):
         # avg(x) OVER w is sum(x) OVER w / count(x) OVER w, divided as PostgreSQL divides
         arg = node.this.this
@@ -440,6 +457,7 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         return _numeric_div(
             exp.Window(this=exp.Sum(this=arg.copy()), **copy.deepcopy(over)),
             exp.Window(this=exp.Count(this=arg.copy()), **copy.deepcopy(over)),
+            node,
         )
     if isinstance(node, exp.Case | exp.Coalesce | exp.Greatest | exp.Least):
         _check_uniform_scale(node)
@@ -537,26 +555,70 @@ def _check_uniform_scale(node: exp.Expression) -> None:
     """CASE / COALESCE / GREATEST / LEAST over numerics of different scales: PostgreSQL
     keeps each value's own scale (``CASE WHEN c THEN 1.50 ELSE 0 END`` prints ``1.50`` or
     ``0``), DuckDB gives every row the widest.  Refused rather than answered differently."""
-    if _kind(node) != "decimal":
+    if isinstance(node, exp.Case):
+        branches = [i.args.get("true") for i in node.args.get("ifs") or []]
+        branches.append(node.args.get("default"))
+    else:
+        branches = [node.this, *node.expressions]
+    values = [b for b in branches if b is not None and not isinstance(b, exp.Null)]
+    kinds = {_kind(b) for b in values}
+    # (a numeric constant such as 2.5 is annotated double: the branches tell the type)
+    if "decimal" not in kinds or not kinds <= {"int", "decimal"}:
         return
     parent = node.parent
     while parent is not None:  # compared or ordered by, only the value counts
         if isinstance(parent, exp.Predicate | exp.Ordered) or parent.meta.get("rescaled"):
             return  # (a rescaled sum: its display scale is computed, see scale_outputs)
         parent = parent.parent
-    if isinstance(node, exp.Case):
-        branches = [i.args.get("true") for i in node.args.get("ifs") or []]
-        branches.append(node.args.get("default"))
-    else:
-        branches = [node.this, *node.expressions]
-    scales = {_scale(b) for b in branches if b is not None and not isinstance(b, exp.Null)}
+    scales = {_scale(b) for b in values}
     if len(scales) > 1 or None in scales:
         raise _refuse("a choice between numerics of different scales", node)
 
 
-def _numeric_div(a: exp.Expression, b: exp.Expression) -> exp.Expression:
+def _rewrite_bottom_up(tree: exp.Expression) -> exp.Expression:
+    """:func:`_rewrite` on every node, children before their parent, so that a rewritten
+    node's arguments are rewritten too (``length(lower(x))``: both PostgreSQL's).  A
+    replacement keeps the replaced node's type, which the parent's rewrite reads."""
+    for node in reversed(list(tree.dfs())):
+        assert isinstance(node, exp.Expression)
+        # where it hangs, taken before the rewrite (a wrapper built around the node
+        # becomes its parent)
+        parent, arg_key, index = node.parent, node.arg_key, node.index
+        new = _rewrite(node)
+        if new is node:
+            continue
+        if new.type is None or new.type.is_type(exp.DataType.Type.UNKNOWN):
+            new.type = node.type
+        if node is tree:
+            tree = new
+        elif parent is not None and arg_key is not None:
+            parent.set(arg_key, new, index)
+    return tree
+
+
+def _value_only(node: exp.Expression) -> bool:
+    """Whether only ``node``'s value matters, not its display scale: it is compared,
+    ordered by, or rounded / cast to a scale of its own before anything prints it."""
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, exp.Predicate | exp.Ordered | exp.Round):
+            return True
+        if isinstance(parent, exp.Cast) and (
+            parent.to.this in _INTS or (parent.to.is_type(exp.DataType.Type.DECIMAL)
+                                        and len(parent.to.expressions) == 2)
+        ):  # fmt: skip
+            return True
+        parent = parent.parent
+    return False
+
+
+def _numeric_div(a: exp.Expression, b: exp.Expression, at: exp.Expression) -> exp.Expression:
     """PostgreSQL's numeric division, exact (:func:`engine.pg_quotient`), for quotients
-    used inside the statement; an output that is a quotient is divided on the client."""
+    used inside the statement; an output that is a quotient is divided on the client
+    (:func:`quotient_outputs`).  A quotient otherwise reaching the output (``x + a / b``,
+    ``sum(a / b)``) would have another display scale than PostgreSQL's: refused."""
+    if not _value_only(at):
+        raise _refuse("a numeric quotient inside an output expression", at)
     return _udf("pg_numeric_div", _cast(a, "VARCHAR"), _cast(b, "VARCHAR"))
 
 
@@ -822,7 +884,7 @@ def to_duckdb(
         name = f"p{len(builders)}"
         builders[name] = builder
         ph.replace(exp.Placeholder(this=name))
-    tree = tree.transform(_rewrite, copy=False)
+    tree = _rewrite_bottom_up(tree)
     _escape_likes(tree)
     return tree.sql("duckdb"), avgs, scales
 
@@ -1099,8 +1161,48 @@ def output_names(original: exp.Expression, qualified_tree: exp.Expression) -> li
     return [pg_name(e) or "?column?" for e in orig]
 
 
+def _char_outputs(tree: exp.Expression, width: int) -> list[int | None]:
+    """Per output column, n where it is char(n): in a set operation, only where every
+    branch's column is char(n) (with a varchar or text branch PostgreSQL's is text)."""
+
+    def leaves(node: exp.Expression) -> list[exp.Select]:
+        while isinstance(node, exp.Subquery):
+            node = node.this
+        if isinstance(node, exp.SetOperation):
+            return leaves(node.this) + leaves(node.expression)
+        return [node] if isinstance(node, exp.Select) else []
+
+    branches = leaves(tree) or [leftmost(tree)]
+    out: list[int | None] = []
+    for i in range(width):
+        lengths = {
+            char_length(b.expressions[i]) if i < len(b.expressions) else None for b in branches
+        }
+        out.append(lengths.pop() if len(lengths) == 1 else None)
+    return out
+
+
 def char_length(node: exp.Expression) -> int | None:
-    """n, where ``node`` is annotated char(n)."""
+    """n, where ``node`` is annotated char(n).  A choice (COALESCE, CASE, ...) is char(n)
+    only when every branch is; with a varchar or text branch PostgreSQL resolves it to
+    text, unpadded."""
+    while isinstance(node, exp.Alias | exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Case | exp.Coalesce | exp.Greatest | exp.Least | exp.Nullif):
+        if isinstance(node, exp.Case):
+            branches = [i.args.get("true") for i in node.args.get("ifs") or []]
+            branches.append(node.args.get("default"))
+        else:
+            branches = [node.this, *node.expressions][: 1 if isinstance(node, exp.Nullif) else None]
+        # a string constant makes it char without a length: its own values print as
+        # they are (the columns' values too -- exact for values that fill n, which is
+        # what a char(n) column usually holds)
+        lengths = {
+            None if isinstance(b, exp.Literal) else char_length(b)
+            for b in branches
+            if b is not None and not isinstance(b, exp.Null)
+        }
+        return lengths.pop() if len(lengths) == 1 else None
     t = node.type
     if t is None or not t.is_type(exp.DataType.Type.CHAR) or not t.expressions:
         return None
@@ -1177,7 +1279,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     if keyed and ordering is not None:
         keys[KEY_FUNCTION] = ordering
     width = len(names)
-    char_outputs = [char_length(e) for e in leftmost(tree).expressions[:width]]
+    char_outputs = _char_outputs(tree, width)
     varchar_cols = _varchar_outputs(catalog, tree, width)
     rewrite_to_relations(tree, relations)
     builders: dict[str, ParamBuilder] = {}
