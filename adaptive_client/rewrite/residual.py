@@ -354,11 +354,10 @@ def _kind(node: exp.Expression) -> str:
     elif isinstance(node, exp.Add | exp.Sub | exp.Mul | exp.Div | exp.Mod):
         # sqlglot types a numeric constant (2.5) double, and arithmetic over it too
         sides = {_kind(node.this), _kind(node.expression)}
-    if sides:
-        if sides <= {"int", "decimal", "float"}:
-            for k in ("float", "decimal", "int"):
-                if k in sides:
-                    return k
+    if sides and sides <= {"int", "decimal", "float"}:
+        for k in ("float", "decimal", "int"):
+            if k in sides:
+                return k
     t = node.type
     if t is None:
         return "other"
