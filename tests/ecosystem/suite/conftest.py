@@ -69,7 +69,6 @@ KNOWN: dict[str, str] = {
     "InsertBehaviorTest::test_empty_insert": _GAP + "INSERT ... DEFAULT VALUES",
     "InsertBehaviorTest::test_insert_from_select_with_defaults": _GAP
     + "an expression as an INSERT value",
-    "IsOrIsNotDistinctFromTest::": _GAP + "IS [NOT] DISTINCT FROM",
     "NumericTest::test_decimal_coerce_round_trip": (
         _GAP + "a value computed on the client is described as text (OID 25), not numeric"
     ),
@@ -209,13 +208,6 @@ EXPECTED: dict[str, list[str]] = {
     "InsertBehaviorTest::test_insert_from_select_with_defaults": [
         "InsertBehaviorTest::test_insert_from_select_with_defaults",
     ],
-    "IsOrIsNotDistinctFromTest::": [
-        "IsOrIsNotDistinctFromTest::test_is_or_is_not_distinct_from[both_int_different]",
-        "IsOrIsNotDistinctFromTest::test_is_or_is_not_distinct_from[both_int_same]",
-        "IsOrIsNotDistinctFromTest::test_is_or_is_not_distinct_from[both_null]",
-        "IsOrIsNotDistinctFromTest::test_is_or_is_not_distinct_from[one_null_first]",
-        "IsOrIsNotDistinctFromTest::test_is_or_is_not_distinct_from[one_null_second]",
-    ],
     "NumericTest::test_decimal_coerce_round_trip": [
         "NumericTest::test_decimal_coerce_round_trip",
         "NumericTest::test_decimal_coerce_round_trip_w_cast",
@@ -247,7 +239,6 @@ EXPECTED: dict[str, list[str]] = {
         "TrueDivTest::test_truediv_integer[-15-10--1.5]",
         "TrueDivTest::test_truediv_integer[15-10-1.5]",
         "TrueDivTest::test_truediv_integer_bound",
-        "TrueDivTest::test_truediv_numeric[5.52-2.4-2.3]",
     ],
 }
 
