@@ -25,9 +25,10 @@ from psycopg import sql
 from sqlglot import exp
 
 from . import defaults, recipes
-from .errors import UnsupportedQuery
+from .errors import StaleMetadata, UnsupportedQuery
 from .metadata import ColumnMeta, OnionColumn, TableMeta
 from .onions import TOKEN_ONIONS, Onion
+from .stats import STATS
 
 if TYPE_CHECKING:
     from .connection import Cursor
@@ -118,6 +119,40 @@ class CopyIn:
         self.write_row(values)
 
     def __enter__(self) -> CopyIn:
+        conn = self.cursor.connection
+        for _attempt in range(3):
+            first_in_transaction = not conn._in_transaction()
+            try:
+                return self._start()
+            except psycopg.errors.UndefinedColumn as exc:
+                # the COPY names an onion column a join adjustment renamed (joins.py):
+                # this client's metadata is stale, as execute() handles it
+                self._stack.__exit__(type(exc), exc, exc.__traceback__)
+                self._stack = contextlib.ExitStack()
+                if not conn._epoch_moved():
+                    raise
+                if not conn.pg.autocommit:
+                    if not first_in_transaction:
+                        conn.catalog.reload(conn.control)
+                        raise StaleMetadata(
+                            f"{self.table.name} was re-keyed for a join after this "
+                            "transaction read its layers; retry the transaction"
+                        ) from None
+                    conn.pg.rollback()
+                    conn._after_rollback()
+                conn.catalog.reload(conn.control)
+                self._rebind(conn.catalog.table(self.table.name))
+                STATS.retries += 1
+        raise StaleMetadata("layers kept changing; retry")
+
+    def _rebind(self, table: TableMeta) -> None:
+        """Point the COPY at ``table`` 's metadata (reloaded), the same columns given."""
+        self.table = table
+        self.given = [table.column(c.name) for c in self.given]
+        self.storage = [(c, oc) for c in table.columns.values() for oc in c.onions.values()]
+
+    def _start(self) -> CopyIn:
+        """Open the transaction (autocommit) and the server's COPY."""
         conn = self.cursor.connection
         if conn.pg.autocommit:
             self._stack.enter_context(conn.pg.transaction())
@@ -280,9 +315,7 @@ def _text(v: Any) -> str | None:
 def _escape(s: str | None) -> str:
     if s is None:
         return "\\N"
-    return (
-        s.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
-    )
+    return s.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
 
 
 def _csv_text(v: Any) -> str:

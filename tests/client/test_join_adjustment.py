@@ -11,6 +11,7 @@ audit log has one ``join`` row per moved column; refusals are typed.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
@@ -199,6 +200,37 @@ def test_plan_is_a_join_over_ciphertexts(pair: Pair) -> None:
     )
     assert any(j in plan for j in ("Hash Join", "Merge Join", "Nested Loop")), plan
     assert "Join Filter" not in plan, plan  # the join condition is the join's own key
+
+
+# a self-join, a three-way join, an outer join and an implicit comma join; their joins
+PLANNED_JOINS = [
+    ("SELECT s.name, m.name FROM staff s JOIN staff m ON s.manager = m.id", 1),
+    (
+        "SELECT a.name, p.title, c.body FROM author a JOIN post p ON p.author_id = a.id "
+        "JOIN comment c ON c.post_id = p.id",
+        2,
+    ),
+    ("SELECT a.name, p.id FROM author a LEFT JOIN post p ON p.author_id = a.id", 1),
+    ("SELECT o.ol_o_id, s.s_quantity FROM order_line o, stock s WHERE s.s_i_id = o.ol_i_id", 1),
+]
+
+
+_JOIN_NODE = re.compile(r"(Hash|Merge)( (Left|Right|Full|Semi|Anti))? Join|Nested Loop")
+
+
+@pytest.mark.parametrize(("query", "joins"), PLANNED_JOINS)
+def test_each_join_shape_plans_a_join_over_ciphertexts(pair: Pair, query: str, joins: int) -> None:
+    pair.check(query)  # (adjusts the columns the first time)
+    lines = [r[0] for r in pair.enc.execute("EXPLAIN " + query).fetchall()]
+    plan = "\n".join(lines)
+    nodes = [x for x in lines if _JOIN_NODE.search(x)]
+    # one join node per join of the query, each on its own key (a hash or merge
+    # condition, or an index nested loop): no cross product filtered afterwards
+    assert len(nodes) == joins, plan
+    assert "Join Filter" not in plan, plan
+    for node in nodes:
+        if "Nested Loop" in node:
+            assert "Index" in plan, plan
 
 
 def test_metadata_records_groups_and_log(pair: Pair, master_key: Any) -> None:
