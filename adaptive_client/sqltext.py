@@ -151,6 +151,8 @@ class PostgresSource(Postgres):
                 )
                 if name in PostgresParser.FUNCTIONS
             },
+            # every() is the SQL standard's bool_and()
+            "EVERY": _marking("every", lambda args: exp.LogicalAnd(this=args[0])),
         }
 
 
