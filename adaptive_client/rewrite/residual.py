@@ -564,6 +564,8 @@ def _check_uniform_scale(node: exp.Expression) -> None:
     # (a numeric constant such as 2.5 is annotated double: the branches tell the type)
     if "decimal" not in kinds or not kinds <= {"int", "decimal"}:
         return
+    if node.meta.get("rescaled"):
+        return  # an output whose display scale is computed beside it (scale_outputs)
     parent = node.parent
     while parent is not None:  # compared or ordered by, only the value counts
         if isinstance(parent, exp.Predicate | exp.Ordered) or parent.meta.get("rescaled"):
@@ -820,28 +822,39 @@ def _display_scale(node: exp.Expression) -> exp.Expression | None:
 
 
 def scale_outputs(tree: exp.Expression) -> dict[int, int]:
-    """The outermost SELECT's items (hidden divisors included) computed from ``sum(x)``
-    where x chooses between numerics of different scales: PostgreSQL's sum has the
-    display scale of the widest value summed, DuckDB's that of the widest branch.  A
-    hidden item gives the item's display scale as PostgreSQL derives it (a sum's: the max
-    of x's per-row display scale; a product's: the sum of its factors'); {item index:
-    index of its hidden item}."""
-    if not isinstance(tree, exp.Select):
-        return {}
+    """The outermost SELECT's items (hidden divisors included) that choose between
+    numerics of different scales (CASE, COALESCE), directly in a statement without
+    grouping or through ``sum(x)``: PostgreSQL keeps each value's display scale (a sum's:
+    the widest value summed), DuckDB gives the widest branch's.  A
+    hidden item gives the item's display scale as PostgreSQL derives it (a choice's: the
+    chosen branch's; a sum's: the max of x's per-row display scale; a product's: the sum
+    of its factors'); {item index: index of its hidden item}."""
+    if not isinstance(tree, exp.Select) or tree.args.get("distinct") is not None:
+        return {}  # (with DISTINCT a hidden item would change which rows are distinct)
+    grouped = tree.args.get("group") is not None or any(
+        isinstance(a, exp.AggFunc) and not isinstance(a.parent, exp.Window)
+        for e in tree.expressions
+        for a in e.find_all(exp.AggFunc)
+    )
     out: dict[int, int] = {}
     for i, item in enumerate(list(tree.expressions)):
         node = item.this if isinstance(item, exp.Alias) else item
-        if _kind(node) != "decimal" or not any(
+        summed = any(
             _kind(s.this) == "decimal" and s.this.find(exp.Case, exp.Coalesce)
             for s in node.find_all(exp.Sum)
             if not isinstance(s.parent, exp.Window)
-        ):
+        )
+        # a row's own choice (no grouping): its display scale per row, beside it
+        chosen = not grouped and node.find(exp.Case, exp.Coalesce) is not None
+        if _kind(node) != "decimal" or not (summed or chosen):
             continue
         if node.find(exp.Window, exp.Div, exp.Subquery):
             continue  # not derivable here: refused where the choice is
         widest = _display_scale(node)
         if widest is None:
             continue
+        for choice in node.find_all(exp.Case, exp.Coalesce):
+            choice.meta["rescaled"] = True
         tree.append("expressions", exp.Alias(this=widest, alias=exp.to_identifier(f"__s{i}")))
         out[i] = len(tree.expressions) - 1
     return out

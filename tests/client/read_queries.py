@@ -686,6 +686,8 @@ DISTINCT_LIMIT: list[Query] = [
         "SELECT id, placed FROM orders WHERE placed BETWEEN %s AND %s ORDER BY placed, id",
         (dt.datetime(2024, 3, 1), dt.datetime(2024, 5, 1)),
     ),
+    # choices between numeric scales, per row (CASE in case-27)
+    ("misc", "SELECT order_id, sku, coalesce(discount, 0), qty * coalesce(discount, 1) FROM item ORDER BY 1, 2", ()),
 ]
 
 QUERIES: list[Query] = (
