@@ -253,10 +253,16 @@ _CAST_TARGETS = {
 }
 
 
+# functions sqlglot leaves unparsed, with DuckDB's equivalent (checked against PostgreSQL)
+_ANONYMOUS = {"octet_length": "strlen"}  # bytes of the UTF-8 text (the database's encoding)
+
+
 def check_allowed(tree: exp.Expression) -> None:
     """Refuse any node outside the checked allowlist, naming it."""
     for node in tree.walk():
-        if not isinstance(node, _ALLOWED):
+        if not isinstance(node, _ALLOWED) and not (
+            isinstance(node, exp.Anonymous) and node.name.lower() in _ANONYMOUS
+        ):
             raise _refuse(_construct_name(node), node)
         if isinstance(node, exp.With) and node.args.get("recursive"):
             raise _refuse("WITH RECURSIVE", node)
@@ -464,6 +470,12 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
                       exp.Trim, exp.StartsWith, exp.MD5)  # fmt: skip
     if isinstance(node, text_functions) and _kind(node.this) != "text":
         raise _refuse(f"{_construct_name(node)} of a non-text value", node)
+    if isinstance(node, exp.Anonymous) and node.name.lower() in _ANONYMOUS:
+        args = node.expressions
+        if len(args) != 1 or _kind(args[0]) != "text" or char_length(args[0]) is not None:
+            # (char(n) arrives unpadded; PostgreSQL counts its padding's bytes)
+            raise _refuse(f"{node.name.lower()}() of other than one text value", node)
+        return _cast(_udf(_ANONYMOUS[node.name.lower()], args[0]), "INTEGER")
     if isinstance(node, exp.Concat):
         for arg in node.expressions:
             if _kind(arg) not in ("text", "int") and not isinstance(arg, exp.Null):
@@ -815,8 +827,12 @@ def _display_scale(node: exp.Expression) -> exp.Expression | None:
                 default=ds,
             )
         )
-    if isinstance(node, exp.Case | exp.Greatest | exp.Least | exp.Nullif):
-        return None
+    if isinstance(node, exp.Abs):
+        return _display_scale(node.this)
+    if isinstance(node, exp.Case | exp.Greatest | exp.Least | exp.Nullif) or node.find(
+        exp.Case, exp.Coalesce
+    ):
+        return None  # (a static scale would hide a choice inside)
     scale = _scale(node)
     return None if scale is None else exp.Literal.number(scale)
 
@@ -1149,6 +1165,8 @@ def pg_name(node: exp.Expression) -> str | None:
         return str(node.meta["pg_function"])
     if isinstance(node, exp.Pad):
         return "lpad" if node.args.get("is_left") else "rpad"
+    if isinstance(node, exp.Anonymous):
+        return node.name.lower()
     return _FUNC_NAMES.get(type(node))
 
 

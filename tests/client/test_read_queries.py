@@ -110,7 +110,6 @@ GAPS = {
     "fn-8": "trunc/ceil/floor of a numeric: the result's scale differs from DuckDB's",
     "fn-10": "greatest() of numerics of different scales in the output (each value keeps its own)",
     "fn-18": "cast to varchar(n): truncation not reproduced",
-    "fn-21": "octet_length(): not in the allowlist",
     "agg-42": "array_agg(): array results are not returned by the client engine",
     "sub-90": "op ALL (subquery)",
     "sub-91": "op ANY (subquery)",
