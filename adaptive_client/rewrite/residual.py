@@ -47,7 +47,6 @@ time (before any peel) wherever it can be decided there.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any, cast
@@ -340,6 +339,19 @@ _INTS = (exp.DataType.Type.INT, exp.DataType.Type.SMALLINT, exp.DataType.Type.BI
 _FLOATS = (exp.DataType.Type.DOUBLE, exp.DataType.Type.FLOAT)
 
 
+def _choice_values(node: exp.Expression) -> list[exp.Expression]:
+    """The expressions whose values a CASE, COALESCE, GREATEST, LEAST or NULLIF gives
+    (NULL constants left out: they take the others' type)."""
+    if isinstance(node, exp.Case):
+        values = [i.args.get("true") for i in node.args.get("ifs") or []]
+        values.append(node.args.get("default"))
+    elif isinstance(node, exp.Nullif):
+        values = [node.this]
+    else:
+        values = [node.this, *node.expressions]
+    return [v for v in values if v is not None and not isinstance(v, exp.Null)]
+
+
 def _kind(node: exp.Expression) -> str:
     """int | decimal | float | text | date | timestamp | bool | other, as annotated
     (a numeric constant as PostgreSQL types it: with a point or exponent, numeric)."""
@@ -351,12 +363,8 @@ def _kind(node: exp.Expression) -> str:
     if isinstance(node, exp.Abs):
         return _kind(node.this)
     sides: set[str] = set()
-    if isinstance(node, exp.Case):
-        branches = [i.args.get("true") for i in node.args.get("ifs") or []]
-        branches.append(node.args.get("default"))
-        sides = {_kind(b) for b in branches if b is not None and not isinstance(b, exp.Null)}
-    elif isinstance(node, exp.Coalesce | exp.Greatest | exp.Least):
-        sides = {_kind(b) for b in [node.this, *node.expressions] if not isinstance(b, exp.Null)}
+    if isinstance(node, exp.Case | exp.Coalesce | exp.Greatest | exp.Least):
+        sides = {_kind(b) for b in _choice_values(node)}
     elif isinstance(node, exp.Add | exp.Sub | exp.Mul | exp.Div | exp.Mod):
         # sqlglot types a numeric constant (2.5) double, and arithmetic over it too
         sides = {_kind(node.this), _kind(node.expression)}
@@ -423,47 +431,20 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         if _kind(node.this) == "int" and _kind(node.expression) == "int":
             return node
         raise _refuse("modulo of non-integers", node)
-    if isinstance(node, exp.Filter) and isinstance(node.this, exp.Sum | exp.Avg):
-        # the aggregate's typing wraps the filtered aggregate, not the aggregate alone
-        agg, where = node.this, node.expression
-        if isinstance(agg, exp.Avg):
-            if isinstance(agg.this, exp.Distinct) or _kind(agg.this) not in ("int", "decimal"):
-                raise _refuse("avg of other than integers or numerics", node)
-            total = exp.Filter(this=exp.Sum(this=agg.this.copy()), expression=where.copy())
-            count = exp.Filter(this=exp.Count(this=agg.this.copy()), expression=where.copy())
-            total.this.meta["pg_typed"] = True
-            return _numeric_div(total, count, node)
-        if node.meta.get("pg_typed"):
-            return node
-        node.meta["pg_typed"] = True
-        agg.meta["pg_typed"] = True
-        return _sum_typed(agg, node)
-    if isinstance(node, exp.Window) and isinstance(node.this, exp.Sum):
-        if node.meta.get("pg_typed"):
-            return node
-        node.meta["pg_typed"] = True
+    # (each node is rewritten once, children first: a wrapper built here is not revisited)
+    if isinstance(node, exp.Window | exp.Filter) and isinstance(node.this, exp.Sum):
+        # the sum's typing wraps the window or filtered sum, not the sum alone
         return _sum_typed(node.this, node)
     if isinstance(node, exp.Sum):
-        if isinstance(node.parent, exp.Window | exp.Filter) or node.meta.get("pg_typed"):
-            return node
-        node.meta["pg_typed"] = True
-        return _sum_typed(node, node)
-    if isinstance(node, exp.Avg):
-        arg = node.this
-        if isinstance(arg, exp.Distinct) or _kind(arg) not in ("int", "decimal"):
-            raise _refuse("avg of other than integers or numerics", node)
         if isinstance(node.parent, exp.Window | exp.Filter):
-            return node  # the window or filter itself is rewritten
-        return _numeric_div(exp.Sum(this=arg.copy()), exp.Count(this=arg.copy()), node)
-    if isinstance(node, exp.Window) and isinstance(node.this, exp.Avg):
-        # avg(x) OVER w is sum(x) OVER w / count(x) OVER w, divided as PostgreSQL divides
-        arg = node.this.this
-        over = {k: v for k, v in node.args.items() if k != "this"}
-        return _numeric_div(
-            exp.Window(this=exp.Sum(this=arg.copy()), **copy.deepcopy(over)),
-            exp.Window(this=exp.Count(this=arg.copy()), **copy.deepcopy(over)),
-            node,
-        )
+            return node  # typed with its wrapper
+        return _sum_typed(node, node)
+    if isinstance(node, exp.Avg) and isinstance(node.parent, exp.Window | exp.Filter):
+        return node  # divided with its wrapper
+    if isinstance(node, exp.Avg) or (
+        isinstance(node, exp.Window | exp.Filter) and isinstance(node.this, exp.Avg)
+    ):
+        return _numeric_div(*_avg_parts(node), node)
     if isinstance(node, exp.Case | exp.Coalesce | exp.Greatest | exp.Least):
         _check_uniform_scale(node)
     text_functions = (exp.Left, exp.Right, exp.Pad, exp.Replace, exp.SplitPart, exp.Repeat,
@@ -482,10 +463,9 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
                 raise _refuse("concat() of other than text or integers", node)
     if isinstance(node, exp.Lower | exp.Upper):
         return _udf("pg_" + type(node).__name__.lower(), node.this)
-    if isinstance(node, exp.Like | exp.ILike) and not node.meta.get("padded"):
+    if isinstance(node, exp.Like | exp.ILike):
         n = char_length(node.this)
         if n is not None:  # char(n) LIKE matches the padded value, as PostgreSQL does
-            node.meta["padded"] = True
             pad = (exp.Literal.number(n), exp.Literal.string(" "))
             node.set("this", _udf("rpad", node.this, *pad))
     if isinstance(node, exp.ILike):
@@ -534,13 +514,28 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
     if isinstance(node, exp.Abs) and _kind(node.this) not in ("int", "decimal", "float"):
         raise _refuse("abs of a non-number", node)
     if isinstance(node, exp.Length | exp.StrPosition):
-        if node.meta.get("pg_typed"):
-            return node
         if _kind(node.this) != "text":
             raise _refuse(f"{node.sql_name().lower()} of a non-text value", node)
-        node.meta["pg_typed"] = True
         return _cast(node, "INTEGER")  # PostgreSQL's are integer, DuckDB's bigint
     return node
+
+
+def _avg_parts(node: exp.Expression) -> tuple[exp.Expression, exp.Expression]:
+    """``avg(x)``, ``avg(x) FILTER (...)`` or ``avg(x) OVER (...)`` as the sum and the
+    count of x, wrapped alike: PostgreSQL's avg is their numeric quotient."""
+    avg = node.this if isinstance(node, exp.Window | exp.Filter) else node
+    arg = avg.this
+    if isinstance(arg, exp.Distinct) or _kind(arg) not in ("int", "decimal"):
+        raise _refuse("avg of other than integers or numerics", avg)
+    parts: list[exp.Expression] = []
+    for agg in (exp.Sum(this=arg.copy()), exp.Count(this=arg.copy())):
+        if node is avg:
+            parts.append(agg)
+        else:
+            wrapped = node.copy()
+            wrapped.set("this", agg)
+            parts.append(wrapped)
+    return parts[0], parts[1]
 
 
 def _scale(node: exp.Expression) -> int | None:
@@ -566,12 +561,7 @@ def _check_uniform_scale(node: exp.Expression) -> None:
     """CASE / COALESCE / GREATEST / LEAST over numerics of different scales: PostgreSQL
     keeps each value's own scale (``CASE WHEN c THEN 1.50 ELSE 0 END`` prints ``1.50`` or
     ``0``), DuckDB gives every row the widest.  Refused rather than answered differently."""
-    if isinstance(node, exp.Case):
-        branches = [i.args.get("true") for i in node.args.get("ifs") or []]
-        branches.append(node.args.get("default"))
-    else:
-        branches = [node.this, *node.expressions]
-    values = [b for b in branches if b is not None and not isinstance(b, exp.Null)]
+    values = _choice_values(node)
     kinds = {_kind(b) for b in values}
     # (a numeric constant such as 2.5 is annotated double: the branches tell the type)
     if "decimal" not in kinds or not kinds <= {"int", "decimal"}:
@@ -725,19 +715,11 @@ def quotient_outputs(tree: exp.Expression) -> dict[int, tuple[str, int]]:
         node = item.this if isinstance(item, exp.Alias) else item
         while isinstance(node, exp.Paren):
             node = node.this
-        wrapper = node if isinstance(node, exp.Window | exp.Filter) else None
-        if isinstance((wrapper.this if wrapper else node), exp.Avg):
-            # avg(x) [FILTER (...)] [OVER (...)]: sum and count wrapped alike
-            arg = (wrapper.this if wrapper else node).this
-            if isinstance(arg, exp.Distinct) or _kind(arg) not in ("int", "decimal"):
-                raise _refuse("avg of other than integers or numerics", node)
+        if isinstance(node, exp.Avg) or (
+            isinstance(node, exp.Window | exp.Filter) and isinstance(node.this, exp.Avg)
+        ):
             kind = "avg"
-            dividend: exp.Expression = exp.Sum(this=arg.copy())
-            divisor: exp.Expression = exp.Count(this=arg.copy())
-            if wrapper is not None:
-                dividend, divisor = (wrapper.copy(), wrapper.copy())
-                dividend.set("this", exp.Sum(this=arg.copy()))
-                divisor.set("this", exp.Count(this=arg.copy()))
+            dividend, divisor = _avg_parts(node)
         elif isinstance(node, exp.Div):
             a, b = _kind(node.this), _kind(node.expression)
             if not (a in ("int", "decimal") and b in ("int", "decimal") and "decimal" in (a, b)):
@@ -1219,18 +1201,11 @@ def char_length(node: exp.Expression) -> int | None:
     while isinstance(node, exp.Alias | exp.Paren):
         node = node.this
     if isinstance(node, exp.Case | exp.Coalesce | exp.Greatest | exp.Least | exp.Nullif):
-        if isinstance(node, exp.Case):
-            branches = [i.args.get("true") for i in node.args.get("ifs") or []]
-            branches.append(node.args.get("default"))
-        else:
-            branches = [node.this, *node.expressions][: 1 if isinstance(node, exp.Nullif) else None]
         # a string constant makes it char without a length: its own values print as
         # they are (the columns' values too -- exact for values that fill n, which is
         # what a char(n) column usually holds)
         lengths = {
-            None if isinstance(b, exp.Literal) else char_length(b)
-            for b in branches
-            if b is not None and not isinstance(b, exp.Null)
+            None if isinstance(b, exp.Literal) else char_length(b) for b in _choice_values(node)
         }
         return lengths.pop() if len(lengths) == 1 else None
     t = node.type
