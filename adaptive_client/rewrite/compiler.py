@@ -971,8 +971,8 @@ _ARITH: dict[type, Callable[[Any, Any], Any]] = {
 }
 
 
-_DATE_OIDS = frozenset({1082, 1083, 1114, 1184})
-_INEXACT_QUOTIENT_OIDS = frozenset({700, 701, 1700})
+_DATE_OIDS = frozenset(_OIDS[t] for t in ("date", "timestamp"))
+_INEXACT_QUOTIENT_OIDS = frozenset(_OIDS[t] for t in ("numeric", "real", "double precision"))
 
 
 def _check_client_arithmetic(node: exp.Expression, loid: int, roid: int) -> None:
