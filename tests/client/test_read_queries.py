@@ -5,8 +5,8 @@ self joins, DISTINCT ON, LIMIT/OFFSET) runs on a plain database with psycopg and
 the client on an encrypted one whose onions all start at their strongest layer.  The rows
 must be equal -- numerics as PostgreSQL prints them (scale included), in order where the
 query orders them, as a multiset otherwise -- with the same column names; where
-PostgreSQL raises, the client raises the same SQLSTATE.  The text-order subset runs again
-on an ICU ``en-US`` database."""
+PostgreSQL raises, the client raises the same SQLSTATE.  The whole corpus runs again on
+an ICU ``en-US`` database (text order, ordered aggregates and windows, case mapping)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ import adaptive_client
 from adaptive_client.errors import UnsupportedQuery
 from adaptive_client.keys import MasterKey
 
-from .read_queries import DDL, QUERIES, TEXT_ORDER, Query, rows
+from .read_queries import DDL, QUERIES, Query, rows
 
 ICU = "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
 
@@ -155,6 +155,6 @@ def test_read_query_equal_to_plain(pair: Pair, sql: str, params: tuple[Any, ...]
     pair.check(sql, params)
 
 
-@pytest.mark.parametrize("sql,params", _params(TEXT_ORDER))
-def test_text_order_under_icu(icu_pair: Pair, sql: str, params: tuple[Any, ...]) -> None:
+@pytest.mark.parametrize("sql,params", _params(QUERIES))
+def test_read_query_under_icu(icu_pair: Pair, sql: str, params: tuple[Any, ...]) -> None:
     icu_pair.check(sql, params)
