@@ -170,9 +170,7 @@ class ColumnMeta:
 
     @property
     def has_default(self) -> bool:
-        return (
-            self.default is not None or self.sequence is not None or self.default_sql is not None
-        )
+        return self.default is not None or self.sequence is not None or self.default_sql is not None
 
     @cached_property
     def encoding(self) -> Encoding:

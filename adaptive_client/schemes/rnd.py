@@ -169,7 +169,7 @@ class _OpenSslCbc:
 class LegacyCbcRnd:
     """The RND layer of keyring formats 1 and 2, kept for ``adaptive-db migrate`` only::
 
-        0x01 || iv (16 bytes) || AES-256-CBC(key, iv, PKCS#7(inner))
+    0x01 || iv (16 bytes) || AES-256-CBC(key, iv, PKCS#7(inner))
     """
 
     def __init__(self, key: Buffer) -> None:

@@ -175,7 +175,9 @@ def test_native_batch_equals_encrypt_under_the_same_nonces() -> None:
     native = rnd_module._NativeCtr(KEY)
     sealed = native.seal_many(1, nonces, [*values[:3], bytearray(values[3]), *values[4:]])
     r = RND(KEY)
-    assert sealed == [r.encrypt(v, nonce=nonces[12 * i : 12 * i + 12]) for i, v in enumerate(values)]
+    assert sealed == [
+        r.encrypt(v, nonce=nonces[12 * i : 12 * i + 12]) for i, v in enumerate(values)
+    ]
     assert native.open_many(1, [*sealed, b"\x01" + bytes(5), b"\x02" + bytes(20)]) == [
         *values,
         None,
