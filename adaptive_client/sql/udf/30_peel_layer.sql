@@ -145,22 +145,21 @@ if onion in ("Search", "Substr"):
         ["bytea", "text"])
 else:
     # counter mode has no padding to fail on a wrong key: the inner layer's tag is checked
-    # on every stripped value instead, in the same pass (a wrong key misses it with
-    # probability 255/256 per value; one miss aborts the peel, rolled back)
-    update = plpy.prepare(
-        f"WITH stripped AS (UPDATE {tbl} SET {col} = {strip_rnd(col)} "
-        f"WHERE {col} IS NOT NULL AND get_byte({col}, 0) = 1 "
-        f"RETURNING get_byte({col}, 0) <> {int(p_to_tag)} AS wrong) "
-        f"SELECT count(*) AS n, count(*) FILTER (WHERE wrong) AS wrong FROM stripped",
-        ["bytea", "text"])
-if onion in ("Search", "Substr"):
-    rows = plpy.execute(update, [p_key, template]).nrows()
-else:
-    counted = plpy.execute(update, [p_key, template])[0]
-    if counted["wrong"]:
+    # on a few stripped values first (a wrong key misses it with probability 255/256 per
+    # value), the way a DET re-key checks its first block's padding
+    probe = plpy.execute(plpy.prepare(
+        f"SELECT count(*) FILTER (WHERE get_byte(s.v, 0) <> {int(p_to_tag)}) AS wrong "
+        f"FROM (SELECT {strip_rnd(col)} AS v FROM {tbl} "
+        f"WHERE {col} IS NOT NULL AND get_byte({col}, 0) = 1 LIMIT 16) AS s",
+        ["bytea", "text"]), [p_key, template])
+    if probe[0]["wrong"]:
         plpy.error("adaptive.peel_layer: stripped values lack the inner layer's tag (wrong key?)",
                    sqlstate="22000")
-    rows = counted["n"]
+    update = plpy.prepare(
+        f"UPDATE {tbl} SET {col} = {strip_rnd(col)} "
+        f"WHERE {col} IS NOT NULL AND get_byte({col}, 0) = 1",
+        ["bytea", "text"])
+rows = plpy.execute(update, [p_key, template]).nrows()
 
 for ix in rebuild:
     if ix["conname"] is not None:
