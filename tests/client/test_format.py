@@ -252,3 +252,32 @@ def test_server_peel_refuses_a_wrong_key(
             )
         ).fetchall()
     assert after == before
+
+
+def test_server_peel_without_pgcrypto_strips_per_value(
+    new_database: Callable[..., str], master_key: MasterKey
+) -> None:
+    """Without pgcrypto, adaptive.peel_layer strips the CTR layer with the PL/Python
+    adaptive.rnd_decrypt: the same answers, Search onion included."""
+    dsn = new_database("fmt_nocrypto")
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("DROP EXTENSION pgcrypto")
+    with adaptive_client.connect(dsn, master_key=master_key, autocommit=True) as conn:
+        _fill(conn)
+        assert conn.execute("SELECT id FROM item WHERE name = 'green pear'").fetchall() == [(2,)]
+        assert conn.execute("SELECT id FROM item WHERE qty > 0 ORDER BY qty").fetchall() == [
+            (3,),
+            (1,),
+        ]
+        assert conn.execute(
+            "SELECT id FROM item WHERE note ~ '\\mfruit\\M' ORDER BY id"
+        ).fetchall() == [
+            (1,),
+            (3,),
+            (5,),
+        ]
+    with psycopg.connect(dsn) as conn:
+        peeled = conn.execute(
+            "SELECT count(*) FROM adaptive.peel_log WHERE mode = 'server'"
+        ).fetchone()
+    assert peeled is not None and peeled[0] >= 3
