@@ -36,6 +36,7 @@ from .errors import (
     UndefinedColumn,
     UndefinedTable,
 )
+from .install import InstallError, install_database
 from .keys import MasterKey, RootKeys, new_key
 from .onions import Onion
 from .schemes import DET, HOM, OPE, RND, SEARCH, TRIGRAM
@@ -465,6 +466,10 @@ class Catalog:
                 return True  # another client moved it meanwhile
             if conn.execute("SELECT 1 FROM adaptive.tables LIMIT 1").fetchone() is not None:
                 return False
+            try:  # the stored procedures of this format (the peel strips CTR, not CBC)
+                install_database(conn)
+            except InstallError:
+                return False  # a role that may not: the DBA's adaptive-db migrate does it
             self.set_format(conn, master, KEYRING_FORMAT)
             return True
 

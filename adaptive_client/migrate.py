@@ -8,10 +8,12 @@ with the new one and written back by ``ctid``; the inner layers (DET, OPE, the s
 tokens) are untouched, so equality, order, joins and foreign keys are as before.
 
 Everything runs in one transaction holding the keyring row and an ACCESS EXCLUSIVE lock on
-each table it rewrites: killed at any point, the database is wholly in the old format (and
-still refused by new clients, still readable by old ones) or wholly in the new one.  The
-format number is bound to the root key's wrapping (``metadata.root_label``), so it cannot
-be set back by the provider without the root key failing to unwrap.
+each table it rewrites, which also installs this format's stored procedures (the
+server-side peel strips CTR, no longer CBC): killed at any point, the database is wholly
+in the old format (still refused by new clients, still readable by old ones) or wholly in
+the new one.  The format number is bound to the root key's wrapping
+(``metadata.root_label``), so the provider cannot set it back without the root key
+failing to unwrap.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import psycopg
 from psycopg import sql
 
 from .errors import MetadataTampered
+from .install import install_database
 from .keys import MasterKey
 from .metadata import CBC_RND_FORMATS, KEYRING_FORMAT, Catalog, OnionColumn
 from .onions import Onion
@@ -124,6 +127,8 @@ def migrate(conn: psycopg.Connection[Any], master: MasterKey) -> MigrationReport
                 oc for col in meta.columns.values() for oc in col.storage if oc.layer == "RND"
             ]
             report.values[meta.name] = _migrate_table(conn, meta.anon, at_rnd) if at_rnd else 0
+        # the stored procedures of this format: the previous ones strip CBC, not CTR
+        install_database(conn)
         catalog.set_format(conn, master, KEYRING_FORMAT)
         conn.execute("UPDATE adaptive.epoch SET value = value + 1 WHERE id = 1")
     return report

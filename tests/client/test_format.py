@@ -119,7 +119,25 @@ def _to_previous_format(dsn: str, master: MasterKey) -> int:
                 turned += 1
         catalog = Catalog.open(conn, master)
         catalog.set_format(conn, master, 2)
+        conn.execute(OLD_RND_DECRYPT)
     return turned
+
+
+# A stand-in for the previous format's stored procedure (it stripped CBC, not CTR): the
+# migration installs this format's procedures in its transaction.
+OLD_RND_DECRYPT = (
+    "CREATE OR REPLACE FUNCTION adaptive.rnd_decrypt(ct bytea, key bytea) RETURNS bytea "
+    "LANGUAGE sql IMMUTABLE STRICT AS $$ SELECT '\\x00'::bytea $$"
+)
+
+
+def _server_strips_ctr(dsn: str) -> bool:
+    key = bytes(range(32))
+    with psycopg.connect(dsn) as conn:
+        row = conn.execute(
+            "SELECT adaptive.rnd_decrypt(%s, %s)", (RND(key).encrypt(b"\x02abc"), key)
+        ).fetchone()
+    return row is not None and bytes(row[0]) == b"\x02abc"
 
 
 @pytest.fixture
@@ -130,6 +148,7 @@ def previous_format_db(new_database: Callable[..., str], master_key: MasterKey) 
         # one onion peeled before the migration: it has no RND layer left to migrate
         conn.execute("SELECT id FROM item WHERE qty = 7").fetchall()
     assert _to_previous_format(dsn, master_key) > 20
+    assert not _server_strips_ctr(dsn)
     return dsn
 
 
@@ -164,6 +183,7 @@ def test_migrate_command_then_every_answer_as_postgresql(
                 assert len(old) >= 1 + 16 + 16 and len(new) < len(old) - 3
     with psycopg.connect(previous_format_db) as conn:
         assert conn.execute("SELECT format FROM adaptive.keyring").fetchone() == (KEYRING_FORMAT,)
+    assert _server_strips_ctr(previous_format_db)
     with adaptive_client.connect(previous_format_db, master_key=master_key) as conn:
         answers = [conn.execute(q).fetchall() for q in QUERIES]  # peels the rest server-side
     assert answers == plain_answers
@@ -190,6 +210,7 @@ def test_migration_is_atomic(previous_format_db: str, master_key: MasterKey) -> 
     with psycopg.connect(previous_format_db, autocommit=True) as conn, pytest.raises(psycopg.Error):
         migrate(conn, master_key)
     assert _stored(previous_format_db, columns) == before  # nothing moved
+    assert not _server_strips_ctr(previous_format_db)  # nor the stored procedures
     with pytest.raises(FormatOutdated):
         adaptive_client.connect(previous_format_db, master_key=master_key)
 
@@ -201,12 +222,14 @@ def test_an_empty_previous_format_database_moves_on_open(
     adaptive_client.connect(dsn, master_key=master_key).close()  # creates the keyring
     with psycopg.connect(dsn) as conn:
         Catalog.open(conn, master_key).set_format(conn, master_key, 2)
+        conn.execute(OLD_RND_DECRYPT)
     with adaptive_client.connect(dsn, master_key=master_key, autocommit=True) as conn:
         conn.execute("CREATE TABLE t (a integer)")
         conn.execute("INSERT INTO t VALUES (1)")
         assert conn.execute("SELECT a FROM t WHERE a = 1").fetchall() == [(1,)]
     with psycopg.connect(dsn) as conn:
         assert conn.execute("SELECT format FROM adaptive.keyring").fetchone() == (KEYRING_FORMAT,)
+    assert _server_strips_ctr(dsn)
 
 
 def test_format_number_is_bound_to_the_root_key(
