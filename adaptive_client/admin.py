@@ -233,7 +233,7 @@ def rotate_master_key(conn: psycopg.Connection[Any], old: MasterKey, new: Master
     """
     if hmac.compare_digest(old.key_check_value(), new.key_check_value()):
         raise ConfigError("the new master key is the current one")
-    Catalog.open(conn, old)  # checks the old key and the catalog's integrity
+    Catalog.open(conn, old, outdated_ok=True)  # checks the old key and the catalog
     with conn.transaction():
         row = conn.execute(
             "SELECT format, kcv, wrapped_root FROM adaptive.keyring WHERE id = 1 FOR UPDATE"

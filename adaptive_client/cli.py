@@ -213,6 +213,15 @@ def cmd_rotate_master_key(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_migrate(args: argparse.Namespace) -> int:
+    from .migrate import migrate
+
+    with _connect(_dsn(args), autocommit=True) as conn:
+        report = migrate(conn, _master(args))
+    print(report.summary())
+    return 0
+
+
 def _print_table(headers: list[str], rows: list[list[str]]) -> None:
     widths = [
         max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)
@@ -278,6 +287,13 @@ def build_parser() -> argparse.ArgumentParser:
         key=True,
     )
     sp.add_argument("--new-key-file", required=True, help="file holding the new hex master key")
+    add(
+        "migrate",
+        cmd_migrate,
+        "re-encrypt a database written in a previous ciphertext format (atomic)",
+        dsn=True,
+        key=True,
+    )
     return p
 
 

@@ -90,6 +90,10 @@ class NotInitialized(AdaptiveError, psycopg.ProgrammingError):
     """The database has no adaptive metadata schema: run ``adaptive-db init``."""
 
 
+class FormatOutdated(AdaptiveError, psycopg.NotSupportedError):
+    """The database's ciphertexts are in a previous format: run ``adaptive-db migrate``."""
+
+
 # --- queries -----------------------------------------------------------------------------
 
 

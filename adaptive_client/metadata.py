@@ -29,20 +29,28 @@ import psycopg
 from .collation import Collation
 from .encodings import Encoding, SqlType, encoding_for, parse_sql_type
 from .errors import (
+    FormatOutdated,
     MetadataTampered,
     NotInitialized,
     StaleMetadata,
     UndefinedColumn,
     UndefinedTable,
 )
+from .install import InstallError, install_database
 from .keys import MasterKey, RootKeys, new_key
 from .onions import Onion
 from .schemes import DET, HOM, OPE, RND, SEARCH, TRIGRAM
 
-# Keyring formats: 1 -- no catalog head; 2 -- a sealed catalog head exists.  The root key's
-# wrapping is bound to the format, so that lowering the (clear) format number to skip the
-# head's checks makes the root key fail to unwrap.
-KEYRING_FORMAT = 2
+# Keyring formats: 1 -- no catalog head; 2 -- a sealed catalog head exists; 3 -- the
+# compact RND layer (AES-CTR under a 12-byte nonce, schemes/rnd.py) instead of AES-CBC
+# under a 16-byte IV.  The root key's wrapping is bound to the format, so that lowering the
+# (clear) format number to skip the head's checks, or to make a client read ciphertexts in
+# the wrong format, makes the root key fail to unwrap; a client that predates a format
+# refuses it as unknown.
+KEYRING_FORMAT = 3
+HEAD_FORMAT = 2  # the first format with a catalog head
+CBC_RND_FORMATS = (1, 2)  # formats whose RND layer is AES-CBC: migrated by adaptive-db migrate
+MIGRATE_HINT = "run `adaptive-db migrate --dsn ...` (re-encrypts the RND layers in place)"
 
 
 def root_label(keyring_format: int) -> str:
@@ -163,9 +171,7 @@ class ColumnMeta:
 
     @property
     def has_default(self) -> bool:
-        return (
-            self.default is not None or self.sequence is not None or self.default_sql is not None
-        )
+        return self.default is not None or self.sequence is not None or self.default_sql is not None
 
     @cached_property
     def encoding(self) -> Encoding:
@@ -356,8 +362,13 @@ class Catalog:
 
     # -- bootstrap -----------------------------------------------------------------------
     @staticmethod
-    def open(conn: psycopg.Connection[Any], master: MasterKey) -> Catalog:
-        """Check the master key against the keyring (creating it on first use) and load."""
+    def open(
+        conn: psycopg.Connection[Any], master: MasterKey, *, outdated_ok: bool = False
+    ) -> Catalog:
+        """Check the master key against the keyring (creating it on first use) and load.
+
+        A database in a previous ciphertext format raises :class:`FormatOutdated` naming
+        ``adaptive-db migrate``, unless ``outdated_ok`` (the migration itself)."""
         select = "SELECT format, kcv, wrapped_root FROM adaptive.keyring WHERE id = 1"
         try:
             row = conn.execute(select).fetchone()
@@ -385,7 +396,7 @@ class Catalog:
             row = conn.execute(select).fetchone()
             assert row is not None
         keyring_format = int(row[0])
-        if keyring_format not in (1, KEYRING_FORMAT):
+        if keyring_format not in (*CBC_RND_FORMATS, KEYRING_FORMAT):
             raise MetadataTampered(f"unknown keyring format {keyring_format}")
         master.verify(bytes(row[1]))
         root = master.unwrap(bytes(row[2]), root_label(keyring_format))
@@ -393,6 +404,16 @@ class Catalog:
         try:
             if keyring_format == 1:
                 catalog._upgrade(conn, master)
+                if not conn.autocommit:
+                    conn.commit()
+            if keyring_format in CBC_RND_FORMATS:
+                # an empty catalog has no ciphertexts: it moves to the current format as
+                # it is; one with tables is migrated by its DBA, or opened for that only
+                if not catalog._adopt_format_if_empty(conn, master) and not outdated_ok:
+                    raise FormatOutdated(
+                        f"this database's ciphertexts are in format {keyring_format}, this "
+                        f"client writes format {KEYRING_FORMAT}: {MIGRATE_HINT}"
+                    )
                 if not conn.autocommit:
                     conn.commit()
             catalog.reload(conn)
@@ -425,10 +446,32 @@ class Catalog:
                 self.root.open(bytes(sealed), _group_aad(anon))
                 head.groups.append(anon)
             self._store_head(conn, head, insert=True)
-            conn.execute(
-                "UPDATE adaptive.keyring SET format = %s, wrapped_root = %s WHERE id = 1",
-                (KEYRING_FORMAT, master.wrap(self.root.root, root_label(KEYRING_FORMAT))),
-            )
+            self.set_format(conn, master, HEAD_FORMAT)
+
+    def set_format(self, conn: psycopg.Connection[Any], master: MasterKey, fmt: int) -> None:
+        """Record keyring format ``fmt``, the root key re-wrapped under its label."""
+        conn.execute(
+            "UPDATE adaptive.keyring SET format = %s, wrapped_root = %s WHERE id = 1",
+            (fmt, master.wrap(self.root.root, root_label(fmt))),
+        )
+
+    def _adopt_format_if_empty(self, conn: psycopg.Connection[Any], master: MasterKey) -> bool:
+        """Move a catalog without tables from a CBC-RND format to the current one; whether
+        the database is (now) in the current format."""
+        with conn.transaction():
+            row = conn.execute(
+                "SELECT format FROM adaptive.keyring WHERE id = 1 FOR UPDATE"
+            ).fetchone()
+            if row is None or row[0] == KEYRING_FORMAT:
+                return True  # another client moved it meanwhile
+            if conn.execute("SELECT 1 FROM adaptive.tables LIMIT 1").fetchone() is not None:
+                return False
+            try:  # the stored procedures of this format (the peel strips CTR, not CBC)
+                install_database(conn)
+            except InstallError:
+                return False  # a role that may not: the DBA's adaptive-db migrate does it
+            self.set_format(conn, master, KEYRING_FORMAT)
+            return True
 
     # -- the catalog head ------------------------------------------------------------------
     def _open_head(self, generation: int, sealed: bytes | None) -> CatalogHead:

@@ -62,7 +62,7 @@ TOKEN_ONIONS = frozenset({Onion.SEARCH, Onion.SUBSTR})
 
 # What each layer reveals to the provider, in words, for `adaptive-db layers`.
 LEAKAGE = {
-    "RND": "nothing (beyond length and NULLs)",
+    "RND": "nothing (beyond exact length and NULLs)",
     "DET": "which rows are equal",
     "OPE": "order of values (and equality)",
     "HOM": "nothing (sums computable)",

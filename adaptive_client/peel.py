@@ -31,12 +31,12 @@ BATCH = 5000
 # A token onion (Search, Substr) at RND stores one RND value (its tokens, concatenated)
 # in a one-element array; peeled, the array holds the 16-byte tokens.  The same expressions as the
 # server-side peel (sql/udf/30_peel_layer.sql).
-SEARCH_AT_RND = sql.SQL("{col} IS NOT NULL AND octet_length({col}[1]) > 16")
+SEARCH_AT_RND = sql.SQL("{col} IS NOT NULL AND octet_length({col}[1]) <> 16")
 SEARCH_SPLIT = sql.SQL(
     "ARRAY(SELECT substring({blob} FROM 1 + 16 * i FOR 16) "
     "FROM generate_series(0, octet_length({blob}) / 16 - 1) AS i ORDER BY i)::bytea[]"
 )
-# after the peel, a stale client's RND value (one element longer than a token) is refused
+# after the peel, a stale client's RND value (13 + 16k bytes, never 16) is refused
 SEARCH_PEELED = sql.SQL("coalesce(octet_length({col}[1]), 16) = 16")
 CLIENT_CHECK_MS = 100
 
@@ -162,9 +162,7 @@ def _client_peel(
             else sql.SQL("get_byte({}, 0) = {}").format(col, sql.Literal(TAGS[to]))
         )
         control.execute(
-            sql.SQL("ALTER TABLE {} ADD CONSTRAINT {} CHECK ({}) NOT VALID").format(
-                tbl, con, check
-            )
+            sql.SQL("ALTER TABLE {} ADD CONSTRAINT {} CHECK ({}) NOT VALID").format(tbl, con, check)
         )
         control.execute(
             "UPDATE adaptive.layers SET layer = %s, changed_at = now() "

@@ -165,7 +165,7 @@ def decrypt(col: ColumnMeta, oc: OnionColumn, stored: Any) -> Any:
 
 def decrypt_many(col: ColumnMeta, oc: OnionColumn, stored: list[Any]) -> list[Any]:
     """:func:`decrypt` of a whole result column: the same plaintexts, with one batched call
-    per layer (RND's CBC, DET's short values through AES in one call, OPE's tree walked
+    per layer (RND's CTR, DET's short values through AES in one call, OPE's tree walked
     once) instead of a chain of calls per value."""
     inner = oc.innermost
     if inner not in ("DET", "OPE"):  # PLAIN, HOM, Single RND: nothing to batch

@@ -1,19 +1,28 @@
-"""RND: randomized encryption, AES-256-CBC with a fresh random IV per value.
+"""RND: randomized encryption, AES-256-CTR under a fresh random 96-bit nonce per value.
 
-Leaks: the length of the inner ciphertext rounded up to a multiple of 16 bytes; nothing
-else (IND-CPA).  Equal plaintexts give unrelated ciphertexts.
+Format (keyring format 3 on; the peel procedures depend on it)::
 
-Format (fixed: the peel procedures depend on it)::
+    0x01 || nonce (12 bytes) || AES-256-CTR(key, counter block nonce || 0^32, inner)
 
-    0x01 || iv (16 bytes) || AES-256-CBC(key, iv, PKCS#7(inner))
+-- the standard counter mode (NIST SP 800-38A) with the counter block split as in GCM: a
+96-bit nonce and a 32-bit big-endian block counter starting at 0.  13 bytes on top of the
+inner value, against 18 to 33 for the previous format (``LegacyCbcRnd`` below).
 
-which is exactly what pgcrypto strips inside the database::
+Security (``docs/security.md``): CTR is IND-CPA as long as no counter block repeats under
+one key.  Every onion column has its own RND key, the nonces are drawn from the operating
+system's CSPRNG, and the counter never reaches 2**32 (a value is below 1 GB), so a repeat
+needs two equal nonces among the q values ever written under one key: probability at most
+q**2 / 2**97 (2**-33 after 2**32 values).  Leaks: the exact length of the inner
+ciphertext (the previous format rounded it up to 16 bytes); nothing else.
 
-    decrypt_iv(substring(ct from 18), key, substring(ct from 2 for 16), 'aes-cbc/pad:pkcs')
+In the database the layer is stripped set-based with pgcrypto: the keystream is
+``encrypt(counter blocks, key, 'aes-ecb/pad:none')`` and the XOR is done on bit strings
+(``adaptive_client/sql/udf/30_peel_layer.sql``); or per value with the PL/Python
+``adaptive.rnd_decrypt``.
 
 RND is the outer layer of an onion; the inner layer (DET or OPE) carries its own
-integrity-relevant structure, so RND itself is not authenticated (the threat model has
-an honest-but-curious provider that does not tamper with data).
+structure, so RND itself is not authenticated (the threat model has an honest-but-curious
+provider that does not tamper with data).
 """
 
 from __future__ import annotations
@@ -33,6 +42,8 @@ Buffer = bytes | bytearray | memoryview
 
 _TAG = b"\x01"
 _BLOCK = 16
+NONCE_BYTES = 12
+_COUNTER_ZERO = b"\x00\x00\x00\x00"
 
 
 def _buffer(value: object, what: str) -> bytes:
@@ -41,8 +52,105 @@ def _buffer(value: object, what: str) -> bytes:
     return bytes(value)
 
 
+class _OpenSslCtr:
+    """AES-256-CTR through `cryptography` (OpenSSL): the fallback backend."""
+
+    def __init__(self, key: bytes) -> None:
+        self._aes = algorithms.AES(key)
+
+    def apply(self, nonce: bytes, data: bytes) -> bytes:
+        # CTR encryption and decryption are the same keystream XOR
+        ctx = Cipher(self._aes, modes.CTR(nonce + _COUNTER_ZERO)).encryptor()
+        return ctx.update(data) + ctx.finalize()
+
+
+def _native(name: str) -> Any:
+    try:
+        return getattr(importlib.import_module("adaptive_rnd_native"), name, None)
+    except ImportError:
+        return None
+
+
+# The compiled module (RustCrypto's AES-CTR / AES-CBC, ~0.1 us a call) when installed;
+# otherwise OpenSSL through `cryptography` (~2-5 us a call, mostly Python-side set-up).
+_NativeCtr = _native("Ctr")
+_NativeCbc = _native("Cbc")
+
+
+class RND(Scheme):
+    """AES-256-CTR with a random 96-bit nonce: reveals only the length."""
+
+    name: ClassVar[str] = "RND"
+    tag: ClassVar[int] = 0x01
+    operators: ClassVar[frozenset[str]] = frozenset()
+    strength: ClassVar[int] = 3
+    key_size: ClassVar[int] = 32
+    overhead: ClassVar[int] = 1 + NONCE_BYTES
+
+    def __init__(self, key: Buffer) -> None:
+        if len(key) != self.key_size:
+            raise ConfigError("RND needs a 256-bit key")
+        self._ctr = (_NativeCtr or _OpenSslCtr)(bytes(key))
+
+    def __repr__(self) -> str:
+        return "RND(<key hidden>)"
+
+    def encrypt(self, inner: Buffer, nonce: Buffer | None = None) -> bytes:
+        """``0x01 || nonce || AES-CTR(inner)``; ``nonce`` is random unless given (tests)."""
+        nonce_bytes = os.urandom(NONCE_BYTES) if nonce is None else bytes(nonce)
+        if len(nonce_bytes) != NONCE_BYTES:
+            raise ValueError("the RND nonce is 12 bytes")
+        return _TAG + nonce_bytes + bytes(self._ctr.apply(nonce_bytes, bytes(inner)))
+
+    def decrypt(self, ct: Buffer) -> bytes:
+        """The inner value; a wrong tag or a short value raises :class:`CiphertextError`."""
+        data = _buffer(ct, "an RND ciphertext")
+        if not data or data[0] != self.tag:
+            raise CiphertextError("not an RND ciphertext (wrong layer tag)")
+        if len(data) < self.overhead:
+            raise CiphertextError("RND ciphertext is truncated (shorter than its nonce)")
+        return bytes(self._ctr.apply(data[1 : self.overhead], data[self.overhead :]))
+
+    def encrypt_many(self, inners: Sequence[Buffer]) -> list[bytes]:
+        """Encrypt a batch, each value under its own fresh nonce."""
+        nonces = os.urandom(NONCE_BYTES * len(inners)) if inners else b""
+        seal_many = getattr(self._ctr, "seal_many", None)  # the native module's batch call
+        if seal_many is not None:
+            try:
+                return list(seal_many(self.tag, nonces, inners))
+            except TypeError:  # a buffer it does not take (memoryview): the loop below
+                pass
+        apply = self._ctr.apply
+        out = []
+        for i, x in enumerate(inners):  # the loop of encrypt(), its checks hoisted
+            nonce = nonces[i * NONCE_BYTES : (i + 1) * NONCE_BYTES]
+            out.append(_TAG + nonce + bytes(apply(nonce, bytes(x))))
+        return out
+
+    def decrypt_many(self, cts: Sequence[Buffer]) -> list[bytes]:
+        """Decrypt a batch: the loop of decrypt(), the same checks, fewer calls (one, with
+        the native module: a fetched column of many rows is decrypted without a Python
+        loop)."""
+        open_many = getattr(self._ctr, "open_many", None)
+        if open_many is not None and all(type(c) is bytes for c in cts):
+            opened = list(open_many(self.tag, cts))
+            for i, p in enumerate(opened):
+                if p is None:
+                    opened[i] = self.decrypt(cts[i])  # raises the precise CiphertextError
+            return opened
+        apply = self._ctr.apply
+        out = []
+        for c in cts:
+            data = c if type(c) is bytes else _buffer(c, "an RND ciphertext")
+            if len(data) < self.overhead or data[0] != 1:
+                out.append(self.decrypt(data))  # raises the precise CiphertextError
+                continue
+            out.append(bytes(apply(data[1 : self.overhead], data[self.overhead :])))
+        return out
+
+
 class _OpenSslCbc:
-    """AES-256-CBC + PKCS#7 through `cryptography` (OpenSSL): the fallback backend."""
+    """AES-256-CBC + PKCS#7 through `cryptography` (OpenSSL): the legacy format's fallback."""
 
     def __init__(self, key: bytes) -> None:
         self._aes = algorithms.AES(key)
@@ -58,91 +166,34 @@ class _OpenSslCbc:
         return unpadder.update(dec.update(data) + dec.finalize()) + unpadder.finalize()
 
 
-def _native_backend() -> Any:
-    try:
-        return importlib.import_module("adaptive_rnd_native").Cbc
-    except ImportError:
-        return None
+class LegacyCbcRnd:
+    """The RND layer of keyring formats 1 and 2, kept for ``adaptive-db migrate`` only::
 
-
-# The compiled module (RustCrypto's AES-CBC, ~0.1 us a call) when installed; otherwise
-# OpenSSL through `cryptography` (~3-5 us a call, mostly Python-side set-up).  Same bytes.
-_NativeCbc = _native_backend()
-
-
-class RND(Scheme):
-    """AES-256-CBC with a random IV: reveals only the (padded) length."""
-
-    name: ClassVar[str] = "RND"
-    tag: ClassVar[int] = 0x01
-    operators: ClassVar[frozenset[str]] = frozenset()
-    strength: ClassVar[int] = 3
-    key_size: ClassVar[int] = 32
+    0x01 || iv (16 bytes) || AES-256-CBC(key, iv, PKCS#7(inner))
+    """
 
     def __init__(self, key: Buffer) -> None:
-        if len(key) != self.key_size:
+        if len(key) != RND.key_size:
             raise ConfigError("RND needs a 256-bit key")
         self._cbc = (_NativeCbc or _OpenSslCbc)(bytes(key))
 
     def __repr__(self) -> str:
-        return "RND(<key hidden>)"
+        return "LegacyCbcRnd(<key hidden>)"
 
     def encrypt(self, inner: Buffer, iv: Buffer | None = None) -> bytes:
-        """``0x01 || iv || AES-CBC(PKCS#7(inner))``; ``iv`` is random unless given (tests)."""
+        """The previous format: for tests and for building databases to migrate."""
         iv_bytes = os.urandom(_BLOCK) if iv is None else bytes(iv)
         if len(iv_bytes) != _BLOCK:
-            raise ValueError("the RND IV is 16 bytes")
+            raise ValueError("the legacy RND IV is 16 bytes")
         return _TAG + iv_bytes + bytes(self._cbc.encrypt(iv_bytes, bytes(inner)))
 
     def decrypt(self, ct: Buffer) -> bytes:
-        """The inner value; a wrong tag, length or padding raises :class:`CiphertextError`."""
         data = _buffer(ct, "an RND ciphertext")
-        if not data or data[0] != self.tag:
+        if not data or data[0] != RND.tag:
             raise CiphertextError("not an RND ciphertext (wrong layer tag)")
         if len(data) < 1 + 2 * _BLOCK or (len(data) - 1) % _BLOCK:
-            raise CiphertextError("RND ciphertext is truncated (length is not 1 + 16 + 16k)")
+            raise CiphertextError("legacy RND ciphertext is truncated (not 1 + 16 + 16k bytes)")
         try:
             return bytes(self._cbc.decrypt(data[1:17], data[17:]))
         except ValueError:
-            raise CiphertextError("RND ciphertext does not decrypt (bad padding)") from None
-
-    def encrypt_many(self, inners: Sequence[Buffer]) -> list[bytes]:
-        """Encrypt a batch, each value under its own fresh IV."""
-        ivs = os.urandom(_BLOCK * len(inners)) if inners else b""
-        seal_many = getattr(self._cbc, "seal_many", None)  # the native module's batch call
-        if seal_many is not None:
-            try:
-                return list(seal_many(self.tag, ivs, inners))
-            except TypeError:  # a buffer it does not take (memoryview): the loop below
-                pass
-        encrypt = self._cbc.encrypt
-        out = []
-        for i, x in enumerate(inners):  # the loop of encrypt(), its checks hoisted
-            iv = ivs[i * _BLOCK : (i + 1) * _BLOCK]
-            out.append(_TAG + iv + bytes(encrypt(iv, bytes(x))))
-        return out
-
-    def decrypt_many(self, cts: Sequence[Buffer]) -> list[bytes]:
-        """Decrypt a batch: the loop of decrypt(), the same checks, fewer calls (one, with
-        the native module: a fetched column of many rows is decrypted without a Python
-        loop)."""
-        open_many = getattr(self._cbc, "open_many", None)
-        if open_many is not None and all(type(c) is bytes for c in cts):
-            opened = list(open_many(self.tag, cts))
-            for i, p in enumerate(opened):
-                if p is None:
-                    opened[i] = self.decrypt(cts[i])  # raises the precise CiphertextError
-            return opened
-        decrypt = self._cbc.decrypt
-        out = []
-        for c in cts:
-            data = c if type(c) is bytes else _buffer(c, "an RND ciphertext")
-            n = len(data)
-            if not n or data[0] != 1 or n < 1 + 2 * _BLOCK or (n - 1) % _BLOCK:
-                out.append(self.decrypt(data))  # raises the precise CiphertextError
-                continue
-            try:
-                out.append(bytes(decrypt(data[1:17], data[17:])))
-            except ValueError:
-                raise CiphertextError("RND ciphertext does not decrypt (bad padding)") from None
-        return out
+            raise CiphertextError("legacy RND ciphertext does not decrypt (bad padding)") from None

@@ -65,7 +65,10 @@ def test_copy_to_stdout_equals_plain(pair: tuple[Any, Any]) -> None:
         with c.cursor().copy("COPY (SELECT id, name, price, active, made, note FROM item ORDER BY id) TO STDOUT") as cp:
             chunks += [bytes(d) for d in cp]
         with c.cursor().copy("COPY item (id, note) TO STDOUT WITH (FORMAT csv, HEADER true)") as cp:
-            chunks += [bytes(d) for d in cp]
+            header, *lines = b"".join(bytes(d) for d in cp).splitlines(keepends=True)
+            # a COPY of a table has no defined order (the peels' UPDATEs move rows): the
+            # header first, then the rows in any order
+            chunks += [header, *sorted(lines)]
         with c.cursor().copy("COPY item (id, name, price) TO STDOUT") as cp:
             text_rows = list(cp.rows())
         with c.cursor().copy("COPY item (id, made, active) TO STDOUT") as cp:

@@ -12,8 +12,9 @@
 --  3. on a large table, drop the table's indexes (and the PRIMARY KEY / UNIQUE
 --     constraints they back), to rebuild them once at the end: maintaining every index
 --     row by row costs more than the decryption itself (see docs/peels.md);
---  4. strip the layer from every non-NULL value -- set-based through pgcrypto when it is
---     installed, else with adaptive.rnd_decrypt (PL/Python, pycryptodome);
+--  4. strip the layer from every non-NULL value -- set-based through pgcrypto (AES-ECB
+--     keystream, XOR on bit strings) when it is installed, else with adaptive.rnd_decrypt
+--     (PL/Python, pycryptodome);
 --  5. rebuild the indexes and constraints dropped in step 3, under their own names;
 --  6. replace the CHECK constraint on the ciphertexts' layer tag, so that a client whose
 --     cached metadata is stale cannot write a value at the old layer afterwards;
@@ -98,39 +99,67 @@ if plpy.execute(plans["size"], [tbl])[0]["bytes"] >= REBUILD_FROM_BYTES:
             plpy.execute(f"DROP INDEX {ix['index_name']}")
 
 ext = plpy.execute(plans["pgcrypto"])
+
+# The RND layer is ``0x01 || nonce (12) || AES-256-CTR(key, nonce || 0^32, inner)``
+# (adaptive_client/schemes/rnd.py).  With pgcrypto, set-based: the counter blocks are
+# written out in hex from a template (one "@" + 8-hex-digit counter per block, the "@"
+# replaced by the value's nonce), encrypted with AES-ECB into the keystream, and XORed
+# with the ciphertext as bit strings (varbit_send's output is the bits' bytes after a
+# 4-byte length).  Values longer than the template (4 KB) spell their counter blocks out
+# with generate_series.  Without pgcrypto: adaptive.rnd_decrypt, per value.
+TEMPLATE_BLOCKS = 256
+template = "".join("@%08x" % i for i in range(TEMPLATE_BLOCKS))
+
+
+def strip_rnd(v):
+    """The SQL expression of the inner value of the RND ciphertext ``v``."""
+    if not ext:
+        return f"adaptive.rnd_decrypt({v}, $1)"
+    encrypt = q(ext[0]["nspname"]) + ".encrypt"
+    nonce = f"substring({v} from 2 for 12)"
+    blocks = f"((octet_length({v}) + 2) / 16)"
+    counters = (
+        f"CASE WHEN {blocks} <= {TEMPLATE_BLOCKS} "
+        f"THEN decode(replace(left($2, 9 * {blocks}), '@', encode({nonce}, 'hex')), 'hex') "
+        f"ELSE (SELECT string_agg({nonce} || int4send(i), ''::bytea ORDER BY i) "
+        f"FROM generate_series(0, {blocks} - 1) AS i) END")
+    keystream = f"substring({encrypt}({counters}, $1, 'aes-ecb/pad:none') from 1 for octet_length({v}) - 13)"
+    return (f"substring(varbit_send(('x' || encode(substring({v} from 14), 'hex'))::varbit "
+            f"# ('x' || encode({keystream}, 'hex'))::varbit) from 5)")
+
+
 if onion in ("Search", "Substr"):
     # the tokens are comparable from now on: the GIN index that serves `@>` (before the
     # peel it would index random values).  Built before the UPDATE, which then maintains
     # it: built after, over the UPDATE's broken HOT chains, it would be marked
     # indcheckxmin and unusable until every older transaction of the cluster ends.
     plpy.execute(f"CREATE INDEX IF NOT EXISTS {q('g_' + p_column)} ON {tbl} USING gin ({col})")
-    # one RND value in a one-element array: the row's 16-byte tokens concatenated; the
-    # stripped value is split back into the token array the GIN index serves
-    if ext:
-        decrypt_iv = q(ext[0]["nspname"]) + ".decrypt_iv"
-        blob = (f"{decrypt_iv}(substring({col}[1] from 18), $1, "
-                f"substring({col}[1] from 2 for 16), 'aes-cbc/pad:pkcs')")
-    else:
-        blob = f"adaptive.rnd_decrypt({col}[1], $1)"
+    # one RND value in a one-element array: the row's 16-byte tokens concatenated (13 +
+    # 16k bytes, never 16); the stripped value is split back into the token array the
+    # GIN index serves
     update = plpy.prepare(
         f"UPDATE {tbl} SET {col} = (SELECT ARRAY(SELECT substring(d.v FROM 1 + 16 * i FOR 16) "
         f"FROM generate_series(0, octet_length(d.v) / 16 - 1) AS i ORDER BY i)::bytea[] "
-        f"FROM (SELECT {blob} AS v) AS d) "
-        f"WHERE {col} IS NOT NULL AND octet_length({col}[1]) > 16",
-        ["bytea"])
-elif ext:
-    decrypt_iv = q(ext[0]["nspname"]) + ".decrypt_iv"
-    update = plpy.prepare(
-        f"UPDATE {tbl} SET {col} = {decrypt_iv}(substring({col} from 18), $1, "
-        f"substring({col} from 2 for 16), 'aes-cbc/pad:pkcs') "
-        f"WHERE {col} IS NOT NULL AND get_byte({col}, 0) = 1",
-        ["bytea"])
+        f"FROM (SELECT {strip_rnd(col + '[1]')} AS v) AS d) "
+        f"WHERE {col} IS NOT NULL AND octet_length({col}[1]) <> 16",
+        ["bytea", "text"])
 else:
+    # counter mode has no padding to fail on a wrong key: the inner layer's tag is checked
+    # on a few stripped values first (a wrong key misses it with probability 255/256 per
+    # value), the way a DET re-key checks its first block's padding
+    probe = plpy.execute(plpy.prepare(
+        f"SELECT count(*) FILTER (WHERE get_byte(s.v, 0) <> {int(p_to_tag)}) AS wrong "
+        f"FROM (SELECT {strip_rnd(col)} AS v FROM {tbl} "
+        f"WHERE {col} IS NOT NULL AND get_byte({col}, 0) = 1 LIMIT 16) AS s",
+        ["bytea", "text"]), [p_key, template])
+    if probe[0]["wrong"]:
+        plpy.error("adaptive.peel_layer: stripped values lack the inner layer's tag (wrong key?)",
+                   sqlstate="22000")
     update = plpy.prepare(
-        f"UPDATE {tbl} SET {col} = adaptive.rnd_decrypt({col}, $1) "
+        f"UPDATE {tbl} SET {col} = {strip_rnd(col)} "
         f"WHERE {col} IS NOT NULL AND get_byte({col}, 0) = 1",
-        ["bytea"])
-rows = plpy.execute(update, [p_key]).nrows()
+        ["bytea", "text"])
+rows = plpy.execute(update, [p_key, template]).nrows()
 
 for ix in rebuild:
     if ix["conname"] is not None:
