@@ -97,9 +97,7 @@ def foreign_key_report(catalog: Catalog) -> list[tuple[str, str, str, str]]:
     return out
 
 
-def _beyond(
-    fk_group: str | None, catalog: Catalog, table: Any, oc: Any
-) -> list[str]:
+def _beyond(fk_group: str | None, catalog: Catalog, table: Any, oc: Any) -> list[str]:
     """The columns sharing ``oc``'s key that its foreign keys' group does not name (those
     a join adjustment brought under it)."""
     named = set(fk_group.strip("{}").split(", ")) if fk_group else set()

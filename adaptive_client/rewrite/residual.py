@@ -86,6 +86,7 @@ from .engine import (  # noqa: F401  (pg_*: the engine's functions, tested from 
 from .fold import factor_disjunctions, fold_constants
 from .numeric import numeric_div, pg_avg
 from .plan import Compiled, Output, ParamBuilder, Params, Residual
+from .precomputed import extend_schema, substitute
 from .split import (  # noqa: F401  (conjuncts: tested from here)
     SEMI_VALUES,
     Relation,
@@ -1237,6 +1238,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     tree = qualified(_exists_select_one(stmt), schema)
     annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
     tree = fold_constants(tree)
+    extend_schema(catalog, schema, substitute(catalog, tree))
     factor_disjunctions(tree)
     annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
     check_allowed(tree)
@@ -1254,8 +1256,8 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
         for alias, c in rel.columns:
             meta = catalog.table(rel.members[alias].name)
             cols.append((rel.column_name(alias, c), schema[meta.name][c]))
-            if meta.columns[c].type.name in TEXT_TYPES:
-                collations.add(meta.columns[c].collation)
+            if meta.column(c).type.name in TEXT_TYPES:
+                collations.add(meta.column(c).collation)
         tables.append((rel.name, cols))
     # case mapping (lower, upper, ILIKE) is the C ctype's, ASCII only
     needs_case = any(True for _ in tree.find_all(exp.Lower, exp.Upper, exp.ILike))
