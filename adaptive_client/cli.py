@@ -101,13 +101,21 @@ def _master(args: argparse.Namespace) -> MasterKey:
 
 
 def cmd_layers(args: argparse.Namespace) -> int:
-    from .admin import audit_log, column_summary, foreign_key_report, layers_report
+    from .admin import (
+        audit_log,
+        column_summary,
+        foreign_key_report,
+        layers_report,
+        precomputed_report,
+    )
     from .metadata import Catalog
 
     with _connect(_dsn(args)) as conn:
         master = _master(args)
         rows = layers_report(conn, master)
-        fks = foreign_key_report(Catalog.open(conn, master))
+        catalog = Catalog.open(conn, master)
+        fks = foreign_key_report(catalog)
+        computed = precomputed_report(catalog)
         log = audit_log(conn, master, args.log) if args.log else []
     if args.json:
         print(
@@ -122,6 +130,7 @@ def cmd_layers(args: argparse.Namespace) -> int:
                         {"name": n, "columns": c, "references": r, "provider_learns": learns}
                         for n, c, r, learns in fks
                     ],
+                    "precomputed": [vars(p) for p in computed],
                     "peels": [vars(p) for p in log],
                 },
                 default=str,
@@ -139,6 +148,15 @@ def cmd_layers(args: argparse.Namespace) -> int:
         print("\nforeign keys (each an implied join group, enforced on DET ciphertexts):")
         _print_table(
             ["constraint", "columns", "references", "provider learns"], [list(f) for f in fks]
+        )
+    if computed:
+        print("\nprecomputed onions (the client computes each from the row on every write):")
+        _print_table(
+            ["table", "name", "expression", "onion", "layer", "provider learns"],
+            [
+                [p.table, p.name, p.expression, p.onion, p.layer, p.provider_learns]
+                for p in computed
+            ],
         )
     print("\nper column, from all its onions together:")
     _print_table(

@@ -220,3 +220,46 @@ def test_configuration_errors(
             new_database("pcbad"), master_key=master_key, config=cfg, autocommit=True
         ) as enc:
             enc.execute("CREATE TABLE t (a numeric(6,2), b numeric(6,2))")
+
+
+def test_layers_lists_precomputed_onions(new_database: Any, tmp_path: Any, capsys: Any) -> None:
+    """``adaptive-db layers`` shows each precomputed onion, its expression, its layer and
+    what it reveals -- before and after a query peels it."""
+    import json
+
+    from adaptive_client import cli
+    from adaptive_client.keys import MasterKey
+
+    dsn, key = new_database("pclayers"), MasterKey.generate()
+    key_file = tmp_path / "master.key"
+    key_file.write_text(key.hex())
+    config = {
+        "precomputed": {
+            "t": {
+                "big": {"expression": "a * b", "type": "numeric(20,4)", "onions": ["Ord", "Sum"]},
+                "odd": {"expression": "note LIKE '%odd%'", "type": "boolean", "onions": ["Eq"]},
+            }
+        }
+    }
+    with adaptive_client.connect(dsn, master_key=key, config=config, autocommit=True) as enc:
+        enc.execute("CREATE TABLE t (a numeric(6,2), b numeric(6,2), note text)")
+        enc.execute("INSERT INTO t VALUES (1.00, 2.00, 'odd one'), (3.00, 4.00, 'even')")
+        args = ["layers", "--dsn", dsn, "--master-key-file", str(key_file), "--json"]
+        assert cli.main(args) == 0
+        before = {
+            (p["name"], p["onion"]): p for p in json.loads(capsys.readouterr().out)["precomputed"]
+        }
+        assert before[("big", "Ord")]["layer"] == "RND"
+        assert before[("big", "Ord")]["expression"] == "a * b"
+        assert before[("odd", "Eq")]["provider_learns"].startswith("nothing")
+        assert enc.execute("SELECT count(*) FROM t WHERE a * b > 5").fetchone() == (1,)
+        assert enc.execute("SELECT count(*) FROM t WHERE note LIKE '%odd%'").fetchone() == (1,)
+    assert cli.main(args[:-1]) == 0
+    out = capsys.readouterr().out
+    assert "precomputed onions" in out
+    rows = [line for line in out.splitlines() if line.startswith("t ") and "big" in line]
+    assert any("OPE" in r and "order of the rows by a * b" in r for r in rows)
+    assert any(
+        "DET" in line and "which rows satisfy note LIKE '%odd%'" in line
+        for line in out.splitlines()
+    )
