@@ -11,7 +11,7 @@ from typing import Any
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from .errors import AdaptiveError
+from .errors import AdaptiveError, ConfigError
 from .keys import MasterKey, load_master_key
 
 
@@ -296,7 +296,35 @@ def build_parser() -> argparse.ArgumentParser:
         key=True,
     )
     sp.add_argument("--new-key-file", required=True, help="file holding the new hex master key")
+    sp = add(
+        "advise",
+        cmd_advise,
+        "propose an onion configuration (onions, precomputed expressions) from a statement log",
+    )
+    sp.add_argument("--schema", required=True, help="the application's CREATE TABLE statements")
+    sp.add_argument(
+        "--log",
+        required=True,
+        action="append",
+        help="a statement log (connect(statement_log=...)) or a .sql file; repeatable",
+    )
     return p
+
+
+def cmd_advise(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .advise import advise, read_schema, render
+    from .statement_log import read_statements
+
+    try:
+        schema_text = Path(args.schema).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read {args.schema}: {exc.strerror}") from None
+    tables = read_schema(schema_text)
+    statements = [s for path in args.log for s in read_statements(path)]
+    print(render(tables, advise(tables, statements), len(statements)), end="")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -9,6 +9,7 @@ Format::
     hom_bits = 2048      # Paillier modulus size
     peel = "client"      # server, client or off (default: the database's recorded mode)
     residual_row_cap = 1000000  # most rows one client-evaluated statement may fetch
+    statement_log = "statements.jsonl"  # record the statements rewritten (advise reads it)
 
     [tables.customer.c_id]
     onions = ["Eq", "Ord"]             # any of Eq, Ord, Sum, Search -- or ["Single"]
@@ -63,6 +64,8 @@ class Config:
     peel: str | None = None  # None: the database's recorded default (``adaptive-db init``)
     # the most rows one client-evaluated (split) statement may ship; None: no cap
     residual_row_cap: int | None = None
+    # a file the connection appends its statements to, for `adaptive-db advise`
+    statement_log: str | None = None
     tables: dict[str, dict[str, ColumnConfig]] = field(default_factory=dict)
     # per table, per name: an expression over the row stored in onions of its own
     precomputed: dict[str, dict[str, PrecomputedConfig]] = field(default_factory=dict)
@@ -189,6 +192,7 @@ def load_config(source: str | Path | dict[str, Any] | Config | None) -> Config:
         hom_bits=int(defaults.get("hom_bits", 2048)),
         peel=peel,
         residual_row_cap=_row_cap(defaults.get("residual_row_cap")),
+        statement_log=_optional_text(defaults.get("statement_log"), "statement_log"),
         tables=tables,
         precomputed=precomputed,
     )
@@ -213,4 +217,10 @@ def _row_cap(raw: Any) -> int | None:
         return None
     if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
         raise ConfigError(f"residual_row_cap must be a non-negative integer, not {raw!r}")
+    return raw
+
+
+def _optional_text(raw: Any, what: str) -> str | None:
+    if raw is not None and not isinstance(raw, str):
+        raise ConfigError(f"{what} must be a string, not {raw!r}")
     return raw
