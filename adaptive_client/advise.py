@@ -58,6 +58,7 @@ class Proposal:
     precomputed_by: dict[tuple[str, str], set[str]] = field(
         default_factory=lambda: defaultdict(set)
     )
+    sums: bool = True  # propose Sum onions at all
     compared: list[tuple[str, str, str]] = field(default_factory=list)  # table, a, b
     unread: list[tuple[str, str]] = field(default_factory=list)  # statement, why
 
@@ -78,8 +79,10 @@ def read_schema(text: str) -> dict[str, TableSpec]:
     return tables
 
 
-def advise(tables: dict[str, TableSpec], statements: Iterable[str]) -> Proposal:
-    proposal = Proposal()
+def advise(tables: dict[str, TableSpec], statements: Iterable[str], sums: bool = True) -> Proposal:
+    """``sums``: propose Sum onions (Paillier: about 7 ms to encrypt a value, 0.4 ms per
+    row summed on the server) -- False leaves every sum to the client."""
+    proposal = Proposal(sums=sums)
     schema = {
         name: {c: _glot_type(t) for c, t in spec.types.items()} for name, spec in tables.items()
     }
@@ -147,8 +150,11 @@ def _scope(tables: dict[str, TableSpec], scope: Scope, label: str, proposal: Pro
     def need(node: exp.Expression, onion: str) -> None:
         col = column(node)
         if col is not None:
-            proposal.onions[col].add(onion)
+            if onion != "Sum" or proposal.sums:
+                proposal.onions[col].add(onion)
             proposal.used_by[col].add(label)
+            return
+        if onion == "Sum" and not proposal.sums:
             return
         table = own(node)
         if table is not None and not isinstance(node, exp.Literal):

@@ -308,6 +308,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         help="a statement log (connect(statement_log=...)) or a .sql file; repeatable",
     )
+    sp.add_argument(
+        "--no-sum",
+        action="store_true",
+        help="propose no Sum (Paillier) onion: every sum is then computed by the client",
+    )
     return p
 
 
@@ -323,7 +328,8 @@ def cmd_advise(args: argparse.Namespace) -> int:
         raise ConfigError(f"cannot read {args.schema}: {exc.strerror}") from None
     tables = read_schema(schema_text)
     statements = [s for path in args.log for s in read_statements(path)]
-    print(render(tables, advise(tables, statements), len(statements)), end="")
+    proposal = advise(tables, statements, sums=not args.no_sum)
+    print(render(tables, proposal, len(statements)), end="")
     return 0
 
 
