@@ -243,11 +243,9 @@ def _rekey_values(conn: psycopg.Connection[Any], m: Member, key: str, new_key: b
     tbl, col = sql.Identifier(m.table.anon), sql.Identifier(oc.anon)
     # the distinct ciphertexts, deduplicated here: the column as one binary array is
     # read faster than the server sorts or hashes it for a DISTINCT, or than rows
-    row = (
-        conn.cursor(binary=True)
-        .execute(sql.SQL("SELECT array_agg({}) FROM {} WHERE {} IS NOT NULL").format(col, tbl, col))
-        .fetchone()
-    )
+    row = conn.cursor(binary=True).execute(
+        sql.SQL("SELECT array_agg({}) FROM {} WHERE {} IS NOT NULL").format(col, tbl, col)
+    ).fetchone()
     olds = list(set(row[0])) if row is not None and row[0] is not None else []
     news = _rekeyed(oc, key, new_key, olds)
     rows = 0

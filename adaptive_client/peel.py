@@ -162,7 +162,9 @@ def _client_peel(
             else sql.SQL("get_byte({}, 0) = {}").format(col, sql.Literal(TAGS[to]))
         )
         control.execute(
-            sql.SQL("ALTER TABLE {} ADD CONSTRAINT {} CHECK ({}) NOT VALID").format(tbl, con, check)
+            sql.SQL("ALTER TABLE {} ADD CONSTRAINT {} CHECK ({}) NOT VALID").format(
+                tbl, con, check
+            )
         )
         control.execute(
             "UPDATE adaptive.layers SET layer = %s, changed_at = now() "
