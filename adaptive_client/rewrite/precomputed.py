@@ -52,6 +52,7 @@ def substitute(catalog: Catalog, tree: exp.Expression) -> list[tuple[str, str]]:
     used: list[tuple[str, str]] = []
     for scope in traverse_scope(tree):
         patterns: dict[str, tuple[str, str, str]] = {}  # text -> (alias, table, column)
+        booleans: dict[str, set[str]] = {}
         for alias, source in scope.sources.items():
             if not isinstance(source, exp.Table):
                 continue
@@ -60,11 +61,16 @@ def substitute(catalog: Catalog, tree: exp.Expression) -> list[tuple[str, str]]:
                 continue
             for text, column in _patterns(meta, alias).items():
                 patterns[text] = (alias, meta.name, column)
+            booleans[meta.name] = {
+                c.name for c in meta.precomputed.values() if c.type.name == "boolean"
+            }
         if not patterns:
             continue
 
         def replace(
-            node: exp.Expression, patterns: dict[str, tuple[str, str, str]] = patterns
+            node: exp.Expression,
+            patterns: dict[str, tuple[str, str, str]] = patterns,
+            booleans: dict[str, set[str]] = booleans,
         ) -> exp.Expression:
             if isinstance(node, exp.Column | exp.Literal | exp.Identifier):
                 return node
@@ -73,7 +79,12 @@ def substitute(catalog: Catalog, tree: exp.Expression) -> list[tuple[str, str]]:
                 return node
             alias, table, column = hit
             used.append((table, column))
-            return exp.column(column, table=alias)
+            ref = exp.column(column, table=alias)
+            if table in booleans and column in booleans[table]:
+                # ``b = TRUE`` is ``b`` (NULL stays NULL), and a form the server
+                # compiles as a predicate over the Eq onion
+                return exp.EQ(this=ref, expression=exp.true())
+            return ref
 
         for key in ("expressions", "where", "group", "having", "order", "joins"):
             value = scope.expression.args.get(key)
