@@ -342,3 +342,23 @@ def refuse_update(table: TableMeta, assigned: list[str]) -> None:
                 f"({col.expression}) is computed from it by the client",
                 "UPDATE of a precomputed onion's input",
             )
+
+
+def refuse_alter(table: TableMeta, actions: list[exp.Expression]) -> None:
+    """An ALTER TABLE that drops, renames or retypes a precomputed column's input would
+    leave the stored values (or the expression) stale: refused."""
+    for action in actions:
+        targets: list[Any] = []
+        if isinstance(action, exp.Drop) and str(action.args.get("kind")).upper() == "COLUMN":
+            targets = list(action.args.get("tables") or [])
+        elif isinstance(action, exp.RenameColumn | exp.AlterColumn):
+            targets = [action.this]
+        for target in targets:
+            name = target.name.lower() if isinstance(target, exp.Expression) else ""
+            for col in table.precomputed.values():
+                if name in expression_of(table, col).inputs or name == col.name:
+                    raise UnsupportedQuery(
+                        f"ALTER TABLE {table.name}: {name} is an input of precomputed "
+                        f"{col.name} ({col.expression})",
+                        "ALTER TABLE of a precomputed onion's input",
+                    )

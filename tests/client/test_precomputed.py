@@ -263,3 +263,18 @@ def test_layers_lists_precomputed_onions(new_database: Any, tmp_path: Any, capsy
         "DET" in line and "which rows satisfy note LIKE '%odd%'" in line
         for line in out.splitlines()
     )
+
+
+@pytest.mark.parametrize(
+    "alter",
+    [
+        "ALTER TABLE sale DROP COLUMN discount",
+        "ALTER TABLE sale RENAME COLUMN price TO cost",
+        "ALTER TABLE sale ALTER COLUMN shipped TYPE timestamp",
+    ],
+)
+def test_alter_of_an_input_is_refused(pair: Pair, alter: str) -> None:
+    with pytest.raises(UnsupportedQuery, match="input of precomputed"):
+        pair.enc.execute(alter)
+    expected, got = pair.both("SELECT sum(price * (1 - discount)) FROM sale")
+    assert got == expected
