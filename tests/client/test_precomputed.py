@@ -123,6 +123,9 @@ QUERIES = [
     "SELECT id FROM sale WHERE price * (1 - discount) > "
     "(SELECT avg(price * (1 - discount)) FROM sale) ORDER BY id",
     "SELECT sum(price * (1 - tax)) FROM sale",
+    # a choice between scales summed over a derived table's product (scale 4, not 2)
+    "SELECT region, sum(CASE WHEN id % 2 = 0 THEN v ELSE 0 END) FROM "
+    "(SELECT price * tax AS v, region, id FROM sale) AS x GROUP BY region ORDER BY region",
 ]
 
 
