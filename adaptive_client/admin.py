@@ -97,9 +97,7 @@ def foreign_key_report(catalog: Catalog) -> list[tuple[str, str, str, str]]:
     return out
 
 
-def _beyond(
-    fk_group: str | None, catalog: Catalog, table: Any, oc: Any
-) -> list[str]:
+def _beyond(fk_group: str | None, catalog: Catalog, table: Any, oc: Any) -> list[str]:
     """The columns sharing ``oc``'s key that its foreign keys' group does not name (those
     a join adjustment brought under it)."""
     named = set(fk_group.strip("{}").split(", ")) if fk_group else set()
@@ -113,7 +111,7 @@ def layers_report(conn: psycopg.Connection[Any], master: MasterKey) -> list[Laye
     groups = key_groups(catalog)
     rows = []
     for table in sorted(catalog.tables.values(), key=lambda t: t.name):
-        for col in table.columns.values():
+        for col in table.stored_columns:
             for oc in col.onions.values():
                 rows.append(
                     LayerRow(
@@ -130,10 +128,56 @@ def layers_report(conn: psycopg.Connection[Any], master: MasterKey) -> list[Laye
                             groups.get((table.name, col.name), col.join_group),
                             _beyond(groups.get((table.name, col.name)), catalog, table, oc),
                             col.collation,
-                        ),
+                        )
+                        if col.expression is None
+                        else "precomputed: "
+                        + precomputed_reveals(col.expression, oc.layer, col.type.name == "boolean"),
                     )
                 )
     return rows
+
+
+@dataclass
+class PrecomputedRow:
+    """One onion of a precomputed expression (precomputed.py), for ``adaptive-db layers``."""
+
+    table: str
+    name: str
+    expression: str
+    onion: str
+    layer: str
+    provider_learns: str
+
+
+def precomputed_reveals(expression: str, layer: str, boolean: bool) -> str:
+    """What the provider learns from a precomputed onion at ``layer``, about the
+    expression's value (the expression itself is sealed in the catalog: the provider sees
+    a column of the table, its onion kind and layer, not what it computes)."""
+    if layer in ("RND", "HOM"):
+        return "nothing (beyond NULLs)" + (": sums computable" if layer == "HOM" else "")
+    if layer == "DET" and boolean:
+        return f"which rows satisfy {expression} and which do not (two classes)"
+    if layer == "DET":
+        return f"which rows have equal {expression}"
+    if layer == "OPE":
+        return f"the order of the rows by {expression} (and equality)"
+    return f"{expression} itself" if layer == "PLAIN" else LEAKAGE.get(layer, layer)
+
+
+def precomputed_report(catalog: Catalog) -> list[PrecomputedRow]:
+    """Every precomputed onion of every table, its layer and what it reveals."""
+    out = []
+    for table in sorted(catalog.tables.values(), key=lambda t: t.name):
+        for col in table.precomputed.values():
+            expression = col.expression or ""
+            for oc in col.onions.values():
+                learns = precomputed_reveals(expression, oc.layer, col.type.name == "boolean")
+                out.append(
+                    PrecomputedRow(
+                        table.name, col.name, expression, oc.onion.value, oc.layer, learns
+                    )
+                )
+    return out
 
 
 def column_summary(rows: list[LayerRow]) -> list[tuple[str, str, str]]:

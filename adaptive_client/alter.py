@@ -19,7 +19,7 @@ from psycopg import errors as pg_errors
 from psycopg import sql
 from sqlglot import exp
 
-from . import checks, defaults, foreign_keys, recipes, views
+from . import checks, defaults, foreign_keys, precomputed, recipes, views
 from .config import Config
 from .ddl import (
     TableSpec,
@@ -54,6 +54,7 @@ def alter_table(
             raise pg_errors.WrongObjectType(f'"{name}" is not a table')
         raise pg_errors.UndefinedTable(f'relation "{name}" does not exist')
     meta = catalog.table(name)
+    precomputed.refuse_alter(meta, stmt.args.get("actions") or [])
     for action in stmt.args.get("actions") or []:
         if isinstance(action, exp.ColumnDef):
             _add_column(conn, catalog, config, runtime, meta, action)

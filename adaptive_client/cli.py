@@ -11,7 +11,7 @@ from typing import Any
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from .errors import AdaptiveError
+from .errors import AdaptiveError, ConfigError
 from .keys import MasterKey, load_master_key
 
 
@@ -101,13 +101,21 @@ def _master(args: argparse.Namespace) -> MasterKey:
 
 
 def cmd_layers(args: argparse.Namespace) -> int:
-    from .admin import audit_log, column_summary, foreign_key_report, layers_report
+    from .admin import (
+        audit_log,
+        column_summary,
+        foreign_key_report,
+        layers_report,
+        precomputed_report,
+    )
     from .metadata import Catalog
 
     with _connect(_dsn(args)) as conn:
         master = _master(args)
         rows = layers_report(conn, master)
-        fks = foreign_key_report(Catalog.open(conn, master))
+        catalog = Catalog.open(conn, master)
+        fks = foreign_key_report(catalog)
+        computed = precomputed_report(catalog)
         log = audit_log(conn, master, args.log) if args.log else []
     if args.json:
         print(
@@ -122,6 +130,7 @@ def cmd_layers(args: argparse.Namespace) -> int:
                         {"name": n, "columns": c, "references": r, "provider_learns": learns}
                         for n, c, r, learns in fks
                     ],
+                    "precomputed": [vars(p) for p in computed],
                     "peels": [vars(p) for p in log],
                 },
                 default=str,
@@ -139,6 +148,15 @@ def cmd_layers(args: argparse.Namespace) -> int:
         print("\nforeign keys (each an implied join group, enforced on DET ciphertexts):")
         _print_table(
             ["constraint", "columns", "references", "provider learns"], [list(f) for f in fks]
+        )
+    if computed:
+        print("\nprecomputed onions (the client computes each from the row on every write):")
+        _print_table(
+            ["table", "name", "expression", "onion", "layer", "provider learns"],
+            [
+                [p.table, p.name, p.expression, p.onion, p.layer, p.provider_learns]
+                for p in computed
+            ],
         )
     print("\nper column, from all its onions together:")
     _print_table(
@@ -294,7 +312,41 @@ def build_parser() -> argparse.ArgumentParser:
         dsn=True,
         key=True,
     )
+    sp = add(
+        "advise",
+        cmd_advise,
+        "propose an onion configuration (onions, precomputed expressions) from a statement log",
+    )
+    sp.add_argument("--schema", required=True, help="the application's CREATE TABLE statements")
+    sp.add_argument(
+        "--log",
+        required=True,
+        action="append",
+        help="a statement log (connect(statement_log=...)) or a .sql file; repeatable",
+    )
+    sp.add_argument(
+        "--no-sum",
+        action="store_true",
+        help="propose no Sum (Paillier) onion: every sum is then computed by the client",
+    )
     return p
+
+
+def cmd_advise(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .advise import advise, read_schema, render
+    from .statement_log import read_statements
+
+    try:
+        schema_text = Path(args.schema).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read {args.schema}: {exc.strerror}") from None
+    tables = read_schema(schema_text)
+    statements = [s for path in args.log for s in read_statements(path)]
+    proposal = advise(tables, statements, sums=not args.no_sum)
+    print(render(tables, proposal, len(statements)), end="")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

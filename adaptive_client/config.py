@@ -9,6 +9,7 @@ Format::
     hom_bits = 2048      # Paillier modulus size
     peel = "client"      # server, client or off (default: the database's recorded mode)
     residual_row_cap = 1000000  # most rows one client-evaluated statement may fetch
+    statement_log = "statements.jsonl"  # record the statements rewritten (advise reads it)
 
     [tables.customer.c_id]
     onions = ["Eq", "Ord"]             # any of Eq, Ord, Sum, Search -- or ["Single"]
@@ -20,6 +21,11 @@ Format::
     [tables.customer.c_data]
     onions = ["Single"]
     layer = "RND"                       # PLAIN, DET, OPE or RND
+
+    [precomputed.lineitem.disc_price]   # a per-row precomputed onion (precomputed.py)
+    expression = "l_extendedprice * (1 - l_discount)"
+    type = "numeric(30,4)"
+    onions = ["Sum", "Ord"]
 
 A column not listed gets the defaults of its type (see :mod:`adaptive_client.encodings`).
 The configuration is read when a table is created; afterwards the table's (sealed)
@@ -58,10 +64,29 @@ class Config:
     peel: str | None = None  # None: the database's recorded default (``adaptive-db init``)
     # the most rows one client-evaluated (split) statement may ship; None: no cap
     residual_row_cap: int | None = None
+    # a file the connection appends its statements to, for `adaptive-db advise`
+    statement_log: str | None = None
     tables: dict[str, dict[str, ColumnConfig]] = field(default_factory=dict)
+    # per table, per name: an expression over the row stored in onions of its own
+    precomputed: dict[str, dict[str, PrecomputedConfig]] = field(default_factory=dict)
 
     def column(self, table: str, column: str) -> ColumnConfig:
-        return self.tables.get(table.lower(), {}).get(column.lower(), ColumnConfig())
+        found = self.tables.get(table.lower(), {}).get(column.lower())
+        if found is None and column.lower() in self.precomputed.get(table.lower(), {}):
+            found = self.precomputed[table.lower()][column.lower()].column
+        return found or ColumnConfig()
+
+
+@dataclass(frozen=True)
+class PrecomputedConfig:
+    """``[precomputed.<table>.<name>]``: the value of ``expression`` (PostgreSQL syntax,
+    over the row's own columns) of type ``type``, computed by the client on every write
+    and stored in ``column``'s onions, which the server uses where a statement names the
+    expression (see :mod:`adaptive_client.precomputed`)."""
+
+    expression: str
+    type: str
+    column: ColumnConfig
 
 
 def _onion(name: str, where: str) -> Onion:
@@ -149,6 +174,17 @@ def load_config(source: str | Path | dict[str, Any] | Config | None) -> Config:
         tables[tname.lower()] = {
             cname.lower(): _column(craw, f"tables.{tname}.{cname}") for cname, craw in cols.items()
         }
+    precomputed: dict[str, dict[str, PrecomputedConfig]] = {}
+    for tname, entries in data.get("precomputed", {}).items():
+        if not isinstance(entries, dict):
+            raise ConfigError(f"precomputed.{tname}: expected a table of precomputed onions")
+        precomputed[tname.lower()] = {
+            pname.lower(): _precomputed(praw, f"precomputed.{tname}.{pname}")
+            for pname, praw in entries.items()
+        }
+        for pname in precomputed[tname.lower()]:
+            if pname in tables.get(tname.lower(), {}):
+                raise ConfigError(f"precomputed.{tname}.{pname}: also configured as a column")
     return Config(
         sum=bool(defaults.get("sum", False)),
         search=bool(defaults.get("search", True)),
@@ -156,8 +192,24 @@ def load_config(source: str | Path | dict[str, Any] | Config | None) -> Config:
         hom_bits=int(defaults.get("hom_bits", 2048)),
         peel=peel,
         residual_row_cap=_row_cap(defaults.get("residual_row_cap")),
+        statement_log=_optional_text(defaults.get("statement_log"), "statement_log"),
         tables=tables,
+        precomputed=precomputed,
     )
+
+
+def _precomputed(raw: Any, where: str) -> PrecomputedConfig:
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: expected a table")
+    for key in ("expression", "type", "onions"):
+        if not isinstance(raw.get(key), str if key != "onions" else list):
+            raise ConfigError(f"{where}: `{key}` is required")
+    column = _column({k: v for k, v in raw.items() if k not in ("expression", "type")}, where)
+    if column.onions and Onion.SINGLE in column.onions:
+        raise ConfigError(f"{where}: a precomputed value has Eq, Ord or Sum onions")
+    if column.join_group is not None:
+        raise ConfigError(f"{where}: a precomputed value joins nothing (no join_group)")
+    return PrecomputedConfig(str(raw["expression"]), str(raw["type"]), column)
 
 
 def _row_cap(raw: Any) -> int | None:
@@ -165,4 +217,10 @@ def _row_cap(raw: Any) -> int | None:
         return None
     if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
         raise ConfigError(f"residual_row_cap must be a non-negative integer, not {raw!r}")
+    return raw
+
+
+def _optional_text(raw: Any, what: str) -> str | None:
+    if raw is not None and not isinstance(raw, str):
+        raise ConfigError(f"{what} must be a string, not {raw!r}")
     return raw

@@ -54,6 +54,7 @@ from .rewrite.plan import Compiled, Params, SortKey, decrypt_columnar, decrypt_c
 from .rewrite.statements import compile_statement, encrypt_row_for_update
 from .sqltext import parse as _parse_sql
 from .sqltext import session_command, split_statements
+from .statement_log import StatementLog
 from .stats import STATS, Shipped, Stats
 
 _COMPILED_KINDS = frozenset({exp.Select, exp.Insert, exp.Update, exp.Delete, exp.Union})
@@ -68,6 +69,7 @@ def connect(
     config: str | os.PathLike[str] | Mapping[str, Any] | Config | None = None,
     peel: str | None = None,
     autocommit: bool = False,
+    statement_log: str | os.PathLike[str] | None = None,
     **kwargs: Any,
 ) -> Connection:
     """Open a connection through which plain SQL runs over the encrypted database.
@@ -78,13 +80,17 @@ def connect(
     mode, the database's recorded default applies (``client`` where ``adaptive-db init``
     could not install the PL/Python peel functions, as on hosted PostgreSQL; else
     ``server``).  ``server`` on a database without those functions raises
-    :class:`~adaptive_client.errors.PeelModeUnavailable`.
+    :class:`~adaptive_client.errors.PeelModeUnavailable`.  ``statement_log`` (or the
+    configuration's) names a client-side file the statements are recorded in, for
+    ``adaptive-db advise`` (see :mod:`adaptive_client.statement_log`).
     """
     key = load_master_key(master_key)
     cfg = load_config(config if not isinstance(config, os.PathLike) else str(config))  # type: ignore[arg-type]
     mode = peel or cfg.peel
     if mode is not None and mode not in PEEL_MODES:
         raise ConfigError(f"peel mode must be one of {PEEL_MODES}, not {mode!r}")
+    if statement_log is not None:
+        cfg = replace(cfg, statement_log=os.fspath(statement_log))
     return Connection(conninfo, key, cfg, mode, autocommit=autocommit, **kwargs)
 
 
@@ -124,6 +130,7 @@ class Connection:
         self.config = config
         # the most rows a client-evaluated statement may fetch (None: no cap)
         self.residual_row_cap: int | None = config.residual_row_cap
+        self._statement_log = StatementLog(config.statement_log) if config.statement_log else None
         self.control = psycopg.connect(conninfo, autocommit=True, **kwargs)
         try:
             self.catalog = Catalog.open(self.control, master_key)
@@ -289,6 +296,8 @@ class Connection:
                 "multiple statements in one execute(): send one at a time", "multiple statements"
             )
         out = (stmts[0], npos, named)
+        if self._statement_log is not None:
+            self._statement_log.record(text)
         if len(self._parsed) > _CACHE_LIMIT:
             self._parsed.clear()
         self._parsed[query_key] = out

@@ -24,7 +24,7 @@ import psycopg
 from psycopg import sql
 from sqlglot import exp
 
-from . import defaults, recipes
+from . import defaults, precomputed, recipes
 from .errors import StaleMetadata, UnsupportedQuery
 from .metadata import ColumnMeta, OnionColumn, TableMeta
 from .onions import TOKEN_ONIONS, Onion
@@ -72,9 +72,10 @@ class CopyIn:
     def __init__(self, cursor: Cursor, table: TableMeta, columns: list[str], opts: CopyOptions):
         self.cursor = cursor
         self.table = table
+        precomputed.refuse_written(table, columns)
         self.given = [table.column(c) for c in columns]
         self.opts = opts
-        self.storage = [(c, oc) for c in table.columns.values() for oc in c.onions.values()]
+        self.storage = [(c, oc) for c in table.stored_columns for oc in c.onions.values()]
         self._rows: list[Sequence[Any]] = []
         self._partial = ""
         self._header_pending = opts.header
@@ -149,7 +150,7 @@ class CopyIn:
         """Point the COPY at ``table`` 's metadata (reloaded), the same columns given."""
         self.table = table
         self.given = [table.column(c.name) for c in self.given]
-        self.storage = [(c, oc) for c in table.columns.values() for oc in c.onions.values()]
+        self.storage = [(c, oc) for c in table.stored_columns for oc in c.onions.values()]
 
     def _start(self) -> CopyIn:
         """Open the transaction (autocommit) and the server's COPY."""
@@ -224,6 +225,8 @@ class CopyIn:
                     f'null value in column "{col.name}" of relation "{self.table.name}" '
                     "violates not-null constraint"
                 )
+        for col in self.table.precomputed.values():
+            coerced[col.name] = precomputed.values_of(self.table, col, coerced)
         columns: list[list[Any]] = []
         for col, oc in self.storage:
             values = coerced[col.name]

@@ -22,7 +22,7 @@ from psycopg import errors as pg_errors
 from psycopg import sql
 from sqlglot import exp
 
-from . import checks, defaults, foreign_keys, views
+from . import checks, defaults, foreign_keys, precomputed, views
 from .collation import Collation, column_collation
 from .config import Config
 from .defaults import Runtime
@@ -424,6 +424,9 @@ def create_table(
     for cname in spec.order:
         columns[cname] = build_column(conn, catalog, config, spec, cname, keyed, shared)
     meta = TableMeta(name, anon_table, columns, primary_key=spec.pk)
+    meta.precomputed = precomputed.build_columns(
+        config, spec, columns, lambda p: build_column(conn, catalog, config, spec, p, set(), {})
+    )
     if spec.pk:
         meta.constraints[catalog.anon_index(name, "__pkey__")] = spec.pk_name or f"{name}_pkey"
     for i, (uname, cols) in enumerate(spec.uniques):
@@ -435,7 +438,7 @@ def create_table(
         meta, spec.checks, lambda plain: catalog.anon_index(name, "__check__" + plain)
     )
     parts: list[sql.Composable] = []
-    for col in columns.values():
+    for col in meta.stored_columns:
         for oc in col.onions.values():
             piece = sql.SQL("{} {}").format(
                 sql.Identifier(oc.anon), sql.SQL(_storage_type(col, oc))
@@ -483,7 +486,7 @@ def create_table(
             "VALUES (%s, %s, %s, %s)",
             [
                 (anon_table, oc.anon, oc.onion.value, oc.layer)
-                for col in columns.values()
+                for col in meta.stored_columns
                 for oc in col.onions.values()
             ],
         )

@@ -168,6 +168,8 @@ class ColumnMeta:
     # text columns: the collation their Ord onion orders by (None: recorded before
     # collations were, byte order -- see collation.py)
     collation: Collation | None = None
+    # a precomputed column (see precomputed.py): the expression over the row it holds
+    expression: str | None = None
 
     @property
     def has_default(self) -> bool:
@@ -202,6 +204,7 @@ class ColumnMeta:
                 if v is not None
             },
             **({"collation": self.collation.to_json()} if self.collation else {}),
+            **({"expression": self.expression} if self.expression else {}),
         }
 
     @classmethod
@@ -221,6 +224,7 @@ class ColumnMeta:
             default_sql=d.get("default_sql"),
             default_volatile=bool(d.get("default_volatile")),
             collation=Collation.from_json(d["collation"]) if d.get("collation") else None,
+            expression=d.get("expression"),
         )
 
 
@@ -280,17 +284,28 @@ class TableMeta:
     constraints: dict[str, str] = field(default_factory=dict)
     unique_keys: dict[str, list[str]] = field(default_factory=dict)  # server name -> columns
     checks: list[dict[str, str]] = field(default_factory=list)  # name, anon, sql
+    # precomputed onions (precomputed.py): hidden columns, never part of SELECT * or of
+    # the columns an INSERT or COPY names, computed by the client from the row's values
+    precomputed: dict[str, ColumnMeta] = field(default_factory=dict)
 
     def column(self, name: str) -> ColumnMeta:
         try:
             return self.columns[name.lower()]
         except KeyError:
+            if name.lower() in self.precomputed:
+                return self.precomputed[name.lower()]
             raise UndefinedColumn(
                 f'column "{name}" of table "{self.name}" does not exist'
             ) from None
 
+    @property
+    def stored_columns(self) -> list[ColumnMeta]:
+        """Every column with onions on the server: the declared ones, then the
+        precomputed ones."""
+        return [*self.columns.values(), *self.precomputed.values()]
+
     def onion_column(self, anon: str) -> tuple[ColumnMeta, OnionColumn] | None:
-        for col in self.columns.values():
+        for col in self.stored_columns:
             for oc in col.onions.values():
                 if oc.anon == anon:
                     return col, oc
@@ -307,6 +322,11 @@ class TableMeta:
             "constraints": self.constraints,
             "unique_keys": self.unique_keys,
             "checks": self.checks,
+            **(
+                {"precomputed": [c.to_json() for c in self.precomputed.values()]}
+                if self.precomputed
+                else {}
+            ),
         }
 
     @classmethod
@@ -323,6 +343,9 @@ class TableMeta:
             constraints=dict(d.get("constraints", {})),
             unique_keys={k: list(v) for k, v in d.get("unique_keys", {}).items()},
             checks=list(d.get("checks", [])),
+            precomputed={
+                c.name: c for c in (ColumnMeta.from_json(p) for p in d.get("precomputed", []))
+            },
         )
 
 

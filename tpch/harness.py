@@ -1,18 +1,18 @@
 """A plain and an encrypted TPC-H database side by side, and the queries run on both.
 
-The encrypted database uses :data:`CONFIG`: every column in the onions its type
-supports at their strongest layers (peeled at run time by the queries themselves),
-except the Search onion, which none of the 22 queries can use (their ``LIKE`` patterns
-match inside words).  Foreign keys put the join columns in implied join groups; the one
-comparison of columns that no foreign key relates -- lineitem's three dates, compared
-with each other by Q4, Q12 and Q21 -- is declared as a ``join_group``, so those filters
-run on the server (what it reveals: the order of a line's ship, commit and receipt dates).
-"""
+The encrypted database uses :data:`CONFIG`, ``onions.toml``: the configuration
+``adaptive-db advise --no-sum`` proposes from the 22 queries -- per column only the
+onions the queries use (Eq to decrypt, compare and group; Ord for ranges and order),
+lineitem's three dates in one join group (Q4, Q12 and Q21 compare a line's dates with
+each other; what it reveals: the order of a line's ship, commit and receipt dates), and
+the ``LIKE`` predicates of Q2, Q9, Q13 and Q16 as precomputed boolean onions, so the
+server filters on them.  Foreign keys put the join columns in implied join groups."""
 
 from __future__ import annotations
 
 import datetime as dt
 import time
+import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -26,16 +26,7 @@ import adaptive_client
 from .load import create_schema, generate, load
 from .queries import query
 
-CONFIG: dict[str, Any] = {
-    "defaults": {"sum": False, "search": False},
-    "tables": {
-        "lineitem": {
-            "l_shipdate": {"join_group": "lineitem_dates"},
-            "l_commitdate": {"join_group": "lineitem_dates"},
-            "l_receiptdate": {"join_group": "lineitem_dates"},
-        }
-    },
-}
+CONFIG: dict[str, Any] = tomllib.loads((Path(__file__).parent / "onions.toml").read_text())
 
 
 def printed(value: Any) -> Any:

@@ -104,6 +104,8 @@ class Scope:
                 continue  # ON CONFLICT's proposed row is named only as EXCLUDED.col
             if name in table.columns:
                 hits.append(_Ref(server_alias, table, table.columns[name]))
+            elif qual is not None and name in table.precomputed:  # (rewrite/precomputed.py)
+                hits.append(_Ref(server_alias, table, table.precomputed[name]))
         if not hits:
             where = f"{qual}.{name}" if qual else name
             raise UndefinedColumn(f'column "{where}" does not exist')

@@ -190,7 +190,14 @@ def load(
         if t.startswith("DECIMAL") or t == "DATE":
             # as text, parsed by the engine: several times faster than its conversion
             # of Python Decimal and date objects, and as exact
-            columns[i] = [None if v is None else _text(v) for v in columns[i]]
+            # (each distinct value converted once: a fetched column repeats values --
+            # quantities, discounts, dates; equal numerics of different scales share a
+            # text, which the cast to the column's fixed scale makes the same value)
+            texts: dict[Any, str] = {}
+            columns[i] = [
+                None if v is None else texts.get(v) or texts.setdefault(v, _text(v))
+                for v in columns[i]
+            ]
             items.append(f"CAST(unnest(${i + 1}::VARCHAR[]) AS {t})")
         else:
             items.append(f"unnest(${i + 1}::{storage_type(t)}[])")

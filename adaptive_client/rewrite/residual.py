@@ -85,6 +85,7 @@ from .engine import (  # noqa: F401  (pg_*: the engine's functions, tested from 
 from .fold import factor_disjunctions, fold_constants
 from .numeric import numeric_div, pg_avg
 from .plan import Compiled, Output, ParamBuilder, Params, Residual
+from .precomputed import extend_schema, substitute
 from .split import (  # noqa: F401  (conjuncts: tested from here)
     SEMI_VALUES,
     Relation,
@@ -815,8 +816,44 @@ def _display_scale(node: exp.Expression) -> exp.Expression | None:
         exp.Case, exp.Coalesce
     ):
         return None  # (a static scale would hide a choice inside)
+    if isinstance(node, exp.Column):
+        inner = _derived_item(node)
+        derived = _display_scale(inner) if inner is not None else None
+        # (its annotated type is the expression's as sqlglot derives it; a scale that
+        # reads the derived table's own columns cannot be computed out here)
+        if derived is not None and derived.find(exp.Column) is None:
+            return derived
     scale = _scale(node)
     return None if scale is None else exp.Literal.number(scale)
+
+
+def _named_select_item(query: Any, name: str) -> exp.Expression | None:
+    if not isinstance(query, exp.Select):
+        return None
+    for e in query.selects:
+        if e.alias_or_name == name:
+            inner = e.unalias()
+            return inner if isinstance(inner, exp.Expression) else None
+    return None
+
+
+def _derived_item(column: exp.Column) -> exp.Expression | None:
+    """The select item of a derived table (or CTE) that ``column`` reads, if it reads
+    one: the scale of ``x * y`` is not its annotated type's (sqlglot types a product of
+    numerics with one factor's scale, PostgreSQL adds them)."""
+    select = column.find_ancestor(exp.Select)
+    while select is not None:
+        sources = [select.args.get("from_"), *(select.args.get("joins") or [])]
+        for source in sources:
+            item = source.this if isinstance(source, exp.From | exp.Join) else None
+            if isinstance(item, exp.Subquery) and item.alias_or_name == column.table:
+                return _named_select_item(item.this, column.name)
+        with_ = select.args.get("with_")
+        for cte in with_.expressions if with_ is not None else []:
+            if cte.alias_or_name == column.table:
+                return _named_select_item(cte.this, column.name)
+        select = select.find_ancestor(exp.Select)
+    return None
 
 
 def scale_outputs(tree: exp.Expression) -> dict[int, int]:
@@ -1230,6 +1267,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     tree = qualified(_exists_select_one(stmt), schema)
     annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
     tree = fold_constants(tree)
+    extend_schema(catalog, schema, substitute(catalog, tree))
     factor_disjunctions(tree)
     annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
     check_allowed(tree)
@@ -1247,8 +1285,8 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
         for alias, c in rel.columns:
             meta = catalog.table(rel.members[alias].name)
             cols.append((rel.column_name(alias, c), schema[meta.name][c]))
-            if meta.columns[c].type.name in TEXT_TYPES:
-                collations.add(meta.columns[c].collation)
+            if meta.column(c).type.name in TEXT_TYPES:
+                collations.add(meta.column(c).collation)
         tables.append((rel.name, cols))
     # case mapping (lower, upper, ILIKE) is the C ctype's, ASCII only
     needs_case = any(True for _ in tree.find_all(exp.Lower, exp.Upper, exp.ILike))

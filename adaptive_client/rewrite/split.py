@@ -158,14 +158,19 @@ def _local(c: exp.Expression, scope: GlotScope, tables: dict[str, exp.Table]) ->
 
 
 def _outer_safe(scope: GlotScope, alias: str) -> list[exp.Expression]:
-    """WHERE conjuncts reading only ``alias`` that may filter it in a scope with outer
-    joins: not on the nullable side of one."""
+    """Conjuncts that may filter ``alias`` in a scope with outer joins: the WHERE's, where
+    it is not on the nullable side of one; where it is (``LEFT JOIN alias ON ...``), the
+    conjuncts of that ON clause (``A LEFT JOIN B ON c AND p(B)`` is ``A LEFT JOIN (B
+    WHERE p(B)) ON c``: Q13's comment filter)."""
     select = scope.expression
     joins = select.args.get("joins") or []
     if any((j.side or "").upper() in ("RIGHT", "FULL") for j in joins):
         return []
-    if any(j.this.alias_or_name == alias and (j.side or "").upper() == "LEFT" for j in joins):
-        return []
+    nullable = [
+        j for j in joins if j.this.alias_or_name == alias and (j.side or "").upper() == "LEFT"
+    ]
+    if nullable:
+        return [c for j in nullable for c in conjuncts(j.args.get("on"))]
     where = select.args.get("where")
     return list(conjuncts(where.this if where is not None else None))
 

@@ -9,14 +9,15 @@ from typing import Any, cast
 from psycopg import errors as pg_errors
 from sqlglot import exp
 
-from .. import defaults, recipes, views
+from .. import defaults, precomputed, recipes, views
 from ..collation import Collation
 from ..encodings import TEXT_TYPES
 from ..errors import EncodingError, UnsupportedQuery
-from ..metadata import Catalog, ColumnMeta, OnionColumn
+from ..metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from ..onions import Cap
 from .compiler import Compiler, PositionalParam, Scope, _Ref, _unsupported, server_sql
 from .plan import Compiled, Output, ParamBuilder, Params, RmwUpdate, RowFn, SortKey
+from .precomputed import with_precomputed
 from .residual import compile_residual
 
 _SELECT_ARGS_OK = {
@@ -58,16 +59,17 @@ def _compile_statement(catalog: Catalog, stmt: exp.Expression, snapshot_rows: bo
         # split execution (rewrite/residual.py)
         return compile_residual(catalog, stmt, "a set operation or WITH query")
     if isinstance(stmt, exp.Select):
+        written, stmt = stmt, with_precomputed(catalog, stmt)
         try:
             out = _select(c, stmt, snapshot_rows=snapshot_rows)
         except UnsupportedQuery as refused:
             if not _client_aggregable(stmt):
-                return compile_residual(catalog, stmt, str(refused))
+                return compile_residual(catalog, written, str(refused))
             c = Compiler(catalog)
             try:
                 out = _client_aggregate(c, stmt)
             except UnsupportedQuery:
-                return compile_residual(catalog, stmt, str(refused))
+                return compile_residual(catalog, written, str(refused))
     elif isinstance(stmt, exp.Insert):
         out = _insert(c, stmt)
     elif isinstance(stmt, exp.Update):
@@ -542,6 +544,7 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
     scope = Scope()
     server_alias = scope.add(alias, meta)
     cols = cols or list(meta.columns)
+    precomputed.refuse_written(meta, cols)
     for name in cols:
         meta.column(name)
     values = stmt.expression
@@ -550,7 +553,7 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
     if not isinstance(values, exp.Values):
         raise _unsupported(stmt, "INSERT source")
     storage: list[tuple[ColumnMeta, OnionColumn]] = [
-        (col, oc) for col in meta.columns.values() for oc in col.onions.values()
+        (col, oc) for col in meta.stored_columns for oc in col.onions.values()
     ]
     rows: list[exp.Tuple] = []
     row_values: list[dict[str, ParamBuilder]] = []  # per row, every column's value
@@ -579,14 +582,14 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
         effective = {
             col.name: given.get(col.name) or defaults.builder(col) for col in meta.columns.values()
         }
+        for col in meta.precomputed.values():
+            effective[col.name] = _precomputing(meta, col, effective)
         row_values.append(effective)
         # The row's given values are bound (coerced, checked) before its defaults are
         # drawn: a value PostgreSQL rejects costs no sequence number, as on the server.
         # (A multi-row INSERT binds column by column, defaults last: see _bulk_encrypting.)
         drawn_last = list(range(len(storage)))
-        drawn = [
-            col for col in meta.columns.values() if col.name not in given and col.has_default
-        ]
+        drawn = [col for col in meta.columns.values() if col.name not in given and col.has_default]
         if len(values.expressions) == 1 and any(c.sequence or c.default_sql for c in drawn):
             drawn_last.sort(key=lambda i: storage[i][0].name not in given)
         made: dict[int, exp.Expression] = {}
@@ -605,6 +608,7 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
     plan = Compiled(kind="insert", statement_type="INSERT")
     if len(rows) > 1:  # (its parameters are made before ON CONFLICT's and RETURNING's)
         ordered = sorted(meta.columns.values(), key=lambda col: col.name not in cols)
+        ordered += meta.precomputed.values()
         plan.bulk = _bulk_encrypting(ordered, storage, row_values)
     _returning(c, stmt, out, plan, scope)  # (RETURNING cannot name EXCLUDED)
     if stmt.args.get("conflict") is not None:
@@ -708,6 +712,20 @@ def _is_default(node: exp.Expression) -> bool:
         and not (isinstance(node, exp.Column) and (node.table or node.this.quoted))
         and node.name.upper() == "DEFAULT"
     )
+
+
+def _precomputing(
+    meta: TableMeta, col: ColumnMeta, effective: dict[str, ParamBuilder]
+) -> ParamBuilder:
+    """A precomputed column's value in an inserted row, from the row's plain values."""
+    expression = precomputed.expression_of(meta, col)
+    inputs = [(name, meta.columns[name], effective[name]) for name in expression.inputs]
+
+    def build(p: Params) -> Any:
+        row = {name: None if (x := b(p)) is None else c.encoding.coerce(x) for name, c, b in inputs}
+        return precomputed.value_of(col, expression, row)
+
+    return build
 
 
 def _encrypting(col: ColumnMeta, oc: OnionColumn, v: ParamBuilder) -> ParamBuilder:
@@ -870,6 +888,14 @@ def _update(c: Compiler, stmt: exp.Update) -> Compiled:
     pred = c.predicate(scope, where.this) if where is not None else None
     constant: list[tuple[ColumnMeta, ParamBuilder]] = []
     computed: list[tuple[ColumnMeta, exp.Expression]] = []
+    precomputed.refuse_update(
+        meta,
+        [
+            a.this.name
+            for a in stmt.expressions
+            if isinstance(a, exp.EQ) and isinstance(a.this, exp.Column)
+        ],
+    )
     for a in stmt.expressions:
         if not isinstance(a, exp.EQ) or not isinstance(a.this, exp.Column):
             raise _unsupported(a, "SET item")

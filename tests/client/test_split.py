@@ -139,3 +139,33 @@ def test_in_subquery_values_filter_the_outer_fetch(pair: Pair) -> None:
     assert "ANY(" in plan.residual.fetches[1].sql
     plan = _plan(pair, IN_QUERIES[4])  # correlated through its nested subquery
     assert all("ANY(" not in f.sql for f in plan.residual.fetches[:1])
+
+
+OUTER_ON = [
+    # conjuncts of a LEFT JOIN's ON clause that read only its nullable side filter that
+    # side's fetch; a WHERE conjunct on it must not (it sees the NULL-extended rows)
+    "SELECT t.id, count(p.id) FROM team t LEFT JOIN player p ON p.team_id = t.id AND p.goals > 10 GROUP BY t.id ORDER BY 1",
+    "SELECT t.id, count(p.id) FROM team t LEFT JOIN player p ON p.team_id = t.id AND p.nick NOT LIKE '%1%' GROUP BY t.id ORDER BY 1",
+    "SELECT t.id, p.id FROM team t LEFT JOIN player p ON p.team_id = t.id AND p.goals > 25 WHERE p.id IS NULL ORDER BY 1, 2",
+    "SELECT t.id, p.id FROM team t LEFT JOIN player p ON p.team_id = t.id AND t.city = 'north' AND p.goals < 3 ORDER BY 1, 2",
+    "SELECT t.id, p.id FROM team t LEFT JOIN player p ON p.team_id = t.id AND p.goals IS NULL ORDER BY 1, 2",
+    "SELECT p.id, t.id FROM player p LEFT JOIN team t ON t.id = p.team_id AND t.name LIKE '%o%' WHERE p.goals > 20 ORDER BY 1",
+]
+
+
+@pytest.mark.parametrize("sql", OUTER_ON, ids=[q[:70] for q in OUTER_ON])
+def test_left_join_on_filters_equal_to_plain(pair: Pair, sql: str) -> None:
+    expected = pair.plain.execute(sql).fetchall()
+    got = pair.enc.execute(sql).fetchall()
+    assert _rows(got, True) == _rows(expected, True)
+
+
+def test_left_join_on_filter_runs_on_the_server(pair: Pair) -> None:
+    sql = OUTER_ON[0]
+    pair.enc.execute(sql).fetchall()
+    shipped = pair.enc.stats.last_residual
+    kept = pair.plain.execute("SELECT count(*) FROM player WHERE goals > 10").fetchone()
+    assert shipped is not None and kept is not None
+    rows = {part: n for part, n, *_ in shipped.fetches}
+    assert rows["the rows of team t"] == 8
+    assert 0 < rows["the rows of player p"] <= kept[0] < 200

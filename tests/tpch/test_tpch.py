@@ -67,6 +67,34 @@ def test_joins_run_on_the_server(sf001: tuple[Any, Any, float]) -> None:
     assert 0 < got.shipped_rows < 5_000
 
 
+def test_precomputed_predicate_filters_on_the_server(sf001: tuple[Any, Any, float]) -> None:
+    """Q13's ``o_comment NOT LIKE '%special%requests%'`` is a precomputed boolean
+    (onions.toml): the server keeps the orders that satisfy it, and no comment (the
+    widest column of orders) is shipped or decrypted."""
+    plain, enc, scale = sf001
+    plan = enc._compile(*_parsed(enc, 13, scale))
+    assert plan.residual is not None
+    orders = enc.catalog.table("orders")
+    flag = orders.precomputed["pc1_o_comment_special_requests"]
+    comment = {oc.anon for oc in orders.column("o_comment").onions.values()}
+    fetches = [f.sql for f in plan.residual.fetches]
+    assert any(next(iter(flag.onions.values())).anon in sql for sql in fetches)
+    assert not any(anon in sql for sql in fetches for anon in comment)
+    kept = plain.execute(
+        "SELECT count(*) FROM orders WHERE o_comment NOT LIKE '%special%requests%'"
+    ).fetchone()[0]
+    got = harness.run(enc, 13, scale)
+    customers = plain.execute("SELECT count(*) FROM customer").fetchone()[0]
+    assert got.shipped_rows == kept + customers
+
+
+def _parsed(enc: Any, number: int, scale: float) -> tuple[str, Any]:
+    from tpch.queries import query
+
+    text = query(number, scale)
+    return text, enc._parse(text, with_params=False)[0]
+
+
 @pytest.mark.parametrize("number", _cases())
 def test_query_sf001(sf001: tuple[Any, Any, float], number: int) -> None:
     plain, enc, scale = sf001
