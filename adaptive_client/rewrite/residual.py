@@ -1145,11 +1145,25 @@ def pg_name(node: exp.Expression) -> str | None:
         if isinstance(inner, exp.Select) and len(inner.expressions) == 1:
             return pg_name(inner.expressions[0])
         return None
+    if isinstance(node, exp.Case):
+        return _strong_name(node.args.get("default")) or "case"
     if node.meta.get("pg_function"):  # the name as written, where sqlglot merges several
         return str(node.meta["pg_function"])
     if isinstance(node, exp.Pad):
         return "lpad" if node.args.get("is_left") else "rpad"
     return _FUNC_NAMES.get(type(node))
+
+
+def _strong_name(node: exp.Expression | None) -> str | None:
+    """The name PostgreSQL gives a CASE after its ELSE: only a column's or a function's
+    (a cast's type name or a nested CASE's own "case" are weaker than "case" itself)."""
+    while isinstance(node, exp.Paren | exp.Cast):
+        node = node.this
+    if node is None:
+        return None
+    if isinstance(node, exp.Case):
+        return _strong_name(node.args.get("default"))
+    return pg_name(node)
 
 
 def leftmost(tree: exp.Expression) -> exp.Select:

@@ -38,12 +38,8 @@ GAPS: dict[str, str] = {
     "fn-15": "to_char() of a date or timestamp: not in the client engine",
     "fn-16": "to_char() of a numeric: not in the client engine",
     "fn-17": "|| of text and an integer: refused",
-    "fn-25": "output names: mod() is named ?column?",
     "fn-27": "cast of a float to numeric(p,s): refused",
     "fn-30": "age(): not in the client engine",
-    "case-4": "output names: a CASE is named case, PostgreSQL names it after its ELSE",
-    "case-9": "output names: a CASE is named case, PostgreSQL names it after its ELSE",
-    "case-11": "output names: a CASE is named case, PostgreSQL names it after its ELSE",
     "agg-12": "array_agg(): array results are not returned by the client engine",
     "agg-13": "array_agg(): array results are not returned by the client engine",
     "group-16": "sum() of floats on the client: refused (its result depends on the order)",
@@ -53,7 +49,6 @@ GAPS: dict[str, str] = {
     "cte-8": "avg() inside an expression (a numeric quotient's scale)",
     "like-15": "regular expressions other than literal strings (PostgreSQL's ARE syntax)",
     "expr-28": "% of numerics: refused",
-    "error-0": "division by zero on the client raises EncodingError without SQLSTATE 22012",
     "error-1": "cast of a numeric to integer: refused",
 }
 
