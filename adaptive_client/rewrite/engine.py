@@ -211,6 +211,8 @@ def translate(exc: duckdb.Error) -> Exception:
         return pg_errors.SubstringError("negative substring length not allowed")
     if isinstance(exc, duckdb.OutOfRangeException) and "Overflow" in msg and "DECIMAL" not in msg:
         return pg_errors.NumericValueOutOfRange("integer out of range")
+    if isinstance(exc, duckdb.ConversionException) and "Failed to cast decimal value" in msg:
+        return pg_errors.NumericValueOutOfRange("integer out of range")
     if isinstance(exc, duckdb.InvalidInputException) and "More than one row" in msg:
         return pg_errors.CardinalityViolation(
             "more than one row returned by a subquery used as an expression"

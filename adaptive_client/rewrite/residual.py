@@ -344,6 +344,8 @@ def _kind(node: exp.Expression) -> str:
         return "decimal" if any(ch in text for ch in ".eE") or abs(int(text)) >= 2**63 else "int"
     if isinstance(node, exp.Abs):
         return _kind(node.this)
+    if isinstance(node, exp.Round) and _kind(node.this) == "decimal":
+        return "decimal"  # round(numeric[, n]) is numeric (sqlglot types it double)
     sides: set[str] = set()
     if isinstance(node, exp.Case):
         branches = [i.args.get("true") for i in node.args.get("ifs") or []]
@@ -351,6 +353,8 @@ def _kind(node: exp.Expression) -> str:
         sides = {_kind(b) for b in branches if b is not None and not isinstance(b, exp.Null)}
     elif isinstance(node, exp.Coalesce | exp.Greatest | exp.Least):
         sides = {_kind(b) for b in [node.this, *node.expressions] if not isinstance(b, exp.Null)}
+    elif isinstance(node, exp.Nullif):  # the = operator's common type (nullif(1, 2.2) is numeric)
+        sides = {_kind(node.this), _kind(node.expression)}
     elif isinstance(node, exp.Add | exp.Sub | exp.Mul | exp.Div | exp.Mod):
         # sqlglot types a numeric constant (2.5) double, and arithmetic over it too
         sides = {_kind(node.this), _kind(node.expression)}
@@ -458,6 +462,12 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
             exp.Window(this=exp.Count(this=arg.copy()), **copy.deepcopy(over)),
             node,
         )
+    if isinstance(node, exp.Nullif):
+        # PostgreSQL returns the first argument promoted to the comparison's common
+        # type; DuckDB keeps the first argument's own
+        first, wider = _kind(node.this), _kind(node)
+        if first != wider and first in ("int", "decimal"):
+            node.set("this", _cast(node.this, "DOUBLE" if wider == "float" else "DECIMAL(38,0)"))
     if isinstance(node, exp.Case | exp.Coalesce | exp.Greatest | exp.Least):
         _check_uniform_scale(node)
     text_functions = (exp.Left, exp.Right, exp.Pad, exp.Replace, exp.SplitPart, exp.Repeat,
@@ -513,9 +523,12 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
             raise _refuse("round to other than a non-negative constant scale", node)
         return node
     if isinstance(node, exp.DPipe):
-        for side in (node.this, node.expression):
-            if _kind(side) != "text":
-                raise _refuse("|| of a non-text value", node)
+        kinds = [_kind(node.this), _kind(node.expression)]
+        if "text" not in kinds or any(k not in ("text", "int") for k in kinds):
+            raise _refuse("|| of other than text and integers", node)
+        for key, kind in zip(("this", "expression"), kinds, strict=True):
+            if kind == "int":  # text || 5 is text || '5' (integers print alike in both)
+                node.set(key, _cast(node.args[key], "VARCHAR"))
         return node
     if isinstance(node, exp.Cast):
         return _check_cast(node)
@@ -645,9 +658,10 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
     to = node.to
     T = exp.DataType.Type
     ok = {
-        T.INT: ("int",),
-        T.BIGINT: ("int",),
-        T.SMALLINT: ("int",),
+        # numeric to integer rounds half away from zero in both engines
+        T.INT: ("int", "decimal"),
+        T.BIGINT: ("int", "decimal"),
+        T.SMALLINT: ("int", "decimal"),
         T.DECIMAL: ("int", "decimal"),
         T.TEXT: ("text", "int", "date"),
         T.VARCHAR: ("text", "int", "date"),

@@ -37,7 +37,6 @@ GAPS: dict[str, str] = {
     "fn-13": "extract(epoch ...): refused",
     "fn-15": "to_char() of a date or timestamp: not in the client engine",
     "fn-16": "to_char() of a numeric: not in the client engine",
-    "fn-17": "|| of text and an integer: refused",
     "fn-27": "cast of a float to numeric(p,s): refused",
     "fn-30": "age(): not in the client engine",
     "agg-12": "array_agg(): array results are not returned by the client engine",
@@ -49,7 +48,6 @@ GAPS: dict[str, str] = {
     "cte-8": "avg() inside an expression (a numeric quotient's scale)",
     "like-15": "regular expressions other than literal strings (PostgreSQL's ARE syntax)",
     "expr-28": "% of numerics: refused",
-    "error-1": "cast of a numeric to integer: refused",
 }
 
 
