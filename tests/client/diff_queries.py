@@ -45,6 +45,8 @@ FUNCTIONS = [
     "SELECT id, active, NOT active, active IS NOT TRUE, coalesce(active, false) FROM emp ORDER BY id",
     "SELECT id, budget, budget / 1000, abs(budget), budget % 1000 FROM dept ORDER BY id",
     "SELECT id, length(note) - length(replace(note, ' ', '')) FROM emp ORDER BY id",
+    "SELECT id, nullif(bonus, 2.5), nullif(bonus, 10.0) / 4, nullif(dept, score) FROM emp ORDER BY id",
+    "SELECT id, nullif(budget, 2.5) FROM dept ORDER BY id",
 ]
 
 CASES = [
@@ -307,6 +309,8 @@ LIMITS_DISTINCT = [
     "SELECT count(*) FROM (SELECT DISTINCT dept, active FROM emp) t",
     "SELECT id, updated FROM emp ORDER BY updated NULLS FIRST, id LIMIT 4",
     "SELECT dept, count(*) FROM emp GROUP BY dept ORDER BY count(*) DESC, dept NULLS FIRST LIMIT 3",
+    "SELECT name, id FROM emp ORDER BY 2 DESC LIMIT 9",
+    "SELECT lower(name), count(*) FROM emp GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 5",
 ]
 
 ERRORS = [
@@ -315,6 +319,16 @@ ERRORS = [
     "SELECT id FROM emp WHERE substr(name, 0, -1) = '' ORDER BY id",
     "SELECT id FROM dept WHERE id = (SELECT dept FROM emp)",
     "SELECT id, nosuch FROM emp",
+    "SELECT id, (salary * 100)::smallint FROM emp ORDER BY id",
+    "SELECT id, bonus || name, salary::bigint, round(salary)::integer FROM emp ORDER BY id",
+    "SELECT id, name FROM emp ORDER BY 'x', id",
+    "SELECT id, name FROM emp WHERE lower(name) LIKE 'a%' ORDER BY 2.5",
+    "SELECT id FROM emp ORDER BY 0",
+    "SELECT id, name FROM emp ORDER BY -1",
+    "SELECT dept, count(*) FROM emp GROUP BY 3",
+    "SELECT dept, count(*) FROM emp GROUP BY 'x'",
+    "SELECT id FROM dept UNION SELECT dept FROM emp ORDER BY 2",
+    "SELECT DISTINCT ON (-3) -3, id FROM emp ORDER BY -3, id",
 ]
 
 FAMILIES: dict[str, list[str]] = {
