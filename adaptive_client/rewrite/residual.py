@@ -470,6 +470,8 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
             node.set("this", _cast(node.this, "DOUBLE" if wider == "float" else "DECIMAL(38,0)"))
     if isinstance(node, exp.Case | exp.Coalesce | exp.Greatest | exp.Least):
         _check_uniform_scale(node)
+    if isinstance(node, exp.SetOperation):
+        _check_set_operation_scales(node)
     text_functions = (exp.Left, exp.Right, exp.Pad, exp.Replace, exp.SplitPart, exp.Repeat,
                       exp.Trim, exp.StartsWith, exp.MD5)  # fmt: skip
     if isinstance(node, text_functions) and _kind(node.this) != "text":
@@ -557,6 +559,11 @@ def _scale(node: exp.Expression) -> int | None:
     if isinstance(node, exp.Literal):
         text = str(node.this)
         return None if "e" in text.lower() else len(text.partition(".")[2])
+    if isinstance(node, exp.Round):  # round(numeric, n) has scale n exactly
+        digits = node.args.get("decimals")
+        if digits is None:
+            return 0
+        return int(digits.this) if isinstance(digits, exp.Literal) and digits.is_int else None
     params = node.type.expressions if node.type is not None else []
     if len(params) == 2:
         return int(params[1].name)
@@ -587,6 +594,35 @@ def _check_uniform_scale(node: exp.Expression) -> None:
     scales = {_scale(b) for b in values}
     if len(scales) > 1 or None in scales:
         raise _refuse("a choice between numerics of different scales", node)
+
+
+def _branch_selects(node: exp.Expression) -> list[exp.Select]:
+    while isinstance(node, exp.Subquery):
+        node = node.this
+    if isinstance(node, exp.SetOperation):
+        return _branch_selects(node.this) + _branch_selects(node.expression)
+    return [node] if isinstance(node, exp.Select) else []
+
+
+def _check_set_operation_scales(node: exp.SetOperation) -> None:
+    """A set operation's column of integers and numerics, or of numerics of different
+    scales: PostgreSQL keeps each value's own scale (``SELECT 5 UNION SELECT 1.50``
+    prints ``5`` and ``1.50``), DuckDB gives every row the widest.  Refused rather than
+    answered differently, unless only compared (IN, EXISTS, ...)."""
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, exp.Predicate):
+            return
+        parent = parent.parent
+    selects = _branch_selects(node)
+    for column in zip(*(s.expressions for s in selects), strict=False):
+        values = [e.unalias() for e in column if not isinstance(e.unalias(), exp.Null)]
+        kinds = {_kind(v) for v in values}
+        if "decimal" not in kinds or not kinds <= {"int", "decimal"}:
+            continue
+        scales = {_scale(v) for v in values}
+        if len(scales) > 1 or None in scales:
+            raise _refuse("a set operation's column of numerics of different scales", node)
 
 
 def _rewrite_bottom_up(tree: exp.Expression) -> exp.Expression:

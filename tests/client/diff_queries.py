@@ -156,6 +156,9 @@ SETS = [
     "SELECT dept FROM emp WHERE salary > 2000 UNION SELECT dept FROM emp WHERE bonus > 150 EXCEPT SELECT id FROM dept WHERE region = 'north'",
     "SELECT name, dept FROM emp WHERE dept = 3 INTERSECT SELECT name, dept FROM emp WHERE active IS NOT NULL",
     "SELECT score FROM emp UNION SELECT bonus FROM emp WHERE bonus < -195 ORDER BY 1 NULLS FIRST",
+    "SELECT bonus FROM emp WHERE bonus < -150 UNION ALL SELECT salary FROM emp WHERE salary < 0",
+    "SELECT salary FROM emp WHERE dept = 4 UNION SELECT round(salary, 2) FROM emp WHERE dept = 5",
+    "SELECT id FROM emp WHERE salary IN (SELECT bonus FROM emp UNION SELECT budget FROM dept) ORDER BY id",
 ]
 
 SUBQUERIES = [

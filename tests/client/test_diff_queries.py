@@ -39,6 +39,7 @@ GAPS: dict[str, str] = {
     "fn-16": "to_char() of a numeric: not in the client engine",
     "fn-27": "cast of a float to numeric(p,s): refused",
     "fn-30": "age(): not in the client engine",
+    "set-17": "a set operation's column of integers and numerics: each value's own scale",
     "agg-12": "array_agg(): array results are not returned by the client engine",
     "agg-13": "array_agg(): array results are not returned by the client engine",
     "group-16": "sum() of floats on the client: refused (its result depends on the order)",
