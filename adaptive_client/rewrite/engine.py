@@ -82,6 +82,9 @@ def _engine() -> duckdb.DuckDBPyConnection:
     # NULLs last whatever the direction: the order sqlglot assumes of DuckDB when it
     # spells out PostgreSQL's (first when descending) on every ORDER BY it writes
     con.execute("SET default_null_order = 'nulls_last'")
+    # a constant in an aggregate's or a window's ORDER BY orders nothing, as in
+    # PostgreSQL (one in a statement's own ORDER BY is refused before: rewrite/positions.py)
+    con.execute("SET order_by_non_integer_literal = true")
     con.create_function(
         "pg_numeric_div",
         pg_quotient,

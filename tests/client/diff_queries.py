@@ -92,6 +92,7 @@ AGGREGATES = [
     "SELECT active, count(*), sum(bonus) FROM emp GROUP BY active ORDER BY active NULLS FIRST",
     "SELECT count(*) FROM emp WHERE salary IS NULL OR bonus IS NULL",
     "SELECT every(active), count(*) FILTER (WHERE active IS UNKNOWN) FROM emp",
+    "SELECT dept, string_agg(name, ',' ORDER BY 'k', id DESC) FROM emp WHERE id < 50 GROUP BY dept",
 ]
 
 GROUPING = [
@@ -136,6 +137,7 @@ WINDOWS = [
     "SELECT id, sum(bonus) OVER w, count(*) OVER w FROM emp WINDOW w AS (PARTITION BY dept ORDER BY id) ORDER BY id",
     "SELECT id, lead(hired) OVER (ORDER BY hired NULLS FIRST, id) - hired FROM emp ORDER BY id",
     "SELECT id, budget, sum(budget) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING) FROM dept ORDER BY id",
+    "SELECT id, row_number() OVER (ORDER BY 'k', id DESC), rank() OVER (ORDER BY 1) FROM dept ORDER BY id",
 ]
 
 SETS = [
