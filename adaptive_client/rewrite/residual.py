@@ -222,7 +222,7 @@ _ALLOWED: tuple[type[exp.Expression], ...] = (
     exp.Placeholder, exp.And, exp.Or, exp.Not, exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT,
     exp.LTE, exp.Is, exp.In, exp.Between, exp.Exists, exp.Like, exp.ILike, exp.Escape,
     exp.Neg, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.DPipe, exp.Case, exp.If,
-    exp.Coalesce, exp.Nullif, exp.Greatest, exp.Least, exp.Abs, exp.Round, exp.Lower,
+    exp.Coalesce, exp.Nullif, exp.Greatest, exp.Least, exp.Abs, exp.Round, exp.Trunc, exp.Lower,
     exp.Upper, exp.Length, exp.Substring, exp.StrPosition, exp.Cast, exp.DataType,
     exp.DataTypeParam, exp.Count, exp.Sum, exp.Min, exp.Max, exp.Avg, exp.Window,
     exp.WindowSpec, exp.RowNumber, exp.Rank, exp.DenseRank, exp.Extract, exp.Var,
@@ -344,8 +344,8 @@ def _kind(node: exp.Expression) -> str:
         return "decimal" if any(ch in text for ch in ".eE") or abs(int(text)) >= 2**63 else "int"
     if isinstance(node, exp.Abs):
         return _kind(node.this)
-    if isinstance(node, exp.Round) and _kind(node.this) == "decimal":
-        return "decimal"  # round(numeric[, n]) is numeric (sqlglot types it double)
+    if isinstance(node, exp.Round | exp.Trunc) and _kind(node.this) == "decimal":
+        return "decimal"  # round/trunc(numeric[, n]) is numeric (sqlglot types it double)
     sides: set[str] = set()
     if isinstance(node, exp.Case):
         branches = [i.args.get("true") for i in node.args.get("ifs") or []]
@@ -524,6 +524,15 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         ):
             raise _refuse("round to other than a non-negative constant scale", node)
         return node
+    if isinstance(node, exp.Trunc):
+        digits = node.args.get("decimals")
+        if digits is None and _kind(node.this) == "float":
+            return node  # trunc(double precision), double in both engines
+        if _kind(node.this) != "decimal" or not (
+            digits is None or (isinstance(digits, exp.Literal) and digits.is_int)
+        ):
+            raise _refuse("trunc of other than a numeric to a non-negative constant scale", node)
+        return node  # DuckDB's trunc(decimal, n) has PostgreSQL's scale n
     if isinstance(node, exp.DPipe):
         kinds = [_kind(node.this), _kind(node.expression)]
         if "text" not in kinds or any(k not in ("text", "int") for k in kinds):
@@ -559,7 +568,7 @@ def _scale(node: exp.Expression) -> int | None:
     if isinstance(node, exp.Literal):
         text = str(node.this)
         return None if "e" in text.lower() else len(text.partition(".")[2])
-    if isinstance(node, exp.Round):  # round(numeric, n) has scale n exactly
+    if isinstance(node, exp.Round | exp.Trunc):  # round(numeric, n) has scale n exactly
         digits = node.args.get("decimals")
         if digits is None:
             return 0
@@ -1148,7 +1157,7 @@ _FUNC_NAMES: dict[type[exp.Expression], str] = {
     exp.Count: "count", exp.Sum: "sum", exp.Min: "min", exp.Max: "max", exp.Avg: "avg",
     exp.Lower: "lower", exp.Upper: "upper", exp.Length: "length", exp.Coalesce: "coalesce",
     exp.Nullif: "nullif", exp.Greatest: "greatest", exp.Least: "least", exp.Abs: "abs",
-    exp.Round: "round", exp.Substring: "substring", exp.StrPosition: "position",
+    exp.Round: "round", exp.Trunc: "trunc", exp.Substring: "substring", exp.StrPosition: "position",
     exp.Case: "case", exp.Extract: "extract", exp.TimestampTrunc: "date_trunc",
     exp.RowNumber: "row_number", exp.Rank: "rank", exp.DenseRank: "dense_rank",
     exp.Exists: "exists", exp.Left: "left", exp.Right: "right", exp.Replace: "replace",

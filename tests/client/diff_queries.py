@@ -47,6 +47,7 @@ FUNCTIONS = [
     "SELECT id, length(note) - length(replace(note, ' ', '')) FROM emp ORDER BY id",
     "SELECT id, nullif(bonus, 2.5), nullif(bonus, 10.0) / 4, nullif(dept, score) FROM emp ORDER BY id",
     "SELECT id, nullif(budget, 2.5) FROM dept ORDER BY id",
+    "SELECT id, trunc(salary), trunc(-salary, 1), trunc(salary, 0) * 2, trunc(score * 3) FROM emp ORDER BY id",
 ]
 
 CASES = [
