@@ -125,7 +125,7 @@ def _marking(name: str, build: Any) -> Any:
 class PostgresSource(Postgres):
     """PostgreSQL as applications write it.  sqlglot reads ``date_part``/``extract``,
     ``substr``/``substring``, ``char_length``/``length``, ``strpos``/``position`` and
-    ``trim``/``btrim``/``ltrim``/``rtrim`` into one node each, while
+    ``trim``/``btrim``/``ltrim``/``rtrim``, ``mod``/``%`` into one node each, while
     PostgreSQL types or names their results differently; this dialect's parse marks the
     node with the name written (``node.meta["pg_function"]``), for the client-side
     evaluation to tell them apart.  Nothing else differs from sqlglot's PostgreSQL, whose
@@ -148,6 +148,7 @@ class PostgresSource(Postgres):
                     "LTRIM",
                     "RTRIM",
                     "BTRIM",
+                    "MOD",
                 )
                 if name in PostgresParser.FUNCTIONS
             },

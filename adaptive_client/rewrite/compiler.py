@@ -874,7 +874,8 @@ class Compiler:
             rf, _, roid = self.value_expr(scope, node.expression, select, grouped)
             _check_client_arithmetic(node, loid, roid)
             op = _ARITH[type(node)]
-            return (lambda row: _apply(op, lf(row), rf(row))), "?column?", max(loid, roid)
+            name = str(node.meta.get("pg_function", "?column?"))  # mod(a, b) is named mod
+            return (lambda row: _apply(op, lf(row), rf(row))), name, max(loid, roid)
         if isinstance(node, exp.Neg):
             f, _, oid = self.value_expr(scope, node.this, select, grouped)
             return (lambda row: None if (v := f(row)) is None else -v), "?column?", oid
@@ -1003,7 +1004,7 @@ def _check_client_arithmetic(node: exp.Expression, loid: int, roid: int) -> None
 def _pg_div(a: Any, b: Any) -> Any:
     if isinstance(a, int) and isinstance(b, int):
         if b == 0:
-            raise EncodingError("division by zero")
+            raise pg_errors.DivisionByZero("division by zero")
         q = abs(a) // abs(b)
         return q if (a >= 0) == (b >= 0) else -q
     raise UnsupportedQuery("non-integer division on the client", "division")
@@ -1012,7 +1013,7 @@ def _pg_div(a: Any, b: Any) -> Any:
 def _pg_mod(a: Any, b: Any) -> Any:
     if isinstance(a, int) and isinstance(b, int):
         if b == 0:
-            raise EncodingError("division by zero")
+            raise pg_errors.DivisionByZero("division by zero")
         return a - b * _pg_div(a, b)
     raise UnsupportedQuery("non-integer modulo on the client", "modulo")
 

@@ -82,6 +82,9 @@ def _engine() -> duckdb.DuckDBPyConnection:
     # NULLs last whatever the direction: the order sqlglot assumes of DuckDB when it
     # spells out PostgreSQL's (first when descending) on every ORDER BY it writes
     con.execute("SET default_null_order = 'nulls_last'")
+    # a constant in an aggregate's or a window's ORDER BY orders nothing, as in
+    # PostgreSQL (one in a statement's own ORDER BY is refused before: rewrite/positions.py)
+    con.execute("SET order_by_non_integer_literal = true")
     con.create_function(
         "pg_numeric_div",
         pg_quotient,
@@ -217,6 +220,8 @@ def translate(exc: duckdb.Error) -> Exception:
     if "negative substring length" in msg:
         return pg_errors.SubstringError("negative substring length not allowed")
     if isinstance(exc, duckdb.OutOfRangeException) and "Overflow" in msg and "DECIMAL" not in msg:
+        return pg_errors.NumericValueOutOfRange("integer out of range")
+    if isinstance(exc, duckdb.ConversionException) and "Failed to cast decimal value" in msg:
         return pg_errors.NumericValueOutOfRange("integer out of range")
     if isinstance(exc, duckdb.InvalidInputException) and "More than one row" in msg:
         return pg_errors.CardinalityViolation(

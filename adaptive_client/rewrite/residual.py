@@ -222,7 +222,7 @@ _ALLOWED: tuple[type[exp.Expression], ...] = (
     exp.Placeholder, exp.And, exp.Or, exp.Not, exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT,
     exp.LTE, exp.Is, exp.In, exp.Between, exp.Exists, exp.Like, exp.ILike, exp.Escape,
     exp.Neg, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.DPipe, exp.Case, exp.If,
-    exp.Coalesce, exp.Nullif, exp.Greatest, exp.Least, exp.Abs, exp.Round, exp.Lower,
+    exp.Coalesce, exp.Nullif, exp.Greatest, exp.Least, exp.Abs, exp.Round, exp.Trunc, exp.Lower,
     exp.Upper, exp.Length, exp.Substring, exp.StrPosition, exp.Cast, exp.DataType,
     exp.DataTypeParam, exp.Count, exp.Sum, exp.Min, exp.Max, exp.Avg, exp.Window,
     exp.WindowSpec, exp.RowNumber, exp.Rank, exp.DenseRank, exp.Extract, exp.Var,
@@ -363,9 +363,13 @@ def _kind(node: exp.Expression) -> str:
         return "decimal" if any(ch in text for ch in ".eE") or abs(int(text)) >= 2**63 else "int"
     if isinstance(node, exp.Abs):
         return _kind(node.this)
+    if isinstance(node, exp.Round | exp.Trunc) and _kind(node.this) == "decimal":
+        return "decimal"  # round/trunc(numeric[, n]) is numeric (sqlglot types it double)
     sides: set[str] = set()
     if isinstance(node, exp.Case | exp.Coalesce | exp.Greatest | exp.Least):
         sides = {_kind(b) for b in _choice_values(node)}
+    elif isinstance(node, exp.Nullif):  # the = operator's common type (nullif(1, 2.2) is numeric)
+        sides = {_kind(node.this), _kind(node.expression)}
     elif isinstance(node, exp.Add | exp.Sub | exp.Mul | exp.Div | exp.Mod):
         # sqlglot types a numeric constant (2.5) double, and arithmetic over it too
         sides = {_kind(node.this), _kind(node.expression)}
@@ -446,8 +450,16 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         isinstance(node, exp.Window | exp.Filter) and isinstance(node.this, exp.Avg)
     ):
         return _numeric_div(*_avg_parts(node), node)
+    if isinstance(node, exp.Nullif):
+        # PostgreSQL returns the first argument promoted to the comparison's common
+        # type; DuckDB keeps the first argument's own
+        first, wider = _kind(node.this), _kind(node)
+        if first != wider and first in ("int", "decimal"):
+            node.set("this", _cast(node.this, "DOUBLE" if wider == "float" else "DECIMAL(38,0)"))
     if isinstance(node, exp.Case | exp.Coalesce | exp.Greatest | exp.Least):
         _check_uniform_scale(node)
+    if isinstance(node, exp.SetOperation):
+        _check_set_operation_scales(node)
     text_functions = (exp.Left, exp.Right, exp.Pad, exp.Replace, exp.SplitPart, exp.Repeat,
                       exp.Trim, exp.StartsWith, exp.MD5)  # fmt: skip
     if isinstance(node, text_functions) and _kind(node.this) != "text":
@@ -505,10 +517,22 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         ):
             raise _refuse("round to other than a non-negative constant scale", node)
         return node
+    if isinstance(node, exp.Trunc):
+        digits = node.args.get("decimals")
+        if digits is None and _kind(node.this) == "float":
+            return node  # trunc(double precision), double in both engines
+        if _kind(node.this) != "decimal" or not (
+            digits is None or (isinstance(digits, exp.Literal) and digits.is_int)
+        ):
+            raise _refuse("trunc of other than a numeric to a non-negative constant scale", node)
+        return node  # DuckDB's trunc(decimal, n) has PostgreSQL's scale n
     if isinstance(node, exp.DPipe):
-        for side in (node.this, node.expression):
-            if _kind(side) != "text":
-                raise _refuse("|| of a non-text value", node)
+        kinds = [_kind(node.this), _kind(node.expression)]
+        if "text" not in kinds or any(k not in ("text", "int") for k in kinds):
+            raise _refuse("|| of other than text and integers", node)
+        for key, kind in zip(("this", "expression"), kinds, strict=True):
+            if kind == "int":  # text || 5 is text || '5' (integers print alike in both)
+                node.set(key, _cast(node.args[key], "VARCHAR"))
         return node
     if isinstance(node, exp.Cast):
         return _check_cast(node)
@@ -552,6 +576,11 @@ def _scale(node: exp.Expression) -> int | None:
     if isinstance(node, exp.Literal):
         text = str(node.this)
         return None if "e" in text.lower() else len(text.partition(".")[2])
+    if isinstance(node, exp.Round | exp.Trunc):  # round(numeric, n) has scale n exactly
+        digits = node.args.get("decimals")
+        if digits is None:
+            return 0
+        return int(digits.this) if isinstance(digits, exp.Literal) and digits.is_int else None
     params = node.type.expressions if node.type is not None else []
     if len(params) == 2:
         return int(params[1].name)
@@ -577,6 +606,35 @@ def _check_uniform_scale(node: exp.Expression) -> None:
     scales = {_scale(b) for b in values}
     if len(scales) > 1 or None in scales:
         raise _refuse("a choice between numerics of different scales", node)
+
+
+def _branch_selects(node: exp.Expression) -> list[exp.Select]:
+    while isinstance(node, exp.Subquery):
+        node = node.this
+    if isinstance(node, exp.SetOperation):
+        return _branch_selects(node.this) + _branch_selects(node.expression)
+    return [node] if isinstance(node, exp.Select) else []
+
+
+def _check_set_operation_scales(node: exp.SetOperation) -> None:
+    """A set operation's column of integers and numerics, or of numerics of different
+    scales: PostgreSQL keeps each value's own scale (``SELECT 5 UNION SELECT 1.50``
+    prints ``5`` and ``1.50``), DuckDB gives every row the widest.  Refused rather than
+    answered differently, unless only compared (IN, EXISTS, ...)."""
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, exp.Predicate):
+            return
+        parent = parent.parent
+    selects = _branch_selects(node)
+    for column in zip(*(s.expressions for s in selects), strict=False):
+        values = [e.unalias() for e in column if not isinstance(e.unalias(), exp.Null)]
+        kinds = {_kind(v) for v in values}
+        if "decimal" not in kinds or not kinds <= {"int", "decimal"}:
+            continue
+        scales = {_scale(v) for v in values}
+        if len(scales) > 1 or None in scales:
+            raise _refuse("a set operation's column of numerics of different scales", node)
 
 
 def _rewrite_bottom_up(tree: exp.Expression) -> exp.Expression:
@@ -648,9 +706,10 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
     to = node.to
     T = exp.DataType.Type
     ok = {
-        T.INT: ("int",),
-        T.BIGINT: ("int",),
-        T.SMALLINT: ("int",),
+        # numeric to integer rounds half away from zero in both engines
+        T.INT: ("int", "decimal"),
+        T.BIGINT: ("int", "decimal"),
+        T.SMALLINT: ("int", "decimal"),
         T.DECIMAL: ("int", "decimal"),
         T.TEXT: ("text", "int", "date"),
         T.VARCHAR: ("text", "int", "date"),
@@ -1133,7 +1192,7 @@ _FUNC_NAMES: dict[type[exp.Expression], str] = {
     exp.Count: "count", exp.Sum: "sum", exp.Min: "min", exp.Max: "max", exp.Avg: "avg",
     exp.Lower: "lower", exp.Upper: "upper", exp.Length: "length", exp.Coalesce: "coalesce",
     exp.Nullif: "nullif", exp.Greatest: "greatest", exp.Least: "least", exp.Abs: "abs",
-    exp.Round: "round", exp.Substring: "substring", exp.StrPosition: "position",
+    exp.Round: "round", exp.Trunc: "trunc", exp.Substring: "substring", exp.StrPosition: "position",
     exp.Case: "case", exp.Extract: "extract", exp.TimestampTrunc: "date_trunc",
     exp.RowNumber: "row_number", exp.Rank: "rank", exp.DenseRank: "dense_rank",
     exp.Exists: "exists", exp.Left: "left", exp.Right: "right", exp.Replace: "replace",
@@ -1180,6 +1239,8 @@ def pg_name(node: exp.Expression) -> str | None:
         if isinstance(inner, exp.Select) and len(inner.expressions) == 1:
             return pg_name(inner.expressions[0])
         return None
+    if isinstance(node, exp.Case):
+        return _strong_name(node.args.get("default")) or "case"
     if node.meta.get("pg_function"):  # the name as written, where sqlglot merges several
         return str(node.meta["pg_function"])
     if isinstance(node, exp.Pad):
@@ -1187,6 +1248,18 @@ def pg_name(node: exp.Expression) -> str | None:
     if isinstance(node, exp.Anonymous):
         return node.name.lower()
     return _FUNC_NAMES.get(type(node))
+
+
+def _strong_name(node: exp.Expression | None) -> str | None:
+    """The name PostgreSQL gives a CASE after its ELSE: only a column's or a function's
+    (a cast's type name or a nested CASE's own "case" are weaker than "case" itself)."""
+    while isinstance(node, exp.Paren | exp.Cast):
+        node = node.this
+    if node is None:
+        return None
+    if isinstance(node, exp.Case):
+        return _strong_name(node.args.get("default"))
+    return pg_name(node)
 
 
 def leftmost(tree: exp.Expression) -> exp.Select:

@@ -17,6 +17,7 @@ from ..metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from ..onions import Cap
 from .compiler import Compiler, PositionalParam, Scope, _Ref, _unsupported, server_sql
 from .plan import Compiled, Output, ParamBuilder, Params, RmwUpdate, RowFn, SortKey
+from .positions import check_positions
 from .precomputed import with_precomputed
 from .residual import compile_residual
 
@@ -52,6 +53,7 @@ def compile_statement(
 
 
 def _compile_statement(catalog: Catalog, stmt: exp.Expression, snapshot_rows: bool) -> Compiled:
+    check_positions(stmt)
     c = Compiler(catalog)
     if isinstance(stmt, exp.SetOperation) or (
         isinstance(stmt, exp.Select) and stmt.args.get("with_")
