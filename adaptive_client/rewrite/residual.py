@@ -363,6 +363,12 @@ def _kind(node: exp.Expression) -> str:
         return "decimal" if any(ch in text for ch in ".eE") or abs(int(text)) >= 2**63 else "int"
     if isinstance(node, exp.Abs):
         return _kind(node.this)
+    if isinstance(node, exp.Column):
+        # a derived table's (or CTE's) column has its select item's kind as PostgreSQL
+        # types it (sqlglot types extract() an integer, PostgreSQL numeric)
+        inner = _derived_item(node)
+        if inner is not None:
+            return _kind(inner)
     if isinstance(node, exp.Round | exp.Trunc) and _kind(node.this) == "decimal":
         return "decimal"  # round/trunc(numeric[, n]) is numeric (sqlglot types it double)
     sides: set[str] = set()

@@ -115,6 +115,9 @@ GROUPING = [
     "SELECT extract(dow FROM hired) AS d, count(*) FILTER (WHERE active) FROM emp GROUP BY 1 HAVING count(*) > 5 ORDER BY 1 NULLS FIRST",
     "SELECT CASE WHEN score < 0 THEN 'neg' ELSE 'pos' END, sum(score) FROM emp GROUP BY 1",
     "SELECT region, count(*) FROM dept GROUP BY region ORDER BY region NULLS FIRST",
+    # a derived table's extract() is numeric: its sum and avg print as numerics
+    "SELECT x.k, count(*), sum(x.v) FROM (SELECT name AS k, extract(year FROM updated) AS v FROM emp) x GROUP BY x.k ORDER BY x.k",
+    "SELECT sum(v), avg(v), max(v) FROM (SELECT extract(month FROM hired) AS v FROM emp) x",
 ]
 
 WINDOWS = [

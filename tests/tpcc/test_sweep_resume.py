@@ -44,7 +44,14 @@ def test_an_interrupted_sweep_resumes_without_redoing_points(tmp_path: Path) -> 
     out = tmp_path / "sweep"
     root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": str(root)}
-    first = subprocess.Popen([*SWEEP, "--out", str(out)], cwd=root, env=env)
+    # (SIGINT back to its default in the child: a shell's background job starts with it
+    # ignored, and Python then installs no KeyboardInterrupt handler)
+    first = subprocess.Popen(
+        [*SWEEP, "--out", str(out)],
+        cwd=root,
+        env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     deadline = time.monotonic() + 240
     while not _points(out) and time.monotonic() < deadline and first.poll() is None:
         time.sleep(0.2)
