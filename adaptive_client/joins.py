@@ -39,6 +39,8 @@ guarantees:
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -241,39 +243,153 @@ def _rekey_values(conn: psycopg.Connection[Any], m: Member, key: str, new_key: b
     """Re-key one column's values in place (inside the caller's transaction)."""
     oc = m.onion
     tbl, col = sql.Identifier(m.table.anon), sql.Identifier(oc.anon)
-    # the distinct ciphertexts, deduplicated here: the column as one binary array is
-    # read faster than the server sorts or hashes it for a DISTINCT, or than rows
-    row = conn.cursor(binary=True).execute(
-        sql.SQL("SELECT array_agg({}) FROM {} WHERE {} IS NOT NULL").format(col, tbl, col)
-    ).fetchone()
-    olds = list(set(row[0])) if row is not None and row[0] is not None else []
-    news = _rekeyed(oc, key, new_key, olds)
-    rows = 0
-    if olds:
-        mapping = sql.Identifier(f"adaptive_rekey_{oc.anon}")
-        conn.execute(
-            sql.SQL("CREATE TEMP TABLE {} (old bytea, new bytea) ON COMMIT DROP").format(mapping)
+    # both scans of the column (the read, then the UPDATE) from its first block, by one
+    # process: the positional UPDATE relies on the same order
+    with _settings(conn, synchronize_seqscans="off", max_parallel_workers_per_gather="0"):
+        row = (
+            conn.cursor(binary=True)
+            .execute(
+                sql.SQL(
+                    "SELECT CASE WHEN min(length({c})) = max(length({c})) "
+                    "THEN string_agg({c}, ''::bytea) END, min(length({c})), count({c}) FROM {t} "
+                    "WHERE {c} IS NOT NULL"
+                ).format(c=col, t=tbl)
+            )
+            .fetchone()
         )
-        with conn.cursor().copy(
-            sql.SQL("COPY {} (old, new) FROM STDIN (FORMAT BINARY)").format(mapping)
-        ) as copy:
-            copy.write(_binary_copy(olds, news))
-        conn.execute(sql.SQL("ANALYZE {}").format(mapping))
-        # the mapping's hash table in memory, in one batch (a spilled hash join doubles
-        # the UPDATE's time); the setting is put back, this may be the application's
-        # transaction
-        row = conn.execute("SELECT current_setting('work_mem')").fetchone()
-        conn.execute(f"SET LOCAL work_mem = '{_REKEY_WORK_MEM}'")
+        if row is None or not row[2]:
+            return 0
+        if row[0] is not None:
+            packed, width, count = bytes(row[0]), int(row[1]), int(row[2])
+            rekeyed = _rekeyed_packed(oc, key, new_key, packed, width)
+            if rekeyed is not None:
+                rows = _positional_update(conn, oc, tbl, col, packed, width, *rekeyed, count)
+                if rows is not None:
+                    return rows
+    return _mapping_update(conn, oc, key, new_key, tbl, col)
+
+
+def _rekeyed_packed(
+    oc: OnionColumn, key: str, new_key: bytes, packed: bytes, width: int
+) -> tuple[bytes, int] | None:
+    """The column's values (packed end to end, ``width`` bytes each, in the table's
+    order) re-keyed, packed the same way, and their width; None when the re-keyed
+    values differ in width.  Short DET values are re-keyed as one run; others once per
+    distinct value."""
+    if key == "DET" and oc.layer == "DET":
+        news = DET(oc.keys["DET"]).rekey_packed(packed, DET(new_key))
+        if news is not None:
+            return news, width
+    olds = [packed[i : i + width] for i in range(0, len(packed), width)]
+    distinct = list(set(olds))
+    mapped = dict(zip(distinct, _rekeyed(oc, key, new_key, distinct), strict=True))
+    widths = {len(v) for v in mapped.values()}
+    if len(widths) != 1:
+        return None
+    return b"".join([mapped[o] for o in olds]), widths.pop()
+
+
+def _positional_update(
+    conn: psycopg.Connection[Any],
+    oc: OnionColumn,
+    tbl: sql.Identifier,
+    col: sql.Identifier,
+    olds: bytes,
+    width: int,
+    news: bytes,
+    new_width: int,
+    count: int,
+) -> int | None:
+    """Rewrite the column by position: the i-th non-NULL value of a sequential scan
+    takes the i-th re-keyed value -- no mapping table and no join, about a crypto-free
+    UPDATE's cost.  A row is rewritten only if it still holds the i-th value read (then
+    its new value is that value's, whatever the order); if any row did not, the UPDATE
+    is rolled back (to a savepoint) and None returned: the caller re-keys by a mapping
+    instead."""
+    position = sql.Identifier(f"adaptive_rekey_pos_{oc.anon}")
+    conn.execute(sql.SQL("CREATE TEMP SEQUENCE {} CACHE 100000").format(position))
+    name = sql.Literal(f"pg_temp.adaptive_rekey_pos_{oc.anon}")
+    rows = None
+    try:
+        with conn.transaction():
+            cur = conn.cursor(binary=True).execute(
+                sql.SQL(
+                    "UPDATE {t} SET {c} = substring(%s::bytea FROM "
+                    "(currval({p}) - 1)::integer * {nw} + 1 FOR {nw}) "
+                    "WHERE {c} IS NOT NULL AND {c} = substring(%s::bytea FROM "
+                    "(nextval({p}) - 1)::integer * {w} + 1 FOR {w})"
+                ).format(t=tbl, c=col, p=name, w=sql.Literal(width), nw=sql.Literal(new_width)),
+                (news, olds),
+            )
+            if cur.rowcount != count:
+                raise _Misplaced
+            rows = cur.rowcount
+    except _Misplaced:
+        pass
+    conn.execute(sql.SQL("DROP SEQUENCE {}").format(position))
+    return rows
+
+
+class _Misplaced(Exception):
+    """A positional re-key found a row out of place (rolled back)."""
+
+
+def _mapping_update(
+    conn: psycopg.Connection[Any],
+    oc: OnionColumn,
+    key: str,
+    new_key: bytes,
+    tbl: sql.Identifier,
+    col: sql.Identifier,
+) -> int:
+    """Re-key the column through a mapping of its distinct ciphertexts, loaded into a
+    temporary table and joined by one UPDATE: for values of several widths."""
+    # the distinct ciphertexts, deduplicated here: the column as one binary array is
+    # read faster than the server sorts or hashes it for a DISTINCT
+    row = (
+        conn.cursor(binary=True)
+        .execute(sql.SQL("SELECT array_agg({}) FROM {} WHERE {} IS NOT NULL").format(col, tbl, col))
+        .fetchone()
+    )
+    olds = list(set(row[0])) if row is not None and row[0] is not None else []
+    if not olds:
+        return 0
+    news = _rekeyed(oc, key, new_key, olds)
+    mapping = sql.Identifier(f"adaptive_rekey_{oc.anon}")
+    conn.execute(
+        sql.SQL("CREATE TEMP TABLE {} (old bytea, new bytea) ON COMMIT DROP").format(mapping)
+    )
+    with conn.cursor().copy(
+        sql.SQL("COPY {} (old, new) FROM STDIN (FORMAT BINARY)").format(mapping)
+    ) as copy:
+        copy.write(_binary_copy(olds, news))
+    conn.execute(sql.SQL("ANALYZE {}").format(mapping))
+    # the mapping's hash table in memory, in one batch (a spilled hash join doubles the
+    # UPDATE's time)
+    with _settings(conn, work_mem=_REKEY_WORK_MEM):
         cur = conn.execute(
             sql.SQL("UPDATE {} AS t SET {} = m.new FROM {} AS m WHERE t.{} = m.old").format(
                 tbl, col, mapping, col
             )
         )
-        rows = cur.rowcount
+    conn.execute(sql.SQL("DROP TABLE {}").format(mapping))
+    return cur.rowcount
+
+
+@contextmanager
+def _settings(conn: psycopg.Connection[Any], **values: str) -> Iterator[None]:
+    """Settings for the statements inside, put back after: this may be the
+    application's transaction.  (On an error they are not: the rollback of the
+    adjustment's savepoint puts them back.)"""
+    before = {
+        name: conn.execute("SELECT current_setting(%s)", (name,)).fetchone() for name in values
+    }
+    for name, value in values.items():
+        conn.execute("SELECT set_config(%s, %s, true)", (name, value))
+    yield
+    for name, row in before.items():
         if row is not None:
-            conn.execute("SELECT set_config('work_mem', %s, true)", (row[0],))
-        conn.execute(sql.SQL("DROP TABLE {}").format(mapping))
-    return rows
+            conn.execute("SELECT set_config(%s, %s, true)", (name, row[0]))
 
 
 def _rename(

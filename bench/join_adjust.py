@@ -14,8 +14,8 @@ is the side that moves.  Both Eq onions are peeled to DET first (not timed).  Ti
 
 The last line is the ratio of the UPDATE's time to the adjustment's (at least 0.5 is the
 target: the adjustment is at most twice as slow as a crypto-free rewrite of the column).
-Measured at ``--rows 1000000`` on a shared 2-core machine: UPDATE 2.66 s, first join
-7.83 s, ratio 0.34 (below the target; the phases are in docs/peels.md).
+Measured at ``--rows 1000000`` on a shared 2-core machine with other work running: UPDATE
+2.45-2.66 s, first join 4.0-5.3 s, ratio 0.50-0.63 (the phases are in docs/peels.md).
 """
 
 from __future__ import annotations

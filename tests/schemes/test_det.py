@@ -135,3 +135,20 @@ def test_rekey_many_equals_encryption_under_the_new_key() -> None:
     assert old.rekey_many([], new) == []
     with pytest.raises(CiphertextError):
         new.rekey_many(old.encrypt_many([b"short"] * 3), old)
+
+
+def test_rekey_packed_equals_encryption_under_the_new_key() -> None:
+    """The packed re-key of a join adjustment's positional path: short ciphertexts end
+    to end come back as the new key's ciphertexts of the same values, in order; a run
+    with a long value (or a torn one) is left to the caller (None); a wrong old key is
+    refused."""
+    old, new = DET(bytes(range(32))), DET(bytes(range(1, 33)))
+    short = [b"", b"a", b"x" * 15, b"\x80", b"\x00\x00", b"a"]
+    packed = b"".join(old.encrypt_many(short))
+    assert new.encrypt_many(short) == [
+        r[i : i + 17] for r in [old.rekey_packed(packed, new) or b""] for i in range(0, 102, 17)
+    ]
+    assert old.rekey_packed(packed + b"\x02", new) is None
+    assert old.rekey_packed(b"".join(old.encrypt_many([b"y" * 16])), new) is None
+    with pytest.raises(CiphertextError):
+        new.rekey_packed(packed, old)
