@@ -134,6 +134,19 @@ def layers_report(conn: psycopg.Connection[Any], master: MasterKey) -> list[Laye
                         + precomputed_reveals(col.expression, oc.layer, col.type.name == "boolean"),
                     )
                 )
+            for onion in col.on_demand:
+                rows.append(
+                    LayerRow(
+                        table.name,
+                        col.name,
+                        col.type.sql(),
+                        onion.value,
+                        "-",
+                        "(on first use)",
+                        col.on_demand[onion].get("floor") or "-",
+                        "nothing (not stored: built when a query first needs it)",
+                    )
+                )
     return rows
 
 

@@ -9,6 +9,7 @@ Format::
     hom_bits = 2048      # Paillier modulus size
     peel = "client"      # server, client or off (default: the database's recorded mode)
     residual_row_cap = 1000000  # most rows one client-evaluated statement may fetch
+    on_demand = ["Ord", "Search"]  # built when a query first needs them, not at CREATE TABLE
     statement_log = "statements.jsonl"  # record the statements rewritten (advise reads it)
 
     [tables.customer.c_id]
@@ -17,6 +18,7 @@ Format::
     floor = { Eq = "DET" }              # lowest layer the onion may be peeled to
     join_group = "customer_id"          # columns of a group share DET/OPE keys
     joins = true                        # false: never re-keyed to join another column
+    on_demand = []                      # this column's onions built on first use
 
     [tables.customer.c_data]
     onions = ["Single"]
@@ -53,6 +55,9 @@ class ColumnConfig:
     layer: str | None = None  # for a Single onion
     join_group: str | None = None
     joins: bool = True  # may be re-keyed at run time to join a column of another key group
+    # onions left out at CREATE TABLE and built when a statement first needs them
+    # (ondemand.py); None: the defaults'
+    on_demand: tuple[Onion, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,8 @@ class Config:
     residual_row_cap: int | None = None
     # a file the connection appends its statements to, for `adaptive-db advise`
     statement_log: str | None = None
+    # onions a column gets by default but only builds when a statement first needs them
+    on_demand: tuple[Onion, ...] = ()
     tables: dict[str, dict[str, ColumnConfig]] = field(default_factory=dict)
     # per table, per name: an expression over the row stored in onions of its own
     precomputed: dict[str, dict[str, PrecomputedConfig]] = field(default_factory=dict)
@@ -116,7 +123,7 @@ def _layers(raw: Any, where: str, what: str) -> dict[Onion, str]:
 def _column(raw: Any, where: str) -> ColumnConfig:
     if not isinstance(raw, dict):
         raise ConfigError(f"{where}: expected a table")
-    unknown = set(raw) - {"onions", "start", "floor", "layer", "join_group", "joins"}
+    unknown = set(raw) - {"onions", "start", "floor", "layer", "join_group", "joins", "on_demand"}
     if unknown:
         raise ConfigError(f"{where}: unknown keys {sorted(unknown)}")
     onions = None
@@ -138,7 +145,26 @@ def _column(raw: Any, where: str) -> ColumnConfig:
         layer=layer,
         join_group=raw.get("join_group"),
         joins=_flag(raw.get("joins", True), where, "joins"),
+        on_demand=_on_demand(raw["on_demand"], where) if "on_demand" in raw else None,
     )
+
+
+ON_DEMAND_ONIONS = (Onion.ORD, Onion.SEARCH)
+
+
+def _on_demand(raw: Any, where: str) -> tuple[Onion, ...]:
+    """The onions built on first use: Ord (its OPE encryption is most of an adaptive
+    load's time, and a third of its bytes) and Search (a fifth of its bytes)."""
+    if not isinstance(raw, list):
+        raise ConfigError(f"{where}: on_demand must be a list of onions")
+    onions = tuple(_onion(o, where) for o in raw)
+    for onion in onions:
+        if onion not in ON_DEMAND_ONIONS:
+            raise ConfigError(
+                f"{where}: only {', '.join(o.value for o in ON_DEMAND_ONIONS)} can be built "
+                f"on first use, not {onion}"
+            )
+    return onions
 
 
 def _flag(raw: Any, where: str, what: str) -> bool:
@@ -193,6 +219,7 @@ def load_config(source: str | Path | dict[str, Any] | Config | None) -> Config:
         peel=peel,
         residual_row_cap=_row_cap(defaults.get("residual_row_cap")),
         statement_log=_optional_text(defaults.get("statement_log"), "statement_log"),
+        on_demand=_on_demand(defaults.get("on_demand", []), "defaults"),
         tables=tables,
         precomputed=precomputed,
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from functools import cmp_to_key
 from typing import Any
@@ -19,7 +19,7 @@ import psycopg
 from psycopg import sql
 from sqlglot import exp
 
-from . import ddl, defaults, joins, peel, sequences, server_errors, wire
+from . import ddl, defaults, joins, ondemand, peel, sequences, server_errors, wire
 from .collation import (
     COLLATION_NAMED,
     DATABASE_CASE_MAPPING,
@@ -397,7 +397,11 @@ class Connection:
 
     def _prepare(self, query: str, stmt: exp.Expression) -> Compiled:
         for _ in range(6):
-            plan = self._compile(query, stmt)
+            try:
+                plan = self._compile(query, stmt)
+            except ondemand.BuildRequired as required:
+                self._build(required.need)
+                continue
             if plan.needs:  # peels first: a join adjustment re-keys an onion's inner layer
                 self._peel(plan)
             elif plan.joins:
@@ -415,9 +419,28 @@ class Connection:
         for need in todo:
             joins.check_allowed(need, self.peel_mode)
         tables = sorted({self.catalog.table(t).anon for n in todo for t in (n.a[0], n.b[0])})
+        self._adapt(tables, lambda conn: self._adjust_on(conn, todo), "a join adjustment")
+
+    def _build(self, need: ondemand.BuildNeed) -> None:
+        """Build an onion a statement needs that its column builds on first use
+        (ondemand.py), placed like a join adjustment."""
+        ondemand.check_allowed(need, self.peel_mode)
+
+        def run(conn: psycopg.Connection[Any]) -> None:
+            if ondemand.build(conn, self.catalog, need) >= 0:
+                STATS.peels += 1
+
+        self._adapt([self.catalog.table(need.table).anon], run, "an onion built on first use")
+
+    def _adapt(
+        self, tables: list[str], run: Callable[[psycopg.Connection[Any]], None], what: str
+    ) -> None:
+        """Run an adaptation that rewrites ``tables`` (anonymized names) on the control
+        connection, or inside the application's transaction where it holds their locks;
+        one that cannot run now fails the transaction with a retryable error."""
         if not self._in_transaction():
             try:
-                self._adjust_on(self.control, todo)
+                run(self.control)
             except (*_PEEL_CONFLICTS, StaleMetadata):
                 pass  # planned again from the reloaded catalog
             finally:
@@ -427,12 +450,12 @@ class Connection:
         if read_committed and (held or self._catalog_dirty):
             self._catalog_dirty = True  # the catalog is reloaded if this rolls back
             try:
-                self._adjust_on(self.pg, todo)
+                run(self.pg)
             except (*_PEEL_CONFLICTS, StaleMetadata):
                 raise self._abort_transaction(
                     PeelConflict(
-                        "a join adjustment this statement needs conflicted with another "
-                        "client's: roll back and retry"
+                        f"{what} this statement needs conflicted with another client's: "
+                        "roll back and retry"
                     )
                 ) from None
             finally:
@@ -443,19 +466,19 @@ class Connection:
         if held:
             raise self._abort_transaction(
                 PeelConflict(
-                    "a join adjustment this statement needs must re-key a table this "
-                    "transaction holds a lock on: roll back and retry"
+                    f"{what} this statement needs must rewrite a table this transaction "
+                    "holds a lock on: roll back and retry"
                 )
             )
         try:
             with self.control.transaction():
                 self.control.execute(f"SET LOCAL lock_timeout = '{_PEEL_LOCK_WAIT_MS}ms'")
-                self._adjust_on(self.control, todo)
+                run(self.control)
         except (*_PEEL_CONFLICTS, StaleMetadata):
             raise self._abort_transaction(
                 PeelConflict(
-                    "a join adjustment this statement needs waits on locks while this "
-                    "transaction is open: roll back and retry"
+                    f"{what} this statement needs waits on locks while this transaction is "
+                    "open: roll back and retry"
                 )
             ) from None
         finally:
@@ -463,8 +486,8 @@ class Connection:
         if not read_committed:
             raise self._abort_transaction(
                 StaleSnapshot(
-                    "a join adjustment this statement needs changed columns after the "
-                    "transaction's snapshot: retry it"
+                    f"{what} this statement needs changed columns after the transaction's "
+                    "snapshot: retry it"
                 )
             )
 

@@ -332,6 +332,13 @@ def build_column(
                 f"references; it cannot also be in join group {ccfg.join_group}"
             )
         group_keys, col.join_group = shared[cname]
+    # onions built on first use (ondemand.py): not a key's (enforced or compared from the
+    # start), nor one the configuration lists explicitly without asking for that
+    lazy = ccfg.on_demand if ccfg.on_demand is not None else config.on_demand
+    if ccfg.onions is not None and ccfg.on_demand is None:
+        lazy = ()
+    if cname in keyed or cname in shared or ccfg.join_group:
+        lazy = ()
     for onion in onions:
         if onion is not Onion.SINGLE and onion.value not in enc.onions:
             raise ConfigError(f"{name}.{cname}: type {col.type.sql()} has no {onion} onion")
@@ -347,28 +354,14 @@ def build_column(
                 )
         if floor is not None and layer_index(stack, floor) < layer_index(stack, start):
             raise ConfigError(f"{name}.{cname}: floor {floor} is above the start {start}")
-        keys: dict[str, bytes] = {}
-        for layer in stack:
-            if layer in ("DET", "OPE") and layer in group_keys:
-                keys[layer] = group_keys[layer]
-            elif layer == "HOM":
-                keys[layer] = _hom_key(conn, catalog, config.hom_bits)
-            elif layer != "PLAIN":
-                keys[layer] = new_key()
-        if onion is Onion.SINGLE and stack[0] == "RND":
-            keys.setdefault("RND", new_key())
+        if onion in lazy and len(onions) > 1:
+            col.on_demand[onion] = {"start": start, "floor": floor}
+            continue
         anon, n = catalog.anon_column(name, cname, onion), 1
         while anon in taken:
             anon, n = catalog.anon_column(name, f"{cname}\x1f{n}", onion), n + 1
-        col.onions[onion] = OnionColumn(
-            onion=onion,
-            anon=anon,
-            stack=stack,
-            layer=start,
-            floor=floor,
-            keys=keys,
-            ope_bits=enc.ope_bits,
-            ope_exact=enc.ope_exact,
+        col.onions[onion] = new_onion_column(
+            conn, catalog, config.hom_bits, col, onion, stack, start, floor, anon, group_keys
         )
     if cname in spec.sequences:
         seq = spec.sequences[cname]
@@ -378,6 +371,43 @@ def build_column(
         # connections drew from a dropped table's sequence never match a new table's
         col.sequence_anon = catalog.root.anonymize("sequence", name, cname, new_key(8).hex())
     return col
+
+
+def new_onion_column(
+    conn: psycopg.Connection[Any],
+    catalog: Catalog,
+    hom_bits: int,
+    col: ColumnMeta,
+    onion: Onion,
+    stack: tuple[str, ...],
+    start: str,
+    floor: str | None,
+    anon: str,
+    group_keys: dict[str, bytes],
+) -> OnionColumn:
+    """One onion of ``col`` under fresh keys (a join group's DET and OPE keys if it has
+    one), nothing written yet."""
+    keys: dict[str, bytes] = {}
+    for layer in stack:
+        if layer in ("DET", "OPE") and layer in group_keys:
+            keys[layer] = group_keys[layer]
+        elif layer == "HOM":
+            keys[layer] = _hom_key(conn, catalog, hom_bits)
+        elif layer != "PLAIN":
+            keys[layer] = new_key()
+    if onion is Onion.SINGLE and stack[0] == "RND":
+        keys.setdefault("RND", new_key())
+    enc = col.encoding
+    return OnionColumn(
+        onion=onion,
+        anon=anon,
+        stack=stack,
+        layer=start,
+        floor=floor,
+        keys=keys,
+        ope_bits=enc.ope_bits,
+        ope_exact=enc.ope_exact,
+    )
 
 
 def create_sequence(

@@ -153,6 +153,11 @@ class JoinAdjustmentDisabled(PeelDisabled):
     bringing them under one key (a join adjustment) is an adaptation like a peel."""
 
 
+class OnionBuildDisabled(PeelDisabled):
+    """A query needs an onion its column builds on first use, and the peel mode is
+    ``off``: building it is an adaptation like a peel (see ondemand.py)."""
+
+
 class JoinForbidden(LayerFloorViolation):
     """A query compares two columns under different keys, and neither side may be
     re-keyed for a join (``joins = false`` in the onion configuration)."""

@@ -170,6 +170,9 @@ class ColumnMeta:
     collation: Collation | None = None
     # a precomputed column (see precomputed.py): the expression over the row it holds
     expression: str | None = None
+    # onions not built yet, each built when a statement first needs it (ondemand.py):
+    # per onion, the start layer and floor it will have
+    on_demand: dict[Onion, dict[str, str | None]] = field(default_factory=dict)
 
     @property
     def has_default(self) -> bool:
@@ -205,6 +208,11 @@ class ColumnMeta:
             },
             **({"collation": self.collation.to_json()} if self.collation else {}),
             **({"expression": self.expression} if self.expression else {}),
+            **(
+                {"on_demand": {o.value: v for o, v in self.on_demand.items()}}
+                if self.on_demand
+                else {}
+            ),
         }
 
     @classmethod
@@ -225,6 +233,7 @@ class ColumnMeta:
             default_volatile=bool(d.get("default_volatile")),
             collation=Collation.from_json(d["collation"]) if d.get("collation") else None,
             expression=d.get("expression"),
+            on_demand={Onion(o): dict(v) for o, v in d.get("on_demand", {}).items()},
         )
 
 

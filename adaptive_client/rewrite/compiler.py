@@ -24,7 +24,7 @@ from typing import Any
 from psycopg import errors as pg_errors
 from sqlglot import exp
 
-from .. import recipes
+from .. import ondemand, recipes
 from ..encodings import SqlType, encoding_for, parse_sql_type
 from ..errors import (
     EncodingError,
@@ -392,6 +392,9 @@ class Compiler:
                 f"{ref.table.name}.{col.name}: {cap.value} needs its {floor_hit.onion} onion "
                 f"below its floor {floor_hit.floor}"
             )
+        pending = ondemand.pending_offering(col, cap)
+        if pending is not None:  # built by the connection, then compiled again
+            raise ondemand.BuildRequired(ondemand.BuildNeed(ref.table.name, col.name, pending))
         raise UnsupportedQuery(
             f"{ref.table.name}.{col.name} ({col.type.sql()}) has no onion offering {cap.value}",
             cap.value,

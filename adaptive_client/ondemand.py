@@ -1,0 +1,241 @@
+"""Onions built on first use: a column stores only the onions its queries have needed.
+
+A column's configuration may leave an onion out of CREATE TABLE (``on_demand``, by
+default ``[defaults] on_demand``; see config.py): its sealed metadata records the onion
+as *to be built*, with the start layer and floor it will have, and nothing of it is
+stored -- no ciphertexts, no keys.  The first statement that needs what only that onion
+offers (an order, a range, a word search) builds it, an adaptation with a peel's guarantees:
+
+* **by the client** in every peel mode: only it can compute a new onion's values.  It
+  reads the column's readable onion with each row's ``ctid``, decrypts the values,
+  encrypts them into the new onion at its start layer (RND outermost: the provider
+  learns nothing new until a peel), loads them by COPY into a temporary table and sets
+  them with one ``UPDATE ... FROM`` it joined on ``ctid``;
+* **atomic**: one transaction (a savepoint inside the application's) adds the column,
+  fills it, records its layer row, the audit row and the table's sealed metadata.
+  Killed at any point, the column is as it was: onion not built, still pending;
+* **concurrent clients**: the table is locked (``ACCESS EXCLUSIVE``) and its sealed
+  version checked under the catalog head's lock; a build planned from a catalog another
+  client has changed meanwhile is abandoned and planned again (the other client's build
+  is then found done).  A client whose cached metadata predates the build would write
+  rows without the new onion: the column's readable onion is *renamed* in the same
+  transaction, so any statement of such a client that writes (or reads) the column names
+  a column that no longer exists and is retried from the reloaded catalog;
+* **audited**: an ``adaptive.peel_log`` row, mode ``build``, from layer ``-`` to the
+  start layer;
+* **refusals**: peel mode ``off`` refuses (:class:`OnionBuildDisabled`), naming the
+  column and the onion.
+
+``adaptive-db layers`` lists a pending onion as ``(on first use)``: the provider learns
+nothing from it, since it does not exist.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from . import foreign_keys, recipes
+from .errors import OnionBuildDisabled, StaleMetadata
+from .metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
+from .onions import STACKS, TAGS, Cap, Onion, capabilities
+
+
+@dataclass(frozen=True)
+class BuildNeed:
+    """``table.column`` must have its ``onion`` built before the statement can run.
+    Named by plain names, so that the need survives a catalog reload."""
+
+    table: str
+    column: str
+    onion: Onion
+
+    def describe(self) -> str:
+        return f"{self.table}.{self.column}'s {self.onion} onion"
+
+
+class BuildRequired(Exception):
+    """Raised by the rewrite when a statement needs an onion not built yet: the
+    connection builds it (:func:`build`) and compiles the statement again.  Deliberately
+    not an :class:`~adaptive_client.errors.AdaptiveError`: the split planner, which tries
+    parts of a statement and keeps what compiles, must not take it for a refusal."""
+
+    def __init__(self, need: BuildNeed) -> None:
+        super().__init__(need.describe())
+        self.need = need
+
+
+def pending_offering(col: ColumnMeta, cap: Cap) -> Onion | None:
+    """The onion of ``col`` not built yet that would offer ``cap`` (at some layer)."""
+    for onion in col.on_demand:
+        if any(
+            cap in capabilities(onion, layer, col.encoding.ope_exact) for layer in STACKS[onion]
+        ):
+            return onion
+    return None
+
+
+def check_allowed(need: BuildNeed, mode: str) -> None:
+    if mode == "off":
+        raise OnionBuildDisabled(
+            f"{need.describe()} is built when a query first needs it (an adaptation like a "
+            "peel), and peeling is off"
+        )
+
+
+def build(conn: psycopg.Connection[Any], catalog: Catalog, need: BuildNeed) -> int:
+    """Build one pending onion in its own transaction (a savepoint inside an open one) on
+    ``conn``; return the rows written (-1: it was built already).
+
+    Raises :class:`StaleMetadata` when the catalog changed since it was loaded: the
+    caller reloads it and plans again."""
+    from .ddl import _storage_type, new_onion_column
+
+    t0 = time.monotonic()
+    meta = catalog.table(need.table)
+    col = meta.column(need.column)
+    if need.onion not in col.on_demand:
+        return -1
+    with conn.transaction():
+        conn.execute(sql.SQL("LOCK TABLE {} IN ACCESS EXCLUSIVE MODE").format(_t(meta)))
+        head = catalog._read_head(conn, lock=True)
+        if head.tables.get(meta.anon) != meta.version:
+            raise StaleMetadata(f"table {meta.name} changed while an onion build was planned")
+        pending = col.on_demand[need.onion]
+        taken = {oc.anon for c in meta.columns.values() for oc in c.onions.values()}
+        anon, n = catalog.anon_column(meta.name, col.name, need.onion), 1
+        while anon in taken:
+            anon, n = catalog.anon_column(meta.name, f"{col.name}\x1f{n}", need.onion), n + 1
+        stack = STACKS[need.onion]
+        start = str(pending.get("start") or stack[0])
+        floor = pending.get("floor")
+        oc = new_onion_column(conn, catalog, 2048, col, need.onion, stack, start, floor, anon, {})
+        source = _readable(col)
+        storage = _storage_type(col, oc)
+        conn.execute(
+            sql.SQL("ALTER TABLE {} ADD COLUMN {} {}").format(
+                _t(meta), sql.Identifier(anon), sql.SQL(storage)
+            )
+        )
+        rows = _fill(conn, meta, col, source, oc, storage)
+        if not col.nullable:
+            conn.execute(
+                sql.SQL("ALTER TABLE {} ALTER COLUMN {} SET NOT NULL").format(
+                    _t(meta), sql.Identifier(anon)
+                )
+            )
+        if oc.layer in TAGS and oc.onion is Onion.ORD:
+            conn.execute(
+                sql.SQL("ALTER TABLE {} ADD CONSTRAINT {} CHECK (get_byte({}, 0) = {})").format(
+                    _t(meta),
+                    sql.Identifier("k_" + anon),
+                    sql.Identifier(anon),
+                    sql.Literal(TAGS[oc.layer]),
+                )
+            )
+        _rename(conn, meta, source, head.generation + 1)
+        if meta.foreign_keys:
+            foreign_keys.set_null_trigger(conn, meta)  # (it names the renamed column)
+        conn.execute(
+            "INSERT INTO adaptive.layers (anon_table, anon_column, onion, layer) "
+            "VALUES (%s, %s, %s, %s)",
+            (meta.anon, anon, oc.onion.value, oc.layer),
+        )
+        conn.execute(
+            "INSERT INTO adaptive.peel_log (anon_table, anon_column, onion, from_layer, "
+            "to_layer, mode, rows, duration_ms) VALUES (%s, %s, %s, '-', %s, 'build', %s, %s)",
+            (meta.anon, anon, oc.onion.value, oc.layer, rows, (time.monotonic() - t0) * 1000),
+        )
+        del col.on_demand[need.onion]
+        order = list(Onion)
+        col.onions = dict(
+            sorted({**col.onions, need.onion: oc}.items(), key=lambda kv: order.index(kv[0]))
+        )
+        catalog.write_table(conn, meta, new=False)
+        conn.execute("UPDATE adaptive.epoch SET value = value + 1 WHERE id = 1")
+        conn.execute("NOTIFY adaptive_epoch")
+    return rows
+
+
+def _t(meta: TableMeta) -> sql.Identifier:
+    return sql.Identifier(meta.anon)
+
+
+def _readable(col: ColumnMeta) -> OnionColumn:
+    for oc in recipes.onion_order(col):
+        if Cap.DECRYPT in capabilities(oc.onion, oc.layer, oc.ope_exact):
+            return oc
+    raise StaleMetadata(f"no onion of {col.name} can be decrypted to build another")
+
+
+def _fill(
+    conn: psycopg.Connection[Any],
+    meta: TableMeta,
+    col: ColumnMeta,
+    source: OnionColumn,
+    oc: OnionColumn,
+    storage: str,
+) -> int:
+    """Every row's value of the new onion: the column's values read with their ``ctid``,
+    decrypted and encrypted in batches, set by one UPDATE joined on ``ctid``."""
+    rows = conn.execute(
+        sql.SQL("SELECT ctid::text, {c} FROM {t} WHERE {c} IS NOT NULL").format(
+            c=sql.Identifier(source.anon), t=_t(meta)
+        )
+    ).fetchall()
+    if not rows:
+        return 0
+    plains = recipes.decrypt_many(col, source, [r[1] for r in rows])
+    cts = recipes.encrypt_many(col, oc, [col.encoding.coerce(v) for v in plains])
+    staged = sql.Identifier(f"adaptive_build_{oc.anon}")
+    conn.execute(
+        sql.SQL("CREATE TEMP TABLE {} (at tid, v {}) ON COMMIT DROP").format(
+            staged, sql.SQL(storage)
+        )
+    )
+    with conn.cursor().copy(sql.SQL("COPY {} (at, v) FROM STDIN").format(staged)) as copy:
+        for row, ct in zip(rows, cts, strict=True):
+            copy.write_row((row[0], list(ct) if oc.onion is Onion.SEARCH else ct))
+    conn.execute(sql.SQL("ANALYZE {}").format(staged))
+    cur = conn.execute(
+        sql.SQL("UPDATE {t} AS t SET {c} = s.v FROM {s} AS s WHERE t.ctid = s.at").format(
+            t=_t(meta), c=sql.Identifier(oc.anon), s=staged
+        )
+    )
+    conn.execute(sql.SQL("DROP TABLE {}").format(staged))
+    return cur.rowcount
+
+
+def _rename(
+    conn: psycopg.Connection[Any], meta: TableMeta, oc: OnionColumn, generation: int
+) -> None:
+    """A new name for the onion the build read: statements compiled before the build
+    (which would write the column without its new onion) fail and are retried."""
+    base = oc.anon.rsplit("_", 1)[0]
+    renamed = f"{base}_{oc.onion.value.lower()}b{generation}"
+    conn.execute(
+        sql.SQL("ALTER TABLE {} RENAME COLUMN {} TO {}").format(
+            _t(meta), sql.Identifier(oc.anon), sql.Identifier(renamed)
+        )
+    )
+    has_check = conn.execute(
+        "SELECT 1 FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid "
+        "WHERE t.relname = %s AND c.conname = %s",
+        (meta.anon, "k_" + oc.anon),
+    ).fetchone()
+    if has_check:
+        conn.execute(
+            sql.SQL("ALTER TABLE {} RENAME CONSTRAINT {} TO {}").format(
+                _t(meta), sql.Identifier("k_" + oc.anon), sql.Identifier("k_" + renamed)
+            )
+        )
+    conn.execute(
+        "UPDATE adaptive.layers SET anon_column = %s, changed_at = now() "
+        "WHERE anon_table = %s AND anon_column = %s",
+        (renamed, meta.anon, oc.anon),
+    )
+    oc.anon = renamed

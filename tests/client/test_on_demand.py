@@ -1,0 +1,249 @@
+"""Onions built on first use (ondemand.py).
+
+A table created with ``on_demand = ["Ord", "Search"]`` stores no Ord onion for its
+non-key columns and no Search onion for its text: ``adaptive-db layers`` lists them
+``(on first use)`` and the table has no column for them.  The first range, ORDER BY,
+MIN/MAX (or word search) over such a column builds the onion (audited, mode ``build``),
+and every answer, before and after, equals plain PostgreSQL's.  Refusals (peel mode
+``off``), a build that fails half-way (nothing changed), a client whose metadata
+predates the build (its write is retried, its row gets the new onion) and two clients
+building at once (one build) are shown.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+import psycopg
+import pytest
+
+import adaptive_client
+from adaptive_client import ondemand
+from adaptive_client.admin import layers_report
+from adaptive_client.errors import OnionBuildDisabled, StaleMetadata
+from adaptive_client.onions import Onion
+
+DDL = (
+    "CREATE TABLE item (id integer PRIMARY KEY, name text, price numeric(8,2), "
+    "added date, qty integer)"
+)
+ROWS = [
+    (
+        i,
+        None
+        if i % 9 == 0
+        else ["pear", "Apple", "fig", "kiwi", "", "Zoë", "date"][i % 7] + str(i % 4),
+        None if i % 11 == 0 else Decimal(i * 37 % 200) - Decimal("50.25"),
+        dt.date(2024, 1, 1) + dt.timedelta(days=(i * 13) % 90),
+        (i * 7) % 10 - 3,
+    )
+    for i in range(1, 61)
+]
+QUERIES = [
+    ("SELECT id FROM item WHERE qty > 2 ORDER BY id", True),
+    ("SELECT id, name FROM item WHERE name >= 'fig' AND name < 'pear' ORDER BY name, id", True),
+    ("SELECT name FROM item ORDER BY name NULLS FIRST, id", True),
+    ("SELECT min(price), max(price), min(added), max(name) FROM item", True),
+    ("SELECT id FROM item WHERE price BETWEEN -10 AND 40.5 ORDER BY price DESC, id", True),
+    ("SELECT id FROM item WHERE added < DATE '2024-02-01' ORDER BY added, id LIMIT 5", True),
+    ("SELECT qty, count(*) FROM item GROUP BY qty ORDER BY qty", True),
+    ("SELECT id FROM item WHERE name ~ '\\mfig1\\M' ORDER BY id", True),
+]
+CONFIG = {"defaults": {"on_demand": ["Ord", "Search"]}}
+
+
+def _norm(rows: list[tuple[Any, ...]]) -> list[tuple[str, ...]]:
+    return [tuple(f"{type(v).__name__}:{v}" for v in r) for r in rows]
+
+
+class Pair:
+    def __init__(self, plain: psycopg.Connection[Any], enc: Any, dsn: str) -> None:
+        self.plain, self.enc, self.dsn = plain, enc, dsn
+
+    def check(self, query: str) -> None:
+        expected = self.plain.execute(query).fetchall()
+        assert _norm(self.enc.execute(query).fetchall()) == _norm(expected), query
+
+    def close(self) -> None:
+        self.plain.close()
+        self.enc.close()
+
+
+def _make(new_database: Any, master_key: Any, peel: str = "server", config: Any = CONFIG) -> Pair:
+    plain_dsn, enc_dsn = new_database("odplain"), new_database("odenc")
+    plain = psycopg.connect(plain_dsn, autocommit=True)
+    enc = adaptive_client.connect(
+        enc_dsn, master_key=master_key, peel=peel, autocommit=True, config=config
+    )
+    for conn in (plain, enc):
+        conn.execute(DDL)
+        conn.execute("CREATE TABLE note (id integer)")
+        conn.cursor().executemany("INSERT INTO item VALUES (%s, %s, %s, %s, %s)", ROWS)
+    return Pair(plain, enc, enc_dsn)
+
+
+@pytest.fixture(params=["server", "client"])
+def pair(request: Any, new_database: Any, master_key: Any) -> Iterator[Pair]:
+    p = _make(new_database, master_key, request.param)
+    yield p
+    p.close()
+
+
+def _stored_columns(p: Pair) -> list[str]:
+    anon = p.enc.catalog.table("item").anon
+    rows = p.enc.control.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = %s", (anon,)
+    ).fetchall()
+    return sorted(r[0] for r in rows)
+
+
+def _builds(p: Pair) -> list[tuple[Any, ...]]:
+    return p.enc.control.execute(
+        "SELECT onion, from_layer, to_layer, rows FROM adaptive.peel_log "
+        "WHERE mode = 'build' ORDER BY id"
+    ).fetchall()
+
+
+def test_pending_onions_are_not_stored(pair: Pair, master_key: Any) -> None:
+    item = pair.enc.catalog.table("item")
+    assert Onion.ORD in item.column("id").onions  # a key's onions are all built
+    for name in ("name", "price", "added", "qty"):
+        assert Onion.ORD not in item.column(name).onions
+        assert Onion.ORD in item.column(name).on_demand
+    assert sum(c.endswith("_ord") for c in _stored_columns(pair)) == 1  # id's
+    pending = [
+        r
+        for r in layers_report(pair.enc.control, master_key)
+        if r.table == "item" and r.layer == "(on first use)"
+    ]
+    assert sorted((r.column, r.onion) for r in pending) == [
+        ("added", "Ord"),
+        ("name", "Ord"),
+        ("name", "Search"),
+        ("price", "Ord"),
+        ("qty", "Ord"),
+    ]
+    assert all(r.stored_as == "-" and r.provider_learns.startswith("nothing") for r in pending)
+    # equality and reads need no Ord onion: nothing is built
+    pair.check("SELECT id, name, price, added FROM item WHERE qty = 2 ORDER BY id")
+    assert _builds(pair) == []
+
+
+@pytest.mark.parametrize("case", range(len(QUERIES)))
+def test_first_use_builds_and_answers_as_plain(pair: Pair, case: int) -> None:
+    query, _ = QUERIES[case]
+    pair.check(query)
+    built = _builds(pair)
+    assert built and all(b[1] == "-" and b[2] == "RND" and b[3] > 0 for b in built), built
+    # writes after the build carry the new onion, and the answers stay equal
+    for conn in (pair.plain, pair.enc):
+        conn.execute("INSERT INTO item VALUES (100, 'fig9', 12.50, DATE '2024-01-15', 5)")
+        conn.execute("UPDATE item SET name = 'apple0', price = -1, qty = 4 WHERE id = 3")
+    pair.check(query)
+    assert len(_builds(pair)) == len(built)  # built once
+
+
+def test_all_queries_build_each_onion_once(new_database: Any, master_key: Any) -> None:
+    p = _make(new_database, master_key)
+    try:
+        for query, _ in QUERIES:
+            p.check(query)
+        assert sorted(b[0] for b in _builds(p)) == ["Ord"] * 4 + ["Search"]
+        assert sum(c.endswith("_ord") for c in _stored_columns(p)) == 5
+        assert sum(c.endswith("_search") for c in _stored_columns(p)) == 1
+        assert p.enc.catalog.table("item").column("name").on_demand == {}
+    finally:
+        p.close()
+
+
+def test_peel_mode_off_refuses(new_database: Any, master_key: Any) -> None:
+    p = _make(new_database, master_key, "off")
+    try:
+        with pytest.raises(OnionBuildDisabled, match=r"item\.qty's Ord onion"):
+            p.enc.execute("SELECT id FROM item WHERE qty > 2")
+        assert _builds(p) == []
+        assert Onion.ORD in p.enc.catalog.table("item").column("qty").on_demand
+    finally:
+        p.close()
+
+
+def test_a_build_that_fails_changes_nothing(
+    new_database: Any, master_key: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    p = _make(new_database, master_key)
+    try:
+        before = _stored_columns(p)
+
+        def killed(*args: Any) -> None:
+            raise RuntimeError("killed in the middle of the build")
+
+        monkeypatch.setattr(ondemand, "_rename", killed)
+        with pytest.raises(RuntimeError, match="killed"):
+            p.enc.execute("SELECT id FROM item WHERE qty > 2")
+        assert _stored_columns(p) == before
+        assert _builds(p) == []
+        p.enc.catalog.reload(p.enc.control)
+        assert Onion.ORD in p.enc.catalog.table("item").column("qty").on_demand
+        monkeypatch.undo()
+        p.check("SELECT id FROM item WHERE qty > 2 ORDER BY id")
+        assert len(_builds(p)) == 1
+    finally:
+        p.close()
+
+
+def test_a_stale_client_write_is_retried_with_the_new_onion(
+    new_database: Any, master_key: Any
+) -> None:
+    p = _make(new_database, master_key)
+    stale = adaptive_client.connect(p.dsn, master_key=master_key, peel="server", config=CONFIG)
+    try:
+        # metadata cached, then a transaction open (no refresh) holding no lock on the
+        # table the build rewrites
+        stale.execute("SELECT count(*) FROM note").fetchall()
+        p.check("SELECT id FROM item WHERE qty > 2 ORDER BY id")  # builds qty's Ord
+        with pytest.raises(StaleMetadata):
+            stale.execute("INSERT INTO item VALUES (300, 'stale', 1, NULL, 9)")
+        stale.rollback()
+        stale.execute("INSERT INTO item VALUES (300, 'stale', 1, NULL, 9)")
+        stale.execute("UPDATE item SET qty = 8 WHERE id = 1")
+        stale.commit()
+        p.plain.execute("INSERT INTO item VALUES (300, 'stale', 1, NULL, 9)")
+        p.plain.execute("UPDATE item SET qty = 8 WHERE id = 1")
+        p.check("SELECT id, qty FROM item WHERE qty > 2 ORDER BY qty, id")
+    finally:
+        stale.close()
+        p.close()
+
+
+def test_two_clients_building_at_once_build_once(new_database: Any, master_key: Any) -> None:
+    p = _make(new_database, master_key)
+    expected = p.plain.execute("SELECT id FROM item WHERE price > 0 ORDER BY price, id").fetchall()
+    others = [
+        adaptive_client.connect(p.dsn, master_key=master_key, autocommit=True, config=CONFIG)
+        for _ in range(2)
+    ]
+    got: list[Any] = []
+    start = threading.Barrier(len(others))
+
+    def run(conn: Any) -> None:
+        start.wait()
+        got.append(
+            conn.execute("SELECT id FROM item WHERE price > 0 ORDER BY price, id").fetchall()
+        )
+
+    try:
+        threads = [threading.Thread(target=run, args=(c,)) for c in others]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert got == [expected, expected]
+        assert [b[0] for b in _builds(p)] == ["Ord"]
+    finally:
+        for c in others:
+            c.close()
+        p.close()
