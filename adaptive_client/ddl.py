@@ -332,12 +332,13 @@ def build_column(
                 f"references; it cannot also be in join group {ccfg.join_group}"
             )
         group_keys, col.join_group = shared[cname]
-    # onions built on first use (ondemand.py): not a key's (enforced or compared from the
-    # start), nor one the configuration lists explicitly without asking for that
+    # onions built on first use (ondemand.py): not those sharing keys with other columns
+    # (a join group's, a foreign key's), nor one the configuration lists explicitly
+    # without asking for that
     lazy = ccfg.on_demand if ccfg.on_demand is not None else config.on_demand
     if ccfg.onions is not None and ccfg.on_demand is None:
         lazy = ()
-    if cname in keyed or cname in shared or ccfg.join_group:
+    if cname in shared or ccfg.join_group:
         lazy = ()
     for onion in onions:
         if onion is not Onion.SINGLE and onion.value not in enc.onions:
