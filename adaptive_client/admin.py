@@ -8,6 +8,7 @@ from typing import Any
 
 import psycopg
 
+from . import ondemand
 from . import peel as peeling
 from .collation import Collation
 from .errors import ConfigError, LayerFloorViolation, MetadataTampered
@@ -198,6 +199,8 @@ def column_summary(rows: list[LayerRow]) -> list[tuple[str, str, str]]:
     most revealing onion decides (the others reveal no more than it)."""
     worst: dict[tuple[str, str], LayerRow] = {}
     for r in rows:
+        if r.layer not in _REVEALS:  # an onion built on first use: nothing stored yet
+            continue
         key = (r.table, r.column)
         if key not in worst or _REVEALS[r.layer] > _REVEALS[worst[key].layer]:
             worst[key] = r
@@ -264,6 +267,11 @@ def peel_column(
         key = next(o for o in Onion if o.value.lower() == onion.lower())
     except StopIteration:
         raise ConfigError(f"unknown onion {onion!r}") from None
+    if key in col.on_demand:  # built first (ondemand.py), then peeled
+        ondemand.build(conn, catalog, ondemand.BuildNeed(meta.name, col.name, key))
+        catalog = Catalog.open(conn, master)
+        meta = catalog.table(table)
+        col = meta.column(column)
     oc = col.onions.get(key)
     if oc is None:
         raise ConfigError(f"{meta.name}.{col.name} has no {key} onion")

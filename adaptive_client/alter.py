@@ -19,7 +19,7 @@ from psycopg import errors as pg_errors
 from psycopg import sql
 from sqlglot import exp
 
-from . import checks, defaults, foreign_keys, precomputed, recipes, views
+from . import checks, defaults, foreign_keys, ondemand, precomputed, recipes, views
 from .config import Config
 from .ddl import (
     TableSpec,
@@ -562,6 +562,10 @@ def _add_constraint(
         spec.uniques = [(None, u) for u in meta.unique_keys.values()]
         _add_foreign_keys(conn, catalog, meta, spec)
     elif isinstance(item, exp.CheckColumnConstraint):
+        for column in {c.name.lower() for c in item.this.find_all(exp.Column)}:
+            if column in meta.columns and Onion.ORD in meta.column(column).on_demand:
+                # the check compares over the Ord onion: built now (ondemand.py)
+                ondemand.build(conn, catalog, ondemand.BuildNeed(meta.name, column, Onion.ORD))
         before = {
             c: dict((o, oc.layer) for o, oc in col.onions.items())
             for c, col in meta.columns.items()

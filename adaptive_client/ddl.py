@@ -31,6 +31,7 @@ from .errors import (
     ConfigError,
     DuplicateTable,
     LayerFloorViolation,
+    StaleMetadata,
     UndefinedTable,
     UnsupportedQuery,
 )
@@ -338,7 +339,9 @@ def build_column(
     lazy = ccfg.on_demand if ccfg.on_demand is not None else config.on_demand
     if ccfg.onions is not None and ccfg.on_demand is None:
         lazy = ()
-    if cname in shared or ccfg.join_group:
+    # (nor one a CHECK constraint compares: it is enforced over the onion from the start)
+    checked = {c.name.lower() for _, e, _ in spec.checks for c in e.find_all(exp.Column)}
+    if cname in shared or ccfg.join_group or cname in checked:
         lazy = ()
     for onion in onions:
         if onion is not Onion.SINGLE and onion.value not in enc.onions:
@@ -633,7 +636,6 @@ def statement(
 ) -> Callable[[], None]:
     """The DDL statement ``stmt``, as a function to run in a transaction."""
     from . import alter
-    from .rewrite.statements import compile_statement
 
     kind = (stmt.args.get("kind") or "").upper()
     if isinstance(stmt, exp.Create) and kind == "TABLE":
@@ -642,7 +644,7 @@ def statement(
         return lambda: create_index(conn, catalog, stmt)
     if isinstance(stmt, exp.Create) and kind == "VIEW":
         return lambda: views.create_view(
-            conn, catalog, stmt, lambda q: [o.name for o in compile_statement(catalog, q).outputs]
+            conn, catalog, stmt, lambda q: _output_names(conn, catalog, q)
         )
     if isinstance(stmt, exp.Drop) and kind == "TABLE":
         return lambda: drop_table(conn, catalog, stmt, runtime)
@@ -663,6 +665,22 @@ def statement(
     raise UnsupportedQuery(
         f"{type(stmt).__name__} {kind} is not supported", f"{type(stmt).__name__} {kind}"
     )
+
+
+def _output_names(
+    conn: psycopg.Connection[Any], catalog: Catalog, query: exp.Expression
+) -> list[str]:
+    """A view's column names, as its query compiles; an onion the query needs that its
+    column builds on first use is built now (ondemand.py), in the DDL's transaction."""
+    from . import ondemand
+    from .rewrite.statements import compile_statement
+
+    for _ in range(8):
+        try:
+            return [o.name for o in compile_statement(catalog, query).outputs]
+        except ondemand.BuildRequired as required:
+            ondemand.build(conn, catalog, required.need)
+    raise StaleMetadata("the view's columns kept changing while it was created")
 
 
 def _rewrite_sealed(conn: psycopg.Connection[Any], catalog: Catalog, meta: TableMeta) -> None:

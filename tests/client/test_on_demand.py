@@ -232,9 +232,7 @@ def test_two_clients_building_at_once_build_once(new_database: Any, master_key: 
 
     def run(conn: Any) -> None:
         start.wait()
-        got.append(
-            conn.execute("SELECT id FROM item WHERE price > 0 ORDER BY price").fetchall()
-        )
+        got.append(conn.execute("SELECT id FROM item WHERE price > 0 ORDER BY price").fetchall())
 
     try:
         threads = [threading.Thread(target=run, args=(c,)) for c in others]
@@ -247,4 +245,61 @@ def test_two_clients_building_at_once_build_once(new_database: Any, master_key: 
     finally:
         for c in others:
             c.close()
+        p.close()
+
+
+def test_checks_and_the_dbas_peel_build_what_they_need(new_database: Any, master_key: Any) -> None:
+    """A CHECK comparing a column keeps its Ord onion from CREATE TABLE; one added later
+    builds it first; a DBA's ``adaptive-db peel`` of a pending onion builds it, then
+    peels it.  PostgreSQL's answers (and its refusal of a violating row) throughout."""
+    from adaptive_client.admin import peel_column
+
+    p = _make(new_database, master_key)
+    try:
+        for conn in (p.plain, p.enc):
+            conn.execute(
+                "CREATE TABLE rated (id integer, stars integer CHECK (stars BETWEEN 0 AND 5), note text)"
+            )
+        rated = p.enc.catalog.table("rated")
+        assert Onion.ORD in rated.column("stars").onions
+        assert Onion.ORD in rated.column("id").on_demand
+        for conn in (p.plain, p.enc):
+            conn.execute("ALTER TABLE item ADD CONSTRAINT qty_floor CHECK (qty >= -3)")
+        assert Onion.ORD in p.enc.catalog.table("item").column("qty").onions
+        assert [b[0] for b in _builds(p)] == ["Ord"]
+        for conn in (p.plain, p.enc):
+            with pytest.raises(psycopg.errors.CheckViolation):
+                conn.execute("INSERT INTO item (id, qty) VALUES (500, -4)")
+        p.check("SELECT id FROM item WHERE qty >= 5 ORDER BY id")
+
+        with psycopg.connect(p.dsn) as dba:
+            rows = peel_column(dba, master_key, "item", "added", "Ord", "OPE", "client")
+        assert rows == len(ROWS)
+        p.enc.catalog.reload(p.enc.control)
+        added = p.enc.catalog.table("item").column("added")
+        assert added.onions[Onion.ORD].layer == "OPE" and not added.on_demand
+        p.check("SELECT id, added FROM item WHERE added > DATE '2024-03-01' ORDER BY added, id")
+    finally:
+        p.close()
+
+
+def test_a_view_and_the_layers_summary_with_pending_onions(
+    new_database: Any, master_key: Any
+) -> None:
+    """A view whose query orders by a column with a pending Ord onion is created (the
+    onion built for it) and answers as PostgreSQL's; the per-column summary of
+    ``adaptive-db layers`` skips onions not stored."""
+    from adaptive_client.admin import column_summary
+
+    p = _make(new_database, master_key)
+    try:
+        summary = dict(
+            (c, w) for c, w, _ in column_summary(layers_report(p.enc.control, master_key))
+        )
+        assert summary["item.qty"] == "Eq at RND"
+        view = "CREATE VIEW cheap AS SELECT id, price FROM item WHERE price < 10 ORDER BY price"
+        for conn in (p.plain, p.enc):
+            conn.execute(view)
+        p.check("SELECT id, price FROM cheap")
+    finally:
         p.close()
