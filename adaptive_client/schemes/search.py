@@ -23,6 +23,9 @@ from .base import Scheme
 
 _WORD = re.compile(r"\w+")
 TOKEN_SIZE = 16
+# the most word tokens a SEARCH object remembers (a text's words repeat across rows: the
+# HMAC of each is computed once); when full it starts over
+_MEMO_LIMIT = 50_000
 
 
 class SEARCH(Scheme):
@@ -38,12 +41,19 @@ class SEARCH(Scheme):
         if len(key) != self.key_size:
             raise ConfigError("SEARCH needs a 256-bit key")
         self._key = bytes(key)
+        self._memo: dict[str, bytes] = {}
 
     def __repr__(self) -> str:
         return "SEARCH(<key hidden>)"
 
     def _token(self, word: str) -> bytes:
-        return hmac.digest(self._key, word.encode("utf-8"), "sha256")[:TOKEN_SIZE]
+        token = self._memo.get(word)
+        if token is None:
+            token = hmac.digest(self._key, word.encode("utf-8"), "sha256")[:TOKEN_SIZE]
+            if len(self._memo) >= _MEMO_LIMIT:
+                self._memo.clear()
+            self._memo[word] = token
+        return token
 
     def token(self, word: str) -> bytes:
         """The token of one word; anything but a single ``\\w+`` run is an EncodingError."""
