@@ -9,12 +9,14 @@ is at.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
 from .errors import CiphertextError, EncodingError
 from .metadata import ColumnMeta, OnionColumn
 from .onions import Onion
+from .schemes.rnd import seal_each
 from .stats import STATS
 from .wire import WordTokens
 
@@ -95,6 +97,65 @@ def encrypt_many(
     return cts
 
 
+class RowSealer:
+    """The stored values of one row's onions (a single-row INSERT): what :func:`encrypt`
+    makes for each (column, onion), from each column's coerced value, in one call.
+
+    Each value is coerced once by the caller for all its onions; the innermost layers
+    are dispatched on codes resolved when the statement is compiled (the layer itself is
+    read on each call: a peel may move it); DET and OPE are memoized as in
+    :func:`encrypt`; every RND layer of the row is sealed in one batch, each under its own
+    onion's key and a fresh nonce of its own (one read from the CSPRNG for the row); the
+    statistics are counted once per scheme instead of once per value."""
+
+    __slots__ = ("_slots", "_width")
+
+    def __init__(self, slots: Sequence[tuple[int, ColumnMeta, OnionColumn]]) -> None:
+        """``slots``: per stored column of the row, in order, the index of its plain
+        column in the values the call receives, the column and the onion."""
+        self._width = len(slots)
+        self._slots = [(ci, col, oc, col.encoding, oc.innermost) for ci, col, oc in slots]
+
+    def __call__(self, values: Sequence[Any]) -> list[Any]:
+        out: list[Any] = [None] * self._width
+        det = ope = search = 0
+        wrap: list[int] = []  # slots whose inner value gets its onion's RND layer
+        for slot, (ci, col, oc, enc, inner) in enumerate(self._slots):
+            v = values[ci]
+            if v is None:
+                continue
+            layer = oc.layer
+            if layer == "PLAIN":
+                out[slot] = v
+                continue
+            if inner == "DET":
+                det += 1
+                memo = oc.memo.get("DET")
+                plain = enc.to_bytes(v)
+                ct = memo.get(plain) if memo is not None else None
+                out[slot] = ct if ct is not None else _memo(oc, "DET", plain, oc.det.encrypt)
+            elif inner == "OPE":
+                ope += 1
+                memo = oc.memo.get("OPE")
+                x = enc.to_ope(v)
+                ct = memo.get(x) if memo is not None else None
+                out[slot] = ct if ct is not None else _memo(oc, "OPE", x, oc.ope.encrypt)
+            elif inner == "SEARCH" and layer == "RND":
+                search += 1
+                out[slot] = b"".join(oc.search.tokens(str(v)))
+            else:  # HOM, trigrams, a Search onion peeled, a Single RND onion: as encrypt()
+                out[slot] = encrypt(col, oc, v)
+                continue
+            if layer == "RND":
+                wrap.append(slot)
+        if wrap:
+            sealed = seal_each([self._slots[j][2].rnd for j in wrap], [out[j] for j in wrap])
+            for j, ct in zip(wrap, sealed, strict=True):
+                out[j] = WordTokens([ct]) if self._slots[j][4] == "SEARCH" else ct
+        STATS.tally(DET=det, OPE=ope, SEARCH=search, RND=len(wrap))
+        return out
+
+
 def _search_rnd(oc: OnionColumn, token_sets: list[list[bytes]]) -> list[Any]:
     """A Search onion at RND: each text's (sorted, 16-byte) tokens concatenated and
     encrypted as one RND value, stored as a one-element array.  Nothing repeats across
@@ -149,17 +210,19 @@ def decrypt(col: ColumnMeta, oc: OnionColumn, stored: Any) -> Any:
     if not data:
         raise CiphertextError("empty ciphertext")
     if inner == "RND":  # Single RND
-        STATS.count("RND", decrypt=True)
+        STATS.decrypted("RND", False)
         return enc.from_bytes(oc.rnd.decrypt(data))
-    if data[0] == 1:
-        STATS.count("RND", decrypt=True)
+    outer = data[0] == 1
+    if outer:
         data = oc.rnd.decrypt(data)
     if inner == "DET":
-        STATS.count("DET", decrypt=True)
+        STATS.decrypted("DET", outer)
         return enc.from_bytes(oc.det.decrypt(data))
     if inner == "OPE":
-        STATS.count("OPE", decrypt=True)
+        STATS.decrypted("OPE", outer)
         return enc.from_ope(oc.ope.decrypt(data))
+    if outer:
+        STATS.count("RND", decrypt=True)
     raise CiphertextError(f"cannot decrypt from a {inner} onion")
 
 

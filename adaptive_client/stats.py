@@ -67,6 +67,29 @@ class Stats:
             per = self.by_statement[self.current] = Counter()
         per[key] += n
 
+    def decrypted(self, scheme: str, rnd: bool) -> None:
+        """:meth:`count` of one value's decryption: ``scheme``'s, after RND's if ``rnd``."""
+        per = self.by_statement.get(self.current)
+        if per is None:
+            per = self.by_statement[self.current] = Counter()
+        if rnd:
+            self.decryptions["RND"] += 1
+            per["dec:RND"] += 1
+        self.decryptions[scheme] += 1
+        per[_DEC.get(scheme) or f"dec:{scheme}"] += 1
+
+    def tally(self, **counts: int) -> None:
+        """:meth:`count` of several schemes' encryptions at once (zeros skipped)."""
+        per = None
+        for scheme, n in counts.items():
+            if n:
+                if per is None:
+                    per = self.by_statement.get(self.current)
+                    if per is None:
+                        per = self.by_statement[self.current] = Counter()
+                self.encryptions[scheme] += n
+                per[f"enc:{scheme}"] += n
+
     def statement(self, kind: str) -> _Statement:
         """Context: counts a statement of ``kind`` and attributes what happens inside to it."""
         return _Statement(self, kind)
@@ -101,6 +124,9 @@ class Stats:
             "residual_rows": self.residual_rows,
             "residual_bytes": self.residual_bytes,
         }
+
+
+_DEC = {scheme: f"dec:{scheme}" for scheme in ("DET", "OPE", "RND", "HOM", "SEARCH")}
 
 
 # Plain classes rather than @contextmanager generators: these wrap every statement, and
