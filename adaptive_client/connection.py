@@ -60,6 +60,7 @@ from .stats import STATS, Shipped, Stats
 _COMPILED_KINDS = frozenset({exp.Select, exp.Insert, exp.Update, exp.Delete, exp.Union})
 _SNAPSHOT_LEVELS = (psycopg.IsolationLevel.REPEATABLE_READ, psycopg.IsolationLevel.SERIALIZABLE)
 _CACHE_LIMIT = 2048
+_IDLE = psycopg.pq.TransactionStatus.IDLE
 
 
 def connect(
@@ -147,6 +148,9 @@ class Connection:
             raise
         self._plans: dict[tuple[str, int, bool], Compiled] = {}
         self._parsed: dict[str, tuple[exp.Expression, int, bool]] = {}
+        # statements seen before that go straight to the compiler (SELECT, INSERT, UPDATE,
+        # DELETE, not a client-answered sequence call): their repeats skip the dispatch
+        self._compiled_kind: dict[str, tuple[exp.Expression, int, bool]] = {}
         self._pending: list[peel.Need] = []
         self._catalog_dirty = False
         # rows this transaction locked with SELECT ... FOR UPDATE by primary key, in the
@@ -256,7 +260,8 @@ class Connection:
 
     # -- metadata freshness ------------------------------------------------------------------
     def _in_transaction(self) -> bool:
-        return self.pg.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
+        # (libpq's status as an int: ``pg.info`` builds an object and an enum per call)
+        return self.pg.pgconn.transaction_status != _IDLE
 
     def _on_notify(self, _: psycopg.Notify) -> None:
         self._notified = True
@@ -300,6 +305,7 @@ class Connection:
             self._statement_log.record(text)
         if len(self._parsed) > _CACHE_LIMIT:
             self._parsed.clear()
+            self._compiled_kind.clear()
         self._parsed[query_key] = out
         return out
 
@@ -618,6 +624,16 @@ class Connection:
     ) -> None:
         self._maybe_refresh()
         defaults.RUNTIME.set(self._runtime)
+        with_params = params is not None or many is not None
+        # a repeated SELECT/INSERT/UPDATE/DELETE: what the checks below found the first time
+        seen = self._compiled_kind.get(query if with_params else _cache_key(query, False))
+        if seen is not None:
+            stmt, npos, named = seen
+            if not named:
+                for p in many if many is not None else (params,):
+                    _check_positional_count(npos, p)
+            self._run_compiled(cur, _cache_key(query, with_params), stmt, params, many)
+            return
         if query not in self._parsed:  # (a statement seen before is one, and not a command)
             parts = split_statements(query)
             if len(parts) > 1:
@@ -627,7 +643,6 @@ class Connection:
             if kind is not None:
                 self._session_command(cur, kind, query, params)
                 return
-        with_params = params is not None or many is not None
         stmt, npos, named = self._parse(query, with_params)
         query = _cache_key(query, with_params)  # the plan cache's key from here on
         answer = sequences.answer(stmt, self.catalog, self._runtime)
@@ -635,6 +650,7 @@ class Connection:
             cur._set_result(*answer)
             return
         if type(stmt) in _COMPILED_KINDS:  # SELECT/INSERT/UPDATE/DELETE: skip the checks below
+            self._compiled_kind[query] = (stmt, npos, named)
             if not named:  # (other statements go to psycopg, or are parsed again: EXPLAIN)
                 for p in many if many is not None else (params,):
                     _check_positional_count(npos, p)
