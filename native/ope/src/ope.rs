@@ -16,9 +16,11 @@ use crate::tape::{keyed_mac, HmacSha256, Tape};
 /// The largest supported range size.
 pub const MAX_SIZE: u128 = 1 << 127;
 
-/// Nodes with fewer input values than this are not memoized: near the leaves a node is
-/// shared by few plaintexts, and the cache would only fill up with them.
-pub const CACHE_MIN_IN_SIZE: u128 = 64;
+/// Nodes with fewer input values than this are not memoized.  Every inner node is: for
+/// nearby values (keys, dates, amounts inserted in order) even the nodes just above the
+/// leaves are shared by the next values, and scattered values only make the cache start
+/// over sooner (the top levels are sampled again once per fill).
+pub const CACHE_MIN_IN_SIZE: u128 = 2;
 
 /// The most nodes a [`SplitCache`] holds (about 1 MB); when it is full it starts over.
 pub const CACHE_MAX_NODES: usize = 1 << 14;
