@@ -108,7 +108,10 @@ _PEEL_CONFLICTS = (psycopg.errors.DeadlockDetected, psycopg.errors.LockNotAvaila
 def _check_positional_count(npos: int, params: Params | None) -> None:
     """More parameters than ``%s`` placeholders is a mistake psycopg refuses; so do we
     (too few is refused where a missing one is looked up, in the rewrite)."""
-    if params is None or isinstance(params, Mapping | str | bytes):
+    if params is None:
+        return
+    kind = type(params)  # (a tuple or a list, the usual ones, told apart cheaply)
+    if kind is not tuple and kind is not list and isinstance(params, Mapping | str | bytes):
         return
     if len(params) > npos:
         raise UnsupportedQuery(

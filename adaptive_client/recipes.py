@@ -152,7 +152,8 @@ class RowSealer:
             sealed = seal_each([self._slots[j][2].rnd for j in wrap], [out[j] for j in wrap])
             for j, ct in zip(wrap, sealed, strict=True):
                 out[j] = WordTokens([ct]) if self._slots[j][4] == "SEARCH" else ct
-        STATS.tally(DET=det, OPE=ope, SEARCH=search, RND=len(wrap))
+        if det or ope or search or wrap:
+            STATS.encrypted_row(det, ope, search, len(wrap))
         return out
 
 

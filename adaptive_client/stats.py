@@ -78,17 +78,24 @@ class Stats:
         self.decryptions[scheme] += 1
         per[_DEC.get(scheme) or f"dec:{scheme}"] += 1
 
-    def tally(self, **counts: int) -> None:
-        """:meth:`count` of several schemes' encryptions at once (zeros skipped)."""
-        per = None
-        for scheme, n in counts.items():
-            if n:
-                if per is None:
-                    per = self.by_statement.get(self.current)
-                    if per is None:
-                        per = self.by_statement[self.current] = Counter()
-                self.encryptions[scheme] += n
-                per[f"enc:{scheme}"] += n
+    def encrypted_row(self, det: int, ope: int, search: int, rnd: int) -> None:
+        """:meth:`count` of one row's encryptions at once (a single-row INSERT's)."""
+        per = self.by_statement.get(self.current)
+        if per is None:
+            per = self.by_statement[self.current] = Counter()
+        enc = self.encryptions
+        if det:
+            enc["DET"] += det
+            per["enc:DET"] += det
+        if ope:
+            enc["OPE"] += ope
+            per["enc:OPE"] += ope
+        if search:
+            enc["SEARCH"] += search
+            per["enc:SEARCH"] += search
+        if rnd:
+            enc["RND"] += rnd
+            per["enc:RND"] += rnd
 
     def statement(self, kind: str) -> _Statement:
         """Context: counts a statement of ``kind`` and attributes what happens inside to it."""

@@ -69,6 +69,6 @@ class SEARCH(Scheme):
         if not isinstance(text, str):
             raise EncodingError(f"SEARCH indexes text, not {type(text).__name__}")
         try:
-            return sorted({self._token(w) for w in set(_WORD.findall(text))})
+            return sorted({self._token(w) for w in _WORD.findall(text)})
         except UnicodeEncodeError:
             raise EncodingError("text must be valid Unicode (no lone surrogates)") from None
