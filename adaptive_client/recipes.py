@@ -114,13 +114,30 @@ class RowSealer:
         """``slots``: per stored column of the row, in order, the index of its plain
         column in the values the call receives, the column and the onion."""
         self._width = len(slots)
-        self._slots = [(ci, col, oc, col.encoding, oc.innermost) for ci, col, oc in slots]
+        # per slot: (value index, column, onion, kind, encoder, memo, encrypt function)
+        self._slots: list[tuple[int, ColumnMeta, OnionColumn, int, Any, Any, Any]] = []
+        for ci, col, oc in slots:
+            inner, enc = oc.innermost, col.encoding
+            entry: tuple[int, ColumnMeta, OnionColumn, int, Any, Any, Any]
+            if inner == "DET":
+                memo = oc.memo.setdefault("DET", {})  # (cleared in place when full)
+                entry = (ci, col, oc, _DET, enc.to_bytes, memo, oc.det.encrypt)
+            elif inner == "OPE":
+                memo = oc.memo.setdefault("OPE", {})
+                entry = (ci, col, oc, _OPE, enc.to_ope, memo, oc.ope.encrypt)
+            elif inner == "SEARCH":
+                entry = (ci, col, oc, _SEARCH, str, None, oc.search.tokens)
+            else:
+                entry = (ci, col, oc, _OTHER, None, None, None)
+            self._slots.append(entry)
 
     def __call__(self, values: Sequence[Any]) -> list[Any]:
         out: list[Any] = [None] * self._width
         det = ope = search = 0
         wrap: list[int] = []  # slots whose inner value gets its onion's RND layer
-        for slot, (ci, col, oc, enc, inner) in enumerate(self._slots):
+        slot = -1
+        for ci, col, oc, kind, encode, memo, fn in self._slots:
+            slot += 1
             v = values[ci]
             if v is None:
                 continue
@@ -128,33 +145,37 @@ class RowSealer:
             if layer == "PLAIN":
                 out[slot] = v
                 continue
-            if inner == "DET":
-                det += 1
-                memo = oc.memo.get("DET")
-                plain = enc.to_bytes(v)
-                ct = memo.get(plain) if memo is not None else None
-                out[slot] = ct if ct is not None else _memo(oc, "DET", plain, oc.det.encrypt)
-            elif inner == "OPE":
-                ope += 1
-                memo = oc.memo.get("OPE")
-                x = enc.to_ope(v)
-                ct = memo.get(x) if memo is not None else None
-                out[slot] = ct if ct is not None else _memo(oc, "OPE", x, oc.ope.encrypt)
-            elif inner == "SEARCH" and layer == "RND":
+            if kind <= _OPE:  # DET or OPE: memoized
+                if kind == _DET:
+                    det += 1
+                else:
+                    ope += 1
+                x = encode(v)
+                ct = memo.get(x)
+                if ct is None:
+                    if len(memo) >= _MEMO_LIMIT:
+                        memo.clear()
+                    ct = memo[x] = fn(x)
+                out[slot] = ct
+            elif kind == _SEARCH and layer == "RND":
                 search += 1
-                out[slot] = b"".join(oc.search.tokens(str(v)))
+                out[slot] = b"".join(fn(encode(v)))
             else:  # HOM, trigrams, a Search onion peeled, a Single RND onion: as encrypt()
                 out[slot] = encrypt(col, oc, v)
                 continue
             if layer == "RND":
                 wrap.append(slot)
         if wrap:
-            sealed = seal_each([self._slots[j][2].rnd for j in wrap], [out[j] for j in wrap])
+            slots = self._slots
+            sealed = seal_each([slots[j][2].rnd for j in wrap], [out[j] for j in wrap])
             for j, ct in zip(wrap, sealed, strict=True):
-                out[j] = WordTokens([ct]) if self._slots[j][4] == "SEARCH" else ct
+                out[j] = WordTokens([ct]) if slots[j][3] == _SEARCH else ct
         if det or ope or search or wrap:
             STATS.encrypted_row(det, ope, search, len(wrap))
         return out
+
+
+_DET, _OPE, _SEARCH, _OTHER = range(4)  # RowSealer's kinds of innermost layer
 
 
 def _search_rnd(oc: OnionColumn, token_sets: list[list[bytes]]) -> list[Any]:
@@ -201,13 +222,13 @@ def decrypt(col: ColumnMeta, oc: OnionColumn, stored: Any) -> Any:
     if stored is None:
         return None
     enc = col.encoding
-    inner = oc.innermost
+    inner = oc.stack[-1]  # (oc.innermost, without the property call)
     if inner == "PLAIN":
         return stored
     if inner == "HOM":
         STATS.count("HOM", decrypt=True)
         return enc.from_hom_sum(oc.hom.decrypt(int(stored)))
-    data = bytes(stored)
+    data = stored if type(stored) is bytes else bytes(stored)
     if not data:
         raise CiphertextError("empty ciphertext")
     if inner == "RND":  # Single RND

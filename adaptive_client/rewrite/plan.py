@@ -74,7 +74,8 @@ def decrypt_columns(
     """The decrypted rows of a server result: the same values as applying each output's
     function to each row, with plain column outputs decrypted a whole column at a time."""
     if len(raw) < BATCH_ROWS or not any(isinstance(o.fn, ColumnValue) for o in outputs):
-        return [tuple(o.fn(r) for o in outputs) for r in raw]
+        fns = [o.fn for o in outputs]
+        return [tuple([fn(r) for fn in fns]) for r in raw]
     return list(zip(*decrypt_columnar(outputs, raw), strict=True))
 
 

@@ -105,7 +105,7 @@ class RND(Scheme):
 
     def decrypt(self, ct: Buffer) -> bytes:
         """The inner value; a wrong tag or a short value raises :class:`CiphertextError`."""
-        data = _buffer(ct, "an RND ciphertext")
+        data = ct if type(ct) is bytes else _buffer(ct, "an RND ciphertext")
         if not data or data[0] != self.tag:
             raise CiphertextError("not an RND ciphertext (wrong layer tag)")
         if len(data) < self.overhead:
@@ -157,10 +157,10 @@ def seal_each(schemes: Sequence[RND], inners: Sequence[bytes]) -> list[bytes]:
     n = len(inners)
     nonces = os.urandom(NONCE_BYTES * n)
     ctrs = [s._ctr for s in schemes]
-    if _native_seal_each is not None and all(type(c) is _NativeCtr for c in ctrs):
+    if _native_seal_each is not None:
         try:
             return list(_native_seal_each(RND.tag, nonces, ctrs, inners))
-        except TypeError:  # a buffer it does not take (memoryview): the loop below
+        except TypeError:  # a buffer or a backend it does not take: the loop below
             pass
     out = []
     for i in range(n):
