@@ -114,29 +114,34 @@ class RowSealer:
         """``slots``: per stored column of the row, in order, the index of its plain
         column in the values the call receives, the column and the onion."""
         self._width = len(slots)
-        # per slot: (value index, column, onion, kind, encoder, memo, encrypt function)
-        self._slots: list[tuple[int, ColumnMeta, OnionColumn, int, Any, Any, Any]] = []
+        # per slot: (value index, column, onion, kind, encoder, memo, encrypt function,
+        # the onion's RND scheme if it has that layer)
+        self._slots: list[tuple[int, ColumnMeta, OnionColumn, int, Any, Any, Any, Any]] = []
         for ci, col, oc in slots:
             inner, enc = oc.innermost, col.encoding
-            entry: tuple[int, ColumnMeta, OnionColumn, int, Any, Any, Any]
+            rnd = oc.rnd if "RND" in oc.stack else None
+            entry: tuple[int, ColumnMeta, OnionColumn, int, Any, Any, Any, Any]
             if inner == "DET":
                 memo = oc.memo.setdefault("DET", {})  # (cleared in place when full)
-                entry = (ci, col, oc, _DET, enc.to_bytes, memo, oc.det.encrypt)
+                entry = (ci, col, oc, _DET, enc.to_bytes, memo, oc.det.encrypt, rnd)
             elif inner == "OPE":
                 memo = oc.memo.setdefault("OPE", {})
-                entry = (ci, col, oc, _OPE, enc.to_ope, memo, oc.ope.encrypt)
+                entry = (ci, col, oc, _OPE, enc.to_ope, memo, oc.ope.encrypt, rnd)
             elif inner == "SEARCH":
-                entry = (ci, col, oc, _SEARCH, str, None, oc.search.tokens)
+                entry = (ci, col, oc, _SEARCH, str, None, oc.search.tokens, rnd)
             else:
-                entry = (ci, col, oc, _OTHER, None, None, None)
+                entry = (ci, col, oc, _OTHER, None, None, None, rnd)
             self._slots.append(entry)
 
     def __call__(self, values: Sequence[Any]) -> list[Any]:
         out: list[Any] = [None] * self._width
         det = ope = search = 0
-        wrap: list[int] = []  # slots whose inner value gets its onion's RND layer
+        # the slots whose inner value gets its onion's RND layer, their schemes and values
+        wrap: list[int] = []
+        rnds: list[Any] = []
+        inners: list[bytes] = []
         slot = -1
-        for ci, col, oc, kind, encode, memo, fn in self._slots:
+        for ci, col, oc, kind, encode, memo, fn, rnd in self._slots:
             slot += 1
             v = values[ci]
             if v is None:
@@ -156,19 +161,21 @@ class RowSealer:
                     if len(memo) >= _MEMO_LIMIT:
                         memo.clear()
                     ct = memo[x] = fn(x)
-                out[slot] = ct
             elif kind == _SEARCH and layer == "RND":
                 search += 1
-                out[slot] = b"".join(fn(encode(v)))
+                ct = b"".join(fn(encode(v)))
             else:  # HOM, trigrams, a Search onion peeled, a Single RND onion: as encrypt()
                 out[slot] = encrypt(col, oc, v)
                 continue
             if layer == "RND":
                 wrap.append(slot)
+                rnds.append(rnd)
+                inners.append(ct)
+            else:
+                out[slot] = ct
         if wrap:
             slots = self._slots
-            sealed = seal_each([slots[j][2].rnd for j in wrap], [out[j] for j in wrap])
-            for j, ct in zip(wrap, sealed, strict=True):
+            for j, ct in zip(wrap, seal_each(rnds, inners), strict=True):
                 out[j] = WordTokens([ct]) if slots[j][3] == _SEARCH else ct
         if det or ope or search or wrap:
             STATS.encrypted_row(det, ope, search, len(wrap))

@@ -615,6 +615,7 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
         plan.bulk = _bulk_encrypting(ordered, storage, row_values)
     else:
         plan.bulk = _row_encrypting(ordered, storage, row_values[0])
+    plan.bulk_size = len(rows) * len(storage)
     _returning(c, stmt, out, plan, scope)  # (RETURNING cannot name EXCLUDED)
     if stmt.args.get("conflict") is not None:
         out.set("conflict", _on_conflict(c, scope, meta, stmt.args["conflict"]))
