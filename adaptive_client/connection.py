@@ -33,6 +33,7 @@ from .collation import (
     server_version,
 )
 from .config import PEEL_MODES, Config, load_config
+from .direct import DirectExecutor
 from .errors import (
     AdaptiveError,
     CollationUnavailable,
@@ -146,6 +147,8 @@ class Connection:
             self.control.execute("LISTEN adaptive_epoch")
             self.pg = psycopg.connect(conninfo, autocommit=autocommit, **kwargs)
             wire.register(self.pg)
+            # repeated statements' server SQL, prepared and run without a cursor
+            self._direct = DirectExecutor(self.pg)
         except BaseException:
             self.control.close()
             raise
@@ -1015,10 +1018,15 @@ class Cursor:
             return
         with STATS.crypto():
             bound = plan.bind_positional(params)
-        cur = self._server_cursor()
-        cur.execute(plan.positional_sql, bound)
-        raw = cur.fetchall() if plan.returns_rows and _has_rows(cur) else []
-        rowcount = cur.rowcount
+        raw: list[Any]
+        direct = conn._direct.run(plan.positional_sql, bound, plan.returns_rows)
+        if direct is not None:
+            raw, rowcount = direct
+        else:
+            cur = self._server_cursor()
+            cur.execute(plan.positional_sql, bound)
+            raw = cur.fetchall() if plan.returns_rows and _has_rows(cur) else []
+            rowcount = cur.rowcount
         if plan.kind != "select":
             conn._forget(plan)
         elif (
