@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from functools import cmp_to_key
+from time import perf_counter
 from typing import Any
 
 import psycopg
@@ -743,11 +744,16 @@ class Connection:
             # the statement opens the transaction: nothing else is undone if it is retried
             first_in_transaction = not self._in_transaction()
             try:
-                with STATS.statement(kind):
+                # (STATS.statement(kind), inlined: this wraps every statement)
+                prev, STATS.current = STATS.current, kind
+                STATS.statements[kind] += 1
+                try:
                     if many is not None:
                         cur._execute_many(plan, many)
                     else:
                         cur._execute_plan(plan, params if params is not None else ())
+                finally:
+                    STATS.current = prev
                 return
             except (psycopg.errors.CheckViolation, psycopg.errors.UndefinedColumn) as exc:
                 if isinstance(exc, psycopg.errors.UndefinedColumn):
@@ -1016,8 +1022,11 @@ class Cursor:
         if plan.residual is not None:
             self._residual(plan, params)
             return
-        with STATS.crypto():
+        t0 = perf_counter()  # (STATS.crypto(), inlined)
+        try:
             bound = plan.bind_positional(params)
+        finally:
+            STATS.crypto_time(perf_counter() - t0)
         raw: list[Any]
         direct = conn._direct.run(plan.positional_sql, bound, plan.returns_rows)
         if direct is not None:

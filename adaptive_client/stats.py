@@ -101,6 +101,13 @@ class Stats:
         """Context: counts a statement of ``kind`` and attributes what happens inside to it."""
         return _Statement(self, kind)
 
+    def crypto_time(self, seconds: float) -> None:
+        """Add ``seconds`` of client-side crypto to the current statement kind (what
+        :meth:`crypto` measures, for a caller that times itself)."""
+        spent = self.crypto_seconds
+        key = self.current
+        spent[key] = spent.get(key, 0.0) + seconds
+
     def crypto(self) -> _CryptoTimer:
         """Context: the time inside is client-side crypto of the current statement kind."""
         return _CryptoTimer(self)

@@ -42,6 +42,8 @@ class SEARCH(Scheme):
             raise ConfigError("SEARCH needs a 256-bit key")
         self._key = bytes(key)
         self._memo: dict[str, bytes] = {}
+        # keyed once: a token is a copy of it, fed the word (no key schedule per word)
+        self._hmac = hmac.new(self._key, digestmod="sha256")
 
     def __repr__(self) -> str:
         return "SEARCH(<key hidden>)"
@@ -49,7 +51,9 @@ class SEARCH(Scheme):
     def _token(self, word: str) -> bytes:
         token = self._memo.get(word)
         if token is None:
-            token = hmac.digest(self._key, word.encode("utf-8"), "sha256")[:TOKEN_SIZE]
+            mac = self._hmac.copy()
+            mac.update(word.encode("utf-8"))
+            token = mac.digest()[:TOKEN_SIZE]
             if len(self._memo) >= _MEMO_LIMIT:
                 self._memo.clear()
             self._memo[word] = token
