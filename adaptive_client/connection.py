@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from functools import cmp_to_key
+from time import perf_counter
 from typing import Any
 
 import psycopg
@@ -33,6 +34,7 @@ from .collation import (
     server_version,
 )
 from .config import PEEL_MODES, Config, load_config
+from .direct import DirectExecutor
 from .errors import (
     AdaptiveError,
     CollationUnavailable,
@@ -60,6 +62,7 @@ from .stats import STATS, Shipped, Stats
 _COMPILED_KINDS = frozenset({exp.Select, exp.Insert, exp.Update, exp.Delete, exp.Union})
 _SNAPSHOT_LEVELS = (psycopg.IsolationLevel.REPEATABLE_READ, psycopg.IsolationLevel.SERIALIZABLE)
 _CACHE_LIMIT = 2048
+_IDLE = psycopg.pq.TransactionStatus.IDLE
 
 
 def connect(
@@ -107,7 +110,10 @@ _PEEL_CONFLICTS = (psycopg.errors.DeadlockDetected, psycopg.errors.LockNotAvaila
 def _check_positional_count(npos: int, params: Params | None) -> None:
     """More parameters than ``%s`` placeholders is a mistake psycopg refuses; so do we
     (too few is refused where a missing one is looked up, in the rewrite)."""
-    if params is None or isinstance(params, Mapping | str | bytes):
+    if params is None:
+        return
+    kind = type(params)  # (a tuple or a list, the usual ones, told apart cheaply)
+    if kind is not tuple and kind is not list and isinstance(params, Mapping | str | bytes):
         return
     if len(params) > npos:
         raise UnsupportedQuery(
@@ -142,11 +148,16 @@ class Connection:
             self.control.execute("LISTEN adaptive_epoch")
             self.pg = psycopg.connect(conninfo, autocommit=autocommit, **kwargs)
             wire.register(self.pg)
+            # repeated statements' server SQL, prepared and run without a cursor
+            self._direct = DirectExecutor(self.pg)
         except BaseException:
             self.control.close()
             raise
         self._plans: dict[tuple[str, int, bool], Compiled] = {}
         self._parsed: dict[str, tuple[exp.Expression, int, bool]] = {}
+        # statements seen before that go straight to the compiler (SELECT, INSERT, UPDATE,
+        # DELETE, not a client-answered sequence call): their repeats skip the dispatch
+        self._compiled_kind: dict[str, tuple[exp.Expression, int, bool]] = {}
         self._pending: list[peel.Need] = []
         self._catalog_dirty = False
         # rows this transaction locked with SELECT ... FOR UPDATE by primary key, in the
@@ -256,7 +267,8 @@ class Connection:
 
     # -- metadata freshness ------------------------------------------------------------------
     def _in_transaction(self) -> bool:
-        return self.pg.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
+        # (libpq's status as an int: ``pg.info`` builds an object and an enum per call)
+        return self.pg.pgconn.transaction_status != _IDLE
 
     def _on_notify(self, _: psycopg.Notify) -> None:
         self._notified = True
@@ -300,6 +312,7 @@ class Connection:
             self._statement_log.record(text)
         if len(self._parsed) > _CACHE_LIMIT:
             self._parsed.clear()
+            self._compiled_kind.clear()
         self._parsed[query_key] = out
         return out
 
@@ -641,6 +654,16 @@ class Connection:
     ) -> None:
         self._maybe_refresh()
         defaults.RUNTIME.set(self._runtime)
+        with_params = params is not None or many is not None
+        # a repeated SELECT/INSERT/UPDATE/DELETE: what the checks below found the first time
+        seen = self._compiled_kind.get(query if with_params else _cache_key(query, False))
+        if seen is not None:
+            stmt, npos, named = seen
+            if not named:
+                for p in many if many is not None else (params,):
+                    _check_positional_count(npos, p)
+            self._run_compiled(cur, _cache_key(query, with_params), stmt, params, many)
+            return
         if query not in self._parsed:  # (a statement seen before is one, and not a command)
             parts = split_statements(query)
             if len(parts) > 1:
@@ -650,7 +673,6 @@ class Connection:
             if kind is not None:
                 self._session_command(cur, kind, query, params)
                 return
-        with_params = params is not None or many is not None
         stmt, npos, named = self._parse(query, with_params)
         query = _cache_key(query, with_params)  # the plan cache's key from here on
         answer = sequences.answer(stmt, self.catalog, self._runtime)
@@ -658,6 +680,7 @@ class Connection:
             cur._set_result(*answer)
             return
         if type(stmt) in _COMPILED_KINDS:  # SELECT/INSERT/UPDATE/DELETE: skip the checks below
+            self._compiled_kind[query] = (stmt, npos, named)
             if not named:  # (other statements go to psycopg, or are parsed again: EXPLAIN)
                 for p in many if many is not None else (params,):
                     _check_positional_count(npos, p)
@@ -744,11 +767,16 @@ class Connection:
             # the statement opens the transaction: nothing else is undone if it is retried
             first_in_transaction = not self._in_transaction()
             try:
-                with STATS.statement(kind):
+                # (STATS.statement(kind), inlined: this wraps every statement)
+                prev, STATS.current = STATS.current, kind
+                STATS.statements[kind] += 1
+                try:
                     if many is not None:
                         cur._execute_many(plan, many)
                     else:
                         cur._execute_plan(plan, params if params is not None else ())
+                finally:
+                    STATS.current = prev
                 return
             except (psycopg.errors.CheckViolation, psycopg.errors.UndefinedColumn) as exc:
                 if isinstance(exc, psycopg.errors.UndefinedColumn):
@@ -1017,12 +1045,20 @@ class Cursor:
         if plan.residual is not None:
             self._residual(plan, params)
             return
-        with STATS.crypto():
+        t0 = perf_counter()  # (STATS.crypto(), inlined)
+        try:
             bound = plan.bind_positional(params)
-        cur = self._server_cursor()
-        cur.execute(plan.positional_sql, bound)
-        raw = cur.fetchall() if plan.returns_rows and _has_rows(cur) else []
-        rowcount = cur.rowcount
+        finally:
+            STATS.crypto_time(perf_counter() - t0)
+        raw: list[Any]
+        direct = conn._direct.run(plan.positional_sql, bound, plan.returns_rows)
+        if direct is not None:
+            raw, rowcount = direct
+        else:
+            cur = self._server_cursor()
+            cur.execute(plan.positional_sql, bound)
+            raw = cur.fetchall() if plan.returns_rows and _has_rows(cur) else []
+            rowcount = cur.rowcount
         if plan.kind != "select":
             conn._forget(plan)
         elif (

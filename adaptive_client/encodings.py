@@ -366,6 +366,10 @@ class NumericEncoding(Encoding):
         self.ope_bits = (2 * self._limit).bit_length()
         self._quantum = _ONE.scaleb(-self.s)
         self._width = (self.ope_bits + 8) // 8
+        # the last value coerce() returned and its scaled integer: its onions' encoders
+        # (to_bytes, to_ope) are handed that very object next, and need not scale it again
+        # (the reference held keeps the identity from being reused)
+        self._last: tuple[Decimal | None, int] = (None, 0)
 
     def coerce(self, value: Any) -> Any:
         if value is None:
@@ -374,8 +378,10 @@ class NumericEncoding(Encoding):
         if not d.is_finite():
             raise ValueOutOfDomain(f"{d} is outside {self.sql_type.sql()}")
         q = _pg_round_away(d, self._quantum)
-        if abs(self._scaled(q)) >= self._limit:
+        x = self._scaled(q)
+        if abs(x) >= self._limit:
             raise NumericOutOfRange(f"numeric field overflow for {self.sql_type.sql()}")
+        self._last = (q, x)
         return q
 
     def _scaled(self, v: Decimal) -> int:
@@ -383,6 +389,9 @@ class NumericEncoding(Encoding):
         return int(q.scaleb(self.s, _CTX))
 
     def _checked(self, v: Decimal) -> int:
+        last = self._last  # (one read: another thread may replace it meanwhile)
+        if last[0] is v:
+            return last[1]  # coerced, so within the limit
         x = self._scaled(v)
         if abs(x) >= self._limit:
             raise NumericOutOfRange(f"numeric field overflow for {self.sql_type.sql()}")

@@ -9,12 +9,14 @@ is at.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
 from .errors import CiphertextError, EncodingError
 from .metadata import ColumnMeta, OnionColumn
 from .onions import Onion
+from .schemes.rnd import seal_each
 from .stats import STATS
 from .wire import WordTokens
 
@@ -95,6 +97,94 @@ def encrypt_many(
     return cts
 
 
+class RowSealer:
+    """The stored values of one row's onions (a single-row INSERT): what :func:`encrypt`
+    makes for each (column, onion), from each column's coerced value, in one call.
+
+    Each value is coerced once by the caller for all its onions; the innermost layers
+    are dispatched on codes resolved when the statement is compiled (the layer itself is
+    read on each call: a peel may move it); DET and OPE are memoized as in
+    :func:`encrypt`; every RND layer of the row is sealed in one batch, each under its own
+    onion's key and a fresh nonce of its own (one read from the CSPRNG for the row); the
+    statistics are counted once per scheme instead of once per value."""
+
+    __slots__ = ("_slots", "_width")
+
+    def __init__(self, slots: Sequence[tuple[int, ColumnMeta, OnionColumn]]) -> None:
+        """``slots``: per stored column of the row, in order, the index of its plain
+        column in the values the call receives, the column and the onion."""
+        self._width = len(slots)
+        # per slot: (value index, column, onion, kind, encoder, memo, encrypt function,
+        # the onion's RND scheme if it has that layer)
+        self._slots: list[tuple[int, ColumnMeta, OnionColumn, int, Any, Any, Any, Any]] = []
+        for ci, col, oc in slots:
+            inner, enc = oc.innermost, col.encoding
+            rnd = oc.rnd if "RND" in oc.stack else None
+            entry: tuple[int, ColumnMeta, OnionColumn, int, Any, Any, Any, Any]
+            if inner == "DET":
+                memo = oc.memo.setdefault("DET", {})  # (cleared in place when full)
+                entry = (ci, col, oc, _DET, enc.to_bytes, memo, oc.det.encrypt, rnd)
+            elif inner == "OPE":
+                memo = oc.memo.setdefault("OPE", {})
+                entry = (ci, col, oc, _OPE, enc.to_ope, memo, oc.ope.encrypt, rnd)
+            elif inner == "SEARCH":
+                entry = (ci, col, oc, _SEARCH, str, None, oc.search.tokens, rnd)
+            else:
+                entry = (ci, col, oc, _OTHER, None, None, None, rnd)
+            self._slots.append(entry)
+
+    def __call__(self, values: Sequence[Any]) -> list[Any]:
+        out: list[Any] = [None] * self._width
+        det = ope = search = 0
+        # the slots whose inner value gets its onion's RND layer, their schemes and values
+        wrap: list[int] = []
+        rnds: list[Any] = []
+        inners: list[bytes] = []
+        slot = -1
+        for ci, col, oc, kind, encode, memo, fn, rnd in self._slots:
+            slot += 1
+            v = values[ci]
+            if v is None:
+                continue
+            layer = oc.layer
+            if layer == "PLAIN":
+                out[slot] = v
+                continue
+            if kind <= _OPE:  # DET or OPE: memoized
+                if kind == _DET:
+                    det += 1
+                else:
+                    ope += 1
+                x = encode(v)
+                ct = memo.get(x)
+                if ct is None:
+                    if len(memo) >= _MEMO_LIMIT:
+                        memo.clear()
+                    ct = memo[x] = fn(x)
+            elif kind == _SEARCH and layer == "RND":
+                search += 1
+                ct = b"".join(fn(encode(v)))
+            else:  # HOM, trigrams, a Search onion peeled, a Single RND onion: as encrypt()
+                out[slot] = encrypt(col, oc, v)
+                continue
+            if layer == "RND":
+                wrap.append(slot)
+                rnds.append(rnd)
+                inners.append(ct)
+            else:
+                out[slot] = ct
+        if wrap:
+            slots = self._slots
+            for j, ct in zip(wrap, seal_each(rnds, inners), strict=True):
+                out[j] = WordTokens([ct]) if slots[j][3] == _SEARCH else ct
+        if det or ope or search or wrap:
+            STATS.encrypted_row(det, ope, search, len(wrap))
+        return out
+
+
+_DET, _OPE, _SEARCH, _OTHER = range(4)  # RowSealer's kinds of innermost layer
+
+
 def _search_rnd(oc: OnionColumn, token_sets: list[list[bytes]]) -> list[Any]:
     """A Search onion at RND: each text's (sorted, 16-byte) tokens concatenated and
     encrypted as one RND value, stored as a one-element array.  Nothing repeats across
@@ -139,27 +229,29 @@ def decrypt(col: ColumnMeta, oc: OnionColumn, stored: Any) -> Any:
     if stored is None:
         return None
     enc = col.encoding
-    inner = oc.innermost
+    inner = oc.stack[-1]  # (oc.innermost, without the property call)
     if inner == "PLAIN":
         return stored
     if inner == "HOM":
         STATS.count("HOM", decrypt=True)
         return enc.from_hom_sum(oc.hom.decrypt(int(stored)))
-    data = bytes(stored)
+    data = stored if type(stored) is bytes else bytes(stored)
     if not data:
         raise CiphertextError("empty ciphertext")
     if inner == "RND":  # Single RND
-        STATS.count("RND", decrypt=True)
+        STATS.decrypted("RND", False)
         return enc.from_bytes(oc.rnd.decrypt(data))
-    if data[0] == 1:
-        STATS.count("RND", decrypt=True)
+    outer = data[0] == 1
+    if outer:
         data = oc.rnd.decrypt(data)
     if inner == "DET":
-        STATS.count("DET", decrypt=True)
+        STATS.decrypted("DET", outer)
         return enc.from_bytes(oc.det.decrypt(data))
     if inner == "OPE":
-        STATS.count("OPE", decrypt=True)
+        STATS.decrypted("OPE", outer)
         return enc.from_ope(oc.ope.decrypt(data))
+    if outer:
+        STATS.count("RND", decrypt=True)
     raise CiphertextError(f"cannot decrypt from a {inner} onion")
 
 

@@ -67,9 +67,46 @@ class Stats:
             per = self.by_statement[self.current] = Counter()
         per[key] += n
 
+    def decrypted(self, scheme: str, rnd: bool) -> None:
+        """:meth:`count` of one value's decryption: ``scheme``'s, after RND's if ``rnd``."""
+        per = self.by_statement.get(self.current)
+        if per is None:
+            per = self.by_statement[self.current] = Counter()
+        if rnd:
+            self.decryptions["RND"] += 1
+            per["dec:RND"] += 1
+        self.decryptions[scheme] += 1
+        per[_DEC.get(scheme) or f"dec:{scheme}"] += 1
+
+    def encrypted_row(self, det: int, ope: int, search: int, rnd: int) -> None:
+        """:meth:`count` of one row's encryptions at once (a single-row INSERT's)."""
+        per = self.by_statement.get(self.current)
+        if per is None:
+            per = self.by_statement[self.current] = Counter()
+        enc = self.encryptions
+        if det:
+            enc["DET"] += det
+            per["enc:DET"] += det
+        if ope:
+            enc["OPE"] += ope
+            per["enc:OPE"] += ope
+        if search:
+            enc["SEARCH"] += search
+            per["enc:SEARCH"] += search
+        if rnd:
+            enc["RND"] += rnd
+            per["enc:RND"] += rnd
+
     def statement(self, kind: str) -> _Statement:
         """Context: counts a statement of ``kind`` and attributes what happens inside to it."""
         return _Statement(self, kind)
+
+    def crypto_time(self, seconds: float) -> None:
+        """Add ``seconds`` of client-side crypto to the current statement kind (what
+        :meth:`crypto` measures, for a caller that times itself)."""
+        spent = self.crypto_seconds
+        key = self.current
+        spent[key] = spent.get(key, 0.0) + seconds
 
     def crypto(self) -> _CryptoTimer:
         """Context: the time inside is client-side crypto of the current statement kind."""
@@ -101,6 +138,9 @@ class Stats:
             "residual_rows": self.residual_rows,
             "residual_bytes": self.residual_bytes,
         }
+
+
+_DEC = {scheme: f"dec:{scheme}" for scheme in ("DET", "OPE", "RND", "HOM", "SEARCH")}
 
 
 # Plain classes rather than @contextmanager generators: these wrap every statement, and

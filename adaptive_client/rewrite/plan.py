@@ -74,7 +74,8 @@ def decrypt_columns(
     """The decrypted rows of a server result: the same values as applying each output's
     function to each row, with plain column outputs decrypted a whole column at a time."""
     if len(raw) < BATCH_ROWS or not any(isinstance(o.fn, ColumnValue) for o in outputs):
-        return [tuple(o.fn(r) for o in outputs) for r in raw]
+        fns = [o.fn for o in outputs]
+        return [tuple([fn(r) for fn in fns]) for r in raw]
     return list(zip(*decrypt_columnar(outputs, raw), strict=True))
 
 
@@ -158,6 +159,7 @@ class Compiled:
     # multi-row INSERT: the leading parameters (those of its VALUES, made first) all at
     # once, encrypted in batches; the rest (RETURNING's) by their builders
     bulk: Callable[[Params], list[Any]] | None = None
+    bulk_size: int = 0  # how many values bulk makes
     # INSERT ... SELECT through the client: the SELECT (decrypted), then the single-row
     # INSERT whose %s parameters are one row of it
     insert_select: tuple[Compiled, Compiled] | None = None
@@ -199,6 +201,8 @@ class Compiled:
         defaults.next_bind()
         if self._in_creation_order():
             if self.bulk is not None:
+                if self.bulk_size == len(builders):  # (no RETURNING, ON CONFLICT)
+                    return self.bulk(user)
                 return self._values(user, builders)
             return [build(user) for build in builders]
         # built in creation order (a row's given values are checked before its defaults

@@ -587,18 +587,15 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
         for col in meta.precomputed.values():
             effective[col.name] = _precomputing(meta, col, effective)
         row_values.append(effective)
-        # The row's given values are bound (coerced, checked) before its defaults are
-        # drawn: a value PostgreSQL rejects costs no sequence number, as on the server.
-        # (A multi-row INSERT binds column by column, defaults last: see _bulk_encrypting.)
-        drawn_last = list(range(len(storage)))
-        drawn = [col for col in meta.columns.values() if col.name not in given and col.has_default]
-        if len(values.expressions) == 1 and any(c.sequence or c.default_sql for c in drawn):
-            drawn_last.sort(key=lambda i: storage[i][0].name not in given)
-        made: dict[int, exp.Expression] = {}
-        for i in drawn_last:
-            col, oc = storage[i]
-            made[i] = c.param(_encrypting(col, oc, effective[col.name]))
-        rows.append(exp.Tuple(expressions=[made[i] for i in range(len(storage))]))
+        # (the VALUES parameters are made by plan.bulk: these builders, one per onion, are
+        # their placeholders, and what Compiled.bind would call without it)
+        rows.append(
+            exp.Tuple(
+                expressions=[
+                    c.param(_encrypting(col, oc, effective[col.name])) for col, oc in storage
+                ]
+            )
+        )
     target = exp.Schema(
         this=exp.Table(
             this=exp.to_identifier(meta.anon, quoted=True),
@@ -608,10 +605,17 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
     )
     out = exp.Insert(this=target, expression=exp.Values(expressions=rows))
     plan = Compiled(kind="insert", statement_type="INSERT")
-    if len(rows) > 1:  # (its parameters are made before ON CONFLICT's and RETURNING's)
-        ordered = sorted(meta.columns.values(), key=lambda col: col.name not in cols)
-        ordered += meta.precomputed.values()
+    # The VALUES parameters, made before ON CONFLICT's and RETURNING's, all at once and
+    # column by column: the given values are bound (coerced, checked) before the defaults
+    # are drawn, so that a value PostgreSQL rejects costs no sequence number, as on the
+    # server.
+    ordered = sorted(meta.columns.values(), key=lambda col: col.name not in cols)
+    ordered += meta.precomputed.values()
+    if len(rows) > 1:
         plan.bulk = _bulk_encrypting(ordered, storage, row_values)
+    else:
+        plan.bulk = _row_encrypting(ordered, storage, row_values[0])
+    plan.bulk_size = len(rows) * len(storage)
     _returning(c, stmt, out, plan, scope)  # (RETURNING cannot name EXCLUDED)
     if stmt.args.get("conflict") is not None:
         out.set("conflict", _on_conflict(c, scope, meta, stmt.args["conflict"]))
@@ -660,6 +664,39 @@ def _insert_select(c: Compiler, stmt: exp.Insert, meta: Any, cols: list[str]) ->
     plan.text_orders = source.text_orders  # the rows chosen by ORDER BY ... LIMIT
     plan.outputs, plan.returns_rows = target.outputs, target.returns_rows
     return plan
+
+
+def _row_encrypting(
+    columns: list[ColumnMeta],
+    storage: list[tuple[ColumnMeta, OnionColumn]],
+    effective: dict[str, ParamBuilder],
+) -> Callable[[Params], list[Any]]:
+    """The VALUES parameters of a single-row INSERT at once, in the statement's order: each
+    column's value read (a plain %s by index), coerced once for all its onions, in the
+    order of ``columns`` (given values before defaults); then every onion's stored value
+    in one call (:class:`recipes.RowSealer`)."""
+    position = {col.name: i for i, col in enumerate(columns)}
+    sealer = recipes.RowSealer([(position[col.name], col, oc) for col, oc in storage])
+    getters = [
+        (b.index if isinstance(b, PositionalParam) else -1, b, col.encoding.coerce)
+        for col in columns
+        for b in (effective[col.name],)
+    ]
+    needed = 1 + max((i for i, _, _ in getters), default=-1)
+
+    def bind(p: Params) -> list[Any]:
+        kind = type(p)
+        by_index = (kind is tuple or kind is list or not isinstance(p, Mapping | str | bytes)) and (
+            len(p) >= needed
+        )  # else the builders raise the typed error
+        seq = cast(Sequence[Any], p)
+        values = []
+        for i, build, coerce in getters:
+            x = seq[i] if by_index and i >= 0 else build(p)
+            values.append(None if x is None else coerce(x))
+        return sealer(values)
+
+    return bind
 
 
 def _bulk_encrypting(

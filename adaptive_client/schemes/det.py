@@ -37,6 +37,8 @@ _TAG = b"\x02"
 _SHORT_MAX = 15
 _SHORT_LEN = 17  # tag + one block
 _LONG_MIN = 33  # tag + SIV tag + at least one block of ciphertext
+# what _pad appends to a short value of each length
+_PADDING = [b"\x80" + b"\x00" * (_SHORT_MAX - n) for n in range(_SHORT_MAX + 1)]
 
 
 def _buffer(value: object) -> bytes:
@@ -94,13 +96,15 @@ class DET(Scheme):
         return body[:-1]
 
     def encrypt(self, plaintext: Buffer) -> bytes:
-        data = bytes(plaintext)
+        data = plaintext if type(plaintext) is bytes else bytes(plaintext)
         if len(data) <= _SHORT_MAX:
-            return _TAG + self._block_enc.update(self._pad(data))
+            return _TAG + self._block_enc.update(data + _PADDING[len(data)])
         return self._siv_encrypt(data)
 
     def decrypt(self, ct: Buffer) -> bytes:
-        data = _buffer(ct)
+        data = ct if type(ct) is bytes else _buffer(ct)
+        if len(data) == _SHORT_LEN and data[0] == 2:  # a short value (the checks inlined)
+            return self._unpad(self._block_dec.update(data[1:]))
         self._check(data)
         if len(data) == _SHORT_LEN:
             return self._unpad(self._block_dec.update(data[1:]))

@@ -16,6 +16,9 @@ exactly as the integers.
 Backends: the compiled module ``adaptive_ope_native`` (bit-identical to pyope) when it
 is installed and the output domain fits its 128-bit integers (``out_bits`` ≤ 127), pyope
 otherwise; :attr:`OPE.backend` says which (on an instance: the one that instance uses).
+An instance keeps one native ``Cipher``: keyed once, it memoizes the tree nodes it has
+sampled, so that an encryption skips the upper part of its path, shared with the values
+encrypted before it (all share the top levels; nearby values much more).
 """
 
 from __future__ import annotations
@@ -79,6 +82,11 @@ class OPE(Scheme):
             raise ConfigError("the native OPE backend is not installed or the domain is too wide")
         self._native = _native if native_ok and backend != "pyope" else None
         self.backend = "native" if self._native is not None else "pyope"
+        # the native module's keyed object with memoized splits (a build without it: the
+        # module's functions, which key the HMAC and walk the whole tree on each call)
+        self._cipher: Any = None
+        if self._native is not None and hasattr(self._native, "Cipher"):
+            self._cipher = self._native.Cipher(self._key, 0, self._in_end, 0, self._out_end)
         self._py: Any = None
         if self._native is None:
             from pyope.ope import OPE as _PyOPE
@@ -100,6 +108,8 @@ class OPE(Scheme):
     def encrypt_int(self, x: int) -> int:
         """The ciphertext as an integer in ``[0, 2**out_bits)``."""
         x = self._check(x)
+        if self._cipher is not None:
+            return int(self._cipher.encrypt(x))
         if self._native is not None:
             return int(self._native.encrypt(self._key, 0, self._in_end, 0, self._out_end, x))
         return int(self._py.encrypt(x))
@@ -108,6 +118,8 @@ class OPE(Scheme):
         if not 0 <= c <= self._out_end:
             raise CiphertextError("OPE ciphertext outside the output range")
         try:
+            if self._cipher is not None:
+                return int(self._cipher.decrypt(c))
             if self._native is not None:
                 return int(self._native.decrypt(self._key, 0, self._in_end, 0, self._out_end, c))
             return int(self._py.decrypt(c))
@@ -129,6 +141,8 @@ class OPE(Scheme):
         return int.from_bytes(data[1:], "big")
 
     def encrypt(self, x: int) -> bytes:
+        if type(x) is int and 0 <= x <= self._in_end and self._cipher is not None:
+            return _TAG + self._cipher.encrypt(x).to_bytes(self.width, "big")  # (checked)
         return self._pack(self.encrypt_int(x))
 
     def decrypt(self, ct: Buffer) -> int:
@@ -137,7 +151,12 @@ class OPE(Scheme):
     def encrypt_many(self, xs: Sequence[int]) -> list[bytes]:
         checked = [self._check(x) for x in xs]
         if self._native is not None and checked:
-            cs = self._native.encrypt_many(self._key, 0, self._in_end, 0, self._out_end, checked)
+            if self._cipher is not None:
+                cs = self._cipher.encrypt_many(checked)
+            else:
+                cs = self._native.encrypt_many(
+                    self._key, 0, self._in_end, 0, self._out_end, checked
+                )
             return [self._pack(int(c)) for c in cs]
         return [self._pack(int(self._py.encrypt(x))) for x in checked]
 
@@ -145,7 +164,12 @@ class OPE(Scheme):
         cs = [self._unpack(c) for c in cts]
         if self._native is not None and cs:
             try:
-                out = self._native.decrypt_many(self._key, 0, self._in_end, 0, self._out_end, cs)
+                if self._cipher is not None:
+                    out = self._cipher.decrypt_many(cs)
+                else:
+                    out = self._native.decrypt_many(
+                        self._key, 0, self._in_end, 0, self._out_end, cs
+                    )
             except (ValueError, ArithmeticError) as exc:
                 raise CiphertextError("OPE ciphertext does not decrypt under this key") from exc
             return [int(x) for x in out]

@@ -23,6 +23,9 @@ from .base import Scheme
 
 _WORD = re.compile(r"\w+")
 TOKEN_SIZE = 16
+# the most word tokens a SEARCH object remembers (a text's words repeat across rows: the
+# HMAC of each is computed once); when full it starts over
+_MEMO_LIMIT = 50_000
 
 
 class SEARCH(Scheme):
@@ -38,12 +41,23 @@ class SEARCH(Scheme):
         if len(key) != self.key_size:
             raise ConfigError("SEARCH needs a 256-bit key")
         self._key = bytes(key)
+        self._memo: dict[str, bytes] = {}
+        # keyed once: a token is a copy of it, fed the word (no key schedule per word)
+        self._hmac = hmac.new(self._key, digestmod="sha256")
 
     def __repr__(self) -> str:
         return "SEARCH(<key hidden>)"
 
     def _token(self, word: str) -> bytes:
-        return hmac.digest(self._key, word.encode("utf-8"), "sha256")[:TOKEN_SIZE]
+        token = self._memo.get(word)
+        if token is None:
+            mac = self._hmac.copy()
+            mac.update(word.encode("utf-8"))
+            token = mac.digest()[:TOKEN_SIZE]
+            if len(self._memo) >= _MEMO_LIMIT:
+                self._memo.clear()
+            self._memo[word] = token
+        return token
 
     def token(self, word: str) -> bytes:
         """The token of one word; anything but a single ``\\w+`` run is an EncodingError."""
@@ -59,6 +73,6 @@ class SEARCH(Scheme):
         if not isinstance(text, str):
             raise EncodingError(f"SEARCH indexes text, not {type(text).__name__}")
         try:
-            return sorted({self._token(w) for w in set(_WORD.findall(text))})
+            return sorted({self._token(w) for w in _WORD.findall(text)})
         except UnicodeEncodeError:
             raise EncodingError("text must be valid Unicode (no lone surrogates)") from None

@@ -213,3 +213,57 @@ def test_types() -> None:
         native.encrypt_many(KEY, 0, 15, 0, 255, (x for x in [3, 3]))
         == [native.encrypt(KEY, 0, 15, 0, 255, 3)] * 2
     )
+
+
+# -- Cipher: keyed once, splits memoized -------------------------------------------------
+
+
+def test_cipher_recorded_vectors(recorded: dict[Shape, list[tuple[int, int]]]) -> None:
+    """A ``Cipher`` gives the functions' results, whatever its memo holds: each shape's
+    vectors one by one (the memo filled by the values before), in reverse, in batches."""
+    for (key_hex, a, b, c, d), vs in recorded.items():
+        key = bytes.fromhex(key_hex)
+        cipher = native.Cipher(key, a, b, c, d)
+        for p, ct in vs[::3]:
+            assert cipher.encrypt(p) == ct, (key_hex, a, b, c, d, p)
+        for p, ct in reversed(vs[::3]):
+            assert cipher.decrypt(ct) == p, (key_hex, a, b, c, d, ct)
+        pts, cts = [p for p, _ in vs], [x for _, x in vs]
+        assert cipher.encrypt_many(pts) == cts
+        assert cipher.decrypt_many(cts) == pts
+        assert cipher.cached_nodes <= native.CACHE_MAX_NODES
+
+
+def test_cipher_memo_is_bounded_and_exact() -> None:
+    """More distinct nodes than the memo holds: it starts over and stays exact."""
+    rng = random.Random(11)
+    a, b, c, d = 0, 2**32 - 1, 0, 2**64 - 1
+    cipher = native.Cipher(KEY, a, b, c, d)
+    pts = [rng.randint(a, b) for _ in range(1500)]  # about 26 memoized nodes each
+    got = [cipher.encrypt(p) for p in pts]
+    assert 0 < cipher.cached_nodes <= native.CACHE_MAX_NODES
+    sample = pts[::50]
+    assert [got[i] for i in range(0, len(pts), 50)] == [
+        native.encrypt(KEY, a, b, c, d, p) for p in sample
+    ]
+    assert cipher.decrypt_many(got) == pts
+
+
+def test_cipher_errors_as_the_functions() -> None:
+    cipher = native.Cipher(KEY, 0, 15, 0, 2**20 - 1)
+    with pytest.raises(ValueError):
+        cipher.encrypt(16)
+    with pytest.raises(TypeError):
+        cipher.encrypt(3.0)
+    with pytest.raises(ValueError):
+        cipher.decrypt(2**20)
+    cts = cipher.encrypt_many(range(16))
+    invalid = next(x for x in range(cts[0] + 1, cts[1]) if x not in cts)
+    with pytest.raises(ValueError):
+        cipher.decrypt(invalid)
+    with pytest.raises(ValueError):
+        cipher.decrypt_many([*cts, invalid])
+    assert cipher.decrypt_many(cts) == list(range(16))
+    with pytest.raises(ValueError):
+        native.Cipher(KEY, 5, 4, 0, 255)
+    assert "key" not in repr(cipher).replace("<key hidden>", "")

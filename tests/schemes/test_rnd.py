@@ -187,3 +187,35 @@ def test_native_batch_equals_encrypt_under_the_same_nonces() -> None:
         native.seal_many(1, nonces[:-1], values)
     # a buffer the batch call does not take goes through the per-value loop, same result
     assert r.decrypt_many(r.encrypt_many([memoryview(v) for v in values])) == values
+
+
+def test_seal_each_one_key_per_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    """seal_each (a row's RND layers, each under its own onion's key) is encrypt() of each
+    value under its scheme with the nonces it drew, natively and through the fallback;
+    every value gets a nonce of its own."""
+    rng = random.Random(13)
+    schemes = [RND(rng.randbytes(32)) for _ in range(5)]
+    values = [rng.randbytes(n) for n in (0, 1, 16, 17, 40)]
+    nonces = rng.randbytes(12 * len(values))
+    monkeypatch.setattr(rnd_module.os, "urandom", lambda n: nonces[:n])
+    want = [
+        s.encrypt(v, nonce=nonces[12 * i : 12 * i + 12])
+        for i, (s, v) in enumerate(zip(schemes, values, strict=True))
+    ]
+    assert rnd_module.seal_each(schemes, values) == want
+    monkeypatch.setattr(rnd_module, "_native_seal_each", None)
+    assert rnd_module.seal_each(schemes, values) == want
+    monkeypatch.undo()
+    sealed = rnd_module.seal_each(schemes, values)
+    assert [s.decrypt(c) for s, c in zip(schemes, sealed, strict=True)] == values
+    assert len({c[1:13] for c in sealed}) == len(sealed)
+    assert rnd_module.seal_each([], []) == []
+
+
+@pytest.mark.skipif(rnd_module._native_seal_each is None, reason="native RND module not installed")
+def test_native_seal_each_checks_its_arguments() -> None:
+    ctr = rnd_module._NativeCtr(KEY)
+    with pytest.raises(ValueError):
+        rnd_module._native_seal_each(1, bytes(12), [ctr, ctr], [b"a", b"b"])
+    with pytest.raises(ValueError):
+        rnd_module._native_seal_each(1, bytes(24), [ctr], [b"a", b"b"])

@@ -86,3 +86,18 @@ def test_parameters() -> None:
         SEARCH(b"short")
     with pytest.raises(EncodingError):
         SEARCH(KEY).tokens(b"bytes")  # type: ignore[arg-type]
+
+
+def test_token_memo_is_exact_and_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tokens are memoized per word (a text's words repeat across rows); a memoized token
+    is the HMAC itself, and the memo starts over when full."""
+    from adaptive_client.schemes import search as search_module
+
+    monkeypatch.setattr(search_module, "_MEMO_LIMIT", 3)
+    s = SEARCH(KEY)
+    words = ["a", "b", "c", "d", "a", "e", "b"]
+    for w in words:
+        want = hmac.new(KEY, w.encode(), hashlib.sha256).digest()[:16]
+        assert s.token(w) == want
+        assert len(s._memo) <= 3
+    assert s.tokens("a b a") == sorted({s.token("a"), s.token("b")})

@@ -6,7 +6,14 @@
 //! decrypt(key, in_start, in_end, out_start, out_end, ciphertext) -> int
 //! encrypt_many(key, in_start, in_end, out_start, out_end, plaintexts) -> list[int]
 //! decrypt_many(key, in_start, in_end, out_start, out_end, ciphertexts) -> list[int]
+//!
+//! c = Cipher(key, in_start, in_end, out_start, out_end)  # keyed once, splits memoized
+//! c.encrypt(plaintext); c.decrypt(ciphertext); c.encrypt_many(...); c.decrypt_many(...)
 //! ```
+//!
+//! A `Cipher` gives the same results as the functions; it keeps the HMAC key schedule and
+//! the tree nodes it has sampled (up to `CACHE_MAX_NODES`, about 1 MB), so that values
+//! sharing the upper part of their path (the top levels are shared by all) skip it.
 //!
 //! Ranges are inclusive, their limits signed 128-bit integers, and their sizes at most
 //! 2**127.  `ValueError` is raised for an invalid range, a value outside its range and a
@@ -18,7 +25,7 @@ mod hgd;
 mod ope;
 mod tape;
 
-pub use ope::{Ope, OpeError, MAX_SIZE};
+pub use ope::{Ope, OpeError, SplitCache, CACHE_MAX_NODES, CACHE_MIN_IN_SIZE, MAX_SIZE};
 
 use pyo3::exceptions::{PyTypeError, PyValueError, PyZeroDivisionError};
 use pyo3::prelude::*;
@@ -169,12 +176,75 @@ fn decrypt_many(
         .map_err(to_py_err)
 }
 
+/// One key and pair of ranges, keyed once, its sampled splits memoized (see `SplitCache`):
+/// the functions' results, for a caller that encrypts many values under one key.
+#[pyclass(frozen)]
+struct Cipher {
+    ope: Ope,
+}
+
+#[pymethods]
+impl Cipher {
+    #[new]
+    fn new(
+        key: &[u8],
+        in_start: &Bound<'_, PyAny>,
+        in_end: &Bound<'_, PyAny>,
+        out_start: &Bound<'_, PyAny>,
+        out_end: &Bound<'_, PyAny>,
+    ) -> PyResult<Self> {
+        let ope = Ope::cached(
+            key,
+            limit(in_start, "start")?,
+            limit(in_end, "end")?,
+            limit(out_start, "start")?,
+            limit(out_end, "end")?,
+        )
+        .map_err(to_py_err)?;
+        Ok(Cipher { ope })
+    }
+
+    fn encrypt(&self, plaintext: &Bound<'_, PyAny>) -> PyResult<i128> {
+        self.ope.encrypt(value(plaintext, "plaintext")?).map_err(to_py_err)
+    }
+
+    fn decrypt(&self, ciphertext: &Bound<'_, PyAny>) -> PyResult<i128> {
+        self.ope.decrypt(value(ciphertext, "ciphertext")?).map_err(to_py_err)
+    }
+
+    fn encrypt_many(&self, py: Python<'_>, plaintexts: &Bound<'_, PyAny>) -> PyResult<Vec<i128>> {
+        let xs = values(plaintexts, "plaintext")?;
+        let ope = &self.ope;
+        py.allow_threads(|| in_parallel(ope, &xs, |chunk| ope.encrypt_many(chunk)))
+            .map_err(to_py_err)
+    }
+
+    fn decrypt_many(&self, py: Python<'_>, ciphertexts: &Bound<'_, PyAny>) -> PyResult<Vec<i128>> {
+        let cs = values(ciphertexts, "ciphertext")?;
+        let ope = &self.ope;
+        py.allow_threads(|| in_parallel(ope, &cs, |chunk| ope.decrypt_many(chunk)))
+            .map_err(to_py_err)
+    }
+
+    /// How many tree nodes are memoized.
+    #[getter]
+    fn cached_nodes(&self) -> usize {
+        self.ope.cached_nodes()
+    }
+
+    fn __repr__(&self) -> String {
+        "Cipher(<key hidden>)".to_string()
+    }
+}
+
 #[pymodule]
 fn adaptive_ope_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Cipher>()?;
     m.add_function(wrap_pyfunction!(encrypt, m)?)?;
     m.add_function(wrap_pyfunction!(decrypt, m)?)?;
     m.add_function(wrap_pyfunction!(encrypt_many, m)?)?;
     m.add_function(wrap_pyfunction!(decrypt_many, m)?)?;
     m.add("MAX_RANGE_SIZE", MAX_SIZE)?;
+    m.add("CACHE_MAX_NODES", CACHE_MAX_NODES)?;
     Ok(())
 }

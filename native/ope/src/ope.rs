@@ -6,13 +6,64 @@
 //! Range sizes are limited to 2**127 values, which keeps pyope's sums such as
 //! `popsize + 2` inside 128 bits.
 
+use std::collections::HashMap;
 use std::fmt;
+use std::sync::Mutex;
 
 use crate::hgd::{ceil_pos, fu, rhyper, sample_uniform, to_u128};
 use crate::tape::{keyed_mac, HmacSha256, Tape};
 
 /// The largest supported range size.
 pub const MAX_SIZE: u128 = 1 << 127;
+
+/// Nodes with fewer input values than this are not memoized.  Every inner node is: for
+/// nearby values (keys, dates, amounts inserted in order) even the nodes just above the
+/// leaves are shared by the next values, and scattered values only make the cache start
+/// over sooner (the top levels are sampled again once per fill).
+pub const CACHE_MIN_IN_SIZE: u128 = 2;
+
+/// The most nodes a [`SplitCache`] holds (about 1 MB); when it is full it starts over.
+pub const CACHE_MAX_NODES: usize = 1 << 14;
+
+/// Memoized splits of one key and pair of ranges: node (output offsets) -> input split.
+///
+/// Every encryption walks the tree from the root, and plaintexts that are close share
+/// their path down to where they part: the top levels are the same for all of them.  A
+/// split depends only on the key, the ranges and the node, so a node sampled once never
+/// needs its HMAC, AES key schedule and hypergeometric draw again.  The output range
+/// alone names a node (the output halves are fixed; the input half is what is sampled).
+#[derive(Default)]
+pub struct SplitCache {
+    nodes: Mutex<HashMap<(u128, u128), u128>>,
+}
+
+impl SplitCache {
+    pub fn new() -> SplitCache {
+        SplitCache::default()
+    }
+
+    /// How many nodes it holds.
+    pub fn len(&self) -> usize {
+        self.nodes.lock().map_or(0, |m| m.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn get(&self, key: (u128, u128)) -> Option<u128> {
+        self.nodes.lock().ok()?.get(&key).copied()
+    }
+
+    fn put(&self, key: (u128, u128), x: u128) {
+        if let Ok(mut m) = self.nodes.lock() {
+            if m.len() >= CACHE_MAX_NODES {
+                m.clear();
+            }
+            m.insert(key, x);
+        }
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OpeError {
@@ -56,14 +107,15 @@ fn range_size(start: i128, end: i128) -> Result<u128, OpeError> {
     Ok(diff + 1)
 }
 
-/// One key and pair of ranges (pyope's `OPE(key, in_range, out_range)`).
-#[derive(Clone)]
+/// One key and pair of ranges (pyope's `OPE(key, in_range, out_range)`), with its
+/// memoized splits when made by [`Ope::cached`].
 pub struct Ope {
     mac: HmacSha256,
     in_start: i128,
     in_size: u128,
     out_start: i128,
     out_size: u128,
+    cache: Option<SplitCache>,
 }
 
 /// pyope's split point of an output range of `size` values: `ceil(size / 2.0)`, computed
@@ -110,7 +162,20 @@ impl Ope {
                 "invalid range: the input range is larger than the output range",
             ));
         }
-        Ok(Ope { mac: keyed_mac(key), in_start, in_size, out_start, out_size })
+        Ok(Ope { mac: keyed_mac(key), in_start, in_size, out_start, out_size, cache: None })
+    }
+
+    /// [`Ope::new`] keeping the splits it samples (see [`SplitCache`]): for an object that
+    /// encrypts many values under one key.  The results are the same.
+    pub fn cached(key: &[u8], in_start: i128, in_end: i128, out_start: i128, out_end: i128) -> Result<Ope, OpeError> {
+        let mut ope = Ope::new(key, in_start, in_end, out_start, out_end)?;
+        ope.cache = Some(SplitCache::new());
+        Ok(ope)
+    }
+
+    /// How many splits are memoized (0 without a cache).
+    pub fn cached_nodes(&self) -> usize {
+        self.cache.as_ref().map_or(0, SplitCache::len)
     }
 
     #[inline]
@@ -145,6 +210,22 @@ impl Ope {
         if in_size == out_size {
             return Ok(Split { mid, x: n.in_lo + k - 1 });
         }
+        match &self.cache {
+            Some(cache) if in_size >= CACHE_MIN_IN_SIZE => {
+                let key = (n.out_lo, n.out_hi);
+                if let Some(x) = cache.get(key) {
+                    return Ok(Split { mid, x });
+                }
+                let s = self.sample(n, k, mid, in_size, out_size)?;
+                cache.put(key, s.x);
+                Ok(s)
+            }
+            _ => self.sample(n, k, mid, in_size, out_size),
+        }
+    }
+
+    /// The split of node `n` drawn from its coin tape.
+    fn sample(&self, n: &Node, k: u128, mid: u128, in_size: u128, out_size: u128) -> Result<Split, OpeError> {
         let mut tape = Tape::new(&self.mac, self.out_abs(mid));
         let white = rhyper(&mut tape, k, in_size, out_size - in_size)?;
         if white < 0 || white as u128 > in_size {

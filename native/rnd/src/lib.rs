@@ -7,6 +7,7 @@
 //! out = ctr.apply(nonce, data)     # 12-byte nonce, counter block nonce || 0u32 (big-endian)
 //! cts = ctr.seal_many(tag, nonces, plaintexts)  # [tag || nonce_i || apply(nonce_i, p_i)]
 //! pts = ctr.open_many(tag, stored)  # [apply of each, or None where it is too short]
+//! cts = seal_each(tag, nonces, ctrs, plaintexts)  # [tag || nonce_i || ctrs[i].apply(nonce_i, p_i)]
 //!
 //! cbc = Cbc(key)                   # 32-byte key; the key schedule is computed once
 //! ct = cbc.encrypt(iv, plaintext)  # 16-byte IV; PKCS#7-padded ciphertext
@@ -120,6 +121,34 @@ impl Ctr {
     }
 }
 
+/// The stored RND form of values under different keys in one call (the onions of one
+/// row, each with its own key): ``tag || nonce_i || ctrs[i].apply(nonce_i, p_i)``, the
+/// nonces read 12 bytes at a time from ``nonces``.
+#[pyfunction]
+fn seal_each<'py>(
+    py: Python<'py>,
+    tag: u8,
+    nonces: &[u8],
+    ctrs: Vec<PyRef<'py, Ctr>>,
+    plaintexts: Vec<PyBackedBytes>,
+) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+    if ctrs.len() != plaintexts.len() || nonces.len() != NONCE * plaintexts.len() {
+        return Err(PyValueError::new_err(
+            "seal_each needs one key and one 12-byte nonce per plaintext",
+        ));
+    }
+    let mut out = Vec::with_capacity(plaintexts.len());
+    for ((ctr, p), nonce) in ctrs.iter().zip(plaintexts.iter()).zip(nonces.chunks_exact(NONCE)) {
+        let ct = ctr.apply_vec(&nonce_array(nonce)?, p);
+        let mut stored = Vec::with_capacity(1 + NONCE + ct.len());
+        stored.push(tag);
+        stored.extend_from_slice(nonce);
+        stored.extend_from_slice(&ct);
+        out.push(PyBytes::new(py, &stored));
+    }
+    Ok(out)
+}
+
 /// AES-256-CBC under one key.
 #[pyclass(frozen)]
 pub struct Cbc {
@@ -223,6 +252,7 @@ impl Cbc {
 fn adaptive_rnd_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Cbc>()?;
     m.add_class::<Ctr>()?;
+    m.add_function(wrap_pyfunction!(seal_each, m)?)?;
     Ok(())
 }
 
