@@ -99,6 +99,7 @@ def connect(
 
 # How long a peel run beside an open application transaction may wait for a lock.
 _PEEL_LOCK_WAIT_MS = 2000
+_MAX_BUILDS = 64  # onions one statement may build on first use (one per compile)
 
 # What a peel meets when other clients peel the same table at the same moment: two
 # transactions that both hold a lock on the table and both peel inside it deadlock on the
@@ -409,12 +410,20 @@ class Connection:
         return self._c_locale_db
 
     def _prepare(self, query: str, stmt: exp.Expression) -> Compiled:
-        for _ in range(6):
+        builds = 0
+        attempt = 0
+        while attempt < 6:
             try:
                 plan = self._compile(query, stmt)
             except ondemand.BuildRequired as required:
+                # one build per compile (each ends a pending onion for good: a statement
+                # ordering by five such columns builds five); bounded against conflicts
+                builds += 1
+                if builds > _MAX_BUILDS:
+                    break
                 self._build(required.need)
                 continue
+            attempt += 1
             if plan.needs:  # peels first: a join adjustment re-keys an onion's inner layer
                 self._peel(plan)
             elif plan.joins:

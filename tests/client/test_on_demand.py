@@ -303,3 +303,14 @@ def test_a_view_and_the_layers_summary_with_pending_onions(
         p.check("SELECT id, price FROM cheap")
     finally:
         p.close()
+
+
+def test_one_statement_builds_many_onions(new_database: Any, master_key: Any) -> None:
+    """An ORDER BY over five columns whose Ord onions are all pending builds and peels
+    them all in one statement, and answers as PostgreSQL does."""
+    p = _make(new_database, master_key)
+    try:
+        p.check("SELECT * FROM item ORDER BY qty, added, price, name, id")
+        assert [b[0] for b in _builds(p)] == ["Ord"] * 5
+    finally:
+        p.close()
