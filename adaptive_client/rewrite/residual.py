@@ -762,7 +762,9 @@ _LIKES = (exp.Like,)
 
 def _escape_likes(tree: exp.Expression) -> None:
     """PostgreSQL's LIKE escapes with a backslash unless told otherwise; DuckDB's does not."""
-    for like in list(tree.find_all(*_LIKES)):
+    # innermost first: wrapping a LIKE copies it, and a LIKE nested in its operand (in a
+    # CASE) must be wrapped in the copy, not in the node the copy replaced
+    for like in reversed(list(tree.find_all(*_LIKES))):
         if not isinstance(like.parent, exp.Escape):
             like.replace(exp.Escape(this=like.copy(), expression=exp.Literal.string("\\")))
 
