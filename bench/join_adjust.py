@@ -14,8 +14,9 @@ is the side that moves.  Both Eq onions are peeled to DET first (not timed).  Ti
 
 The last line is the ratio of the UPDATE's time to the adjustment's (at least 0.5 is the
 target: the adjustment is at most twice as slow as a crypto-free rewrite of the column).
-Measured at ``--rows 1000000`` on a shared 2-core machine with other work running: UPDATE
-2.45-2.66 s, first join 4.0-5.3 s, ratio 0.50-0.63 (the phases are in docs/peels.md).
+Measured at ``--rows 1000000`` on a 2-core machine with nothing else running: UPDATE
+3.2-3.6 s, first join 4.5-5.7 s, ratio 0.60, 0.72, 0.62 (beside other work 0.46-0.71; the
+phases are in docs/peels.md).
 """
 
 from __future__ import annotations
