@@ -131,7 +131,7 @@ def _rewrite(
         cur.executemany(update, batch)
 
 
-def _add_onion_columns(conn: psycopg.Connection[Any], meta: TableMeta, col: ColumnMeta) -> None:
+def add_onion_columns(conn: psycopg.Connection[Any], meta: TableMeta, col: ColumnMeta) -> None:
     for oc in col.onions.values():
         piece = sql.SQL("ADD COLUMN {} {}").format(
             sql.Identifier(oc.anon), sql.SQL(_storage_type(col, oc))
@@ -168,7 +168,7 @@ def _tag_check(conn: psycopg.Connection[Any], meta: TableMeta, oc: OnionColumn) 
         )
 
 
-def _set_not_null(conn: psycopg.Connection[Any], meta: TableMeta, col: ColumnMeta) -> None:
+def set_not_null(conn: psycopg.Connection[Any], meta: TableMeta, col: ColumnMeta) -> None:
     for oc in col.onions.values():
         conn.execute(
             sql.SQL("ALTER TABLE {} ALTER COLUMN {} SET NOT NULL").format(
@@ -208,7 +208,7 @@ def _add_column(
     taken = {oc.anon for c in meta.columns.values() for oc in c.onions.values()}
     col = build_column(conn, catalog, config, spec, cname, set(), shared, taken)
     meta.columns[cname] = col
-    _add_onion_columns(conn, meta, col)
+    add_onion_columns(conn, meta, col)
     if cname in spec.sequences:
         create_sequence(conn, meta, col, spec.sequences[cname], runtime)
     if col.has_default:
@@ -225,7 +225,7 @@ def _add_column(
         finally:
             defaults.RUNTIME.reset(token)
     if not col.nullable:
-        _set_not_null(conn, meta, col)
+        set_not_null(conn, meta, col)
     if spec.foreign_keys:
         _add_foreign_keys(conn, catalog, meta, spec)
 
@@ -374,7 +374,7 @@ def _alter_column(
                 )
             col.nullable = True
         else:
-            _set_not_null(conn, meta, col)
+            set_not_null(conn, meta, col)
             col.nullable = False
     elif action.args.get("default") is not None:
         spec = TableSpec(meta.name)
@@ -444,7 +444,7 @@ def _alter_type(
     )
     new.sequence, new.sequence_anon, new.identity = col.sequence, col.sequence_anon, col.identity
     meta.columns[col.name] = new
-    _add_onion_columns(conn, meta, new)
+    add_onion_columns(conn, meta, new)
     targets = [(new, oc) for oc in new.onions.values()]
     _rewrite(conn, meta, targets, lambda row: {col.name: row[0]}, [col])
     for oc in col.onions.values():
@@ -458,7 +458,7 @@ def _alter_type(
             (meta.anon, oc.anon),
         )
     if not new.nullable:
-        _set_not_null(conn, meta, new)
+        set_not_null(conn, meta, new)
 
 
 def _reencrypt(
@@ -536,7 +536,7 @@ def _add_constraint(
         anon = catalog.anon_index(meta.name, "__key__" + plain)
         if primary:
             for c in cols:
-                _set_not_null(conn, meta, meta.column(c))
+                set_not_null(conn, meta, meta.column(c))
                 meta.column(c).nullable = False
         conn.execute(
             sql.SQL("ALTER TABLE {} ADD CONSTRAINT {} {} ({})").format(

@@ -361,9 +361,7 @@ def build_column(
         if onion in lazy and len(onions) > 1:
             col.on_demand[onion] = {"start": start, "floor": floor}
             continue
-        anon, n = catalog.anon_column(name, cname, onion), 1
-        while anon in taken:
-            anon, n = catalog.anon_column(name, f"{cname}\x1f{n}", onion), n + 1
+        anon = onion_anon(catalog, name, cname, onion, taken)
         col.onions[onion] = new_onion_column(
             conn, catalog, config.hom_bits, col, onion, stack, start, floor, anon, group_keys
         )
@@ -375,6 +373,14 @@ def build_column(
         # connections drew from a dropped table's sequence never match a new table's
         col.sequence_anon = catalog.root.anonymize("sequence", name, cname, new_key(8).hex())
     return col
+
+
+def onion_anon(catalog: Catalog, table: str, column: str, onion: Onion, taken: set[str]) -> str:
+    """The anonymized name of a column's onion, salted while a renamed column holds it."""
+    anon, n = catalog.anon_column(table, column, onion), 1
+    while anon in taken:
+        anon, n = catalog.anon_column(table, f"{column}\x1f{n}", onion), n + 1
+    return anon
 
 
 def new_onion_column(

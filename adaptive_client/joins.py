@@ -397,18 +397,42 @@ def _rename(
 ) -> None:
     """Rename a re-keyed column and log it (inside the caller's transaction)."""
     oc = m.onion
-    tbl, col = sql.Identifier(m.table.anon), sql.Identifier(oc.anon)
     # A new name: statements compiled before the adjustment fail instead of writing a
     # value under the old key or reading a re-keyed one with it.
-    base = oc.anon.rsplit("_", 1)[0]
-    renamed = f"{base}_{oc.onion.value.lower()}j{generation}"
+    rename_onion(conn, m.table.anon, oc, "j", generation)
     conn.execute(
-        sql.SQL("ALTER TABLE {} RENAME COLUMN {} TO {}").format(tbl, col, sql.Identifier(renamed))
+        "INSERT INTO adaptive.peel_log (anon_table, anon_column, onion, from_layer, to_layer, "
+        "mode, rows, duration_ms) VALUES (%s, %s, %s, %s, %s, 'join', %s, %s)",
+        (
+            m.table.anon,
+            oc.anon,
+            oc.onion.value,
+            oc.layer,
+            oc.layer,
+            rows,
+            (time.monotonic() - t0) * 1000,
+        ),
+    )
+
+
+def rename_onion(
+    conn: psycopg.Connection[Any], table_anon: str, oc: OnionColumn, why: str, generation: int
+) -> None:
+    """Give an onion column a new anonymized name (``why``: ``j`` join adjustment, ``b``
+    onion build; and the catalog generation), with its layer-tag check and layer row,
+    so that statements compiled from older metadata fail and are retried."""
+    tbl = sql.Identifier(table_anon)
+    base = oc.anon.rsplit("_", 1)[0]
+    renamed = f"{base}_{oc.onion.value.lower()}{why}{generation}"
+    conn.execute(
+        sql.SQL("ALTER TABLE {} RENAME COLUMN {} TO {}").format(
+            tbl, sql.Identifier(oc.anon), sql.Identifier(renamed)
+        )
     )
     has_check = conn.execute(
         "SELECT 1 FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid "
         "WHERE t.relname = %s AND c.conname = %s",
-        (m.table.anon, "k_" + oc.anon),
+        (table_anon, "k_" + oc.anon),
     ).fetchone()
     if has_check:
         conn.execute(
@@ -419,20 +443,7 @@ def _rename(
     conn.execute(
         "UPDATE adaptive.layers SET anon_column = %s, changed_at = now() "
         "WHERE anon_table = %s AND anon_column = %s",
-        (renamed, m.table.anon, oc.anon),
-    )
-    conn.execute(
-        "INSERT INTO adaptive.peel_log (anon_table, anon_column, onion, from_layer, to_layer, "
-        "mode, rows, duration_ms) VALUES (%s, %s, %s, %s, %s, 'join', %s, %s)",
-        (
-            m.table.anon,
-            renamed,
-            oc.onion.value,
-            oc.layer,
-            oc.layer,
-            rows,
-            (time.monotonic() - t0) * 1000,
-        ),
+        (renamed, table_anon, oc.anon),
     )
     oc.anon = renamed
 

@@ -41,8 +41,9 @@ from psycopg import sql
 
 from . import foreign_keys, recipes
 from .errors import OnionBuildDisabled, StaleMetadata
+from .joins import rename_onion
 from .metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
-from .onions import STACKS, TAGS, Cap, Onion, capabilities
+from .onions import STACKS, Cap, Onion, capabilities
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,8 @@ def build(conn: psycopg.Connection[Any], catalog: Catalog, need: BuildNeed) -> i
 
     Raises :class:`StaleMetadata` when the catalog changed since it was loaded: the
     caller reloads it and plans again."""
-    from .ddl import _storage_type, new_onion_column
+    from .alter import add_onion_columns, set_not_null
+    from .ddl import _storage_type, new_onion_column, onion_anon
 
     t0 = time.monotonic()
     meta = catalog.table(need.table)
@@ -107,44 +109,22 @@ def build(conn: psycopg.Connection[Any], catalog: Catalog, need: BuildNeed) -> i
             raise StaleMetadata(f"table {meta.name} changed while an onion build was planned")
         pending = col.on_demand[need.onion]
         taken = {oc.anon for c in meta.columns.values() for oc in c.onions.values()}
-        anon, n = catalog.anon_column(meta.name, col.name, need.onion), 1
-        while anon in taken:
-            anon, n = catalog.anon_column(meta.name, f"{col.name}\x1f{n}", need.onion), n + 1
+        anon = onion_anon(catalog, meta.name, col.name, need.onion, taken)
         stack = STACKS[need.onion]
         start = str(pending.get("start") or stack[0])
         floor = pending.get("floor")
         oc = new_onion_column(conn, catalog, 2048, col, need.onion, stack, start, floor, anon, {})
         source = _readable(col)
-        storage = _storage_type(col, oc)
-        conn.execute(
-            sql.SQL("ALTER TABLE {} ADD COLUMN {} {}").format(
-                _t(meta), sql.Identifier(anon), sql.SQL(storage)
-            )
-        )
-        rows = _fill(conn, meta, col, source, oc, storage)
+        # the column, its layer-tag check and layer row as ADD COLUMN adds them; NOT NULL
+        # once it is filled
+        added = ColumnMeta(col.name, col.type, col.nullable, {need.onion: oc})
+        add_onion_columns(conn, meta, added)
+        rows = _fill(conn, meta, col, source, oc, _storage_type(col, oc))
         if not col.nullable:
-            conn.execute(
-                sql.SQL("ALTER TABLE {} ALTER COLUMN {} SET NOT NULL").format(
-                    _t(meta), sql.Identifier(anon)
-                )
-            )
-        if oc.layer in TAGS and oc.onion is Onion.ORD:
-            conn.execute(
-                sql.SQL("ALTER TABLE {} ADD CONSTRAINT {} CHECK (get_byte({}, 0) = {})").format(
-                    _t(meta),
-                    sql.Identifier("k_" + anon),
-                    sql.Identifier(anon),
-                    sql.Literal(TAGS[oc.layer]),
-                )
-            )
-        _rename(conn, meta, source, head.generation + 1)
+            set_not_null(conn, meta, added)
+        rename_onion(conn, meta.anon, source, "b", head.generation + 1)
         if meta.foreign_keys:
             foreign_keys.set_null_trigger(conn, meta)  # (it names the renamed column)
-        conn.execute(
-            "INSERT INTO adaptive.layers (anon_table, anon_column, onion, layer) "
-            "VALUES (%s, %s, %s, %s)",
-            (meta.anon, anon, oc.onion.value, oc.layer),
-        )
         conn.execute(
             "INSERT INTO adaptive.peel_log (anon_table, anon_column, onion, from_layer, "
             "to_layer, mode, rows, duration_ms) VALUES (%s, %s, %s, '-', %s, 'build', %s, %s)",
@@ -208,34 +188,3 @@ def _fill(
     )
     conn.execute(sql.SQL("DROP TABLE {}").format(staged))
     return cur.rowcount
-
-
-def _rename(
-    conn: psycopg.Connection[Any], meta: TableMeta, oc: OnionColumn, generation: int
-) -> None:
-    """A new name for the onion the build read: statements compiled before the build
-    (which would write the column without its new onion) fail and are retried."""
-    base = oc.anon.rsplit("_", 1)[0]
-    renamed = f"{base}_{oc.onion.value.lower()}b{generation}"
-    conn.execute(
-        sql.SQL("ALTER TABLE {} RENAME COLUMN {} TO {}").format(
-            _t(meta), sql.Identifier(oc.anon), sql.Identifier(renamed)
-        )
-    )
-    has_check = conn.execute(
-        "SELECT 1 FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid "
-        "WHERE t.relname = %s AND c.conname = %s",
-        (meta.anon, "k_" + oc.anon),
-    ).fetchone()
-    if has_check:
-        conn.execute(
-            sql.SQL("ALTER TABLE {} RENAME CONSTRAINT {} TO {}").format(
-                _t(meta), sql.Identifier("k_" + oc.anon), sql.Identifier("k_" + renamed)
-            )
-        )
-    conn.execute(
-        "UPDATE adaptive.layers SET anon_column = %s, changed_at = now() "
-        "WHERE anon_table = %s AND anon_column = %s",
-        (renamed, meta.anon, oc.anon),
-    )
-    oc.anon = renamed

@@ -182,7 +182,7 @@ def test_a_build_that_fails_changes_nothing(
         def killed(*args: Any) -> None:
             raise RuntimeError("killed in the middle of the build")
 
-        monkeypatch.setattr(ondemand, "_rename", killed)
+        monkeypatch.setattr(ondemand, "rename_onion", killed)
         with pytest.raises(RuntimeError, match="killed"):
             p.enc.execute("SELECT id FROM item WHERE qty > 2")
         assert _stored_columns(p) == before
