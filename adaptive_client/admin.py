@@ -267,11 +267,8 @@ def peel_column(
         key = next(o for o in Onion if o.value.lower() == onion.lower())
     except StopIteration:
         raise ConfigError(f"unknown onion {onion!r}") from None
-    if key in col.on_demand:  # built first (ondemand.py), then peeled
+    if key in col.on_demand:  # built first (ondemand.py: it updates ``col`` too), then peeled
         ondemand.build(conn, catalog, ondemand.BuildNeed(meta.name, col.name, key))
-        catalog = Catalog.open(conn, master)
-        meta = catalog.table(table)
-        col = meta.column(column)
     oc = col.onions.get(key)
     if oc is None:
         raise ConfigError(f"{meta.name}.{col.name} has no {key} onion")

@@ -113,6 +113,8 @@ def build(conn: psycopg.Connection[Any], catalog: Catalog, need: BuildNeed) -> i
         stack = STACKS[need.onion]
         start = str(pending.get("start") or stack[0])
         floor = pending.get("floor")
+        # (hom_bits unused: an Ord or Search onion has no HOM layer; no join group's keys:
+        # a column in one keeps every onion from CREATE TABLE)
         oc = new_onion_column(conn, catalog, 2048, col, need.onion, stack, start, floor, anon, {})
         source = _readable(col)
         # the column, its layer-tag check and layer row as ADD COLUMN adds them; NOT NULL
