@@ -367,8 +367,9 @@ def _kind(node: exp.Expression) -> str:
         # a derived table's (or CTE's) column has its select item's kind as PostgreSQL
         # types it (sqlglot types extract() an integer, PostgreSQL numeric)
         inner = _derived_item(node)
-        if inner is not None:
-            return _kind(inner)
+        kind = _kind(inner) if inner is not None else "other"
+        if kind != "other":  # (an item already rewritten, a // of integers, is typed here)
+            return kind
     if isinstance(node, exp.Round | exp.Trunc) and _kind(node.this) == "decimal":
         return "decimal"  # round/trunc(numeric[, n]) is numeric (sqlglot types it double)
     sides: set[str] = set()
@@ -695,11 +696,27 @@ def _sum_typed(agg: exp.Sum, node: exp.Expression) -> exp.Expression:
     arg = agg.this.expressions[0] if isinstance(agg.this, exp.Distinct) else agg.this
     k = _kind(arg)
     if k == "int":
-        big = arg.type is not None and arg.type.is_type(exp.DataType.Type.BIGINT)
-        return _cast(node, "DECIMAL(38,0)" if big else "BIGINT")
+        return _cast(node, "DECIMAL(38,0)" if _bigint(arg) else "BIGINT")
     if k == "decimal":
         return node
     raise _refuse(f"sum over {k} values", node)
+
+
+def _bigint(node: exp.Expression) -> bool:
+    """Whether PostgreSQL types an integer expression bigint: integer arithmetic stays
+    integer unless a side is bigint (sqlglot types a quotient of integers bigint), and a
+    derived table's column is its select item."""
+    while isinstance(node, exp.Paren | exp.Neg | exp.Abs):
+        node = node.this
+    if isinstance(node, exp.Column):
+        inner = _derived_item(node)
+        if inner is not None:
+            return _bigint(inner)
+    if isinstance(node, exp.Add | exp.Sub | exp.Mul | exp.Div | exp.IntDiv | exp.Mod):
+        return _bigint(node.this) or _bigint(node.expression)
+    if isinstance(node, exp.Literal) and not node.is_string:
+        return abs(int(str(node.this))) >= 2**31
+    return node.type is not None and node.type.is_type(exp.DataType.Type.BIGINT)
 
 
 def _check_cast(node: exp.Cast) -> exp.Expression:

@@ -118,6 +118,7 @@ GROUPING = [
     # a derived table's extract() is numeric: its sum and avg print as numerics
     "SELECT x.k, count(*), sum(x.v) FROM (SELECT name AS k, extract(year FROM updated) AS v FROM emp) x GROUP BY x.k ORDER BY x.k",
     "SELECT sum(v), avg(v), max(v) FROM (SELECT extract(month FROM hired) AS v FROM emp) x",
+    "SELECT x.k, count(*), sum(x.v) FROM (SELECT name AS k, (bonus / 2) AS v FROM emp) x GROUP BY x.k ORDER BY x.k",
     # an escaped wildcard inside a CASE of a CTE used twice
     "WITH t AS (SELECT a.id, a.bonus AS v, a.name AS s FROM emp a WHERE CASE WHEN a.name LIKE '50\\%%' THEN a.name ELSE a.note END LIKE '%a%') SELECT t.id, t.v, t.s FROM t WHERE t.v > (SELECT avg(u.v) FROM t u) ORDER BY t.id",
     "SELECT id, CASE WHEN name LIKE '50\\%%' THEN name ELSE note END FROM emp WHERE CASE WHEN name LIKE '50\\%%' THEN name ELSE note END LIKE '%a%' ORDER BY id",
