@@ -31,7 +31,16 @@ class LayerRow:
 
 
 # How much each layer reveals, for a column's summary: the most revealing of its onions.
-_REVEALS = {"RND": 0, "HOM": 0, "SEARCH": 1, "DET": 2, "TRIGRAM": 2, "OPE": 3, "PLAIN": 4}
+_REVEALS = {
+    "RND": 0,
+    "HOM": 0,
+    "ASHE": 0,
+    "SEARCH": 1,
+    "DET": 2,
+    "TRIGRAM": 2,
+    "OPE": 3,
+    "PLAIN": 4,
+}
 
 
 def _learns(
@@ -167,8 +176,8 @@ def precomputed_reveals(expression: str, layer: str, boolean: bool) -> str:
     """What the provider learns from a precomputed onion at ``layer``, about the
     expression's value (the expression itself is sealed in the catalog: the provider sees
     a column of the table, its onion kind and layer, not what it computes)."""
-    if layer in ("RND", "HOM"):
-        return "nothing (beyond NULLs)" + (": sums computable" if layer == "HOM" else "")
+    if layer in ("RND", "HOM", "ASHE"):
+        return "nothing (beyond NULLs)" + (": sums computable" if layer != "RND" else "")
     if layer == "DET" and boolean:
         return f"which rows satisfy {expression} and which do not (two classes)"
     if layer == "DET":

@@ -3,7 +3,8 @@
 Format::
 
     [defaults]
-    sum = false          # give integer/numeric columns a Sum (Paillier) onion
+    sum = false          # give integer/numeric columns a Sum onion
+    sum_layer = "ASHE"   # the Sum onion's scheme: ASHE (pads) or HOM (Paillier)
     search = true        # give string columns a Search onion
     substring = false    # give string columns a Substr onion (trigrams: LIKE, ILIKE, ~)
     hom_bits = 2048      # Paillier modulus size
@@ -42,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
-from .onions import SINGLE_LAYERS, STACKS, Onion
+from .onions import SINGLE_LAYERS, STACKS, SUM_LAYERS, Onion
 
 PEEL_MODES = ("server", "client", "off")
 
@@ -63,6 +64,7 @@ class ColumnConfig:
 @dataclass(frozen=True)
 class Config:
     sum: bool = False
+    sum_layer: str = "ASHE"  # the Sum onions' scheme (SUM_LAYERS)
     search: bool = True
     substring: bool = False
     hom_bits: int = 2048
@@ -112,9 +114,10 @@ def _layers(raw: Any, where: str, what: str) -> dict[Onion, str]:
     for k, v in raw.items():
         onion = _onion(k, where)
         layer = str(v).upper()
-        if onion is not Onion.SINGLE and layer not in STACKS[onion]:
+        allowed = SUM_LAYERS if onion is Onion.SUM else STACKS.get(onion, ())
+        if onion is not Onion.SINGLE and layer not in allowed:
             raise ConfigError(
-                f"{where}: {what} layer {v!r} is not in the {onion} onion ({STACKS[onion]})"
+                f"{where}: {what} layer {v!r} is not in the {onion} onion ({allowed})"
             )
         out[onion] = layer
     return out
@@ -213,6 +216,7 @@ def load_config(source: str | Path | dict[str, Any] | Config | None) -> Config:
                 raise ConfigError(f"precomputed.{tname}.{pname}: also configured as a column")
     return Config(
         sum=bool(defaults.get("sum", False)),
+        sum_layer=_sum_layer(defaults.get("sum_layer", "ASHE")),
         search=bool(defaults.get("search", True)),
         substring=bool(defaults.get("substring", False)),
         hom_bits=int(defaults.get("hom_bits", 2048)),
@@ -223,6 +227,13 @@ def load_config(source: str | Path | dict[str, Any] | Config | None) -> Config:
         tables=tables,
         precomputed=precomputed,
     )
+
+
+def _sum_layer(raw: Any) -> str:
+    layer = str(raw).upper()
+    if layer not in SUM_LAYERS:
+        raise ConfigError(f"defaults.sum_layer: {raw!r} is not one of {', '.join(SUM_LAYERS)}")
+    return layer
 
 
 def _precomputed(raw: Any, where: str) -> PrecomputedConfig:

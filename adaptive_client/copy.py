@@ -60,7 +60,7 @@ def _storage_type(col: ColumnMeta, oc: OnionColumn) -> str:
     if oc.stack == ("PLAIN",):
         return col.type.sql()
     if oc.onion is Onion.SUM:
-        return "numeric"
+        return "int8[]" if oc.stack == ("ASHE",) else "numeric"
     if oc.onion in TOKEN_ONIONS:
         return "bytea[]"
     return "bytea"

@@ -47,7 +47,7 @@ def _storage_type(col: ColumnMeta, oc: OnionColumn) -> str:
     if oc.stack == ("PLAIN",):  # in the clear: the server orders it, by its collation
         return col.type.sql() + (col.collation.clause() if col.collation else "")
     if oc.onion is Onion.SUM:
-        return "numeric"
+        return "int8[]" if oc.stack == ("ASHE",) else "numeric"
     if oc.onion in TOKEN_ONIONS:
         return "bytea[]"
     return "bytea"
@@ -346,7 +346,7 @@ def build_column(
     for onion in onions:
         if onion is not Onion.SINGLE and onion.value not in enc.onions:
             raise ConfigError(f"{name}.{cname}: type {col.type.sql()} has no {onion} onion")
-        stack = stack_for(onion, ccfg.layer)
+        stack = stack_for(onion, ccfg.layer, config.sum_layer)
         start = ccfg.start.get(onion, stack[0])
         floor = ccfg.floor.get(onion)
         if onion is Onion.EQ and (cname in keyed or cname in shared):

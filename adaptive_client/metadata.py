@@ -39,7 +39,7 @@ from .errors import (
 from .install import InstallError, install_database
 from .keys import MasterKey, RootKeys, new_key
 from .onions import Onion
-from .schemes import DET, HOM, OPE, RND, SEARCH, TRIGRAM
+from .schemes import ASHE, DET, HOM, OPE, RND, SEARCH, TRIGRAM
 
 # Keyring formats: 1 -- no catalog head; 2 -- a sealed catalog head exists; 3 -- the
 # compact RND layer (AES-CTR under a 12-byte nonce, schemes/rnd.py) instead of AES-CBC
@@ -109,6 +109,10 @@ class OnionColumn:
     @cached_property
     def hom(self) -> HOM:
         return HOM.from_bytes(self.keys["HOM"])
+
+    @cached_property
+    def ashe(self) -> ASHE:
+        return ASHE(self.keys["ASHE"])
 
     @cached_property
     def search(self) -> SEARCH:

@@ -37,13 +37,16 @@ class Cap(StrEnum):
 STACKS: dict[Onion, tuple[str, ...]] = {
     Onion.EQ: ("RND", "DET"),
     Onion.ORD: ("RND", "OPE"),
-    Onion.SUM: ("HOM",),
+    # the Sum onion's one layer: ASHE (per-value pads, the client removes them from a
+    # sum) unless the configuration chooses HOM (Paillier); see SUM_LAYERS
+    Onion.SUM: ("ASHE",),
     # the RND layer of a Search onion hides the tokens until the first search; tables
     # created before it existed keep the one-layer stack recorded in their metadata
     Onion.SEARCH: ("RND", "SEARCH"),
     Onion.SUBSTR: ("RND", "TRIGRAM"),
 }
 SINGLE_LAYERS = ("PLAIN", "DET", "OPE", "RND")
+SUM_LAYERS = ("ASHE", "HOM")
 
 # Layer tags: the first byte of every bytea ciphertext (see schemes.base).
 TAGS = {"RND": 1, "DET": 2, "OPE": 3}
@@ -66,6 +69,7 @@ LEAKAGE = {
     "DET": "which rows are equal",
     "OPE": "order of values (and equality)",
     "HOM": "nothing (sums computable)",
+    "ASHE": "nothing (sums computable; a sum ships the summed rows' nonces)",
     "SEARCH": "which rows share a word",
     "TRIGRAM": "which rows share a 3-character sequence (case-folded): far more than words",
     "PLAIN": "the values themselves",
@@ -87,7 +91,7 @@ def capabilities(onion: Onion, layer: str, ope_exact: bool) -> frozenset[Cap]:
         return frozenset({Cap.DECRYPT, Cap.EQ})
     if layer == "OPE":
         return frozenset({Cap.DECRYPT, Cap.EQ, Cap.ORD}) if ope_exact else frozenset({Cap.ORD})
-    if layer == "HOM":
+    if layer in SUM_LAYERS:
         return frozenset({Cap.SUM})
     if layer == "SEARCH":
         return frozenset({Cap.WORD})
@@ -96,7 +100,13 @@ def capabilities(onion: Onion, layer: str, ope_exact: bool) -> frozenset[Cap]:
     raise ConfigError(f"unknown layer {layer!r}")
 
 
-def stack_for(onion: Onion, single_layer: str | None = None) -> tuple[str, ...]:
+def stack_for(
+    onion: Onion, single_layer: str | None = None, sum_layer: str = "ASHE"
+) -> tuple[str, ...]:
+    if onion is Onion.SUM:
+        if sum_layer not in SUM_LAYERS:
+            raise ConfigError(f"a Sum onion's layer is one of {', '.join(SUM_LAYERS)}")
+        return (sum_layer,)
     if onion is Onion.SINGLE:
         if single_layer not in SINGLE_LAYERS:
             raise ConfigError(f"a Single onion needs one layer of {', '.join(SINGLE_LAYERS)}")

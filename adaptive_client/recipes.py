@@ -18,7 +18,7 @@ from .metadata import ColumnMeta, OnionColumn
 from .onions import Onion
 from .schemes.rnd import seal_each
 from .stats import STATS
-from .wire import WordTokens
+from .wire import SumValue, WordTokens
 
 
 def encrypt(col: ColumnMeta, oc: OnionColumn, value: Any, layer: str | None = None) -> Any:
@@ -34,6 +34,9 @@ def encrypt(col: ColumnMeta, oc: OnionColumn, value: Any, layer: str | None = No
     elif inner == "OPE":
         STATS.count("OPE")
         ct = _memo(oc, "OPE", enc.to_ope(value), oc.ope.encrypt)
+    elif inner == "ASHE":
+        STATS.count("ASHE")
+        return SumValue(oc.ashe.encrypt(enc.to_hom(value)))
     elif inner == "HOM":
         STATS.count("HOM")
         return Decimal(oc.hom.encrypt(enc.to_hom(value)))
@@ -73,6 +76,9 @@ def encrypt_many(
     elif inner == "OPE":
         STATS.count("OPE", n=n)
         cts = _memo_many(oc, "OPE", [enc.to_ope(v) for v in values], oc.ope.encrypt_many)
+    elif inner == "ASHE":
+        STATS.count("ASHE", n=n)
+        return [SumValue(s) for s in oc.ashe.encrypt_many([enc.to_hom(v) for v in values])]
     elif inner == "HOM":
         STATS.count("HOM", n=n)
         return [Decimal(oc.hom.encrypt(enc.to_hom(v))) for v in values]
@@ -235,6 +241,9 @@ def decrypt(col: ColumnMeta, oc: OnionColumn, stored: Any) -> Any:
     if inner == "HOM":
         STATS.count("HOM", decrypt=True)
         return enc.from_hom_sum(oc.hom.decrypt(int(stored)))
+    if inner == "ASHE":
+        STATS.count("ASHE", decrypt=True)
+        return enc.from_hom_sum(oc.ashe.decrypt(list(stored)))
     data = stored if type(stored) is bytes else bytes(stored)
     if not data:
         raise CiphertextError("empty ciphertext")
@@ -260,7 +269,7 @@ def decrypt_many(col: ColumnMeta, oc: OnionColumn, stored: list[Any]) -> list[An
     per layer (RND's CTR, DET's short values through AES in one call, OPE's tree walked
     once) instead of a chain of calls per value."""
     inner = oc.innermost
-    if inner not in ("DET", "OPE"):  # PLAIN, HOM, Single RND: nothing to batch
+    if inner not in ("DET", "OPE"):  # PLAIN, HOM, ASHE, Single RND: nothing to batch
         return [decrypt(col, oc, v) for v in stored]
     at = [i for i, v in enumerate(stored) if v is not None]
     data = [bytes(stored[i]) for i in at]
@@ -302,6 +311,15 @@ def hom_sum(col: ColumnMeta, oc: OnionColumn, stored: Any) -> Any:
         return None
     STATS.count("HOM", decrypt=True)
     return col.encoding.from_hom_sum(oc.hom.decrypt(int(stored)))
+
+
+def ashe_sum(col: ColumnMeta, oc: OnionColumn, hi: Any, lo: Any, count: Any, nonces: Any) -> Any:
+    """A SUM the server computed over an ASHE Sum onion: its sums of the two halves,
+    the number of values summed and their nonces (NULL when no value was summed)."""
+    if not count:
+        return None
+    STATS.count("ASHE", decrypt=True)
+    return col.encoding.from_hom_sum(oc.ashe.decrypt_sum(hi, lo, count, bytes(nonces)))
 
 
 def ope_value(col: ColumnMeta, oc: OnionColumn, stored: Any) -> Any:

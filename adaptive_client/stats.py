@@ -140,7 +140,7 @@ class Stats:
         }
 
 
-_DEC = {scheme: f"dec:{scheme}" for scheme in ("DET", "OPE", "RND", "HOM", "SEARCH")}
+_DEC = {scheme: f"dec:{scheme}" for scheme in ("DET", "OPE", "RND", "HOM", "ASHE", "SEARCH")}
 
 
 # Plain classes rather than @contextmanager generators: these wrap every statement, and

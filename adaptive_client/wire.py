@@ -18,6 +18,8 @@ from psycopg.pq import Format
 
 BYTEA_OID = 17
 BYTEA_ARRAY_OID = 1001
+INT8_OID = 20
+INT8_ARRAY_OID = 1016
 _HEADER = struct.Struct("!iiiii")  # ndim, has-nulls flag, element type, length, lower bound
 _EMPTY = struct.pack("!iii", 0, 0, BYTEA_OID)  # zero dimensions: '{}'
 
@@ -40,6 +42,24 @@ class WordTokensDumper(Dumper):
         return b"".join(parts)
 
 
+class SumValue(list[int]):
+    """An ASHE Sum onion's stored value ``[nonce, hi, lo]`` (an ``int8[]``)."""
+
+
+_INT8_ELEMENT = struct.Struct("!iq")  # length 8, value
+
+
+class SumValueDumper(Dumper):
+    format = Format.BINARY
+    oid = INT8_ARRAY_OID
+
+    def dump(self, obj: Any) -> bytes:
+        head = _HEADER.pack(1, 0, INT8_OID, len(obj), 1)
+        return head + b"".join(_INT8_ELEMENT.pack(8, v) for v in obj)
+
+
 def register(context: AdaptContext) -> None:
-    """Send :class:`WordTokens` in binary on this connection (or context)."""
+    """Send :class:`WordTokens` and :class:`SumValue` in binary on this connection (or
+    context)."""
     context.adapters.register_dumper(WordTokens, WordTokensDumper)
+    context.adapters.register_dumper(SumValue, SumValueDumper)

@@ -932,6 +932,13 @@ class Compiler:
         if oc.innermost == "PLAIN":
             sidx = self.add_select(select, exp.Sum(this=cexp))
             summed: RowFn = lambda row: row[sidx]  # noqa: E731
+        elif oc.innermost == "ASHE":
+            # the sums of the two halves, how many were summed and their nonces: the
+            # client removes the pads (schemes/ashe.py)
+            hi, lo, n, nonces = (self.add_select(select, e) for e in ashe_aggregates(cexp))
+            summed = lambda row: recipes.ashe_sum(  # noqa: E731
+                col, oc, row[hi], row[lo], row[n], row[nonces]
+            )
         else:
             n2 = Decimal(oc.hom.n2)
             call = exp.Anonymous(
@@ -966,6 +973,23 @@ class Compiler:
             name,
             _OIDS.get(col.type.name, 25),
         )
+
+
+def ashe_aggregates(cexp: exp.Expression) -> list[exp.Expression]:
+    """The server's part of a SUM over an ASHE onion ``{nonce, hi, lo}``: sum(hi),
+    sum(lo) (exact: PostgreSQL sums int8 in 128 bits), count and the nonces as one bytea."""
+
+    def part(i: int) -> exp.Expression:  # sqlglot's brackets count from 0
+        return exp.Bracket(this=cexp.copy(), expressions=[exp.Literal.number(i)])
+
+    nonces = exp.Anonymous(
+        this="string_agg",
+        expressions=[
+            exp.Anonymous(this="int8send", expressions=[part(0)]),
+            exp.Cast(this=exp.Literal.string(""), to=exp.DataType.build("bytea")),
+        ],
+    )
+    return [exp.Sum(this=part(1)), exp.Sum(this=part(2)), exp.Count(this=cexp.copy()), nonces]
 
 
 _ARITH: dict[type, Callable[[Any, Any], Any]] = {

@@ -5,6 +5,7 @@
 | RND    | 0x01 | 3        | nothing                                           | padded length |
 | DET    | 0x02 | 2        | ``=``, ``<>``, ``IN``, GROUP BY, DISTINCT, join   | equality      |
 | HOM    | -    | 2        | ``SUM``, ``AVG``, ``+``                           | nothing       |
+| ASHE   | -    | 2        | ``SUM``, ``AVG`` (the client removes the pads)    | nothing       |
 | SEARCH | -    | 2        | whole-word match (``WORD``: ``~ '\\mword\\M'``) | shared words  |
 | TRIGRAM| -    | 1        | candidate rows for LIKE / ILIKE / ``~`` (trigrams)  | shared trigrams |
 | OPE    | 0x03 | 1        | comparisons, ORDER BY, MIN/MAX, equality          | order         |
@@ -14,6 +15,7 @@
 from __future__ import annotations
 
 from ..errors import ConfigError
+from .ashe import ASHE
 from .base import Scheme
 from .det import DET
 from .hom import HOM
@@ -24,7 +26,7 @@ from .search import SEARCH
 from .trigram import TRIGRAM
 
 SCHEMES: dict[str, type[Scheme]] = {
-    cls.name: cls for cls in (RND, DET, OPE, HOM, SEARCH, TRIGRAM, PLAIN)
+    cls.name: cls for cls in (RND, DET, OPE, HOM, ASHE, SEARCH, TRIGRAM, PLAIN)
 }
 
 
@@ -37,6 +39,7 @@ def scheme_class(name: str) -> type[Scheme]:
 
 
 __all__ = [
+    "ASHE",
     "DET",
     "HOM",
     "OPE",

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from adaptive_client.errors import ConfigError
 from adaptive_client.schemes import (
+    ASHE,
     DET,
     HOM,
     OPE,
@@ -50,6 +51,7 @@ def test_registry() -> None:
         "DET": DET,
         "OPE": OPE,
         "HOM": HOM,
+        "ASHE": ASHE,
         "SEARCH": SEARCH,
         "TRIGRAM": TRIGRAM,
         "PLAIN": PLAIN,
