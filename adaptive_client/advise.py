@@ -280,7 +280,10 @@ def _type_of(node: exp.Expression, spec: TableSpec) -> str | None:
     digits, scale = shape
     if scale == 0 and digits <= 18:
         return "bigint"
-    return f"numeric({min(digits, 1000)},{scale})"
+    # the client engine holds numerics of at most 38 digits: a wider bound (a product of
+    # three numeric(15,2) has 47) is capped there -- a value past it is refused when
+    # written, with its own error, rather than every statement reading the column
+    return f"numeric({min(digits, max(38, scale + 1))},{scale})"
 
 
 def _numeric_shape(node: exp.Expression, spec: TableSpec) -> tuple[int, int] | None:

@@ -282,6 +282,10 @@ class Encoding:
         """A SUM of ``to_hom`` values, typed the way PostgreSQL types ``SUM``."""
         raise EncodingError(f"{self.sql_type.sql()} has no Sum onion")
 
+    def from_hom(self, i: int) -> Any:
+        """The value whose ``to_hom`` is ``i``."""
+        raise EncodingError(f"{self.sql_type.sql()} has no Sum onion")
+
     def _bad(self, what: str) -> EncodingError:
         return EncodingError(f"bad {self.sql_type.sql()} {what}")
 
@@ -352,6 +356,9 @@ class IntEncoding(Encoding):
         # SUM(smallint | integer) is bigint (an int); SUM(bigint) is numeric (a Decimal)
         return Decimal(i) if self.sql_type.name == "bigint" else int(i)
 
+    def from_hom(self, i: int) -> Any:
+        return int(i)
+
 
 class NumericEncoding(Encoding):
     """numeric(p,s): the integer value·10**s, |value·10**s| < 10**p."""
@@ -418,6 +425,9 @@ class NumericEncoding(Encoding):
 
     def from_hom_sum(self, i: int) -> Decimal:
         return _scaled_decimal(int(i), self.s)  # SUM(numeric(p,s)) keeps scale s
+
+    def from_hom(self, i: int) -> Decimal:
+        return _scaled_decimal(int(i), self.s)
 
 
 class FreeNumericEncoding(Encoding):

@@ -91,7 +91,9 @@ def capabilities(onion: Onion, layer: str, ope_exact: bool) -> frozenset[Cap]:
         return frozenset({Cap.DECRYPT, Cap.EQ})
     if layer == "OPE":
         return frozenset({Cap.DECRYPT, Cap.EQ, Cap.ORD}) if ope_exact else frozenset({Cap.ORD})
-    if layer in SUM_LAYERS:
+    if layer == "ASHE":  # a value alone decrypts too: its pad is one AES block
+        return frozenset({Cap.SUM, Cap.DECRYPT})
+    if layer == "HOM":
         return frozenset({Cap.SUM})
     if layer == "SEARCH":
         return frozenset({Cap.WORD})

@@ -243,7 +243,7 @@ def decrypt(col: ColumnMeta, oc: OnionColumn, stored: Any) -> Any:
         return enc.from_hom_sum(oc.hom.decrypt(int(stored)))
     if inner == "ASHE":
         STATS.count("ASHE", decrypt=True)
-        return enc.from_hom_sum(oc.ashe.decrypt(list(stored)))
+        return enc.from_hom(oc.ashe.decrypt(list(stored)))
     data = stored if type(stored) is bytes else bytes(stored)
     if not data:
         raise CiphertextError("empty ciphertext")
@@ -269,7 +269,15 @@ def decrypt_many(col: ColumnMeta, oc: OnionColumn, stored: list[Any]) -> list[An
     per layer (RND's CTR, DET's short values through AES in one call, OPE's tree walked
     once) instead of a chain of calls per value."""
     inner = oc.innermost
-    if inner not in ("DET", "OPE"):  # PLAIN, HOM, ASHE, Single RND: nothing to batch
+    if inner == "ASHE":  # the pads of the whole column in one AES call
+        at = [i for i, v in enumerate(stored) if v is not None]
+        STATS.count("ASHE", decrypt=True, n=len(at))
+        plain = oc.ashe.decrypt_many([list(stored[i]) for i in at])
+        out_ashe: list[Any] = [None] * len(stored)
+        for i, m in zip(at, plain, strict=True):
+            out_ashe[i] = col.encoding.from_hom(m)
+        return out_ashe
+    if inner not in ("DET", "OPE"):  # PLAIN, HOM, Single RND: nothing to batch
         return [decrypt(col, oc, v) for v in stored]
     at = [i for i, v in enumerate(stored) if v is not None]
     data = [bytes(stored[i]) for i in at]

@@ -69,6 +69,8 @@ from ..collation import (
 from ..encodings import TEXT_TYPES
 from ..errors import CollationUnavailable, UndefinedColumn, UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, TableMeta
+from .aggregate import apply as apply_pushdown
+from .aggregate import compiles_exactly, plan_pushdowns
 from .engine import (  # noqa: F401  (pg_*: the engine's functions, tested from here)
     QUOTIENT_SCALE,
     engine,
@@ -415,6 +417,8 @@ def _cast(node: exp.Expression, to: str) -> exp.Cast:
 def _rewrite(node: exp.Expression) -> exp.Expression:
     """One node of the annotated, qualified tree, as DuckDB must compute it to answer
     what PostgreSQL answers (see the module's docstring)."""
+    if isinstance(node, exp.Div) and node.meta.get("avg"):  # aggregate.py's avg parts
+        return _numeric_div(node.this, node.expression, node)
     if isinstance(node, exp.Div):
         a, b = _kind(node.this), _kind(node.expression)
         if node.this.find(exp.Placeholder) or node.expression.find(exp.Placeholder):
@@ -800,7 +804,10 @@ def quotient_outputs(tree: exp.Expression) -> dict[int, tuple[str, int]]:
         node = item.this if isinstance(item, exp.Alias) else item
         while isinstance(node, exp.Paren):
             node = node.this
-        if isinstance(node, exp.Avg) or (
+        if isinstance(node, exp.Div) and node.meta.get("avg"):
+            # an avg the server computed in parts (aggregate.py): sum / count
+            kind, dividend, divisor = "avg", node.this.copy(), node.expression.copy()
+        elif isinstance(node, exp.Avg) or (
             isinstance(node, exp.Window | exp.Filter) and isinstance(node.this, exp.Avg)
         ):
             kind = "avg"
@@ -1374,13 +1381,23 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     def compiles(rel: Relation, conj: list[exp.Expression]) -> bool:
         return try_compile(catalog, rel, conj) is not None
 
-    relations = plan_relations(catalog, tree, compiles)
+    pushdowns = plan_pushdowns(
+        catalog, tree, schema, lambda rel: compiles_exactly(catalog, rel) is not None
+    )
+    relations = plan_relations(catalog, tree, compiles, [p.relation for p in pushdowns])
     fetches = [compile_relation(catalog, rel) for rel in relations]
     tables: list[tuple[str, list[tuple[str, str]]]] = []
     collations: set[Collation | None] = set()
     for rel in relations:
-        cols = []
-        for alias, c in rel.columns:
+        cols = list(rel.outputs)
+        read = rel.columns if rel.query is None else []
+        for push in pushdowns:  # an aggregated SELECT's keys: their collations
+            if push.relation is rel:
+                for alias, c in push.keys:
+                    meta = catalog.table(rel.members[alias].name)
+                    if meta.column(c).type.name in TEXT_TYPES:
+                        collations.add(meta.column(c).collation)
+        for alias, c in read:
             meta = catalog.table(rel.members[alias].name)
             cols.append((rel.column_name(alias, c), schema[meta.name][c]))
             if meta.column(c).type.name in TEXT_TYPES:
@@ -1422,6 +1439,8 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     width = len(names)
     char_outputs = _char_outputs(tree, width)
     varchar_cols = _varchar_outputs(catalog, tree, width)
+    for push in pushdowns:
+        apply_pushdown(push)
     rewrite_to_relations(tree, relations)
     builders: dict[str, ParamBuilder] = {}
     semi_sql = {semi.name: semi_select(semi, builders) for rel in relations for semi in rel.semis}

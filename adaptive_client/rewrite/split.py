@@ -80,6 +80,10 @@ class Relation:
     conjuncts: list[exp.Expression] = field(default_factory=list)
     columns: list[tuple[str, str]] = field(default_factory=list)  # (alias, column)
     semis: list[Semi] = field(default_factory=list)
+    # a SELECT the server aggregates (aggregate.py): its own query, and the columns
+    # (name, client engine type) of its rows
+    query: exp.Select | None = None
+    outputs: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def merged(self) -> bool:
@@ -88,7 +92,8 @@ class Relation:
     def describe(self) -> str:
         """The server SELECT in the application's terms: its tables (and aliases)."""
         names = [t.name if t.name == a else f"{t.name} {a}" for a, t in self.members.items()]
-        return "the rows of " + " joined with ".join(names)
+        grouped = ", grouped and aggregated by the server" if self.query is not None else ""
+        return "the rows of " + " joined with ".join(names) + grouped
 
     def column_name(self, alias: str, column: str) -> str:
         """The column's name in the client engine's table."""
@@ -189,12 +194,20 @@ def _column_pair(c: exp.Expression) -> tuple[exp.Column, exp.Column] | None:
     return None
 
 
-def plan_relations(catalog: Catalog, tree: exp.Expression, compiles: Compiles) -> list[Relation]:
+def plan_relations(
+    catalog: Catalog,
+    tree: exp.Expression,
+    compiles: Compiles,
+    aggregated: list[Relation] | None = None,
+) -> list[Relation]:
     """The relations of the (qualified) statement, with their columns, pushed-down
     conjuncts and run-time semi-join filters, in the order they are fetched (each after
     the relations its filters read); ``compiles(relation, conjuncts)`` says whether the
-    server SELECT of a relation with those conjuncts compiles over ciphertexts."""
-    relations: list[Relation] = []
+    server SELECT of a relation with those conjuncts compiles over ciphertexts.
+    ``aggregated``: the relations of SELECTs the server aggregates (their tables are
+    theirs)."""
+    relations: list[Relation] = list(aggregated or [])
+    claimed = {id(t) for rel in relations for t in rel.members.values()}
     by_table: dict[int, tuple[Relation, str]] = {}
 
     def add(scope: GlotScope, members: dict[str, exp.Table]) -> Relation:
@@ -206,7 +219,7 @@ def plan_relations(catalog: Catalog, tree: exp.Expression, compiles: Compiles) -
 
     for scope in traverse_scope(tree):
         tables = {a: s for a, s in scope.sources.items() if isinstance(s, exp.Table)}
-        if not tables:
+        if not tables or any(id(t) in claimed for t in tables.values()):
             continue
         select = scope.expression
         if not (isinstance(select, exp.Select) and _inner_only(select)):
@@ -294,7 +307,7 @@ def plan_relations(catalog: Catalog, tree: exp.Expression, compiles: Compiles) -
         for semi in rel.semis:  # the semi-joins read these
             if semi.source is not None and semi.source_column not in semi.source.columns:
                 semi.source.columns.append(semi.source_column)
-        if not rel.columns:  # e.g. count(*): the rows matter, not their values
+        if not rel.columns and rel.query is None:  # e.g. count(*): the rows matter
             alias, table = next(iter(rel.members.items()))
             rel.columns.append((alias, next(iter(catalog.table(table.name).columns))))
     return _fetch_order(relations)
@@ -462,6 +475,7 @@ def _fetch_order(relations: list[Relation]) -> list[Relation]:
 
 def rewrite_to_relations(tree: exp.Expression, relations: list[Relation]) -> None:
     """Point the statement at the relations' tables (see the module docstring)."""
+    relations = [rel for rel in relations if rel.query is None]  # (aggregate.apply)
     by_table = {id(t): (rel, alias) for rel in relations for alias, t in rel.members.items()}
     renames: dict[int, tuple[exp.Column, Relation, str]] = {}
     for scope in traverse_scope(tree):
@@ -513,6 +527,12 @@ def compile_relation(catalog: Catalog, rel: Relation) -> Compiled:
     """The server SELECT of a relation, with the conjuncts and semi-join filters that
     compile over ciphertexts pushed down (each tried alone, then all together); the
     semi-joins that do not are dropped from the relation."""
+    if rel.query is not None:
+        from .aggregate import compiles_exactly
+
+        plan = compiles_exactly(catalog, rel)
+        assert isinstance(plan, Compiled)  # (planned only where it compiled)
+        return plan
     nodes = {id(semi): semi.conjunct() for semi in rel.semis}
     candidates = rel.conjuncts + list(nodes.values())
     kept = [c for c in candidates if try_compile(catalog, rel, [c]) is not None]

@@ -117,6 +117,20 @@ class ASHE(Scheme):
         r, hi, lo = (int(x) for x in stored)
         return self.decrypt_sum(hi, lo, 1, r.to_bytes(8, "big", signed=True))
 
+    def decrypt_many(self, stored: list[list[int]]) -> list[int]:
+        """:meth:`decrypt` of many values, their pads in one AES call."""
+        for s in stored:
+            if not (isinstance(s, list | tuple) and len(s) == 3):
+                raise CiphertextError("an ASHE value is [nonce, hi, lo]")
+        raw = b"".join(int(s[0]).to_bytes(8, "big", signed=True) + bytes(8) for s in stored)
+        pads = self._prf(raw)
+        out = []
+        for j, s in enumerate(stored):
+            c = ((int(s[1]) + _OFFSET) << 64) + int(s[2]) + _OFFSET
+            m = (c - int.from_bytes(pads[16 * j : 16 * j + 16], "big")) % MODULUS
+            out.append(m - MODULUS if m > MODULUS // 2 else m)
+        return out
+
     def decrypt_sum(self, hi_sum: int, lo_sum: int, count: int, nonces: bytes) -> int:
         """The plaintext sum of ``count`` values from the server's ``sum(hi)``,
         ``sum(lo)`` and the values' nonces."""

@@ -88,5 +88,15 @@ def test_bad_plaintexts_and_keys() -> None:
     assert "key" not in repr(a).replace("<key hidden>", "")
 
 
+def test_decrypt_many_equals_decrypt() -> None:
+    a = ASHE(KEY)
+    values = [0, 1, -1, BOUND - 1, -BOUND + 1, 123456789]
+    stored = a.encrypt_many(values)
+    assert a.decrypt_many(stored) == values == [a.decrypt(s) for s in stored]
+    assert a.decrypt_many([STORED]) == [-123456789]
+    with pytest.raises(CiphertextError):
+        a.decrypt_many([[1, 2]])
+
+
 def test_empty_sum() -> None:
     assert ASHE(KEY).decrypt_sum(0, 0, 0, b"") == 0

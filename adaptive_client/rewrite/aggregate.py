@@ -1,0 +1,290 @@
+"""Grouped aggregation pushed to the server: a pass of the split execution.
+
+A SELECT of the statement whose FROM items are base tables joined by inner joins,
+whose every WHERE / ON conjunct and join the server evaluates exactly, grouped by
+columns the server can group (Eq onions), with aggregates ``sum``, ``avg``, ``count``,
+``min`` and ``max`` of columns the server can aggregate (Sum onions, Ord onions of exact
+types, ``count`` of anything), is computed in two steps, as a parallel database computes
+an aggregate from partial ones:
+
+* the server runs ``SELECT keys, partials FROM ... WHERE ... GROUP BY keys`` over the
+  ciphertexts -- one row per group, a ``sum`` as its Sum onion's sum (for ASHE: its
+  halves and the nonces of the rows summed), an ``avg`` as a sum and a count;
+* the client engine reads that relation in the SELECT's place and combines the partial
+  rows: ``sum`` of the sums, ``sum`` of the counts, ``min`` of the minima, ... and an
+  ``avg`` as PostgreSQL computes it, the numeric quotient of the sum and the count.
+
+HAVING, ORDER BY, DISTINCT, LIMIT and everything the SELECT computes from the keys and
+the aggregates stay on the client, unchanged.  The combination is exact whatever the
+server's groups (finer groups only add rows), so the pass is correct even where the
+server's grouping of ciphertexts splits a group.  Each replacement node carries the
+type of the expression it replaces: the client engine's typing (``sum`` of integers is
+``bigint``, of numerics keeps the scale) is decided as for the original statement.
+
+Anything else -- an expression aggregated (unless a precomputed onion stores it), a
+DISTINCT or FILTERed aggregate, a window, a conjunct only the client evaluates, a
+correlated subquery reading the SELECT's tables -- leaves the SELECT to the other
+passes: its tables are fetched row by row as before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlglot import exp
+from sqlglot.optimizer.scope import Scope, traverse_scope
+
+from ..errors import AdaptiveError
+from ..metadata import Catalog
+from .split import Relation, _inner_only, source_of
+
+_AGGREGATES = (exp.Sum, exp.Avg, exp.Count, exp.Min, exp.Max)
+_INT_TYPES = {exp.DataType.Type.SMALLINT, exp.DataType.Type.INT, exp.DataType.Type.TINYINT}
+
+
+@dataclass
+class Pushdown:
+    """One SELECT aggregated on the server: its relation and the rewrite that makes the
+    SELECT read it."""
+
+    relation: Relation
+    select: exp.Select
+    aliases: set[str]
+    alias: str  # the relation's alias in the rewritten SELECT
+    keys: list[tuple[str, str]]  # (table alias, column) per key column __k<i>
+    key_types: list[exp.DataType | None]
+    # per aggregate node of the SELECT: its replacement (built at apply time)
+    aggregates: list[tuple[exp.Expression, exp.Expression]] = field(default_factory=list)
+
+
+def _own_nodes(select: exp.Select, kind: type[Any]) -> list[exp.Expression]:
+    """Nodes of ``kind`` of ``select`` itself, not of its subqueries."""
+    return [n for n in select.find_all(kind) if n.find_ancestor(exp.Select) is select]
+
+
+def _own_columns(select: exp.Select) -> list[exp.Column]:
+    return [c for c in select.find_all(exp.Column) if c.find_ancestor(exp.Select) is select]
+
+
+def _named(node: exp.Expression, name: str) -> exp.Alias:
+    return exp.Alias(this=node, alias=exp.to_identifier(name))
+
+
+def _column(alias: str, name: str, dtype: exp.DataType | None) -> exp.Column:
+    col = exp.column(name, table=alias, quoted=False)
+    if dtype is not None:
+        col.type = dtype.copy()
+    return col
+
+
+def plan_pushdowns(
+    catalog: Catalog, tree: exp.Expression, schema: dict[str, dict[str, str]], compiles: object
+) -> list[Pushdown]:
+    """The SELECTs of the (qualified, annotated) statement the server can aggregate,
+    each with its relation (``query`` compiled by ``compiles(query)``, a callable giving
+    a plan or None)."""
+    found: list[Pushdown] = []
+    for scope in traverse_scope(tree):
+        push = _plan_one(catalog, scope, schema, len(found))
+        if push is None:
+            continue
+        assert callable(compiles)
+        if not compiles(push.relation):
+            continue
+        found.append(push)
+    return found
+
+
+def _plan_one(
+    catalog: Catalog, scope: Scope, schema: dict[str, dict[str, str]], n: int
+) -> Pushdown | None:
+    select = scope.expression
+    if not isinstance(select, exp.Select) or not _inner_only(select):
+        return None
+    tables = {a: s for a, s in scope.sources.items() if isinstance(s, exp.Table)}
+    if not tables or len(tables) != len(scope.sources):
+        return None
+    group = select.args.get("group")
+    aggs = _own_nodes(select, exp.AggFunc)
+    if group is None and not aggs:
+        return None
+    if _own_nodes(select, exp.Window) or select.args.get("qualify"):
+        return None
+    if group is not None and set(group.args) - {"expressions"}:
+        return None  # GROUPING SETS, ROLLUP, CUBE
+    keys: list[tuple[str, str]] = []
+    key_types: list[exp.DataType | None] = []
+    for g in group.expressions if group is not None else []:
+        if not (isinstance(g, exp.Column) and g.table in tables):
+            return None
+        key = (g.table, g.name.lower())
+        if key not in keys:
+            keys.append(key)
+            key_types.append(g.type)
+    # every aggregate: of a bare column of these tables (or count(*)), nothing else
+    partial_items: list[exp.Expression] = []
+    outputs: list[tuple[str, str]] = []
+    push = Pushdown(
+        Relation(f"__a{n}", scope, {}), select, set(tables), f"__pa{n}", keys, key_types
+    )
+    for i, (alias, name) in enumerate(keys):
+        partial_items.append(_named(exp.column(name, table=alias, quoted=False), f"__k{i}"))
+        outputs.append((f"__k{i}", schema[tables[alias].name.lower()][name]))
+    for agg in aggs:
+        if not isinstance(agg, _AGGREGATES) or isinstance(agg.parent, exp.Filter):
+            return None
+        arg = agg.this
+        if isinstance(agg, exp.Count) and (arg is None or isinstance(arg, exp.Star)):
+            j = len(outputs)
+            partial_items.append(_named(exp.Count(this=exp.Star()), f"__a{j}"))
+            outputs.append((f"__a{j}", "BIGINT"))
+            push.aggregates.append((agg, _combined(exp.Sum, push.alias, f"__a{j}", _INT, agg)))
+            continue
+        if not (isinstance(arg, exp.Column) and arg.table in tables):
+            return None
+        source = schema[tables[arg.table].name.lower()][arg.name.lower()]
+        plain = exp.column(arg.name, table=arg.table, quoted=False)
+        if isinstance(agg, exp.Min | exp.Max):
+            j = len(outputs)
+            partial_items.append(_named(type(agg)(this=plain), f"__a{j}"))
+            outputs.append((f"__a{j}", source))
+            push.aggregates.append(
+                (agg, _combined(type(agg), push.alias, f"__a{j}", arg.type, agg))
+            )
+            continue
+        if isinstance(agg, exp.Count):
+            j = len(outputs)
+            partial_items.append(_named(exp.Count(this=plain), f"__a{j}"))
+            outputs.append((f"__a{j}", "BIGINT"))
+            push.aggregates.append((agg, _combined(exp.Sum, push.alias, f"__a{j}", _INT, agg)))
+            continue
+        # sum / avg: the server's sum, stored wide enough for any sum of the column
+        wide = _sum_storage(source, arg.type)
+        if wide is None:
+            return None
+        j = len(outputs)
+        partial_items.append(_named(exp.Sum(this=plain.copy()), f"__a{j}"))
+        outputs.append((f"__a{j}", wide))
+        summed = _combined(exp.Sum, push.alias, f"__a{j}", arg.type, agg)
+        if isinstance(agg, exp.Avg):
+            summed.type = None  # (the quotient below is typed; its parts are not read)
+        if isinstance(agg, exp.Sum):
+            push.aggregates.append((agg, summed))
+            continue
+        c = len(outputs)
+        partial_items.append(_named(exp.Count(this=plain.copy()), f"__a{c}"))
+        outputs.append((f"__a{c}", "BIGINT"))
+        counted = _combined(exp.Sum, push.alias, f"__a{c}", _INT, None)
+        # PostgreSQL's avg is the numeric quotient of the sum and the count
+        quotient = exp.Div(this=summed, expression=counted)
+        quotient.meta["avg"] = True
+        quotient.type = agg.type.copy() if agg.type is not None else None
+        push.aggregates.append((agg, quotient))
+    # what the SELECT reads outside its aggregates must be a key (PostgreSQL's rule,
+    # short of a primary key's functional dependency)
+    inside = {id(c) for a in aggs for c in a.find_all(exp.Column)}
+    for col in _own_columns(select):
+        if id(col) in inside or col.table not in tables:
+            if col.table not in tables and id(col) not in inside and col.table:
+                return None  # a column of an outer query: correlated
+            continue
+        if (col.table, col.name.lower()) not in keys:
+            return None
+    # a subquery reading this SELECT's tables (correlated to it)
+    for sub in scope.traverse():
+        if sub is scope:
+            continue
+        for col in sub.columns:
+            src = source_of(sub, col.table) if col.table else None
+            if col.table not in sub.sources and any(src is t for t in tables.values()):
+                return None
+    query = exp.Select(expressions=partial_items)
+    query.set("from_", select.args["from_"].copy())
+    if select.args.get("joins"):
+        query.set("joins", [j.copy() for j in select.args["joins"]])
+    where = select.args.get("where")
+    if where is not None:
+        query.set("where", where.copy())
+    if keys:
+        query.set(
+            "group",
+            exp.Group(expressions=[exp.column(c, table=a, quoted=False) for a, c in keys]),
+        )
+    push.relation.query = query
+    push.relation.outputs = outputs
+    push.relation.members = dict(tables)
+    return push
+
+
+_INT = exp.DataType.build("int")
+
+
+def _combined(
+    fn: type, alias: str, name: str, dtype: exp.DataType | None, replaced: exp.Expression | None
+) -> exp.Expression:
+    """``fn(<alias>.<name>)`` typed as the expression it replaces; its column typed
+    ``dtype`` -- the source column's type, so that the client engine types a sum of
+    partial sums as PostgreSQL types the sum of the column (``count``'s partials are
+    typed ``int``: their sum is then ``bigint``, as a count is)."""
+    node = fn(this=_column(alias, name, dtype))
+    if replaced is not None and replaced.type is not None:
+        node.type = replaced.type.copy()
+    return node
+
+
+def _sum_storage(source: str, dtype: exp.DataType | None) -> str | None:
+    """The client engine's type for the server's sums of a column of DuckDB type
+    ``source``: any sum of the column fits (None: not a summable type)."""
+    if source.startswith("DECIMAL("):
+        scale = source[len("DECIMAL(") : -1].split(",")[1]
+        return f"DECIMAL(38,{scale})"
+    if source in ("SMALLINT", "INTEGER"):
+        return "BIGINT"
+    if source == "BIGINT":
+        return "DECIMAL(38,0)"
+    return None
+
+
+def apply(push: Pushdown) -> None:
+    """Rewrite the SELECT to read the relation: FROM the relation, no WHERE, grouped by
+    its key columns, each aggregate the combination of the partials."""
+    select = push.select
+    for node, replacement in push.aggregates:
+        node.replace(replacement)
+    for col in _own_columns(select):
+        if col.table in push.aliases:
+            i = push.keys.index((col.table, col.name.lower()))
+            col.replace(_column(push.alias, f"__k{i}", push.key_types[i] or col.type))
+    select.set(
+        "from_",
+        exp.From(
+            this=exp.Table(
+                this=exp.to_identifier(push.relation.name),
+                alias=exp.TableAlias(this=exp.to_identifier(push.alias)),
+            )
+        ),
+    )
+    select.set("joins", None)
+    select.set("where", None)
+
+
+def compiles_exactly(catalog: Catalog, rel: Relation) -> object:
+    """The relation's server query compiled with every filter exact (no candidate
+    filters: a partial aggregate must see exactly the rows the statement aggregates),
+    or None."""
+    import psycopg
+
+    from .compiler import Compiler
+    from .statements import _select
+
+    assert rel.query is not None
+    try:
+        c = Compiler(catalog)
+        plan = _select(c, rel.query.copy())
+    except (AdaptiveError, psycopg.Error):
+        return None
+    if plan.residual is not None:
+        return None
+    plan.needs, plan.joins, plan.tables = c.needs, c.joins, c.tables
+    return plan

@@ -1,0 +1,107 @@
+"""Grouped aggregation pushed to the server (rewrite/aggregate.py), judged by PostgreSQL
+on the differential schema: each statement is equal to plain PostgreSQL's answer, and
+the statements the server can aggregate ship one row per group (the record of the
+split execution names the aggregated relation), the others their rows as before."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from adaptive_client.keys import MasterKey
+from adaptive_client.rewrite.aggregate import plan_pushdowns
+
+from .test_diff_queries import Pair, _pair
+
+AGGREGATED = "grouped and aggregated by the server"
+
+# the server aggregates these (sums over Sum onions, counts, min/max over exact Ord
+# onions, keys over Eq onions), the client combines and finishes them
+PUSHED = [
+    "SELECT dept, sum(salary), count(*) FROM emp GROUP BY dept ORDER BY dept",
+    "SELECT dept, avg(salary), avg(bonus) FROM emp GROUP BY dept ORDER BY dept",
+    "SELECT sum(bonus), avg(bonus), count(bonus), min(salary), max(hired) FROM emp",
+    "SELECT sum(salary) FROM emp WHERE dept = 999",  # no row: NULL, as PostgreSQL
+    "SELECT count(*), sum(bonus) FROM emp WHERE dept = 999",
+    "SELECT dept, sum(bonus) AS b FROM emp GROUP BY dept HAVING sum(bonus) > 10 ORDER BY b DESC, dept",
+    "SELECT dept, sum(salary) AS s FROM emp GROUP BY dept ORDER BY s DESC NULLS LAST, dept LIMIT 2",
+    "SELECT e.dept, d.dname, sum(e.salary), count(*) FROM emp e JOIN dept d ON e.dept = d.id "
+    "GROUP BY e.dept, d.dname ORDER BY e.dept",
+    "SELECT dept, sum(bonus) * 2 + count(*) FROM emp WHERE salary > 100 GROUP BY dept ORDER BY 1",
+    "SELECT dept, sum(salary) / count(*) FROM emp GROUP BY dept ORDER BY dept",
+    "SELECT DISTINCT count(*) FROM emp GROUP BY dept",
+    "SELECT d.region, sum(d.budget) FROM dept d GROUP BY d.region ORDER BY 1 NULLS FIRST",
+    "SELECT dept FROM emp GROUP BY dept ORDER BY dept NULLS FIRST",
+    "SELECT dept, sum(bonus) FROM emp GROUP BY dept "
+    "HAVING sum(bonus) > (SELECT avg(bonus) FROM emp) ORDER BY dept",
+    "SELECT x.dept, x.t FROM (SELECT dept, sum(salary) AS t FROM emp GROUP BY dept) x "
+    "ORDER BY x.t DESC NULLS FIRST, x.dept",
+    "WITH t AS (SELECT dept, sum(bonus) AS b FROM emp GROUP BY dept) SELECT max(b) FROM t",
+    "SELECT name FROM emp WHERE dept IN (SELECT dept FROM emp GROUP BY dept "
+    "HAVING count(*) > 1) ORDER BY name",
+]
+
+# not aggregated by the server: an expression aggregated, a filter only the client
+# applies, a DISTINCT or FILTERed aggregate, a correlated subquery, a window
+NOT_PUSHED = [
+    "SELECT dept, sum(bonus + 1) FROM emp GROUP BY dept ORDER BY dept",
+    "SELECT dept, sum(bonus) FROM emp WHERE lower(name) LIKE '%a%' GROUP BY dept ORDER BY dept",
+    "SELECT dept, count(DISTINCT bonus) FROM emp GROUP BY dept ORDER BY dept",
+    "SELECT dept, sum(bonus) FILTER (WHERE bonus > 0) FROM emp GROUP BY dept ORDER BY dept",
+    "SELECT dept, sum(bonus), rank() OVER (ORDER BY dept) FROM emp GROUP BY dept ORDER BY dept",
+    "SELECT e.dept, sum(e.bonus) FROM emp e GROUP BY e.dept HAVING sum(e.bonus) > "
+    "(SELECT count(*) FROM emp f WHERE f.dept = e.dept) ORDER BY 1",
+    "SELECT upper(name), count(*) FROM emp GROUP BY upper(name) ORDER BY 1",
+]
+
+
+@pytest.fixture(scope="module")
+def pair(new_database: Any, master_key: MasterKey) -> Iterator[Pair]:
+    yield from _pair(new_database, master_key)
+
+
+def _parts(pair: Pair, sql: str) -> list[str]:
+    """The server SELECTs the split execution of ``sql`` ran (none: compiled whole)."""
+    before = len(pair.enc.stats.residual)
+    pair.check(sql)
+    return [part for r in pair.enc.stats.residual[before:] for part, _, _ in r.fetches]
+
+
+def _aggregated(pair: Pair, sql: str) -> bool:
+    return any(AGGREGATED in part for part in _parts(pair, sql))
+
+
+@pytest.mark.parametrize("sql", PUSHED)
+def test_aggregated_on_the_server_equal_to_plain(pair: Pair, sql: str) -> None:
+    # compiled whole, or split with the aggregating SELECT run by the server
+    parts = _parts(pair, sql)
+    assert not parts or any(AGGREGATED in part for part in parts), parts
+
+
+@pytest.mark.parametrize("sql", NOT_PUSHED)
+def test_not_aggregated_on_the_server_equal_to_plain(pair: Pair, sql: str) -> None:
+    assert not _aggregated(pair, sql)
+
+
+def test_one_row_per_group_crosses_the_network(pair: Pair) -> None:
+    groups = pair.plain.execute("SELECT count(DISTINCT dept) + 1 FROM emp").fetchone()
+    assert groups is not None
+    before = pair.enc.stats.residual_rows
+    sql = "SELECT dept, sum(salary) / count(*) FROM emp GROUP BY dept ORDER BY dept"
+    assert _aggregated(pair, sql)
+    assert pair.enc.stats.residual_rows - before <= groups[0]  # (NULL is a group)
+
+
+def test_planner_leaves_scopes_it_cannot_push(pair: Pair) -> None:
+    import sqlglot
+
+    from adaptive_client.rewrite.residual import qualified, schema_of
+
+    catalog = pair.enc.catalog
+    stmt = sqlglot.parse_one("SELECT dept, max(name) FROM emp GROUP BY dept", read="postgres")
+    schema = schema_of(catalog, stmt)
+    tree = qualified(stmt, schema)
+    # the server cannot take max() of text exactly (its Ord onion orders a prefix)
+    assert plan_pushdowns(catalog, tree, schema, lambda rel: False) == []
