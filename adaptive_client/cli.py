@@ -327,7 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument(
         "--no-sum",
         action="store_true",
-        help="propose no Sum (Paillier) onion: every sum is then computed by the client",
+        help="propose no Sum onion: every sum is then computed by the client",
     )
     return p
 

@@ -330,6 +330,26 @@ def ashe_sum(col: ColumnMeta, oc: OnionColumn, hi: Any, lo: Any, count: Any, non
     return col.encoding.from_hom_sum(oc.ashe.decrypt_sum(hi, lo, count, bytes(nonces)))
 
 
+def ashe_sum_many(
+    col: ColumnMeta,
+    oc: OnionColumn,
+    sums: list[tuple[Any, Any, Any, Any]],
+) -> list[Any]:
+    """:func:`ashe_sum` of many server rows' ``(hi, lo, count, nonces)``, one AES call
+    for all their pads."""
+    at = [i for i, s in enumerate(sums) if s[2]]
+    out: list[Any] = [None] * len(sums)
+    if not at:
+        return out
+    STATS.count("ASHE", decrypt=True, n=len(at))
+    plain = oc.ashe.decrypt_sums(
+        [(int(sums[i][0]), int(sums[i][1]), int(sums[i][2]), bytes(sums[i][3])) for i in at]
+    )
+    for i, m in zip(at, plain, strict=True):
+        out[i] = col.encoding.from_hom_sum(m)
+    return out
+
+
 def ope_value(col: ColumnMeta, oc: OnionColumn, stored: Any) -> Any:
     """Decrypt a MIN/MAX computed by the server over an Ord onion."""
     if stored is None:

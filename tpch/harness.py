@@ -1,8 +1,10 @@
 """A plain and an encrypted TPC-H database side by side, and the queries run on both.
 
 The encrypted database uses :data:`CONFIG`, ``onions.toml``: the configuration
-``adaptive-db advise --no-sum`` proposes from the 22 queries -- per column only the
-onions the queries use (Eq to decrypt, compare and group; Ord for ranges and order),
+``adaptive-db advise`` proposes from the 22 queries -- per column only the
+onions the queries use (Eq to decrypt, compare and group; Ord for ranges and order;
+Sum (ASHE) for the columns and per-row expressions the queries sum, so the server
+aggregates Q1, Q6 and the like),
 lineitem's three dates in one join group (Q4, Q12 and Q21 compare a line's dates with
 each other; what it reveals: the order of a line's ship, commit and receipt dates), and
 the ``LIKE`` predicates of Q2, Q9, Q13 and Q16 as precomputed boolean onions, so the

@@ -181,9 +181,12 @@ def _plan_one(
         quotient.meta["avg"] = True
         quotient.type = agg.type.copy() if agg.type is not None else None
         push.aggregates.append((agg, quotient))
-    # what the SELECT reads outside its aggregates must be a key (PostgreSQL's rule,
-    # short of a primary key's functional dependency)
+    # what the SELECT reads outside its aggregates, WHERE and joins (the server's part)
+    # must be a key (PostgreSQL's rule, short of a primary key's functional dependency)
     inside = {id(c) for a in aggs for c in a.find_all(exp.Column)}
+    for part in [select.args.get("where"), *(select.args.get("joins") or [])]:
+        if part is not None:
+            inside.update(id(c) for c in part.find_all(exp.Column))
     for col in _own_columns(select):
         if id(col) in inside or col.table not in tables:
             if col.table not in tables and id(col) not in inside and col.table:
@@ -250,6 +253,8 @@ def apply(push: Pushdown) -> None:
     """Rewrite the SELECT to read the relation: FROM the relation, no WHERE, grouped by
     its key columns, each aggregate the combination of the partials."""
     select = push.select
+    select.set("joins", None)  # (the server's query applies them)
+    select.set("where", None)
     for node, replacement in push.aggregates:
         node.replace(replacement)
     for col in _own_columns(select):
@@ -265,8 +270,6 @@ def apply(push: Pushdown) -> None:
             )
         ),
     )
-    select.set("joins", None)
-    select.set("where", None)
 
 
 def compiles_exactly(catalog: Catalog, rel: Relation) -> object:

@@ -38,7 +38,17 @@ from ..metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from ..onions import Cap, Onion, capabilities
 from .numeric import pg_avg
 from .params import escape_percent
-from .plan import ColumnValue, Compiled, Need, ParamBuilder, Params, RmwUpdate, RowFn, SortKey
+from .plan import (
+    AsheSum,
+    ColumnValue,
+    Compiled,
+    Need,
+    ParamBuilder,
+    Params,
+    RmwUpdate,
+    RowFn,
+    SortKey,
+)
 
 _OIDS = {
     "smallint": 21,
@@ -936,9 +946,7 @@ class Compiler:
             # the sums of the two halves, how many were summed and their nonces: the
             # client removes the pads (schemes/ashe.py)
             hi, lo, n, nonces = (self.add_select(select, e) for e in ashe_aggregates(cexp))
-            summed = lambda row: recipes.ashe_sum(  # noqa: E731
-                col, oc, row[hi], row[lo], row[n], row[nonces]
-            )
+            summed = AsheSum(col, oc, hi, lo, n, nonces)
         else:
             n2 = Decimal(oc.hom.n2)
             call = exp.Anonymous(

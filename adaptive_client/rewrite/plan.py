@@ -63,6 +63,25 @@ class ColumnValue:
         return recipes.decrypt(self.column, self.onion, row[self.index])
 
 
+@dataclass(frozen=True)
+class AsheSum:
+    """A row function that decrypts a SUM the server computed over an ASHE onion
+    (``[hi, lo, count, nonces]`` at these indexes of the row).  Recognizable, so that a
+    GROUP BY's sums are decrypted in one call (their pads in one AES call)."""
+
+    column: ColumnMeta
+    onion: OnionColumn
+    hi: int
+    lo: int
+    count: int
+    nonces: int
+
+    def __call__(self, row: Sequence[Any]) -> Any:
+        return recipes.ashe_sum(
+            self.column, self.onion, row[self.hi], row[self.lo], row[self.count], row[self.nonces]
+        )
+
+
 # From this many rows on, a result's plain column outputs are decrypted in batches: below
 # it, building the per-column lists costs about what the batching saves.
 BATCH_ROWS = 32
@@ -73,7 +92,7 @@ def decrypt_columns(
 ) -> list[tuple[Any, ...]]:
     """The decrypted rows of a server result: the same values as applying each output's
     function to each row, with plain column outputs decrypted a whole column at a time."""
-    if len(raw) < BATCH_ROWS or not any(isinstance(o.fn, ColumnValue) for o in outputs):
+    if len(raw) < BATCH_ROWS or not any(isinstance(o.fn, ColumnValue | AsheSum) for o in outputs):
         fns = [o.fn for o in outputs]
         return [tuple([fn(r) for fn in fns]) for r in raw]
     return list(zip(*decrypt_columnar(outputs, raw), strict=True))
@@ -88,6 +107,9 @@ def decrypt_columnar(outputs: Sequence[Output], raw: Sequence[Sequence[Any]]) ->
         if isinstance(fn, ColumnValue):
             stored = [r[fn.index] for r in raw]
             columns.append(recipes.decrypt_many(fn.column, fn.onion, stored))
+        elif isinstance(fn, AsheSum):
+            sums = [(r[fn.hi], r[fn.lo], r[fn.count], r[fn.nonces]) for r in raw]
+            columns.append(recipes.ashe_sum_many(fn.column, fn.onion, sums))
         else:
             columns.append([fn(r) for r in raw])
     return columns

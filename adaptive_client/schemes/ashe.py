@@ -139,3 +139,29 @@ class ASHE(Scheme):
         c = ((int(hi_sum) + count * _OFFSET) << 64) + int(lo_sum) + count * _OFFSET
         m = (c - self.pad_sum(nonces)) % MODULUS
         return m - MODULUS if m > MODULUS // 2 else m
+
+    def decrypt_sums(self, sums: list[tuple[int, int, int, bytes]]) -> list[int]:
+        """:meth:`decrypt_sum` of many ``(hi_sum, lo_sum, count, nonces)``, e.g. one per
+        group of a GROUP BY: every pad in one AES call, summed per group with numpy."""
+        import numpy as np
+
+        for _hi, _lo, count, nonces in sums:
+            if count < 1 or len(nonces) != 8 * count:
+                raise CiphertextError("an ASHE sum needs one nonce per value summed")
+        if not sums:
+            return []
+        raw = b"".join(s[3] for s in sums)
+        n = len(raw) // 8
+        grid = np.zeros((n, 16), dtype=np.uint8)
+        grid[:, :8] = np.frombuffer(raw, dtype=np.uint8).reshape(n, 8)
+        limbs = np.frombuffer(self._prf(grid.tobytes()), dtype=">u4").reshape(n, 4)
+        starts = np.cumsum([0] + [s[2] for s in sums[:-1]])
+        # per group, each 32-bit limb summed exactly in 64 bits (a group has < 2**32 values)
+        per_group = np.add.reduceat(limbs.astype(np.uint64), starts, axis=0).tolist()
+        out = []
+        for (hi, lo, count, _), (a, b, c_, d) in zip(sums, per_group, strict=True):
+            pad = (a << 96) + (b << 64) + (c_ << 32) + d
+            c = ((int(hi) + count * _OFFSET) << 64) + int(lo) + count * _OFFSET
+            m = (c - pad) % MODULUS
+            out.append(m - MODULUS if m > MODULUS // 2 else m)
+        return out

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from sqlglot.optimizer.annotate_types import annotate_types
 
 from adaptive_client.keys import MasterKey
 from adaptive_client.rewrite.aggregate import plan_pushdowns
@@ -78,6 +79,45 @@ def test_aggregated_on_the_server_equal_to_plain(pair: Pair, sql: str) -> None:
     # compiled whole, or split with the aggregating SELECT run by the server
     parts = _parts(pair, sql)
     assert not parts or any(AGGREGATED in part for part in parts), parts
+
+
+def _planned(pair: Pair, sql: str) -> int:
+    """How many SELECTs of ``sql`` the planner aggregates on the server (whether or not
+    the statement as a whole needs the split execution)."""
+    import sqlglot
+
+    from adaptive_client.rewrite.aggregate import compiles_exactly
+    from adaptive_client.rewrite.residual import qualified, schema_of
+
+    catalog = pair.enc.catalog
+    stmt = sqlglot.parse_one(sql, read="postgres")
+    schema = schema_of(catalog, stmt)
+    tree = qualified(stmt, schema)
+    annotate_types(tree, schema=schema, dialect="postgres")
+    return len(plan_pushdowns(catalog, tree, schema, lambda rel: compiles_exactly(catalog, rel)))
+
+
+@pytest.mark.parametrize("sql", PUSHED)
+def test_planner_aggregates_on_the_server(pair: Pair, sql: str) -> None:
+    # WHERE and ON conjuncts go to the server's query: their columns need not be keys
+    assert _planned(pair, sql) >= 1
+
+
+@pytest.mark.parametrize("sql", NOT_PUSHED)
+def test_planner_leaves_to_the_client(pair: Pair, sql: str) -> None:
+    assert _planned(pair, sql) == 0
+
+
+def test_filtered_aggregate_under_a_client_function_is_aggregated_on_the_server(
+    pair: Pair,
+) -> None:
+    # upper() sends the statement to the split execution; the derived table's WHERE
+    # (on a column that is not a key) stays in the server's aggregating query
+    sql = (
+        "SELECT upper(x.n), x.s, x.c FROM (SELECT name AS n, sum(salary) AS s, count(*) AS c "
+        "FROM emp WHERE salary > 100 GROUP BY name) x ORDER BY 1, 2"
+    )
+    assert _aggregated(pair, sql)
 
 
 @pytest.mark.parametrize("sql", NOT_PUSHED)

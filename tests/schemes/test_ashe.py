@@ -100,3 +100,27 @@ def test_decrypt_many_equals_decrypt() -> None:
 
 def test_empty_sum() -> None:
     assert ASHE(KEY).decrypt_sum(0, 0, 0, b"") == 0
+
+
+@settings(max_examples=50)
+@given(st.lists(st.lists(st.integers(-BOUND + 1, BOUND - 1), min_size=1, max_size=20), max_size=8))
+def test_decrypt_sums_equals_one_sum_per_group(groups: list[list[int]]) -> None:
+    a = ASHE(KEY)
+    parts = []
+    for values in groups:
+        stored = a.encrypt_many(values)
+        parts.append(
+            (sum(s[1] for s in stored), sum(s[2] for s in stored), len(stored), _nonces(stored))
+        )
+    assert a.decrypt_sums(parts) == [sum(v) for v in groups]
+    assert a.decrypt_sums(parts) == [a.decrypt_sum(*p) for p in parts]
+
+
+def test_decrypt_sums_refuses_a_group_without_its_nonces() -> None:
+    a = ASHE(KEY)
+    stored = a.encrypt_many([5, 6])
+    good = (stored[0][1], stored[0][2], 1, _nonces(stored[:1]))
+    with pytest.raises(CiphertextError):
+        a.decrypt_sums([good, (0, 0, 2, _nonces(stored[:1]))])
+    with pytest.raises(CiphertextError):
+        a.decrypt_sums([(0, 0, 0, b"")])  # the caller leaves out the empty groups
