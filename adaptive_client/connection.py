@@ -9,10 +9,11 @@ inside the application's snapshot.
 from __future__ import annotations
 
 import contextlib
+import operator
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from functools import cmp_to_key
+from functools import cmp_to_key, partial
 from time import perf_counter
 from typing import Any
 
@@ -1347,12 +1348,15 @@ def _size(raw: list[Any]) -> int:
     """Bytes of the values of a server result as received (ciphertexts' lengths; other
     values as their text)."""
     n = 0
-    for row in raw:
+    for column in zip(*raw, strict=True):  # a column at a time: its values are of one type
         try:  # ciphertexts and NULLs: summed without a Python loop per value
-            n += sum(map(len, filter(None, row)))
-        except TypeError:  # a plain value (PLAIN onion): as its text
-            n += sum(len(v) if isinstance(v, bytes) else len(str(v)) for v in row if v is not None)
+            n += sum(map(len, filter(_not_none, column)))
+        except TypeError:  # plain values (sums, counts, PLAIN onions): as their text
+            n += sum(map(len, map(str, filter(_not_none, column))))
     return n
+
+
+_not_none = partial(operator.is_not, None)
 
 
 def _has_rows(cur: psycopg.RawCursor[Any]) -> bool:

@@ -37,7 +37,7 @@ from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from ..errors import AdaptiveError
 from ..metadata import Catalog
-from .split import Relation, _inner_only, source_of
+from .split import Relation, source_of
 
 _AGGREGATES = (exp.Sum, exp.Avg, exp.Count, exp.Min, exp.Max)
 _INT_TYPES = {exp.DataType.Type.SMALLINT, exp.DataType.Type.INT, exp.DataType.Type.TINYINT}
@@ -100,7 +100,7 @@ def _plan_one(
     catalog: Catalog, scope: Scope, schema: dict[str, dict[str, str]], n: int
 ) -> Pushdown | None:
     select = scope.expression
-    if not isinstance(select, exp.Select) or not _inner_only(select):
+    if not isinstance(select, exp.Select) or not _joins_on(select):
         return None
     tables = {a: s for a, s in scope.sources.items() if isinstance(s, exp.Table)}
     if not tables or len(tables) != len(scope.sources):
@@ -221,6 +221,18 @@ def _plan_one(
 
 
 _INT = exp.DataType.build("int")
+
+
+def _joins_on(select: exp.Select) -> bool:
+    """Whether every join of ``select`` is an inner, cross or outer join with its
+    condition in ON: the server's query runs them as written (outer joins included --
+    compiled exactly, the server's join is the statement's)."""
+    for j in select.args.get("joins") or []:
+        if (j.kind or "").upper() not in ("", "INNER", "CROSS", "OUTER"):
+            return False  # SEMI, ANTI, LATERAL, ...
+        if j.args.get("using") or j.args.get("method"):
+            return False  # USING and NATURAL merge columns the keys would name
+    return True
 
 
 def _combined(

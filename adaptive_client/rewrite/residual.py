@@ -94,6 +94,7 @@ from .split import (  # noqa: F401  (conjuncts: tested from here)
     Semi,
     compile_relation,
     conjuncts,
+    drop_applied,
     plan_relations,
     rewrite_to_relations,
     source_of,
@@ -1386,6 +1387,8 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     )
     relations = plan_relations(catalog, tree, compiles, [p.relation for p in pushdowns])
     fetches = [compile_relation(catalog, rel) for rel in relations]
+    if drop_applied(catalog, tree, relations):  # fewer columns to ship: compiled again
+        fetches = [compile_relation(catalog, rel) for rel in relations]
     tables: list[tuple[str, list[tuple[str, str]]]] = []
     collations: set[Collation | None] = set()
     for rel in relations:

@@ -84,6 +84,13 @@ class Relation:
     # (name, client engine type) of its rows
     query: exp.Select | None = None
     outputs: list[tuple[str, str]] = field(default_factory=list)
+    # read only as a set (the tables of an EXISTS or IN subquery): the server may ship
+    # each distinct row once (see compile_relation)
+    as_set: bool = False
+    # its WHERE / ON conjuncts may leave the client's statement once the server applies
+    # them exactly (a SELECT of inner joins: see drop_applied)
+    inner: bool = False
+    pushed: list[exp.Expression] = field(default_factory=list)  # of ``conjuncts``
 
     @property
     def merged(self) -> bool:
@@ -99,7 +106,9 @@ class Relation:
         """The column's name in the client engine's table."""
         return f"{alias}__{column}" if self.merged else column
 
-    def select(self, catalog: Catalog, conjuncts: list[exp.Expression]) -> exp.Select:
+    def select(
+        self, catalog: Catalog, conjuncts: list[exp.Expression], distinct: bool = False
+    ) -> exp.Select:
         """The server SELECT over plain names (before the rewrite to ciphertexts)."""
         columns = self.columns or [
             (alias, next(iter(catalog.table(t.name).columns)))
@@ -118,6 +127,8 @@ class Relation:
             sel.set("joins", [exp.Join(this=item) for item in items[1:]])
         if conjuncts:
             sel.set("where", exp.Where(this=exp.and_(*[c.copy() for c in conjuncts])))
+        if distinct:
+            sel.set("distinct", exp.Distinct())
         return sel
 
 
@@ -271,6 +282,7 @@ def plan_relations(
         for g in sorted(seen, key=lambda g: not (g & set(client_only))):  # filters first
             rel = add(scope, {a: tables[a] for a in tables if a in g})
             rel.conjuncts = [c for c, aliases in local if aliases <= g]
+            rel.inner = True
             for a in g:
                 of_alias[a] = rel
         for c, a, b in edges:
@@ -291,7 +303,23 @@ def plan_relations(
                     )
     _correlated_semis(tree, relations, by_table)
     _in_subquery_semis(tree, relations, by_table)
-    # the columns each relation ships: every column any scope reads from its tables
+    _gather_columns(catalog, tree, relations)
+    for rel in relations:
+        rel.as_set = rel.query is None and _read_as_set(rel.scope)
+    return _fetch_order(relations)
+
+
+def _gather_columns(catalog: Catalog, tree: exp.Expression, relations: list[Relation]) -> None:
+    """The columns each relation ships: every column any scope of the statement reads
+    from its tables, and those its semi-joins' client filters and values read."""
+    by_table = {
+        id(t): (rel, alias)
+        for rel in relations
+        if rel.query is None
+        for alias, t in rel.members.items()
+    }
+    for rel, _ in by_table.values():
+        rel.columns = []
     for scope in traverse_scope(tree):
         for col in scope.columns:
             if not col.table:
@@ -305,12 +333,88 @@ def plan_relations(
                 rel.columns.append(key)
     for rel in relations:
         for semi in rel.semis:  # the semi-joins read these
-            if semi.source is not None and semi.source_column not in semi.source.columns:
-                semi.source.columns.append(semi.source_column)
+            source = semi.source
+            if source is None:
+                continue
+            wanted = [semi.source_column] + [
+                (c.table, c.name.lower())
+                for f in semi.client_filter
+                for c in f.find_all(exp.Column)
+                if c.table in source.members
+            ]
+            for key in wanted:
+                if key not in source.columns:
+                    source.columns.append(key)
+    for rel in relations:
         if not rel.columns and rel.query is None:  # e.g. count(*): the rows matter
             alias, table = next(iter(rel.members.items()))
             rel.columns.append((alias, next(iter(catalog.table(table.name).columns))))
-    return _fetch_order(relations)
+
+
+def drop_applied(catalog: Catalog, tree: exp.Expression, relations: list[Relation]) -> bool:
+    """Take out of the client's statement the conjuncts the server applied exactly to
+    a relation of inner joins (its rows all pass them), and ship only the columns the
+    rest reads: a range on ``l_shipdate`` over OPE, an equality over DET, a join of two
+    keys no longer bring their columns to the client to be checked again.  True if any
+    was taken out (the relations' columns are then gathered anew and their SELECTs
+    must be compiled again)."""
+    dropped: dict[int, set[str]] = {}  # per relation, the conjuncts taken out
+    for rel in relations:
+        if not rel.inner or rel.query is not None:
+            continue
+        for c in rel.pushed:
+            if c.parent is not None and _applied_exactly(catalog, rel, c):
+                dropped.setdefault(id(rel), set()).add(c.sql())
+                c.replace(exp.true())
+    if not dropped:
+        return False
+    for rel in relations:  # a semi-join's source rows pass them too
+        for semi in rel.semis:
+            if semi.source is not None and id(semi.source) in dropped:
+                done = dropped[id(semi.source)]
+                semi.client_filter = [f for f in semi.client_filter if f.sql() not in done]
+    _gather_columns(catalog, tree, relations)
+    return True
+
+
+def _applied_exactly(catalog: Catalog, rel: Relation, c: exp.Expression) -> bool:
+    """Whether the server SELECT applies ``c`` exactly: compiled alone, the fetch's
+    translation (ranges widened, candidate filters allowed) is the exact one."""
+    from .statements import _select
+
+    exact = Compiler(catalog)
+    try:
+        strict = _select(exact, rel.select(catalog, [c]))
+        split = _compile(catalog, rel, [c])
+    except (AdaptiveError, psycopg.Error):
+        return False
+    return strict.residual is None and split.residual is None and strict.sql == split.sql
+
+
+def _read_as_set(scope: GlotScope) -> bool:
+    """Whether the rows of ``scope``'s FROM items matter only as a set: the SELECT of an
+    ``EXISTS`` or ``IN`` subquery, with nothing that counts rows (aggregates, grouping,
+    windows, LIMIT / OFFSET).  Repeated rows of its tables then change neither whether a
+    row exists nor the set of values (NULLs included) the subquery gives."""
+    select = scope.expression
+    if not isinstance(select, exp.Select):
+        return False
+    parent = select.parent
+    if not (
+        isinstance(parent, exp.Exists)
+        or (isinstance(parent, exp.Subquery) and isinstance(parent.parent, exp.In))
+    ):
+        return False
+    if any(select.args.get(k) for k in ("group", "having", "limit", "offset", "qualify")):
+        return False
+    if isinstance(select.args.get("distinct"), exp.Distinct) and select.args["distinct"].args.get(
+        "on"
+    ):
+        return False
+    own = [
+        n for n in select.find_all(exp.AggFunc, exp.Window) if n.find_ancestor(exp.Select) is select
+    ]
+    return not own
 
 
 def _connected(
@@ -540,12 +644,35 @@ def compile_relation(catalog: Catalog, rel: Relation) -> Compiled:
         plan = try_compile(catalog, rel, kept)
         if plan is not None:
             rel.semis = [semi for semi in rel.semis if any(nodes[id(semi)] is c for c in kept)]
-            return plan
+            rel.pushed = [c for c in rel.conjuncts if any(c is k for k in kept)]
+            return _distinct(catalog, rel, kept, plan)
     rel.semis = []
     plan = try_compile(catalog, rel, [])
     if plan is None:  # raise what stops it
         return _compile(catalog, rel, [])
-    return plan
+    return _distinct(catalog, rel, [], plan)
+
+
+def _distinct(
+    catalog: Catalog, rel: Relation, conj: list[exp.Expression], plan: Compiled
+) -> Compiled:
+    """A relation read as a set: its server SELECT with DISTINCT (Q4's and Q21's
+    EXISTS ship each order key once, not once per line), where that needs no onion
+    peeled further than the SELECT without it (DISTINCT over ciphertexts is exact at any
+    layer: equal ciphertexts are equal values) -- else ``plan``."""
+    if not rel.as_set:
+        return plan
+    try:
+        deduplicated = _compile(catalog, rel, conj, distinct=True)
+    except (AdaptiveError, psycopg.Error):
+        return plan
+
+    def peels(p: Compiled) -> set[tuple[str, str, str, str]]:
+        return {(n.table.name, n.column.name, n.onion.onion.value, n.layer) for n in p.needs}
+
+    if not peels(deduplicated) <= peels(plan) or deduplicated.joins != plan.joins:
+        return plan
+    return deduplicated
 
 
 def try_compile(catalog: Catalog, rel: Relation, conj: list[exp.Expression]) -> Compiled | None:
@@ -555,7 +682,9 @@ def try_compile(catalog: Catalog, rel: Relation, conj: list[exp.Expression]) -> 
         return None
 
 
-def _compile(catalog: Catalog, rel: Relation, conj: list[exp.Expression]) -> Compiled:
+def _compile(
+    catalog: Catalog, rel: Relation, conj: list[exp.Expression], distinct: bool = False
+) -> Compiled:
     from .statements import _select
 
     c = _SplitCompiler(catalog)
@@ -564,7 +693,7 @@ def _compile(catalog: Catalog, rel: Relation, conj: list[exp.Expression]) -> Com
     c.widen_inexact_ranges = True
     # so may LIKE / ILIKE / regex over a Substr onion (trigram candidates)
     c.candidate_filters = True
-    plan = _select(c, rel.select(catalog, conj))
+    plan = _select(c, rel.select(catalog, conj, distinct))
     # a join of columns under different keys: the connection adjusts them (joins.py),
     # then compiles the statement again
     plan.needs, plan.joins, plan.tables = c.needs, c.joins, c.tables

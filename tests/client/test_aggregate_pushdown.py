@@ -42,6 +42,17 @@ PUSHED = [
     "WITH t AS (SELECT dept, sum(bonus) AS b FROM emp GROUP BY dept) SELECT max(b) FROM t",
     "SELECT name FROM emp WHERE dept IN (SELECT dept FROM emp GROUP BY dept "
     "HAVING count(*) > 1) ORDER BY name",
+    # outer joins: the server runs the join as written, NULLs of the missing side included
+    "SELECT d.id, count(e.dept), sum(e.salary), max(e.hired) FROM dept d "
+    "LEFT JOIN emp e ON e.dept = d.id GROUP BY d.id ORDER BY d.id",
+    "SELECT d.id, count(e.dept), sum(e.bonus) FROM dept d "
+    "LEFT JOIN emp e ON e.dept = d.id AND e.salary > 100 GROUP BY d.id ORDER BY d.id",
+    "SELECT e.dept, count(d.id), count(*) FROM dept d RIGHT JOIN emp e ON e.dept = d.id "
+    "GROUP BY e.dept ORDER BY e.dept NULLS FIRST",
+    "SELECT d.id, e.dept, count(*), sum(e.salary) FROM dept d FULL JOIN emp e "
+    "ON e.dept = d.id GROUP BY d.id, e.dept ORDER BY d.id NULLS FIRST, e.dept NULLS FIRST",
+    "SELECT c, count(*) FROM (SELECT d.id, count(e.dept) AS c FROM dept d "
+    "LEFT JOIN emp e ON e.dept = d.id GROUP BY d.id) x GROUP BY c ORDER BY 2 DESC, 1 DESC",
 ]
 
 # not aggregated by the server: an expression aggregated, a filter only the client
@@ -116,6 +127,16 @@ def test_filtered_aggregate_under_a_client_function_is_aggregated_on_the_server(
     sql = (
         "SELECT upper(x.n), x.s, x.c FROM (SELECT name AS n, sum(salary) AS s, count(*) AS c "
         "FROM emp WHERE salary > 100 GROUP BY name) x ORDER BY 1, 2"
+    )
+    assert _aggregated(pair, sql)
+
+
+def test_outer_join_counts_are_aggregated_on_the_server(pair: Pair) -> None:
+    # TPC-H Q13's shape: counts over a LEFT JOIN, regrouped by the client
+    sql = (
+        "SELECT c, count(*) FROM (SELECT d.id, count(e.dept) AS c FROM dept d "
+        "LEFT JOIN emp e ON e.dept = d.id AND e.bonus > 0 GROUP BY d.id) x "
+        "GROUP BY c ORDER BY 2 DESC, 1 DESC"
     )
     assert _aggregated(pair, sql)
 

@@ -169,3 +169,59 @@ def test_left_join_on_filter_runs_on_the_server(pair: Pair) -> None:
     rows = {part: n for part, n, *_ in shipped.fetches}
     assert rows["the rows of team t"] == 8
     assert 0 < rows["the rows of player p"] <= kept[0] < 200
+
+
+SET_QUERIES = [
+    # the inner tables matter only as a set: their fetch is SELECT DISTINCT
+    "SELECT t.id FROM team t WHERE EXISTS (SELECT 1 FROM player p WHERE p.team_id = t.id AND p.goals > 3) AND lower(coalesce(t.name, '')) <> 'x' ORDER BY 1",
+    "SELECT t.id FROM team t WHERE NOT EXISTS (SELECT * FROM player p WHERE p.team_id = t.id AND p.goals > 20) AND lower(coalesce(t.name, '')) <> 'x' ORDER BY 1",
+    "SELECT p.id FROM player p WHERE p.team_id IN (SELECT q.team_id FROM player q WHERE q.goals > 25 AND lower(coalesce(q.nick, '')) <> 'x') ORDER BY 1",
+    "SELECT t.id FROM team t WHERE t.id NOT IN (SELECT p.team_id FROM player p WHERE p.goals < 5 AND lower(coalesce(p.nick, '')) <> 'x') ORDER BY 1",
+    # counted rows: no DISTINCT
+    "SELECT t.id, (SELECT count(*) FROM player p WHERE p.team_id = t.id) FROM team t WHERE lower(coalesce(t.name, '')) <> 'x' ORDER BY 1",
+]
+
+
+@pytest.mark.parametrize("sql", SET_QUERIES, ids=[q[:60] for q in SET_QUERIES])
+def test_subquery_read_as_a_set_equal_to_plain(pair: Pair, sql: str) -> None:
+    expected = pair.plain.execute(sql).fetchall()
+    assert pair.enc.execute(sql).fetchall() == expected
+
+
+def test_exists_fetches_each_key_once(pair: Pair) -> None:
+    sql = SET_QUERIES[0]
+    pair.enc.execute(sql).fetchall()  # peels, if any
+    plan = _plan(pair, sql)
+    inner = plan.residual.fetches[1].sql
+    assert plan.residual.parts[1] == "the rows of player p"
+    assert inner.startswith("SELECT DISTINCT"), inner
+    pair.enc.execute(sql).fetchall()
+    shipped = pair.enc.stats.last_residual
+    (keys,) = pair.plain.execute(
+        "SELECT count(DISTINCT team_id) FROM player WHERE goals > 3"
+    ).fetchone()
+    assert shipped is not None and shipped.fetches[1][1] == keys
+    # a count reads every row: its fetch keeps them
+    counted = _plan(pair, SET_QUERIES[4])
+    assert not any(f.sql.startswith("SELECT DISTINCT") for f in counted.residual.fetches)
+
+
+def test_conjuncts_applied_by_the_server_are_not_shipped(pair: Pair) -> None:
+    """``p.goals > 3`` runs on the server over the Ord onion, exactly: the client's
+    statement no longer checks it, so the goals column is neither shipped nor
+    decrypted; ``lower(p.nick)`` only the client can evaluate, so nick is shipped."""
+    sql = (
+        "SELECT p.id FROM player p WHERE p.goals > 3 AND lower(coalesce(p.nick, '')) "
+        "LIKE 'star%' ORDER BY 1"
+    )
+    expected = pair.plain.execute(sql).fetchall()
+    assert pair.enc.execute(sql).fetchall() == expected
+    plan = _plan(pair, sql)
+    player = pair.enc.catalog.table("player")
+    goals = {oc.anon for oc in player.column("goals").onions.values()}
+    nick = {oc.anon for oc in player.column("nick").onions.values()}
+    (fetch,) = plan.residual.fetches
+    select_list = fetch.sql.split(" FROM ")[0]
+    assert not any(anon in select_list for anon in goals), fetch.sql
+    assert any(anon in fetch.sql.split(" WHERE ")[1] for anon in goals), fetch.sql
+    assert any(anon in select_list for anon in nick), fetch.sql
