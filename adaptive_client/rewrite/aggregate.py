@@ -56,6 +56,9 @@ class Pushdown:
     key_types: list[exp.DataType | None]
     # per aggregate node of the SELECT: its replacement (built at apply time)
     aggregates: list[tuple[exp.Expression, exp.Expression]] = field(default_factory=list)
+    # keys the statement does not group by (columns of a GROUP BY expression or of a
+    # CASE condition): used only where they are groupable without a further peel
+    extra: set[tuple[str, str]] = field(default_factory=set)
 
 
 def _own_nodes(select: exp.Select, kind: type[Any]) -> list[exp.Expression]:
@@ -90,8 +93,13 @@ def plan_pushdowns(
         if push is None:
             continue
         assert callable(compiles)
-        if not compiles(push.relation):
+        plan = compiles(push.relation)
+        if not plan:
             continue
+        extra = {(push.relation.members[a].name.lower(), c) for a, c in push.extra}
+        needs = getattr(plan, "needs", [])
+        if any((n.table.name.lower(), n.column.name.lower()) in extra for n in needs):
+            continue  # grouping by a column the statement does not group by: no peel
         found.append(push)
     return found
 
@@ -115,19 +123,65 @@ def _plan_one(
         return None  # GROUPING SETS, ROLLUP, CUBE
     keys: list[tuple[str, str]] = []
     key_types: list[exp.DataType | None] = []
-    for g in group.expressions if group is not None else []:
-        if not (isinstance(g, exp.Column) and g.table in tables):
-            return None
-        key = (g.table, g.name.lower())
+    extra: set[tuple[str, str]] = set()
+
+    def add_key(col: exp.Column, is_extra: bool) -> None:
+        key = (col.table, col.name.lower())
         if key not in keys:
             keys.append(key)
-            key_types.append(g.type)
+            key_types.append(col.type)
+            if is_extra:
+                extra.add(key)
+        elif not is_extra:  # the statement groups by it after all
+            extra.discard(key)
+
+    # the server groups by columns; an expression of columns (extract(year from d)) is
+    # grouped by its columns, and the client groups their values by the expression
+    for g in group.expressions if group is not None else []:
+        if isinstance(g, exp.Column) and g.table in tables:
+            add_key(g, False)
+        elif _over_keys(g, tables):
+            for c in g.find_all(exp.Column):
+                add_key(c, True)
+        else:
+            return None
+    # sum(CASE WHEN <condition> THEN a ELSE b END): grouped also by the condition's
+    # columns, each group's sum is its a's or its b's (Q12, Q14)
+    for agg in aggs:
+        if isinstance(agg, exp.Sum) and isinstance(agg.this, exp.Case):
+            conditions = _case_conditions(agg.this, tables)
+            if conditions is None:
+                return None
+            columns = [c for cond in conditions for c in cond.find_all(exp.Column)]
+            for c in columns:
+                if (c.table, c.name.lower()) not in keys:
+                    # a column the conditions only compare with constants for equality
+                    # is one the server would compare over DET anyway
+                    add_key(
+                        c,
+                        not all(
+                            _equality_operand(o)
+                            for o in columns
+                            if (o.table, o.name.lower()) == (c.table, c.name.lower())
+                        ),
+                    )
     # every aggregate: of a bare column of these tables (or count(*)), nothing else
     partial_items: list[exp.Expression] = []
     outputs: list[tuple[str, str]] = []
     push = Pushdown(
         Relation(f"__a{n}", scope, {}), select, set(tables), f"__pa{n}", keys, key_types
     )
+    push.extra = extra
+    count_all: list[str] = []  # the partial count(*), made once
+
+    def count_column() -> str:
+        if not count_all:
+            j = len(outputs)
+            partial_items.append(_named(exp.Count(this=exp.Star()), f"__a{j}"))
+            outputs.append((f"__a{j}", "BIGINT"))
+            count_all.append(f"__a{j}")
+        return count_all[0]
+
     for i, (alias, name) in enumerate(keys):
         partial_items.append(_named(exp.column(name, table=alias, quoted=False), f"__k{i}"))
         outputs.append((f"__k{i}", schema[tables[alias].name.lower()][name]))
@@ -135,6 +189,38 @@ def _plan_one(
         if not isinstance(agg, _AGGREGATES) or isinstance(agg.parent, exp.Filter):
             return None
         arg = agg.this
+        if isinstance(agg, exp.Sum) and isinstance(arg, exp.Case):
+            case = arg.copy()
+            branches = [i.args.get("true") for i in case.args.get("ifs") or []]
+            for v in [*branches, case.args.get("default")]:
+                if v is None or isinstance(v, exp.Null):
+                    continue
+                if isinstance(v, exp.Column) and v.table in tables:
+                    wide = _sum_storage(
+                        schema[tables[v.table].name.lower()][v.name.lower()], v.type
+                    )
+                    if wide is None:
+                        return None
+                    j = len(outputs)
+                    plain_v = exp.column(v.name, table=v.table, quoted=False)
+                    partial_items.append(_named(exp.Sum(this=plain_v), f"__a{j}"))
+                    outputs.append((f"__a{j}", wide))
+                    v.replace(_column(push.alias, f"__a{j}", v.type))
+                elif _number(v):
+                    # a constant per row: the group's count times it
+                    times = exp.Mul(
+                        this=exp.Paren(this=v.copy()),
+                        expression=_column(push.alias, count_column(), _INT),
+                    )
+                    times.type = v.type.copy() if v.type is not None else None
+                    v.replace(times)
+                else:
+                    return None
+            replacement = exp.Sum(this=case)
+            if agg.type is not None:
+                replacement.type = agg.type.copy()
+            push.aggregates.append((agg, replacement))
+            continue
         if isinstance(agg, exp.Count) and (arg is None or isinstance(arg, exp.Star)):
             j = len(outputs)
             partial_items.append(_named(exp.Count(this=exp.Star()), f"__a{j}"))
@@ -221,6 +307,46 @@ def _plan_one(
 
 
 _INT = exp.DataType.build("int")
+
+
+def _over_keys(node: exp.Expression, tables: dict[str, exp.Table]) -> bool:
+    """An expression of columns of ``tables`` only, which the client can compute from
+    their values (no aggregate, window, subquery)."""
+    if node.find(exp.AggFunc, exp.Window, exp.Select, exp.Subquery, exp.Star):
+        return False
+    cols = list(node.find_all(exp.Column))
+    return bool(cols) and all(c.table in tables for c in cols)
+
+
+def _case_conditions(case: exp.Case, tables: dict[str, exp.Table]) -> list[exp.Expression] | None:
+    """The WHEN conditions of a searched CASE, if each reads only columns of
+    ``tables`` (None otherwise, or for a simple CASE x WHEN ...)."""
+    if case.this is not None:
+        return None
+    conditions = [i.this for i in case.args.get("ifs") or []]
+    if not conditions or not all(_over_keys(c, tables) for c in conditions):
+        return None
+    return conditions
+
+
+def _equality_operand(col: exp.Column) -> bool:
+    """``col = 'x'``, ``col <> 'x'``, ``col IN ('x', 'y')``: compared with constants."""
+    parent = col.parent
+    if isinstance(parent, exp.EQ | exp.NEQ):
+        other = parent.expression if parent.this is col else parent.this
+        return isinstance(other, exp.Literal | exp.Boolean)
+    if isinstance(parent, exp.In) and parent.this is col and not parent.args.get("query"):
+        return bool(parent.expressions) and all(
+            isinstance(e, exp.Literal) for e in parent.expressions
+        )
+    return False
+
+
+def _number(node: exp.Expression) -> bool:
+    """A numeric constant (``1``, ``0.00``, ``-1``)."""
+    if isinstance(node, exp.Neg):
+        node = node.this
+    return isinstance(node, exp.Literal) and node.is_number
 
 
 def _joins_on(select: exp.Select) -> bool:

@@ -1382,9 +1382,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     def compiles(rel: Relation, conj: list[exp.Expression]) -> bool:
         return try_compile(catalog, rel, conj) is not None
 
-    pushdowns = plan_pushdowns(
-        catalog, tree, schema, lambda rel: compiles_exactly(catalog, rel) is not None
-    )
+    pushdowns = plan_pushdowns(catalog, tree, schema, lambda rel: compiles_exactly(catalog, rel))
     relations = plan_relations(catalog, tree, compiles, [p.relation for p in pushdowns])
     fetches = [compile_relation(catalog, rel) for rel in relations]
     if drop_applied(catalog, tree, relations):  # fewer columns to ship: compiled again

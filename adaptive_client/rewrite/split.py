@@ -638,7 +638,7 @@ def compile_relation(catalog: Catalog, rel: Relation) -> Compiled:
         assert isinstance(plan, Compiled)  # (planned only where it compiled)
         return plan
     nodes = {id(semi): semi.conjunct() for semi in rel.semis}
-    candidates = rel.conjuncts + list(nodes.values())
+    candidates = rel.conjuncts + _prefix_ranges(catalog, rel) + list(nodes.values())
     kept = [c for c in candidates if try_compile(catalog, rel, [c]) is not None]
     if kept:
         plan = try_compile(catalog, rel, kept)
@@ -651,6 +651,53 @@ def compile_relation(catalog: Catalog, rel: Relation) -> Compiled:
     if plan is None:  # raise what stops it
         return _compile(catalog, rel, [])
     return _distinct(catalog, rel, [], plan)
+
+
+def _prefix_ranges(catalog: Catalog, rel: Relation) -> list[exp.Expression]:
+    """For each ``col LIKE 'abc%...'`` among the relation's conjuncts, the range
+    ``col >= 'abc' AND col < 'abd'`` that every matching value lies in, as a filter for
+    the server (over the Ord onion, a candidate range: the LIKE itself stays in the
+    client's statement).  Only where text order is byte order (C collation, where the
+    values starting with a prefix are contiguous) and for text / varchar (char(n) pads)."""
+    out: list[exp.Expression] = []
+    for c in rel.conjuncts:
+        if not (
+            isinstance(c, exp.Like)
+            and isinstance(c.this, exp.Column)
+            and isinstance(c.expression, exp.Literal)
+            and c.expression.is_string
+            and not c.args.get("escape")
+            and not c.args.get("negate")  # NOT LIKE: its rows are not in one range
+            and c.this.table in rel.members
+        ):
+            continue
+        pattern = str(c.expression.this)
+        cut = min((i for i in (pattern.find("%"), pattern.find("_")) if i >= 0), default=-1)
+        prefix = pattern[:cut] if cut > 0 else ""
+        if not prefix or "\\" in prefix or ord(prefix[-1]) >= 0x10FFFF:
+            continue
+        last = ord(prefix[-1]) + 1
+        if 0xD800 <= last <= 0xDFFF:  # no string holds a surrogate
+            last = 0xE000
+        meta = catalog.table(rel.members[c.this.table].name)
+        try:
+            column = meta.column(c.this.name)
+        except AdaptiveError:
+            continue
+        if column.type.name not in ("text", "varchar") or not (
+            column.collation is None or column.collation.bytewise
+        ):
+            continue
+        col = c.this.copy()
+        out.append(
+            exp.And(
+                this=exp.GTE(this=col, expression=exp.Literal.string(prefix)),
+                expression=exp.LT(
+                    this=col.copy(), expression=exp.Literal.string(prefix[:-1] + chr(last))
+                ),
+            )
+        )
+    return out
 
 
 def _distinct(

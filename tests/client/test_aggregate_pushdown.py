@@ -12,6 +12,7 @@ import pytest
 from sqlglot.optimizer.annotate_types import annotate_types
 
 from adaptive_client.keys import MasterKey
+from adaptive_client.onions import Onion
 from adaptive_client.rewrite.aggregate import plan_pushdowns
 
 from .test_diff_queries import Pair, _pair
@@ -53,6 +54,25 @@ PUSHED = [
     "ON e.dept = d.id GROUP BY d.id, e.dept ORDER BY d.id NULLS FIRST, e.dept NULLS FIRST",
     "SELECT c, count(*) FROM (SELECT d.id, count(e.dept) AS c FROM dept d "
     "LEFT JOIN emp e ON e.dept = d.id GROUP BY d.id) x GROUP BY c ORDER BY 2 DESC, 1 DESC",
+    # sum(CASE WHEN <equality with constants> ...): grouped also by the compared column
+    "SELECT dept, sum(CASE WHEN name = 'Ann' OR name = 'Bob' THEN 1 ELSE 0 END), "
+    "sum(CASE WHEN name <> 'Ann' THEN salary ELSE 0 END) FROM emp GROUP BY dept "
+    "ORDER BY dept NULLS FIRST",
+    "SELECT 100.00 * sum(CASE WHEN d.region IN ('north', 'south') THEN e.salary ELSE 0 END) "
+    "/ sum(e.salary) FROM emp e JOIN dept d ON e.dept = d.id",
+    "SELECT sum(CASE WHEN active = true THEN bonus WHEN active = false THEN -1 END), "
+    "count(*) FROM emp",
+]
+
+# grouped on the server only where the columns are already groupable (no peel for
+# them): a GROUP BY expression, a CASE condition that is not an equality with constants
+EXTRA_KEYS = [
+    "SELECT extract(year from hired), count(*), sum(salary) FROM emp "
+    "GROUP BY extract(year from hired) ORDER BY 1 NULLS FIRST",
+    "SELECT sum(CASE WHEN hired < date '2020-01-01' THEN bonus ELSE 0 END) FROM emp",
+    "SELECT dept, sum(CASE WHEN upper(note) LIKE 'A%' THEN salary END) FROM emp "
+    "GROUP BY dept ORDER BY dept NULLS FIRST",
+    "SELECT upper(name), count(*) FROM emp GROUP BY upper(name) ORDER BY 1",
 ]
 
 # not aggregated by the server: an expression aggregated, a filter only the client
@@ -65,7 +85,7 @@ NOT_PUSHED = [
     "SELECT dept, sum(bonus), rank() OVER (ORDER BY dept) FROM emp GROUP BY dept ORDER BY dept",
     "SELECT e.dept, sum(e.bonus) FROM emp e GROUP BY e.dept HAVING sum(e.bonus) > "
     "(SELECT count(*) FROM emp f WHERE f.dept = e.dept) ORDER BY 1",
-    "SELECT upper(name), count(*) FROM emp GROUP BY upper(name) ORDER BY 1",
+    "SELECT dept, string_agg(name, ',' ORDER BY name) FROM emp GROUP BY dept ORDER BY dept",
 ]
 
 
@@ -139,6 +159,22 @@ def test_outer_join_counts_are_aggregated_on_the_server(pair: Pair) -> None:
         "GROUP BY c ORDER BY 2 DESC, 1 DESC"
     )
     assert _aggregated(pair, sql)
+
+
+@pytest.mark.parametrize("sql", EXTRA_KEYS)
+def test_extra_keys_equal_to_plain_and_never_peeled(pair: Pair, sql: str) -> None:
+    # the statement's own operators may peel (a range over Ord), its grouping by a
+    # column it does not group by may not: the Eq onions of hired and note stay put
+    emp = pair.enc.catalog.table("emp")
+    before = {
+        (c.name, oc.onion): oc.layer for c in emp.columns.values() for oc in c.onions.values()
+    }
+    pair.check(sql)
+    emp = pair.enc.catalog.table("emp")
+    for name in ("hired", "note"):
+        eq = emp.column(name).onions[Onion.EQ]
+        if before[(name, Onion.EQ)] == "RND":
+            assert eq.layer == "RND", (name, sql)
 
 
 @pytest.mark.parametrize("sql", NOT_PUSHED)

@@ -12,6 +12,7 @@ import psycopg
 import pytest
 
 import adaptive_client
+from adaptive_client.onions import Onion
 from adaptive_client.rewrite.statements import compile_statement
 
 from .test_differential import _rows
@@ -225,3 +226,40 @@ def test_conjuncts_applied_by_the_server_are_not_shipped(pair: Pair) -> None:
     assert not any(anon in select_list for anon in goals), fetch.sql
     assert any(anon in fetch.sql.split(" WHERE ")[1] for anon in goals), fetch.sql
     assert any(anon in select_list for anon in nick), fetch.sql
+
+
+PREFIX_QUERIES = [
+    "SELECT p.id FROM player p WHERE p.nick LIKE 'Star1%' ORDER BY 1",
+    "SELECT p.id FROM player p WHERE p.nick LIKE 'green_' ORDER BY 1",
+    "SELECT p.id FROM player p WHERE p.nick LIKE 'Sta%1%' ORDER BY 1",
+    "SELECT p.id FROM player p WHERE p.nick NOT LIKE 'Star1%' ORDER BY 1",
+    "SELECT t.id FROM team t WHERE t.name LIKE 'L%' OR t.name LIKE 'o%' ORDER BY 1",
+    "SELECT p.id, t.name FROM player p JOIN team t ON p.team_id = t.id "
+    "WHERE t.name LIKE 'W%' AND p.nick LIKE 'p1%' ORDER BY 1",
+]
+
+
+@pytest.mark.parametrize("sql", PREFIX_QUERIES, ids=[q[:60] for q in PREFIX_QUERIES])
+def test_like_prefix_equal_to_plain(pair: Pair, sql: str) -> None:
+    expected = pair.plain.execute(sql).fetchall()
+    assert pair.enc.execute(sql).fetchall() == expected
+
+
+def test_like_prefix_is_a_server_range(pair: Pair) -> None:
+    """``LIKE 'Star1%'``: the server keeps the values in ['Star1', 'Star2') over the Ord
+    onion, the client checks the LIKE exactly; ``NOT LIKE`` has no such range."""
+    sql = PREFIX_QUERIES[0]
+    pair.enc.execute(sql).fetchall()
+    plan = _plan(pair, sql)
+    player = pair.enc.catalog.table("player")
+    ord_anon = player.column("nick").onions[Onion.ORD].anon
+    (fetch,) = plan.residual.fetches
+    assert ord_anon in fetch.sql.split(" WHERE ")[1], fetch.sql
+    pair.enc.execute(sql).fetchall()
+    shipped = pair.enc.stats.last_residual
+    (candidates,) = pair.plain.execute(
+        "SELECT count(*) FROM player WHERE nick >= 'Star1' AND nick < 'Star2'"
+    ).fetchone()
+    assert shipped is not None and shipped.fetches[0][1] <= candidates < 200
+    negated = _plan(pair, PREFIX_QUERIES[3])
+    assert " WHERE " not in negated.residual.fetches[0].sql
