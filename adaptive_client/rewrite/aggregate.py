@@ -212,7 +212,7 @@ def _plan_one(
                         this=exp.Paren(this=v.copy()),
                         expression=_column(push.alias, count_column(), _INT),
                     )
-                    times.type = v.type.copy() if v.type is not None else None
+                    times.type = _constant_type(v)
                     v.replace(times)
                 else:
                     return None
@@ -340,6 +340,17 @@ def _equality_operand(col: exp.Column) -> bool:
             isinstance(e, exp.Literal) for e in parent.expressions
         )
     return False
+
+
+def _constant_type(node: exp.Expression) -> exp.DataType:
+    """The type PostgreSQL gives a numeric constant, with its scale: ``int`` for
+    ``1``, ``numeric(38,2)`` for ``2.50`` (a product with it keeps that scale)."""
+    while isinstance(node, exp.Neg | exp.Paren):
+        node = node.this
+    text = str(node.this)
+    if "." not in text and "e" not in text.lower():
+        return exp.DataType.build("int")
+    return exp.DataType.build(f"decimal(38,{len(text.partition('.')[2])})")
 
 
 def _number(node: exp.Expression) -> bool:
