@@ -160,7 +160,7 @@ def test_client_mode_smoke_equals_plain_with_peels(
     layers = {(o["column"], o["onion"]): o["layer"] for o in report["onions"]}
     assert layers[("qty", "Eq")] == "DET"
     assert layers[("price", "Ord")] == "OPE"
-    assert layers[("qty", "Sum")] == "HOM"
+    assert layers[("qty", "Sum")] == "ASHE"  # the Sum onion's default layer
     assert {p["mode"] for p in report["peels"]} == {"client"}
 
 
