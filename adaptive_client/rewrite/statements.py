@@ -198,12 +198,21 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
     distinct_keys: set[str] = set()
     if order is not None:
         server_keys = []
+        client_only = False  # a key only the client computes: it sorts by every key after
         for o in order.expressions:
             key = _by_position(o.this, items, aliases=True)
             desc = bool(o.args.get("desc"))
             nulls_first = o.args.get("nulls_first")
             nulls_first = desc if nulls_first is None else bool(nulls_first)
             ref = c._column_side(scope, key)
+            if client_only:
+                # ties of the keys before are ordered by this one, on the client too
+                fn, _, _ = c.value_expr(scope, key, select_list, grouped)
+                if ref is not None and ref.column.type.name in TEXT_TYPES:
+                    plan.text_orders.append(ref.column.collation)
+                    fn = _order_key(fn, ref.column)
+                client_sort.append(SortKey(fn, desc, nulls_first))
+                continue
             if ref is not None:
                 oc = c.require(ref, Cap.ORD, grouped.get(id(ref.column)))
                 if distinct is not None:
@@ -251,7 +260,7 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
                 client_sort.append(SortKey(fn, desc, nulls_first))
                 need_client = True
                 server_keys = []
-                break
+                client_only = True
         if server_keys and not (need_client and not server_keys):
             out.set("order", exp.Order(expressions=server_keys))
         if need_client:

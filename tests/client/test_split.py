@@ -263,3 +263,18 @@ def test_like_prefix_is_a_server_range(pair: Pair) -> None:
     assert shipped is not None and shipped.fetches[0][1] <= candidates < 200
     negated = _plan(pair, PREFIX_QUERIES[3])
     assert " WHERE " not in negated.residual.fetches[0].sql
+
+
+def test_client_order_keeps_every_key_after_a_computed_one(pair: Pair) -> None:
+    """``ORDER BY goals % 2, id``: the first key only the client computes, so it sorts by
+    both -- ties of the first broken by the second, not left in the server's row order
+    (which an UPDATE has moved away from id order)."""
+    for c in (pair.plain, pair.enc):
+        c.execute("UPDATE player SET goals = goals WHERE id <= 100")
+    for sql in [
+        "SELECT id, goals FROM player ORDER BY (goals % 2), id",
+        "SELECT id, goals FROM player ORDER BY (goals % 2) DESC, nick, id DESC",
+        "SELECT id FROM player ORDER BY abs(goals - 10) NULLS FIRST, rating, id",
+    ]:
+        expected = pair.plain.execute(sql).fetchall()
+        assert pair.enc.execute(sql).fetchall() == expected, sql
