@@ -12,6 +12,7 @@ server filters on them.  Foreign keys put the join columns in implied join group
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import time
 import tomllib
@@ -66,12 +67,35 @@ class Databases:
     scale: float
     counts: dict[str, int] = field(default_factory=dict)
     load_seconds: dict[str, float] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=lambda: CONFIG)
 
     def connect_plain(self) -> psycopg.Connection[Any]:
         return psycopg.connect(self.plain)
 
     def connect_encrypted(self) -> adaptive_client.Connection:
-        return adaptive_client.connect(self.encrypted, master_key=self.master_key, config=CONFIG)
+        return adaptive_client.connect(
+            self.encrypted, master_key=self.master_key, config=self.config
+        )
+
+
+def warmed_config(conn: adaptive_client.Connection) -> dict[str, Any]:
+    """:data:`CONFIG` with each onion starting at the layer it has in the database of
+    ``conn`` -- one the 22 queries have warmed up.  A database loaded with it is the one
+    the warm-up would leave (the same onions at the same layers: the queries peel the
+    same onions at any scale), without rewriting each table once per peel, which at
+    SF 1 takes minutes per lineitem onion.  What it reveals is what the warm-up reveals."""
+    config = copy.deepcopy(CONFIG)
+    tables = config.setdefault("tables", {})
+    precomputed = config.setdefault("precomputed", {})
+    for table in conn.catalog.tables.values():
+        for section, columns in ((tables, table.columns), (precomputed, table.precomputed)):
+            for column in columns.values():
+                for oc in column.onions.values():
+                    if oc.layer == oc.stack[0]:
+                        continue  # not peeled
+                    entry = section.setdefault(table.name, {}).setdefault(column.name, {})
+                    entry.setdefault("start", {})[oc.onion.value] = oc.layer
+    return config
 
 
 def build(
@@ -81,10 +105,12 @@ def build(
     scale: float,
     data_dir: Path,
     progress: Callable[[str], None] | None = None,
+    config: dict[str, Any] | None = None,
 ) -> Databases:
-    """Generate the data of ``scale`` and load it into both (empty, installed) databases."""
+    """Generate the data of ``scale`` and load it into both (empty, installed) databases
+    (the encrypted one with ``config``, by default :data:`CONFIG`)."""
     data = generate(scale, data_dir)
-    dbs = Databases(plain_dsn, encrypted_dsn, master_key, scale)
+    dbs = Databases(plain_dsn, encrypted_dsn, master_key, scale, config=config or CONFIG)
     t0 = time.perf_counter()
     with dbs.connect_plain() as conn:
         create_schema(conn)

@@ -119,3 +119,45 @@ def sf01(
 def test_query_sf01(sf01: tuple[Any, Any, float], number: int) -> None:
     plain, enc, scale = sf01
     _compare(plain, enc, number, scale)
+
+
+def test_warmed_configuration_loads_the_warmed_database(
+    sf001: tuple[Any, Any, float],
+    new_database: Callable[..., str],
+    master_key: MasterKey,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """After the 22 queries, the configuration that starts each onion at its layer
+    loads a database with the same layers, where the queries peel nothing more."""
+    plain, enc, scale = sf001
+    for n in NUMBERS:  # the warm-up (the module's tests may run in any order)
+        harness.run(enc, n, scale)
+    config = harness.warmed_config(enc)
+    assert config["tables"]["lineitem"]["l_shipdate"]["start"]["Ord"] == "OPE"
+    assert config["precomputed"]["orders"]["pc1_o_comment_special_requests"]["start"] == {
+        "Eq": "DET"
+    }
+    dbs = harness.build(
+        new_database("tpch_plain_w"),
+        new_database("tpch_enc_w"),
+        master_key.hex(),
+        scale,
+        tmp_path_factory.mktemp("tpch_w"),
+        config=config,
+    )
+
+    def layers(conn: Any) -> dict[tuple[str, str, str], str]:
+        return {
+            (t.name, c.name, oc.onion.value): oc.layer
+            for t in conn.catalog.tables.values()
+            for c in [*t.columns.values(), *t.precomputed.values()]
+            for oc in c.onions.values()
+        }
+
+    with dbs.connect_encrypted() as warm:
+        assert layers(warm) == layers(enc)
+        for n in (1, 12, 13, 20):
+            got = harness.run(warm, n, scale)
+            assert got.rows == harness.run(plain, n, scale).rows
+        (peels,) = warm.pg.execute("SELECT count(*) FROM adaptive.peel_log").fetchone()
+        assert peels == 0
