@@ -12,6 +12,7 @@ Format::
     residual_row_cap = 1000000  # most rows one client-evaluated statement may fetch
     on_demand = ["Ord", "Search"]  # built when a query first needs them, not at CREATE TABLE
     statement_log = "statements.jsonl"  # record the statements rewritten (advise reads it)
+    server_jit = false   # leave the server's JIT compilation on for this client's statements
 
     [tables.customer.c_id]
     onions = ["Eq", "Ord"]             # any of Eq, Ord, Sum, Search -- or ["Single"]
@@ -75,6 +76,8 @@ class Config:
     statement_log: str | None = None
     # onions a column gets by default but only builds when a statement first needs them
     on_demand: tuple[Onion, ...] = ()
+    # PostgreSQL's JIT for the rewritten statements: off by default (see connection.py)
+    server_jit: bool = False
     tables: dict[str, dict[str, ColumnConfig]] = field(default_factory=dict)
     # per table, per name: an expression over the row stored in onions of its own
     precomputed: dict[str, dict[str, PrecomputedConfig]] = field(default_factory=dict)
@@ -224,6 +227,7 @@ def load_config(source: str | Path | dict[str, Any] | Config | None) -> Config:
         residual_row_cap=_row_cap(defaults.get("residual_row_cap")),
         statement_log=_optional_text(defaults.get("statement_log"), "statement_log"),
         on_demand=_on_demand(defaults.get("on_demand", []), "defaults"),
+        server_jit=_flag(defaults.get("server_jit", False), "defaults", "server_jit"),
         tables=tables,
         precomputed=precomputed,
     )

@@ -149,6 +149,15 @@ class Connection:
             self.control.add_notify_handler(self._on_notify)
             self.control.execute("LISTEN adaptive_epoch")
             self.pg = psycopg.connect(conninfo, autocommit=autocommit, **kwargs)
+            if not config.server_jit:
+                # The rewritten statements compare and sum ciphertexts: their planner costs
+                # grow with the onions' width and pass the JIT thresholds on tables a few
+                # GB wide, where compiling costs seconds (2.6 s of TPC-H Q6's 6.1 s at
+                # SF 1) and saves little on bytea comparisons.  Not a startup option:
+                # connection poolers refuse those.
+                self.pg.execute("SET jit = off")
+                if not autocommit:
+                    self.pg.commit()
             wire.register(self.pg)
             # repeated statements' server SQL, prepared and run without a cursor
             self._direct = DirectExecutor(self.pg)

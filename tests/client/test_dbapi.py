@@ -11,15 +11,15 @@ import pytest
 import sqlglot
 
 import adaptive_client
+from adaptive_client.config import load_config
+from adaptive_client.errors import ConfigError
 from adaptive_client.keys import MasterKey
 
 
 @pytest.fixture()
 def conn(new_database: Any, master_key: MasterKey) -> Iterator[adaptive_client.Connection]:
     c = adaptive_client.connect(new_database("dbapi"), master_key=master_key, autocommit=True)
-    c.execute(
-        "CREATE TABLE acct (id integer PRIMARY KEY, name text NOT NULL, email text UNIQUE)"
-    )
+    c.execute("CREATE TABLE acct (id integer PRIMARY KEY, name text NOT NULL, email text UNIQUE)")
     c.execute("INSERT INTO acct VALUES (1, 'ann', 'a@x'), (2, 'bob', 'b@x')")
     yield c
     c.close()
@@ -171,3 +171,26 @@ def test_named_cursor_streams_from_the_server(conn: adaptive_client.Connection) 
     assert cur.fetchall() == [("label 3",), ("label 2",), ("label 1",)]
     cur.close()
     conn.rollback()
+
+
+@pytest.mark.parametrize("autocommit", [False, True])
+def test_server_jit_off_for_the_clients_statements_unless_configured(
+    new_database: Any, master_key: MasterKey, autocommit: bool
+) -> None:
+    dsn = new_database("jit")
+    with adaptive_client.connect(dsn, master_key=master_key, autocommit=autocommit) as conn:
+        # the SET left no transaction open behind the application
+        assert not conn._in_transaction()
+        assert conn.pg.execute("SHOW jit").fetchone() == ("off",)
+    with psycopg.connect(dsn) as raw:
+        server_default = raw.execute("SHOW jit").fetchone()
+    assert server_default == ("on",)  # PostgreSQL's default: the setting is the client's
+    with adaptive_client.connect(
+        dsn, master_key=master_key, config={"defaults": {"server_jit": True}}
+    ) as conn:
+        assert conn.pg.execute("SHOW jit").fetchone() == server_default
+
+
+def test_server_jit_must_be_a_flag() -> None:
+    with pytest.raises(ConfigError, match="server_jit"):
+        load_config({"defaults": {"server_jit": "no"}})
