@@ -274,6 +274,8 @@ def _type_of(node: exp.Expression, spec: TableSpec) -> str | None:
         return "boolean"
     if isinstance(node, exp.Extract):
         return "numeric(9,0)"
+    if isinstance(node, exp.Substring):
+        return "text"
     shape = _numeric_shape(node, spec)
     if shape is None:
         return None
@@ -362,7 +364,7 @@ def render(tables: dict[str, TableSpec], proposal: Proposal, statements: int) ->
 
 def _name(text: str, n: int) -> str:
     words = re.findall(r"[a-z]+", text.lower())
-    stem = "_".join(w for w in words if w not in {"not", "like", "from"})[:40].strip("_")
+    stem = "_".join(w for w in words if w not in {"not", "like", "from", "for"})[:40].strip("_")
     return f"pc{n}_{stem}" if stem else f"pc{n}"
 
 

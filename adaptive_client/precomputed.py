@@ -14,8 +14,9 @@ The expression is evaluated here with PostgreSQL's semantics for the constructs 
 (anything else is refused when the table is created): ``+``, ``-``, ``*`` and unary minus
 on integers and numerics (exact: a product's scale is the sum of its factors' scales, a
 sum's the larger), comparisons, ``AND`` / ``OR`` / ``NOT`` (three-valued), ``[NOT] LIKE``
-with a constant pattern on text, and ``extract(year|month|day from <date>)`` (a numeric,
-as PostgreSQL 14 and later return it).  NULL in, NULL out, as PostgreSQL propagates it.
+with a constant pattern on text, ``substring(<text> FROM m [FOR n])`` with constant bounds,
+and ``extract(year|month|day from <date>)`` (a numeric, as PostgreSQL 14 and later return
+it).  NULL in, NULL out, as PostgreSQL propagates it.
 """
 
 from __future__ import annotations
@@ -139,6 +140,8 @@ def compile_expression(text: str, columns: Mapping[str, ColumnMeta], where: str)
             return lambda row: None if (v := inner(row)) is None else not v
         if isinstance(node, exp.Like):
             return _like(node, build, columns, where)
+        if isinstance(node, exp.Substring):
+            return _substring(node, build, columns, where)
         if isinstance(node, exp.Extract):
             field = node.this.name.upper()
             if field not in _EXTRACT:
@@ -250,6 +253,57 @@ def _like(
     regex, negate = like_regex(pattern.this), bool(node.args.get("negate"))
     value = build(subject)
     return lambda row: None if (v := value(row)) is None else (regex.fullmatch(v) is None) == negate
+
+
+def _substring(
+    node: exp.Substring,
+    build: Callable[[exp.Expression], Evaluator],
+    columns: Mapping[str, ColumnMeta],
+    where: str,
+) -> Evaluator:
+    """``substring(col FROM start [FOR count])`` with constant integer bounds, as
+    PostgreSQL computes it: characters ``start`` to ``start + count - 1`` counted from 1
+    (a start before 1 shortens the result), of a char(n) value without its padding."""
+    subject = node.this
+    if not isinstance(subject, exp.Column) or subject.name.lower() not in columns:
+        raise ConfigError(f"{where}: substring applies to a column of the row")
+    type_name = columns[subject.name.lower()].type.name
+    if type_name not in _TEXT | {"char"}:
+        raise ConfigError(f"{where}: substring of a text, varchar or char column only")
+    bounds: list[int | None] = []
+    for key in ("start", "length"):
+        bound = node.args.get(key)
+        if bound is None:
+            bounds.append(None)
+            continue
+        negative = isinstance(bound, exp.Neg)
+        literal = bound.this if negative else bound
+        if not (isinstance(literal, exp.Literal) and not literal.is_string):
+            raise ConfigError(f"{where}: substring bounds are integer constants")
+        try:
+            number = int(literal.this)
+        except ValueError:
+            raise ConfigError(f"{where}: substring bounds are integer constants") from None
+        bounds.append(-number if negative else number)
+    start, count = bounds
+    if start is None and count is None:
+        raise ConfigError(f"{where}: substring needs FROM <start> or FOR <count>")
+    start = 1 if start is None else start
+    if count is not None and count < 0:
+        raise ConfigError(f"{where}: negative substring length not allowed")
+    first = max(start, 1) - 1
+    end = None if count is None else max(start + count, 1) - 1
+    char = type_name == "char"
+    value = build(subject)
+
+    def evaluate(row: Row) -> Any:
+        v = value(row)
+        if v is None:
+            return None
+        text = v.rstrip(" ") if char else v  # char(n) -> text drops the padding
+        return text[first:end]  # (an end before the first character: empty)
+
+    return evaluate
 
 
 def value_of(col: ColumnMeta, expression: Expression, row: Row) -> Any:

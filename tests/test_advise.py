@@ -43,6 +43,10 @@ def test_tpch_precomputed_expressions(tpch_advice: dict[str, Any]) -> None:
     assert comment == {**comment, "type": "boolean", "onions": ["Eq"]}
     assert "p_name LIKE '%green%'" in by_expr
     assert "ps_supplycost * ps_availqty" in by_expr
+    # Q22's country code: filtered by IN and grouped, an Eq onion of text
+    code = by_expr["SUBSTRING(c_phone FROM 1 FOR 2)"]
+    assert code == {**code, "type": "text", "onions": ["Eq"]}
+    assert "pc1_substring_c_phone" in pre["customer"]
     # a prefix is a range over Ord, not a precomputed predicate
     assert not any("forest" in e or "PROMO" in e for e in by_expr)
     assert "Ord" in tpch_advice["toml"]["tables"]["part"]["p_name"]["onions"]

@@ -48,6 +48,7 @@ time (before any peel) wherever it can be decided there.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from decimal import Decimal
 from typing import Any, cast
 
@@ -670,9 +671,16 @@ def _rewrite_bottom_up(tree: exp.Expression) -> exp.Expression:
     return tree
 
 
+# set while transpiling a value the client only compares (a scalar subquery's value that
+# bounds a fetch): its display scale does not matter
+_VALUES_ONLY: ContextVar[bool] = ContextVar("_VALUES_ONLY", default=False)
+
+
 def _value_only(node: exp.Expression) -> bool:
     """Whether only ``node``'s value matters, not its display scale: it is compared,
     ordered by, or rounded / cast to a scale of its own before anything prints it."""
+    if _VALUES_ONLY.get():
+        return True
     parent = node.parent
     while parent is not None:
         if isinstance(parent, exp.Predicate | exp.Ordered | exp.Round):
@@ -1477,6 +1485,14 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
                         text, used = semi_sql[semi.name]
                         got = con.execute(text, {k: values[k] for k in used} or None)
                         found[semi.name] = [r[0] for r in got.fetchall()]
+                        if semi.scalar:
+                            if len(found[semi.name]) > 1:
+                                raise pg_errors.CardinalityViolation(
+                                    "more than one row returned by a subquery used as an expression"
+                                )
+                            found[semi.name] = semi.scalar_bound(
+                                found[semi.name][0] if found[semi.name] else None
+                            )
                     load(con, name, cols, fetch(i))
             finally:
                 SEMI_VALUES.reset(token)
@@ -1536,10 +1552,11 @@ def semi_select(semi: Semi, builders: dict[str, ParamBuilder]) -> tuple[str, lis
     its source column among the source relation's rows that pass its client filter),
     and the parameters it takes."""
     src = semi.source
-    if src is None:  # the values of an uncorrelated IN subquery
+    if src is None:  # the values of an uncorrelated IN (or scalar) subquery
         assert semi.query is not None
         sel = exp.Select(expressions=[exp.Star()])
-        sel.set("distinct", exp.Distinct())
+        if not semi.scalar:
+            sel.set("distinct", exp.Distinct())
         sel.set("from_", exp.From(this=exp.Subquery(this=semi.query.copy(), alias="__s")))
     else:
         alias, column = semi.source_column
@@ -1551,7 +1568,11 @@ def semi_select(semi: Semi, builders: dict[str, ParamBuilder]) -> tuple[str, lis
         if semi.client_filter:
             sel.set("where", exp.Where(this=exp.and_(*semi.client_filter, copy=False)))
     before = set(builders)
-    text, _, _ = to_duckdb(sel, builders)
+    token = _VALUES_ONLY.set(semi.scalar)
+    try:
+        text, _, _ = to_duckdb(sel, builders)
+    finally:
+        _VALUES_ONLY.reset(token)
     return text, [k for k in builders if k not in before]
 
 

@@ -26,7 +26,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+from typing import Any, cast
 
 import psycopg
 from sqlglot import exp
@@ -57,16 +58,47 @@ class Semi:
     # or: the values an uncorrelated ``IN (subquery)`` gives, once its relations are in
     query: exp.Expression | None = None
     after: list[Relation] = field(default_factory=list)
+    # ``target <op> (uncorrelated scalar subquery)``: ``op`` (GT, GTE, LT, LTE) against
+    # the one value the subquery gives (none: no row passes, as against NULL)
+    op: type[exp.Binary] = exp.EQ
+    scalar: bool = False
+    # (scale, largest value) of the integer or numeric column a scalar is compared with
+    domain: tuple[int, Decimal] | None = None
 
     def sources(self) -> list[Relation]:
         return [self.source] if self.source is not None else self.after
 
+    def scalar_bound(self, value: Any) -> list[Any]:
+        """The server's bound for the subquery's value: rounded outwards to the column's
+        scale (an average has more digits than the column) under ``>=`` / ``<=``, a
+        superset of the rows the exact comparison keeps, which the client applies after;
+        none (no row passes) for NULL."""
+        if value is None or self.domain is None:
+            return []
+        scale, largest = self.domain
+        lower = self.op in (exp.GT, exp.GTE)
+        step = Decimal(1).scaleb(-scale)
+        bound = Decimal(value).quantize(step, rounding=ROUND_FLOOR if lower else ROUND_CEILING)
+        if bound > largest:  # past every value the column holds
+            if lower:
+                return []  # no value passes
+            bound = largest
+        elif bound < -largest:
+            if not lower:
+                return []
+            bound = -largest
+        return [int(bound) if scale == 0 else bound]
+
     def conjunct(self) -> exp.Expression:
         alias, column = self.target
-        return exp.EQ(
+        op = self.op
+        if self.scalar:  # the bound rounded outwards: not strict
+            op = exp.GTE if op in (exp.GT, exp.GTE) else exp.LTE
+        node = op(
             this=exp.column(column, table=alias, quoted=False),
             expression=exp.Any(this=exp.Paren(this=exp.Placeholder(this=self.name))),
         )
+        return cast(exp.Expression, node)
 
 
 @dataclass
@@ -302,7 +334,7 @@ def plan_relations(
                         )
                     )
     _correlated_semis(tree, relations, by_table)
-    _in_subquery_semis(tree, relations, by_table)
+    _in_subquery_semis(catalog, tree, relations, by_table)
     _gather_columns(catalog, tree, relations)
     for rel in relations:
         rel.as_set = rel.query is None and _read_as_set(rel.scope)
@@ -498,12 +530,16 @@ def _own_filter(rel: Relation, alias: str) -> list[exp.Expression]:
 
 
 def _in_subquery_semis(
-    tree: exp.Expression, relations: list[Relation], by_table: dict[int, tuple[Relation, str]]
+    catalog: Catalog,
+    tree: exp.Expression,
+    relations: list[Relation],
+    by_table: dict[int, tuple[Relation, str]],
 ) -> None:
-    """``col IN (uncorrelated subquery)``, a conjunct of a WHERE: the subquery is
-    evaluated on the client as soon as its own relations are in, and ``col``'s relation
-    is fetched only where ``col`` equals one of its values (a row whose ``col`` is not
-    among them fails the WHERE)."""
+    """``col IN (uncorrelated subquery)`` or ``col <op> (uncorrelated scalar subquery)``
+    (``op`` a range comparison), a conjunct of a WHERE: the subquery is evaluated on the
+    client as soon as its own relations are in, and ``col``'s relation is fetched only
+    where ``col`` equals one of its values, or compares with its value (a row that does
+    not fails the WHERE; Q22's customers above the average balance)."""
     scopes = {id(s.expression): s for s in traverse_scope(tree)}
     for scope in traverse_scope(tree):
         select = scope.expression
@@ -511,8 +547,8 @@ def _in_subquery_semis(
             continue
         where = select.args.get("where")
         for c in conjuncts(where.this if where is not None else None):
-            query = c.args.get("query") if isinstance(c, exp.In) else None
-            if query is None or not isinstance(c.this, exp.Column):
+            query, column, op, scalar = _subquery_operand(c)
+            if query is None or not isinstance(column, exp.Column):
                 continue
             inner = query.this if isinstance(query, exp.Subquery) else query
             sub = scopes.get(id(inner))
@@ -521,23 +557,69 @@ def _in_subquery_semis(
             within = {id(x.expression) for x in sub.traverse()}
             if _reads_outside(sub, within):  # correlated
                 continue
-            dst = by_table.get(id(source_of(scope, c.this.table)))
+            dst = by_table.get(id(source_of(scope, column.table)))
             if dst is None:
                 continue
             after = [r for r in relations if id(r.scope.expression) in within]
             if not after or dst[0] in after:
                 continue
+            domain = None
+            if scalar:
+                domain = _numeric_domain(catalog, dst[0].members[dst[1]].name, column.name)
+                if domain is None:
+                    continue
             dst[0].semis.append(
                 Semi(
                     f"semi{sum(len(r.semis) for r in relations)}",
-                    (dst[1], c.this.name.lower()),
+                    (dst[1], column.name.lower()),
                     None,
                     ("", ""),
                     [],
                     query=inner,
                     after=after,
+                    op=op,
+                    scalar=scalar,
+                    domain=domain,
                 )
             )
+
+
+_INTEGER_LIMITS = {"smallint": 2**15 - 1, "integer": 2**31 - 1, "bigint": 2**63 - 1}
+
+
+def _numeric_domain(catalog: Catalog, table: str, column: str) -> tuple[int, Decimal] | None:
+    """(scale, largest value) of an integer or numeric(p, s) column, else None."""
+    meta = catalog.tables.get(table.lower())
+    col = meta.columns.get(column.lower()) if meta is not None else None
+    if col is None:
+        return None
+    if col.type.name in _INTEGER_LIMITS:
+        return 0, Decimal(_INTEGER_LIMITS[col.type.name])
+    if col.type.name == "numeric" and col.type.precision is not None:
+        scale = col.type.scale or 0
+        return scale, Decimal(10) ** (col.type.precision - scale) - Decimal(1).scaleb(-scale)
+    return None
+
+
+_FLIPPED: dict[type, type[exp.Binary]] = {
+    exp.GT: exp.LT, exp.GTE: exp.LTE, exp.LT: exp.GT, exp.LTE: exp.GTE,
+}  # fmt: skip
+
+
+def _subquery_operand(
+    c: exp.Expression,
+) -> tuple[exp.Expression | None, exp.Expression | None, type[exp.Binary], bool]:
+    """The subquery of a conjunct ``col IN (subquery)`` or ``col <op> (subquery)`` (a
+    range comparison, either side), its column, the operator with the column on the left,
+    and whether the subquery is a scalar one."""
+    if isinstance(c, exp.In):
+        return c.args.get("query"), c.this, exp.EQ, False
+    if isinstance(c, exp.GT | exp.GTE | exp.LT | exp.LTE):
+        if isinstance(c.expression, exp.Subquery):
+            return c.expression, c.this, type(c), True
+        if isinstance(c.this, exp.Subquery):
+            return c.this, c.expression, _FLIPPED[type(c)], True
+    return None, None, exp.EQ, False
 
 
 def _reads_outside(sub: GlotScope, within: set[int]) -> bool:

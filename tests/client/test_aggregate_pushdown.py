@@ -101,9 +101,10 @@ def pair(new_database: Any, master_key: MasterKey) -> Iterator[Pair]:
 
 def _parts(pair: Pair, sql: str) -> list[str]:
     """The server SELECTs the split execution of ``sql`` ran (none: compiled whole)."""
-    before = len(pair.enc.stats.residual)
+    # (the history is bounded: counting records would miss this statement's once full)
+    pair.enc.stats.residual.clear()
     pair.check(sql)
-    return [part for r in pair.enc.stats.residual[before:] for part, _, _ in r.fetches]
+    return [part for r in pair.enc.stats.residual for part, _, _ in r.fetches]
 
 
 def _aggregated(pair: Pair, sql: str) -> bool:

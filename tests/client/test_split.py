@@ -147,6 +147,52 @@ def test_in_subquery_values_filter_the_outer_fetch(pair: Pair) -> None:
     assert all("ANY(" not in f.sql for f in plan.residual.fetches[:1])
 
 
+SCALAR_QUERIES = [
+    # col <op> (uncorrelated scalar subquery): its value bounds the outer fetch
+    "SELECT p.id FROM player p WHERE p.rating > (SELECT avg(q.rating) FROM player q WHERE lower(q.nick) <> 'x') ORDER BY 1",
+    "SELECT p.id FROM player p WHERE (SELECT avg(q.rating) FROM player q) <= p.rating ORDER BY 1",
+    "SELECT p.id FROM player p WHERE p.goals < (SELECT avg(q.goals) FROM player q WHERE q.team_id = 3) AND lower(p.nick) <> 'x' ORDER BY 1",
+    "SELECT p.id FROM player p WHERE p.rating >= (SELECT min(q.rating) FROM player q WHERE q.team_id = 2 AND lower(q.nick) <> 'x') ORDER BY 1",
+    "SELECT p.id FROM player p WHERE p.rating <= (SELECT max(q.rating) FROM player q WHERE q.team_id = 2 AND lower(q.nick) <> 'x') ORDER BY 1",
+    # NULL (no row): nothing passes; bounds past the column's range
+    "SELECT p.id FROM player p WHERE p.goals >= (SELECT max(q.goals) FROM player q WHERE q.team_id = 99) ORDER BY 1",
+    "SELECT count(*) FROM player p WHERE p.rating < (SELECT max(q.rating) * 1000 FROM player q WHERE lower(q.nick) <> 'x')",
+    "SELECT count(*) FROM player p WHERE p.rating > (SELECT min(q.rating) - 100000 FROM player q WHERE lower(q.nick) <> 'x')",
+    "SELECT count(*) FROM player p WHERE p.rating > (SELECT max(q.rating) + 100000 FROM player q WHERE lower(q.nick) <> 'x')",
+    "SELECT count(*) FROM player p WHERE p.goals < (SELECT min(q.goals) - 3000000000 FROM player q WHERE lower(q.nick) <> 'x')",
+]
+
+
+@pytest.mark.parametrize("sql", SCALAR_QUERIES, ids=[q[:70] for q in SCALAR_QUERIES])
+def test_scalar_subquery_bound_equal_to_plain(pair: Pair, sql: str) -> None:
+    _same_as_plain(pair, sql)
+
+
+def test_scalar_subquery_bounds_the_outer_fetch(pair: Pair) -> None:
+    sql = SCALAR_QUERIES[0]
+    plan = _plan(pair, sql)
+    assert plan.residual.parts[-1] == "the rows of player p"
+    assert ">= ANY(" in plan.residual.fetches[-1].sql  # rounded outwards: not strict
+    pair.enc.execute(sql).fetchall()
+    shipped = pair.enc.stats.last_residual
+    above = pair.plain.execute(
+        "SELECT count(*) FROM player WHERE rating >= (SELECT avg(rating) FROM player) - 0.01"
+    ).fetchone()
+    assert shipped is not None and above is not None
+    assert shipped.fetches[-1][1] <= above[0] < 150  # only the candidates, not 200 players
+
+
+def test_scalar_subquery_of_several_rows_is_psycopgs_error(pair: Pair) -> None:
+    sql = (
+        "SELECT p.id FROM player p WHERE p.rating > "
+        "(SELECT q.rating FROM player q WHERE lower(q.nick) LIKE 'star%')"
+    )
+    with pytest.raises(psycopg.errors.CardinalityViolation):
+        pair.plain.execute(sql)
+    with pytest.raises(psycopg.errors.CardinalityViolation):
+        pair.enc.execute(sql).fetchall()
+
+
 OUTER_ON = [
     # conjuncts of a LEFT JOIN's ON clause that read only its nullable side filter that
     # side's fetch; a WHERE conjunct on it must not (it sees the NULL-extended rows)
