@@ -37,7 +37,7 @@ from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from ..errors import AdaptiveError
 from ..metadata import Catalog
-from .split import Relation, source_of
+from .split import Relation, conjuncts, exists_scope, source_of
 
 _AGGREGATES = (exp.Sum, exp.Avg, exp.Count, exp.Min, exp.Max)
 _INT_TYPES = {exp.DataType.Type.SMALLINT, exp.DataType.Type.INT, exp.DataType.Type.TINYINT}
@@ -280,9 +280,16 @@ def _plan_one(
             continue
         if (col.table, col.name.lower()) not in keys:
             return None
-    # a subquery reading this SELECT's tables (correlated to it)
+    # a subquery reading this SELECT's tables (correlated to it) -- but for a [NOT]
+    # EXISTS of its WHERE the compiler evaluates (or refuses, leaving the SELECT)
+    where = select.args.get("where")
+    exists = [
+        found[0]
+        for c in conjuncts(where.this if where is not None else None)
+        if (found := exists_scope(c, scope)) is not None
+    ]
     for sub in scope.traverse():
-        if sub is scope:
+        if sub is scope or any(sub is e for e in exists):
             continue
         for col in sub.columns:
             src = source_of(sub, col.table) if col.table else None
@@ -292,7 +299,6 @@ def _plan_one(
     query.set("from_", select.args["from_"].copy())
     if select.args.get("joins"):
         query.set("joins", [j.copy() for j in select.args["joins"]])
-    where = select.args.get("where")
     if where is not None:
         query.set("where", where.copy())
     if keys:

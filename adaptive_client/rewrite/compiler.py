@@ -131,6 +131,31 @@ class Scope:
         return refs
 
 
+class NestedScope(Scope):
+    """The FROM items of a subquery (``EXISTS (SELECT ...)``): a name resolves among
+    them first, else in the enclosing query (a correlated reference), as in SQL; their
+    server aliases carry a prefix of their own, unique in the statement."""
+
+    def __init__(self, parent: Scope, prefix: str) -> None:
+        super().__init__()
+        self.parent = parent
+        self.prefix = prefix
+
+    def add(self, alias: str, table: TableMeta, server_alias: str | None = None) -> str:
+        return super().add(alias, table, server_alias or f"{self.prefix}{len(self.entries)}")
+
+    def resolve(self, col: exp.Column) -> _Ref:
+        qual = col.table.lower() if col.table else None
+        if qual is not None and all(a != qual for a, _, _ in self.entries):
+            return self.parent.resolve(col)
+        try:
+            return super().resolve(col)
+        except UndefinedColumn:
+            if qual is not None:
+                raise
+            return self.parent.resolve(col)
+
+
 _UNREPRESENTABLE = object()
 # A ciphertext no stored value equals: real ones start with a layer tag (1..3).
 NO_MATCH = b"\xff" * 17
@@ -495,6 +520,8 @@ class Compiler:
             return exp.Paren(this=self.predicate(scope, node.this))
         if isinstance(node, exp.Boolean):
             return node.copy()
+        if isinstance(node, exp.Exists):
+            return self.exists(scope, node)
         if isinstance(node, exp.EQ | exp.NEQ):
             return self.comparison(scope, node, Cap.EQ)
         if isinstance(node, exp.GT | exp.GTE | exp.LT | exp.LTE):
@@ -521,6 +548,37 @@ class Compiler:
                 raise _unsupported(node, "non-boolean column as a condition")
             return self.comparison(scope, exp.EQ(this=node, expression=exp.true()), Cap.EQ)
         raise _unsupported(node)
+
+    def exists(self, scope: Scope, node: exp.Exists) -> exp.Expression:
+        """``EXISTS (SELECT ... FROM ... WHERE ...)``, correlated or not, as a subquery
+        of the server's statement: its FROM items and WHERE over ciphertexts, names
+        resolved first among its own tables.  Its WHERE is compiled exactly (no
+        candidate filter, no widened range): the client cannot recheck a subquery whose
+        tables it never sees, and ``NOT EXISTS`` would turn a superset into a loss."""
+        from .statements import _from_where
+
+        inner = node.this
+        while isinstance(inner, exp.Subquery):
+            inner = inner.this
+        if not isinstance(inner, exp.Select):
+            raise _unsupported(node, "EXISTS of other than a SELECT")
+        extra = {k for k, v in inner.args.items() if v} - {"expressions", "from_", "joins", "where"}
+        if extra or inner.args.get("from_") is None:
+            raise _unsupported(node, "EXISTS of a SELECT with " + ", ".join(sorted(extra)).upper())
+        if inner.find(exp.AggFunc, exp.Window) or any(
+            isinstance(n, exp.Select) and n is not inner for n in inner.walk()
+        ):
+            raise _unsupported(node, "EXISTS with aggregates, windows or subqueries")
+        nested = NestedScope(scope, f"x{next(self._n)}_")
+        saved = (self.candidate_filters, self.widen_inexact_ranges, self._negations)
+        self.candidate_filters = self.widen_inexact_ranges = False
+        self._negations = 0
+        try:
+            sub = _from_where(self, nested, inner)
+        finally:
+            self.candidate_filters, self.widen_inexact_ranges, self._negations = saved
+        sub.set("expressions", [exp.Literal.number(1)])
+        return exp.Exists(this=sub)
 
     def _column_side(self, scope: Scope, node: exp.Expression) -> _Ref | None:
         while isinstance(node, exp.Paren):

@@ -89,7 +89,7 @@ from .fold import factor_disjunctions, fold_constants
 from .numeric import numeric_div, pg_avg
 from .plan import Compiled, Output, ParamBuilder, Params, Residual
 from .precomputed import extend_schema, substitute
-from .split import (  # noqa: F401  (conjuncts: tested from here)
+from .split import (
     SEMI_VALUES,
     Relation,
     Semi,
@@ -1386,6 +1386,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
     check_allowed(tree)
     check_distinct_order(tree)
+    check_full_joins(tree)
 
     def compiles(rel: Relation, conj: list[exp.Expression]) -> bool:
         return try_compile(catalog, rel, conj) is not None
@@ -1574,6 +1575,42 @@ def semi_select(semi: Semi, builders: dict[str, ParamBuilder]) -> tuple[str, lis
     finally:
         _VALUES_ONLY.reset(token)
     return text, [k for k in builders if k not in before]
+
+
+def check_full_joins(tree: exp.Expression) -> None:
+    """PostgreSQL runs a FULL JOIN only as a hash or merge join: its ON needs an
+    equality conjunct between an expression of the left side and one of the right (or
+    no join condition at all, a constant); otherwise it raises, and so do we."""
+    for select in tree.find_all(exp.Select):
+        left: set[str] = set()
+        from_ = select.args.get("from_")
+        if from_ is not None:
+            left.add(from_.this.alias_or_name)
+        for join in select.args.get("joins") or []:
+            right = {join.this.alias_or_name}
+            on = join.args.get("on")
+            if (
+                (join.side or "").upper() == "FULL"
+                and on is not None
+                and not _hashable(on, left, right)
+            ):
+                raise pg_errors.FeatureNotSupported(
+                    "FULL JOIN is only supported with merge-joinable or hash-joinable "
+                    "join conditions"
+                )
+            left |= right
+
+
+def _hashable(on: exp.Expression, left: set[str], right: set[str]) -> bool:
+    if isinstance(on, exp.Boolean) or not list(on.find_all(exp.Column)):
+        return True  # a constant: no join clause
+    for c in conjuncts(on):
+        if isinstance(c, exp.EQ):
+            a = {col.table for col in c.this.find_all(exp.Column)}
+            b = {col.table for col in c.expression.find_all(exp.Column)}
+            if a and b and ((a <= left and b <= right) or (a <= right and b <= left)):
+                return True
+    return False
 
 
 def _exists_select_one(stmt: exp.Expression) -> exp.Expression:

@@ -34,7 +34,7 @@ from sqlglot import exp
 from sqlglot.optimizer.scope import Scope as GlotScope
 from sqlglot.optimizer.scope import traverse_scope
 
-from ..errors import AdaptiveError
+from ..errors import AdaptiveError, UnsupportedQuery
 from ..metadata import Catalog
 from .compiler import Compiler
 from .plan import Compiled, ParamBuilder
@@ -123,6 +123,9 @@ class Relation:
     # them exactly (a SELECT of inner joins: see drop_applied)
     inner: bool = False
     pushed: list[exp.Expression] = field(default_factory=list)  # of ``conjuncts``
+    # [NOT] EXISTS conjuncts the server evaluates (server_exists): out of the client's
+    # statement, their tables never fetched -- the server SELECT must apply them
+    required: list[exp.Expression] = field(default_factory=list)
 
     @property
     def merged(self) -> bool:
@@ -260,10 +263,14 @@ def plan_relations(
             by_table[id(table)] = (rel, alias)
         return rel
 
+    inside = {id(rel.scope.expression) for rel in relations}  # (pushed SELECTs)
+    absorbed = _server_exists(tree, compiles)
     for scope in traverse_scope(tree):
         tables = {a: s for a, s in scope.sources.items() if isinstance(s, exp.Table)}
         if not tables or any(id(t) in claimed for t in tables.values()):
             continue
+        if _within_any(scope.expression, inside | set(absorbed)):
+            continue  # a subquery the server evaluates inside another relation's SELECT
         select = scope.expression
         if not (isinstance(select, exp.Select) and _inner_only(select)):
             for alias, table in tables.items():
@@ -277,6 +284,8 @@ def plan_relations(
         for j in select.args.get("joins") or []:
             found += conjuncts(j.args.get("on"))
         local = [(c, r) for c in found if (r := _local(c, scope, tables)) is not None]
+        required = {id(c) for c, _ in absorbed.values()}
+        local += [(c, a) for c, a in absorbed.values() if any(c is f for f in found)]
         # the equalities the server can join on
         edges: list[tuple[exp.Expression, str, str]] = []
         for c, aliases in local:
@@ -314,6 +323,7 @@ def plan_relations(
         for g in sorted(seen, key=lambda g: not (g & set(client_only))):  # filters first
             rel = add(scope, {a: tables[a] for a in tables if a in g})
             rel.conjuncts = [c for c, aliases in local if aliases <= g]
+            rel.required = [c for c in rel.conjuncts if id(c) in required]
             rel.inner = True
             for a in g:
                 of_alias[a] = rel
@@ -333,12 +343,83 @@ def plan_relations(
                             [x.copy() for x in client_only[src]],
                         )
                     )
+    for rel in relations:  # applied by the server: out of the client's statement
+        for c in rel.required:
+            c.replace(exp.true())
     _correlated_semis(tree, relations, by_table)
     _in_subquery_semis(catalog, tree, relations, by_table)
     _gather_columns(catalog, tree, relations)
     for rel in relations:
         rel.as_set = rel.query is None and _read_as_set(rel.scope)
     return _fetch_order(relations)
+
+
+def _within_any(node: exp.Expr, ids: set[int]) -> bool:
+    parent: exp.Expr | None = node
+    while parent is not None:
+        if id(parent) in ids:
+            return True
+        parent = parent.parent
+    return False
+
+
+def exists_scope(c: exp.Expression, scope: GlotScope) -> tuple[GlotScope, set[str]] | None:
+    """For a conjunct ``[NOT] EXISTS (SELECT ... FROM <tables> WHERE ...)`` of
+    ``scope``'s WHERE whose SELECT reads only its own base tables and base tables of
+    ``scope`` (correlated through them): its scope and the aliases of ``scope`` it
+    reads.  The compiler evaluates such a subquery exactly (``Compiler.exists``)."""
+    node = c
+    while isinstance(node, exp.Not | exp.Paren):
+        node = node.this
+    if not isinstance(node, exp.Exists):
+        return None
+    inner = node.this
+    while isinstance(inner, exp.Subquery):
+        inner = inner.this
+    child = next((s for s in scope.subquery_scopes if s.expression is inner), None)
+    if child is None or child.subquery_scopes or child.derived_table_scopes:
+        return None
+    if not child.sources or not all(isinstance(t, exp.Table) for t in child.sources.values()):
+        return None
+    outer: set[str] = set()
+    for col in child.columns:
+        if not col.table:
+            return None
+        if col.table in child.sources:
+            continue
+        if not isinstance(scope.sources.get(col.table), exp.Table):
+            return None  # a column of a query further out, or of a derived table
+        outer.add(col.table)
+    return (child, outer) if outer else None
+
+
+def _server_exists(
+    tree: exp.Expression, compiles: Compiles
+) -> dict[int, tuple[exp.Expression, set[str]]]:
+    """The ``[NOT] EXISTS`` conjuncts of WHEREs of inner joins that the server SELECT
+    of the one table they correlate with evaluates exactly, by their subquery's id: that
+    table's relation applies them, the client's statement drops them, and their own
+    tables are never fetched (Q21's two subqueries over lineitem, Q4's)."""
+    out: dict[int, tuple[exp.Expression, set[str]]] = {}
+    for scope in traverse_scope(tree):
+        select = scope.expression
+        if not (isinstance(select, exp.Select) and _inner_only(select)):
+            continue
+        where = select.args.get("where")
+        tables = {a: t for a, t in scope.sources.items() if isinstance(t, exp.Table)}
+        for c in conjuncts(where.this if where is not None else None):
+            found = exists_scope(c, scope)
+            if found is None:
+                continue
+            child, aliases = found
+            if len(aliases) != 1:
+                # (its tables might land in relations the server does not join: the
+                # subquery is then fetched, as any other)
+                continue
+            probe = Relation("", scope, {a: tables[a] for a in aliases})
+            if compiles(probe, [c]):
+                out[id(child.expression)] = (c, aliases)
+    return out
 
 
 def _gather_columns(catalog: Catalog, tree: exp.Expression, relations: list[Relation]) -> None:
@@ -724,10 +805,15 @@ def compile_relation(catalog: Catalog, rel: Relation) -> Compiled:
     kept = [c for c in candidates if try_compile(catalog, rel, [c]) is not None]
     if kept:
         plan = try_compile(catalog, rel, kept)
-        if plan is not None:
+        if plan is not None and all(any(r is k for k in kept) for r in rel.required):
             rel.semis = [semi for semi in rel.semis if any(nodes[id(semi)] is c for c in kept)]
             rel.pushed = [c for c in rel.conjuncts if any(c is k for k in kept)]
             return _distinct(catalog, rel, kept, plan)
+    if rel.required:  # (each compiled with its tables when planned; not with the rest)
+        raise UnsupportedQuery(
+            f"a [NOT] EXISTS the server evaluates alone, but not with the rest of {rel.describe()}",
+            "EXISTS",
+        )
     rel.semis = []
     plan = try_compile(catalog, rel, [])
     if plan is None:  # raise what stops it

@@ -128,13 +128,28 @@ def _from_where(c: Compiler, scope: Scope, stmt: exp.Select) -> exp.Select:
     return out
 
 
+def _nested_query(node: exp.Expr, stmt: exp.Select) -> bool:
+    """A query nested in ``stmt`` that the server statement cannot hold: any but one
+    inside an ``EXISTS`` of its WHERE (compiled, or refused, by ``Compiler.exists``)."""
+    if node is stmt or not isinstance(node, exp.Select | exp.Subquery | exp.SetOperation):
+        return False
+    holder = node.find_ancestor(exp.Exists)
+    while holder is not None and holder.find_ancestor(exp.Select) is not stmt:
+        holder = holder.find_ancestor(exp.Exists)
+    if holder is None:
+        return True
+    where = stmt.args.get("where")
+    parent = holder.parent
+    while parent is not None and parent is not where:
+        parent = parent.parent
+    return where is None or parent is not where
+
+
 def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Compiled:
     extra = {k for k, v in stmt.args.items() if v} - _SELECT_ARGS_OK
     if extra:
         raise _unsupported(stmt, ", ".join(sorted(extra)).upper())
-    if stmt.find(exp.Subquery) or any(
-        isinstance(n, exp.Select) and n is not stmt for n in stmt.walk()
-    ):
+    if any(_nested_query(n, stmt) for n in stmt.walk()):
         raise _unsupported(stmt, "subquery")
     if stmt.args.get("from_") and not isinstance(stmt.args["from_"].this, exp.Table):
         raise _unsupported(stmt, "FROM (subquery)")

@@ -193,6 +193,96 @@ def test_scalar_subquery_of_several_rows_is_psycopgs_error(pair: Pair) -> None:
         pair.enc.execute(sql).fetchall()
 
 
+# EXISTS whose SELECT the server evaluates over ciphertexts: the statement runs whole
+# on the server (no relation fetched)
+SERVER_EXISTS = [
+    "SELECT t.id FROM team t WHERE EXISTS (SELECT 1 FROM player p WHERE p.team_id = t.id AND p.goals > 20) ORDER BY 1",
+    "SELECT t.id FROM team t WHERE NOT EXISTS (SELECT * FROM player p WHERE p.team_id = t.id AND p.goals > 25) ORDER BY 1",
+    "SELECT count(*) FROM team WHERE EXISTS (SELECT 1 FROM player WHERE goals > 27)",
+    "SELECT count(*) FROM team WHERE NOT EXISTS (SELECT 1 FROM player WHERE goals > 2700)",
+    # an unqualified name is the subquery's own first (player.id, not team.id)
+    "SELECT t.id FROM team t WHERE EXISTS (SELECT 1 FROM player WHERE team_id = t.id AND id > 150) ORDER BY 1",
+    "SELECT id FROM team WHERE EXISTS (SELECT 1 FROM player WHERE team_id = team.id AND goals < 3) ORDER BY 1",
+    # Q21's shape: the same table again, <> and a range between the two
+    "SELECT p.id FROM player p WHERE EXISTS (SELECT 1 FROM player q WHERE q.team_id = p.team_id AND q.id <> p.id AND q.goals > p.goals) AND NOT EXISTS (SELECT 1 FROM player r WHERE r.team_id = p.team_id AND r.id <> p.id AND r.rating > 99) ORDER BY 1",
+    "SELECT t.id FROM team t WHERE t.id = 1 OR NOT EXISTS (SELECT 1 FROM player p WHERE p.team_id = t.id AND p.goals > 25) ORDER BY 1",
+    "SELECT t.id FROM team t WHERE EXISTS (SELECT 1 FROM player p JOIN team u ON u.id = p.team_id WHERE p.team_id = t.id AND u.city = 'north') ORDER BY 1",
+    "SELECT count(*) FROM player p WHERE NOT EXISTS (SELECT 1 FROM team t WHERE t.id = p.team_id)",
+    "SELECT p.team_id, count(*) FROM player p WHERE EXISTS (SELECT 1 FROM team t WHERE t.id = p.team_id AND t.city IS NULL) GROUP BY p.team_id ORDER BY 1",
+]
+# EXISTS the server cannot evaluate exactly: split as before, still PostgreSQL's answer
+CLIENT_EXISTS = [
+    "SELECT t.id FROM team t WHERE EXISTS (SELECT 1 FROM player p WHERE p.team_id = t.id AND p.nick > 'green') ORDER BY 1",
+    "SELECT t.id FROM team t WHERE NOT EXISTS (SELECT 1 FROM player p WHERE p.team_id = t.id AND p.nick LIKE '%ar1%') ORDER BY 1",
+    "SELECT t.id FROM team t WHERE EXISTS (SELECT count(*) FROM player p WHERE p.team_id = t.id AND p.goals > 100) ORDER BY 1",
+    "SELECT t.id FROM team t WHERE EXISTS (SELECT 1 FROM player p WHERE p.team_id = t.id LIMIT 0) ORDER BY 1",
+    "SELECT t.id FROM team t WHERE EXISTS (SELECT 1 FROM player p WHERE p.team_id = t.id AND EXISTS (SELECT 1 FROM team u WHERE u.id = p.id)) ORDER BY 1",
+]
+
+
+# a split statement: the server SELECT of the tables an EXISTS correlates with applies it
+# (the subquery's own tables are never fetched), or the aggregating one does
+SPLIT_EXISTS = [
+    "SELECT lower(t.name) FROM team t WHERE EXISTS (SELECT 1 FROM player q WHERE q.team_id = t.id AND q.goals > 20) ORDER BY 1",
+    "SELECT upper(p.nick), p.id FROM player p WHERE NOT EXISTS (SELECT 1 FROM player q WHERE q.team_id = p.team_id AND q.id <> p.id AND q.goals > p.goals) ORDER BY 2",
+    "SELECT t.city, count(*) FROM team t WHERE EXISTS (SELECT 1 FROM player q WHERE q.team_id = t.id AND q.goals > 20) GROUP BY t.city ORDER BY 1",
+    "SELECT lower(t.name), count(*) FROM team t, player p WHERE p.team_id = t.id AND EXISTS (SELECT * FROM player q WHERE q.team_id = p.team_id AND q.id <> p.id) GROUP BY 1 ORDER BY 1",
+]
+# not a conjunct, or not evaluable exactly: the subquery's tables are fetched as before
+SPLIT_EXISTS_FETCHED = [
+    "SELECT lower(t.name) FROM team t WHERE t.id = 3 OR EXISTS (SELECT 1 FROM player q WHERE q.team_id = t.id AND q.goals > 20) ORDER BY 1",
+    "SELECT lower(t.name) FROM team t WHERE EXISTS (SELECT 1 FROM player q WHERE q.team_id = t.id AND lower(q.nick) = 'p1') ORDER BY 1",
+    # correlated with two tables of the FROM
+    "SELECT lower(t.name), p.id FROM team t JOIN player p ON p.team_id = t.id WHERE NOT EXISTS (SELECT 1 FROM player q WHERE q.team_id = t.id AND q.goals > p.goals) ORDER BY 1, 2",
+]
+
+
+def test_exists_in_writes_as_postgresql(pair: Pair) -> None:
+    """UPDATE and DELETE with a correlated EXISTS: the server evaluates it."""
+    statements = [
+        "UPDATE player SET goals = 0 WHERE goals > 20 AND EXISTS "
+        "(SELECT 1 FROM team t WHERE t.id = player.team_id AND t.city IS NOT NULL)",
+        "DELETE FROM player WHERE goals = 0 AND NOT EXISTS "
+        "(SELECT 1 FROM team t WHERE t.id = player.team_id AND t.city = 'south')",
+    ]
+    pair.plain.execute("BEGIN")
+    pair.enc.execute("BEGIN")
+    try:
+        for sql in statements:
+            assert pair.enc.execute(sql).rowcount == pair.plain.execute(sql).rowcount > 0
+        _same_as_plain(pair, "SELECT id, goals FROM player ORDER BY id")
+    finally:
+        pair.plain.execute("ROLLBACK")
+        pair.enc.execute("ROLLBACK")
+
+
+@pytest.mark.parametrize("sql", SPLIT_EXISTS, ids=[q[:70] for q in SPLIT_EXISTS])
+def test_exists_applied_by_the_server_in_a_split_statement(pair: Pair, sql: str) -> None:
+    _same_as_plain(pair, sql)
+    plan = compile_statement(pair.enc.catalog, pair.enc._parse(sql)[0])
+    parts = plan.residual.parts if plan.residual is not None else []  # (or whole)
+    assert not any("player q" in part for part in parts), parts
+
+
+@pytest.mark.parametrize("sql", SPLIT_EXISTS_FETCHED, ids=[q[:70] for q in SPLIT_EXISTS_FETCHED])
+def test_exists_the_server_cannot_apply_is_fetched(pair: Pair, sql: str) -> None:
+    _same_as_plain(pair, sql)
+    parts = _plan(pair, sql).residual.parts
+    assert any("player q" in part for part in parts), parts
+
+
+@pytest.mark.parametrize("sql", SERVER_EXISTS, ids=[q[:70] for q in SERVER_EXISTS])
+def test_exists_runs_on_the_server(pair: Pair, sql: str) -> None:
+    _same_as_plain(pair, sql)
+    plan = compile_statement(pair.enc.catalog, pair.enc._parse(sql)[0])
+    assert plan.residual is None and "EXISTS" in (plan.sql or "")
+
+
+@pytest.mark.parametrize("sql", CLIENT_EXISTS, ids=[q[:70] for q in CLIENT_EXISTS])
+def test_exists_the_server_cannot_evaluate_is_split(pair: Pair, sql: str) -> None:
+    _same_as_plain(pair, sql)
+
+
 OUTER_ON = [
     # conjuncts of a LEFT JOIN's ON clause that read only its nullable side filter that
     # side's fetch; a WHERE conjunct on it must not (it sees the NULL-extended rows)
@@ -225,7 +315,8 @@ def test_left_join_on_filter_runs_on_the_server(pair: Pair) -> None:
 
 SET_QUERIES = [
     # the inner tables matter only as a set: their fetch is SELECT DISTINCT
-    "SELECT t.id FROM team t WHERE EXISTS (SELECT 1 FROM player p WHERE p.team_id = t.id AND p.goals > 3) AND lower(coalesce(t.name, '')) <> 'x' ORDER BY 1",
+    # (under OR: not a conjunct the server SELECT of team could apply alone)
+    "SELECT t.id FROM team t WHERE (EXISTS (SELECT 1 FROM player p WHERE p.team_id = t.id AND p.goals > 3) OR t.id < 0) AND lower(coalesce(t.name, '')) <> 'x' ORDER BY 1",
     "SELECT t.id FROM team t WHERE NOT EXISTS (SELECT * FROM player p WHERE p.team_id = t.id AND p.goals > 20) AND lower(coalesce(t.name, '')) <> 'x' ORDER BY 1",
     "SELECT p.id FROM player p WHERE p.team_id IN (SELECT q.team_id FROM player q WHERE q.goals > 25 AND lower(coalesce(q.nick, '')) <> 'x') ORDER BY 1",
     "SELECT t.id FROM team t WHERE t.id NOT IN (SELECT p.team_id FROM player p WHERE p.goals < 5 AND lower(coalesce(p.nick, '')) <> 'x') ORDER BY 1",
@@ -326,3 +417,24 @@ def test_client_order_keeps_every_key_after_a_computed_one(pair: Pair) -> None:
     ]:
         expected = pair.plain.execute(sql).fetchall()
         assert pair.enc.execute(sql).fetchall() == expected, sql
+
+
+FULL_JOINS = [
+    ("SELECT lower(t.name), p.id FROM team t FULL JOIN player p ON t.id = p.team_id OR p.goals = 1 ORDER BY 2, 1", True),
+    ("SELECT lower(t.name), p.id FROM team t FULL JOIN player p ON p.goals > 3 ORDER BY 2, 1", True),
+    ("SELECT lower(t.name), p.id FROM team t FULL JOIN player p ON (t.id = p.team_id AND p.goals > 3) OR p.goals = 1 ORDER BY 2, 1", True),
+    ("SELECT lower(t.name), p.id FROM team t FULL JOIN player p ON t.id = p.team_id AND p.goals > 3 ORDER BY 2, 1", False),
+    ("SELECT lower(t.name), p.id FROM team t FULL JOIN player p ON t.id + 0 = p.team_id AND t.id < p.goals ORDER BY 2, 1", False),
+    ("SELECT lower(t.name), p.id FROM team t FULL JOIN player p ON false ORDER BY 2, 1", False),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("sql", "refused"), FULL_JOINS, ids=[q[:70] for q, _ in FULL_JOINS])
+def test_full_join_conditions_as_postgresql(pair: Pair, sql: str, refused: bool) -> None:
+    if not refused:
+        _same_as_plain(pair, sql)
+        return
+    with pytest.raises(psycopg.errors.FeatureNotSupported):
+        pair.plain.execute(sql)
+    with pytest.raises(psycopg.errors.FeatureNotSupported):
+        pair.enc.execute(sql).fetchall()
