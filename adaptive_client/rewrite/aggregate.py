@@ -30,6 +30,7 @@ passes: its tables are fetched row by row as before.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import ROUND_FLOOR, Decimal
 from typing import Any
 
 from sqlglot import exp
@@ -59,6 +60,8 @@ class Pushdown:
     # keys the statement does not group by (columns of a GROUP BY expression or of a
     # CASE condition): used only where they are groupable without a further peel
     extra: set[tuple[str, str]] = field(default_factory=set)
+    # the server's query carries a HAVING implied by the statement's (_sum_bound)
+    bounded: bool = False
 
 
 def _own_nodes(select: exp.Select, kind: type[Any]) -> list[exp.Expression]:
@@ -94,6 +97,16 @@ def plan_pushdowns(
             continue
         assert callable(compiles)
         plan = compiles(push.relation)
+        if push.bounded:  # kept only where it compiles and peels nothing more
+            query = push.relation.query
+            assert query is not None
+            having = query.args.get("having")
+            query.set("having", None)
+            unbounded = compiles(push.relation)
+            if plan and unbounded and _peels(plan) <= _peels(unbounded):
+                query.set("having", having)
+            else:
+                plan, push.bounded = unbounded, False
         if not plan:
             continue
         extra = {(push.relation.members[a].name.lower(), c) for a, c in push.extra}
@@ -102,6 +115,13 @@ def plan_pushdowns(
             continue  # grouping by a column the statement does not group by: no peel
         found.append(push)
     return found
+
+
+def _peels(plan: object) -> set[tuple[str, str, str, str]]:
+    return {
+        (n.table.name, n.column.name, n.onion.onion.value, n.layer)
+        for n in getattr(plan, "needs", [])
+    }
 
 
 def _plan_one(
@@ -306,10 +326,89 @@ def _plan_one(
             "group",
             exp.Group(expressions=[exp.column(c, table=a, quoted=False) for a, c in keys]),
         )
+    bound = _sum_bound(select, tables, keys, extra, schema)
+    if bound is not None:
+        query.set("having", exp.Having(this=bound))
+        push.bounded = True
     push.relation.query = query
     push.relation.outputs = outputs
     push.relation.members = dict(tables)
     return push
+
+
+# a group of up to this many rows is kept by the server only if its largest value could
+# reach the HAVING's bound (see _sum_bound)
+_BOUND_ROWS = 16
+# key types whose DET equality is SQL equality: the server's groups are the statement's
+_EXACT_KEYS = {"SMALLINT", "INTEGER", "BIGINT", "DATE", "BOOLEAN"}
+
+
+def _sum_bound(
+    select: exp.Select,
+    tables: dict[str, exp.Table],
+    keys: list[tuple[str, str]],
+    extra: set[tuple[str, str]],
+    schema: dict[str, dict[str, str]],
+) -> exp.Expression | None:
+    """A HAVING for the server's grouped query implied by ``HAVING sum(col) > c`` (or
+    ``>=``), which the server cannot decide over a Sum onion: a sum of ``n`` values is at
+    most ``n`` times their largest, so a group can pass only if ``count(col) = n`` and
+    ``max(col) >= c / n`` (rounded down to the column's scale) for some ``n``, or it has
+    more than _BOUND_ROWS values.  The server compares the maximum over the Ord onion and
+    drops the groups that cannot pass (TPC-H Q18: each order of fewer than seven lines,
+    and most of the others); the client decides the HAVING itself over the rest.  Only
+    where the server's groups are the statement's (plain columns of exact key types, no
+    extra key): a group split on the server would be dropped for a part's sum."""
+    having, group = select.args.get("having"), select.args.get("group")
+    if having is None or group is None or extra:
+        return None
+    if not all(isinstance(g, exp.Column) for g in group.expressions):
+        return None
+    if any(schema[tables[a].name.lower()][c] not in _EXACT_KEYS for a, c in keys):
+        return None
+    for c in conjuncts(having.this):
+        if not isinstance(c, exp.GT | exp.GTE) or not _number(c.expression):
+            continue
+        summed = c.this
+        if not (isinstance(summed, exp.Sum) and isinstance(summed.this, exp.Column)):
+            continue
+        col = summed.this
+        if col.table not in tables:
+            continue
+        source = schema[tables[col.table].name.lower()][col.name.lower()]
+        if source.startswith("DECIMAL("):
+            scale = int(source[len("DECIMAL(") : -1].split(",")[1])
+        elif source in ("SMALLINT", "INTEGER", "BIGINT"):
+            scale = 0
+        else:
+            continue
+        literal = c.expression
+        value = Decimal(literal.this.this if isinstance(literal, exp.Neg) else literal.this)
+        value = -value if isinstance(literal, exp.Neg) else value
+        step = Decimal(1).scaleb(-scale)
+        plain = exp.column(col.name, table=col.table, quoted=False)
+        clauses: list[exp.Expression] = [
+            exp.GT(this=exp.Count(this=plain.copy()), expression=exp.Literal.number(_BOUND_ROWS))
+        ]
+        for n in range(1, _BOUND_ROWS + 1):
+            floor = (value / n).quantize(step, rounding=ROUND_FLOOR)
+            number = exp.Literal.number(str(abs(floor)))
+            clauses.append(
+                exp.And(
+                    this=exp.EQ(
+                        this=exp.Count(this=plain.copy()), expression=exp.Literal.number(n)
+                    ),
+                    expression=exp.GTE(
+                        this=exp.Max(this=plain.copy()),
+                        expression=exp.Neg(this=number) if floor < 0 else number,
+                    ),
+                )
+            )
+        bound = clauses[0]
+        for clause in clauses[1:]:
+            bound = exp.Or(this=bound, expression=clause)
+        return bound
+    return None
 
 
 _INT = exp.DataType.build("int")

@@ -413,6 +413,10 @@ def _having(
         )
     if isinstance(node, exp.Not | exp.Paren):
         return type(node)(this=_having(c, scope, node.this, select_list))
+    if isinstance(node, exp.GT | exp.GTE | exp.LT | exp.LTE) and isinstance(
+        node.this, exp.Max | exp.Min
+    ):
+        return _having_extreme(c, scope, node, node.this)
     if isinstance(node, exp.EQ | exp.NEQ | exp.GT | exp.GTE | exp.LT | exp.LTE):
         sides: list[exp.Expression] = []
         for side in (node.this, node.expression):
@@ -445,6 +449,29 @@ def _having(
                 sides.append(c.param(v))
         return type(node)(this=sides[0], expression=sides[1])
     raise _unsupported(node, "HAVING condition")
+
+
+def _having_extreme(
+    c: Compiler, scope: Scope, node: exp.Expression, side: exp.Expression
+) -> exp.Expression:
+    """``max(col) <op> constant`` (or min) in HAVING: the extreme over the Ord onion
+    (exact types only) compared with the constant encrypted for that onion."""
+    ref = c._column_side(scope, side.this)
+    if ref is None:
+        raise _unsupported(node, "HAVING over encrypted aggregates")
+    oc = c.require(ref, Cap.ORD)
+    c._exact_order(ref, oc, side)
+    v = c.value_of(node.expression)
+    if v is None:
+        raise _unsupported(node, "HAVING over encrypted aggregates")
+    name = type(side).__name__.lower()
+    col = c.col_expr(ref, oc)
+    agg: exp.Expression = (
+        type(side)(this=col)
+        if oc.innermost == "PLAIN"
+        else exp.Anonymous(this=f"adaptive.{name}", expressions=[col])
+    )
+    return type(node)(this=agg, expression=c.encrypted_param(ref, oc, Cap.ORD, v))
 
 
 # -- aggregates the client computes ------------------------------------------------------
