@@ -237,6 +237,23 @@ def like_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out), re.DOTALL)
 
 
+def _text_column(
+    subject: exp.Expression,
+    columns: Mapping[str, ColumnMeta],
+    types: set[str],
+    what: str,
+    named: str,
+) -> str:
+    """The type name of ``subject``, a column of the row of one of ``types``, or a
+    ConfigError naming ``what`` (the place and the operator)."""
+    if not isinstance(subject, exp.Column) or subject.name.lower() not in columns:
+        raise ConfigError(f"{what} applies to a column of the row")
+    type_name = columns[subject.name.lower()].type.name
+    if type_name not in types:
+        raise ConfigError(f"{what} on a {named} column only")
+    return type_name
+
+
 def _like(
     node: exp.Like,
     build: Callable[[exp.Expression], Evaluator],
@@ -246,10 +263,7 @@ def _like(
     subject, pattern = node.this, node.expression
     if not isinstance(pattern, exp.Literal) or not pattern.is_string:
         raise ConfigError(f"{where}: LIKE needs a constant pattern")
-    if not isinstance(subject, exp.Column) or subject.name.lower() not in columns:
-        raise ConfigError(f"{where}: LIKE applies to a column of the row")
-    if columns[subject.name.lower()].type.name not in _TEXT:
-        raise ConfigError(f"{where}: LIKE on a text or varchar column only")
+    _text_column(subject, columns, _TEXT, f"{where}: LIKE", "text or varchar")
     regex, negate = like_regex(pattern.this), bool(node.args.get("negate"))
     value = build(subject)
     return lambda row: None if (v := value(row)) is None else (regex.fullmatch(v) is None) == negate
@@ -265,11 +279,9 @@ def _substring(
     PostgreSQL computes it: characters ``start`` to ``start + count - 1`` counted from 1
     (a start before 1 shortens the result), of a char(n) value without its padding."""
     subject = node.this
-    if not isinstance(subject, exp.Column) or subject.name.lower() not in columns:
-        raise ConfigError(f"{where}: substring applies to a column of the row")
-    type_name = columns[subject.name.lower()].type.name
-    if type_name not in _TEXT | {"char"}:
-        raise ConfigError(f"{where}: substring of a text, varchar or char column only")
+    type_name = _text_column(
+        subject, columns, _TEXT | {"char"}, f"{where}: substring", "text, varchar or char"
+    )
     bounds: list[int | None] = []
     for key in ("start", "length"):
         bound = node.args.get(key)

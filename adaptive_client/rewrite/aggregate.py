@@ -38,7 +38,8 @@ from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from ..errors import AdaptiveError
 from ..metadata import Catalog
-from .split import Relation, conjuncts, exists_scope, source_of
+from .plan import Compiled
+from .split import Relation, conjuncts, exists_scope, peels_of, source_of
 
 _AGGREGATES = (exp.Sum, exp.Avg, exp.Count, exp.Min, exp.Max)
 _INT_TYPES = {exp.DataType.Type.SMALLINT, exp.DataType.Type.INT, exp.DataType.Type.TINYINT}
@@ -103,7 +104,11 @@ def plan_pushdowns(
             having = query.args.get("having")
             query.set("having", None)
             unbounded = compiles(push.relation)
-            if plan and unbounded and _peels(plan) <= _peels(unbounded):
+            if (
+                isinstance(plan, Compiled)
+                and isinstance(unbounded, Compiled)
+                and peels_of(plan) <= peels_of(unbounded)
+            ):
                 query.set("having", having)
             else:
                 plan, push.bounded = unbounded, False
@@ -115,13 +120,6 @@ def plan_pushdowns(
             continue  # grouping by a column the statement does not group by: no peel
         found.append(push)
     return found
-
-
-def _peels(plan: object) -> set[tuple[str, str, str, str]]:
-    return {
-        (n.table.name, n.column.name, n.onion.onion.value, n.layer)
-        for n in getattr(plan, "needs", [])
-    }
 
 
 def _plan_one(
@@ -377,7 +375,7 @@ def _sum_bound(
             continue
         source = schema[tables[col.table].name.lower()][col.name.lower()]
         if source.startswith("DECIMAL("):
-            scale = int(source[len("DECIMAL(") : -1].split(",")[1])
+            scale = _decimal_scale(source)
         elif source in ("SMALLINT", "INTEGER", "BIGINT"):
             scale = 0
         else:
@@ -490,12 +488,16 @@ def _combined(
     return node
 
 
+def _decimal_scale(source: str) -> int:
+    """The scale of a client engine type ``DECIMAL(p,s)``."""
+    return int(source[len("DECIMAL(") : -1].split(",")[1])
+
+
 def _sum_storage(source: str, dtype: exp.DataType | None) -> str | None:
     """The client engine's type for the server's sums of a column of DuckDB type
     ``source``: any sum of the column fits (None: not a summable type)."""
     if source.startswith("DECIMAL("):
-        scale = source[len("DECIMAL(") : -1].split(",")[1]
-        return f"DECIMAL(38,{scale})"
+        return f"DECIMAL(38,{_decimal_scale(source)})"
     if source in ("SMALLINT", "INTEGER"):
         return "BIGINT"
     if source == "BIGINT":

@@ -1017,6 +1017,15 @@ class Compiler:
         cidx = self.add_select(select, exp.Count(this=cexp))
         return (lambda row: pg_avg(summed(row), row[cidx], col.type)), "avg", 1700
 
+    def extreme(self, node: exp.Expression, ref: _Ref, oc: OnionColumn) -> exp.Expression:
+        """``min`` / ``max`` (the kind of ``node``) of a column over its Ord onion: the
+        built-in one over a plain innermost layer, else the stored procedure comparing
+        OPE ciphertexts."""
+        col = self.col_expr(ref, oc)
+        if oc.innermost == "PLAIN":
+            return type(node)(this=col)
+        return exp.Anonymous(this=f"adaptive.{type(node).__name__.lower()}", expressions=[col])
+
     def min_max(
         self, scope: Scope, node: exp.Expression, select: list[exp.Expression]
     ) -> tuple[RowFn, str, int]:
@@ -1027,11 +1036,7 @@ class Compiler:
         self._exact_order(ref, oc, node)
         col = ref.column
         name = type(node).__name__.lower()
-        if oc.innermost == "PLAIN":
-            agg: exp.Expression = type(node)(this=self.col_expr(ref, oc))
-        else:
-            agg = exp.Anonymous(this=f"adaptive.{name}", expressions=[self.col_expr(ref, oc)])
-        idx = self.add_select(select, agg)
+        idx = self.add_select(select, self.extreme(node, ref, oc))
         if oc.innermost == "PLAIN":
             return (lambda row: row[idx]), name, _OIDS.get(col.type.name, 25)
         return (

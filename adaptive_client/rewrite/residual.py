@@ -1602,7 +1602,7 @@ def check_full_joins(tree: exp.Expression) -> None:
 
 
 def _hashable(on: exp.Expression, left: set[str], right: set[str]) -> bool:
-    if isinstance(on, exp.Boolean) or not list(on.find_all(exp.Column)):
+    if on.find(exp.Column) is None:
         return True  # a constant: no join clause
     for c in conjuncts(on):
         if isinstance(c, exp.EQ):

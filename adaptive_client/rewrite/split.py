@@ -265,6 +265,7 @@ def plan_relations(
 
     inside = {id(rel.scope.expression) for rel in relations}  # (pushed SELECTs)
     absorbed = _server_exists(tree, compiles)
+    required = {id(c) for c, _ in absorbed.values()}
     for scope in traverse_scope(tree):
         tables = {a: s for a, s in scope.sources.items() if isinstance(s, exp.Table)}
         if not tables or any(id(t) in claimed for t in tables.values()):
@@ -284,7 +285,6 @@ def plan_relations(
         for j in select.args.get("joins") or []:
             found += conjuncts(j.args.get("on"))
         local = [(c, r) for c in found if (r := _local(c, scope, tables)) is not None]
-        required = {id(c) for c, _ in absorbed.values()}
         local += [(c, a) for c, a in absorbed.values() if any(c is f for f in found)]
         # the equalities the server can join on
         edges: list[tuple[exp.Expression, str, str]] = []
@@ -882,12 +882,14 @@ def _distinct(
     except (AdaptiveError, psycopg.Error):
         return plan
 
-    def peels(p: Compiled) -> set[tuple[str, str, str, str]]:
-        return {(n.table.name, n.column.name, n.onion.onion.value, n.layer) for n in p.needs}
-
-    if not peels(deduplicated) <= peels(plan) or deduplicated.joins != plan.joins:
+    if not peels_of(deduplicated) <= peels_of(plan) or deduplicated.joins != plan.joins:
         return plan
     return deduplicated
+
+
+def peels_of(plan: Compiled) -> set[tuple[str, str, str, str]]:
+    """The peels compiling a plan asked for: (table, column, onion, layer)."""
+    return {(n.table.name, n.column.name, n.onion.onion.value, n.layer) for n in plan.needs}
 
 
 def try_compile(catalog: Catalog, rel: Relation, conj: list[exp.Expression]) -> Compiled | None:

@@ -464,14 +464,8 @@ def _having_extreme(
     v = c.value_of(node.expression)
     if v is None:
         raise _unsupported(node, "HAVING over encrypted aggregates")
-    name = type(side).__name__.lower()
-    col = c.col_expr(ref, oc)
-    agg: exp.Expression = (
-        type(side)(this=col)
-        if oc.innermost == "PLAIN"
-        else exp.Anonymous(this=f"adaptive.{name}", expressions=[col])
-    )
-    return type(node)(this=agg, expression=c.encrypted_param(ref, oc, Cap.ORD, v))
+    extreme = c.extreme(side, ref, oc)
+    return type(node)(this=extreme, expression=c.encrypted_param(ref, oc, Cap.ORD, v))
 
 
 # -- aggregates the client computes ------------------------------------------------------
