@@ -20,7 +20,7 @@ from adaptive_client.onions import Onion
 from adaptive_client.rewrite import residual
 from adaptive_client.rewrite.aggregate import plan_pushdowns
 
-from .test_diff_queries import Pair, _pair
+from .test_diff_queries import ICU, Pair, _pair
 
 AGGREGATED = "grouped and aggregated by the server"
 
@@ -333,3 +333,23 @@ def test_having_max_compiled_on_the_server(pair: Pair) -> None:
         "SELECT dept, count(*) FROM emp GROUP BY dept HAVING min(hired) <= DATE '2001-01-01' ORDER BY 1",
     ):
         pair.check(sql)
+
+
+# this round's server-side shapes under a non-C collation (text ordered by ICU en-US)
+ICU_QUERIES = [
+    *BOUNDED,
+    "SELECT d.dname FROM dept d WHERE EXISTS (SELECT 1 FROM emp e WHERE e.dept = d.id AND e.salary > 1000) ORDER BY 1",
+    "SELECT d.dname, d.region FROM dept d WHERE NOT EXISTS (SELECT 1 FROM emp e WHERE e.dept = d.id AND e.bonus > 5) ORDER BY 2, 1",
+    "SELECT name FROM emp WHERE salary > (SELECT avg(salary) FROM emp WHERE lower(name) <> 'x') ORDER BY name",
+    "SELECT d.dname, sum(e.salary) FROM emp e JOIN dept d ON d.id = e.dept GROUP BY d.dname HAVING sum(e.salary) > 1000 ORDER BY 1",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def icu_pair(new_database: Any, master_key: MasterKey) -> Iterator[Pair]:
+    yield from _pair(new_database, master_key, ICU)
+
+
+@pytest.mark.parametrize("sql", ICU_QUERIES)
+def test_server_shapes_under_icu_equal_to_plain(icu_pair: Pair, sql: str) -> None:
+    icu_pair.check(sql)
