@@ -6,7 +6,9 @@ tables (its CREATE TABLE statements) and a statement log (see
 
 * per column, the onions its uses need -- Eq for equality, IN, grouping, DISTINCT and
   joins; Ord for ranges, ORDER BY, MIN/MAX and ``LIKE 'prefix%'``; Sum for SUM/AVG of
-  the column -- and Eq alone (the client decrypts it) for a column only read;
+  the column -- and Eq alone (the client decrypts it) for a column only read.  No Eq
+  where another onion serves: an exact Ord onion decides equality and decrypts, an ASHE
+  Sum onion decrypts (keys, columns equated with others and text keep Eq);
 * per table, precomputed onions (:mod:`adaptive_client.precomputed`) for what the server
   cannot evaluate over any single column's onion: an aggregated expression
   (``sum(l_extendedprice * (1 - l_discount))``: Sum), a grouped expression
@@ -37,7 +39,7 @@ from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from .ddl import TableSpec, parse_table
-from .encodings import SqlType
+from .encodings import SqlType, encoding_for
 from .errors import AdaptiveError, ConfigError
 from .precomputed import canonical, compile_expression, strip_parens
 from .rewrite.fold import fold_constants
@@ -60,6 +62,9 @@ class Proposal:
     )
     sums: bool = True  # propose Sum onions at all
     compared: list[tuple[str, str, str]] = field(default_factory=list)  # table, a, b
+    # columns equated with another column (a join, a semi-join): their Eq onions must
+    # share a key with the other side's, which only Eq onions do
+    joined: set[tuple[str, str]] = field(default_factory=set)
     unread: list[tuple[str, str]] = field(default_factory=list)  # statement, why
 
 
@@ -169,6 +174,13 @@ def _scope(tables: dict[str, TableSpec], scope: Scope, label: str, proposal: Pro
             need(node.this, "Eq")
             if isinstance(node, exp.EQ | exp.NEQ):
                 need(node.expression, "Eq")
+                sides = [strip_parens(e) for e in (node.this, node.expression)]
+                if all(isinstance(e, exp.Column) for e in sides):
+                    proposal.joined.update(c for c in map(column, sides) if c is not None)
+            elif node.args.get("query") is not None:
+                key = column(node.this)
+                if key is not None:
+                    proposal.joined.add(key)
         elif isinstance(node, exp.LT | exp.LTE | exp.GT | exp.GTE | exp.Between):
             others = [node.expression] if not isinstance(node, exp.Between) else []
             need(node.this, "Ord")
@@ -338,7 +350,9 @@ def render(tables: dict[str, TableSpec], proposal: Proposal, statements: int) ->
             key = (table, cname)
             if key not in proposal.used_by:
                 continue
-            onions = ["Eq", *sorted(proposal.onions[key] - {"Eq"}, key=["Ord", "Sum"].index)]
+            onions = sorted(proposal.onions[key] - {"Eq"}, key=["Ord", "Sum"].index)
+            if _needs_eq(tables, key, onions, proposal):
+                onions.insert(0, "Eq")
             lines.append(f"[tables.{table}.{cname}]")
             lines.append(
                 f"onions = [{', '.join(repr(o).replace(chr(39), chr(34)) for o in onions)}]"
@@ -360,6 +374,34 @@ def render(tables: dict[str, TableSpec], proposal: Proposal, statements: int) ->
     for text, why in proposal.unread:
         lines.append(f"# not read: {why}: {' '.join(text.split())[:100]}")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _needs_eq(
+    tables: dict[str, TableSpec], key: tuple[str, str], onions: list[str], proposal: Proposal
+) -> bool:
+    """Whether a column keeps an Eq onion beside ``onions``.  Not when another onion
+    serves what Eq would: an exact Ord onion decides equality and grouping (at OPE, which
+    the statements asking for Ord peel to anyway) and decrypts; an ASHE Sum onion
+    decrypts (one AES block a value) -- one ciphertext a row fewer.  Kept for keys
+    (uniqueness and foreign keys are enforced over DET), for columns equated with another
+    column (only Eq onions share a key across columns), for text (its Ord onion orders
+    by a prefix: it neither decides equality nor decrypts) and where nothing else
+    decrypts."""
+    table, name = key
+    spec = tables[table]
+    keys = set(spec.pk) | {c for _, cols in spec.uniques for c in cols}
+    for other in tables.values():
+        for fk in other.foreign_keys:
+            if other is spec:
+                keys.update(fk.columns)
+            if fk.ref_table == table:
+                keys.update(fk.ref_columns or spec.pk)
+    if name in keys or key in proposal.joined:
+        return True
+    exact_ord = "Ord" in onions and encoding_for(spec.types[name]).ope_exact
+    if "Eq" in proposal.onions[key]:
+        return not exact_ord
+    return not (exact_ord or "Sum" in onions)
 
 
 def _name(text: str, n: int) -> str:

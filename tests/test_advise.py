@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -55,9 +56,13 @@ def test_tpch_precomputed_expressions(tpch_advice: dict[str, Any]) -> None:
 def test_tpch_column_onions(tpch_advice: dict[str, Any]) -> None:
     tables = tpch_advice["toml"]["tables"]
     lineitem = tables["lineitem"]
-    assert lineitem["l_quantity"]["onions"] == ["Eq", "Ord", "Sum"]  # ranges, sum, avg
+    # ranges, sum, avg: the exact Ord onion also serves equality and decryption, so no Eq
+    assert lineitem["l_quantity"]["onions"] == ["Ord", "Sum"]
     assert lineitem["l_returnflag"]["onions"] == ["Eq"]  # grouped only
-    assert tables["orders"]["o_orderdate"]["onions"] == ["Eq", "Ord"]
+    assert tables["orders"]["o_orderdate"]["onions"] == ["Ord"]
+    assert lineitem["l_extendedprice"]["onions"] == ["Sum"]  # summed and read: ASHE decrypts
+    # text orders by a prefix only (Ord cannot decide equality nor decrypt): Eq stays
+    assert tables["part"]["p_name"]["onions"] == ["Eq", "Ord"]
     # a line's three dates are compared with each other: one join group
     groups = {
         lineitem[c].get("join_group") for c in ("l_shipdate", "l_commitdate", "l_receiptdate")
@@ -67,6 +72,27 @@ def test_tpch_column_onions(tpch_advice: dict[str, Any]) -> None:
     assert "r_comment" not in tables.get("region", {})
     # every entry says which statements asked for it
     assert "# used by #1, #3, #5, #10, #14, #15, #19" in tpch_advice["text"]
+
+
+def test_eq_kept_for_keys_and_joined_columns() -> None:
+    """Ord alone where it serves; Eq kept for keys, for foreign keys and their targets,
+    and for a column equated with another one (only Eq onions share a key)."""
+    tables = read_schema(
+        "CREATE TABLE a (id integer PRIMARY KEY, n integer, d date, m integer);"
+        "CREATE TABLE b (id integer PRIMARY KEY, a_id integer REFERENCES a, n integer);"
+    )
+    statements = [
+        "SELECT id, n, d, m FROM a WHERE id > 3 AND n < 5 AND d > DATE '2020-01-01' "
+        "AND m > 1 ORDER BY m",
+        "SELECT b.n FROM a, b WHERE a.n = b.n AND b.a_id > 2",
+    ]
+    toml = tomllib.loads(render(tables, advise(tables, statements), len(statements)))
+    onions = {(t, c): e["onions"] for t, cols in toml["tables"].items() for c, e in cols.items()}
+    assert onions[("a", "id")] == ["Eq", "Ord"]  # a primary key
+    assert onions[("b", "a_id")] == ["Eq", "Ord"]  # a foreign key
+    assert onions[("a", "n")] == ["Eq", "Ord"]  # joined with b.n
+    assert onions[("b", "n")] == ["Eq"]
+    assert onions[("a", "d")] == ["Ord"] and onions[("a", "m")] == ["Ord"]
 
 
 def test_advice_is_a_valid_configuration(tpch_advice: dict[str, Any]) -> None:
