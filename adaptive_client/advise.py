@@ -178,9 +178,9 @@ def _scope(tables: dict[str, TableSpec], scope: Scope, label: str, proposal: Pro
                 if all(isinstance(e, exp.Column) for e in sides):
                     proposal.joined.update(c for c in map(column, sides) if c is not None)
             elif node.args.get("query") is not None:
-                key = column(node.this)
-                if key is not None:
-                    proposal.joined.add(key)
+                operand = column(node.this)
+                if operand is not None:
+                    proposal.joined.add(operand)
         elif isinstance(node, exp.LT | exp.LTE | exp.GT | exp.GTE | exp.Between):
             others = [node.expression] if not isinstance(node, exp.Between) else []
             need(node.this, "Ord")

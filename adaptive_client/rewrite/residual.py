@@ -86,6 +86,7 @@ from .engine import (  # noqa: F401  (pg_*: the engine's functions, tested from 
     translate,
 )
 from .fold import factor_disjunctions, fold_constants
+from .late import plan_late
 from .numeric import numeric_div, pg_avg
 from .plan import Compiled, Output, ParamBuilder, Params, Residual
 from .precomputed import extend_schema, substitute
@@ -1452,6 +1453,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     for push in pushdowns:
         apply_pushdown(push)
     rewrite_to_relations(tree, relations)
+    late = plan_late(tree, relations, tables, fetches, width)
     builders: dict[str, ParamBuilder] = {}
     semi_sql = {semi.name: semi_select(semi, builders) for rel in relations for semi in rel.semis}
     sql, avgs, scales = to_duckdb(tree, builders)
@@ -1475,13 +1477,13 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
         """Fetch the relations in order (each semi-join filter's values computed from
         the relations fetched before it), then run the statement over them."""
         refusals: list[CollationUnavailable] = []
-        con = engine(tables, keys, refusals, case_mapping)
+        con = engine(late.tables, keys, refusals, case_mapping)
         try:
             values = {k: b(params) for k, b in builders.items()}
             found: dict[str, list[Any]] = {}
             token = SEMI_VALUES.set(found)
             try:
-                for i, (rel, (name, cols)) in enumerate(zip(relations, tables, strict=True)):
+                for i, (rel, (name, cols)) in enumerate(zip(relations, late.tables, strict=True)):
                     for semi in rel.semis:
                         text, used = semi_sql[semi.name]
                         got = con.execute(text, {k: values[k] for k in used} or None)
@@ -1503,7 +1505,8 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
                 raise refusals[0] from None
             raise translate(exc) from None
         finally:
-            release(con, tables)
+            release(con, late.tables)
+        rows = late.decrypt(rows)
         if padded:  # char(n) values are printed with their padding
             rows = [
                 tuple(

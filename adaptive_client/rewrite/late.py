@@ -1,0 +1,218 @@
+"""Late decryption: a pass of the split execution.
+
+A column the client engine only carries -- an output of the statement's SELECT, and
+maybe one of its GROUP BY keys, used nowhere else -- need not be decrypted for every row
+the server ships: loaded as its ciphertext, it is decrypted after the statement ran, for
+the rows it returns.  TPC-H Q10 ships one row per customer with revenue (38 thousand at
+SF 1) and returns 20: its six customer columns are decrypted for those 20.
+
+Exact because the engine never looks inside a carried value: it copies it to the output,
+and groups by it only where equal ciphertexts mean equal values and conversely -- the
+onion the server shipped is at DET, or at OPE of an exact type (for a column only
+copied, any layer will do).  A column an ORDER BY, a HAVING, a window, an expression, a
+subquery or a run-time semi-join reads -- or that an ORDER BY names by its output name
+or position -- is decrypted on arrival as before.  The decrypted value is made what the
+engine would have returned: char(n) without its padding (the residual pads outputs
+again), a numeric at its column's scale.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+from typing import Any
+
+from sqlglot import exp
+from sqlglot.optimizer.scope import traverse_scope
+
+from .. import recipes
+from ..metadata import ColumnMeta, OnionColumn
+from ..stats import STATS
+from .plan import ColumnValue, Compiled
+from .split import Relation
+
+# the engine types whose values come back from the engine as the decrypted value is
+# (after the adjustments of _as_engine_returns)
+_CARRIED_TYPES = ("VARCHAR", "DATE", "INTEGER", "BIGINT", "SMALLINT", "BOOLEAN")
+
+
+@dataclass(frozen=True)
+class Carried:
+    """One output position of the statement: a relation column loaded as ciphertext."""
+
+    position: int
+    column: ColumnMeta
+    onion: OnionColumn
+    engine_type: str
+
+
+@dataclass
+class LatePlan:
+    """The carried outputs, and the relations' tables as loaded (carried columns BLOB)."""
+
+    carried: list[Carried] = field(default_factory=list)
+    tables: list[tuple[str, list[tuple[str, str]]]] = field(default_factory=list)
+
+    def decrypt(self, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        """The statement's rows with the carried outputs decrypted (one batched call per
+        column)."""
+        if not self.carried or not rows:
+            return rows
+        columns = list(zip(*rows, strict=True))
+        out: list[Sequence[Any]] = list(columns)
+        for c in self.carried:
+            stored = [None if v is None else bytes(v) for v in columns[c.position]]
+            with STATS.crypto():
+                plain = recipes.decrypt_many(c.column, c.onion, stored)
+            out[c.position] = [_as_engine_returns(v, c.engine_type) for v in plain]
+        return list(zip(*out, strict=True))
+
+
+def _as_engine_returns(value: Any, engine_type: str) -> Any:
+    if value is None:
+        return None
+    if engine_type.startswith("CHAR("):
+        return value.rstrip(" ")  # (the residual pads char(n) outputs again)
+    if engine_type.startswith("DECIMAL(") and isinstance(value, Decimal):
+        scale = int(engine_type.rstrip(")").split(",")[1])
+        return value.quantize(Decimal(1).scaleb(-scale))
+    return value
+
+
+def _carriable_type(engine_type: str) -> bool:
+    if engine_type.startswith(("CHAR(", "DECIMAL(")):
+        return True
+    return engine_type in _CARRIED_TYPES
+
+
+def plan_late(
+    tree: exp.Expression,
+    relations: list[Relation],
+    tables: list[tuple[str, list[tuple[str, str]]]],
+    fetches: list[Compiled],
+    width: int,
+) -> LatePlan:
+    """Choose the carried outputs of the statement ``tree`` (rewritten to read the
+    relations' tables) and make their relations ship them undecrypted: the fetches'
+    outputs are changed in place."""
+    plan = LatePlan(tables=[(name, list(cols)) for name, cols in tables])
+    if not isinstance(tree, exp.Select):
+        return plan
+    distinct = tree.args.get("distinct")
+    if distinct is not None and distinct.args.get("on") is not None:
+        return plan  # DISTINCT ON orders by its expressions
+    scope = traverse_scope(tree)[-1]
+    if scope.expression is not tree:
+        return plan
+    index = {name: i for i, (name, _) in enumerate(tables)}
+    group = tree.args.get("group")
+    group_columns = [g for g in (group.expressions if group is not None else [])]
+    grouped = distinct is not None  # DISTINCT: every output is a grouping key
+    named_in_order = _ordered_outputs(tree)
+    avoided = _semi_columns(relations)
+    # every column reference of the statement, by (table alias, column)
+    references: dict[tuple[str, str], list[exp.Column]] = {}
+    for col in tree.find_all(exp.Column):
+        references.setdefault((col.table, col.name), []).append(col)
+    chosen: dict[tuple[int, int], list[Carried]] = {}
+    for position, item in enumerate(tree.expressions[:width]):
+        node = item.this if isinstance(item, exp.Alias) else item
+        if not isinstance(node, exp.Column) or not node.table:
+            continue
+        if position in named_in_order or item.alias_or_name in named_in_order:
+            continue
+        source = scope.sources.get(node.table)
+        if not isinstance(source, exp.Table) or source.name not in index:
+            continue
+        rel_index = index[source.name]
+        cols = tables[rel_index][1]
+        names = [n for n, _ in cols]
+        if node.name not in names or (source.name, node.name) in avoided:
+            continue
+        col_index = names.index(node.name)
+        fetch = fetches[rel_index]
+        if len(fetch.outputs) != len(cols):
+            continue
+        fn = fetch.outputs[col_index].fn
+        if not isinstance(fn, ColumnValue) or not _carriable_type(cols[col_index][1]):
+            continue
+        in_group = [g for g in group_columns if _same(g, node)]
+        others = [
+            c
+            for c in references.get((node.table, node.name), [])
+            if c is not node and not any(c is g for g in in_group)
+        ]
+        if others:
+            continue
+        if (grouped or in_group) and not _injective(fn.onion):
+            continue
+        if fn.onion.innermost not in ("DET", "OPE"):
+            continue  # (plain values need no decryption, others are not bytea)
+        chosen.setdefault((rel_index, col_index), []).append(
+            Carried(position, fn.column, fn.onion, cols[col_index][1])
+        )
+    for (rel_index, col_index), carried in chosen.items():
+        fetch = fetches[rel_index]
+        output = fetch.outputs[col_index]
+        assert isinstance(output.fn, ColumnValue)
+        fetch.outputs[col_index] = replace(output, fn=_Raw(output.fn.index))
+        cols = plan.tables[rel_index][1]
+        cols[col_index] = (cols[col_index][0], "BLOB")
+        plan.carried.extend(carried)
+    return plan
+
+
+@dataclass(frozen=True)
+class _Raw:
+    """A row function returning the stored value as shipped (a carried ciphertext)."""
+
+    index: int
+
+    def __call__(self, row: Sequence[Any]) -> Any:
+        v = row[self.index]
+        return None if v is None else bytes(v)
+
+
+def _same(a: exp.Expression, b: exp.Column) -> bool:
+    return isinstance(a, exp.Column) and a.table == b.table and a.name == b.name
+
+
+def _injective(oc: OnionColumn) -> bool:
+    """Whether equal ciphertexts of the onion at its layer mean equal values and
+    conversely (what grouping by the ciphertext needs)."""
+    return oc.layer == "DET" or (oc.layer == "OPE" and oc.ope_exact)
+
+
+def _ordered_outputs(select: exp.Select) -> set[Any]:
+    """Output positions and names an ORDER BY (or DISTINCT ON) refers to."""
+    out: set[Any] = set()
+    order = select.args.get("order")
+    for ordered in order.expressions if order is not None else []:
+        node = ordered.this
+        if isinstance(node, exp.Literal) and node.is_int:
+            out.add(int(node.name) - 1)
+        for col in node.find_all(exp.Column):
+            if not col.table:
+                out.add(col.name)
+    return out
+
+
+def _semi_columns(relations: list[Relation]) -> set[tuple[str, str]]:
+    """(table, column) of the relations' tables that run-time semi-join filters read on
+    the client: their values must be plaintexts."""
+    out: set[tuple[str, str]] = set()
+    for rel in relations:
+        for semi in rel.semis:
+            src = semi.source
+            if src is not None:
+                out.add((src.name, src.column_name(*semi.source_column)))
+                for f in semi.client_filter:
+                    out.update((src.name, c.name) for c in f.find_all(exp.Column))
+            if semi.query is not None:
+                for c in semi.query.find_all(exp.Column):
+                    out.update((r.name, c.name) for r in relations)
+    return out
+
+
+__all__ = ["Carried", "LatePlan", "plan_late"]
