@@ -30,7 +30,7 @@ from .. import recipes
 from ..metadata import ColumnMeta, OnionColumn
 from ..stats import STATS
 from .plan import ColumnValue, Compiled
-from .split import Relation
+from .split import Relation, source_of
 
 # the engine types whose values come back from the engine as the decrypted value is
 # (after the adjustments of _as_engine_returns)
@@ -93,73 +93,69 @@ def plan_late(
     fetches: list[Compiled],
     width: int,
 ) -> LatePlan:
-    """Choose the carried outputs of the statement ``tree`` (rewritten to read the
+    """Choose the carried columns of the statement ``tree`` (rewritten to read the
     relations' tables) and make their relations ship them undecrypted: the fetches'
     outputs are changed in place."""
     plan = LatePlan(tables=[(name, list(cols)) for name, cols in tables])
-    if not isinstance(tree, exp.Select):
-        return plan
-    distinct = tree.args.get("distinct")
+    top = tree if isinstance(tree, exp.Select) else None
+    distinct = top.args.get("distinct") if top is not None else None
     if distinct is not None and distinct.args.get("on") is not None:
-        return plan  # DISTINCT ON orders by its expressions
-    scope = traverse_scope(tree)[-1]
-    if scope.expression is not tree:
-        return plan
+        top = None  # DISTINCT ON orders by its expressions
     index = {name: i for i, (name, _) in enumerate(tables)}
-    group = tree.args.get("group")
-    group_columns = [g for g in (group.expressions if group is not None else [])]
-    grouped = distinct is not None  # DISTINCT: every output is a grouping key
-    named_in_order = _ordered_outputs(tree)
     avoided = _semi_columns(relations)
-    # every column reference of the statement, by (table alias, column)
-    references: dict[tuple[str, str], list[exp.Column]] = {}
-    for col in tree.find_all(exp.Column):
-        references.setdefault((col.table, col.name), []).append(col)
-    chosen: dict[tuple[int, int], list[Carried]] = {}
-    for position, item in enumerate(tree.expressions[:width]):
-        node = item.this if isinstance(item, exp.Alias) else item
-        if not isinstance(node, exp.Column) or not node.table:
+    ordered = _ordered_outputs(top) if top is not None else set()
+    # the statement's own outputs that are a bare column, by node
+    outputs: dict[int, int] = {}
+    if top is not None:
+        for position, item in enumerate(top.expressions[:width]):
+            node = item.this if isinstance(item, exp.Alias) else item
+            if isinstance(node, exp.Column) and not (
+                position in ordered or item.alias_or_name in ordered
+            ):
+                outputs[id(node)] = position
+    grouping = {
+        id(g)
+        for group in tree.find_all(exp.Group)
+        for g in group.expressions
+        if isinstance(g, exp.Column)
+    }
+    # every reference to each relation column: (output position or None, grouped)
+    uses: dict[tuple[int, str], list[tuple[int | None, bool] | None]] = {}
+    for scope in traverse_scope(tree):
+        for col in scope.columns:
+            source = source_of(scope, col.table) if col.table else None
+            if not isinstance(source, exp.Table) or source.name not in index:
+                continue
+            key = (index[source.name], col.name)
+            if scope.expression is top and id(col) in outputs:
+                use: tuple[int | None, bool] | None = (outputs[id(col)], distinct is not None)
+            elif id(col) in grouping:
+                use = (None, True)
+            else:
+                use = None  # read by the engine: decrypted on arrival
+            uses.setdefault(key, []).append(use)
+    for (rel_index, name), found in uses.items():
+        carried = [u for u in found if u is not None]
+        if len(carried) < len(found) or (tables[rel_index][0], name) in avoided:
             continue
-        if position in named_in_order or item.alias_or_name in named_in_order:
-            continue
-        source = scope.sources.get(node.table)
-        if not isinstance(source, exp.Table) or source.name not in index:
-            continue
-        rel_index = index[source.name]
         cols = tables[rel_index][1]
-        names = [n for n, _ in cols]
-        if node.name not in names or (source.name, node.name) in avoided:
-            continue
-        col_index = names.index(node.name)
         fetch = fetches[rel_index]
-        if len(fetch.outputs) != len(cols):
+        names = [n for n, _ in cols]
+        if name not in names or len(fetch.outputs) != len(cols):
             continue
+        col_index = names.index(name)
         fn = fetch.outputs[col_index].fn
         if not isinstance(fn, ColumnValue) or not _carriable_type(cols[col_index][1]):
             continue
-        in_group = [g for g in group_columns if _same(g, node)]
-        others = [
-            c
-            for c in references.get((node.table, node.name), [])
-            if c is not node and not any(c is g for g in in_group)
-        ]
-        if others:
-            continue
-        if (grouped or in_group) and not _injective(fn.onion):
-            continue
         if fn.onion.innermost not in ("DET", "OPE"):
             continue  # (plain values need no decryption, others are not bytea)
-        chosen.setdefault((rel_index, col_index), []).append(
-            Carried(position, fn.column, fn.onion, cols[col_index][1])
-        )
-    for (rel_index, col_index), carried in chosen.items():
-        fetch = fetches[rel_index]
-        output = fetch.outputs[col_index]
-        assert isinstance(output.fn, ColumnValue)
-        fetch.outputs[col_index] = replace(output, fn=_Raw(output.fn.index))
-        cols = plan.tables[rel_index][1]
-        cols[col_index] = (cols[col_index][0], "BLOB")
-        plan.carried.extend(carried)
+        if any(grouped for _, grouped in carried) and not _injective(fn.onion):
+            continue
+        fetch.outputs[col_index] = replace(fetch.outputs[col_index], fn=_Raw(fn.index))
+        plan.tables[rel_index][1][col_index] = (name, "BLOB")
+        for at, _ in carried:
+            if at is not None:
+                plan.carried.append(Carried(at, fn.column, fn.onion, cols[col_index][1]))
     return plan
 
 
@@ -172,10 +168,6 @@ class _Raw:
     def __call__(self, row: Sequence[Any]) -> Any:
         v = row[self.index]
         return None if v is None else bytes(v)
-
-
-def _same(a: exp.Expression, b: exp.Column) -> bool:
-    return isinstance(a, exp.Column) and a.table == b.table and a.name == b.name
 
 
 def _injective(oc: OnionColumn) -> bool:

@@ -57,6 +57,7 @@ from psycopg import errors as pg_errors
 from sqlglot import exp
 from sqlglot.errors import OptimizeError, SqlglotError
 from sqlglot.optimizer.annotate_types import annotate_types
+from sqlglot.optimizer.pushdown_projections import pushdown_projections
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import traverse_scope
 
@@ -215,6 +216,16 @@ def qualified(stmt: exp.Expression, schema: dict[str, dict[str, str]]) -> exp.Ex
         raise _refuse(f"statement the client cannot resolve ({msg})") from None
     except SqlglotError as exc:
         raise _refuse(f"statement the client cannot resolve ({exc})") from None
+
+
+def unused_columns_dropped(tree: exp.Expression) -> exp.Expression:
+    """The columns of derived tables and CTEs nothing reads, dropped (sqlglot's
+    ``pushdown_projections``, which keeps what decides a subquery's rows): a column
+    dropped is one the server does not ship and the client does not decrypt."""
+    try:
+        return pushdown_projections(tree.copy())
+    except OptimizeError:  # (an unexpanded star: nothing dropped)
+        return tree
 
 
 # -- the allowlist ----------------------------------------------------------------------
@@ -1379,7 +1390,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
         raise _refuse(f"{type(stmt).__name__} statement", stmt)
     stmt = _literal_regexes(stmt)
     schema = schema_of(catalog, stmt)
-    tree = qualified(_exists_select_one(stmt), schema)
+    tree = unused_columns_dropped(qualified(_exists_select_one(stmt), schema))
     annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
     tree = fold_constants(tree)
     extend_schema(catalog, schema, substitute(catalog, tree))
