@@ -1187,7 +1187,9 @@ class Cursor:
             if cap is not None:
                 query += b" LIMIT %d" % (cap - total + 1)
             cur = self._server_cursor()
-            cur.execute(query, bound)
+            # binary results: bytea (ciphertexts, ASHE nonce lists) arrive as raw bytes,
+            # not hex text twice their size that both ends encode and decode
+            cur.execute(query, bound, binary=True)
             raw = cur.fetchall()
             total += len(raw)
             shipped.fetches.append((part, len(raw), _size(raw)))
