@@ -10,13 +10,13 @@ from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
 
-import psycopg
 import pytest
 
-import adaptive_client
 from adaptive_client.keys import MasterKey
 from adaptive_client.stats import STATS
 from tpch.harness import printed_rows
+
+from .pairs import Pair, plain_and_encrypted
 
 DDL = [
     "CREATE TABLE cust (id integer PRIMARY KEY, name text, city varchar(20), code char(5), "
@@ -35,13 +35,7 @@ CUSTOMERS = 60
 
 
 @pytest.fixture(scope="module")
-def pair(
-    new_database: Callable[..., str], master_key: MasterKey
-) -> Iterator[tuple[psycopg.Connection[Any], adaptive_client.Connection]]:
-    plain = psycopg.connect(new_database("late_plain"), autocommit=True)
-    enc = adaptive_client.connect(
-        new_database("late_enc"), master_key=master_key.hex(), config=CONFIG, autocommit=True
-    )
+def pair(new_database: Callable[..., str], master_key: MasterKey) -> Iterator[Pair]:
     customers = [
         (
             i,
@@ -54,14 +48,9 @@ def pair(
         for i in range(1, CUSTOMERS + 1)
     ]
     orders = [(i, 1 + i * 7 % CUSTOMERS, Decimal(i * 13 % 500) / 8) for i in range(1, 301)]
-    for conn in (plain, enc):
-        for ddl in DDL:
-            conn.execute(ddl)
-        conn.cursor().executemany("INSERT INTO cust VALUES (%s, %s, %s, %s, %s, %s)", customers)
-        conn.cursor().executemany("INSERT INTO ord VALUES (%s, %s, %s)", orders)
-    yield plain, enc
-    plain.close()
-    enc.close()
+    rows = {"cust": customers, "ord": orders}
+    with plain_and_encrypted(new_database, master_key, "late", CONFIG, DDL, rows) as both:
+        yield both
 
 
 def _both(pair: Any, sql: str) -> tuple[list[Any], list[Any], int]:

@@ -11,12 +11,12 @@ from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
 
-import psycopg
 import pytest
 
-import adaptive_client
 from adaptive_client.keys import MasterKey
 from tpch.harness import printed_rows
+
+from .pairs import Pair, plain_and_encrypted
 
 DDL = (
     "CREATE TABLE ev (id integer PRIMARY KEY, qty numeric(8,2), day date, n integer, "
@@ -49,19 +49,11 @@ def _rows() -> list[tuple[Any, ...]]:
 
 
 @pytest.fixture(scope="module")
-def pair(
-    new_database: Callable[..., str], master_key: MasterKey
-) -> Iterator[tuple[psycopg.Connection[Any], adaptive_client.Connection]]:
-    plain = psycopg.connect(new_database("ord_only_plain"), autocommit=True)
-    enc = adaptive_client.connect(
-        new_database("ord_only_enc"), master_key=master_key.hex(), config=CONFIG, autocommit=True
-    )
-    for conn in (plain, enc):
-        conn.execute(DDL)
-        conn.cursor().executemany("INSERT INTO ev VALUES (%s, %s, %s, %s, %s, %s, %s)", _rows())
-    yield plain, enc
-    plain.close()
-    enc.close()
+def pair(new_database: Callable[..., str], master_key: MasterKey) -> Iterator[Pair]:
+    with plain_and_encrypted(
+        new_database, master_key, "lean", CONFIG, [DDL], {"ev": _rows()}
+    ) as both:
+        yield both
 
 
 def test_only_the_ord_onion_is_stored(pair: Any) -> None:
