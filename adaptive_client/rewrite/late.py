@@ -29,7 +29,7 @@ from sqlglot.optimizer.scope import traverse_scope
 from .. import recipes
 from ..metadata import ColumnMeta, OnionColumn
 from ..stats import STATS
-from .plan import ColumnValue, Compiled
+from .plan import ColumnValue, Compiled, StoredValue
 from .split import Relation, source_of
 
 # the engine types whose values come back from the engine as the decrypted value is
@@ -151,23 +151,12 @@ def plan_late(
             continue  # (plain values need no decryption, others are not bytea)
         if any(grouped for _, grouped in carried) and not _injective(fn.onion):
             continue
-        fetch.outputs[col_index] = replace(fetch.outputs[col_index], fn=_Raw(fn.index))
+        fetch.outputs[col_index] = replace(fetch.outputs[col_index], fn=StoredValue(fn.index))
         plan.tables[rel_index][1][col_index] = (name, "BLOB")
         for at, _ in carried:
             if at is not None:
                 plan.carried.append(Carried(at, fn.column, fn.onion, cols[col_index][1]))
     return plan
-
-
-@dataclass(frozen=True)
-class _Raw:
-    """A row function returning the stored value as shipped (a carried ciphertext)."""
-
-    index: int
-
-    def __call__(self, row: Sequence[Any]) -> Any:
-        v = row[self.index]
-        return None if v is None else bytes(v)
 
 
 def _injective(oc: OnionColumn) -> bool:

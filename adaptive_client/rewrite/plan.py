@@ -64,6 +64,17 @@ class ColumnValue:
 
 
 @dataclass(frozen=True)
+class StoredValue:
+    """A row function giving a stored column of the server row as shipped, undecrypted
+    (a ciphertext the client engine carries: rewrite/late.py)."""
+
+    index: int
+
+    def __call__(self, row: Sequence[Any]) -> Any:
+        return row[self.index]
+
+
+@dataclass(frozen=True)
 class AsheSum:
     """A row function that decrypts a SUM the server computed over an ASHE onion
     (``[hi, lo, count, nonces]`` at these indexes of the row).  Recognizable, so that a
@@ -110,6 +121,8 @@ def decrypt_columnar(outputs: Sequence[Output], raw: Sequence[Sequence[Any]]) ->
         elif isinstance(fn, AsheSum):
             sums = [(r[fn.hi], r[fn.lo], r[fn.count], r[fn.nonces]) for r in raw]
             columns.append(recipes.ashe_sum_many(fn.column, fn.onion, sums))
+        elif isinstance(fn, StoredValue):
+            columns.append([r[fn.index] for r in raw])
         else:
             columns.append([fn(r) for r in raw])
     return columns
