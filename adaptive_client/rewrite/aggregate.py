@@ -38,6 +38,7 @@ from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from ..errors import AdaptiveError
 from ..metadata import Catalog
+from .engine import decimal_scale
 from .plan import Compiled
 from .split import Relation, conjuncts, exists_scope, peels_of, source_of
 
@@ -375,7 +376,7 @@ def _sum_bound(
             continue
         source = schema[tables[col.table].name.lower()][col.name.lower()]
         if source.startswith("DECIMAL("):
-            scale = _decimal_scale(source)
+            scale = decimal_scale(source)
         elif source in ("SMALLINT", "INTEGER", "BIGINT"):
             scale = 0
         else:
@@ -488,16 +489,11 @@ def _combined(
     return node
 
 
-def _decimal_scale(source: str) -> int:
-    """The scale of a client engine type ``DECIMAL(p,s)``."""
-    return int(source[len("DECIMAL(") : -1].split(",")[1])
-
-
 def _sum_storage(source: str, dtype: exp.DataType | None) -> str | None:
     """The client engine's type for the server's sums of a column of DuckDB type
     ``source``: any sum of the column fits (None: not a summable type)."""
     if source.startswith("DECIMAL("):
-        return f"DECIMAL(38,{_decimal_scale(source)})"
+        return f"DECIMAL(38,{decimal_scale(source)})"
     if source in ("SMALLINT", "INTEGER"):
         return "BIGINT"
     if source == "BIGINT":

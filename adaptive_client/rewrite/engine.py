@@ -62,6 +62,11 @@ def pg_substr(s: str, start: int, length: int) -> str:
     return s[first - 1 : end - 1] if end > first else ""
 
 
+def decimal_scale(duck: str) -> int:
+    """The scale of a client engine type ``DECIMAL(p,s)``."""
+    return int(duck[len("DECIMAL(") : -1].split(",")[1])
+
+
 def storage_type(duck: str) -> str:
     """The DuckDB column type of a :func:`duck_type` (char(n) is held as VARCHAR)."""
     return "VARCHAR" if duck.startswith("CHAR(") else duck
@@ -217,7 +222,7 @@ def load(
             listed.append(columns[i])
             unnested.append(f"unnest(${len(listed)}::{storage_type(t)}[]) AS c{i}")
             items.append(f"__u.c{i}")
-    source = f'"__load_{name}"'
+    view = f"__load_{name}"
     if not arrays:
         con.execute(
             f'INSERT INTO "{name}" SELECT {", ".join(items)} '
@@ -225,18 +230,18 @@ def load(
             listed,
         )
         return
-    con.register(source.strip('"'), arrays)
+    con.register(view, arrays)
     try:
         if listed:
             con.execute(
-                f'INSERT INTO "{name}" SELECT {", ".join(items)} FROM {source} AS __v '
+                f'INSERT INTO "{name}" SELECT {", ".join(items)} FROM "{view}" AS __v '
                 f"POSITIONAL JOIN (SELECT {', '.join(unnested)}) AS __u",
                 listed,
             )
         else:
-            con.execute(f'INSERT INTO "{name}" SELECT {", ".join(items)} FROM {source} AS __v')
+            con.execute(f'INSERT INTO "{name}" SELECT {", ".join(items)} FROM "{view}" AS __v')
     finally:
-        con.unregister(source.strip('"'))
+        con.unregister(view)
 
 
 def _objects(values: list[Any]) -> Any:

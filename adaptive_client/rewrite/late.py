@@ -29,6 +29,7 @@ from sqlglot.optimizer.scope import traverse_scope
 from .. import recipes
 from ..metadata import ColumnMeta, OnionColumn
 from ..stats import STATS
+from .engine import decimal_scale
 from .plan import ColumnValue, Compiled, StoredValue
 from .split import Relation, source_of
 
@@ -75,8 +76,7 @@ def _as_engine_returns(value: Any, engine_type: str) -> Any:
     if engine_type.startswith("CHAR("):
         return value.rstrip(" ")  # (the residual pads char(n) outputs again)
     if engine_type.startswith("DECIMAL(") and isinstance(value, Decimal):
-        scale = int(engine_type.rstrip(")").split(",")[1])
-        return value.quantize(Decimal(1).scaleb(-scale))
+        return value.quantize(Decimal(1).scaleb(-decimal_scale(engine_type)))
     return value
 
 
@@ -166,7 +166,7 @@ def _injective(oc: OnionColumn) -> bool:
 
 
 def _ordered_outputs(select: exp.Select) -> set[Any]:
-    """Output positions and names an ORDER BY (or DISTINCT ON) refers to."""
+    """Output positions and names the SELECT's ORDER BY refers to."""
     out: set[Any] = set()
     order = select.args.get("order")
     for ordered in order.expressions if order is not None else []:

@@ -223,8 +223,8 @@ def unused_columns_dropped(tree: exp.Expression) -> exp.Expression:
     ``pushdown_projections``, which keeps what decides a subquery's rows): a column
     dropped is one the server does not ship and the client does not decrypt."""
     try:
-        return pushdown_projections(tree.copy())
-    except OptimizeError:  # (an unexpanded star: nothing dropped)
+        return pushdown_projections(tree)
+    except OptimizeError:  # an unexpanded star, raised before any change: nothing dropped
         return tree
 
 
