@@ -1114,6 +1114,16 @@ class Cursor:
                     rows = rows[start:stop]
         self._set_result(rows, plan.description, len(rows) if plan.kind == "select" else rowcount)
 
+    def _run_server(self, query: bytes, bound: Sequence[Any], rows: bool) -> tuple[list[Any], int]:
+        """(rows, rowcount) of ``query`` (``$n`` placeholders): directly once psycopg has
+        prepared it, else through this cursor's server cursor."""
+        direct = self.connection._direct.run(query, bound, rows)
+        if direct is not None:
+            return direct
+        cur = self._server_cursor()
+        cur.execute(query, bound)
+        return (cur.fetchall() if rows and _has_rows(cur) else []), cur.rowcount
+
     def _server_cursor(self) -> psycopg.RawCursor[Any]:
         # one server-side cursor object per client cursor, as an application reuses its
         # psycopg cursor: creating one per statement is a measurable part of a point query
@@ -1217,17 +1227,17 @@ class Cursor:
         assert rmw is not None
         CURRENT_PARAMS.set(params)
         ctx = conn.pg.transaction() if conn.pg.autocommit else contextlib.nullcontext()
-        with ctx, conn.pg.cursor() as cur:
+        with ctx:
             key = rmw.lock_key(params) if rmw.lock_key is not None else None
             cached = conn._locked.get(key) if key is not None else None
             if cached is not None:
                 rows = [cached]  # this transaction holds the row lock: no SELECT needed
                 STATS.locked_reuse += 1
             else:
+                select = rmw.select
                 with STATS.crypto():
-                    bound = {k: b(params) for k, b in rmw.select_params.items()}
-                cur.execute(rmw.select_sql, bound)
-                rows = cur.fetchall()
+                    bound_select = select.bind_positional(params)
+                rows = self._run_server(select.positional_sql, bound_select, True)[0]
             updates = []
             with STATS.crypto():
                 for row in rows:
@@ -1235,30 +1245,26 @@ class Cursor:
                     pairs = encrypt_row_for_update(rmw.table, values)
                     updates.append((pairs, row[0]))
             returned: list[tuple[Any, ...]] = []
-            if updates:
-                cols = [a for a, _ in updates[0][0]]
-                stmt = sql.SQL("UPDATE {} SET {} WHERE ctid = %s").format(
-                    sql.Identifier(rmw.table.anon),
-                    sql.SQL(", ").join(sql.SQL("{} = %s").format(sql.Identifier(c)) for c in cols),
-                )
+            if updates and rmw.returning is None:
+                write = rmw.write_sql([a for a, _ in updates[0][0]])
                 data = [[v for _, v in pairs] + [ctid] for pairs, ctid in updates]
-                if rmw.returning is not None:
-                    stmt = sql.SQL("UPDATE {} AS {} SET {} WHERE {}.ctid = %s {}").format(
-                        sql.Identifier(rmw.table.anon),
-                        sql.Identifier(rmw.alias),
-                        sql.SQL(", ").join(
-                            sql.SQL("{} = %s").format(sql.Identifier(c)) for c in cols
-                        ),
-                        sql.Identifier(rmw.alias),
-                        sql.SQL(rmw.returning.replace("%", "%%")),
-                    )
-                    for written in data:
-                        cur.execute(stmt, written)
-                        returned += cur.fetchall()
-                elif len(data) == 1:
-                    cur.execute(stmt, data[0])
+                if len(data) == 1:
+                    self._run_server(write, data[0], False)
                 else:
-                    cur.executemany(stmt, data)
+                    self._server_cursor().executemany(write, data)
+            elif updates:
+                cols = [a for a, _ in updates[0][0]]
+                stmt = sql.SQL("UPDATE {} AS {} SET {} WHERE {}.ctid = %s {}").format(
+                    sql.Identifier(rmw.table.anon),
+                    sql.Identifier(rmw.alias),
+                    sql.SQL(", ").join(sql.SQL("{} = %s").format(sql.Identifier(c)) for c in cols),
+                    sql.Identifier(rmw.alias),
+                    sql.SQL((rmw.returning or "").replace("%", "%%")),
+                )
+                with conn.pg.cursor() as cur:
+                    for pairs, ctid in updates:
+                        cur.execute(stmt, [v for _, v in pairs] + [ctid])
+                        returned += cur.fetchall()
         conn._forget(plan)
         if rmw.returning is not None:
             with STATS.crypto():

@@ -112,7 +112,9 @@ def _client(index: int, spec: RunSpec, start_at: float, queue: Any) -> None:
 
     @contextmanager
     def timer(label: str) -> Iterator[None]:
-        enc, dec = Counter(STATS.encryptions), Counter(STATS.decryptions)
+        # plain dict snapshots, compared key by key: Counter arithmetic per statement
+        # cost the measured client (never plain psycopg) a tenth of its processor time
+        enc, dec = dict(STATS.encryptions), dict(STATS.decryptions)
         t0 = time.perf_counter()
         try:
             yield
@@ -121,10 +123,12 @@ def _client(index: int, spec: RunSpec, start_at: float, queue: Any) -> None:
                 result.stmt_times[label].append(time.perf_counter() - t0)
                 c = result.counts[label]
                 c["executions"] += 1
-                for k, v in (Counter(STATS.encryptions) - enc).items():
-                    c["enc_ope" if k == "OPE" else "enc"] += v
-                for k, v in (Counter(STATS.decryptions) - dec).items():
-                    c["dec_ope" if k == "OPE" else "dec"] += v
+                for k, v in STATS.encryptions.items():
+                    if v != enc.get(k, 0):
+                        c["enc_ope" if k == "OPE" else "enc"] += v - enc.get(k, 0)
+                for k, v in STATS.decryptions.items():
+                    if v != dec.get(k, 0):
+                        c["dec_ope" if k == "OPE" else "dec"] += v - dec.get(k, 0)
 
     term = Terminal(
         w_id=1 + index % spec.warehouses,

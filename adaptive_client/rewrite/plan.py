@@ -150,6 +150,28 @@ class RmwUpdate:
     # RETURNING of the statement, over the table under ``alias``, added to each write
     returning: str | None = None
     alias: str = ""
+    _writes: dict[tuple[str, ...], bytes] = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def select(self) -> Compiled:
+        """The SELECT ... FOR UPDATE as a compiled statement: ``$n`` placeholders, run
+        like any other (prepared by the server once repeated)."""
+        return Compiled(kind="select", sql=self.select_sql, params=self.select_params)
+
+    def write_sql(self, columns: Sequence[str]) -> bytes:
+        """``UPDATE t SET c1 = $1, ... WHERE ctid = $n`` for these onion columns: the text
+        made once per set of columns, so that the server prepares it once."""
+        key = tuple(columns)
+        written = self._writes.get(key)
+        if written is None:
+            sets = ", ".join(f"{_quoted(c)} = ${i}" for i, c in enumerate(key, start=1))
+            text = f"UPDATE {_quoted(self.table.anon)} SET {sets} WHERE ctid = ${len(key) + 1}"
+            written = self._writes[key] = text.encode()
+        return written
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
 
 @dataclass

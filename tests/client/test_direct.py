@@ -139,3 +139,26 @@ def test_not_used_where_psycopg_has_work(
         assert direct_runs and not any(direct_runs)
         cur.execute("SELECT name FROM acct WHERE id = %s", (1,))
         assert direct_runs[-1] and cur.fetchall() == [("a",)]
+
+
+def test_read_modify_write_updates_run_direct(
+    dsn: str, master_key: Any, direct_runs: list[bool]
+) -> None:
+    """``UPDATE acct SET bal = bal + %s`` is computed on the client: its SELECT ... FOR
+    UPDATE and its write by ctid are fixed texts per statement, prepared by the server
+    once repeated and then run directly -- with the same balances as the cursor path,
+    also when the WHERE matches several rows (one write each) or none."""
+    with adaptive_client.connect(dsn, master_key=master_key) as conn:
+        conn.pg.prepare_threshold = 2
+        cur = conn.cursor()
+        for _ in range(5):
+            cur.execute("UPDATE acct SET bal = bal + %s WHERE id = %s", (Decimal("0.25"), 1))
+            assert cur.rowcount == 1
+        assert direct_runs[-2:] == [True, True]  # the SELECT and the write
+        cur.execute("UPDATE acct SET bal = bal + 1 WHERE id >= %s", (2,))
+        assert cur.rowcount == 2
+        cur.execute("UPDATE acct SET bal = bal + 1 WHERE id = %s", (99,))
+        assert cur.rowcount == 0
+        conn.commit()
+        cur.execute("SELECT id, bal FROM acct ORDER BY id")
+        assert cur.fetchall() == [(1, Decimal("2.75")), (2, Decimal("3.50")), (3, None)]
