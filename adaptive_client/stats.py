@@ -61,7 +61,7 @@ class Stats:
 
     def count(self, scheme: str, decrypt: bool = False, n: int = 1) -> None:
         (self.decryptions if decrypt else self.encryptions)[scheme] += n
-        key = f"{'dec' if decrypt else 'enc'}:{scheme}"
+        key = (_DEC if decrypt else _ENC).get(scheme) or f"{'dec' if decrypt else 'enc'}:{scheme}"
         per = self.by_statement.get(self.current)
         if per is None:
             per = self.by_statement[self.current] = Counter()
@@ -141,6 +141,7 @@ class Stats:
 
 
 _DEC = {scheme: f"dec:{scheme}" for scheme in ("DET", "OPE", "RND", "HOM", "ASHE", "SEARCH")}
+_ENC = {scheme: f"enc:{scheme}" for scheme in _DEC}
 
 
 # Plain classes rather than @contextmanager generators: these wrap every statement, and

@@ -1489,6 +1489,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
         the relations fetched before it), then run the statement over them."""
         refusals: list[CollationUnavailable] = []
         con = engine(late.tables, keys, refusals, case_mapping)
+        kept: dict[tuple[int, int], list[Any]] = {}  # ciphertexts carried by reference
         try:
             values = {k: b(params) for k, b in builders.items()}
             found: dict[str, list[Any]] = {}
@@ -1507,7 +1508,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
                             found[semi.name] = semi.scalar_bound(
                                 found[semi.name][0] if found[semi.name] else None
                             )
-                    load(con, name, cols, fetch(i))
+                    load(con, name, cols, late.by_reference(i, fetch(i), kept))
             finally:
                 SEMI_VALUES.reset(token)
             rows = con.execute(sql, values).fetchall()
@@ -1517,7 +1518,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
             raise translate(exc) from None
         finally:
             release(con, late.tables)
-        rows = late.decrypt(rows)
+        rows = late.decrypt(rows, kept)
         if padded:  # char(n) values are printed with their padding
             rows = [
                 tuple(

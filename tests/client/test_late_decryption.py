@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from adaptive_client.keys import MasterKey
+from adaptive_client.rewrite.late import LatePlan
 from adaptive_client.stats import STATS
 from tpch.harness import printed_rows
 
@@ -104,6 +105,20 @@ def test_top_groups_decrypt_only_the_returned_rows(pair: Any) -> None:
         "SELECT DISTINCT c.city, c.code FROM cust c WHERE lower(c.name) LIKE '%1%'",
         "SELECT c.name FROM cust c WHERE c.id IN (SELECT o.cust_id FROM ord o "
         "WHERE o.amount * 2 > 100) ORDER BY c.id",
+        # joined on the client: carried by row number, NULL where the outer join adds
+        # a row without a match
+        "SELECT c.name, c.code, o.id FROM cust c RIGHT JOIN ord o ON o.cust_id = c.id "
+        "AND o.amount * 2 > c.bal ORDER BY o.id",
+        "SELECT c.name, c.name AS again, c.joined FROM cust c LEFT JOIN ord o "
+        "ON o.cust_id = c.id AND o.amount > c.bal WHERE c.id < 20 ORDER BY c.id, o.id",
+        # grouped by the server, then DISTINCT on the client: equal outputs of different
+        # groups merge (never carried as row numbers)
+        "SELECT DISTINCT c.city, count(*) FROM cust c JOIN ord o ON o.cust_id = c.id "
+        "GROUP BY c.id, c.city HAVING sum(o.amount) > 10",
+        # a derived table the server aggregates, joined on the client
+        "SELECT c.name, c.code, t.total FROM cust c JOIN (SELECT o.cust_id, "
+        "sum(o.amount) AS total FROM ord o GROUP BY o.cust_id) t ON t.cust_id = c.id "
+        "WHERE lower(c.city) = 'city1' ORDER BY t.total DESC, c.id LIMIT 5",
     ],
 )
 def test_equal_to_plain(pair: Any, sql: str) -> None:
@@ -124,3 +139,32 @@ def test_a_key_only_grouped_by_is_never_decrypted(pair: Any) -> None:
     expected, got, decrypted = _both(pair, sql)
     assert got == expected and len(got) >= 2
     assert decrypted == 0
+
+
+def test_outputs_only_copied_are_carried_as_row_numbers(
+    pair: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A carried column only copied to the output -- or grouped by again on the client
+    where the server's groups are already the statement's (TPC-H Q10's shape) -- is
+    loaded into the client engine as the fetched row's number, its ciphertexts kept
+    aside and looked up for the rows returned; a column grouped by on the client over
+    rows the server did not group is loaded as its ciphertext."""
+    kept_columns: list[set[tuple[int, int]]] = []
+    original = LatePlan.by_reference
+
+    def spy(self: LatePlan, relation: int, columns: Any, kept: Any) -> Any:
+        out = original(self, relation, columns, kept)
+        kept_columns.append(set(kept))
+        return out
+
+    monkeypatch.setattr(LatePlan, "by_reference", spy)
+    expected, got, decrypted = _both(pair, TOP)
+    assert got == expected and len(got) == 3
+    assert kept_columns and len(kept_columns[-1]) == 5  # name, city, code, bal, joined
+    assert decrypted <= 2 * CUSTOMERS + 5 * 3
+    kept_columns.clear()
+    # grouped by on the client (the filter is the client's): the ciphertexts, grouped
+    grouped = "SELECT c.city, count(*) FROM cust c WHERE lower(c.name) LIKE '%1%' GROUP BY c.city"
+    expected, got, _ = _both(pair, grouped)
+    assert sorted(got, key=repr) == sorted(expected, key=repr) and len(got) > 1
+    assert kept_columns and not any(kept_columns)
