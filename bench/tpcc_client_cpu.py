@@ -32,7 +32,9 @@ CHUNK = 50
 
 
 def _dsn(config: str) -> str:
-    return f"host=127.0.0.1 port=54329 user=postgres dbname=tpcc_{config}_run"
+    from adaptive_client.embedded import EmbeddedCluster
+
+    return str(EmbeddedCluster.default().dsn(f"tpcc_{config}_run"))
 
 
 def main() -> None:
@@ -42,7 +44,9 @@ def main() -> None:
     ap.add_argument("--scale", default="small", choices=sorted(SCALES))
     ap.add_argument("--warehouses", type=int, default=1)
     ap.add_argument("--isolation", default="repeatable read", choices=sorted(ISOLATION))
-    ap.add_argument("--dsn-template", default=None, help="DSN with {config} in it")
+    ap.add_argument(
+        "--dsn-template", default=None, help="DSN with {config} in it (default: embedded cluster)"
+    )
     args = ap.parse_args()
     configs = ["plain", *args.configs.split(",")]
     key = master_key()
