@@ -1069,15 +1069,7 @@ class Cursor:
             bound = plan.bind_positional(params)
         finally:
             STATS.crypto_time(perf_counter() - t0)
-        raw: list[Any]
-        direct = conn._direct.run(plan.positional_sql, bound, plan.returns_rows)
-        if direct is not None:
-            raw, rowcount = direct
-        else:
-            cur = self._server_cursor()
-            cur.execute(plan.positional_sql, bound)
-            raw = cur.fetchall() if plan.returns_rows and _has_rows(cur) else []
-            rowcount = cur.rowcount
+        raw, rowcount = self._run_server(plan.positional_sql, bound, plan.returns_rows)
         if plan.kind != "select":
             conn._forget(plan)
         elif (

@@ -206,23 +206,22 @@ def _rows_are_groups(
     """The relations the server aggregated (aggregate.py) by keys whose ciphertexts are
     injective, every key of which the statement groups by again: each of their rows is
     a group of its own -- grouping it by its row number groups it as by its values."""
+
+    def regrouped_injective(i: int, j: int) -> bool:
+        fn = fetches[i].outputs[j].fn
+        grouped = any(u is not None and u[1] for u in uses.get((i, tables[i][1][j][0]), []))
+        return isinstance(fn, ColumnValue) and _injective(fn.onion) and grouped
+
     out: set[int] = set()
     for i, rel in enumerate(relations):
-        if rel.query is None:
-            continue
         cols = tables[i][1]
         keys = [j for j, (n, _) in enumerate(cols) if n.startswith("__k")]
-        if not keys or len(fetches[i].outputs) != len(cols):
-            continue
-        ok = True
-        for j in keys:
-            fn = fetches[i].outputs[j].fn
-            onion = getattr(fn, "onion", None)
-            grouped = any(u is not None and u[1] for u in uses.get((i, cols[j][0]), []))
-            if onion is None or not _injective(onion) or not grouped:
-                ok = False
-                break
-        if ok:
+        if (
+            rel.query is not None
+            and keys
+            and len(fetches[i].outputs) == len(cols)
+            and all(regrouped_injective(i, j) for j in keys)
+        ):
             out.add(i)
     return out
 
