@@ -74,3 +74,5 @@ def test_an_interrupted_sweep_resumes_without_redoing_points(tmp_path: Path) -> 
     final = _points(out)
     assert set(final) == {"plain-c1-l0.json", "plain-c1-l1.json", "plain-c1-l2.json"}
     assert all(final[name] == mtime for name, mtime in kept.items())  # not run again
+    for name in final:  # each point's database checked after its run
+        assert json.loads((out / name).read_text())["consistency"] == []
