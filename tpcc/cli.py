@@ -165,13 +165,17 @@ def database_bytes(dsn: str) -> int:
 
 
 def _load_into(dsn: str, config: str, warehouses: int, scale: str) -> float:
+    """Load ``dsn``'s database under a temporary name, renamed to it once complete: a load
+    interrupted half-way never leaves a database a later sweep would take for a template."""
     from adaptive_client.install import install
 
-    _recreate(dsn)
+    name = str(psycopg.conninfo.conninfo_to_dict(dsn)["dbname"])
+    loading = psycopg.conninfo.make_conninfo(dsn, dbname=f"{name}_loading")
+    _recreate(loading)
     if config != "plain":
-        with psycopg.connect(dsn) as c:
+        with psycopg.connect(loading) as c:
             install(c)
-    conn = open_connection(config, dsn, master_key(), "read committed")
+    conn = open_connection(config, loading, master_key(), "read committed")
     t0 = time.perf_counter()
     from rich.progress import Progress
 
@@ -179,7 +183,16 @@ def _load_into(dsn: str, config: str, warehouses: int, scale: str) -> float:
         task = bar.add_task(f"loading {config}", total=expected_rows(warehouses, SCALES[scale]))
         load(conn, warehouses, SCALES[scale], progress=lambda n: bar.advance(task, n))
     conn.close()
-    return time.perf_counter() - t0
+    secs = time.perf_counter() - t0
+    admin = psycopg.conninfo.make_conninfo(dsn, dbname="postgres")
+    with psycopg.connect(admin, autocommit=True) as c:
+        c.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        c.execute(
+            sql.SQL("ALTER DATABASE {} RENAME TO {}").format(
+                sql.Identifier(f"{name}_loading"), sql.Identifier(name)
+            )
+        )
+    return secs
 
 
 def template_fingerprint(dsn: str) -> dict[str, int]:

@@ -76,3 +76,30 @@ def test_an_interrupted_sweep_resumes_without_redoing_points(tmp_path: Path) -> 
     assert all(final[name] == mtime for name, mtime in kept.items())  # not run again
     for name in final:  # each point's database checked after its run
         assert json.loads((out / name).read_text())["consistency"] == []
+
+
+def test_an_interrupted_load_is_never_taken_for_a_template(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import psycopg
+
+    from tpcc import cli
+
+    def load_then_fail(conn: object, *args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    template = cli._cluster_dsn("tpcc_plain_interrupted_w1_template")
+    loading = cli._cluster_dsn("tpcc_plain_interrupted_w1_template_loading")
+    admin = psycopg.conninfo.make_conninfo(template, dbname="postgres")
+    with psycopg.connect(admin, autocommit=True) as c:
+        c.execute("DROP DATABASE IF EXISTS tpcc_plain_interrupted_w1_template")
+    monkeypatch.setattr(cli, "load", load_then_fail)
+    with pytest.raises(KeyboardInterrupt):
+        cli._load_into(template, "plain", 1, "tiny")
+    assert not cli._exists(template)  # a resumed sweep loads it again
+    monkeypatch.undo()
+    assert cli._load_into(template, "plain", 1, "tiny") > 0
+    assert cli._exists(template) and not cli._exists(loading)
+    assert cli.template_fingerprint(template)["warehouse"] == 1
+    with psycopg.connect(admin, autocommit=True) as c:
+        c.execute("DROP DATABASE tpcc_plain_interrupted_w1_template")
