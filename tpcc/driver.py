@@ -123,12 +123,15 @@ def _client(index: int, spec: RunSpec, start_at: float, queue: Any) -> None:
                 result.stmt_times[label].append(time.perf_counter() - t0)
                 c = result.counts[label]
                 c["executions"] += 1
+                # totals with OPE apart (the study's Table I) and per scheme (DET, RND, ...)
                 for k, v in STATS.encryptions.items():
                     if v != enc.get(k, 0):
                         c["enc_ope" if k == "OPE" else "enc"] += v - enc.get(k, 0)
+                        c[f"enc:{k}"] += v - enc.get(k, 0)
                 for k, v in STATS.decryptions.items():
                     if v != dec.get(k, 0):
                         c["dec_ope" if k == "OPE" else "dec"] += v - dec.get(k, 0)
+                        c[f"dec:{k}"] += v - dec.get(k, 0)
 
     term = Terminal(
         w_id=1 + index % spec.warehouses,
@@ -306,7 +309,10 @@ def run(spec: RunSpec, log: Any = print) -> dict[str, Any]:
         },
         "statements": {k: _summary(v) for k, v in sorted(total.stmt_times.items())},
         "table1": {
-            k: {m: c[m] / max(1, c["executions"]) for m in ("enc", "enc_ope", "dec", "dec_ope")}
+            k: {
+                m: c[m] / max(1, c["executions"])
+                for m in sorted({"enc", "enc_ope", "dec", "dec_ope", *c} - {"executions"})
+            }
             for k, c in sorted(total.counts.items())
         },
     }

@@ -47,7 +47,11 @@ def test_load_run_check(config: str, new_database: Any, master_key: Any, tmp_pat
     else:
         assert result["peels"] == {"warmup": 0, "measured": 0}
     if config != "plain":
-        assert result["table1"]["no.insert_order_line"]["enc"] > 0
+        insert = result["table1"]["no.insert_order_line"]
+        assert insert["enc"] > 0 and insert["enc:RND"] > 0
+        # the per-scheme counts (Table I's columns) add up to the totals
+        per_scheme = sum(v for k, v in insert.items() if k.startswith("enc:"))
+        assert per_scheme == pytest.approx(insert["enc"] + insert["enc_ope"])
         assert result["transactions"]["new_order"]["crypto_ms_mean"] > 0
     path = driver.write_results(result, tmp_path)
     assert path.exists() and (tmp_path / f"{config}-c2-l0-statements.csv").exists()
