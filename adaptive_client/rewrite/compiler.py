@@ -883,24 +883,19 @@ class Compiler:
                     r"use col ~ '\mword\M' (Search onion)",
                     "LIKE with wildcards",
                 )
-        if Onion.SUBSTR in ref.column.onions and not isinstance(node.expression, exp.Literal):
-            # a pattern known only when bound: split execution evaluates it exactly, its
-            # candidates filtered on the server through the Substr onion
+        if not isinstance(node.expression, exp.Literal):
+            # a pattern known only when bound (a plan serves every value, with wildcards
+            # or not): split execution evaluates it exactly, its candidates filtered on
+            # the server through the Substr onion where the column has one
             raise _unsupported(node, "LIKE with a parameter pattern")
         oc = self.require(ref, Cap.EQ)
         col = ref.column
         layer = self.target_layer(oc, Cap.EQ)
 
-        def build(p: Params) -> Any:
+        def build(p: Params) -> Any:  # a literal without wildcards: an equality
             v = pattern(p)
             if v is None:
                 return None
-            if "%" in str(v) or "_" in str(v):
-                raise UnsupportedQuery(
-                    "LIKE with wildcards is not supported over ciphertexts; for whole words "
-                    r"use col ~ '\mword\M' (Search onion)",
-                    "LIKE with wildcards",
-                )
             return recipes.encrypt(col, oc, col.encoding.coerce(v), layer)
 
         op = exp.NEQ if node.args.get("negate") else exp.EQ

@@ -341,6 +341,78 @@ def check_distinct_order(tree: exp.Expression) -> None:
             )
 
 
+def check_order_names(stmt: exp.Expression) -> None:
+    """PostgreSQL's rule for ``ORDER BY name``: a name that two different output columns
+    carry is ambiguous (the same expression twice is not; the columns of ``*`` over a
+    CTE or derived table naming two columns alike are different ones).  Checked on the
+    statement as written, before names are qualified."""
+
+    def folded(name: exp.Identifier | str, quoted: bool = False) -> str:
+        return name if quoted else name.lower()
+
+    for select in stmt.find_all(exp.Select):
+        order = select.args.get("order")
+        if order is None:
+            continue
+        outputs: list[tuple[str, object]] = []
+        for i, item in enumerate(select.expressions):
+            if isinstance(item, exp.Star) or (
+                isinstance(item, exp.Column) and isinstance(item.this, exp.Star)
+            ):
+                source = _star_source(select, item)
+                if source is None:
+                    return  # the names behind * are not known here: the server's to judge
+                outputs += [(n, (i, j)) for j, n in enumerate(source)]
+                continue
+            ident = item.args.get("alias") if isinstance(item, exp.Alias) else None
+            ident = ident or (item.this if isinstance(item, exp.Column) else None)
+            quoted = bool(ident.args.get("quoted")) if isinstance(ident, exp.Identifier) else False
+            outputs.append((folded(item.alias_or_name, quoted), item.unalias()))
+        for o in order.expressions:
+            key = o.this
+            if not isinstance(key, exp.Column) or key.table:
+                continue
+            name = folded(key.name, bool(key.this.args.get("quoted")))
+            matches = [e for n, e in outputs if n == name]
+            if len(matches) > 1 and any(m != matches[0] for m in matches[1:]):
+                raise pg_errors.AmbiguousColumn(f'ORDER BY "{key.name}" is ambiguous')
+
+
+def _star_source(select: exp.Select, star: exp.Expression) -> list[str] | None:
+    """The output names of the one CTE or derived table ``star`` expands, if known."""
+    sources = [select.args.get("from_"), *(select.args.get("joins") or [])]
+    items = [s.this for s in sources if isinstance(s, exp.From | exp.Join)]
+    if len(items) != 1 and not (isinstance(star, exp.Column) and star.table):
+        return None
+    for item in items:
+        if isinstance(star, exp.Column) and star.table and item.alias_or_name != star.table:
+            continue
+        if isinstance(item, exp.Subquery) and isinstance(item.this, exp.Select):
+            inner: exp.Expression | None = item.this
+        elif isinstance(item, exp.Table) and not item.db:
+            inner = _cte_select(select, item.name)
+        else:
+            inner = None
+        if isinstance(inner, exp.Select) and not any(
+            isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star))
+            for e in inner.expressions
+        ):
+            return [e.alias_or_name.lower() for e in inner.expressions]
+        return None
+    return None
+
+
+def _cte_select(select: exp.Select, name: str) -> exp.Expression | None:
+    node: exp.Expression | None = select
+    while node is not None:
+        with_ = node.args.get("with_")
+        for cte in with_.expressions if with_ is not None else []:
+            if cte.alias_or_name == name:
+                return cte.this
+        node = node.parent
+    return None
+
+
 def _construct_name(node: Any) -> str:
     if isinstance(node, exp.Anonymous):
         return f"function {node.name}()"
@@ -1045,7 +1117,32 @@ def to_duckdb(
         ph.replace(exp.Placeholder(this=name))
     tree = _rewrite_bottom_up(tree)
     _escape_likes(tree)
+    _case_distinct_names(tree)
     return tree.sql("duckdb"), avgs, scales
+
+
+def _case_distinct_names(tree: exp.Expression) -> None:
+    """Output names that differ only in case (``id`` and ``"ID"``) are two names in
+    PostgreSQL, one in DuckDB (its identifiers ignore case, quoted or not): the later
+    ones of the statement's own SELECT are renamed, with the ORDER BY keys naming them
+    (the application's column names are taken from the statement, not from the engine).
+    Inside a subquery, whose outer references would need the same care, refused."""
+    for select in tree.find_all(exp.Select):
+        seen: dict[str, str] = {}
+        for i, item in enumerate(select.expressions):
+            if not isinstance(item, exp.Alias):
+                continue
+            name = item.alias
+            if seen.setdefault(name.lower(), name) == name:
+                continue
+            if select is not tree:
+                raise _refuse("output names differing only in case in a subquery", select)
+            renamed = f"{name}__{i}"
+            order = select.args.get("order")
+            for col in order.find_all(exp.Column) if order is not None else ():
+                if not col.table and col.name == name:
+                    col.set("this", exp.to_identifier(renamed, quoted=True))
+            item.set("alias", exp.to_identifier(renamed, quoted=True))
 
 
 # -- text order under the collation ----------------------------------------------------------
@@ -1371,6 +1468,12 @@ def char_length(node: exp.Expression) -> int | None:
             None if isinstance(b, exp.Literal) else char_length(b) for b in _choice_values(node)
         }
         return lengths.pop() if len(lengths) == 1 else None
+    if isinstance(node, exp.Column):
+        # a derived table's (or CTE's) column is char(n) when its select item is: a
+        # choice between char(n) and varchar there is text (sqlglot types it char(n))
+        inner = _derived_item(node)
+        if inner is not None:
+            return char_length(inner)
     t = node.type
     if t is None or not t.is_type(exp.DataType.Type.CHAR) or not t.expressions:
         return None
@@ -1389,6 +1492,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     if not isinstance(stmt, exp.Select | exp.SetOperation):
         raise _refuse(f"{type(stmt).__name__} statement", stmt)
     stmt = _literal_regexes(stmt)
+    check_order_names(stmt)
     schema = schema_of(catalog, stmt)
     tree = unused_columns_dropped(qualified(_exists_select_one(stmt), schema))
     annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")

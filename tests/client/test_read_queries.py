@@ -113,7 +113,6 @@ GAPS = {
     "agg-42": "array_agg(): array results are not returned by the client engine",
     "sub-90": "op ALL (subquery)",
     "sub-91": "op ANY (subquery)",
-    "like-117": "LIKE with a parameter as the pattern",
     "like-118": "regular expressions other than literal strings (PostgreSQL's ARE syntax)",
     "expr-150": "now()/CURRENT_TIMESTAMP in a client-evaluated statement",
 }
