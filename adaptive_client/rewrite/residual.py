@@ -347,7 +347,7 @@ def check_order_names(stmt: exp.Expression) -> None:
     CTE or derived table naming two columns alike are different ones).  Checked on the
     statement as written, before names are qualified."""
 
-    def folded(name: exp.Identifier | str, quoted: bool = False) -> str:
+    def folded(name: str, quoted: bool = False) -> str:
         return name if quoted else name.lower()
 
     for select in stmt.find_all(exp.Select):
@@ -403,7 +403,7 @@ def _star_source(select: exp.Select, star: exp.Expression) -> list[str] | None:
 
 
 def _cte_select(select: exp.Select, name: str) -> exp.Expression | None:
-    node: exp.Expression | None = select
+    node: Any = select
     while node is not None:
         with_ = node.args.get("with_")
         for cte in with_.expressions if with_ is not None else []:
