@@ -354,21 +354,22 @@ def check_order_names(stmt: exp.Expression) -> None:
         order = select.args.get("order")
         if order is None:
             continue
-        outputs: list[tuple[str, object]] = []
+        outputs: list[tuple[str, object]] | None = []
         for i, item in enumerate(select.expressions):
             if isinstance(item, exp.Star) or (
                 isinstance(item, exp.Column) and isinstance(item.this, exp.Star)
             ):
                 source = _star_source(select, item)
                 if source is None:
-                    return  # the names behind * are not known here: the server's to judge
+                    outputs = None  # the names behind * not known here: not checked
+                    break
                 outputs += [(n, (i, j)) for j, n in enumerate(source)]
                 continue
             ident = item.args.get("alias") if isinstance(item, exp.Alias) else None
             ident = ident or (item.this if isinstance(item, exp.Column) else None)
             quoted = bool(ident.args.get("quoted")) if isinstance(ident, exp.Identifier) else False
             outputs.append((folded(item.alias_or_name, quoted), item.unalias()))
-        for o in order.expressions:
+        for o in order.expressions if outputs is not None else ():
             key = o.this
             if not isinstance(key, exp.Column) or key.table:
                 continue
