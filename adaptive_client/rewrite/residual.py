@@ -346,37 +346,38 @@ def check_order_names(stmt: exp.Expression) -> None:
     carry is ambiguous (the same expression twice is not; the columns of ``*`` over a
     CTE or derived table naming two columns alike are different ones).  Checked on the
     statement as written, before names are qualified."""
-
-    def folded(name: str, quoted: bool = False) -> str:
-        return name if quoted else name.lower()
-
     for select in stmt.find_all(exp.Select):
         order = select.args.get("order")
-        if order is None:
-            continue
-        outputs: list[tuple[str, object]] | None = []
-        for i, item in enumerate(select.expressions):
-            if isinstance(item, exp.Star) or (
-                isinstance(item, exp.Column) and isinstance(item.this, exp.Star)
-            ):
-                source = _star_source(select, item)
-                if source is None:
-                    outputs = None  # the names behind * not known here: not checked
-                    break
-                outputs += [(n, (i, j)) for j, n in enumerate(source)]
-                continue
-            ident = item.args.get("alias") if isinstance(item, exp.Alias) else None
-            ident = ident or (item.this if isinstance(item, exp.Column) else None)
-            quoted = bool(ident.args.get("quoted")) if isinstance(ident, exp.Identifier) else False
-            outputs.append((folded(item.alias_or_name, quoted), item.unalias()))
+        outputs = _folded_outputs(select) if order is not None else None
         for o in order.expressions if outputs is not None else ():
             key = o.this
             if not isinstance(key, exp.Column) or key.table:
                 continue
-            name = folded(key.name, bool(key.this.args.get("quoted")))
+            name = key.name if key.this.args.get("quoted") else key.name.lower()
             matches = [e for n, e in outputs if n == name]
             if len(matches) > 1 and any(m != matches[0] for m in matches[1:]):
                 raise pg_errors.AmbiguousColumn(f'ORDER BY "{key.name}" is ambiguous')
+
+
+def _folded_outputs(select: exp.Select) -> list[tuple[str, object]] | None:
+    """(name as PostgreSQL folds it, what the column is) per output column; None where
+    a ``*``'s names are not known here."""
+    outputs: list[tuple[str, object]] = []
+    for i, item in enumerate(select.expressions):
+        if isinstance(item, exp.Star) or (
+            isinstance(item, exp.Column) and isinstance(item.this, exp.Star)
+        ):
+            source = _star_source(select, item)
+            if source is None:
+                return None
+            outputs += [(n, (i, j)) for j, n in enumerate(source)]
+            continue
+        ident = item.args.get("alias") if isinstance(item, exp.Alias) else None
+        ident = ident or (item.this if isinstance(item, exp.Column) else None)
+        quoted = isinstance(ident, exp.Identifier) and bool(ident.args.get("quoted"))
+        name = item.alias_or_name
+        outputs.append((name if quoted else name.lower(), item.unalias()))
+    return outputs
 
 
 def _star_source(select: exp.Select, star: exp.Expression) -> list[str] | None:
