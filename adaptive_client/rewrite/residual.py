@@ -349,7 +349,9 @@ def check_order_names(stmt: exp.Expression) -> None:
     for select in stmt.find_all(exp.Select):
         order = select.args.get("order")
         outputs = _folded_outputs(select) if order is not None else None
-        for o in order.expressions if outputs is not None else ():
+        if order is None or outputs is None:
+            continue
+        for o in order.expressions:
             key = o.this
             if not isinstance(key, exp.Column) or key.table:
                 continue
