@@ -251,6 +251,8 @@ _ALLOWED: tuple[type[exp.Expression], ...] = (
     exp.LogicalAnd, exp.LogicalOr, exp.GroupConcat, exp.ArrayAgg, exp.Lag, exp.Lead,
     exp.FirstValue, exp.LastValue, exp.NthValue, exp.Ntile, exp.PercentRank, exp.CumeDist,
     exp.NullSafeEQ, exp.NullSafeNEQ, exp.Interval, exp.Fetch, exp.LimitOptions,
+    # op ANY / ALL (subquery): the SQL standard's NULL semantics in both engines
+    exp.Any, exp.All,
 )  # fmt: skip
 
 _EXTRACT_FIELDS = {"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "QUARTER", "DOW", "DOY", "ISODOW"}
@@ -629,6 +631,12 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         return node  # DuckDB's trunc(decimal, n) has PostgreSQL's scale n
     if isinstance(node, exp.DPipe):
         kinds = [_kind(node.this), _kind(node.expression)]
+        for key, other in (("this", kinds[1]), ("expression", kinds[0])):
+            if isinstance(node.args[key], exp.Placeholder) and other == "text":
+                # a parameter beside text is text, its value printed as PostgreSQL
+                # prints it ('%%' || %s || '%%': a LIKE pattern built around a value)
+                node.set(key, _cast(node.args[key], "VARCHAR"))
+                kinds = ["text", "text"]
         if "text" not in kinds or any(k not in ("text", "int") for k in kinds):
             raise _refuse("|| of other than text and integers", node)
         for key, kind in zip(("this", "expression"), kinds, strict=True):

@@ -688,6 +688,22 @@ DISTINCT_LIMIT: list[Query] = [
     ),
     # choices between numeric scales, per row (CASE in case-27)
     ("misc", "SELECT order_id, sku, coalesce(discount, 0), qty * coalesce(discount, 1) FROM item ORDER BY 1, 2", ()),
+    # op ANY / ALL (subquery): NULLs among the values, empty sets, NOT, correlated, text
+    ("sub", "SELECT sku FROM product WHERE weight > ALL (SELECT weight FROM product WHERE category = 'bath') ORDER BY sku", ()),
+    ("sub", "SELECT sku FROM product WHERE weight < ANY (SELECT weight FROM product WHERE category IS NULL) ORDER BY sku", ()),
+    ("sub", "SELECT sku, weight = ANY (SELECT weight FROM product WHERE price > 20) FROM product ORDER BY sku", ()),
+    ("sub", "SELECT sku, weight <> ALL (SELECT weight FROM product WHERE price > 20) FROM product ORDER BY sku", ()),
+    ("sub", "SELECT sku FROM product WHERE price > ALL (SELECT price FROM product WHERE category = 'none') ORDER BY sku", ()),
+    ("sub", "SELECT sku FROM product WHERE NOT price = ANY (SELECT price * 2 FROM product) ORDER BY sku", ()),
+    ("sub", "SELECT c.id FROM customer c WHERE c.credit >= ALL (SELECT d.credit FROM customer d WHERE d.region = c.region AND d.credit IS NOT NULL) ORDER BY c.id", ()),
+    ("sub", "SELECT id FROM customer WHERE name = ANY (SELECT lower(name) FROM customer) ORDER BY id", ()),
+    ("sub", "SELECT id FROM customer WHERE region = SOME (SELECT code FROM region WHERE label LIKE '%th') ORDER BY id", ()),
+    # LIKE with a parameter pattern: as it comes, or built around the value with ||
+    ("like", "SELECT id FROM customer WHERE name LIKE %s ORDER BY id", ("bob",)),
+    ("like", "SELECT id FROM customer WHERE email LIKE %s || '%%' ORDER BY id", ("ann",)),
+    ("like", "SELECT sku FROM product WHERE title ILIKE '%%' || %s || '%%' ORDER BY sku", ("MUG",)),
+    ("like", "SELECT sku FROM product WHERE title NOT LIKE %s ORDER BY sku", ("%_%",)),
+    ("like", "SELECT sku, title || %s FROM product WHERE title LIKE %s ORDER BY sku", (7, "T%")),
 ]
 
 QUERIES: list[Query] = (

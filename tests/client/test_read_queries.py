@@ -111,8 +111,6 @@ GAPS = {
     "fn-10": "greatest() of numerics of different scales in the output (each value keeps its own)",
     "fn-18": "cast to varchar(n): truncation not reproduced",
     "agg-42": "array_agg(): array results are not returned by the client engine",
-    "sub-90": "op ALL (subquery)",
-    "sub-91": "op ANY (subquery)",
     "like-118": "regular expressions other than literal strings (PostgreSQL's ARE syntax)",
     "expr-150": "now()/CURRENT_TIMESTAMP in a client-evaluated statement",
 }
