@@ -149,6 +149,7 @@ class PostgresSource(Postgres):
                     "RTRIM",
                     "BTRIM",
                     "MOD",
+                    "CEILING",
                 )
                 if name in PostgresParser.FUNCTIONS
             },

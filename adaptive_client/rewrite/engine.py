@@ -98,9 +98,15 @@ def _engine() -> duckdb.DuckDBPyConnection:
     )
     con.create_function("pg_substr2", pg_substr_from, [VARCHAR, BIGINT], VARCHAR)
     con.create_function("pg_substr3", pg_substr, [VARCHAR, BIGINT, BIGINT], VARCHAR)
+    con.create_function("pg_reverse", _reverse, [VARCHAR], VARCHAR)
     _ENGINES.con = con
     _ENGINES.statement_functions = set()
     return con
+
+
+def _reverse(text: str) -> str:
+    """PostgreSQL's reverse(): code points in reverse order."""
+    return text[::-1]
 
 
 def _key_function(coll: Collation, refusals: list[CollationUnavailable]) -> Callable[[str], bytes]:

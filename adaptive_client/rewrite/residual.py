@@ -253,6 +253,8 @@ _ALLOWED: tuple[type[exp.Expression], ...] = (
     exp.NullSafeEQ, exp.NullSafeNEQ, exp.Interval, exp.Fetch, exp.LimitOptions,
     # op ANY / ALL (subquery): the SQL standard's NULL semantics in both engines
     exp.Any, exp.All,
+    # typed as PostgreSQL types them where the engines differ (rewritten below)
+    exp.Reverse, exp.Sign, exp.Ceil, exp.Floor,
 )  # fmt: skip
 
 _EXTRACT_FIELDS = {"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "QUARTER", "DOW", "DOY", "ISODOW"}
@@ -313,7 +315,9 @@ def check_allowed(tree: exp.Expression) -> None:
         if isinstance(node, exp.Cast):
             to = node.to
             if to.this not in _CAST_TARGETS or (
-                to.this is exp.DataType.Type.VARCHAR and to.expressions
+                to.this is exp.DataType.Type.VARCHAR
+                and to.expressions
+                and not _varchar_length(to)
             ):
                 raise _refuse(f"cast to {to.sql('postgres')}", node)
             if node.args.get("safe") or node.args.get("format"):
@@ -579,6 +583,21 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
                 raise _refuse("concat() of other than text or integers", node)
     if isinstance(node, exp.Lower | exp.Upper):
         return _udf("pg_" + type(node).__name__.lower(), node.this)
+    if isinstance(node, exp.Reverse):
+        if _kind(node.this) != "text":
+            raise _refuse("reverse() of a non-text value", node)
+        return _udf("pg_reverse", node.this)  # code points (DuckDB's: graphemes)
+    if isinstance(node, exp.Sign | exp.Ceil | exp.Floor):
+        kind = _kind(node.this)
+        if len([a for a in node.args.values() if a is not None]) != 1:
+            raise _refuse(f"{_construct_name(node)} with more than one argument", node)
+        # PostgreSQL: sign/ceil/floor of a numeric are numeric (scale 0), of an integer
+        # or a double precision double precision (DuckDB keeps an integer's type)
+        if kind == "decimal":
+            return _cast(node, "DECIMAL(38,0)")
+        if kind in ("int", "float"):
+            return _cast(node, "DOUBLE")
+        raise _refuse(f"{_construct_name(node)} of a non-number", node)
     if isinstance(node, exp.Like | exp.ILike):
         n = char_length(node.this)
         if n is not None:  # char(n) LIKE matches the padded value, as PostgreSQL does
@@ -828,6 +847,17 @@ def _bigint(node: exp.Expression) -> bool:
     return node.type is not None and node.type.is_type(exp.DataType.Type.BIGINT)
 
 
+def _varchar_length(to: exp.DataType) -> int | None:
+    """n of varchar(n), a positive constant."""
+    if len(to.expressions) != 1:
+        return None
+    try:
+        n = int(to.expressions[0].name)
+    except ValueError:
+        return None
+    return n if n > 0 else None
+
+
 def _check_cast(node: exp.Cast) -> exp.Expression:
     src = _kind(node.this)
     # a string literal, or a parameter the cast types (psycopg's %s::integer, the way
@@ -852,10 +882,23 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
     }[to.this]
     if not literal and src not in ok and not isinstance(node.this, exp.Null):
         raise _refuse(f"cast of a {src} value to {to.sql('postgres')}", node)
+    if to.this is T.DECIMAL and not to.expressions and not literal:
+        # numeric without a precision keeps every value as it is: an integer's at scale
+        # 0 (38 digits hold any bigint), a numeric's unchanged
+        if src == "int":
+            return _cast(node.this, "DECIMAL(38,0)")
+        if src == "decimal":
+            return node.this
     if to.this is T.DECIMAL:
         params = to.expressions
         if not params or int(params[0].name) > 38:
             raise _refuse("cast to numeric without a precision of at most 38", node)
+    n = _varchar_length(to) if to.this is T.VARCHAR else None
+    if n is not None:
+        # an explicit cast to varchar(n) keeps the first n characters (DuckDB's
+        # VARCHAR has no length); code points, as PostgreSQL counts them
+        unsized = _cast(node.this, "VARCHAR")
+        return _udf("pg_substr3", unsized, exp.Literal.number(1), exp.Literal.number(n))
     return node
 
 
@@ -1363,7 +1406,8 @@ _FUNC_NAMES: dict[type[exp.Expression], str] = {
     exp.LogicalOr: "bool_or", exp.GroupConcat: "string_agg", exp.ArrayAgg: "array_agg",
     exp.Lag: "lag", exp.Lead: "lead", exp.FirstValue: "first_value",
     exp.LastValue: "last_value", exp.NthValue: "nth_value", exp.Ntile: "ntile",
-    exp.PercentRank: "percent_rank", exp.CumeDist: "cume_dist",
+    exp.PercentRank: "percent_rank", exp.CumeDist: "cume_dist", exp.Reverse: "reverse",
+    exp.Sign: "sign", exp.Ceil: "ceil", exp.Floor: "floor",
 }  # fmt: skip
 
 _TYPE_NAMES = {

@@ -704,6 +704,13 @@ DISTINCT_LIMIT: list[Query] = [
     ("like", "SELECT sku FROM product WHERE title ILIKE '%%' || %s || '%%' ORDER BY sku", ("MUG",)),
     ("like", "SELECT sku FROM product WHERE title NOT LIKE %s ORDER BY sku", ("%_%",)),
     ("like", "SELECT sku, title || %s FROM product WHERE title LIKE %s ORDER BY sku", (7, "T%")),
+    # functions PostgreSQL types or computes otherwise than the client engine
+    ("fn", "SELECT id, reverse(name), reverse(region) FROM customer ORDER BY id", ()),
+    ("fn", "SELECT id, sign(credit), sign(-id), ceil(credit), floor(credit), ceiling(credit) FROM customer ORDER BY id", ()),
+    ("fn", "SELECT sku, ceil(weight), floor(weight * 1.5), sign(weight::float8), ceil(weight::float8 / 4) FROM product ORDER BY sku", ()),
+    ("fn", "SELECT id, name::varchar(3), email::varchar(1), id::varchar(1), (id * 100)::varchar(2) FROM customer ORDER BY id", ()),
+    ("fn", "SELECT sku, weight::numeric, price::numeric, weight::numeric / 7, sum(weight::numeric) OVER () FROM product ORDER BY sku", ()),
+    ("fn", "SELECT category, sum(ceil(price)), max(reverse(title)) FROM product GROUP BY category ORDER BY category", ()),
 ]
 
 QUERIES: list[Query] = (
