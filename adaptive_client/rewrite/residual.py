@@ -167,7 +167,18 @@ _OIDS = {
 }
 
 
+# one-dimensional arrays (array_agg): DuckDB's lists come back as Python lists, as
+# psycopg returns PostgreSQL's arrays
+_ARRAY_OIDS = {16: 1000, 21: 1005, 23: 1007, 20: 1016, 700: 1021, 701: 1022, 25: 1009,
+               1082: 1182, 1114: 1115, 1700: 1231}  # fmt: skip
+
+
 def result_oid(duck: str) -> int:
+    if duck.endswith("[]") and not duck[:-2].endswith("]"):
+        element = _ARRAY_OIDS.get(result_oid(duck[:-2]))
+        if element is None:
+            raise _refuse(f"a result of type {duck}")
+        return element
     if duck.startswith("DECIMAL"):
         return 1700
     oid = _OIDS.get(duck)
@@ -298,6 +309,14 @@ def check_allowed(tree: exp.Expression) -> None:
             unit = node.args.get("unit")
             if not isinstance(unit, exp.Var) or unit.name.upper() not in _TRUNC_UNITS:
                 raise _refuse("date_trunc unit", node)
+        if (
+            isinstance(node, exp.Window)
+            and isinstance(node.this, exp.AggFunc)
+            and isinstance(node.this.this, exp.Order)
+        ):
+            raise pg_errors.FeatureNotSupported(
+                "aggregate ORDER BY is not implemented for window functions"
+            )
         if isinstance(node, exp.GroupConcat | exp.ArrayAgg) and not node.find(exp.Order):
             raise _refuse(f"{_construct_name(node)} without ORDER BY (order of aggregation)", node)
         if isinstance(node, exp.SplitPart):
@@ -563,6 +582,16 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         first, wider = _kind(node.this), _kind(node)
         if first != wider and first in ("int", "decimal"):
             node.set("this", _cast(node.this, "DOUBLE" if wider == "float" else "DECIMAL(38,0)"))
+    if isinstance(node, exp.ArrayAgg):
+        arg = node.this.this if isinstance(node.this, exp.Order) else node.this
+        kind = _kind(arg)
+        if char_length(arg) is not None:
+            raise _refuse("array_agg() of char(n) (its elements are padded)", node)
+        if kind == "decimal" and not (isinstance(arg, exp.Column) and _declared_scale(arg)):
+            # (an element keeps its own display scale; a column's is its declared one)
+            raise _refuse("array_agg() of numerics other than a numeric(p,s) column", node)
+        if kind not in ("int", "decimal", "text", "date", "timestamp", "bool"):
+            raise _refuse(f"array_agg() of a {kind} value", node)
     if isinstance(node, exp.Case | exp.Coalesce | exp.Greatest | exp.Least):
         _check_uniform_scale(node)
     if isinstance(node, exp.SetOperation):
@@ -845,6 +874,12 @@ def _bigint(node: exp.Expression) -> bool:
     if isinstance(node, exp.Literal) and not node.is_string:
         return abs(int(str(node.this))) >= 2**31
     return node.type is not None and node.type.is_type(exp.DataType.Type.BIGINT)
+
+
+def _declared_scale(column: exp.Column) -> bool:
+    """Is the column's type numeric with a declared scale (numeric(p,s))?"""
+    t = column.type
+    return t is not None and t.is_type(exp.DataType.Type.DECIMAL) and len(t.expressions) == 2
 
 
 def _varchar_length(to: exp.DataType) -> int | None:

@@ -711,6 +711,13 @@ DISTINCT_LIMIT: list[Query] = [
     ("fn", "SELECT id, name::varchar(3), email::varchar(1), id::varchar(1), (id * 100)::varchar(2) FROM customer ORDER BY id", ()),
     ("fn", "SELECT sku, weight::numeric, price::numeric, weight::numeric / 7, sum(weight::numeric) OVER () FROM product ORDER BY sku", ()),
     ("fn", "SELECT category, sum(ceil(price)), max(reverse(title)) FROM product GROUP BY category ORDER BY category", ()),
+    # array_agg: arrays of integers, text under the collation, numerics, timestamps, booleans
+    ("agg", "SELECT array_agg(name ORDER BY name), array_agg(name ORDER BY name DESC NULLS LAST) FROM customer", ()),
+    ("agg", "SELECT category, array_agg(price ORDER BY sku), array_agg(DISTINCT weight ORDER BY weight) FROM product GROUP BY category ORDER BY category", ()),
+    ("agg", "SELECT customer_id, array_agg(placed ORDER BY placed) FILTER (WHERE status <> 'new') FROM orders GROUP BY customer_id ORDER BY customer_id", ()),
+    ("agg", "SELECT array_agg(vip ORDER BY id), array_agg(born ORDER BY id) FROM customer WHERE id < 8", ()),
+    ("agg", "SELECT array_agg(id ORDER BY id) FROM customer WHERE id < 0", ()),
+    ("agg", "SELECT id, array_agg(sku ORDER BY sku) OVER (ORDER BY id) FROM orders JOIN item ON item.order_id = orders.id WHERE id < 6 ORDER BY id, sku", ()),
 ]
 
 QUERIES: list[Query] = (

@@ -106,7 +106,6 @@ def icu_pair(new_database: Any, master_key: MasterKey) -> Iterator[Pair]:
 GAPS = {
     "fn-1": "initcap(): not in the client engine",
     "fn-10": "greatest() of numerics of different scales in the output (each value keeps its own)",
-    "agg-42": "array_agg(): array results are not returned by the client engine",
     "like-118": "regular expressions other than literal strings (PostgreSQL's ARE syntax)",
     "expr-150": "now()/CURRENT_TIMESTAMP in a client-evaluated statement",
 }
