@@ -5,6 +5,7 @@ decrypted rows of a statement's server fetches (see rewrite/residual.py)."""
 from __future__ import annotations
 
 import contextlib
+import math
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
@@ -81,7 +82,7 @@ def _engine() -> duckdb.DuckDBPyConnection:
     con: duckdb.DuckDBPyConnection | None = getattr(_ENGINES, "con", None)
     if con is not None:
         return con
-    from duckdb.sqltypes import BIGINT, VARCHAR
+    from duckdb.sqltypes import BIGINT, DOUBLE, VARCHAR
 
     con = duckdb.connect(":memory:")
     # NULLs last whatever the direction: the order sqlglot assumes of DuckDB when it
@@ -99,9 +100,17 @@ def _engine() -> duckdb.DuckDBPyConnection:
     con.create_function("pg_substr2", pg_substr_from, [VARCHAR, BIGINT], VARCHAR)
     con.create_function("pg_substr3", pg_substr, [VARCHAR, BIGINT, BIGINT], VARCHAR)
     con.create_function("pg_reverse", _reverse, [VARCHAR], VARCHAR)
+    con.create_function("pg_rint", _rint, [DOUBLE], DOUBLE)
     _ENGINES.con = con
     _ENGINES.statement_functions = set()
     return con
+
+
+def _rint(x: float) -> float:
+    """PostgreSQL's round() of a double precision: rint(), half to even, the sign kept."""
+    if not math.isfinite(x):
+        return x
+    return math.copysign(float(round(x)), x)
 
 
 def _reverse(text: str) -> str:

@@ -559,9 +559,11 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
             return _numeric_div(node.this, node.expression, node)
         raise _refuse(f"division of {a} by {b}", node)
     if isinstance(node, exp.Mod):
-        if _kind(node.this) == "int" and _kind(node.expression) == "int":
+        # exact in both engines, the dividend's sign, the larger scale of the two (a
+        # zero divisor raises in both); a float's is refused (PostgreSQL has none)
+        if _kind(node.this) in ("int", "decimal") and _kind(node.expression) in ("int", "decimal"):
             return node
-        raise _refuse("modulo of non-integers", node)
+        raise _refuse("modulo of other than integers and numerics", node)
     # (each node is rewritten once, children first: a wrapper built here is not revisited)
     if isinstance(node, exp.Window | exp.Filter) and isinstance(node.this, exp.Sum):
         # the sum's typing wraps the window or filtered sum, not the sum alone
@@ -660,13 +662,14 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
             raise _refuse("date_trunc of other than a timestamp", node)
         return node
     if isinstance(node, exp.Round):
+        digits = node.args.get("decimals")
+        if _kind(node.this) == "float" and digits is None:
+            return _udf("pg_rint", node.this)  # half to even, as rint(); DuckDB's: away
         if _kind(node.this) != "decimal":
             raise _refuse("round of other than a numeric", node)
-        digits = node.args.get("decimals")
-        if digits is not None and not (
-            isinstance(digits, exp.Literal) and not digits.is_string and str(digits.this).isdigit()
-        ):
-            raise _refuse("round to other than a non-negative constant scale", node)
+        if digits is not None and not _constant_int(digits):
+            raise _refuse("round to other than a constant scale", node)
+        # (a negative scale rounds to tens, hundreds, ...: the same in both engines)
         return node
     if isinstance(node, exp.Trunc):
         digits = node.args.get("decimals")
@@ -874,6 +877,13 @@ def _bigint(node: exp.Expression) -> bool:
     if isinstance(node, exp.Literal) and not node.is_string:
         return abs(int(str(node.this))) >= 2**31
     return node.type is not None and node.type.is_type(exp.DataType.Type.BIGINT)
+
+
+def _constant_int(node: exp.Expression) -> bool:
+    """An integer constant, negative or not."""
+    if isinstance(node, exp.Neg):
+        node = node.this
+    return isinstance(node, exp.Literal) and not node.is_string and str(node.this).isdigit()
 
 
 def _declared_scale(column: exp.Column) -> bool:

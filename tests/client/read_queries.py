@@ -718,6 +718,11 @@ DISTINCT_LIMIT: list[Query] = [
     ("agg", "SELECT array_agg(vip ORDER BY id), array_agg(born ORDER BY id) FROM customer WHERE id < 8", ()),
     ("agg", "SELECT array_agg(id ORDER BY id) FROM customer WHERE id < 0", ()),
     ("agg", "SELECT id, array_agg(sku ORDER BY sku) OVER (ORDER BY id) FROM orders JOIN item ON item.order_id = orders.id WHERE id < 6 ORDER BY id, sku", ()),
+    # modulo of numerics, round() of doubles (half to even) and to negative scales
+    ("expr", "SELECT sku, price % 3, price * 100 % 7, price % 0.3, -price % 2, mod(price, -2) FROM product ORDER BY sku", ()),
+    ("expr", "SELECT sku FROM product WHERE price * 100 % 100 > 50 ORDER BY sku", ()),
+    ("expr", "SELECT id, credit % 0 FROM customer ORDER BY id", ()),
+    ("fn", "SELECT sku, round(weight::float8 / 2), round(-weight::float8 / 4), round(price, -1), round(price * 37, -2) FROM product ORDER BY sku", ()),
 ]
 
 QUERIES: list[Query] = (

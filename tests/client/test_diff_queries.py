@@ -30,8 +30,6 @@ ICU = "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
 # Where the client does not answer as PostgreSQL does: each a strict xfail, so that
 # closing one shows here.
 GAPS: dict[str, str] = {
-    "fn-7": "round() to a negative scale: refused",
-    "fn-8": "round() of a float (PostgreSQL rounds half to even): refused",
     "fn-11": "date_trunc() of a date: refused",
     "fn-13": "extract(epoch ...): refused",
     "fn-15": "to_char() of a date or timestamp: not in the client engine",
@@ -45,7 +43,6 @@ GAPS: dict[str, str] = {
     "cte-4": "date_trunc() of a date: refused",
     "cte-8": "avg() inside an expression (a numeric quotient's scale)",
     "like-15": "regular expressions other than literal strings (PostgreSQL's ARE syntax)",
-    "expr-28": "% of numerics: refused",
 }
 
 
