@@ -22,6 +22,7 @@ from psycopg import sql
 from sqlglot import exp
 
 from . import ddl, defaults, joins, ondemand, peel, sequences, server_errors, wire
+from .clock import SERVER_CLOCK, ServerClock, uses_clock
 from .collation import (
     COLLATION_NAMED,
     DATABASE_CASE_MAPPING,
@@ -55,6 +56,7 @@ from .rewrite.compiler import CURRENT_PARAMS
 from .rewrite.params import normalize_placeholders
 from .rewrite.plan import Compiled, Params, SortKey, decrypt_columnar, decrypt_columns
 from .rewrite.statements import compile_statement, encrypt_row_for_update
+from .server_functions import answered_by_server
 from .sqltext import parse as _parse_sql
 from .sqltext import session_command, split_statements
 from .statement_log import StatementLog
@@ -345,6 +347,7 @@ class Connection:
             COLLATION_NAMED.reset(named_token)
             DATABASE_CASE_MAPPING.reset(case_token)
             DATABASE_COLLATION.reset(token)
+        plan.uses_clock = uses_clock(stmt)
         if plan.text_orders:
             self._check_text_orders(plan.text_orders)
         if plan.residual is not None and plan.residual.needs_c_locale and not self._c_locale():
@@ -693,6 +696,9 @@ class Connection:
                 self._session_command(cur, kind, query, params)
                 return
         stmt, npos, named = self._parse(query, with_params)
+        if answered_by_server(stmt):  # SELECT pg_advisory_lock(%s), set_config(...), ...
+            cur._raw(query, params)
+            return
         query = _cache_key(query, with_params)  # the plan cache's key from here on
         answer = sequences.answer(stmt, self.catalog, self._runtime)
         if answer is not None:
@@ -789,6 +795,8 @@ class Connection:
                 # (STATS.statement(kind), inlined: this wraps every statement)
                 prev, STATS.current = STATS.current, kind
                 STATS.statements[kind] += 1
+                # (the server's clock, read when a value of it is first bound)
+                clock = SERVER_CLOCK.set(ServerClock(self.pg)) if plan.uses_clock else None
                 try:
                     if many is not None:
                         cur._execute_many(plan, many)
@@ -796,6 +804,8 @@ class Connection:
                         cur._execute_plan(plan, params if params is not None else ())
                 finally:
                     STATS.current = prev
+                    if clock is not None:
+                        SERVER_CLOCK.reset(clock)
                 return
             except (psycopg.errors.CheckViolation, psycopg.errors.UndefinedColumn) as exc:
                 if isinstance(exc, psycopg.errors.UndefinedColumn):

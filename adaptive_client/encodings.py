@@ -58,6 +58,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any, ClassVar
 
+from .clock import SessionTimestamp
 from .collation import Collation, order_key, primary_prefix
 from .errors import (
     ConfigError,
@@ -680,6 +681,8 @@ class DateEncoding(Encoding):
     def coerce(self, value: Any) -> Any:
         if value is None:
             return None
+        if isinstance(value, SessionTimestamp):
+            return value.date()  # now() assigned to a date: the session's local date
         if isinstance(value, dt.datetime):
             raise EncodingError("date does not take a datetime (pass .date())")
         if isinstance(value, dt.date):
@@ -720,6 +723,9 @@ class TimestampEncoding(Encoding):
     def coerce(self, value: Any) -> Any:
         if value is None:
             return None
+        if isinstance(value, SessionTimestamp):
+            # now() assigned to a timestamp: the session's local time, as PostgreSQL
+            return dt.datetime.combine(value.date(), value.time())
         if isinstance(value, dt.datetime):
             if value.tzinfo is not None:
                 raise EncodingError("timestamp (without time zone) takes naive datetimes")

@@ -150,6 +150,7 @@ class PostgresSource(Postgres):
                     "BTRIM",
                     "MOD",
                     "CEILING",
+                    "NOW",
                 )
                 if name in PostgresParser.FUNCTIONS
             },

@@ -25,6 +25,8 @@ from psycopg import errors as pg_errors
 from sqlglot import exp
 
 from .. import ondemand, recipes
+from ..clock import CLOCK_PREFIX, clock_kind, clock_name, clock_param
+from ..clock import OIDS as CLOCK_OIDS
 from ..encodings import SqlType, encoding_for, parse_sql_type
 from ..errors import (
     EncodingError,
@@ -65,6 +67,8 @@ _OIDS = {
     "boolean": 16,
 }
 
+
+_TEXT_OIDS = frozenset({25, 1043})
 
 # The parameters of the statement whose rows are being decoded (for client-side values).
 CURRENT_PARAMS: ContextVar[Any] = ContextVar("CURRENT_PARAMS", default=())
@@ -377,9 +381,14 @@ class Compiler:
                 raise _unsupported(node, "placeholder other than %s and %(name)s")
             if key.startswith("u") and key[1:].isdigit():
                 return PositionalParam(int(key[1:]))
+            if key.startswith(CLOCK_PREFIX):  # the client engine's clock values
+                return clock_param(key[len(CLOCK_PREFIX) :])
             return lambda p: _named_param(p, key)
         if isinstance(node, exp.Null):
             return lambda p: None
+        kind = clock_kind(node)
+        if kind is not None:  # now(), CURRENT_DATE, ...: read from the server when bound
+            return clock_param(kind)
         if isinstance(node, exp.Literal | exp.Boolean):
             v = _literal_value(node)
             return lambda p: v
@@ -389,6 +398,8 @@ class Compiler:
                 return None
             return lambda p: None if (x := inner(p)) is None else _negated(x)
         if isinstance(node, exp.Cast):
+            if isinstance(node.this, exp.Placeholder) and node.this.name.startswith(CLOCK_PREFIX):
+                return self.value_of(node.this)  # (typed for the client engine only)
             operand = self.value_of(node.this)
             if operand is None:
                 return None
@@ -931,6 +942,10 @@ class Compiler:
             return self.sum_avg(scope, node, select)
         if isinstance(node, exp.Min | exp.Max):
             return self.min_max(scope, node, select)
+        kind = clock_kind(node)
+        if kind is not None:  # now(), CURRENT_DATE, ...: the server's own values
+            idx = self.add_select(select, node.copy())
+            return (lambda row: row[idx]), clock_name(node), CLOCK_OIDS[kind]
         const = self.value_of(node)
         if const is not None:
             # parameters are read from the statement's current parameters when rows decode
@@ -945,6 +960,14 @@ class Compiler:
         if isinstance(node, exp.Neg):
             f, _, oid = self.value_expr(scope, node.this, select, grouped)
             return (lambda row: None if (v := f(row)) is None else -v), "?column?", oid
+        if isinstance(node, exp.DPipe):
+            # text || text per row (UPDATE ... SET x = x || %s too); a char(n) side, whose
+            # padding PostgreSQL strips, or another type's text form: split execution
+            lf, _, loid = self.value_expr(scope, node.this, select, grouped)
+            rf, _, roid = self.value_expr(scope, node.expression, select, grouped)
+            if loid not in _TEXT_OIDS or roid not in _TEXT_OIDS:
+                raise _unsupported(node, "|| of other than text in the select list")
+            return (lambda row: _concat(lf(row), rf(row))), "?column?", 25
         raise _unsupported(node, f"{type(node).__name__} in the select list")
 
     @staticmethod

@@ -222,6 +222,8 @@ class Compiled:
     insert_select: tuple[Compiled, Compiled] | None = None
     # a SELECT the server cannot evaluate over ciphertexts, finished on the client
     residual: Residual | None = None
+    # reads the server's clock (now(), CURRENT_DATE, ...): read once per execution
+    uses_clock: bool = False
     # the collations of the text the statement orders (None: a column without a recorded
     # collation, ordered bytewise); the connection checks them before running it
     text_orders: list[Collation | None] = field(default_factory=list)

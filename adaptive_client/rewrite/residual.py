@@ -61,6 +61,7 @@ from sqlglot.optimizer.pushdown_projections import pushdown_projections
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import traverse_scope
 
+from ..clock import CLOCK_PREFIX, SessionTimestamp, clock_parameters
 from ..collation import (
     C_COLLATION,
     COLLATION_NAMED,
@@ -162,6 +163,7 @@ _OIDS = {
     "VARCHAR": 25,
     "DATE": 1082,
     "TIMESTAMP": 1114,
+    "TIMESTAMP WITH TIME ZONE": 1184,
     '"NULL"': 25,
     "NULL": 25,
 }
@@ -268,7 +270,8 @@ _ALLOWED: tuple[type[exp.Expression], ...] = (
     exp.Reverse, exp.Sign, exp.Ceil, exp.Floor,
 )  # fmt: skip
 
-_EXTRACT_FIELDS = {"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "QUARTER", "DOW", "DOY", "ISODOW"}
+_EXTRACT_FIELDS = {"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND", "EPOCH", "QUARTER", "DOW",
+                   "DOY", "ISODOW"}  # fmt: skip
 _TRUNC_UNITS = {"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND"}
 _CAST_TARGETS = {
     exp.DataType.Type.INT,
@@ -331,12 +334,10 @@ def check_allowed(tree: exp.Expression) -> None:
             node.args.get("percent") or node.args.get("with_ties")
         ):
             raise _refuse("FETCH ... PERCENT / WITH TIES", node)
-        if isinstance(node, exp.Cast):
+        if isinstance(node, exp.Cast) and not _clock_cast(node):
             to = node.to
             if to.this not in _CAST_TARGETS or (
-                to.this is exp.DataType.Type.VARCHAR
-                and to.expressions
-                and not _varchar_length(to)
+                to.this is exp.DataType.Type.VARCHAR and to.expressions and not _varchar_length(to)
             ):
                 raise _refuse(f"cast to {to.sql('postgres')}", node)
             if node.args.get("safe") or node.args.get("format"):
@@ -516,6 +517,8 @@ def _kind(node: exp.Expression) -> str:
         return "date"
     if t.is_type(exp.DataType.Type.TIMESTAMP):
         return "timestamp"
+    if t.is_type(exp.DataType.Type.TIMESTAMPTZ):
+        return "timestamptz"  # now(): compared and shifted in the session's time zone
     if t.is_type(exp.DataType.Type.BOOLEAN):
         return "bool"
     return "other"
@@ -649,8 +652,12 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         field = node.this.name.upper()
         if _kind(node.expression) not in ("date", "timestamp"):
             raise _refuse("extract of other than a date or timestamp", node)
-        if field in ("HOUR", "MINUTE") and _kind(node.expression) == "date":
-            raise _refuse(f"extract of {field.lower()} from a date", node)
+        if field in ("HOUR", "MINUTE", "SECOND") and _kind(node.expression) == "date":
+            raise pg_errors.FeatureNotSupported(  # as PostgreSQL raises it
+                f'unit "{field.lower()}" not supported for type date'
+            )
+        if field in ("EPOCH", "SECOND"):
+            return _micro_field(field, node)
         part = exp.Anonymous(
             this="date_part", expressions=[exp.Literal.string(field.lower()), node.expression]
         )
@@ -903,7 +910,40 @@ def _varchar_length(to: exp.DataType) -> int | None:
     return n if n > 0 else None
 
 
+def _micro_field(field: str, node: exp.Extract) -> exp.Expression:
+    """extract(epoch | second ...): PostgreSQL's numeric, exact to the microsecond (scale
+    6; an epoch of a date: scale 0), or date_part()'s double precision of it."""
+    value = node.expression
+    if _kind(value) == "date":  # (epoch only: a second of a date is refused before)
+        seconds = exp.IntDiv(
+            this=_udf("epoch_us", _cast(value, "TIMESTAMP")), expression=exp.Literal.number(10**6)
+        )
+        micros: exp.Expression | None = None
+    else:
+        micros = _udf("epoch_us" if field == "EPOCH" else "microsecond", value)
+    if node.meta.get("pg_function") == "date_part":
+        if micros is None:
+            return _cast(seconds, "DOUBLE")
+        return exp.Div(this=_cast(micros, "DOUBLE"), expression=exp.Literal.number("1e6"))
+    if micros is None:
+        return _cast(seconds, "DECIMAL(38,0)")
+    return exp.Mul(
+        this=_cast(micros, "DECIMAL(38,0)"),
+        expression=_cast(exp.Literal.number("0.000001"), "DECIMAL(7,6)"),
+    )
+
+
+def _clock_cast(node: exp.Cast) -> bool:
+    """A clock value's parameter, typed (clock.clock_parameters): named so until
+    to_duckdb numbers the parameters; the only cast of a parameter to timestamptz."""
+    return isinstance(node.this, exp.Placeholder) and (
+        node.this.name.startswith(CLOCK_PREFIX) or node.to.is_type(exp.DataType.Type.TIMESTAMPTZ)
+    )
+
+
 def _check_cast(node: exp.Cast) -> exp.Expression:
+    if _clock_cast(node):
+        return node
     src = _kind(node.this)
     # a string literal, or a parameter the cast types (psycopg's %s::integer, the way
     # SQLAlchemy sends every value): its value is given in the type cast to
@@ -1592,7 +1632,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     ``reason``: why the server cannot run it whole (the direct compilation's refusal)."""
     if not isinstance(stmt, exp.Select | exp.SetOperation):
         raise _refuse(f"{type(stmt).__name__} statement", stmt)
-    stmt = _literal_regexes(stmt)
+    stmt = clock_parameters(_literal_regexes(stmt))
     check_order_names(stmt)
     schema = schema_of(catalog, stmt)
     tree = unused_columns_dropped(qualified(_exists_select_one(stmt), schema))
@@ -1697,6 +1737,9 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
         kept: dict[tuple[int, int], list[Any]] = {}  # ciphertexts carried by reference
         try:
             values = {k: b(params) for k, b in builders.items()}
+            zones = {v.zone for v in values.values() if isinstance(v, SessionTimestamp)}
+            if zones:  # now() compared, shifted and printed in the session's time zone
+                con.execute("SET TimeZone = $zone", {"zone": zones.pop()})
             found: dict[str, list[Any]] = {}
             token = SEMI_VALUES.set(found)
             try:

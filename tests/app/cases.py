@@ -83,6 +83,11 @@ READS = [
     C("union", "SELECT author_id FROM post WHERE score > 30 UNION SELECT author_id FROM comment WHERE rating > 4"),
     C("window", "SELECT id, row_number() OVER (PARTITION BY author_id ORDER BY created) FROM post"),
     C("where-expr", "SELECT id FROM post WHERE score + author_id > 20"),
+    C("like-param", "SELECT id FROM author WHERE name LIKE %s", ("%a%",)),
+    C("ilike-contains", "SELECT id FROM post WHERE title ILIKE '%%' || %s || '%%'", ("NUMBER 0",)),
+    C("recent", "SELECT id FROM post WHERE created > now() - interval '20 years' AND created <= now()"),
+    C("today", "SELECT count(*) FROM author WHERE joined <= CURRENT_DATE"),
+    C("any-subquery", "SELECT id FROM post WHERE score > ALL (SELECT score FROM post WHERE author_id = 1)"),
 ]
 
 INSERTS = [
@@ -133,6 +138,9 @@ INSERTS = [
         ("INSERT INTO author (email, name) VALUES ('lv@x', 'LV')", None),
         ("SELECT lastval()", None),
     ]),
+    C("insert-now", "INSERT INTO event (kind, post_id, at) VALUES ('view', 1, now()) RETURNING kind"),
+    C("insert-current-date", "INSERT INTO author (email, name, joined) VALUES ('cd@x', 'CD', CURRENT_DATE) RETURNING joined"),
+    C("insert-expression-clock", "INSERT INTO comment (post_id, body, created) VALUES (%s, %s, CURRENT_TIMESTAMP) RETURNING post_id", (2, "now")),
 ]
 
 UPDATES = [
@@ -161,6 +169,9 @@ UPDATES = [
         ("UPDATE post SET score = score * 2 WHERE id = 3", None),
         ("UPDATE post SET score = score - 1 WHERE id = 3 RETURNING score", None),
     ]),
+    C("update-now", "UPDATE post SET created = now() WHERE id = 3 RETURNING id"),
+    C("update-concat", "UPDATE author SET bio = bio || %s WHERE id < 4 RETURNING id, bio", (" (edited)",)),
+    C("update-prepend", "UPDATE post SET title = %s || title WHERE author_id = 2 RETURNING title", ("Re: ",)),
 ]
 
 DELETES = [

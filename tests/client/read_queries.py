@@ -723,6 +723,11 @@ DISTINCT_LIMIT: list[Query] = [
     ("expr", "SELECT sku FROM product WHERE price * 100 % 100 > 50 ORDER BY sku", ()),
     ("expr", "SELECT id, credit % 0 FROM customer ORDER BY id", ()),
     ("fn", "SELECT sku, round(weight::float8 / 2), round(-weight::float8 / 4), round(price, -1), round(price * 37, -2) FROM product ORDER BY sku", ()),
+    # extract(epoch | second): numerics exact to the microsecond; date_part(): doubles
+    ("fn", "SELECT id, extract(epoch FROM placed), extract(second FROM placed), date_part('epoch', placed), date_part('second', placed) FROM orders ORDER BY id", ()),
+    ("fn", "SELECT id, extract(epoch FROM born), date_part('epoch', born) FROM customer ORDER BY id", ()),
+    ("fn", "SELECT id FROM customer WHERE extract(hour FROM born) = 0 ORDER BY id", ()),
+    ("expr", "SELECT status, max(extract(epoch FROM placed)) - min(extract(epoch FROM placed)) FROM orders GROUP BY status ORDER BY status", ()),
 ]
 
 QUERIES: list[Query] = (

@@ -31,7 +31,6 @@ ICU = "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
 # closing one shows here.
 GAPS: dict[str, str] = {
     "fn-11": "date_trunc() of a date: refused",
-    "fn-13": "extract(epoch ...): refused",
     "fn-15": "to_char() of a date or timestamp: not in the client engine",
     "fn-16": "to_char() of a numeric: not in the client engine",
     "fn-27": "cast of a float to numeric(p,s): refused",

@@ -107,7 +107,6 @@ GAPS = {
     "fn-1": "initcap(): not in the client engine",
     "fn-10": "greatest() of numerics of different scales in the output (each value keeps its own)",
     "like-118": "regular expressions other than literal strings (PostgreSQL's ARE syntax)",
-    "expr-150": "now()/CURRENT_TIMESTAMP in a client-evaluated statement",
 }
 
 
