@@ -281,7 +281,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 f"({', '.join(f'{k}={before.get(k)}' for k in _POINT_KEYS)}); "
                 "use another --out"
             )
-        for k in ("load_seconds", "database_mb", "templates"):
+        for k in ("load_seconds", "database_mb", "templates", "primed"):
             meta[k] = before.get(k, {})
         done = finished_points(out, meta)
     elif (out / "sweep.json").exists() and finished_points(out, meta):
@@ -315,6 +315,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         for config in configs:
             if any(p[0] == config for p in todo):
                 templates[config] = _template(args, config, meta, console)
+                if config == "adaptive" and args.warmup > 0:
+                    templates[config] = _primed(args, templates[config], meta, console)
                 _write_meta(out, meta)
         with Progress(*columns, console=console) as bar:
             task = bar.add_task("sweep", total=len(todo))
@@ -345,6 +347,34 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return 130
     print(out)
     return 0
+
+
+def _primed(args: argparse.Namespace, template: str, meta: dict[str, Any], console: Any) -> str:
+    """The adaptive template once primed: a copy on which the workload's transactions
+    ran until it built and peeled every onion they need (what each run's warm-up would
+    otherwise do again, for minutes at full scale).  Every adaptive point starts from it,
+    its runs then prime nothing; the copy is made again if missing, and checked unchanged
+    by its row counts like the template."""
+    from .driver import peel_count, prime
+
+    primed = _cluster_dsn(f"{psycopg.conninfo.conninfo_to_dict(template)['dbname']}_primed")
+    recorded = meta.setdefault("primed", {}).get("fingerprint")
+    if recorded is None or not _exists(primed):
+        console.print("[bold]priming[/] adaptive: the onions the workload needs, built and peeled")
+        _recreate(primed, template=str(psycopg.conninfo.conninfo_to_dict(template)["dbname"]))
+        before, t0 = peel_count(primed), time.perf_counter()
+        prime(_spec(args, "adaptive", primed, 1))
+        meta["primed"] = {
+            "peels": peel_count(primed) - before,
+            "seconds": round(time.perf_counter() - t0, 1),
+            "fingerprint": template_fingerprint(primed),
+        }
+    elif template_fingerprint(primed) != recorded:
+        raise AdaptiveError(
+            "the primed adaptive template changed since the sweep's first points ran on it: "
+            "start again in another --out"
+        )
+    return primed
 
 
 def _check(config: str, dsn: str) -> list[str]:

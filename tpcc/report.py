@@ -419,6 +419,16 @@ def write_report(folder: Path) -> Path:
         *_table1(runs),
         "",
         "## Peels of the adaptive database (warm-up / measured interval)",
+        *(
+            [
+                f"Before the points ran, priming built and peeled {meta['primed']['peels']} "
+                f"onion(s) in {meta['primed']['seconds']:g} s, once, on a copy of the "
+                "adaptive template every adaptive point starts from.",
+                "",
+            ]
+            if meta.get("primed")
+            else []
+        ),
         *[f"- {k}: {v['warmup']} / {v['measured']}" for k, v in sorted(peels.items())],
         "",
     ]

@@ -961,8 +961,11 @@ class Compiler:
             f, _, oid = self.value_expr(scope, node.this, select, grouped)
             return (lambda row: None if (v := f(row)) is None else -v), "?column?", oid
         if isinstance(node, exp.DPipe):
-            # text || text per row (UPDATE ... SET x = x || %s too); a char(n) side, whose
-            # padding PostgreSQL strips, or another type's text form: split execution
+            # text || text per row (UPDATE ... SET x = x || %s too); under DISTINCT (two
+            # rows' different parts may concatenate alike), a char(n) side, whose padding
+            # PostgreSQL strips, or another type's text form: split execution
+            if distinct:
+                raise _unsupported(node, "|| under DISTINCT in the select list")
             lf, _, loid = self.value_expr(scope, node.this, select, grouped)
             rf, _, roid = self.value_expr(scope, node.expression, select, grouped)
             if loid not in _TEXT_OIDS or roid not in _TEXT_OIDS:

@@ -1258,7 +1258,22 @@ def to_duckdb(
     tree = _rewrite_bottom_up(tree)
     _escape_likes(tree)
     _case_distinct_names(tree)
+    _constant_distinct_on(tree)
     return tree.sql("duckdb"), avgs, scales
+
+
+def _constant_distinct_on(tree: exp.Expression) -> None:
+    """``DISTINCT ON (2.5)`` (a constant, or one folded from ``0 + 2.5``) keeps one row
+    in PostgreSQL; DuckDB ignores a constant there as it ignores one in ORDER BY, and
+    keeps every row: the constant goes in a cast, an expression it keeps.  (An integer
+    constant is a column's position in both.)"""
+    for distinct in tree.find_all(exp.Distinct):
+        on = distinct.args.get("on")
+        for key in list(on.expressions) if isinstance(on, exp.Tuple) else []:
+            while isinstance(key, exp.Paren):
+                key = key.this
+            if isinstance(key, exp.Literal) and not (not key.is_string and str(key.this).isdigit()):
+                key.replace(_cast(key.copy(), "VARCHAR" if key.is_string else "DOUBLE"))
 
 
 def _case_distinct_names(tree: exp.Expression) -> None:

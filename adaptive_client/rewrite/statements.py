@@ -222,7 +222,9 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
             ref = c._column_side(scope, key)
             if client_only:
                 # ties of the keys before are ordered by this one, on the client too
-                fn, _, _ = c.value_expr(scope, key, select_list, grouped)
+                fn, _, oid = c.value_expr(scope, key, select_list, grouped)
+                if ref is None and oid in _TEXT_OIDS:
+                    raise _unsupported(o, "ORDER BY text computed on the client")
                 if ref is not None and ref.column.type.name in TEXT_TYPES:
                     plan.text_orders.append(ref.column.collation)
                     fn = _order_key(fn, ref.column)
@@ -271,7 +273,10 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
                 client_sort.append(SortKey(fn, desc, nulls_first))
                 _ = idx
             else:
-                fn, _, _ = c.value_expr(scope, key, select_list, grouped)
+                fn, _, oid = c.value_expr(scope, key, select_list, grouped)
+                if oid in _TEXT_OIDS:
+                    # (text orders by its collation: split execution orders it so)
+                    raise _unsupported(o, "ORDER BY text computed on the client")
                 client_sort.append(SortKey(fn, desc, nulls_first))
                 need_client = True
                 server_keys = []
@@ -347,6 +352,9 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
     plan.params = c.params
     plan.outputs = outputs
     return plan
+
+
+_TEXT_OIDS = frozenset({25, 1042, 1043})
 
 
 def _order_key(fn: RowFn, col: ColumnMeta) -> RowFn:
@@ -582,6 +590,30 @@ def _target(c: Compiler, node: exp.Expression) -> tuple[Any, list[str] | None, s
     return meta, cols, (node.alias or meta.name).lower()
 
 
+def engine_value(c: Compiler, node: exp.Expression) -> ParamBuilder | None:
+    """A value written that depends on the statement's parameters and constants only
+    (``upper(%s)``, ``%s + 1``, ``now() + interval '1 day'``): computed per execution by
+    the client engine, as a SELECT of it without FROM, with PostgreSQL's semantics; the
+    column's encoding then takes it as an assignment does.  None where it reads a column
+    or a subquery (a row's own values: not a value of the statement)."""
+    if node.find(exp.Column, exp.Subquery, exp.Select, exp.Star) is not None:
+        return None
+    from .residual import compile_residual
+
+    plan = compile_residual(c.catalog, exp.Select(expressions=[node.copy()]))
+    assert plan.residual is not None
+    finish = plan.residual.finish
+
+    def build(params: Params) -> Any:
+        return finish(_no_fetch, params)[0][0]
+
+    return build
+
+
+def _no_fetch(i: int) -> list[list[Any]]:
+    raise AssertionError("a SELECT without FROM fetches nothing")
+
+
 def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
     for key in ("overwrite", "partition", "where"):
         if stmt.args.get(key):
@@ -595,6 +627,8 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
     for name in cols:
         meta.column(name)
     values = stmt.expression
+    if values is None and stmt.args.get("default"):  # INSERT ... DEFAULT VALUES
+        cols, values = [], exp.Values(expressions=[exp.Tuple(expressions=[])])
     if isinstance(values, exp.Select | exp.SetOperation | exp.Subquery):
         return _insert_select(c, stmt, meta, cols)
     if not isinstance(values, exp.Values):
@@ -623,6 +657,8 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
                     f'cannot insert a non-DEFAULT value into column "{name}"'
                 )
             v = c.value_of(e)
+            if v is None:
+                v = engine_value(c, e)
             if v is None:
                 raise _unsupported(e, "non-constant value in INSERT")
             given[name] = v
@@ -985,6 +1021,8 @@ def _update(c: Compiler, stmt: exp.Update) -> Compiled:
             raise _unsupported(a, "SET item")
         col = meta.column(a.this.name)
         v = c.value_of(a.expression)
+        if v is None and not _is_default(a.expression):
+            v = engine_value(c, a.expression)
         if v is not None:
             constant.append((col, v))
         elif _is_default(a.expression):

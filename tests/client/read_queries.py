@@ -728,6 +728,13 @@ DISTINCT_LIMIT: list[Query] = [
     ("fn", "SELECT id, extract(epoch FROM born), date_part('epoch', born) FROM customer ORDER BY id", ()),
     ("fn", "SELECT id FROM customer WHERE extract(hour FROM born) = 0 ORDER BY id", ()),
     ("expr", "SELECT status, max(extract(epoch FROM placed)) - min(extract(epoch FROM placed)) FROM orders GROUP BY status ORDER BY status", ()),
+    # || computed per row: under DISTINCT, ordered (by the collation), updated
+    ("text", "SELECT DISTINCT status || 'x' FROM orders ORDER BY 1", ()),
+    ("text", "SELECT DISTINCT status || note FROM orders ORDER BY 1 NULLS FIRST", ()),
+    ("text", "SELECT id, name || '!' FROM customer ORDER BY 2, 1", ()),
+    ("text", "SELECT id, %s || name FROM customer WHERE id < %s ORDER BY id", ("> ", 6)),
+    # DISTINCT ON a constant keeps one row
+    ("misc", "SELECT DISTINCT ON ((0 + 2.5)) (0 + 2.5), id FROM orders WHERE lower(status) <> 'x' ORDER BY (0 + 2.5), id", ()),
 ]
 
 QUERIES: list[Query] = (

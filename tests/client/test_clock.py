@@ -95,9 +95,7 @@ def test_the_client_engine_reads_now_in_the_session_time_zone(conns: tuple[Any, 
         )
         row = cur.fetchone()
         assert [d[0] for d in cur.description] == ["id", "now", "?column?", "current_date"]
-        server = enc.execute(
-            "SELECT now(), now() - interval '6 months', current_date"
-        ).fetchone()
+        server = enc.execute("SELECT now(), now() - interval '6 months', current_date").fetchone()
         assert row[1:] == server
         assert row[1].utcoffset() == server[0].utcoffset()
         assert row[2].utcoffset() != row[1].utcoffset()  # the other side of a DST change

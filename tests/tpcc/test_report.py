@@ -47,6 +47,10 @@ def test_a_sweep_of_three_configurations_is_reported_point_by_point(tmp_path: Pa
     points = {f.name: json.loads(f.read_text()) for f in out.glob("*-c2-l0.json")}
     assert set(points) == {f"{c}-c2-l0.json" for c in ("plain", "encrypted", "adaptive")}
     assert all(p["consistency"] == [] for p in points.values())
+    # the adaptive points start from a template primed once: they peel nothing themselves
+    meta = json.loads((out / "sweep.json").read_text())
+    assert meta["primed"]["peels"] > 0
+    assert points["adaptive-c2-l0.json"]["peels"] == {"warmup": 0, "measured": 0}
 
     report = subprocess.run(
         [*cli, "report", str(out)], cwd=root, env=env, capture_output=True, text=True
