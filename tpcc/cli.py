@@ -310,6 +310,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         TimeRemainingColumn(),
     )
     finished = 0
+    revision = _revision()
     try:
         templates = {}
         for config in configs:
@@ -329,6 +330,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 )
                 result = run_with_latency(_spec(args, config, target, n), lat, args.latency_method)
                 result["sweep"] = {k: meta[k] for k in _POINT_KEYS}
+                result["revision"] = revision
                 result["consistency"] = _check(config, target)
                 write_results(result, out)
                 finished += 1
@@ -347,6 +349,29 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return 130
     print(out)
     return 0
+
+
+def _revision() -> str:
+    """The code a point ran: the checkout's commit (``-modified`` with local changes)."""
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    try:
+        rev = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return f"{rev}-modified" if dirty else rev
 
 
 def _primed(args: argparse.Namespace, template: str, meta: dict[str, Any], console: Any) -> str:

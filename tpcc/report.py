@@ -390,6 +390,7 @@ def write_report(folder: Path) -> Path:
         f"warm-up, isolation {runs[0]['isolation']}; latency emulated by: {', '.join(methods)}.",
         f"Load times (s): {meta.get('load_seconds', {})}; database sizes (MB): "
         f"{meta.get('database_mb', {})}.",
+        "Code: " + ", ".join(sorted({str(r.get("revision", "not recorded")) for r in runs})) + ".",
         "",
         "## Throughput vs latency (Fig. 5)",
         f"![throughput]({figs[0].name})",

@@ -51,6 +51,7 @@ def test_a_sweep_of_three_configurations_is_reported_point_by_point(tmp_path: Pa
     meta = json.loads((out / "sweep.json").read_text())
     assert meta["primed"]["peels"] > 0
     assert points["adaptive-c2-l0.json"]["peels"] == {"warmup": 0, "measured": 0}
+    assert all(len(p["revision"]) >= 7 for p in points.values())  # the code each ran
 
     report = subprocess.run(
         [*cli, "report", str(out)], cwd=root, env=env, capture_output=True, text=True
