@@ -5,12 +5,12 @@
 
 One terminal per configuration runs the TPC-C mix (the driver's transactions, the same
 random stream for every configuration) against the databases a sweep left
-(``tpcc_<config>_run``: run ``adaptive-tpcc sweep`` or ``run`` first), in alternating
-chunks so that other load on the machine affects all alike.  Time is the CPU time of this
-process (``time.process_time``, user and system): the server's work and the waits are
-excluded, what is left is what each client spends per transaction -- at 0 ms latency, with
-the server on the same processors, it bounds throughput.  Last line: the ratios
-configuration/plain.
+(``tpcc_<config>_<scale>_w<n>_run``: run ``adaptive-tpcc sweep`` at those settings
+first), in alternating chunks so that other load on the machine affects all alike.  Time
+is the CPU time of this process (``time.process_time``, user and system): the server's
+work and the waits are excluded, what is left is what each client spends per transaction
+-- at 0 ms latency, with the server on the same processors, it bounds throughput.  Last
+line: the ratios configuration/plain.
 """
 
 from __future__ import annotations
@@ -31,10 +31,11 @@ from tpcc.transactions import Terminal, pick
 CHUNK = 50
 
 
-def _dsn(config: str) -> str:
+def _dsn(config: str, scale: str, warehouses: int) -> str:
+    """The run database a sweep at these settings left (named after its template)."""
     from adaptive_client.embedded import EmbeddedCluster
 
-    return str(EmbeddedCluster.default().dsn(f"tpcc_{config}_run"))
+    return str(EmbeddedCluster.default().dsn(f"tpcc_{config}_{scale}_w{warehouses}_run"))
 
 
 def main() -> None:
@@ -52,7 +53,11 @@ def main() -> None:
     key = master_key()
     state: dict[str, dict[str, Any]] = {}
     for config in configs:
-        dsn = args.dsn_template.format(config=config) if args.dsn_template else _dsn(config)
+        dsn = (
+            args.dsn_template.format(config=config)
+            if args.dsn_template
+            else _dsn(config, args.scale, args.warehouses)
+        )
         conn = open_connection(config, dsn, key, args.isolation)
         term = Terminal(
             w_id=1, warehouses=args.warehouses, rand=TpccRandom(7), scale=SCALES[args.scale]

@@ -323,7 +323,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             task = bar.add_task("sweep", total=len(todo))
             for config, n, lat in todo:
                 bar.update(task, description=f"{config}, {n} clients, {lat:g} ms")
-                target = _cluster_dsn(f"tpcc_{config}_run")
+                # (named after its template: sweeps at other scales never share it)
+                target = _cluster_dsn(f"tpcc_{config}_{args.scale}_w{args.warehouses}_run")
                 _recreate(
                     target,
                     template=str(psycopg.conninfo.conninfo_to_dict(templates[config])["dbname"]),
