@@ -63,19 +63,10 @@ KNOWN: dict[str, str] = {
         + "%(name)s placeholders whose names are not identifiers (slashes, colons, digits first)"
     ),
     "DifficultParametersTest::test_standalone_bindparam_escape": "as test_round_trip_same_named_column",
-    "InsertBehaviorTest::test_empty_insert": _GAP + "INSERT ... DEFAULT VALUES",
-    "InsertBehaviorTest::test_insert_from_select_with_defaults": _GAP
-    + "an expression as an INSERT value",
     "NumericTest::test_decimal_coerce_round_trip": (
         _GAP + "a value computed on the client is described as text (OID 25), not numeric"
     ),
     "NumericTest::test_float_coerce_round_trip": "as test_decimal_coerce_round_trip",
-    "RowCountTest::test_update_delete_rowcount_return_defaults": (
-        _GAP + "|| of an encrypted column and a parameter (UPDATE ... SET)"
-    ),
-    "ServerSideCursorsTest::test_roundtrip_fetchall": (
-        _GAP + "|| of an encrypted column and a parameter in the select list"
-    ),
     "TrueDivTest::": _GAP + "non-integer division and floor() evaluated on the client",
     "ReturningTest::test_insertmanyvalues_returning": (
         _GAP + "a connection's cached block of serial values outlives another connection's "
@@ -194,25 +185,12 @@ EXPECTED: dict[str, list[str]] = {
         "DifficultParametersTest::test_standalone_bindparam_escape_expanding[more/slashes]",
         "DifficultParametersTest::test_standalone_bindparam_escape_expanding[q?marks]",
     ],
-    "InsertBehaviorTest::test_empty_insert": [
-        "InsertBehaviorTest::test_empty_insert",
-    ],
-    "InsertBehaviorTest::test_insert_from_select_with_defaults": [
-        "InsertBehaviorTest::test_insert_from_select_with_defaults",
-    ],
     "NumericTest::test_decimal_coerce_round_trip": [
         "NumericTest::test_decimal_coerce_round_trip",
         "NumericTest::test_decimal_coerce_round_trip_w_cast",
     ],
     "NumericTest::test_float_coerce_round_trip": [
         "NumericTest::test_float_coerce_round_trip",
-    ],
-    "RowCountTest::test_update_delete_rowcount_return_defaults": [
-        "RowCountTest::test_update_delete_rowcount_return_defaults[update-implicit_returning]",
-        "RowCountTest::test_update_delete_rowcount_return_defaults[update-not_implicit_returning]",
-    ],
-    "ServerSideCursorsTest::test_roundtrip_fetchall": [
-        "ServerSideCursorsTest::test_roundtrip_fetchall",
     ],
     "ReturningTest::test_insertmanyvalues_returning": [
         "ReturningTest::test_insertmanyvalues_returning",
