@@ -33,6 +33,7 @@ __all__ = [
     "clock_kind",
     "clock_name",
     "clock_param",
+    "session_zone",
     "uses_clock",
 ]
 
@@ -85,13 +86,20 @@ def clock_name(node: exp.Expression) -> str:
 
 
 def uses_clock(stmt: exp.Expression) -> bool:
-    return any(clock_kind(node) is not None for node in stmt.walk())
+    """Does ``stmt`` read the clock, or may it need the session's time zone (date_trunc
+    of a date is a timestamptz)?  (The clock itself is read only if a value is bound.)"""
+    return any(
+        clock_kind(node) is not None or isinstance(node, exp.TimestampTrunc) for node in stmt.walk()
+    )
+
+
+def session_zone() -> str:
+    """The session's TimeZone setting, read with the clock."""
+    return str(clock_param("zone")(()))
 
 
 class SessionTimestamp(dt.datetime):
-    """``now()``'s value: aware, in the session's time zone (``zone`` names it)."""
-
-    zone: str = "UTC"
+    """``now()``'s value: aware, in the session's time zone."""
 
 
 class ServerClock:
@@ -113,13 +121,14 @@ class ServerClock:
             zone = str(row[-1])
             values = dict(zip(kinds, row, strict=False))
             for k in ("now", "statement"):
-                values[k] = _session(values[k], zone)
+                values[k] = _session(values[k])
+            values["zone"] = zone
             self._values = values
         return self._values[kind]
 
 
-def _session(value: dt.datetime, zone: str) -> SessionTimestamp:
-    out = SessionTimestamp(
+def _session(value: dt.datetime) -> SessionTimestamp:
+    return SessionTimestamp(
         value.year,
         value.month,
         value.day,
@@ -130,8 +139,6 @@ def _session(value: dt.datetime, zone: str) -> SessionTimestamp:
         tzinfo=value.tzinfo,
         fold=value.fold,
     )
-    out.zone = zone
-    return out
 
 
 SERVER_CLOCK: ContextVar[ServerClock | None] = ContextVar("SERVER_CLOCK", default=None)

@@ -347,7 +347,7 @@ class Connection:
             COLLATION_NAMED.reset(named_token)
             DATABASE_CASE_MAPPING.reset(case_token)
             DATABASE_COLLATION.reset(token)
-        plan.uses_clock = uses_clock(stmt)
+        plan.uses_clock = plan.uses_clock or uses_clock(stmt)
         if plan.text_orders:
             self._check_text_orders(plan.text_orders)
         if plan.residual is not None and plan.residual.needs_c_locale and not self._c_locale():

@@ -61,7 +61,7 @@ from sqlglot.optimizer.pushdown_projections import pushdown_projections
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import traverse_scope
 
-from ..clock import CLOCK_PREFIX, SessionTimestamp, clock_parameters
+from ..clock import CLOCK_PREFIX, clock_parameters, session_zone
 from ..collation import (
     C_COLLATION,
     COLLATION_NAMED,
@@ -665,8 +665,14 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
             return _cast(part, "DOUBLE")
         return _cast(part, "DECIMAL(18,0)")
     if isinstance(node, exp.TimestampTrunc):
+        if _kind(node.this) == "date":
+            # PostgreSQL's date_trunc(unit, date) is the timestamptz one, of the date's
+            # midnight in the session's time zone: so computed in the engine, its time
+            # zone set to the session's (see finish)
+            local = _cast(_cast(node.this, "TIMESTAMP"), "TIMESTAMPTZ")
+            return exp.TimestampTrunc(this=local, unit=node.args["unit"])
         if _kind(node.this) != "timestamp":
-            raise _refuse("date_trunc of other than a timestamp", node)
+            raise _refuse("date_trunc of other than a date or timestamp", node)
         return node
     if isinstance(node, exp.Round):
         digits = node.args.get("decimals")
@@ -1728,6 +1734,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     builders: dict[str, ParamBuilder] = {}
     semi_sql = {semi.name: semi_select(semi, builders) for rel in relations for semi in rel.semis}
     sql, avgs, scales = to_duckdb(tree, builders)
+    needs_zone = "TIMESTAMPTZ" in sql or "TIME ZONE" in sql
 
     # bind on the empty tables: the result's types, and refusals, before anything runs
     con = engine(tables, keys, None, case_mapping)
@@ -1752,9 +1759,8 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
         kept: dict[tuple[int, int], list[Any]] = {}  # ciphertexts carried by reference
         try:
             values = {k: b(params) for k, b in builders.items()}
-            zones = {v.zone for v in values.values() if isinstance(v, SessionTimestamp)}
-            if zones:  # now() compared, shifted and printed in the session's time zone
-                con.execute("SET TimeZone = $zone", {"zone": zones.pop()})
+            if needs_zone:  # timestamptz (now(), date_trunc of a date): the session's zone
+                con.execute("SET TimeZone = $zone", {"zone": session_zone()})
             found: dict[str, list[Any]] = {}
             token = SEMI_VALUES.set(found)
             try:
@@ -1808,6 +1814,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
         return rows
 
     plan = Compiled(kind="select", returns_rows=True, statement_type="SELECT")
+    plan.uses_clock = needs_zone  # (the session's zone is read with the clock)
     plan.outputs = [Output(n, _no_row_fn, oid) for n, oid in zip(names, oids, strict=True)]
     plan.residual = Residual(
         fetches,

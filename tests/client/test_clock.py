@@ -107,3 +107,27 @@ def test_the_client_engine_reads_now_in_the_session_time_zone(conns: tuple[Any, 
 def test_a_clock_value_outside_an_execution_is_refused() -> None:
     with pytest.raises(UnsupportedQuery, match="clock"):
         clock_param("now")(())
+
+
+@pytest.mark.parametrize("zone", ["UTC", "America/New_York", "Asia/Kolkata"])
+def test_date_trunc_of_a_date_is_a_timestamptz_of_the_session(
+    conns: tuple[Any, Any], zone: str
+) -> None:
+    """date_trunc(unit, date) is PostgreSQL's timestamptz one: the date's local midnight
+    in the session's time zone, truncated there."""
+    plain, enc = conns
+    sql = (
+        "SELECT id, date_trunc('month', day), date_trunc('year', day) < now() "
+        "FROM ev WHERE lower(label) <> 'x' ORDER BY id"
+    )
+    for c in (plain, enc):
+        c.execute(f"SET TimeZone = '{zone}'")
+    try:
+        got, expected = enc.execute(sql).fetchall(), plain.execute(sql).fetchall()
+        assert got == expected
+        assert [r[1].utcoffset() for r in got if r[1]] == [
+            r[1].utcoffset() for r in expected if r[1]
+        ]
+    finally:
+        for c in (plain, enc):
+            c.execute("SET TimeZone = 'UTC'")

@@ -30,7 +30,6 @@ ICU = "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
 # Where the client does not answer as PostgreSQL does: each a strict xfail, so that
 # closing one shows here.
 GAPS: dict[str, str] = {
-    "fn-11": "date_trunc() of a date: refused",
     "fn-15": "to_char() of a date or timestamp: not in the client engine",
     "fn-16": "to_char() of a numeric: not in the client engine",
     "fn-27": "cast of a float to numeric(p,s): refused",
@@ -39,7 +38,6 @@ GAPS: dict[str, str] = {
     "group-16": "sum() of floats on the client: refused (its result depends on the order)",
     "win-9": "sum() of floats on the client: refused (its result depends on the order)",
     "win-14": "avg() inside an output expression (a numeric quotient's scale)",
-    "cte-4": "date_trunc() of a date: refused",
     "cte-8": "avg() inside an expression (a numeric quotient's scale)",
     "like-15": "regular expressions other than literal strings (PostgreSQL's ARE syntax)",
 }
