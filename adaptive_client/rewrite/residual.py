@@ -836,12 +836,14 @@ def _rewrite_bottom_up(tree: exp.Expression) -> exp.Expression:
 _VALUES_ONLY: ContextVar[bool] = ContextVar("_VALUES_ONLY", default=False)
 
 
-def _value_only(node: exp.Expression) -> bool:
+def _value_only(node: exp.Expression, depth: int = 0) -> bool:
     """Whether only ``node``'s value matters, not its display scale: it is compared,
-    ordered by, or rounded / cast to a scale of its own before anything prints it."""
+    ordered by, or rounded / cast to a scale of its own before anything prints it -- or
+    it is a CTE's or derived table's column that every reference uses so."""
     if _VALUES_ONLY.get():
         return True
     parent = node.parent
+    child: Any = node
     while parent is not None:
         if isinstance(parent, exp.Predicate | exp.Ordered | exp.Round):
             return True
@@ -850,8 +852,46 @@ def _value_only(node: exp.Expression) -> bool:
                                         and len(parent.to.expressions) == 2)
         ):  # fmt: skip
             return True
-        parent = parent.parent
+        if isinstance(parent, exp.Select) and isinstance(child, exp.Alias) and depth < 4:
+            refs = _references(parent, child.alias)
+            return refs is not None and all(_value_only(r, depth + 1) for r in refs)
+        child, parent = parent, parent.parent
     return False
+
+
+def _references(select: exp.Select, name: str) -> list[exp.Column] | None:
+    """The columns that read output ``name`` of ``select`` where it is a CTE's or a
+    derived table's body (None where it is anything else, or a ``*`` reads it)."""
+    holder = select.parent
+    if isinstance(holder, exp.CTE):
+        cte_name = holder.alias_or_name
+        scope: Any = holder.parent.parent if holder.parent else None
+        if scope is None:
+            return None
+        tables = [
+            t for t in scope.find_all(exp.Table) if t.name == cte_name and not t.args.get("db")
+        ]
+        aliases = {t.alias_or_name for t in tables}
+    elif isinstance(holder, exp.Subquery) and holder.alias_or_name:
+        scope = holder.parent.parent if holder.parent else None
+        if scope is None:
+            return None
+        aliases = {holder.alias_or_name}
+    else:
+        return None
+    for sel in scope.find_all(exp.Select):
+        for item in sel.expressions:
+            if isinstance(item, exp.Star) or (
+                isinstance(item, exp.Column)
+                and isinstance(item.this, exp.Star)
+                and (not item.table or item.table in aliases)
+            ):
+                return None  # (read whole: printed)
+    return [
+        c
+        for c in scope.find_all(exp.Column)
+        if c.table in aliases and c.name == name and c.find_ancestor(exp.CTE) is not holder
+    ]
 
 
 def _numeric_div(a: exp.Expression, b: exp.Expression, at: exp.Expression) -> exp.Expression:
@@ -1142,8 +1182,18 @@ def _display_scale(node: exp.Expression) -> exp.Expression | None:
         )
     if isinstance(node, exp.Abs):
         return _display_scale(node.this)
+    if isinstance(node, exp.Greatest | exp.Least):
+        # the value kept is the first non-NULL one equal to the result (PostgreSQL keeps
+        # the first of equals), with its own scale
+        ifs = []
+        for arg in [node.this, *node.expressions]:
+            ds = _display_scale(arg)
+            if ds is None:
+                return None
+            ifs.append(exp.If(this=exp.EQ(this=arg.copy(), expression=node.copy()), true=ds))
+        return exp.Case(ifs=ifs)
     if isinstance(node, exp.Case | exp.Greatest | exp.Least | exp.Nullif) or node.find(
-        exp.Case, exp.Coalesce
+        exp.Case, exp.Coalesce, exp.Greatest, exp.Least
     ):
         return None  # (a static scale would hide a choice inside)
     if isinstance(node, exp.Column):
@@ -1186,6 +1236,10 @@ def _derived_item(column: exp.Column) -> exp.Expression | None:
     return None
 
 
+# the choices between values, each keeping its own display scale in PostgreSQL
+_CHOICES = (exp.Case, exp.Coalesce, exp.Greatest, exp.Least)
+
+
 def scale_outputs(tree: exp.Expression) -> dict[int, int]:
     """The outermost SELECT's items (hidden divisors included) that choose between
     numerics of different scales (CASE, COALESCE), directly in a statement without
@@ -1205,12 +1259,12 @@ def scale_outputs(tree: exp.Expression) -> dict[int, int]:
     for i, item in enumerate(list(tree.expressions)):
         node = item.this if isinstance(item, exp.Alias) else item
         summed = any(
-            _kind(s.this) == "decimal" and s.this.find(exp.Case, exp.Coalesce)
+            _kind(s.this) == "decimal" and s.this.find(*_CHOICES)
             for s in node.find_all(exp.Sum)
             if not isinstance(s.parent, exp.Window)
         )
         # a row's own choice (no grouping): its display scale per row, beside it
-        chosen = not grouped and node.find(exp.Case, exp.Coalesce) is not None
+        chosen = not grouped and node.find(*_CHOICES) is not None
         if _kind(node) != "decimal" or not (summed or chosen):
             continue
         if node.find(exp.Window, exp.Div, exp.Subquery):
@@ -1218,7 +1272,7 @@ def scale_outputs(tree: exp.Expression) -> dict[int, int]:
         widest = _display_scale(node)
         if widest is None:
             continue
-        for choice in node.find_all(exp.Case, exp.Coalesce):
+        for choice in node.find_all(*_CHOICES):
             choice.meta["rescaled"] = True
         tree.append("expressions", exp.Alias(this=widest, alias=exp.to_identifier(f"__s{i}")))
         out[i] = len(tree.expressions) - 1

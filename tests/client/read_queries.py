@@ -735,6 +735,13 @@ DISTINCT_LIMIT: list[Query] = [
     ("text", "SELECT id, %s || name FROM customer WHERE id < %s ORDER BY id", ("> ", 6)),
     # DISTINCT ON a constant keeps one row
     ("misc", "SELECT DISTINCT ON ((0 + 2.5)) (0 + 2.5), id FROM orders WHERE lower(status) <> 'x' ORDER BY (0 + 2.5), id", ()),
+    # an average from a CTE or derived table, only compared or ordered by: PostgreSQL's value
+    ("cte", "WITH t AS (SELECT category, avg(price) AS a FROM product GROUP BY category) SELECT p.sku FROM product p JOIN t ON t.category = p.category WHERE p.price > t.a ORDER BY p.sku", ()),
+    ("cte", "SELECT sku FROM product p, (SELECT avg(price) AS a, avg(weight) AS w FROM product) s WHERE p.price * 3 > s.a * 4 OR p.weight < s.w ORDER BY sku", ()),
+    ("cte", "WITH t AS (SELECT customer_id, avg(qty) AS q FROM orders JOIN item ON item.order_id = orders.id GROUP BY customer_id) SELECT customer_id FROM t ORDER BY t.q DESC, customer_id NULLS FIRST", ()),
+    # greatest / least keep the chosen value's own display scale
+    ("fn", "SELECT id, greatest(credit, 0.5, id), least(credit, NULL, 2.500), greatest(credit, 0) + 1 FROM customer ORDER BY id", ()),
+    ("fn", "SELECT sku, greatest(price, weight), least(price * 2, weight, 3.75) FROM product ORDER BY sku", ()),
 ]
 
 QUERIES: list[Query] = (
