@@ -294,8 +294,10 @@ _ANONYMOUS = {"octet_length": "strlen"}  # bytes of the UTF-8 text (the database
 def check_allowed(tree: exp.Expression) -> None:
     """Refuse any node outside the checked allowlist, naming it."""
     for node in tree.walk():
-        if not isinstance(node, _ALLOWED) and not (
-            isinstance(node, exp.Anonymous) and node.name.lower() in _ANONYMOUS
+        if (
+            not isinstance(node, _ALLOWED)
+            and not (isinstance(node, exp.Anonymous) and node.name.lower() in _ANONYMOUS)
+            and not (isinstance(node, exp.RegexpLike) and node.meta.get("portable"))
         ):
             raise _refuse(_construct_name(node), node)
         if isinstance(node, exp.With) and node.args.get("recursive"):
@@ -617,6 +619,12 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
                 raise _refuse("concat() of other than text or integers", node)
     if isinstance(node, exp.Lower | exp.Upper):
         return _udf("pg_" + type(node).__name__.lower(), node.this)
+    if isinstance(node, exp.RegexpLike):  # a portable one (_literal_regexes)
+        if _kind(node.this) != "text":
+            raise _refuse("~ of a non-text value", node)
+        # 's': '.' matches a newline too, as in PostgreSQL's default (not newline-
+        # sensitive) mode
+        return _udf("regexp_matches", node.this, node.expression, exp.Literal.string("s"))
     if isinstance(node, exp.Reverse):
         if _kind(node.this) != "text":
             raise _refuse("reverse() of a non-text value", node)
@@ -1047,6 +1055,8 @@ def _literal_regexes(stmt: exp.Expression) -> exp.Expression:
             return node
         runs = regex_runs(str(pattern.this))
         if not runs:
+            if isinstance(node, exp.RegexpLike) and portable_regex(str(pattern.this)):
+                node.meta["portable"] = True  # the client engine matches it (see _rewrite)
             return node
         body, at_start, at_end = runs[0]
         escaped = body.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
@@ -1058,6 +1068,57 @@ def _literal_regexes(stmt: exp.Expression) -> exp.Expression:
 
 
 _LIKES = (exp.Like,)
+
+# what a regular expression may hold for PostgreSQL's ARE and the client engine's RE2 to
+# match the same strings: literals, ., anchors, groups, alternation, quantifiers, bracket
+# expressions of literal characters and ranges; escapes only of these metacharacters
+_REGEX_META = set(".^$*+?()|[]{}")
+_REGEX_ESCAPABLE = set(".^$*+?()|[]{}\\-/")
+
+
+def portable_regex(pattern: str) -> bool:
+    """Does ``pattern`` (for ``~``) match the same strings in both engines?  Left out:
+    character classes and class escapes (``\\d``, ``[[:alpha:]]``: the locale's in
+    PostgreSQL), back-references, ``(?`` constructs, and anything case-insensitive."""
+    i, n = 0, len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\":
+            if i + 1 >= n or pattern[i + 1] not in _REGEX_ESCAPABLE:
+                return False
+            i += 2
+            continue
+        if ch == "(" and pattern.startswith("(?", i):
+            return False
+        if ch == "{":
+            close = pattern.find("}", i)
+            body = pattern[i + 1 : close] if close > 0 else ""
+            if not body or not all(part.isdigit() for part in body.split(",", 1) if part):
+                return False
+            i = close + 1
+            continue
+        if ch == "[":
+            end: int | None = None
+            j = i + 1
+            if j < n and pattern[j] == "^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                return False  # a leading ]: read alike? not relied on
+            while j < n:
+                if pattern[j] in "[\\":
+                    return False  # classes, collating elements, escapes
+                if pattern[j] == "]":
+                    end = j
+                    break
+                j += 1
+            if end is None:
+                return False
+            i = end + 1
+            continue
+        if ord(ch) < 32:
+            return False
+        i += 1
+    return True
 
 
 def _escape_likes(tree: exp.Expression) -> None:

@@ -742,6 +742,10 @@ DISTINCT_LIMIT: list[Query] = [
     # greatest / least keep the chosen value's own display scale
     ("fn", "SELECT id, greatest(credit, 0.5, id), least(credit, NULL, 2.500), greatest(credit, 0) + 1 FROM customer ORDER BY id", ()),
     ("fn", "SELECT sku, greatest(price, weight), least(price * 2, weight, 3.75) FROM product ORDER BY sku", ()),
+    # regular expressions both engines read alike (literals, ., anchors, groups, brackets)
+    ("like", "SELECT id, name ~ '(ee|ob)$', email ~ '^[a-z]+[0-9]{1,2}@ex\\.org$' FROM customer ORDER BY id", ()),
+    ("like", "SELECT sku FROM product WHERE title ~ 'u.' AND title !~ '^[^a-z ]+$' ORDER BY sku", ()),
+    ("like", "SELECT id FROM customer WHERE name ~ 'Z[oö]|É' OR region ~ '^.O$' ORDER BY id", ()),
 ]
 
 QUERIES: list[Query] = (

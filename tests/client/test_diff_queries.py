@@ -38,7 +38,6 @@ GAPS: dict[str, str] = {
     "group-16": "sum() of floats on the client: refused (its result depends on the order)",
     "win-9": "sum() of floats on the client: refused (its result depends on the order)",
     "win-14": "avg() inside an output expression (a numeric quotient's scale)",
-    "like-15": "regular expressions other than literal strings (PostgreSQL's ARE syntax)",
 }
 
 

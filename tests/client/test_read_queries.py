@@ -105,7 +105,6 @@ def icu_pair(new_database: Any, master_key: MasterKey) -> Iterator[Pair]:
 # split execution, each strict so that closing one shows here.
 GAPS = {
     "fn-1": "initcap(): not in the client engine",
-    "like-118": "regular expressions other than literal strings (PostgreSQL's ARE syntax)",
 }
 
 
