@@ -862,7 +862,8 @@ def _value_only(node: exp.Expression, depth: int = 0) -> bool:
             return True
         if isinstance(parent, exp.Select) and isinstance(child, exp.Alias) and depth < 4:
             refs = _references(parent, child.alias)
-            return refs is not None and all(_value_only(r, depth + 1) for r in refs)
+            if refs is not None:  # a CTE's or derived table's column: how it is read
+                return all(_value_only(r, depth + 1) for r in refs)
         child, parent = parent, parent.parent
     return False
 

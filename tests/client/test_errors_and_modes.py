@@ -67,7 +67,7 @@ def acct(
             "function string_agg() without ORDER BY (order of aggregation)",
         ),
         ("SELECT to_char(opened, 'YYYY') FROM acct", "function to_char()"),
-        ("SELECT date_trunc('month', opened) FROM acct", "date_trunc of other than a timestamp"),
+        ("SELECT initcap(owner) FROM acct", "function initcap()"),
         ("SELECT id FROM acct WHERE balance = opened", "client evaluation"),
         ("SELEC id FROM acct", None),
     ],
