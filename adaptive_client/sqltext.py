@@ -156,6 +156,9 @@ class PostgresSource(Postgres):
             },
             # every() is the SQL standard's bool_and()
             "EVERY": _marking("every", lambda args: exp.LogicalAnd(this=args[0])),
+            # to_char() kept as written: sqlglot turns its format into strftime's, which
+            # loses what PostgreSQL's patterns say (rewrite/to_char.py reads them)
+            "TO_CHAR": lambda args: exp.Anonymous(this="to_char", expressions=args),
         }
 
 

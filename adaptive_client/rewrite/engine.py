@@ -82,7 +82,10 @@ def _engine() -> duckdb.DuckDBPyConnection:
     con: duckdb.DuckDBPyConnection | None = getattr(_ENGINES, "con", None)
     if con is not None:
         return con
-    from duckdb.sqltypes import BIGINT, DOUBLE, VARCHAR
+    from duckdb.func import FunctionNullHandling
+    from duckdb.sqltypes import BIGINT, DOUBLE, TIMESTAMP, VARCHAR
+
+    from .to_char import to_char
 
     con = duckdb.connect(":memory:")
     # NULLs last whatever the direction: the order sqlglot assumes of DuckDB when it
@@ -101,6 +104,13 @@ def _engine() -> duckdb.DuckDBPyConnection:
     con.create_function("pg_substr3", pg_substr, [VARCHAR, BIGINT, BIGINT], VARCHAR)
     con.create_function("pg_reverse", _reverse, [VARCHAR], VARCHAR)
     con.create_function("pg_rint", _rint, [DOUBLE], DOUBLE)
+    con.create_function(
+        "pg_to_char",
+        to_char,
+        [TIMESTAMP, VARCHAR],
+        VARCHAR,
+        null_handling=FunctionNullHandling.SPECIAL,  # (an empty format gives NULL)
+    )
     _ENGINES.con = con
     _ENGINES.statement_functions = set()
     return con

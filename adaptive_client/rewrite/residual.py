@@ -288,7 +288,10 @@ _CAST_TARGETS = {
 
 
 # functions sqlglot leaves unparsed, with DuckDB's equivalent (checked against PostgreSQL)
-_ANONYMOUS = {"octet_length": "strlen"}  # bytes of the UTF-8 text (the database's encoding)
+_ANONYMOUS = {
+    "octet_length": "strlen",  # bytes of the UTF-8 text (the database's encoding)
+    "to_char": "pg_to_char",  # of a date or timestamp, its format's patterns (to_char.py)
+}
 
 
 def check_allowed(tree: exp.Expression) -> None:
@@ -607,6 +610,8 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
                       exp.Trim, exp.StartsWith, exp.MD5)  # fmt: skip
     if isinstance(node, text_functions) and _kind(node.this) != "text":
         raise _refuse(f"{_construct_name(node)} of a non-text value", node)
+    if isinstance(node, exp.Anonymous) and node.name.lower() == "to_char":
+        return _to_char(node)
     if isinstance(node, exp.Anonymous) and node.name.lower() in _ANONYMOUS:
         args = node.expressions
         if len(args) != 1 or _kind(args[0]) != "text" or char_length(args[0]) is not None:
@@ -986,6 +991,22 @@ def _micro_field(field: str, node: exp.Extract) -> exp.Expression:
         this=_cast(micros, "DECIMAL(38,0)"),
         expression=_cast(exp.Literal.number("0.000001"), "DECIMAL(7,6)"),
     )
+
+
+def _to_char(node: exp.Anonymous) -> exp.Expression:
+    """to_char(date | timestamp, 'constant format') by the client engine, as PostgreSQL
+    formats it; other arguments, and formats with patterns not reproduced, refused."""
+    from .to_char import compile_format
+
+    args = node.expressions
+    if len(args) != 2 or _kind(args[0]) not in ("date", "timestamp"):
+        raise _refuse("to_char() of other than a date or timestamp", node)
+    fmt = args[1]
+    if not (isinstance(fmt, exp.Literal) and fmt.is_string):
+        raise _refuse("to_char() with other than a constant format", node)
+    if compile_format(str(fmt.this)) is None:
+        raise _refuse("to_char() format pattern", node)
+    return _udf("pg_to_char", _cast(args[0], "TIMESTAMP"), fmt)
 
 
 def _clock_cast(node: exp.Cast) -> bool:

@@ -746,6 +746,11 @@ DISTINCT_LIMIT: list[Query] = [
     ("like", "SELECT id, name ~ '(ee|ob)$', email ~ '^[a-z]+[0-9]{1,2}@ex\\.org$' FROM customer ORDER BY id", ()),
     ("like", "SELECT sku FROM product WHERE title ~ 'u.' AND title !~ '^[^a-z ]+$' ORDER BY sku", ()),
     ("like", "SELECT id FROM customer WHERE name ~ 'Z[oö]|É' OR region ~ '^.O$' ORDER BY id", ()),
+    # to_char of dates and timestamps, PostgreSQL's patterns
+    ("fn", "SELECT id, to_char(placed, 'YYYY-MM-DD HH24:MI:SS'), to_char(placed, 'FMMonth DD, YYYY'), to_char(placed, 'Dy Mon HH12:MI am') FROM orders ORDER BY id", ()),
+    ("fn", "SELECT id, to_char(born, 'YYYY\"Q\"Q IW ID DDD D WW YY Y'), to_char(born, 'Day|DAY|day|MONTH|mon|FMDD/FMMM|FMHH12') FROM customer ORDER BY id", ()),
+    ("agg", "SELECT to_char(placed, 'YYYY-MM') AS m, count(*) FROM orders GROUP BY 1 ORDER BY 1", ()),
+    ("fn", "SELECT id, to_char(placed, ''), to_char(placed, 'HH24:MI:SS.MS.US P.M. a.m. \\Y') FROM orders WHERE id < 9 ORDER BY id", ()),
 ]
 
 QUERIES: list[Query] = (

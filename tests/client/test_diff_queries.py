@@ -30,7 +30,6 @@ ICU = "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
 # Where the client does not answer as PostgreSQL does: each a strict xfail, so that
 # closing one shows here.
 GAPS: dict[str, str] = {
-    "fn-15": "to_char() of a date or timestamp: not in the client engine",
     "fn-16": "to_char() of a numeric: not in the client engine",
     "fn-27": "cast of a float to numeric(p,s): refused",
     "fn-30": "age(): not in the client engine",
