@@ -357,6 +357,8 @@ class Compiler:
         # their rows, a trigram filter over the Substr onion.  Never under NOT (see
         # ``_negations``).
         self.candidate_filters = False
+        # compiling a value an UPDATE assigns (the column's type then takes it)
+        self.assigning = False
         self._n = count()
         self.tables: list[TableMeta] = []
         # a filter whose rows the client filters again (split execution's fetches) may be
@@ -960,6 +962,18 @@ class Compiler:
         if isinstance(node, exp.Neg):
             f, _, oid = self.value_expr(scope, node.this, select, grouped)
             return (lambda row: None if (v := f(row)) is None else -v), "?column?", oid
+        if isinstance(node, exp.Coalesce) and self.assigning:
+            # SET x = coalesce(x, %s) + 1: the first non-NULL value, stored as the column's
+            # type stores it (in an output its type and scale would be PostgreSQL's to say)
+            fns = [
+                self.value_expr(scope, arg, select, grouped)[0]
+                for arg in [node.this, *node.expressions]
+            ]
+            return (
+                (lambda row: next((v for f in fns if (v := f(row)) is not None), None)),
+                ("coalesce"),
+                25,
+            )
         if isinstance(node, exp.DPipe):
             # text || text per row (UPDATE ... SET x = x || %s too); under DISTINCT (two
             # rows' different parts may concatenate alike), a char(n) side, whose padding

@@ -1078,7 +1078,11 @@ def _rmw_update(
     width = len(select_list)
     assignments: list[tuple[ColumnMeta, Any]] = []
     for col, e in computed:
-        fn, _, _ = c.value_expr(scope, e, select_list, {})
+        c.assigning = True  # (a value assigned: the column's type decides how it is stored)
+        try:
+            fn, _, _ = c.value_expr(scope, e, select_list, {})
+        finally:
+            c.assigning = False
         assignments.append((col, _row_fn(fn)))
     for col, v in constant:
         assignments.append((col, _param_fn(v)))

@@ -172,6 +172,9 @@ UPDATES = [
     C("update-now", "UPDATE post SET created = now() WHERE id = 3 RETURNING id"),
     C("update-concat", "UPDATE author SET bio = bio || %s WHERE id < 4 RETURNING id, bio", (" (edited)",)),
     C("update-prepend", "UPDATE post SET title = %s || title WHERE author_id = 2 RETURNING title", ("Re: ",)),
+    C("update-coalesce", "UPDATE comment SET rating = coalesce(rating, 2.5) WHERE post_id < 4 RETURNING id, rating"),
+    C("update-coalesce-concat", "UPDATE author SET bio = coalesce(bio, '') || %s WHERE id < 4 RETURNING id, bio", ("!",)),
+    C("update-coalesce-arith", "UPDATE post SET score = coalesce(score, 0) * 2 + %s WHERE id < 5 RETURNING id, score", (1,)),
 ]
 
 DELETES = [
