@@ -66,7 +66,7 @@ def acct(
             "SELECT string_agg(nick, ',') FROM acct WHERE id > 1",
             "function string_agg() without ORDER BY (order of aggregation)",
         ),
-        ("SELECT to_char(opened, 'YYYY') FROM acct", "function to_char()"),
+        ("SELECT to_char(balance, '999') FROM acct", "to_char() of other than a date or timestamp"),
         ("SELECT initcap(owner) FROM acct", "function initcap()"),
         ("SELECT id FROM acct WHERE balance = opened", "client evaluation"),
         ("SELEC id FROM acct", None),
