@@ -33,6 +33,7 @@ __all__ = [
     "clock_kind",
     "clock_name",
     "clock_param",
+    "is_clock_cast",
     "session_zone",
     "uses_clock",
 ]
@@ -128,6 +129,7 @@ class ServerClock:
 
 
 def _session(value: dt.datetime) -> SessionTimestamp:
+    # (field by field: datetime.combine drops the fold of an hour a DST change repeats)
     return SessionTimestamp(
         value.year,
         value.month,
@@ -178,11 +180,15 @@ def clock_parameters(tree: exp.Expression) -> exp.Expression:
             return node
         param = exp.Placeholder(this=CLOCK_PREFIX + kind)
         param.meta["pg_function"] = clock_name(node)  # the output's name
-        cast = exp.Cast(
-            this=param,
-            to=exp.DataType.build(ENGINE_TYPES[kind], dialect="postgres"),
-        )
-        cast.meta["clock"] = True
-        return cast
+        return exp.Cast(this=param, to=exp.DataType.build(ENGINE_TYPES[kind], dialect="postgres"))
 
     return tree.transform(swap)
+
+
+def is_clock_cast(node: exp.Expression) -> bool:
+    """A clock value's typed parameter (:func:`clock_parameters`)."""
+    return (
+        isinstance(node, exp.Cast)
+        and isinstance(node.this, exp.Placeholder)
+        and node.this.name.startswith(CLOCK_PREFIX)
+    )

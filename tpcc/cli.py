@@ -131,8 +131,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _dbname(dsn: str) -> str:
+    return str(psycopg.conninfo.conninfo_to_dict(dsn)["dbname"])
+
+
 def _recreate(dsn: str, template: str | None = None) -> None:
-    name = str(psycopg.conninfo.conninfo_to_dict(dsn)["dbname"])
+    """``dsn``'s database dropped and created again, empty or a copy of ``template``'s
+    (a DSN too)."""
+    name = _dbname(dsn)
     admin = psycopg.conninfo.make_conninfo(dsn, dbname="postgres")
     with psycopg.connect(admin, autocommit=True) as c:
         c.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
@@ -141,13 +147,13 @@ def _recreate(dsn: str, template: str | None = None) -> None:
         else:
             c.execute(
                 sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
-                    sql.Identifier(name), sql.Identifier(template)
+                    sql.Identifier(name), sql.Identifier(_dbname(template))
                 )
             )
 
 
 def _exists(dsn: str) -> bool:
-    name = str(psycopg.conninfo.conninfo_to_dict(dsn)["dbname"])
+    name = _dbname(dsn)
     admin = psycopg.conninfo.make_conninfo(dsn, dbname="postgres")
     with psycopg.connect(admin, autocommit=True) as c:
         return (
@@ -169,7 +175,7 @@ def _load_into(dsn: str, config: str, warehouses: int, scale: str) -> float:
     interrupted half-way never leaves a database a later sweep would take for a template."""
     from adaptive_client.install import install
 
-    name = str(psycopg.conninfo.conninfo_to_dict(dsn)["dbname"])
+    name = _dbname(dsn)
     loading = psycopg.conninfo.make_conninfo(dsn, dbname=f"{name}_loading")
     _recreate(loading)
     if config != "plain":
@@ -325,10 +331,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 bar.update(task, description=f"{config}, {n} clients, {lat:g} ms")
                 # (named after its template: sweeps at other scales never share it)
                 target = _cluster_dsn(f"tpcc_{config}_{args.scale}_w{args.warehouses}_run")
-                _recreate(
-                    target,
-                    template=str(psycopg.conninfo.conninfo_to_dict(templates[config])["dbname"]),
-                )
+                _recreate(target, template=templates[config])
                 result = run_with_latency(_spec(args, config, target, n), lat, args.latency_method)
                 result["sweep"] = {k: meta[k] for k in _POINT_KEYS}
                 result["revision"] = revision
@@ -380,11 +383,11 @@ def _primed(args: argparse.Namespace, template: str, meta: dict[str, Any], conso
     by its row counts like the template."""
     from .driver import peel_count, prime
 
-    primed = _cluster_dsn(f"{psycopg.conninfo.conninfo_to_dict(template)['dbname']}_primed")
+    primed = _cluster_dsn(f"{_dbname(template)}_primed")
     recorded = meta.setdefault("primed", {}).get("fingerprint")
     if recorded is None or not _exists(primed):
         console.print("[bold]priming[/] adaptive: the onions the workload needs, built and peeled")
-        _recreate(primed, template=str(psycopg.conninfo.conninfo_to_dict(template)["dbname"]))
+        _recreate(primed, template=template)
         before, t0 = peel_count(primed), time.perf_counter()
         prime(_spec(args, "adaptive", primed, 1))
         meta["primed"] = {

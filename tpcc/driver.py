@@ -125,13 +125,13 @@ def _client(index: int, spec: RunSpec, start_at: float, queue: Any) -> None:
                 c["executions"] += 1
                 # totals with OPE apart (the study's Table I) and per scheme (DET, RND, ...)
                 for k, v in STATS.encryptions.items():
-                    if v != enc.get(k, 0):
-                        c["enc_ope" if k == "OPE" else "enc"] += v - enc.get(k, 0)
-                        c[f"enc:{k}"] += v - enc.get(k, 0)
+                    if d := v - enc.get(k, 0):
+                        c["enc_ope" if k == "OPE" else "enc"] += d
+                        c[f"enc:{k}"] += d
                 for k, v in STATS.decryptions.items():
-                    if v != dec.get(k, 0):
-                        c["dec_ope" if k == "OPE" else "dec"] += v - dec.get(k, 0)
-                        c[f"dec:{k}"] += v - dec.get(k, 0)
+                    if d := v - dec.get(k, 0):
+                        c["dec_ope" if k == "OPE" else "dec"] += d
+                        c[f"dec:{k}"] += d
 
     term = Terminal(
         w_id=1 + index % spec.warehouses,

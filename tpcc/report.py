@@ -206,13 +206,8 @@ def _statement_overheads(runs: list[dict[str, Any]]) -> list[str]:
                     continue
                 cell = f"{st['mean_ms']:.2f} ({st['count']})"
                 if config != "plain" and base and base["count"] and base["mean_ms"]:
-                    over = st["mean_ms"] / base["mean_ms"] - 1
-                    rel = (
-                        (st.get("std_ms", 0.0) / st["mean_ms"]) ** 2 / st["count"]
-                        + (base.get("std_ms", 0.0) / base["mean_ms"]) ** 2 / base["count"]
-                    ) ** 0.5
-                    err = 1.96 * (1 + over) * rel
-                    cell += f" {100 * over:+.1f} % ± {100 * err:.1f}"
+                    ratio, err = _mean_ratio(st, base)
+                    cell += f" {100 * (ratio - 1):+.1f} % ± {100 * err:.1f}"
                 cells.append(cell)
             lines.append(f"| `{label}` | {lat:g} | " + " | ".join(cells) + " |")
     return lines
@@ -237,6 +232,17 @@ def _points(runs: list[dict[str, Any]]) -> list[str]:
             f"{sum(r['retries'].values())} | {sum(r['errors'].values())} | {consistent} |"
         )
     return lines
+
+
+def _mean_ratio(a: dict[str, Any], b: dict[str, Any]) -> tuple[float, float]:
+    """The ratio of two mean response times (``mean_ms``, ``std_ms``, ``count``) and its
+    95% interval's half-width (normal approximation)."""
+    ratio = a["mean_ms"] / b["mean_ms"]
+    rel = (
+        (a.get("std_ms", 0.0) / a["mean_ms"]) ** 2 / a["count"]
+        + (b.get("std_ms", 0.0) / b["mean_ms"]) ** 2 / b["count"]
+    ) ** 0.5
+    return ratio, 1.96 * ratio * rel
 
 
 def _committed(run: dict[str, Any]) -> int:
@@ -293,12 +299,8 @@ def _response_ratios(runs: list[dict[str, Any]]) -> list[str]:
                 if not a or not b or not a["count"] or not b["count"] or not b["mean_ms"]:
                     cells.append("-")
                     continue
-                ratio = a["mean_ms"] / b["mean_ms"]
-                rel = (
-                    (a.get("std_ms", 0.0) / a["mean_ms"]) ** 2 / a["count"]
-                    + (b.get("std_ms", 0.0) / b["mean_ms"]) ** 2 / b["count"]
-                ) ** 0.5
-                cells.append(f"{ratio:.2f} ± {1.96 * ratio * rel:.2f}")
+                ratio, err = _mean_ratio(a, b)
+                cells.append(f"{ratio:.2f} ± {err:.2f}")
             lines.append(f"| {n} | {lat:g} | {other} / plain | " + " | ".join(cells) + " |")
     return lines
 

@@ -25,7 +25,7 @@ from psycopg import errors as pg_errors
 from sqlglot import exp
 
 from .. import ondemand, recipes
-from ..clock import CLOCK_PREFIX, clock_kind, clock_name, clock_param
+from ..clock import CLOCK_PREFIX, clock_kind, clock_name, clock_param, is_clock_cast
 from ..clock import OIDS as CLOCK_OIDS
 from ..encodings import SqlType, encoding_for, parse_sql_type
 from ..errors import (
@@ -400,7 +400,7 @@ class Compiler:
                 return None
             return lambda p: None if (x := inner(p)) is None else _negated(x)
         if isinstance(node, exp.Cast):
-            if isinstance(node.this, exp.Placeholder) and node.this.name.startswith(CLOCK_PREFIX):
+            if is_clock_cast(node):
                 return self.value_of(node.this)  # (typed for the client engine only)
             operand = self.value_of(node.this)
             if operand is None:
@@ -969,11 +969,8 @@ class Compiler:
                 self.value_expr(scope, arg, select, grouped)[0]
                 for arg in [node.this, *node.expressions]
             ]
-            return (
-                (lambda row: next((v for f in fns if (v := f(row)) is not None), None)),
-                ("coalesce"),
-                25,
-            )
+            first = lambda row: next((v for f in fns if (v := f(row)) is not None), None)  # noqa: E731
+            return first, "coalesce", 25
         if isinstance(node, exp.DPipe):
             # text || text per row (UPDATE ... SET x = x || %s too); under DISTINCT (two
             # rows' different parts may concatenate alike), a char(n) side, whose padding

@@ -61,7 +61,7 @@ from sqlglot.optimizer.pushdown_projections import pushdown_projections
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import traverse_scope
 
-from ..clock import CLOCK_PREFIX, clock_parameters, session_zone
+from ..clock import clock_parameters, is_clock_cast, session_zone
 from ..collation import (
     C_COLLATION,
     COLLATION_NAMED,
@@ -392,14 +392,19 @@ def check_order_names(stmt: exp.Expression) -> None:
                 raise pg_errors.AmbiguousColumn(f'ORDER BY "{key.name}" is ambiguous')
 
 
+def _is_star(item: exp.Expression) -> bool:
+    """A select list's ``*`` or ``alias.*``."""
+    return isinstance(item, exp.Star) or (
+        isinstance(item, exp.Column) and isinstance(item.this, exp.Star)
+    )
+
+
 def _folded_outputs(select: exp.Select) -> list[tuple[str, object]] | None:
     """(name as PostgreSQL folds it, what the column is) per output column; None where
     a ``*``'s names are not known here."""
     outputs: list[tuple[str, object]] = []
     for i, item in enumerate(select.expressions):
-        if isinstance(item, exp.Star) or (
-            isinstance(item, exp.Column) and isinstance(item.this, exp.Star)
-        ):
+        if _is_star(item):
             source = _star_source(select, item)
             if source is None:
                 return None
@@ -428,10 +433,7 @@ def _star_source(select: exp.Select, star: exp.Expression) -> list[str] | None:
             inner = _cte_select(select, item.name)
         else:
             inner = None
-        if isinstance(inner, exp.Select) and not any(
-            isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star))
-            for e in inner.expressions
-        ):
+        if isinstance(inner, exp.Select) and not any(_is_star(e) for e in inner.expressions):
             return [e.alias_or_name.lower() for e in inner.expressions]
         return None
     return None
@@ -639,9 +641,12 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         if len([a for a in node.args.values() if a is not None]) != 1:
             raise _refuse(f"{_construct_name(node)} with more than one argument", node)
         # PostgreSQL: sign/ceil/floor of a numeric are numeric (scale 0), of an integer
-        # or a double precision double precision (DuckDB keeps an integer's type)
+        # or a double precision double precision (DuckDB keeps an integer's type).
+        # DuckDB's ceil/floor of a DECIMAL(p,s) are DECIMAL(p,0) already; its sign a
+        # TINYINT.  (Not DECIMAL(38,0): beside a scaled value in a choice, no digit would
+        # be left for its fraction.)
         if kind == "decimal":
-            return _cast(node, "DECIMAL(38,0)")
+            return _cast(node, "DECIMAL(1,0)") if isinstance(node, exp.Sign) else node
         if kind in ("int", "float"):
             return _cast(node, "DOUBLE")
         raise _refuse(f"{_construct_name(node)} of a non-number", node)
@@ -762,6 +767,8 @@ def _scale(node: exp.Expression) -> int | None:
     if isinstance(node, exp.Literal):
         text = str(node.this)
         return None if "e" in text.lower() else len(text.partition(".")[2])
+    if isinstance(node, exp.Ceil | exp.Floor | exp.Sign):  # of a numeric: scale 0
+        return 0
     if isinstance(node, exp.Round | exp.Trunc):  # round(numeric, n) has scale n exactly
         digits = node.args.get("decimals")
         if digits is None:
@@ -895,10 +902,8 @@ def _references(select: exp.Select, name: str) -> list[exp.Column] | None:
         return None
     for sel in scope.find_all(exp.Select):
         for item in sel.expressions:
-            if isinstance(item, exp.Star) or (
-                isinstance(item, exp.Column)
-                and isinstance(item.this, exp.Star)
-                and (not item.table or item.table in aliases)
+            if _is_star(item) and (
+                not isinstance(item, exp.Column) or not item.table or item.table in aliases
             ):
                 return None  # (read whole: printed)
     return [
@@ -1012,8 +1017,8 @@ def _to_char(node: exp.Anonymous) -> exp.Expression:
 def _clock_cast(node: exp.Cast) -> bool:
     """A clock value's parameter, typed (clock.clock_parameters): named so until
     to_duckdb numbers the parameters; the only cast of a parameter to timestamptz."""
-    return isinstance(node.this, exp.Placeholder) and (
-        node.this.name.startswith(CLOCK_PREFIX) or node.to.is_type(exp.DataType.Type.TIMESTAMPTZ)
+    return is_clock_cast(node) or (
+        isinstance(node.this, exp.Placeholder) and node.to.is_type(exp.DataType.Type.TIMESTAMPTZ)
     )
 
 
@@ -1401,22 +1406,43 @@ def to_duckdb(
     tree = _rewrite_bottom_up(tree)
     _escape_likes(tree)
     _case_distinct_names(tree)
-    _constant_distinct_on(tree)
+    _constant_keys(tree)
     return tree.sql("duckdb"), avgs, scales
 
 
-def _constant_distinct_on(tree: exp.Expression) -> None:
-    """``DISTINCT ON (2.5)`` (a constant, or one folded from ``0 + 2.5``) keeps one row
-    in PostgreSQL; DuckDB ignores a constant there as it ignores one in ORDER BY, and
-    keeps every row: the constant goes in a cast, an expression it keeps.  (An integer
-    constant is a column's position in both.)"""
-    for distinct in tree.find_all(exp.Distinct):
-        on = distinct.args.get("on")
-        for key in list(on.expressions) if isinstance(on, exp.Tuple) else []:
-            while isinstance(key, exp.Paren):
-                key = key.this
-            if isinstance(key, exp.Literal) and not (not key.is_string and str(key.this).isdigit()):
-                key.replace(_cast(key.copy(), "VARCHAR" if key.is_string else "DOUBLE"))
+def _position(key: exp.Expression) -> int | None:
+    """The output column an ORDER BY / GROUP BY / DISTINCT ON key names by position: an
+    integer written bare -- not ``(2)``, nor ``1 + 1`` folded to 2 (fold.py marks it)."""
+    if (
+        isinstance(key, exp.Literal)
+        and not key.is_string
+        and str(key.this).isdigit()
+        and not key.meta.get("folded")
+    ):
+        return int(key.this)
+    return None
+
+
+def _constant_keys(tree: exp.Expression) -> None:
+    """A constant key of ORDER BY, GROUP BY or DISTINCT ON orders or groups nothing in
+    PostgreSQL, unless it is an integer written bare (a column's position): ``(2)``,
+    ``1 + 1`` (folded to 2), ``2.5``.  DuckDB reads an integer constant as a position and
+    ignores any other constant in DISTINCT ON (keeping every row): each such constant
+    goes in a cast, an expression DuckDB keeps as one."""
+    keys: list[exp.Expression] = []
+    for node in tree.find_all(exp.Order, exp.Group, exp.Distinct):
+        if isinstance(node, exp.Order):
+            keys += [o.this for o in node.expressions if isinstance(o, exp.Ordered)]
+        elif isinstance(node, exp.Group):
+            keys += list(node.expressions)
+        elif isinstance(node.args.get("on"), exp.Tuple):
+            keys += list(node.args["on"].expressions)
+    for key in keys:
+        inner = key
+        while isinstance(inner, exp.Paren):
+            inner = inner.this
+        if isinstance(inner, exp.Literal) and _position(key) is None:
+            inner.replace(_cast(inner.copy(), "VARCHAR" if inner.is_string else "DOUBLE"))
 
 
 def _case_distinct_names(tree: exp.Expression) -> None:
@@ -1490,8 +1516,8 @@ def _named_item(ordered: exp.Ordered) -> exp.Expression | None:
     key = ordered.this
     if not items:
         return None
-    if isinstance(key, exp.Literal) and not key.is_string and str(key.this).isdigit():
-        i = int(key.this)
+    i = _position(key)
+    if i is not None:
         return items[i - 1] if 1 <= i <= len(items) else None
     if isinstance(key, exp.Column) and not key.table:
         for item in items:
@@ -1724,10 +1750,7 @@ def output_names(original: exp.Expression, qualified_tree: exp.Expression) -> li
     """Names of the output columns: the application's items (stars from the expansion)."""
     orig = leftmost(original).expressions
     qual = leftmost(qualified_tree).expressions
-    if any(
-        isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star))
-        for e in orig
-    ):
+    if any(_is_star(e) for e in orig):
         return [e.alias_or_name for e in qual]
     return [pg_name(e) or "?column?" for e in orig]
 

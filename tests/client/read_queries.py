@@ -735,6 +735,12 @@ DISTINCT_LIMIT: list[Query] = [
     ("text", "SELECT id, %s || name FROM customer WHERE id < %s ORDER BY id", ("> ", 6)),
     # DISTINCT ON a constant keeps one row
     ("misc", "SELECT DISTINCT ON ((0 + 2.5)) (0 + 2.5), id FROM orders WHERE lower(status) <> 'x' ORDER BY (0 + 2.5), id", ()),
+    # a folded constant (1 + 1) is no position: it orders, groups and keeps nothing apart
+    ("misc", "SELECT id, name FROM customer WHERE lower(name) <> 'x' ORDER BY 1 + 1, id", ()),
+    ("misc", "SELECT DISTINCT ON ((1 + 1)) id FROM customer WHERE lower(name) <> 'x' ORDER BY 1 + 1, id", ()),
+    ("misc", "SELECT 1 + 1 AS k, count(*) FROM customer WHERE lower(name) <> 'x' GROUP BY 1 + 1", ()),
+    # a choice of ceil()'s numeric: its scale is 0 (found by the split fuzz suite)
+    ("fn", "SELECT id, coalesce(ceil(credit), id), coalesce(floor(credit), 0.5), coalesce(sign(credit), 2) FROM customer ORDER BY id", ()),
     # an average from a CTE or derived table, only compared or ordered by: PostgreSQL's value
     ("cte", "WITH t AS (SELECT category, avg(price) AS a FROM product GROUP BY category) SELECT p.sku FROM product p JOIN t ON t.category = p.category WHERE p.price > t.a ORDER BY p.sku", ()),
     ("cte", "SELECT sku FROM product p, (SELECT avg(price) AS a, avg(weight) AS w FROM product) s WHERE p.price * 3 > s.a * 4 OR p.weight < s.w ORDER BY sku", ()),
