@@ -1204,7 +1204,7 @@ class Cursor:
             cur.execute(query, bound, binary=True)
             raw = cur.fetchall()
             total += len(raw)
-            shipped.fetches.append((part, len(raw), _size(raw)))
+            shipped.fetches.append((part, len(raw), _size(raw, cur.pgresult)))
             if cap is not None and total > cap:
                 raise RowCapExceeded(
                     f"the statement would ship more than {cap} rows to the client "
@@ -1363,15 +1363,20 @@ class NamedCursor(Cursor):
         super().close()
 
 
-def _size(raw: list[Any]) -> int:
-    """Bytes of the values of a server result as received (ciphertexts' lengths; other
-    values as their text)."""
+def _size(raw: list[Any], result: psycopg.pq.abc.PGresult | None) -> int:
+    """Bytes of the values of a binary server result as received: a fixed-width type's
+    width per non-NULL value (counts, plain sums), a ciphertext's length."""
     n = 0
-    for column in zip(*raw, strict=True):  # a column at a time: its values are of one type
-        try:  # ciphertexts and NULLs: summed without a Python loop per value
-            n += sum(map(len, filter(_not_none, column)))
-        except TypeError:  # plain values (sums, counts, PLAIN onions): as their text
-            n += sum(map(len, map(str, filter(_not_none, column))))
+    for i in range(len(raw[0]) if raw else 0):  # a column at a time: its values of one type
+        width = result.fsize(i) if result is not None else -1
+        if width > 0:  # int8, float8, ...: no Python call per value
+            n += width * (len(raw) - list(map(operator.itemgetter(i), raw)).count(None))
+            continue
+        values = list(filter(_not_none, map(operator.itemgetter(i), raw)))
+        try:  # ciphertexts: summed without a Python loop per value
+            n += sum(map(len, values))
+        except TypeError:  # a variable-width plain value (numeric): as its text
+            n += sum(map(len, map(str, values)))
     return n
 
 

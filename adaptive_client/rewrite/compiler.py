@@ -50,6 +50,7 @@ from .plan import (
     RmwUpdate,
     RowFn,
     SortKey,
+    StoredValue,
 )
 
 _OIDS = {
@@ -1015,7 +1016,7 @@ class Compiler:
                 raise _unsupported(node, "COUNT(expression)")
             oc = recipes.onion_order(ref.column)[0]
             idx = self.add_select(select, exp.Count(this=self.col_expr(ref, oc)))
-        return (lambda row: row[idx]), "count", 20
+        return StoredValue(idx), "count", 20
 
     def sum_avg(
         self, scope: Scope, node: exp.Expression, select: list[exp.Expression]

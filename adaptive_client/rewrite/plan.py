@@ -65,8 +65,9 @@ class ColumnValue:
 
 @dataclass(frozen=True)
 class StoredValue:
-    """A row function giving a stored column of the server row as shipped, undecrypted
-    (a ciphertext the client engine carries: rewrite/late.py)."""
+    """A row function giving a value of the server row as shipped, undecrypted: a
+    ciphertext the client engine carries (rewrite/late.py), a count the server made.
+    Recognizable, so that a large result's column is copied without a call per row."""
 
     index: int
 

@@ -16,6 +16,7 @@ from ..errors import EncodingError, UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from ..onions import Cap
 from .compiler import Compiler, PositionalParam, Scope, _Ref, _unsupported, server_sql
+from .eager import eager_counts
 from .plan import Compiled, Output, ParamBuilder, Params, RmwUpdate, RowFn, SortKey
 from .positions import check_positions
 from .precomputed import with_precomputed
@@ -348,7 +349,7 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
     if not select_list:
         select_list.append(exp.Literal.number(1))
     out.set("expressions", select_list)
-    plan.sql = server_sql(out)
+    plan.sql = server_sql(eager_counts(out))
     plan.params = c.params
     plan.outputs = outputs
     return plan
