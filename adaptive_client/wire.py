@@ -4,7 +4,9 @@ A Search onion stores a ``bytea[]`` of word tokens.  psycopg sends a Python list
 PostgreSQL's text array syntax, escaping every byte of every element (a regular
 expression per element); loading a table spends more time there than on the tokens'
 HMACs.  :class:`WordTokens` marks a token list, and its dumper writes the binary array
-format instead: a fixed header and each token behind its length, nothing escaped.
+format instead: a fixed header and each token behind its length, nothing escaped.  The
+same for :class:`CiphertextArray`, the comparands of ``col = ANY(%s)`` (a split
+statement's semi-join sends tens of thousands: 0.17 s in text, 0.03 s so).
 """
 
 from __future__ import annotations
@@ -28,17 +30,27 @@ class WordTokens(list[bytes]):
     """The tokens of one text's words, as stored in a Search onion (a ``bytea[]``)."""
 
 
-class WordTokensDumper(Dumper):
+class CiphertextArray(list[bytes | None]):
+    """Ciphertexts (or NULLs) a ``bytea[]`` parameter compares a column with."""
+
+
+_NULL = (-1).to_bytes(4, "big", signed=True)
+
+
+class ByteaArrayDumper(Dumper):
     format = Format.BINARY
     oid = BYTEA_ARRAY_OID
 
     def dump(self, obj: Any) -> bytes:
         if not obj:
             return _EMPTY
-        parts = [_HEADER.pack(1, 0, BYTEA_OID, len(obj), 1)]
-        for token in obj:
-            parts.append(len(token).to_bytes(4, "big"))
-            parts.append(token)
+        parts = [_HEADER.pack(1, int(None in obj), BYTEA_OID, len(obj), 1)]
+        for value in obj:
+            if value is None:
+                parts.append(_NULL)
+            else:
+                parts.append(len(value).to_bytes(4, "big"))
+                parts.append(value)
         return b"".join(parts)
 
 
@@ -59,7 +71,8 @@ class SumValueDumper(Dumper):
 
 
 def register(context: AdaptContext) -> None:
-    """Send :class:`WordTokens` and :class:`SumValue` in binary on this connection (or
-    context)."""
-    context.adapters.register_dumper(WordTokens, WordTokensDumper)
+    """Send :class:`WordTokens`, :class:`CiphertextArray` and :class:`SumValue` in binary
+    on this connection (or context)."""
+    context.adapters.register_dumper(WordTokens, ByteaArrayDumper)
+    context.adapters.register_dumper(CiphertextArray, ByteaArrayDumper)
     context.adapters.register_dumper(SumValue, SumValueDumper)

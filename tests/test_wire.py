@@ -1,4 +1,5 @@
-"""Word-token arrays go to the server in binary: the same bytea[] as psycopg's text form."""
+"""Word-token and comparand arrays go to the server in binary: the same bytea[] as psycopg's
+text form."""
 
 from __future__ import annotations
 
@@ -41,3 +42,21 @@ def test_binary_tokens_serve_containment(pg_dsn: str) -> None:
             "SELECT %s @> %s, %s @> %s", (WordTokens([a, b]), [b], WordTokens([a]), [b])
         )
         assert cur.fetchone() == (True, False)
+
+
+@pytest.mark.parametrize(
+    "values", [[], [None], [b"\x01" * 17, None, b"", b'\\"{},' + os.urandom(20)], *CASES]
+)
+def test_binary_comparands_equal_text_array(pg_dsn: str, values: list[bytes | None]) -> None:
+    """``col = ANY(%s)``'s comparands (NULLs among them) as sent in binary."""
+    with psycopg.connect(pg_dsn) as conn:
+        wire.register(conn)
+        sent = wire.CiphertextArray(values)
+        row = conn.execute(
+            "SELECT %s, %s IS NOT DISTINCT FROM %s::bytea[], pg_typeof(%s)::text",
+            (sent, sent, list(values) or "{}", sent),
+        ).fetchone()
+    assert row is not None
+    assert row[0] == values
+    assert row[1] is True
+    assert row[2] == "bytea[]"

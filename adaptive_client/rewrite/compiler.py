@@ -38,6 +38,7 @@ from ..errors import (
 from ..joins import JoinNeed
 from ..metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from ..onions import Cap, Onion, capabilities
+from ..wire import CiphertextArray
 from .numeric import pg_avg
 from .params import escape_percent
 from .plan import (
@@ -484,7 +485,10 @@ class Compiler:
                     f"ANY/ALL of {ref.table.name}.{ref.column.name} needs a list, "
                     f"not a {type(items).__name__}"
                 )
-            return [_comparand(ref, oc, cap, layer, v) for v in items]
+            values = [_comparand(ref, oc, cap, layer, v) for v in items]
+            if oc.innermost == "PLAIN" or layer == "PLAIN":
+                return values
+            return CiphertextArray(values)  # (in binary: nothing escaped)
 
         if oc.innermost == "PLAIN":
             return self.param(build)  # the server casts the plain array itself
