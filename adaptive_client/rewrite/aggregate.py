@@ -64,6 +64,12 @@ class Pushdown:
     extra: set[tuple[str, str]] = field(default_factory=set)
     # the server's query carries a HAVING implied by the statement's (_sum_bound)
     bounded: bool = False
+    # WHERE conjuncts over the statement's own grouping columns only, which the server
+    # cannot evaluate: each group's keys are its rows' values, so the client filters the
+    # groups the server returns (_client_conjuncts)
+    client_where: list[exp.Expression] = field(default_factory=list)
+    # a count(DISTINCT col): right only where the server's groups are the statement's
+    distinct: bool = False
 
 
 def _own_nodes(select: exp.Select, kind: type[Any]) -> list[exp.Expression]:
@@ -99,6 +105,8 @@ def plan_pushdowns(
             continue
         assert callable(compiles)
         plan = compiles(push.relation)
+        if not plan:
+            plan = _without_client_conjuncts(push, compiles)
         if push.bounded:  # kept only where it compiles and peels nothing more
             query = push.relation.query
             assert query is not None
@@ -246,6 +254,27 @@ def _plan_one(
             outputs.append((f"__a{j}", "BIGINT"))
             push.aggregates.append((agg, _combined(exp.Sum, push.alias, f"__a{j}", _INT, agg)))
             continue
+        if (
+            isinstance(agg, exp.Count)
+            and isinstance(arg, exp.Distinct)
+            and len(arg.expressions) == 1
+            and isinstance(arg.expressions[0], exp.Column)
+            and arg.expressions[0].table in tables
+        ):
+            # each group's own count, made by the server (push.distinct: only where its
+            # groups are the statement's); the client's sum of one row per group is it
+            distinct_col = arg.expressions[0]
+            j = len(outputs)
+            counted_distinct = exp.Count(
+                this=exp.Distinct(
+                    expressions=[exp.column(distinct_col.name, table=distinct_col.table)]
+                )
+            )
+            partial_items.append(_named(counted_distinct, f"__a{j}"))
+            outputs.append((f"__a{j}", "BIGINT"))
+            push.aggregates.append((agg, _combined(exp.Sum, push.alias, f"__a{j}", _INT, agg)))
+            push.distinct = True
+            continue
         if not (isinstance(arg, exp.Column) and arg.table in tables):
             return None
         source = schema[tables[arg.table].name.lower()][arg.name.lower()]
@@ -314,6 +343,13 @@ def _plan_one(
             src = source_of(sub, col.table) if col.table else None
             if col.table not in sub.sources and any(src is t for t in tables.values()):
                 return None
+    if push.distinct and (
+        group is None
+        or extra
+        or not all(isinstance(g, exp.Column) for g in group.expressions)
+        or not all(_exact_key(schema[tables[a].name.lower()][c]) for a, c in keys)
+    ):
+        return None  # a group the server split would count its distinct values twice
     query = exp.Select(expressions=partial_items)
     query.set("from_", select.args["from_"].copy())
     if select.args.get("joins"):
@@ -333,6 +369,57 @@ def _plan_one(
     push.relation.outputs = outputs
     push.relation.members = dict(tables)
     return push
+
+
+def _without_client_conjuncts(push: Pushdown, compiles: Any) -> object:
+    """The relation's plan with the WHERE conjuncts that read only the statement's own
+    grouping columns left to the client (``push.client_where``), where the rest
+    compiles exactly; None otherwise (the query restored).  Filtering a group by its
+    keys is filtering its rows by them: every row of a group the server makes has the
+    group's key values (its ciphertexts are injective)."""
+    query = push.relation.query
+    group = push.select.args.get("group")
+    where = query.args.get("where") if query is not None else None
+    if query is None or where is None or group is None:
+        return None
+    own = {(g.table, g.name.lower()) for g in group.expressions if isinstance(g, exp.Column)}
+    own -= push.extra
+    kept, moved = [], []
+    for c in conjuncts(where.this):
+        cols = list(c.find_all(exp.Column))
+        over_keys = bool(cols) and all((col.table, col.name.lower()) in own for col in cols)
+        if over_keys and not c.find(exp.AggFunc, exp.Window, exp.Select, exp.Subquery):
+            moved.append(c)
+        else:
+            kept.append(c)
+    if not moved:
+        return None
+
+    def attempt(server: list[exp.Expression]) -> object:
+        query.set("where", exp.Where(this=exp.and_(*server)) if server else None)
+        return compiles(push.relation)
+
+    plan = attempt(kept)
+    if not plan:
+        query.set("where", where)
+        return None
+    # each moved conjunct the server can evaluate after all goes back to it
+    for c in list(moved):
+        again = attempt([*kept, c])
+        if again:
+            kept.append(c)
+            moved.remove(c)
+            plan = again
+    query.set("where", exp.Where(this=exp.and_(*kept)) if kept else None)  # (plan's)
+    push.client_where = [c.copy() for c in moved]
+    return plan
+
+
+def _exact_key(source: str) -> bool:
+    """Whether grouping by the column's ciphertexts makes PostgreSQL's groups: integers,
+    dates, booleans, and text (a deterministic collation's equality is the bytes', the
+    only kind the client accepts; char(n)'s padding is not encrypted)."""
+    return source in _EXACT_KEYS or source == "VARCHAR" or source.startswith("CHAR(")
 
 
 # a group of up to this many rows is kept by the server only if its largest value could
@@ -506,7 +593,8 @@ def apply(push: Pushdown) -> None:
     its key columns, each aggregate the combination of the partials."""
     select = push.select
     select.set("joins", None)  # (the server's query applies them)
-    select.set("where", None)
+    client_where = [c.copy() for c in push.client_where]
+    select.set("where", exp.Where(this=exp.and_(*client_where)) if client_where else None)
     for node, replacement in push.aggregates:
         node.replace(replacement)
     for col in _own_columns(select):

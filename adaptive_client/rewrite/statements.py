@@ -131,12 +131,13 @@ def _from_where(c: Compiler, scope: Scope, stmt: exp.Select) -> exp.Select:
 
 def _nested_query(node: exp.Expr, stmt: exp.Select) -> bool:
     """A query nested in ``stmt`` that the server statement cannot hold: any but one
-    inside an ``EXISTS`` of its WHERE (compiled, or refused, by ``Compiler.exists``)."""
+    inside an ``EXISTS`` or ``col IN (...)`` of its WHERE (compiled, or refused, by
+    ``Compiler.exists`` and ``Compiler.in_subquery``)."""
     if node is stmt or not isinstance(node, exp.Select | exp.Subquery | exp.SetOperation):
         return False
-    holder = node.find_ancestor(exp.Exists)
+    holder = node.find_ancestor(exp.Exists, exp.In)
     while holder is not None and holder.find_ancestor(exp.Select) is not stmt:
-        holder = holder.find_ancestor(exp.Exists)
+        holder = holder.find_ancestor(exp.Exists, exp.In)
     if holder is None:
         return True
     where = stmt.args.get("where")

@@ -387,6 +387,26 @@ SETS: list[Query] = [
 SUBQUERIES: list[Query] = [
     (
         "sub",
+        "SELECT c.id FROM customer c WHERE c.id IN (SELECT o.customer_id FROM orders o WHERE o.customer_id = c.id AND o.status = 'paid') ORDER BY 1",
+        (),
+    ),
+    (
+        "sub",
+        "SELECT status, count(DISTINCT customer_id), count(*) FROM orders WHERE customer_id NOT IN (SELECT id FROM customer WHERE vip) GROUP BY status ORDER BY status NULLS FIRST",
+        (),
+    ),
+    (
+        "sub",
+        "SELECT c.name, count(DISTINCT o.status) FROM customer c JOIN orders o ON o.customer_id = c.id WHERE lower(c.name) NOT LIKE '%e%' AND o.id NOT IN (SELECT order_id FROM item WHERE qty > 5) GROUP BY c.name ORDER BY 1 NULLS FIRST",
+        (),
+    ),
+    (
+        "sub",
+        "SELECT c.region, count(DISTINCT c.name) FROM customer c WHERE c.region NOT LIKE 'N%' GROUP BY c.region ORDER BY 1 NULLS FIRST",
+        (),
+    ),
+    (
+        "sub",
         "SELECT id FROM customer WHERE id IN (SELECT customer_id FROM orders WHERE status = 'paid') ORDER BY id",
         (),
     ),

@@ -67,6 +67,25 @@ PUSHED = [
     "/ sum(e.salary) FROM emp e JOIN dept d ON e.dept = d.id",
     "SELECT sum(CASE WHEN active = true THEN bonus WHEN active = false THEN -1 END), "
     "count(*) FROM emp",
+    # count(DISTINCT): counted by the server where its groups are the statement's (keys
+    # of integers, dates, text; none the statement does not group by)
+    "SELECT dept, count(DISTINCT bonus) FROM emp GROUP BY dept ORDER BY dept",
+    "SELECT d.region, count(DISTINCT e.dept), count(*) FROM emp e JOIN dept d "
+    "ON e.dept = d.id GROUP BY d.region ORDER BY 1 NULLS FIRST",
+    "SELECT name, hired, count(DISTINCT active) FROM emp GROUP BY name, hired "
+    "ORDER BY 3 DESC, 1, 2 NULLS FIRST LIMIT 20",
+    # a conjunct over the grouping columns that only the client evaluates filters the
+    # groups; the others stay in the server's query
+    "SELECT name, count(*), sum(salary) FROM emp WHERE lower(name) LIKE '%an%' "
+    "AND salary > 50 GROUP BY name ORDER BY name",
+    "SELECT d.dname, d.region, count(DISTINCT e.bonus) FROM emp e JOIN dept d "
+    "ON e.dept = d.id WHERE d.dname NOT LIKE '%a%' AND upper(d.region) <> 'NORTH' "
+    "GROUP BY d.dname, d.region ORDER BY 1, 2 NULLS FIRST",
+    # [NOT] IN (subquery) compiled into the server's query (its onions already at DET)
+    "SELECT dept, count(*) FROM emp WHERE dept NOT IN (SELECT id FROM dept WHERE budget > 100) "
+    "GROUP BY dept ORDER BY dept NULLS FIRST",
+    "SELECT dept, count(DISTINCT name) FROM emp WHERE dept IN (SELECT id FROM dept) "
+    "GROUP BY dept ORDER BY dept",
 ]
 
 # grouped on the server only where the columns are already groupable (no peel for
@@ -85,7 +104,13 @@ EXTRA_KEYS = [
 NOT_PUSHED = [
     "SELECT dept, sum(bonus + 1) FROM emp GROUP BY dept ORDER BY dept",
     "SELECT dept, sum(bonus) FROM emp WHERE lower(name) LIKE '%a%' GROUP BY dept ORDER BY dept",
-    "SELECT dept, count(DISTINCT bonus) FROM emp GROUP BY dept ORDER BY dept",
+    # count(DISTINCT) where the server's groups could split the statement's: a numeric
+    # key (1.0 and 1.00), a grouping by an expression (extra keys)
+    "SELECT salary, count(DISTINCT bonus) FROM emp GROUP BY salary ORDER BY 1 NULLS FIRST",
+    "SELECT extract(year from hired), count(DISTINCT dept) FROM emp "
+    "GROUP BY extract(year from hired) ORDER BY 1 NULLS FIRST",
+    # a client-only conjunct over a column the statement does not group by
+    "SELECT dept, count(*) FROM emp WHERE lower(note) LIKE '%a%' GROUP BY dept ORDER BY 1",
     "SELECT dept, sum(bonus) FILTER (WHERE bonus > 0) FROM emp GROUP BY dept ORDER BY dept",
     "SELECT dept, sum(bonus), rank() OVER (ORDER BY dept) FROM emp GROUP BY dept ORDER BY dept",
     "SELECT e.dept, sum(e.bonus) FROM emp e GROUP BY e.dept HAVING sum(e.bonus) > "
