@@ -212,7 +212,20 @@ def _plan_one(
     for i, (alias, name) in enumerate(keys):
         partial_items.append(_named(exp.column(name, table=alias, quoted=False), f"__k{i}"))
         outputs.append((f"__k{i}", schema[tables[alias].name.lower()][name]))
+    # an aggregate the statement writes twice (in its outputs and its HAVING or ORDER
+    # BY) is the server's once and decrypted once: the repeats read the first's partials
+    first: dict[str, exp.Expression] = {}
+    repeats: list[tuple[exp.Expression, exp.Expression]] = []
     for agg in aggs:
+        text = agg.sql()
+        if text in first and not isinstance(agg.parent, exp.Filter):
+            repeats.append((agg, first[text]))
+        else:
+            first.setdefault(text, agg)
+    repeated = {id(a) for a, _ in repeats}
+    for agg in aggs:
+        if id(agg) in repeated:
+            continue
         if not isinstance(agg, _AGGREGATES) or isinstance(agg.parent, exp.Filter):
             return None
         arg = agg.this
@@ -315,6 +328,9 @@ def _plan_one(
         quotient.meta["avg"] = True
         quotient.type = agg.type.copy() if agg.type is not None else None
         push.aggregates.append((agg, quotient))
+    replacements = {id(a): r for a, r in push.aggregates}
+    for agg, original in repeats:
+        push.aggregates.append((agg, replacements[id(original)].copy()))
     # what the SELECT reads outside its aggregates, WHERE and joins (the server's part)
     # must be a key (PostgreSQL's rule, short of a primary key's functional dependency)
     inside = {id(c) for a in aggs for c in a.find_all(exp.Column)}

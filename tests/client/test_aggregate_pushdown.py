@@ -404,3 +404,20 @@ def icu_pair(new_database: Any, master_key: MasterKey) -> Iterator[Pair]:
 @pytest.mark.parametrize("sql", ICU_QUERIES)
 def test_server_shapes_under_icu_equal_to_plain(icu_pair: Pair, sql: str) -> None:
     icu_pair.check(sql)
+
+
+def test_an_aggregate_written_twice_is_decrypted_once(pair: Pair) -> None:
+    sql = (
+        "SELECT dept, sum(salary) FROM emp GROUP BY dept HAVING sum(salary) > 100 "
+        "ORDER BY sum(salary) DESC, dept"
+    )
+    groups = pair.plain.execute("SELECT count(DISTINCT dept) + 1 FROM emp").fetchone()
+    assert groups is not None
+    pair.check(sql)  # (peels what it needs)
+    stats = pair.enc.stats
+    before = sum(stats.decryptions.values())
+    assert _aggregated(pair, sql)
+    # one sum per group (and a key per group at most), not one per mention
+    assert sum(stats.decryptions.values()) - before <= 2 * groups[0]
+    fetched = [f for r in stats.residual for f in r.fetches]
+    assert len(fetched) == 1
