@@ -9,7 +9,7 @@ is at.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -291,23 +291,19 @@ def decrypt_many(col: ColumnMeta, oc: OnionColumn, stored: list[Any]) -> list[An
     out: list[Any] = [None] * len(stored)
     enc = col.encoding
     STATS.count(inner, decrypt=True, n=len(data))
-    if inner == "DET":
-        # equal DET ciphertexts are equal values: each distinct one is decrypted and
-        # decoded once (a fetched column often repeats values: flags, dates, prices)
-        distinct = list(dict.fromkeys(data))
-        if len(distinct) < len(data):
-            values = dict(
-                zip(
-                    distinct,
-                    [enc.from_bytes(p) for p in oc.det.decrypt_many(distinct)],
-                    strict=True,
-                )
-            )
-            plain = [values[d] for d in data]
-        else:
-            plain = [enc.from_bytes(p) for p in oc.det.decrypt_many(data)]
+    # equal DET or OPE ciphertexts are equal values (both schemes are deterministic):
+    # each distinct one is decrypted and decoded once (a fetched column often repeats
+    # values: flags, dates, quantities, prices)
+    decode: Callable[[Any], Any] = enc.from_bytes if inner == "DET" else enc.from_ope
+    decrypt: Callable[[list[bytes]], Sequence[Any]] = (
+        oc.det.decrypt_many if inner == "DET" else oc.ope.decrypt_many
+    )
+    distinct = list(dict.fromkeys(data))
+    if len(distinct) < len(data):
+        values = dict(zip(distinct, [decode(p) for p in decrypt(distinct)], strict=True))
+        plain = [values[d] for d in data]
     else:
-        plain = [enc.from_ope(p) for p in oc.ope.decrypt_many(data)]
+        plain = [decode(p) for p in decrypt(data)]
     for i, p in zip(at, plain, strict=True):
         out[i] = p
     return out

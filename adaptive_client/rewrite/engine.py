@@ -235,11 +235,10 @@ def load(
             # (each distinct value converted once: a fetched column repeats values --
             # quantities, discounts, dates; equal numerics of different scales share a
             # text, which the cast to the column's fixed scale makes the same value)
-            texts: dict[Any, str] = {}
-            columns[i] = [
-                None if v is None else texts.get(v) or texts.setdefault(v, _text(v))
-                for v in columns[i]
-            ]
+            texts: dict[Any, str | None] = {
+                v: None if v is None else _text(v) for v in dict.fromkeys(columns[i])
+            }
+            columns[i] = list(map(texts.__getitem__, columns[i]))
         if t.startswith(("DECIMAL", "CHAR(")) or t in ("DATE", "VARCHAR", "BLOB"):
             arrays[f"c{i}"] = _objects(columns[i])
             items.append(f"CAST(__v.c{i} AS {storage_type(t)})")
