@@ -269,26 +269,25 @@ def decrypt_many(col: ColumnMeta, oc: OnionColumn, stored: list[Any]) -> list[An
     per layer (RND's CTR, DET's short values through AES in one call, OPE's tree walked
     once) instead of a chain of calls per value."""
     inner = oc.innermost
+    # a column without NULLs (the usual case) skips the bookkeeping of their positions
+    at: list[int] | None = (
+        None if None not in stored else [i for i, v in enumerate(stored) if v is not None]
+    )
+    present = stored if at is None else [stored[i] for i in at]
     if inner == "ASHE":  # the pads of the whole column in one AES call
-        at = [i for i, v in enumerate(stored) if v is not None]
-        STATS.count("ASHE", decrypt=True, n=len(at))
-        plain = oc.ashe.decrypt_many([list(stored[i]) for i in at])
-        out_ashe: list[Any] = [None] * len(stored)
-        for i, m in zip(at, plain, strict=True):
-            out_ashe[i] = col.encoding.from_hom(m)
-        return out_ashe
+        STATS.count("ASHE", decrypt=True, n=len(present))
+        from_hom = col.encoding.from_hom
+        return _placed(at, len(stored), [from_hom(m) for m in oc.ashe.decrypt_many(present)])
     if inner not in ("DET", "OPE"):  # PLAIN, HOM, Single RND: nothing to batch
         return [decrypt(col, oc, v) for v in stored]
-    at = [i for i, v in enumerate(stored) if v is not None]
-    data = [bytes(stored[i]) for i in at]
-    if any(not d for d in data):
+    data = list(map(bytes, present))  # (bytes of bytes is the object itself)
+    if b"" in data:
         raise CiphertextError("empty ciphertext")
     outer = [j for j, d in enumerate(data) if d[0] == 1]
     if outer:
         STATS.count("RND", decrypt=True, n=len(outer))
         for j, d in zip(outer, oc.rnd.decrypt_many([data[j] for j in outer]), strict=True):
             data[j] = d
-    out: list[Any] = [None] * len(stored)
     enc = col.encoding
     STATS.count(inner, decrypt=True, n=len(data))
     # equal DET or OPE ciphertexts are equal values (both schemes are deterministic):
@@ -304,8 +303,16 @@ def decrypt_many(col: ColumnMeta, oc: OnionColumn, stored: list[Any]) -> list[An
         plain = [values[d] for d in data]
     else:
         plain = [decode(p) for p in decrypt(data)]
-    for i, p in zip(at, plain, strict=True):
-        out[i] = p
+    return _placed(at, len(stored), plain)
+
+
+def _placed(at: list[int] | None, n: int, values: list[Any]) -> list[Any]:
+    """``values`` at positions ``at`` of ``n`` (NULL elsewhere); all of them if None."""
+    if at is None:
+        return values
+    out: list[Any] = [None] * n
+    for i, v in zip(at, values, strict=True):
+        out[i] = v
     return out
 
 

@@ -124,3 +124,20 @@ def test_decrypt_sums_refuses_a_group_without_its_nonces() -> None:
         a.decrypt_sums([good, (0, 0, 2, _nonces(stored[:1]))])
     with pytest.raises(CiphertextError):
         a.decrypt_sums([(0, 0, 0, b"")])  # the caller leaves out the empty groups
+
+
+_EDGES = [0, 1, -1, 2**63 - 1, -(2**63), 2**63, -(2**63) - 1, 2**64, -(2**64), BOUND - 1]
+
+
+@given(
+    st.lists(
+        st.one_of(st.integers(min_value=-BOUND + 1, max_value=BOUND - 1), st.sampled_from(_EDGES)),
+        max_size=60,
+    )
+)
+def test_batched_decryption_equals_one_by_one(values: list[int]) -> None:
+    # the batch subtracts in two 64-bit limbs, finishing values beyond 64 bits in Python
+    a = ASHE(KEY)
+    values = [v for v in values if abs(v) < BOUND]
+    stored = a.encrypt_many(values)
+    assert a.decrypt_many(stored) == values == [a.decrypt(s) for s in stored]
