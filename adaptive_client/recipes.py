@@ -294,15 +294,15 @@ def decrypt_many(col: ColumnMeta, oc: OnionColumn, stored: list[Any]) -> list[An
     # each distinct one is decrypted and decoded once (a fetched column often repeats
     # values: flags, dates, quantities, prices)
     decode: Callable[[Any], Any] = enc.from_bytes if inner == "DET" else enc.from_ope
-    decrypt: Callable[[list[bytes]], Sequence[Any]] = (
+    decrypt_all: Callable[[list[bytes]], Sequence[Any]] = (
         oc.det.decrypt_many if inner == "DET" else oc.ope.decrypt_many
     )
     distinct = list(dict.fromkeys(data))
     if len(distinct) < len(data):
-        values = dict(zip(distinct, [decode(p) for p in decrypt(distinct)], strict=True))
+        values = dict(zip(distinct, [decode(p) for p in decrypt_all(distinct)], strict=True))
         plain = [values[d] for d in data]
     else:
-        plain = [decode(p) for p in decrypt(data)]
+        plain = [decode(p) for p in decrypt_all(data)]
     return _placed(at, len(stored), plain)
 
 

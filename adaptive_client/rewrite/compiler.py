@@ -250,17 +250,45 @@ def _negated(value: Any) -> Any:
 
 def _comparand(ref: _Ref, oc: OnionColumn, cap: Cap, layer: str, v: Any) -> Any:
     """The ciphertext a column's onion is compared with, for the value ``v``."""
-    col = ref.column
     if v is None:
         return None
     if oc.innermost == "PLAIN":
         return v  # the server compares plain values itself, with its own casts
+    c = _stored_form(ref, cap, v)
+    return c if c is NO_MATCH else recipes.encrypt(ref.column, oc, c, layer)
+
+
+def _comparands(ref: _Ref, oc: OnionColumn, cap: Cap, layer: str, items: Any) -> list[Any]:
+    """:func:`_comparand` of each item, the values encrypted in one batched call (a
+    split statement's semi-join compares a key with tens of thousands)."""
+    if oc.innermost not in ("DET", "OPE") or layer == "PLAIN":
+        return [_comparand(ref, oc, cap, layer, v) for v in items]
+    out: list[Any] = [None] * len(items)
+    at: list[int] = []
+    stored: list[Any] = []
+    for i, v in enumerate(items):
+        if v is not None:
+            c = _stored_form(ref, cap, v)
+            if c is NO_MATCH:
+                out[i] = c
+            else:
+                at.append(i)
+                stored.append(c)
+    for i, ct in zip(at, recipes.encrypt_many(ref.column, oc, stored, layer), strict=True):
+        out[i] = ct
+    return out
+
+
+def _stored_form(ref: _Ref, cap: Cap, v: Any) -> Any:
+    """``v`` coerced to the column's type, NO_MATCH where it equals no value the column
+    can hold (``int_col = 2.5``, ``varchar(3)_col = 'abcd'``); a range with such a
+    value is refused."""
+    col = ref.column
     try:
         c = col.encoding.coerce(v)
     except ValueOutOfDomain:
         c = _UNREPRESENTABLE
     if c is _UNREPRESENTABLE or not _same_value(v, c):
-        # e.g. int_col = 2.5, varchar(3)_col = 'abcd': equal to no stored value
         if cap is Cap.EQ:
             return NO_MATCH
         raise UnsupportedQuery(
@@ -268,7 +296,7 @@ def _comparand(ref: _Ref, oc: OnionColumn, cap: Cap, layer: str, v: Any) -> Any:
             "its type cannot hold exactly",
             "range comparison with an unrepresentable value",
         )
-    return recipes.encrypt(col, oc, c, layer)
+    return c
 
 
 def _quantified(node: exp.Expression) -> tuple[str, exp.Expression] | None:
@@ -488,7 +516,7 @@ class Compiler:
                     f"ANY/ALL of {ref.table.name}.{ref.column.name} needs a list, "
                     f"not a {type(items).__name__}"
                 )
-            values = [_comparand(ref, oc, cap, layer, v) for v in items]
+            values = _comparands(ref, oc, cap, layer, items)
             if oc.innermost == "PLAIN" or layer == "PLAIN":
                 return values
             return CiphertextArray(values)  # (in binary: nothing escaped)

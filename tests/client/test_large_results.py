@@ -18,7 +18,7 @@ import pytest
 
 import adaptive_client
 from adaptive_client import recipes
-from adaptive_client.errors import CiphertextError
+from adaptive_client.errors import CiphertextError, EncodingError
 from adaptive_client.rewrite.plan import BATCH_ROWS, ColumnValue, Output, decrypt_columns
 from adaptive_client.stats import STATS
 
@@ -94,6 +94,58 @@ def test_batched_equals_per_value_with_mixed_layers(pair: Any) -> None:
     assert batched == per_row
     assert [v for v, _ in batched] == values
     assert dict(STATS.decryptions) == per_row_counts
+
+
+def test_every_onion_decrypts_as_a_batch_as_value_by_value(pair: Any) -> None:
+    """Each onion of each column (DET, OPE, ASHE, HOM, RND-only, plain), stored at its
+    current layer, NULLs and repeated values among them: ``decrypt_many`` is the
+    per-value ``decrypt`` -- with and without NULLs in the column."""
+    _, conn = pair
+    meta = conn.catalog.table("big")
+    for name, col in meta.columns.items():
+        i = [c for c in ("id", "n", "s", "amt", "d", "ts", "f")].index(name)
+        values = [None if r[i] is None else col.encoding.coerce(r[i]) for r in ROWS]
+        for oc in col.onions.values():
+            if oc.innermost in ("SEARCH", "TRIGRAM"):
+                continue  # (word and trigram tokens are compared, never decrypted)
+            with_nulls = [None if v is None else recipes.encrypt(col, oc, v) for v in values]
+            for stored in (with_nulls, [v for v in with_nulls if v is not None]):
+                try:
+                    expected = [recipes.decrypt(col, oc, v) for v in stored]
+                except EncodingError:  # (text's Ord onion orders by a prefix only)
+                    with pytest.raises(EncodingError):
+                        recipes.decrypt_many(col, oc, stored)
+                    continue
+                assert recipes.decrypt_many(col, oc, stored) == expected, (name, oc.onion)
+
+
+# every kind of onion a column can have: Single onions at each layer, Paillier sums
+KINDS_CONFIG: dict[str, Any] = {
+    "defaults": {"sum_layer": "HOM", "hom_bits": 1024},
+    "tables": {
+        "kinds": {
+            "p": {"onions": ["Single"], "layer": "PLAIN"},
+            "r": {"onions": ["Single"], "layer": "RND"},
+            "o": {"onions": ["Single"], "layer": "OPE"},
+            "h": {"onions": ["Sum"]},
+        }
+    },
+}
+
+
+def test_single_and_paillier_onions_decrypt_as_a_batch(new_database: Any, master_key: Any) -> None:
+    dsn = new_database("kinds")
+    with adaptive_client.connect(dsn, master_key=master_key, config=KINDS_CONFIG) as conn:
+        conn.execute("CREATE TABLE kinds (p integer, r text, o integer, h numeric(8,2))")
+        meta = conn.catalog.table("kinds")
+        rows = [(i, f"v{i % 4}", i % 5, Decimal(i) / 4) for i in range(20)] + [(None,) * 4]
+        for i, name in enumerate(("p", "r", "o", "h")):
+            col = meta.column(name)
+            values = [None if r[i] is None else col.encoding.coerce(r[i]) for r in rows]
+            for oc in col.onions.values():
+                stored = [None if v is None else recipes.encrypt(col, oc, v) for v in values]
+                expected = [recipes.decrypt(col, oc, v) for v in stored]
+                assert recipes.decrypt_many(col, oc, stored) == expected, (name, oc.onion)
 
 
 def test_tampered_value_in_a_large_result_is_a_typed_error(pair: Any) -> None:
