@@ -13,8 +13,9 @@ client; anything else raises :class:`UnsupportedQuery` naming the construct.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from decimal import Decimal
@@ -297,6 +298,24 @@ def _stored_form(ref: _Ref, cap: Cap, v: Any) -> Any:
             "range comparison with an unrepresentable value",
         )
     return c
+
+
+def _plain_subquery(node: exp.Expression, query: exp.Expression, what: str) -> exp.Select:
+    """The SELECT of an EXISTS or IN the server's statement can hold: FROM, joins and
+    WHERE only, no aggregate, window or further subquery."""
+    inner = query
+    while isinstance(inner, exp.Subquery):
+        inner = inner.this
+    if not isinstance(inner, exp.Select):
+        raise _unsupported(node, f"{what} of other than a SELECT")
+    extra = {k for k, v in inner.args.items() if v} - {"expressions", "from_", "joins", "where"}
+    if extra or inner.args.get("from_") is None:
+        raise _unsupported(node, f"{what} of a SELECT with " + ", ".join(sorted(extra)).upper())
+    if inner.find(exp.AggFunc, exp.Window) or any(
+        isinstance(n, exp.Select) and n is not inner for n in inner.walk()
+    ):
+        raise _unsupported(node, f"{what} with aggregates, windows or subqueries")
+    return inner
 
 
 def _quantified(node: exp.Expression) -> tuple[str, exp.Expression] | None:
@@ -606,28 +625,25 @@ class Compiler:
         tables it never sees, and ``NOT EXISTS`` would turn a superset into a loss."""
         from .statements import _from_where
 
-        inner = node.this
-        while isinstance(inner, exp.Subquery):
-            inner = inner.this
-        if not isinstance(inner, exp.Select):
-            raise _unsupported(node, "EXISTS of other than a SELECT")
-        extra = {k for k, v in inner.args.items() if v} - {"expressions", "from_", "joins", "where"}
-        if extra or inner.args.get("from_") is None:
-            raise _unsupported(node, "EXISTS of a SELECT with " + ", ".join(sorted(extra)).upper())
-        if inner.find(exp.AggFunc, exp.Window) or any(
-            isinstance(n, exp.Select) and n is not inner for n in inner.walk()
-        ):
-            raise _unsupported(node, "EXISTS with aggregates, windows or subqueries")
+        inner = _plain_subquery(node, node.this, "EXISTS")
         nested = NestedScope(scope, f"x{next(self._n)}_")
+        with self._exactly():
+            sub = _from_where(self, nested, inner)
+        sub.set("expressions", [exp.Literal.number(1)])
+        return exp.Exists(this=sub)
+
+    @contextlib.contextmanager
+    def _exactly(self) -> Iterator[None]:
+        """Compiling a subquery of the server's statement: no candidate filter, no
+        widened range (the client, which never sees its rows, could not recheck them),
+        outside any NOT of the enclosing query."""
         saved = (self.candidate_filters, self.widen_inexact_ranges, self._negations)
         self.candidate_filters = self.widen_inexact_ranges = False
         self._negations = 0
         try:
-            sub = _from_where(self, nested, inner)
+            yield
         finally:
             self.candidate_filters, self.widen_inexact_ranges, self._negations = saved
-        sub.set("expressions", [exp.Literal.number(1)])
-        return exp.Exists(this=sub)
 
     def in_subquery(self, scope: Scope, node: exp.In, ref: _Ref) -> exp.Expression:
         """``col [NOT] IN (SELECT col2 FROM ... WHERE ...)``, correlated or not, as a
@@ -636,25 +652,13 @@ class Compiler:
         join's).  ``NOT IN``'s NULL rules hold over ciphertexts: a NULL is stored NULL."""
         from .statements import _from_where
 
-        inner = node.args["query"]
-        while isinstance(inner, exp.Subquery):
-            inner = inner.this
-        if not isinstance(inner, exp.Select) or len(inner.expressions) != 1:
+        inner = _plain_subquery(node, node.args["query"], "IN (subquery)")
+        if len(inner.expressions) != 1:
             raise _unsupported(node, "IN with a subquery of other than one column")
-        extra = {k for k, v in inner.args.items() if v} - {"expressions", "from_", "joins", "where"}
-        if extra or inner.args.get("from_") is None:
-            raise _unsupported(node, "IN (SELECT with " + ", ".join(sorted(extra)).upper() + ")")
-        if inner.find(exp.AggFunc, exp.Window) or any(
-            isinstance(n, exp.Select) and n is not inner for n in inner.walk()
-        ):
-            raise _unsupported(node, "IN (SELECT with aggregates, windows or subqueries)")
         item = inner.expressions[0]
         marks = (len(self.needs), len(self.joins))
         nested = NestedScope(scope, f"x{next(self._n)}_")
-        saved = (self.candidate_filters, self.widen_inexact_ranges, self._negations)
-        self.candidate_filters = self.widen_inexact_ranges = False
-        self._negations = 0
-        try:
+        with self._exactly():
             sub = _from_where(self, nested, inner)
             inner_ref = self._column_side(
                 nested, item.this if isinstance(item, exp.Alias) else item
@@ -662,8 +666,6 @@ class Compiler:
             if inner_ref is None:
                 raise _unsupported(node, "IN (SELECT expression)")
             left, right = self.col_vs_col(ref, inner_ref, Cap.EQ)
-        finally:
-            self.candidate_filters, self.widen_inexact_ranges, self._negations = saved
         if (len(self.needs), len(self.joins)) != marks:
             # the client evaluates it over the decrypted rows (split execution) without
             # a peel or a re-keying; the server does where its onions already allow
