@@ -29,6 +29,7 @@ passes: its tables are fetched row by row as before.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import ROUND_FLOOR, Decimal
 from typing import Any
@@ -66,7 +67,7 @@ class Pushdown:
     bounded: bool = False
     # WHERE conjuncts over the statement's own grouping columns only, which the server
     # cannot evaluate: each group's keys are its rows' values, so the client filters the
-    # groups the server returns (_client_conjuncts)
+    # groups the server returns (_without_client_conjuncts)
     client_where: list[exp.Expression] = field(default_factory=list)
     # a count(DISTINCT col): right only where the server's groups are the statement's
     distinct: bool = False
@@ -359,12 +360,7 @@ def _plan_one(
             src = source_of(sub, col.table) if col.table else None
             if col.table not in sub.sources and any(src is t for t in tables.values()):
                 return None
-    if push.distinct and (
-        group is None
-        or extra
-        or not all(isinstance(g, exp.Column) for g in group.expressions)
-        or not all(_exact_key(schema[tables[a].name.lower()][c]) for a, c in keys)
-    ):
+    if push.distinct and not _statement_groups(group, extra, keys, tables, schema, _exact_key):
         return None  # a group the server split would count its distinct values twice
     query = exp.Select(expressions=partial_items)
     query.set("from_", select.args["from_"].copy())
@@ -431,6 +427,25 @@ def _without_client_conjuncts(push: Pushdown, compiles: Any) -> object:
     return plan
 
 
+def _statement_groups(
+    group: exp.Group | None,
+    extra: set[tuple[str, str]],
+    keys: list[tuple[str, str]],
+    tables: dict[str, exp.Table],
+    schema: dict[str, dict[str, str]],
+    exact: Callable[[str], bool],
+) -> bool:
+    """Whether the server's groups are the statement's: grouped by plain columns only,
+    no key the statement does not group by, each key's type one whose ciphertexts are
+    equal exactly when its values are (``exact`` of its engine type)."""
+    return (
+        group is not None
+        and not extra
+        and all(isinstance(g, exp.Column) for g in group.expressions)
+        and all(exact(schema[tables[a].name.lower()][c]) for a, c in keys)
+    )
+
+
 def _exact_key(source: str) -> bool:
     """Whether grouping by the column's ciphertexts makes PostgreSQL's groups: integers,
     dates, booleans, and text (a deterministic collation's equality is the bytes', the
@@ -462,11 +477,9 @@ def _sum_bound(
     where the server's groups are the statement's (plain columns of exact key types, no
     extra key): a group split on the server would be dropped for a part's sum."""
     having, group = select.args.get("having"), select.args.get("group")
-    if having is None or group is None or extra:
-        return None
-    if not all(isinstance(g, exp.Column) for g in group.expressions):
-        return None
-    if any(schema[tables[a].name.lower()][c] not in _EXACT_KEYS for a, c in keys):
+    if having is None or not _statement_groups(
+        group, extra, keys, tables, schema, _EXACT_KEYS.__contains__
+    ):
         return None
     for c in conjuncts(having.this):
         if not isinstance(c, exp.GT | exp.GTE) or not _number(c.expression):

@@ -29,30 +29,15 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from .split import conjuncts
+
 
 def _aliases(node: exp.Expression) -> set[str]:
     return {c.table for c in node.find_all(exp.Column)}
 
 
-def _conjuncts(node: exp.Expression) -> list[exp.Expression]:
-    if isinstance(node, exp.And):
-        return [*_conjuncts(node.this), *_conjuncts(node.expression)]
-    if isinstance(node, exp.Paren):
-        return _conjuncts(node.this)
-    return [node]
-
-
 def _named(node: exp.Expression, name: str) -> exp.Alias:
     return exp.Alias(this=node, alias=exp.to_identifier(name))
-
-
-def _and(parts: list[exp.Expression]) -> exp.Expression | None:
-    if not parts:
-        return None
-    node = parts[0]
-    for p in parts[1:]:
-        node = exp.And(this=node, expression=p)
-    return node
 
 
 def eager_counts(query: exp.Select) -> exp.Select:
@@ -82,7 +67,7 @@ def eager_counts(query: exp.Select) -> exp.Select:
     # ON: equalities of a left and a right column, and conjuncts of the right side only
     pairs: list[tuple[exp.Column, exp.Column]] = []
     right_only: list[exp.Expression] = []
-    for c in _conjuncts(join.args["on"]):
+    for c in conjuncts(join.args["on"]):
         seen = _aliases(c)
         if (
             isinstance(c, exp.EQ)
@@ -136,12 +121,11 @@ def eager_counts(query: exp.Select) -> exp.Select:
         inner_items.append(_named(count, f"__n{n}"))
     inner = exp.Select(expressions=inner_items)
     inner.set("from_", exp.From(this=right.copy()))
-    where = _and([c.copy() for c in right_only])
-    if where is not None:
-        inner.set("where", exp.Where(this=where))
+    if right_only:
+        inner.set("where", exp.Where(this=exp.and_(*right_only)))
     inner.set("group", exp.Group(expressions=[b.copy() for _, b in pairs]))
-    on = _and(
-        [
+    on = exp.and_(
+        *[
             exp.EQ(this=a.copy(), expression=exp.column(f"__j{j}", table=ra))
             for j, (a, _) in enumerate(pairs)
         ]

@@ -80,6 +80,16 @@ class ASHE(Scheme):
         enc = Cipher(algorithms.AES(self._key), modes.ECB()).encryptor()
         return enc.update(blocks) + enc.finalize()
 
+    def _pads(self, nonces: bytes) -> bytes:
+        """The 16-byte pad of each 8-byte nonce in ``nonces``, in one AES call (each
+        nonce's block: the nonce, then eight zero bytes)."""
+        import numpy as np
+
+        n = len(nonces) // 8
+        grid = np.zeros((n, 16), dtype=np.uint8)
+        grid[:, :8] = np.frombuffer(nonces, dtype=np.uint8).reshape(n, 8)
+        return self._prf(grid.tobytes())
+
     # -- values -------------------------------------------------------------------------
     @staticmethod
     def _plain(m: int) -> int:
@@ -132,12 +142,8 @@ class ASHE(Scheme):
             rows = np.array(stored, dtype=np.int64)
         except OverflowError as exc:
             raise CiphertextError("an ASHE value's parts are 64-bit integers") from exc
-        n = len(rows)
-        grid = np.zeros((n, 16), dtype=np.uint8)
-        grid[:, :8] = np.frombuffer(rows[:, 0].astype(">i8").tobytes(), dtype=np.uint8).reshape(
-            n, 8
-        )
-        pads = np.frombuffer(self._prf(grid.tobytes()), dtype=">u8").reshape(n, 2)
+        pads = np.frombuffer(self._pads(rows[:, 0].astype(">i8").tobytes()), dtype=">u8")
+        pads = pads.reshape(len(rows), 2)
         top = np.uint64(_OFFSET)
         c_hi = rows[:, 1].view(np.uint64) ^ top  # hi + 2**63 mod 2**64
         c_lo = rows[:, 2].view(np.uint64) ^ top
@@ -171,10 +177,7 @@ class ASHE(Scheme):
         if not sums:
             return []
         raw = b"".join(s[3] for s in sums)
-        n = len(raw) // 8
-        grid = np.zeros((n, 16), dtype=np.uint8)
-        grid[:, :8] = np.frombuffer(raw, dtype=np.uint8).reshape(n, 8)
-        limbs = np.frombuffer(self._prf(grid.tobytes()), dtype=">u4").reshape(n, 4)
+        limbs = np.frombuffer(self._pads(raw), dtype=">u4").reshape(len(raw) // 8, 4)
         starts = np.cumsum([0] + [s[2] for s in sums[:-1]])
         # per group, each 32-bit limb summed exactly in 64 bits (a group has < 2**32 values)
         per_group = np.add.reduceat(limbs.astype(np.uint64), starts, axis=0).tolist()
