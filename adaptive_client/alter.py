@@ -19,7 +19,7 @@ from psycopg import errors as pg_errors
 from psycopg import sql
 from sqlglot import exp
 
-from . import checks, defaults, foreign_keys, ondemand, precomputed, recipes, views
+from . import checks, defaults, foreign_keys, ondemand, precomputed, range_indexes, recipes, views
 from .config import Config
 from .ddl import (
     TableSpec,
@@ -78,6 +78,7 @@ def alter_table(
             raise UnsupportedQuery(
                 f"ALTER TABLE ... {action.sql('postgres')} is not supported", "ALTER TABLE"
             )
+    range_indexes.sync(conn, catalog, meta)
     catalog.write_table(conn, meta, new=False)
     _bump_epoch(conn)
 

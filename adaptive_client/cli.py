@@ -308,7 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
     add(
         "migrate",
         cmd_migrate,
-        "re-encrypt a database written in a previous ciphertext format (atomic)",
+        "bring a database written by an earlier version to this format: RND layers, range indexes (atomic)",
         dsn=True,
         key=True,
     )

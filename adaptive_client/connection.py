@@ -21,7 +21,7 @@ import psycopg
 from psycopg import sql
 from sqlglot import exp
 
-from . import ddl, defaults, joins, ondemand, peel, sequences, server_errors, wire
+from . import ddl, defaults, joins, maintenance, ondemand, peel, sequences, server_errors, wire
 from .clock import SERVER_CLOCK, ServerClock, uses_clock
 from .collation import (
     COLLATION_NAMED,
@@ -694,6 +694,9 @@ class Connection:
             kind = session_command(query)
             if kind is not None:
                 self._session_command(cur, kind, query, params)
+                return
+            if maintenance.is_maintenance(query):  # VACUUM, ANALYZE
+                cur._raw(maintenance.server_command(query, self.catalog).as_string(self.pg), None)
                 return
         stmt, npos, named = self._parse(query, with_params)
         if answered_by_server(stmt):  # SELECT pg_advisory_lock(%s), set_config(...), ...

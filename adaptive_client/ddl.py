@@ -22,7 +22,7 @@ from psycopg import errors as pg_errors
 from psycopg import sql
 from sqlglot import exp
 
-from . import checks, defaults, foreign_keys, precomputed, views
+from . import checks, defaults, foreign_keys, precomputed, range_indexes, views
 from .collation import Collation, column_collation
 from .config import Config
 from .defaults import Runtime
@@ -519,6 +519,7 @@ def create_table(
             create_sequence(conn, meta, col, spec.sequences[col.name], runtime)
     if meta.foreign_keys:
         foreign_keys.set_null_trigger(conn, meta)
+    range_indexes.sync(conn, catalog, meta)
     catalog.write_table(conn, meta, new=True)
     with conn.cursor() as cur:
         cur.executemany(
@@ -690,6 +691,7 @@ def _output_names(
 
 
 def _rewrite_sealed(conn: psycopg.Connection[Any], catalog: Catalog, meta: TableMeta) -> None:
+    range_indexes.sync(conn, catalog, meta)
     catalog.write_table(conn, meta, new=False)
     _bump_epoch(conn)
 

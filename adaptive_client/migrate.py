@@ -1,4 +1,5 @@
-"""``adaptive-db migrate``: move a database from the AES-CBC RND layer to the compact one.
+"""``adaptive-db migrate``: move a database from the AES-CBC RND layer to the compact one,
+and give it the range indexes (range_indexes.py) its keys call for.
 
 Keyring formats 1 and 2 stored every RND layer as ``0x01 || iv(16) || AES-CBC(PKCS#7)``;
 format 3 stores ``0x01 || nonce(12) || AES-CTR`` (``schemes/rnd.py``).  Only the client
@@ -25,6 +26,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
+from . import range_indexes
 from .errors import MetadataTampered
 from .install import install_database
 from .keys import MasterKey
@@ -43,14 +45,16 @@ class MigrationReport:
     from_format: int
     to_format: int = KEYRING_FORMAT
     values: dict[str, int] = field(default_factory=dict)  # table -> RND values re-encrypted
+    range_indexes: int = 0  # created (range_indexes.py): a database made before them
 
     def summary(self) -> str:
+        indexes = f"; {self.range_indexes} range index(es) created" if self.range_indexes else ""
         if self.from_format == self.to_format:
-            return f"already in format {self.to_format}: nothing to do"
+            return f"already in format {self.to_format}{indexes or ': nothing to do'}"
         moved = sum(self.values.values())
         return (
             f"format {self.from_format} -> {self.to_format}: {moved} RND values re-encrypted "
-            f"in {len(self.values)} table(s)"
+            f"in {len(self.values)} table(s){indexes}"
         )
 
 
@@ -111,24 +115,29 @@ def _migrate_table(conn: psycopg.Connection[Any], anon: str, columns: list[Onion
 
 
 def migrate(conn: psycopg.Connection[Any], master: MasterKey) -> MigrationReport:
-    """Re-encrypt every RND layer of a format-1/2 database into format 3, atomically."""
+    """Re-encrypt every RND layer of a format-1/2 database into format 3, and create the
+    range indexes its keys call for (a database made before them), atomically."""
     catalog = Catalog.open(conn, master, outdated_ok=True)
     with conn.transaction():
         row = conn.execute("SELECT format FROM adaptive.keyring WHERE id = 1 FOR UPDATE").fetchone()
         if row is None:
             raise MetadataTampered("the keyring is missing")
         report = MigrationReport(int(row[0]))
-        if report.from_format not in CBC_RND_FORMATS:
-            report.to_format = report.from_format
-            return report
         catalog.reload(conn)  # the layers as they are under the keyring's lock
-        for meta in sorted(catalog.tables.values(), key=lambda m: m.anon):
-            at_rnd = [
-                oc for col in meta.columns.values() for oc in col.storage if oc.layer == "RND"
-            ]
-            report.values[meta.name] = _migrate_table(conn, meta.anon, at_rnd) if at_rnd else 0
-        # the stored procedures of this format: the previous ones strip CBC, not CTR
-        install_database(conn)
-        catalog.set_format(conn, master, KEYRING_FORMAT)
-        conn.execute("UPDATE adaptive.epoch SET value = value + 1 WHERE id = 1")
+        tables = sorted(catalog.tables.values(), key=lambda m: m.anon)
+        if report.from_format in CBC_RND_FORMATS:
+            for meta in tables:
+                at_rnd = [
+                    oc for col in meta.columns.values() for oc in col.storage if oc.layer == "RND"
+                ]
+                report.values[meta.name] = _migrate_table(conn, meta.anon, at_rnd) if at_rnd else 0
+            # the stored procedures of this format: the previous ones strip CBC, not CTR
+            install_database(conn)
+            catalog.set_format(conn, master, KEYRING_FORMAT)
+            conn.execute("UPDATE adaptive.epoch SET value = value + 1 WHERE id = 1")
+        else:
+            report.to_format = report.from_format
+        # (after the rewrite: it would have kept them up to date row by row)
+        for meta in tables:
+            report.range_indexes += len(range_indexes.sync(conn, catalog, meta))
     return report

@@ -39,7 +39,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from . import foreign_keys, recipes
+from . import foreign_keys, range_indexes, recipes
 from .errors import OnionBuildDisabled, StaleMetadata
 from .joins import rename_onion
 from .metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
@@ -127,15 +127,16 @@ def build(conn: psycopg.Connection[Any], catalog: Catalog, need: BuildNeed) -> i
         rename_onion(conn, meta.anon, source, "b", head.generation + 1)
         if meta.foreign_keys:
             foreign_keys.set_null_trigger(conn, meta)  # (it names the renamed column)
-        conn.execute(
-            "INSERT INTO adaptive.peel_log (anon_table, anon_column, onion, from_layer, "
-            "to_layer, mode, rows, duration_ms) VALUES (%s, %s, %s, '-', %s, 'build', %s, %s)",
-            (meta.anon, anon, oc.onion.value, oc.layer, rows, (time.monotonic() - t0) * 1000),
-        )
         del col.on_demand[need.onion]
         order = list(Onion)
         col.onions = dict(
             sorted({**col.onions, need.onion: oc}.items(), key=lambda kv: order.index(kv[0]))
+        )
+        range_indexes.sync(conn, catalog, meta)  # (an Ord onion on a key: its range index)
+        conn.execute(
+            "INSERT INTO adaptive.peel_log (anon_table, anon_column, onion, from_layer, "
+            "to_layer, mode, rows, duration_ms) VALUES (%s, %s, %s, '-', %s, 'build', %s, %s)",
+            (meta.anon, anon, oc.onion.value, oc.layer, rows, (time.monotonic() - t0) * 1000),
         )
         catalog.write_table(conn, meta, new=False)
         conn.execute("UPDATE adaptive.epoch SET value = value + 1 WHERE id = 1")
