@@ -308,7 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
     add(
         "migrate",
         cmd_migrate,
-        "bring a database written by an earlier version to this format: RND layers, range indexes (atomic)",
+        "bring an earlier version's database to this one: RND format, range indexes (atomic)",
         dsn=True,
         key=True,
     )
