@@ -8,7 +8,7 @@ from typing import Any
 
 import psycopg
 
-from . import ondemand
+from . import ondemand, range_indexes
 from . import peel as peeling
 from .collation import Collation
 from .errors import ConfigError, LayerFloorViolation, MetadataTampered
@@ -290,7 +290,11 @@ def peel_column(
         raise LayerFloorViolation(f"{meta.name}.{col.name}: {layer} is below the floor {oc.floor}")
     need = peeling.Need(meta, col, oc, layer, Cap.DECRYPT)
     peeling.check_allowed(need, mode if mode != "off" else "server")
-    return peeling.peel(conn, meta, oc, layer, mode)
+    with conn.transaction():
+        rows = peeling.peel(conn, meta, oc, layer, mode)
+        if oc.onion is Onion.ORD:  # now at OPE: its range indexes, if on a key
+            range_indexes.sync(conn, catalog, meta)
+    return rows
 
 
 def rotate_master_key(conn: psycopg.Connection[Any], old: MasterKey, new: MasterKey) -> None:

@@ -21,7 +21,18 @@ import psycopg
 from psycopg import sql
 from sqlglot import exp
 
-from . import ddl, defaults, joins, maintenance, ondemand, peel, sequences, server_errors, wire
+from . import (
+    ddl,
+    defaults,
+    joins,
+    maintenance,
+    ondemand,
+    peel,
+    range_indexes,
+    sequences,
+    server_errors,
+    wire,
+)
 from .clock import SERVER_CLOCK, ServerClock, uses_clock
 from .collation import (
     COLLATION_NAMED,
@@ -52,6 +63,7 @@ from .errors import (
 )
 from .keys import MasterKey, load_master_key
 from .metadata import Catalog
+from .onions import Onion
 from .rewrite.compiler import CURRENT_PARAMS
 from .rewrite.params import normalize_placeholders
 from .rewrite.plan import Compiled, Params, SortKey, decrypt_columnar, decrypt_columns
@@ -649,6 +661,8 @@ class Connection:
         for need in todo:
             peel.peel(conn, need.table, need.onion, need.layer, self.peel_mode)
             STATS.peels += 1
+            if need.onion.onion is Onion.ORD:  # now at OPE: its range indexes, if on a key
+                range_indexes.sync(conn, self.catalog, need.table)
 
     def _run_pending_peels(self) -> None:
         """The peels a failed transaction left to run after its rollback.  They only spare

@@ -6,12 +6,14 @@ index over the same key holds the columns' Eq onions (DET: equality only), so su
 statement reads every row with that ``w`` and ``d`` -- in TPC-C's stock level and
 delivery, every order line or new order of a district, hundreds of times the rows plain
 PostgreSQL reads.  For each key (primary key, UNIQUE, index) ``(c1, ..., cn)`` and each
-``ck`` with an Ord onion, the table gets a B-tree over ``(c1's Eq, ..., c(k-1)'s Eq,
-ck's Ord)``: what the plain index offers, split by onion.
+``ck`` whose Ord onion is at OPE, the table gets a B-tree over ``(c1's Eq, ...,
+c(k-1)'s Eq, ck's Ord)``: what the plain index offers, split by onion.  (An Ord onion at
+RND orders nothing: its index would cost every write and serve no statement.)
 
-The set follows the catalog (:func:`sync`, after every change of keys or onions: CREATE
-TABLE, CREATE/DROP INDEX, ALTER TABLE, an Ord onion built on first use, ``adaptive-db
-migrate`` for a database made before them).  They are named ``r_`` + a keyed hash of the
+The set follows the catalog (:func:`sync`, after every change of keys or layers: CREATE
+TABLE, CREATE/DROP INDEX, ALTER TABLE, an Ord onion built on first use or peeled to OPE
+-- in the peel's transaction --, ``adaptive-db migrate`` for a database made before
+them).  They are named ``r_`` + a keyed hash of the
 table, its columns and their onions, so the set on the server is found and kept in step without
 any record of its own.
 
@@ -50,7 +52,8 @@ def wanted(catalog: Catalog, meta: TableMeta) -> dict[str, list[OnionColumn]]:
             if col is None:
                 break
             ord_oc = col.onions.get(Onion.ORD)
-            if ord_oc is not None and not (not prefix and key in ordered):
+            # (an Ord onion at RND orders nothing: its index waits for the peel to OPE)
+            if ord_oc is not None and ord_oc.layer != "RND" and not (not prefix and key in ordered):
                 index = catalog.root.anonymize("range", meta.anon, *named, f"{name}:Ord")
                 out[index] = [*prefix, ord_oc]
             eq = col.onions.get(Onion.EQ) or col.onions.get(Onion.SINGLE)

@@ -158,3 +158,27 @@ def test_migrate_creates_the_range_indexes_a_database_lacks(
     assert list(range_indexes.wanted(pair.enc.catalog, meta)) == [
         n for n, d in made.items() if meta.anon in d
     ]
+
+
+def test_an_ord_onion_at_rnd_gets_its_range_index_when_peeled(
+    new_database: Any, master_key: MasterKey
+) -> None:
+    """Ord onions made with the table (no ``on_demand``) start at RND, where an index
+    orders nothing: the range index comes with the peel to OPE -- a statement's, or the
+    DBA's ``adaptive-db peel``."""
+    from adaptive_client.admin import peel_column
+
+    dsn = new_database("riup")
+    with adaptive_client.connect(dsn, master_key=master_key, autocommit=True) as enc:
+        enc.execute(DDL[1])
+        enc.execute("CREATE TABLE other (k integer, v integer, PRIMARY KEY (k, v))")
+        enc.cursor().executemany("INSERT INTO queue VALUES (%s, %s, %s, %s)", QUEUE)
+        p = Pair(enc, enc, dsn)  # (only the server's side is looked at here)
+        assert p.range_indexes() == {}
+        enc.execute("SELECT o FROM queue WHERE w = 1 AND d = 1 AND o < 30 ORDER BY o")
+        (definition,) = p.range_indexes().values()
+        w, d, o = _anon(p, "queue", ("w", "Eq"), ("d", "Eq"), ("o", "Ord"))
+        assert definition.endswith(f"({w}, {d}, {o})")
+        with psycopg.connect(dsn, autocommit=True) as dba:
+            assert peel_column(dba, master_key, "other", "v", "Ord", "OPE") >= 0
+        assert len(p.range_indexes()) == 2
