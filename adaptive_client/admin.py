@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import psycopg
+from psycopg import pq
 
-from . import ondemand, range_indexes
+from . import compaction, ondemand, range_indexes
 from . import peel as peeling
 from .collation import Collation
 from .errors import ConfigError, LayerFloorViolation, MetadataTampered
@@ -294,6 +295,8 @@ def peel_column(
         rows = peeling.peel(conn, meta, oc, layer, mode)
         if oc.onion is Onion.ORD:  # now at OPE: its range indexes, if on a key
             range_indexes.sync(conn, catalog, meta)
+    if rows > 0 and conn.autocommit and conn.info.transaction_status == pq.TransactionStatus.IDLE:
+        compaction.compact(conn, [meta.anon], compaction.WAIT_MS)
     return rows
 
 

@@ -22,6 +22,7 @@ from psycopg import sql
 from sqlglot import exp
 
 from . import (
+    compaction,
     ddl,
     defaults,
     joins,
@@ -184,6 +185,9 @@ class Connection:
         # DELETE, not a client-answered sequence call): their repeats skip the dispatch
         self._compiled_kind: dict[str, tuple[exp.Expression, int, bool]] = {}
         self._pending: list[peel.Need] = []
+        # tables an adaptation rewrote, compacted once no transaction of the application's
+        # is open (compaction.py)
+        self._rewritten: set[str] = set()
         self._catalog_dirty = False
         # rows this transaction locked with SELECT ... FOR UPDATE by primary key, in the
         # RMW layout: a later UPDATE SET x = x + k of the same row needs no SELECT
@@ -219,6 +223,14 @@ class Connection:
         self._runtime.transaction_ended()
         self._catalog_dirty = False
         self.catalog.committed()
+        self._compact()
+
+    def _compact(self) -> None:
+        """Compact the tables adaptations rewrote, once the application holds no
+        transaction open (its locks would make the wait end in nothing)."""
+        if self._rewritten and not self._in_transaction():
+            tables, self._rewritten = sorted(self._rewritten), set()
+            compaction.compact(self.control, tables, compaction.WAIT_MS)
 
     def rollback(self) -> None:
         self.pg.rollback()
@@ -236,6 +248,7 @@ class Connection:
             self._catalog_dirty = False
             self._plans.clear()
         self._run_pending_peels()
+        self._compact()
 
     def _after_rollback_to_savepoint(self) -> None:
         """ROLLBACK TO SAVEPOINT may undo this transaction's DDL or peels made after the
@@ -476,6 +489,7 @@ class Connection:
         def run(conn: psycopg.Connection[Any]) -> None:
             if ondemand.build(conn, self.catalog, need) >= 0:
                 STATS.peels += 1
+                self._rewritten.add(self.catalog.table(need.table).anon)
 
         self._adapt([self.catalog.table(need.table).anon], run, "an onion built on first use")
 
@@ -492,6 +506,7 @@ class Connection:
                 pass  # planned again from the reloaded catalog
             finally:
                 self.catalog.reload(self.control)
+            self._compact()
             return
         read_committed, held = self._transaction_state(tables)
         if read_committed and (held or self._catalog_dirty):
@@ -553,6 +568,7 @@ class Connection:
         for need in todo:
             if joins.adjust(conn, self.catalog, need) >= 0:
                 STATS.peels += 1
+                self._rewritten.update(self.catalog.table(t).anon for t in (need.a[0], need.b[0]))
 
     def _peel(self, plan: Compiled) -> None:
         """Run the peels a statement needs, where it is safe to.
@@ -582,6 +598,7 @@ class Connection:
                 pass
             finally:
                 self.catalog.reload(self.control)
+            self._compact()
             return
         read_committed, held = self._transaction_state([n.table.anon for n in todo])
         if read_committed:
@@ -659,7 +676,8 @@ class Connection:
 
     def _peel_on(self, conn: psycopg.Connection[Any], todo: list[peel.Need]) -> None:
         for need in todo:
-            peel.peel(conn, need.table, need.onion, need.layer, self.peel_mode)
+            if peel.peel(conn, need.table, need.onion, need.layer, self.peel_mode) > 0:
+                self._rewritten.add(need.table.anon)
             STATS.peels += 1
             if need.onion.onion is Onion.ORD:  # now at OPE: its range indexes, if on a key
                 range_indexes.sync(conn, self.catalog, need.table)

@@ -1,0 +1,85 @@
+"""Tables compacted after an adaptation rewrote every row.
+
+A peel, an onion built on first use and a join adjustment rewrite a column in every row
+with one UPDATE.  PostgreSQL writes each updated row as a new version: the table's file
+doubles, and the space the old versions leave (reclaimed by autovacuum later) is then
+filled by the application's inserts scattered over the whole file.  TPC-C's adaptive
+database, primed (two or three onions of its largest tables built or peeled), stored
+order lines in four times the pages of the same rows loaded once, and its inserts and
+updates cost the server several times the encrypted configuration's.
+
+So once the adaptation has committed, and the application holds no transaction open, the
+client compacts the tables it rewrote with ``VACUUM FULL`` on its control connection:
+PostgreSQL's own rewrite, MVCC-safe (versions a running transaction may still see are
+kept), about a fifth of the time the UPDATE took.  It holds the table's ACCESS EXCLUSIVE
+lock meanwhile, as the peel did.  It first waits (as long as a peel waits for its locks)
+for the transactions that began before the adaptation committed to end -- anywhere in
+the cluster: until then the replaced versions are not removable.  A table another
+transaction holds a lock on past that wait, or an older transaction that runs on, leaves
+the table as it is (the DBA's ``VACUUM FULL`` does the same later), and a
+table smaller than :data:`MIN_PAGES` is not worth the lock.  The provider learns nothing:
+the rows and their values are the ones the adaptation wrote.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+MIN_PAGES = 128  # 1 MiB of 8 KiB pages: a smaller table is read whole in no time anyway
+# how long the client waits for older transactions to end, and then for the table's lock
+# (an adaptation of a table this size took seconds already)
+WAIT_MS = 5000
+
+
+def compact(conn: psycopg.Connection[Any], tables: Iterable[str], wait_ms: int) -> list[str]:
+    """``VACUUM FULL`` each of ``tables`` (anonymized names) of at least :data:`MIN_PAGES`
+    pages on ``conn`` (autocommit, idle); return the ones compacted."""
+    done: list[str] = []
+    tables = [t for t in tables if _pages(conn, t) >= MIN_PAGES]
+    if not tables or not _older_transactions_ended(conn, wait_ms):
+        return done  # the old row versions are still visible to someone: nothing to gain
+    for anon in tables:
+        conn.execute(f"SET lock_timeout = '{int(wait_ms)}ms'")
+        try:
+            conn.execute(sql.SQL("VACUUM FULL {}").format(sql.Identifier(anon)))
+            done.append(anon)
+        except psycopg.errors.LockNotAvailable:
+            pass  # another transaction holds the table: left as it is
+        finally:
+            conn.execute("RESET lock_timeout")
+    return done
+
+
+def _pages(conn: psycopg.Connection[Any], anon: str) -> int:
+    row = conn.execute(
+        "SELECT pg_relation_size(to_regclass(%s)) / current_setting('block_size')::int",
+        (sql.Identifier(anon).as_string(conn),),
+    ).fetchone()
+    return int(row[0]) if row is not None and row[0] is not None else 0
+
+
+def _older_transactions_ended(conn: psycopg.Connection[Any], wait_ms: int) -> bool:
+    """Wait (at most ``wait_ms``) until every transaction running now has ended.
+
+    ``VACUUM FULL`` keeps a row version any snapshot may still see, and a snapshot's
+    horizon is the oldest transaction running in the whole cluster: right after the
+    adaptation committed, the versions it replaced are kept while any transaction that
+    began before it -- in any database -- runs on."""
+    row = conn.execute("SELECT pg_snapshot_xmax(pg_current_snapshot())").fetchone()
+    assert row is not None
+    deadline = time.monotonic() + wait_ms / 1000
+    while True:
+        oldest = conn.execute("SELECT pg_snapshot_xmin(pg_current_snapshot())").fetchone()
+        if oldest is not None and int(str(oldest[0])) >= int(str(row[0])):
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+
+
+__all__ = ["MIN_PAGES", "WAIT_MS", "compact"]

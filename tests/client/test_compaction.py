@@ -1,0 +1,100 @@
+"""Tables compacted after an adaptation (compaction.py).
+
+A peel rewrites every row of its column with one UPDATE: without compaction the table's
+file doubles with each.  Once the adaptation committed and the application holds no
+transaction, the client runs ``VACUUM FULL`` on the tables it rewrote: the file is back
+to its size, the answers are PostgreSQL's, a transaction's peel is compacted at its
+commit, and a table another session holds is left as it is, without an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+
+import adaptive_client
+from adaptive_client import compaction
+from adaptive_client.keys import MasterKey
+
+ROWS = [(i, f"name {i % 97}", (i * 7919) % 1000) for i in range(3000)]
+QUERY = "SELECT id, name FROM item WHERE qty < 40 ORDER BY qty, id"
+
+
+@pytest.fixture
+def dbs(new_database: Any, master_key: MasterKey) -> Iterator[tuple[Any, Any]]:
+    plain = psycopg.connect(new_database("cplain"), autocommit=True)
+    enc = adaptive_client.connect(new_database("cenc"), master_key=master_key, autocommit=True)
+    for conn in (plain, enc):
+        conn.execute("CREATE TABLE item (id integer PRIMARY KEY, name text, qty integer)")
+        conn.cursor().executemany("INSERT INTO item VALUES (%s, %s, %s)", ROWS)
+    yield plain, enc
+    plain.close()
+    enc.close()
+
+
+def _file(enc: Any) -> tuple[int, int]:
+    """(file node, pages) of the item table on the server."""
+    return _node(enc), _pages(enc)
+
+
+def _node(enc: Any) -> int:
+    """The item table's file (read from the catalog: no lock, unlike the size)."""
+    anon = enc.catalog.table("item").anon
+    row = enc.control.execute("SELECT relfilenode FROM pg_class WHERE relname = %s", (anon,))
+    return int(row.fetchone()[0])
+
+
+def _pages(enc: Any) -> int:
+    anon = enc.catalog.table("item").anon
+    row = enc.control.execute("SELECT pg_relation_size(%s::regclass) / 8192", (anon,))
+    return int(row.fetchone()[0])
+
+
+def test_a_peel_leaves_the_table_compact(dbs: tuple[Any, Any], monkeypatch: Any) -> None:
+    plain, enc = dbs
+    monkeypatch.setattr(compaction, "MIN_PAGES", 1)
+    node, pages = _file(enc)
+    assert enc.execute(QUERY).fetchall() == plain.execute(QUERY).fetchall()  # peels Ord
+    node_after, pages_after = _file(enc)
+    assert node_after != node  # rewritten by VACUUM FULL
+    assert pages_after <= pages * 1.1  # not the peel's two versions of every row
+    assert enc.execute(QUERY).fetchall() == plain.execute(QUERY).fetchall()
+
+
+def test_below_the_threshold_nothing_is_compacted(dbs: tuple[Any, Any], monkeypatch: Any) -> None:
+    plain, enc = dbs
+    monkeypatch.setattr(compaction, "MIN_PAGES", 10_000)
+    node = _node(enc)
+    assert enc.execute(QUERY).fetchall() == plain.execute(QUERY).fetchall()
+    assert _node(enc) == node
+
+
+def test_a_peel_inside_a_transaction_is_compacted_at_commit(
+    dbs: tuple[Any, Any], monkeypatch: Any
+) -> None:
+    plain, enc = dbs
+    monkeypatch.setattr(compaction, "MIN_PAGES", 1)
+    enc.autocommit = False
+    enc.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
+    enc.execute("UPDATE item SET name = 'x' WHERE id = 1")  # (holds the table: peel inside)
+    plain.execute("UPDATE item SET name = 'x' WHERE id = 1")
+    node, _ = _file(enc)
+    assert enc.execute(QUERY).fetchall() == plain.execute(QUERY).fetchall()
+    assert _node(enc) == node  # not while the transaction is open
+    enc.commit()
+    assert _node(enc) != node
+    assert enc.execute(QUERY).fetchall() == plain.execute(QUERY).fetchall()
+
+
+def test_a_table_another_session_holds_is_left_as_it_is(dbs: tuple[Any, Any]) -> None:
+    _, enc = dbs
+    anon = enc.catalog.table("item").anon
+    node, _ = _file(enc)
+    with psycopg.connect(enc.control.info.dsn) as other:
+        other.execute(f'SELECT count(*) FROM "{anon}"')  # ACCESS SHARE until it ends
+        # (its transaction is older than the call: the wait for it ends first)
+        assert compaction.compact(enc.control, [anon], wait_ms=100) == []
+    assert _file(enc)[0] == node
