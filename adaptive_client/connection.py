@@ -467,6 +467,8 @@ class Connection:
             elif plan.joins:
                 self._adjust(plan)
             else:
+                if self._rewritten:  # (once, after all of the statement's adaptations)
+                    self._compact()
                 return plan
         raise StaleMetadata("the layers kept changing while the statement was prepared")
 
@@ -506,7 +508,6 @@ class Connection:
                 pass  # planned again from the reloaded catalog
             finally:
                 self.catalog.reload(self.control)
-            self._compact()
             return
         read_committed, held = self._transaction_state(tables)
         if read_committed and (held or self._catalog_dirty):
@@ -598,7 +599,6 @@ class Connection:
                 pass
             finally:
                 self.catalog.reload(self.control)
-            self._compact()
             return
         read_committed, held = self._transaction_state([n.table.anon for n in todo])
         if read_committed:
