@@ -228,8 +228,8 @@ class Connection:
     def _compact(self) -> None:
         """Compact the tables adaptations rewrote, once the application holds no
         transaction open (its locks would make the wait end in nothing).  It only saves
-        the server work: a failure is the application's concern nowhere (its commit or
-        statement succeeded), and the table stays as it is."""
+        the server work, so its failure is not the application's: the commit or statement
+        succeeded, and the table stays as it is."""
         if self._rewritten and not self._in_transaction():
             tables, self._rewritten = sorted(self._rewritten), set()
             with contextlib.suppress(psycopg.Error):
