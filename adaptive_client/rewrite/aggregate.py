@@ -477,9 +477,7 @@ def _sum_bound(
     where the server's groups are the statement's (plain columns of exact key types, no
     extra key): a group split on the server would be dropped for a part's sum."""
     having, group = select.args.get("having"), select.args.get("group")
-    if having is None or not _statement_groups(
-        group, extra, keys, tables, schema, _EXACT_KEYS.__contains__
-    ):
+    if having is None or not _statement_groups(group, extra, keys, tables, schema, _exact_key):
         return None
     for c in conjuncts(having.this):
         if not isinstance(c, exp.GT | exp.GTE) or not _number(c.expression):

@@ -320,6 +320,8 @@ BOUNDED = [
     "SELECT dept FROM emp GROUP BY dept HAVING sum(bonus) > -3 ORDER BY 1",
     "SELECT hired, sum(bonus) FROM emp GROUP BY hired HAVING sum(bonus) > 10 ORDER BY 1",
     "SELECT active, dept, sum(salary) FROM emp GROUP BY active, dept HAVING sum(salary) > 0 ORDER BY 1, 2",
+    # a text key: equal strings are equal bytes under a deterministic collation
+    "SELECT name, sum(salary) FROM emp GROUP BY name HAVING sum(salary) > 1500 ORDER BY 1",
 ]  # fmt: skip
 
 
