@@ -12,11 +12,12 @@ So once the adaptation has committed, and the application holds no transaction o
 client compacts the tables it rewrote with ``VACUUM FULL`` on its control connection:
 PostgreSQL's own rewrite, MVCC-safe (versions a running transaction may still see are
 kept), about a fifth of the time the UPDATE took.  It holds the table's ACCESS EXCLUSIVE
-lock meanwhile, as the peel did.  It first waits (as long as a peel waits for its locks)
-for the transactions that began before the adaptation committed to end -- anywhere in
-the cluster: until then the replaced versions are not removable.  A table another
-transaction holds a lock on past that wait, or an older transaction that runs on, leaves
-the table as it is (the DBA's ``VACUUM FULL`` does the same later), and a
+lock meanwhile, as the peel did.  It first waits (at most 3 s) for the transactions that
+began before the adaptation committed to end -- anywhere in the cluster: until then the
+replaced versions are not removable -- then (at most 1 s) for the table's lock.  One
+client compacts a table at a time; another that finds it being compacted goes on.  A
+table another transaction holds a lock on past that wait, or an older transaction that
+runs on, leaves the table as it is (the DBA's ``VACUUM FULL`` does the same later), and a
 table smaller than :data:`MIN_PAGES` is not worth the lock.  The provider learns nothing:
 the rows and their values are the ones the adaptation wrote.
 """
@@ -30,29 +31,46 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-MIN_PAGES = 128  # 1 MiB of 8 KiB pages: a smaller table is read whole in no time anyway
-# how long the client waits for older transactions to end, and then for the table's lock
-# (an adaptation of a table this size took seconds already)
-WAIT_MS = 5000
+MIN_PAGES = 1024  # 8 MiB of 8 KiB pages: a smaller table is read whole in no time anyway
+# how long the client waits for older transactions to end (and then, separately, for the
+# table's lock: LOCK_WAIT_MS): an adaptation of a table this size took seconds already
+WAIT_MS = 3000
+LOCK_WAIT_MS = 1000  # (VACUUM FULL queued for the lock holds every later statement back)
 
 
 def compact(conn: psycopg.Connection[Any], tables: Iterable[str], wait_ms: int) -> list[str]:
     """``VACUUM FULL`` each of ``tables`` (anonymized names) of at least :data:`MIN_PAGES`
-    pages on ``conn`` (autocommit, idle); return the ones compacted."""
-    done: list[str] = []
+    pages on ``conn`` (autocommit, idle); return the ones compacted.  One client at a
+    time compacts a table (a session advisory lock per table): the others go on."""
     tables = [t for t in tables if _pages(conn, t) >= MIN_PAGES]
-    if not tables or not _older_transactions_ended(conn, wait_ms):
-        return done  # the old row versions are still visible to someone: nothing to gain
-    for anon in tables:
-        conn.execute(f"SET lock_timeout = '{int(wait_ms)}ms'")
-        try:
-            conn.execute(sql.SQL("VACUUM FULL {}").format(sql.Identifier(anon)))
-            done.append(anon)
-        except psycopg.errors.LockNotAvailable:
-            pass  # another transaction holds the table: left as it is
-        finally:
-            conn.execute("RESET lock_timeout")
-    return done
+    mine = [t for t in tables if _try_lock(conn, t)]
+    done: list[str] = []
+    try:
+        if not mine or not _older_transactions_ended(conn, wait_ms):
+            return done  # the old row versions are still visible to someone: nothing to gain
+        for anon in mine:
+            conn.execute(f"SET lock_timeout = '{LOCK_WAIT_MS}ms'")
+            try:
+                conn.execute(sql.SQL("VACUUM FULL {}").format(sql.Identifier(anon)))
+                done.append(anon)
+            except psycopg.errors.LockNotAvailable:
+                pass  # another transaction holds the table: left as it is
+            finally:
+                conn.execute("RESET lock_timeout")
+        return done
+    finally:
+        for anon in mine:
+            conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (_KEY + anon,))
+
+
+_KEY = "adaptive compaction of "
+
+
+def _try_lock(conn: psycopg.Connection[Any], anon: str) -> bool:
+    row = conn.execute(
+        "SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", (_KEY + anon,)
+    ).fetchone()
+    return bool(row and row[0])
 
 
 def _pages(conn: psycopg.Connection[Any], anon: str) -> int:
@@ -82,4 +100,4 @@ def _older_transactions_ended(conn: psycopg.Connection[Any], wait_ms: int) -> bo
         time.sleep(0.01)
 
 
-__all__ = ["MIN_PAGES", "WAIT_MS", "compact"]
+__all__ = ["LOCK_WAIT_MS", "MIN_PAGES", "WAIT_MS", "compact"]

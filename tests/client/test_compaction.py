@@ -89,12 +89,28 @@ def test_a_peel_inside_a_transaction_is_compacted_at_commit(
     assert enc.execute(QUERY).fetchall() == plain.execute(QUERY).fetchall()
 
 
-def test_a_table_another_session_holds_is_left_as_it_is(dbs: tuple[Any, Any]) -> None:
+def test_a_table_another_session_holds_is_left_as_it_is(
+    dbs: tuple[Any, Any], monkeypatch: Any
+) -> None:
     _, enc = dbs
+    monkeypatch.setattr(compaction, "MIN_PAGES", 1)
     anon = enc.catalog.table("item").anon
-    node, _ = _file(enc)
+    node = _node(enc)
     with psycopg.connect(enc.control.info.dsn) as other:
         other.execute(f'SELECT count(*) FROM "{anon}"')  # ACCESS SHARE until it ends
         # (its transaction is older than the call: the wait for it ends first)
         assert compaction.compact(enc.control, [anon], wait_ms=100) == []
-    assert _file(enc)[0] == node
+    assert _node(enc) == node
+
+
+def test_one_client_compacts_a_table_at_a_time(dbs: tuple[Any, Any], monkeypatch: Any) -> None:
+    _, enc = dbs
+    monkeypatch.setattr(compaction, "MIN_PAGES", 1)
+    anon = enc.catalog.table("item").anon
+    node = _node(enc)
+    with psycopg.connect(enc.control.info.dsn, autocommit=True) as other:
+        assert compaction._try_lock(other, anon)  # another client compacting it
+        assert compaction.compact(enc.control, [anon], wait_ms=100) == []
+        assert _node(enc) == node
+    assert compaction.compact(enc.control, [anon], wait_ms=3000) == [anon]
+    assert _node(enc) != node
