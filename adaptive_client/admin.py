@@ -293,8 +293,8 @@ def peel_column(
     peeling.check_allowed(need, mode if mode != "off" else "server")
     with conn.transaction():
         rows = peeling.peel(conn, meta, oc, layer, mode)
-        if oc.onion is Onion.ORD:  # now at OPE: its range indexes, if on a key
-            range_indexes.sync(conn, catalog, meta)
+        if rows >= 0 and oc.onion is Onion.ORD:  # now at OPE: its range indexes, if on a key
+            range_indexes.sync(conn, catalog, meta, only=oc)
     if rows > 0 and conn.autocommit and conn.info.transaction_status == pq.TransactionStatus.IDLE:
         compaction.compact(conn, [meta.anon], compaction.WAIT_MS)
     return rows

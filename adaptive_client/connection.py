@@ -679,11 +679,13 @@ class Connection:
 
     def _peel_on(self, conn: psycopg.Connection[Any], todo: list[peel.Need]) -> None:
         for need in todo:
-            if peel.peel(conn, need.table, need.onion, need.layer, self.peel_mode) > 0:
+            rows = peel.peel(conn, need.table, need.onion, need.layer, self.peel_mode)
+            if rows > 0:
                 self._rewritten.add(need.table.anon)
             STATS.peels += 1
-            if need.onion.onion is Onion.ORD:  # now at OPE: its range indexes, if on a key
-                range_indexes.sync(conn, self.catalog, need.table)
+            if rows >= 0 and need.onion.onion is Onion.ORD:
+                # now at OPE, under the peel's table lock: its range indexes, if on a key
+                range_indexes.sync(conn, self.catalog, need.table, only=need.onion)
 
     def _run_pending_peels(self) -> None:
         """The peels a failed transaction left to run after its rollback.  They only spare

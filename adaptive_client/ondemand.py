@@ -132,7 +132,7 @@ def build(conn: psycopg.Connection[Any], catalog: Catalog, need: BuildNeed) -> i
         col.onions = dict(
             sorted({**col.onions, need.onion: oc}.items(), key=lambda kv: order.index(kv[0]))
         )
-        range_indexes.sync(conn, catalog, meta)  # (an Ord onion on a key: its range index)
+        range_indexes.sync(conn, catalog, meta, only=oc)  # (at OPE already: a start layer)
         conn.execute(
             "INSERT INTO adaptive.peel_log (anon_table, anon_column, onion, from_layer, "
             "to_layer, mode, rows, duration_ms) VALUES (%s, %s, %s, '-', %s, 'build', %s, %s)",

@@ -33,8 +33,11 @@ from .metadata import Catalog, OnionColumn, TableMeta
 from .onions import Onion
 
 
-def wanted(catalog: Catalog, meta: TableMeta) -> dict[str, list[OnionColumn]]:
-    """The range indexes ``meta``'s keys and onions call for: name -> onion columns."""
+def wanted(
+    catalog: Catalog, meta: TableMeta, *, at_rnd: bool = False
+) -> dict[str, list[OnionColumn]]:
+    """The range indexes ``meta``'s keys and onions call for: name -> onion columns
+    (``at_rnd``: also those of Ord onions still at RND, which call for none yet)."""
     # a CREATE INDEX whose columns all have Ord onions has its own index over them, which
     # already serves a range on its first column
     ordered = [
@@ -53,7 +56,8 @@ def wanted(catalog: Catalog, meta: TableMeta) -> dict[str, list[OnionColumn]]:
                 break
             ord_oc = col.onions.get(Onion.ORD)
             # (an Ord onion at RND orders nothing: its index waits for the peel to OPE)
-            if ord_oc is not None and ord_oc.layer != "RND" and not (not prefix and key in ordered):
+            peeled = ord_oc is not None and (at_rnd or ord_oc.layer != "RND")
+            if ord_oc is not None and peeled and not (not prefix and key in ordered):
                 index = catalog.root.anonymize("range", meta.anon, *named, f"{name}:Ord")
                 out[index] = [*prefix, ord_oc]
             eq = col.onions.get(Onion.EQ) or col.onions.get(Onion.SINGLE)
@@ -64,9 +68,19 @@ def wanted(catalog: Catalog, meta: TableMeta) -> dict[str, list[OnionColumn]]:
     return out
 
 
-def sync(conn: psycopg.Connection[Any], catalog: Catalog, meta: TableMeta) -> list[str]:
-    """Create the range indexes ``meta`` calls for and drop the ones it no longer does
-    (a key dropped); return the names created."""
+def sync(
+    conn: psycopg.Connection[Any],
+    catalog: Catalog,
+    meta: TableMeta,
+    only: OnionColumn | None = None,
+) -> list[str]:
+    """Create the range indexes ``meta`` calls for and drop the ones no key calls for any
+    more (a key dropped); return the names created.  ``only``: just create those over that
+    onion, nothing dropped (after its peel, under the table's lock).
+
+    The layers in a client's catalog may lag behind another client's peels: an index is
+    dropped only when no key of the table could call for it at any layer, so a stale
+    catalog can leave an index to be made later, never take one away."""
     want = wanted(catalog, meta)
     have = {
         r[0]
@@ -76,14 +90,15 @@ def sync(conn: psycopg.Connection[Any], catalog: Catalog, meta: TableMeta) -> li
             (meta.anon,),
         )
     }
-    for name in sorted(have - set(want)):
-        conn.execute(sql.SQL("DROP INDEX {}").format(sql.Identifier(name)))
+    if only is None:
+        for name in sorted(have - set(wanted(catalog, meta, at_rnd=True))):
+            conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(sql.Identifier(name)))
     created = []
     for name, cols in want.items():
-        if name in have:
+        if name in have or (only is not None and cols[-1] is not only):
             continue
         conn.execute(
-            sql.SQL("CREATE INDEX {} ON {} ({})").format(
+            sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} ({})").format(
                 sql.Identifier(name),
                 sql.Identifier(meta.anon),
                 sql.SQL(", ").join(sql.Identifier(oc.anon) for oc in cols),
