@@ -182,3 +182,23 @@ def test_an_ord_onion_at_rnd_gets_its_range_index_when_peeled(
         with psycopg.connect(dsn, autocommit=True) as dba:
             assert peel_column(dba, master_key, "other", "v", "Ord", "OPE") >= 0
         assert len(p.range_indexes()) == 2
+
+
+def test_a_client_with_older_layers_never_drops_a_range_index(
+    pair: Pair, master_key: MasterKey
+) -> None:
+    """Another client's catalog may say the Ord onion is still at RND after this one
+    peeled it: its DDL on the table keeps the range index (and makes none it does not
+    know of)."""
+    with adaptive_client.connect(pair.dsn, master_key=master_key, autocommit=True) as other:
+        # (the build on first use renames the table's columns: the other client must know
+        # of the Ord onion already, at RND, as after a build by a third client)
+        other.execute("SELECT o FROM queue WHERE w = 1 AND d = 1 ORDER BY o LIMIT 1")
+        made = pair.range_indexes()
+        assert len(made) == 1
+        stale = other.catalog.table("queue")
+        from adaptive_client.onions import Onion
+
+        stale.column("o").onions[Onion.ORD].layer = "RND"  # as before the peel
+        assert range_indexes.sync(other.control, other.catalog, stale) == []
+        assert pair.range_indexes() == made
