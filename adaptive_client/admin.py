@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 from dataclasses import dataclass
 from typing import Any
@@ -296,7 +297,9 @@ def peel_column(
         if rows >= 0 and oc.onion is Onion.ORD:  # now at OPE: its range indexes, if on a key
             range_indexes.sync(conn, catalog, meta, only=oc)
     if rows > 0 and conn.autocommit and conn.info.transaction_status == pq.TransactionStatus.IDLE:
-        compaction.compact(conn, [meta.anon], compaction.WAIT_MS)
+        # (the peel has committed: a failed compaction leaves the table as it was)
+        with contextlib.suppress(psycopg.Error):
+            compaction.compact(conn, [meta.anon], compaction.WAIT_MS)
     return rows
 
 
