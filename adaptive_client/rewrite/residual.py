@@ -1441,8 +1441,10 @@ def _constant_keys(tree: exp.Expression) -> None:
         inner = key
         while isinstance(inner, exp.Paren):
             inner = inner.this
-        if isinstance(inner, exp.Literal) and _position(key) is None:
-            inner.replace(_cast(inner.copy(), "VARCHAR" if inner.is_string else "DOUBLE"))
+        # (a negative number is a constant too: ``0 + -0.25`` folds to ``-0.25``)
+        const = inner.this if isinstance(inner, exp.Neg) else inner
+        if isinstance(const, exp.Literal) and _position(key) is None:
+            inner.replace(_cast(inner.copy(), "VARCHAR" if const.is_string else "DOUBLE"))
 
 
 def _case_distinct_names(tree: exp.Expression) -> None:

@@ -758,6 +758,8 @@ DISTINCT_LIMIT: list[Query] = [
     # a folded constant (1 + 1) is no position: it orders, groups and keeps nothing apart
     ("misc", "SELECT id, name FROM customer WHERE lower(name) <> 'x' ORDER BY 1 + 1, id", ()),
     ("misc", "SELECT DISTINCT ON ((1 + 1)) id FROM customer WHERE lower(name) <> 'x' ORDER BY 1 + 1, id", ()),
+    # ... nor a negative one (0 + -0.25 folds to -0.25): DISTINCT ON keeps one row
+    ("misc", "SELECT DISTINCT ON ((0 + -0.25)) (0 + -0.25), id FROM customer WHERE lower(name) <> 'x' ORDER BY (0 + -0.25), id", ()),
     ("misc", "SELECT 1 + 1 AS k, count(*) FROM customer WHERE lower(name) <> 'x' GROUP BY 1 + 1", ()),
     # a choice of ceil()'s numeric: its scale is 0 (found by the split fuzz suite)
     ("fn", "SELECT id, coalesce(ceil(credit), id), coalesce(floor(credit), 0.5), coalesce(sign(credit), 2) FROM customer ORDER BY id", ()),
