@@ -294,8 +294,7 @@ def peel_column(
     peeling.check_allowed(need, mode if mode != "off" else "server")
     with conn.transaction():
         rows = peeling.peel(conn, meta, oc, layer, mode)
-        if rows >= 0 and oc.onion is Onion.ORD:  # now at OPE: its range indexes, if on a key
-            range_indexes.sync(conn, catalog, meta, only=oc)
+        range_indexes.after_peel(conn, catalog, meta, oc, rows)
     if rows > 0 and conn.autocommit and conn.info.transaction_status == pq.TransactionStatus.IDLE:
         # (the peel has committed: a failed compaction leaves the table as it was)
         with contextlib.suppress(psycopg.Error):

@@ -64,7 +64,6 @@ from .errors import (
 )
 from .keys import MasterKey, load_master_key
 from .metadata import Catalog
-from .onions import Onion
 from .rewrite.compiler import CURRENT_PARAMS
 from .rewrite.params import normalize_placeholders
 from .rewrite.plan import Compiled, Params, SortKey, decrypt_columnar, decrypt_columns
@@ -683,9 +682,7 @@ class Connection:
             if rows > 0:
                 self._rewritten.add(need.table.anon)
             STATS.peels += 1
-            if rows >= 0 and need.onion.onion is Onion.ORD:
-                # now at OPE, under the peel's table lock: its range indexes, if on a key
-                range_indexes.sync(conn, self.catalog, need.table, only=need.onion)
+            range_indexes.after_peel(conn, self.catalog, need.table, need.onion, rows)
 
     def _run_pending_peels(self) -> None:
         """The peels a failed transaction left to run after its rollback.  They only spare

@@ -13,9 +13,8 @@ RND orders nothing: its index would cost every write and serve no statement.)
 The set follows the catalog (:func:`sync`, after every change of keys or layers: CREATE
 TABLE, CREATE/DROP INDEX, ALTER TABLE, an Ord onion built on first use or peeled to OPE
 -- in the peel's transaction --, ``adaptive-db migrate`` for a database made before
-them).  They are named ``r_`` + a keyed hash of the
-table, its columns and their onions, so the set on the server is found and kept in step without
-any record of its own.
+them).  They are named ``r_`` + a keyed hash of the table, its columns and their onions,
+so the set on the server is found and kept in step without any record of its own.
 
 What the provider learns: nothing it could not compute.  An index orders the
 ciphertexts it stores by their bytes: at RND that order is random; at DET it groups equal
@@ -108,4 +107,13 @@ def sync(
     return created
 
 
-__all__ = ["sync", "wanted"]
+def after_peel(
+    conn: psycopg.Connection[Any], catalog: Catalog, meta: TableMeta, oc: OnionColumn, rows: int
+) -> None:
+    """After a peel of ``oc`` that ran (``rows`` >= 0, under the table's lock, in its
+    transaction): an Ord onion now at OPE gets its range indexes, if on a key."""
+    if rows >= 0 and oc.onion is Onion.ORD:
+        sync(conn, catalog, meta, only=oc)
+
+
+__all__ = ["after_peel", "sync", "wanted"]

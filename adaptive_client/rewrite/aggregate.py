@@ -29,7 +29,6 @@ passes: its tables are fetched row by row as before.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import ROUND_FLOOR, Decimal
 from typing import Any
@@ -360,7 +359,7 @@ def _plan_one(
             src = source_of(sub, col.table) if col.table else None
             if col.table not in sub.sources and any(src is t for t in tables.values()):
                 return None
-    if push.distinct and not _statement_groups(group, extra, keys, tables, schema, _exact_key):
+    if push.distinct and not _statement_groups(group, extra, keys, tables, schema):
         return None  # a group the server split would count its distinct values twice
     query = exp.Select(expressions=partial_items)
     query.set("from_", select.args["from_"].copy())
@@ -433,16 +432,15 @@ def _statement_groups(
     keys: list[tuple[str, str]],
     tables: dict[str, exp.Table],
     schema: dict[str, dict[str, str]],
-    exact: Callable[[str], bool],
 ) -> bool:
     """Whether the server's groups are the statement's: grouped by plain columns only,
     no key the statement does not group by, each key's type one whose ciphertexts are
-    equal exactly when its values are (``exact`` of its engine type)."""
+    equal exactly when its values are (:func:`_exact_key`)."""
     return (
         group is not None
         and not extra
         and all(isinstance(g, exp.Column) for g in group.expressions)
-        and all(exact(schema[tables[a].name.lower()][c]) for a, c in keys)
+        and all(_exact_key(schema[tables[a].name.lower()][c]) for a, c in keys)
     )
 
 
@@ -477,7 +475,7 @@ def _sum_bound(
     where the server's groups are the statement's (plain columns of exact key types, no
     extra key): a group split on the server would be dropped for a part's sum."""
     having, group = select.args.get("having"), select.args.get("group")
-    if having is None or not _statement_groups(group, extra, keys, tables, schema, _exact_key):
+    if having is None or not _statement_groups(group, extra, keys, tables, schema):
         return None
     for c in conjuncts(having.this):
         if not isinstance(c, exp.GT | exp.GTE) or not _number(c.expression):
