@@ -137,8 +137,9 @@ def add_onion_columns(conn: psycopg.Connection[Any], meta: TableMeta, col: Colum
         piece = sql.SQL("ADD COLUMN {} {}").format(
             sql.Identifier(oc.anon), sql.SQL(_storage_type(col, oc))
         )
+        # (no layer-tag check: no client has the new onion at another layer, see
+        # ddl.create_table; a build renames the column it reads, which stops stale writers)
         conn.execute(sql.SQL("ALTER TABLE {} {}").format(sql.Identifier(meta.anon), piece))
-        _tag_check(conn, meta, oc)
     conn.execute(
         "INSERT INTO adaptive.layers (anon_table, anon_column, onion, layer) "
         "SELECT %s, unnest(%s::text[]), unnest(%s::text[]), unnest(%s::text[])",

@@ -67,6 +67,30 @@ def test_stale_writer_never_writes_the_old_layer(two: tuple[Any, Any, str]) -> N
     assert tags == [(2,)]
 
 
+def _layer_checks(dsn: str) -> dict[str, str]:
+    with psycopg.connect(dsn) as c:
+        return dict(
+            c.execute(
+                "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint "
+                "WHERE contype = 'c' AND conname LIKE 'k\\_%' AND conrelid::regclass::text LIKE 't\\_%'"
+            ).fetchall()
+        )
+
+
+def test_layer_checks_exist_only_where_a_peel_made_one(two: tuple[Any, Any, str]) -> None:
+    """No client can hold a layer other than a new table's (or a new column's) until a
+    peel, so CREATE TABLE adds no layer-tag check -- PostgreSQL prepares every CHECK of a
+    table again for each written row -- and each peel adds the one of its onion."""
+    a, _, dsn = two
+    assert _layer_checks(dsn) == {}
+    a.execute("ALTER TABLE t ADD COLUMN z integer")
+    assert _layer_checks(dsn) == {}
+    a.execute("SELECT id FROM t WHERE x = 20")  # peels Eq(x) to DET
+    eq_x = a.catalog.table("t").column("x").onions
+    anon = next(oc.anon for o, oc in eq_x.items() if o.value == "Eq")
+    assert _layer_checks(dsn) == {f"k_{anon}": f"CHECK ((get_byte({anon}, 0) = 2)) NOT VALID"}
+
+
 def test_stale_writer_in_a_transaction_gets_a_retryable_error(two: tuple[Any, Any, str]) -> None:
     a, b, _ = two
     b.execute("SELECT 1 FROM t WHERE id = 1")
