@@ -88,6 +88,8 @@ class OnionColumn:
     key_group: str | None = None
     adjustments: list[dict[str, Any]] = field(default_factory=list)
     memo: dict[str, dict[Any, bytes]] = field(default_factory=dict, repr=False, compare=False)
+    # stored value -> plaintext, for the values read again (recipes.decrypt)
+    opened: dict[bytes, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def innermost(self) -> str:

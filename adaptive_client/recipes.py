@@ -10,6 +10,7 @@ is at.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -230,23 +231,47 @@ def _memo(oc: OnionColumn, layer: str, plain: Any, fn: Any) -> bytes:
     return ct
 
 
+# Plaintexts kept per onion column, by stored value: every layer decrypts
+# deterministically, so a stored value read again (an unchanged row: names, prices,
+# flags, read by key over and over) is the same plaintext.  Only immutable values are
+# kept (an application may change a list it was given); bounded, emptied when full.
+_OPENED_LIMIT = 16_384
+_KEPT_TYPES = frozenset({int, str, bytes, Decimal, float, bool, date, datetime, time, timedelta})
+
+
 def decrypt(col: ColumnMeta, oc: OnionColumn, stored: Any) -> Any:
     """Plaintext of a stored value (self-describing: the value's tag says its layer)."""
     if stored is None:
         return None
-    enc = col.encoding
     inner = oc.stack[-1]  # (oc.innermost, without the property call)
     if inner == "PLAIN":
         return stored
     if inner == "HOM":
         STATS.count("HOM", decrypt=True)
-        return enc.from_hom_sum(oc.hom.decrypt(int(stored)))
+        return col.encoding.from_hom_sum(oc.hom.decrypt(int(stored)))
     if inner == "ASHE":
         STATS.count("ASHE", decrypt=True)
-        return enc.from_hom(oc.ashe.decrypt(list(stored)))
+        return col.encoding.from_hom(oc.ashe.decrypt(list(stored)))
     data = stored if type(stored) is bytes else bytes(stored)
+    opened = oc.opened
+    value = opened.get(data)
+    if value is not None:
+        # (counted as decrypted: the statistics count what statements need, as the
+        # memoized encryptions are counted)
+        STATS.decrypted(inner, inner != "RND" and data[0] == 1)
+        return value
+    value = _decrypt(col, oc, inner, data)
+    if type(value) in _KEPT_TYPES:
+        if len(opened) >= _OPENED_LIMIT:
+            opened.clear()
+        opened[data] = value
+    return value
+
+
+def _decrypt(col: ColumnMeta, oc: OnionColumn, inner: str, data: bytes) -> Any:
     if not data:
         raise CiphertextError("empty ciphertext")
+    enc = col.encoding
     if inner == "RND":  # Single RND
         STATS.decrypted("RND", False)
         return enc.from_bytes(oc.rnd.decrypt(data))

@@ -39,6 +39,7 @@ from ..errors import (
 from ..joins import JoinNeed
 from ..metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from ..onions import Cap, Onion, capabilities
+from ..stats import STATS
 from ..wire import CiphertextArray
 from .numeric import pg_avg
 from .params import escape_percent
@@ -192,6 +193,8 @@ def _same_value(given: Any, coerced: Any) -> bool:
 
 def _positional_param(params: Any, idx: int) -> Any:
     """The value of the ``idx``-th ``%s``; too few parameters is refused, typed."""
+    if (type(params) is tuple or type(params) is list) and idx < len(params):
+        return params[idx]  # (the usual case, without the ABC check below)
     if isinstance(params, Mapping | str | bytes) or idx >= len(params):
         raise UnsupportedQuery(
             f"the statement has more %s placeholders than the {len(params)} parameters passed",
@@ -257,6 +260,42 @@ def _comparand(ref: _Ref, oc: OnionColumn, cap: Cap, layer: str, v: Any) -> Any:
         return v  # the server compares plain values itself, with its own casts
     c = _stored_form(ref, cap, v)
     return c if c is NO_MATCH else recipes.encrypt(ref.column, oc, c, layer)
+
+
+class _DeterministicComparand:
+    """The builder of a comparand at a deterministic layer (DET, OPE): the ciphertexts of
+    the integers and strings given before are kept, so that a repeated statement's
+    parameter costs a lookup -- coercion, checks and encoding are what the memo in
+    recipes.encrypt leaves to each call.  (Only ints and strs: ``1 == 1.0 == True``
+    and ``Decimal('1.0') == Decimal('1.00')`` would share an entry; an int and a str
+    never do.)"""
+
+    __slots__ = ("_args", "_kept", "_value")
+    _LIMIT = 4096
+
+    def __init__(
+        self, ref: _Ref, oc: OnionColumn, cap: Cap, layer: str, value: ParamBuilder
+    ) -> None:
+        self._args = (ref, oc, cap, layer)
+        self._value = value
+        self._kept: dict[Any, Any] = {}
+
+    def __call__(self, p: Params) -> Any:
+        v = self._value(p)
+        t = type(v)
+        if t is not int and t is not str:
+            return _comparand(*self._args, v)
+        kept = self._kept
+        c = kept.get(v)
+        if c is not None:
+            if c is not NO_MATCH:
+                STATS.count(self._args[3])  # (as recipes.encrypt counts a memoized one)
+            return c
+        c = _comparand(*self._args, v)
+        if len(kept) >= self._LIMIT:
+            kept.clear()
+        kept[v] = c
+        return c
 
 
 def _comparands(ref: _Ref, oc: OnionColumn, cap: Cap, layer: str, items: Any) -> list[Any]:
@@ -514,6 +553,8 @@ class Compiler:
         self, ref: _Ref, oc: OnionColumn, cap: Cap, value: ParamBuilder
     ) -> exp.Placeholder:
         layer = self.target_layer(oc, cap)
+        if layer in ("DET", "OPE") and oc.innermost == layer:
+            return self.param(_DeterministicComparand(ref, oc, cap, layer, value))
 
         def build(p: Params) -> Any:
             return _comparand(ref, oc, cap, layer, value(p))
