@@ -67,7 +67,7 @@ from .metadata import Catalog
 from .rewrite.compiler import CURRENT_PARAMS
 from .rewrite.params import normalize_placeholders
 from .rewrite.plan import Compiled, Params, SortKey, decrypt_columnar, decrypt_columns
-from .rewrite.statements import compile_statement, encrypt_row_for_update
+from .rewrite.statements import compile_statement
 from .server_functions import answered_by_server
 from .sqltext import parse as _parse_sql
 from .sqltext import session_command, split_statements
@@ -1280,8 +1280,7 @@ class Cursor:
             updates = []
             with STATS.crypto():
                 for row in rows:
-                    values = {col.name: fn(row, params) for col, fn in rmw.assignments}
-                    pairs = encrypt_row_for_update(rmw.table, values)
+                    pairs = rmw.seal([fn(row, params) for _, fn in rmw.assignments])
                     updates.append((pairs, row[0]))
             returned: list[tuple[Any, ...]] = []
             if updates and rmw.returning is None:

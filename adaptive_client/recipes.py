@@ -136,6 +136,8 @@ class RowSealer:
                 entry = (ci, col, oc, _OPE, enc.to_ope, memo, oc.ope.encrypt, rnd)
             elif inner == "SEARCH":
                 entry = (ci, col, oc, _SEARCH, str, None, oc.search.tokens, rnd)
+            elif inner == "RND":  # a Single onion: the encoded value under RND alone
+                entry = (ci, col, oc, _SINGLE, enc.to_bytes, None, None, rnd)
             else:
                 entry = (ci, col, oc, _OTHER, None, None, None, rnd)
             self._slots.append(entry)
@@ -171,6 +173,8 @@ class RowSealer:
             elif kind == _SEARCH and layer == "RND":
                 search += 1
                 ct = b"".join(fn(encode(v)))
+            elif kind == _SINGLE:
+                ct = encode(v)  # (its layer is RND: sealed with the row's other RND layers)
             else:  # HOM, trigrams, a Search onion peeled, a Single RND onion: as encrypt()
                 out[slot] = encrypt(col, oc, v)
                 continue
@@ -189,7 +193,7 @@ class RowSealer:
         return out
 
 
-_DET, _OPE, _SEARCH, _OTHER = range(4)  # RowSealer's kinds of innermost layer
+_DET, _OPE, _SEARCH, _SINGLE, _OTHER = range(5)  # RowSealer's kinds of innermost layer
 
 
 def _search_rnd(oc: OnionColumn, token_sets: list[list[bytes]]) -> list[Any]:
@@ -235,7 +239,7 @@ def _memo(oc: OnionColumn, layer: str, plain: Any, fn: Any) -> bytes:
 # deterministically, so a stored value read again (an unchanged row: names, prices,
 # flags, read by key over and over) is the same plaintext.  Only immutable values are
 # kept (an application may change a list it was given); bounded, emptied when full.
-_OPENED_LIMIT = 16_384
+_OPENED_LIMIT = 8192
 _KEPT_TYPES = frozenset({int, str, bytes, Decimal, float, bool, date, datetime, time, timedelta})
 
 

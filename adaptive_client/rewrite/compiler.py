@@ -28,7 +28,17 @@ from sqlglot import exp
 from .. import ondemand, recipes
 from ..clock import CLOCK_PREFIX, clock_kind, clock_name, clock_param, is_clock_cast
 from ..clock import OIDS as CLOCK_OIDS
-from ..encodings import SqlType, encoding_for, parse_sql_type
+from ..encodings import (
+    CollatedTextEncoding,
+    FloatEncoding,
+    FreeNumericEncoding,
+    IntEncoding,
+    NumericEncoding,
+    SqlType,
+    TextEncoding,
+    encoding_for,
+    parse_sql_type,
+)
 from ..errors import (
     EncodingError,
     LayerFloorViolation,
@@ -262,28 +272,40 @@ def _comparand(ref: _Ref, oc: OnionColumn, cap: Cap, layer: str, v: Any) -> Any:
     return c if c is NO_MATCH else recipes.encrypt(ref.column, oc, c, layer)
 
 
+# The parameter type whose comparands a column's encoding keeps (_DeterministicComparand):
+# ints for numbers, strs for text -- one type each, since ``1 == 1.0 == True`` and
+# ``Decimal('1.0') == Decimal('1.00')`` would share an entry; and none for dates and
+# times, whose strings may depend on the session ('today', a time zone).
+_KEPT_PARAMETER_TYPES: dict[type, type] = {
+    IntEncoding: int,
+    NumericEncoding: int,
+    FreeNumericEncoding: int,
+    FloatEncoding: int,
+    TextEncoding: str,
+    CollatedTextEncoding: str,
+}
+
+
 class _DeterministicComparand:
     """The builder of a comparand at a deterministic layer (DET, OPE): the ciphertexts of
-    the integers and strings given before are kept, so that a repeated statement's
+    the values of one type given before are kept, so that a repeated statement's
     parameter costs a lookup -- coercion, checks and encoding are what the memo in
-    recipes.encrypt leaves to each call.  (Only ints and strs: ``1 == 1.0 == True``
-    and ``Decimal('1.0') == Decimal('1.00')`` would share an entry; an int and a str
-    never do.)"""
+    recipes.encrypt leaves to each call."""
 
-    __slots__ = ("_args", "_kept", "_value")
+    __slots__ = ("_args", "_kept", "_type", "_value")
     _LIMIT = 4096
 
     def __init__(
-        self, ref: _Ref, oc: OnionColumn, cap: Cap, layer: str, value: ParamBuilder
+        self, ref: _Ref, oc: OnionColumn, cap: Cap, layer: str, value: ParamBuilder, kept: type
     ) -> None:
         self._args = (ref, oc, cap, layer)
         self._value = value
+        self._type = kept
         self._kept: dict[Any, Any] = {}
 
     def __call__(self, p: Params) -> Any:
         v = self._value(p)
-        t = type(v)
-        if t is not int and t is not str:
+        if type(v) is not self._type:
             return _comparand(*self._args, v)
         kept = self._kept
         c = kept.get(v)
@@ -553,8 +575,9 @@ class Compiler:
         self, ref: _Ref, oc: OnionColumn, cap: Cap, value: ParamBuilder
     ) -> exp.Placeholder:
         layer = self.target_layer(oc, cap)
-        if layer in ("DET", "OPE") and oc.innermost == layer:
-            return self.param(_DeterministicComparand(ref, oc, cap, layer, value))
+        kept = _KEPT_PARAMETER_TYPES.get(type(ref.column.encoding))
+        if kept is not None and layer in ("DET", "OPE") and oc.innermost == layer:
+            return self.param(_DeterministicComparand(ref, oc, cap, layer, value, kept))
 
         def build(p: Params) -> Any:
             return _comparand(ref, oc, cap, layer, value(p))

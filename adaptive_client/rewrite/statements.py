@@ -1177,14 +1177,3 @@ def _delete(c: Compiler, stmt: exp.Delete) -> Compiled:
     plan.sql = server_sql(out)
     plan.params = c.params
     return plan
-
-
-def encrypt_row_for_update(meta: Any, values: dict[str, Any]) -> list[tuple[str, Any]]:
-    """(anon column, stored value) for every onion of every assigned column."""
-    out = []
-    for name, v in values.items():
-        col = meta.column(name)
-        coerced = None if v is None else col.encoding.coerce(v)
-        for oc in col.onions.values():
-            out.append((oc.anon, None if coerced is None else recipes.encrypt(col, oc, coerced)))
-    return out
