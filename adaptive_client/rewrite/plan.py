@@ -160,24 +160,25 @@ class RmwUpdate:
         return Compiled(kind="select", sql=self.select_sql, params=self.select_params)
 
     @cached_property
-    def _sealer(self) -> tuple[list[str], recipes.RowSealer]:
+    def _sealer(self) -> tuple[list[OnionColumn], recipes.RowSealer]:
         slots = [
             (i, col, oc)
             for i, (col, _) in enumerate(self.assignments)
             for oc in col.onions.values()
         ]
-        return [oc.anon for _, _, oc in slots], recipes.RowSealer(slots)
+        return [oc for _, _, oc in slots], recipes.RowSealer(slots)
 
     def seal(self, values: Sequence[Any]) -> list[tuple[str, Any]]:
         """(onion column, stored value) of every onion of every assigned column, from the
         assigned plaintexts in order: one :class:`recipes.RowSealer` call (the row's RND
         layers sealed together, as a single-row INSERT's)."""
-        anons, sealer = self._sealer
+        onions, sealer = self._sealer
         coerced = [
             None if v is None else col.encoding.coerce(v)
             for (col, _), v in zip(self.assignments, values, strict=True)
         ]
-        return list(zip(anons, sealer(coerced), strict=True))
+        # (names read now: a join adjustment renames an onion column in place)
+        return [(oc.anon, v) for oc, v in zip(onions, sealer(coerced), strict=True)]
 
     def write_sql(self, columns: Sequence[str]) -> bytes:
         """``UPDATE t SET c1 = $1, ... WHERE ctid = $n`` for these onion columns: the text
