@@ -175,7 +175,7 @@ class RowSealer:
                 ct = b"".join(fn(encode(v)))
             elif kind == _SINGLE:
                 ct = encode(v)  # (its layer is RND: sealed with the row's other RND layers)
-            else:  # HOM, trigrams, a Search onion peeled, a Single RND onion: as encrypt()
+            else:  # HOM, trigrams, a Search onion peeled: as encrypt()
                 out[slot] = encrypt(col, oc, v)
                 continue
             if layer == "RND":
