@@ -23,9 +23,15 @@ DDL = "CREATE TABLE item (id integer PRIMARY KEY, name text, price numeric(6,2),
 ROWS = [(i, f"item {i}", Decimal(i) + Decimal("0.25"), str(i)) for i in range(1, 21)]
 
 
-@pytest.fixture()
-def pair(new_database: Any, master_key: Any) -> Any:
-    plain_dsn, enc_dsn = new_database("keptp"), new_database("kepte")
+# the database's collation: C, and ICU's (text comparands at OPE follow the collation)
+LOCALES = {"c": "", "icu": "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"}
+
+
+@pytest.fixture(params=sorted(LOCALES))
+def pair(new_database: Any, master_key: Any, request: pytest.FixtureRequest) -> Any:
+    locale = LOCALES[request.param]
+    plain_dsn = new_database("keptp", locale=locale)
+    enc_dsn = new_database("kepte", locale=locale)
     with psycopg.connect(plain_dsn, autocommit=True) as plain:
         plain.execute(DDL)
         plain.cursor().executemany("INSERT INTO item VALUES (%s, %s, %s, %s)", ROWS)
@@ -79,6 +85,9 @@ def test_repeated_point_queries_equal_plain(pair: Any) -> None:
         ("SELECT id, price FROM item WHERE code = %s", [("5",), ("5",), ("6",), ("55",), ("5",)]),
         ("SELECT id FROM item WHERE price = %s", [(Decimal("2.25"),), (Decimal("2.250"),)]),
         ("SELECT id FROM item WHERE id = %s", [(2,), (2.0,), (Decimal(2),), (2,)]),
+        # text ranges: the code's Ord onion is built and peeled, its comparands kept
+        ("SELECT id FROM item WHERE code > %s ORDER BY code, id", [("3",), ("3",), ("15",)]),
+        ("SELECT count(*) FROM item WHERE code BETWEEN %s AND %s", [("1", "2"), ("1", "2")]),
     ]
     for sql, params in queries:
         for p in params:
