@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import hmac
 from dataclasses import dataclass
 from typing import Any
@@ -296,9 +295,7 @@ def peel_column(
         rows = peeling.peel(conn, meta, oc, layer, mode)
         range_indexes.after_peel(conn, catalog, meta, oc, rows)
     if rows > 0 and conn.autocommit and conn.info.transaction_status == pq.TransactionStatus.IDLE:
-        # (the peel has committed: a failed compaction leaves the table as it was)
-        with contextlib.suppress(psycopg.Error):
-            compaction.compact(conn, [meta.anon], compaction.WAIT_MS)
+        compaction.after_adaptation(conn, [meta.anon])  # (the peel has committed)
     return rows
 
 

@@ -24,6 +24,7 @@ the rows and their values are the ones the adaptation wrote.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -61,6 +62,13 @@ def compact(conn: psycopg.Connection[Any], tables: Iterable[str], wait_ms: int) 
     finally:
         for anon in mine:
             conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (_KEY + anon,))
+
+
+def after_adaptation(conn: psycopg.Connection[Any], tables: Iterable[str]) -> None:
+    """:func:`compact` after an adaptation has committed: it only saves the server work,
+    so a failure is not the caller's -- the adaptation stands, the table stays as it is."""
+    with contextlib.suppress(psycopg.Error):
+        compact(conn, tables, WAIT_MS)
 
 
 _KEY = "adaptive compaction of "

@@ -231,8 +231,7 @@ class Connection:
         succeeded, and the table stays as it is."""
         if self._rewritten and not self._in_transaction():
             tables, self._rewritten = sorted(self._rewritten), set()
-            with contextlib.suppress(psycopg.Error):
-                compaction.compact(self.control, tables, compaction.WAIT_MS)
+            compaction.after_adaptation(self.control, tables)
 
     def rollback(self) -> None:
         self.pg.rollback()

@@ -20,6 +20,7 @@ import adaptive_client
 from adaptive_client import range_indexes
 from adaptive_client.keys import MasterKey
 from adaptive_client.migrate import migrate
+from adaptive_client.onions import Onion
 
 DDL = [
     "CREATE TABLE line (w integer, d integer, o integer, n integer, item integer, "
@@ -197,8 +198,6 @@ def test_a_client_with_older_layers_never_drops_a_range_index(
         made = pair.range_indexes()
         assert len(made) == 1
         stale = other.catalog.table("queue")
-        from adaptive_client.onions import Onion
-
         stale.column("o").onions[Onion.ORD].layer = "RND"  # as before the peel
         assert range_indexes.sync(other.control, other.catalog, stale) == []
         assert pair.range_indexes() == made
