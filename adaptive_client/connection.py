@@ -48,7 +48,7 @@ from .collation import (
     server_version,
 )
 from .config import PEEL_MODES, Config, load_config
-from .direct import DirectExecutor
+from .direct import DirectExecutor, keep_statements_across_rollback
 from .errors import (
     AdaptiveError,
     CollationUnavailable,
@@ -173,7 +173,9 @@ class Connection:
                 if not autocommit:
                     self.pg.commit()
             wire.register(self.pg)
-            # repeated statements' server SQL, prepared and run without a cursor
+            # repeated statements' server SQL, prepared (kept across rollbacks) and run
+            # without a cursor
+            keep_statements_across_rollback(self.pg)
             self._direct = DirectExecutor(self.pg)
         except BaseException:
             self.control.close()
@@ -219,6 +221,7 @@ class Connection:
         self._after_commit()
 
     def _after_commit(self) -> None:
+        self._direct.schema_changed(False)
         self._runtime.transaction_ended()
         self._catalog_dirty = False
         self.catalog.committed()
@@ -927,6 +930,7 @@ class Connection:
             # one another client's DDL notification has not reached yet
             self.catalog.refresh(self.control)
         run = ddl.statement(self.pg, self.catalog, self.config, self._runtime, stmt)
+        self._direct.schema_changed()
         if self.pg.autocommit:
             try:
                 with self.pg.transaction():
@@ -1159,7 +1163,11 @@ class Cursor:
         if direct is not None:
             return direct
         cur = self._server_cursor()
-        cur.execute(query, bound)
+        try:
+            cur.execute(query, bound)
+        except psycopg.errors.FeatureNotSupported:
+            self.connection._direct.schema_changed()  # (see DirectExecutor._check)
+            raise
         return (cur.fetchall() if rows and _has_rows(cur) else []), cur.rowcount
 
     def _server_cursor(self) -> psycopg.RawCursor[Any]:

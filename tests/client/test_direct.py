@@ -1,13 +1,17 @@
 """Repeated statements run as psycopg's prepared statements without a cursor (direct.py).
 
 The direct path must be invisible: the same rows, row counts and error classes as the
-cursor path, in and out of transactions and in autocommit mode; never used where psycopg
-has work to do (opening a transaction, a failed one, prepared statements disabled); and
-never run a statement psycopg has deallocated (after a rollback, DDL, DISCARD ALL).
+cursor path, in and out of transactions and in autocommit mode; opening a transaction
+with psycopg's own BEGIN (isolation level, read-only); never used where psycopg has work
+to do (a failed transaction, prepared statements disabled); never run a statement psycopg
+has deallocated (DDL, DISCARD ALL).  Prepared statements outlive a rollback unless the
+rolled-back transaction changed the schema, and one whose result type another session
+changed is prepared again after the error psycopg would give.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
@@ -75,10 +79,9 @@ def test_same_results_as_the_cursor_path(
         assert direct_runs[-3:] == [True] * 3
         cur.execute("SELECT count(*) FROM acct WHERE name = %s", ("n3",))
         assert cur.fetchall() == [(1,)]
-        conn.rollback()  # psycopg deallocates its statements: through a cursor again
-        direct_runs.clear()
+        conn.rollback()
         cur.execute("SELECT name FROM acct WHERE id = %s", (2,))
-        assert cur.fetchall() == [("b",)] and direct_runs == [False]
+        assert cur.fetchall() == [("b",)]
 
 
 def test_errors_are_psycopgs_and_fail_the_transaction(
@@ -132,33 +135,136 @@ def test_not_used_where_psycopg_has_work(
             cur.execute("SELECT name FROM acct WHERE id = %s", (1,))
         assert direct_runs and not any(direct_runs)
         conn.pg.prepare_threshold = 1
-        direct_runs.clear()
-        for _ in range(4):
-            conn.commit()  # each statement opens a transaction: psycopg's BEGIN
+        for _ in range(3):
             cur.execute("SELECT name FROM acct WHERE id = %s", (1,))
-        assert direct_runs and not any(direct_runs)
-        cur.execute("SELECT name FROM acct WHERE id = %s", (1,))
-        assert direct_runs[-1] and cur.fetchall() == [("a",)]
+        assert direct_runs[-1]
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            cur.execute("INSERT INTO acct (id) VALUES (%s)", (1,))
+        direct_runs.clear()
+        with pytest.raises(psycopg.errors.InFailedSqlTransaction):
+            cur.execute("SELECT name FROM acct WHERE id = %s", (1,))
+        assert direct_runs == [False]  # psycopg reports the failed transaction
 
 
-def test_read_modify_write_updates_run_direct(
+def test_opens_transactions_as_psycopg_would(
     dsn: str, master_key: Any, direct_runs: list[bool]
 ) -> None:
-    """``UPDATE acct SET bal = bal + %s`` is computed on the client: its SELECT ... FOR
-    UPDATE and its write by ctid are fixed texts per statement, prepared by the server
-    once repeated and then run directly -- with the same balances as the cursor path,
-    also when the WHERE matches several rows (one write each) or none."""
+    """A transaction's first statement, run directly, sends psycopg's BEGIN: with the
+    connection's isolation level and read-only setting."""
     with adaptive_client.connect(dsn, master_key=master_key) as conn:
-        conn.pg.prepare_threshold = 2
+        conn.pg.prepare_threshold = 1
+        conn.isolation_level = psycopg.IsolationLevel.SERIALIZABLE
+        conn.pg.read_only = True
         cur = conn.cursor()
-        for _ in range(5):
-            cur.execute("UPDATE acct SET bal = bal + %s WHERE id = %s", (Decimal("0.25"), 1))
-            assert cur.rowcount == 1
-        assert direct_runs[-2:] == [True, True]  # the SELECT and the write
-        cur.execute("UPDATE acct SET bal = bal + 1 WHERE id >= %s", (2,))
-        assert cur.rowcount == 2
-        cur.execute("UPDATE acct SET bal = bal + 1 WHERE id = %s", (99,))
-        assert cur.rowcount == 0
+        for _ in range(3):
+            cur.execute("SELECT name FROM acct WHERE id = %s", (1,))
+            conn.commit()
+        direct_runs.clear()
+        cur.execute("SELECT name FROM acct WHERE id = %s", (1,))
+        assert direct_runs == [True] and cur.fetchall() == [("a",)]
+        assert conn.pg.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
+        got = conn.pg.execute(
+            "SELECT current_setting('transaction_isolation'), "
+            "current_setting('transaction_read_only')"
+        ).fetchone()
+        assert got == ("serializable", "on")
+        with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
+            cur.execute("UPDATE acct SET name = %s WHERE id = %s", ("z", 1))
+        conn.rollback()
+        conn.pg.read_only = None
+        cur.execute("SELECT name FROM acct WHERE id = %s", (1,))
+        assert cur.fetchall() == [("a",)]
+
+
+def _server_statements(conn: Any) -> set[str]:
+    rows = conn.pg.execute("SELECT name FROM pg_prepared_statements").fetchall()
+    return {r[0] for r in rows}
+
+
+def test_statements_outlive_a_rollback(dsn: str, master_key: Any, direct_runs: list[bool]) -> None:
+    """A serialization failure or an application's rollback keeps the prepared
+    statements, on the server and in psycopg's cache (psycopg alone would deallocate them
+    all and parse each again); the statements still answer rightly afterwards."""
+    with adaptive_client.connect(dsn, master_key=master_key) as conn:
+        conn.pg.prepare_threshold = 1
+        cur = conn.cursor()
+        for n in range(3):
+            cur.execute("UPDATE acct SET name = %s WHERE id = %s", (f"u{n}", 2))
+            cur.execute("SELECT name FROM acct WHERE id = %s", (2,))
+        assert direct_runs[-2:] == [True, True]
+        before = _server_statements(conn)
+        assert before
+        conn.rollback()
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            cur.execute("INSERT INTO acct (id) VALUES (%s)", (1,))  # a failed transaction
+        conn.rollback()
+        assert before <= _server_statements(conn)
+        direct_runs.clear()
+        cur.execute("SELECT name FROM acct WHERE id = %s", (2,))
+        assert cur.fetchall() == [("b",)]
+        cur.execute("UPDATE acct SET name = %s WHERE id = %s", ("v", 2))
+        cur.execute("SELECT name FROM acct WHERE id = %s", (2,))
+        assert cur.fetchall() == [("v",)] and cur.rowcount == 1
+        assert direct_runs == [True, True, True]
+        conn.rollback()
+
+
+def test_a_rolled_back_schema_change_drops_them(
+    dsn: str, master_key: Any, direct_runs: list[bool]
+) -> None:
+    """A statement prepared in a transaction that altered a table would come back after
+    the rollback with the plan of a schema that never was: such a rollback drops them."""
+    with adaptive_client.connect(dsn, master_key=master_key) as conn:
+        conn.pg.prepare_threshold = 1
+        cur = conn.cursor()
+        for _ in range(3):
+            cur.execute("SELECT * FROM acct WHERE id = %s", (1,))
+        assert direct_runs[-1]
         conn.commit()
-        cur.execute("SELECT id, bal FROM acct ORDER BY id")
-        assert cur.fetchall() == [(1, Decimal("2.75")), (2, Decimal("3.50")), (3, None)]
+        cur.execute("ALTER TABLE acct ADD COLUMN extra integer")
+        for _ in range(3):
+            cur.execute("SELECT * FROM acct WHERE id = %s", (1,))
+            assert cur.fetchall() == [(1, "a", Decimal("1.50"), None)]
+        conn.rollback()
+        assert not _server_statements(conn)
+        direct_runs.clear()
+        for _ in range(3):
+            cur.execute("SELECT * FROM acct WHERE id = %s", (1,))
+            assert cur.fetchall() == [(1, "a", Decimal("1.50"))]
+        assert direct_runs == [False, False, True]
+
+
+def test_a_result_type_changed_elsewhere_is_prepared_again(
+    new_database: Any, master_key: Any, direct_runs: list[bool]
+) -> None:
+    """A DBA changes the type of a stored column a prepared statement returns (one kept
+    in the clear): the next execution fails as it would through psycopg ("cached plan
+    must not change result type"), and after the rollback the statement is prepared
+    again instead of failing on every retry."""
+    dsn = new_database("directtype")
+    config = {"tables": {"t": {"v": {"onions": ["Single"], "layer": "PLAIN"}}}}
+    with adaptive_client.connect(dsn, master_key=master_key, config=config) as conn:
+        conn.pg.prepare_threshold = 1
+        cur = conn.cursor()
+        cur.execute("CREATE TABLE t (id integer PRIMARY KEY, v integer)")
+        cur.execute("INSERT INTO t VALUES (1, 7)")
+        conn.commit()
+        for _ in range(3):
+            cur.execute("SELECT v FROM t WHERE id = %s", (1,))
+        assert direct_runs[-1] and cur.fetchall() == [(7,)]
+        conn.commit()
+        (column, table), *_ = (  # the stored column and table, as the statement names them
+            m.groups()
+            for sql, _types in conn.pg._prepared._names
+            if (m := re.match(rb'SELECT "a0"\."(\w+)" FROM "(\w+)"', sql))
+        )
+        with psycopg.connect(dsn, autocommit=True) as dba:
+            dba.execute(f"ALTER TABLE {table.decode()} ALTER COLUMN {column.decode()} TYPE bigint")
+        with pytest.raises(psycopg.errors.FeatureNotSupported):
+            cur.execute("SELECT v FROM t WHERE id = %s", (1,))
+        conn.rollback()
+        direct_runs.clear()
+        for _ in range(3):
+            cur.execute("SELECT v FROM t WHERE id = %s", (1,))
+            assert cur.fetchall() == [(7,)]
+        assert direct_runs == [False, False, True]
