@@ -615,6 +615,11 @@ class Catalog:
         self.epoch = epoch
         if _committed(conn):
             self.generation = head.generation
+        else:
+            # what this transaction will commit, as it now sees it: after a ROLLBACK TO
+            # SAVEPOINT over its own DDL, less than it wrote (else that would become the
+            # floor at commit, above the committed head: a false "rolled back")
+            self.written_generation = head.generation
 
     @staticmethod
     def _read_layers(conn: psycopg.Connection[Any]) -> list[tuple[str, str, str]]:

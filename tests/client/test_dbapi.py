@@ -136,6 +136,14 @@ def test_ddl_rolled_back_in_a_transaction_leaves_the_catalog_usable(
     with pytest.raises(psycopg.errors.UndefinedTable):
         conn.execute("SELECT * FROM scratch2")
     conn.rollback()
+    # the catalog generation the savepoint undid is not the floor after the commit: the
+    # next DDL reads the committed head without calling it rolled back
+    conn.execute("CREATE TABLE scratch3 (id integer PRIMARY KEY)")
+    conn.execute("ALTER TABLE scratch ADD COLUMN note text")
+    conn.commit()
+    conn.execute("INSERT INTO scratch3 VALUES (%s)", (1,))
+    assert conn.execute("SELECT id, note FROM scratch").fetchall() == []
+    conn.commit()
 
 
 def test_sqlglot_records_stay_out_of_the_logs(
