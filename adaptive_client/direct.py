@@ -97,8 +97,8 @@ class KeptAcrossRollback(PrepareManager):
                 continue
             if _SCHEMA_CHANGE(tag):
                 self.schema_changed = True
-            if _CLEARS_NOW(tag):
-                return super().clear()
+            if _CLEARS_NOW(tag) or (self.schema_changed and tag.startswith(b"ROLLBACK")):
+                return super().clear()  # (ROLLBACK TO SAVEPOINT after a schema change)
         return False
 
 

@@ -234,6 +234,15 @@ def test_a_rolled_back_schema_change_drops_them(
         assert direct_runs == [False, False, True]
 
 
+def _stored_names(conn: Any) -> list[tuple[str, str]]:
+    """(column, table) as the client's prepared single-column SELECTs name them."""
+    return [
+        (m[1].decode(), m[2].decode())
+        for sql, _types in conn.pg._prepared._names
+        if (m := re.match(rb'SELECT "a0"\."(\w+)" FROM "(\w+)"', sql))
+    ]
+
+
 def test_a_result_type_changed_elsewhere_is_prepared_again(
     new_database: Any, master_key: Any, direct_runs: list[bool]
 ) -> None:
@@ -253,13 +262,9 @@ def test_a_result_type_changed_elsewhere_is_prepared_again(
             cur.execute("SELECT v FROM t WHERE id = %s", (1,))
         assert direct_runs[-1] and cur.fetchall() == [(7,)]
         conn.commit()
-        (column, table), *_ = (  # the stored column and table, as the statement names them
-            m.groups()
-            for sql, _types in conn.pg._prepared._names
-            if (m := re.match(rb'SELECT "a0"\."(\w+)" FROM "(\w+)"', sql))
-        )
+        (column, table), *_ = _stored_names(conn)
         with psycopg.connect(dsn, autocommit=True) as dba:
-            dba.execute(f"ALTER TABLE {table.decode()} ALTER COLUMN {column.decode()} TYPE bigint")
+            dba.execute(f"ALTER TABLE {table} ALTER COLUMN {column} TYPE bigint")
         with pytest.raises(psycopg.errors.FeatureNotSupported):
             cur.execute("SELECT v FROM t WHERE id = %s", (1,))
         conn.rollback()
@@ -268,3 +273,34 @@ def test_a_result_type_changed_elsewhere_is_prepared_again(
             cur.execute("SELECT v FROM t WHERE id = %s", (1,))
             assert cur.fetchall() == [(7,)]
         assert direct_runs == [False, False, True]
+
+
+def test_a_savepoint_rolled_back_over_a_schema_change(
+    new_database: Any, master_key: Any, direct_runs: list[bool]
+) -> None:
+    """The application alters a stored column on the client's own session inside a
+    savepoint (psycopg drops its statements at the ALTER), a statement is prepared again
+    for the new type, ROLLBACK TO SAVEPOINT: the statements go then, as psycopg drops
+    them after any ROLLBACK, so the old type's rows read again without an error."""
+    dsn = new_database("directsavepoint")
+    config = {"tables": {"t": {"v": {"onions": ["Single"], "layer": "PLAIN"}}}}
+    with adaptive_client.connect(dsn, master_key=master_key, config=config) as conn:
+        conn.pg.prepare_threshold = 1
+        cur = conn.cursor()
+        cur.execute("CREATE TABLE t (id integer PRIMARY KEY, v integer)")
+        cur.execute("INSERT INTO t VALUES (1, 7)")
+        conn.commit()
+        for _ in range(3):
+            cur.execute("SELECT v FROM t WHERE id = %s", (1,))
+        (column, table), *_ = _stored_names(conn)
+        conn.pg.execute("SAVEPOINT s")
+        conn.pg.execute(f"ALTER TABLE {table} ALTER COLUMN {column} TYPE bigint")
+        for _ in range(3):
+            cur.execute("SELECT v FROM t WHERE id = %s", (1,))
+            assert cur.fetchall() == [(7,)]
+        assert direct_runs[-1]
+        conn.pg.execute("ROLLBACK TO SAVEPOINT s")
+        for _ in range(3):
+            cur.execute("SELECT v FROM t WHERE id = %s", (1,))
+            assert cur.fetchall() == [(7,)]
+        conn.commit()
