@@ -52,6 +52,12 @@ def main() -> None:
     ap.add_argument("--scale", default="small", choices=("tiny", "small", "full"))
     ap.add_argument("--out", default="results/bench-tpcc")
     ap.add_argument(
+        "--plain-statements",
+        choices=("psycopg", "kept"),
+        default="psycopg",
+        help="plain's prepared statements: psycopg's rule, or kept across rollbacks",
+    )
+    ap.add_argument(
         "--results", type=Path, help="read the figures from this sweep's folder, run nothing"
     )
     args = ap.parse_args()
@@ -83,6 +89,8 @@ def _sweep(args: argparse.Namespace) -> None:
             "--out",
             args.out,
             "--reload",  # templates loaded by this code, not by an earlier version
+            "--plain-statements",
+            args.plain_statements,
         ],
         check=True,
     )

@@ -16,7 +16,15 @@ from psycopg import sql
 
 from adaptive_client.errors import AdaptiveError
 
-from .driver import CONFIGS, ISOLATION, RunSpec, open_connection, run, write_results
+from .driver import (
+    CONFIGS,
+    ISOLATION,
+    PLAIN_STATEMENTS,
+    RunSpec,
+    open_connection,
+    run,
+    write_results,
+)
 from .load import SCALES, expected_rows, load
 
 
@@ -118,6 +126,7 @@ def _spec(args: argparse.Namespace, config: str, dsn: str, clients: int) -> RunS
         scale=SCALES[args.scale],
         seed=args.seed,
         prime=not getattr(args, "no_prime", False),
+        plain_statements=args.plain_statements,
     )
 
 
@@ -220,7 +229,8 @@ def template_fingerprint(dsn: str) -> dict[str, int]:
 
 
 # What a point's result must share with the sweep to count as one of its points.
-_POINT_KEYS = ("duration", "warmup", "warehouses", "scale")
+# (plain_statements: recorded only where not psycopg's rule, so older sweeps match)
+_POINT_KEYS = ("duration", "warmup", "warehouses", "scale", "plain_statements")
 
 
 def finished_points(out: Path, meta: dict[str, Any]) -> set[tuple[str, int, float]]:
@@ -233,7 +243,7 @@ def finished_points(out: Path, meta: dict[str, Any]) -> set[tuple[str, int, floa
         except (OSError, json.JSONDecodeError):
             continue
         settings = r.get("sweep", {})
-        if all(settings.get(k) == meta[k] for k in _POINT_KEYS):
+        if all(settings.get(k) == meta.get(k) for k in _POINT_KEYS):
             done.add((r["config"], int(r["clients"]), float(r["latency_ms"])))
     return done
 
@@ -278,10 +288,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         "database_mb": {},
         "templates": {},
     }
+    if args.plain_statements != "psycopg":
+        meta["plain_statements"] = args.plain_statements
     done: set[tuple[str, int, float]] = set()
     if args.resume and (out / "sweep.json").exists():
         before = json.loads((out / "sweep.json").read_text())
-        if any(before.get(k) != meta[k] for k in _POINT_KEYS):
+        if any(before.get(k) != meta.get(k) for k in _POINT_KEYS):
             raise AdaptiveError(
                 f"{out} holds a sweep with other settings "
                 f"({', '.join(f'{k}={before.get(k)}' for k in _POINT_KEYS)}); "
@@ -333,7 +345,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 target = _cluster_dsn(f"tpcc_{config}_{args.scale}_w{args.warehouses}_run")
                 _recreate(target, template=templates[config])
                 result = run_with_latency(_spec(args, config, target, n), lat, args.latency_method)
-                result["sweep"] = {k: meta[k] for k in _POINT_KEYS}
+                result["sweep"] = {k: meta.get(k) for k in _POINT_KEYS}
                 result["revision"] = revision
                 result["consistency"] = _check(config, target)
                 write_results(result, out)
@@ -493,6 +505,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="adaptive: do not drive the peels before measuring (with --warmup 0, every "
         "peel happens in the measured interval)",
     )
+    sp.add_argument(
+        "--plain-statements",
+        choices=PLAIN_STATEMENTS,
+        default="psycopg",
+        help="plain's prepared statements: psycopg's rule (dropped at every rollback) or "
+        "kept across rollbacks as the adaptive client keeps them",
+    )
     sp.set_defaults(fn=cmd_run)
     sp = sub.add_parser("sweep", help="every configuration x clients x latency")
     sp.add_argument("--configs", default="plain,encrypted,adaptive")
@@ -505,6 +524,13 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--isolation", choices=sorted(ISOLATION), default="repeatable read")
     sp.add_argument("--seed", type=int, default=1)
     sp.add_argument("--latency-method", choices=["auto", "netem", "proxy"], default="auto")
+    sp.add_argument(
+        "--plain-statements",
+        choices=PLAIN_STATEMENTS,
+        default="psycopg",
+        help="plain's prepared statements: psycopg's rule (dropped at every rollback) or "
+        "kept across rollbacks as the adaptive client keeps them",
+    )
     sp.add_argument("--reload", action="store_true", help="reload the templates")
     sp.add_argument(
         "--resume",

@@ -46,9 +46,27 @@ def config_file(config: str) -> str | None:
     return str(root / "onion_config" / f"tpcc-{config}.toml")
 
 
-def open_connection(config: str, dsn: str, master_key: str | None, isolation: str) -> Any:
+# how the plain configuration's psycopg connections treat their prepared statements:
+# ``psycopg``'s own rule (all dropped at every rollback) or ``kept`` across rollbacks, as
+# the adaptive client keeps them (adaptive_client.direct): the baseline without the
+# re-preparing after each of TPC-C's serialization failures
+PLAIN_STATEMENTS = ("psycopg", "kept")
+
+
+def open_connection(
+    config: str,
+    dsn: str,
+    master_key: str | None,
+    isolation: str,
+    plain_statements: str = "psycopg",
+) -> Any:
     if config == "plain":
         conn: Any = psycopg.connect(dsn)
+        if plain_statements == "kept":
+            from adaptive_client.direct import keep_statements_across_rollback
+
+            if not keep_statements_across_rollback(conn):
+                raise RuntimeError("this psycopg's statement cache cannot be replaced")
     else:
         import adaptive_client
 
@@ -72,6 +90,7 @@ class RunSpec:
     latency_ms: float = 0.0
     method: str = "none"
     prime: bool = True  # adaptive: drive the workload's peels before measuring
+    plain_statements: str = "psycopg"  # plain: PLAIN_STATEMENTS
     # the server itself when ``dsn`` goes through the latency emulation: priming (setup,
     # not measured) and bookkeeping queries need not wait out the emulated round trips
     server_dsn: str | None = None
@@ -104,7 +123,9 @@ def _retryable(exc: BaseException) -> bool:
 def _client(index: int, spec: RunSpec, start_at: float, queue: Any) -> None:
     from adaptive_client.stats import STATS
 
-    conn = open_connection(spec.config, spec.dsn, spec.master_key, spec.isolation)
+    conn = open_connection(
+        spec.config, spec.dsn, spec.master_key, spec.isolation, spec.plain_statements
+    )
     measure_from = start_at + spec.warmup
     end = measure_from + spec.duration
     result = ClientResult()
@@ -185,7 +206,9 @@ def _reconnect(conn: Any, spec: RunSpec, until: float) -> Any:
         conn.close()
     while True:
         try:
-            return open_connection(spec.config, spec.dsn, spec.master_key, spec.isolation)
+            return open_connection(
+                spec.config, spec.dsn, spec.master_key, spec.isolation, spec.plain_statements
+            )
         except psycopg.OperationalError:
             if time.time() > until:
                 raise
@@ -293,6 +316,7 @@ def run(spec: RunSpec, log: Any = print) -> dict[str, Any]:
         "warmup_s": spec.warmup,
         "warehouses": spec.warehouses,
         "isolation": spec.isolation,
+        "plain_statements": spec.plain_statements if spec.config == "plain" else None,
         "latency_ms": spec.latency_ms,
         "latency_method": spec.method,
         "scale": vars(spec.scale),

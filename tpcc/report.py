@@ -389,7 +389,17 @@ def write_report(folder: Path) -> Path:
         "",
         f"Runs: {len(runs)}; warehouses {meta.get('warehouses', runs[0]['warehouses'])}, scale "
         f"{meta.get('scale', '-')}, measured {runs[0]['duration_s']:g} s after {runs[0]['warmup_s']:g} s of "
-        f"warm-up, isolation {runs[0]['isolation']}; latency emulated by: {', '.join(methods)}.",
+        f"warm-up, isolation {runs[0]['isolation']}; latency emulated by: {', '.join(methods)}"
+        + "".join(
+            sorted(
+                {
+                    f"; plain's prepared statements: {r['plain_statements']}"
+                    for r in runs
+                    if r.get("plain_statements") not in (None, "psycopg")
+                }
+            )
+        )
+        + ".",
         f"Load times (s): {meta.get('load_seconds', {})}; database sizes (MB): "
         f"{meta.get('database_mb', {})}.",
         "Code: " + ", ".join(sorted({str(r.get("revision", "not recorded")) for r in runs})) + ".",

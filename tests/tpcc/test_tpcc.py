@@ -86,3 +86,31 @@ def test_same_inputs_give_same_contents(new_database: Any, master_key: Any) -> N
         assert _rows(plain, True) == _rows(enc, True), table
     for conn in conns.values():
         conn.close()
+
+
+def test_plain_baseline_with_statements_kept(new_database: Any, tmp_path: Any) -> None:
+    """``--plain-statements kept``: plain psycopg connections keep their prepared
+    statements across rollbacks as the adaptive client does; the run is still correct."""
+    from adaptive_client.direct import KeptAcrossRollback
+
+    dsn = _database(new_database, "plain")
+    conn = driver.open_connection("plain", dsn, None, "read committed", "kept")
+    assert isinstance(conn._prepared, KeptAcrossRollback)
+    load(conn, 1, TINY)
+    conn.close()
+    spec = driver.RunSpec(
+        config="plain",
+        dsn=dsn,
+        clients=2,
+        duration=4,
+        warmup=1,
+        warehouses=1,
+        scale=TINY,
+        plain_statements="kept",
+    )
+    result = driver.run(spec, log=lambda m: None)
+    assert result["tpm"] > 0 and not result["errors"], result["errors"]
+    assert result["plain_statements"] == "kept"
+    conn = driver.open_connection("plain", dsn, None, "repeatable read")
+    assert check(conn) == []
+    conn.close()
