@@ -471,6 +471,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0 if not problems else 1
 
 
+def plain_statements_option(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument(
+        "--plain-statements",
+        choices=PLAIN_STATEMENTS,
+        default="psycopg",
+        help="plain's prepared statements: psycopg's rule (dropped at every rollback) or "
+        "kept across rollbacks as the adaptive client keeps them",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="adaptive-tpcc", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
@@ -505,13 +515,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="adaptive: do not drive the peels before measuring (with --warmup 0, every "
         "peel happens in the measured interval)",
     )
-    sp.add_argument(
-        "--plain-statements",
-        choices=PLAIN_STATEMENTS,
-        default="psycopg",
-        help="plain's prepared statements: psycopg's rule (dropped at every rollback) or "
-        "kept across rollbacks as the adaptive client keeps them",
-    )
+    plain_statements_option(sp)
     sp.set_defaults(fn=cmd_run)
     sp = sub.add_parser("sweep", help="every configuration x clients x latency")
     sp.add_argument("--configs", default="plain,encrypted,adaptive")
@@ -524,13 +528,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--isolation", choices=sorted(ISOLATION), default="repeatable read")
     sp.add_argument("--seed", type=int, default=1)
     sp.add_argument("--latency-method", choices=["auto", "netem", "proxy"], default="auto")
-    sp.add_argument(
-        "--plain-statements",
-        choices=PLAIN_STATEMENTS,
-        default="psycopg",
-        help="plain's prepared statements: psycopg's rule (dropped at every rollback) or "
-        "kept across rollbacks as the adaptive client keeps them",
-    )
+    plain_statements_option(sp)
     sp.add_argument("--reload", action="store_true", help="reload the templates")
     sp.add_argument(
         "--resume",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any
 
@@ -234,13 +235,27 @@ def test_a_rolled_back_schema_change_drops_them(
         assert direct_runs == [False, False, True]
 
 
-def _stored_names(conn: Any) -> list[tuple[str, str]]:
-    """(column, table) as the client's prepared single-column SELECTs name them."""
-    return [
-        (m[1].decode(), m[2].decode())
-        for sql, _types in conn.pg._prepared._names
-        if (m := re.match(rb'SELECT "a0"\."(\w+)" FROM "(\w+)"', sql))
-    ]
+@contextmanager
+def _clear_int_column(dsn: str, master_key: Any) -> Iterator[tuple[Any, Any, str, str]]:
+    """A table whose integer ``v`` is stored in the clear, ``SELECT v ... WHERE id = %s``
+    prepared and run directly: (connection, cursor, stored column, stored table)."""
+    config = {"tables": {"t": {"v": {"onions": ["Single"], "layer": "PLAIN"}}}}
+    with adaptive_client.connect(dsn, master_key=master_key, config=config) as conn:
+        conn.pg.prepare_threshold = 1
+        cur = conn.cursor()
+        cur.execute("CREATE TABLE t (id integer PRIMARY KEY, v integer)")
+        cur.execute("INSERT INTO t VALUES (1, 7)")
+        conn.commit()
+        for _ in range(3):
+            cur.execute("SELECT v FROM t WHERE id = %s", (1,))
+        assert cur.fetchall() == [(7,)]
+        conn.commit()
+        (column, table), *_ = (  # as the prepared SELECT names them
+            (m[1].decode(), m[2].decode())
+            for sql, _types in conn.pg._prepared._names
+            if (m := re.match(rb'SELECT "a0"\."(\w+)" FROM "(\w+)"', sql))
+        )
+        yield conn, cur, column, table
 
 
 def test_a_result_type_changed_elsewhere_is_prepared_again(
@@ -251,18 +266,8 @@ def test_a_result_type_changed_elsewhere_is_prepared_again(
     must not change result type"), and after the rollback the statement is prepared
     again instead of failing on every retry."""
     dsn = new_database("directtype")
-    config = {"tables": {"t": {"v": {"onions": ["Single"], "layer": "PLAIN"}}}}
-    with adaptive_client.connect(dsn, master_key=master_key, config=config) as conn:
-        conn.pg.prepare_threshold = 1
-        cur = conn.cursor()
-        cur.execute("CREATE TABLE t (id integer PRIMARY KEY, v integer)")
-        cur.execute("INSERT INTO t VALUES (1, 7)")
-        conn.commit()
-        for _ in range(3):
-            cur.execute("SELECT v FROM t WHERE id = %s", (1,))
-        assert direct_runs[-1] and cur.fetchall() == [(7,)]
-        conn.commit()
-        (column, table), *_ = _stored_names(conn)
+    with _clear_int_column(dsn, master_key) as (conn, cur, column, table):
+        assert direct_runs[-1]
         with psycopg.connect(dsn, autocommit=True) as dba:
             dba.execute(f"ALTER TABLE {table} ALTER COLUMN {column} TYPE bigint")
         with pytest.raises(psycopg.errors.FeatureNotSupported):
@@ -282,17 +287,8 @@ def test_a_savepoint_rolled_back_over_a_schema_change(
     savepoint (psycopg drops its statements at the ALTER), a statement is prepared again
     for the new type, ROLLBACK TO SAVEPOINT: the statements go then, as psycopg drops
     them after any ROLLBACK, so the old type's rows read again without an error."""
-    dsn = new_database("directsavepoint")
-    config = {"tables": {"t": {"v": {"onions": ["Single"], "layer": "PLAIN"}}}}
-    with adaptive_client.connect(dsn, master_key=master_key, config=config) as conn:
-        conn.pg.prepare_threshold = 1
-        cur = conn.cursor()
-        cur.execute("CREATE TABLE t (id integer PRIMARY KEY, v integer)")
-        cur.execute("INSERT INTO t VALUES (1, 7)")
-        conn.commit()
-        for _ in range(3):
-            cur.execute("SELECT v FROM t WHERE id = %s", (1,))
-        (column, table), *_ = _stored_names(conn)
+    with _clear_int_column(new_database("directsavepoint"), master_key) as found:
+        conn, cur, column, table = found
         conn.pg.execute("SAVEPOINT s")
         conn.pg.execute(f"ALTER TABLE {table} ALTER COLUMN {column} TYPE bigint")
         for _ in range(3):
