@@ -23,6 +23,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tpcc.cli import plain_statements_option
+
 INSERT = "no.insert_order_line"
 
 
@@ -51,12 +53,7 @@ def main() -> None:
     ap.add_argument("--latencies", default="0,60")
     ap.add_argument("--scale", default="small", choices=("tiny", "small", "full"))
     ap.add_argument("--out", default="results/bench-tpcc")
-    ap.add_argument(
-        "--plain-statements",
-        choices=("psycopg", "kept"),
-        default="psycopg",
-        help="plain's prepared statements: psycopg's rule, or kept across rollbacks",
-    )
+    plain_statements_option(ap)
     ap.add_argument(
         "--results", type=Path, help="read the figures from this sweep's folder, run nothing"
     )
