@@ -75,8 +75,11 @@ def constraint_name(
 def translate(
     exc: psycopg.Error, catalog: Catalog, control: psycopg.Connection[Any]
 ) -> psycopg.Error:
-    """``exc`` again, of the same class, in plain names and without ciphertexts."""
+    """``exc`` again, of the same class, in plain names and without ciphertexts; ``exc``
+    itself where its report names nothing of the encrypted database's."""
     diag = exc.diag
+    if not _names_encrypted(diag):
+        return exc
     names = _names(catalog)
     constraint = diag.constraint_name
     try:
@@ -111,6 +114,28 @@ def translate(
             info[fld] = value.encode()
     message = primary if detail is None else f"{primary}\nDETAIL:  {detail}"
     return type(exc)(message, info=info)
+
+
+def _names_encrypted(diag: psycopg.errors.Diagnostic) -> bool:
+    """Whether a report could name an anonymized table, column or constraint, or quote a
+    stored row.  Most do not (a serialization failure, a deadlock, a division by zero):
+    they go to the application as the server made them, without the lookups, which under
+    contention cost a retried transaction a measurable part of its time."""
+    if diag.constraint_name:
+        return True
+    detail = diag.message_detail
+    if detail and detail.startswith("Failing row contains"):
+        return True
+    return any(
+        text and _ANON.search(text)
+        for text in (
+            diag.message_primary,
+            detail,
+            diag.message_hint,
+            diag.table_name,
+            diag.column_name,
+        )
+    )
 
 
 def _detail(detail: str | None, names: dict[str, str]) -> str | None:

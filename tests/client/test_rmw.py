@@ -16,6 +16,7 @@ import psycopg
 import pytest
 
 import adaptive_client
+from adaptive_client import server_errors
 from adaptive_client.stats import STATS
 
 RR = psycopg.IsolationLevel.REPEATABLE_READ
@@ -72,14 +73,28 @@ def test_read_committed_never_reuses_an_unlocked_read(accounts: tuple[str, Any])
     assert _balance(dsn, key, 1) == 106  # both increments kept
 
 
-def test_concurrent_change_fails_like_the_plain_update(accounts: tuple[str, Any]) -> None:
+def test_concurrent_change_fails_like_the_plain_update(
+    accounts: tuple[str, Any], monkeypatch: Any
+) -> None:
     dsn, key = accounts
     conn = _client(dsn, key, RR)
     conn.execute("SELECT name FROM acct WHERE id = %s", (2,))  # snapshot read, cached
     with adaptive_client.connect(dsn, master_key=key, autocommit=True) as other:
         other.execute("UPDATE acct SET bal = bal + 1 WHERE id = 2")
-    with pytest.raises(psycopg.errors.SerializationFailure):
+
+    def no_lookup(*_: Any) -> Any:
+        raise AssertionError("a report naming nothing encrypted was looked up")
+
+    # the server's report goes as it is: nothing in it names the encrypted database
+    monkeypatch.setattr(server_errors, "_names", no_lookup)
+    monkeypatch.setattr(server_errors, "constraint_name", no_lookup)
+    with pytest.raises(psycopg.errors.SerializationFailure) as failed:
         conn.execute("UPDATE acct SET bal = bal + %s WHERE id = %s", (5, 2))
+    assert failed.value.sqlstate == "40001"
+    assert (
+        failed.value.diag.message_primary == "could not serialize access due to concurrent update"
+    )
+    monkeypatch.undo()
     conn.rollback()
     # the retry, in a fresh snapshot, applies on top of the other client's change
     conn.execute("SELECT name FROM acct WHERE id = %s", (2,))
