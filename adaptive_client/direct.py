@@ -14,7 +14,8 @@ psycopg's name for it, for as long as psycopg keeps it (psycopg deallocates its
 statements after DDL and ``DISCARD ALL``; its cache is read on each execution, so a
 statement it dropped goes through a cursor again).  Used only where psycopg would add
 nothing but a BEGIN: inside a transaction, or opening one with psycopg's own BEGIN text
-(its isolation level, read-only and deferrable settings), or in autocommit mode; never
+(its isolation level, read-only and deferrable settings; sent with the statement, one
+round trip where psycopg makes two), or in autocommit mode; never
 in a failed transaction or in pipeline mode.  Errors are psycopg's classes, built from
 the server's result as psycopg builds them.  Where psycopg's internals differ from what
 this module reads (another version), every statement goes through a cursor.
@@ -46,6 +47,7 @@ _IDLE = pq.TransactionStatus.IDLE
 _TUPLES_OK = pq.ExecStatus.TUPLES_OK
 _COMMAND_OK = pq.ExecStatus.COMMAND_OK
 _BAD = pq.ConnStatus.BAD
+_SYNC = pq.ExecStatus.PIPELINE_SYNC
 
 try:  # (psycopg's statement cache: the connection keeps it as it is where it differs)
     from psycopg._preparing import PrepareManager
@@ -156,8 +158,9 @@ class DirectExecutor:
             if name is None:
                 return None  # not prepared (yet, or any more): through a cursor
             if begin is not None:
-                self._check(pgconn.exec_(begin()))
-            res = pgconn.exec_prepared(name, values, param_formats=tx.formats)
+                res = self._begin_and_run(begin(), name, values, tx.formats)
+            else:
+                res = pgconn.exec_prepared(name, values, param_formats=tx.formats)
         self._check(res)
         if res.status == _TUPLES_OK:
             if not rows:
@@ -167,6 +170,34 @@ class DirectExecutor:
             return out, len(out)
         count = res.command_tuples
         return [], count if count is not None else -1
+
+    def _begin_and_run(self, begin: bytes, name: bytes, values: Sequence[Any], formats: Any) -> Any:
+        """BEGIN and the transaction's first statement in one round trip: both sent in
+        pipeline mode before one Sync, as psycopg's own pipeline sends them.  BEGIN opens
+        an explicit transaction, so the Sync ends nothing: a failing statement leaves it
+        failed, exactly as after BEGIN and the statement sent one after the other."""
+        pgconn = self._conn.pgconn
+        pgconn.enter_pipeline_mode()
+        try:
+            pgconn.send_query_params(begin, None)
+            pgconn.send_query_prepared(name, values, param_formats=formats)
+            pgconn.pipeline_sync()
+            while pgconn.flush():  # (nonblocking: what the socket did not take yet)
+                psycopg.waiting.wait_selector(_flushed(pgconn), pgconn.socket)
+            opened = _next_result(pgconn)
+            res = _next_result(pgconn)
+            while (last := pgconn.get_result()) is not None and last.status != _SYNC:
+                pass  # (the Sync's result ends the pipeline; a broken connection: None)
+        finally:
+            if pgconn.status != _BAD and pgconn.pipeline_status:
+                pgconn.exit_pipeline_mode()
+        for result in (opened, res):
+            if result is None:  # (the connection broke before answering)
+                message = pgconn.error_message.decode(errors="replace").strip()
+                raise e.OperationalError(f"consuming input failed: {message}")
+        if opened.status != _COMMAND_OK:
+            self._check(opened)
+        return res
 
     def _check(self, res: Any) -> None:
         status = res.status
@@ -182,6 +213,24 @@ class DirectExecutor:
             # type of a column the statement returns; the rollback drops the statements)
             self.schema_changed()
         raise error
+
+
+def _next_result(pgconn: Any) -> Any:
+    """The next command's result in the pipeline (its trailing None consumed)."""
+    res = pgconn.get_result()
+    if res is not None:
+        pgconn.get_result()
+    return res
+
+
+def _flushed(pgconn: Any) -> Any:
+    """A wait generator (psycopg's protocol) until the output buffer is sent."""
+    while True:
+        ready = yield psycopg.waiting.Wait.RW
+        if ready & psycopg.waiting.Ready.R:
+            pgconn.consume_input()
+        if not pgconn.flush():
+            return
 
 
 __all__ = ["DirectExecutor"]

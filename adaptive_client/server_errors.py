@@ -121,6 +121,8 @@ def _names_encrypted(diag: psycopg.errors.Diagnostic) -> bool:
     stored row.  Most do not (a serialization failure, a deadlock, a division by zero):
     they go to the application as the server made them, without the lookups, which under
     contention cost a retried transaction a measurable part of its time."""
+    if (diag.sqlstate or "").startswith("40"):
+        return False  # (transaction rollback: PostgreSQL's reports name no relation)
     if diag.constraint_name:
         return True
     detail = diag.message_detail

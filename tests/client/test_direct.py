@@ -177,6 +177,58 @@ def test_opens_transactions_as_psycopg_would(
         assert cur.fetchall() == [("a",)]
 
 
+def test_begin_and_first_statement_share_a_round_trip(
+    dsn: str, master_key: Any, direct_runs: list[bool], tmp_path: Any, monkeypatch: Any
+) -> None:
+    """BEGIN goes with the transaction's first statement before one Sync (one round trip,
+    as psycopg's pipeline sends them); a first statement that fails leaves the transaction
+    failed, as BEGIN and the statement sent apart would, and the connection usable."""
+    with adaptive_client.connect(dsn, master_key=master_key) as conn:
+        conn.pg.prepare_threshold = 1
+        cur = conn.cursor()
+        sql = "SELECT name FROM acct WHERE id = %s"
+        for _ in range(3):
+            cur.execute(sql, (1,))
+            conn.commit()
+        trace = tmp_path / "protocol.trace"
+        with trace.open("w") as out:
+            conn.pg.pgconn.trace(out.fileno())
+            conn.pg.pgconn.set_trace_flags(psycopg.pq.Trace.SUPPRESS_TIMESTAMPS)
+            direct_runs.clear()
+            cur.execute(sql, (2,))
+            conn.pg.pgconn.untrace()
+        assert direct_runs == [True] and cur.fetchall() == [("b",)]
+        sent = [line.split("\t")[2] for line in trace.read_text().splitlines() if line[0] == "F"]
+        assert sent.count("Sync") == 1 and sent[-1] == "Sync", sent
+        assert sent.count("Execute") == 2, sent  # BEGIN and the statement
+        assert not conn.pg.pgconn.pipeline_status
+        conn.commit()
+
+        insert = "INSERT INTO acct (id, name, bal) VALUES (%s, %s, %s)"
+        for n in range(3):
+            cur.execute(insert, (40 + n, "x", 0))
+            conn.commit()
+        opened: list[bytes] = []
+        original = DirectExecutor._begin_and_run
+
+        def spy(self: DirectExecutor, begin: bytes, *args: Any) -> Any:
+            opened.append(begin)
+            return original(self, begin, *args)
+
+        monkeypatch.setattr(DirectExecutor, "_begin_and_run", spy)
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            cur.execute(insert, (40, "x", 0))  # the transaction's first statement fails
+        assert opened == [b"BEGIN"]
+        assert not conn.pg.pgconn.pipeline_status
+        status = conn.pg.info.transaction_status
+        assert status == psycopg.pq.TransactionStatus.INERROR
+        with pytest.raises(psycopg.errors.InFailedSqlTransaction):
+            cur.execute(sql, (1,))
+        conn.rollback()
+        cur.execute(sql, (1,))
+        assert cur.fetchall() == [("a",)]
+
+
 def _server_statements(conn: Any) -> set[str]:
     rows = conn.pg.execute("SELECT name FROM pg_prepared_statements").fetchall()
     return {r[0] for r in rows}
