@@ -39,7 +39,7 @@ from typing import Any
 
 import psycopg
 from psycopg import errors as e
-from psycopg import pq
+from psycopg import generators, pq, waiting
 from psycopg.adapt import PyFormat, Transformer
 
 _INTRANS = pq.TransactionStatus.INTRANS
@@ -182,8 +182,8 @@ class DirectExecutor:
             pgconn.send_query_params(begin, None)
             pgconn.send_query_prepared(name, values, param_formats=formats)
             pgconn.pipeline_sync()
-            while pgconn.flush():  # (nonblocking: what the socket did not take yet)
-                psycopg.waiting.wait_selector(_flushed(pgconn), pgconn.socket)
+            # (nonblocking: what the socket did not take at once, sent as psycopg sends it)
+            waiting.wait(generators.send(pgconn), pgconn.socket)
             opened = _next_result(pgconn)
             res = _next_result(pgconn)
             while (last := pgconn.get_result()) is not None and last.status != _SYNC:
@@ -221,16 +221,6 @@ def _next_result(pgconn: Any) -> Any:
     if res is not None:
         pgconn.get_result()
     return res
-
-
-def _flushed(pgconn: Any) -> Any:
-    """A wait generator (psycopg's protocol) until the output buffer is sent."""
-    while True:
-        ready = yield psycopg.waiting.Wait.RW
-        if ready & psycopg.waiting.Ready.R:
-            pgconn.consume_input()
-        if not pgconn.flush():
-            return
 
 
 __all__ = ["DirectExecutor"]
