@@ -352,3 +352,54 @@ def test_a_savepoint_rolled_back_over_a_schema_change(
             cur.execute("SELECT v FROM t WHERE id = %s", (1,))
             assert cur.fetchall() == [(7,)]
         conn.commit()
+
+
+def _result_formats(trace: Any) -> list[str]:
+    """The result format code of each Bind in a libpq protocol trace ("0": text)."""
+    return [
+        line.rsplit(" ", 1)[1]
+        for line in trace.read_text().splitlines()
+        if line[0] == "F" and line.split("\t")[2].startswith("Bind")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("select", "binary"),
+    [
+        # ciphertexts, keys, sums, text, a row's ctid, arrays: the same values from binary
+        (
+            "SELECT '\\x00ff'::bytea, 5::int8, 5::int2, $1::int4, 'a b'::text, ctid, 0.1::float8,"
+            " 'ab'::char(4), 'v'::varchar, 1.50::numeric, true, ARRAY['\\x01'::bytea, NULL],"
+            " ARRAY[1.10::numeric], NULL::bytea FROM t WHERE id = $1",
+            True,
+        ),
+        # a float4 (binary widens it to a double) or a date: every column stays text
+        ("SELECT 0.1::float4, ctid FROM t WHERE id = $1", False),
+        ("SELECT '2024-02-29'::date, $1::int4 FROM t WHERE id = $1", False),
+    ],
+)
+def test_results_binary_where_the_values_are_the_same(
+    pg_dsn: str, tmp_path: Any, select: str, binary: bool
+) -> None:
+    """A statement's results come back in binary only where every column's binary value
+    loads as its text value does; its first run (text) decides.  The rows are the
+    cursor path's either way, and a ctid read finds its row in ``WHERE ctid = $1``."""
+    with psycopg.connect(pg_dsn) as conn:
+        conn.execute("CREATE TEMP TABLE t (id int PRIMARY KEY)")
+        conn.execute("INSERT INTO t VALUES (1)")
+        sql = select.encode()
+        expected = psycopg.RawCursor(conn).execute(sql, (1,), prepare=True).fetchall()
+        direct = DirectExecutor(conn)
+        trace = tmp_path / "protocol.trace"
+        with trace.open("w") as out:
+            conn.pgconn.trace(out.fileno())
+            conn.pgconn.set_trace_flags(psycopg.pq.Trace.SUPPRESS_TIMESTAMPS)
+            runs = [direct.run(sql, (1,), True) for _ in range(3)]
+            conn.pgconn.untrace()
+        assert runs == [(expected, 1)] * 3
+        assert _result_formats(trace) == ["0"] + ["1" if binary else "0"] * 2
+        if "ctid" in select:
+            ctid = expected[0][list(select.split(" FROM")[0].split(", ")).index("ctid")]
+            by_ctid = b"SELECT id FROM t WHERE ctid = $1"
+            psycopg.RawCursor(conn).execute(by_ctid, (ctid,), prepare=True)
+            assert direct.run(by_ctid, (ctid,), True) == ([(1,)], 1)
