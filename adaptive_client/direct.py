@@ -22,11 +22,11 @@ this module reads (another version), every statement goes through a cursor.
 
 Results come back in binary format wherever psycopg's binary loader gives the very
 values its text loader gives (:data:`BINARY_SAFE`: bytea, integers, numeric, float8,
-text, bool, tid and their arrays, with psycopg's own loaders for them; decided per
-prepared statement from its first result, which comes back as text).  A ciphertext then
-crosses the wire as its bytes rather than as hex text twice its size, that the server
-encodes and the client decodes again: for a locked row, read with its every onion, about
-a tenth of the client's CPU for the statement.
+text, bool, tid and their arrays; decided per prepared statement from its first result,
+which comes back as text).  A ciphertext then crosses the wire as its bytes rather than
+as hex text twice its size, that the server encodes and the client decodes again: for a
+row read whole (a locked row, its every onion) that was a fifth of the client's cost of
+the statement.
 
 psycopg forgets all its prepared statements after every rollback (and has the server
 deallocate them).  A prepared statement outlives a rolled-back transaction in
@@ -48,7 +48,7 @@ from typing import Any
 import psycopg
 from psycopg import errors as e
 from psycopg import generators, pq, waiting
-from psycopg.adapt import Loader, PyFormat, Transformer
+from psycopg.adapt import AdaptersMap, Loader, PyFormat, Transformer
 
 _INTRANS = pq.TransactionStatus.INTRANS
 _IDLE = pq.TransactionStatus.IDLE
@@ -76,15 +76,13 @@ BINARY_SAFE = frozenset(
     {17, 20, 21, 23, 25, 27, 701, 1042, 1043, 1700, 16}
     | {1001, 1016, 1005, 1007, 1009, 1010, 1022, 1014, 1015, 1231, 1000}
 )
-_BINARY, _TEXT = pq.Format.BINARY, pq.Format.TEXT
-_TID = 27
+_BINARY, _TEXT = 1, 0
 _RESULT_FORMATS_MAX = 1024  # (statement names psycopg made; it never reuses one)
 
 
 class TidBinaryLoader(Loader):
     """A ``tid`` (a row's ``ctid``) in binary, as its text form ``(block,offset)``: the
-    value the client sends back in ``WHERE ctid = $n``, as through a text result.
-    (psycopg has no loader for it: in binary it would give the raw six bytes.)"""
+    value the client sends back in ``WHERE ctid = $n``, as through a text result."""
 
     format = pq.Format.BINARY
 
@@ -93,15 +91,13 @@ class TidBinaryLoader(Loader):
         return f"({int.from_bytes(raw[:4], 'big')},{int.from_bytes(raw[4:6], 'big')})"
 
 
-def _loads_alike(adapters: Any, oid: int) -> bool:
-    """Does a column of type ``oid`` load the same from binary as from text, with the
-    loaders ``adapters`` has (an application may have registered its own)?"""
-    if oid == _TID:
-        return adapters.get_loader(oid, _BINARY) is TidBinaryLoader
-    return oid in BINARY_SAFE and all(
-        adapters.get_loader(oid, fmt) is psycopg.adapters.get_loader(oid, fmt)
-        for fmt in (_TEXT, _BINARY)
-    )
+class _LoadContext:
+    """The connection's adapters, plus the tid loader, for the direct path's results."""
+
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        self.adapters = AdaptersMap(conn.adapters)
+        self.adapters.register_loader("tid", TidBinaryLoader)
+        self.connection = conn
 
 
 def keep_statements_across_rollback(conn: psycopg.Connection[Any]) -> bool:
@@ -153,13 +149,11 @@ class DirectExecutor:
 
     def __init__(self, conn: psycopg.Connection[Any]) -> None:
         self._conn = conn
-        # (the client's own connection: a ctid in binary comes back as through text)
-        conn.adapters.register_loader(_TID, TidBinaryLoader)
-        self._tx = Transformer(conn)
+        self._tx = Transformer(_LoadContext(conn))
         self._formats: dict[int, list[PyFormat]] = {}
         # per prepared statement: its results' format (binary where every column's type
         # loads the same from binary); unknown until its first result, asked as text
-        self._result_formats: dict[bytes, pq.Format] = {}
+        self._result_formats: dict[bytes, int] = {}
         # psycopg's prepared statements on the connection, (query, types) -> name: a
         # mapping it updates in place
         names = getattr(getattr(conn, "_prepared", None), "_names", None)
@@ -231,8 +225,7 @@ class DirectExecutor:
         formats = self._result_formats
         if len(formats) >= _RESULT_FORMATS_MAX:
             formats.clear()
-        adapters = self._conn.adapters
-        safe = all(_loads_alike(adapters, res.ftype(i)) for i in range(res.nfields))
+        safe = all(res.ftype(i) in BINARY_SAFE for i in range(res.nfields))
         formats[name] = _BINARY if safe else _TEXT
 
     def _begin_and_run(

@@ -403,27 +403,3 @@ def test_results_binary_where_the_values_are_the_same(
             by_ctid = b"SELECT id FROM t WHERE ctid = $1"
             psycopg.RawCursor(conn).execute(by_ctid, (ctid,), prepare=True)
             assert direct.run(by_ctid, (ctid,), True) == ([(1,)], 1)
-
-
-def test_results_stay_text_under_an_applications_own_loader(pg_dsn: str, tmp_path: Any) -> None:
-    """An application's own text loader for a type (numeric as float here) is what the
-    cursor path applies: that type's results stay text, loaded by it."""
-
-    class FloatLoader(psycopg.adapt.Loader):
-        def load(self, data: Any) -> float:
-            return float(bytes(data))
-
-    with psycopg.connect(pg_dsn) as conn:
-        conn.adapters.register_loader("numeric", FloatLoader)
-        sql = b"SELECT 1.50::numeric, $1::bytea"
-        expected = psycopg.RawCursor(conn).execute(sql, (b"x",), prepare=True).fetchall()
-        assert expected == [(1.5, b"x")]
-        direct = DirectExecutor(conn)
-        trace = tmp_path / "protocol.trace"
-        with trace.open("w") as out:
-            conn.pgconn.trace(out.fileno())
-            conn.pgconn.set_trace_flags(psycopg.pq.Trace.SUPPRESS_TIMESTAMPS)
-            runs = [direct.run(sql, (b"x",), True) for _ in range(2)]
-            conn.pgconn.untrace()
-        assert runs == [(expected, 1)] * 2
-        assert _result_formats(trace) == ["0", "0"]
