@@ -20,14 +20,6 @@ in a failed transaction or in pipeline mode.  Errors are psycopg's classes, buil
 the server's result as psycopg builds them.  Where psycopg's internals differ from what
 this module reads (another version), every statement goes through a cursor.
 
-Results come back in binary format wherever psycopg's binary loader gives the very
-values its text loader gives (:data:`BINARY_SAFE`: bytea, integers, numeric, float8,
-text, bool, tid and their arrays; decided per prepared statement from its first result,
-which comes back as text).  A ciphertext then crosses the wire as its bytes rather than
-as hex text twice its size, that the server encodes and the client decodes again: for a
-row read whole (a locked row, its every onion) that was a fifth of the client's cost of
-the statement.
-
 psycopg forgets all its prepared statements after every rollback (and has the server
 deallocate them).  A prepared statement outlives a rolled-back transaction in
 PostgreSQL (only a Parse the failed transaction refused is not made, and psycopg records
@@ -48,7 +40,7 @@ from typing import Any
 import psycopg
 from psycopg import errors as e
 from psycopg import generators, pq, waiting
-from psycopg.adapt import AdaptersMap, Loader, PyFormat, Transformer
+from psycopg.adapt import PyFormat, Transformer
 
 _INTRANS = pq.TransactionStatus.INTRANS
 _IDLE = pq.TransactionStatus.IDLE
@@ -66,38 +58,6 @@ except ImportError:  # pragma: no cover - another psycopg
 # those that make a rollback drop them too (a schema change the rollback undoes)
 _CLEARS_NOW = re.compile(rb"^(?:DROP|ALTER|DISCARD ALL|DEALLOCATE ALL)\b").match
 _SCHEMA_CHANGE = re.compile(rb"^(?:CREATE|DROP|ALTER|TRUNCATE|COMMENT|GRANT|REVOKE)\b").match
-
-
-# result types whose binary loading in psycopg gives the same Python values as its text
-# loading (not float4: widened to a double; not dates and times: another error text for
-# infinity): bytea, int8, int2, int4, text, tid, float8, bpchar, varchar, numeric, bool
-# and their arrays
-BINARY_SAFE = frozenset(
-    {17, 20, 21, 23, 25, 27, 701, 1042, 1043, 1700, 16}
-    | {1001, 1016, 1005, 1007, 1009, 1010, 1022, 1014, 1015, 1231, 1000}
-)
-_BINARY, _TEXT = 1, 0
-_RESULT_FORMATS_MAX = 1024  # (statement names psycopg made; it never reuses one)
-
-
-class TidBinaryLoader(Loader):
-    """A ``tid`` (a row's ``ctid``) in binary, as its text form ``(block,offset)``: the
-    value the client sends back in ``WHERE ctid = $n``, as through a text result."""
-
-    format = pq.Format.BINARY
-
-    def load(self, data: Any) -> str:
-        raw = bytes(data)
-        return f"({int.from_bytes(raw[:4], 'big')},{int.from_bytes(raw[4:6], 'big')})"
-
-
-class _LoadContext:
-    """The connection's adapters, plus the tid loader, for the direct path's results."""
-
-    def __init__(self, conn: psycopg.Connection[Any]) -> None:
-        self.adapters = AdaptersMap(conn.adapters)
-        self.adapters.register_loader("tid", TidBinaryLoader)
-        self.connection = conn
 
 
 def keep_statements_across_rollback(conn: psycopg.Connection[Any]) -> bool:
@@ -149,11 +109,8 @@ class DirectExecutor:
 
     def __init__(self, conn: psycopg.Connection[Any]) -> None:
         self._conn = conn
-        self._tx = Transformer(_LoadContext(conn))
+        self._tx = Transformer(conn)
         self._formats: dict[int, list[PyFormat]] = {}
-        # per prepared statement: its results' format (binary where every column's type
-        # loads the same from binary); unknown until its first result, asked as text
-        self._result_formats: dict[bytes, int] = {}
         # psycopg's prepared statements on the connection, (query, types) -> name: a
         # mapping it updates in place
         names = getattr(getattr(conn, "_prepared", None), "_names", None)
@@ -200,17 +157,11 @@ class DirectExecutor:
             name = names.get((sql, tuple(tx.types or ())))
             if name is None:
                 return None  # not prepared (yet, or any more): through a cursor
-            fmt = self._result_formats.get(name)
-            result_format = _TEXT if fmt is None else fmt
             if begin is not None:
-                res = self._begin_and_run(begin(), name, values, tx.formats, result_format)
+                res = self._begin_and_run(begin(), name, values, tx.formats)
             else:
-                res = pgconn.exec_prepared(
-                    name, values, param_formats=tx.formats, result_format=result_format
-                )
+                res = pgconn.exec_prepared(name, values, param_formats=tx.formats)
         self._check(res)
-        if fmt is None:
-            self._learn_format(name, res)
         if res.status == _TUPLES_OK:
             if not rows:
                 return [], res.ntuples
@@ -220,22 +171,7 @@ class DirectExecutor:
         count = res.command_tuples
         return [], count if count is not None else -1
 
-    def _learn_format(self, name: bytes, res: Any) -> None:
-        """The format of ``name``'s results from now on, from its first (text) result."""
-        formats = self._result_formats
-        if len(formats) >= _RESULT_FORMATS_MAX:
-            formats.clear()
-        safe = all(res.ftype(i) in BINARY_SAFE for i in range(res.nfields))
-        formats[name] = _BINARY if safe else _TEXT
-
-    def _begin_and_run(
-        self,
-        begin: bytes,
-        name: bytes,
-        values: Sequence[Any],
-        formats: Any,
-        result_format: int,
-    ) -> Any:
+    def _begin_and_run(self, begin: bytes, name: bytes, values: Sequence[Any], formats: Any) -> Any:
         """BEGIN and the transaction's first statement in one round trip: both sent in
         pipeline mode before one Sync, as psycopg's own pipeline sends them.  BEGIN opens
         an explicit transaction, so the Sync ends nothing: a failing statement leaves it
@@ -244,9 +180,7 @@ class DirectExecutor:
         pgconn.enter_pipeline_mode()
         try:
             pgconn.send_query_params(begin, None)
-            pgconn.send_query_prepared(
-                name, values, param_formats=formats, result_format=result_format
-            )
+            pgconn.send_query_prepared(name, values, param_formats=formats)
             pgconn.pipeline_sync()
             # (nonblocking: what the socket did not take at once, sent as psycopg sends it)
             waiting.wait(generators.send(pgconn), pgconn.socket)
