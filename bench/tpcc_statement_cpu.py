@@ -1,0 +1,150 @@
+"""Client CPU per TPC-C statement in the mix, under contention: adaptive client vs psycopg.
+
+    python bench/tpcc_statement_cpu.py [--configs encrypted,adaptive] [--clients 10]
+                                       [--duration 30] [--scale small] [--warehouses 1]
+                                       [--plain-statements kept]
+
+For plain and each configuration in turn, ``--clients`` terminals (processes) run the
+TPC-C mix for ``--duration`` seconds against the databases a sweep left
+(``tpcc_<config>_<scale>_w<n>_run``: run ``adaptive-tpcc sweep`` at those settings
+first).  Each statement's client CPU (``time.process_time`` around it: the process's own
+user and system time; the server's work and the waits are excluded) is summed per
+statement label, the attempts rolled back included -- a statement that failed counts
+under its label with a ``!`` -- and the rollbacks apart.  Printed per configuration, the
+labels that cost the most: executions per committed transaction, µs per execution and
+that as a multiple of plain psycopg's, ms per committed transaction.  With one client
+it shows what a statement costs in the mix; with many, what contention adds to it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import multiprocessing
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+from typing import Any
+
+from tpcc_client_cpu import _dsn
+
+from tpcc.cli import master_key
+from tpcc.driver import _retryable, open_connection
+from tpcc.load import SCALES
+from tpcc.rand import TpccRandom
+from tpcc.transactions import Terminal, pick
+
+WARMUP = 5.0  # seconds of each terminal's run not counted: plans compiled, statements prepared
+
+
+def _terminal(args: tuple[str, str, int, str, float, float, str, int]) -> dict[str, Any]:
+    config, dsn, index, scale, start, duration, rule, warehouses = args
+    conn = open_connection(config, dsn, master_key(), "repeatable read", rule)
+    cpu: dict[str, float] = defaultdict(float)
+    runs: dict[str, int] = defaultdict(int)
+    counting = False
+
+    @contextlib.contextmanager
+    def timer(label: str) -> Iterator[None]:
+        t0 = time.process_time()
+        failed = False
+        try:
+            yield
+        except BaseException:
+            failed = True
+            raise
+        finally:
+            if counting:
+                key = label + "!" if failed else label
+                cpu[key] += time.process_time() - t0
+                runs[key] += 1
+
+    term = Terminal(
+        w_id=1 + index % warehouses,
+        warehouses=warehouses,
+        rand=TpccRandom(1000 + index),
+        scale=SCALES[scale],
+        timer=timer,
+    )
+    committed = 0
+    while time.time() < start:
+        time.sleep(0.005)
+    end = start + WARMUP + duration
+    while (now := time.time()) < end:
+        counting = now >= start + WARMUP
+        name = pick(term.rand)
+        state = term.rand.rng.getstate()
+        for _attempt in range(50):
+            try:
+                ok = getattr(term, name)(conn)
+            except Exception as exc:
+                t0 = time.process_time()
+                with contextlib.suppress(Exception):
+                    conn.rollback()
+                if counting:
+                    cpu["rollback"] += time.process_time() - t0
+                    runs["rollback"] += 1
+                if not _retryable(exc):
+                    raise
+                term.rand.rng.setstate(state)
+                continue
+            if counting and ok and time.time() <= end:
+                committed += 1
+            break
+    conn.close()
+    return {"cpu": dict(cpu), "runs": dict(runs), "committed": committed}
+
+
+def _run(config: str, args: argparse.Namespace) -> dict[str, Any]:
+    dsn = _dsn(config, args.scale, args.warehouses)
+    start = time.time() + 2.0
+    jobs = [
+        (config, dsn, i, args.scale, start, args.duration, args.plain_statements, args.warehouses)
+        for i in range(args.clients)
+    ]
+    with multiprocessing.get_context("spawn").Pool(args.clients) as pool:
+        parts = pool.map(_terminal, jobs)
+    cpu: dict[str, float] = defaultdict(float)
+    runs: dict[str, int] = defaultdict(int)
+    for part in parts:
+        for k, v in part["cpu"].items():
+            cpu[k] += v
+        for k, n in part["runs"].items():
+            runs[k] += n
+    return {"cpu": cpu, "runs": runs, "committed": sum(p["committed"] for p in parts)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--configs", default="encrypted,adaptive")
+    ap.add_argument("--clients", type=int, default=10)
+    ap.add_argument("--duration", type=float, default=30.0)
+    ap.add_argument("--scale", default="small", choices=sorted(SCALES))
+    ap.add_argument("--warehouses", type=int, default=1)
+    ap.add_argument("--plain-statements", default="kept", choices=["psycopg", "kept"])
+    ap.add_argument("--top", type=int, default=8, help="labels shown per configuration")
+    args = ap.parse_args()
+    configs = ["plain", *args.configs.split(",")]
+    results = {c: _run(c, args) for c in configs}
+    plain = results["plain"]
+    for config in configs:
+        r = results[config]
+        n = max(r["committed"], 1)
+        total = sum(r["cpu"].values())
+        print(
+            f"{config}: {args.clients} clients, {r['committed']} committed, "
+            f"client CPU in statements and rollbacks {total / n * 1e3:.2f} ms per commit"
+        )
+        print(f"  {'label':<26} {'per commit':>10} {'us each':>8} {'x plain':>8} {'ms/commit':>10}")
+        for label in sorted(r["cpu"], key=lambda k: -r["cpu"][k])[: args.top]:
+            each = r["cpu"][label] / r["runs"][label]
+            base = plain["cpu"].get(label)
+            ratio = f"{each / (base / plain['runs'][label]):.2f}" if base else "-"
+            print(
+                f"  {label:<26} {r['runs'][label] / n:>10.2f} {each * 1e6:>8.1f} {ratio:>8} "
+                f"{r['cpu'][label] / n * 1e3:>10.3f}"
+            )
+
+
+if __name__ == "__main__":
+    main()
