@@ -193,8 +193,7 @@ class DirectExecutor:
                 pgconn.exit_pipeline_mode()
         for result in (opened, res):
             if result is None:  # (the connection broke before answering)
-                message = pgconn.error_message.decode(errors="replace").strip()
-                raise e.OperationalError(f"consuming input failed: {message}")
+                raise _connection_lost(pgconn.error_message)
         if opened.status != _COMMAND_OK:
             self._check(opened)
         return res
@@ -205,14 +204,18 @@ class DirectExecutor:
             return
         conn = self._conn
         if conn.pgconn.status == _BAD:
-            message = res.error_message.decode(errors="replace").strip()
-            raise e.OperationalError(f"consuming input failed: {message}")
+            raise _connection_lost(res.error_message)
         error = e.error_from_result(res, encoding=conn.info.encoding)
         if isinstance(error, e.FeatureNotSupported):
             # ("cached plan must not change result type": another session changed the
             # type of a column the statement returns; the rollback drops the statements)
             self.schema_changed()
         raise error
+
+
+def _connection_lost(message: bytes) -> e.OperationalError:
+    """psycopg's error for a connection that broke mid-statement, with libpq's message."""
+    return e.OperationalError(f"consuming input failed: {message.decode(errors='replace').strip()}")
 
 
 def _next_result(pgconn: Any) -> Any:

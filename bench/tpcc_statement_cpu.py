@@ -28,7 +28,7 @@ from typing import Any
 
 from tpcc_client_cpu import _dsn
 
-from tpcc.cli import master_key
+from tpcc.cli import master_key, plain_statements_option
 from tpcc.driver import _retryable, open_connection
 from tpcc.load import SCALES
 from tpcc.rand import TpccRandom
@@ -121,7 +121,8 @@ def main() -> None:
     ap.add_argument("--duration", type=float, default=30.0)
     ap.add_argument("--scale", default="small", choices=sorted(SCALES))
     ap.add_argument("--warehouses", type=int, default=1)
-    ap.add_argument("--plain-statements", default="kept", choices=["psycopg", "kept"])
+    plain_statements_option(ap)
+    ap.set_defaults(plain_statements="kept")  # (this bench compares like with like)
     ap.add_argument("--top", type=int, default=8, help="labels shown per configuration")
     args = ap.parse_args()
     configs = ["plain", *args.configs.split(",")]
