@@ -213,13 +213,35 @@ def _version_string(fields: list[int]) -> str:
     return ".".join(str(f) for f in fields[:n])
 
 
+ICU_INSTALL_HINT = "pip install 'adaptive-client[icu]'"
+
+
 def _icu() -> Any:
     try:
         return importlib.import_module("icu")
     except ImportError:
         raise CollationUnavailable(
-            "ICU collations need PyICU on the client (pip install pyicu)", "ICU collation"
+            f"ICU collations need PyICU on the client ({ICU_INSTALL_HINT})", "ICU collation"
         ) from None
+
+
+def require_collator(conn: psycopg.Connection[Any]) -> Collation:
+    """The database's default collation, once this client is known to have what
+    reproduces it: raises CollationUnavailable at connect, with the install hint, for an
+    ICU database when PyICU (the ``icu`` extra) is not installed.  ``C`` / ``POSIX`` and
+    builtin databases need nothing; libc locales are read through the C library itself
+    (a locale missing on the client is reported when text is first ordered by it)."""
+    collation = database_collation(conn)
+    if collation.provider == "icu":
+        try:
+            importlib.import_module("icu")
+        except ImportError:
+            raise CollationUnavailable(
+                f"the database orders text by the ICU collation {collation.locale!r}: "
+                f"reproducing it needs PyICU on the client ({ICU_INSTALL_HINT})",
+                "ICU collation",
+            ) from None
+    return collation
 
 
 @lru_cache(maxsize=64)
@@ -549,6 +571,7 @@ __all__ = [
     "named_collation",
     "order_key",
     "primary_prefix",
+    "require_collator",
     "server_version",
     "sort_key_function",
 ]
