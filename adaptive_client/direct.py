@@ -20,6 +20,12 @@ in a failed transaction or in pipeline mode.  Errors are psycopg's classes, buil
 the server's result as psycopg builds them.  Where psycopg's internals differ from what
 this module reads (another version), every statement goes through a cursor.
 
+Every wait for the server is psycopg's (``Connection.wait`` over its non-blocking
+generators), never a blocking libpq call: the wait releases the GIL, so the application's
+other threads -- another connection's holder of the row lock this statement waits for
+among them -- keep running, and an interrupt (Ctrl-C) cancels the statement on the server
+as psycopg's own cursors do.
+
 psycopg forgets all its prepared statements after every rollback (and has the server
 deallocate them).  A prepared statement outlives a rolled-back transaction in
 PostgreSQL (only a Parse the failed transaction refused is not made, and psycopg records
@@ -39,7 +45,7 @@ from typing import Any
 
 import psycopg
 from psycopg import errors as e
-from psycopg import generators, pq, waiting
+from psycopg import generators, pq
 from psycopg.adapt import PyFormat, Transformer
 
 _INTRANS = pq.TransactionStatus.INTRANS
@@ -160,7 +166,8 @@ class DirectExecutor:
             if begin is not None:
                 res = self._begin_and_run(begin(), name, values, tx.formats)
             else:
-                res = pgconn.exec_prepared(name, values, param_formats=tx.formats)
+                pgconn.send_query_prepared(name, values, param_formats=tx.formats)
+                res = self._last(conn.wait(generators.execute(pgconn)))
         self._check(res)
         if res.status == _TUPLES_OK:
             if not rows:
@@ -182,11 +189,14 @@ class DirectExecutor:
             pgconn.send_query_params(begin, None)
             pgconn.send_query_prepared(name, values, param_formats=formats)
             pgconn.pipeline_sync()
-            # (nonblocking: what the socket did not take at once, sent as psycopg sends it)
-            waiting.wait(generators.send(pgconn), pgconn.socket)
-            opened = _next_result(pgconn)
-            res = _next_result(pgconn)
-            while (last := pgconn.get_result()) is not None and last.status != _SYNC:
+            # (nonblocking: what the socket did not take at once, sent as psycopg sends it;
+            # every wait for the server in psycopg's wait loop, which lets other threads
+            # run and cancels the statement on an interrupt)
+            wait = self._conn.wait
+            wait(generators.send(pgconn))
+            opened = _next_result(wait, pgconn)
+            res = _next_result(wait, pgconn)
+            while (last := wait(generators.fetch(pgconn))) is not None and last.status != _SYNC:
                 pass  # (the Sync's result ends the pipeline; a broken connection: None)
         finally:
             if pgconn.status != _BAD and pgconn.pipeline_status:
@@ -197,6 +207,13 @@ class DirectExecutor:
         if opened.status != _COMMAND_OK:
             self._check(opened)
         return res
+
+    @staticmethod
+    def _last(results: Sequence[Any]) -> Any:
+        """The statement's result (libpq's last one: an error ends the list)."""
+        if not results:  # (the connection broke before answering)
+            raise _connection_lost(b"server closed the connection unexpectedly")
+        return results[-1]
 
     def _check(self, res: Any) -> None:
         status = res.status
@@ -218,11 +235,11 @@ def _connection_lost(message: bytes) -> e.OperationalError:
     return e.OperationalError(f"consuming input failed: {message.decode(errors='replace').strip()}")
 
 
-def _next_result(pgconn: Any) -> Any:
+def _next_result(wait: Callable[[Any], Any], pgconn: Any) -> Any:
     """The next command's result in the pipeline (its trailing None consumed)."""
-    res = pgconn.get_result()
+    res = wait(generators.fetch(pgconn))
     if res is not None:
-        pgconn.get_result()
+        wait(generators.fetch(pgconn))
     return res
 
 
