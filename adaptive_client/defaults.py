@@ -210,13 +210,17 @@ class Runtime:
 
 
 RUNTIME: ContextVar[Runtime | None] = ContextVar("RUNTIME", default=None)
-# Bumped at each bind of a statement's parameters: a default's value is drawn once per
-# row and bind, however many onions encrypt it.
-_BIND: ContextVar[int] = ContextVar("BIND", default=0)
+# The values drawn in the current bind of a statement's parameters, per default: a
+# default's value is drawn once per row and bind, however many onions encrypt it.  A
+# fresh mapping per bind, in the binding thread's context: a compiled statement (and its
+# builders) is shared by every thread using the connection, so nothing about a bind may
+# live in the builder itself (a counter per thread keyed it once, and four threads took
+# turns drawing one serial value).
+_DRAWN: ContextVar[dict[object, Any]] = ContextVar("DRAWN")
 
 
 def next_bind() -> None:
-    _BIND.set(_BIND.get() + 1)
+    _DRAWN.set({})
 
 
 def _runtime() -> Runtime:
@@ -232,18 +236,21 @@ def builder(column: Any) -> Callable[[Any], Any]:
     if column.sequence is None and column.default_sql is None:
         value = column.default
         return lambda p: value
-    memo: list[Any] = [None, None]
 
     def draw() -> Any:
         if column.sequence is not None:
             return _runtime().nextval(column.sequence_anon, column.sequence)
         return _runtime().evaluate(column.default_sql, column.type.sql(), column.default_volatile)
 
+    key = object()  # (this row's default, in the bind's mapping of drawn values)
+
     def build(p: Any) -> Any:
-        serial = _BIND.get()
-        if memo[0] != serial:
-            memo[0], memo[1] = serial, draw()
-        return memo[1]
+        drawn = _DRAWN.get(None)
+        if drawn is None:  # (bound outside a statement's bind: one draw a call)
+            return draw()
+        if key not in drawn:
+            drawn[key] = draw()
+        return drawn[key]
 
     return build
 
