@@ -46,10 +46,10 @@ from .errors import (
 )
 from .keys import MasterKey
 
-# DB-API 2.0 module globals.  Threads may share the module but not a connection: a
-# Connection's plan and metadata caches are not locked (psycopg's own level is 2).
+# DB-API 2.0 module globals.  Threads may share the module and connections, as with
+# psycopg 3: a connection runs one statement at a time, whatever thread sends it.
 apilevel = "2.0"
-threadsafety = 1
+threadsafety = 2
 paramstyle = "pyformat"
 
 __all__ = [

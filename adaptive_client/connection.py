@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import operator
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from functools import cmp_to_key, partial
@@ -53,6 +54,7 @@ from .errors import (
     AdaptiveError,
     CollationUnavailable,
     ConfigError,
+    ParameterMismatch,
     PeelConflict,
     RetryableError,
     RowCapExceeded,
@@ -78,6 +80,28 @@ _COMPILED_KINDS = frozenset({exp.Select, exp.Insert, exp.Update, exp.Delete, exp
 _SNAPSHOT_LEVELS = (psycopg.IsolationLevel.REPEATABLE_READ, psycopg.IsolationLevel.SERIALIZABLE)
 _CACHE_LIMIT = 2048
 _IDLE = psycopg.pq.TransactionStatus.IDLE
+_INTRANS = psycopg.pq.TransactionStatus.INTRANS
+_INERROR = psycopg.pq.TransactionStatus.INERROR
+
+# What fails the application's transaction on the server after an error the client
+# detected itself (see Connection._statement_failed).  The message is fixed: the
+# provider learns that a statement failed, as it would had the server raised the error,
+# and nothing of the statement or its values.
+_FAIL_TRANSACTION = (
+    b"DO $$BEGIN RAISE EXCEPTION 'adaptive_client: statement failed on the client' "
+    b"USING ERRCODE = 'P0001'; END$$"
+)
+
+
+def _fails_transaction(exc: BaseException) -> bool:
+    """Whether PostgreSQL would have failed the transaction at ``exc``: every error of a
+    statement but psycopg's own, raised before anything is sent (a wrong number of
+    parameters, a value psycopg cannot adapt: they carry no SQLSTATE)."""
+    if isinstance(exc, ParameterMismatch):
+        return False
+    if isinstance(exc, psycopg.Error) and not isinstance(exc, AdaptiveError):
+        return exc.sqlstate is not None
+    return True
 
 
 def connect(
@@ -132,13 +156,29 @@ def _check_positional_count(npos: int, params: Params | None) -> None:
     if kind is not tuple and kind is not list and isinstance(params, Mapping | str | bytes):
         return
     if len(params) > npos:
-        raise UnsupportedQuery(
-            f"the statement has {npos} %s placeholders but {len(params)} parameters were passed",
-            "placeholders",
+        raise ParameterMismatch(
+            f"the query has {npos} placeholders but {len(params)} parameters were passed"
         )
 
 
 class Connection:
+    """An adaptive connection: the application's session (``pg``), the control session,
+    the catalog and the compiled statements.
+
+    Safe to share between threads (``threadsafety = 2``, as psycopg 3): a statement --
+    its compilation, adaptations, server round trips and decryption -- holds the
+    connection's :attr:`lock` from start to end, so the statements of threads sharing a
+    connection run one after the other, as psycopg serialises them.  The lock is never
+    held by a thread that is not running: every wait for the server releases the GIL.
+
+    Transactions behave as PostgreSQL's whoever detects an error: a statement that fails
+    inside a transaction -- on the server, or on the client before or after its round
+    trips (a syntax error, an unknown name, a value out of its type's range, a refused
+    construct) -- leaves the transaction failed: the next statement raises
+    ``InFailedSqlTransaction``, ``commit()`` rolls back, ``ROLLBACK TO SAVEPOINT``
+    recovers.  psycopg's own errors raised before anything is sent (a wrong number of
+    parameters) leave it as it was, as in psycopg."""
+
     def __init__(
         self,
         conninfo: str,
@@ -201,6 +241,8 @@ class Connection:
         self._server_versions: dict[Collation, str | None] = {}
         self._case_mapping: CaseMapping | None = None
         self._named_collations: dict[str, Collation] = {}
+        # held for the whole of each statement, commit and rollback (see the class's doc)
+        self.lock = threading.RLock()
 
     # -- DB-API ----------------------------------------------------------------------------
     def cursor(self, name: str = "", *, withhold: bool = False) -> Cursor:
@@ -216,9 +258,14 @@ class Connection:
         return cur
 
     def commit(self) -> None:
-        self._locked.clear()
-        self.pg.commit()
-        self._after_commit()
+        with self.lock:
+            self._locked.clear()
+            failed = self.pg.pgconn.transaction_status == _INERROR
+            self.pg.commit()  # (a failed transaction's COMMIT is a rollback)
+            if failed:
+                self._after_rollback()
+            else:
+                self._after_commit()
 
     def _after_commit(self) -> None:
         self._direct.schema_changed(False)
@@ -237,8 +284,24 @@ class Connection:
             compaction.after_adaptation(self.control, tables)
 
     def rollback(self) -> None:
-        self.pg.rollback()
-        self._after_rollback()
+        with self.lock:
+            self.pg.rollback()
+            self._after_rollback()
+
+    def _statement_failed(self, exc: BaseException) -> None:
+        """After a statement raised ``exc``: the application's transaction is failed on
+        the server where PostgreSQL would have failed it, so that what follows -- the
+        next statement, ``commit()``, a savepoint's rollback -- is what it would be.  An
+        error the server raised has done it already; one the client detected (before
+        the statement reached the server, or between its round trips) does it here, in
+        one round trip (with psycopg's BEGIN first where the statement would have
+        opened the transaction)."""
+        status = self.pg.pgconn.transaction_status
+        if status == _INERROR or not _fails_transaction(exc):
+            return
+        if status == _INTRANS or (status == _IDLE and not self.pg.autocommit):
+            with contextlib.suppress(psycopg.Error):
+                self.pg.execute(_FAIL_TRANSACTION)
 
     def _after_rollback(self) -> None:
         """The client's state after the application's transaction rolled back: metadata
@@ -266,8 +329,9 @@ class Connection:
             self._plans.clear()
 
     def close(self) -> None:
-        self.pg.close()
-        self.control.close()
+        with self.lock:
+            self.pg.close()
+            self.control.close()
 
     @property
     def closed(self) -> bool:
@@ -801,8 +865,11 @@ class Connection:
     def _session_command(self, cur: Cursor, kind: str, query: str, params: Params | None) -> None:
         """Transaction control, savepoints, SET/SHOW: run as written (they name no table
         or value), with the client's state kept in step."""
+        failed = self.pg.pgconn.transaction_status == _INERROR
         cur._raw(query, params)
-        if kind == "commit":
+        if kind == "commit" and failed:  # (a failed transaction's COMMIT is a rollback)
+            self._after_rollback()
+        elif kind == "commit":
             self._locked.clear()
             self._after_commit()
         elif kind == "rollback":
@@ -983,17 +1050,27 @@ class Cursor:
 
     # -- DB-API ----------------------------------------------------------------------------
     def execute(self, query: str, params: Params | None = None) -> Cursor:
-        try:
-            self.connection._run(self, query, params)
-        except psycopg.Error as exc:
-            raise self._plain_error(exc) from None
+        conn = self.connection
+        with conn.lock:
+            try:
+                conn._run(self, query, params)
+            except BaseException as exc:
+                conn._statement_failed(exc)
+                if isinstance(exc, psycopg.Error):
+                    raise self._plain_error(exc) from None
+                raise
         return self
 
     def executemany(self, query: str, params_seq: Iterable[Params]) -> None:
-        try:
-            self.connection._run(self, query, None, many=list(params_seq))
-        except psycopg.Error as exc:
-            raise self._plain_error(exc) from None
+        conn = self.connection
+        with conn.lock:
+            try:
+                conn._run(self, query, None, many=list(params_seq))
+            except BaseException as exc:
+                conn._statement_failed(exc)
+                if isinstance(exc, psycopg.Error):
+                    raise self._plain_error(exc) from None
+                raise
 
     def copy(self, statement: str, params: Params | None = None) -> Any:
         """``COPY t FROM STDIN`` / ``COPY ... TO STDOUT`` as psycopg's ``cursor.copy()``:
@@ -1368,9 +1445,10 @@ class NamedCursor(Cursor):
     def _more(self, n: int | None) -> list[tuple[Any, ...]]:
         """Up to ``n`` (None: all) more decrypted rows from the server cursor."""
         assert self._declared is not None
-        raw = self._declared.fetchall() if n is None else self._declared.fetchmany(n)
-        with STATS.crypto():
-            return decrypt_columns(self._outputs, raw)
+        with self.connection.lock:
+            raw = self._declared.fetchall() if n is None else self._declared.fetchmany(n)
+            with STATS.crypto():
+                return decrypt_columns(self._outputs, raw)
 
     def fetchone(self) -> tuple[Any, ...] | None:
         if self._declared is None:

@@ -108,6 +108,13 @@ class UnsupportedQuery(AdaptiveError, psycopg.NotSupportedError):
         self.construct = construct
 
 
+class ParameterMismatch(AdaptiveError, psycopg.ProgrammingError):
+    """The parameters passed do not match the statement's placeholders (too few, or not
+    a mapping holding a ``%(name)s``'s key) -- a mistake psycopg refuses with a
+    ``ProgrammingError`` too.  Raised before anything of the statement is sent, so, as
+    with psycopg, the transaction is left as it was."""
+
+
 class CollationUnavailable(UnsupportedQuery):
     """Text order under a column's collation that this client cannot reproduce exactly:
     a collator version other than the one the column's Ord onion was written with, a
@@ -121,7 +128,8 @@ class RowCapExceeded(UnsupportedQuery):
     connection's ``residual_row_cap``.  ``part`` names what the server could not run
     (the reason the statement is finished on the client), ``relation`` the server
     SELECT whose rows passed the cap.  Raised before any of its rows is decrypted; the
-    statement changed nothing, and the transaction stays usable."""
+    statement changed nothing.  Like a statement PostgreSQL cancels at its
+    ``statement_timeout``, it fails the transaction it ran in."""
 
     def __init__(self, message: str, cap: int, part: str, relation: str) -> None:
         super().__init__(message, "row cap")

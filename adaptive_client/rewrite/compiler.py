@@ -42,6 +42,7 @@ from ..encodings import (
 from ..errors import (
     EncodingError,
     LayerFloorViolation,
+    ParameterMismatch,
     UndefinedColumn,
     UnsupportedQuery,
     ValueOutOfDomain,
@@ -206,9 +207,8 @@ def _positional_param(params: Any, idx: int) -> Any:
     if (type(params) is tuple or type(params) is list) and idx < len(params):
         return params[idx]  # (the usual case, without the ABC check below)
     if isinstance(params, Mapping | str | bytes) or idx >= len(params):
-        raise UnsupportedQuery(
-            f"the statement has more %s placeholders than the {len(params)} parameters passed",
-            "placeholders",
+        raise ParameterMismatch(
+            f"the query has more placeholders than the {len(params)} parameters passed"
         )
     return params[idx]
 
@@ -227,9 +227,7 @@ class PositionalParam:
 def _named_param(params: Any, key: str) -> Any:
     """The value of ``%(key)s``; anything but a mapping holding it is refused, typed."""
     if not isinstance(params, Mapping) or key not in params:
-        raise UnsupportedQuery(
-            f"placeholder {key!r} needs a mapping of parameters with that key", "placeholders"
-        )
+        raise ParameterMismatch(f"query parameter missing: {key}")
     return params[key]
 
 

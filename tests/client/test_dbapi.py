@@ -28,7 +28,7 @@ def conn(new_database: Any, master_key: MasterKey) -> Iterator[adaptive_client.C
 def test_module_globals_and_exception_hierarchy() -> None:
     assert adaptive_client.apilevel == "2.0"
     assert adaptive_client.paramstyle == "pyformat"
-    assert adaptive_client.threadsafety in (1, 2)
+    assert adaptive_client.threadsafety == 2
     assert adaptive_client.Error is psycopg.Error
     assert issubclass(adaptive_client.AdaptiveError, psycopg.Error)
     assert issubclass(adaptive_client.UnsupportedQuery, psycopg.NotSupportedError)

@@ -393,8 +393,8 @@ def test_conjuncts_and_names() -> None:
 
 def test_row_cap_refuses_typed_and_changes_nothing(pair: Pair, master_key: Any) -> None:
     """Past the connection's row cap a split statement raises RowCapExceeded naming what
-    the server could not run and the server SELECT that passed the cap; layers, data
-    and the application's transaction are as they were."""
+    the server could not run and the server SELECT that passed the cap; layers and data
+    are as they were, and the application's transaction is failed."""
     sql = "SELECT id, lower(title) FROM post WHERE lower(title) <> 'x' ORDER BY id"
     expected = pair.plain.execute(sql).fetchall()
     pair.enc.execute(sql).fetchall()  # any peels it needs happen here, uncapped
@@ -410,9 +410,11 @@ def test_row_cap_refuses_typed_and_changes_nothing(pair: Pair, master_key: Any) 
         shipped = conn.stats.last_residual
         assert shipped is not None and shipped.rows == 51  # one past the cap, then stopped
         assert _layers(pair.enc_dsn) == before
-        # the transaction goes on: its insert is there, and it rolls back
-        assert conn.execute("SELECT name FROM author WHERE id = 100").fetchall() == [("capped",)]
-        conn.rollback()
+        # the transaction failed, as at a statement_timeout: the next statement is
+        # refused, the commit rolls back the insert
+        with pytest.raises(psycopg.errors.InFailedSqlTransaction):
+            conn.execute("SELECT name FROM author WHERE id = 100")
+        conn.commit()
         assert conn.execute("SELECT count(*) FROM author").fetchall() == [(7,)]
         conn.residual_row_cap = 120  # all of post's rows: lower() runs on the client
         assert conn.execute(sql).fetchall() == expected
@@ -431,6 +433,7 @@ def test_row_cap_from_the_configuration(pair: Pair, master_key: Any) -> None:
         assert conn.residual_row_cap == 10
         with pytest.raises(RowCapExceeded):
             conn.execute("SELECT count(*) FROM post WHERE lower(title) = 'hello'")
+        conn.rollback()  # (the refusal failed the transaction)
         small = "SELECT count(*) FROM author WHERE lower(name) = 'ann'"  # 7 rows shipped
         assert conn.execute(small).fetchall() == pair.plain.execute(small).fetchall()
     finally:

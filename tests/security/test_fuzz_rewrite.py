@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import adaptive_client
-from adaptive_client.errors import UnsupportedQuery
+from adaptive_client.errors import ParameterMismatch, UnsupportedQuery
 from adaptive_client.keys import MasterKey
 
 FUZZ = Path(__file__).resolve().parents[2] / "fuzz"
@@ -75,10 +75,10 @@ def test_the_target_compiles_the_seeds(conn: adaptive_client.Connection) -> None
 
 
 def test_too_few_parameters_is_a_typed_error(conn: adaptive_client.Connection) -> None:
-    """(psycopg raises ProgrammingError here; the client's error is typed too.)"""
-    with pytest.raises(UnsupportedQuery, match="placeholders"):
+    """psycopg raises ProgrammingError here; so does the client (ParameterMismatch)."""
+    with pytest.raises(ParameterMismatch, match="placeholders"):
         conn.execute("SELECT owner FROM acct WHERE id = %s AND big = %s", (1,))
-    with pytest.raises(UnsupportedQuery, match="mapping"):
+    with pytest.raises(ParameterMismatch, match="parameter missing: k"):
         conn.execute("SELECT owner FROM acct WHERE id = %(k)s", (1,))
 
 
@@ -86,11 +86,11 @@ def test_too_many_parameters_is_a_typed_error(conn: adaptive_client.Connection) 
     """More parameters than placeholders is a mistake (psycopg refuses it too): typed
     error, nothing written; the right count then works."""
     before = conn.execute("SELECT COUNT(*) FROM acct").fetchone()
-    with pytest.raises(UnsupportedQuery, match="1 %s placeholders but 2"):
+    with pytest.raises(ParameterMismatch, match="1 placeholders but 2"):
         conn.execute("SELECT owner FROM acct WHERE id = %s", (1, 2))
-    with pytest.raises(UnsupportedQuery, match="placeholders"):
+    with pytest.raises(ParameterMismatch, match="placeholders"):
         conn.execute("DELETE FROM acct WHERE id = 1", (1,))
-    with pytest.raises(UnsupportedQuery, match="placeholders"):
+    with pytest.raises(ParameterMismatch, match="placeholders"):
         conn.cursor().executemany("DELETE FROM acct WHERE id = %s", [(1,), (2, 3)])
     assert conn.execute("SELECT COUNT(*) FROM acct").fetchone() == before
     conn.execute("SELECT owner FROM acct WHERE id = %s", (1,))
