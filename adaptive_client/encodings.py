@@ -36,9 +36,12 @@ bytes.  numeric(p,s) is stored at the column scale; unconstrained numeric normal
 ``real`` values are returned as psycopg returns them: the double nearest PostgreSQL's
 shortest text for the float4 (``0.1``, not ``0.10000000149011612``).
 
-Not supported: NaN (float and numeric) and numeric infinities (``ValueOutOfDomain``);
-``±infinity`` dates and timestamps, dates outside 0001-01-01 … 9999-12-31 (Python's
-range), time zone offsets for ``timestamp`` (``EncodingError``).
+NaN and the infinities: float and numeric store NaN (one value, equal to itself, above
+every number and infinity, as PostgreSQL orders both types) and the infinities; a
+numeric(p,s) takes NaN but overflows on an infinity (``NumericOutOfRange``), as in
+PostgreSQL.  Not supported: ``±infinity`` dates and timestamps, dates outside
+0001-01-01 … 9999-12-31 (Python's range), time zone offsets for ``timestamp``
+(``EncodingError``).
 
 ``coerce`` has *storage* semantics (an INSERT or UPDATE value): it rounds (``2.5`` into
 an integer column) and refuses values out of the column's domain.  A comparison such as
@@ -188,6 +191,7 @@ _NUM_RE = re.compile(
 )
 _INF_RE = re.compile(r"[ \t\n\r\f\v]*([+-]?)inf(?:inity)?[ \t\n\r\f\v]*", re.IGNORECASE)
 _NAN_RE = re.compile(r"[ \t\n\r\f\v]*[+-]?nan[ \t\n\r\f\v]*", re.IGNORECASE)
+_NUMERIC_NAN_RE = re.compile(r"[ \t\n\r\f\v]*nan[ \t\n\r\f\v]*", re.IGNORECASE)
 
 
 def _type_error(t: SqlType, value: Any) -> EncodingError:
@@ -199,24 +203,33 @@ def _decimal_from(t: SqlType, value: Any) -> Decimal:
     if isinstance(value, bool) or value is None:
         raise _type_error(t, value)
     if isinstance(value, Decimal):
-        return value
+        return _NAN if value.is_nan() else value  # (sNaN, -NaN: PostgreSQL has one NaN)
     if isinstance(value, int):
         return Decimal(value)
     if isinstance(value, float):
         if not math.isfinite(value):
-            return Decimal(value)
+            return _NAN if math.isnan(value) else Decimal(value)
         # PostgreSQL converts float8 to numeric through 15 significant digits
         return Decimal(format(value, ".15g"))
     if isinstance(value, str):
         if _NUM_RE.fullmatch(value):
             return Decimal(value.strip())
-        if _NAN_RE.fullmatch(value):
+        if _NUMERIC_NAN_RE.fullmatch(value):
             return Decimal("NaN")
         inf = _INF_RE.fullmatch(value)
         if inf:
             return Decimal(f"{inf.group(1)}Infinity")
-        raise EncodingError(f"invalid input for {t.sql()}")
+        raise InvalidTextInput(f'invalid input syntax for type numeric: "{value}"')
     raise _type_error(t, value)
+
+
+_NAN = Decimal("NaN")
+
+
+def _nan_last(v: Any) -> tuple[int, Any]:
+    """An order key putting NaN above every number, as PostgreSQL orders numeric and
+    float NaN (equal to itself)."""
+    return (1, 0) if v != v else (0, v)
 
 
 def _scaled_decimal(i: int, scale: int) -> Decimal:
@@ -362,7 +375,10 @@ class IntEncoding(Encoding):
 
 
 class NumericEncoding(Encoding):
-    """numeric(p,s): the integer value·10**s, |value·10**s| < 10**p."""
+    """numeric(p,s): the integer value·10**s, |value·10**s| < 10**p; NaN (which
+    PostgreSQL stores in any numeric column and sorts above every number) is the integer
+    10**p, just past the largest value.  Infinities overflow numeric(p,s), as in
+    PostgreSQL."""
 
     onions = frozenset({EQ, ORD, SUM})
 
@@ -383,8 +399,10 @@ class NumericEncoding(Encoding):
         if value is None:
             return None
         d = _decimal_from(self.sql_type, value)
+        if d.is_nan():
+            return d
         if not d.is_finite():
-            raise ValueOutOfDomain(f"{d} is outside {self.sql_type.sql()}")
+            raise NumericOutOfRange(f"numeric field overflow for {self.sql_type.sql()}")
         q = _pg_round_away(d, self._quantum)
         x = self._scaled(q)
         if abs(x) >= self._limit:
@@ -400,6 +418,8 @@ class NumericEncoding(Encoding):
         last = self._last  # (one read: another thread may replace it meanwhile)
         if last[0] is v:
             return last[1]  # coerced, so within the limit
+        if v.is_nan():
+            return self._limit
         x = self._scaled(v)
         if abs(x) >= self._limit:
             raise NumericOutOfRange(f"numeric field overflow for {self.sql_type.sql()}")
@@ -411,17 +431,32 @@ class NumericEncoding(Encoding):
     def from_bytes(self, b: bytes) -> Decimal:
         if len(b) != self._width:
             raise self._bad("encoding")
-        return _scaled_decimal(int.from_bytes(b, "big", signed=True), self.s)
+        x = int.from_bytes(b, "big", signed=True)
+        if x == self._limit:
+            return _NAN
+        if abs(x) > self._limit:
+            raise self._bad("encoding")
+        return _scaled_decimal(x, self.s)
 
     def to_ope(self, v: Decimal) -> int:
         return self._checked(v) + self._limit
 
     def from_ope(self, i: int) -> Decimal:
+        if i == 2 * self._limit:
+            return _NAN
         if not 0 < i < 2 * self._limit:
             raise self._bad("order encoding")
         return _scaled_decimal(i - self._limit, self.s)
 
+    def order_key(self, v: Decimal) -> Any:
+        return _nan_last(v)
+
     def to_hom(self, v: Decimal) -> int:
+        if v.is_nan():
+            raise ValueOutOfDomain(
+                f"NaN cannot be stored in a Sum onion ({self.sql_type.sql()}): "
+                "declare the column without one to store NaN"
+            )
         return self._checked(v)
 
     def from_hom_sum(self, i: int) -> Decimal:
@@ -437,6 +472,7 @@ class FreeNumericEncoding(Encoding):
     The canonical bytes are the normalized decimal text (``1.10`` and ``1.1`` are equal
     under ``=``, so they must encrypt alike): values decrypt without trailing fractional
     zeros.  Declare ``numeric(p,s)`` for Ord and Sum and for an exact display scale.
+    ``NaN``, ``Infinity`` and ``-Infinity`` are stored as those words.
     """
 
     onions = frozenset({EQ})
@@ -450,7 +486,7 @@ class FreeNumericEncoding(Encoding):
             return None
         d = _decimal_from(self.sql_type, value)
         if not d.is_finite():
-            raise ValueOutOfDomain(f"{d} is not supported in an encrypted numeric")
+            return d
         if _exponent(d) > 0:
             d = d.quantize(_ONE, context=_CTX)  # PostgreSQL keeps no positive exponent
         if d.is_zero():
@@ -461,7 +497,7 @@ class FreeNumericEncoding(Encoding):
 
     def to_bytes(self, v: Decimal) -> bytes:
         if not v.is_finite():
-            raise ValueOutOfDomain(f"{v} is not supported in an encrypted numeric")
+            return b"NaN" if v.is_nan() else b"-Infinity" if v.is_signed() else b"Infinity"
         n = v.normalize(_CTX)
         if n.is_zero():
             n = Decimal(0)
@@ -474,14 +510,19 @@ class FreeNumericEncoding(Encoding):
             d = Decimal(bytes(b).decode("ascii"))
         except (UnicodeDecodeError, InvalidOperation):
             raise self._bad("encoding") from None
-        if not d.is_finite():
+        if not d.is_finite() and str(d) not in ("NaN", "Infinity", "-Infinity"):
             raise self._bad("encoding")
         return d
+
+    def order_key(self, v: Decimal) -> Any:
+        return _nan_last(v)
 
 
 class FloatEncoding(Encoding):
     """real and double precision: IEEE-754 bits; order by flipping the sign bit (or all
-    bits of negatives), so ``-inf < … < -0.0 = 0.0 < … < +inf``."""
+    bits of negatives), so ``-inf < … < -0.0 = 0.0 < … < +inf < NaN``: every NaN is
+    stored as the one quiet NaN, equal to itself and above every number, as PostgreSQL
+    compares floats."""
 
     def __init__(self, sql_type: SqlType, bits: int) -> None:
         super().__init__(sql_type)
@@ -491,13 +532,14 @@ class FloatEncoding(Encoding):
         self._ufmt = ">I" if self._single else ">Q"
         self._top = 1 << (bits - 1)
         self._mask = (1 << bits) - 1
+        self._nan_bits = 0x7FC00000 if self._single else 0x7FF8000000000000
 
     def coerce(self, value: Any) -> Any:
         if value is None:
             return None
         f = self._to_double(value)
         if math.isnan(f):
-            raise ValueOutOfDomain("NaN is not supported in an encrypted float column")
+            return math.nan
         if self._single:
             try:
                 f32 = struct.unpack(">f", struct.pack(">f", f))[0]
@@ -538,8 +580,8 @@ class FloatEncoding(Encoding):
         raise _type_error(self.sql_type, value)
 
     def _bits(self, v: float) -> int:
-        if math.isnan(v):
-            raise ValueOutOfDomain("NaN is not supported in an encrypted float column")
+        if v != v:
+            return self._nan_bits
         try:
             packed = struct.pack(self._fmt, 0.0 if v == 0 else v)
         except OverflowError:
@@ -548,8 +590,10 @@ class FloatEncoding(Encoding):
 
     def _float(self, u: int) -> float:
         f = float(struct.unpack(self._fmt, struct.pack(self._ufmt, u))[0])
-        if math.isnan(f):
-            raise self._bad("encoding")
+        if f != f:
+            if u != self._nan_bits:
+                raise self._bad("encoding")
+            return math.nan
         return _shortest_single(f) if self._single else f
 
     def to_bytes(self, v: float) -> bytes:
@@ -568,6 +612,9 @@ class FloatEncoding(Encoding):
         if not 0 <= i <= self._mask:
             raise self._bad("order encoding")
         return self._float(i & ~self._top if i & self._top else i ^ self._mask)
+
+    def order_key(self, v: float) -> Any:
+        return _nan_last(v)
 
 
 def _shortest_single(x: float) -> float:
