@@ -1,0 +1,243 @@
+"""Concurrency scenarios, each run in a process of its own by the tests.
+
+A scenario that goes wrong the way these are about -- a thread waiting for the server
+while it holds the GIL -- stops every thread of its process, the test's own watchdog
+included.  So each runs in a child process the test waits for with a timeout: a hang
+kills the child and fails the test, it cannot stop the run.
+
+    python -m tests.concurrency.scenarios NAME DRIVER DSN
+
+``DRIVER`` is ``plain`` (psycopg) or ``adaptive`` (the client; the master key in
+``ADAPTIVE_MASTER_KEY``).  The scenario prints one line of JSON: what it observed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+
+import adaptive_client
+
+# How long the holder of a lock keeps it while the other connection waits.
+HOLD_SECONDS = 2.0
+
+
+def connect(driver: str, dsn: str, autocommit: bool = False) -> Any:
+    if driver == "plain":
+        return psycopg.connect(dsn, autocommit=autocommit)
+    return adaptive_client.connect(dsn, autocommit=autocommit)
+
+
+def setup(driver: str, dsn: str) -> None:
+    with connect(driver, dsn, autocommit=True) as c:
+        c.execute("CREATE TABLE t (id integer PRIMARY KEY, x integer, y text)")
+        c.execute("INSERT INTO t VALUES (1, 0, 'a'), (2, 0, 'b'), (3, 0, 'c')")
+
+
+class Ticker:
+    """A thread that wakes every 10 ms and records the largest gap between two wakes:
+    how long the process's other threads were kept from running."""
+
+    def __init__(self) -> None:
+        self.largest = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        last = time.perf_counter()
+        while not self._stop.wait(0.01):
+            now = time.perf_counter()
+            self.largest = max(self.largest, now - last - 0.01)
+            last = now
+
+    def __enter__(self) -> Ticker:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+# -- two connections of one process contending for a lock ------------------------------------
+# (holder's statements, waiter's statement, the waiter's statement warmed first)
+CONTENTION: dict[str, tuple[list[str], str]] = {
+    "update": (["UPDATE t SET x = x + 1 WHERE id = 1"], "UPDATE t SET x = x + 10 WHERE id = 1"),
+    "select_for_update": (
+        ["SELECT x FROM t WHERE id = 1 FOR UPDATE", "UPDATE t SET x = 5 WHERE id = 1"],
+        "SELECT x FROM t WHERE id = 1 FOR UPDATE",
+    ),
+    "advisory_lock": (["SELECT pg_advisory_xact_lock(42)"], "SELECT pg_advisory_xact_lock(42)"),
+    # the waiter's equality on y needs its Eq onion peeled: the peel's table lock waits
+    # for the holder's transaction on t (plain: no wait)
+    "peel": (["UPDATE t SET x = x WHERE id = 2"], "SELECT id FROM t WHERE y = 'b'"),
+}
+
+
+def _rows(cur: Any) -> Any:
+    return cur.fetchall() if cur.description else cur.rowcount
+
+
+def contention(driver: str, dsn: str, kind: str) -> dict[str, Any]:
+    """The holder takes the lock in one thread and keeps it HOLD_SECONDS; the waiter
+    (another connection of the same process, in another thread) asks for it; a ticker
+    measures how long the process stood still."""
+    setup(driver, dsn)
+    holds, waits = CONTENTION[kind]
+    holder, waiter = connect(driver, dsn), connect(driver, dsn)
+    for conn in (holder, waiter):  # prepared on the direct path, as in a running app
+        for _ in range(6):
+            for text in (*holds, waits) if kind != "peel" else holds:
+                conn.execute(text)
+            conn.rollback()
+    locked = threading.Event()
+    out: dict[str, Any] = {}
+
+    def hold() -> None:
+        for text in holds:
+            holder.execute(text)
+        locked.set()
+        # (a peel waits a bounded time beside an open transaction: less than that)
+        time.sleep(HOLD_SECONDS if kind != "peel" else 1.0)
+        holder.commit()
+        out["holder_done"] = time.perf_counter()
+
+    def wait() -> None:
+        locked.wait()
+        started = time.perf_counter()
+        cur = waiter.execute(waits)
+        out["waited"] = time.perf_counter() - started
+        out["result"] = _rows(cur)
+        out["waiter_done"] = time.perf_counter()
+        waiter.commit()
+
+    with Ticker() as ticker:
+        threads = [threading.Thread(target=hold), threading.Thread(target=wait)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    out["gap"] = ticker.largest
+    out["final"] = holder.execute("SELECT id, x FROM t ORDER BY id").fetchall()
+    out["order_ok"] = out["waiter_done"] >= out["holder_done"] - 0.05 or kind == "peel"
+    for key in ("holder_done", "waiter_done"):
+        out.pop(key)
+    holder.close()
+    waiter.close()
+    return out
+
+
+def contention_async(driver: str, dsn: str, kind: str) -> dict[str, Any]:
+    """As :func:`contention`, with asyncio connections and tasks on one event loop."""
+    setup(driver, dsn)
+    holds, waits = CONTENTION[kind]
+
+    async def aconnect() -> Any:
+        if driver == "plain":
+            return await psycopg.AsyncConnection.connect(dsn)
+        return await adaptive_client.AsyncConnection.connect(dsn)
+
+    async def main() -> dict[str, Any]:
+        holder, waiter = await aconnect(), await aconnect()
+        for conn in (holder, waiter):
+            for _ in range(6):
+                for text in (*holds, waits) if kind != "peel" else holds:
+                    await conn.execute(text)
+                await conn.rollback()
+        out: dict[str, Any] = {}
+        locked = asyncio.Event()
+        largest = 0.0
+
+        async def hold() -> None:
+            for text in holds:
+                await holder.execute(text)
+            locked.set()
+            await asyncio.sleep(HOLD_SECONDS if kind != "peel" else 1.0)
+            await holder.commit()
+
+        async def wait() -> None:
+            await locked.wait()
+            cur = await waiter.execute(waits)
+            out["result"] = (await cur.fetchall()) if cur.description else cur.rowcount
+            await waiter.commit()
+
+        async def tick() -> None:  # the event loop's own responsiveness
+            nonlocal largest
+            last = time.perf_counter()
+            while not done.is_set():
+                await asyncio.sleep(0.01)
+                now = time.perf_counter()
+                largest = max(largest, now - last - 0.01)
+                last = now
+
+        done = asyncio.Event()
+        ticking = asyncio.create_task(tick())
+        await asyncio.gather(hold(), wait())
+        done.set()
+        await ticking
+        out["gap"] = largest
+        cur = await holder.execute("SELECT id, x FROM t ORDER BY id")
+        out["final"] = await cur.fetchall()
+        await holder.close()
+        await waiter.close()
+        return out
+
+    return asyncio.run(main())
+
+
+def lock_wait_ticker(driver: str, dsn: str) -> dict[str, Any]:
+    """The lock holder is another session (a plain connection, as another process would
+    be); the waiter's thread waits HOLD_SECONDS for the row: the ticker's largest gap."""
+    setup(driver, dsn)
+    waiter = connect(driver, dsn)
+    for _ in range(6):
+        waiter.execute("UPDATE t SET x = x + 1 WHERE id = 3")
+        waiter.rollback()
+    other = psycopg.connect(dsn)
+    other.execute("SELECT 1")  # (the holder's table access goes through its own names)
+    out: dict[str, Any] = {}
+    with Ticker() as ticker:
+        if driver == "plain":
+            other.execute("UPDATE t SET x = x + 1 WHERE id = 3")
+        else:  # the encrypted table's anonymized name: lock every row of it
+            table = waiter.catalog.table("t").anon
+            other.execute(f'SELECT 1 FROM "{table}" FOR UPDATE')
+
+        def wait() -> None:
+            started = time.perf_counter()
+            waiter.execute("UPDATE t SET x = x + 1 WHERE id = 3")
+            out["waited"] = time.perf_counter() - started
+            waiter.commit()
+
+        thread = threading.Thread(target=wait)
+        thread.start()
+        time.sleep(HOLD_SECONDS)
+        other.commit()
+        thread.join()
+    out["gap"] = ticker.largest
+    other.close()
+    waiter.close()
+    return out
+
+
+SCENARIOS: dict[str, Callable[..., dict[str, Any]]] = {
+    **{f"contention_{k}": (lambda d, s, k=k: contention(d, s, k)) for k in CONTENTION},
+    **{f"async_{k}": (lambda d, s, k=k: contention_async(d, s, k)) for k in CONTENTION},
+    "lock_wait_ticker": lock_wait_ticker,
+}
+
+
+def main(argv: list[str]) -> None:
+    name, driver, dsn = argv
+    print(json.dumps(SCENARIOS[name](driver, dsn), default=str))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
