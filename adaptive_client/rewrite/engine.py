@@ -6,17 +6,18 @@ from __future__ import annotations
 
 import contextlib
 import math
+import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, Final
 
 import duckdb
 from psycopg import errors as pg_errors
 
 from ..collation import CaseMapping, Collation, collation_key
 from ..errors import CollationUnavailable, UnsupportedQuery
-from .numeric import numeric_div
+from .numeric import float8_op, numeric_div
 
 # The scale of a numeric quotient computed inside the client engine: PostgreSQL's
 # (at least 16 significant digits) fits for quotients from 1e-8 to 1e14; others are
@@ -94,6 +95,9 @@ def _engine() -> duckdb.DuckDBPyConnection:
     # a constant in an aggregate's or a window's ORDER BY orders nothing, as in
     # PostgreSQL (one in a statement's own ORDER BY is refused before: rewrite/positions.py)
     con.execute("SET order_by_non_integer_literal = true")
+    # the expression rewriter moves constants across a comparison (``i + 1 > 0`` becomes
+    # ``i > -1``): an integer overflow PostgreSQL raises would be answered instead
+    con.execute("SET disabled_optimizers = 'expression_rewriter'")
     con.create_function(
         "pg_numeric_div",
         pg_quotient,
@@ -104,6 +108,7 @@ def _engine() -> duckdb.DuckDBPyConnection:
     con.create_function("pg_substr3", pg_substr, [VARCHAR, BIGINT, BIGINT], VARCHAR)
     con.create_function("pg_reverse", _reverse, [VARCHAR], VARCHAR)
     con.create_function("pg_rint", _rint, [DOUBLE], DOUBLE)
+    con.create_function("pg_float8", pg_float8, [VARCHAR, DOUBLE, DOUBLE], DOUBLE)
     con.create_function(
         "pg_to_char",
         to_char,
@@ -114,6 +119,13 @@ def _engine() -> duckdb.DuckDBPyConnection:
     _ENGINES.con = con
     _ENGINES.statement_functions = set()
     return con
+
+
+def pg_float8(op: str, a: float, b: float) -> float:
+    """``a op b`` of double precision values as PostgreSQL's float8 operators compute it
+    (numeric.float8_op: overflow and underflow 22003, a zero divisor 22012); the error
+    reaches :func:`translate` through DuckDB's message."""
+    return float8_op(op, a, b)
 
 
 def _rint(x: float) -> float:
@@ -280,6 +292,30 @@ def _text(v: Any) -> str:
     return format(v, "f") if isinstance(v, Decimal) else v.isoformat()
 
 
+# DuckDB's names of the integer types, and the smallest value of each: an overflow's
+# message names the type by one or, where it shows only the operands (a division, abs),
+# by the other -- the value that has no negation in its type
+_INT_NAMES: Final = {"INT16": "smallint", "INT32": "integer", "INT64": "bigint"}
+_INT_MINIMA: Final = {"-32768": "smallint", "-2147483648": "integer",
+                      "-9223372036854775808": "bigint"}  # fmt: skip
+_INT_TYPE: Final = re.compile(r"\bINT(16|32|64)\b")
+_INT_VALUE: Final = re.compile(r"-\d+")
+
+
+def _integer_overflow(msg: str, destination: bool) -> str:
+    """PostgreSQL's message for an integer overflow DuckDB reported in ``msg``: the
+    type it names (the cast's destination for a conversion), or else the one whose
+    smallest value overflowed; bigint where neither is shown (the widest, as the
+    client engine evaluates integer arithmetic in the type PostgreSQL gives it)."""
+    names = _INT_TYPE.findall(msg.split("destination type")[-1] if destination else msg)
+    if names:
+        return f"{_INT_NAMES['INT' + names[-1]]} out of range"
+    for value in _INT_VALUE.findall(msg):
+        if value in _INT_MINIMA:
+            return f"{_INT_MINIMA[value]} out of range"
+    return "bigint out of range"
+
+
 def translate(exc: duckdb.Error) -> Exception:
     """A DuckDB error as the psycopg error PostgreSQL raises for the same cause, or a
     typed refusal."""
@@ -288,14 +324,24 @@ def translate(exc: duckdb.Error) -> Exception:
         return pg_errors.DivisionByZero("division by zero")
     if "negative substring length" in msg:
         return pg_errors.SubstringError("negative substring length not allowed")
+    for reason in ("value out of range: overflow", "value out of range: underflow"):
+        if reason in msg:  # pg_float8's
+            return pg_errors.NumericValueOutOfRange(reason)
     if isinstance(exc, duckdb.OutOfRangeException) and "Overflow" in msg and "DECIMAL" not in msg:
-        return pg_errors.NumericValueOutOfRange("integer out of range")
+        return pg_errors.NumericValueOutOfRange(_integer_overflow(msg, destination=False))
     if isinstance(exc, duckdb.ConversionException) and "Failed to cast decimal value" in msg:
-        return pg_errors.NumericValueOutOfRange("integer out of range")
+        return pg_errors.NumericValueOutOfRange(_integer_overflow(msg, destination=True))
+    if (
+        isinstance(exc, duckdb.ConversionException)
+        and "out of range for the destination type" in msg
+        and _INT_TYPE.search(msg.split("destination type")[-1])
+    ):
+        return pg_errors.NumericValueOutOfRange(_integer_overflow(msg, destination=True))
     if isinstance(exc, duckdb.InvalidInputException) and "More than one row" in msg:
         return pg_errors.CardinalityViolation(
             "more than one row returned by a subquery used as an expression"
         )
     return UnsupportedQuery(
-        f"the client engine could not evaluate the statement: {msg}", "client evaluation"
+        "the client engine could not evaluate the statement: " + msg.splitlines()[0][:200].rstrip(),
+        "client evaluation",
     )

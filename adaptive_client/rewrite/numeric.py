@@ -1,4 +1,6 @@
-"""PostgreSQL's numeric division, reproduced so client-computed AVGs match the server's.
+"""PostgreSQL's number arithmetic, reproduced where the client computes it: numeric
+division (so client-computed AVGs match the server's), and + - * / % typed as
+PostgreSQL types them (:func:`pg_arith`, below).
 
 ``AVG`` over integers and numerics is ``numeric_div(sum, count)`` in PostgreSQL, whose
 result scale comes from ``select_div_scale`` (numeric.c): at least 16 significant digits,
@@ -7,8 +9,12 @@ and no fewer decimals than either input shows.  Rounding is half away from zero.
 
 from __future__ import annotations
 
+import math
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 from typing import Any
+
+import numpy as np
+from psycopg import errors as pg_errors
 
 NBASE = 10000
 DEC_DIGITS = 4
@@ -56,3 +62,155 @@ def pg_avg(total: Any, n: int | None, sql_type: Any) -> Any:
     if isinstance(total, float):
         return total / n
     return numeric_div(Decimal(total), Decimal(n))
+
+
+# -- arithmetic typed as PostgreSQL types it ---------------------------------------------
+#
+# The client computes some arithmetic per row itself (a select list's ``x * 2`` over a
+# decrypted column, ``SET x = x + %s`` read-modified-written).  PostgreSQL computes it in
+# the operands' type -- the wider of two integer types, numeric, or double precision --
+# and raises where the result leaves that type: these functions do the same, with the
+# SQLSTATE and message PostgreSQL gives, and never let a Python error (OverflowError,
+# ZeroDivisionError, decimal.InvalidOperation) reach the application.
+
+INT2, INT4, INT8, NUMERIC, FLOAT4, FLOAT8 = 21, 23, 20, 1700, 700, 701
+
+# an integer type's bounds and its name in PostgreSQL's messages
+_INT_BOUNDS: dict[int, tuple[int, int, str]] = {
+    INT2: (-(2**15), 2**15 - 1, "smallint"),
+    INT4: (-(2**31), 2**31 - 1, "integer"),
+    INT8: (-(2**63), 2**63 - 1, "bigint"),
+}
+_INT_RANK = {INT2: 0, INT4: 1, INT8: 2}
+_FLOATS = (FLOAT4, FLOAT8)
+
+
+def value_oid(value: Any, literal: bool = False) -> int | None:
+    """The type PostgreSQL gives ``value``: a constant written in the statement
+    (``literal``: integer if it fits, else bigint, else numeric) or a parameter as
+    psycopg sends a Python value (the smallest of smallint, integer, bigint, numeric
+    that holds an int; numeric for a Decimal; double precision for a float)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        for oid in (INT4, INT8) if literal else (INT2, INT4, INT8):
+            low, high, _ = _INT_BOUNDS[oid]
+            if low <= value <= high:
+                return oid
+        return NUMERIC
+    if isinstance(value, Decimal):
+        return NUMERIC
+    if isinstance(value, float):
+        return FLOAT8
+    return None
+
+
+def result_oid(left: int, right: int) -> int:
+    """The type of ``left op right`` for + - * / % of PostgreSQL's number types: the
+    wider integer type of two, numeric beside an integer or numeric, double precision
+    beside a float (real only beside real)."""
+    if left in _INT_RANK and right in _INT_RANK:
+        return left if _INT_RANK[left] >= _INT_RANK[right] else right
+    if left in _FLOATS or right in _FLOATS:
+        return FLOAT4 if left == right == FLOAT4 else FLOAT8
+    return NUMERIC
+
+
+def _checked_int(value: int, oid: int) -> int:
+    low, high, name = _INT_BOUNDS[oid]
+    if not low <= value <= high:
+        raise pg_errors.NumericValueOutOfRange(f"{name} out of range")
+    return value
+
+
+def float8_op(op: str, a: float, b: float) -> float:
+    """PostgreSQL's float8 operators (float.h): an infinite result of finite operands is
+    an overflow; a zero product or quotient of non-zero finite operands an underflow;
+    a zero divisor 22012 unless the dividend is NaN."""
+    if op == "%":
+        raise pg_errors.UndefinedFunction(
+            "operator does not exist: double precision % double precision"
+        )
+    if op == "/":
+        if b == 0.0:
+            if math.isnan(a):
+                return a
+            raise pg_errors.DivisionByZero("division by zero")
+        r = a / b
+        if math.isinf(r) and not math.isinf(a):
+            raise pg_errors.NumericValueOutOfRange("value out of range: overflow")
+        if r == 0.0 and a != 0.0 and not math.isinf(b):
+            raise pg_errors.NumericValueOutOfRange("value out of range: underflow")
+        return r
+    r = a + b if op == "+" else a - b if op == "-" else a * b
+    if math.isinf(r) and not (math.isinf(a) or math.isinf(b)):
+        raise pg_errors.NumericValueOutOfRange("value out of range: overflow")
+    if op == "*" and r == 0.0 and not (a == 0.0 or b == 0.0):
+        raise pg_errors.NumericValueOutOfRange("value out of range: underflow")
+    return r
+
+
+def _float4(value: float) -> float:
+    """A real's value: the double rounded to single precision (exact for + - * /: a
+    double holds every such result of two singles before the one rounding)."""
+    r = float(np.float32(value))
+    if math.isinf(r) and not math.isinf(value):
+        raise pg_errors.NumericValueOutOfRange("value out of range: overflow")
+    if r == 0.0 and value != 0.0:
+        raise pg_errors.NumericValueOutOfRange("value out of range: underflow")
+    return r
+
+
+def _int_op(op: str, a: int, b: int, oid: int) -> int:
+    if op in "/%" and b == 0:
+        raise pg_errors.DivisionByZero("division by zero")
+    if op == "/":
+        q = abs(a) // abs(b)  # truncated toward zero, as C's
+        return _checked_int(q if (a >= 0) == (b >= 0) else -q, oid)
+    if op == "%":
+        return a - b * (abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1))
+    return _checked_int(a + b if op == "+" else a - b if op == "-" else a * b, oid)
+
+
+def _numeric_op(op: str, a: Decimal, b: Decimal) -> Decimal:
+    if op in "/%" and b == 0:
+        raise pg_errors.DivisionByZero("division by zero")
+    if op == "/":
+        return numeric_div(a, b)
+    with localcontext() as ctx:  # exact: + - keep the larger scale, * adds the scales
+        ctx.prec = 2000
+        if op == "%":  # the dividend's sign, the larger scale (C's fmod)
+            return a % b
+        return a + b if op == "+" else a - b if op == "-" else a * b
+
+
+def pg_arith(op: str, a: Any, b: Any, left: int | None = None, right: int | None = None) -> Any:
+    """``a op b`` (op one of ``+ - * / %``) as PostgreSQL computes it for operands of
+    types ``left`` and ``right`` (oids; None: the value's own, as a parameter's), NULL
+    if either is NULL.  Raises PostgreSQL's errors: "integer out of range" and its kin,
+    "division by zero", "value out of range: overflow"."""
+    if a is None or b is None:
+        return None
+    lt = left if left in _INT_RANK or left in _FLOATS or left == NUMERIC else value_oid(a)
+    rt = right if right in _INT_RANK or right in _FLOATS or right == NUMERIC else value_oid(b)
+    if lt is None or rt is None:
+        raise pg_errors.UndefinedFunction(
+            f"operator does not exist: {type(a).__name__} {op} {type(b).__name__}"
+        )
+    oid = result_oid(lt, rt)
+    if oid in _INT_RANK:
+        return _int_op(op, int(a), int(b), oid)
+    if oid in _FLOATS:
+        r = float8_op(op, float(a), float(b))
+        return _float4(r) if oid == FLOAT4 else r
+    return _numeric_op(op, Decimal(a), Decimal(b))
+
+
+def pg_negate(a: Any, oid: int | None = None) -> Any:
+    """``-a`` as PostgreSQL computes it (``-(-2147483648)::integer`` is out of range)."""
+    if a is None:
+        return None
+    t = oid if oid in _INT_RANK else value_oid(a)
+    if t in _INT_RANK and isinstance(a, int):
+        return _checked_int(-a, t)
+    return -a

@@ -549,7 +549,10 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         if node.this.find(exp.Placeholder) or node.expression.find(exp.Placeholder):
             raise _refuse("division by a parameter (its type decides the division)", node)
         if a == "int" and b == "int":
-            return exp.IntDiv(this=node.this, expression=node.expression)
+            # truncated toward zero, in the operands' common type (INT_MIN / -1 overflows)
+            return _int_typed(exp.IntDiv(this=node.this, expression=node.expression))
+        if _float8(node):
+            return _udf("pg_float8", exp.Literal.string("/"), *_doubles(node))
         if (
             "float" in (a, b)
             and a in ("int", "decimal", "float")
@@ -572,8 +575,18 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         # exact in both engines, the dividend's sign, the larger scale of the two (a
         # zero divisor raises in both); a float's is refused (PostgreSQL has none)
         if _kind(node.this) in ("int", "decimal") and _kind(node.expression) in ("int", "decimal"):
-            return node
+            return _int_typed(node)
         raise _refuse("modulo of other than integers and numerics", node)
+    if isinstance(node, exp.Add | exp.Sub | exp.Mul):
+        if _float8(node):
+            op = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*"}[type(node)]
+            return _udf("pg_float8", exp.Literal.string(op), *_doubles(node))
+        return _int_typed(node)
+    if isinstance(node, exp.Neg) and _kind(node.this) == "int" and not _constant_int(node):
+        width = _int_width(node.this)
+        if width is not None:  # DuckDB widens -x; PostgreSQL's -x of INT_MIN overflows
+            zero = _cast(exp.Literal.number(0), _INT_DUCK_WIDTH[width])
+            return exp.Sub(this=zero, expression=_cast(node.this, _INT_DUCK_WIDTH[width]))
     # (each node is rewritten once, children first: a wrapper built here is not revisited)
     if isinstance(node, exp.Window | exp.Filter) and isinstance(node.this, exp.Sum):
         # the sum's typing wraps the window or filtered sum, not the sum alone
@@ -949,6 +962,93 @@ def _bigint(node: exp.Expression) -> bool:
     if isinstance(node, exp.Literal) and not node.is_string:
         return abs(int(str(node.this))) >= 2**31
     return node.type is not None and node.type.is_type(exp.DataType.Type.BIGINT)
+
+
+# PostgreSQL's integer types by width in bytes, as the client engine names them
+_INT_DUCK_WIDTH = {2: "SMALLINT", 4: "INTEGER", 8: "BIGINT"}
+_TYPE_WIDTH = {
+    exp.DataType.Type.SMALLINT: 2,
+    exp.DataType.Type.TINYINT: 2,
+    exp.DataType.Type.INT: 4,
+    exp.DataType.Type.BIGINT: 8,
+}
+_INT_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.IntDiv, exp.Mod)
+# integer-valued functions and aggregates whose type PostgreSQL fixes: bigint, integer
+_BIGINT_VALUED = (exp.Count, exp.RowNumber, exp.Rank, exp.DenseRank, exp.Ntile)
+_INTEGER_VALUED = (exp.Length, exp.StrPosition)
+
+
+def _int_width(node: exp.Expression) -> int | None:
+    """The width (2, 4, 8) of the integer type PostgreSQL gives the integer-valued
+    ``node``, or None where it is not known here (a parameter: its value's type).
+
+    A constant is integer if it fits, else bigint; a negative constant is one constant
+    (``-2147483648`` is an integer); arithmetic is in the wider operand's type;
+    ``count``, ``row_number``, ``rank`` are bigint; sums were cast to bigint already
+    (:func:`_sum_typed`); min/max/abs keep their argument's type."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Neg):
+        inner = node.this
+        while isinstance(inner, exp.Paren):
+            inner = inner.this
+        if isinstance(inner, exp.Literal) and not inner.is_string:
+            text = str(inner.this)
+            return (4 if int(text) <= 2**31 else 8) if text.isdigit() else None
+        return _int_width(inner)
+    if isinstance(node, exp.Literal) and not node.is_string:
+        text = str(node.this)
+        return (4 if int(text) < 2**31 else 8) if text.isdigit() else None
+    if isinstance(node, exp.Cast):
+        return _TYPE_WIDTH.get(node.to.this)
+    if isinstance(node, _INT_ARITHMETIC):
+        a, b = _int_width(node.this), _int_width(node.expression)
+        return None if a is None or b is None else max(a, b)
+    if isinstance(node, exp.Abs | exp.Min | exp.Max):
+        return _int_width(node.this)
+    if isinstance(node, exp.Window):
+        return _int_width(node.this)
+    if isinstance(node, _BIGINT_VALUED):
+        return 8
+    if isinstance(node, _INTEGER_VALUED):
+        return 4
+    if isinstance(node, exp.Column):
+        inner = _derived_item(node)
+        if inner is not None:
+            return _int_width(inner)
+        return _TYPE_WIDTH.get(node.type.this) if node.type is not None else None
+    return None
+
+
+def _int_typed(node: exp.Expression) -> exp.Expression:
+    """Integer arithmetic computed in the type PostgreSQL gives it: both operands cast
+    to the wider one's type, so that the client engine raises where PostgreSQL raises
+    "integer out of range" (DuckDB widens ``int + constant`` to bigint, and ``int *
+    int`` past int4 would be answered, not refused).  Other arithmetic as it is."""
+    if _kind(node.this) != "int" or _kind(node.expression) != "int":
+        return node
+    width = _int_width(node)
+    if width is None:
+        return node
+    for key in ("this", "expression"):
+        node.set(key, _cast(node.args[key], _INT_DUCK_WIDTH[width]))
+    return node
+
+
+def _float8(node: exp.Expression) -> bool:
+    """Arithmetic PostgreSQL computes in double precision: a float8 operand, the other
+    a number (a real beside a real, or beside an integer, stays real: not here)."""
+    kinds = (_kind(node.this), _kind(node.expression))
+    if "float" not in kinds or not all(k in ("int", "decimal", "float") for k in kinds):
+        return False
+    return not any(
+        k == "float" and side.type is not None and side.type.is_type(exp.DataType.Type.FLOAT)
+        for k, side in zip(kinds, (node.this, node.expression), strict=True)
+    )
+
+
+def _doubles(node: exp.Expression) -> tuple[exp.Expression, exp.Expression]:
+    return _cast(node.this, "DOUBLE"), _cast(node.expression, "DOUBLE")
 
 
 def _constant_int(node: exp.Expression) -> bool:
