@@ -5,7 +5,7 @@ while it holds the GIL -- stops every thread of its process, the test's own watc
 included.  So each runs in a child process the test waits for with a timeout: a hang
 kills the child and fails the test, it cannot stop the run.
 
-    python -m tests.concurrency.scenarios NAME DRIVER DSN
+    python -m tests.concurrency.scenarios NAME DRIVER DSN [ARGUMENT]
 
 ``DRIVER`` is ``plain`` (psycopg) or ``adaptive`` (the client; the master key in
 ``ADAPTIVE_MASTER_KEY``).  The scenario prints one line of JSON: what it observed.
@@ -227,7 +227,110 @@ def lock_wait_ticker(driver: str, dsn: str) -> dict[str, Any]:
     return out
 
 
+# -- one connection among threads ------------------------------------------------------------
+def serial_threads(driver: str, dsn: str) -> dict[str, Any]:
+    """One connection used by 8 threads at once, 10,000 rows with a ``serial`` key, and
+    then by four threads in turn (a pool of one, a Flask app's handler threads)."""
+    with connect(driver, dsn, autocommit=True) as c:
+        c.execute("CREATE TABLE s (id serial PRIMARY KEY, who integer, n integer)")
+        c.execute("CREATE TABLE turn (id serial, who integer)")
+    conn = connect(driver, dsn, autocommit=True)
+
+    def insert(who: int) -> None:
+        cur = conn.cursor()
+        for batch in range(25):
+            rows = [(who, batch * 50 + i) for i in range(50)]
+            cur.executemany("INSERT INTO s (who, n) VALUES (%s, %s)", rows)
+
+    threads = [threading.Thread(target=insert, args=(w,)) for w in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for who in range(4):  # in turn: each thread inserts one row and ends
+        thread = threading.Thread(
+            target=conn.execute, args=("INSERT INTO turn (who) VALUES (%s)", (who,))
+        )
+        thread.start()
+        thread.join()
+    out = {
+        "rows": conn.execute("SELECT count(*), count(DISTINCT id) FROM s").fetchall(),
+        "per_thread": conn.execute(
+            "SELECT who, count(*) FROM s GROUP BY who ORDER BY who"
+        ).fetchall(),
+        "turns": conn.execute("SELECT id, who FROM turn ORDER BY id").fetchall(),
+    }
+    conn.close()
+    return out
+
+
+# -- a pool shared by threads, with row contention ---------------------------------------------
+POOL_SIZE, POOL_THREADS, HOT_ROWS = 5, 20, 5
+
+
+def pool_contention(driver: str, dsn: str, limit: str) -> dict[str, Any]:
+    """20 threads through a pool of 5: each transaction locks one of 5 hot rows, bumps
+    it and logs a row.  ``limit``: a number of seconds (``60s``), or the JSON list of
+    rounds per thread another run made (to repeat exactly that work)."""
+    with connect(driver, dsn, autocommit=True) as c:
+        c.execute("CREATE TABLE hot (k integer PRIMARY KEY, n integer)")
+        c.execute("CREATE TABLE log (id serial PRIMARY KEY, who integer, round integer, v text)")
+        for k in range(HOT_ROWS):
+            c.execute("INSERT INTO hot VALUES (%s, 0)", (k,))
+    if driver == "plain":
+        import psycopg_pool
+
+        pool: Any = psycopg_pool.ConnectionPool(dsn, min_size=POOL_SIZE, max_size=POOL_SIZE)
+    else:
+        from adaptive_client.pool import ConnectionPool
+
+        pool = ConnectionPool(dsn, min_size=POOL_SIZE, max_size=POOL_SIZE)
+    pool.wait(timeout=60)
+    seconds = float(limit[:-1]) if limit.endswith("s") else None
+    rounds_wanted = None if seconds is not None else json.loads(limit)
+    deadline = time.monotonic() + (seconds or 0)
+    rounds = [0] * POOL_THREADS
+    retries = [0]
+
+    def work(who: int) -> None:
+        r = 0
+        while time.monotonic() < deadline if rounds_wanted is None else r < rounds_wanted[who]:
+            k = (who + r) % HOT_ROWS
+            while True:
+                try:
+                    with pool.connection() as c:
+                        c.execute("SELECT n FROM hot WHERE k = %s FOR UPDATE", (k,)).fetchall()
+                        c.execute("UPDATE hot SET n = n + 1 WHERE k = %s", (k,))
+                        c.execute(
+                            "INSERT INTO log (who, round, v) VALUES (%s, %s, %s)",
+                            (who, r, f"t{who}r{r}"),
+                        )
+                    break
+                except (psycopg.errors.SerializationFailure, psycopg.errors.DeadlockDetected):
+                    retries[0] += 1  # (the client's retryable errors are 40001 too)
+            r += 1
+        rounds[who] = r
+
+    threads = [threading.Thread(target=work, args=(w,)) for w in range(POOL_THREADS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    with pool.connection() as c:
+        out = {
+            "rounds": rounds,
+            "retries": retries[0],
+            "hot": c.execute("SELECT k, n FROM hot ORDER BY k").fetchall(),
+            "log": c.execute("SELECT who, round, v FROM log ORDER BY who, round").fetchall(),
+            "ids": c.execute("SELECT count(*), count(DISTINCT id) FROM log").fetchall(),
+        }
+    pool.close()
+    return out
+
+
 SCENARIOS: dict[str, Callable[..., dict[str, Any]]] = {
+    "serial_threads": serial_threads,
+    "pool_contention": pool_contention,
     **{f"contention_{k}": (lambda d, s, k=k: contention(d, s, k)) for k in CONTENTION},
     **{f"async_{k}": (lambda d, s, k=k: contention_async(d, s, k)) for k in CONTENTION},
     "lock_wait_ticker": lock_wait_ticker,
@@ -235,8 +338,8 @@ SCENARIOS: dict[str, Callable[..., dict[str, Any]]] = {
 
 
 def main(argv: list[str]) -> None:
-    name, driver, dsn = argv
-    print(json.dumps(SCENARIOS[name](driver, dsn), default=str))
+    name, driver, dsn, *more = argv
+    print(json.dumps(SCENARIOS[name](driver, dsn, *more), default=str))
 
 
 if __name__ == "__main__":

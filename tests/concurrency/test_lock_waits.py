@@ -22,19 +22,22 @@ ROOT = Path(__file__).parents[2]
 TIMEOUT = 90  # seconds a scenario may take before it counts as hung
 
 
-def run(name: str, driver: str, dsn: str, pair: Pair) -> dict[str, Any]:
+def run(
+    name: str, driver: str, dsn: str, pair: Pair, *args: str, timeout: float = TIMEOUT
+) -> dict[str, Any]:
+    """What scenario ``name`` observed, run in a child process killed after ``timeout``."""
     env = {**os.environ, "ADAPTIVE_MASTER_KEY": pair.key.hex()}
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "tests.concurrency.scenarios", name, driver, dsn],
+            [sys.executable, "-m", "tests.concurrency.scenarios", name, driver, dsn, *args],
             cwd=ROOT,
             env=env,
             capture_output=True,
             text=True,
-            timeout=TIMEOUT,
+            timeout=timeout,
         )
     except subprocess.TimeoutExpired:
-        pytest.fail(f"{name} on the {driver} database hung (killed after {TIMEOUT} s)")
+        pytest.fail(f"{name} on the {driver} database hung (killed after {timeout} s)")
     assert done.returncode == 0, done.stderr[-3000:]
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
