@@ -43,7 +43,7 @@ def _run_blog_tests(url: str) -> subprocess.CompletedProcess[str]:
 def test_example_on_plain_database(dsn_pair: tuple[str, str]) -> None:
     done = _run_blog_tests(sa_url(dsn_pair[0], "psycopg").render_as_string(hide_password=False))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "5 passed" in done.stdout
+    assert "6 passed" in done.stdout
 
 
 def test_example_on_encrypted_database(
@@ -55,4 +55,4 @@ def test_example_on_encrypted_database(
     url = sa_url(dsn_pair[1], "adaptive", master_key_file=str(key_file))
     done = _run_blog_tests(url.render_as_string(hide_password=False))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "5 passed" in done.stdout
+    assert "6 passed" in done.stdout
