@@ -97,8 +97,9 @@ class FormatOutdated(AdaptiveError, psycopg.NotSupportedError):
 # --- queries -----------------------------------------------------------------------------
 
 
-class UnsupportedQuery(AdaptiveError, psycopg.NotSupportedError):
-    """The client cannot run this SQL correctly over ciphertexts.
+class UnsupportedQuery(AdaptiveError, pg_errors.FeatureNotSupported):
+    """The client cannot run this SQL correctly over ciphertexts (SQLSTATE 0A000, as
+    PostgreSQL's own refusals of a feature; like them it fails the transaction).
 
     ``construct`` names the part of the statement that is not supported.
     """
