@@ -3,9 +3,9 @@
 # make demo  -- the TPC-C latency sweep and its report
 #
 # Other targets: deps (Debian packages), venv (.venv with the project and its dev tools),
-# up / down (the embedded cluster), lint (ruff + mypy), wheels (dist/: the project's wheel
-# and, where cargo is installed, the native OPE/RND wheels for `pip install
-# --find-links dist 'adaptive-client[native]'`), clean (venv and cluster removed).
+# up / down (the embedded cluster), lint (ruff + mypy), wheels (dist/: the project's one
+# wheel, with the compiled OPE/RND layers where cargo is installed, tagged manylinux by
+# auditwheel), clean (venv and cluster removed).
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -19,16 +19,24 @@ deps:
 
 # Reinstalled when pyproject.toml changes; the stamp lives inside the venv, so `make clean`
 # (or deleting .venv) starts over.
+#
+# The install builds the compiled OPE/RND layers (native/, Rust) into the package where
+# cargo is installed; without it the pure-Python fallbacks are used.  The research
+# harnesses (tpcc, tpch, netem) are not part of the package: they are linked into the
+# venv from the checkout, with the adaptive-tpcc command.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
+	@# the separate native distributions of earlier versions, now built into the package
+	@$(PY) -m pip uninstall -q -y adaptive-ope-native adaptive-rnd-native >/dev/null 2>&1 || true
 	$(PY) -m pip install -q -e '.[dev]'
-	@if command -v cargo >/dev/null 2>&1; then \
-		for mod in ope rnd; do \
-			$(PY) -m pip install -q ./native/$$mod \
-				|| echo "warning: native/$$mod did not build; using its Python fallback"; \
-		done; \
-	fi
+	@$(PY) -c 'import adaptive_client.adaptive_ope_native, adaptive_client.adaptive_rnd_native' \
+		2>/dev/null || echo "warning: the native OPE/RND layers were not built" \
+			"(is cargo installed?): the pure-Python fallbacks are used"
+	@site=$$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') && \
+		for pkg in tpcc tpch netem; do ln -sfn "$(CURDIR)/$$pkg" "$$site/$$pkg"; done
+	@printf '#!%s\nimport sys\n\nfrom tpcc.cli import main\n\nsys.exit(main())\n' \
+		"$(abspath $(PY))" > $(VENV)/bin/adaptive-tpcc && chmod +x $(VENV)/bin/adaptive-tpcc
 	@touch $(STAMP)
 
 venv: $(STAMP)
@@ -59,14 +67,22 @@ lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
+# One wheel, dist/adaptive_client-*.whl: the package with its compiled OPE/RND layers
+# (abi3: CPython 3.11 and later), its tag made manylinux by auditwheel.  Without cargo
+# the wheel has no compiled layers (its users get the pure-Python fallbacks).
 wheels: venv
-	$(PY) -m pip wheel -q --no-deps -w dist .
-	@if command -v cargo >/dev/null 2>&1; then \
-		for mod in ope rnd; do $(PY) -m pip wheel -q --no-deps -w dist ./native/$$mod; done; \
+	@rm -rf dist/.build && mkdir -p dist && rm -f dist/adaptive_client-*.whl
+	$(PY) -m pip wheel -q --no-deps -w dist/.build .
+	@if $(PY) -c 'import glob, sys, zipfile; (w,) = glob.glob("dist/.build/*.whl"); \
+			sys.exit(not any(n.endswith(".so") for n in zipfile.ZipFile(w).namelist()))'; then \
+		PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/auditwheel repair -w dist \
+			dist/.build/adaptive_client-*.whl; \
 	else \
-		echo "cargo not found: the native wheels were not built (the pure-Python fallbacks are used)"; \
+		echo "cargo not found: the wheel has no compiled layers (pure-Python fallbacks)"; \
+		mv dist/.build/adaptive_client-*.whl dist/; \
 	fi
-	@ls dist
+	@rm -rf dist/.build
+	@ls dist/adaptive_client-*.whl
 
 demo: up
 	$(VENV)/bin/adaptive-tpcc sweep --configs plain,encrypted,adaptive --latencies 0,60,120 \

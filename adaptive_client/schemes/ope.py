@@ -13,9 +13,11 @@ The stored form (fixed: SQL aggregates depend on it) is::
 so PostgreSQL's bytea comparison, ``min``/``max`` and B-tree indexes order ciphertexts
 exactly as the integers.
 
-Backends: the compiled module ``adaptive_ope_native`` (bit-identical to pyope) when it
-is installed and the output domain fits its 128-bit integers (``out_bits`` ≤ 127), pyope
-otherwise; :attr:`OPE.backend` says which (on an instance: the one that instance uses).
+Backends: the compiled module ``adaptive_client.adaptive_ope_native`` (bit-identical to
+pyope, built into the wheel from ``native/ope``) when it is installed and the output
+domain fits its 128-bit integers (``out_bits`` ≤ 127), pyope otherwise (a missing module
+is logged once per process: ``schemes.native``); :attr:`OPE.backend` says which (on an
+instance: the one that instance uses).
 An instance keeps one native ``Cipher``: keyed once, it memoizes the tree nodes it has
 sampled, so that an encryption skips the upper part of its path, shared with the values
 encrypted before it (all share the top levels; nearby values much more).
@@ -23,25 +25,17 @@ encrypted before it (all share the top levels; nearby values much more).
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
-from types import ModuleType
 from typing import Any, ClassVar
 
 from ..errors import CiphertextError, ConfigError, EncodingError, ValueOutOfDomain
+from . import native
 from .base import Scheme
 
 Buffer = bytes | bytearray | memoryview
 
 
-def _load_native() -> ModuleType | None:
-    try:
-        return importlib.import_module("adaptive_ope_native")
-    except ImportError:  # pragma: no cover - depends on the build
-        return None
-
-
-_native = _load_native()
+_native = native.load("adaptive_ope_native")
 NATIVE_MAX_OUT_BITS = 127  # the native module's ranges have at most 2**127 elements
 
 _TAG = b"\x03"
@@ -89,6 +83,8 @@ class OPE(Scheme):
             self._cipher = self._native.Cipher(self._key, 0, self._in_end, 0, self._out_end)
         self._py: Any = None
         if self._native is None:
+            if _native is None and backend is None:
+                native.fallback_used("OPE")
             from pyope.ope import OPE as _PyOPE
             from pyope.ope import ValueRange
 

@@ -27,7 +27,6 @@ provider that does not tamper with data).
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import Sequence
 from typing import Any, ClassVar
@@ -36,6 +35,7 @@ from cryptography.hazmat.primitives import padding
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
 from ..errors import CiphertextError, ConfigError
+from . import native
 from .base import Scheme
 
 Buffer = bytes | bytearray | memoryview
@@ -64,15 +64,16 @@ class _OpenSslCtr:
         return ctx.update(data) + ctx.finalize()
 
 
+_native_module = native.load("adaptive_rnd_native")
+
+
 def _native(name: str) -> Any:
-    try:
-        return getattr(importlib.import_module("adaptive_rnd_native"), name, None)
-    except ImportError:
-        return None
+    return getattr(_native_module, name, None)
 
 
-# The compiled module (RustCrypto's AES-CTR / AES-CBC, ~0.1 us a call) when installed;
-# otherwise OpenSSL through `cryptography` (~2-5 us a call, mostly Python-side set-up).
+# The compiled module (native/rnd: RustCrypto's AES-CTR / AES-CBC, ~0.1 us a call) when
+# installed; otherwise OpenSSL through `cryptography` (~2-5 us a call, mostly Python-side
+# set-up).
 _NativeCtr = _native("Ctr")
 _NativeCbc = _native("Cbc")
 _native_seal_each = _native("seal_each")
@@ -91,6 +92,8 @@ class RND(Scheme):
     def __init__(self, key: Buffer) -> None:
         if len(key) != self.key_size:
             raise ConfigError("RND needs a 256-bit key")
+        if _NativeCtr is None:
+            native.fallback_used("RND")
         self._ctr = (_NativeCtr or _OpenSslCtr)(bytes(key))
 
     def __repr__(self) -> str:
