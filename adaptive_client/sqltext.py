@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import contextvars
 import logging
+import re
 from typing import Any, ClassVar, Final
 
 import sqlglot
@@ -345,7 +346,7 @@ def _unterminated(what: str, text: str, start: int) -> pg_errors.SyntaxError:
 # what PostgreSQL's grammar allows to begin a statement (sqlglot reads an unknown word as
 # a command to pass on)
 _STATEMENT_WORDS: Final = frozenset(
-    [
+    {
         "SELECT",
         "WITH",
         "INSERT",
@@ -399,14 +400,13 @@ _STATEMENT_WORDS: Final = frozenset(
         "SECURITY",
         "IMPORT",
         "REASSIGN",
-        "CHECKPOINT",
-    ]
+    }
 )
 
 # PostgreSQL's reserved words that cannot begin an expression, a name or a table: a list
 # item (after a comma) cannot start with one
 _NOT_AN_ITEM: Final = frozenset(
-    [
+    {
         "FROM",
         "WHERE",
         "GROUP",
@@ -440,7 +440,7 @@ _NOT_AN_ITEM: Final = frozenset(
         "LIKE",
         "ILIKE",
         "BETWEEN",
-    ]
+    }
 )
 
 # tokens after which a list item must come (a comma there is an empty item)
@@ -467,7 +467,7 @@ _LIST_CLOSERS: Final = frozenset(
 
 # the clause keywords that end a FROM list's join tree at its depth
 _FROM_END: Final = frozenset(
-    [
+    {
         "WHERE",
         "GROUP",
         "HAVING",
@@ -481,7 +481,112 @@ _FROM_END: Final = frozenset(
         "RETURNING",
         "FOR",
         "FETCH",
-    ]
+    }
+)
+
+
+# reserved words a statement cannot end with: PostgreSQL reports "at end of input"
+_WANTS_MORE: Final = frozenset(
+    {
+        "WHERE",
+        "HAVING",
+        "ON",
+        "USING",
+        "AND",
+        "OR",
+        "IS",
+        "IN",
+        "BETWEEN",
+        "LIKE",
+        "ILIKE",
+        "WHEN",
+        "THEN",
+        "ELSE",
+        "CASE",
+        "FROM",
+        "JOIN",
+        "AS",
+        "INTO",
+        "UNION",
+        "INTERSECT",
+        "EXCEPT",
+        "LIMIT",
+        "OFFSET",
+        "FETCH",
+        "SET",
+        "VALUES",
+        "ORDER",
+        "GROUP",
+    }
+)
+
+# keywords after which an operand (or a clause's first item) must come
+_NEEDS_OPERAND: Final = frozenset(
+    {
+        "WHERE",
+        "HAVING",
+        "ON",
+        "AND",
+        "OR",
+        "BETWEEN",
+        "LIKE",
+        "ILIKE",
+        "WHEN",
+        "THEN",
+        "ELSE",
+        "LIMIT",
+        "OFFSET",
+    }  # (not NOT: NOT IN, NOT LIKE)
+)
+
+# what ends a CASE's expression at its depth: a CASE still open there lacks its END
+_CASE_ENDERS: Final = frozenset(
+    {
+        "FROM",
+        "WHERE",
+        "GROUP",
+        "HAVING",
+        "ORDER",
+        "LIMIT",
+        "OFFSET",
+        "UNION",
+        "INTERSECT",
+        "EXCEPT",
+        "WINDOW",
+        "RETURNING",
+        "INTO",
+        "AS",
+    }
+)
+
+# binary operators, and the tokens that can only follow an operand (so never an operator)
+_BINARY: Final = frozenset(
+    {
+        TokenType.EQ,
+        TokenType.NEQ,
+        TokenType.LT,
+        TokenType.GT,
+        TokenType.LTE,
+        TokenType.GTE,
+        TokenType.SLASH,
+        TokenType.MOD,
+        TokenType.PLUS,
+        TokenType.DASH,
+    }
+)
+_BINARY_ONLY: Final = frozenset(
+    {
+        TokenType.EQ,
+        TokenType.NEQ,
+        TokenType.LT,
+        TokenType.GT,
+        TokenType.LTE,
+        TokenType.GTE,
+        TokenType.SLASH,
+        TokenType.MOD,
+        TokenType.R_PAREN,
+        TokenType.COMMA,
+    }
 )
 
 
@@ -493,12 +598,21 @@ def _word(tok: Token | None) -> str:
     return words[0].upper() if words else ""
 
 
+# psycopg's placeholders (%s, %(name)s: the rewrite's form, params.py): read as a name of
+# the same length, an operand where the grammar has a value
+_PLACEHOLDER: Final = re.compile(r"%\([^)]*\)s|%s")
+
+
+def _as_name(match: re.Match[str]) -> str:
+    return "_" * len(match.group(0))
+
+
 def check_syntax(text: str) -> None:
     """Raise PostgreSQL's SyntaxError for the malformed forms sqlglot reads without
     complaint (the module's docstring): each rule below names the form it refuses and
     points where PostgreSQL's parser stops."""
     try:
-        tokens = _TOKENIZER.tokenize(text)
+        tokens = _TOKENIZER.tokenize(_PLACEHOLDER.sub(_as_name, text))
     except Exception:
         raise tokenize_error(text) from None
     if not tokens:
@@ -510,6 +624,11 @@ def check_syntax(text: str) -> None:
     n = len(tokens)
     depth = 0
     joins: dict[int, list[int]] = {}  # depth -> [qualified JOINs, ON/USING] of its FROM
+    cases: list[int] = []  # the depth of each CASE not yet ENDed
+    last = _word(tokens[-1])
+    # a statement that stops where more must follow: "WHERE", "i IS", "LIMIT", "ON"
+    if (last in _WANTS_MORE and tokens[-1].token_type not in _QUOTED) or _fetch_unended(tokens):
+        raise _at(text, None)
     for i, tok in enumerate(tokens):
         prev = tokens[i - 1] if i else None
         nxt = tokens[i + 1] if i + 1 < n else None
@@ -517,8 +636,62 @@ def check_syntax(text: str) -> None:
         if kind is TokenType.L_PAREN:
             depth += 1
         elif kind is TokenType.R_PAREN:
+            if cases and cases[-1] >= depth:  # CASE ... ) without END
+                raise _at(text, tok)
             _close_from(text, joins, depth, tok)
             depth -= 1
+        # CASE without END: a clause, a comma or the end at its depth first
+        if word == "CASE":
+            cases.append(depth)
+        elif word == "END" and cases:
+            cases.pop()
+        elif cases and cases[-1] == depth and (kind is TokenType.COMMA or word in _CASE_ENDERS):
+            raise _at(text, tok)
+        # a binary operator without its right operand: "i = = 1", "id * * 2"
+        if (
+            (kind in _BINARY or _binary_star(tokens, i))
+            and nxt is not None
+            and (nxt.token_type in _BINARY_ONLY or nxt.token_type is TokenType.STAR)
+        ):
+            raise _at(text, nxt)
+        # a keyword that needs an operand or a clause after it, and meets a clause
+        # keyword: "BETWEEN AND 5", "WHEN THEN", "WHERE ORDER BY"
+        if word in _NEEDS_OPERAND and nxt is not None and _word(nxt) in _NOT_AN_ITEM:
+            raise _at(text, nxt)
+        # count(DISTINCT *); SELECT ALL DISTINCT
+        if word == "DISTINCT" and prev is not None and nxt is not None:
+            if prev.token_type is TokenType.L_PAREN and nxt.token_type is TokenType.STAR:
+                raise _at(text, nxt)
+            if _word(prev) == "ALL":
+                raise _at(text, tok)
+        # ORDER / GROUP without BY (sqlglot reads "ORDER BY" as one token)
+        if (
+            word in ("ORDER", "GROUP")
+            and kind not in (TokenType.ORDER_BY, TokenType.GROUP_BY)
+            and _word(nxt) != "BY"
+            and _word(prev) != "WITHIN"
+        ):
+            raise _at(text, nxt)
+        # INSERT without INTO
+        if i == 0 and word == "INSERT" and _word(nxt) != "INTO":
+            raise _at(text, nxt)
+        # a derived table without an alias: "FROM (SELECT ...)" (PostgreSQL 15)
+        if (
+            kind is TokenType.L_PAREN
+            and _word(prev) in ("FROM", "JOIN", "LATERAL", "")
+            and (_word(prev) != "" or (prev is not None and prev.token_type is TokenType.COMMA
+                                        and depth - 1 in joins))
+            and _word(nxt) in ("SELECT", "VALUES", "WITH")
+        ):  # fmt: skip
+            after = _closing(tokens, i) + 1
+            if after >= n or not (
+                _word(tokens[after]) == "AS"
+                or (
+                    tokens[after].token_type in (TokenType.VAR, TokenType.IDENTIFIER)
+                    and _word(tokens[after]) not in _NOT_AN_ITEM | _FROM_END
+                )
+            ):
+                raise syntax_error("subquery in FROM must have an alias", tok.start + 1)
         # an empty list item: "SELECT , a", "f(, a)", "a,, b"
         if kind is TokenType.COMMA and prev is not None and prev.token_type in _LIST_OPENERS:
             raise _at(text, tok)
@@ -540,7 +713,7 @@ def check_syntax(text: str) -> None:
             kind is TokenType.R_PAREN
             and prev is not None
             and prev.token_type is TokenType.L_PAREN
-            and _word(tokens[i - 2] if i > 1 else None) in ("IN", "VALUES")
+            and _word(tokens[i - 2] if i > 1 else None) in ("IN", "VALUES", "ANY", "SOME", "ALL")
         ):
             raise _at(text, tok)
         # WITHIN GROUP of an aggregate that is not ordered-set
@@ -564,9 +737,43 @@ def check_syntax(text: str) -> None:
                 joins[depth][0] += 1
         elif depth in joins and word in ("ON", "USING"):
             joins[depth][1] += 1
+    if cases:
+        raise _at(text, None)
     _close_from(text, joins, depth, None)
     for d in list(joins):
         _close_from(text, joins, d, None)
+
+
+_OPERANDS: Final = frozenset(
+    {TokenType.VAR, TokenType.NUMBER, TokenType.IDENTIFIER, TokenType.STRING, TokenType.R_PAREN}
+)
+
+
+def _binary_star(tokens: list[Token], i: int) -> bool:
+    """Is the token at ``i`` a ``*`` that multiplies (after an operand, not ``t.*``)?"""
+    if tokens[i].token_type is not TokenType.STAR or i == 0:
+        return False
+    after_dot = i > 1 and tokens[i - 1].token_type is TokenType.DOT
+    return tokens[i - 1].token_type in _OPERANDS and not after_dot
+
+
+def _closing(tokens: list[Token], i: int) -> int:
+    """The index of the ``)`` that closes the ``(`` at ``i`` (the last token if none)."""
+    depth = 0
+    for j in range(i, len(tokens)):
+        if tokens[j].token_type is TokenType.L_PAREN:
+            depth += 1
+        elif tokens[j].token_type is TokenType.R_PAREN:
+            depth -= 1
+            if depth == 0:
+                return j
+    return len(tokens) - 1
+
+
+def _fetch_unended(tokens: list[Token]) -> bool:
+    """``FETCH FIRST [n] ROWS`` without ONLY / WITH TIES at the end."""
+    words = [_word(t) for t in tokens[-4:]]
+    return bool(words) and words[-1] in ("ROW", "ROWS") and "FETCH" in words
 
 
 def _check_within_group(text: str, tokens: list[Token], i: int) -> None:
@@ -664,9 +871,23 @@ _ORDERED_SET: Final = frozenset(
 )
 
 
+# the aggregates of one argument that sqlglot reads with more, or with a star
+_ONE_ARGUMENT: Final = (exp.Max, exp.Min, exp.Sum, exp.Avg)
+
+
 def _check_tree(stmt: exp.Expression) -> None:
-    """Checks that need the parse: a derived table without an alias (PostgreSQL 15
-    requires one)."""
+    """Checks that need the parse: max/min/sum/avg with other than one argument, a
+    derived table without an alias (PostgreSQL 15 requires one)."""
+    for agg in stmt.find_all(*_ONE_ARGUMENT):
+        # sqlglot reads max(a, b) as max with a second argument, sum(*) as sum of a star:
+        # PostgreSQL has no such aggregates (greatest() is the maximum of values)
+        name = agg.sql_name().lower()
+        if agg.expressions:
+            raise pg_errors.UndefinedFunction(
+                f"function {name}() with {1 + len(agg.expressions)} arguments does not exist"
+            )
+        if isinstance(agg.this, exp.Star):
+            raise pg_errors.UndefinedFunction(f"function {name}() does not exist")
     for sub in stmt.find_all(exp.Subquery):
         parent = sub.parent
         if isinstance(parent, exp.From | exp.Join) and not sub.alias:
