@@ -9,7 +9,7 @@ import math
 import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from decimal import Decimal
+from decimal import Decimal, localcontext
 from typing import Any, Final
 
 import duckdb
@@ -17,7 +17,7 @@ from psycopg import errors as pg_errors
 
 from ..collation import CaseMapping, Collation, collation_key
 from ..errors import CollationUnavailable, UnsupportedQuery
-from .numeric import float8_op, numeric_div
+from .numeric import float8_in, float8_op, int_in, numeric_div
 
 # The scale of a numeric quotient computed inside the client engine: PostgreSQL's
 # (at least 16 significant digits) fits for quotients from 1e-8 to 1e14; others are
@@ -32,8 +32,11 @@ def pg_quotient(a: str, b: str) -> Decimal:
         raise ZeroDivisionError("division by zero")
     q = numeric_div(x, y)
     step = Decimal(1).scaleb(-QUOTIENT_SCALE)
-    if q != q.quantize(step) or abs(q) >= Decimal(10) ** (38 - QUOTIENT_SCALE):
-        raise ValueError(f"numeric quotient {q} beyond the client engine's DECIMAL(38,24)")
+    with localcontext() as ctx:  # (the default 28 digits cannot quantize every quotient)
+        ctx.prec = 2000
+        exact = q == q.quantize(step)
+    if not exact or abs(q) >= Decimal(10) ** (38 - QUOTIENT_SCALE):
+        raise ValueError("a numeric quotient beyond the client engine's DECIMAL(38,24)")
     return q
 
 
@@ -109,6 +112,8 @@ def _engine() -> duckdb.DuckDBPyConnection:
     con.create_function("pg_reverse", _reverse, [VARCHAR], VARCHAR)
     con.create_function("pg_rint", _rint, [DOUBLE], DOUBLE)
     con.create_function("pg_float8", pg_float8, [VARCHAR, DOUBLE, DOUBLE], DOUBLE)
+    con.create_function("pg_int_in", int_in, [VARCHAR, BIGINT], BIGINT)
+    con.create_function("pg_float8_in", float8_in, [VARCHAR], DOUBLE)
     con.create_function(
         "pg_to_char",
         to_char,
@@ -302,6 +307,29 @@ _INT_TYPE: Final = re.compile(r"\bINT(16|32|64)\b")
 _INT_VALUE: Final = re.compile(r"-\d+")
 
 
+# psycopg's errors the pg_* functions raise, by the class name DuckDB quotes
+_UDF_ERRORS: Final[dict[str, type[pg_errors.Error]]] = {
+    "InvalidTextRepresentation": pg_errors.InvalidTextRepresentation,
+    "NumericValueOutOfRange": pg_errors.NumericValueOutOfRange,
+}
+
+# DuckDB's binder errors that are PostgreSQL's own refusals of a statement, as
+# PostgreSQL raises them (the statement is checked on the client engine's empty tables
+# before anything is fetched)
+_BINDER_ERRORS: Final[list[tuple[str, type[pg_errors.Error], str]]] = [
+    ("aggregate function calls cannot be nested", pg_errors.GroupingError,
+     "aggregate function calls cannot be nested"),
+    ("WHERE clause cannot contain aggregates", pg_errors.GroupingError,
+     "aggregate functions are not allowed in WHERE"),
+    ("GROUP BY clause cannot contain aggregates", pg_errors.GroupingError,
+     "aggregate functions are not allowed in GROUP BY"),
+    ("must appear in the GROUP BY clause", pg_errors.GroupingError,
+     "a column must appear in the GROUP BY clause or be used in an aggregate function"),
+    ("Window functions are not supported here", pg_errors.WrongObjectType,
+     "window function call requires an OVER clause"),
+]  # fmt: skip
+
+
 def _integer_overflow(msg: str, destination: bool) -> str:
     """PostgreSQL's message for an integer overflow DuckDB reported in ``msg``: the
     type it names (the cast's destination for a conversion), or else the one whose
@@ -324,6 +352,11 @@ def translate(exc: duckdb.Error) -> Exception:
         return pg_errors.DivisionByZero("division by zero")
     if "negative substring length" in msg:
         return pg_errors.SubstringError("negative substring length not allowed")
+    for marker, error in _UDF_ERRORS.items():
+        # an error a pg_* function raised as PostgreSQL's: DuckDB's message ends with it
+        at = msg.find(f"{marker}: ")
+        if at >= 0:
+            return error(msg[at + len(marker) + 2 :].strip())
     for reason in ("value out of range: overflow", "value out of range: underflow"):
         if reason in msg:  # pg_float8's
             return pg_errors.NumericValueOutOfRange(reason)
@@ -337,6 +370,12 @@ def translate(exc: duckdb.Error) -> Exception:
         and _INT_TYPE.search(msg.split("destination type")[-1])
     ):
         return pg_errors.NumericValueOutOfRange(_integer_overflow(msg, destination=True))
+    if isinstance(exc, duckdb.ConversionException) and "to type DECIMAL" in msg:
+        return pg_errors.NumericValueOutOfRange("numeric field overflow")
+    if isinstance(exc, duckdb.BinderException):
+        for pattern, error, message in _BINDER_ERRORS:
+            if pattern in msg:
+                return error(message)
     if isinstance(exc, duckdb.InvalidInputException) and "More than one row" in msg:
         return pg_errors.CardinalityViolation(
             "more than one row returned by a subquery used as an expression"

@@ -10,6 +10,7 @@ and no fewer decimals than either input shows.  Rounding is half away from zero.
 from __future__ import annotations
 
 import math
+import re
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 from typing import Any
 
@@ -214,3 +215,50 @@ def pg_negate(a: Any, oid: int | None = None) -> Any:
     if t in _INT_RANK and isinstance(a, int):
         return _checked_int(-a, t)
     return -a
+
+
+# -- input of text as PostgreSQL's number types (int2in, int4in, int8in, float8in) -----------
+
+_INT_TEXT = re.compile(r"[ \t\n\r\v\f]*([+-]?[0-9]+)[ \t\n\r\v\f]*")
+_FLOAT_TEXT = re.compile(
+    r"[ \t\n\r\v\f]*([+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+    r"|inf|infinity|nan))[ \t\n\r\v\f]*",
+    re.IGNORECASE,
+)
+_INT_BY_WIDTH = {2: INT2, 4: INT4, 8: INT8}
+
+
+def int_in(text: str, width: int) -> int:
+    """``text::smallint`` / ``::integer`` / ``::bigint`` (width 2, 4, 8) as PostgreSQL
+    reads it: surrounding white space, an optional sign, decimal digits; anything else
+    is 22P02, a value beyond the type 22003."""
+    low, high, name = _INT_BOUNDS[_INT_BY_WIDTH[width]]
+    match = _INT_TEXT.fullmatch(text)
+    if match is None:
+        raise pg_errors.InvalidTextRepresentation(f'invalid input syntax for type {name}: "{text}"')
+    value = int(match.group(1))
+    if not low <= value <= high:
+        raise pg_errors.NumericValueOutOfRange(f'value "{text}" is out of range for type {name}')
+    return value
+
+
+def float8_in(text: str) -> float:
+    """``text::double precision`` as PostgreSQL reads it: a decimal number, ``Infinity``,
+    ``inf`` or ``NaN`` in any case, with white space around; no underscores (Python's
+    float() takes them).  Beyond double precision's range, either way: 22003."""
+    match = _FLOAT_TEXT.fullmatch(text)
+    if match is None:
+        raise pg_errors.InvalidTextRepresentation(
+            f'invalid input syntax for type double precision: "{text}"'
+        )
+    body = match.group(1)
+    value = float(body)
+    digits = body.lstrip("+-").lower()
+    if digits[:1].isdigit() or digits[:1] == ".":
+        mantissa = digits.split("e")[0]
+        nonzero = any(c not in "0." for c in mantissa)
+        if math.isinf(value) or (value == 0.0 and nonzero):
+            raise pg_errors.NumericValueOutOfRange(
+                f'"{text}" is out of range for type double precision'
+            )
+    return value

@@ -1133,11 +1133,21 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
     )
     to = node.to
     T = exp.DataType.Type
+    if src == "text" and not isinstance(node.this, exp.Placeholder):
+        # text read as PostgreSQL's input functions read it (DuckDB's casts take other
+        # spellings: '1e3', ' 0x10', '1_000')
+        width = _TYPE_WIDTH.get(to.this)
+        if width is not None:
+            value = _udf("pg_int_in", node.this, exp.Literal.number(width))
+            return _cast(value, _INT_DUCK_WIDTH[width])
+        if to.this is T.DOUBLE:
+            return _udf("pg_float8_in", node.this)
     ok = {
-        # numeric to integer rounds half away from zero in both engines
-        T.INT: ("int", "decimal"),
-        T.BIGINT: ("int", "decimal"),
-        T.SMALLINT: ("int", "decimal"),
+        # numeric to integer rounds half away from zero in both engines, double
+        # precision half to even (rint) in both
+        T.INT: ("int", "decimal", "float"),
+        T.BIGINT: ("int", "decimal", "float"),
+        T.SMALLINT: ("int", "decimal", "float"),
         T.DECIMAL: ("int", "decimal"),
         T.TEXT: ("text", "int", "date"),
         T.VARCHAR: ("text", "int", "date"),
