@@ -69,7 +69,6 @@ def acct(
         ("SELECT to_char(balance, '999') FROM acct", "to_char() of other than a date or timestamp"),
         ("SELECT initcap(owner) FROM acct", "function initcap()"),
         ("SELECT id FROM acct WHERE balance = opened", "client evaluation"),
-        ("SELEC id FROM acct", None),
     ],
 )
 def test_unsupported_names_construct_and_changes_nothing(
