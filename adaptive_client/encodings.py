@@ -16,11 +16,23 @@ the other methods map that canonical value to the schemes' plaintexts and back.
 | varchar/text/char   | Eq, Ord*, Search  | 64 bits: first 8 bytes (C) or primary weights    |
 | date                | Eq, Ord           | 32 bits: day number (0001-01-01 is day 1)        |
 | timestamp           | Eq, Ord           | 64 bits: µs since 0001-01-01 00:00               |
+| timestamp(p), p < 6 | Eq, Ord           | 64 bits: µs since 0001-01-01 00:00, plus one     |
+| timestamptz(p)      | Eq, Ord           | 64 bits: the instant (UTC) so, plus one          |
+| time(p)             | Eq, Ord           | 40 bits: µs since midnight                       |
+| uuid                | Eq, Ord*          | 64 bits: the first 8 of its 16 bytes             |
+| bytea               | Eq, Ord*          | 64 bits: the first 8 bytes                       |
 | boolean             | Eq, Ord           | 8 bits: false 0, true 1                          |
 
-(*) Strings: the Ord onion orders by an 8-byte prefix only (``ope_exact`` is False), so
-equal prefixes tie and the client finishes the sort; it cannot be decrypted.  Under the
-C collation the prefix is that of the UTF-8 bytes (code point order); under another
+Dates and timestamps hold ``-infinity`` at 0 and ``infinity`` at the top of their OPE
+domain (``Infinite``; the DET bytes are the words); a ``timestamp`` / ``timestamp(6)``
+column keeps the encoding it always had, which has no room below 0001-01-01 and refuses
+``-infinity``.  Date/time strings are read by PostgreSQL's rules (``datetime_input``)
+in the session's DateStyle and TimeZone; ISO strings and Python values take a fast path.
+
+(*) Strings, uuid and bytea: the Ord onion orders by an 8-byte prefix only
+(``ope_exact`` is False), so equal prefixes tie and the client finishes the sort; it
+cannot be decrypted.  Under the C collation the prefix is that of the UTF-8 bytes (code
+point order); under another
 collation (ICU or libc, recorded per column) that of the primary weights of the
 collator's sort key (``CollatedTextEncoding``, ``collation``).
 ``char(n)`` compares ignoring trailing spaces, as PostgreSQL does.
@@ -39,9 +51,9 @@ shortest text for the float4 (``0.1``, not ``0.10000000149011612``).
 NaN and the infinities: float and numeric store NaN (one value, equal to itself, above
 every number and infinity, as PostgreSQL orders both types) and the infinities; a
 numeric(p,s) takes NaN but overflows on an infinity (``NumericOutOfRange``), as in
-PostgreSQL.  Not supported: ``±infinity`` dates and timestamps, dates outside
-0001-01-01 … 9999-12-31 (Python's range), time zone offsets for ``timestamp``
-(``EncodingError``).
+PostgreSQL.  Not supported (``ValueOutOfDomain``): dates and timestamps outside
+0001-01-01 … 9999-12-31 other than the infinities (Python's range: BC years, years past
+9999), ``24:00:00`` as a time of day.
 
 ``coerce`` has *storage* semantics (an INSERT or UPDATE value): it rounds (``2.5`` into
 an integer column) and refuses values out of the column's domain.  A comparison such as
@@ -56,11 +68,15 @@ import decimal
 import math
 import re
 import struct
+import uuid
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any, ClassVar
 
+from psycopg import errors as pg_errors
+
+from . import datetime_input
 from .clock import SessionTimestamp
 from .collation import Collation, order_key, primary_prefix
 from .errors import (
@@ -93,8 +109,10 @@ class SqlType:
     """A parsed column type.
 
     ``name`` is canonical (smallint, integer, bigint, numeric, real, double precision,
-    varchar, text, char, date, timestamp, boolean); ``precision`` is numeric's p or the
-    length of varchar/char (None: unbounded); ``scale`` is numeric's s.
+    varchar, text, char, date, timestamp, timestamptz, time, uuid, bytea, boolean);
+    ``precision`` is numeric's p, the length of varchar/char (None: unbounded), or the
+    fractional digits of timestamp(p), timestamptz(p), time(p) (None: 6; a ``timestamp``
+    is ``timestamp(6)``); ``scale`` is numeric's s.
     """
 
     name: str
@@ -108,6 +126,8 @@ class SqlType:
             return f"{self.name}({self.precision})"
         if self.name == "char":
             return "bpchar"  # blank-padded char without a length limit
+        if self.name in _FRACTIONAL and self.precision is not None:
+            return f"{self.name}({self.precision})"
         return self.name
 
 
@@ -137,20 +157,32 @@ _ALIASES = {
     "timestamp without time zone": "timestamp",
     "boolean": "boolean",
     "bool": "boolean",
+    "uuid": "uuid",
+    "bytea": "bytea",
 }
+# types whose modifier is a number of fractional digits (0 to 6)
+_FRACTIONAL = frozenset({"timestamp", "timestamptz", "time"})
+# PostgreSQL's spellings of the date/time types with a precision: (name, zoned)
+_DATETIME_RE = re.compile(
+    r"(timestamp|time) ?(?:\( ?(\d+) ?\))?(?: (with|without) time zone)?|(timestamptz|timetz)"
+    r" ?(?:\( ?(\d+) ?\))?"
+)
+# names other SQL dialects have and PostgreSQL does not (a parser may map them to one
+# PostgreSQL has: PostgreSQL refuses them, 42704)
+FOREIGN_TYPE_NAMES = frozenset(
+    {"tinyint", "mediumint", "datetime", "tinytext", "mediumtext", "longtext", "tinyblob",
+     "mediumblob", "longblob", "nvarchar"}
+)  # fmt: skip
 _TYPE_RE = re.compile(r"([a-z][a-z0-9 ]*?) ?(?:\( ?(\d+) ?(?:, ?(-?\d+) ?)?\))?")
-_TIMESTAMP_RE = re.compile(r"timestamp ?(?:\( ?(\d+) ?\))?(?: without time zone)?")
 _MAX_VARCHAR = 10_485_760
 
 
 def parse_sql_type(text: str) -> SqlType:
     """Parse a column type as written in DDL; unsupported types raise ConfigError."""
     norm = " ".join(str(text).lower().split())
-    ts = _TIMESTAMP_RE.fullmatch(norm)
-    if ts:
-        if ts.group(1) is not None and int(ts.group(1)) != 6:
-            raise ConfigError(f"unsupported column type {text!r}: only timestamp(6) precision")
-        return SqlType("timestamp")
+    when = _DATETIME_RE.fullmatch(norm)
+    if when:
+        return _datetime_type(text, when)
     m = _TYPE_RE.fullmatch(norm)
     if not m or m.group(1) not in _ALIASES:
         raise ConfigError(f"unsupported column type {text!r}")
@@ -181,6 +213,22 @@ def parse_sql_type(text: str) -> SqlType:
     if a is not None:
         raise ConfigError(f"type {name} takes no modifier: {text!r}")
     return SqlType(name)
+
+
+def _datetime_type(text: str, m: re.Match[str]) -> SqlType:
+    """timestamp(p), timestamptz(p), time(p) from their spellings; timetz is refused."""
+    if m.group(4):
+        base, digits, zoned = m.group(4)[:-2], m.group(5), True
+    else:
+        base, digits, zoned = m.group(1), m.group(2), m.group(3) == "with"
+    if base == "time" and zoned:
+        raise ConfigError(f"unsupported column type {text!r}: time with time zone")
+    # (PostgreSQL reduces a precision above 6 to 6, with a warning)
+    p = min(int(digits), 6) if digits is not None else None
+    name = "timestamptz" if base == "timestamp" and zoned else base
+    if name == "timestamp" and p == 6:
+        p = None  # timestamp(6) is timestamp
+    return SqlType(name, p)
 
 
 # --- helpers ------------------------------------------------------------------------------
@@ -719,11 +767,133 @@ class CollatedTextEncoding(TextEncoding):
         return order_key(self.collation, self._canonical(v).decode("utf-8"))
 
 
+# --- dates and times ----------------------------------------------------------------------
+
+
+class Infinite:
+    """``infinity`` or ``-infinity`` of a date or timestamp column: the value PostgreSQL
+    stores past every date.  Returned where the column holds it (psycopg's loaders raise
+    ``DataError`` on these: Python's dates end at 9999-12-31); ``str`` prints it as
+    PostgreSQL does.  Ordered below / above every date and timestamp by ``order_key``."""
+
+    __slots__ = ("sign",)
+
+    def __init__(self, sign: int) -> None:
+        self.sign = sign
+
+    def __repr__(self) -> str:
+        return "infinity" if self.sign > 0 else "-infinity"
+
+    __str__ = __repr__
+
+    def __reduce__(self) -> str:
+        return "INFINITY" if self.sign > 0 else "NEG_INFINITY"
+
+
+INFINITY = Infinite(1)
+NEG_INFINITY = Infinite(-1)
+_INFINITE_BYTES = {INFINITY: b"infinity", NEG_INFINITY: b"-infinity"}
+_BYTES_INFINITE = {v: k for k, v in _INFINITE_BYTES.items()}
+_EPOCH_DATE = dt.date(1970, 1, 1)
+_ISO_DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_ISO_TIMESTAMP_RE = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[ T][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,6})?)?)?"
+)
+_ISO_TIME_RE = re.compile(r"[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,6})?)?")
+_ONE_US = dt.timedelta(microseconds=1)
+_PG_EPOCH = dt.datetime(2000, 1, 1)
+# the first Julian day PostgreSQL's dates hold (4714-11-24 BC) and the day after the last
+_JULIAN_MIN = 0
+_DATE_END_JULIAN = 2147483494
+_TIMESTAMP_END_JULIAN = 109203528
+
+
+def _infinite_key(v: Any) -> Any:
+    """An order key: -infinity < every date or timestamp < infinity."""
+    if type(v) is Infinite:
+        return (v.sign, 0)
+    return (0, v)
+
+
+@lru_cache(maxsize=64)
+def _session_for(datestyle: str, zone: str) -> tuple[str, dt.tzinfo | None]:
+    return datetime_input.date_order(datestyle), datetime_input.zone_named(zone)
+
+
+def current_session() -> datetime_input.Session:
+    """The input rules' view of the session running the current statement: its
+    DateStyle and TimeZone as the server reports them (ParameterStatus, no round trip),
+    its clock read from the server when an input needs it (``now``, ``today``)."""
+    from .defaults import RUNTIME
+
+    runtime = RUNTIME.get()
+    conn = getattr(runtime, "conn", None)
+    if conn is None:
+        return datetime_input.Session()
+    status = conn.pgconn.parameter_status
+    style = (status(b"DateStyle") or b"ISO, MDY").decode()
+    name = (status(b"TimeZone") or b"UTC").decode()
+    order, zone = _session_for(style, name)
+    if zone is None:
+        raise EncodingError(f"the session's TimeZone {name!r} is not a zone this client knows")
+
+    def clock() -> dt.datetime:
+        from .clock import SERVER_CLOCK
+
+        server = SERVER_CLOCK.get()
+        if server is not None:
+            return server.value("now")
+        row = conn.execute("SELECT now()").fetchone()
+        return row[0]
+
+    return datetime_input.Session(order=order, zone=zone, clock=clock)
+
+
+def _session_zone() -> dt.tzinfo:
+    return current_session().zone
+
+
+def _out_of_range(what: str, text: str) -> DatetimeOutOfRange:
+    return DatetimeOutOfRange(f'{what} out of range: "{text}"')
+
+
+def _beyond_python(what: str, text: str) -> ValueOutOfDomain:
+    return ValueOutOfDomain(
+        f"{what} {text!r}: an encrypted {what} column holds 0001-01-01 to 9999-12-31 and "
+        "±infinity (the years Python's datetime has)"
+    )
+
+
+def _parsed_datetime(text: str, kind: str) -> tuple[Any, datetime_input.Fields | None]:
+    """A date/time string as PostgreSQL's input function for ``kind`` reads it: the
+    naive local datetime and its fields, or (INFINITY | NEG_INFINITY, None)."""
+    f = datetime_input.parse(text, kind, current_session())
+    if f.special == "epoch":
+        return dt.datetime(1970, 1, 1), None
+    if f.special is not None:
+        return (INFINITY if f.special == "infinity" else NEG_INFINITY), None
+    what = "date" if kind == "date" else "timestamp"
+    julian = datetime_input.date2j(f.year, f.month, f.day)
+    end = _DATE_END_JULIAN if kind == "date" else _TIMESTAMP_END_JULIAN
+    if not _JULIAN_MIN <= julian < end:
+        raise _out_of_range(what, text)
+    if not 1 <= f.year <= 9999:
+        raise _beyond_python(what, text)
+    base = dt.datetime(f.year, f.month, f.day)
+    clock = dt.timedelta(hours=f.hour, minutes=f.minute, seconds=f.second, microseconds=f.micro)
+    try:
+        return base + clock, f
+    except OverflowError:
+        raise _beyond_python(what, text) from None
+
+
 class DateEncoding(Encoding):
-    """date: the proleptic Gregorian day number (``date.toordinal``)."""
+    """date: the proleptic Gregorian day number (``date.toordinal``), ``-infinity`` 0 and
+    ``infinity`` 2**32 - 1 (DET: the words)."""
 
     ope_bits = 32
     _MAX = dt.date.max.toordinal()
+    _TOP = 2**32 - 1
 
     def coerce(self, value: Any) -> Any:
         if value is None:
@@ -735,91 +905,404 @@ class DateEncoding(Encoding):
         if isinstance(value, dt.date):
             return value
         if isinstance(value, str):
-            try:
-                return dt.date.fromisoformat(value.strip())
-            except ValueError:
-                raise InvalidDatetimeInput("invalid input syntax for type date") from None
+            if _ISO_DATE_RE.fullmatch(value):
+                try:
+                    return dt.date.fromisoformat(value)
+                except ValueError:
+                    pass  # (the input rules say which error)
+            v, _ = _parsed_datetime(value, "date")
+            return v.date() if isinstance(v, dt.datetime) else v
+        if type(value) is Infinite:
+            return value
         raise _type_error(self.sql_type, value)
 
-    def to_bytes(self, v: dt.date) -> bytes:
+    def to_bytes(self, v: Any) -> bytes:
+        if type(v) is Infinite:
+            return _INFINITE_BYTES[v]
         return v.toordinal().to_bytes(4, "big")
 
-    def from_bytes(self, b: bytes) -> dt.date:
+    def from_bytes(self, b: bytes) -> Any:
         if len(b) != 4:
-            raise self._bad("encoding")
-        return self.from_ope(int.from_bytes(b, "big"))
-
-    def to_ope(self, v: dt.date) -> int:
-        return v.toordinal()
-
-    def from_ope(self, i: int) -> dt.date:
+            inf = _BYTES_INFINITE.get(bytes(b))
+            if inf is None:
+                raise self._bad("encoding")
+            return inf
+        i = int.from_bytes(b, "big")
         if not 1 <= i <= self._MAX:
             raise self._bad("encoding")
         return dt.date.fromordinal(i)
 
+    def to_ope(self, v: Any) -> int:
+        if type(v) is Infinite:
+            return 0 if v.sign < 0 else self._TOP
+        return v.toordinal()
 
-_FRACTION_RE = re.compile(r"(\d\d:\d\d:\d\d)\.(\d{7,})")
+    def from_ope(self, i: int) -> Any:
+        if i == 0 or i == self._TOP:
+            return NEG_INFINITY if i == 0 else INFINITY
+        if not 1 <= i <= self._MAX:
+            raise self._bad("encoding")
+        return dt.date.fromordinal(i)
+
+    def order_key(self, v: Any) -> Any:
+        return _infinite_key(v)
+
+
+def _round_to(micros: int, precision: int) -> int:
+    """``micros`` (since 2000-01-01) rounded to ``precision`` fractional digits as
+    PostgreSQL's AdjustTimestampForTypmod rounds: half away from zero."""
+    scale = 10 ** (6 - precision)
+    q, r = divmod(abs(micros), scale)
+    if 2 * r >= scale:
+        q += 1
+    return q * scale if micros >= 0 else -q * scale
 
 
 class TimestampEncoding(Encoding):
-    """timestamp (without time zone): microseconds since 0001-01-01 00:00."""
+    """timestamp(p) and timestamptz(p): microseconds since 0001-01-01 00:00 (timestamptz:
+    UTC, the instant).  DET: those 8 bytes (infinities: the words); OPE: the same number,
+    plus one for all but ``timestamp`` / ``timestamp(6)`` (columns made before the
+    infinities were stored), so that ``-infinity`` is 0; ``infinity`` is 2**64 - 1.
+
+    Values: naive datetimes (timestamp), aware ones in the session's TimeZone
+    (timestamptz, as psycopg loads them); input strings as PostgreSQL reads them
+    (``datetime_input``): into a timestamp a zone is ignored, into a timestamptz it
+    places the instant (naive input: the session's TimeZone).  ``timestamp(p)`` rounds to
+    ``p`` fractional digits."""
 
     ope_bits = 64
-    _MAX = (dt.datetime.max - _EPOCH_TS) // dt.timedelta(microseconds=1)
+    _MAX = (dt.datetime.max - _EPOCH_TS) // _ONE_US
+    _TOP = 2**64 - 1
+
+    def __init__(self, sql_type: SqlType) -> None:
+        super().__init__(sql_type)
+        self.zoned = sql_type.name == "timestamptz"
+        p = sql_type.precision
+        self.precision = 6 if p is None else p
+        # (timestamp and timestamp(6) keep the order encoding they always had)
+        self._shift = 0 if not self.zoned and self.precision == 6 else 1
+        self._kind = "timestamptz" if self.zoned else "timestamp"
 
     def coerce(self, value: Any) -> Any:
         if value is None:
             return None
+        if isinstance(value, str):
+            v = self._from_text(value)
+        elif isinstance(value, dt.datetime):
+            v = self._from_datetime(value)
+        elif isinstance(value, dt.date):
+            v = dt.datetime(value.year, value.month, value.day)
+            if self.zoned:
+                v = self._localize(v, _session_zone())
+        elif type(value) is Infinite:
+            v = value
+        else:
+            raise _type_error(self.sql_type, value)
+        if type(v) is Infinite:
+            if v.sign < 0 and not self._shift:
+                raise ValueOutOfDomain(
+                    f"-infinity: an encrypted {self.sql_type.sql()} column made as timestamp "
+                    "or timestamp(6) holds 0001-01-01 to 9999-12-31 and infinity; declare "
+                    "timestamp(0..5) or timestamptz for -infinity"
+                )
+            return v
+        return self._rounded(v) if self.precision < 6 else v
+
+    def _from_datetime(self, value: dt.datetime) -> dt.datetime:
         if isinstance(value, SessionTimestamp):
+            if self.zoned:
+                return value
             # now() assigned to a timestamp: the session's local time, as PostgreSQL
             return dt.datetime.combine(value.date(), value.time())
-        if isinstance(value, dt.datetime):
-            if value.tzinfo is not None:
-                raise EncodingError("timestamp (without time zone) takes naive datetimes")
-            return value
-        if isinstance(value, dt.date):
-            return dt.datetime(value.year, value.month, value.day)
-        if isinstance(value, str):
-            return self._parse(value.strip())
-        raise _type_error(self.sql_type, value)
+        if self.zoned:
+            if value.tzinfo is None:
+                return self._localize(value, _session_zone())
+            return value.astimezone(_session_zone())
+        if value.tzinfo is not None:
+            # a timestamptz assigned to a timestamp: the session's local time
+            return value.astimezone(_session_zone()).replace(tzinfo=None)
+        return value
+
+    def _from_text(self, text: str) -> Any:
+        if not self.zoned and _ISO_TIMESTAMP_RE.fullmatch(text):
+            try:
+                return dt.datetime.fromisoformat(text)
+            except ValueError:
+                pass  # (the input rules say which error)
+        local, f = _parsed_datetime(text, self._kind)
+        if not self.zoned or type(local) is Infinite:
+            return local
+        zone = _session_zone()
+        if f is None:  # epoch: 1970-01-01 00:00 UTC
+            return local.replace(tzinfo=dt.UTC).astimezone(zone)
+        offset = f.offset_at(zone)
+        try:
+            instant = (local - dt.timedelta(seconds=offset)).replace(tzinfo=dt.UTC)
+        except OverflowError:
+            raise _beyond_python("timestamp", text) from None
+        return instant.astimezone(zone)
 
     @staticmethod
-    def _parse(text: str) -> dt.datetime:
-        extra = 0
-        m = _FRACTION_RE.search(text)
-        if m:  # more than microsecond precision: PostgreSQL rounds (rint)
-            extra = round(float("0." + m.group(2)) * 1e6)
-            text = text[: m.start()] + m.group(1) + text[m.end() :]
-        try:
-            v = dt.datetime.fromisoformat(text)
-        except ValueError:
-            raise InvalidDatetimeInput("invalid input syntax for type timestamp") from None
+    def _localize(v: dt.datetime, zone: dt.tzinfo) -> dt.datetime:
+        """A naive local time in ``zone`` as PostgreSQL places it (a skipped time takes
+        the offset before the change, a repeated one the later offset)."""
+        f = datetime_input.Fields(v.year, v.month, v.day, v.hour, v.minute, zone=zone)
+        utc = v - dt.timedelta(seconds=f.offset_at(zone))
+        return utc.replace(tzinfo=dt.UTC).astimezone(zone)
+
+    def _rounded(self, v: dt.datetime) -> dt.datetime:
+        naive = v.replace(tzinfo=None) if v.tzinfo is not None else v
         if v.tzinfo is not None:
-            raise EncodingError("timestamp (without time zone) takes no time zone offset")
+            naive = v.astimezone(dt.UTC).replace(tzinfo=None)
+        micros = (naive - _PG_EPOCH) // _ONE_US
+        rounded = _round_to(micros, self.precision)
+        if rounded == micros:
+            return v
         try:
-            return v + dt.timedelta(microseconds=extra)
+            out = _PG_EPOCH + dt.timedelta(microseconds=rounded)
         except OverflowError:
             raise DatetimeOutOfRange("timestamp out of range") from None
+        if v.tzinfo is not None:
+            return out.replace(tzinfo=dt.UTC).astimezone(v.tzinfo)
+        return out
 
-    @staticmethod
-    def _micros(v: dt.datetime) -> int:
-        return (v - _EPOCH_TS) // dt.timedelta(microseconds=1)
+    def _micros(self, v: dt.datetime) -> int:
+        if v.tzinfo is not None:
+            if not self.zoned:
+                raise EncodingError("timestamp (without time zone) takes naive datetimes")
+            v = v.astimezone(dt.UTC).replace(tzinfo=None)
+        elif self.zoned:
+            raise EncodingError("timestamptz takes aware datetimes")
+        return (v - _EPOCH_TS) // _ONE_US
 
-    def to_bytes(self, v: dt.datetime) -> bytes:
+    def _value(self, micros: int) -> dt.datetime:
+        v = _EPOCH_TS + dt.timedelta(microseconds=micros)
+        if self.zoned:
+            return v.replace(tzinfo=dt.UTC).astimezone(_session_zone())
+        return v
+
+    def to_bytes(self, v: Any) -> bytes:
+        if type(v) is Infinite:
+            return _INFINITE_BYTES[v]
         return self._micros(v).to_bytes(8, "big")
 
-    def from_bytes(self, b: bytes) -> dt.datetime:
+    def from_bytes(self, b: bytes) -> Any:
         if len(b) != 8:
+            inf = _BYTES_INFINITE.get(bytes(b))
+            if inf is None:
+                raise self._bad("encoding")
+            return inf
+        i = int.from_bytes(b, "big")
+        if not 0 <= i <= self._MAX:
+            raise self._bad("encoding")
+        return self._value(i)
+
+    def to_ope(self, v: Any) -> int:
+        if type(v) is Infinite:
+            return 0 if v.sign < 0 else self._TOP
+        return self._micros(v) + self._shift
+
+    def from_ope(self, i: int) -> Any:
+        if i == self._TOP or (i == 0 and self._shift):
+            return INFINITY if i else NEG_INFINITY
+        i -= self._shift
+        if not 0 <= i <= self._MAX:
+            raise self._bad("encoding")
+        return self._value(i)
+
+    def order_key(self, v: Any) -> Any:
+        return _infinite_key(v)
+
+
+class TimeEncoding(Encoding):
+    """time(p): microseconds since midnight (``00:00`` to ``23:59:59.999999``; PostgreSQL's
+    ``24:00:00``, which psycopg cannot load, is refused).  Values are ``datetime.time``."""
+
+    ope_bits = 40  # 86_400_000_000 < 2**37
+
+    def __init__(self, sql_type: SqlType) -> None:
+        super().__init__(sql_type)
+        p = sql_type.precision
+        self.precision = 6 if p is None else p
+
+    def coerce(self, value: Any) -> Any:
+        if value is None:
+            return None
+        if isinstance(value, dt.time):
+            if value.tzinfo is not None:
+                value = value.replace(tzinfo=None)  # time takes the local time of day
+            micros = self._of(value)
+        elif isinstance(value, dt.datetime):
+            raise _type_error(self.sql_type, value)
+        elif isinstance(value, str):
+            micros = self._parse(value)
+        else:
+            raise _type_error(self.sql_type, value)
+        if self.precision < 6:
+            micros = _round_to(micros, self.precision)
+        if micros >= 86_400_000_000:
+            raise ValueOutOfDomain(
+                "24:00:00: an encrypted time column holds 00:00 to 23:59:59.999999 "
+                "(the times Python has)"
+            )
+        return self._time(micros)
+
+    @staticmethod
+    def _of(v: dt.time) -> int:
+        return ((v.hour * 60 + v.minute) * 60 + v.second) * 1_000_000 + v.microsecond
+
+    @staticmethod
+    def _time(micros: int) -> dt.time:
+        s, us = divmod(micros, 1_000_000)
+        m, s = divmod(s, 60)
+        h, m = divmod(m, 60)
+        return dt.time(h, m, s, us)
+
+    def _parse(self, text: str) -> int:
+        if _ISO_TIME_RE.fullmatch(text):
+            try:
+                return self._of(dt.time.fromisoformat(text))
+            except ValueError:
+                pass
+        f = datetime_input.parse(text, "time", current_session())
+        if f.special is not None:
+            raise InvalidDatetimeInput(
+                f'invalid input syntax for type time without time zone: "{text}"'
+            )
+        return ((f.hour * 60 + f.minute) * 60 + f.second) * 1_000_000 + f.micro
+
+    def to_bytes(self, v: dt.time) -> bytes:
+        return self._of(v).to_bytes(5, "big")
+
+    def from_bytes(self, b: bytes) -> dt.time:
+        if len(b) != 5:
             raise self._bad("encoding")
         return self.from_ope(int.from_bytes(b, "big"))
 
-    def to_ope(self, v: dt.datetime) -> int:
-        return self._micros(v)
+    def to_ope(self, v: dt.time) -> int:
+        return self._of(v)
 
-    def from_ope(self, i: int) -> dt.datetime:
-        if not 0 <= i <= self._MAX:
+    def from_ope(self, i: int) -> dt.time:
+        if not 0 <= i < 86_400_000_000:
             raise self._bad("encoding")
-        return _EPOCH_TS + dt.timedelta(microseconds=i)
+        return self._time(i)
+
+
+_UUID_RE = re.compile(r"(\{)?[0-9a-fA-F]{4}(?:-?[0-9a-fA-F]{4}){7}(?(1)\})")
+
+
+class UuidEncoding(Encoding):
+    """uuid: the 16 bytes.  The Ord onion orders by the first 8 (``ope_exact`` False:
+    the client finishes ties by all 16), as PostgreSQL compares uuids: bytewise."""
+
+    ope_exact = False
+
+    def coerce(self, value: Any) -> Any:
+        if value is None:
+            return None
+        if isinstance(value, uuid.UUID):
+            return value
+        if isinstance(value, str):
+            if not _UUID_RE.fullmatch(value):
+                raise InvalidTextInput(f'invalid input syntax for type uuid: "{value}"')
+            return uuid.UUID(value.strip("{}").replace("-", ""))
+        raise _type_error(self.sql_type, value)
+
+    def to_bytes(self, v: uuid.UUID) -> bytes:
+        return v.bytes
+
+    def from_bytes(self, b: bytes) -> uuid.UUID:
+        if len(b) != 16:
+            raise self._bad("encoding")
+        return uuid.UUID(bytes=bytes(b))
+
+    def to_ope(self, v: uuid.UUID) -> int:
+        return int.from_bytes(v.bytes[:8], "big")
+
+    def order_key(self, v: uuid.UUID) -> bytes:
+        return v.bytes
+
+
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
+class InvalidHexData(EncodingError, pg_errors.InvalidParameterValue):
+    """bytea hex input with a bad digit or an odd number of them (22023, as PostgreSQL)."""
+
+
+def _bytea_hex(body: str) -> bytes:
+    """PostgreSQL's hex bytea input after ``\\x``: pairs of digits, whitespace between
+    pairs."""
+    digits = []
+    i, n = 0, len(body)
+    while i < n:
+        c = body[i]
+        if c in " \t\n\r":
+            i += 1
+            continue
+        if c not in _HEX_DIGITS:
+            raise InvalidHexData(f'invalid hexadecimal digit: "{c}"')
+        if i + 1 >= n:
+            raise InvalidHexData("invalid hexadecimal data: odd number of digits")
+        if body[i + 1] not in _HEX_DIGITS:
+            raise InvalidHexData(f'invalid hexadecimal digit: "{body[i + 1]}"')
+        digits.append(body[i : i + 2])
+        i += 2
+    return bytes.fromhex("".join(digits))
+
+
+_BYTEA_ESCAPE_RE = re.compile(r"\\\\|\\[0-3][0-7]{2}")
+
+
+class ByteaEncoding(Encoding):
+    """bytea: the bytes.  The Ord onion orders by the first 8 (``ope_exact`` False: the
+    client finishes ties by the whole value), as PostgreSQL compares bytea: bytewise,
+    a prefix first.  A string is read as PostgreSQL's bytea input reads it (hex
+    ``\\x4142``, or the escape format)."""
+
+    ope_exact = False
+    PREFIX: ClassVar[int] = 8
+
+    def coerce(self, value: Any) -> Any:
+        if value is None:
+            return None
+        if isinstance(value, bytes | bytearray | memoryview):
+            return bytes(value)
+        if isinstance(value, str):
+            return self._parse(value)
+        raise _type_error(self.sql_type, value)
+
+    @staticmethod
+    def _parse(text: str) -> bytes:
+        if text.startswith("\\x"):
+            return _bytea_hex(text[2:])
+        out = bytearray()
+        i = 0
+        raw = text.encode("utf-8")
+        while i < len(raw):
+            if raw[i] != 0x5C:  # backslash
+                out.append(raw[i])
+                i += 1
+                continue
+            m = _BYTEA_ESCAPE_RE.match(raw[i:].decode("latin-1"))
+            if m is None:
+                raise InvalidTextInput("invalid input syntax for type bytea")
+            piece = m.group(0)
+            out.append(0x5C if piece == "\\\\" else int(piece[1:], 8))
+            i += len(piece)
+        return bytes(out)
+
+    def to_bytes(self, v: bytes) -> bytes:
+        return v
+
+    def from_bytes(self, b: bytes) -> bytes:
+        return bytes(b)
+
+    def to_ope(self, v: bytes) -> int:
+        return int.from_bytes(v[: self.PREFIX].ljust(self.PREFIX, b"\0"), "big")
+
+    def order_key(self, v: bytes) -> bytes:
+        return v
 
 
 _BOOL_WORDS = {"true": True, "false": False, "yes": True, "no": False}
@@ -891,8 +1374,14 @@ def _encoding(t: SqlType) -> Encoding:
         return TextEncoding(t)
     if n == "date":
         return DateEncoding(t)
-    if n == "timestamp":
+    if n in ("timestamp", "timestamptz"):
         return TimestampEncoding(t)
+    if n == "time":
+        return TimeEncoding(t)
+    if n == "uuid":
+        return UuidEncoding(t)
+    if n == "bytea":
+        return ByteaEncoding(t)
     if n == "boolean":
         return BoolEncoding(t)
     raise ConfigError(f"no encoding for type {t.sql()!r}")

@@ -94,6 +94,7 @@ def compare_column(
     ordered: bool = True,
     probes: Sequence[Any] = (),
     read: bool = True,
+    ranges: bool = True,
 ) -> list[str]:
     """Write ``values`` into a fresh ``(id int, v sql_type)`` table of each database and
     compare everything; returns the differences found (an empty list: none).
@@ -101,7 +102,8 @@ def compare_column(
     ``as_literals``: each value is a string written as a SQL literal, not a parameter.
     ``probes``: comparands of ``=``, ``<``, ``>`` (parameters); by default the values
     stored.  ``read``: read the values back (False where psycopg itself cannot load some,
-    e.g. infinite dates: they are then compared through the ids only)."""
+    e.g. infinite dates: they are then compared through the ids only).  ``ranges``:
+    compare with ``<``, ``>``, ``<=`` too (where ``ordered``)."""
     table = f"t{next(_SEQ)}"
     diffs: list[str] = []
     create = f"CREATE TABLE {table} (id integer PRIMARY KEY, v {sql_type})"
@@ -136,7 +138,7 @@ def compare_column(
             got = [(k, sorted(r) if r is not None else r) for k, r in got]
         if got[0] != got[1]:
             diffs.append(f"{sql}: plain {got[0]}, client {got[1]}")
-    ops = ["="] + (["<", ">", "<="] if ordered else [])
+    ops = ["="] + (["<", ">", "<="] if ordered and ranges else [])
     for probe in list(probes) or stored:
         for op in ops:
             if as_literals and not probes:
@@ -150,3 +152,9 @@ def compare_column(
             if got[0] != got[1]:
                 diffs.append(f"v {op} {probe!r}: plain {got[0]}, client {got[1]}")
     return diffs
+
+
+def check(pair: Pair, sql_type: str, values: Sequence[Any], **options: Any) -> None:
+    """:func:`compare_column`, failing with the differences found."""
+    diffs = compare_column(pair, sql_type, values, **options)
+    assert not diffs, "\n".join(d[:400] for d in diffs[:12])

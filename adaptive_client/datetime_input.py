@@ -1,0 +1,779 @@
+"""PostgreSQL's date/time input, on the client: the rules of the manual's "Date/Time
+Input" appendix (``ParseDateTime`` and ``DecodeDateTime`` of PostgreSQL's datetime.c), so
+that a value written into an encrypted ``date``, ``timestamp``, ``timestamptz`` or
+``time`` column is read as the server would read it -- without ever sending the text to
+the server (``SELECT $1::date`` would show it to the provider).
+
+Contract: :func:`parse` takes the text and a :class:`Session` (the session's DateStyle
+field order, TimeZone and clock) and returns a :class:`Fields` -- the date and time of
+day as written, the zone offset if one was given, or a special value (``epoch``,
+``infinity``, ``-infinity``) -- or raises PostgreSQL's error for the input: 22007
+(``invalid input syntax for type date: "..."``), 22008 (``date/time field value out of
+range: "..."``), 22009 (a zone displacement out of range), 22023 (an unknown zone name).
+The callers (``encodings``) turn fields into values of their type.
+
+Accepted, as PostgreSQL reads them: ISO 8601 (``1999-01-08``, ``19990108``,
+``1999-01-08T04:05:06``), month names (``January 8, 1999``, ``1999-Jan-08``,
+``08-Jan-1999``), numeric dates in the session's DateStyle order (``1/8/1999`` is
+January 8th under MDY, August 1st under DMY), two-digit years, day-of-year
+(``1999.008``, ``1999-008``), Julian days (``J2451187``), ``BC``/``AD``, AM/PM, day
+names, the special words (``epoch``, ``infinity``, ``-infinity``, ``now``, ``today``,
+``tomorrow``, ``yesterday``, ``allballs``), numeric zone offsets (``-8``, ``+05:30``),
+the zone abbreviations of PostgreSQL's ``Default`` set (``PST``, ``CET``, ``Z``) and
+full zone names (``America/New_York``, through :mod:`zoneinfo`).  Not accepted (22007):
+ISO 8601 field labels (``y1999m01d08``) and run-together times with a zone
+(``040506-08``), which PostgreSQL also reads.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import zoneinfo
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from psycopg import errors as pg_errors
+
+from .errors import DatetimeOutOfRange, EncodingError, InvalidDatetimeInput
+
+
+class InvalidZoneDisplacement(EncodingError, pg_errors.InvalidTimeZoneDisplacementValue):
+    """A numeric zone offset beyond ±15:59:59 (22009)."""
+
+
+class UnknownTimeZone(EncodingError, pg_errors.InvalidParameterValue):
+    """A zone name zoneinfo does not know (22023)."""
+
+
+# --- the session ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Session:
+    """What the input rules read from the session: DateStyle's field order (``MDY``,
+    ``DMY`` or ``YMD``), the TimeZone, and the transaction's ``now()`` (an aware
+    datetime, read from the server only when an input needs it)."""
+
+    order: str = "MDY"
+    zone: dt.tzinfo = dt.UTC
+    clock: Callable[[], dt.datetime] | None = None
+
+    def now(self) -> dt.datetime:
+        if self.clock is None:
+            raise InvalidDatetimeInput("the server's clock is not available to read this value")
+        return self.clock().astimezone(self.zone)
+
+
+def date_order(datestyle: str) -> str:
+    """The field order of a DateStyle setting (``"ISO, MDY"`` -> ``"MDY"``)."""
+    for part in datestyle.replace(",", " ").upper().split():
+        if part in ("MDY", "DMY", "YMD"):
+            return part
+        if part in ("EURO", "EUROPEAN"):
+            return "DMY"
+        if part in ("US", "NONEURO", "NONEUROPEAN"):
+            return "MDY"
+    return "MDY"
+
+
+@lru_cache(maxsize=256)
+def zone_named(name: str) -> dt.tzinfo | None:
+    """The zone of a TimeZone setting or a zone name in an input (PostgreSQL matches
+    them without regard to case); None if there is none."""
+    key = _zone_keys().get(name.lower())
+    if key is None:
+        return _posix_zone(name)
+    try:
+        return zoneinfo.ZoneInfo(key)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return None
+
+
+_POSIX_RE = re.compile(r"(?:[a-z]{3,}|<[^>]+>)([+-]?)([0-9]{1,2})(?::([0-9]{2})(?::([0-9]{2}))?)?")
+
+
+def _posix_zone(name: str) -> dt.tzinfo | None:
+    """A POSIX zone without daylight rules (``GMT+8``, ``PST+8``, ``MST+7:00``): the
+    offset is west of Greenwich, as POSIX writes it."""
+    m = _POSIX_RE.fullmatch(name.lower())
+    if m is None:
+        return None
+    hours, minutes, seconds = int(m.group(2)), int(m.group(3) or 0), int(m.group(4) or 0)
+    if hours > 24 or minutes > 59 or seconds > 59:
+        return None
+    west = (hours * 60 + minutes) * 60 + seconds
+    return dt.timezone(dt.timedelta(seconds=west if m.group(1) == "-" else -west))
+
+
+@lru_cache(maxsize=1)
+def _zone_keys() -> dict[str, str]:
+    return {k.lower(): k for k in zoneinfo.available_timezones()}
+
+
+# --- tables ----------------------------------------------------------------------------------
+
+# field kinds of the tokenizer
+NUMBER, STRING, DATE, TIME, TZ, SPECIAL = range(6)
+
+# field masks
+YEAR, MONTH, DAY, HOUR, MINUTE, SECOND, ZONE, DOY, DOW, AMPM, ADBC, RESERVED = (
+    1 << i for i in range(12)
+)
+DATE_M = YEAR | MONTH | DAY
+TIME_M = HOUR | MINUTE | SECOND
+
+# the keywords of PostgreSQL's datetktbl: word -> (kind, value)
+_KEYWORDS: dict[str, tuple[str, object]] = {
+    "-infinity": ("reserved", "-infinity"),
+    "ad": ("adbc", False),
+    "allballs": ("reserved", "allballs"),
+    "am": ("ampm", "am"),
+    "at": ("ignore", None),
+    "bc": ("adbc", True),
+    "epoch": ("reserved", "epoch"),
+    "infinity": ("reserved", "infinity"),
+    "j": ("units", "julian"),
+    "jd": ("units", "julian"),
+    "julian": ("units", "julian"),
+    "now": ("reserved", "now"),
+    "on": ("ignore", None),
+    "pm": ("ampm", "pm"),
+    "t": ("isotime", None),
+    "today": ("reserved", "today"),
+    "tomorrow": ("reserved", "tomorrow"),
+    "yesterday": ("reserved", "yesterday"),
+}
+for _i, _names in enumerate(
+    [
+        "jan january", "feb february", "mar march", "apr april", "may", "jun june",
+        "jul july", "aug august", "sep sept september", "oct october", "nov november",
+        "dec december",
+    ],
+    start=1,
+):  # fmt: skip
+    for _name in _names.split():
+        _KEYWORDS[_name] = ("month", _i)
+for _i, _names in enumerate(
+    [
+        "sun sunday", "mon monday", "tue tues tuesday", "wed weds wednesday",
+        "thu thur thurs thursday", "fri friday", "sat saturday",
+    ]
+):  # fmt: skip
+    for _name in _names.split():
+        _KEYWORDS[_name] = ("dow", _i)
+
+# PostgreSQL's "Default" time zone abbreviations (timezone_abbreviations): an offset in
+# seconds east of UTC, or the zone whose offset the abbreviation names at that date
+_ABBREVIATIONS_TEXT = """
+    eat:10800 sast:7200 wat:3600 act:-18000 akdt:-28800 akst:-32400
+    art:America/Argentina/Buenos_Aires arst:America/Argentina/Buenos_Aires bot:-14400
+    bra:-10800 brst:-7200 brt:-10800 cot:-18000 cdt:-18000 clst:-10800 clt:America/Santiago
+    cst:-21600 edt:-14400 egst:0 egt:-3600 est:-18000 fnt:-7200 fnst:-3600 gft:-10800
+    gyt:America/Guyana mdt:-21600 mst:-25200 ndt:-9000 nft:-12600 nst:-12600 pet:-18000
+    pdt:-25200 pmdt:-7200 pmst:-10800 pst:-28800 pyst:-10800 pyt:America/Asuncion
+    uyst:-7200 uyt:-10800 vet:America/Caracas wgst:-7200 wgt:-10800 davt:Antarctica/Davis
+    ddut:36000 mawt:Antarctica/Mawson aft:16200 almt:21600 almst:25200 amst:Asia/Yerevan
+    amt:-14400 anast:Asia/Anadyr anat:Asia/Anadyr azst:Asia/Baku azt:Asia/Baku bdt:21600
+    bnt:28800 bort:28800 btt:21600 cct:28800 gest:Asia/Tbilisi get:Asia/Tbilisi hkt:28800
+    ict:25200 idt:10800 irkst:Asia/Irkutsk irkt:Asia/Irkutsk irt:12600 ist:7200 jayt:32400
+    jst:32400 kdt:36000 kgst:21600 kgt:Asia/Bishkek krast:Asia/Krasnoyarsk
+    krat:Asia/Krasnoyarsk kst:32400 lkt:Asia/Colombo magst:Asia/Magadan magt:Asia/Magadan
+    mmt:23400 myt:28800 novst:Asia/Novosibirsk novt:Asia/Novosibirsk npt:20700
+    omsst:Asia/Omsk omst:Asia/Omsk petst:Asia/Kamchatka pett:Asia/Kamchatka pht:28800
+    pkt:18000 pkst:21600 sgt:Asia/Singapore tjt:18000 tmt:Asia/Ashgabat ulast:32400
+    ulat:Asia/Ulaanbaatar uzst:21600 uzt:18000 vlast:Asia/Vladivostok vlat:Asia/Vladivostok
+    xjt:21600 yakst:Asia/Yakutsk yakt:Asia/Yakutsk yekst:21600 yekt:Asia/Yekaterinburg
+    adt:-10800 ast:-14400 azost:0 azot:-3600 fkst:Atlantic/Stanley fkt:Atlantic/Stanley
+    acsst:37800 acdt:37800 acst:34200 acwst:31500 aesst:39600 aedt:39600 aest:36000
+    awsst:32400 awst:28800 cadt:37800 cast:34200 lhdt:Australia/Lord_Howe lhst:37800
+    ligt:36000 nzt:43200 sadt:37800 wadt:28800 wast:25200 wdt:32400 gmt:0 uct:0 ut:0 utc:0
+    z:0 zulu:0 bst:3600 bdst:7200 cest:7200 cet:3600 cetdst:7200 eest:10800 eet:7200
+    eetdst:10800 fet:10800 mest:7200 mesz:7200 met:3600 metdst:7200 mez:3600 msd:14400
+    msk:Europe/Moscow volt:Europe/Volgograd wet:0 wetdst:3600 cxt:25200 iot:Indian/Chagos
+    mut:14400 must:18000 mvt:18000 ret:14400 sct:14400 tft:18000 chadt:49500 chast:45900
+    chut:36000 ckt:Pacific/Rarotonga easst:Pacific/Easter east:Pacific/Easter fjst:46800
+    fjt:43200 galt:-21600 gamt:-32400 gilt:43200 hst:-36000 kost:Pacific/Kosrae
+    lint:Pacific/Kiritimati mart:-34200 mht:43200 mpt:36000 nut:Pacific/Niue nzdt:46800
+    nzst:43200 pgt:36000 pont:39600 pwt:32400 taht:-36000 tkt:Pacific/Fakaofo tot:46800
+    trut:36000 tvt:43200 vut:39600 wakt:43200 wft:43200 yapt:36000
+"""
+ABBREVIATIONS: dict[str, int | str] = {
+    k: (int(v) if v.lstrip("-").isdigit() else v)
+    for k, v in (item.split(":", 1) for item in _ABBREVIATIONS_TEXT.split())
+}
+
+_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def _leap(y: int) -> bool:
+    return y % 4 == 0 and (y % 100 != 0 or y % 400 == 0)
+
+
+def days_in_month(y: int, m: int) -> int:
+    return 29 if m == 2 and _leap(y) else _DAYS[m - 1]
+
+
+def date2j(y: int, m: int, d: int) -> int:
+    """The Julian day of a proleptic Gregorian date (year 0 is 1 BC), as PostgreSQL."""
+    if m > 2:
+        m += 1
+        y += 4800
+    else:
+        m += 13
+        y += 4799
+    century = y // 100
+    julian = y * 365 - 32167 + y // 4 - century + century // 4 + 7834 * m // 256 + d
+    return julian
+
+
+def j2date(jd: int) -> tuple[int, int, int]:
+    julian = jd + 32044
+    quad = julian // 146097
+    extra = (julian - quad * 146097) * 4 + 3
+    julian += 60 + quad * 3 + extra // 146097
+    quad = julian // 1461
+    julian -= quad * 1461
+    y = julian * 4 // 1461
+    julian = (julian + 305) % 365 + 123 if y else (julian + 306) % 366 + 123
+    y += quad * 4
+    year = y - 4800
+    quad = julian * 2141 // 65536
+    day = julian - 7834 * quad // 256
+    month = (quad + 10) % 12 + 1
+    return year, month, day
+
+
+# --- results ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Fields:
+    """A parsed input: ``special`` (``epoch``, ``infinity``, ``-infinity``) or the fields
+    (``year`` astronomical: 0 is 1 BC), ``offset`` the zone's seconds east of UTC when the
+    input names a fixed one, ``zone`` when it names a zone (resolved at the date)."""
+
+    year: int = 0
+    month: int = 1
+    day: int = 1
+    hour: int = 0
+    minute: int = 0
+    second: int = 0
+    micro: int = 0
+    offset: int | None = None
+    zone: dt.tzinfo | None = None
+    special: str | None = None
+    has_date: bool = False
+
+    def offset_at(self, default: dt.tzinfo) -> int:
+        """The zone offset (seconds east) the fields' local time has: the one written,
+        else that of the zone named (or ``default``) at that local time, read as
+        PostgreSQL does (a time a change skips takes the offset before it, a repeated
+        one the later, standard, offset)."""
+        if self.offset is not None:
+            return self.offset
+        zone = self.zone or default
+        if not 1 <= self.year <= 9999:
+            ref = dt.datetime(2000 if self.year < 1 else 9999, 1, 1)
+        else:
+            ref = dt.datetime(self.year, self.month, self.day, min(self.hour, 23), self.minute)
+        before = ref.replace(tzinfo=zone, fold=0).utcoffset() or dt.timedelta()
+        after = ref.replace(tzinfo=zone, fold=1).utcoffset() or dt.timedelta()
+        # a repeated hour (after < before): the later, standard, offset; a skipped one
+        # (after > before): the offset before the change
+        return int(min(before, after).total_seconds())
+
+
+# --- the tokenizer (ParseDateTime) -----------------------------------------------------------
+
+
+def _tokens(text: str) -> list[tuple[str, int]] | None:
+    fields: list[tuple[str, int]] = []
+    s = text
+    n = len(s)
+    i = 0
+    while i < n:
+        c = s[i]
+        if c.isascii() and c.isdigit():
+            j = i
+            while j < n and s[j].isdigit() and s[j].isascii():
+                j += 1
+            if j < n and s[j] == ":":
+                while j < n and (s[j].isdigit() or s[j] in ":."):
+                    j += 1
+                fields.append((s[i:j], TIME))
+            elif j < n and s[j] in "-/.":
+                delim = s[j]
+                j += 1
+                if j < n and s[j].isdigit():
+                    kind = NUMBER if delim == "." else DATE
+                    while j < n and s[j].isdigit():
+                        j += 1
+                    if j < n and s[j] == delim:
+                        kind = DATE
+                        while j < n and (s[j].isdigit() or s[j] == delim):
+                            j += 1
+                    fields.append((s[i:j], kind))
+                else:
+                    while j < n and (s[j].isalnum() or s[j] == delim):
+                        j += 1
+                    fields.append((s[i:j].lower(), DATE))
+            else:
+                fields.append((s[i:j], NUMBER))
+            i = j
+        elif c == ".":
+            j = i + 1
+            while j < n and s[j].isdigit():
+                j += 1
+            fields.append((s[i:j], NUMBER))
+            i = j
+        elif c.isalpha():
+            j = i
+            while j < n and s[j].isalpha():
+                j += 1
+            word = s[i:j].lower()
+            is_date = False
+            if j < n and s[j] in "-/.":
+                is_date = True
+            elif j < n and (s[j] == "+" or s[j].isdigit()):
+                # a known word followed by digits is a word ('j2451187', 't04:05')
+                is_date = word not in _KEYWORDS
+            if is_date:
+                while j < n and (s[j].isalnum() or s[j] in "+-/_.:"):
+                    j += 1
+                fields.append((s[i:j].lower(), DATE))
+            else:
+                fields.append((word, STRING))
+            i = j
+        elif c.isspace():
+            i += 1
+        elif c in "+-":
+            j = i + 1
+            while j < n and s[j].isspace():
+                j += 1
+            if j < n and s[j].isdigit():
+                k = j
+                while k < n and (s[k].isdigit() or s[k] in ":.-"):
+                    k += 1
+                fields.append((c + s[j:k], TZ))
+            elif j < n and s[j].isalpha():
+                k = j
+                while k < n and s[k].isalpha():
+                    k += 1
+                fields.append((c + s[j:k].lower(), SPECIAL))
+            else:
+                return None
+            i = k
+        elif c.isascii() and not c.isalnum() and c.isprintable():
+            i += 1  # other punctuation: a delimiter
+        else:
+            return None
+    return fields
+
+
+# --- the decoder (DecodeDateTime) ------------------------------------------------------------
+
+
+class _Bad(Exception):
+    """The input's error: ``kind`` is "format", "overflow", "tz" (displacement) or
+    "zone" (an unknown zone name, in ``detail``)."""
+
+    def __init__(self, kind: str, detail: str = "") -> None:
+        super().__init__(kind)
+        self.kind = kind
+        self.detail = detail
+
+
+_TYPE_NAMES = {
+    "date": "date",
+    "timestamp": "timestamp",
+    "timestamptz": "timestamp with time zone",
+    "time": "time without time zone",
+}
+
+
+def parse(text: str, kind: str, session: Session) -> Fields:
+    """The fields of ``text`` as PostgreSQL's input function for ``kind`` (date,
+    timestamp, timestamptz, time) reads them, or its error."""
+    try:
+        return _decode(text, kind, session)
+    except _Bad as bad:
+        raise _error(bad, text, kind) from None
+
+
+def _error(bad: _Bad, text: str, kind: str) -> EncodingError:
+    if bad.kind == "overflow":
+        return DatetimeOutOfRange(f'date/time field value out of range: "{text}"')
+    if bad.kind == "range":
+        what = "date" if kind == "date" else "timestamp"
+        return DatetimeOutOfRange(f'{what} out of range: "{text}"')
+    if bad.kind == "tz":
+        return InvalidZoneDisplacement(f'time zone displacement out of range: "{text}"')
+    if bad.kind == "zone":
+        return UnknownTimeZone(f'time zone "{bad.detail}" not recognized')
+    return InvalidDatetimeInput(f'invalid input syntax for type {_TYPE_NAMES[kind]}: "{text}"')
+
+
+_FRACTION_RE = re.compile(r"\.[0-9]*")
+
+
+def _fraction(text: str) -> int:
+    """Microseconds of a ``.ddd`` fraction, rounded as PostgreSQL (rint)."""
+    if not _FRACTION_RE.fullmatch(text):
+        raise _Bad("format")
+    return round(float("0" + text) * 1_000_000) if len(text) > 1 else 0
+
+
+class _State:
+    __slots__ = (
+        "ampm",
+        "bc",
+        "f",
+        "fmask",
+        "julian",
+        "order",
+        "ptype",
+        "text_month",
+        "two_digits",
+        "yday",
+    )
+
+    def __init__(self, order: str) -> None:
+        self.f = Fields()
+        self.fmask = 0
+        self.order = order
+        self.text_month = False
+        self.two_digits = False
+        self.bc = False
+        self.julian = False
+        self.ampm: str | None = None
+        self.ptype: str | None = None
+        self.yday = 0
+
+
+def _int(text: str) -> int:
+    if not text.isdigit():
+        raise _Bad("format")
+    v = int(text)
+    if v > 2**31 - 1:
+        raise _Bad("overflow")
+    return v
+
+
+def _number(st: _State, text: str) -> int:
+    """DecodeNumber: one numeric field of a date, placed by what is known so far;
+    returns the mask it sets."""
+    f = st.f
+    head, dot, tail = text.partition(".")
+    flen = len(text)
+    if dot:
+        if len(head) > 2:
+            return _number_field(st, text, st.fmask | DATE_M)
+        f.micro = _fraction("." + tail)
+    val = _int(head)
+    if flen == 3 and st.fmask & DATE_M == YEAR and 1 <= val <= 366:
+        st.yday = val
+        return DOY | MONTH | DAY
+    have = st.fmask & DATE_M
+    if have == 0:
+        if flen >= 3 or st.order == "YMD":
+            f.year, mask = val, YEAR
+        elif st.order == "DMY":
+            f.day, mask = val, DAY
+        else:
+            f.month, mask = val, MONTH
+    elif have == YEAR:
+        f.month, mask = val, MONTH
+    elif have == MONTH:
+        if st.text_month and (flen >= 3 or st.order == "YMD"):
+            f.year, mask = val, YEAR
+        else:
+            f.day, mask = val, DAY
+    elif have == YEAR | MONTH:
+        if st.text_month and flen >= 3 and st.two_digits:
+            f.day, f.year, mask = f.year, val, DAY
+            st.two_digits = False
+            return mask
+        f.day, mask = val, DAY
+    elif have == DAY:
+        f.month, mask = val, MONTH
+    elif have == MONTH | DAY:
+        f.year, mask = val, YEAR
+    elif have == DATE_M:
+        return _number_field(st, text, st.fmask)
+    else:
+        raise _Bad("format")
+    if mask == YEAR:
+        st.two_digits = flen <= 2
+    return mask
+
+
+def _number_field(st: _State, text: str, fmask: int) -> int:
+    """DecodeNumberField: a run-together date (``19990108``) or time (``040506``)."""
+    f = st.f
+    head, dot, tail = text.partition(".")
+    if dot:
+        f.micro = _fraction("." + tail)
+    elif fmask & DATE_M != DATE_M and len(head) >= 6:
+        f.day, f.month, f.year = int(head[-2:]), int(head[-4:-2]), int(head[:-4])
+        st.two_digits = len(head) - 4 == 2
+        return DATE_M
+    if not head.isdigit():
+        raise _Bad("format")
+    if fmask & TIME_M != TIME_M:
+        if len(head) == 6:
+            f.hour, f.minute, f.second = int(head[:2]), int(head[2:4]), int(head[4:])
+            return TIME_M
+        if len(head) == 4:
+            f.hour, f.minute, f.second = int(head[:2]), int(head[2:]), 0
+            return TIME_M
+    raise _Bad("format")
+
+
+def _date(st: _State, text: str) -> int:
+    """DecodeDate: a date written as one field (``1999-01-08``, ``jan-08-1999``)."""
+    parts = re.findall(r"[0-9]+|[a-z]+", text)
+    if not parts or re.search(r"[^0-9a-z]$", text):
+        raise _Bad("format")
+    mask = 0
+    numeric = []
+    for p in parts:
+        if p[0].isalpha():
+            kind, val = _KEYWORDS.get(p, ("", None))
+            if kind == "month":
+                st.f.month = int(val)  # type: ignore[call-overload]
+                st.text_month = True
+                bit = MONTH
+            else:
+                raise _Bad("format")
+            if (st.fmask | mask) & bit:
+                raise _Bad("format")
+            mask |= bit
+        else:
+            numeric.append(p)
+    saved = st.fmask
+    st.fmask |= mask
+    for p in numeric:
+        bit = _number(st, p)
+        if st.fmask & bit:
+            raise _Bad("format")
+        st.fmask |= bit
+        mask |= bit
+    st.fmask = saved
+    if mask & ~(DOY | ZONE) != DATE_M:
+        raise _Bad("format")
+    return mask
+
+
+def _time(st: _State, text: str) -> int:
+    """DecodeTime: ``hh:mm[:ss[.fff]]`` (or ``mm:ss.fff``)."""
+    f = st.f
+    parts = text.split(":")
+    if len(parts) == 2 and "." in parts[1]:
+        minute, _, frac = parts[1].partition(".")
+        f.hour, f.minute, f.second = 0, _int(parts[0]), _int(minute)
+        f.micro = _fraction("." + frac)
+    elif len(parts) == 2:
+        f.hour, f.minute, f.second = _int(parts[0]), _int(parts[1]), 0
+    elif len(parts) == 3:
+        sec, _, frac = parts[2].partition(".")
+        f.hour, f.minute, f.second = _int(parts[0]), _int(parts[1]), _int(sec)
+        f.micro = _fraction("." + frac) if "." in parts[2] else 0
+    else:
+        raise _Bad("format")
+    if f.minute > 59 or f.second > 60 or f.micro > 1_000_000:
+        raise _Bad("overflow")
+    return TIME_M
+
+
+def _displacement(text: str) -> int:
+    """DecodeTimezone: ``+hh[:mm[:ss]]`` or ``+hhmm``; seconds east of UTC."""
+    sign = -1 if text[0] == "-" else 1
+    body = text[1:]
+    if ":" in body:
+        parts = body.split(":")
+        if len(parts) > 3 or not all(p.isdigit() for p in parts):
+            raise _Bad("format")
+        hr, mn, sec = (int(p) for p in (*parts, "0", "0")[:3])
+    elif body.isdigit():
+        hr, mn, sec = (int(body) // 100, int(body) % 100, 0) if len(body) > 3 else (int(body), 0, 0)
+    else:
+        raise _Bad("format")
+    if hr > 15 or mn >= 60 or sec >= 60:
+        raise _Bad("tz")
+    return sign * ((hr * 60 + mn) * 60 + sec)
+
+
+def _decode(text: str, kind: str, session: Session) -> Fields:
+    tokens = _tokens(text)
+    if not tokens:
+        raise _Bad("format")
+    st = _State(session.order)
+    f = st.f
+    time_only = kind == "time"
+    for i, (field, ftype) in enumerate(tokens):
+        mask = 0
+        if ftype == DATE:
+            if st.ptype == "julian":
+                raise _Bad("format")
+            if st.ptype == "isotime" or st.fmask & DATE_M == DATE_M:
+                if field[0].isdigit() or st.ptype is not None:
+                    raise _Bad("format")
+                zone = zone_named(field)
+                if zone is None:
+                    raise _Bad("zone", field)
+                f.zone, mask = zone, ZONE
+            else:
+                mask = _date(st, field)
+        elif ftype == TIME:
+            if st.ptype is not None:
+                if st.ptype != "isotime":
+                    raise _Bad("format")
+                st.ptype = None
+            mask = _time(st, field)
+        elif ftype == TZ:
+            f.offset, mask = _displacement(field), ZONE
+        elif ftype == NUMBER:
+            if st.ptype == "julian":
+                head, _, _ = field.partition(".")
+                jd = _int(head)
+                f.year, f.month, f.day = j2date(jd)
+                st.julian = True
+                mask = DATE_M
+                st.ptype = None
+            elif st.ptype == "isotime":
+                mask = _number_field(st, field, st.fmask)
+                st.ptype = None
+            else:
+                flen = len(field)
+                dot = field.find(".")
+                if dot >= 0 and not st.fmask & DATE_M:
+                    mask = _date(st, field)
+                elif dot >= 0 and dot > 2:
+                    mask = _number_field(st, field, st.fmask)
+                elif flen >= 6 and (not st.fmask & DATE_M or not st.fmask & TIME_M):
+                    fm = st.fmask | (DATE_M if time_only else 0)
+                    mask = _number_field(st, field, fm)
+                elif time_only and flen >= 4 and not st.fmask & TIME_M:
+                    mask = _number_field(st, field, st.fmask | DATE_M)
+                else:
+                    mask = _number(st, field)
+        else:  # STRING, SPECIAL
+            abbrev = ABBREVIATIONS.get(field)
+            if abbrev is not None:
+                if isinstance(abbrev, int):
+                    f.offset = abbrev
+                else:
+                    f.zone = zone_named(abbrev)
+                mask = ZONE
+            else:
+                kw, val = _KEYWORDS.get(field, ("", None))
+                if kw == "reserved":
+                    mask = _reserved(st, str(val), session, kind)
+                elif kw == "month":
+                    mask = MONTH
+                    numeric_month = st.fmask & MONTH and not st.text_month
+                    if numeric_month and not st.fmask & DAY and 1 <= f.month <= 31:
+                        # a number read as the month came first ('8 January'): the day
+                        f.day, mask = f.month, DAY
+                    f.month = int(val)  # type: ignore[call-overload]
+                    st.text_month = True
+                elif kw == "dow":
+                    mask = DOW
+                elif kw == "ampm":
+                    st.ampm = str(val)
+                    mask = AMPM
+                elif kw == "adbc":
+                    st.bc = bool(val)
+                    mask = ADBC
+                elif kw == "ignore":
+                    continue
+                elif kw == "units" and val == "julian":
+                    st.ptype = "julian"
+                    continue
+                elif kw == "isotime":
+                    if st.fmask & DATE_M != DATE_M and not time_only:
+                        raise _Bad("format")
+                    if i + 1 >= len(tokens) or tokens[i + 1][1] not in (NUMBER, TIME, DATE):
+                        raise _Bad("format")
+                    st.ptype = "isotime"
+                    continue
+                else:
+                    zone = zone_named(field) if field.isalpha() else None
+                    if zone is None:
+                        raise _Bad("format")
+                    f.zone, mask = zone, ZONE
+        if mask & st.fmask:
+            raise _Bad("format")
+        st.fmask |= mask
+    if f.special is not None:
+        return f
+    _validate(st, time_only)
+    return f
+
+
+def _reserved(st: _State, word: str, session: Session, kind: str) -> int:
+    f = st.f
+    if word in ("epoch", "infinity", "-infinity"):
+        f.special = word
+        return RESERVED
+    if word == "allballs":
+        f.hour = f.minute = f.second = f.micro = 0
+        f.offset = 0
+        return TIME_M | ZONE
+    now = session.now()
+    if word == "now":
+        f.year, f.month, f.day = now.year, now.month, now.day
+        f.hour, f.minute, f.second, f.micro = now.hour, now.minute, now.second, now.microsecond
+        f.offset = int((now.utcoffset() or dt.timedelta()).total_seconds())
+        return DATE_M | TIME_M | ZONE
+    day = now.date() + dt.timedelta(days={"today": 0, "tomorrow": 1, "yesterday": -1}[word])
+    f.year, f.month, f.day = day.year, day.month, day.day
+    return DATE_M
+
+
+def _validate(st: _State, time_only: bool) -> None:
+    """ValidateDate and the checks after it: the year's era, day of year, the month's
+    days, AM/PM; a date must be whole."""
+    f, fmask = st.f, st.fmask
+    if fmask & YEAR:
+        if st.julian:
+            pass
+        elif st.bc:
+            if f.year <= 0:
+                raise _Bad("overflow")
+            f.year = -(f.year - 1)
+        elif st.two_digits:
+            if f.year < 70:
+                f.year += 2000
+            elif f.year < 100:
+                f.year += 1900
+        elif f.year <= 0:
+            raise _Bad("overflow")
+    if fmask & DOY:
+        f.year, f.month, f.day = j2date(date2j(f.year, 1, 1) + st.yday - 1)
+    if fmask & MONTH and not 1 <= f.month <= 12:
+        raise _Bad("overflow")
+    if fmask & DAY and not 1 <= f.day <= 31:
+        raise _Bad("overflow")
+    if fmask & DATE_M == DATE_M and f.day > days_in_month(f.year, f.month):
+        raise _Bad("overflow")
+    if st.ampm is not None:
+        if f.hour > 12:
+            raise _Bad("overflow")
+        if st.ampm == "am" and f.hour == 12:
+            f.hour = 0
+        elif st.ampm == "pm" and f.hour != 12:
+            f.hour += 12
+    if f.hour > 24 or (f.hour == 24 and (f.minute or f.second or f.micro)):
+        raise _Bad("overflow")
+    if f.second == 60 and f.micro:
+        raise _Bad("overflow")
+    if time_only:
+        if fmask & TIME_M == 0 and fmask & DATE_M != DATE_M:
+            raise _Bad("format")
+        return
+    if fmask & DATE_M != DATE_M:
+        raise _Bad("format")
+    f.has_date = True
