@@ -20,10 +20,15 @@ Exactness with PostgreSQL's semantics is the point, so the residual accepts only
 allowlist of constructs whose DuckDB evaluation was checked against PostgreSQL's, and
 rewrites those whose semantics differ:
 
-* integer ``/`` truncates (DuckDB ``//``); ``/`` of floats fails on zero as PostgreSQL
-  does; numeric ``/`` gives PostgreSQL's quotient (its result scale: an output is divided
-  on the client, inside the statement a UDF computes it or refuses); ``%`` of numerics
-  is refused;
+* integer ``+ - * / %`` and negation are computed in the type PostgreSQL gives them
+  (the wider operand's: both operands cast to it), so that the client engine raises
+  where PostgreSQL raises "integer out of range" (DuckDB widens ``int + constant`` to
+  bigint); integer ``/`` truncates (DuckDB ``//``); double precision ``+ - * /`` go
+  through ``pg_float8`` (PostgreSQL's overflow, underflow and division by zero); numeric
+  ``/`` gives PostgreSQL's quotient (its result scale: an output is divided on the
+  client, inside the statement a UDF computes it or refuses); text cast to an integer
+  type or double precision is read by PostgreSQL's input rules (``pg_int_in``,
+  ``pg_float8_in``);
 * ``sum`` is typed as PostgreSQL types it (bigint of smallint/integer, numeric of
   bigint); ``avg`` of integers/numerics is the exact sum and count, divided with
   PostgreSQL's numeric division (:func:`pg_avg`);
