@@ -26,8 +26,9 @@ from . import checks, defaults, foreign_keys, precomputed, range_indexes, views
 from .collation import Collation, column_collation
 from .config import Config
 from .defaults import Runtime
-from .encodings import parse_sql_type
+from .encodings import FOREIGN_TYPE_NAMES, parse_sql_type
 from .errors import (
+    AdaptiveError,
     ConfigError,
     DuplicateTable,
     LayerFloorViolation,
@@ -41,6 +42,10 @@ from .onions import TOKEN_ONIONS, Onion, layer_index, stack_for
 from .schemes import HOM
 
 HOM_GROUP = "__paillier__"
+
+
+class UndefinedType(AdaptiveError, pg_errors.UndefinedObject):
+    """A column type PostgreSQL does not have (42704), refused as PostgreSQL refuses it."""
 
 
 def _storage_type(col: ColumnMeta, oc: OnionColumn) -> str:
@@ -179,6 +184,9 @@ def _column(spec: TableSpec, cd: exp.ColumnDef) -> None:
     kind = cd.args.get("kind")
     if kind is None:
         raise UnsupportedQuery(f"column {cname} needs a type", "column without type")
+    if isinstance(kind, exp.DataType) and kind.this.value.lower() in FOREIGN_TYPE_NAMES:
+        # (another dialect's name the SQL parser maps to one of PostgreSQL's)
+        raise UndefinedType(f'type "{kind.this.value.lower()}" does not exist')
     if isinstance(kind, exp.DataType) and kind.this in _SERIAL:
         spec.types[cname] = parse_sql_type(_SERIAL[kind.this])
         spec.sequences[cname] = _Sequence(None)
