@@ -151,6 +151,23 @@ def test_layers_shows_each_new_column(
         assert {(column, expect, "Eq"), (column, expect, "Ord")} <= shown, (column, shown)
     ords = {r.column: r.provider_learns for r in rows if r.table == "typed" and r.onion == "Ord"}
     assert ords["u"] == ords["b"] == "nothing (beyond exact length and NULLs)"  # still RND
+    # ordered once: the Ord onions are at OPE, over an 8-byte prefix (docs/security.md)
+    with adaptive_client.connect(dsn, master_key=master_key.hex(), autocommit=True) as conn:
+        conn.execute("INSERT INTO typed (id, u, b) VALUES (2, %s, %s)", (uuid.uuid4(), b"x" * 40))
+        conn.execute("SELECT id FROM typed ORDER BY u").fetchall()
+        conn.execute("SELECT id FROM typed ORDER BY b").fetchall()
+        conn.execute("SELECT id FROM typed WHERE u = %s", (uuid.uuid4(),)).fetchall()
+    with psycopg.connect(dsn) as raw:
+        rows = admin.layers_report(raw, master_key)
+        learns = {(r.column, r.onion): (r.layer, r.provider_learns) for r in rows}
+        assert learns["u", "Ord"] == ("OPE", "order of an 8-byte prefix")
+        assert learns["b", "Ord"] == ("OPE", "order of an 8-byte prefix")
+        assert learns["u", "Eq"][0] == "DET"
+        # every uuid's DET ciphertext has the same length (AES-SIV over 16 bytes)
+        eq = next(r.stored_as for r in rows if r.column == "u" and r.onion == "Eq")
+        table, column = eq.split(".")
+        lengths = raw.execute(f'SELECT DISTINCT length("{column}") FROM "{table}"').fetchall()
+        assert len(lengths) == 1
 
 
 def parsed_sql(text: str) -> str:
