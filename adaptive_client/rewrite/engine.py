@@ -17,7 +17,7 @@ from psycopg import errors as pg_errors
 
 from ..collation import CaseMapping, Collation, collation_key
 from ..errors import CollationUnavailable, UnsupportedQuery
-from .numeric import float8_in, float8_op, int_in, numeric_div
+from .numeric import float8_in, int_in, numeric_div
 
 # The scale of a numeric quotient computed inside the client engine: PostgreSQL's
 # (at least 16 significant digits) fits for quotients from 1e-8 to 1e14; others are
@@ -111,9 +111,10 @@ def _engine() -> duckdb.DuckDBPyConnection:
     con.create_function("pg_substr3", pg_substr, [VARCHAR, BIGINT, BIGINT], VARCHAR)
     con.create_function("pg_reverse", _reverse, [VARCHAR], VARCHAR)
     con.create_function("pg_rint", _rint, [DOUBLE], DOUBLE)
-    con.create_function("pg_float8", pg_float8, [VARCHAR, DOUBLE, DOUBLE], DOUBLE)
     con.create_function("pg_int_in", int_in, [VARCHAR, BIGINT], BIGINT)
-    con.create_function("pg_float8_in", float8_in, [VARCHAR], DOUBLE)
+    con.create_function("pg_float8_text", _float8_text, [VARCHAR], VARCHAR)
+    for macro in _FLOAT8_MACROS:
+        con.execute(macro)
     con.create_function(
         "pg_to_char",
         to_char,
@@ -126,11 +127,28 @@ def _engine() -> duckdb.DuckDBPyConnection:
     return con
 
 
-def pg_float8(op: str, a: float, b: float) -> float:
-    """``a op b`` of double precision values as PostgreSQL's float8 operators compute it
-    (numeric.float8_op: overflow and underflow 22003, a zero divisor 22012); the error
-    reaches :func:`translate` through DuckDB's message."""
-    return float8_op(op, a, b)
+# PostgreSQL's float8 operators (float.h) as macros of DuckDB's: an infinite result of
+# finite operands is an overflow; a zero product or quotient of non-zero finite operands
+# an underflow (both 22003); a zero divisor 22012 unless the dividend is NaN.  Macros, not
+# Python functions: a Python function's NaN reaches DuckDB as NULL.
+_FLOAT8_MACROS: Final = [
+    "CREATE MACRO pg_float8_checked(r, a, b) AS CASE WHEN isinf(r) AND NOT (isinf(a) OR "
+    "isinf(b)) THEN error('value out of range: overflow') ELSE r END",
+    "CREATE MACRO pg_float8_add(a, b) AS pg_float8_checked(a + b, a, b)",
+    "CREATE MACRO pg_float8_sub(a, b) AS pg_float8_checked(a - b, a, b)",
+    "CREATE MACRO pg_float8_mul(a, b) AS CASE WHEN a * b = 0 AND NOT (a = 0 OR b = 0) "
+    "THEN error('value out of range: underflow') ELSE pg_float8_checked(a * b, a, b) END",
+    "CREATE MACRO pg_float8_div(a, b) AS CASE WHEN b = 0 AND NOT isnan(a) "
+    "THEN error('division by zero') WHEN isinf(a / b) AND NOT isinf(a) "
+    "THEN error('value out of range: overflow') WHEN a / b = 0 AND a <> 0 AND NOT isinf(b) "
+    "THEN error('value out of range: underflow') ELSE a / b END",
+]
+
+
+def _float8_text(text: str) -> str:
+    """``text::double precision`` as PostgreSQL reads it (numeric.float8_in), given back
+    as text DuckDB's cast reads to the same double (NaN and infinities included)."""
+    return repr(float8_in(text))
 
 
 def _rint(x: float) -> float:
@@ -358,7 +376,7 @@ def translate(exc: duckdb.Error) -> Exception:
         if at >= 0:
             return error(msg[at + len(marker) + 2 :].strip())
     for reason in ("value out of range: overflow", "value out of range: underflow"):
-        if reason in msg:  # pg_float8's
+        if reason in msg:  # the pg_float8_* macros'
             return pg_errors.NumericValueOutOfRange(reason)
     if isinstance(exc, duckdb.OutOfRangeException) and "Overflow" in msg and "DECIMAL" not in msg:
         return pg_errors.NumericValueOutOfRange(_integer_overflow(msg, destination=False))

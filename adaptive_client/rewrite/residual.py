@@ -24,11 +24,11 @@ rewrites those whose semantics differ:
   (the wider operand's: both operands cast to it), so that the client engine raises
   where PostgreSQL raises "integer out of range" (DuckDB widens ``int + constant`` to
   bigint); integer ``/`` truncates (DuckDB ``//``); double precision ``+ - * /`` go
-  through ``pg_float8`` (PostgreSQL's overflow, underflow and division by zero); numeric
-  ``/`` gives PostgreSQL's quotient (its result scale: an output is divided on the
-  client, inside the statement a UDF computes it or refuses); text cast to an integer
-  type or double precision is read by PostgreSQL's input rules (``pg_int_in``,
-  ``pg_float8_in``);
+  through the ``pg_float8_*`` macros (PostgreSQL's overflow, underflow and division by
+  zero); numeric ``/`` gives PostgreSQL's quotient (its result scale: an output is
+  divided on the client, inside the statement a UDF computes it or refuses); text cast
+  to an integer type or double precision is read by PostgreSQL's input rules
+  (``pg_int_in``, ``pg_float8_text``);
 * ``sum`` is typed as PostgreSQL types it (bigint of smallint/integer, numeric of
   bigint); ``avg`` of integers/numerics is the exact sum and count, divided with
   PostgreSQL's numeric division (:func:`pg_avg`);
@@ -557,7 +557,7 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
             # truncated toward zero, in the operands' common type (INT_MIN / -1 overflows)
             return _int_typed(exp.IntDiv(this=node.this, expression=node.expression))
         if _float8(node):
-            return _udf("pg_float8", exp.Literal.string("/"), *_doubles(node))
+            return _udf("pg_float8_div", *_doubles(node))
         if (
             "float" in (a, b)
             and a in ("int", "decimal", "float")
@@ -584,8 +584,8 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         raise _refuse("modulo of other than integers and numerics", node)
     if isinstance(node, exp.Add | exp.Sub | exp.Mul):
         if _float8(node):
-            op = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*"}[type(node)]
-            return _udf("pg_float8", exp.Literal.string(op), *_doubles(node))
+            op = {exp.Add: "add", exp.Sub: "sub", exp.Mul: "mul"}[type(node)]
+            return _udf(f"pg_float8_{op}", *_doubles(node))
         return _int_typed(node)
     if isinstance(node, exp.Neg) and _kind(node.this) == "int" and not _constant_int(node):
         width = _int_width(node.this)
@@ -1146,7 +1146,7 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
             value = _udf("pg_int_in", node.this, exp.Literal.number(width))
             return _cast(value, _INT_DUCK_WIDTH[width])
         if to.this is T.DOUBLE:
-            return _udf("pg_float8_in", node.this)
+            return _cast(_udf("pg_float8_text", node.this), "DOUBLE")
     ok = {
         # numeric to integer rounds half away from zero in both engines, double
         # precision half to even (rint) in both
