@@ -97,7 +97,7 @@ class AsyncConnection:
             return await asyncio.shield(fut)
         except asyncio.CancelledError:
             with contextlib.suppress(Exception):
-                await asyncio.to_thread(_cancel, self._sync.pg)
+                await asyncio.to_thread(self._sync.cancel)
             with contextlib.suppress(BaseException):
                 await fut
             raise
@@ -120,6 +120,14 @@ class AsyncConnection:
         cur = self.cursor()
         await cur.execute(query, params)
         return cur
+
+    def cancel(self) -> None:
+        """Cancel the statement the connection's worker is running (blocks briefly)."""
+        self._sync.cancel()
+
+    async def cancel_safe(self) -> None:
+        """Cancel the statement the connection's worker is running, awaited."""
+        await asyncio.to_thread(self._sync.cancel)
 
     async def commit(self) -> None:
         await self._run(self._sync.commit)
@@ -211,11 +219,6 @@ class AsyncConnection:
                 await self.rollback()
         if self._pool is None:  # a pooled connection goes back to its pool instead
             await self.close()
-
-
-def _cancel(pg: psycopg.Connection[Any]) -> None:
-    cancel = getattr(pg, "cancel_safe", None) or pg.cancel
-    cancel()
 
 
 def _exit_transaction(sync: Connection, tx: Any, exc: BaseException | None) -> None:

@@ -288,6 +288,15 @@ class Connection:
             self.pg.rollback()
             self._after_rollback()
 
+    def cancel(self) -> None:
+        """Cancel what this connection is running, from another thread (as psycopg's
+        ``cancel_safe``): the statement's wait for the server ends with
+        ``QueryCanceled``, and the transaction it ran in is failed.  A peel or onion
+        build the statement was running on the control session is cancelled too (it
+        rolls back whole).  Takes no lock: the statement holds the connection's."""
+        for conn in (self.pg, self.control):
+            (getattr(conn, "cancel_safe", None) or conn.cancel)()  # (psycopg < 3.2)
+
     def _statement_failed(self, exc: BaseException) -> None:
         """After a statement raised ``exc``: the application's transaction is failed on
         the server where PostgreSQL would have failed it, so that what follows -- the

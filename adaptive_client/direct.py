@@ -184,22 +184,24 @@ class DirectExecutor:
         an explicit transaction, so the Sync ends nothing: a failing statement leaves it
         failed, exactly as after BEGIN and the statement sent one after the other."""
         pgconn = self._conn.pgconn
+        # (nonblocking: what the socket did not take at once, sent as psycopg sends it;
+        # every wait for the server in psycopg's wait loop, which lets other threads run
+        # and cancels the statement on an interrupt)
+        wait = self._conn.wait
+        synced = False
         pgconn.enter_pipeline_mode()
         try:
             pgconn.send_query_params(begin, None)
             pgconn.send_query_prepared(name, values, param_formats=formats)
             pgconn.pipeline_sync()
-            # (nonblocking: what the socket did not take at once, sent as psycopg sends it;
-            # every wait for the server in psycopg's wait loop, which lets other threads
-            # run and cancels the statement on an interrupt)
-            wait = self._conn.wait
             wait(generators.send(pgconn))
             opened = _next_result(wait, pgconn)
             res = _next_result(wait, pgconn)
-            while (last := wait(generators.fetch(pgconn))) is not None and last.status != _SYNC:
-                pass  # (the Sync's result ends the pipeline; a broken connection: None)
+            synced = _through_sync(wait, pgconn)
         finally:
             if pgconn.status != _BAD and pgconn.pipeline_status:
+                if not synced:  # (interrupted, cancelled: what is left read up to the Sync)
+                    _through_sync(wait, pgconn)
                 pgconn.exit_pipeline_mode()
         for result in (opened, res):
             if result is None:  # (the connection broke before answering)
@@ -233,6 +235,15 @@ class DirectExecutor:
 def _connection_lost(message: bytes) -> e.OperationalError:
     """psycopg's error for a connection that broke mid-statement, with libpq's message."""
     return e.OperationalError(f"consuming input failed: {message.decode(errors='replace').strip()}")
+
+
+def _through_sync(wait: Callable[[Any], Any], pgconn: Any) -> bool:
+    """Read the pipeline's results up to and including its Sync's (False: the connection
+    broke first)."""
+    while (last := wait(generators.fetch(pgconn))) is None or last.status != _SYNC:
+        if last is None and pgconn.status == _BAD:
+            return False
+    return True
 
 
 def _next_result(wait: Callable[[Any], Any], pgconn: Any) -> Any:

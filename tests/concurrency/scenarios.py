@@ -227,6 +227,114 @@ def lock_wait_ticker(driver: str, dsn: str) -> dict[str, Any]:
     return out
 
 
+# -- cancelling a wait --------------------------------------------------------------------------
+def _blocked_update(driver: str, dsn: str) -> tuple[Any, Any]:
+    """A connection whose next ``UPDATE t ... WHERE id = 3`` waits for another session's
+    row lock; (that connection, the other session)."""
+    setup(driver, dsn)
+    conn = connect(driver, dsn)
+    for _ in range(6):  # prepared: the direct path's wait
+        conn.execute("UPDATE t SET x = x + 1 WHERE id = 3")
+        conn.rollback()
+    other = psycopg.connect(dsn)
+    if driver == "plain":
+        other.execute("UPDATE t SET x = x + 1 WHERE id = 3")
+    else:
+        other.execute(f'SELECT 1 FROM "{conn.catalog.table("t").anon}" FOR UPDATE')
+    return conn, other
+
+
+def _after_cancel(conn: Any, error: BaseException) -> dict[str, Any]:
+    out: dict[str, Any] = {"error": type(error).__name__}
+    out["sqlstate"] = getattr(error, "sqlstate", None)
+    try:
+        conn.execute("SELECT 1")
+        out["next"] = "ok"
+    except psycopg.Error as exc:
+        out["next"] = exc.sqlstate
+    conn.rollback()
+    out["after_rollback"] = conn.execute("SELECT x FROM t WHERE id = 3").fetchall()
+    return out
+
+
+def cancel_from_thread(driver: str, dsn: str) -> dict[str, Any]:
+    """``conn.cancel()`` from another thread ends a lock wait with QueryCanceled."""
+    conn, other = _blocked_update(driver, dsn)
+    timer = threading.Timer(0.5, lambda: (conn.cancel_safe if driver == "plain" else conn.cancel)())
+    timer.start()
+    started = time.perf_counter()
+    try:
+        conn.execute("UPDATE t SET x = x + 1 WHERE id = 3")
+        error: BaseException = AssertionError("not cancelled")
+    except psycopg.Error as exc:
+        error = exc
+    out = {"waited": time.perf_counter() - started, **_after_cancel(conn, error)}
+    other.rollback()
+    return out
+
+
+def interrupt(driver: str, dsn: str) -> dict[str, Any]:
+    """Ctrl-C (SIGINT) during a lock wait: KeyboardInterrupt, the statement cancelled on
+    the server, the connection usable after a rollback."""
+    import os
+    import signal
+
+    conn, other = _blocked_update(driver, dsn)
+    threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+    started = time.perf_counter()
+    try:
+        conn.execute("UPDATE t SET x = x + 1 WHERE id = 3")
+        error: BaseException = AssertionError("not interrupted")
+    except KeyboardInterrupt as exc:
+        error = exc
+    out = {"waited": time.perf_counter() - started, **_after_cancel(conn, error)}
+    other.rollback()
+    return out
+
+
+def cancel_async_task(driver: str, dsn: str) -> dict[str, Any]:
+    """Cancelling the asyncio task awaiting a lock wait: CancelledError, the statement
+    cancelled on the server, the connection usable after a rollback."""
+    setup(driver, dsn)
+
+    async def main() -> dict[str, Any]:
+        if driver == "plain":
+            conn: Any = await psycopg.AsyncConnection.connect(dsn)
+        else:
+            conn = await adaptive_client.AsyncConnection.connect(dsn)
+        for _ in range(6):
+            await conn.execute("UPDATE t SET x = x + 1 WHERE id = 3")
+            await conn.rollback()
+        other = psycopg.connect(dsn)
+        if driver == "plain":
+            other.execute("UPDATE t SET x = x + 1 WHERE id = 3")
+        else:
+            anon = conn.sync_connection.catalog.table("t").anon
+            other.execute(f'SELECT 1 FROM "{anon}" FOR UPDATE')
+        task = asyncio.create_task(conn.execute("UPDATE t SET x = x + 1 WHERE id = 3"))
+        await asyncio.sleep(0.5)
+        task.cancel()
+        out: dict[str, Any] = {}
+        try:
+            await asyncio.wait_for(task, 30)
+            out["error"] = "none"
+        except asyncio.CancelledError:
+            out["error"] = "CancelledError"
+        try:
+            await conn.execute("SELECT 1")
+            out["next"] = "ok"
+        except psycopg.Error as exc:
+            out["next"] = exc.sqlstate
+        await conn.rollback()
+        cur = await conn.execute("SELECT x FROM t WHERE id = 3")
+        out["after_rollback"] = await cur.fetchall()
+        other.rollback()
+        await conn.close()
+        return out
+
+    return asyncio.run(main())
+
+
 # -- one connection among threads ------------------------------------------------------------
 def serial_threads(driver: str, dsn: str) -> dict[str, Any]:
     """One connection used by 8 threads at once, 10,000 rows with a ``serial`` key, and
@@ -329,6 +437,9 @@ def pool_contention(driver: str, dsn: str, limit: str) -> dict[str, Any]:
 
 
 SCENARIOS: dict[str, Callable[..., dict[str, Any]]] = {
+    "cancel_from_thread": cancel_from_thread,
+    "interrupt": interrupt,
+    "cancel_async_task": cancel_async_task,
     "serial_threads": serial_threads,
     "pool_contention": pool_contention,
     **{f"contention_{k}": (lambda d, s, k=k: contention(d, s, k)) for k in CONTENTION},

@@ -70,3 +70,15 @@ def test_other_threads_run_during_a_lock_wait(pair: Pair) -> None:
     enc = run("lock_wait_ticker", "adaptive", pair.enc, pair)
     assert enc["waited"] > 1.5
     assert enc["gap"] < 0.1, f"the process stood still {enc['gap']:.3f} s"
+
+
+@pytest.mark.parametrize("how", ["cancel_from_thread", "interrupt", "cancel_async_task"])
+def test_a_lock_wait_is_cancelled_as_with_psycopg(how: str, pair: Pair) -> None:
+    """conn.cancel() from another thread, Ctrl-C, an asyncio task's cancellation: the
+    wait ends, the transaction is failed, a rollback makes the connection usable."""
+    plain = run(how, "plain", pair.plain, pair)
+    enc = run(how, "adaptive", pair.enc, pair)
+    assert enc.pop("waited", 0) < 10
+    plain.pop("waited", None)
+    assert enc == plain
+    assert enc["next"] == "25P02"  # InFailedSqlTransaction
