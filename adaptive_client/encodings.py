@@ -119,6 +119,11 @@ class SqlType:
     precision: int | None = None
     scale: int | None = None
 
+    @property
+    def oid(self) -> int:
+        """PostgreSQL's type OID for the column's values (a result's type code)."""
+        return TYPE_OIDS[self.name]
+
     def sql(self) -> str:
         if self.name == "numeric" and self.precision is not None:
             return f"numeric({self.precision},{self.scale or 0})"
@@ -160,6 +165,13 @@ _ALIASES = {
     "uuid": "uuid",
     "bytea": "bytea",
 }
+# each canonical type name's OID, as PostgreSQL describes a result column of the type
+TYPE_OIDS = {
+    "smallint": 21, "integer": 23, "bigint": 20, "numeric": 1700, "real": 700,
+    "double precision": 701, "text": 25, "varchar": 1043, "char": 1042, "date": 1082,
+    "timestamp": 1114, "timestamptz": 1184, "time": 1083, "uuid": 2950, "bytea": 17,
+    "boolean": 16,
+}  # fmt: skip
 # types whose modifier is a number of fractional digits (0 to 6)
 _FRACTIONAL = frozenset({"timestamp", "timestamptz", "time"})
 # PostgreSQL's spellings of the date/time types with a precision: (name, zoned)
