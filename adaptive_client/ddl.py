@@ -26,7 +26,7 @@ from . import checks, defaults, foreign_keys, precomputed, range_indexes, views
 from .collation import Collation, column_collation
 from .config import Config
 from .defaults import Runtime
-from .encodings import FOREIGN_TYPE_NAMES, parse_sql_type
+from .encodings import FOREIGN_TYPE_NAMES, SqlType, parse_sql_type
 from .errors import (
     AdaptiveError,
     ConfigError,
@@ -176,6 +176,16 @@ def _table_constraint(spec: TableSpec, item: exp.Expression, name: str | None) -
         )
 
 
+def column_type(kind: exp.Expression) -> SqlType:
+    """The column type a DDL statement declares, refused as PostgreSQL refuses it where
+    PostgreSQL has no such type (42704; the SQL parser maps some other dialects' names,
+    ``tinyint``, ``datetime``, to PostgreSQL's), or by name where the client has no
+    encoding for it (``ConfigError``)."""
+    if isinstance(kind, exp.DataType) and kind.this.value.lower() in FOREIGN_TYPE_NAMES:
+        raise UndefinedType(f'type "{kind.this.value.lower()}" does not exist')
+    return parse_sql_type(kind.sql("postgres"))
+
+
 def _column(spec: TableSpec, cd: exp.ColumnDef) -> None:
     cname = cd.name.lower()
     if cname in spec.types:
@@ -184,15 +194,12 @@ def _column(spec: TableSpec, cd: exp.ColumnDef) -> None:
     kind = cd.args.get("kind")
     if kind is None:
         raise UnsupportedQuery(f"column {cname} needs a type", "column without type")
-    if isinstance(kind, exp.DataType) and kind.this.value.lower() in FOREIGN_TYPE_NAMES:
-        # (another dialect's name the SQL parser maps to one of PostgreSQL's)
-        raise UndefinedType(f'type "{kind.this.value.lower()}" does not exist')
     if isinstance(kind, exp.DataType) and kind.this in _SERIAL:
         spec.types[cname] = parse_sql_type(_SERIAL[kind.this])
         spec.sequences[cname] = _Sequence(None)
         spec.nullable[cname] = False
     else:
-        spec.types[cname] = parse_sql_type(kind.sql("postgres"))
+        spec.types[cname] = column_type(kind)
         spec.nullable[cname] = True
     for c in cd.constraints:
         kind_ = c.kind
