@@ -243,7 +243,7 @@ class AsyncCursor:
         self._cur = cursor
 
     @property
-    def description(self) -> list[tuple[Any, ...]] | None:
+    def description(self) -> Sequence[tuple[Any, ...]] | None:
         return self._cur.description
 
     @property

@@ -49,6 +49,7 @@ from .collation import (
     server_version,
 )
 from .config import PEEL_MODES, Config, load_config
+from .description import Column, from_psycopg
 from .direct import DirectExecutor, keep_statements_across_rollback
 from .errors import (
     AdaptiveError,
@@ -998,7 +999,7 @@ class Connection:
         with self.pg.cursor() as raw:
             raw.execute(f"EXPLAIN {options} {plan.sql}".encode(), plan.bind(params or ()))
             rows = raw.fetchall()
-        cur._set_result(rows, [("QUERY PLAN", 25, None, None, None, None, None)], len(rows))
+        cur._set_result(rows, [Column("QUERY PLAN", 25)], len(rows))
 
     def _ddl(self, stmt: exp.Expression) -> None:
         if not self._in_transaction():
@@ -1051,7 +1052,7 @@ class Cursor:
         self.connection = conn
         self._rows: list[tuple[Any, ...]] = []
         self._pos = 0
-        self.description: list[tuple[Any, ...]] | None = None
+        self.description: Sequence[tuple[Any, ...]] | None = None
         self.rowcount = -1
         self.closed = False
         self._server: psycopg.RawCursor[Any] | None = None
@@ -1172,7 +1173,7 @@ class Cursor:
 
     # -- internals -------------------------------------------------------------------------
     def _set_result(
-        self, rows: list[tuple[Any, ...]], desc: list[tuple[Any, ...]] | None, rowcount: int
+        self, rows: list[tuple[Any, ...]], desc: Sequence[tuple[Any, ...]] | None, rowcount: int
     ) -> None:
         self._more_sets = []
         self._rows, self._pos = rows, 0
@@ -1183,9 +1184,7 @@ class Cursor:
         with self.connection.pg.cursor() as cur:
             cur.execute(query.encode(), params)
             rows = cur.fetchall() if cur.description else []
-            desc = [
-                (d.name, d.type_code, None, None, None, None, None) for d in cur.description or []
-            ]
+            desc = [from_psycopg(d) for d in cur.description or []]
             self._set_result(rows, desc, cur.rowcount)
 
     def _execute_plan(self, plan: Compiled, params: Params) -> None:

@@ -14,6 +14,7 @@ from psycopg import sql
 from sqlglot import exp
 
 from .defaults import Runtime
+from .description import Column
 from .metadata import Catalog, ColumnMeta
 
 _FUNCTIONS = {"currval", "lastval", "nextval", "setval"}
@@ -48,7 +49,7 @@ def _sequence(catalog: Catalog, node: exp.Expression) -> ColumnMeta:
 
 def answer(
     stmt: exp.Expression, catalog: Catalog, runtime: Runtime
-) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], int] | None:
+) -> tuple[list[tuple[Any, ...]], list[Column], int] | None:
     """The result of a SELECT of sequence functions, or None for any other statement."""
     calls = _calls(stmt)
     if not calls:
@@ -78,7 +79,7 @@ def answer(
                 )
             ).fetchone()
             row.append(result[0] if result else None)
-    description = [(name, _INT8, None, None, None, None, None) for name, _ in calls]
+    description = [Column(name, _INT8) for name, _ in calls]
     return [tuple(row)], description, 1
 
 

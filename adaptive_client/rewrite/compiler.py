@@ -40,6 +40,7 @@ from ..encodings import (
     parse_sql_type,
 )
 from ..errors import (
+    ConfigError,
     EncodingError,
     LayerFloorViolation,
     ParameterMismatch,
@@ -84,6 +85,52 @@ _OIDS = {
 
 
 _TEXT_OIDS = frozenset({25, 1043})
+
+
+def _constant_oid(node: exp.Expression) -> int:
+    """The type PostgreSQL gives a constant select-list item: an integer literal is
+    integer, bigint or numeric by its size, one with a point or exponent numeric, TRUE
+    and FALSE boolean, a cast its type; a string, NULL or parameter text (25)."""
+    if isinstance(node, exp.Paren):
+        return _constant_oid(node.this)
+    if isinstance(node, exp.Boolean):
+        return 16
+    if isinstance(node, exp.Cast):
+        return _OIDS.get(parse_sql_type_name(node.to), 25)
+    if isinstance(node, exp.Neg):
+        return _constant_oid(node.this)
+    if isinstance(node, exp.Literal) and not node.is_string:
+        text = node.this
+        if not text.isdigit():
+            return 1700
+        value = int(text)
+        return 23 if value <= 2**31 - 1 else 20 if value <= 2**63 - 1 else 1700
+    return 25
+
+
+# the output name PostgreSQL gives ``CAST(constant AS type)``: the type's own name
+_CAST_NAMES = {
+    21: "int2",
+    23: "int4",
+    20: "int8",
+    1700: "numeric",
+    700: "float4",
+    701: "float8",
+    25: "text",
+    1043: "varchar",
+    1042: "bpchar",
+    1082: "date",
+    1114: "timestamp",
+    16: "bool",
+}
+
+
+def parse_sql_type_name(to: exp.Expression) -> str:
+    """The name :data:`_OIDS` knows a cast's target type by ('' for any other)."""
+    try:
+        return parse_sql_type(to.sql("postgres")).name
+    except ConfigError:  # (a type the client does not encode: not in the table)
+        return ""
 
 # The parameters of the statement whose rows are being decoded (for client-side values).
 CURRENT_PARAMS: ContextVar[Any] = ContextVar("CURRENT_PARAMS", default=())
@@ -1096,7 +1143,10 @@ class Compiler:
         const = self.value_of(node)
         if const is not None:
             # parameters are read from the statement's current parameters when rows decode
-            return (lambda row: const(CURRENT_PARAMS.get())), "?column?", 25
+            name = _CAST_NAMES.get(_constant_oid(node), "?column?")
+            if not isinstance(node, exp.Cast):
+                name = "bool" if isinstance(node, exp.Boolean) else "?column?"
+            return (lambda row: const(CURRENT_PARAMS.get())), name, _constant_oid(node)
         if isinstance(node, exp.Add | exp.Sub | exp.Mul | exp.Div | exp.Mod):
             lf, _, loid = self.value_expr(scope, node.this, select, grouped)
             rf, _, roid = self.value_expr(scope, node.expression, select, grouped)

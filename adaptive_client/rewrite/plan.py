@@ -16,6 +16,7 @@ from typing import Any
 
 from .. import defaults, recipes
 from ..collation import Collation
+from ..description import Column
 from ..joins import JoinNeed
 from ..metadata import ColumnMeta, OnionColumn, TableMeta
 from ..onions import Cap
@@ -268,7 +269,7 @@ class Compiled:
     @cached_property
     def description(self) -> list[tuple[Any, ...]]:
         """DB-API ``cursor.description`` of the decrypted result (fixed once compiled)."""
-        return [(o.name, o.type_code, None, None, None, None, None) for o in self.outputs]
+        return [Column(o.name, o.type_code) for o in self.outputs]
 
     @property
     def positional_sql(self) -> bytes:

@@ -202,3 +202,26 @@ def test_server_jit_off_for_the_clients_statements_unless_configured(
 def test_server_jit_must_be_a_flag() -> None:
     with pytest.raises(ConfigError, match="server_jit"):
         load_config({"defaults": {"server_jit": "no"}})
+
+
+def test_description_entries_are_named_as_psycopgs(
+    conn: adaptive_client.Connection, pg_dsn: str
+) -> None:
+    """Each entry reads by position and by name (``.name``, ``.type_code``), with the
+    names and type OIDs psycopg reports for the same result on a plain database."""
+    queries = [
+        "SELECT id, name FROM acct WHERE id = 1",
+        "SELECT name, count(*) AS n FROM acct GROUP BY name",
+        "SELECT 1 AS one, 'x' AS two, 2.5 AS three, 3000000000 AS four, true AS five",
+        "SELECT -7, CAST(1 AS bigint), NULL",
+    ]
+    with psycopg.connect(pg_dsn) as plain:
+        plain.execute("CREATE TEMP TABLE acct (id integer PRIMARY KEY, name text, email text)")
+        for sql in queries:
+            want = plain.execute(sql).description or []
+            got = conn.execute(sql).description or []
+            assert [(d.name, d.type_code) for d in got] == [(d.name, d.type_code) for d in want]
+            assert [d[:2] for d in got] == [(d.name, d.type_code) for d in want]
+            assert all(len(d) == 7 for d in got)
+    explain = conn.execute("EXPLAIN SELECT id FROM acct WHERE id = 1").description or []
+    assert [d.name for d in explain] == ["QUERY PLAN"]
