@@ -1,9 +1,19 @@
-"""``adaptive-db``: the embedded cluster and the DBA's commands."""
+"""``adaptive-db``: the DBA's commands, and the embedded cluster for tests and benchmarks.
+
+The database is named as libpq names it: ``--dsn`` (a conninfo or URI), else the
+standard ``PG*`` environment variables and service files (``PGHOST``, ``PGDATABASE``,
+``PGSERVICE``...), exactly as ``psql`` reads them; ``--embedded`` picks the embedded
+cluster's database instead.  The master key: ``--master-key-file``, else
+``ADAPTIVE_MASTER_KEY`` (hex) or ``ADAPTIVE_MASTER_KEY_FILE``; ``adaptive-db keygen``
+makes one.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import secrets
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -11,8 +21,15 @@ from typing import Any
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from .errors import AdaptiveError, ConfigError
-from .keys import MasterKey, load_master_key
+from .errors import AdaptiveError, ConfigError, MasterKeyMissing
+from .keys import KEY_BYTES, MASTER_KEY_ENV, MASTER_KEY_FILE_ENV, MasterKey, load_master_key
+
+DESCRIPTION = "Adaptive encryption for PostgreSQL: the DBA's commands and the embedded cluster."
+EPILOG = (
+    "The database: --dsn, else libpq's PG* environment variables and service files "
+    "(as psql), or --embedded for the embedded cluster.  The master key: "
+    f"--master-key-file, else {MASTER_KEY_ENV} (64 hex digits) or {MASTER_KEY_FILE_ENV}."
+)
 
 
 def _cluster() -> Any:
@@ -22,9 +39,13 @@ def _cluster() -> Any:
 
 
 def _dsn(args: argparse.Namespace) -> str:
-    """``--dsn`` if given, else the embedded cluster's database (which must be running)."""
+    """``--dsn`` if given; with ``--embedded`` the embedded cluster's database (which must
+    be running); else the empty conninfo, which libpq completes from the ``PG*``
+    environment variables and service files."""
     if getattr(args, "dsn", None):
         return str(args.dsn)
+    if not getattr(args, "embedded", False):
+        return ""
     cluster = _cluster()
     if not cluster.initialized():
         raise AdaptiveError(
@@ -52,7 +73,11 @@ def _connect(dsn: str, autocommit: bool = True) -> psycopg.Connection[Any]:
     try:
         return psycopg.connect(dsn, autocommit=autocommit, connect_timeout=10)
     except psycopg.Error as exc:
-        raise AdaptiveError(f"cannot connect to {_redacted(dsn)!r}: {str(exc).strip()}") from None
+        where = repr(_redacted(dsn)) if dsn else "the database libpq's PG* settings name"
+        raise AdaptiveError(
+            f"cannot connect to {where}: {str(exc).strip()} "
+            "(name the database with --dsn, the PG* environment variables, or --embedded)"
+        ) from None
 
 
 def cmd_up(args: argparse.Namespace) -> int:
@@ -97,7 +122,31 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 
 def _master(args: argparse.Namespace) -> MasterKey:
-    return load_master_key(args.master_key_file or None)
+    try:
+        return load_master_key(args.master_key_file or None)
+    except MasterKeyMissing:
+        raise MasterKeyMissing(
+            f"no master key: use --master-key-file FILE, or set {MASTER_KEY_ENV} (64 hex "
+            f"digits) or {MASTER_KEY_FILE_ENV} (make one with `adaptive-db keygen FILE`)"
+        ) from None
+
+
+def cmd_keygen(args: argparse.Namespace) -> int:
+    """A new random master key, written to a new file readable by its owner only."""
+    key = secrets.token_bytes(KEY_BYTES)
+    try:
+        fd = os.open(args.file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise ConfigError(f"{args.file} exists: a key file is never overwritten") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot create {args.file}: {exc.strerror}") from None
+    with os.fdopen(fd, "w") as out:
+        out.write(key.hex() + "\n")
+    print(
+        f"wrote a new master key to {args.file} (mode 0600).  Keep a copy somewhere safe: "
+        "without it the encrypted data cannot be read, by anyone."
+    )
+    return 0
 
 
 def cmd_layers(args: argparse.Namespace) -> int:
@@ -251,7 +300,7 @@ def _print_table(headers: list[str], rows: list[list[str]]) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="adaptive-db", description=__doc__)
+    p = argparse.ArgumentParser(prog="adaptive-db", description=DESCRIPTION, epilog=EPILOG)
     sub = p.add_subparsers(dest="command", required=True)
 
     def add(
@@ -260,7 +309,13 @@ def build_parser() -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help_)
         sp.set_defaults(fn=fn)
         if dsn:
-            sp.add_argument("--dsn", help="libpq conninfo (default: the embedded cluster)")
+            where = sp.add_mutually_exclusive_group()
+            where.add_argument(
+                "--dsn", help="libpq conninfo or URI (default: libpq's PG* variables)"
+            )
+            where.add_argument(
+                "--embedded", action="store_true", help="the embedded cluster's database"
+            )
         if key:
             sp.add_argument(
                 "--master-key-file",
@@ -269,6 +324,8 @@ def build_parser() -> argparse.ArgumentParser:
             )
         return sp
 
+    sp = add("keygen", cmd_keygen, "write a new random master key to a new file (mode 0600)")
+    sp.add_argument("file", help="the key file to create (never overwritten)")
     add("up", cmd_up, "start (creating on first use) the embedded cluster; print its DSN")
     add("down", cmd_down, "stop the embedded cluster")
     add("dsn", cmd_dsn, "print the embedded cluster's conninfo")

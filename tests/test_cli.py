@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 from collections.abc import Callable
+from typing import Any
 
 import psycopg
 import pytest
 
+import adaptive_client
 from adaptive_client import cli
 from adaptive_client.embedded import EmbeddedCluster
+from adaptive_client.keys import load_master_key
 
 needs_embedded = pytest.mark.skipif(
     bool(os.environ.get("ADAPTIVE_TEST_DSN")),
@@ -104,10 +108,81 @@ def test_console_script_reports_errors_on_stderr() -> None:
 
 def test_parser_has_every_command() -> None:
     parser = cli.build_parser()
-    for command in ("up", "down", "dsn", "init", "status", "layers", "peel", "rotate-master-key"):
+    for command in (
+        "up",
+        "down",
+        "dsn",
+        "init",
+        "status",
+        "layers",
+        "peel",
+        "rotate-master-key",
+        "keygen",
+    ):
         with pytest.raises(SystemExit) as info:
             parser.parse_args([command, "--help"])
         assert info.value.code == 0
     with pytest.raises(SystemExit) as info:
         cli.main([])
     assert info.value.code == 2
+
+
+def test_keygen_writes_a_private_key_file_once(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "master.key"
+    assert cli.main(["keygen", str(path)]) == 0
+    assert "cannot be read" in capsys.readouterr().out
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    key = load_master_key(path)  # a key the library reads
+    assert len(key.hex()) == 64
+    before = path.read_text()
+    assert cli.main(["keygen", str(path)]) == 1  # never overwritten
+    assert "never overwritten" in capsys.readouterr().err
+    assert path.read_text() == before
+
+
+def test_the_database_from_libpqs_environment(
+    new_database: Any,
+    master_key: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Without --dsn, the PG* variables name the database, as for psql; --embedded
+    picks the embedded cluster's instead."""
+    dsn = new_database("clienv")
+    params = psycopg.conninfo.conninfo_to_dict(dsn)
+    for name, var in (
+        ("host", "PGHOST"),
+        ("port", "PGPORT"),
+        ("user", "PGUSER"),
+        ("dbname", "PGDATABASE"),
+    ):
+        if params.get(name):
+            monkeypatch.setenv(var, str(params[name]))
+    monkeypatch.setenv("ADAPTIVE_MASTER_KEY", master_key.hex())
+    with adaptive_client.connect(dsn, master_key=master_key, autocommit=True) as conn:
+        conn.execute("CREATE TABLE envtab (id integer PRIMARY KEY)")
+    assert cli.main(["layers", "--log", "0"]) == 0
+    assert "envtab" in capsys.readouterr().out
+    monkeypatch.setenv("PGDATABASE", "no_such_database_here")
+    assert cli.main(["layers"]) == 1
+    assert "PG*" in capsys.readouterr().err
+
+
+def test_a_missing_key_is_explained_in_the_cli_s_terms(
+    new_database: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("ADAPTIVE_MASTER_KEY", raising=False)
+    monkeypatch.delenv("ADAPTIVE_MASTER_KEY_FILE", raising=False)
+    assert cli.main(["layers", "--dsn", new_database("clikey")]) == 1
+    err = capsys.readouterr().err
+    assert "--master-key-file" in err and "ADAPTIVE_MASTER_KEY" in err
+    assert "master_key=" not in err
+
+
+def test_help_has_no_markup(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.build_parser().parse_args(["--help"])
+    out = capsys.readouterr().out
+    assert "``" not in out and "keygen" in out and "PG*" in out
