@@ -78,7 +78,10 @@ def shared_keys(catalog: Catalog, spec: Any, name: str) -> dict[str, tuple[dict[
                     "foreign key between types",
                 )
             label = f"{fk.ref_table}.{ref_col}"
-            if fk.ref_table == name:  # a self-reference: both columns take fresh keys
+            if fk.ref_table == name and not catalog.has_table(name):
+                # a self-reference in a new table: both columns take fresh keys (in an
+                # existing table the referenced column keeps its own, which other
+                # tables' references may share already)
                 keys, label = out.get(ref_col, ({"DET": new_key(), "OPE": new_key()}, label))
                 out[ref_col] = (keys, label)
             else:
