@@ -6,22 +6,38 @@ tables, onion columns and constraints, and its DETAIL quotes ciphertexts ("Key
 report: the same psycopg class (``UniqueViolation``), its table, column and constraint
 names in ``diag``, a message it can show.  :func:`translate` rebuilds the error with
 the plain names and without the ciphertexts, which have no place in an application's
-logs.  A value the DETAIL would quote is left out: the client cannot tell which of the
-statement's values the server compared.
+logs.  A key's values the DETAIL quotes are decrypted with the column's keys (the
+server compared deterministic ciphertexts, which the client decrypts as it decrypts a
+result) and printed as PostgreSQL prints them: ``Key (email)=(ann@example.org) already
+exists.``  A failing row (a NOT NULL or CHECK violation) is left out: its values are
+every onion of the row, at layers some of which only the server's copy holds.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import Any
 
 import psycopg
 from psycopg import pq
 
-from .metadata import Catalog
+from .errors import AdaptiveError
+from .metadata import Catalog, ColumnMeta, OnionColumn
+from .recipes import decrypt
 
 _ANON = re.compile(r"\b[tcis]_[0-9a-f]{8,}(?:_[0-9a-z]+)?\b")
 _FIELDS = pq.DiagnosticField
+
+
+def _onions(catalog: Catalog) -> dict[str, tuple[ColumnMeta, OnionColumn]]:
+    """Anonymized onion-column names -> their column and onion."""
+    return {
+        oc.anon: (col, oc)
+        for table in catalog.tables.values()
+        for col in table.columns.values()
+        for oc in col.onions.values()
+    }
 
 
 def _names(catalog: Catalog) -> dict[str, str]:
@@ -96,7 +112,7 @@ def translate(
 
     primary = plain(diag.message_primary) or str(exc).strip()
     column = plain(diag.column_name)
-    detail = _detail(diag.message_detail, names)
+    detail = _detail(diag.message_detail, names, catalog)
     info: dict[int, bytes | None] = {}
     for fld, value in (
         (_FIELDS.SEVERITY, diag.severity),
@@ -140,19 +156,64 @@ def _names_encrypted(diag: psycopg.errors.Diagnostic) -> bool:
     )
 
 
-def _detail(detail: str | None, names: dict[str, str]) -> str | None:
-    """PostgreSQL's DETAIL without the ciphertexts it quotes: ``Key (email)=(…)`` keeps
-    the columns, a failing row is not shown."""
+def _detail(detail: str | None, names: dict[str, str], catalog: Catalog) -> str | None:
+    """PostgreSQL's DETAIL in plain names: ``Key (email)=(…)`` with the key's values
+    decrypted (left out where one cannot be), a failing row not shown."""
     if detail is None:
         return None
-    key = re.match(r"Key \(([^)]*)\)=\(.*\) (.*)$", detail, re.S)
+    key = re.match(r"Key \(([^)]*)\)=\((.*)\) (.*)$", detail, re.S)
     if key:
-        cols = ", ".join(names.get(c.strip(), c.strip()) for c in key.group(1).split(","))
-        rest = _ANON.sub(lambda m: names.get(m.group(0), m.group(0)), key.group(2))
-        return f"Key ({cols}) {rest}"
+        anons = [c.strip() for c in key.group(1).split(",")]
+        cols = ", ".join(names.get(c, c) for c in anons)
+        rest = _ANON.sub(lambda m: names.get(m.group(0), m.group(0)), key.group(3))
+        values = _key_values(anons, key.group(2), catalog)
+        if values is None:
+            return f"Key ({cols}) {rest}"
+        return f"Key ({cols})=({values}) {rest}"
     if detail.startswith("Failing row contains"):
         return None
     return _ANON.sub(lambda m: names.get(m.group(0), m.group(0)), detail)
+
+
+def _key_values(anons: list[str], quoted: str, catalog: Catalog) -> str | None:
+    """The plaintexts of a key's values as the DETAIL quotes them (``\\x…`` bytea, one
+    per column), in PostgreSQL's output form; None where any is not one the client
+    can decrypt."""
+    texts = quoted.split(", ")  # (bytea's hex output has no comma or space)
+    onions = _onions(catalog)
+    if len(texts) != len(anons) or not all(a in onions for a in anons):
+        return None
+    out = []
+    for anon, text in zip(anons, texts, strict=True):
+        if text == "null":
+            out.append("null")
+            continue
+        if not text.startswith("\\x"):
+            return None
+        col, oc = onions[anon]
+        try:
+            value = decrypt(col, oc, bytes.fromhex(text[2:]))
+        except (ValueError, AdaptiveError):
+            return None
+        out.append(_pg_text(value))
+    return ", ".join(out)
+
+
+def _pg_text(value: Any) -> str:
+    """``value`` as PostgreSQL's output functions print it (DateStyle ISO)."""
+    if isinstance(value, bool):
+        return "t" if value else "f"
+    if isinstance(value, float):
+        if value != value:
+            return "NaN"
+        if value in (float("inf"), float("-inf")):
+            return "Infinity" if value > 0 else "-Infinity"
+        return repr(value)
+    if isinstance(value, dt.datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    return str(value)
 
 
 __all__ = ["constraint_name", "translate"]

@@ -65,7 +65,7 @@ def test_unique_violation_in_plain_names_without_ciphertexts(
     err = info.value
     assert err.diag.constraint_name == "acct_email_key"
     assert err.diag.table_name == "acct"
-    assert err.diag.message_detail == "Key (email) already exists."
+    assert err.diag.message_detail == "Key (email)=(a@x) already exists."
     assert "\\x" not in str(err)
     assert not re.search(r"\b[tci]_[0-9a-f]{8}", str(err))
     with pytest.raises(psycopg.errors.UniqueViolation) as info:
