@@ -331,6 +331,12 @@ class Encoding:
         """The value PostgreSQL would store for ``value`` (``None`` stays ``None``)."""
         raise NotImplementedError
 
+    def comparand(self, value: Any) -> Any:
+        """The value a comparison with the column compares with: ``coerce``'s, but not
+        rounded to the column's precision where the type rounds what it stores
+        (``timestamp(p)``, ``time(p)``): PostgreSQL compares with the value as written."""
+        return self.coerce(value)
+
     def to_bytes(self, v: Any) -> bytes:
         """Canonical, injective bytes: values equal under SQL ``=`` give equal bytes."""
         raise NotImplementedError
@@ -840,7 +846,7 @@ def current_session() -> datetime_input.Session:
 
     runtime = RUNTIME.get()
     conn = getattr(runtime, "conn", None)
-    if conn is None:
+    if conn is None or conn.closed:  # (no statement running: PostgreSQL's defaults)
         return datetime_input.Session()
     status = conn.pgconn.parameter_status
     style = (status(b"DateStyle") or b"ISO, MDY").decode()
@@ -998,18 +1004,24 @@ class TimestampEncoding(Encoding):
     def coerce(self, value: Any) -> Any:
         if value is None:
             return None
+        return self._checked(self._value_of(value), self.precision)
+
+    def comparand(self, value: Any) -> Any:
+        return self._checked(self._value_of(value), 6) if value is not None else None
+
+    def _value_of(self, value: Any) -> Any:
         if isinstance(value, str):
-            v = self._from_text(value)
-        elif isinstance(value, dt.datetime):
-            v = self._from_datetime(value)
-        elif isinstance(value, dt.date):
+            return self._from_text(value)
+        if isinstance(value, dt.datetime):
+            return self._from_datetime(value)
+        if isinstance(value, dt.date):
             v = dt.datetime(value.year, value.month, value.day)
-            if self.zoned:
-                v = self._localize(v, _session_zone())
-        elif type(value) is Infinite:
-            v = value
-        else:
-            raise _type_error(self.sql_type, value)
+            return self._localize(v, _session_zone()) if self.zoned else v
+        if type(value) is Infinite:
+            return value
+        raise _type_error(self.sql_type, value)
+
+    def _checked(self, v: Any, precision: int) -> Any:
         if type(v) is Infinite:
             if v.sign < 0 and not self._shift:
                 raise ValueOutOfDomain(
@@ -1018,7 +1030,7 @@ class TimestampEncoding(Encoding):
                     "timestamp(0..5) or timestamptz for -infinity"
                 )
             return v
-        return self._rounded(v) if self.precision < 6 else v
+        return self._rounded(v) if precision < 6 else v
 
     def _from_datetime(self, value: dt.datetime) -> dt.datetime:
         if isinstance(value, SessionTimestamp):
@@ -1138,6 +1150,12 @@ class TimeEncoding(Encoding):
         self.precision = 6 if p is None else p
 
     def coerce(self, value: Any) -> Any:
+        return self._checked(value, self.precision)
+
+    def comparand(self, value: Any) -> Any:
+        return self._checked(value, 6)
+
+    def _checked(self, value: Any, precision: int) -> Any:
         if value is None:
             return None
         if isinstance(value, dt.time):
@@ -1150,8 +1168,8 @@ class TimeEncoding(Encoding):
             micros = self._parse(value)
         else:
             raise _type_error(self.sql_type, value)
-        if self.precision < 6:
-            micros = _round_to(micros, self.precision)
+        if precision < 6:
+            micros = _round_to(micros, precision)
         if micros >= 86_400_000_000:
             raise ValueOutOfDomain(
                 "24:00:00: an encrypted time column holds 00:00 to 23:59:59.999999 "
