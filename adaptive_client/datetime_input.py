@@ -771,7 +771,7 @@ def _validate(st: _State, time_only: bool) -> None:
     if f.second == 60 and f.micro:
         raise _Bad("overflow")
     if time_only:
-        if fmask & TIME_M == 0 and fmask & DATE_M != DATE_M:
+        if fmask & TIME_M == 0:
             raise _Bad("format")
         return
     if fmask & DATE_M != DATE_M:
