@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from decimal import Decimal
@@ -53,7 +53,7 @@ from ..metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from ..onions import Cap, Onion, capabilities
 from ..stats import STATS
 from ..wire import CiphertextArray
-from .numeric import pg_avg
+from .numeric import NUMBER_OIDS, pg_arith, pg_avg, pg_negate, result_oid
 from .params import escape_percent
 from .plan import (
     AsheSum,
@@ -1153,10 +1153,11 @@ class Compiler:
             _check_client_arithmetic(node, loid, roid)
             op = _ARITH[type(node)]
             name = str(node.meta.get("pg_function", "?column?"))  # mod(a, b) is named mod
-            return (lambda row: _apply(op, lf(row), rf(row))), name, max(loid, roid)
+            oid = result_oid(loid, roid) if {loid, roid} <= NUMBER_OIDS else max(loid, roid)
+            return (lambda row: _apply(op, lf(row), rf(row), loid, roid)), name, oid
         if isinstance(node, exp.Neg):
             f, _, oid = self.value_expr(scope, node.this, select, grouped)
-            return (lambda row: None if (v := f(row)) is None else -v), "?column?", oid
+            return (lambda row: pg_negate(f(row), oid)), "?column?", oid
         if isinstance(node, exp.Coalesce) and self.assigning:
             # SET x = coalesce(x, %s) + 1: the first non-NULL value, stored as the column's
             # type stores it (in an output its type and scale would be PostgreSQL's to say)
@@ -1301,13 +1302,8 @@ def ashe_aggregates(cexp: exp.Expression) -> list[exp.Expression]:
     return [exp.Sum(this=part(1)), exp.Sum(this=part(2)), exp.Count(this=cexp.copy()), nonces]
 
 
-_ARITH: dict[type, Callable[[Any, Any], Any]] = {
-    exp.Add: lambda a, b: a + b,
-    exp.Sub: lambda a, b: a - b,
-    exp.Mul: lambda a, b: a * b,
-    exp.Div: lambda a, b: _pg_div(a, b),
-    exp.Mod: lambda a, b: _pg_mod(a, b),
-}
+# the operator of each arithmetic node, computed by numeric.pg_arith in the operands' types
+_ARITH: dict[type, str] = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%"}
 
 
 _DATE_OIDS = frozenset(_OIDS[t] for t in ("date", "timestamp"))
@@ -1337,33 +1333,15 @@ def _check_client_arithmetic(node: exp.Expression, loid: int, roid: int) -> None
             raise _unsupported(node, "a quotient other than of integers in the select list")
 
 
-def _pg_div(a: Any, b: Any) -> Any:
-    if isinstance(a, int) and isinstance(b, int):
-        if b == 0:
-            raise pg_errors.DivisionByZero("division by zero")
-        q = abs(a) // abs(b)
-        return q if (a >= 0) == (b >= 0) else -q
-    raise UnsupportedQuery("non-integer division on the client", "division")
-
-
-def _pg_mod(a: Any, b: Any) -> Any:
-    if isinstance(a, int) and isinstance(b, int):
-        if b == 0:
-            raise pg_errors.DivisionByZero("division by zero")
-        return a - b * _pg_div(a, b)
-    raise UnsupportedQuery("non-integer modulo on the client", "modulo")
-
-
-def _apply(op: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
+def _apply(op: str, a: Any, b: Any, left: int, right: int) -> Any:
+    """``a op b`` per row as PostgreSQL computes it for operands of the types ``left``
+    and ``right`` (a parameter's: its value's): integer overflow, division by zero and
+    float overflow raise PostgreSQL's errors, integer division truncates."""
     if a is None or b is None:
         return None
     if isinstance(a, _dt.date) or isinstance(b, _dt.date):
         raise UnsupportedQuery("date arithmetic on the client", "date arithmetic")
-    if (isinstance(a, Decimal) and isinstance(b, float)) or (
-        isinstance(a, float) and isinstance(b, Decimal)
-    ):
-        return op(float(a), float(b))
-    return op(a, b)
+    return pg_arith(op, a, b, left, right)
 
 
 def like_runs(pattern: str, escape: str | None) -> list[tuple[str, bool, bool]]:

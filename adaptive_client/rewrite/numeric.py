@@ -84,6 +84,9 @@ _INT_BOUNDS: dict[int, tuple[int, int, str]] = {
 }
 _INT_RANK = {INT2: 0, INT4: 1, INT8: 2}
 _FLOATS = (FLOAT4, FLOAT8)
+_NUMBERS = frozenset({INT2, INT4, INT8, NUMERIC, FLOAT4, FLOAT8})
+# the types of PostgreSQL's number operators (integer, numeric, float)
+NUMBER_OIDS = frozenset({INT2, INT4, INT8, NUMERIC, FLOAT4, FLOAT8})
 
 
 def value_oid(value: Any, literal: bool = False) -> int | None:
@@ -192,8 +195,14 @@ def pg_arith(op: str, a: Any, b: Any, left: int | None = None, right: int | None
     "division by zero", "value out of range: overflow"."""
     if a is None or b is None:
         return None
-    lt = left if left in _INT_RANK or left in _FLOATS or left == NUMERIC else value_oid(a)
-    rt = right if right in _INT_RANK or right in _FLOATS or right == NUMERIC else value_oid(b)
+    lt = left if left in _NUMBERS else value_oid(a)
+    rt = right if right in _NUMBERS else value_oid(b)
+    # a string constant beside a number is of the number's type, read by its input
+    # function ('5' + i: PostgreSQL resolves the unknown literal so)
+    if isinstance(a, str) and rt is not None:
+        a, lt = text_in(a, rt), rt
+    if isinstance(b, str) and lt is not None:
+        b, rt = text_in(b, lt), lt
     if lt is None or rt is None:
         raise pg_errors.UndefinedFunction(
             f"operator does not exist: {type(a).__name__} {op} {type(b).__name__}"
@@ -262,3 +271,24 @@ def float8_in(text: str) -> float:
                 f'"{text}" is out of range for type double precision'
             )
     return value
+
+
+_NUMERIC_TEXT = re.compile(
+    r"[ \t\n\r\v\f]*([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|nan)"
+    r"[ \t\n\r\v\f]*",
+    re.IGNORECASE,
+)
+
+
+def text_in(text: str, oid: int) -> Any:
+    """``text`` read as a value of the number type ``oid`` by PostgreSQL's input rules."""
+    if oid in _INT_BOUNDS:
+        return int_in(text, {INT2: 2, INT4: 4, INT8: 8}[oid])
+    if oid in _FLOATS:
+        return float8_in(text)
+    match = _NUMERIC_TEXT.fullmatch(text)
+    if match is None:
+        raise pg_errors.InvalidTextRepresentation(
+            f'invalid input syntax for type numeric: "{text}"'
+        )
+    return Decimal(match.group(1))
