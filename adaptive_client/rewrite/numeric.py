@@ -84,7 +84,6 @@ _INT_BOUNDS: dict[int, tuple[int, int, str]] = {
 }
 _INT_RANK = {INT2: 0, INT4: 1, INT8: 2}
 _FLOATS = (FLOAT4, FLOAT8)
-_NUMBERS = frozenset({INT2, INT4, INT8, NUMERIC, FLOAT4, FLOAT8})
 # the types of PostgreSQL's number operators (integer, numeric, float)
 NUMBER_OIDS = frozenset({INT2, INT4, INT8, NUMERIC, FLOAT4, FLOAT8})
 
@@ -195,8 +194,8 @@ def pg_arith(op: str, a: Any, b: Any, left: int | None = None, right: int | None
     "division by zero", "value out of range: overflow"."""
     if a is None or b is None:
         return None
-    lt = left if left in _NUMBERS else value_oid(a)
-    rt = right if right in _NUMBERS else value_oid(b)
+    lt = left if left in NUMBER_OIDS else value_oid(a)
+    rt = right if right in NUMBER_OIDS else value_oid(b)
     # a string constant beside a number is of the number's type, read by its input
     # function ('5' + i: PostgreSQL resolves the unknown literal so)
     if isinstance(a, str) and rt is not None:
