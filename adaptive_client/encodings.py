@@ -1335,6 +1335,54 @@ class ByteaEncoding(Encoding):
         return v
 
 
+def _fraction_text(micro: int) -> str:
+    return f".{micro:06d}".rstrip("0") if micro else ""
+
+
+def _offset_text(offset: dt.timedelta | None) -> str:
+    """A UTC offset as PostgreSQL prints it: ``+05:30``, ``-05``, ``+00``."""
+    if offset is None:
+        return ""
+    seconds = int(offset.total_seconds())
+    sign = "-" if seconds < 0 else "+"
+    h, rest = divmod(abs(seconds), 3600)
+    m, sec = divmod(rest, 60)
+    return f"{sign}{h:02d}" + (f":{m:02d}" if m or sec else "") + (f":{sec:02d}" if sec else "")
+
+
+def pg_text(v: Any) -> str | None:
+    """A value's text as PostgreSQL prints it (DateStyle ISO): what COPY ... TO and a text
+    result show.  ``None`` is NULL."""
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return "t" if v else "f"
+    if isinstance(v, dt.datetime):
+        text = f"{v.year:04d}-{v.month:02d}-{v.day:02d} {v.hour:02d}:{v.minute:02d}:{v.second:02d}"
+        return text + _fraction_text(v.microsecond) + _offset_text(v.utcoffset())
+    if isinstance(v, dt.time):
+        return f"{v.hour:02d}:{v.minute:02d}:{v.second:02d}" + _fraction_text(v.microsecond)
+    if isinstance(v, dt.date):
+        return f"{v.year:04d}-{v.month:02d}-{v.day:02d}"
+    if isinstance(v, bytes | bytearray | memoryview):
+        return "\\x" + bytes(v).hex()
+    if isinstance(v, Decimal):
+        if v.is_nan():
+            return "NaN"
+        if v.is_infinite():
+            return "-Infinity" if v.is_signed() else "Infinity"
+        return format(v, "f")
+    if isinstance(v, float):
+        # (the shortest text that reads back as the value, as float8out prints it, up to
+        # where PostgreSQL switches to an exponent: 1e15 for float8, 1e6 for float4)
+        if v != v:
+            return "NaN"
+        if math.isinf(v):
+            return "-Infinity" if v < 0 else "Infinity"
+        return repr(v).removesuffix(".0") if v.is_integer() and abs(v) < 1e15 else repr(v)
+    return str(v)
+
+
 _BOOL_WORDS = {"true": True, "false": False, "yes": True, "no": False}
 
 

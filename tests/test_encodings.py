@@ -579,3 +579,34 @@ def test_numeric_infinities() -> None:
         encoding_for("numeric(5,2)").coerce("Infinity")
     with pytest.raises(InvalidTextInput):  # numeric_in takes no sign before NaN
         free.coerce("-NaN")
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (dt.datetime(1999, 1, 8, 4, 5, 6, 789000), "1999-01-08 04:05:06.789"),
+        (dt.datetime(1999, 1, 8, 4, 5, tzinfo=dt.UTC), "1999-01-08 04:05:00+00"),
+        (
+            dt.datetime(1999, 1, 8, 4, 5, tzinfo=dt.timezone(dt.timedelta(hours=5, minutes=30))),
+            "1999-01-08 04:05:00+05:30",
+        ),
+        (dt.time(4, 5, 6, 500000), "04:05:06.5"),
+        (dt.date(1, 1, 1), "0001-01-01"),
+        (b"\x00\xffA", "\\x00ff41"),
+        (Decimal("NaN"), "NaN"),
+        (Decimal("-Infinity"), "-Infinity"),
+        (Decimal("1.50"), "1.50"),
+        (math.nan, "NaN"),
+        (-math.inf, "-Infinity"),
+        (100.0, "100"),
+        (0.1, "0.1"),
+        (uuid.UUID(int=1), "00000000-0000-0000-0000-000000000001"),
+        (True, "t"),
+        (None, None),
+    ],
+)
+def test_pg_text(value: Any, text: str | None) -> None:
+    """PostgreSQL's text output (DateStyle ISO) of the values the encodings return."""
+    from adaptive_client.encodings import pg_text
+
+    assert pg_text(value) == text
