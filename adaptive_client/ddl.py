@@ -22,7 +22,7 @@ from psycopg import errors as pg_errors
 from psycopg import sql
 from sqlglot import exp
 
-from . import checks, defaults, foreign_keys, precomputed, range_indexes, views
+from . import checks, defaults, foreign_keys, precomputed, range_indexes, recipes, views
 from .collation import Collation, column_collation
 from .config import Config
 from .defaults import Runtime
@@ -61,9 +61,16 @@ def _storage_type(col: ColumnMeta, oc: OnionColumn) -> str:
 def _default_onions(col_type: Any, config: Config) -> tuple[Onion, ...]:
     from .encodings import encoding_for
 
-    supported = encoding_for(col_type).onions
+    encoding = encoding_for(col_type)
+    supported = encoding.onions
     order = [Onion.EQ, Onion.ORD, Onion.SUM, Onion.SEARCH, Onion.SUBSTR]
     out = []
+    if config.exact and encoding.exact_display:
+        if not getattr(recipes, "EXACT_ONIONS", False):
+            raise ConfigError(
+                f"exact = true: this client cannot store an Exact onion for {col_type.sql()}"
+            )
+        out.append(Onion.EXACT)
     for o in order:
         if o.value not in supported:
             continue
@@ -359,7 +366,7 @@ def build_column(
     if cname in shared or ccfg.join_group or cname in checked:
         lazy = ()
     for onion in onions:
-        if onion is not Onion.SINGLE and onion.value not in enc.onions:
+        if onion not in (Onion.SINGLE, Onion.EXACT) and onion.value not in enc.onions:
             raise ConfigError(f"{name}.{cname}: type {col.type.sql()} has no {onion} onion")
         stack = stack_for(onion, ccfg.layer, config.sum_layer)
         start = ccfg.start.get(onion, stack[0])

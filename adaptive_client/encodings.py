@@ -320,6 +320,9 @@ class Encoding:
     onions: frozenset[str] = frozenset({EQ, ORD})
     ope_bits: int = 64
     ope_exact: bool = True
+    # equal values (under SQL ``=``) may print differently: an Exact onion keeps the value
+    # as written (``to_exact_bytes``) where the configuration asks for one
+    exact_display: bool = False
 
     def __init__(self, sql_type: SqlType) -> None:
         self.sql_type = sql_type
@@ -343,6 +346,14 @@ class Encoding:
 
     def from_bytes(self, b: bytes) -> Any:
         raise NotImplementedError
+
+    def to_exact_bytes(self, v: Any) -> bytes:
+        """The value as written (an Exact onion's plaintext): ``to_bytes`` unless equal
+        values print differently."""
+        return self.to_bytes(v)
+
+    def from_exact_bytes(self, b: bytes) -> Any:
+        return self.from_bytes(b)
 
     def to_ope(self, v: Any) -> int:
         """An integer in ``[0, 2**ope_bits)`` in PostgreSQL's order."""
@@ -544,6 +555,7 @@ class FreeNumericEncoding(Encoding):
     onions = frozenset({EQ})
     ope_bits = 0
     ope_exact = False
+    exact_display = True  # 1.50 = 1.5, but PostgreSQL prints each as written
     _MAX_INT_DIGITS = 131_072
     _MAX_FRAC_DIGITS = 16_383
 
@@ -582,6 +594,20 @@ class FreeNumericEncoding(Encoding):
 
     def order_key(self, v: Decimal) -> Any:
         return _nan_last(v)
+
+    def to_exact_bytes(self, v: Decimal) -> bytes:
+        """The decimal text with its scale (``1.50``; zero without a sign, ``0.0``),
+        padded (``0x80`` then zeros) to a multiple of 16 bytes: under RND its length
+        shows no more than the Eq onion's DET ciphertext does (one block up to 15
+        characters)."""
+        text = str(v).encode("ascii") if v.is_finite() else self.to_bytes(v)
+        return text + b"\x80" + b"\x00" * (15 - len(text) % 16)
+
+    def from_exact_bytes(self, b: bytes) -> Decimal:
+        text = bytes(b).rstrip(b"\x00")
+        if not text.endswith(b"\x80") or len(b) % 16:
+            raise self._bad("encoding")
+        return self.from_bytes(text[:-1])
 
 
 class FloatEncoding(Encoding):

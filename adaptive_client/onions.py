@@ -20,6 +20,10 @@ class Onion(StrEnum):
     SEARCH = "Search"
     SUBSTR = "Substr"  # trigram tokens: candidate rows for LIKE / ILIKE / regex
     SINGLE = "Single"
+    # the value as written, under RND alone, where equal values may print differently
+    # (an unconstrained numeric's scale: 1.50 = 1.5): results are read from it, while
+    # the Eq onion holds the canonical form that equality and grouping compare
+    EXACT = "Exact"
 
 
 class Cap(StrEnum):
@@ -44,6 +48,7 @@ STACKS: dict[Onion, tuple[str, ...]] = {
     # created before it existed keep the one-layer stack recorded in their metadata
     Onion.SEARCH: ("RND", "SEARCH"),
     Onion.SUBSTR: ("RND", "TRIGRAM"),
+    Onion.EXACT: ("RND",),
 }
 SINGLE_LAYERS = ("PLAIN", "DET", "OPE", "RND")
 SUM_LAYERS = ("ASHE", "HOM")
@@ -59,6 +64,7 @@ SUFFIX = {
     Onion.SUM: "sum",
     Onion.SEARCH: "srch",
     Onion.SUBSTR: "substr",
+    Onion.EXACT: "ex",
 }
 # Onions stored as token arrays (bytea[], GIN-indexed once peeled)
 TOKEN_ONIONS = frozenset({Onion.SEARCH, Onion.SUBSTR})

@@ -34,11 +34,19 @@ class Pair:
 
 
 def open_pair(
-    new_database: Callable[..., str], master_key: MasterKey, name: str, *, locale: str = ""
+    new_database: Callable[..., str],
+    master_key: MasterKey,
+    name: str,
+    *,
+    locale: str = "",
+    config: dict[str, Any] | None = None,
 ) -> Iterator[Pair]:
     plain = psycopg.connect(new_database(f"{name}_p", locale=locale), autocommit=True)
     enc = adaptive_client.connect(
-        new_database(f"{name}_e", locale=locale), master_key=master_key.hex(), autocommit=True
+        new_database(f"{name}_e", locale=locale),
+        master_key=master_key.hex(),
+        config=config,
+        autocommit=True,
     )
     try:
         yield Pair(plain, enc)
