@@ -433,13 +433,31 @@ _NOT_AN_ITEM: Final = frozenset(
         "FETCH",
         "AND",
         "OR",
-        "SELECT",
         "WITH",
         "IN",
         "IS",
-        "LIKE",
         "ILIKE",
         "BETWEEN",
+    }
+)
+
+# what follows a SELECT that lists no column
+_EMPTY_LIST_FOLLOWERS: Final = frozenset(
+    {
+        "FROM",
+        "WHERE",
+        "GROUP",
+        "HAVING",
+        "ORDER",
+        "LIMIT",
+        "OFFSET",
+        "UNION",
+        "INTERSECT",
+        "EXCEPT",
+        "WINDOW",
+        "FOR",
+        "FETCH",
+        "INTO",
     }
 )
 
@@ -625,6 +643,9 @@ def check_syntax(text: str) -> None:
     depth = 0
     joins: dict[int, list[int]] = {}  # depth -> [qualified JOINs, ON/USING] of its FROM
     cases: list[int] = []  # the depth of each CASE not yet ENDed
+    selects: dict[int, bool] = {}  # depth -> whether its last SELECT lists no column
+    set_ops: dict[int, bool] = {}  # depth -> the left SELECT's emptiness, at a UNION ...
+    set_op_word = "UNION"
     last = _word(tokens[-1])
     # a statement that stops where more must follow: "WHERE", "i IS", "LIMIT", "ON"
     if (last in _WANTS_MORE and tokens[-1].token_type not in _QUOTED) or _fetch_unended(tokens):
@@ -716,6 +737,21 @@ def check_syntax(text: str) -> None:
             and _word(tokens[i - 2] if i > 1 else None) in ("IN", "VALUES", "ANY", "SOME", "ALL")
         ):
             raise _at(text, tok)
+        # a set operation of a SELECT without columns and one with: "SELECT a FROM t
+        # UNION SELECT" (PostgreSQL's check after parsing, 42601 still)
+        if word == "SELECT":
+            empty = (
+                _word(nxt) in _EMPTY_LIST_FOLLOWERS
+                or nxt is None
+                or (nxt.token_type is TokenType.R_PAREN)
+            )
+            if depth in set_ops and set_ops.pop(depth) != empty:
+                raise syntax_error(
+                    f"each {set_op_word} query must have the same number of columns", None
+                )
+            selects[depth] = empty
+        if word in ("UNION", "INTERSECT", "EXCEPT") and depth in selects:
+            set_ops[depth], set_op_word = selects[depth], word
         # WITHIN GROUP of an aggregate that is not ordered-set
         if word == "WITHIN" and _word(nxt) == "GROUP":
             _check_within_group(text, tokens, i)
