@@ -22,8 +22,8 @@ deps:
 #
 # The install builds the compiled OPE/RND layers (native/, Rust) into the package where
 # cargo is installed; without it the pure-Python fallbacks are used.  The research
-# harnesses (tpcc, tpch, netem) are not part of the package: they are linked into the
-# venv from the checkout, with the adaptive-tpcc command.
+# harnesses (tpcc, tpch, netem) are importable in this editable install but not part of a
+# built wheel (setup.py); their adaptive-tpcc command is written here.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
@@ -33,8 +33,6 @@ $(STAMP): pyproject.toml
 	@$(PY) -c 'import adaptive_client.adaptive_ope_native, adaptive_client.adaptive_rnd_native' \
 		2>/dev/null || echo "warning: the native OPE/RND layers were not built" \
 			"(is cargo installed?): the pure-Python fallbacks are used"
-	@site=$$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') && \
-		for pkg in tpcc tpch netem; do ln -sfn "$(CURDIR)/$$pkg" "$$site/$$pkg"; done
 	@printf '#!%s\nimport sys\n\nfrom tpcc.cli import main\n\nsys.exit(main())\n' \
 		"$(abspath $(PY))" > $(VENV)/bin/adaptive-tpcc && chmod +x $(VENV)/bin/adaptive-tpcc
 	@touch $(STAMP)
