@@ -76,6 +76,7 @@ from .sqltext import parse as _parse_sql
 from .sqltext import session_command, split_statements
 from .statement_log import StatementLog
 from .stats import STATS, Shipped, Stats
+from .stats import bind as bind_stats
 
 _COMPILED_KINDS = frozenset({exp.Select, exp.Insert, exp.Update, exp.Delete, exp.Union})
 _SNAPSHOT_LEVELS = (psycopg.IsolationLevel.REPEATABLE_READ, psycopg.IsolationLevel.SERIALIZABLE)
@@ -244,6 +245,7 @@ class Connection:
         self._named_collations: dict[str, Collation] = {}
         # held for the whole of each statement, commit and rollback (see the class's doc)
         self.lock = threading.RLock()
+        self._stats = Stats()
 
     # -- DB-API ----------------------------------------------------------------------------
     def cursor(self, name: str = "", *, withhold: bool = False) -> Cursor:
@@ -260,6 +262,7 @@ class Connection:
 
     def commit(self) -> None:
         with self.lock:
+            bind_stats(self._stats)
             self._locked.clear()
             failed = self.pg.pgconn.transaction_status == _INERROR
             self.pg.commit()  # (a failed transaction's COMMIT is a rollback)
@@ -286,6 +289,7 @@ class Connection:
 
     def rollback(self) -> None:
         with self.lock:
+            bind_stats(self._stats)
             self.pg.rollback()
             self._after_rollback()
 
@@ -368,7 +372,8 @@ class Connection:
 
     @property
     def stats(self) -> Stats:
-        return STATS
+        """This connection's counters (encryptions, peels, retries, rows shipped...)."""
+        return self._stats
 
     def __enter__(self) -> Connection:
         return self
@@ -784,6 +789,7 @@ class Connection:
     def _run(
         self, cur: Cursor, query: str, params: Params | None, many: Sequence[Params] | None = None
     ) -> None:
+        bind_stats(self._stats)
         self._maybe_refresh()
         defaults.RUNTIME.set(self._runtime)
         with_params = params is not None or many is not None
@@ -1089,6 +1095,7 @@ class Cursor:
         from .copy import open_copy
 
         conn = self.connection
+        bind_stats(conn._stats)
         conn._maybe_refresh()
         text, _, _ = normalize_placeholders(statement)
         stmts = _parse_sql(text)
@@ -1454,6 +1461,7 @@ class NamedCursor(Cursor):
         """Up to ``n`` (None: all) more decrypted rows from the server cursor."""
         assert self._declared is not None
         with self.connection.lock:
+            bind_stats(self.connection._stats)
             raw = self._declared.fetchall() if n is None else self._declared.fetchmany(n)
             with STATS.crypto():
                 return decrypt_columns(self._outputs, raw)

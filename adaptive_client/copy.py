@@ -153,8 +153,10 @@ class CopyIn:
         self.storage = [(c, oc) for c in table.stored_columns for oc in c.onions.values()]
 
     def _start(self) -> CopyIn:
-        """Open the transaction (autocommit) and the server's COPY."""
+        """Open the transaction (autocommit) and the server's COPY; the connection's
+        lock is held until the COPY ends (as psycopg holds its own through a copy)."""
         conn = self.cursor.connection
+        self._stack.enter_context(conn.lock)
         if conn.pg.autocommit:
             self._stack.enter_context(conn.pg.transaction())
         # Defaults of omitted columns are drawn while the COPY holds the connection: the

@@ -3,13 +3,21 @@
 Encryptions and decryptions are counted per scheme (OPE apart from the rest, as in the
 source paper's Table I) and per statement kind; client-side crypto time is accumulated
 per statement kind; peels are counted.  Counting is cheap (dict increments).
+
+Each connection has its own :class:`Stats`.  The modules that count write to
+:data:`STATS`, which stands for the statistics of the connection whose statement the
+current thread (or asyncio worker) is running: the connection binds them
+(:func:`bind`) as it starts a statement, a commit or a rollback, whatever thread calls
+it.  Outside any connection's work, :data:`STATS` is a process-wide :class:`Stats`.
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
+from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -175,4 +183,40 @@ class _CryptoTimer:
         seconds[key] = seconds.get(key, 0.0) + time.perf_counter() - self.t0
 
 
-STATS = Stats()
+# what a thread counts outside any connection's work
+PROCESS = Stats()
+_CURRENT: ContextVar[Stats] = ContextVar("adaptive_stats", default=PROCESS)
+
+bind = _CURRENT.set  # bind(stats): count the current thread's work to ``stats`` from now on
+
+
+class _CurrentStats:
+    """:data:`STATS`: the current connection's :class:`Stats`, attribute by attribute.
+    The counting methods are spelled out (a method lookup through ``__getattr__`` would
+    cost each counted value a failed lookup first)."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(_CURRENT.get(), name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(_CURRENT.get(), name, value)
+
+    def count(self, scheme: str, decrypt: bool = False, n: int = 1) -> None:
+        _CURRENT.get().count(scheme, decrypt, n)
+
+    def decrypted(self, scheme: str, rnd: bool) -> None:
+        _CURRENT.get().decrypted(scheme, rnd)
+
+    def encrypted_row(self, det: int, ope: int, search: int, rnd: int) -> None:
+        _CURRENT.get().encrypted_row(det, ope, search, rnd)
+
+    def crypto(self) -> _CryptoTimer:
+        return _CryptoTimer(_CURRENT.get())
+
+    def crypto_time(self, seconds: float) -> None:
+        _CURRENT.get().crypto_time(seconds)
+
+
+STATS: Stats = _CurrentStats()  # type: ignore[assignment]

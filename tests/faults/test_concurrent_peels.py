@@ -30,7 +30,6 @@ import adaptive_client
 from adaptive_client.errors import RetryableError
 from adaptive_client.keys import MasterKey
 from adaptive_client.onions import TAGS
-from adaptive_client.stats import STATS
 
 CLIENTS = 8
 ROUNDS = 3
@@ -264,7 +263,7 @@ def _layers_are_whole(dsn: str) -> int:
 def test_eight_clients_race_peels_and_writers(new_database: Any, master_key: MasterKey) -> None:
     dsn = new_database("race")
     setup = adaptive_client.connect(dsn, master_key=master_key, autocommit=True)
-    peel_calls0, retries0 = STATS.peels, STATS.retries
+    peel_calls = inner_retries = 0  # (each connection counts its own)
     checked = client_retries = 0
     failures: list[str] = []
     models: dict[str, dict[int, tuple[int, int, int, str]]] = {}
@@ -307,6 +306,8 @@ def test_eight_clients_race_peels_and_writers(new_database: Any, master_key: Mas
         for cl in clients:
             checked += cl.checked
             client_retries += cl.retries
+            peel_calls += cl.conn.stats.peels
+            inner_retries += cl.conn.stats.retries
             failures += cl.failures
             models[table] = {
                 **models.get(table, {}),
@@ -322,11 +323,10 @@ def test_eight_clients_race_peels_and_writers(new_database: Any, master_key: Mas
     with psycopg.connect(dsn) as c:
         peels = c.execute("SELECT count(*) FROM adaptive.peel_log").fetchone()[0]  # type: ignore[index]
     setup.close()
-    peel_calls = STATS.peels - peel_calls0
     assert peels >= ROUNDS * 6  # Eq and Ord of owner, a, s and Ord of b, every round
     assert peel_calls > peels  # clients raced for the same peels
     print(
         f"operations checked: {checked}; peels: {peels} done, {peel_calls} attempted "
         f"({peel_calls - peels} lost a race); retries: {client_retries} by clients, "
-        f"{STATS.retries - retries0} inside the client; onion columns whole: {onion_columns}"
+        f"{inner_retries} inside the client; onion columns whole: {onion_columns}"
     )
