@@ -85,6 +85,21 @@ _OIDS = {
 
 
 _TEXT_OIDS = frozenset({25, 1043})
+# the type of sum(column) by the column's: bigint for the smaller integers, numeric for
+# bigint and numeric, the float's own for floats (PostgreSQL's sum aggregates)
+_SUM_OIDS = {"smallint": 20, "integer": 20, "bigint": 1700, "real": 700, "double precision": 701}
+
+
+def aggregate_oid(kind: type, column: ColumnMeta | None) -> int:
+    """The type of an aggregate of ``column`` (None: of ``*``) as PostgreSQL gives it."""
+    name = column.type.name if column is not None else ""
+    if kind is exp.Count:
+        return 20
+    if kind is exp.Sum:
+        return _SUM_OIDS.get(name, 1700)
+    if kind is exp.Avg:
+        return 701 if name in ("real", "double precision") else 1700
+    return _OIDS.get(name, 25)  # min, max: the column's own
 
 
 def _constant_oid(node: exp.Expression) -> int:
@@ -1241,9 +1256,10 @@ class Compiler:
             sidx = self.add_select(select, call)
             summed = lambda row: recipes.hom_sum(col, oc, row[sidx])  # noqa: E731
         if isinstance(node, exp.Sum):
-            return summed, "sum", 1700
+            return summed, "sum", _SUM_OIDS.get(col.type.name, 1700)
         cidx = self.add_select(select, exp.Count(this=cexp))
-        return (lambda row: pg_avg(summed(row), row[cidx], col.type)), "avg", 1700
+        avg_oid = 701 if col.type.name in ("real", "double precision") else 1700
+        return (lambda row: pg_avg(summed(row), row[cidx], col.type)), "avg", avg_oid
 
     def extreme(self, node: exp.Expression, ref: _Ref, oc: OnionColumn) -> exp.Expression:
         """``min`` / ``max`` (the kind of ``node``) of a column over its Ord onion: the

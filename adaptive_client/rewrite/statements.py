@@ -15,7 +15,15 @@ from ..encodings import TEXT_TYPES
 from ..errors import EncodingError, UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from ..onions import Cap
-from .compiler import Compiler, PositionalParam, Scope, _Ref, _unsupported, server_sql
+from .compiler import (
+    Compiler,
+    PositionalParam,
+    Scope,
+    _Ref,
+    _unsupported,
+    aggregate_oid,
+    server_sql,
+)
 from .eager import eager_counts
 from .plan import Compiled, Output, ParamBuilder, Params, RmwUpdate, RowFn, SortKey
 from .positions import check_positions
@@ -528,7 +536,7 @@ def _client_aggregate(c: Compiler, stmt: exp.Select) -> Compiled:
             if isinstance(node, exp.Min | exp.Max) and col.type.name in TEXT_TYPES:
                 text_orders.append(col.collation)
         reducers.append((type(node), fn, distinct, col))
-        names.append(Output(name, lambda row: None))
+        names.append(Output(name, lambda row: None, aggregate_oid(type(node), col)))
     if not select_list:
         select_list.append(exp.Literal.number(1))
     out.set("expressions", select_list)

@@ -212,6 +212,7 @@ def test_description_entries_are_named_as_psycopgs(
     queries = [
         "SELECT id, name FROM acct WHERE id = 1",
         "SELECT name, count(*) AS n FROM acct GROUP BY name",
+        "SELECT count(*) AS n, max(email), sum(id), avg(id), min(id) FROM acct",
         "SELECT 1 AS one, 'x' AS two, 2.5 AS three, 3000000000 AS four, true AS five",
         "SELECT -7, CAST(1 AS bigint), NULL",
     ]
