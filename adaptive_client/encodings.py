@@ -894,7 +894,22 @@ def current_session() -> datetime_input.Session:
 
 
 def _session_zone() -> dt.tzinfo:
-    return current_session().zone
+    """The session's TimeZone (read on every timestamptz value: no Session built)."""
+    from .defaults import RUNTIME
+
+    conn = getattr(RUNTIME.get(), "conn", None)
+    if conn is None or conn.closed:
+        return dt.UTC
+    name = conn.pgconn.parameter_status(b"TimeZone")
+    zone = _zone_of(name or b"UTC")
+    if zone is None:
+        raise EncodingError(f"the session's TimeZone {name!r} is not a zone this client knows")
+    return zone
+
+
+@lru_cache(maxsize=64)
+def _zone_of(name: bytes) -> dt.tzinfo | None:
+    return datetime_input.zone_named(name.decode())
 
 
 def _out_of_range(what: str, text: str) -> DatetimeOutOfRange:
