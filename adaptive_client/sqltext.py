@@ -41,7 +41,14 @@ that both sqlglot and these rules accept but PostgreSQL's grammar refuses reache
 rewrite, which refuses it (``UnsupportedQuery``) or sends the server a statement it
 rejects.  Where sqlglot fails on SQL PostgreSQL accepts (a construct it does not know),
 the error is still a SyntaxError: the client cannot tell the two apart without
-PostgreSQL's grammar.
+PostgreSQL's grammar.  PostgreSQL's own parser compiled for the client (libpg_query)
+would close both gaps, at the cost of a native dependency.
+
+A position counts characters of the statement as parsed: with parameters, psycopg's
+placeholders are in their named form (``%(u0)s``), where PostgreSQL counts them as
+``$1``.  Aggregate calls PostgreSQL refuses are refused here with its SQLSTATE too:
+WITHIN GROUP of an aggregate that is not ordered-set (42883, count(*)'s 42809),
+``max(a, b)`` and ``sum(*)`` (42883).
 """
 
 from __future__ import annotations
