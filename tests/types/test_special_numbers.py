@@ -101,3 +101,7 @@ def test_exact_configuration() -> None:
         v = free.coerce(text)
         assert str(free.from_exact_bytes(free.to_exact_bytes(v))) == str(v)
     assert free.to_bytes(free.coerce("1.50")) == free.to_bytes(free.coerce("1.5"))
+    # padded to 16-byte blocks: up to 15 characters, every value the same length
+    lengths = {len(free.to_exact_bytes(free.coerce(t))) for t in ("0", "1.50", "-12345678.90123")}
+    assert lengths == {16}
+    assert len(free.to_exact_bytes(free.coerce("1234567890.1234567"))) == 32
