@@ -115,6 +115,6 @@ def test_bulk_insert_with_returning(pair: Any) -> None:
 def test_bulk_insert_with_wrong_parameters_is_refused(pair: Any, args: Any) -> None:
     """The by-index fast path checks the parameters first: a typed error, nothing written."""
     _, conn, _ = pair
-    with pytest.raises(adaptive_client.errors.UnsupportedQuery, match="placeholder"):
+    with pytest.raises(adaptive_client.errors.ParameterMismatch, match="placeholder"):
         conn.execute("INSERT INTO bulk (id, n, s) VALUES (%s, %s, %s), (%s, %s, %s)", args)
     assert conn.execute("SELECT COUNT(*) FROM bulk WHERE id >= 30").fetchall() == [(0,)]
