@@ -24,6 +24,7 @@ from .compiler import (
     aggregate_oid,
     server_sql,
 )
+from .dependent_keys import with_dependent_keys
 from .eager import eager_counts
 from .plan import Compiled, Output, ParamBuilder, Params, RmwUpdate, RowFn, SortKey
 from .positions import check_positions
@@ -56,7 +57,8 @@ def compile_statement(
     row read by primary key can serve a later read-modify-write of that row (see
     :func:`_select`)."""
     try:
-        return _compile_statement(catalog, views.expand(catalog, stmt), snapshot_rows)
+        stmt = with_dependent_keys(catalog, views.expand(catalog, stmt))
+        return _compile_statement(catalog, stmt, snapshot_rows)
     except RecursionError:  # e.g. thousands of ANDs: the rewrite recurses on the tree
         raise UnsupportedQuery("the statement nests too deeply to rewrite", "nesting") from None
 
