@@ -354,6 +354,65 @@ def check_allowed(tree: exp.Expression) -> None:
                 raise _refuse("cast", node)
 
 
+# the name PostgreSQL's errors give a value's type, by its kind (integers by width)
+_KIND_NAMES = {
+    "decimal": "numeric",
+    "float": "double precision",
+    "text": "text",
+    "date": "date",
+    "timestamp": "timestamp without time zone",
+    "timestamptz": "timestamp with time zone",
+}
+_INT_NAMES = {2: "smallint", 4: "integer", 8: "bigint"}
+
+
+def _conditions(tree: exp.Expression) -> list[tuple[str, exp.Expression]]:
+    """Where PostgreSQL requires a boolean, each with the name its error gives the place."""
+    out: list[tuple[str, exp.Expression]] = []
+    for node in tree.walk():
+        if isinstance(node, exp.Where):
+            out.append(("FILTER" if isinstance(node.parent, exp.Filter) else "WHERE", node.this))
+        elif isinstance(node, exp.Having):
+            out.append(("HAVING", node.this))
+        elif isinstance(node, exp.Join) and node.args.get("on") is not None:
+            out.append(("JOIN/ON", node.args["on"]))
+        elif (
+            isinstance(node, exp.If)
+            and isinstance(node.parent, exp.Case)
+            and node.parent.args.get("this") is None  # (CASE x WHEN 1: compared values)
+        ):
+            out.append(("CASE/WHEN", node.this))
+        elif isinstance(node, exp.Not):
+            out.append(("NOT", node.this))
+        elif isinstance(node, exp.And | exp.Or):
+            word = "AND" if isinstance(node, exp.And) else "OR"
+            out += [(word, node.this), (word, node.expression)]
+    return out
+
+
+def check_boolean_arguments(tree: exp.Expression) -> None:
+    """PostgreSQL's rule that a condition is a boolean (DuckDB casts a number or a
+    string to one and answers): ``WHERE i``, ``FILTER (WHERE i)``, ``CASE WHEN i``,
+    ``NOT i``, ``i AND c`` raise 42804 as PostgreSQL raises it, before anything is
+    fetched."""
+    for place, value in _conditions(tree):
+        kind = _kind(value)
+        if kind == "int":
+            name = _INT_NAMES.get(_int_width(value) or 4, "integer")
+        elif (
+            kind == "float"
+            and value.type is not None
+            and value.type.is_type(exp.DataType.Type.FLOAT)
+        ):
+            name = "real"
+        else:
+            name = _KIND_NAMES.get(kind, "")
+        if name:
+            raise pg_errors.DatatypeMismatch(
+                f"argument of {place} must be type boolean, not type {name}"
+            )
+
+
 def check_distinct_order(tree: exp.Expression) -> None:
     """PostgreSQL's rule that DuckDB does not keep: with SELECT DISTINCT, every ORDER BY
     expression is one of the selected ones (an output name, a position or the same
@@ -1940,6 +1999,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     factor_disjunctions(tree)
     annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
     check_allowed(tree)
+    check_boolean_arguments(tree)
     check_distinct_order(tree)
     check_full_joins(tree)
 

@@ -24,7 +24,8 @@ DDL = [
         n numeric(12,2),
         f double precision,
         x text,
-        d date
+        d date,
+        ok boolean
     )""",
     "CREATE TABLE ins (s smallint, i integer, b bigint, n numeric(5,2), f double precision)",
 ]
@@ -37,12 +38,12 @@ S_MIN, I_MIN, B_MIN = -(2**15), -(2**31), -(2**63)
 
 ROWS: dict[str, list[tuple[Any, ...]]] = {
     "nums": [
-        (1, S_MAX, I_MAX, B_MAX, Decimal("9999999999.99"), 1e300, "12", None),
-        (2, S_MIN, I_MIN, B_MIN, Decimal("-3.25"), -1e-300, "abc", None),
-        (3, 0, 0, 0, Decimal("0.00"), 0.0, " 7 ", None),
-        (4, 7, 20, 200, Decimal("10.50"), 2.5, "1.5", None),
-        (5, None, None, None, None, None, None, None),
-        (6, -3, -7, -9, Decimal("-7.50"), -0.5, "-12", None),
+        (1, S_MAX, I_MAX, B_MAX, Decimal("9999999999.99"), 1e300, "12", None, True),
+        (2, S_MIN, I_MIN, B_MIN, Decimal("-3.25"), -1e-300, "abc", None, False),
+        (3, 0, 0, 0, Decimal("0.00"), 0.0, " 7 ", None, None),
+        (4, 7, 20, 200, Decimal("10.50"), 2.5, "1.5", None, True),
+        (5, None, None, None, None, None, None, None, None),
+        (6, -3, -7, -9, Decimal("-7.50"), -0.5, "-12", None, False),
     ],
     "ins": [(1, 1, 1, Decimal("1.00"), 1.0)],
 }
@@ -483,6 +484,45 @@ _AGGREGATES = [
 AGGREGATES = _family("agg", [S(q) for q in _AGGREGATES])
 
 
+# -- conditions that are not booleans (and ones that are) ----------------------------------
+
+_CONDITIONS = [
+    "SELECT id FROM nums WHERE i ORDER BY id",
+    "SELECT id FROM nums WHERE s ORDER BY id",
+    "SELECT id FROM nums WHERE b ORDER BY id",
+    "SELECT id FROM nums WHERE n ORDER BY id",
+    "SELECT id FROM nums WHERE f ORDER BY id",
+    "SELECT id FROM nums WHERE x ORDER BY id",
+    "SELECT id FROM nums WHERE d ORDER BY id",
+    "SELECT id FROM nums WHERE i + 1 ORDER BY id",
+    "SELECT id FROM nums WHERE NOT i ORDER BY id",
+    "SELECT id FROM nums WHERE i AND ok ORDER BY id",
+    "SELECT id FROM nums WHERE ok OR x ORDER BY id",
+    "SELECT count(*) FROM nums HAVING count(*)",
+    "SELECT sum(i) FILTER (WHERE s) FROM nums",
+    "SELECT id, CASE WHEN i THEN 1 END FROM nums ORDER BY id",
+    "SELECT a.id FROM nums AS a JOIN nums AS b ON a.i ORDER BY 1",
+    "SELECT id FROM nums WHERE ok ORDER BY id",
+    "SELECT id FROM nums WHERE NOT ok ORDER BY id",
+    "SELECT id FROM nums WHERE ok AND i > 0 ORDER BY id",
+    "SELECT id, CASE i WHEN 20 THEN 'twenty' ELSE 'other' END FROM nums ORDER BY id",
+    "SELECT id, CASE WHEN ok THEN i END FROM nums ORDER BY id",
+    "SELECT count(*) FILTER (WHERE ok), count(*) FILTER (WHERE i > 0) FROM nums",
+    "SELECT id FROM nums WHERE (i > 0) = ok ORDER BY id",
+]
+
+CONDITIONS = _family("bool", [S(q) for q in _CONDITIONS])
+
+
 ALL: list[tuple[str, S]] = (
-    SYNTAX + OVERFLOW + CONSTANTS + WRITES + ZERO + CASTS + FLOATS + NUMERICS + AGGREGATES
+    SYNTAX
+    + OVERFLOW
+    + CONSTANTS
+    + WRITES
+    + ZERO
+    + CASTS
+    + FLOATS
+    + NUMERICS
+    + AGGREGATES
+    + CONDITIONS
 )
