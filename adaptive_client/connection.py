@@ -67,6 +67,7 @@ from .errors import (
 )
 from .keys import MasterKey, load_master_key
 from .metadata import Catalog
+from .rewrite import update_rows
 from .rewrite.compiler import CURRENT_PARAMS
 from .rewrite.params import normalize_placeholders
 from .rewrite.plan import Compiled, Params, SortKey, decrypt_columnar, decrypt_columns
@@ -904,6 +905,18 @@ class Connection:
         for attempt in range(3):
             try:
                 plan = self._prepare(query, stmt)
+            except UnsupportedQuery as refused:
+                # an UPDATE whose values or rows need the client: read, then write by key
+                rows = (
+                    update_rows.derive(self.catalog, stmt) if isinstance(stmt, exp.Update) else None
+                )
+                if type(refused) is not UnsupportedQuery or rows is None:
+                    raise
+                total = 0
+                for p in many if many is not None else (params,):
+                    total += self._update_by_rows(rows, p if p is not None else ())
+                cur._set_result([], None, total)
+                return
             except (UndefinedTable, UndefinedColumn):
                 # another client's DDL, committed, whose notification has not reached
                 # this client yet: read the catalog again (between transactions) once
@@ -954,6 +967,39 @@ class Connection:
                 STATS.retries += 1
                 if attempt == 2:
                     raise StaleMetadata("layers kept changing; retry") from None
+
+    def _update_by_rows(self, rows: update_rows.RowUpdate, params: Params) -> int:
+        """Run an UPDATE as its read and its writes by key (rewrite/update_rows.py), in the
+        statement's transaction (its own in autocommit mode), the table held against
+        other writers from before the read to the end of the transaction; the number of
+        rows updated."""
+        read = self._prepare("\x01rows of an UPDATE\x00" + rows.select_sql, rows.select)
+        table = self.catalog.table(rows.table).anon
+
+        def run() -> None:
+            self.pg.execute(
+                sql.SQL("LOCK TABLE {} IN SHARE ROW EXCLUSIVE MODE").format(sql.Identifier(table))
+            )
+            reader = Cursor(self)
+            reader._execute_plan(read, params)
+            found.extend(reader._rows)
+            if found:
+                k = rows.keys
+                writes = [(*row[k:], *row[:k]) for row in found]
+                self._run(Cursor(self), rows.update_sql, None, many=writes)
+
+        found: list[tuple[Any, ...]] = []
+        if not self.pg.autocommit or self._in_transaction():
+            run()
+            return len(found)
+        try:
+            with self.pg.transaction():
+                run()
+            self._after_commit()
+        except BaseException:
+            self._after_rollback()
+            raise
+        return len(found)
 
     def _epoch_moved(self) -> bool:
         row = self.control.execute("SELECT value FROM adaptive.epoch WHERE id = 1").fetchone()

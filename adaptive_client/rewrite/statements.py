@@ -838,7 +838,7 @@ def _bulk_encrypting(
     return bind
 
 
-def _is_default(node: exp.Expression) -> bool:
+def is_default(node: exp.Expression) -> bool:
     """``DEFAULT`` as a value (sqlglot reads it as a keyword in VALUES, a column in SET)."""
     return (
         isinstance(node, exp.Var | exp.Column)
@@ -966,7 +966,7 @@ def _on_conflict(c: Compiler, scope: Scope, meta: Any, node: exp.OnConflict) -> 
                 )
             continue
         v = c.value_of(src)
-        if v is None and _is_default(src):
+        if v is None and is_default(src):
             v = defaults.builder(col)
         if v is None:
             raise _unsupported(a, "ON CONFLICT DO UPDATE SET computed from the rows")
@@ -1034,11 +1034,11 @@ def _update(c: Compiler, stmt: exp.Update) -> Compiled:
             raise _unsupported(a, "SET item")
         col = meta.column(a.this.name)
         v = c.value_of(a.expression)
-        if v is None and not _is_default(a.expression):
+        if v is None and not is_default(a.expression):
             v = engine_value(c, a.expression)
         if v is not None:
             constant.append((col, v))
-        elif _is_default(a.expression):
+        elif is_default(a.expression):
             constant.append((col, defaults.builder(col)))
         else:
             computed.append((col, a.expression))
