@@ -13,7 +13,7 @@ Format::
     on_demand = ["Ord", "Search"]  # built when a query first needs them, not at CREATE TABLE
     statement_log = "statements.jsonl"  # record the statements rewritten (advise reads it)
     server_jit = false   # leave the server's JIT compilation on for this client's statements
-    exact = false        # an Exact onion where equal values print apart (numeric's scale)
+    exact = true         # an Exact onion where equal values print apart (numeric's scale)
 
     [tables.customer.c_id]
     onions = ["Eq", "Ord"]             # any of Eq, Ord, Sum, Search -- or ["Single"]
@@ -71,8 +71,9 @@ class Config:
     substring: bool = False
     hom_bits: int = 2048
     # an Exact onion (the value as written, RND alone) for the types whose equal values
-    # print differently (an unconstrained numeric: 1.50 = 1.5); results read it
-    exact: bool = False
+    # print differently (an unconstrained numeric: 1.50 = 1.5); results read it.  None:
+    # wherever this client's recipes can store one
+    exact: bool | None = None
     peel: str | None = None  # None: the database's recorded default (``adaptive-db init``)
     # the most rows one client-evaluated (split) statement may ship; None: no cap
     residual_row_cap: int | None = None
@@ -229,7 +230,7 @@ def load_config(source: str | Path | dict[str, Any] | Config | None) -> Config:
         search=bool(defaults.get("search", True)),
         substring=bool(defaults.get("substring", False)),
         hom_bits=int(defaults.get("hom_bits", 2048)),
-        exact=_flag(defaults.get("exact", False), "defaults", "exact"),
+        exact=None if "exact" not in defaults else _flag(defaults["exact"], "defaults", "exact"),
         peel=peel,
         residual_row_cap=_row_cap(defaults.get("residual_row_cap")),
         statement_log=_optional_text(defaults.get("statement_log"), "statement_log"),

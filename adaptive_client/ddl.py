@@ -65,12 +65,14 @@ def _default_onions(col_type: Any, config: Config) -> tuple[Onion, ...]:
     supported = encoding.onions
     order = [Onion.EQ, Onion.ORD, Onion.SUM, Onion.SEARCH, Onion.SUBSTR]
     out = []
-    if config.exact and encoding.exact_display:
-        if not getattr(recipes, "EXACT_ONIONS", False):
+    storable = getattr(recipes, "EXACT_ONIONS", False)
+    if encoding.exact_display and config.exact is not False:
+        if config.exact and not storable:
             raise ConfigError(
                 f"exact = true: this client cannot store an Exact onion for {col_type.sql()}"
             )
-        out.append(Onion.EXACT)
+        if storable:
+            out.append(Onion.EXACT)
     for o in order:
         if o.value not in supported:
             continue

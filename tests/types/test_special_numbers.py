@@ -93,8 +93,9 @@ def test_exact_configuration() -> None:
     from adaptive_client.config import load_config
     from adaptive_client.encodings import encoding_for
 
-    assert load_config({"defaults": {"exact": True}}).exact
-    assert not load_config(None).exact
+    assert load_config({"defaults": {"exact": True}}).exact is True
+    assert load_config({"defaults": {"exact": False}}).exact is False
+    assert load_config(None).exact is None  # wherever the recipes can store one
     free = encoding_for("numeric")
     assert free.exact_display and not encoding_for("numeric(5,2)").exact_display
     for text in ("1.50", "0.0", "1.5E-7", "100"):
