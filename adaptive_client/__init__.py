@@ -2,7 +2,7 @@
 peeled inside the database only when a query needs it.
 
     import adaptive_client
-    with adaptive_client.connect("dbname=app", master_key=KEY_HEX) as conn:
+    with adaptive_client.connect("dbname=app") as conn:  # key from ADAPTIVE_MASTER_KEY
         conn.execute("SELECT name FROM customer WHERE id = %s", (42,)).fetchone()
 """
 

@@ -46,6 +46,7 @@ from .collation import (
     database_case_mapping,
     database_collation,
     named_collation,
+    require_collator,
     server_version,
 )
 from .config import PEEL_MODES, Config, load_config
@@ -199,6 +200,7 @@ class Connection:
         self.control = psycopg.connect(conninfo, autocommit=True, **kwargs)
         try:
             self.catalog = Catalog.open(self.control, master_key)
+            require_collator(self.control)  # an ICU database needs PyICU: refused at connect
             from .install import resolve_peel_mode
 
             self.peel_mode: str = resolve_peel_mode(self.control, peel_mode)

@@ -22,8 +22,9 @@ import time
 from collections.abc import Callable
 from functools import partial
 
-import adaptive_ope_native as native
 from pyope.ope import OPE, ValueRange
+
+from adaptive_client import adaptive_ope_native as native
 
 SHAPES = ((32, 64), (64, 96))
 CHUNK = 20

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-native = pytest.importorskip("adaptive_ope_native")
+native = pytest.importorskip("adaptive_client.adaptive_ope_native")
 pyope_ope = pytest.importorskip("pyope.ope")
 OPE, ValueRange = pyope_ope.OPE, pyope_ope.ValueRange
 
