@@ -531,11 +531,32 @@ def _number_field(st: _State, text: str, fmask: int) -> int:
     raise _Bad("format")
 
 
+_DIGITS = frozenset("0123456789")
+_ALNUM = frozenset("0123456789abcdefghijklmnopqrstuvwxyz")
+
+
+def _date_fields(text: str) -> list[str]:
+    """DecodeDate's fields: runs of digits or of letters, each followed by one dropped
+    delimiter; separators before a field are skipped, but not at the end."""
+    parts: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        while i < n and text[i] not in _ALNUM:
+            i += 1
+        if i >= n:
+            raise _Bad("format")
+        j = i
+        run = _DIGITS if text[i] in _DIGITS else _ALNUM - _DIGITS
+        while j < n and text[j] in run:
+            j += 1
+        parts.append(text[i:j])
+        i = j + 1  # (the character after a field is its delimiter)
+    return parts
+
+
 def _date(st: _State, text: str) -> int:
     """DecodeDate: a date written as one field (``1999-01-08``, ``jan-08-1999``)."""
-    parts = re.findall(r"[0-9]+|[a-z]+", text)
-    if not parts or re.search(r"[^0-9a-z]$", text):
-        raise _Bad("format")
+    parts = _date_fields(text)
     mask = 0
     numeric = []
     for p in parts:
@@ -561,7 +582,8 @@ def _date(st: _State, text: str) -> int:
         st.fmask |= bit
         mask |= bit
     st.fmask = saved
-    if mask & ~(DOY | ZONE) != DATE_M:
+    # (the fields before count: "04:05 1999-01-08", "Mon 1999-01-08" are refused)
+    if (saved | mask) & ~(DOY | ZONE) != DATE_M:
         raise _Bad("format")
     return mask
 
@@ -587,22 +609,33 @@ def _time(st: _State, text: str) -> int:
     return TIME_M
 
 
+_DISPLACEMENT_RE = re.compile(r"([0-9]*)(?::([0-9]*)(?::([0-9]*))?)?")
+
+
 def _displacement(text: str) -> int:
     """DecodeTimezone: ``+hh[:mm[:ss]]`` or ``+hhmm``; seconds east of UTC."""
     sign = -1 if text[0] == "-" else 1
-    body = text[1:]
-    if ":" in body:
-        parts = body.split(":")
-        if len(parts) > 3 or not all(p.isdigit() for p in parts):
-            raise _Bad("format")
-        hr, mn, sec = (int(p) for p in (*parts, "0", "0")[:3])
-    elif body.isdigit():
-        hr, mn, sec = (int(body) // 100, int(body) % 100, 0) if len(body) > 3 else (int(body), 0, 0)
-    else:
-        raise _Bad("format")
+    m = _DISPLACEMENT_RE.match(text, 1)
+    assert m is not None  # (every part is optional)
+    hr = int(m.group(1) or 0)
+    mn, sec = int(m.group(2) or 0), int(m.group(3) or 0)
+    if m.group(2) is None and m.end() == len(text) and len(text) > 4:
+        hr, mn = divmod(hr, 100)  # +hhmm run together
+    # (the range first, as PostgreSQL: "+0100-" is out of range before it is malformed)
     if hr > 15 or mn >= 60 or sec >= 60:
         raise _Bad("tz")
+    if m.end() != len(text):
+        raise _Bad("format")
     return sign * ((hr * 60 + mn) * 60 + sec)
+
+
+def _time_with_zone(st: _State, field: str) -> int:
+    """``hhmmss-zz``: a run-together time, then a zone displacement."""
+    if st.fmask & TIME_M == TIME_M or "-" not in field:
+        raise _Bad("format")
+    cut = field.index("-")
+    st.f.offset = _displacement(field[cut:])
+    return _number_field(st, field[:cut], st.fmask) | ZONE
 
 
 def _decode(text: str, kind: str, session: Session) -> Fields:
@@ -617,13 +650,17 @@ def _decode(text: str, kind: str, session: Session) -> Fields:
         if ftype == DATE:
             if st.ptype == "julian":
                 raise _Bad("format")
-            if st.ptype == "isotime" or st.fmask & DATE_M == DATE_M:
+            if st.ptype is not None or st.fmask & (MONTH | DAY) == MONTH | DAY:
+                # a month and day known: a zone name ("America/New_York"), or a time run
+                # together with a zone ("040506-08", after a "T")
                 if field[0].isdigit() or st.ptype is not None:
-                    raise _Bad("format")
-                zone = zone_named(field)
-                if zone is None:
-                    raise _Bad("zone", field)
-                f.zone, mask = zone, ZONE
+                    mask = _time_with_zone(st, field)
+                    st.ptype = None
+                else:
+                    zone = zone_named(field)
+                    if zone is None:
+                        raise _Bad("zone", field)
+                    f.zone, mask = zone, ZONE
             else:
                 mask = _date(st, field)
         elif ftype == TIME:
@@ -707,9 +744,8 @@ def _decode(text: str, kind: str, session: Session) -> Fields:
         if mask & st.fmask:
             raise _Bad("format")
         st.fmask |= mask
-    if f.special is not None:
-        return f
-    _validate(st, time_only)
+    # (PostgreSQL checks the fields given beside a special value too: "epoch 25:00")
+    _validate(st, time_only, whole=f.special is None)
     return f
 
 
@@ -733,7 +769,24 @@ def _reserved(st: _State, word: str, session: Session, kind: str) -> int:
     return DATE_M
 
 
-def _validate(st: _State, time_only: bool) -> None:
+def _clock_checks(st: _State) -> None:
+    """AM/PM applied, then the time of day in range (24:00:00 and a leap second 60
+    allowed)."""
+    f = st.f
+    if st.ampm is not None:
+        if f.hour > 12:
+            raise _Bad("overflow")
+        if st.ampm == "am" and f.hour == 12:
+            f.hour = 0
+        elif st.ampm == "pm" and f.hour != 12:
+            f.hour += 12
+    if f.hour > 24 or (f.hour == 24 and (f.minute or f.second or f.micro)):
+        raise _Bad("overflow")
+    if f.second == 60 and f.micro:
+        raise _Bad("overflow")
+
+
+def _validate(st: _State, time_only: bool, whole: bool = True) -> None:
     """ValidateDate and the checks after it: the year's era, day of year, the month's
     days, AM/PM; a date must be whole."""
     f, fmask = st.f, st.fmask
@@ -759,17 +812,9 @@ def _validate(st: _State, time_only: bool) -> None:
         raise _Bad("overflow")
     if fmask & DATE_M == DATE_M and f.day > days_in_month(f.year, f.month):
         raise _Bad("overflow")
-    if st.ampm is not None:
-        if f.hour > 12:
-            raise _Bad("overflow")
-        if st.ampm == "am" and f.hour == 12:
-            f.hour = 0
-        elif st.ampm == "pm" and f.hour != 12:
-            f.hour += 12
-    if f.hour > 24 or (f.hour == 24 and (f.minute or f.second or f.micro)):
-        raise _Bad("overflow")
-    if f.second == 60 and f.micro:
-        raise _Bad("overflow")
+    _clock_checks(st)
+    if not whole:
+        return
     if time_only:
         if fmask & TIME_M == 0:
             raise _Bad("format")
