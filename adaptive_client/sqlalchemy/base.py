@@ -19,6 +19,7 @@ prefer a file or ``ADAPTIVE_MASTER_KEY``), ``config`` (an onion_config TOML path
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -210,6 +211,20 @@ class AdaptiveDialect(PGDialect_psycopg):
             return False
         catalog = self._catalog(connection)
         return bool(catalog.has_table(table_name) or table_name.lower() in refl.views(catalog))
+
+    def has_multi_table(
+        self,
+        connection: Any,
+        table_names: Sequence[str],
+        schema: str | None = None,
+        **kw: Any,
+    ) -> Iterable[tuple[tuple[str | None, str], bool]]:
+        """Which of the tables exist (SQLAlchemy 2.1's ``create_all`` / ``drop_all``
+        checkfirst asks for all the metadata's tables at once), from the sealed catalog."""
+        return [
+            ((schema, name), self.has_table(connection, name, schema=schema, **kw))
+            for name in table_names
+        ]
 
     def has_sequence(
         self, connection: Any, sequence_name: str, schema: str | None = None, **kw: Any
