@@ -265,6 +265,7 @@ class Fields:
     zone: dt.tzinfo | None = None
     special: str | None = None
     has_date: bool = False
+    abbrev: str | None = None  # a zone abbreviation whose meaning depends on the date
 
     def offset_at(self, default: dt.tzinfo) -> int:
         """The zone offset (seconds east) the fields' local time has: the one written,
@@ -278,11 +279,28 @@ class Fields:
             ref = dt.datetime(2000 if self.year < 1 else 9999, 1, 1)
         else:
             ref = dt.datetime(self.year, self.month, self.day, min(self.hour, 23), self.minute)
+        if self.abbrev is not None:
+            return _abbreviation_offset(zone, self.abbrev, ref)
         before = ref.replace(tzinfo=zone, fold=0).utcoffset() or dt.timedelta()
         after = ref.replace(tzinfo=zone, fold=1).utcoffset() or dt.timedelta()
         # a repeated hour (after < before): the later, standard, offset; a skipped one
         # (after > before): the offset before the change
         return int(min(before, after).total_seconds())
+
+
+def _abbreviation_offset(zone: dt.tzinfo, abbrev: str, ref: dt.datetime) -> int:
+    """The offset a dynamic abbreviation (``MSK``: Europe/Moscow's) names at ``ref``: the
+    zone's where it uses the abbreviation then, else the one it had at the nearest time
+    the zone used it (as PostgreSQL reads such an abbreviation)."""
+    for months in range(0, 12 * 300, 3):
+        for sign in (1, -1) if months else (1,):
+            year, month = divmod(ref.year * 12 + ref.month - 1 + sign * months, 12)
+            if not 1 <= year <= 9999:
+                continue
+            at = ref.replace(year=year, month=month + 1, day=min(ref.day, 28), tzinfo=zone)
+            if at.tzname() == abbrev:
+                return int((at.utcoffset() or dt.timedelta()).total_seconds())
+    return int((ref.replace(tzinfo=zone).utcoffset() or dt.timedelta()).total_seconds())
 
 
 # --- the tokenizer (ParseDateTime) -----------------------------------------------------------
@@ -702,7 +720,7 @@ def _decode(text: str, kind: str, session: Session) -> Fields:
                 if isinstance(abbrev, int):
                     f.offset = abbrev
                 else:
-                    f.zone = zone_named(abbrev)
+                    f.zone, f.abbrev = zone_named(abbrev), field.upper()
                 mask = ZONE
             else:
                 kw, val = _KEYWORDS.get(field, ("", None))

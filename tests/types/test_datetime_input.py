@@ -58,6 +58,8 @@ TIMESTAMPS = [
     "2024-03-31 02:30 Europe/Berlin", "1999-01-08 04:05:06 Asia/Kolkata",
     "1999-01-08T04:05:06Z", "1999-01-08 z", "1999-01-08 04:05 zulu", "allballs",
     "1999-01-08 allballs", "January 8, 1999 4:05 pm", "1999-01-08 04:05:06 PST",
+    "1990-07-01 12:00 MSK", "2011-07-01 12:00 MSK", "1900-01-01 12:00 MSK",
+    "2024-07-01 12:00 CLT", "1999-01-08 12:00 ART", "2024-06-01 12:00 CEST",
 ]  # fmt: skip
 # the ends of PostgreSQL's ranges (for the input rules alone: BC years, and years past
 # 9999, are refused by the client where PostgreSQL stores them -- Python's datetime has
