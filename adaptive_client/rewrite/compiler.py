@@ -85,6 +85,10 @@ _OIDS = {
 
 
 _TEXT_OIDS = frozenset({25, 1043})
+# the column types sum() and avg() take (of those a Sum onion may hold)
+_SUMMABLE = frozenset(
+    {"smallint", "integer", "bigint", "numeric", "real", "double precision", "interval", "money"}
+)
 # the type of sum(column) by the column's: bigint for the smaller integers, numeric for
 # bigint and numeric, the float's own for floats (PostgreSQL's sum aggregates)
 _SUM_OIDS = {"smallint": 20, "integer": 20, "bigint": 1700, "real": 700, "double precision": 701}
@@ -113,6 +117,12 @@ def _constant_oid(node: exp.Expression) -> int:
     if isinstance(node, exp.Cast):
         return _OIDS.get(parse_sql_type_name(node.to), 25)
     if isinstance(node, exp.Neg):
+        inner = node.this
+        while isinstance(inner, exp.Paren):
+            inner = inner.this
+        if isinstance(inner, exp.Literal) and not inner.is_string and inner.this.isdigit():
+            value = -int(inner.this)  # the sign is the constant's: -2147483648 is an integer
+            return 23 if value >= -(2**31) else 20 if value >= -(2**63) else 1700
         return _constant_oid(node.this)
     if isinstance(node, exp.Literal) and not node.is_string:
         text = node.this
@@ -121,6 +131,10 @@ def _constant_oid(node: exp.Expression) -> int:
         value = int(text)
         return 23 if value <= 2**31 - 1 else 20 if value <= 2**63 - 1 else 1700
     return 25
+
+
+def _numeric(value: Any) -> Any:
+    return value if value is None or isinstance(value, Decimal) else Decimal(value)
 
 
 # the output name PostgreSQL gives ``CAST(constant AS type)``: the type's own name
@@ -1158,10 +1172,13 @@ class Compiler:
         const = self.value_of(node)
         if const is not None:
             # parameters are read from the statement's current parameters when rows decode
-            name = _CAST_NAMES.get(_constant_oid(node), "?column?")
+            oid = _constant_oid(node)
+            name = _CAST_NAMES.get(oid, "?column?")
             if not isinstance(node, exp.Cast):
                 name = "bool" if isinstance(node, exp.Boolean) else "?column?"
-            return (lambda row: const(CURRENT_PARAMS.get())), name, _constant_oid(node)
+            if oid == 1700:  # 9223372036854775808 is a numeric, as PostgreSQL reads it
+                return (lambda row: _numeric(const(CURRENT_PARAMS.get()))), name, oid
+            return (lambda row: const(CURRENT_PARAMS.get())), name, oid
         if isinstance(node, exp.Add | exp.Sub | exp.Mul | exp.Div | exp.Mod):
             lf, _, loid = self.value_expr(scope, node.this, select, grouped)
             rf, _, roid = self.value_expr(scope, node.expression, select, grouped)
@@ -1237,8 +1254,11 @@ class Compiler:
         ref = self._column_side(scope, arg)
         if ref is None:
             raise _unsupported(node, f"{type(node).__name__.upper()} over an expression")
-        oc = self.require(ref, Cap.SUM)
         col = ref.column
+        if col.type.name not in _SUMMABLE:  # as PostgreSQL refuses sum(text), avg(date)
+            name = type(node).__name__.lower()
+            raise pg_errors.UndefinedFunction(f"function {name}({col.type.sql()}) does not exist")
+        oc = self.require(ref, Cap.SUM)
         cexp = self.col_expr(ref, oc)
         if oc.innermost == "PLAIN":
             sidx = self.add_select(select, exp.Sum(this=cexp))

@@ -14,6 +14,7 @@ import re
 from sqlglot.tokens import Tokenizer, TokenType
 
 from ..errors import UnsupportedQuery
+from ..sqltext import tokenize_error
 
 _tokenizer = Tokenizer()
 _GENERATED = re.compile(r"%(?!\(p\d+\)s)")
@@ -38,8 +39,8 @@ def normalize_placeholders(sql: str, quoted_percents: bool = False) -> tuple[str
         return sql, 0, False
     try:
         tokens = _tokenizer.tokenize(sql)
-    except Exception as exc:  # sqlglot raises TokenError
-        raise UnsupportedQuery(f"cannot tokenize the statement: {exc}", "syntax") from None
+    except Exception:  # sqlglot raises TokenError: an unterminated string, name or comment
+        raise tokenize_error(sql) from None
     out: list[str] = []
     pos = 0
     count = 0
