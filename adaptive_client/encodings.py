@@ -843,6 +843,11 @@ _ISO_DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _ISO_TIMESTAMP_RE = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[ T][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,6})?)?)?"
 )
+_ISO_ZONED_RE = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,6})?)?"
+    r"(?:Z|[+-][0-9]{2}(?::?[0-9]{2})?)?"
+)
+_MAX_DISPLACEMENT = dt.timedelta(hours=15, minutes=59, seconds=59)
 _ISO_TIME_RE = re.compile(r"[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,6})?)?")
 _ONE_US = dt.timedelta(microseconds=1)
 _PG_EPOCH = dt.datetime(2000, 1, 1)
@@ -1094,6 +1099,15 @@ class TimestampEncoding(Encoding):
                 return dt.datetime.fromisoformat(text)
             except ValueError:
                 pass  # (the input rules say which error)
+        elif self.zoned and _ISO_ZONED_RE.fullmatch(text):
+            try:
+                v = dt.datetime.fromisoformat(text)
+            except ValueError:
+                v = None  # (the input rules say which error)
+            written = v.utcoffset() if v is not None else None
+            if v is not None and (written is None or abs(written) <= _MAX_DISPLACEMENT):
+                zone = _session_zone()
+                return self._localize(v, zone) if written is None else v.astimezone(zone)
         local, f = _parsed_datetime(text, self._kind)
         if not self.zoned or type(local) is Infinite:
             return local
