@@ -19,10 +19,16 @@ January 8th under MDY, August 1st under DMY), two-digit years, day-of-year
 (``1999.008``, ``1999-008``), Julian days (``J2451187``), ``BC``/``AD``, AM/PM, day
 names, the special words (``epoch``, ``infinity``, ``-infinity``, ``now``, ``today``,
 ``tomorrow``, ``yesterday``, ``allballs``), numeric zone offsets (``-8``, ``+05:30``),
-the zone abbreviations of PostgreSQL's ``Default`` set (``PST``, ``CET``, ``Z``) and
-full zone names (``America/New_York``, through :mod:`zoneinfo`).  Not accepted (22007):
-ISO 8601 field labels (``y1999m01d08``) and run-together times with a zone
-(``040506-08``), which PostgreSQL also reads.
+the zone abbreviations of PostgreSQL's ``Default`` set (``PST``, ``CET``, ``Z``; those
+bound to a zone, ``MSK``, by the zone's offset under that name at the date), full zone
+names (``America/New_York``, through :mod:`zoneinfo`) and POSIX zones without daylight
+rules (``GMT+8``), run-together times with a zone (``040506-08``).
+
+Not accepted, where PostgreSQL reads them: ISO 8601 field labels (``y1999m01d08``,
+22007), and zone names PostgreSQL takes as POSIX zones with daylight rules or other
+malformed ones (22023).  The DateStyle and TimeZone are the session's; the abbreviation
+set is PostgreSQL's default one (a server configured with another
+``timezone_abbreviations`` reads some abbreviations differently).
 """
 
 from __future__ import annotations
