@@ -201,3 +201,49 @@ def test_unrounded_comparands(pair: Pair, sql_type: str) -> None:
     day = "" if sql_type.startswith("time(") else "1999-01-08 "
     values = [f"{day}04:05:06.125", f"{day}04:05:06.135", f"{day}04:05:06.4"]
     check(pair, sql_type, values)
+
+
+def test_an_application_schema(pair: Pair) -> None:
+    """uuid keys referenced by a foreign key (ON DELETE CASCADE), a timestamptz with a
+    now() default, bytea and time columns: joins, grouping, ranges and writes as in
+    PostgreSQL."""
+    first, second = uuid.UUID(int=11), uuid.UUID(int=2**120)
+    for conn in (pair.plain, pair.enc):
+        conn.execute(
+            "CREATE TABLE app_parent (id uuid PRIMARY KEY, name text, "
+            "made timestamptz DEFAULT now(), blob bytea)"
+        )
+        conn.execute(
+            "CREATE TABLE app_child (id serial PRIMARY KEY, "
+            "parent uuid REFERENCES app_parent(id) ON DELETE CASCADE, at time(0))"
+        )
+        conn.execute(
+            "INSERT INTO app_parent (id, name, blob) VALUES (%s, 'x', %s), (%s, 'y', %s)",
+            (first, b"\x01", second, b"\x02" * 30),
+        )
+        conn.execute(
+            "INSERT INTO app_child (parent, at) VALUES (%s, '04:05'), (%s, '13:00:00.6'), "
+            "(%s, '23:00')",
+            (first, first, second),
+        )
+    statements: list[tuple[str, Any]] = [
+        ("SELECT p.name, count(*) FROM app_parent p JOIN app_child c ON c.parent = p.id "
+         "GROUP BY p.name ORDER BY 1", None),
+        ("SELECT p.name, c.at FROM app_parent p JOIN app_child c ON c.parent = p.id "
+         "ORDER BY c.at", None),
+        ("SELECT id FROM app_parent WHERE id = %s", (first,)),
+        ("SELECT name FROM app_parent WHERE blob = %s", (b"\x02" * 30,)),
+        ("SELECT count(*) FROM app_child WHERE at BETWEEN '04:00' AND '14:00'", None),
+        ("SELECT max(at), min(at) FROM app_child", None),
+        ("SELECT name FROM app_parent ORDER BY blob DESC", None),
+        ("UPDATE app_child SET at = '05:00' WHERE parent = %s", (second,)),
+        ("DELETE FROM app_parent WHERE id = %s", (second,)),
+        ("SELECT parent, at FROM app_child ORDER BY id", None),
+        ("SELECT count(*) FROM app_parent WHERE made <= now()", None),
+    ]  # fmt: skip
+    for sql, params in statements:
+        got = []
+        for conn in (pair.plain, pair.enc):
+            cur = conn.execute(sql, params)
+            got.append(cur.fetchall() if cur.description else cur.rowcount)
+        assert got[0] == got[1], sql
