@@ -94,6 +94,7 @@ from .engine import (  # noqa: F401  (pg_*: the engine's functions, tested from 
 )
 from .fold import factor_disjunctions, fold_constants
 from .late import plan_late
+from .nested_joins import joins_as_derived_tables
 from .numeric import numeric_div, pg_avg
 from .plan import Compiled, Output, ParamBuilder, Params, Residual
 from .precomputed import extend_schema, substitute
@@ -1992,7 +1993,8 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     stmt = clock_parameters(_literal_regexes(stmt))
     check_order_names(stmt)
     schema = schema_of(catalog, stmt)
-    tree = unused_columns_dropped(qualified(_exists_select_one(stmt), schema))
+    tree = qualified(_exists_select_one(stmt), schema)
+    tree = unused_columns_dropped(joins_as_derived_tables(tree))
     annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
     tree = fold_constants(tree)
     extend_schema(catalog, schema, substitute(catalog, tree))

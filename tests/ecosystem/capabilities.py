@@ -11,6 +11,7 @@ from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
 import adaptive_client
+from adaptive_client import sqltext
 from adaptive_client.install import install
 from adaptive_client.keys import MasterKey
 
@@ -49,3 +50,15 @@ def client_supports(maintenance_dsn: str) -> frozenset[str]:
             c.execute(
                 sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
             )
+
+
+@cache
+def parenthesized_joins_parse() -> bool:
+    """Whether the client's syntax check takes ``a LEFT JOIN (b JOIN c ON p) ON q`` (a
+    parenthesized join) as PostgreSQL does, rather than as a derived table without its
+    alias."""
+    try:
+        sqltext.parse("SELECT 1 FROM a LEFT JOIN (b JOIN c ON b.x = c.x) ON a.x = b.x")
+    except psycopg.errors.SyntaxError:
+        return False
+    return True
