@@ -29,6 +29,7 @@ from .. import ondemand, recipes
 from ..clock import CLOCK_PREFIX, clock_kind, clock_name, clock_param, is_clock_cast
 from ..clock import OIDS as CLOCK_OIDS
 from ..encodings import (
+    TEXT_TYPES,
     CollatedTextEncoding,
     FloatEncoding,
     FreeNumericEncoding,
@@ -423,6 +424,10 @@ def _stored_form(ref: _Ref, cap: Cap, v: Any) -> Any:
     try:
         c = col.encoding.coerce(v)
     except ValueOutOfDomain:
+        if isinstance(v, str) and col.type.name not in TEXT_TYPES:
+            # a string constant (or parameter) has no type of its own: PostgreSQL reads it
+            # with the column type's input function, and its error is the statement's
+            raise
         c = _UNREPRESENTABLE
     if c is _UNREPRESENTABLE or not _same_value(v, c):
         if cap is Cap.EQ:

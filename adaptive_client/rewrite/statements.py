@@ -26,6 +26,7 @@ from .compiler import (
 )
 from .dependent_keys import with_dependent_keys
 from .eager import eager_counts
+from .natural_joins import with_natural_joins
 from .plan import Compiled, Output, ParamBuilder, Params, RmwUpdate, RowFn, SortKey
 from .positions import check_positions
 from .precomputed import with_precomputed
@@ -57,7 +58,8 @@ def compile_statement(
     row read by primary key can serve a later read-modify-write of that row (see
     :func:`_select`)."""
     try:
-        stmt = with_dependent_keys(catalog, views.expand(catalog, stmt))
+        stmt = with_natural_joins(catalog, views.expand(catalog, stmt))
+        stmt = with_dependent_keys(catalog, stmt)
         return _compile_statement(catalog, stmt, snapshot_rows)
     except RecursionError:  # e.g. thousands of ANDs: the rewrite recurses on the tree
         raise UnsupportedQuery("the statement nests too deeply to rewrite", "nesting") from None
