@@ -74,12 +74,15 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any, ClassVar
 
+import psycopg
 from psycopg import errors as pg_errors
+from psycopg.adapt import PyFormat
 
 from . import datetime_input
 from .clock import SessionTimestamp
 from .collation import Collation, order_key, primary_prefix
 from .errors import (
+    CannotAdapt,
     ConfigError,
     DatetimeOutOfRange,
     EncodingError,
@@ -254,7 +257,15 @@ _NAN_RE = re.compile(r"[ \t\n\r\f\v]*[+-]?nan[ \t\n\r\f\v]*", re.IGNORECASE)
 _NUMERIC_NAN_RE = re.compile(r"[ \t\n\r\f\v]*nan[ \t\n\r\f\v]*", re.IGNORECASE)
 
 
-def _type_error(t: SqlType, value: Any) -> EncodingError:
+def _type_error(t: SqlType, value: Any) -> EncodingError | CannotAdapt:
+    """The error of a value of the wrong Python type: psycopg's, where psycopg could not
+    send it to PostgreSQL either (no dumper for its type)."""
+    try:
+        psycopg.adapters.get_dumper(type(value), PyFormat.AUTO)
+    except psycopg.ProgrammingError:
+        return CannotAdapt(
+            f"cannot adapt type {type(value).__name__!r} using placeholder '%s' (format: AUTO)"
+        )
     return EncodingError(f"{t.sql()} does not take a {type(value).__name__}")
 
 

@@ -116,6 +116,12 @@ class ParameterMismatch(AdaptiveError, psycopg.ProgrammingError):
     with psycopg, the transaction is left as it was."""
 
 
+class CannotAdapt(ParameterMismatch):
+    """A parameter of a Python type psycopg cannot adapt to any PostgreSQL type (an
+    ``object()``, a set): psycopg's own ``ProgrammingError``, raised before anything is
+    sent, the transaction left as it was."""
+
+
 class CollationUnavailable(UnsupportedQuery):
     """Text order under a column's collation that this client cannot reproduce exactly:
     a collator version other than the one the column's Ord onion was written with, a

@@ -173,11 +173,21 @@ def test_a_refused_construct_fails_the_transaction_as_an_error(
     assert failed(got) == failed(expected)
 
 
+@pytest.mark.parametrize(
+    ("sql", "params"),
+    [
+        ("SELECT id FROM t WHERE id = %s", (1, 2)),  # one parameter too many
+        ("SELECT id FROM t WHERE id = %(k)s", {"j": 1}),  # a name missing
+        ("SELECT id FROM t WHERE id = %s", (object(),)),  # a value psycopg cannot adapt
+        ("INSERT INTO t VALUES (4, 40, %s, '2024-04-01')", ({1, 2},)),
+    ],
+)
 def test_a_parameter_mismatch_leaves_the_transaction_as_psycopg_does(
-    databases: tuple[Connect, Connect],
+    databases: tuple[Connect, Connect], sql: str, params: Any
 ) -> None:
-    """Too many parameters: psycopg refuses before sending anything, the transaction
-    goes on; so does the client's."""
+    """A mistake psycopg refuses before sending anything (the parameters do not fit the
+    placeholders, a value it cannot adapt): the transaction goes on; so does the
+    client's."""
     plain, enc = databases
     outcomes = []
     for connect in (plain, enc):
@@ -187,7 +197,7 @@ def test_a_parameter_mismatch_leaves_the_transaction_as_psycopg_does(
             conn.commit()
             conn.execute("INSERT INTO t VALUES (3, 30, 'three', '2024-03-01')")
             with pytest.raises(psycopg.ProgrammingError) as info:
-                conn.execute("SELECT id FROM t WHERE id = %s", (1, 2))
+                conn.execute(sql, params)
             assert info.value.sqlstate is None
             conn.commit()
             outcomes.append(rows(conn))
