@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from adaptive_client.encodings import SqlType, encoding_for, parse_sql_type
 from adaptive_client.errors import (
+    CannotAdapt,
     ConfigError,
     EncodingError,
     InvalidTextInput,
@@ -372,9 +373,11 @@ def test_out_of_domain(t: str, value: Any) -> None:
     ],
 )
 def test_bad_input(t: str, value: Any) -> None:
-    with pytest.raises(EncodingError) as info:
+    with pytest.raises((EncodingError, CannotAdapt)) as info:
         encoding_for(t).coerce(value)
     assert not isinstance(info.value, ValueOutOfDomain)
+    # a value psycopg cannot adapt either is psycopg's ProgrammingError, sent nowhere
+    assert isinstance(info.value, CannotAdapt) == (type(value) is object)
 
 
 def test_canonical_bytes() -> None:
