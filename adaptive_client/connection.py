@@ -265,7 +265,7 @@ class Connection:
 
     def commit(self) -> None:
         with self.lock:
-            bind_stats(self._stats)
+            self._bind()
             self._locked.clear()
             failed = self.pg.pgconn.transaction_status == _INERROR
             self.pg.commit()  # (a failed transaction's COMMIT is a rollback)
@@ -292,9 +292,16 @@ class Connection:
 
     def rollback(self) -> None:
         with self.lock:
-            bind_stats(self._stats)
+            self._bind()
             self.pg.rollback()
             self._after_rollback()
+
+    def _bind(self) -> None:
+        """Make this connection the one the current thread works for: its statistics,
+        sequence blocks and session settings (the TimeZone and DateStyle values are read
+        and written under) -- whatever thread, and whatever connection it served before."""
+        bind_stats(self._stats)
+        defaults.RUNTIME.set(self._runtime)
 
     def cancel(self) -> None:
         """Cancel what this connection is running, from another thread (as psycopg's
@@ -792,9 +799,8 @@ class Connection:
     def _run(
         self, cur: Cursor, query: str, params: Params | None, many: Sequence[Params] | None = None
     ) -> None:
-        bind_stats(self._stats)
+        self._bind()
         self._maybe_refresh()
-        defaults.RUNTIME.set(self._runtime)
         with_params = params is not None or many is not None
         # a repeated SELECT/INSERT/UPDATE/DELETE: what the checks below found the first time
         seen = self._compiled_kind.get(query if with_params else _cache_key(query, False))
@@ -1143,7 +1149,7 @@ class Cursor:
         from .copy import open_copy
 
         conn = self.connection
-        bind_stats(conn._stats)
+        conn._bind()
         conn._maybe_refresh()
         text, _, _ = normalize_placeholders(statement)
         stmts = _parse_sql(text)
@@ -1509,7 +1515,7 @@ class NamedCursor(Cursor):
         """Up to ``n`` (None: all) more decrypted rows from the server cursor."""
         assert self._declared is not None
         with self.connection.lock:
-            bind_stats(self.connection._stats)
+            self.connection._bind()
             raw = self._declared.fetchall() if n is None else self._declared.fetchmany(n)
             with STATS.crypto():
                 return decrypt_columns(self._outputs, raw)

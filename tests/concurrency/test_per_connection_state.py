@@ -40,3 +40,24 @@ def test_each_connection_counts_its_own_work(pair: Pair, watchdog: Watchdog) -> 
     assert setup.stats.statements["SELECT"] == 0
     for conn in (*conns, setup):
         conn.close()
+
+
+def test_a_fetch_reads_in_its_own_connections_session(pair: Pair) -> None:
+    """A server-side cursor's rows are decrypted when fetched, in the session settings of
+    the cursor's connection -- not of the connection whose statement ran last."""
+    kolkata = adaptive_client.connect(pair.enc, master_key=pair.key)
+    utc = adaptive_client.connect(pair.enc, master_key=pair.key)
+    kolkata.execute("CREATE TABLE ev (id integer PRIMARY KEY, at timestamptz)")
+    kolkata.execute("INSERT INTO ev VALUES (1, '2024-05-01 12:00:00+00')")
+    kolkata.commit()
+    kolkata.execute("SET TimeZone = 'Asia/Kolkata'")
+    utc.execute("SET TimeZone = 'UTC'")
+    cur = kolkata.cursor("events")
+    cur.execute("SELECT at FROM ev")
+    utc.execute("SELECT at FROM ev").fetchall()  # the other session ran last
+    (at,) = cur.fetchone() or (None,)
+    assert at is not None and at.utcoffset() is not None
+    assert at.utcoffset().total_seconds() == 5.5 * 3600
+    cur.close()
+    for conn in (kolkata, utc):
+        conn.close()
