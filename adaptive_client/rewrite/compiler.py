@@ -54,7 +54,7 @@ from ..metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from ..onions import Cap, Onion, capabilities
 from ..stats import STATS
 from ..wire import CiphertextArray
-from .numeric import NUMBER_OIDS, pg_arith, pg_avg, pg_negate, result_oid
+from .numeric import NUMBER_OIDS, pg_arith, pg_avg, pg_negate, pg_scaled, result_oid
 from .params import escape_percent
 from .plan import (
     AsheSum,
@@ -526,7 +526,7 @@ def _literal_value(node: exp.Expression) -> Any:
         text = node.this
         if any(ch in text for ch in ".eE"):
             try:
-                return Decimal(text)
+                return pg_scaled(Decimal(text))  # (1e3 is 1000, of scale 0)
             except ArithmeticError:  # an exponent beyond any numeric, as PostgreSQL says
                 raise ValueOutOfDomain("a numeric constant overflows numeric") from None
         return int(text)

@@ -10,7 +10,9 @@ and no fewer decimals than either input shows.  Rounding is half away from zero.
 from __future__ import annotations
 
 import math
+import operator
 import re
+from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 from typing import Any
 
@@ -175,6 +177,14 @@ def _int_op(op: str, a: int, b: int, oid: int) -> int:
     return _checked_int(a + b if op == "+" else a - b if op == "-" else a * b, oid)
 
 
+_DECIMAL_OPS: dict[str, Callable[[Decimal, Decimal], Decimal]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "%": operator.mod,
+}
+
+
 def _numeric_op(op: str, a: Decimal, b: Decimal) -> Decimal:
     if op in "/%" and b == 0:
         raise pg_errors.DivisionByZero("division by zero")
@@ -182,9 +192,19 @@ def _numeric_op(op: str, a: Decimal, b: Decimal) -> Decimal:
         return numeric_div(a, b)
     with localcontext() as ctx:  # exact: + - keep the larger scale, * adds the scales
         ctx.prec = 2000
-        if op == "%":  # the dividend's sign, the larger scale (C's fmod)
-            return a % b
-        return a + b if op == "+" else a - b if op == "-" else a * b
+        # (% : the dividend's sign, the larger scale, as C's fmod)
+        return pg_scaled(_DECIMAL_OPS[op](a, b))
+
+
+def pg_scaled(value: Decimal) -> Decimal:
+    """``value`` with a display scale PostgreSQL could give it: never a negative one (an
+    operand read from ``1e30`` is ``Decimal('1E+30')``; PostgreSQL's has scale 0)."""
+    exponent = value.as_tuple().exponent
+    if isinstance(exponent, int) and exponent > 0:
+        with localcontext() as ctx:
+            ctx.prec = 2000
+            return value.quantize(Decimal(1))
+    return value
 
 
 def pg_arith(op: str, a: Any, b: Any, left: int | None = None, right: int | None = None) -> Any:

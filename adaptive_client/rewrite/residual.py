@@ -562,6 +562,12 @@ def _kind(node: exp.Expression) -> str:
             return kind
     if isinstance(node, exp.Round | exp.Trunc) and _kind(node.this) == "decimal":
         return "decimal"  # round/trunc(numeric[, n]) is numeric (sqlglot types it double)
+    if isinstance(node, exp.Anonymous) and node.name.lower() == "pg_numeric_div":
+        return "decimal"  # a quotient already rewritten (sqlglot typed the division double)
+    if isinstance(node, exp.Avg) and _kind(node.this) in ("int", "decimal"):
+        return "decimal"  # avg of integers or numerics is numeric (sqlglot: double)
+    if isinstance(node, exp.Div) and node.meta.get("avg"):
+        return "decimal"  # an avg computed in parts (aggregate.py)
     sides: set[str] = set()
     if isinstance(node, exp.Case | exp.Coalesce | exp.Greatest | exp.Least):
         sides = {_kind(b) for b in _choice_values(node)}
@@ -770,25 +776,21 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         if _kind(node.this) != "timestamp":
             raise _refuse("date_trunc of other than a date or timestamp", node)
         return node
-    if isinstance(node, exp.Round):
+    if isinstance(node, exp.Round | exp.Trunc):
         digits = node.args.get("decimals")
+        name = "round" if isinstance(node, exp.Round) else "trunc"
         if _kind(node.this) == "float" and digits is None:
-            return _udf("pg_rint", node.this)  # half to even, as rint(); DuckDB's: away
+            # round: half to even, as rint() (DuckDB's: away); trunc: the same in both
+            return _udf("pg_rint", node.this) if name == "round" else node
         if _kind(node.this) != "decimal":
-            raise _refuse("round of other than a numeric", node)
+            raise _refuse(f"{name} of other than a numeric", node)
         if digits is not None and not _constant_int(digits):
-            raise _refuse("round to other than a constant scale", node)
-        # (a negative scale rounds to tens, hundreds, ...: the same in both engines)
-        return node
-    if isinstance(node, exp.Trunc):
-        digits = node.args.get("decimals")
-        if digits is None and _kind(node.this) == "float":
-            return node  # trunc(double precision), double in both engines
-        if _kind(node.this) != "decimal" or not (
-            digits is None or (isinstance(digits, exp.Literal) and digits.is_int)
-        ):
-            raise _refuse("trunc of other than a numeric to a non-negative constant scale", node)
-        return node  # DuckDB's trunc(decimal, n) has PostgreSQL's scale n
+            raise _refuse(f"{name} to other than a constant scale", node)
+        # half away from zero (round), toward zero (trunc), a negative scale to tens,
+        # hundreds...: the same in both engines.  PostgreSQL's result has the scale
+        # asked for, DuckDB's keeps a smaller one of its argument
+        scale = 0 if digits is None else int(digits.sql())
+        return _at_scale(node, scale) if scale > 0 else node
     if isinstance(node, exp.DPipe):
         kinds = [_kind(node.this), _kind(node.expression)]
         for key, other in (("this", kinds[1]), ("expression", kinds[0])):
@@ -805,6 +807,8 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         return node
     if isinstance(node, exp.Cast):
         return _check_cast(node)
+    if isinstance(node, exp.Literal) and not node.is_string and "e" in node.name.lower():
+        return _exponent_literal(node)
     if isinstance(node, exp.Abs) and _kind(node.this) not in ("int", "decimal", "float"):
         raise _refuse("abs of a non-number", node)
     if isinstance(node, exp.Length | exp.StrPosition):
@@ -812,6 +816,45 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
             raise _refuse(f"{node.sql_name().lower()} of a non-text value", node)
         return _cast(node, "INTEGER")  # PostgreSQL's are integer, DuckDB's bigint
     return node
+
+
+def _exponent_literal(node: exp.Literal) -> exp.Expression:
+    """A numeric constant written with an exponent (``1e30``, ``2.5E-3``): numeric in
+    PostgreSQL, with the display scale its digits and exponent give; DuckDB reads it as
+    a double."""
+    parent = node.parent
+    while isinstance(parent, exp.Paren | exp.Neg):
+        parent = parent.parent
+    if isinstance(parent, exp.Binary) and "float" in (
+        _kind(parent.this), _kind(parent.expression)
+    ):
+        return node  # beside a double precision it is one (the same double in both)
+    value = Decimal(node.name)
+    exponent = value.as_tuple().exponent
+    assert isinstance(exponent, int)
+    scale = max(0, -exponent)
+    digits = max(value.adjusted() + 1, 0) + scale
+    if digits > 38:
+        raise _refuse("a numeric constant of more than 38 digits", node)
+    plain = exp.Literal.string(format(value, "f"))
+    return _cast(plain, f"DECIMAL({max(digits, 1)},{scale})")
+
+
+_ROUND_SCALE_MAX = 30  # digits left for the integer part: at least 8
+
+
+def _at_scale(node: exp.Expression, scale: int) -> exp.Expression:
+    """``node``'s numeric value at ``scale`` decimals exactly (a refusal at run time where
+    the client engine's 38 digits cannot hold it at that scale)."""
+    if scale > _ROUND_SCALE_MAX:
+        raise _refuse(f"a numeric rounded to more than {_ROUND_SCALE_MAX} decimals", node)
+    to = f"DECIMAL(38,{scale})"
+    wide = exp.Cast(this=node.copy(), to=exp.DataType.build(to, dialect="duckdb"), safe=True)
+    lost = exp.and_(exp.Not(this=exp.Is(this=node.copy(), expression=exp.Null())),
+                    exp.Is(this=wide, expression=exp.Null()))  # fmt: skip
+    message = exp.Literal.string("a numeric beyond the client engine's 38 digits")
+    return exp.Case(ifs=[exp.If(this=lost, true=_udf("error", message))],
+                    default=_cast(node, to))  # fmt: skip
 
 
 def _avg_parts(node: exp.Expression) -> tuple[exp.Expression, exp.Expression]:
@@ -943,7 +986,7 @@ def _value_only(node: exp.Expression, depth: int = 0) -> bool:
     parent = node.parent
     child: Any = node
     while parent is not None:
-        if isinstance(parent, exp.Predicate | exp.Ordered | exp.Round):
+        if isinstance(parent, exp.Predicate | exp.Ordered | exp.Round | exp.Trunc):
             return True
         if isinstance(parent, exp.Cast) and (
             parent.to.this in _INTS or (parent.to.is_type(exp.DataType.Type.DECIMAL)

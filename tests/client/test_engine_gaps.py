@@ -1,0 +1,152 @@
+"""Statements the client finishes in its engine where PostgreSQL's semantics needed
+translating: round()/trunc() of numerics, age(), interval and date arithmetic results,
+float sums and averages, comparisons with constants beyond a column's type, float and
+numeric casts of values computed per row.  Each is compared with plain PostgreSQL
+(values, Python types, NULLs, SQLSTATEs), on a C and an ICU database."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import psycopg
+import pytest
+
+import adaptive_client
+from adaptive_client.keys import MasterKey
+
+SCHEMA = [
+    "CREATE TABLE t (id integer PRIMARY KEY, name text, x integer, f float8, ts timestamp, "
+    "k integer, s smallint, n numeric(5,2), r real, d date, price numeric(10,2), tx text)",
+    "INSERT INTO t VALUES "
+    "(1, 'a', 10, 0.1, '2020-03-15 10:30:00', 1, 5, 1.25, 0.1, '2020-01-31', 19.99, '1.50'), "
+    "(2, 'b', 20, 0.2, '2021-07-01 00:00:01.5', 1, -3, -2.50, 0.7, '2020-02-29', 5.01, ' 7 '), "
+    "(3, 'c', 35, 0.3, '2019-12-31 23:59:59', 2, 32767, 999.99, 1e10, '2024-03-01', 0.99, "
+    "'-0.0'), "
+    "(4, 'd', NULL, NULL, NULL, 2, NULL, NULL, NULL, NULL, NULL, NULL), "
+    "(5, 'e', 1, 1e300, '2020-01-01 00:00:00', 3, -32768, 0.01, 3.5, '1999-12-31', 100.00, "
+    "'1e3')",
+]
+QUERIES = [
+    # round / trunc of numerics
+    "SELECT round(avg(x), 2) FROM t",
+    "SELECT round(avg(x)) FROM t",
+    "SELECT id, round(x::numeric / 3, 1) FROM t ORDER BY id",
+    "SELECT round(avg(price)) FROM t",
+    "SELECT k, round(avg(price), 3) FROM t GROUP BY k ORDER BY k",
+    "SELECT trunc(avg(x), 1) FROM t",
+    "SELECT trunc(avg(x)) FROM t",
+    "SELECT id, round(n, -1), trunc(n, 1) FROM t ORDER BY id",
+    "SELECT id, round(price * 1.075, 2) FROM t ORDER BY id",
+    # age()
+    "SELECT id, age(ts, '2020-01-01') FROM t ORDER BY id",
+    "SELECT id, age(ts, timestamp '2021-02-28 12:00') FROM t ORDER BY id",
+    "SELECT id, age(ts) > interval '1 day' FROM t ORDER BY id",
+    # interval and date results
+    "SELECT max(ts) - min(ts) FROM t",
+    "SELECT k, max(ts) - min(ts) FROM t GROUP BY k ORDER BY k",
+    "SELECT id, ts + interval '1 day' FROM t ORDER BY id",
+    "SELECT id, ts - interval '1 month' FROM t ORDER BY id",
+    "SELECT id, d + 7, d - 1 FROM t ORDER BY id",
+    "SELECT id, d - date '2020-01-01' FROM t ORDER BY id",
+    "SELECT max(d) - min(d) FROM t",
+    "SELECT id, ts - timestamp '2020-01-01' FROM t ORDER BY id",
+    # float sums and averages
+    "SELECT k, sum(f) FROM t GROUP BY k ORDER BY k",
+    "SELECT sum(f), avg(f) FROM t",
+    "SELECT k, avg(f) FROM t GROUP BY k ORDER BY k",
+    "SELECT sum(r), avg(r) FROM t",
+    # constants beyond a column's type
+    "SELECT id FROM t WHERE s < -32769 ORDER BY id",
+    "SELECT id FROM t WHERE s > -32769 ORDER BY id",
+    "SELECT id FROM t WHERE s <= 40000 ORDER BY id",
+    "SELECT id FROM t WHERE s >= 40000 ORDER BY id",
+    "SELECT id FROM t WHERE s = 40000 ORDER BY id",
+    "SELECT id FROM t WHERE s <> 40000 ORDER BY id",
+    "SELECT id FROM t WHERE x < 3000000000 ORDER BY id",
+    "SELECT id FROM t WHERE x > -3000000000 ORDER BY id",
+    "SELECT id FROM t WHERE n < 1000 ORDER BY id",
+    "SELECT id FROM t WHERE n > -1000 ORDER BY id",
+    "SELECT id FROM t WHERE n >= 1000 ORDER BY id",
+    "SELECT id FROM t WHERE NOT (s < -32769) ORDER BY id",
+    # float and numeric casts
+    "SELECT 1e0::float8 / 0",
+    "SELECT id, tx::numeric FROM t WHERE id IN (1, 2, 3, 5) ORDER BY id",
+    "SELECT id, f::numeric FROM t WHERE id IN (1, 2, 3) ORDER BY id",
+    "SELECT id, f::numeric FROM t ORDER BY id",
+    "SELECT id, r::numeric FROM t ORDER BY id",
+]
+
+
+@pytest.fixture(
+    scope="module",
+    params=["", "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"],
+    ids=["C", "ICU"],
+)
+def pair(request: Any, new_database: Callable[..., str]) -> Iterator[tuple[Any, Any]]:
+    plain = psycopg.connect(new_database("egplain", locale=request.param), autocommit=True)
+    enc = adaptive_client.connect(
+        new_database("egenc", locale=request.param),
+        master_key=MasterKey.generate(),
+        autocommit=True,
+    )
+    for conn in (plain, enc):
+        for sql in SCHEMA:
+            conn.execute(sql)
+    yield plain, enc
+    plain.close()
+    enc.close()
+
+
+def _outcome(conn: Any, sql: str) -> tuple[str, Any]:
+    try:
+        rows = conn.execute(sql).fetchall()
+    except psycopg.Error as exc:
+        return "error", exc.sqlstate
+    return "rows", [tuple((type(v), repr(v)) for v in row) for row in rows]
+
+
+# still refused by the client (UnsupportedQuery) where PostgreSQL answers: strict, so
+# that closing one fails here until it is taken off
+REFUSED: dict[str, str] = {
+    "SELECT 1e0::float8 / 0": "float division of constants computed per row",
+    "SELECT id FROM t WHERE NOT (s < -32769) ORDER BY id": "a constant beyond the column's type",
+    "SELECT id FROM t WHERE n < 1000 ORDER BY id": "a constant beyond the column's type",
+    "SELECT id FROM t WHERE n > -1000 ORDER BY id": "a constant beyond the column's type",
+    "SELECT id FROM t WHERE n >= 1000 ORDER BY id": "a constant beyond the column's type",
+    "SELECT id FROM t WHERE s < -32769 ORDER BY id": "a constant beyond the column's type",
+    "SELECT id FROM t WHERE s <= 40000 ORDER BY id": "a constant beyond the column's type",
+    "SELECT id FROM t WHERE s > -32769 ORDER BY id": "a constant beyond the column's type",
+    "SELECT id FROM t WHERE s >= 40000 ORDER BY id": "a constant beyond the column's type",
+    "SELECT id FROM t WHERE x < 3000000000 ORDER BY id": "a constant beyond the column's type",
+    "SELECT id FROM t WHERE x > -3000000000 ORDER BY id": "a constant beyond the column's type",
+    "SELECT id, age(ts) > interval '1 day' FROM t ORDER BY id": "age()",
+    "SELECT id, age(ts, '2020-01-01') FROM t ORDER BY id": "age()",
+    "SELECT id, age(ts, timestamp '2021-02-28 12:00') FROM t ORDER BY id": "age()",
+    "SELECT id, f::numeric FROM t ORDER BY id": "double precision to numeric",
+    "SELECT id, f::numeric FROM t WHERE id IN (1, 2, 3) ORDER BY id": "double precision to numeric",
+    "SELECT id, r::numeric FROM t ORDER BY id": "real to numeric",
+    "SELECT id, ts - timestamp '2020-01-01' FROM t ORDER BY id": "an interval result",
+    "SELECT id, tx::numeric FROM t WHERE id IN (1, 2, 3, 5) ORDER BY id": "text to numeric",
+    "SELECT k, avg(f) FROM t GROUP BY k ORDER BY k": "avg of double precision",
+    "SELECT k, max(ts) - min(ts) FROM t GROUP BY k ORDER BY k": "an interval result",
+    "SELECT k, sum(f) FROM t GROUP BY k ORDER BY k": "sum of double precision",
+    "SELECT max(ts) - min(ts) FROM t": "an interval result",
+    "SELECT sum(f), avg(f) FROM t": "sum and avg of double precision",
+    "SELECT sum(r), avg(r) FROM t": "sum and avg of real",
+}
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        pytest.param(q, marks=pytest.mark.xfail(reason=REFUSED[q], strict=True))
+        if q in REFUSED
+        else q
+        for q in QUERIES
+    ],
+)
+def test_answered_as_postgresql(pair: tuple[Any, Any], sql: str) -> None:
+    plain, enc = pair
+    expected = _outcome(plain, sql)
+    assert _outcome(enc, sql) == expected
