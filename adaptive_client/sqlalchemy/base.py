@@ -47,6 +47,9 @@ class AdaptiveDBAPI:
             if (not k.startswith("__") or k == "__version__") and k != "connect":
                 self.__dict__[k] = v
         self.paramstyle = "pyformat"
+        # SQLAlchemy's LargeBinary wraps values in the DB-API's Binary: psycopg's marks a
+        # value for its binary dumper; the client encodes (and encrypts) bytes itself
+        self.Binary = bytes
 
     def connect(self, *args: Any, **kwargs: Any) -> _connection.Connection:
         return _connect(*args, **kwargs)
