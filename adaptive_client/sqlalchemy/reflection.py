@@ -104,7 +104,6 @@ def columns(table: TableMeta) -> list[dict[str, Any]]:
             "nullable": col.nullable,
             "default": _default_sql(col.default),
             "autoincrement": False,
-            "comment": None,
         }
         if identity:
             entry["default"] = None
@@ -120,7 +119,7 @@ def columns(table: TableMeta) -> list[dict[str, Any]]:
 
 
 def pk_constraint(table: TableMeta) -> dict[str, Any]:
-    return {"constrained_columns": list(table.primary_key), "name": None, "comment": None}
+    return {"constrained_columns": list(table.primary_key), "name": None}
 
 
 def _server_constraints(conn: Connection, table: TableMeta) -> list[tuple[Any, ...]]:
@@ -158,8 +157,7 @@ def unique_constraints(conn: Connection, table: TableMeta) -> list[dict[str, Any
     if recorded is not None:
         names = getattr(table, "constraints", {})
         return [
-            {"name": names.get(anon), "column_names": list(cols), "comment": None}
-            for anon, cols in recorded.items()
+            {"name": names.get(anon), "column_names": list(cols)} for anon, cols in recorded.items()
         ]
     out = []
     for contype, _, cols, *_ in _server_constraints(conn, table):
@@ -167,7 +165,7 @@ def unique_constraints(conn: Connection, table: TableMeta) -> list[dict[str, Any
             continue
         plain = _plain_columns(table, cols)
         if plain is not None:
-            out.append({"name": None, "column_names": plain, "comment": None})
+            out.append({"name": None, "column_names": plain})
     return out
 
 
@@ -189,7 +187,6 @@ def foreign_keys(conn: Connection, catalog: Catalog, table: TableMeta) -> list[d
                     "referred_table": fk.ref_table,
                     "referred_columns": list(fk.ref_columns),
                     "options": options,
-                    "comment": None,
                 }
             )
         return out
@@ -216,17 +213,13 @@ def foreign_keys(conn: Connection, catalog: Catalog, table: TableMeta) -> list[d
                 "referred_table": ref.name,
                 "referred_columns": ref_plain,
                 "options": options,
-                "comment": None,
             }
         )
     return out
 
 
 def check_constraints(table: TableMeta) -> list[dict[str, Any]]:
-    return [
-        {"name": c.get("name"), "sqltext": c.get("sql"), "comment": None}
-        for c in getattr(table, "checks", [])
-    ]
+    return [{"name": c.get("name"), "sqltext": c.get("sql")} for c in getattr(table, "checks", [])]
 
 
 def views(catalog: Catalog) -> dict[str, Any]:
@@ -249,7 +242,6 @@ def view_columns(view: Any, catalog: Catalog) -> list[dict[str, Any]]:
                 "type": sa_type(col.type) if col is not None else sqltypes.NULLTYPE,
                 "nullable": True,  # as PostgreSQL reflects a view's columns
                 "default": None,
-                "comment": None,
             }
         )
     return out
