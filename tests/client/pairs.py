@@ -23,11 +23,16 @@ def plain_and_encrypted(
     config: dict[str, Any],
     ddl: Sequence[str],
     rows: dict[str, list[tuple[Any, ...]]],
+    locale: str = "",
 ) -> Iterator[Pair]:
-    """Both databases (autocommit), each created by ``ddl`` and given ``rows`` per table."""
-    plain = psycopg.connect(new_database(f"{name}_plain"), autocommit=True)
+    """Both databases (autocommit), each created by ``ddl`` and given ``rows`` per table;
+    ``locale``: their collation (``new_database``'s)."""
+    plain = psycopg.connect(new_database(f"{name}_plain", locale=locale), autocommit=True)
     enc = adaptive_client.connect(
-        new_database(f"{name}_enc"), master_key=master_key.hex(), config=config, autocommit=True
+        new_database(f"{name}_enc", locale=locale),
+        master_key=master_key.hex(),
+        config=config,
+        autocommit=True,
     )
     try:
         for conn in (plain, enc):

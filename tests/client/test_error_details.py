@@ -10,8 +10,9 @@ from typing import Any
 import psycopg
 import pytest
 
-import adaptive_client
 from adaptive_client.keys import MasterKey
+
+from .pairs import Pair, plain_and_encrypted
 
 SCHEMA = [
     "CREATE TABLE person (id integer PRIMARY KEY, email text UNIQUE, born date, "
@@ -33,17 +34,9 @@ VIOLATIONS = [
 
 
 @pytest.fixture(scope="module")
-def pair(new_database: Callable[..., str]) -> Iterator[tuple[Any, Any]]:
-    plain = psycopg.connect(new_database("detplain"), autocommit=True)
-    enc = adaptive_client.connect(
-        new_database("detenc"), master_key=MasterKey.generate(), autocommit=True
-    )
-    for conn in (plain, enc):
-        for sql in SCHEMA:
-            conn.execute(sql)
-    yield plain, enc
-    plain.close()
-    enc.close()
+def pair(new_database: Callable[..., str]) -> Iterator[Pair]:
+    with plain_and_encrypted(new_database, MasterKey.generate(), "det", {}, SCHEMA, {}) as both:
+        yield both
 
 
 def _report(conn: Any, sql: str) -> tuple[Any, ...]:
@@ -61,7 +54,7 @@ def _report(conn: Any, sql: str) -> tuple[Any, ...]:
 
 
 @pytest.mark.parametrize("sql", VIOLATIONS)
-def test_violation_reported_as_postgresql(pair: tuple[Any, Any], sql: str) -> None:
+def test_violation_reported_as_postgresql(pair: Pair, sql: str) -> None:
     plain, enc = pair
     expected = _report(plain, sql)
     got = _report(enc, sql)

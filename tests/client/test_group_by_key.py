@@ -9,8 +9,9 @@ from typing import Any
 import psycopg
 import pytest
 
-import adaptive_client
 from adaptive_client.keys import MasterKey
+
+from .pairs import Pair, plain_and_encrypted
 
 SCHEMA = [
     "CREATE TABLE author (id integer PRIMARY KEY, name text, born date, score numeric(6,2))",
@@ -41,26 +42,18 @@ REFUSED = [
 ]
 
 
-@pytest.fixture(
-    scope="module", params=["", "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"]
-)
-def pair(request: Any, new_database: Callable[..., str]) -> Iterator[tuple[Any, Any]]:
-    plain = psycopg.connect(new_database("gkplain", locale=request.param), autocommit=True)
-    enc = adaptive_client.connect(
-        new_database("gkenc", locale=request.param),
-        master_key=MasterKey.generate(),
-        autocommit=True,
-    )
-    for conn in (plain, enc):
-        for sql in SCHEMA:
-            conn.execute(sql)
-    yield plain, enc
-    plain.close()
-    enc.close()
+ICU = "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
+
+
+@pytest.fixture(scope="module", params=["", ICU])
+def pair(request: Any, new_database: Callable[..., str]) -> Iterator[Pair]:
+    key = MasterKey.generate()
+    with plain_and_encrypted(new_database, key, "gk", {}, SCHEMA, {}, request.param) as both:
+        yield both
 
 
 @pytest.mark.parametrize("sql", QUERIES)
-def test_grouped_by_a_key_as_postgresql(pair: tuple[Any, Any], sql: str) -> None:
+def test_grouped_by_a_key_as_postgresql(pair: Pair, sql: str) -> None:
     plain, enc = pair
     expected = plain.execute(sql).fetchall()
     assert enc.execute(sql).fetchall() == expected
@@ -68,7 +61,7 @@ def test_grouped_by_a_key_as_postgresql(pair: tuple[Any, Any], sql: str) -> None
 
 
 @pytest.mark.parametrize("sql", REFUSED)
-def test_not_dependent_refused_as_postgresql(pair: tuple[Any, Any], sql: str) -> None:
+def test_not_dependent_refused_as_postgresql(pair: Pair, sql: str) -> None:
     plain, enc = pair
     with pytest.raises(psycopg.errors.GroupingError):
         plain.execute(sql)

@@ -4,14 +4,13 @@ order; none shared, a cross join.  Compared with plain PostgreSQL."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
 
-import psycopg
 import pytest
 
-import adaptive_client
 from adaptive_client.errors import UnsupportedQuery
 from adaptive_client.keys import MasterKey
+
+from .pairs import Pair, plain_and_encrypted
 
 SCHEMA = [
     "CREATE TABLE t (id integer PRIMARY KEY, k integer, name text)",
@@ -35,28 +34,20 @@ QUERIES = [
 
 
 @pytest.fixture(scope="module")
-def pair(new_database: Callable[..., str]) -> Iterator[tuple[Any, Any]]:
-    plain = psycopg.connect(new_database("natplain"), autocommit=True)
-    enc = adaptive_client.connect(
-        new_database("natenc"), master_key=MasterKey.generate(), autocommit=True
-    )
-    for conn in (plain, enc):
-        for sql in SCHEMA:
-            conn.execute(sql)
-    yield plain, enc
-    plain.close()
-    enc.close()
+def pair(new_database: Callable[..., str]) -> Iterator[Pair]:
+    with plain_and_encrypted(new_database, MasterKey.generate(), "nat", {}, SCHEMA, {}) as both:
+        yield both
 
 
 @pytest.mark.parametrize("sql", QUERIES)
-def test_natural_join_as_postgresql(pair: tuple[Any, Any], sql: str) -> None:
+def test_natural_join_as_postgresql(pair: Pair, sql: str) -> None:
     plain, enc = pair
     expected = plain.execute(sql).fetchall()
     assert enc.execute(sql).fetchall() == expected
     assert expected
 
 
-def test_over_a_derived_table_refused(pair: tuple[Any, Any]) -> None:
+def test_over_a_derived_table_refused(pair: Pair) -> None:
     _, enc = pair
     with pytest.raises(UnsupportedQuery, match="NATURAL JOIN"):
         enc.execute("SELECT id FROM t NATURAL JOIN (SELECT k FROM u) s")
