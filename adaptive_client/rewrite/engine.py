@@ -87,7 +87,7 @@ def _engine() -> duckdb.DuckDBPyConnection:
     if con is not None:
         return con
     from duckdb.func import FunctionNullHandling
-    from duckdb.sqltypes import BIGINT, DOUBLE, TIMESTAMP, VARCHAR
+    from duckdb.sqltypes import BIGINT, DOUBLE, INTEGER, TIMESTAMP, VARCHAR
 
     from .to_char import to_char
 
@@ -111,6 +111,7 @@ def _engine() -> duckdb.DuckDBPyConnection:
     con.create_function("pg_substr3", pg_substr, [VARCHAR, BIGINT, BIGINT], VARCHAR)
     con.create_function("pg_reverse", _reverse, [VARCHAR], VARCHAR)
     con.create_function("pg_rint", _rint, [DOUBLE], DOUBLE)
+    con.create_function("pg_float_low_exponent", float_low_exponent, [DOUBLE], INTEGER)
     con.create_function("pg_int_in", int_in, [VARCHAR, BIGINT], BIGINT)
     con.create_function("pg_float8_text", _float8_text, [VARCHAR], VARCHAR)
     for macro in _FLOAT8_MACROS:
@@ -149,6 +150,16 @@ def _float8_text(text: str) -> str:
     """``text::double precision`` as PostgreSQL reads it (numeric.float8_in), given back
     as text DuckDB's cast reads to the same double (NaN and infinities included)."""
     return repr(float8_in(text))
+
+
+def float_low_exponent(x: float) -> int | None:
+    """The exponent of ``x``'s lowest set bit (``x`` is an integer multiple of 2**it);
+    None for zero and the special values."""
+    if x == 0 or not math.isfinite(x):
+        return None
+    n, d = x.as_integer_ratio()
+    n = abs(n)
+    return (n & -n).bit_length() - d.bit_length()
 
 
 def _rint(x: float) -> float:
@@ -326,6 +337,10 @@ _INT_VALUE: Final = re.compile(r"-\d+")
 
 
 # psycopg's errors the pg_* functions raise, by the class name DuckDB quotes
+# error(REFUSAL_MARKER || reason) in a client engine statement: the statement is refused
+# with the reason (a float sum whose value would depend on the order of addition)
+REFUSAL_MARKER: Final = "refused by the client engine: "
+
 _UDF_ERRORS: Final[dict[str, type[pg_errors.Error]]] = {
     "InvalidTextRepresentation": pg_errors.InvalidTextRepresentation,
     "NumericValueOutOfRange": pg_errors.NumericValueOutOfRange,
@@ -375,6 +390,10 @@ def translate(exc: duckdb.Error) -> Exception:
         at = msg.find(f"{marker}: ")
         if at >= 0:
             return error(msg[at + len(marker) + 2 :].strip())
+    at = msg.find(REFUSAL_MARKER)
+    if at >= 0:  # a refusal the statement computes (error() of a reason)
+        reason = msg[at + len(REFUSAL_MARKER) :].strip()
+        return UnsupportedQuery(f"not supported in a client-evaluated query: {reason}", reason)
     for reason in ("value out of range: overflow", "value out of range: underflow"):
         if reason in msg:  # the pg_float8_* macros'
             return pg_errors.NumericValueOutOfRange(reason)

@@ -81,6 +81,7 @@ from .aggregate import apply as apply_pushdown
 from .aggregate import compiles_exactly, plan_pushdowns
 from .engine import (  # noqa: F401  (pg_*: the engine's functions, tested from here)
     QUOTIENT_SCALE,
+    REFUSAL_MARKER,
     engine,
     load,
     pg_lower,
@@ -668,6 +669,31 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         return _sum_typed(node, node)
     if isinstance(node, exp.Avg) and isinstance(node.parent, exp.Window | exp.Filter):
         return node  # divided with its wrapper
+    if isinstance(node, exp.Avg) and _kind(node.this) == "float":
+        # PostgreSQL's float avg is its float8 sum (float8_accum: in double precision,
+        # of a real too) divided by the count, in double precision
+        arg = node.this
+        total = exp.Add(
+            this=exp.Sum(this=_cast(arg.copy(), "DOUBLE")), expression=exp.Literal.number(0.0)
+        )
+        quotient = exp.Div(
+            this=exp.Paren(this=total), expression=_cast(exp.Count(this=arg.copy()), "DOUBLE")
+        )
+        # (its accumulator of squared deviations raises an overflow PostgreSQL's
+        # values near the double's limit meet: such an avg is refused)
+        small = exp.or_(
+            exp.LTE(this=exp.Count(this=arg.copy()), expression=exp.Literal.number(1)),
+            exp.LT(
+                this=exp.Max(this=exp.Abs(this=_cast(arg.copy(), "DOUBLE"))),
+                expression=exp.Literal.number("1e145"),
+            ),
+        )
+        reason = exp.Literal.string(REFUSAL_MARKER + "an avg of floats near the overflow")
+        guarded = exp.Case(
+            ifs=[exp.If(this=exp.Not(this=exp.Paren(this=small)), true=_udf("error", reason))],
+            default=quotient,
+        )
+        return _float_sum(_cast(arg.copy(), "DOUBLE"), guarded, node)
     if isinstance(node, exp.Avg) or (
         isinstance(node, exp.Window | exp.Filter) and isinstance(node.this, exp.Avg)
     ):
@@ -825,9 +851,7 @@ def _exponent_literal(node: exp.Literal) -> exp.Expression:
     parent = node.parent
     while isinstance(parent, exp.Paren | exp.Neg):
         parent = parent.parent
-    if isinstance(parent, exp.Binary) and "float" in (
-        _kind(parent.this), _kind(parent.expression)
-    ):
+    if isinstance(parent, exp.Binary) and "float" in (_kind(parent.this), _kind(parent.expression)):
         return node  # beside a double precision it is one (the same double in both)
     value = Decimal(node.name)
     exponent = value.as_tuple().exponent
@@ -1052,7 +1076,65 @@ def _sum_typed(agg: exp.Sum, node: exp.Expression) -> exp.Expression:
         return _cast(node, "DECIMAL(38,0)" if _bigint(arg) else "BIGINT")
     if k == "decimal":
         return node
+    if k == "float" and node is agg and not isinstance(agg.this, exp.Distinct):
+        return _float_sum(arg, _float_typed_sum(agg, arg), agg)
     raise _refuse(f"sum over {k} values", node)
+
+
+# float sums: mantissa bits and largest finite value of real and double precision
+_FLOAT_FORMATS = {"FLOAT": (24, 3.4028234663852886e38), "DOUBLE": (53, 1.7976931348623157e308)}
+
+
+def _float_sum(arg: exp.Expression, total: exp.Expression, node: exp.Expression) -> exp.Expression:
+    """``total`` (the sum of ``arg``, or a value computed from it) where the sum does not
+    depend on the order of addition, else a refusal at run time.
+
+    PostgreSQL adds a float sum's values one by one in the order its plan feeds them
+    (float8pl / float4pl, and float8_accum for avg), each addition rounded: the last
+    bits of the result depend on that order, which the client does not know (its rows
+    come from another statement's plan, and the client engine adds in parallel).  The
+    client does not guess: it answers only when every order gives the same sum, which it
+    checks exactly -- all values finite, each an integer multiple of 2**e (e the lowest
+    set bit's exponent among them), and the sum of their magnitudes below 2**(p+e) (p the
+    type's mantissa bits) and below the type's largest value.  Then every partial sum,
+    in any order, is a multiple of 2**e below 2**(p+e), held exactly: the sum is the
+    exact one, whatever the order (sums of integers, of halves, of cents stored as
+    whole numbers).  Otherwise (0.1 + 0.2 + 0.3, whose order changes the last bit) it is
+    refused, never answered with other last bits."""
+    real = arg.type is not None and arg.type.is_type(exp.DataType.Type.FLOAT)
+    bits, largest = _FLOAT_FORMATS["FLOAT" if real else "DOUBLE"]
+    x = _cast(arg.copy(), "DOUBLE")
+    magnitude = exp.Sum(this=exp.Abs(this=x.copy()))
+    low = exp.Min(this=_udf("pg_float_low_exponent", x.copy()))
+    bound = _udf(
+        "pow",
+        exp.Literal.number(2.0),
+        exp.Add(
+            this=exp.Literal.number(bits),
+            expression=exp.Coalesce(this=low, expressions=[exp.Literal.number(0)]),
+        ),
+    )
+    exact = exp.or_(
+        exp.EQ(this=exp.Count(this=x.copy()), expression=exp.Literal.number(0)),
+        exp.and_(
+            _udf("bool_and", _udf("isfinite", x.copy())),
+            exp.LT(this=magnitude.copy(), expression=bound),
+            exp.LTE(this=magnitude, expression=exp.Literal.number(largest)),
+        ),
+    )
+    reason = "a float sum whose last bits depend on the order of addition"
+    message = exp.Literal.string(REFUSAL_MARKER + reason)
+    refused = exp.Not(this=exp.Paren(this=exact))
+    return exp.Case(ifs=[exp.If(this=refused, true=_udf("error", message))], default=total)
+
+
+def _float_typed_sum(agg: exp.Sum, arg: exp.Expression) -> exp.Expression:
+    """The sum of a real or double precision ``arg`` in its type (DuckDB sums a real as
+    a double), plus 0.0 as PostgreSQL's sum starts from 0.0 (a sum of -0.0 is 0)."""
+    real = arg.type is not None and arg.type.is_type(exp.DataType.Type.FLOAT)
+    return _cast(
+        exp.Add(this=agg, expression=exp.Literal.number(0.0)), "FLOAT" if real else "DOUBLE"
+    )
 
 
 def _bigint(node: exp.Expression) -> bool:
@@ -1392,7 +1474,7 @@ def quotient_outputs(tree: exp.Expression) -> dict[int, tuple[str, int]]:
         if isinstance(node, exp.Div) and node.meta.get("avg"):
             # an avg the server computed in parts (aggregate.py): sum / count
             kind, dividend, divisor = "avg", node.this.copy(), node.expression.copy()
-        elif isinstance(node, exp.Avg) or (
+        elif (isinstance(node, exp.Avg) and _kind(node.this) != "float") or (
             isinstance(node, exp.Window | exp.Filter) and isinstance(node.this, exp.Avg)
         ):
             kind = "avg"
