@@ -59,6 +59,13 @@ QUERIES = [
     "SELECT p.id, s.n FROM posts AS p LEFT JOIN ((SELECT tag_id, count(*) AS n FROM notes "
     "GROUP BY tag_id) AS s JOIN post_tags AS pt ON pt.tag_id = s.tag_id) ON p.id = pt.post_id "
     "ORDER BY p.id, s.n",
+    # a star over it, a right join, inside a correlated EXISTS
+    f"SELECT * FROM posts AS p LEFT JOIN {_NESTED} ON p.id = pt.post_id ORDER BY 1, 7",
+    f"SELECT t.label, count(p.id) FROM posts AS p RIGHT JOIN {_NESTED} ON p.id = pt.post_id "
+    "GROUP BY t.label ORDER BY t.label",
+    "SELECT title FROM posts WHERE EXISTS (SELECT 1 FROM tags AS t2 LEFT JOIN (post_tags AS "
+    "pt JOIN posts AS p2 ON p2.id = pt.post_id) ON pt.tag_id = t2.id WHERE p2.id = posts.id) "
+    "ORDER BY title",
     # posts with one of the tags
     f"SELECT DISTINCT p.title FROM posts AS p JOIN {_NESTED} ON p.id = pt.post_id "
     "WHERE t.label IN ('db', 'crypto') ORDER BY p.title",
