@@ -933,8 +933,17 @@ def _check_tree(stmt: exp.Expression) -> None:
             raise pg_errors.UndefinedFunction(f"function {name}() does not exist")
     for sub in stmt.find_all(exp.Subquery):
         parent = sub.parent
-        if isinstance(parent, exp.From | exp.Join) and not sub.alias:
+        if isinstance(parent, exp.From | exp.Join) and not sub.alias and not _joined_table(sub):
             raise syntax_error("subquery in FROM must have an alias", None)
+
+
+def _joined_table(sub: exp.Subquery) -> bool:
+    """``(a JOIN b ON ...)`` in FROM, which PostgreSQL takes without an alias: sqlglot reads
+    it as a subquery of its first item carrying the joins (in as many parentheses)."""
+    inner = sub.this
+    while isinstance(inner, exp.Subquery) and not inner.alias and not inner.args.get("joins"):
+        inner = inner.this
+    return isinstance(inner, exp.Table | exp.Subquery) and bool(inner.args.get("joins"))
 
 
 __all__ = ["check_syntax", "parse", "session_command", "split_statements", "syntax_error"]
