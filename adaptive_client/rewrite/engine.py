@@ -114,7 +114,7 @@ def _engine() -> duckdb.DuckDBPyConnection:
     con.create_function("pg_float_low_exponent", float_low_exponent, [DOUBLE], INTEGER)
     con.create_function("pg_int_in", int_in, [VARCHAR, BIGINT], BIGINT)
     con.create_function("pg_float8_text", _float8_text, [VARCHAR], VARCHAR)
-    for macro in _FLOAT8_MACROS:
+    for macro in (*_FLOAT8_MACROS, _INTERVAL_OUT_MACRO):
         con.execute(macro)
     con.create_function(
         "pg_to_char",
@@ -132,6 +132,18 @@ def _engine() -> duckdb.DuckDBPyConnection:
 # finite operands is an overflow; a zero product or quotient of non-zero finite operands
 # an underflow (both 22003); a zero divisor 22012 unless the dividend is NaN.  Macros, not
 # Python functions: a Python function's NaN reaches DuckDB as NULL.
+# An interval as psycopg loads PostgreSQL's: its text's years, months and days as
+# 365, 30 and 1 days (PostgreSQL prints months / 12 years and months % 12 months), its
+# time as is -- DuckDB's own conversion counts every month 30 days.  The result has no
+# months, so that DuckDB's conversion to a timedelta is then exact.
+_INTERVAL_OUT_MACRO: Final = (
+    "CREATE MACRO pg_interval_out(iv) AS to_days(CAST(365 * datepart('year', iv) "
+    "+ 30 * datepart('month', iv) + datepart('day', iv) AS INTEGER)) "
+    "+ to_microseconds(CAST(CAST(datepart('hour', iv) AS BIGINT) * 3600000000 "
+    "+ CAST(datepart('minute', iv) AS BIGINT) * 60000000 "
+    "+ CAST(datepart('microseconds', iv) AS BIGINT) AS BIGINT))"
+)
+
 _FLOAT8_MACROS: Final = [
     "CREATE MACRO pg_float8_checked(r, a, b) AS CASE WHEN isinf(r) AND NOT (isinf(a) OR "
     "isinf(b)) THEN error('value out of range: overflow') ELSE r END",

@@ -52,6 +52,8 @@ time (before any peel) wherever it can be decided there.
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from decimal import Decimal
@@ -171,6 +173,9 @@ _OIDS = {
     "DATE": 1082,
     "TIMESTAMP": 1114,
     "TIMESTAMP WITH TIME ZONE": 1184,
+    # (timestamp - timestamp, age(): values as psycopg loads PostgreSQL's, see
+    # :func:`_interval_out`)
+    "INTERVAL": 1186,
     '"NULL"': 25,
     "NULL": 25,
 }
@@ -306,7 +311,10 @@ def check_allowed(tree: exp.Expression) -> None:
     for node in tree.walk():
         if (
             not isinstance(node, _ALLOWED)
-            and not (isinstance(node, exp.Anonymous) and node.name.lower() in _ANONYMOUS)
+            and not (
+                isinstance(node, exp.Anonymous)
+                and (node.name.lower() in _ANONYMOUS or node.name.lower() == "age")
+            )
             and not (isinstance(node, exp.RegexpLike) and node.meta.get("portable"))
         ):
             raise _refuse(_construct_name(node), node)
@@ -339,9 +347,21 @@ def check_allowed(tree: exp.Expression) -> None:
             if not (isinstance(index, exp.Literal) and str(index.this).isdigit()):
                 raise _refuse("split_part with other than a positive constant index", node)
         if isinstance(node, exp.Interval) and (
-            not isinstance(node.parent, exp.Add | exp.Sub) or not isinstance(node.this, exp.Literal)
+            not isinstance(node.this, exp.Literal)
+            or not (isinstance(node.parent, exp.Add | exp.Sub) or _interval_compared(node))
         ):
             raise _refuse("an interval other than a constant added to a date or time", node)
+        if (
+            isinstance(node, exp.Interval)
+            and isinstance(node.parent, exp.Add | exp.Sub)
+            and _has_months(node)
+        ):
+            sides = (node.parent.this, node.parent.expression)
+            other = sides[1] if sides[0] is node else sides[0]
+            if _is_interval(other) or _kind(other) not in ("date", "timestamp", "timestamptz"):
+                # (an interval with months beside another interval: DuckDB counts its
+                # months 30 days where psycopg loads PostgreSQL's years as 365)
+                raise _refuse("an interval of months or years added to an interval", node)
         if isinstance(node, exp.LimitOptions) and (
             node.args.get("percent") or node.args.get("with_ties")
         ):
@@ -722,6 +742,13 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
                       exp.Trim, exp.StartsWith, exp.MD5)  # fmt: skip
     if isinstance(node, text_functions) and _kind(node.this) != "text":
         raise _refuse(f"{_construct_name(node)} of a non-text value", node)
+    if isinstance(node, exp.Anonymous) and node.name.lower() == "age":
+        return _age(node)
+    if isinstance(node, exp.Interval) and node.unit is not None:
+        # INTERVAL '1' MON is how sqlglot writes PostgreSQL's '1 mon', a unit DuckDB's
+        # syntax lacks and its interval input reads
+        text = exp.Literal.string(f"{node.this.name} {node.unit.name}")
+        return _cast(text, "INTERVAL")
     if isinstance(node, exp.Anonymous) and node.name.lower() == "to_char":
         return _to_char(node)
     if isinstance(node, exp.Anonymous) and node.name.lower() in _ANONYMOUS:
@@ -879,6 +906,140 @@ def _at_scale(node: exp.Expression, scale: int) -> exp.Expression:
     message = exp.Literal.string("a numeric beyond the client engine's 38 digits")
     return exp.Case(ifs=[exp.If(this=lost, true=_udf("error", message))],
                     default=_cast(node, to))  # fmt: skip
+
+
+_ISO_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2}(\.\d{1,6})?)?")
+_MONTH_UNITS = ("MON", "YEAR", "DECADE", "CENTUR", "MILLEN")
+
+
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+
+
+def _interval_compared(node: exp.Interval) -> bool:
+    """An interval constant compared with an interval (age(), a difference of
+    timestamps), of one sign throughout: DuckDB compares intervals as PostgreSQL does
+    (months of 30 days, days of 24 hours) where each one's parts share a sign."""
+    parent = node.parent
+    if not isinstance(parent, _COMPARISONS) or "-" in node.this.name:
+        return False
+    other = parent.expression if parent.this is node else parent.this
+    return _is_interval(other) and not isinstance(other, exp.Interval)
+
+
+def _has_months(node: exp.Interval) -> bool:
+    """Whether an interval constant has a month or year part."""
+    text = f"{node.this.name} {node.unit.name if node.unit is not None else ''}".upper()
+    return any(unit in text for unit in _MONTH_UNITS)
+
+
+def _age(node: exp.Anonymous) -> exp.Expression:
+    """``age(a, b)`` of timestamps (a string constant in ISO form read as one): DuckDB's
+    age() subtracts field by field, borrowing from the month before as PostgreSQL's does
+    (checked against it); ``age(b)`` was made ``age(CURRENT_DATE::timestamp, b)``
+    before (:func:`_age_of_today`).  Of a date PostgreSQL's age is the timestamptz one,
+    in the session's time zone: refused."""
+    args = node.expressions
+    if len(args) != 2:
+        raise _refuse("age() with other than two arguments", node)
+    typed = []
+    for arg in args:
+        if isinstance(arg, exp.Literal) and arg.is_string:
+            text = arg.name
+            if not _ISO_TIMESTAMP.fullmatch(text):
+                raise _refuse("age() of a string other than an ISO timestamp", node)
+            try:
+                dt.datetime.fromisoformat(text)
+            except ValueError:
+                raise _refuse("age() of a string other than an ISO timestamp", node) from None
+            typed.append(_cast(arg, "TIMESTAMP"))
+        elif _kind(arg) == "timestamp":
+            typed.append(arg)
+        else:
+            raise _refuse(f"age() of a {_kind(arg)} value", node)
+    return exp.Anonymous(this="age", expressions=typed)
+
+
+def _age_of_today(stmt: exp.Expression) -> tuple[exp.Expression, bool]:
+    """``age(x)``: PostgreSQL's ``age(CURRENT_DATE::timestamp, x)`` (the server's date,
+    read as clock.py reads it); whether there was one."""
+    found = False
+
+    def swap(node: exp.Expression) -> exp.Expression:
+        nonlocal found
+        if (
+            isinstance(node, exp.Anonymous)
+            and node.name.lower() == "age"
+            and len(node.expressions) == 1
+        ):
+            found = True
+            today = exp.Cast(this=exp.CurrentDate(), to=exp.DataType.build("TIMESTAMP"))
+            return exp.Anonymous(this="age", expressions=[today, node.expressions[0]])
+        return node
+
+    return stmt.transform(swap), found
+
+
+def _is_interval(node: exp.Expression) -> bool:
+    """Whether PostgreSQL types ``node`` interval: age(), an interval constant, a
+    difference of timestamps, a sum or difference of intervals."""
+    while isinstance(node, exp.Paren | exp.Neg):
+        node = node.this
+    if isinstance(node, exp.Anonymous) and node.name.lower() == "age":
+        return True
+    if isinstance(node, exp.Interval) or (
+        isinstance(node, exp.Cast) and node.to.is_type(exp.DataType.Type.INTERVAL)
+    ):
+        return True
+    if isinstance(node, exp.Sub) and _kind(node.this) == _kind(node.expression) == "timestamp":
+        return True
+    if isinstance(node, exp.Add | exp.Sub):
+        return _is_interval(node.this) and _is_interval(node.expression)
+    return False
+
+
+def _has_age(node: exp.Expression) -> bool:
+    return any(isinstance(n, exp.Anonymous) and n.name.lower() == "age" for n in node.walk())
+
+
+def interval_outputs(tree: exp.Expression) -> set[int]:
+    """The outermost SELECT's items that are intervals with months (of age()): each
+    converted by ``pg_interval_out`` to what psycopg loads (engine.py).  Ordered by,
+    or made DISTINCT, such an output would be compared converted: refused."""
+    if not isinstance(tree, exp.Select):
+        return set()
+    out: set[int] = set()
+    names: set[str] = set()
+    for i, item in enumerate(tree.expressions):
+        node = item.unalias()
+        if _is_interval(node) and _has_age(node):
+            out.add(i)
+            if isinstance(item, exp.Alias):
+                names.add(item.alias)
+    if not out:
+        return out
+    if tree.args.get("distinct") is not None:
+        raise _refuse("DISTINCT over an interval of age()", tree)
+    order = tree.args.get("order")
+    for o in order.expressions if order is not None else []:
+        key = o.this
+        position = _position(key)
+        if (
+            _has_age(key)
+            or (isinstance(key, exp.Column) and not key.table and key.name in names)
+            or (position is not None and position - 1 in out)
+        ):
+            raise _refuse("ORDER BY an interval of age()", o)
+    for i in out:
+        item = tree.expressions[i]
+        node = item.unalias()
+        wrapped = _udf("pg_interval_out", node.copy())
+        if isinstance(item, exp.Alias):
+            item.set("this", wrapped)
+        else:
+            # (the output keeps the name PostgreSQL gives it: output_names reads the
+            # original statement)
+            tree.expressions[i].replace(wrapped)
+    return out
 
 
 def _avg_parts(node: exp.Expression) -> tuple[exp.Expression, exp.Expression]:
@@ -1704,6 +1865,7 @@ def to_duckdb(
         builders[name] = builder
         ph.replace(exp.Placeholder(this=name))
     tree = _rewrite_bottom_up(tree)
+    interval_outputs(tree)
     _escape_likes(tree)
     _case_distinct_names(tree)
     _constant_keys(tree)
@@ -2115,6 +2277,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     ``reason``: why the server cannot run it whole (the direct compilation's refusal)."""
     if not isinstance(stmt, exp.Select | exp.SetOperation):
         raise _refuse(f"{type(stmt).__name__} statement", stmt)
+    stmt, ages_today = _age_of_today(stmt)
     stmt = clock_parameters(_literal_regexes(stmt))
     check_order_names(stmt)
     schema = schema_of(catalog, stmt)
@@ -2211,6 +2374,14 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     oids = []
     for i, d in enumerate(described[:width]):
         oids.append(1700 if i in avgs else result_oid(str(d[1])))
+        if (
+            str(d[1]) == "INTERVAL"
+            and "AGE(" in sql.upper()
+            and "PG_INTERVAL_OUT(" not in sql.upper()
+        ):
+            # (an interval of age() read through a derived table or a set operation:
+            # its months would be counted 30 days, where psycopg loads years as 365)
+            raise _refuse("an interval of age() other than a select item", stmt)
     oids = [1043 if i in varchar_cols and o == 25 else o for i, o in enumerate(oids)]
     padded = {i: n for i, n in enumerate(char_outputs) if n is not None}
     oids = [1042 if i in padded else o for i, o in enumerate(oids)]
@@ -2278,7 +2449,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
         return rows
 
     plan = Compiled(kind="select", returns_rows=True, statement_type="SELECT")
-    plan.uses_clock = needs_zone  # (the session's zone is read with the clock)
+    plan.uses_clock = needs_zone or ages_today  # (the session's zone is read with the clock)
     plan.outputs = [Output(n, _no_row_fn, oid) for n, oid in zip(names, oids, strict=True)]
     plan.residual = Residual(
         fetches,

@@ -15,6 +15,10 @@ import pytest
 import adaptive_client
 from adaptive_client.keys import MasterKey
 
+from .pairs import Pair, plain_and_encrypted
+
+ICU = "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
+
 SCHEMA = [
     "CREATE TABLE t (id integer PRIMARY KEY, name text, x integer, f float8, ts timestamp, "
     "k integer, s smallint, n numeric(5,2), r real, d date, price numeric(10,2), tx text)",
@@ -42,6 +46,12 @@ QUERIES = [
     "SELECT id, age(ts, '2020-01-01') FROM t ORDER BY id",
     "SELECT id, age(ts, timestamp '2021-02-28 12:00') FROM t ORDER BY id",
     "SELECT id, age(ts) > interval '1 day' FROM t ORDER BY id",
+    "SELECT id, age(ts) AS a, age(ts, '2020-01-01') < interval '1 year' FROM t ORDER BY id",
+    "SELECT id, age(timestamp '2024-02-29', ts), age(ts, ts) FROM t ORDER BY id",
+    "SELECT id FROM t WHERE age(ts, '2019-12-01') >= interval '1 mon' ORDER BY id",
+    "SELECT id, ts - timestamp '2020-01-01' + interval '1 day 2 hours' FROM t ORDER BY id",
+    "SELECT id FROM t WHERE ts - timestamp '2020-01-01' > interval '30 days' ORDER BY id",
+    "SELECT id, timestamp '2020-01-01' - ts FROM t ORDER BY id",
     # interval and date results
     "SELECT max(ts) - min(ts) FROM t",
     "SELECT k, max(ts) - min(ts) FROM t GROUP BY k ORDER BY k",
@@ -78,24 +88,12 @@ QUERIES = [
 ]
 
 
-@pytest.fixture(
-    scope="module",
-    params=["", "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"],
-    ids=["C", "ICU"],
-)
-def pair(request: Any, new_database: Callable[..., str]) -> Iterator[tuple[Any, Any]]:
-    plain = psycopg.connect(new_database("egplain", locale=request.param), autocommit=True)
-    enc = adaptive_client.connect(
-        new_database("egenc", locale=request.param),
-        master_key=MasterKey.generate(),
-        autocommit=True,
-    )
-    for conn in (plain, enc):
-        for sql in SCHEMA:
-            conn.execute(sql)
-    yield plain, enc
-    plain.close()
-    enc.close()
+@pytest.fixture(scope="module", params=["", ICU], ids=["C", "ICU"])
+def pair(request: Any, new_database: Callable[..., str], master_key: MasterKey) -> Iterator[Pair]:
+    with plain_and_encrypted(
+        new_database, master_key, "eg", {}, SCHEMA, {}, locale=request.param
+    ) as both:
+        yield both
 
 
 def _outcome(conn: Any, sql: str) -> tuple[str, Any]:
@@ -120,16 +118,10 @@ REFUSED: dict[str, str] = {
     "SELECT id FROM t WHERE s >= 40000 ORDER BY id": "a constant beyond the column's type",
     "SELECT id FROM t WHERE x < 3000000000 ORDER BY id": "a constant beyond the column's type",
     "SELECT id FROM t WHERE x > -3000000000 ORDER BY id": "a constant beyond the column's type",
-    "SELECT id, age(ts) > interval '1 day' FROM t ORDER BY id": "age()",
-    "SELECT id, age(ts, '2020-01-01') FROM t ORDER BY id": "age()",
-    "SELECT id, age(ts, timestamp '2021-02-28 12:00') FROM t ORDER BY id": "age()",
     "SELECT id, f::numeric FROM t ORDER BY id": "double precision to numeric",
     "SELECT id, f::numeric FROM t WHERE id IN (1, 2, 3) ORDER BY id": "double precision to numeric",
     "SELECT id, r::numeric FROM t ORDER BY id": "real to numeric",
-    "SELECT id, ts - timestamp '2020-01-01' FROM t ORDER BY id": "an interval result",
     "SELECT id, tx::numeric FROM t WHERE id IN (1, 2, 3, 5) ORDER BY id": "text to numeric",
-    "SELECT k, max(ts) - min(ts) FROM t GROUP BY k ORDER BY k": "an interval result",
-    "SELECT max(ts) - min(ts) FROM t": "an interval result",
     "SELECT sum(r), avg(r) FROM t": "the Sum onion's sum of reals is exact (compiler.sum_avg), "
     "PostgreSQL's rounds each addition",
 }
@@ -144,7 +136,7 @@ REFUSED: dict[str, str] = {
         for q in QUERIES
     ],
 )
-def test_answered_as_postgresql(pair: tuple[Any, Any], sql: str) -> None:
+def test_answered_as_postgresql(pair: Pair, sql: str) -> None:
     plain, enc = pair
     expected = _outcome(plain, sql)
     assert _outcome(enc, sql) == expected
@@ -161,7 +153,7 @@ ORDER_DEPENDENT = [
 
 
 @pytest.mark.parametrize("sql", ORDER_DEPENDENT)
-def test_order_dependent_float_sum_refused(pair: tuple[Any, Any], sql: str) -> None:
+def test_order_dependent_float_sum_refused(pair: Pair, sql: str) -> None:
     plain, enc = pair
     assert plain.execute(sql).fetchall()
     with pytest.raises(adaptive_client.UnsupportedQuery, match="order of addition"):
@@ -182,3 +174,21 @@ def test_float_sum_exactness_bound() -> None:
     assert 2.0 ** (53 + low) <= 0.1 + 0.2 + 0.3  # refused
     low = min(float_low_exponent(v) or 0 for v in (0.5, 1.25, 3.0))
     assert 2.0 ** (53 + low) > 0.5 + 1.25 + 3.0  # answered: every order is exact
+
+
+# refused, not answered otherwise: an interval with months is loaded by psycopg with
+# 365-day years, compared by PostgreSQL with 30-day months
+INTERVAL_REFUSALS = [
+    "SELECT id, age(ts, '2020-01-01') a FROM t ORDER BY a",
+    "SELECT a FROM (SELECT age(ts) a FROM t) s",
+    "SELECT id, (ts - timestamp '2020-01-01') + interval '1 year' FROM t",
+    "SELECT id, age(d, date '2020-01-01') FROM t",
+]
+
+
+@pytest.mark.parametrize("sql", INTERVAL_REFUSALS)
+def test_interval_refused(pair: Pair, sql: str) -> None:
+    plain, enc = pair
+    plain.execute(sql).fetchall()
+    with pytest.raises(adaptive_client.UnsupportedQuery):
+        enc.execute(sql)
