@@ -42,6 +42,7 @@ from ..encodings import (
 )
 from ..errors import (
     ConfigError,
+    DatetimeOutOfRange,
     EncodingError,
     LayerFloorViolation,
     ParameterMismatch,
@@ -104,7 +105,7 @@ def aggregate_oid(kind: type, column: ColumnMeta | None) -> int:
         return _SUM_OIDS.get(name, 1700)
     if kind is exp.Avg:
         return 701 if name in ("real", "double precision") else 1700
-    return _OIDS.get(name, 25)  # min, max: the column's own
+    return column.type.oid if column is not None else 25  # min, max: the column's own
 
 
 def _constant_oid(node: exp.Expression) -> int:
@@ -161,6 +162,7 @@ def parse_sql_type_name(to: exp.Expression) -> str:
         return parse_sql_type(to.sql("postgres")).name
     except ConfigError:  # (a type the client does not encode: not in the table)
         return ""
+
 
 # The parameters of the statement whose rows are being decoded (for client-side values).
 CURRENT_PARAMS: ContextVar[Any] = ContextVar("CURRENT_PARAMS", default=())
@@ -265,11 +267,15 @@ def _same_value(given: Any, coerced: Any) -> bool:
     if isinstance(given, bool) or isinstance(coerced, bool):
         return True
     if isinstance(given, numbers) and isinstance(coerced, numbers):
+        if given != given or coerced != coerced:  # NaN denotes NaN, and only NaN
+            return given != given and coerced != coerced
         try:
             return bool(Decimal(given) == Decimal(coerced))
         except (ValueError, ArithmeticError):
             return given == coerced
     if isinstance(given, str) and isinstance(coerced, Decimal):
+        if not coerced.is_finite():
+            return True  # NaN, ±Infinity: as the column's input rules read the string
         try:
             return Decimal(given.strip()) == coerced
         except ArithmeticError:
@@ -422,7 +428,9 @@ def _stored_form(ref: _Ref, cap: Cap, v: Any) -> Any:
     value is refused."""
     col = ref.column
     try:
-        c = col.encoding.coerce(v)
+        c = col.encoding.comparand(v)  # (not rounded to a timestamp(p)'s precision)
+    except DatetimeOutOfRange:
+        raise  # the comparand itself is out of range: PostgreSQL fails the statement
     except ValueOutOfDomain:
         if isinstance(v, str) and col.type.name not in TEXT_TYPES:
             # a string constant (or parameter) has no type of its own: PostgreSQL reads it
@@ -1161,9 +1169,18 @@ class Compiler:
             oc = self.require(ref, Cap.EQ if distinct else Cap.DECRYPT, prefer)
             if distinct:
                 grouped[id(ref.column)] = oc
-            idx = self.add_select(select, self.col_expr(ref, oc))
             col = ref.column
-            return ColumnValue(col, oc, idx), col.name, _OIDS.get(col.type.name, 25)
+            exact = col.onions.get(Onion.EXACT)
+            if prefer is not None and not distinct and exact is not None:
+                # a grouped value as written: one of the group's rows', as PostgreSQL
+                # shows one (1.50 and 1.5 group together)
+                one = exp.Bracket(
+                    this=exp.Paren(this=exp.ArrayAgg(this=self.col_expr(ref, exact))),
+                    expressions=[exp.Literal.number(0)],  # (0-based: [1] in SQL)
+                )
+                return ColumnValue(col, exact, self.add_select(select, one)), col.name, col.type.oid
+            idx = self.add_select(select, self.col_expr(ref, oc))
+            return ColumnValue(col, oc, idx), col.name, col.type.oid
         if isinstance(node, exp.Count):
             return self.count(scope, node, select)
         if isinstance(node, exp.Sum | exp.Avg):
@@ -1318,11 +1335,11 @@ class Compiler:
         name = type(node).__name__.lower()
         idx = self.add_select(select, self.extreme(node, ref, oc))
         if oc.innermost == "PLAIN":
-            return (lambda row: row[idx]), name, _OIDS.get(col.type.name, 25)
+            return (lambda row: row[idx]), name, col.type.oid
         return (
             (lambda row: recipes.ope_value(col, oc, row[idx])),
             name,
-            _OIDS.get(col.type.name, 25),
+            col.type.oid,
         )
 
 
@@ -1348,6 +1365,8 @@ _ARITH: dict[type, str] = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/
 
 
 _DATE_OIDS = frozenset(_OIDS[t] for t in ("date", "timestamp"))
+_FLOAT_OIDS = frozenset(_OIDS[t] for t in ("real", "double precision"))
+_FLOAT8 = _OIDS["double precision"]
 _INEXACT_QUOTIENT_OIDS = frozenset(_OIDS[t] for t in ("numeric", "real", "double precision"))
 
 
@@ -1356,7 +1375,13 @@ def _check_client_arithmetic(node: exp.Expression, loid: int, roid: int) -> None
     types already show it cannot compute (date arithmetic, a quotient of numerics, whose
     scale PostgreSQL derives from the values) is refused here, at compile time, so that
     the split execution answers it instead of a refusal at run time.  A parameter's type
-    is its value's: checked per row, as before."""
+    is its value's: checked per row, as before.  A quotient in double precision (a
+    float8 operand, the other an integer, numeric or float8) is computed per row as
+    PostgreSQL's float division computes it (numeric.float8_op: IEEE division, its
+    22012 and 22003)."""
+    floats = {loid, roid} & _FLOAT_OIDS
+    if isinstance(node, exp.Div) and floats == {_FLOAT8} and {loid, roid} <= NUMBER_OIDS:
+        return  # (a real's value is read as its shortest decimal, not its float4 bits)
     for side, oid in ((node.this, loid), (node.expression, roid)):
         if oid in _DATE_OIDS:
             raise _unsupported(node, "date arithmetic in the select list")

@@ -311,3 +311,54 @@ def text_in(text: str, oid: int) -> Any:
             f'invalid input syntax for type numeric: "{text}"'
         )
     return Decimal(match.group(1))
+
+
+# -- casts to numeric of values the client reads (numeric_in, float8_numeric) --------------
+
+_NUMERIC_IN = re.compile(
+    r"[ \t\n\r\v\f]*([+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+    r"|nan|inf|infinity))[ \t\n\r\v\f]*",
+    re.IGNORECASE,
+)
+# the significant digits PostgreSQL 15 keeps converting a float to numeric: "%.*g" with
+# DBL_DIG / FLT_DIG digits, read back by numeric's input rules
+FLOAT_NUMERIC_DIGITS = {FLOAT8: 15, FLOAT4: 6}
+
+
+def numeric_in(text: str) -> Decimal:
+    """``text::numeric`` as PostgreSQL 15's numeric_in reads it: surrounding spaces, an
+    exponent, NaN and ±Infinity (any case, inf too); the value keeps the display scale
+    its digits and exponent give (``'1.50'`` is 1.50, ``'1e3'`` 1000); a zero has no
+    sign (``'-0.0'`` is 0.0).  Anything else raises 22P02."""
+    match = _NUMERIC_IN.fullmatch(text)
+    if match is None:
+        raise pg_errors.InvalidTextRepresentation(
+            f'invalid input syntax for type numeric: "{text}"'
+        )
+    word = match.group(1).lower().lstrip("+")
+    if word in ("inf", "infinity", "-inf", "-infinity"):
+        return Decimal("-Infinity" if word.startswith("-") else "Infinity")
+    if word == "nan":
+        return Decimal("NaN")
+    try:
+        value = pg_scaled(Decimal(match.group(1)))
+    except ArithmeticError:
+        raise pg_errors.NumericValueOutOfRange("value overflows numeric format") from None
+    return abs(value) if value == 0 else value
+
+
+def float_numeric(value: float, oid: int = FLOAT8) -> Decimal:
+    """``value::numeric`` of a double precision (``oid`` FLOAT8) or a real (FLOAT4) as
+    PostgreSQL 15 converts it: its first 15 (real: 6) significant digits."""
+    if math.isnan(value):
+        return Decimal("NaN")
+    if math.isinf(value):
+        return Decimal("Infinity" if value > 0 else "-Infinity")
+    return numeric_in(f"{value:.{FLOAT_NUMERIC_DIGITS[oid]}g}")
+
+
+def float4_out(value: float | None) -> float | None:
+    """A real as psycopg loads PostgreSQL's: its shortest decimal that reads back as the
+    same float4, as a Python float (the client engine gives the float4's bits as a
+    double: 0.1 is 0.10000000149011612 there, 0.1 from PostgreSQL)."""
+    return None if value is None else float(str(np.float32(value)))

@@ -98,7 +98,7 @@ from .engine import (  # noqa: F401  (pg_*: the engine's functions, tested from 
 from .fold import factor_disjunctions, fold_constants
 from .late import plan_late
 from .nested_joins import joins_as_derived_tables
-from .numeric import numeric_div, pg_avg
+from .numeric import float4_out, float_numeric, numeric_div, numeric_in, pg_avg
 from .plan import Compiled, Output, ParamBuilder, Params, Residual
 from .precomputed import extend_schema, substitute
 from .split import (
@@ -1507,6 +1507,8 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
         T.DOUBLE: ("int", "float"),
         T.BOOLEAN: ("bool",),
     }[to.this]
+    if node.meta.get("numeric_out"):  # an output converted on the client (numeric_outputs)
+        return _cast(node.this, "VARCHAR") if src == "text" else node.this
     if not literal and src not in ok and not isinstance(node.this, exp.Null):
         raise _refuse(f"cast of a {src} value to {to.sql('postgres')}", node)
     if to.this is T.DECIMAL and not to.expressions and not literal:
@@ -1670,6 +1672,86 @@ def quotient_outputs(tree: exp.Expression) -> dict[int, tuple[str, int]]:
         tree.append("expressions", exp.Alias(this=divisor, alias=exp.to_identifier(f"__n{i}")))
         out[i] = (kind, len(tree.expressions) - 1)
     return out
+
+
+def _real_valued(node: exp.Expression, reals: frozenset[tuple[str, str]]) -> bool:
+    while isinstance(node, exp.Paren | exp.Neg):
+        node = node.this
+    if isinstance(node, exp.Column):
+        return (node.table, node.name) in reals
+    return isinstance(node, exp.Cast) and node.to.this is exp.DataType.Type.FLOAT
+
+
+def _check_real_arithmetic(tree: exp.Expression, reals: frozenset[tuple[str, str]]) -> None:
+    """Arithmetic between two reals is real in PostgreSQL (float4pl...), which the client
+    engine would compute in double precision (sqlglot types a real column double):
+    refused.  A real beside any other number is computed in double precision in both."""
+    for node in tree.find_all(exp.Add, exp.Sub, exp.Mul, exp.Div):
+        if _real_valued(node.this, reals) and _real_valued(node.expression, reals):
+            raise _refuse("arithmetic between two real values", node)
+
+
+def numeric_outputs(tree: exp.Expression, reals: frozenset[tuple[str, str]]) -> dict[int, int]:
+    """The outermost SELECT's items that cast text, double precision or real to numeric
+    without a precision: PostgreSQL keeps each value's own display scale (text's as
+    written, a float's 15 or 6 significant digits), which no DECIMAL type of the client
+    engine holds.  Each is computed as the text or the float and converted on the client
+    (numeric.numeric_in / float_numeric); {item index: the source's type oid (25, 700,
+    701)}; ``reals``: the (table alias, column) pairs that are real (sqlglot reads both
+    float types as double).  Ordered by, or made DISTINCT, the converted value would not
+    be compared: refused there by the cast's check."""
+    if not isinstance(tree, exp.Select) or tree.args.get("distinct") is not None:
+        return {}
+    out: dict[int, int] = {}
+    names: set[str] = set()
+    for i, item in enumerate(tree.expressions):
+        node = item.unalias()
+        while isinstance(node, exp.Paren):
+            node = node.this
+        if not (
+            isinstance(node, exp.Cast)
+            and node.to.is_type(exp.DataType.Type.DECIMAL)
+            and not node.to.expressions
+            and not isinstance(node.this, exp.Literal | exp.Placeholder)
+        ):
+            continue
+        src = _kind(node.this)
+        if src == "text" and char_length(node.this) is None:
+            oid = 25
+        elif src == "float":
+            column = node.this
+            read = {(c.table, c.name) for c in column.find_all(exp.Column)}
+            if isinstance(column, exp.Column) and (column.table, column.name) in reals:
+                oid = 700
+            elif isinstance(column, exp.Column) and _derived_item(column) is None:
+                oid = 701
+            elif read & reals or column.find(exp.Column) is None:
+                continue  # (a real computed, or a derived table's column: not known here)
+            else:
+                oid = 701
+        else:
+            continue
+        order = tree.args.get("order")
+        alias = item.alias if isinstance(item, exp.Alias) else None
+        if order is not None and any(
+            o.this.find(exp.Cast)
+            or (isinstance(o.this, exp.Column) and not o.this.table and o.this.name == alias)
+            or _position(o.this) == i + 1
+            for o in order.expressions
+        ):
+            continue  # (refused by the cast's check)
+        node.meta["numeric_out"] = True
+        out[i] = oid
+        if alias:
+            names.add(alias)
+    return out
+
+
+def numeric_out(value: Any, oid: int) -> Any:
+    """An item of :func:`numeric_outputs` as PostgreSQL's cast gives it."""
+    if value is None:
+        return None
+    return numeric_in(value) if oid == 25 else float_numeric(value, oid)
 
 
 def _display_scale(node: exp.Expression) -> exp.Expression | None:
@@ -1848,14 +1930,17 @@ def pg_divide(kind: str, dividend: Any, divisor: Any) -> Any:
 
 
 def to_duckdb(
-    tree: exp.Expression, builders: dict[str, ParamBuilder]
-) -> tuple[str, dict[int, tuple[str, int]], dict[int, int]]:
+    tree: exp.Expression,
+    builders: dict[str, ParamBuilder],
+    reals: frozenset[tuple[str, str]] = frozenset(),
+) -> tuple[str, dict[int, tuple[str, int]], dict[int, int], dict[int, int]]:
     """The DuckDB SQL of the annotated, qualified tree; fills ``builders`` with the
     parameters ($p0, ...) it takes."""
     from .compiler import Compiler
 
     avgs = quotient_outputs(tree)
     scales = scale_outputs(tree)
+    numerics = numeric_outputs(tree, reals)
     c = Compiler.__new__(Compiler)
     for ph in list(tree.find_all(exp.Placeholder)):
         builder = Compiler.value_of(c, ph)
@@ -1869,7 +1954,7 @@ def to_duckdb(
     _escape_likes(tree)
     _case_distinct_names(tree)
     _constant_keys(tree)
-    return tree.sql("duckdb"), avgs, scales
+    return tree.sql("duckdb"), avgs, scales, numerics
 
 
 def _position(key: exp.Expression) -> int | None:
@@ -2289,7 +2374,16 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     factor_disjunctions(tree)
     annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
     check_allowed(tree)
+    # the real columns, by the alias they are read under (before the relations' rewrite
+    # renames the tables)
+    reals = frozenset(
+        (t.alias_or_name, c)
+        for t in tree.find_all(exp.Table)
+        for c, duck in schema.get(t.name, {}).items()
+        if duck == "FLOAT"
+    )
     check_boolean_arguments(tree)
+    _check_real_arithmetic(tree, reals)
     check_distinct_order(tree)
     check_full_joins(tree)
 
@@ -2360,7 +2454,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     late = plan_late(tree, relations, tables, fetches, width)
     builders: dict[str, ParamBuilder] = {}
     semi_sql = {semi.name: semi_select(semi, builders) for rel in relations for semi in rel.semis}
-    sql, avgs, scales = to_duckdb(tree, builders)
+    sql, avgs, scales, numerics = to_duckdb(tree, builders, reals)
     needs_zone = "TIMESTAMPTZ" in sql or "TIME ZONE" in sql
 
     # bind on the empty tables: the result's types, and refusals, before anything runs
@@ -2373,7 +2467,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
         release(con, tables)
     oids = []
     for i, d in enumerate(described[:width]):
-        oids.append(1700 if i in avgs else result_oid(str(d[1])))
+        oids.append(1700 if i in avgs or i in numerics else result_oid(str(d[1])))
         if (
             str(d[1]) == "INTERVAL"
             and "AGE(" in sql.upper()
@@ -2384,6 +2478,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
             raise _refuse("an interval of age() other than a select item", stmt)
     oids = [1043 if i in varchar_cols and o == 25 else o for i, o in enumerate(oids)]
     padded = {i: n for i, n in enumerate(char_outputs) if n is not None}
+    reals_out = {i for i, o in enumerate(oids) if o == 700}
     oids = [1042 if i in padded else o for i, o in enumerate(oids)]
 
     def finish(fetch: Fetch, params: Params) -> list[tuple[Any, ...]]:
@@ -2436,6 +2531,15 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
                 tuple(rescale(v, r[scales[i]]) if i in scales else v for i, v in enumerate(r))[
                     : None if avgs else width
                 ]
+                for r in rows
+            ]
+        if reals_out:  # real outputs as PostgreSQL prints them
+            rows = [
+                tuple(float4_out(v) if i in reals_out else v for i, v in enumerate(r)) for r in rows
+            ]
+        if numerics:
+            rows = [
+                tuple(numeric_out(v, numerics[i]) if i in numerics else v for i, v in enumerate(r))
                 for r in rows
             ]
         if avgs:
@@ -2491,7 +2595,7 @@ def semi_select(semi: Semi, builders: dict[str, ParamBuilder]) -> tuple[str, lis
     before = set(builders)
     token = _VALUES_ONLY.set(semi.scalar)
     try:
-        text, _, _ = to_duckdb(sel, builders)
+        text, _, _, _ = to_duckdb(sel, builders)
     finally:
         _VALUES_ONLY.reset(token)
     return text, [k for k in builders if k not in before]

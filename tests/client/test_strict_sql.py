@@ -31,9 +31,6 @@ from .test_read_queries import _rows
 # closing one shows here.
 GAPS: dict[str, str] = {
     "const-28": "a comparison with a constant beyond the column's type refused",
-    "zero-29": "float division of constants computed per row: refused",
-    "cast-31": "cast of text to numeric: each value's own display scale",
-    "cast-37": "cast of double precision to numeric: refused",
 }
 
 
