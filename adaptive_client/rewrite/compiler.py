@@ -18,7 +18,7 @@ import datetime as _dt
 from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
 from itertools import count
 from typing import Any
 
@@ -446,6 +446,72 @@ def _stored_form(ref: _Ref, cap: Cap, v: Any) -> Any:
             "range comparison with an unrepresentable value",
         )
     return c
+
+
+_INT_RANGES = {"smallint": 2**15, "integer": 2**31, "bigint": 2**63}
+_RANGE_OPS = {exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
+
+
+def range_constant(column: ColumnMeta, op: type, v: Any) -> tuple[type, Any] | bool | None:
+    """``column op v`` for a number constant ``v`` the column's type cannot hold exactly
+    (beyond its range, or with more decimals than its scale): PostgreSQL compares across
+    types, so the comparison means ``column <= floor(v)`` (for < and <=) or ``column >=
+    ceil(v)`` (for > and >=), floor and ceil the nearest values of the type; where no
+    value of the type is there, it is true for every non-NULL value (True) or for none
+    (False).  None where ``v`` is held exactly, or the type is not an integer or a
+    numeric(p,s) one (the comparison as it is)."""
+    name, t = column.type.name, column.type
+    if op not in _RANGE_OPS or isinstance(v, bool) or not isinstance(v, int | Decimal):
+        return None
+    if isinstance(v, Decimal) and not v.is_finite():
+        return None
+    if name in _INT_RANGES:
+        step, lo, hi = Decimal(1), Decimal(-_INT_RANGES[name]), Decimal(_INT_RANGES[name] - 1)
+    elif name == "numeric" and t.precision is not None:
+        scale = t.scale or 0
+        step = Decimal(1).scaleb(-scale)
+        hi = Decimal(10) ** (t.precision - scale) - step
+        lo = -hi
+    else:
+        return None
+    value = Decimal(v)
+    with localcontext() as ctx:
+        ctx.prec = 2000
+        floor = value.quantize(step, rounding=ROUND_FLOOR)
+        ceil = value.quantize(step, rounding=ROUND_CEILING)
+    if floor == ceil and lo <= value <= hi:
+        return None  # held exactly
+    below = _RANGE_OPS[op] in ("<", "<=")
+    bound = floor if below else ceil
+    if bound > hi:
+        return below
+    if bound < lo:
+        return not below
+    kept = int(bound) if name in _INT_RANGES else bound
+    return (exp.LTE if below else exp.GTE), kept
+
+
+def number_constant(node: exp.Expression) -> int | Decimal | None:
+    """The value of a number constant written in the statement (``-32769``, ``1.255``),
+    None for anything else (a parameter's value comes at run time)."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    negative = isinstance(node, exp.Neg)
+    if negative:
+        node = node.this
+    if not isinstance(node, exp.Literal) or node.is_string:
+        return None
+    value = _literal_value(node)
+    return -value if negative else value
+
+
+def range_truth(column: exp.Expression, truth: bool) -> exp.Expression:
+    """``column op v`` that :func:`range_constant` found always ``truth`` for a non-NULL
+    value: NULL where the column is NULL, as the comparison is."""
+    null = exp.Is(this=column, expression=exp.Null())
+    if truth:
+        return exp.Paren(this=exp.or_(exp.Not(this=null), exp.Null()))
+    return exp.Paren(this=exp.and_(null, exp.Null()))
 
 
 def _plain_subquery(node: exp.Expression, query: exp.Expression, what: str) -> exp.Select:
