@@ -404,7 +404,7 @@ def _alter_type(
 ) -> None:
     """ALTER COLUMN ... TYPE: every value decrypted, converted as PostgreSQL's assignment
     cast converts it, and encrypted into new onion columns under new keys."""
-    from .encodings import parse_sql_type
+    from .ddl import column_type
 
     using = action.args.get("using")
     if using and not (
@@ -412,7 +412,7 @@ def _alter_type(
         and (using.this if isinstance(using, exp.Cast) else using).name.lower() == col.name
     ):
         raise UnsupportedQuery("ALTER COLUMN TYPE ... USING an expression", "ALTER TYPE USING")
-    new_type = parse_sql_type(action.args["dtype"].sql("postgres"))
+    new_type = column_type(action.args["dtype"])
     keyed = (
         col.name in meta.primary_key
         or any(col.name in u for u in meta.unique_keys.values())

@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import datetime as dt
 import io
 from collections.abc import Iterator, Sequence
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 import psycopg
@@ -25,6 +23,7 @@ from psycopg import sql
 from sqlglot import exp
 
 from . import defaults, precomputed, recipes
+from .encodings import pg_text
 from .errors import StaleMetadata, UnsupportedQuery
 from .metadata import ColumnMeta, OnionColumn, TableMeta
 from .onions import TOKEN_ONIONS, Onion
@@ -304,17 +303,7 @@ class CopyOut:
         return self.opts.sep.join(v if header else _escape(_text(v)) for v in row) + "\n"
 
 
-def _text(v: Any) -> str | None:
-    """PostgreSQL's text output of a value."""
-    if v is None:
-        return None
-    if isinstance(v, bool):
-        return "t" if v else "f"
-    if isinstance(v, dt.datetime):
-        return v.isoformat(sep=" ")
-    if isinstance(v, Decimal):
-        return format(v, "f")
-    return str(v)
+_text = pg_text  # PostgreSQL's text output of a value
 
 
 def _escape(s: str | None) -> str:

@@ -21,6 +21,15 @@ from .schemes.rnd import seal_each
 from .stats import STATS
 from .wire import SumValue, WordTokens
 
+# Exact onions (the value as written, RND alone) are stored and read here (ddl asks)
+EXACT_ONIONS = True
+
+
+def _rnd_alone(enc: Any, oc: OnionColumn) -> Callable[[Any], bytes]:
+    """The encoder of an onion with RND alone: a Single onion's canonical bytes, an
+    Exact onion's value as written."""
+    return enc.to_exact_bytes if oc.onion is Onion.EXACT else enc.to_bytes
+
 
 def encrypt(col: ColumnMeta, oc: OnionColumn, value: Any, layer: str | None = None) -> Any:
     """The stored form of a (coerced, non-NULL) plaintext in ``oc`` at ``layer``."""
@@ -49,9 +58,9 @@ def encrypt(col: ColumnMeta, oc: OnionColumn, value: Any, layer: str | None = No
         STATS.count("SEARCH")
         grams = oc.trigram.tokens(str(value))
         return _search_rnd(oc, [grams])[0] if layer == "RND" else WordTokens(grams)
-    elif inner == "RND":  # Single onion at RND: no inner layer
+    elif inner == "RND":  # Single or Exact onion at RND: no inner layer
         STATS.count("RND")
-        return oc.rnd.encrypt(enc.to_bytes(value))
+        return oc.rnd.encrypt(_rnd_alone(enc, oc)(value))
     else:  # pragma: no cover - stacks are validated when loaded
         raise EncodingError(f"no recipe for layer {inner}")
     if layer == "RND":
@@ -95,7 +104,8 @@ def encrypt_many(
         return _search_rnd(oc, grams) if layer == "RND" else [WordTokens(g) for g in grams]
     elif inner == "RND":
         STATS.count("RND", n=n)
-        return oc.rnd.encrypt_many([enc.to_bytes(v) for v in values])
+        encode = _rnd_alone(enc, oc)
+        return oc.rnd.encrypt_many([encode(v) for v in values])
     else:  # pragma: no cover - stacks are validated when loaded
         raise EncodingError(f"no recipe for layer {inner}")
     if layer == "RND":
@@ -136,8 +146,8 @@ class RowSealer:
                 entry = (ci, col, oc, _OPE, enc.to_ope, memo, oc.ope.encrypt, rnd)
             elif inner == "SEARCH":
                 entry = (ci, col, oc, _SEARCH, str, None, oc.search.tokens, rnd)
-            elif inner == "RND":  # a Single onion: the encoded value under RND alone
-                entry = (ci, col, oc, _SINGLE, enc.to_bytes, None, None, rnd)
+            elif inner == "RND":  # a Single or Exact onion: the value under RND alone
+                entry = (ci, col, oc, _SINGLE, _rnd_alone(enc, oc), None, None, rnd)
             else:
                 entry = (ci, col, oc, _OTHER, None, None, None, rnd)
             self._slots.append(entry)
@@ -276,9 +286,10 @@ def _decrypt(col: ColumnMeta, oc: OnionColumn, inner: str, data: bytes) -> Any:
     if not data:
         raise CiphertextError("empty ciphertext")
     enc = col.encoding
-    if inner == "RND":  # Single RND
+    if inner == "RND":  # Single or Exact RND
         STATS.decrypted("RND", False)
-        return enc.from_bytes(oc.rnd.decrypt(data))
+        decode = enc.from_exact_bytes if oc.onion is Onion.EXACT else enc.from_bytes
+        return decode(oc.rnd.decrypt(data))
     outer = data[0] == 1
     if outer:
         data = oc.rnd.decrypt(data)
@@ -405,6 +416,7 @@ def word_token(oc: OnionColumn, pattern: Any) -> list[bytes]:
 def onion_order(col: ColumnMeta) -> list[OnionColumn]:
     """Onions in the order the client prefers to decrypt from: cheapest first."""
     pref = {
+        Onion.EXACT: -1,
         Onion.SINGLE: 0,
         Onion.EQ: 1,
         Onion.ORD: 2,

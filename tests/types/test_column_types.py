@@ -176,10 +176,6 @@ def parsed_sql(text: str) -> str:
     return parse_sql_type(text).sql()
 
 
-@pytest.mark.xfail(
-    reason="result type codes of the new types: rewrite/compiler.py still maps them by its "
-    "own table (text), see SqlType.oid"
-)
 @pytest.mark.parametrize("sql_type", ["timestamptz", "time", "uuid", "bytea"])
 def test_description_type_codes(pair: Pair, sql_type: str) -> None:
     table = f"described_{sql_type}"
@@ -189,10 +185,6 @@ def test_description_type_codes(pair: Pair, sql_type: str) -> None:
     assert codes[0][0].type_code == codes[1][0].type_code
 
 
-@pytest.mark.xfail(
-    reason="rewrite/compiler.py coerces a comparand as a stored value (rounded to the "
-    "column's precision); Encoding.comparand is the value PostgreSQL compares with"
-)
 @pytest.mark.parametrize("sql_type", ["timestamp(2)", "timestamptz(1)", "time(0)"])
 def test_unrounded_comparands(pair: Pair, sql_type: str) -> None:
     """``ts2_col = '... 06.125'`` is false in PostgreSQL for the stored ``06.13``: the
