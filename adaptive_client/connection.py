@@ -249,6 +249,7 @@ class Connection:
         # held for the whole of each statement, commit and rollback (see the class's doc)
         self.lock = threading.RLock()
         self._stats = Stats()
+        self._writing_rows = False  # (an UPDATE's writes by key: see _update_by_rows)
 
     # -- DB-API ----------------------------------------------------------------------------
     def cursor(self, name: str = "", *, withhold: bool = False) -> Cursor:
@@ -916,10 +917,12 @@ class Connection:
             except UnsupportedQuery as refused:
                 # an UPDATE whose values or rows need the client: read, then write by key
                 rows = (
-                    update_rows.derive(self.catalog, stmt) if isinstance(stmt, exp.Update) else None
+                    update_rows.derive(self.catalog, stmt)
+                    if isinstance(stmt, exp.Update) and not self._writing_rows
+                    else None
                 )
                 if type(refused) is not UnsupportedQuery or rows is None:
-                    raise
+                    raise  # (the writes by key are refused as such: no second fallback)
                 total = 0
                 for p in many if many is not None else (params,):
                     total += self._update_by_rows(rows, p if p is not None else ())
@@ -994,7 +997,11 @@ class Connection:
             if found:
                 k = rows.keys
                 writes = [(*row[k:], *row[:k]) for row in found]
-                self._run(Cursor(self), rows.update_sql, None, many=writes)
+                self._writing_rows = True
+                try:
+                    self._run(Cursor(self), rows.update_sql, None, many=writes)
+                finally:
+                    self._writing_rows = False
 
         found: list[tuple[Any, ...]] = []
         if not self.pg.autocommit or self._in_transaction():
