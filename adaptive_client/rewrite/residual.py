@@ -713,7 +713,7 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
             ifs=[exp.If(this=exp.Not(this=exp.Paren(this=small)), true=_udf("error", reason))],
             default=quotient,
         )
-        return _float_sum(_cast(arg.copy(), "DOUBLE"), guarded, node)
+        return _float_sum(_cast(arg.copy(), "DOUBLE"), guarded, node, real=False)
     if isinstance(node, exp.Avg) or (
         isinstance(node, exp.Window | exp.Filter) and isinstance(node.this, exp.Avg)
     ):
@@ -1157,6 +1157,23 @@ def _rewrite_bottom_up(tree: exp.Expression) -> exp.Expression:
     return tree
 
 
+# the real columns of the statement being transpiled, as (table alias, column): sqlglot
+# types both float types double
+_REALS: ContextVar[frozenset[tuple[str, str]]] = ContextVar("_REALS", default=frozenset())
+
+
+def _real_sum(arg: exp.Expression, node: exp.Expression) -> bool:
+    """Whether PostgreSQL sums ``arg`` as a real (a real column, a cast to real, their
+    negation or abs): False for a double precision value; a float expression reading a
+    real column otherwise is refused (its type is not known here)."""
+    reals = _REALS.get()
+    if _real_valued(arg, reals):
+        return True
+    if any((c.table, c.name) in reals for c in arg.find_all(exp.Column)):
+        raise _refuse("a float aggregate of an expression over a real column", node)
+    return False
+
+
 # set while transpiling a value the client only compares (a scalar subquery's value that
 # bounds a fetch): its display scale does not matter
 _VALUES_ONLY: ContextVar[bool] = ContextVar("_VALUES_ONLY", default=False)
@@ -1237,8 +1254,13 @@ def _sum_typed(agg: exp.Sum, node: exp.Expression) -> exp.Expression:
         return _cast(node, "DECIMAL(38,0)" if _bigint(arg) else "BIGINT")
     if k == "decimal":
         return node
-    if k == "float" and node is agg and not isinstance(agg.this, exp.Distinct):
-        return _float_sum(arg, _float_typed_sum(agg, arg), agg)
+    if (
+        k == "float"
+        and (node is agg or isinstance(node, exp.Filter))
+        and not isinstance(agg.this, exp.Distinct)
+    ):
+        where = node.expression if isinstance(node, exp.Filter) else None
+        return _float_sum(arg, _float_typed_sum(node, arg, agg), agg, where=where)
     raise _refuse(f"sum over {k} values", node)
 
 
@@ -1246,7 +1268,13 @@ def _sum_typed(agg: exp.Sum, node: exp.Expression) -> exp.Expression:
 _FLOAT_FORMATS = {"FLOAT": (24, 3.4028234663852886e38), "DOUBLE": (53, 1.7976931348623157e308)}
 
 
-def _float_sum(arg: exp.Expression, total: exp.Expression, node: exp.Expression) -> exp.Expression:
+def _float_sum(
+    arg: exp.Expression,
+    total: exp.Expression,
+    node: exp.Expression,
+    real: bool | None = None,
+    where: exp.Expression | None = None,
+) -> exp.Expression:
     """``total`` (the sum of ``arg``, or a value computed from it) where the sum does not
     depend on the order of addition, else a refusal at run time.
 
@@ -1262,11 +1290,16 @@ def _float_sum(arg: exp.Expression, total: exp.Expression, node: exp.Expression)
     exact one, whatever the order (sums of integers, of halves, of cents stored as
     whole numbers).  Otherwise (0.1 + 0.2 + 0.3, whose order changes the last bit) it is
     refused, never answered with other last bits."""
-    real = arg.type is not None and arg.type.is_type(exp.DataType.Type.FLOAT)
+    if real is None:  # (an avg accumulates in double precision, a real's too)
+        real = _real_sum(arg, node)
     bits, largest = _FLOAT_FORMATS["FLOAT" if real else "DOUBLE"]
     x = _cast(arg.copy(), "DOUBLE")
-    magnitude = exp.Sum(this=exp.Abs(this=x.copy()))
-    low = exp.Min(this=_udf("pg_float_low_exponent", x.copy()))
+
+    def filtered(aggregate: exp.Expression) -> exp.Expression:  # (sum(x) FILTER (...))
+        return aggregate if where is None else exp.Filter(this=aggregate, expression=where.copy())
+
+    magnitude = filtered(exp.Sum(this=exp.Abs(this=x.copy())))
+    low = filtered(exp.Min(this=_udf("pg_float_low_exponent", x.copy())))
     bound = _udf(
         "pow",
         exp.Literal.number(2.0),
@@ -1276,9 +1309,9 @@ def _float_sum(arg: exp.Expression, total: exp.Expression, node: exp.Expression)
         ),
     )
     exact = exp.or_(
-        exp.EQ(this=exp.Count(this=x.copy()), expression=exp.Literal.number(0)),
+        exp.EQ(this=filtered(exp.Count(this=x.copy())), expression=exp.Literal.number(0)),
         exp.and_(
-            _udf("bool_and", _udf("isfinite", x.copy())),
+            filtered(_udf("bool_and", _udf("isfinite", x.copy()))),
             exp.LT(this=magnitude.copy(), expression=bound),
             exp.LTE(this=magnitude, expression=exp.Literal.number(largest)),
         ),
@@ -1289,12 +1322,12 @@ def _float_sum(arg: exp.Expression, total: exp.Expression, node: exp.Expression)
     return exp.Case(ifs=[exp.If(this=refused, true=_udf("error", message))], default=total)
 
 
-def _float_typed_sum(agg: exp.Sum, arg: exp.Expression) -> exp.Expression:
+def _float_typed_sum(total: exp.Expression, arg: exp.Expression, agg: exp.Sum) -> exp.Expression:
     """The sum of a real or double precision ``arg`` in its type (DuckDB sums a real as
     a double), plus 0.0 as PostgreSQL's sum starts from 0.0 (a sum of -0.0 is 0)."""
-    real = arg.type is not None and arg.type.is_type(exp.DataType.Type.FLOAT)
+    real = _real_sum(arg, agg)
     return _cast(
-        exp.Add(this=agg, expression=exp.Literal.number(0.0)), "FLOAT" if real else "DOUBLE"
+        exp.Add(this=total, expression=exp.Literal.number(0.0)), "FLOAT" if real else "DOUBLE"
     )
 
 
@@ -1675,7 +1708,7 @@ def quotient_outputs(tree: exp.Expression) -> dict[int, tuple[str, int]]:
 
 
 def _real_valued(node: exp.Expression, reals: frozenset[tuple[str, str]]) -> bool:
-    while isinstance(node, exp.Paren | exp.Neg):
+    while isinstance(node, exp.Paren | exp.Neg | exp.Abs):
         node = node.this
     if isinstance(node, exp.Column):
         return (node.table, node.name) in reals
@@ -1949,7 +1982,11 @@ def to_duckdb(
         name = f"p{len(builders)}"
         builders[name] = builder
         ph.replace(exp.Placeholder(this=name))
-    tree = _rewrite_bottom_up(tree)
+    token = _REALS.set(reals)
+    try:
+        tree = _rewrite_bottom_up(tree)
+    finally:
+        _REALS.reset(token)
     interval_outputs(tree)
     _escape_likes(tree)
     _case_distinct_names(tree)

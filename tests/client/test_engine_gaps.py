@@ -66,6 +66,9 @@ QUERIES = [
     "SELECT sum(f), avg(f) FROM t WHERE k = 3",
     "SELECT k, sum(f / 4) FROM t WHERE k <> 1 GROUP BY k ORDER BY k",
     "SELECT sum(r), avg(r) FROM t",
+    "SELECT k, sum(r), avg(r), sum(-r) FROM t WHERE k > 1 GROUP BY k ORDER BY k",
+    "SELECT k, avg(r) FROM t GROUP BY k ORDER BY k",
+    "SELECT k, sum(f) FILTER (WHERE k > 1), count(*) FROM t GROUP BY k ORDER BY k",
     # constants beyond a column's type
     "SELECT id FROM t WHERE s < -32769 ORDER BY id",
     "SELECT id FROM t WHERE s > -32769 ORDER BY id",
@@ -151,6 +154,7 @@ ORDER_DEPENDENT = [
     "SELECT k, sum(f) FROM t GROUP BY k ORDER BY k",
     "SELECT k, sum(f), avg(f) FROM t WHERE k <> 3 GROUP BY k ORDER BY k",
     "SELECT k, avg(f) FROM t GROUP BY k ORDER BY k",
+    "SELECT k, sum(r) FROM t GROUP BY k ORDER BY k",
 ]
 
 
