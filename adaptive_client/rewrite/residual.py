@@ -31,7 +31,19 @@ rewrites those whose semantics differ:
   (``pg_int_in``, ``pg_float8_text``);
 * ``sum`` is typed as PostgreSQL types it (bigint of smallint/integer, numeric of
   bigint); ``avg`` of integers/numerics is the exact sum and count, divided with
-  PostgreSQL's numeric division (:func:`pg_avg`);
+  PostgreSQL's numeric division (:func:`pg_avg`); ``round`` / ``trunc`` of numerics
+  have the scale asked for;
+* ``sum`` / ``avg`` of real and double precision: PostgreSQL adds the values one by one
+  in its plan's order, each addition rounded, and that order is not the client's to
+  know.  The client answers only where every order gives the same value -- all values
+  finite multiples of one power of two whose magnitudes' sum the type holds exactly --
+  and refuses at run time otherwise (:func:`_float_sum`): a float sum is never answered
+  with other last bits than PostgreSQL's;
+* interval results (``timestamp - timestamp``, ``age()``) come back as psycopg loads
+  PostgreSQL's intervals (years 365 days, months 30: ``pg_interval_out``); the casts of
+  text and floats to numeric in the select list keep each value's display scale,
+  converted on the client (:func:`numeric_outputs`); real outputs print as PostgreSQL
+  prints a real;
 * NULLs sort last ascending and first descending, as in PostgreSQL (sqlglot writes the
   NULLS FIRST / LAST of every ORDER BY for the DuckDB default it assumes, which is set);
 * ``lower`` / ``upper`` / ``ILIKE`` map case as the database does (below), ``LIKE``
