@@ -31,6 +31,7 @@ from .plan import Compiled, Output, ParamBuilder, Params, RmwUpdate, RowFn, Sort
 from .positions import check_positions
 from .precomputed import with_precomputed
 from .residual import compile_residual
+from .string_literals import with_plain_strings
 
 _SELECT_ARGS_OK = {
     "expressions",
@@ -58,7 +59,7 @@ def compile_statement(
     row read by primary key can serve a later read-modify-write of that row (see
     :func:`_select`)."""
     try:
-        stmt = with_natural_joins(catalog, views.expand(catalog, stmt))
+        stmt = with_natural_joins(catalog, views.expand(catalog, with_plain_strings(stmt)))
         stmt = with_dependent_keys(catalog, stmt)
         return _compile_statement(catalog, stmt, snapshot_rows)
     except RecursionError:  # e.g. thousands of ANDs: the rewrite recurses on the tree
