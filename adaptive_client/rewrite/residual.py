@@ -595,6 +595,8 @@ def _kind(node: exp.Expression) -> str:
             return kind
     if isinstance(node, exp.Round | exp.Trunc) and _kind(node.this) == "decimal":
         return "decimal"  # round/trunc(numeric[, n]) is numeric (sqlglot types it double)
+    if node.meta.get("scale") is not None:
+        return "decimal"  # a rounded numeric, rewritten (_at_scale)
     if isinstance(node, exp.Anonymous) and node.name.lower() == "pg_numeric_div":
         return "decimal"  # a quotient already rewritten (sqlglot typed the division double)
     if isinstance(node, exp.Avg) and _kind(node.this) in ("int", "decimal"):
@@ -911,13 +913,16 @@ def _at_scale(node: exp.Expression, scale: int) -> exp.Expression:
     the client engine's 38 digits cannot hold it at that scale)."""
     if scale > _ROUND_SCALE_MAX:
         raise _refuse(f"a numeric rounded to more than {_ROUND_SCALE_MAX} decimals", node)
-    to = f"DECIMAL(38,{scale})"
-    wide = exp.Cast(this=node.copy(), to=exp.DataType.build(to, dialect="duckdb"), safe=True)
+    # (20 integer digits where that fits in 38: beside another scale in a choice, DuckDB's
+    # common type of two DECIMAL(38, s) would round the wider scale away)
+    to = f"DECIMAL({min(38, scale + 20)},{scale})"
+    wide = exp.TryCast(this=node.copy(), to=exp.DataType.build(to, dialect="duckdb"))
     lost = exp.and_(exp.Not(this=exp.Is(this=node.copy(), expression=exp.Null())),
                     exp.Is(this=wide, expression=exp.Null()))  # fmt: skip
     message = exp.Literal.string("a numeric beyond the client engine's 38 digits")
-    return exp.Case(ifs=[exp.If(this=lost, true=_udf("error", message))],
-                    default=_cast(node, to))  # fmt: skip
+    scaled = exp.Case(ifs=[exp.If(this=lost, true=_udf("error", message))], default=_cast(node, to))
+    scaled.meta["scale"] = scale  # (a numeric of this scale: _kind, _scale)
+    return scaled
 
 
 _ISO_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2}(\.\d{1,6})?)?")
@@ -1087,6 +1092,8 @@ def _scale(node: exp.Expression) -> int | None:
         return None if "e" in text.lower() else len(text.partition(".")[2])
     if isinstance(node, exp.Ceil | exp.Floor | exp.Sign):  # of a numeric: scale 0
         return 0
+    if node.meta.get("scale") is not None:  # rewritten by _at_scale
+        return int(node.meta["scale"])
     if isinstance(node, exp.Round | exp.Trunc):  # round(numeric, n) has scale n exactly
         digits = node.args.get("decimals")
         if digits is None:
