@@ -929,7 +929,16 @@ class Compiler:
                         for ref, oc in inexact:
                             self._exact_order(ref, oc, node)
             return op(this=left_oc, expression=right_oc)
-        value = self.value_of(right)
+        constant = number_constant(right) if cap is Cap.ORD else None
+        bound = range_constant(lref.column, op, constant) if constant is not None else None
+        value: ParamBuilder | None
+        if isinstance(bound, bool):  # beyond the column type's range: always true / false
+            return range_truth(self.col_expr(lref, self.require(lref, Cap.EQ)), bound)
+        if bound is not None:  # more decimals than the type's scale: <= floor, >= ceil
+            op, kept = bound
+            value = lambda p: kept  # noqa: E731
+        else:
+            value = self.value_of(right)
         if value is None:
             raise _unsupported(node, "comparison with a non-constant expression")
         oc = self.require(lref, cap)
@@ -1346,6 +1355,10 @@ class Compiler:
         if col.type.name not in _SUMMABLE:  # as PostgreSQL refuses sum(text), avg(date)
             name = type(node).__name__.lower()
             raise pg_errors.UndefinedFunction(f"function {name}({col.type.sql()}) does not exist")
+        if col.type.name in ("real", "double precision"):
+            # PostgreSQL's float sum rounds each addition in its plan's order, the Sum
+            # onion's is exact: the split execution answers it where no order can matter
+            raise _unsupported(node, "a float sum over the Sum onion")
         oc = self.require(ref, Cap.SUM)
         cexp = self.col_expr(ref, oc)
         if oc.innermost == "PLAIN":

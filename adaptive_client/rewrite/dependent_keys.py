@@ -70,9 +70,7 @@ def _additions(catalog: Catalog, select: exp.Select) -> list[exp.Expression]:
         owners = [a for a, cols in tables.items() if col.name.lower() in cols]
         return owners[0] if len(owners) == 1 else None
 
-    grouped = {
-        (owner(g), g.name.lower()) for g in group.expressions if isinstance(g, exp.Column)
-    }
+    grouped = {(owner(g), g.name.lower()) for g in group.expressions if isinstance(g, exp.Column)}
     whole = {a for a, pk in keyed.items() if all((a, c) in grouped for c in pk)}
     if not whole:
         return []

@@ -30,7 +30,6 @@ from .test_read_queries import _rows
 # Where the client does not answer as PostgreSQL does: each a strict xfail, so that
 # closing one shows here.
 GAPS: dict[str, str] = {
-    "const-28": "a comparison with a constant beyond the column's type refused",
 }
 
 
