@@ -202,6 +202,22 @@ class PostgresSource(Postgres):
             "TO_CHAR": lambda args: exp.Anonymous(this="to_char", expressions=args),
         }
 
+        def _parse_interval_span(
+            self, this: exp.Expr, parse_function_unit: bool = True
+        ) -> exp.Interval:
+            # sqlglot keeps the one "<number> <unit>" pair it finds in a longer string:
+            # interval '1 day 10:30' became '1' DAY.  Such a string is kept whole.
+            interval = super()._parse_interval_span(this, parse_function_unit)
+            if (
+                isinstance(this, exp.Literal)
+                and this.is_string
+                and interval.args.get("unit") is not None
+                and interval.this is not this
+                and not exp.INTERVAL_STRING_RE.fullmatch(this.name)
+            ):
+                return exp.Interval(this=this)
+            return interval
+
 
 _PARSING: contextvars.ContextVar[bool] = contextvars.ContextVar("adaptive_parsing", default=False)
 
