@@ -111,7 +111,13 @@ def _engine() -> duckdb.DuckDBPyConnection:
     con.create_function("pg_substr3", pg_substr, [VARCHAR, BIGINT, BIGINT], VARCHAR)
     con.create_function("pg_reverse", _reverse, [VARCHAR], VARCHAR)
     con.create_function("pg_rint", _rint, [DOUBLE], DOUBLE)
-    con.create_function("pg_float_low_exponent", float_low_exponent, [DOUBLE], INTEGER)
+    con.create_function(
+        "pg_float_low_exponent",
+        float_low_exponent,
+        [DOUBLE],
+        INTEGER,
+        null_handling=FunctionNullHandling.SPECIAL,  # (zero has no lowest set bit: NULL)
+    )
     con.create_function("pg_int_in", int_in, [VARCHAR, BIGINT], BIGINT)
     con.create_function("pg_float8_text", _float8_text, [VARCHAR], VARCHAR)
     for macro in (*_FLOAT8_MACROS, _INTERVAL_OUT_MACRO):
@@ -164,10 +170,10 @@ def _float8_text(text: str) -> str:
     return repr(float8_in(text))
 
 
-def float_low_exponent(x: float) -> int | None:
+def float_low_exponent(x: float | None) -> int | None:
     """The exponent of ``x``'s lowest set bit (``x`` is an integer multiple of 2**it);
-    None for zero and the special values."""
-    if x == 0 or not math.isfinite(x):
+    None for NULL, zero and the special values."""
+    if x is None or x == 0 or not math.isfinite(x):
         return None
     n, d = x.as_integer_ratio()
     n = abs(n)

@@ -2518,7 +2518,16 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     try:
         described = con.execute(sql, {k: None for k in builders}).description or []
     except duckdb.Error as exc:
-        raise translate(exc) from None
+        error = translate(exc)
+        if isinstance(error, pg_errors.GroupingError) and tree.find(exp.Subquery, exp.Exists):
+            # DuckDB's grouping rules are PostgreSQL's for plain columns, not for a
+            # correlated subquery in a grouped expression (GROUP BY 1 over CASE WHEN
+            # EXISTS (... outer.id ...)), which PostgreSQL takes: refused, not its error
+            error = UnsupportedQuery(
+                f"not supported in a client-evaluated query: grouping with a subquery ({error})",
+                "grouping with a subquery",
+            )
+        raise error from None
     finally:
         release(con, tables)
     oids = []

@@ -34,7 +34,6 @@ GAPS: dict[str, str] = {
     "fn-27": "cast of a float to numeric(p,s): refused",
     "fn-30": "age(): not in the client engine",
     "set-17": "a set operation's column of integers and numerics: each value's own scale",
-    "group-16": "sum() of floats on the client: refused (its result depends on the order)",
     "win-9": "sum() of floats on the client: refused (its result depends on the order)",
     "win-14": "avg() inside an output expression (a numeric quotient's scale)",
 }
