@@ -426,43 +426,18 @@ _STATEMENT_WORDS: Final = frozenset(
     }
 )
 
+# the words that begin a statement's next clause
+_CLAUSE_WORDS: Final = frozenset(
+    {"FROM", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "OFFSET", "UNION", "INTERSECT",
+     "EXCEPT", "WINDOW", "RETURNING", "INTO"}
+)  # fmt: skip
+
 # PostgreSQL's reserved words that cannot begin an expression, a name or a table: a list
-# item (after a comma) cannot start with one
-_NOT_AN_ITEM: Final = frozenset(
-    {
-        "FROM",
-        "WHERE",
-        "GROUP",
-        "HAVING",
-        "ORDER",
-        "LIMIT",
-        "OFFSET",
-        "UNION",
-        "INTERSECT",
-        "EXCEPT",
-        "WINDOW",
-        "RETURNING",
-        "INTO",
-        "ON",
-        "USING",
-        "THEN",
-        "ELSE",
-        "END",
-        "WHEN",
-        "AS",
-        "ASC",
-        "DESC",
-        "FOR",
-        "FETCH",
-        "AND",
-        "OR",
-        "WITH",
-        "IN",
-        "IS",
-        "ILIKE",
-        "BETWEEN",
-    }
-)
+# item (after a comma) cannot start with one (not NOT: NOT IN, NOT LIKE)
+_NOT_AN_ITEM: Final = _CLAUSE_WORDS | {
+    "ON", "USING", "THEN", "ELSE", "END", "WHEN", "AS", "ASC", "DESC", "FOR", "FETCH", "AND",
+    "OR", "WITH", "IN", "IS", "ILIKE", "BETWEEN",
+}  # fmt: skip
 
 # what follows a SELECT that lists no column
 _EMPTY_LIST_FOLLOWERS: Final = frozenset(
@@ -581,24 +556,7 @@ _NEEDS_OPERAND: Final = frozenset(
 )
 
 # what ends a CASE's expression at its depth: a CASE still open there lacks its END
-_CASE_ENDERS: Final = frozenset(
-    {
-        "FROM",
-        "WHERE",
-        "GROUP",
-        "HAVING",
-        "ORDER",
-        "LIMIT",
-        "OFFSET",
-        "UNION",
-        "INTERSECT",
-        "EXCEPT",
-        "WINDOW",
-        "RETURNING",
-        "INTO",
-        "AS",
-    }
-)
+_CASE_ENDERS: Final = _CLAUSE_WORDS | {"AS"}
 
 # binary operators, and the tokens that can only follow an operand (so never an operator)
 _BINARY: Final = frozenset(
