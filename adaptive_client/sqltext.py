@@ -647,7 +647,12 @@ def check_syntax(text: str) -> None:
             cases.append(depth)
         elif word == "END" and cases:
             cases.pop()
-        elif cases and cases[-1] == depth and (kind is TokenType.COMMA or word in _CASE_ENDERS):
+        elif (
+            cases
+            and cases[-1] == depth
+            and (kind is TokenType.COMMA or word in _CASE_ENDERS)
+            and not (word == "FROM" and prev is not None and _word(prev) == "DISTINCT")
+        ):  # (IS [NOT] DISTINCT FROM is an operator inside the CASE, not its FROM)
             raise _at(text, tok)
         # a binary operator without its right operand: "i = = 1", "id * * 2"
         if (

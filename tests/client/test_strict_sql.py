@@ -162,3 +162,19 @@ def test_client_arithmetic_is_typed() -> None:
             call()
         assert str(info.value) == message
     assert pg_arith("/", float("nan"), 0.0, FLOAT8, FLOAT8) != 0  # NaN / 0 is NaN
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT id FROM nums ORDER BY CASE WHEN x IS DISTINCT FROM x THEN x ELSE x END, id",
+        "SELECT CASE WHEN s IS NOT DISTINCT FROM 5 THEN 1 ELSE 0 END FROM nums ORDER BY id",
+        "SELECT CASE WHEN s IS DISTINCT FROM 5 THEN 1 FROM nums",  # (no END: refused)
+    ],
+)
+def test_distinct_from_inside_a_case(pair: Pair, sql: str) -> None:
+    """``IS [NOT] DISTINCT FROM`` is an operator inside a CASE, not the FROM that would
+    show the CASE unended."""
+    plain, enc = pair
+    expected = _run(plain, S(sql))[0]
+    assert _run(enc, S(sql))[0] == expected
