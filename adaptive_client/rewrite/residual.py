@@ -2683,6 +2683,14 @@ def check_full_joins(tree: exp.Expression) -> None:
                 and on is not None
                 and not _hashable(on, left, right)
             ):
+                if select.args.get("where") is not None:
+                    # PostgreSQL turns a FULL JOIN that a WHERE condition rejects the NULL
+                    # rows of into a one-sided join, which it runs: it may answer this
+                    raise UnsupportedQuery(
+                        "not supported in a client-evaluated query: a FULL JOIN without an "
+                        "equality between its sides, under a WHERE",
+                        "FULL JOIN",
+                    )
                 raise pg_errors.FeatureNotSupported(
                     "FULL JOIN is only supported with merge-joinable or hash-joinable "
                     "join conditions"
