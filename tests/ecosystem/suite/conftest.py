@@ -213,12 +213,10 @@ EXPECTED: dict[str, list[str]] = {
     ],
     "TrueDivTest::": [
         "TrueDivTest::test_floordiv_numeric[5.52-2.4-2.0]",
-        "TrueDivTest::test_truediv_divisor[float-typed]",
         "TrueDivTest::test_truediv_divisor[float-untyped_function]",
         "TrueDivTest::test_truediv_divisor[numeric_38_digit_divisor-untyped_function]",
         "TrueDivTest::test_truediv_divisor[numeric_tiny_divisor-untyped_function]",
         "TrueDivTest::test_truediv_divisor[numeric_whole_number-untyped_function]",
-        "TrueDivTest::test_truediv_float[5.52-2.4-2.3]",
         "TrueDivTest::test_truediv_integer_bound",
     ],
 }
