@@ -267,13 +267,17 @@ class Connection:
     def commit(self) -> None:
         with self.lock:
             self._bind()
-            self._locked.clear()
             failed = self.pg.pgconn.transaction_status == _INERROR
-            self.pg.commit()  # (a failed transaction's COMMIT is a rollback)
-            if failed:
-                self._after_rollback()
-            else:
-                self._after_commit()
+            self.pg.commit()
+            self._after_commit_of(failed)
+
+    def _after_commit_of(self, failed: bool) -> None:
+        """The client's state after a COMMIT: a failed transaction's COMMIT is a rollback."""
+        if failed:
+            self._after_rollback()
+        else:
+            self._locked.clear()
+            self._after_commit()
 
     def _after_commit(self) -> None:
         self._direct.schema_changed(False)
@@ -893,11 +897,8 @@ class Connection:
         or value), with the client's state kept in step."""
         failed = self.pg.pgconn.transaction_status == _INERROR
         cur._raw(query, params)
-        if kind == "commit" and failed:  # (a failed transaction's COMMIT is a rollback)
-            self._after_rollback()
-        elif kind == "commit":
-            self._locked.clear()
-            self._after_commit()
+        if kind == "commit":
+            self._after_commit_of(failed)
         elif kind == "rollback":
             self._after_rollback()
         elif kind == "rollback_to":
@@ -1127,22 +1128,19 @@ class Cursor:
 
     # -- DB-API ----------------------------------------------------------------------------
     def execute(self, query: str, params: Params | None = None) -> Cursor:
-        conn = self.connection
-        with conn.lock:
-            try:
-                conn._run(self, query, params)
-            except BaseException as exc:
-                conn._statement_failed(exc)
-                if isinstance(exc, psycopg.Error):
-                    raise self._plain_error(exc) from None
-                raise
+        self._statement(query, params, None)
         return self
 
     def executemany(self, query: str, params_seq: Iterable[Params]) -> None:
+        self._statement(query, None, list(params_seq))
+
+    def _statement(self, query: str, params: Params | None, many: Sequence[Params] | None) -> None:
+        """Run a statement under the connection's lock; an error fails the transaction
+        where PostgreSQL would have, and reaches the application in its plain names."""
         conn = self.connection
         with conn.lock:
             try:
-                conn._run(self, query, None, many=list(params_seq))
+                conn._run(self, query, params, many)
             except BaseException as exc:
                 conn._statement_failed(exc)
                 if isinstance(exc, psycopg.Error):
