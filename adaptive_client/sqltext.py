@@ -629,7 +629,10 @@ def check_syntax(text: str) -> None:
     set_op_word = "UNION"
     last = _word(tokens[-1])
     # a statement that stops where more must follow: "WHERE", "i IS", "LIMIT", "ON"
-    if (last in _WANTS_MORE and tokens[-1].token_type not in _QUOTED) or _fetch_unended(tokens):
+    default_values = last == "VALUES" and n > 1 and _word(tokens[-2]) == "DEFAULT"
+    if (
+        last in _WANTS_MORE and tokens[-1].token_type not in _QUOTED and not default_values
+    ) or _fetch_unended(tokens):
         raise _at(text, None)
     for i, tok in enumerate(tokens):
         prev = tokens[i - 1] if i else None

@@ -15,6 +15,7 @@ from ..encodings import TEXT_TYPES
 from ..errors import EncodingError, UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from ..onions import Cap
+from ..sqltext import syntax_error
 from .compiler import (
     Compiler,
     PositionalParam,
@@ -643,7 +644,12 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
     c.tables.append(meta)
     scope = Scope()
     server_alias = scope.add(alias, meta)
+    # without a column list, the values fill the table's leading columns (as many as
+    # there are values), the rest take their defaults
+    named = bool(cols)
     cols = cols or list(meta.columns)
+    if not named:
+        cols = cols[: _source_width(stmt.expression, len(cols))]
     precomputed.refuse_written(meta, cols)
     for name in cols:
         meta.column(name)
@@ -659,14 +665,17 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
     ]
     rows: list[exp.Tuple] = []
     row_values: list[dict[str, ParamBuilder]] = []  # per row, every column's value
+    widths = {len(_row_items(tup)) for tup in values.expressions}
+    if len(widths) > 1:
+        raise syntax_error("VALUES lists must all be the same length", None)
     for tup in values.expressions:
-        exprs = tup.expressions if isinstance(tup, exp.Tuple) else [tup]
+        exprs = _row_items(tup)
         if len(exprs) != len(cols):
-            raise UnsupportedQuery(
+            raise syntax_error(
                 "INSERT has more expressions than target columns"
                 if len(exprs) > len(cols)
                 else "INSERT has more target columns than expressions",
-                "INSERT arity",
+                None,
             )
         given: dict[str, ParamBuilder | None] = {}
         for name, e in zip(cols, exprs, strict=True):
@@ -726,6 +735,27 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
     return plan
 
 
+def _row_items(row: exp.Expression) -> list[exp.Expression]:
+    """The values of one VALUES row."""
+    return row.expressions if isinstance(row, exp.Tuple) else [row]
+
+
+def _source_width(source: exp.Expression | None, columns: int) -> int:
+    """How many columns an INSERT without a column list fills: its VALUES rows' or
+    SELECT's width (one past the table's columns where there are too many, for the
+    error), all of them for DEFAULT VALUES or a source not known here."""
+    if isinstance(source, exp.Values) and source.expressions:
+        return min(max(len(_row_items(r)) for r in source.expressions), columns + 1)
+    while isinstance(source, exp.Subquery):
+        source = source.this
+    if isinstance(source, exp.Select) and not any(
+        isinstance(e, exp.Star) or (isinstance(e, exp.Column) and e.is_star)
+        for e in source.expressions
+    ):
+        return min(len(source.expressions), columns + 1)
+    return columns
+
+
 def _insert_select(c: Compiler, stmt: exp.Insert, meta: Any, cols: list[str]) -> Compiled:
     """INSERT ... SELECT through the client: the source rows are read decrypted (the
     server cannot move values between columns under different keys), then inserted,
@@ -739,10 +769,11 @@ def _insert_select(c: Compiler, stmt: exp.Insert, meta: Any, cols: list[str]) ->
         raise _unsupported(stmt, "parameters outside the SELECT of INSERT ... SELECT")
     source = _compile_statement(c.catalog, source_node, False)
     if len(source.outputs) != len(cols):
-        raise pg_errors.SyntaxError(
+        raise syntax_error(
             "INSERT has more expressions than target columns"
             if len(source.outputs) > len(cols)
-            else "INSERT has more target columns than expressions"
+            else "INSERT has more target columns than expressions",
+            None,
         )
     row = exp.Tuple(expressions=[exp.Placeholder(this=f"u{i}") for i in range(len(cols))])
     target_stmt = stmt.copy()

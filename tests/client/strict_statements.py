@@ -295,6 +295,15 @@ _WRITES = [
     S("UPDATE ins SET i = %s RETURNING i", (2**31,)),
     S("UPDATE ins SET n = n * 1000 RETURNING n"),
     S("UPDATE ins SET i = i / 0 RETURNING i"),
+    # without a column list the values fill the leading columns, the rest their defaults
+    S("INSERT INTO ins VALUES (7, 8) RETURNING s, i, b, n, f"),
+    S("INSERT INTO ins VALUES (7, 8), (9) RETURNING s"),
+    S("INSERT INTO ins (s, i) VALUES (7) RETURNING s"),
+    S("INSERT INTO ins VALUES (1, 2, 3, 4, 5, 6) RETURNING s"),
+    S("INSERT INTO ins SELECT 10, 11 RETURNING s, i, b"),
+    S("INSERT INTO ins SELECT 1, 2, 3, 4, 5, 6 RETURNING s"),
+    S("INSERT INTO ins DEFAULT VALUES RETURNING s, i"),
+    S("INSERT INTO ins VALUES"),
     S("SELECT s, i, b, n, f FROM ins ORDER BY s, i, b, n, f", ordered=True),
 ]
 
