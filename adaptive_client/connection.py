@@ -31,6 +31,7 @@ from . import (
     ondemand,
     peel,
     range_indexes,
+    search_path,
     sequences,
     server_errors,
     wire,
@@ -69,7 +70,7 @@ from .errors import (
 from .keys import MasterKey, load_master_key
 from .metadata import Catalog
 from .rewrite import update_rows
-from .rewrite.compiler import CURRENT_PARAMS
+from .rewrite.compiler import CURRENT_PARAMS, server_sql
 from .rewrite.params import normalize_placeholders
 from .rewrite.plan import Compiled, Params, SortKey, decrypt_columnar, decrypt_columns
 from .rewrite.statements import compile_statement
@@ -830,6 +831,9 @@ class Connection:
                 return
         stmt, npos, named = self._parse(query, with_params)
         if answered_by_server(stmt):  # SELECT pg_advisory_lock(%s), set_config(...), ...
+            own = stmt.copy()
+            if params is None and many is None and search_path.kept_in_set_config(own):
+                query = server_sql(own)  # (the client's schema kept on the path)
             cur._raw(query, params)
             return
         query = _cache_key(query, with_params)  # the plan cache's key from here on
@@ -896,7 +900,7 @@ class Connection:
         """Transaction control, savepoints, SET/SHOW: run as written (they name no table
         or value), with the client's state kept in step."""
         failed = self.pg.pgconn.transaction_status == _INERROR
-        cur._raw(query, params)
+        cur._raw(search_path.kept_in_set(query) if kind == "set" else query, params)
         if kind == "commit":
             self._after_commit_of(failed)
         elif kind == "rollback":

@@ -254,10 +254,48 @@ def parse(text: str) -> list[exp.Expression]:
         raise UnsupportedQuery("cannot parse the statement", "syntax") from None
     finally:
         _PARSING.reset(token)
-    out = [s for s in stmts if isinstance(s, exp.Expression)]
+    out = [_unqualified(s) for s in stmts if isinstance(s, exp.Expression)]
     for stmt in out:
         _check_tree(stmt)
     return out
+
+
+# the schema the client's tables live in, and the one of PostgreSQL's own functions and
+# types: names qualified by them are read as unqualified (a dump names every table
+# ``public.t`` and calls ``pg_catalog.set_config``); other schemas stay qualified
+_OWN_SCHEMA: Final = "public"
+_SYSTEM_SCHEMA: Final = "pg_catalog"
+
+
+def _schema_is(node: exp.Expression | None, name: str) -> bool:
+    return isinstance(node, exp.Identifier) and node.name.lower() == name
+
+
+def _unqualify(node: exp.Expression) -> exp.Expression:
+    if isinstance(node, exp.Table | exp.Column) and not node.args.get("catalog"):
+        if _schema_is(node.args.get("db"), _OWN_SCHEMA):
+            node.set("db", None)
+        return node
+    if isinstance(node, exp.Dot) and _schema_is(node.this, _SYSTEM_SCHEMA):
+        call = node.expression
+        if isinstance(call, exp.Func):
+            # (read again on its own: sqlglot knows lower(x) as Lower, not as a call)
+            return sqlglot.parse_one(
+                f"SELECT {call.sql(dialect=PostgresSource)}", read=PostgresSource
+            ).expressions[0]
+        return node
+    if isinstance(node, exp.DataType) and node.this is exp.DataType.Type.USERDEFINED:
+        kind = node.args.get("kind")
+        if isinstance(kind, exp.Dot) and _schema_is(kind.this, _SYSTEM_SCHEMA):
+            written = node.sql(dialect=PostgresSource).split(".", 1)[1]
+            return exp.DataType.build(written, dialect=PostgresSource)
+    return node
+
+
+def _unqualified(stmt: exp.Expression) -> exp.Expression:
+    """``stmt`` with the ``public.`` of its tables and the ``pg_catalog.`` of its functions
+    and types dropped (see ``_OWN_SCHEMA``)."""
+    return stmt.transform(_unqualify, copy=False)
 
 
 # -- strict syntax ----------------------------------------------------------------------
