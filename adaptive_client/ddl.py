@@ -22,7 +22,16 @@ from psycopg import errors as pg_errors
 from psycopg import sql
 from sqlglot import exp
 
-from . import checks, defaults, foreign_keys, precomputed, range_indexes, recipes, views
+from . import (
+    checks,
+    defaults,
+    foreign_keys,
+    precomputed,
+    range_indexes,
+    recipes,
+    sequence_objects,
+    views,
+)
 from .collation import Collation, column_collation
 from .config import Config
 from .defaults import Runtime
@@ -132,6 +141,8 @@ class TableSpec:
     defaults: dict[str, Any] = field(default_factory=dict)
     runtime: dict[str, tuple[str, bool]] = field(default_factory=dict)
     sequences: dict[str, _Sequence] = field(default_factory=dict)
+    # DEFAULT nextval('name'): the sequence created on its own that the column draws from
+    drawn_from: dict[str, str] = field(default_factory=dict)
     pk: list[str] = field(default_factory=list)
     pk_name: str | None = None
     uniques: list[tuple[str | None, list[str]]] = field(default_factory=list)
@@ -264,12 +275,10 @@ def _default(spec: TableSpec, cname: str, node: exp.Expression) -> None:
         if value is not None:
             spec.defaults[cname] = value
         return
-    if defaults.sequence_named(node) is not None:
-        raise UnsupportedQuery(
-            f"{spec.name}.{cname}: DEFAULT nextval() of a sequence the client did not "
-            "create; declare the column serial or GENERATED ... AS IDENTITY",
-            "DEFAULT nextval",
-        )
+    drawn_from = defaults.sequence_named(node)
+    if drawn_from is not None:  # a sequence created on its own (sequence_objects.py)
+        spec.drawn_from[cname] = drawn_from
+        return
     spec.runtime[cname] = defaults.runtime_expression(node, f"{spec.name}.{cname}")
 
 
@@ -396,6 +405,9 @@ def build_column(
         # a name of its own for each sequence ever created: the blocks of values other
         # connections drew from a dropped table's sequence never match a new table's
         col.sequence_anon = catalog.root.anonymize("sequence", name, cname, new_key(8).hex())
+    elif cname in spec.drawn_from:
+        drawn = sequence_objects.named(catalog, spec.drawn_from[cname])
+        col.sequence, col.sequence_anon = drawn.name, drawn.anon
     return col
 
 
@@ -671,6 +683,10 @@ def statement(
         return lambda: create_table(conn, catalog, config, stmt, runtime)
     if isinstance(stmt, exp.Create) and kind == "INDEX":
         return lambda: create_index(conn, catalog, stmt)
+    if isinstance(stmt, exp.Create) and kind == "SEQUENCE":
+        return lambda: sequence_objects.create(conn, catalog, stmt)
+    if isinstance(stmt, exp.Drop) and kind == "SEQUENCE":
+        return lambda: sequence_objects.drop(conn, catalog, stmt, runtime)
     if isinstance(stmt, exp.Create) and kind == "VIEW":
         return lambda: views.create_view(
             conn, catalog, stmt, lambda q: _output_names(conn, catalog, q)

@@ -150,13 +150,27 @@ class Runtime:
         if not pool:
             block = self._block.get(anon, _FIRST_BLOCK // 2) * 2
             self._block[anon] = min(block, _LAST_BLOCK)
-            rows = self.conn.execute(
-                sql.SQL("SELECT nextval({}) FROM generate_series(1, %s)").format(
-                    sql.Literal(sql.Identifier(anon).as_string(self.conn))
-                ),
-                (self._block[anon],),
-            ).fetchall()
-            pool = self._pools[anon] = deque(sorted(int(r[0]) for r in rows))
+            # a block, but no more than the sequence has left before its bound (at least
+            # one: past the bound, the server's error) -- a short sequence is drawn as
+            # PostgreSQL draws it
+            draw = sql.SQL(
+                "SELECT nextval({name}) FROM generate_series(1, coalesce((SELECT least(%s, "
+                "greatest(1, (CASE WHEN increment_by > 0 "
+                "THEN max_value - coalesce(last_value, start_value - increment_by) "
+                "ELSE coalesce(last_value, start_value - increment_by) - min_value END) "
+                "/ abs(increment_by))) FROM pg_sequences WHERE sequencename = %s LIMIT 1), %s))"
+            ).format(name=sql.Literal(sql.Identifier(anon).as_string(self.conn)))
+            try:
+                block = self._block[anon]
+                rows = self.conn.execute(draw, (block, anon, block)).fetchall()
+            except psycopg.errors.SequenceGeneratorLimitExceeded as exc:
+                # (the server names its sequence: the application knows it by its own)
+                raise psycopg.errors.SequenceGeneratorLimitExceeded(
+                    str(exc).replace(anon, plain)
+                ) from None
+            drawn = [int(r[0]) for r in rows]
+            # (in the order drawn: ascending, or descending for a negative increment)
+            pool = self._pools[anon] = deque(sorted(drawn, reverse=drawn[0] > drawn[-1]))
         value = pool.popleft()
         self._current[plain] = value
         self.lastval = value

@@ -287,6 +287,21 @@ class ViewMeta:
 
 
 @dataclass
+class SequenceMeta:
+    """A sequence created on its own (CREATE SEQUENCE, as a dump writes a serial column's):
+    the server's sequence under ``anon``; columns name it in ``DEFAULT nextval(...)``.
+    ``owned_by``: the (table, column) it is dropped with, if any."""
+
+    name: str
+    anon: str
+    owned_by: tuple[str, str] | None = None
+    version: int = 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {"sequence": self.name, "anon": self.anon, "owned_by": self.owned_by}
+
+
+@dataclass
 class TableMeta:
     name: str
     anon: str
@@ -392,6 +407,7 @@ class Catalog:
         self.tables: dict[str, TableMeta] = {}
         self.by_anon: dict[str, TableMeta] = {}
         self.views: dict[str, ViewMeta] = {}
+        self.sequences: dict[str, SequenceMeta] = {}
         self.epoch = -1
         # the highest catalog generation this client has seen: a lower one is a rollback
         self.generation = -1
@@ -590,6 +606,7 @@ class Catalog:
         layers = self._read_layers(conn)
         tables: dict[str, TableMeta] = {}
         views: dict[str, ViewMeta] = {}
+        sequences: dict[str, SequenceMeta] = {}
         for kind, anon, version, sealed in rows:
             if kind != "table":
                 continue
@@ -606,10 +623,17 @@ class Catalog:
                     version,
                 )
                 continue
+            if "sequence" in payload:
+                owner = payload.get("owned_by")
+                sequences[payload["sequence"]] = SequenceMeta(
+                    payload["sequence"], anon, tuple(owner) if owner else None, version
+                )
+                continue
             meta = TableMeta.from_json(payload, version)
             tables[meta.name] = meta
         self.tables = tables
         self.views = views
+        self.sequences = sequences
         self.by_anon = {t.anon: t for t in tables.values()}
         self._apply_layers(layers)
         self.epoch = epoch
@@ -658,8 +682,10 @@ class Catalog:
         return name.lower() in self.tables
 
     def has_relation(self, name: str) -> bool:
-        """A table or a view of that name (they share PostgreSQL's namespace)."""
-        return name.lower() in self.tables or name.lower() in self.views
+        """A table, a view or a sequence of that name (they share PostgreSQL's
+        namespace)."""
+        key = name.lower()
+        return key in self.tables or key in self.views or key in self.sequences
 
     @property
     def constraint_names(self) -> dict[str, str]:
@@ -693,13 +719,13 @@ class Catalog:
         return self.root.anonymize("index", table.lower(), name.lower())
 
     # -- writing -------------------------------------------------------------------------
-    def seal_table(self, meta: TableMeta | ViewMeta) -> bytes:
+    def seal_table(self, meta: TableMeta | ViewMeta | SequenceMeta) -> bytes:
         return self.root.seal(
             json.dumps(meta.to_json()).encode(), _table_aad(meta.anon, meta.version)
         )
 
     def write_table(
-        self, conn: psycopg.Connection[Any], meta: TableMeta | ViewMeta, new: bool
+        self, conn: psycopg.Connection[Any], meta: TableMeta | ViewMeta | SequenceMeta, new: bool
     ) -> None:
         """Insert (``new``) or rewrite a table's sealed row, at the next catalog generation.
 
@@ -726,7 +752,9 @@ class Catalog:
         head.tables[meta.anon] = meta.version
         self._store_head(conn, head, insert=False)
 
-    def delete_table(self, conn: psycopg.Connection[Any], meta: TableMeta | ViewMeta) -> None:
+    def delete_table(
+        self, conn: psycopg.Connection[Any], meta: TableMeta | ViewMeta | SequenceMeta
+    ) -> None:
         head = self._read_head(conn, lock=True)
         conn.execute("DELETE FROM adaptive.tables WHERE anon_name = %s", (meta.anon,))
         head.tables.pop(meta.anon, None)

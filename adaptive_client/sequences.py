@@ -15,7 +15,7 @@ from sqlglot import exp
 
 from .defaults import Runtime
 from .description import Column
-from .metadata import Catalog, ColumnMeta
+from .metadata import Catalog
 
 _FUNCTIONS = {"currval", "lastval", "nextval", "setval"}
 _INT8 = 20
@@ -35,15 +35,20 @@ def _calls(stmt: exp.Expression) -> list[tuple[str, exp.Anonymous]] | None:
     return out
 
 
-def _sequence(catalog: Catalog, node: exp.Expression) -> ColumnMeta:
+def _sequence(catalog: Catalog, node: exp.Expression) -> tuple[str, str | None]:
+    """The sequence a call names: its name and its server sequence (None: a column's
+    sequence that is not the client's to draw from)."""
     arg = node.this if isinstance(node, exp.Cast) else node
     if not (isinstance(arg, exp.Literal) and arg.is_string):
         raise pg_errors.FeatureNotSupported("the sequence must be named by a constant")
     name = str(arg.this).lower().removeprefix("public.").strip('"')
+    own = catalog.sequences.get(name)  # created on its own (sequence_objects.py)
+    if own is not None:
+        return own.name, own.anon
     for table in catalog.tables.values():
         for col in table.columns.values():
             if col.sequence == name:
-                return col
+                return name, col.sequence_anon
     raise pg_errors.UndefinedTable(f'relation "{name}" does not exist')
 
 
@@ -60,21 +65,23 @@ def answer(
         if fn == "lastval":
             row.append(runtime.last())
             continue
-        col = _sequence(catalog, args[0]) if args else None
-        if col is None or col.sequence is None or col.sequence_anon is None:
+        if not args:
+            raise pg_errors.UndefinedFunction(f"function {fn}() does not exist")
+        name, anon = _sequence(catalog, args[0])
+        if anon is None:
             raise pg_errors.UndefinedFunction(f"function {fn}() does not exist")
         if fn == "currval":
-            row.append(runtime.currval(col.sequence))
+            row.append(runtime.currval(name))
         elif fn == "nextval":
-            row.append(runtime.nextval(col.sequence_anon, col.sequence))
+            row.append(runtime.nextval(anon, name))
         else:  # setval(seq, n [, is_called])
             values = [a.to_py() for a in args[1:] if isinstance(a, exp.Literal | exp.Boolean)]
             if len(values) != len(args) - 1 or not values:
                 raise pg_errors.FeatureNotSupported("setval needs constant arguments")
-            runtime.forget(col.sequence_anon)
+            runtime.forget(anon)
             result = runtime.conn.execute(
                 sql.SQL("SELECT setval({}, {})").format(
-                    sql.Literal(sql.Identifier(col.sequence_anon).as_string(runtime.conn)),
+                    sql.Literal(sql.Identifier(anon).as_string(runtime.conn)),
                     sql.SQL(", ").join(sql.Literal(v) for v in values),
                 )
             ).fetchone()

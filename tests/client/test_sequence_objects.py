@@ -1,0 +1,79 @@
+"""Sequences created on their own and columns defaulting to ``nextval('name'::regclass)``,
+as a dump writes a serial column: the same values, errors and dependencies as PostgreSQL,
+and nothing of the sequence's name on the server."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import psycopg
+import pytest
+
+from adaptive_client.keys import MasterKey
+
+from .pairs import Pair, plain_and_encrypted
+
+STEPS = [
+    "CREATE SEQUENCE public.actor_actor_id_seq START WITH 1 INCREMENT BY 1 NO MINVALUE "
+    "NO MAXVALUE CACHE 1",
+    "CREATE TABLE public.actor (actor_id integer DEFAULT "
+    "nextval('public.actor_actor_id_seq'::regclass) NOT NULL, name text NOT NULL)",
+    "INSERT INTO actor (name) VALUES ('a'), ('b') RETURNING actor_id",
+    "SELECT nextval('actor_actor_id_seq'), currval('public.actor_actor_id_seq')",
+    "INSERT INTO actor (name) VALUES ('c') RETURNING actor_id, name",
+    "SELECT actor_id, name FROM actor ORDER BY actor_id",
+    "CREATE SEQUENCE actor_actor_id_seq",
+    "CREATE SEQUENCE IF NOT EXISTS actor_actor_id_seq",
+    "CREATE SEQUENCE actor",
+    "DROP SEQUENCE actor_actor_id_seq",
+    "DROP SEQUENCE actor",
+    "CREATE SEQUENCE short AS smallint START 2 MAXVALUE 4",
+    "SELECT nextval('short'), nextval('short'), nextval('short')",
+    "SELECT nextval('short')",
+    "CREATE SEQUENCE down INCREMENT BY -5 MINVALUE -12 MAXVALUE 0 START 0",
+    "SELECT nextval('down'), nextval('down'), nextval('down')",
+    "SELECT nextval('down')",
+    "CREATE SEQUENCE bad AS text",
+    "CREATE TABLE other (id integer DEFAULT nextval('nosuch'::regclass))",
+    "CREATE TABLE shared (id bigint DEFAULT nextval('actor_actor_id_seq') PRIMARY KEY)",
+    "INSERT INTO shared DEFAULT VALUES RETURNING id",
+    "DROP TABLE actor",
+    "DROP SEQUENCE actor_actor_id_seq",
+    "DROP TABLE shared",
+    "DROP SEQUENCE actor_actor_id_seq",
+    "DROP SEQUENCE IF EXISTS actor_actor_id_seq",
+    "SELECT nextval('actor_actor_id_seq')",
+]
+
+
+def _outcome(conn: Any, sql: str) -> tuple[str, Any]:
+    try:
+        cur = conn.execute(sql)
+        return ("ok", cur.fetchall() if cur.description else None)
+    except psycopg.Error as exc:
+        return ("error", exc.sqlstate)
+
+
+@pytest.fixture(scope="module")
+def pair(new_database: Callable[..., str]) -> Iterator[Pair]:
+    with plain_and_encrypted(new_database, MasterKey.generate(), "seqobj", {}, [], {}) as both:
+        yield both
+
+
+def test_sequences_as_postgresql(pair: Pair) -> None:
+    plain, enc = pair
+    outcomes = []
+    for sql in STEPS:
+        expected, got = _outcome(plain, sql), _outcome(enc, sql)
+        assert got == expected, f"{sql}: PostgreSQL {expected}, the client {got}"
+        outcomes.append(expected[0])
+    assert outcomes.count("error") >= 8  # (the steps meant to fail did)
+
+
+def test_the_sequence_name_stays_off_the_server(pair: Pair) -> None:
+    _, enc = pair
+    enc.execute("CREATE SEQUENCE invoice_number_seq")
+    enc.execute("SELECT nextval('invoice_number_seq')")
+    names = enc.pg.execute("SELECT relname FROM pg_class WHERE relkind = 'S'").fetchall()
+    assert names and not any("invoice" in n for (n,) in names)
