@@ -33,6 +33,7 @@ from . import (
     range_indexes,
     search_path,
     sequences,
+    server_commands,
     server_errors,
     wire,
 )
@@ -828,6 +829,11 @@ class Connection:
                 return
             if maintenance.is_maintenance(query):  # VACUUM, ANALYZE
                 cur._raw(maintenance.server_command(query, self.catalog).as_string(self.pg), None)
+                return
+            action = server_commands.route(query, self.catalog)  # OWNER TO, GRANT, ...
+            if action is not None:
+                action(self.pg)
+                cur._set_result([], None, -1)
                 return
         stmt, npos, named = self._parse(query, with_params)
         if answered_by_server(stmt):  # SELECT pg_advisory_lock(%s), set_config(...), ...

@@ -124,6 +124,23 @@ def _words(text: str, n: int) -> list[str]:
     return [t.text.upper() for t in tokens[:n]]
 
 
+def leading_words(text: str, n: int) -> list[str]:
+    """The statement's first ``n`` words (upper-cased), comments skipped."""
+    return _words(text, n)
+
+
+def first_token_start(text: str) -> int:
+    """Where the statement's first token starts (after leading comments)."""
+    try:
+        tokens = _TOKENIZER.tokenize(text)
+    except Exception:
+        return 0
+    if not tokens:
+        return 0
+    # (a token's start counts from the text's start; comments before it are skipped)
+    return tokens[0].start
+
+
 def session_command(text: str) -> str | None:
     """``begin``, ``commit``, ``rollback``, ``rollback_to``, ``savepoint``, ``release``,
     ``set``, ``show``, ``notify`` -- or None for any other statement.
@@ -966,4 +983,12 @@ def _joined_table(sub: exp.Subquery) -> bool:
     return isinstance(inner, exp.Table | exp.Subquery) and bool(inner.args.get("joins"))
 
 
-__all__ = ["check_syntax", "parse", "session_command", "split_statements", "syntax_error"]
+__all__ = [
+    "check_syntax",
+    "first_token_start",
+    "leading_words",
+    "parse",
+    "session_command",
+    "split_statements",
+    "syntax_error",
+]
