@@ -233,8 +233,20 @@ def schema_of(catalog: Catalog, stmt: exp.Expression) -> dict[str, dict[str, str
         if name in ctes or name in schema:
             continue
         meta = catalog.table(name)
-        schema[name] = {c.name: duck_type(meta, c) for c in meta.columns.values()}
+        schema[name] = {c.name: _held_type(meta, c) for c in meta.columns.values()}
     return schema
+
+
+# a column the client engine cannot hold: named in the schema (a star expands to it, a
+# name resolves), refused only where the statement reads it (:func:`compile_residual`)
+_NOT_HELD = "UNKNOWN"
+
+
+def _held_type(table: TableMeta, col: ColumnMeta) -> str:
+    try:
+        return duck_type(table, col)
+    except UnsupportedQuery:
+        return _NOT_HELD
 
 
 def qualified(stmt: exp.Expression, schema: dict[str, dict[str, str]]) -> exp.Expression:
@@ -2464,7 +2476,10 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
                         collations.add(meta.column(c).collation)
         for alias, c in read:
             meta = catalog.table(rel.members[alias].name)
-            cols.append((rel.column_name(alias, c), schema[meta.name][c]))
+            held = schema[meta.name][c]
+            if held == _NOT_HELD:
+                duck_type(meta, meta.column(c))  # (its refusal, naming the column)
+            cols.append((rel.column_name(alias, c), held))
             if meta.column(c).type.name in TEXT_TYPES:
                 collations.add(meta.column(c).collation)
         tables.append((rel.name, cols))

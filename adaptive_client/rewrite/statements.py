@@ -27,6 +27,7 @@ from .compiler import (
 )
 from .dependent_keys import with_dependent_keys
 from .eager import eager_counts
+from .flat_joins import with_flat_joins
 from .natural_joins import with_natural_joins
 from .plan import Compiled, Output, ParamBuilder, Params, RmwUpdate, RowFn, SortKey
 from .positions import check_positions
@@ -61,6 +62,7 @@ def compile_statement(
     :func:`_select`)."""
     try:
         stmt = with_natural_joins(catalog, views.expand(catalog, with_plain_strings(stmt)))
+        stmt = with_flat_joins(stmt)
         stmt = with_dependent_keys(catalog, stmt)
         return _compile_statement(catalog, stmt, snapshot_rows)
     except RecursionError:  # e.g. thousands of ANDs: the rewrite recurses on the tree
