@@ -463,7 +463,7 @@ def _alter_type(
         set_not_null(conn, meta, new)
 
 
-def _reencrypt(
+def reencrypt(
     conn: psycopg.Connection[Any],
     meta: TableMeta,
     col: ColumnMeta,
@@ -533,7 +533,7 @@ def _add_constraint(
         for c in cols:
             col = meta.column(c)
             if Onion.EQ in col.onions:
-                _reencrypt(conn, meta, col, Onion.EQ, layer="DET")
+                reencrypt(conn, meta, col, Onion.EQ, layer="DET")
         plain = name or (f"{meta.name}_pkey" if primary else f"{meta.name}_{'_'.join(cols)}_key")
         anon = catalog.anon_index(meta.name, "__key__" + plain)
         if primary:
@@ -583,7 +583,7 @@ def _add_constraint(
                 now = col.onions[onion].layer
                 if now != was:
                     col.onions[onion].layer = was
-                    _reencrypt(conn, meta, col, onion, layer=now)
+                    reencrypt(conn, meta, col, onion, layer=now)
         for part in parts:
             conn.execute(sql.SQL("ALTER TABLE {} ADD {}").format(sql.Identifier(meta.anon), part))
     else:
@@ -604,9 +604,9 @@ def _add_foreign_keys(
         col = meta.columns[cname]
         col.join_group = label
         if Onion.EQ in col.onions:
-            _reencrypt(conn, meta, col, Onion.EQ, layer="DET", keys={"DET": keys["DET"]})
+            reencrypt(conn, meta, col, Onion.EQ, layer="DET", keys={"DET": keys["DET"]})
         if Onion.ORD in col.onions and "OPE" in keys:
-            _reencrypt(conn, meta, col, Onion.ORD, keys={"OPE": keys["OPE"]})
+            reencrypt(conn, meta, col, Onion.ORD, keys={"OPE": keys["OPE"]})
     fks = foreign_keys.resolve(catalog, spec, meta)
     for fk in fks:
         fk.anon = catalog.anon_index(meta.name, "__fkey__" + fk.name)

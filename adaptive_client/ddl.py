@@ -764,11 +764,11 @@ def create_index(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Crea
                     "below its floor RND"
                 )
             if eq_oc is not None and eq_oc.layer == "RND":
-                raise UnsupportedQuery(
-                    f"UNIQUE index on {meta.name}.{c}: declare the column UNIQUE in CREATE TABLE "
-                    "so its Eq onion starts at DET",
-                    "CREATE UNIQUE INDEX",
-                )
+                # uniqueness is enforced over DET ciphertexts: the onion goes to DET now,
+                # as ADD CONSTRAINT ... UNIQUE takes it (alter.py)
+                from . import alter
+
+                alter.reencrypt(conn, meta, meta.column(c), Onion.EQ, layer="DET")
     if unique:
         targets = [[_key_column(meta, c) for c in cols]]
     else:

@@ -64,6 +64,10 @@ def constraint_name(
     named = getattr(catalog, "constraint_names", {}).get(anon)
     if named:
         return str(named)
+    for table in getattr(catalog, "tables", {}).values():
+        for index in table.indexes:  # (CREATE INDEX: the server's are <anon>_<n>)
+            if anon.rsplit("_", 1)[0] == index.anon:
+                return index.name
     row = control.execute(
         "SELECT c.contype::text, t.relname::text, "
         "ARRAY(SELECT a.attname::text FROM unnest(c.conkey) WITH ORDINALITY k(n, i) "
