@@ -67,6 +67,7 @@ from .errors import (
     UndefinedTable,
     UnsupportedQuery,
 )
+from .json_encoding import application_rows
 from .keys import MasterKey, load_master_key
 from .metadata import Catalog
 from .rewrite import update_rows
@@ -1246,7 +1247,7 @@ class Cursor:
         self, rows: list[tuple[Any, ...]], desc: Sequence[tuple[Any, ...]] | None, rowcount: int
     ) -> None:
         self._more_sets = []
-        self._rows, self._pos = rows, 0
+        self._rows, self._pos = application_rows(rows, desc), 0
         self.description = desc or None
         self.rowcount = rowcount
 
@@ -1527,7 +1528,7 @@ class NamedCursor(Cursor):
             self.connection._bind()
             raw = self._declared.fetchall() if n is None else self._declared.fetchmany(n)
             with STATS.crypto():
-                return decrypt_columns(self._outputs, raw)
+                return application_rows(decrypt_columns(self._outputs, raw), self.description)
 
     def fetchone(self) -> tuple[Any, ...] | None:
         if self._declared is None:

@@ -167,13 +167,15 @@ _ALIASES = {
     "bool": "boolean",
     "uuid": "uuid",
     "bytea": "bytea",
+    "json": "json",
+    "jsonb": "jsonb",
 }
 # each canonical type name's OID, as PostgreSQL describes a result column of the type
 TYPE_OIDS = {
     "smallint": 21, "integer": 23, "bigint": 20, "numeric": 1700, "real": 700,
     "double precision": 701, "text": 25, "varchar": 1043, "char": 1042, "date": 1082,
     "timestamp": 1114, "timestamptz": 1184, "time": 1083, "uuid": 2950, "bytea": 17,
-    "boolean": 16,
+    "boolean": 16, "json": 114, "jsonb": 3802,
 }  # fmt: skip
 # types whose modifier is a number of fractional digits (0 to 6)
 _FRACTIONAL = frozenset({"timestamp", "timestamptz", "time"})
@@ -1528,12 +1530,23 @@ def _encoding(t: SqlType) -> Encoding:
         return ByteaEncoding(t)
     if n == "boolean":
         return BoolEncoding(t)
+    if n in ("json", "jsonb"):
+        from .json_encoding import json_encoding  # (it imports this module)
+
+        return json_encoding(t)
     raise ConfigError(f"no encoding for type {t.sql()!r}")
 
 
 @lru_cache(maxsize=512)
 def _collated(t: SqlType, collation: Collation) -> Encoding:
+    if t.name == "jsonb":  # its strings order by the database's collation
+        from .json_encoding import json_encoding
+
+        return json_encoding(t, collation)
     return CollatedTextEncoding(t, collation)
+
+
+_COLLATED_TYPES = TEXT_TYPES | {"jsonb"}
 
 
 def encoding_for(t: SqlType | str, collation: Collation | None = None) -> Encoding:
@@ -1541,6 +1554,6 @@ def encoding_for(t: SqlType | str, collation: Collation | None = None) -> Encodi
     other than C orders by that collation (None: byte order, a column created before
     collations were recorded)."""
     parsed = parse_sql_type(t) if isinstance(t, str) else t
-    if collation is not None and not collation.bytewise and parsed.name in TEXT_TYPES:
+    if collation is not None and not collation.bytewise and parsed.name in _COLLATED_TYPES:
         return _collated(parsed, collation)
     return _encoding(parsed)
