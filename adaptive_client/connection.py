@@ -1130,6 +1130,8 @@ class Cursor:
         self.closed = False
         self._server: psycopg.RawCursor[Any] | None = None
         self._more_sets: list[tuple[Any, ...]] = []  # the rest of a script's results
+        # json values kept as the client holds them, not loaded (COPY TO prints them)
+        self._internal_values = False
 
     # -- DB-API ----------------------------------------------------------------------------
     def execute(self, query: str, params: Params | None = None) -> Cursor:
@@ -1247,7 +1249,8 @@ class Cursor:
         self, rows: list[tuple[Any, ...]], desc: Sequence[tuple[Any, ...]] | None, rowcount: int
     ) -> None:
         self._more_sets = []
-        self._rows, self._pos = application_rows(rows, desc), 0
+        internal = self._internal_values
+        self._rows, self._pos = (rows if internal else application_rows(rows, desc)), 0
         self.description = desc or None
         self.rowcount = rowcount
 

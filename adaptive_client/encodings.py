@@ -22,6 +22,8 @@ the other methods map that canonical value to the schemes' plaintexts and back.
 | uuid                | Eq, Ord*          | 64 bits: the first 8 of its 16 bytes             |
 | bytea               | Eq, Ord*          | 64 bits: the first 8 bytes                       |
 | boolean             | Eq, Ord           | 8 bits: false 0, true 1                          |
+| json                | Exact (RND) only  | none: PostgreSQL has no = or order for json      |
+| jsonb               | Eq, Ord*, Exact   | 64 bits: a prefix of jsonb_cmp's order           |
 
 Dates and timestamps hold ``-infinity`` at 0 and ``infinity`` at the top of their OPE
 domain (``Infinite``; the DET bytes are the words); a ``timestamp`` / ``timestamp(6)``
@@ -29,12 +31,12 @@ column keeps the encoding it always had, which has no room below 0001-01-01 and 
 ``-infinity``.  Date/time strings are read by PostgreSQL's rules (``datetime_input``)
 in the session's DateStyle and TimeZone; ISO strings and Python values take a fast path.
 
-(*) Strings, uuid and bytea: the Ord onion orders by an 8-byte prefix only
-(``ope_exact`` is False), so equal prefixes tie and the client finishes the sort; it
-cannot be decrypted.  Under the C collation the prefix is that of the UTF-8 bytes (code
-point order); under another
-collation (ICU or libc, recorded per column) that of the primary weights of the
-collator's sort key (``CollatedTextEncoding``, ``collation``).
+(*) Strings, uuid, bytea and jsonb (``json_encoding``): the Ord onion orders by an
+8-byte prefix only (``ope_exact`` is False), so equal prefixes tie and the client
+finishes the sort; it cannot be decrypted.  Under the C collation the prefix is that of
+the UTF-8 bytes (code point order); under another collation (ICU or libc, recorded per
+column) that of the primary weights of the collator's sort key
+(``CollatedTextEncoding``, ``collation``).
 ``char(n)`` compares ignoring trailing spaces, as PostgreSQL does.
 
 NULL stays NULL in every onion: the provider learns which values are NULL.  Callers

@@ -6,12 +6,15 @@ loads them; jsonb's equality, order and grouping; json's refusals of ``=``, ``GR
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
+from decimal import Decimal
+from functools import partial
 from typing import Any
 
 import psycopg
 import pytest
-from psycopg.types.json import Json, Jsonb
+from psycopg.types.json import Json, Jsonb, set_json_loads
 from type_pairs import Pair, check, open_pair
 
 import adaptive_client
@@ -154,3 +157,35 @@ def test_layers_shows_json_columns(new_database: Callable[..., str], master_key:
     assert shown["b", "jsonb", "Exact"] == "RND"
     assert shown["b", "jsonb", "Ord"] == "OPE"
     assert ("b", "jsonb", "Eq") in shown
+
+
+def test_copy_to_prints_as_postgresql(pair: Pair) -> None:
+    """COPY TO prints json as written and jsonb in its normal form."""
+    pair.both("CREATE TABLE jsn_copied (id int, j json, b jsonb)")
+    for i, text in enumerate(['{"b":1, "a" : 1.0,"a":[1e2]}', '"t\\tab"', "null", " [ ] "]):
+        pair.both("INSERT INTO jsn_copied VALUES (%s, %s, %s)", (i, text, text))
+    pair.both("INSERT INTO jsn_copied VALUES (9, NULL, NULL)")
+    out = []
+    for conn in (pair.plain, pair.enc):
+        with conn.cursor().copy("COPY (SELECT * FROM jsn_copied ORDER BY id) TO STDOUT") as cp:
+            out.append(b"".join(bytes(b) for b in cp))
+    assert out[0] == out[1]
+    assert b'{"a": [100], "b": 1}' in out[0]
+
+
+def test_loads_registered_before_connecting(pair: Pair, master_key: MasterKey) -> None:
+    """A loads function set globally (psycopg's set_json_loads) is the client's too."""
+    pair.both("CREATE TABLE jsn_loads (id int, j json, b jsonb)")
+    pair.both("INSERT INTO jsn_loads VALUES (1, '[1.10, 2]', '[1.10, 2]')")
+    set_json_loads(partial(json.loads, parse_float=Decimal))
+    try:
+        dsns = [pair.plain.info.dsn, pair.enc.pg.info.dsn]
+        with (
+            psycopg.connect(dsns[0]) as plain,
+            adaptive_client.connect(dsns[1], master_key=master_key.hex()) as enc,
+        ):
+            got = [c.execute("SELECT j, b FROM jsn_loads").fetchall() for c in (plain, enc)]
+    finally:
+        set_json_loads(json.loads)
+    assert got[0] == got[1] == [([Decimal("1.10"), 2], [Decimal("1.10"), 2])]
+    assert str(got[1][0][0][0]) == "1.10"
