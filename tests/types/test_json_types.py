@@ -189,3 +189,31 @@ def test_loads_registered_before_connecting(pair: Pair, master_key: MasterKey) -
         set_json_loads(json.loads)
     assert got[0] == got[1] == [([Decimal("1.10"), 2], [Decimal("1.10"), 2])]
     assert str(got[1][0][0][0]) == "1.10"
+
+
+def test_jsonb_ties_of_the_prefix(pair: Pair) -> None:
+    """Values the 8-byte prefix cannot tell apart (long common string starts, numbers
+    equal to 15 digits, arrays and objects of one size) ordered by the client as jsonb."""
+    values = [
+        '"abcdefghij1"', '"abcdefghij0"', '"abcdefghij"', "12345678901234567890.1",
+        "12345678901234567890.2", "1.0000000000000000000001", "1", "[1, 2]", "[1, 3]",
+        '[1, "2"]', '{"a": 1, "b": 2}', '{"a": 1, "c": 0}', '{"a": [1], "b": 2}', "null",
+        "[]", "[null]", "true", "false",
+    ]  # fmt: skip
+    check(pair, "jsonb", values, as_literals=True, ranges=False)
+
+
+@pytest.mark.parametrize("depth", [1_000, 12_000, 16_000])
+def test_nesting_depth(pair: Pair, depth: int) -> None:
+    """Deep nesting is stored while PostgreSQL's stack holds it, refused (54001) past."""
+    for sql_type in ("json", "jsonb"):
+        text = "[" * depth + "]" * depth
+        got = []
+        for conn in (pair.plain, pair.enc):
+            conn.execute(f"CREATE TABLE IF NOT EXISTS jsn_deep_{sql_type} (v {sql_type})")
+            try:
+                conn.execute(f"INSERT INTO jsn_deep_{sql_type} VALUES (%s)", (text,))
+                got.append("ok")
+            except psycopg.Error as exc:
+                got.append(exc.sqlstate)
+        assert got[0] == got[1], (sql_type, depth, got)
