@@ -584,8 +584,12 @@ def column_collation(
     else the database's default; None for types without one.  A collation this client
     cannot reproduce is recorded all the same (the server's version, the one PostgreSQL
     would order with): clients that can reproduce it order by it, the others refuse."""
-    if type_name not in ("text", "varchar", "char"):
+    if type_name not in ("text", "varchar", "char", "jsonb"):
         if named is not None:
             raise pg_errors.DatatypeMismatch(f"collations are not supported by type {type_name}")
         return None
+    if type_name == "jsonb":  # its strings compare by the database's collation
+        if named is not None:
+            raise pg_errors.DatatypeMismatch(f"collations are not supported by type {type_name}")
+        return database_collation(conn)
     return named_collation(conn, named) if named is not None else database_collation(conn)

@@ -68,6 +68,7 @@ from .errors import (
     UndefinedTable,
     UnsupportedQuery,
 )
+from .json_encoding import application_rows
 from .keys import MasterKey, load_master_key
 from .metadata import Catalog
 from .rewrite import update_rows
@@ -1135,6 +1136,8 @@ class Cursor:
         self.closed = False
         self._server: psycopg.RawCursor[Any] | None = None
         self._more_sets: list[tuple[Any, ...]] = []  # the rest of a script's results
+        # json values kept as the client holds them, not loaded (COPY TO prints them)
+        self._internal_values = False
 
     # -- DB-API ----------------------------------------------------------------------------
     def execute(self, query: str, params: Params | None = None) -> Cursor:
@@ -1252,7 +1255,8 @@ class Cursor:
         self, rows: list[tuple[Any, ...]], desc: Sequence[tuple[Any, ...]] | None, rowcount: int
     ) -> None:
         self._more_sets = []
-        self._rows, self._pos = rows, 0
+        internal = self._internal_values
+        self._rows, self._pos = (rows if internal else application_rows(rows, desc)), 0
         self.description = desc or None
         self.rowcount = rowcount
 
@@ -1533,7 +1537,7 @@ class NamedCursor(Cursor):
             self.connection._bind()
             raw = self._declared.fetchall() if n is None else self._declared.fetchmany(n)
             with STATS.crypto():
-                return decrypt_columns(self._outputs, raw)
+                return application_rows(decrypt_columns(self._outputs, raw), self.description)
 
     def fetchone(self) -> tuple[Any, ...] | None:
         if self._declared is None:

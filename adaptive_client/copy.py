@@ -25,6 +25,7 @@ from sqlglot import exp
 from . import defaults, precomputed, recipes
 from .encodings import pg_text
 from .errors import StaleMetadata, UnsupportedQuery
+from .json_encoding import JsonText, application_value
 from .metadata import ColumnMeta, OnionColumn, TableMeta
 from .onions import TOKEN_ONIONS, Onion
 from .stats import STATS
@@ -268,8 +269,10 @@ class CopyOut:
 
     def read_row(self) -> tuple[Any, ...] | None:
         row = self._next()
-        if row is None or self._typed:
+        if row is None:
             return row
+        if self._typed:
+            return tuple(application_value(v) if isinstance(v, JsonText) else v for v in row)
         return tuple(_text(v) for v in row)
 
     def _next(self) -> tuple[Any, ...] | None:
@@ -393,7 +396,13 @@ def open_copy(cursor: Cursor, node: exp.Copy, params: Any) -> CopyIn | CopyOut:
             cols_sql = ", ".join(c.sql("postgres") for c in target.expressions)
             target = target.this
         query = f"SELECT {cols_sql} FROM {target.sql('postgres')}"
-    cursor.execute(query, params)
+    # (the values as the client holds them: COPY prints json as PostgreSQL does, which
+    # the application's loaded values cannot tell)
+    cursor._internal_values = True
+    try:
+        cursor.execute(query, params)
+    finally:
+        cursor._internal_values = False
     names = [d[0] for d in cursor.description or []]
     return CopyOut(cursor.fetchall(), names, opts)
 

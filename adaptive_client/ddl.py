@@ -59,7 +59,8 @@ class UndefinedType(AdaptiveError, pg_errors.UndefinedObject):
 
 def _storage_type(col: ColumnMeta, oc: OnionColumn) -> str:
     if oc.stack == ("PLAIN",):  # in the clear: the server orders it, by its collation
-        return col.type.sql() + (col.collation.clause() if col.collation else "")
+        collate = col.collation and col.type.name in ("text", "varchar", "char")
+        return col.type.sql() + (col.collation.clause() if collate and col.collation else "")
     if oc.onion is Onion.SUM:
         return "int8[]" if oc.stack == ("ASHE",) else "numeric"
     if oc.onion in TOKEN_ONIONS:

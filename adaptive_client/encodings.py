@@ -22,6 +22,8 @@ the other methods map that canonical value to the schemes' plaintexts and back.
 | uuid                | Eq, Ord*          | 64 bits: the first 8 of its 16 bytes             |
 | bytea               | Eq, Ord*          | 64 bits: the first 8 bytes                       |
 | boolean             | Eq, Ord           | 8 bits: false 0, true 1                          |
+| json                | Exact (RND) only  | none: PostgreSQL has no = or order for json      |
+| jsonb               | Eq, Ord*, Exact   | 64 bits: a prefix of jsonb_cmp's order           |
 
 Dates and timestamps hold ``-infinity`` at 0 and ``infinity`` at the top of their OPE
 domain (``Infinite``; the DET bytes are the words); a ``timestamp`` / ``timestamp(6)``
@@ -29,12 +31,12 @@ column keeps the encoding it always had, which has no room below 0001-01-01 and 
 ``-infinity``.  Date/time strings are read by PostgreSQL's rules (``datetime_input``)
 in the session's DateStyle and TimeZone; ISO strings and Python values take a fast path.
 
-(*) Strings, uuid and bytea: the Ord onion orders by an 8-byte prefix only
-(``ope_exact`` is False), so equal prefixes tie and the client finishes the sort; it
-cannot be decrypted.  Under the C collation the prefix is that of the UTF-8 bytes (code
-point order); under another
-collation (ICU or libc, recorded per column) that of the primary weights of the
-collator's sort key (``CollatedTextEncoding``, ``collation``).
+(*) Strings, uuid, bytea and jsonb (``json_encoding``): the Ord onion orders by an
+8-byte prefix only (``ope_exact`` is False), so equal prefixes tie and the client
+finishes the sort; it cannot be decrypted.  Under the C collation the prefix is that of
+the UTF-8 bytes (code point order); under another collation (ICU or libc, recorded per
+column) that of the primary weights of the collator's sort key
+(``CollatedTextEncoding``, ``collation``).
 ``char(n)`` compares ignoring trailing spaces, as PostgreSQL does.
 
 NULL stays NULL in every onion: the provider learns which values are NULL.  Callers
@@ -167,13 +169,15 @@ _ALIASES = {
     "bool": "boolean",
     "uuid": "uuid",
     "bytea": "bytea",
+    "json": "json",
+    "jsonb": "jsonb",
 }
 # each canonical type name's OID, as PostgreSQL describes a result column of the type
 TYPE_OIDS = {
     "smallint": 21, "integer": 23, "bigint": 20, "numeric": 1700, "real": 700,
     "double precision": 701, "text": 25, "varchar": 1043, "char": 1042, "date": 1082,
     "timestamp": 1114, "timestamptz": 1184, "time": 1083, "uuid": 2950, "bytea": 17,
-    "boolean": 16,
+    "boolean": 16, "json": 114, "jsonb": 3802,
 }  # fmt: skip
 # types whose modifier is a number of fractional digits (0 to 6)
 _FRACTIONAL = frozenset({"timestamp", "timestamptz", "time"})
@@ -1528,12 +1532,23 @@ def _encoding(t: SqlType) -> Encoding:
         return ByteaEncoding(t)
     if n == "boolean":
         return BoolEncoding(t)
+    if n in ("json", "jsonb"):
+        from .json_encoding import json_encoding  # (it imports this module)
+
+        return json_encoding(t)
     raise ConfigError(f"no encoding for type {t.sql()!r}")
 
 
 @lru_cache(maxsize=512)
 def _collated(t: SqlType, collation: Collation) -> Encoding:
+    if t.name == "jsonb":  # its strings order by the database's collation
+        from .json_encoding import json_encoding
+
+        return json_encoding(t, collation)
     return CollatedTextEncoding(t, collation)
+
+
+_COLLATED_TYPES = TEXT_TYPES | {"jsonb"}
 
 
 def encoding_for(t: SqlType | str, collation: Collation | None = None) -> Encoding:
@@ -1541,6 +1556,6 @@ def encoding_for(t: SqlType | str, collation: Collation | None = None) -> Encodi
     other than C orders by that collation (None: byte order, a column created before
     collations were recorded)."""
     parsed = parse_sql_type(t) if isinstance(t, str) else t
-    if collation is not None and not collation.bytewise and parsed.name in TEXT_TYPES:
+    if collation is not None and not collation.bytewise and parsed.name in _COLLATED_TYPES:
         return _collated(parsed, collation)
     return _encoding(parsed)

@@ -51,6 +51,8 @@ from ..errors import (
     ValueOutOfDomain,
 )
 from ..joins import JoinNeed
+from ..json_encoding import operator_refusal as json_operator_refusal
+from ..json_encoding import refusal as json_refusal
 from ..metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from ..onions import Cap, Onion, capabilities
 from ..stats import STATS
@@ -684,6 +686,10 @@ class Compiler:
     # -- choosing onions -------------------------------------------------------------------
     def require(self, ref: _Ref, cap: Cap, prefer: OnionColumn | None = None) -> OnionColumn:
         col = ref.column
+        if cap in (Cap.EQ, Cap.ORD):
+            refused = json_refusal(col.encoding, cap.value)
+            if refused is not None:  # json: PostgreSQL has neither
+                raise refused
         candidates = recipes.onion_order(col)
         if prefer is not None and cap in capabilities(prefer.onion, prefer.layer, prefer.ope_exact):
             return prefer
@@ -912,6 +918,9 @@ class Compiler:
             }
             op = flipped.get(op, op)
             left, right, lref, rref = right, left, rref, lref
+        if lref is not None and json_refusal(lref.column.encoding, cap.value) is not None:
+            symbol = {exp.NEQ: "<>", exp.LT: "<", exp.GT: ">", exp.LTE: "<=", exp.GTE: ">="}
+            raise json_operator_refusal(symbol.get(op, "="), "json" if rref else "unknown")
         if lref is None:
             lv, rv = self.value_of(left), self.value_of(right)
             if lv is not None and rv is not None:
