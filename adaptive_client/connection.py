@@ -34,6 +34,7 @@ from . import (
     search_path,
     sequences,
     server_errors,
+    typeddl,
     wire,
 )
 from .clock import SERVER_CLOCK, ServerClock, uses_clock
@@ -284,7 +285,8 @@ class Connection:
         self._direct.schema_changed(False)
         self._runtime.transaction_ended()
         self._catalog_dirty = False
-        self.catalog.committed()
+        if self.catalog.committed():  # (enum labels added in it are usable now)
+            self._plans.clear()
         self._compact()
 
     def _compact(self) -> None:
@@ -851,7 +853,9 @@ class Connection:
         if isinstance(stmt, exp.Command) and stmt.name.upper() == "EXPLAIN":
             self._explain(cur, stmt, params)
             return
-        if isinstance(stmt, exp.Create | exp.Drop | exp.Alter | exp.TruncateTable):
+        if isinstance(
+            stmt, exp.Create | exp.Drop | exp.Alter | exp.TruncateTable
+        ) or typeddl.is_type_statement(stmt):
             self._ddl(stmt)
             cur._set_result([], None, -1)
             return
