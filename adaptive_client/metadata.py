@@ -424,12 +424,10 @@ class Catalog:
         self.by_anon: dict[str, TableMeta] = {}
         self.views: dict[str, ViewMeta] = {}
         self.sequences: dict[str, SequenceMeta] = {}
-        # enums and domains by anon name (usertypes.py); the labels added in the current
-        # transaction to enums that existed before it (not usable until it commits), and
-        # the types it created (their labels are)
+        # enums and domains by anon name (usertypes.py); the labels ALTER TYPE ... ADD
+        # VALUE added in the current transaction (not usable until it commits)
         self.types: dict[str, TypeMeta] = {}
         self.fresh_labels: dict[str, set[str]] = {}
-        self.new_types: set[str] = set()
         self.epoch = -1
         # the highest catalog generation this client has seen: a lower one is a rollback
         self.generation = -1
@@ -596,7 +594,6 @@ class Catalog:
         before hold the old ones."""
         self.generation = max(self.generation, self.written_generation)
         self.written_generation = -1
-        self.new_types.clear()
         if not self.fresh_labels:
             return False
         self.fresh_labels.clear()
@@ -606,7 +603,6 @@ class Catalog:
     def rolled_back(self) -> None:
         self.written_generation = -1
         self.fresh_labels.clear()
-        self.new_types.clear()
 
     # -- user types ------------------------------------------------------------------------
     def resolve_type(self, anon: str) -> SqlType:

@@ -283,7 +283,6 @@ def _new_type(conn: psycopg.Connection[Any], catalog: Catalog, meta: TypeMeta) -
 
     catalog.write_table(conn, meta, new=True)
     catalog.types[meta.anon] = meta
-    catalog.new_types.add(meta.anon)
     _bump_epoch(conn)
 
 
@@ -396,8 +395,8 @@ def add_value(
             "need the stored values re-encrypted"
         )
     meta.labels.append((label, position))
-    if meta.anon not in catalog.new_types:
-        catalog.fresh_labels.setdefault(meta.anon, set()).add(label)
+    # (PostgreSQL 15 refuses it even in an enum created by the same transaction)
+    catalog.fresh_labels.setdefault(meta.anon, set()).add(label)
     _rewrite_type(conn, catalog, meta)
 
 
@@ -855,7 +854,9 @@ def cast_type(to: exp.Expression) -> SqlType | None:
     if name is None or catalog is None:
         return None
     meta = catalog.user_type(name)
-    if meta is None or meta.kind != "enum":
+    if meta is None:
+        raise pg_error(pg_errors.UndefinedObject, f'type "{name}" does not exist')
+    if meta.kind != "enum":
         return None
     return catalog.resolve_type(meta.anon)
 
