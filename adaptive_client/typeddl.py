@@ -126,7 +126,7 @@ class _Tokens:
 
     def span(self, stop: Callable[[], bool]) -> str:
         """The text from here to where ``stop()`` holds at parenthesis depth 0."""
-        start, depth = self.peek(), 0
+        start, depth, first = self.peek(), 0, self.i
         if start is None:
             raise self.error()
         last = start
@@ -141,7 +141,7 @@ class _Tokens:
                 depth -= 1
             last = t
             self.i += 1
-        if last is start and stop():
+        if self.i == first:
             raise self.error()
         return self.text[start.start : last.end + 1]
 
@@ -600,8 +600,19 @@ def domain_checks(
     a table's checks in the order of their names) and the declared type."""
     out: list[tuple[str | None, exp.Expression, str | None]] = []
     prefix = catalog.anon_index(table, "__domain__" + column)
+    resolved = catalog.resolve_type(anon)
+
+    def over_column(n: exp.Expression) -> exp.Expression:
+        if isinstance(n, exp.Column):
+            return exp.column(column)
+        if isinstance(n, exp.Cast) and isinstance(n.this, exp.Column):
+            with using(catalog):  # (VALUE::its own type: the value as it is)
+                if cast_type(n.to) == resolved:
+                    return exp.column(column)
+        return n
+
     for rank, (name, expr) in enumerate(column_domain(catalog, anon)[2]):
-        over = expr.transform(lambda n: exp.column(column) if isinstance(n, exp.Column) else n)
+        over = expr.transform(over_column)
         over.meta["anon"] = f"{prefix}_{rank:03d}"
         over.meta["domain"] = anon
         out.append((name, over, column))
