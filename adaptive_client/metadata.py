@@ -781,7 +781,10 @@ class Catalog:
         )
 
     def write_table(
-        self, conn: psycopg.Connection[Any], meta: TableMeta | ViewMeta | SequenceMeta | TypeMeta, new: bool
+        self,
+        conn: psycopg.Connection[Any],
+        meta: TableMeta | ViewMeta | SequenceMeta | TypeMeta,
+        new: bool,
     ) -> None:
         """Insert (``new``) or rewrite a table's sealed row, at the next catalog generation.
 

@@ -290,6 +290,7 @@ def _anon(catalog: Catalog, name: str) -> str:
     from .ddl import fresh_name
 
     taken = set(catalog.by_anon) | {v.anon for v in catalog.views.values()} | set(catalog.types)
+    taken |= {q.anon for q in catalog.sequences.values()}
     return fresh_name(taken, lambda *p: catalog.root.anonymize("udt", *p), name)
 
 
