@@ -138,9 +138,13 @@ def add_checks(
                 "<, <=, >, >=, BETWEEN on numbers and dates), IS NULL, AND, OR, NOT",
                 "CHECK",
             ) from None
-        anon = anon_of(plain)
+        # (a domain's check comes named, and marked with the column's declared type)
+        anon = expr.meta.get("anon") or anon_of(plain)
         meta.constraints[anon] = plain
-        meta.checks.append({"name": plain, "anon": anon, "sql": expr.sql("postgres")})
+        entry = {"name": plain, "anon": anon, "sql": expr.sql("postgres")}
+        if expr.meta.get("domain"):
+            entry["domain"] = expr.meta["domain"]
+        meta.checks.append(entry)
         parts.append(sql.SQL("CONSTRAINT {} CHECK {}").format(sql.Identifier(anon), condition))
     return parts
 
@@ -175,6 +179,8 @@ def restore_all(conn: Any, meta: TableMeta) -> None:
     for c in recorded:
         expr = parse_condition(c["sql"])
         anon = c["anon"]
+        if c.get("domain"):
+            expr.meta["domain"] = c["domain"]
         for part in add_checks(meta, [(c["name"], expr, None)], lambda _, a=anon: a):
             conn.execute(sql.SQL("ALTER TABLE {} ADD {}").format(sql.Identifier(meta.anon), part))
 

@@ -35,6 +35,7 @@ from . import (
     sequences,
     server_commands,
     server_errors,
+    typeddl,
     wire,
 )
 from .clock import SERVER_CLOCK, ServerClock, uses_clock
@@ -286,7 +287,8 @@ class Connection:
         self._direct.schema_changed(False)
         self._runtime.transaction_ended()
         self._catalog_dirty = False
-        self.catalog.committed()
+        if self.catalog.committed():  # (enum labels added in it are usable now)
+            self._plans.clear()
         self._compact()
 
     def _compact(self) -> None:
@@ -858,7 +860,9 @@ class Connection:
         if isinstance(stmt, exp.Command) and stmt.name.upper() == "EXPLAIN":
             self._explain(cur, stmt, params)
             return
-        if isinstance(stmt, exp.Create | exp.Drop | exp.Alter | exp.TruncateTable):
+        if isinstance(
+            stmt, exp.Create | exp.Drop | exp.Alter | exp.TruncateTable
+        ) or typeddl.is_type_statement(stmt):
             self._ddl(stmt)
             cur._set_result([], None, -1)
             return

@@ -30,6 +30,7 @@ from . import (
     range_indexes,
     recipes,
     sequence_objects,
+    typeddl,
     views,
 )
 from .collation import Collation, column_collation
@@ -151,6 +152,10 @@ class TableSpec:
     checks: list[tuple[str | None, exp.Expression, str | None]] = field(default_factory=list)
     # COLLATE "name" of a text column (or the collation an altered column keeps)
     collations: dict[str, str | Collation] = field(default_factory=dict)
+    # columns declared with an enum or a domain: the type's anon name, and what the
+    # column takes from its domain (typeddl.apply_domain)
+    udts: dict[str, str] = field(default_factory=dict)
+    from_domain: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _names(node: exp.Expression | None) -> list[str]:
@@ -219,6 +224,9 @@ def _column(spec: TableSpec, cd: exp.ColumnDef) -> None:
         spec.types[cname] = parse_sql_type(_SERIAL[kind.this])
         spec.sequences[cname] = _Sequence(None)
         spec.nullable[cname] = False
+    elif (user := typeddl.declared(kind)) is not None:
+        spec.udts[cname], spec.types[cname] = user
+        spec.nullable[cname] = True
     else:
         spec.types[cname] = column_type(kind)
         spec.nullable[cname] = True
@@ -249,6 +257,8 @@ def _column(spec: TableSpec, cd: exp.ColumnDef) -> None:
                 f"column constraint {c.sql('postgres')!r} is not supported",
                 type(kind_).__name__,
             )
+    if cname in spec.udts:
+        typeddl.apply_domain(spec, cname)
 
 
 def _sequence_options(node: exp.Expression) -> list[str]:
@@ -350,6 +360,7 @@ def build_column(
         ccfg.join_group,
     )
     col.joinable = ccfg.joins
+    col.udt, col.from_domain = spec.udts.get(cname), list(spec.from_domain.get(cname, []))
     if cname in spec.runtime:
         col.default_sql, col.default_volatile = spec.runtime[cname]
     collation = spec.collations.get(cname)
@@ -493,6 +504,8 @@ def create_table(
         if stmt.args.get("exists"):
             return
         raise DuplicateTable(f'relation "{name}" already exists')
+    if catalog.user_type(name) is not None:
+        raise typeddl.pg_error(pg_errors.DuplicateObject, f'type "{name}" already exists')
     keyed = set(spec.pk) | {c for _, u in spec.uniques for c in u}
     taken = set(catalog.by_anon) | {v.anon for v in catalog.views.values()}
     anon_table = fresh_name(taken, lambda *p: catalog.root.anonymize("table", *p), name)
@@ -676,8 +689,29 @@ def statement(
     runtime: Runtime,
     stmt: exp.Expression,
 ) -> Callable[[], None]:
-    """The DDL statement ``stmt``, as a function to run in a transaction."""
+    """The DDL statement ``stmt``, as a function to run in a transaction (type names
+    resolved against the catalog's enums and domains)."""
+    with typeddl.using(catalog):  # (statements read when made: CREATE DOMAIN)
+        run = _statement(conn, catalog, config, runtime, stmt)
+
+    def in_context() -> None:
+        with typeddl.using(catalog):
+            run()
+
+    return in_context
+
+
+def _statement(
+    conn: psycopg.Connection[Any],
+    catalog: Catalog,
+    config: Config,
+    runtime: Runtime,
+    stmt: exp.Expression,
+) -> Callable[[], None]:
     from . import alter
+
+    if typeddl.is_type_statement(stmt):
+        return typeddl.statement(conn, catalog, stmt)
 
     kind = (stmt.args.get("kind") or "").upper()
     if isinstance(stmt, exp.Create) and kind == "TABLE":

@@ -129,6 +129,10 @@ class SqlType:
         """PostgreSQL's type OID for the column's values (a result's type code)."""
         return TYPE_OIDS[self.name]
 
+    def own_encoding(self) -> Encoding | None:
+        """The encoding of a type that brings its own (an enum, ``usertypes``)."""
+        return None
+
     def sql(self) -> str:
         if self.name == "numeric" and self.precision is not None:
             return f"numeric({self.precision},{self.scale or 0})"
@@ -1556,6 +1560,9 @@ def encoding_for(t: SqlType | str, collation: Collation | None = None) -> Encodi
     other than C orders by that collation (None: byte order, a column created before
     collations were recorded)."""
     parsed = parse_sql_type(t) if isinstance(t, str) else t
+    own = parsed.own_encoding()
+    if own is not None:
+        return own
     if collation is not None and not collation.bytewise and parsed.name in _COLLATED_TYPES:
         return _collated(parsed, collation)
     return _encoding(parsed)

@@ -40,6 +40,7 @@ from .install import InstallError, install_database
 from .keys import MasterKey, RootKeys, new_key
 from .onions import Onion
 from .schemes import ASHE, DET, HOM, OPE, RND, SEARCH, TRIGRAM
+from .usertypes import TypeMeta, resolve
 
 # Keyring formats: 1 -- no catalog head; 2 -- a sealed catalog head exists; 3 -- the
 # compact RND layer (AES-CTR under a 12-byte nonce, schemes/rnd.py) instead of AES-CBC
@@ -179,6 +180,11 @@ class ColumnMeta:
     # onions not built yet, each built when a statement first needs it (ondemand.py):
     # per onion, the start layer and floor it will have
     on_demand: dict[Onion, dict[str, str | None]] = field(default_factory=dict)
+    # a column declared with an enum or a domain (usertypes.py): the type's anon name
+    # (``type`` is then what it resolves to), and what the column has from a domain
+    # rather than from its own declaration ("default", "not_null")
+    udt: str | None = None
+    from_domain: list[str] = field(default_factory=list)
 
     @property
     def has_default(self) -> bool:
@@ -214,6 +220,7 @@ class ColumnMeta:
             },
             **({"collation": self.collation.to_json()} if self.collation else {}),
             **({"expression": self.expression} if self.expression else {}),
+            **({"udt": self.udt, "from_domain": self.from_domain} if self.udt else {}),
             **(
                 {"on_demand": {o.value: v for o, v in self.on_demand.items()}}
                 if self.on_demand
@@ -222,11 +229,16 @@ class ColumnMeta:
         }
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> ColumnMeta:
+    def from_json(
+        cls, d: dict[str, Any], types: Callable[[str], SqlType] | None = None
+    ) -> ColumnMeta:
         onions = [OnionColumn.from_json(o) for o in d["onions"]]
+        udt = d.get("udt")
+        if udt is not None and types is None:
+            raise MetadataTampered(f"column {d['name']} names a user type out of context")
         return cls(
             name=d["name"],
-            type=parse_sql_type(d["type"]),
+            type=types(udt) if udt is not None and types is not None else parse_sql_type(d["type"]),
             nullable=d["nullable"],
             default=d.get("default"),
             join_group=d.get("join_group"),
@@ -240,6 +252,8 @@ class ColumnMeta:
             collation=Collation.from_json(d["collation"]) if d.get("collation") else None,
             expression=d.get("expression"),
             on_demand={Onion(o): dict(v) for o, v in d.get("on_demand", {}).items()},
+            udt=udt,
+            from_domain=list(d.get("from_domain", [])),
         )
 
 
@@ -360,8 +374,10 @@ class TableMeta:
         }
 
     @classmethod
-    def from_json(cls, d: dict[str, Any], version: int) -> TableMeta:
-        cols = [ColumnMeta.from_json(c) for c in d["columns"]]
+    def from_json(
+        cls, d: dict[str, Any], version: int, types: Callable[[str], SqlType] | None = None
+    ) -> TableMeta:
+        cols = [ColumnMeta.from_json(c, types) for c in d["columns"]]
         return cls(
             name=d["name"],
             anon=d["anon"],
@@ -408,6 +424,10 @@ class Catalog:
         self.by_anon: dict[str, TableMeta] = {}
         self.views: dict[str, ViewMeta] = {}
         self.sequences: dict[str, SequenceMeta] = {}
+        # enums and domains by anon name (usertypes.py); the labels ALTER TYPE ... ADD
+        # VALUE added in the current transaction (not usable until it commits)
+        self.types: dict[str, TypeMeta] = {}
+        self.fresh_labels: dict[str, set[str]] = {}
         self.epoch = -1
         # the highest catalog generation this client has seen: a lower one is a rollback
         self.generation = -1
@@ -568,13 +588,39 @@ class Catalog:
         else:
             self.written_generation = max(self.written_generation, head.generation)
 
-    def committed(self) -> None:
-        """The transaction that wrote metadata committed: what it wrote is the floor now."""
+    def committed(self) -> bool:
+        """The transaction that wrote metadata committed: what it wrote is the floor now.
+        True where columns' types changed (labels it added became usable): plans built
+        before hold the old ones."""
         self.generation = max(self.generation, self.written_generation)
         self.written_generation = -1
+        if not self.fresh_labels:
+            return False
+        self.fresh_labels.clear()
+        self.bind_types()
+        return True
 
     def rolled_back(self) -> None:
         self.written_generation = -1
+        self.fresh_labels.clear()
+
+    # -- user types ------------------------------------------------------------------------
+    def resolve_type(self, anon: str) -> SqlType:
+        return resolve(self.types, anon, self.fresh_labels)
+
+    def user_type(self, name: str) -> TypeMeta | None:
+        """The enum or domain of that name, if any."""
+        name = name.lower()
+        return next((t for t in self.types.values() if t.name == name), None)
+
+    def bind_types(self) -> None:
+        """Give every column of a user type what the type now stands for (after a type's
+        definition changed)."""
+        for table in self.tables.values():
+            for col in table.stored_columns:
+                if col.udt is not None:
+                    col.type = self.resolve_type(col.udt)
+                    col.__dict__.pop("encoding", None)  # (the cached_property)
 
     # -- loading -------------------------------------------------------------------------
     def reload(self, conn: psycopg.Connection[Any]) -> None:
@@ -607,12 +653,19 @@ class Catalog:
         tables: dict[str, TableMeta] = {}
         views: dict[str, ViewMeta] = {}
         sequences: dict[str, SequenceMeta] = {}
+        types: dict[str, TypeMeta] = {}
+        payloads = []
         for kind, anon, version, sealed in rows:
             if kind != "table":
                 continue
             payload = json.loads(self.root.open(bytes(sealed), _table_aad(anon, version)))
             if payload.get("anon") != anon:
                 raise MetadataTampered(f"metadata row {anon} describes another table")
+            if "udt" in payload:  # (types first: tables' columns resolve them)
+                types[anon] = TypeMeta.from_json(payload, version)
+            else:
+                payloads.append((anon, version, payload))
+        for anon, version, payload in payloads:
             if "view" in payload:
                 views[payload["view"]] = ViewMeta(
                     payload["view"],
@@ -629,11 +682,14 @@ class Catalog:
                     payload["sequence"], anon, tuple(owner) if owner else None, version
                 )
                 continue
-            meta = TableMeta.from_json(payload, version)
+            meta = TableMeta.from_json(
+                payload, version, lambda a: resolve(types, a, self.fresh_labels)
+            )
             tables[meta.name] = meta
         self.tables = tables
         self.views = views
         self.sequences = sequences
+        self.types = types
         self.by_anon = {t.anon: t for t in tables.values()}
         self._apply_layers(layers)
         self.epoch = epoch
@@ -719,13 +775,16 @@ class Catalog:
         return self.root.anonymize("index", table.lower(), name.lower())
 
     # -- writing -------------------------------------------------------------------------
-    def seal_table(self, meta: TableMeta | ViewMeta | SequenceMeta) -> bytes:
+    def seal_table(self, meta: TableMeta | ViewMeta | SequenceMeta | TypeMeta) -> bytes:
         return self.root.seal(
             json.dumps(meta.to_json()).encode(), _table_aad(meta.anon, meta.version)
         )
 
     def write_table(
-        self, conn: psycopg.Connection[Any], meta: TableMeta | ViewMeta | SequenceMeta, new: bool
+        self,
+        conn: psycopg.Connection[Any],
+        meta: TableMeta | ViewMeta | SequenceMeta | TypeMeta,
+        new: bool,
     ) -> None:
         """Insert (``new``) or rewrite a table's sealed row, at the next catalog generation.
 
@@ -753,7 +812,7 @@ class Catalog:
         self._store_head(conn, head, insert=False)
 
     def delete_table(
-        self, conn: psycopg.Connection[Any], meta: TableMeta | ViewMeta | SequenceMeta
+        self, conn: psycopg.Connection[Any], meta: TableMeta | ViewMeta | SequenceMeta | TypeMeta
     ) -> None:
         head = self._read_head(conn, lock=True)
         conn.execute("DELETE FROM adaptive.tables WHERE anon_name = %s", (meta.anon,))

@@ -22,6 +22,7 @@ from typing import Any
 import psycopg
 from psycopg import pq
 
+from . import typeddl
 from .errors import AdaptiveError
 from .metadata import Catalog, ColumnMeta, OnionColumn
 from .recipes import decrypt
@@ -116,6 +117,9 @@ def translate(
 
     primary = plain(diag.message_primary) or str(exc).strip()
     column = plain(diag.column_name)
+    domain = typeddl.domain_report(catalog, diag.sqlstate or "", constraint, diag.column_name)
+    if domain is not None:  # (PostgreSQL's report of a domain's violation names the type)
+        primary, column = domain, None
     detail = _detail(diag.message_detail, names, catalog)
     info: dict[int, bytes | None] = {}
     for fld, value in (
@@ -126,7 +130,7 @@ def translate(
         (_FIELDS.MESSAGE_DETAIL, detail),
         (_FIELDS.MESSAGE_HINT, plain(diag.message_hint)),
         (_FIELDS.SCHEMA_NAME, diag.schema_name),
-        (_FIELDS.TABLE_NAME, plain(diag.table_name)),
+        (_FIELDS.TABLE_NAME, None if domain else plain(diag.table_name)),
         (_FIELDS.COLUMN_NAME, column),
         (_FIELDS.CONSTRAINT_NAME, plain_constraint or plain(constraint)),
     ):

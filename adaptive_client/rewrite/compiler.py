@@ -56,6 +56,7 @@ from ..json_encoding import refusal as json_refusal
 from ..metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from ..onions import Cap, Onion, capabilities
 from ..stats import STATS
+from ..usertypes import EnumType
 from ..wire import CiphertextArray
 from .numeric import NUMBER_OIDS, pg_arith, pg_avg, pg_negate, pg_scaled, result_oid
 from .params import escape_percent
@@ -559,7 +560,9 @@ def cast_target(to: exp.DataType) -> SqlType | None:
     try:
         return parse_sql_type(to.sql("postgres"))
     except Exception:
-        return None
+        from ..typeddl import cast_type
+
+        return cast_type(to)
 
 
 def cast_value(
@@ -1282,6 +1285,8 @@ class Compiler:
             name = _CAST_NAMES.get(oid, "?column?")
             if not isinstance(node, exp.Cast):
                 name = "bool" if isinstance(node, exp.Boolean) else "?column?"
+            elif isinstance(target := cast_target(node.to), EnumType):
+                name = target.name  # (a cast to an enum is named by the enum)
             if oid == 1700:  # 9223372036854775808 is a numeric, as PostgreSQL reads it
                 return (lambda row: _numeric(const(CURRENT_PARAMS.get()))), name, oid
             return (lambda row: const(CURRENT_PARAMS.get())), name, oid

@@ -9,7 +9,7 @@ from typing import Any, cast
 from psycopg import errors as pg_errors
 from sqlglot import exp
 
-from .. import defaults, precomputed, recipes, views
+from .. import defaults, precomputed, recipes, typeddl, views
 from ..collation import Collation
 from ..encodings import TEXT_TYPES
 from ..errors import EncodingError, UnsupportedQuery
@@ -64,7 +64,8 @@ def compile_statement(
         stmt = with_natural_joins(catalog, views.expand(catalog, with_plain_strings(stmt)))
         stmt = with_flat_joins(stmt)
         stmt = with_dependent_keys(catalog, stmt)
-        return _compile_statement(catalog, stmt, snapshot_rows)
+        with typeddl.using(catalog):  # (casts to its enums)
+            return _compile_statement(catalog, stmt, snapshot_rows)
     except RecursionError:  # e.g. thousands of ANDs: the rewrite recurses on the tree
         raise UnsupportedQuery("the statement nests too deeply to rewrite", "nesting") from None
 

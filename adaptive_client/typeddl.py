@@ -1,0 +1,893 @@
+"""CREATE/ALTER/DROP of enum types and domains, through the client (see usertypes.py).
+
+The statements touch only the sealed catalog (the type's own row in
+``adaptive.tables``) and, for a domain's constraints, the server constraints of the
+columns declared with it: nothing of an enum reaches the server.  They run in the DDL's
+transaction like any DDL, so a failure (or the application's ROLLBACK) leaves the
+catalog as it was.  The statements sqlglot does not parse (ALTER TYPE, CREATE / ALTER /
+DROP DOMAIN) are read here, narrowly, with PostgreSQL's syntax errors (42601).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg import sql
+from psycopg.pq import DiagnosticField
+from sqlglot import exp
+from sqlglot.dialects.postgres import Postgres
+from sqlglot.tokens import Token, TokenType
+
+from . import checks, defaults
+from .encodings import FOREIGN_TYPE_NAMES, SqlType, encoding_for, parse_sql_type
+from .errors import ConfigError, UnsupportedQuery
+from .metadata import Catalog, ColumnMeta, TableMeta
+from .sqltext import syntax_error
+from .usertypes import (
+    FIRST,
+    MAX_LABEL_BYTES,
+    STEP,
+    EnumPositionsExhausted,
+    TypeMeta,
+    chain,
+    position_between,
+)
+
+
+def pg_error(cls: type[psycopg.Error], primary: str, detail: str | None = None,
+             hint: str | None = None) -> psycopg.Error:  # fmt: skip
+    """An error of class ``cls`` reported as PostgreSQL reports it (diag fields set)."""
+    info: dict[int, bytes | None] = {
+        DiagnosticField.SEVERITY: b"ERROR",
+        DiagnosticField.SEVERITY_NONLOCALIZED: b"ERROR",
+        DiagnosticField.SQLSTATE: str(cls.sqlstate).encode(),
+        DiagnosticField.MESSAGE_PRIMARY: primary.encode(),
+    }
+    text = primary
+    if detail is not None:
+        info[DiagnosticField.MESSAGE_DETAIL] = detail.encode()
+        text += f"\nDETAIL:  {detail}"
+    if hint is not None:
+        info[DiagnosticField.MESSAGE_HINT] = hint.encode()
+        text += f"\nHINT:  {hint}"
+    return cls(text, info=info)
+
+
+# -- reading the statements ---------------------------------------------------------------
+
+
+class _Tokens:
+    """A cursor over a statement's tokens."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.toks = Postgres().tokenize(text)
+        self.i = 0
+
+    def peek(self, k: int = 0) -> Token | None:
+        return self.toks[self.i + k] if self.i + k < len(self.toks) else None
+
+    def kind(self) -> TokenType | None:
+        t = self.peek()
+        return None if t is None else t.token_type
+
+    def word(self, k: int = 0) -> str:
+        """The next token as an unquoted keyword, upper case ('' if none or quoted)."""
+        t = self.peek(k)
+        if t is None or t.token_type in (TokenType.STRING, TokenType.IDENTIFIER):
+            return ""
+        return t.text.upper()
+
+    def error(self) -> pg_errors.SyntaxError:
+        t = self.peek()
+        if t is None:
+            return syntax_error("syntax error at end of input", len(self.text) + 1)
+        return syntax_error(f'syntax error at or near "{t.text}"', t.start + 1)
+
+    def accept(self, *words: str) -> bool:
+        if all(self.word(k) == w for k, w in enumerate(words)):
+            self.i += len(words)
+            return True
+        return False
+
+    def expect(self, *words: str) -> None:
+        for w in words:
+            if self.word() != w:
+                raise self.error()
+            self.i += 1
+
+    def name(self) -> str:
+        t = self.peek()
+        if (
+            t is None
+            or t.token_type in (TokenType.STRING, TokenType.NUMBER)
+            or not (t.token_type == TokenType.IDENTIFIER or t.text.replace("_", "a").isalnum())
+        ):
+            raise self.error()
+        self.i += 1
+        return t.text if t.token_type == TokenType.IDENTIFIER else t.text.lower()
+
+    def string(self) -> str:
+        t = self.peek()
+        if t is None or t.token_type != TokenType.STRING:
+            raise self.error()
+        self.i += 1
+        return t.text
+
+    def end(self) -> None:
+        if self.kind() not in (None, TokenType.SEMICOLON):
+            raise self.error()
+
+    def span(self, stop: Callable[[], bool]) -> str:
+        """The text from here to where ``stop()`` holds at parenthesis depth 0."""
+        start, depth, first = self.peek(), 0, self.i
+        if start is None:
+            raise self.error()
+        last = start
+        while self.peek() is not None:
+            t = self.peek()
+            assert t is not None
+            if depth == 0 and (stop() or t.token_type == TokenType.SEMICOLON):
+                break
+            if t.token_type == TokenType.L_PAREN:
+                depth += 1
+            elif t.token_type == TokenType.R_PAREN:
+                depth -= 1
+            last = t
+            self.i += 1
+        if self.i == first:
+            raise self.error()
+        return self.text[start.start : last.end + 1]
+
+    def parenthesized(self) -> str:
+        """The text inside ``( ... )``."""
+        if self.kind() != TokenType.L_PAREN:
+            raise self.error()
+        self.i += 1
+        inner = self.span(lambda: self.kind() == TokenType.R_PAREN)
+        if self.peek() is None:
+            raise self.error()
+        self.i += 1
+        return inner
+
+
+_CONSTRAINT_WORDS = ("DEFAULT", "NOT", "NULL", "CHECK", "CONSTRAINT", "COLLATE")
+
+
+@dataclass
+class DomainSpec:
+    name: str
+    base: str
+    default: str | None = None
+    not_null: bool | None = None
+    checks: list[tuple[str | None, str]] = field(default_factory=list)
+
+
+def _domain_constraints(toks: _Tokens, spec: DomainSpec) -> None:
+    while toks.peek() is not None and toks.word() != ";":
+        cname = toks.name() if toks.accept("CONSTRAINT") else None
+        if toks.accept("NOT", "NULL"):
+            value: bool | None = True
+        elif toks.accept("NULL"):
+            value = False
+        elif toks.accept("CHECK"):
+            spec.checks.append((cname, toks.parenthesized()))
+            continue
+        elif cname is None and toks.accept("DEFAULT"):
+            if spec.default is not None:
+                raise pg_error(pg_errors.SyntaxError, "multiple default expressions")
+            spec.default = toks.span(lambda: toks.word() in _CONSTRAINT_WORDS)
+            continue
+        elif toks.word() == "COLLATE":
+            raise UnsupportedQuery("CREATE DOMAIN ... COLLATE", "CREATE DOMAIN COLLATE")
+        else:
+            raise toks.error()
+        if spec.not_null is not None and spec.not_null != value:
+            raise pg_error(pg_errors.SyntaxError, "conflicting NULL/NOT NULL constraints")
+        spec.not_null = value
+
+
+def is_type_statement(stmt: exp.Expression) -> bool:
+    """Whether ``stmt`` is DDL of an enum type or a domain (this module's)."""
+    kind = str(stmt.args.get("kind") or "").upper()
+    if isinstance(stmt, exp.Create | exp.Drop) and kind in ("TYPE", "DOMAIN"):
+        return True
+    if isinstance(stmt, exp.Command):
+        head = (
+            f"{stmt.this} {str(stmt.expression or '').split(None, 1)[0] if stmt.expression else ''}"
+        )
+        return head.upper() in ("ALTER TYPE", "CREATE DOMAIN", "ALTER DOMAIN", "DROP DOMAIN")
+    return False
+
+
+def statement(
+    conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Expression
+) -> Callable[[], None]:
+    """The type DDL ``stmt`` as a function to run in the DDL's transaction (the
+    statement is read first: a syntax error is raised before anything runs)."""
+    kind = str(stmt.args.get("kind") or "").upper()
+    if isinstance(stmt, exp.Create) and kind == "TYPE":
+        name, labels = _enum_definition(stmt)
+        return lambda: create_enum(conn, catalog, name, labels)
+    if isinstance(stmt, exp.Drop):
+        names = [t.name if t.this.quoted else t.name.lower() for t in stmt.args.get("tables") or []]
+        exists, cascade = bool(stmt.args.get("exists")), bool(stmt.args.get("cascade"))
+        return lambda: drop_types(conn, catalog, names, exists, cascade, domain=False)
+    assert isinstance(stmt, exp.Command)
+    toks = _Tokens(f"{stmt.this} {stmt.expression}")
+    verb = toks.word()
+    toks.i += 2
+    if verb == "CREATE":
+        spec = DomainSpec(toks.name(), "")
+        toks.accept("AS")
+        spec.base = toks.span(lambda: toks.word() in _CONSTRAINT_WORDS)
+        _domain_constraints(toks, spec)
+        return lambda: create_domain(conn, catalog, spec)
+    if verb == "DROP":
+        exists = toks.accept("IF", "EXISTS")
+        names = [toks.name()]
+        while toks.kind() == TokenType.COMMA:
+            toks.i += 1
+            names.append(toks.name())
+        cascade = toks.accept("CASCADE")
+        if not cascade:
+            toks.accept("RESTRICT")
+        toks.end()
+        return lambda: drop_types(conn, catalog, names, exists, cascade, domain=True)
+    name = toks.name()
+    if "DOMAIN" in str(stmt.expression).split(None, 1)[0].upper():
+        return _alter_domain(conn, catalog, name, toks)
+    return _alter_type(conn, catalog, name, toks)
+
+
+def _enum_definition(stmt: exp.Create) -> tuple[str, list[str]]:
+    target = stmt.this
+    name = target.name if target.this.quoted else target.name.lower()
+    body = stmt.args.get("expression")
+    if not isinstance(body, exp.DataType) or not body.is_type(exp.DataType.Type.ENUM):
+        raise UnsupportedQuery("CREATE TYPE other than AS ENUM", "CREATE TYPE")
+    labels = []
+    for e in body.expressions:
+        if not isinstance(e, exp.Literal) or not e.is_string:
+            raise syntax_error(f'syntax error at or near "{e.sql("postgres")}"', None)
+        labels.append(e.this)
+    return name, labels
+
+
+# -- enums -------------------------------------------------------------------------------
+
+
+def _check_label(label: str) -> None:
+    if len(label.encode()) > MAX_LABEL_BYTES:
+        raise pg_error(
+            pg_errors.InvalidName,
+            f'invalid enum label "{label}"',
+            f"Labels must be {MAX_LABEL_BYTES} bytes or less.",
+        )
+
+
+def _taken_name(catalog: Catalog, name: str) -> None:
+    """PostgreSQL's 42710 where a type (or a table's row type) has the name already."""
+    if catalog.user_type(name) is not None or catalog.has_relation(name):
+        raise pg_error(pg_errors.DuplicateObject, f'type "{name}" already exists')
+
+
+def _new_type(conn: psycopg.Connection[Any], catalog: Catalog, meta: TypeMeta) -> None:
+    from .ddl import _bump_epoch
+
+    catalog.write_table(conn, meta, new=True)
+    catalog.types[meta.anon] = meta
+    _bump_epoch(conn)
+
+
+def _anon(catalog: Catalog, name: str) -> str:
+    from .ddl import fresh_name
+
+    taken = set(catalog.by_anon) | {v.anon for v in catalog.views.values()} | set(catalog.types)
+    taken |= {q.anon for q in catalog.sequences.values()}
+    return fresh_name(taken, lambda *p: catalog.root.anonymize("udt", *p), name)
+
+
+def create_enum(
+    conn: psycopg.Connection[Any], catalog: Catalog, name: str, labels: list[str]
+) -> None:
+    _taken_name(catalog, name)
+    for label in labels:
+        _check_label(label)
+    seen: set[str] = set()
+    for label in labels:
+        if label in seen:
+            raise pg_error(
+                pg_errors.UniqueViolation,
+                'duplicate key value violates unique constraint "pg_enum_typid_label_index"',
+            )
+        seen.add(label)
+    positions = [(label, FIRST + i * STEP) for i, label in enumerate(labels)]
+    _new_type(conn, catalog, TypeMeta(name, _anon(catalog, name), "enum", positions))
+
+
+def _existing(catalog: Catalog, name: str) -> TypeMeta:
+    meta = catalog.user_type(name)
+    if meta is None:
+        raise pg_error(pg_errors.UndefinedObject, f'type "{name}" does not exist')
+    return meta
+
+
+def _rewrite_type(conn: psycopg.Connection[Any], catalog: Catalog, meta: TypeMeta) -> None:
+    from .ddl import _bump_epoch
+
+    catalog.write_table(conn, meta, new=False)
+    catalog.bind_types()
+    _bump_epoch(conn)
+
+
+def _not_label(label: str) -> psycopg.Error:
+    return pg_error(pg_errors.InvalidParameterValue, f'"{label}" is not an existing enum label')
+
+
+def _alter_type(
+    conn: psycopg.Connection[Any], catalog: Catalog, name: str, toks: _Tokens
+) -> Callable[[], None]:
+    if toks.accept("RENAME", "TO"):
+        new = toks.name()
+        toks.end()
+        return lambda: _rename_type(conn, catalog, name, new)
+    if toks.accept("RENAME", "VALUE"):
+        old = toks.string()
+        toks.expect("TO")
+        new = toks.string()
+        toks.end()
+        return lambda: rename_value(conn, catalog, name, old, new)
+    if toks.accept("ADD", "VALUE"):
+        if_not_exists = toks.accept("IF", "NOT", "EXISTS")
+        label = toks.string()
+        where: tuple[str, str] | None = None
+        if toks.word() in ("BEFORE", "AFTER"):
+            side = toks.word()
+            toks.i += 1
+            where = (side, toks.string())
+        toks.end()
+        return lambda: add_value(conn, catalog, name, label, where, if_not_exists)
+    raise UnsupportedQuery("ALTER TYPE other than ADD VALUE, RENAME VALUE, RENAME TO", "ALTER TYPE")
+
+
+def _enum(catalog: Catalog, name: str) -> TypeMeta:
+    meta = _existing(catalog, name)
+    if meta.kind != "enum":
+        raise pg_error(pg_errors.WrongObjectType, f'"{name}" is not an enum')
+    return meta
+
+
+def add_value(
+    conn: psycopg.Connection[Any],
+    catalog: Catalog,
+    name: str,
+    label: str,
+    where: tuple[str, str] | None,
+    if_not_exists: bool,
+) -> None:
+    meta = _enum(catalog, name)
+    _check_label(label)
+    ordered = meta.ordered()
+    labels = [x for x, _ in ordered]
+    if label in labels:
+        if if_not_exists:
+            return  # (PostgreSQL: a notice, nothing done)
+        raise pg_error(pg_errors.DuplicateObject, f'enum label "{label}" already exists')
+    if where is None:
+        at = len(ordered)
+    else:
+        if where[1] not in labels:
+            raise _not_label(where[1])
+        at = labels.index(where[1]) + (1 if where[0] == "AFTER" else 0)
+    below = ordered[at - 1][1] if at > 0 else None
+    above = ordered[at][1] if at < len(ordered) else None
+    position = position_between(below, above)
+    if position is None:
+        raise EnumPositionsExhausted(
+            f'no room left for enum label "{label}" {where[0] if where else "after"} '
+            f'"{where[1] if where else labels[-1]}" in type {meta.name}: its order would '
+            "need the stored values re-encrypted"
+        )
+    meta.labels.append((label, position))
+    # (PostgreSQL 15 refuses it even in an enum created by the same transaction)
+    catalog.fresh_labels.setdefault(meta.anon, set()).add(label)
+    _rewrite_type(conn, catalog, meta)
+
+
+def rename_value(
+    conn: psycopg.Connection[Any], catalog: Catalog, name: str, old: str, new: str
+) -> None:
+    meta = _enum(catalog, name)
+    labels = [x for x, _ in meta.labels]
+    if old not in labels:
+        raise _not_label(old)
+    if new in labels:
+        raise pg_error(pg_errors.DuplicateObject, f'enum label "{new}" already exists')
+    _check_label(new)
+    meta.labels = [(new if x == old else x, p) for x, p in meta.labels]
+    fresh = catalog.fresh_labels.get(meta.anon)
+    if fresh and old in fresh:
+        fresh.discard(old)
+        fresh.add(new)
+    _rewrite_type(conn, catalog, meta)
+
+
+def _rename_type(conn: psycopg.Connection[Any], catalog: Catalog, name: str, new: str) -> None:
+    meta = _existing(catalog, name)
+    _taken_name(catalog, new)
+    meta.name = new
+    _rewrite_type(conn, catalog, meta)
+
+
+# -- dropping ------------------------------------------------------------------------------
+
+
+def _dependents(
+    catalog: Catalog, anon: str
+) -> tuple[list[tuple[TableMeta, ColumnMeta]], list[TypeMeta]]:
+    """The columns and domains that depend on type ``anon`` (transitively)."""
+    domains: list[TypeMeta] = []
+    todo = [anon]
+    while todo:
+        a = todo.pop()
+        for t in catalog.types.values():
+            if t.base_udt == a and t not in domains:
+                domains.append(t)
+                todo.append(t.anon)
+    anons = {anon} | {d.anon for d in domains}
+    cols = [
+        (table, col)
+        for table in catalog.tables.values()
+        for col in table.columns.values()
+        if col.udt in anons
+    ]
+    return cols, domains
+
+
+def drop_types(
+    conn: psycopg.Connection[Any],
+    catalog: Catalog,
+    names: list[str],
+    exists: bool,
+    cascade: bool,
+    domain: bool,
+) -> None:
+    from .alter import _drop_column
+    from .ddl import _bump_epoch
+
+    metas: list[TypeMeta] = []
+    for name in names:
+        meta = catalog.user_type(name)
+        if meta is None:
+            if exists:
+                continue
+            raise pg_error(pg_errors.UndefinedObject, f'type "{name}" does not exist')
+        if domain and meta.kind != "domain":
+            raise pg_error(pg_errors.WrongObjectType, f'"{name}" is not a domain')
+        metas.append(meta)
+    for meta in metas:
+        if meta.anon not in catalog.types:
+            continue  # (dropped with another one already)
+        cols, domains = _dependents(catalog, meta.anon)
+        if (cols or domains) and not cascade:
+            lines = [f"type {d.name} depends on type {_base_name(catalog, d)}" for d in domains]
+            lines = [
+                f"column {c.name} of table {t.name} depends on type {_udt_name(catalog, c)}"
+                for t, c in cols
+            ] + lines
+            raise pg_error(
+                pg_errors.DependentObjectsStillExist,
+                f"cannot drop type {meta.name} because other objects depend on it",
+                "\n".join(lines),
+                "Use DROP ... CASCADE to drop the dependent objects too.",
+            )
+        for table, col in cols:
+            action = exp.Drop(kind="COLUMN", tables=[exp.to_identifier(col.name)], cascade=True)
+            _drop_column(conn, catalog, table, action)
+            catalog.write_table(conn, table, new=False)
+        for d in [*domains, meta]:
+            catalog.delete_table(conn, d)
+            catalog.types.pop(d.anon, None)
+    if metas:
+        _bump_epoch(conn)
+
+
+def _udt_name(catalog: Catalog, col: ColumnMeta) -> str:
+    t = catalog.types.get(col.udt or "")
+    return t.name if t else str(col.udt)
+
+
+def _base_name(catalog: Catalog, meta: TypeMeta) -> str:
+    t = catalog.types.get(meta.base_udt or "")
+    return t.name if t else str(meta.base)
+
+
+# -- domains -------------------------------------------------------------------------------
+
+
+def _base_type(catalog: Catalog, text: str) -> tuple[str | None, str | None, SqlType]:
+    """A domain's base type: (built-in type text, user type anon, resolved type)."""
+    words = " ".join(text.split())
+    user = catalog.user_type(words.strip('"') if words.startswith('"') else words)
+    if user is not None:
+        return None, user.anon, catalog.resolve_type(user.anon)
+    if words.lower() in FOREIGN_TYPE_NAMES:
+        raise pg_error(pg_errors.UndefinedObject, f'type "{words.lower()}" does not exist')
+    try:
+        t = parse_sql_type(words)
+    except ConfigError:
+        if words.replace("_", "a").isalnum():
+            raise pg_error(
+                pg_errors.UndefinedObject, f'type "{words.lower()}" does not exist'
+            ) from None
+        raise UnsupportedQuery(f"domain over type {words}", "CREATE DOMAIN") from None
+    return t.sql(), None, t
+
+
+def _check_sql(text: str) -> exp.Expression:
+    """A domain check's condition, which may name no column but VALUE."""
+    expr = checks.parse_condition(text)
+    for c in expr.find_all(exp.Column):
+        if c.name.lower() != "value" or c.table:
+            raise pg_error(pg_errors.UndefinedColumn, f'column "{c.name}" does not exist')
+    return expr
+
+
+def _default_value(t: SqlType, text: str) -> Any:
+    node = checks.parse_condition(text)
+    ok, value = defaults.constant(node)
+    if not ok:
+        raise UnsupportedQuery(f"a domain DEFAULT other than a constant: {text}", "DOMAIN DEFAULT")
+    return encoding_for(t).coerce(value)
+
+
+def _check_name(meta: TypeMeta, name: str | None) -> str:
+    if name is not None:
+        if any(c["name"] == name for c in meta.checks):
+            raise pg_error(
+                pg_errors.DuplicateObject,
+                f'constraint "{name}" for domain "{meta.name}" already exists',
+            )
+        return name
+    taken = {c["name"] for c in meta.checks}
+    out, n = f"{meta.name}_check", 1
+    while out in taken:
+        out, n = f"{meta.name}_check{n}", n + 1
+    return out
+
+
+def create_domain(conn: psycopg.Connection[Any], catalog: Catalog, spec: DomainSpec) -> None:
+    _taken_name(catalog, spec.name)
+    base, base_udt, resolved = _base_type(catalog, spec.base)
+    meta = TypeMeta(spec.name, _anon(catalog, spec.name), "domain", base=base, base_udt=base_udt)
+    meta.not_null = bool(spec.not_null)
+    if spec.default is not None:
+        _default_value(resolved, spec.default)
+        meta.default = spec.default
+    for cname, text in spec.checks:
+        _check_sql(text)
+        meta.checks.append({"name": _check_name(meta, cname), "sql": text})
+    _new_type(conn, catalog, meta)
+
+
+def column_domain(
+    catalog: Catalog, anon: str
+) -> tuple[str | None, bool, list[tuple[str, exp.Expression]]]:
+    """What a column declared with user type ``anon`` takes from its domains: the
+    default (SQL text, the outermost domain's that has one), NOT NULL, and the checks in
+    the order PostgreSQL applies them (the base domain's first, each domain's by name)."""
+    levels = chain(catalog.types, anon)
+    default = next((d.default for d in levels if d.default is not None), None)
+    not_null = any(d.not_null for d in levels)
+    out: list[tuple[str, exp.Expression]] = []
+    for d in reversed(levels):
+        for c in sorted(d.checks, key=lambda c: c["name"]):
+            out.append((c["name"], _check_sql(c["sql"])))
+    return default, not_null, out
+
+
+def domain_checks(
+    catalog: Catalog, table: str, column: str, anon: str
+) -> list[tuple[str | None, exp.Expression, str | None]]:
+    """The checks of a column declared with user type ``anon``, over the column, each
+    marked with its server name (ordered as PostgreSQL applies them: the server applies
+    a table's checks in the order of their names) and the declared type."""
+    out: list[tuple[str | None, exp.Expression, str | None]] = []
+    prefix = catalog.anon_index(table, "__domain__" + column)
+    resolved = catalog.resolve_type(anon)
+
+    def over_column(n: exp.Expression) -> exp.Expression:
+        if isinstance(n, exp.Column):
+            return exp.column(column)
+        if isinstance(n, exp.Cast) and isinstance(n.this, exp.Column):
+            with using(catalog):  # (VALUE::its own type: the value as it is)
+                if cast_type(n.to) == resolved:
+                    return exp.column(column)
+        return n
+
+    for rank, (name, expr) in enumerate(column_domain(catalog, anon)[2]):
+        over = expr.transform(over_column)
+        over.meta["anon"] = f"{prefix}_{rank:03d}"
+        over.meta["domain"] = anon
+        out.append((name, over, column))
+    return out
+
+
+def _using(catalog: Catalog, anon: str) -> list[tuple[TableMeta, ColumnMeta]]:
+    cols, _ = _dependents(catalog, anon)
+    return cols
+
+
+def _refresh_checks(conn: psycopg.Connection[Any], catalog: Catalog, anon: str) -> None:
+    """The server checks of every column declared with domain ``anon`` (or a domain over
+    it), rebuilt from the domains' definitions; a row that violates one fails the
+    statement as PostgreSQL's ALTER DOMAIN ... ADD CONSTRAINT fails."""
+    by_table: dict[str, list[ColumnMeta]] = {}
+    for table, col in _using(catalog, anon):
+        by_table.setdefault(table.name, []).append(col)
+    for tname, cols in by_table.items():
+        meta = catalog.table(tname)
+        names = {c.name for c in cols}
+        old = [c for c in meta.checks if c.get("domain") and checks.columns_of(c["sql"]) <= names]
+        for c in old:
+            conn.execute(
+                sql.SQL("ALTER TABLE {} DROP CONSTRAINT IF EXISTS {}").format(
+                    sql.Identifier(meta.anon), sql.Identifier(c["anon"])
+                )
+            )
+            meta.checks.remove(c)
+            meta.constraints.pop(c["anon"], None)
+        for col in cols:
+            assert col.udt is not None
+            parts = checks.add_checks(
+                meta, domain_checks(catalog, meta.name, col.name, col.udt), lambda p: p
+            )
+            for part in parts:
+                try:
+                    conn.execute(
+                        sql.SQL("ALTER TABLE {} ADD {}").format(sql.Identifier(meta.anon), part)
+                    )
+                except pg_errors.CheckViolation:
+                    raise pg_error(
+                        pg_errors.CheckViolation,
+                        f'column "{col.name}" of table "{meta.name}" contains values that '
+                        "violate the new constraint",
+                    ) from None
+        catalog.write_table(conn, meta, new=False)
+
+
+def _alter_domain(
+    conn: psycopg.Connection[Any], catalog: Catalog, name: str, toks: _Tokens
+) -> Callable[[], None]:
+    def domain() -> TypeMeta:
+        meta = _existing(catalog, name)
+        if meta.kind != "domain":
+            raise pg_error(pg_errors.WrongObjectType, f'"{name}" is not a domain')
+        return meta
+
+    if toks.accept("ADD"):
+        cname = toks.name() if toks.accept("CONSTRAINT") else None
+        if toks.accept("NOT", "NULL"):
+            raise UnsupportedQuery("ALTER DOMAIN ADD NOT NULL: use SET NOT NULL", "ALTER DOMAIN")
+        toks.expect("CHECK")
+        text = toks.parenthesized()
+        toks.end()
+
+        def add() -> None:
+            meta = domain()
+            _check_sql(text)
+            meta.checks.append({"name": _check_name(meta, cname), "sql": text})
+            _refresh_checks(conn, catalog, meta.anon)
+            _rewrite_type(conn, catalog, meta)
+
+        return add
+    if toks.accept("DROP", "CONSTRAINT"):
+        exists = toks.accept("IF", "EXISTS")
+        cname = toks.name()
+        if not toks.accept("CASCADE"):
+            toks.accept("RESTRICT")
+        toks.end()
+
+        def drop() -> None:
+            meta = domain()
+            kept = [c for c in meta.checks if c["name"] != cname]
+            if len(kept) == len(meta.checks):
+                if exists:
+                    return
+                raise pg_error(
+                    pg_errors.UndefinedObject,
+                    f'constraint "{cname}" of domain "{meta.name}" does not exist',
+                )
+            meta.checks = kept
+            _refresh_checks(conn, catalog, meta.anon)
+            _rewrite_type(conn, catalog, meta)
+
+        return drop
+    if toks.accept("SET", "DEFAULT"):
+        text = toks.span(lambda: False)
+        toks.end()
+        return lambda: _set_default(conn, catalog, domain(), text)
+    if toks.accept("DROP", "DEFAULT"):
+        toks.end()
+        return lambda: _set_default(conn, catalog, domain(), None)
+    for words, value in ((("SET", "NOT", "NULL"), True), (("DROP", "NOT", "NULL"), False)):
+        if toks.accept(*words):
+            toks.end()
+            return lambda value=value: _set_not_null(conn, catalog, domain(), value)  # type: ignore[misc]
+    if toks.accept("RENAME", "TO"):
+        new = toks.name()
+        toks.end()
+
+        def rename() -> None:
+            meta = domain()
+            _taken_name(catalog, new)
+            meta.name = new
+            _rewrite_type(conn, catalog, meta)
+
+        return rename
+    raise UnsupportedQuery(f"ALTER DOMAIN {toks.text.split(None, 3)[-1]}", "ALTER DOMAIN")
+
+
+def _set_default(
+    conn: psycopg.Connection[Any], catalog: Catalog, meta: TypeMeta, text: str | None
+) -> None:
+    if text is not None:
+        _default_value(catalog.resolve_type(meta.anon), text)
+    meta.default = text
+    by_table: dict[str, TableMeta] = {}
+    for table, col in _using(catalog, meta.anon):
+        if col.has_default and "default" not in col.from_domain:
+            continue  # (the column's own default wins)
+        assert col.udt is not None
+        own = column_domain(catalog, col.udt)[0]
+        col.default = None if own is None else _default_value(col.type, own)
+        col.from_domain = [f for f in col.from_domain if f != "default"]
+        if own is not None:
+            col.from_domain.append("default")
+        by_table[table.name] = table
+    for table in by_table.values():
+        catalog.write_table(conn, table, new=False)
+    _rewrite_type(conn, catalog, meta)
+
+
+def _set_not_null(
+    conn: psycopg.Connection[Any], catalog: Catalog, meta: TypeMeta, value: bool
+) -> None:
+    meta.not_null = value
+    by_table: dict[str, TableMeta] = {}
+    for table, col in _using(catalog, meta.anon):
+        assert col.udt is not None
+        required = column_domain(catalog, col.udt)[1]
+        if required and col.nullable:
+            for oc in col.onions.values():
+                try:
+                    conn.execute(
+                        sql.SQL("ALTER TABLE {} ALTER COLUMN {} SET NOT NULL").format(
+                            sql.Identifier(table.anon), sql.Identifier(oc.anon)
+                        )
+                    )
+                except pg_errors.NotNullViolation:
+                    raise pg_error(
+                        pg_errors.NotNullViolation,
+                        f'column "{col.name}" of table "{table.name}" contains null values',
+                    ) from None
+            col.nullable = False
+            col.from_domain.append("not_null")
+        elif not required and "not_null" in col.from_domain:
+            for oc in col.onions.values():
+                conn.execute(
+                    sql.SQL("ALTER TABLE {} ALTER COLUMN {} DROP NOT NULL").format(
+                        sql.Identifier(table.anon), sql.Identifier(oc.anon)
+                    )
+                )
+            col.nullable = True
+            col.from_domain.remove("not_null")
+        else:
+            continue
+        by_table[table.name] = table
+    for table in by_table.values():
+        catalog.write_table(conn, table, new=False)
+    _rewrite_type(conn, catalog, meta)
+
+
+def domain_report(catalog: Catalog, sqlstate: str, constraint: str | None,
+                  column: str | None) -> str | None:  # fmt: skip
+    """PostgreSQL's message where a server violation is a domain's: a check of a domain
+    (``value for domain d violates check constraint "c"``), or the NOT NULL of a
+    column's domain (``domain d does not allow null values``); None otherwise."""
+    for table in catalog.tables.values():
+        if sqlstate == "23514" and constraint:
+            for c in table.checks:
+                if c["anon"] == constraint and c.get("domain"):
+                    t = catalog.types.get(c["domain"])
+                    name = t.name if t else c["domain"]
+                    return f'value for domain {name} violates check constraint "{c["name"]}"'
+        if sqlstate == "23502" and column:
+            for col in table.columns.values():
+                if col.udt and any(oc.anon == column for oc in col.onions.values()):
+                    if column_domain(catalog, col.udt)[1]:
+                        return f"domain {_udt_name(catalog, col)} does not allow null values"
+                    return None
+    return None
+
+
+__all__ = ["domain_checks", "domain_report", "is_type_statement", "pg_error", "statement"]
+
+
+# -- columns of user types -------------------------------------------------------------------
+
+_CATALOG: ContextVar[Catalog | None] = ContextVar("adaptive_user_types", default=None)
+
+
+@contextmanager
+def using(catalog: Catalog) -> Iterator[None]:
+    """Resolve type names in DDL and casts against ``catalog``'s enums and domains."""
+    token = _CATALOG.set(catalog)
+    try:
+        yield
+    finally:
+        _CATALOG.reset(token)
+
+
+def _user_name(kind: exp.Expression) -> str | None:
+    if not isinstance(kind, exp.DataType) or kind.this != exp.DataType.Type.USERDEFINED:
+        return None
+    ident = kind.args.get("kind")
+    if isinstance(ident, exp.Identifier):
+        return ident.this if ident.quoted else ident.this.lower()
+    return kind.sql("postgres").lower()
+
+
+def declared(kind: exp.Expression) -> tuple[str, SqlType] | None:
+    """(anon, resolved type) of a column declared with an enum or a domain; None for a
+    built-in type; a name the catalog has no type for is PostgreSQL's 42704."""
+    name = _user_name(kind)
+    if name is None:
+        return None
+    catalog = _CATALOG.get()
+    meta = catalog.user_type(name) if catalog is not None else None
+    if catalog is None or meta is None:
+        raise pg_error(pg_errors.UndefinedObject, f'type "{name}" does not exist')
+    return meta.anon, catalog.resolve_type(meta.anon)
+
+
+def cast_type(to: exp.Expression) -> SqlType | None:
+    """The type of a cast to an enum (None for other types, and for a domain: its checks
+    would have to be applied to the value, which the client does not do)."""
+    name = _user_name(to)
+    catalog = _CATALOG.get()
+    if name is None or catalog is None:
+        return None
+    meta = catalog.user_type(name)
+    if meta is None:
+        raise pg_error(pg_errors.UndefinedObject, f'type "{name}" does not exist')
+    if meta.kind != "enum":
+        return None
+    return catalog.resolve_type(meta.anon)
+
+
+def apply_domain(spec: Any, cname: str) -> None:
+    """What a column declared with a domain takes from it (``ddl.TableSpec``): its
+    default where the column has none, NOT NULL, its checks."""
+    catalog = _CATALOG.get()
+    anon = spec.udts[cname]
+    if catalog is None or catalog.types[anon].kind != "domain":
+        return
+    default, not_null, _ = column_domain(catalog, anon)
+    taken: list[str] = []
+    own_default = cname in spec.defaults or cname in spec.runtime or cname in spec.sequences
+    if default is not None and not own_default:
+        spec.defaults[cname] = _default_value(spec.types[cname], default)
+        taken.append("default")
+    if not_null and spec.nullable[cname]:
+        spec.nullable[cname] = False
+        taken.append("not_null")
+    spec.from_domain[cname] = taken
+    spec.checks.extend(domain_checks(catalog, spec.name, cname, anon))
