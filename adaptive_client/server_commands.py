@@ -64,7 +64,7 @@ def _unquoted(name: str) -> str:
     return name.lower()
 
 
-def _check_role(conn: psycopg.Connection[Any], role: str) -> None:
+def check_role(conn: psycopg.Connection[Any], role: str) -> None:
     if role.upper() in _ROLE_WORDS and not role.startswith('"'):
         return
     name = _unquoted(role)
@@ -90,7 +90,7 @@ def _owner_action(catalog: Catalog, text: str) -> Action | None:
         role_sql = sql.SQL(role) if role.upper() in _ROLE_WORDS else sql.Identifier(_unquoted(role))
 
         def run(conn: psycopg.Connection[Any]) -> None:
-            _check_role(conn, role)
+            check_role(conn, role)
             conn.execute(
                 sql.SQL("ALTER {} {} OWNER TO {}").format(
                     sql.SQL(server_kind), sql.Identifier(anon), role_sql
@@ -99,7 +99,7 @@ def _owner_action(catalog: Catalog, text: str) -> Action | None:
 
         return run
     if name in catalog.views and kind != "SEQUENCE":
-        return lambda conn: _check_role(conn, role)
+        return lambda conn: check_role(conn, role)
     raise UndefinedTable(f'relation "{name}" does not exist')
 
 
@@ -151,4 +151,4 @@ def route(text: str, catalog: Catalog) -> Action | None:
     return None
 
 
-__all__ = ["Action", "route"]
+__all__ = ["Action", "check_role", "route"]

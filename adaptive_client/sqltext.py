@@ -303,6 +303,9 @@ def _unqualify(node: exp.Expression) -> exp.Expression:
         return node
     if isinstance(node, exp.DataType) and node.this is exp.DataType.Type.USERDEFINED:
         kind = node.args.get("kind")
+        if isinstance(kind, exp.Dot) and _schema_is(kind.this, _OWN_SCHEMA):
+            node.set("kind", kind.expression)  # (an enum type or a domain of the client's)
+            return node
         if isinstance(kind, exp.Dot) and _schema_is(kind.this, _SYSTEM_SCHEMA):
             written = node.sql(dialect=PostgresSource).split(".", 1)[1]
             return exp.DataType.build(written, dialect=PostgresSource)

@@ -28,6 +28,7 @@ from . import checks, defaults
 from .encodings import FOREIGN_TYPE_NAMES, SqlType, encoding_for, parse_sql_type
 from .errors import ConfigError, UnsupportedQuery
 from .metadata import Catalog, ColumnMeta, TableMeta
+from .server_commands import check_role
 from .sqltext import syntax_error
 from .usertypes import (
     FIRST,
@@ -103,6 +104,9 @@ class _Tokens:
             self.i += 1
 
     def name(self) -> str:
+        nxt = self.peek(1)
+        if self.word() == "PUBLIC" and nxt is not None and nxt.token_type == TokenType.DOT:
+            self.i += 2  # (the schema the client's objects live in: the name unqualified)
         t = self.peek()
         if (
             t is None
@@ -331,9 +335,33 @@ def _not_label(label: str) -> psycopg.Error:
     return pg_error(pg_errors.InvalidParameterValue, f'"{label}" is not an existing enum label')
 
 
+def _owner(
+    conn: psycopg.Connection[Any], catalog: Catalog, name: str, toks: _Tokens
+) -> Callable[[], None] | None:
+    """``OWNER TO role``: the type has no server object (its definition is in the sealed
+    catalog), so the type and the role are checked, as PostgreSQL checks them."""
+    if not toks.accept("OWNER", "TO"):
+        return None
+    role = toks.peek()
+    if role is None:
+        raise toks.error()
+    toks.i += 1
+    toks.end()
+    written = f'"{role.text}"' if role.token_type == TokenType.IDENTIFIER else role.text
+
+    def run() -> None:
+        _existing(catalog, name)
+        check_role(conn, written)
+
+    return run
+
+
 def _alter_type(
     conn: psycopg.Connection[Any], catalog: Catalog, name: str, toks: _Tokens
 ) -> Callable[[], None]:
+    owner = _owner(conn, catalog, name, toks)
+    if owner is not None:
+        return owner
     if toks.accept("RENAME", "TO"):
         new = toks.name()
         toks.end()
@@ -671,6 +699,10 @@ def _alter_domain(
         if meta.kind != "domain":
             raise pg_error(pg_errors.WrongObjectType, f'"{name}" is not a domain')
         return meta
+
+    owner = _owner(conn, catalog, name, toks)
+    if owner is not None:
+        return owner
 
     if toks.accept("ADD"):
         cname = toks.name() if toks.accept("CONSTRAINT") else None
