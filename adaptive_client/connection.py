@@ -879,6 +879,8 @@ class Connection:
             raise psycopg.errors.SyntaxError(
                 "cannot insert multiple commands into a prepared statement"
             )
+        for part in parts:  # PostgreSQL parses a whole script before it runs any of it
+            self._syntax_checked(part)
         results: list[tuple[Any, ...]] = []
 
         def run_all() -> None:
@@ -906,6 +908,23 @@ class Connection:
             self._catalog_dirty = True  # DDL earlier in the script was undone with it
             self._after_rollback()
             raise
+
+    def _syntax_checked(self, part: str) -> None:
+        """A script's statement parsed before the script runs: its syntax error raised
+        (anything else the statement may raise is raised when it runs)."""
+        if session_command(part) is not None or maintenance.is_maintenance(part):
+            return
+        try:
+            if server_commands.route(part, self.catalog) is not None:
+                return
+        except psycopg.Error:
+            return  # (refused, or names what the script creates first: decided when run)
+        try:
+            self._parse(part, False)
+        except psycopg.errors.SyntaxError:
+            raise
+        except psycopg.Error:
+            pass
 
     def _session_command(self, cur: Cursor, kind: str, query: str, params: Params | None) -> None:
         """Transaction control, savepoints, SET/SHOW: run as written (they name no table

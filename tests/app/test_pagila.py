@@ -195,3 +195,28 @@ def test_rows_round_trip(
     for table in tables:
         sql = f"SELECT * FROM public.{table} ORDER BY 1, 2"
         assert enc.execute(sql).fetchall() == plain.execute(sql).fetchall(), table
+
+
+def test_schema_in_one_execute(new_database: Callable[..., str]) -> None:
+    """The whole file in one ``execute()``: PostgreSQL parses the script before it runs
+    any of it, and refuses it for the syntax PostgreSQL 15 lacks (a VIRTUAL generated
+    column) -- so does the client, and nothing is created on either side."""
+    text = SCHEMA_FILE.read_text(encoding="utf-8")
+    plain = psycopg.connect(new_database("pagila1_p"), autocommit=True)
+    enc = adaptive_client.connect(
+        new_database("pagila1_e"), master_key=MasterKey.generate().hex(), autocommit=True
+    )
+    try:
+        outcomes = []
+        for conn in (plain, enc):
+            with pytest.raises(psycopg.Error) as raised:
+                conn.execute(text)
+            outcomes.append((raised.value.sqlstate, raised.value.diag.message_primary))
+        assert outcomes[0] == outcomes[1] == ("42601", 'syntax error at or near "VIRTUAL"')
+        assert _tables(plain) == []
+        enc.catalog.reload(enc.control)
+        assert enc.catalog.tables == {} and enc.catalog.sequences == {}
+        assert _tables(enc.pg) == []
+    finally:
+        plain.close()
+        enc.close()
