@@ -29,6 +29,7 @@ first element highest), the client finishing the order with ``order_key``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from decimal import Decimal
 from typing import Any
 
 from psycopg import errors as pg_errors
@@ -44,7 +45,7 @@ from .encodings import (
     encoding_for,
     pg_text,
 )
-from .errors import EncodingError, InvalidTextInput
+from .errors import EncodingError, InvalidTextInput, NumericOutOfRange, StringTooLong
 
 MAXDIM = 6  # PostgreSQL's limit on dimensions
 _INT_MAX = 2**31 - 1
@@ -453,6 +454,114 @@ def _braced(texts: list[str], dims: Sequence[int]) -> str:
     )
 
 
+# --- ARRAY[...] constructors ----------------------------------------------------------------
+
+
+class Constructed:
+    """The value of an ``ARRAY[...]`` constructor of constants: its items (nested lists
+    for ``ARRAY[[1,2],[3,4]]``) and the element type PostgreSQL resolves for them
+    (``integer`` for numbers, ``text`` for strings and NULLs alone, ``boolean``).  Stored
+    into a column, it is cast as PostgreSQL's assignment casts the array (numbers to any
+    number or text, anything to text; text into integer[] is 42804); under an explicit
+    cast (``ARRAY['1']::int[]``) each element is read as the cast's element type."""
+
+    __slots__ = ("items", "kind")
+
+    def __init__(self, items: list[Any], kind: str) -> None:
+        self.items = items
+        self.kind = kind
+
+
+_KINDS = {bool: "boolean", int: "number", Decimal: "number", str: "text"}
+
+
+def construct(items: list[Any]) -> Constructed:
+    """An ``ARRAY[...]`` of these values (sub-constructors for more dimensions)."""
+    nested = [x.items if isinstance(x, Constructed) else x for x in items]
+    subarrays = [isinstance(x, Constructed) for x in items]
+    if any(subarrays) and (not all(subarrays) or len({repr(_dims_of(x)) for x in nested}) > 1):
+        raise pg_errors.ArraySubscriptError(
+            "multidimensional arrays must have array expressions with matching dimensions"
+        )
+    leaves = [x for x in _leaves(nested) if x is not None]
+    kinds = {_KINDS.get(type(x), "text") for x in leaves}
+    if "number" in kinds:
+        kinds.discard("text")  # (a string constant takes the numbers' type)
+    if len(kinds) > 1:
+        raise pg_errors.DatatypeMismatch("ARRAY types integer and boolean cannot be matched")
+    return Constructed(nested, kinds.pop() if kinds else "text")
+
+
+def _dims_of(v: list[Any]) -> list[int]:
+    dims: list[int] = []
+    level: Any = v
+    while isinstance(level, list):
+        dims.append(len(level))
+        level = level[0] if level else None
+    return dims
+
+
+def _leaves(v: list[Any]) -> Iterator[Any]:
+    for x in v:
+        if isinstance(x, list):
+            yield from _leaves(x)
+        else:
+            yield x
+
+
+# the element types each constructor's element type is assigned to (PostgreSQL's
+# assignment casts, text taking anything through its output)
+_ASSIGNABLE = {
+    "number": frozenset({"smallint", "integer", "bigint", "numeric", "real", "double precision"}),
+    "boolean": frozenset({"boolean"}),
+    "text": frozenset(),
+}
+_TEXTUAL = frozenset({"text", "varchar", "char"})
+
+
+def _assigned(c: Constructed, element: SqlType, sql: str) -> list[Any]:
+    """A constructor's items as assigned to an array of ``element``."""
+    if not c.items:
+        raise pg_errors.IndeterminateDatatype("cannot determine type of empty array")
+    if element.name in _TEXTUAL:
+        if c.kind == "boolean":
+            return _mapped(c.items, lambda x: "true" if x else "false")
+        return c.items
+    if element.name not in _ASSIGNABLE[c.kind]:
+        kind = {"number": "integer"}.get(c.kind, c.kind)
+        raise pg_errors.DatatypeMismatch(
+            f"column is of type {sql} but expression is of type {kind}[]"
+        )
+    return c.items
+
+
+def _mapped(v: list[Any], f: Callable[[Any], Any]) -> list[Any]:
+    return [_mapped(x, f) if isinstance(x, list) else None if x is None else f(x) for x in v]
+
+
+UNFIT = object()  # an element of a comparand that no element of the column can equal
+_MODIFIED = frozenset({"numeric", "varchar", "char"})  # (elements bounded by a modifier)
+
+
+def same_elements(given: Any, coerced: list[Any], same: Callable[[Any, Any], bool]) -> bool:
+    """Does each element of ``coerced`` (a comparand read from ``given``) denote
+    exactly the element written (``same``: the scalar test)?  ``'{1.555}'`` compared
+    with a numeric(5,2)[] column is not ``{1.56}``."""
+    if isinstance(given, str):
+        written: list[Any] = parse_array(given)[2]
+    elif isinstance(given, Constructed):
+        written = list(_leaves(given.items))
+    elif isinstance(given, list) and not isinstance(given, PgArray):
+        written = _list_shape(given)[1]
+    else:
+        return True
+    flat = shape(coerced)[2]
+    return len(written) == len(flat) and all(
+        c is not UNFIT and (w is None or c is None or same(w, c))
+        for w, c in zip(written, flat, strict=True)
+    )
+
+
 # --- the encoding -------------------------------------------------------------------------
 
 
@@ -480,7 +589,19 @@ class ArrayEncoding(Encoding):
         return self._read(value, self.element.coerce)
 
     def comparand(self, value: Any) -> Any:
-        return self._read(value, self.element.comparand)
+        """The array a comparison compares with: PostgreSQL reads it as an array of the
+        element type without its modifier, so an element beyond ``numeric(p,s)`` or
+        ``varchar(n)`` is no error but a value no stored array holds (``UNFIT``)."""
+        return self._read(value, self._element_comparand)
+
+    def _element_comparand(self, x: Any) -> Any:
+        try:
+            return self.element.comparand(x)
+        except (StringTooLong, NumericOutOfRange):
+            element = self.element.sql_type
+            if element.precision is None or element.name not in _MODIFIED:
+                raise
+            return UNFIT
 
     def _read(self, value: Any, convert: Callable[[Any], Any]) -> Any:
         if value is None:
@@ -488,6 +609,9 @@ class ArrayEncoding(Encoding):
         if isinstance(value, str):
             dims, lower, texts = parse_array(value)
             return _build([convert(t) for t in texts], dims, lower)
+        if isinstance(value, Constructed):
+            assert self.sql_type.element is not None
+            value = _assigned(value, self.sql_type.element, self.sql_type.sql())
         if isinstance(value, PgArray):
             dims_, lower_, flat = shape(value)
             return _build([convert(x) for x in flat], dims_, lower_)

@@ -10,6 +10,7 @@ from psycopg import errors as pg_errors
 from sqlglot import exp
 
 from .. import defaults, precomputed, recipes, views
+from ..array_encoding import as_list
 from ..collation import Collation
 from ..encodings import TEXT_TYPES
 from ..errors import EncodingError, UnsupportedQuery
@@ -596,7 +597,8 @@ def _reduce(
     if kind in (exp.Min, exp.Max):
         pick = min if kind is exp.Min else max
         if col is not None and _keyed(col):
-            return pick(values, key=col.encoding.order_key)  # the collation's order
+            # the collation's order; an array as psycopg returns it (a list)
+            return as_list(pick(values, key=col.encoding.order_key))
         return pick(values)
     total = sum(values)
     if kind is exp.Sum:
