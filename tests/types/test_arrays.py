@@ -280,3 +280,24 @@ def test_layers_shows_an_array_column(
 
 def test_literals_helper_quotes() -> None:
     assert literal("{a'b}") == "'{a''b}'"
+
+
+@pytest.mark.parametrize(
+    ("sql_type", "text"),
+    [
+        ("text[]", '{a b, c  d ,"e"  , NULL, "NULL", "", "x\\\\y", "q\\"", "{", é}'),
+        ("integer[]", "[0:1]={1,2}"), ("integer[]", "[-2:-1][3:3]={{1},{2}}"),
+        ("integer[]", "{{1,2},{3,NULL}}"), ("integer[]", "{}"), ("bytea[]", "{\\\\x00ff}"),
+        ("numeric[]", "{1.50,NaN,-0}"), ("boolean[]", "{t,f,NULL}"), ("date[]", "{epoch}"),
+        ("float8[]", "{1.5,1e20,-Infinity}"), ("char(3)[]", "{a}"),
+    ],
+)  # fmt: skip
+def test_array_text_as_array_out(pair: Pair, sql_type: str, text: str) -> None:
+    """pg_text (COPY ... TO) prints an array value as PostgreSQL's array_out: quoting,
+    escapes, NULL, bounds decoration."""
+    from adaptive_client.encodings import encoding_for, pg_text
+
+    pair.plain.execute("SET TimeZone = 'UTC'")
+    row = pair.plain.execute(f"SELECT {literal(text)}::{sql_type}::text").fetchone()
+    assert row is not None
+    assert pg_text(encoding_for(sql_type).coerce(text)) == row[0]
