@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal
 from typing import Any
 
+import psycopg
 from psycopg import errors as pg_errors
 
 from .collation import Collation
@@ -352,7 +353,7 @@ def _checked_size(dims: list[int], lower: list[int]) -> int:
     return items if dims else 0
 
 
-def _list_shape(value: list[Any]) -> tuple[list[int], list[Any]]:
+def _list_shape(value: list[Any], dumped: bool = True) -> tuple[list[int], list[Any]]:
     """(dimension lengths, elements in order) of a Python list as PostgreSQL reads the
     literal psycopg's text dumper makes of it (a ragged list: 22P02)."""
     flat: list[Any] = []
@@ -366,11 +367,15 @@ def _list_shape(value: list[Any]) -> tuple[list[int], list[Any]]:
             if isinstance(x, list):
                 walk(x)
             else:
-                parts.append("x")
+                parts.append(_quoted(pg_text(x)))  # (as the dumper writes it, for errors)
                 flat.append(x)
         parts.append("}")
 
     walk(value)
+    kinds = {type(x) for x in flat if x is not None}
+    if dumped and len(kinds) > 1:  # (psycopg refuses to send such a list)
+        names = ", ".join(sorted(k.__name__ for k in kinds))
+        raise psycopg.DataError(f"cannot dump lists of mixed types; got: {names}")
     skeleton = "".join(parts)
     dims = _count(skeleton, 0, skeleton)
     _checked_size(dims, [1] * len(dims))
@@ -520,7 +525,10 @@ _TEXTUAL = frozenset({"text", "varchar", "char"})
 
 
 def _assigned(c: Constructed, element: SqlType, sql: str) -> list[Any]:
-    """A constructor's items as assigned to an array of ``element``."""
+    """A constructor's items as assigned to an array of ``element`` (kind ``cast``:
+    under an explicit cast, each item read as the element type)."""
+    if c.kind == "cast":
+        return c.items
     if not c.items:
         raise pg_errors.IndeterminateDatatype("cannot determine type of empty array")
     if element.name in _TEXTUAL:
@@ -611,7 +619,9 @@ class ArrayEncoding(Encoding):
             return _build([convert(t) for t in texts], dims, lower)
         if isinstance(value, Constructed):
             assert self.sql_type.element is not None
-            value = _assigned(value, self.sql_type.element, self.sql_type.sql())
+            items = _assigned(value, self.sql_type.element, self.sql_type.sql())
+            dims, flat = _list_shape(items, dumped=False)
+            return _build([convert(x) for x in flat], dims, [1] * len(dims))
         if isinstance(value, PgArray):
             dims_, lower_, flat = shape(value)
             return _build([convert(x) for x in flat], dims_, lower_)

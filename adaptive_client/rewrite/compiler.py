@@ -594,7 +594,7 @@ def cast_value(
     elif t.name in ("varchar", "char") and t.precision is not None and isinstance(value, str):
         value = value[: t.precision]
     elif isinstance(value, Constructed):
-        value = value.items  # an explicit cast reads each element as the cast's type
+        value = Constructed(value.items, "cast")  # each element read as the cast's type
     return encoding_for(t).coerce(value)
 
 

@@ -68,7 +68,7 @@ def test_array_input(pair: Pair, sql_type: str) -> None:
 
 NUMERICS = [
     "{1.555,2.5,NaN}", "{-1.005}", "{1000}", "{123.456}", "{{1.5,2},{3,4.25}}", "{1e2,0}",
-    "{1.50}", "{1.5}", "{abc}", "{Infinity}", [Decimal("1.555"), None], [1.125, 2.0],
+    "{1.50}", "{1.5}", "{abc}", "{Infinity}", [Decimal("1.555"), None], [1.125, 2.0], [1.125, 2],
 ]  # fmt: skip
 
 
@@ -123,7 +123,7 @@ def test_uuid_and_boolean_elements(pair: Pair) -> None:
 LISTS: list[Any] = [
     [1, 2, 3], [1, 2], [], [[1, 2], [3, 4]], [None], [1, None], [None, 1], [[None, None], [1, 2]],
     [[[1]], [[2]]], ["1", "2"], [2.5, 3.5], [2**40], [[1, 2], [3]], [[]], [[1], 2], [1, [2]],
-    [[1, 2]], [3], [1, 2, 3, 4], ["NULL"], [" 7 "], ["x"],
+    [[1, 2]], [3], [1, 2, 3, 4], ["NULL"], [" 7 "], ["x"], [1, "2"], [[1], [2.5]],
 ]  # fmt: skip
 
 
@@ -186,6 +186,8 @@ def test_array_constructors(pair: Pair) -> None:
         "INSERT INTO built (id, d) VALUES (13, ARRAY['2020-01-01']::date[])",
         "INSERT INTO built (id, a) VALUES (14, '{1,2}'::int[])",
         "INSERT INTO built (id, a) VALUES (15, %s)",
+        "INSERT INTO built (id, a) VALUES (16, ARRAY[1.5, 2]::int[])",
+        "INSERT INTO built (id, a) VALUES (17, ARRAY[])",
     ]
     for sql in statements:
         params = ([5, 6],) if "%s" in sql else None
