@@ -33,7 +33,10 @@ from psycopg.dbapi20 import (
     TimestampFromTicks,
 )
 
-from . import errors
+from . import (
+    array_encoding,  # noqa: F401  (registers the array encoding)
+    errors,
+)
 from .aio import AsyncConnection, AsyncCursor
 from .connection import Connection, Cursor, connect
 from .errors import (

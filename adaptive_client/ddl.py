@@ -367,7 +367,7 @@ def build_column(
     col.collation = (
         collation
         if isinstance(collation, Collation)
-        else column_collation(conn, col.type.name, collation)
+        else column_collation(conn, (col.type.element or col.type).name, collation)
     )
     enc = col.encoding
     group_keys = catalog.group_keys(conn, ccfg.join_group) if ccfg.join_group else {}

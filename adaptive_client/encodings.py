@@ -71,6 +71,7 @@ import math
 import re
 import struct
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from functools import lru_cache
@@ -117,16 +118,21 @@ class SqlType:
     varchar, text, char, date, timestamp, timestamptz, time, uuid, bytea, boolean);
     ``precision`` is numeric's p, the length of varchar/char (None: unbounded), or the
     fractional digits of timestamp(p), timestamptz(p), time(p) (None: 6; a ``timestamp``
-    is ``timestamp(6)``); ``scale`` is numeric's s.
+    is ``timestamp(6)``); ``scale`` is numeric's s.  An array type is named ``array``
+    and carries its ``element`` type (one level whatever the dimensions declared:
+    PostgreSQL ignores them, ``int[3][4]`` is ``int[]``).
     """
 
     name: str
     precision: int | None = None
     scale: int | None = None
+    element: SqlType | None = None
 
     @property
     def oid(self) -> int:
         """PostgreSQL's type OID for the column's values (a result's type code)."""
+        if self.element is not None:
+            return ARRAY_OIDS[self.element.name]
         return TYPE_OIDS[self.name]
 
     def own_encoding(self) -> Encoding | None:
@@ -134,6 +140,8 @@ class SqlType:
         return None
 
     def sql(self) -> str:
+        if self.element is not None:
+            return self.element.sql() + "[]"
         if self.name == "numeric" and self.precision is not None:
             return f"numeric({self.precision},{self.scale or 0})"
         if self.name in ("varchar", "char") and self.precision is not None:
@@ -183,6 +191,20 @@ TYPE_OIDS = {
     "timestamp": 1114, "timestamptz": 1184, "time": 1083, "uuid": 2950, "bytea": 17,
     "boolean": 16, "json": 114, "jsonb": 3802,
 }  # fmt: skip
+# the OID of an array of each element type
+ARRAY_OIDS = {
+    "smallint": 1005, "integer": 1007, "bigint": 1016, "numeric": 1231, "real": 1021,
+    "double precision": 1022, "text": 1009, "varchar": 1015, "char": 1014, "date": 1182,
+    "timestamp": 1115, "timestamptz": 1185, "time": 1183, "uuid": 2951, "bytea": 1001,
+    "boolean": 1000,
+}  # fmt: skip
+# an array type's spellings: ``elem[]``, ``elem[3][4]``, ``elem ARRAY``, ``elem ARRAY[3]``
+# (dimensions ignored, as PostgreSQL ignores them), and the internal ``_elem`` names
+_ARRAY_SUFFIX_RE = re.compile(r"(?: ?\[ ?\d* ?\])+| array(?: ?\[ ?\d+ ?\])?")
+_INTERNAL_ARRAYS = frozenset(
+    {"int2", "int4", "int8", "numeric", "float4", "float8", "text", "varchar", "bpchar",
+     "date", "timestamp", "timestamptz", "time", "uuid", "bytea", "bool"}
+)  # fmt: skip
 # types whose modifier is a number of fractional digits (0 to 6)
 _FRACTIONAL = frozenset({"timestamp", "timestamptz", "time"})
 # PostgreSQL's spellings of the date/time types with a precision: (name, zoned)
@@ -203,6 +225,11 @@ _MAX_VARCHAR = 10_485_760
 def parse_sql_type(text: str) -> SqlType:
     """Parse a column type as written in DDL; unsupported types raise ConfigError."""
     norm = " ".join(str(text).lower().split())
+    suffix = _ARRAY_SUFFIX_RE.search(norm)
+    if suffix is not None and suffix.end() == len(norm) and suffix.start() > 0:
+        return SqlType("array", element=_element_type(text, norm[: suffix.start()]))
+    if norm.startswith("_") and norm[1:] in _INTERNAL_ARRAYS:
+        return SqlType("array", element=_element_type(text, norm[1:]))
     when = _DATETIME_RE.fullmatch(norm)
     if when:
         return _datetime_type(text, when)
@@ -236,6 +263,13 @@ def parse_sql_type(text: str) -> SqlType:
     if a is not None:
         raise ConfigError(f"type {name} takes no modifier: {text!r}")
     return SqlType(name)
+
+
+def _element_type(text: str, element: str) -> SqlType:
+    t = parse_sql_type(element)
+    if t.element is not None:
+        raise ConfigError(f"unsupported column type {text!r}")
+    return t
 
 
 def _datetime_type(text: str, m: re.Match[str]) -> SqlType:
@@ -1424,11 +1458,19 @@ def _offset_text(offset: dt.timedelta | None) -> str:
     return f"{sign}{h:02d}" + (f":{m:02d}" if m or sec else "") + (f":{sec:02d}" if sec else "")
 
 
+# the text output of values of composite types, by Python type, filled by their modules
+# (array_encoding: lists)
+COMPOSITE_TEXT: dict[type, Callable[[Any], str]] = {}
+
+
 def pg_text(v: Any) -> str | None:
     """A value's text as PostgreSQL prints it (DateStyle ISO): what COPY ... TO and a text
     result show.  ``None`` is NULL."""
     if v is None:
         return None
+    for kind, out in COMPOSITE_TEXT.items():
+        if isinstance(v, kind):
+            return out(v)
     if isinstance(v, bool):
         return "t" if v else "f"
     if isinstance(v, dt.datetime):
@@ -1507,9 +1549,24 @@ def _parse_bool(s: str) -> bool | None:
     return None
 
 
+# the encodings of composite types (arrays), by SqlType name: factory(type, collation of
+# its text elements or None), filled by their modules (array_encoding)
+COMPOSITE_ENCODINGS: dict[str, Callable[[SqlType, Collation | None], Encoding]] = {}
+
+
+@lru_cache(maxsize=512)
+def _composite(t: SqlType, collation: Collation | None) -> Encoding:
+    factory = COMPOSITE_ENCODINGS.get(t.name)
+    if factory is None:
+        raise ConfigError(f"no encoding for type {t.sql()!r}")
+    return factory(t, collation)
+
+
 @lru_cache(maxsize=512)
 def _encoding(t: SqlType) -> Encoding:
     n = t.name
+    if t.element is not None:
+        return _composite(t, None)
     if n == "smallint":
         return IntEncoding(t, 16)
     if n == "integer":
@@ -1563,6 +1620,8 @@ def encoding_for(t: SqlType | str, collation: Collation | None = None) -> Encodi
     own = parsed.own_encoding()
     if own is not None:
         return own
+    if parsed.element is not None and collation is not None and not collation.bytewise:
+        return _composite(parsed, collation)
     if collation is not None and not collation.bytewise and parsed.name in _COLLATED_TYPES:
         return _collated(parsed, collation)
     return _encoding(parsed)

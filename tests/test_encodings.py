@@ -510,7 +510,11 @@ def test_parse_types(text: str, sql: str) -> None:
         "float(54)",
         "real(3)",
         "text(5)",
-        "int[]",
+        "geometry[]",
+        "interval[]",
+        "[]",
+        "_integer",
+        "int[] array",
         "",
     ],
 )

@@ -26,6 +26,7 @@ from psycopg import errors as pg_errors
 from sqlglot import exp
 
 from .. import ondemand, recipes
+from ..array_encoding import Constructed, construct, same_elements
 from ..clock import CLOCK_PREFIX, clock_kind, clock_name, clock_param, is_clock_cast
 from ..clock import OIDS as CLOCK_OIDS
 from ..encodings import (
@@ -266,6 +267,8 @@ def _same_value(given: Any, coerced: Any) -> bool:
     """Does the coerced (stored) form denote exactly the value the query compares with?"""
     if type(given) is int and type(coerced) is int:  # the common case, decided cheaply
         return bool(given == coerced)
+    if isinstance(coerced, list):  # an array: element by element
+        return same_elements(given, coerced, _same_value)
     numbers = (int, float, Decimal)
     if isinstance(given, bool) or isinstance(coerced, bool):
         return True
@@ -595,6 +598,8 @@ def cast_value(
         value = value != 0
     elif t.name in ("varchar", "char") and t.precision is not None and isinstance(value, str):
         value = value[: t.precision]
+    elif isinstance(value, Constructed):
+        value = Constructed(value.items, "cast")  # each element read as the cast's type
     return encoding_for(t).coerce(value)
 
 
@@ -679,6 +684,12 @@ class Compiler:
             to, param = node.to, isinstance(node.this, exp.Placeholder)
             target = cast_target(to)
             return lambda p: cast_value(operand(p), to, param, target)
+        if isinstance(node, exp.Array):  # ARRAY[...] of constants
+            items = [self.value_of(x) for x in node.expressions]
+            if any(b is None for b in items):
+                return None
+            built = [b for b in items if b is not None]
+            return lambda p: construct([b(p) for b in built])
         if isinstance(node, exp.DPipe):  # 'prefix ' || %s: a constant string
             left, right = self.value_of(node.this), self.value_of(node.expression)
             if left is None or right is None:

@@ -15,6 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from .. import defaults, recipes
+from ..array_encoding import as_list
 from ..collation import Collation
 from ..description import Column
 from ..joins import JoinNeed
@@ -107,8 +108,27 @@ def decrypt_columns(
     function to each row, with plain column outputs decrypted a whole column at a time."""
     if len(raw) < BATCH_ROWS or not any(isinstance(o.fn, ColumnValue | AsheSum) for o in outputs):
         fns = [o.fn for o in outputs]
-        return [tuple([fn(r) for fn in fns]) for r in raw]
-    return list(zip(*decrypt_columnar(outputs, raw), strict=True))
+        rows = [tuple([fn(r) for fn in fns]) for r in raw]
+    else:
+        rows = list(zip(*decrypt_columnar(outputs, raw), strict=True))
+    arrays = [
+        i
+        for i, o in enumerate(outputs)
+        if isinstance(o.fn, ColumnValue) and o.fn.column.type.element is not None
+    ]
+    return _as_lists(rows, arrays) if arrays and rows else rows
+
+
+def _as_lists(rows: list[tuple[Any, ...]], at: list[int]) -> list[tuple[Any, ...]]:
+    """The rows with the arrays at positions ``at`` as psycopg returns them: lists,
+    without the lower bounds the client keeps for ordering and re-encryption."""
+    out = []
+    for row in rows:
+        values = list(row)
+        for i in at:
+            values[i] = as_list(values[i])
+        out.append(tuple(values))
+    return out
 
 
 def decrypt_columnar(outputs: Sequence[Output], raw: Sequence[Sequence[Any]]) -> list[list[Any]]:

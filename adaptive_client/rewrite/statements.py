@@ -10,6 +10,7 @@ from psycopg import errors as pg_errors
 from sqlglot import exp
 
 from .. import defaults, precomputed, recipes, typeddl, views
+from ..array_encoding import as_list
 from ..collation import Collation
 from ..encodings import TEXT_TYPES
 from ..errors import EncodingError, UnsupportedQuery
@@ -245,8 +246,9 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
                 fn, _, oid = c.value_expr(scope, key, select_list, grouped)
                 if ref is None and oid in _TEXT_OIDS:
                     raise _unsupported(o, "ORDER BY text computed on the client")
-                if ref is not None and ref.column.type.name in TEXT_TYPES:
-                    plan.text_orders.append(ref.column.collation)
+                if ref is not None and _keyed(ref.column):
+                    if _textual(ref.column):
+                        plan.text_orders.append(ref.column.collation)
                     fn = _order_key(fn, ref.column)
                 client_sort.append(SortKey(fn, desc, nulls_first))
                 continue
@@ -275,9 +277,11 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
                 fn, _, _ = c.value_expr(
                     scope, key, select_list, grouped, distinct=distinct is not None
                 )
-                if ref.column.type.name in TEXT_TYPES:
-                    # text orders by its collation: the client finishes with the key
-                    plan.text_orders.append(ref.column.collation)
+                if _keyed(ref.column):
+                    # text orders by its collation, an array by array_cmp: the client
+                    # finishes with the key
+                    if _textual(ref.column):
+                        plan.text_orders.append(ref.column.collation)
                     fn = _order_key(fn, ref.column)
                 client_sort.append(SortKey(fn, desc, nulls_first))
             elif isinstance(key, exp.Count):
@@ -375,6 +379,18 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
 
 
 _TEXT_OIDS = frozenset({25, 1042, 1043})
+
+
+def _textual(col: ColumnMeta) -> bool:
+    """Does the column hold text (or arrays of text), ordered by its collation?"""
+    return (col.type.element or col.type).name in TEXT_TYPES
+
+
+def _keyed(col: ColumnMeta) -> bool:
+    """Do the column's Python values sort otherwise than PostgreSQL's order (text under a
+    collation, arrays by array_cmp)?  The client then sorts by the encoding's
+    ``order_key``."""
+    return col.type.name in TEXT_TYPES or col.type.element is not None
 
 
 def _order_key(fn: RowFn, col: ColumnMeta) -> RowFn:
@@ -547,7 +563,7 @@ def _client_aggregate(c: Compiler, stmt: exp.Select) -> Compiled:
                 # split execution answers it where no order can matter (residual.py)
                 raise UnsupportedQuery("a float sum on the client", "float sum")
             fn, _, _ = c.value_expr(scope, arg, select_list, {})
-            if isinstance(node, exp.Min | exp.Max) and col.type.name in TEXT_TYPES:
+            if isinstance(node, exp.Min | exp.Max) and _textual(col):
                 text_orders.append(col.collation)
         reducers.append((type(node), fn, distinct, col))
         names.append(Output(name, lambda row: None, aggregate_oid(type(node), col)))
@@ -583,8 +599,9 @@ def _reduce(
         return None
     if kind in (exp.Min, exp.Max):
         pick = min if kind is exp.Min else max
-        if col is not None and col.type.name in TEXT_TYPES:
-            return pick(values, key=col.encoding.order_key)  # the collation's order
+        if col is not None and _keyed(col):
+            # the collation's order; an array as psycopg returns it (a list)
+            return as_list(pick(values, key=col.encoding.order_key))
         return pick(values)
     total = sum(values)
     if kind is exp.Sum:

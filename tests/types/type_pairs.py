@@ -57,7 +57,9 @@ def open_pair(
 
 def norm(v: Any) -> Any:
     """A value comparable across the two databases: its type and value (NaN equal to
-    itself, a Decimal with its scale)."""
+    itself, a Decimal with its scale; a list element by element)."""
+    if isinstance(v, list):
+        return (type(v).__name__, tuple(norm(x) for x in v))
     if isinstance(v, float):
         return ("float", "nan" if math.isnan(v) else repr(v))
     if isinstance(v, Decimal):
