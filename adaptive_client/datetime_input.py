@@ -36,7 +36,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import zoneinfo
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -312,7 +312,11 @@ def _abbreviation_offset(zone: dt.tzinfo, abbrev: str, ref: dt.datetime) -> int:
 # --- the tokenizer (ParseDateTime) -----------------------------------------------------------
 
 
-def _tokens(text: str) -> list[tuple[str, int]] | None:
+def tokens(text: str, words: Collection[str] | None = None) -> list[tuple[str, int]] | None:
+    """ParseDateTime: the fields of ``text`` as (text, kind), None where PostgreSQL
+    refuses the text.  ``words``: the words that a letter run followed by a digit or
+    ``+`` stays (the date keywords; default: those this module reads)."""
+    known = _KEYWORDS if words is None else words
     fields: list[tuple[str, int]] = []
     s = text
     n = len(s)
@@ -362,7 +366,7 @@ def _tokens(text: str) -> list[tuple[str, int]] | None:
                 is_date = True
             elif j < n and (s[j] == "+" or s[j].isdigit()):
                 # a known word followed by digits is a word ('j2451187', 't04:05')
-                is_date = word not in _KEYWORDS
+                is_date = word[:10] not in known
             if is_date:
                 while j < n and (s[j].isalnum() or s[j] in "+-/_.:"):
                     j += 1
@@ -414,12 +418,13 @@ _TYPE_NAMES = {
     "timestamp": "timestamp",
     "timestamptz": "timestamp with time zone",
     "time": "time without time zone",
+    "timetz": "time with time zone",
 }
 
 
 def parse(text: str, kind: str, session: Session) -> Fields:
     """The fields of ``text`` as PostgreSQL's input function for ``kind`` (date,
-    timestamp, timestamptz, time) reads them, or its error."""
+    timestamp, timestamptz, time, timetz) reads them, or its error."""
     try:
         return _decode(text, kind, session)
     except _Bad as bad:
@@ -663,13 +668,13 @@ def _time_with_zone(st: _State, field: str) -> int:
 
 
 def _decode(text: str, kind: str, session: Session) -> Fields:
-    tokens = _tokens(text)
-    if not tokens:
+    toks = tokens(text)
+    if not toks:
         raise _Bad("format")
     st = _State(session.order)
     f = st.f
-    time_only = kind == "time"
-    for i, (field, ftype) in enumerate(tokens):
+    time_only = kind in ("time", "timetz")
+    for i, (field, ftype) in enumerate(toks):
         mask = 0
         if ftype == DATE:
             if st.ptype == "julian":
@@ -756,7 +761,7 @@ def _decode(text: str, kind: str, session: Session) -> Fields:
                 elif kw == "isotime":
                     if st.fmask & DATE_M != DATE_M and not time_only:
                         raise _Bad("format")
-                    if i + 1 >= len(tokens) or tokens[i + 1][1] not in (NUMBER, TIME, DATE):
+                    if i + 1 >= len(toks) or toks[i + 1][1] not in (NUMBER, TIME, DATE):
                         raise _Bad("format")
                     st.ptype = "isotime"
                     continue
@@ -842,6 +847,7 @@ def _validate(st: _State, time_only: bool, whole: bool = True) -> None:
     if time_only:
         if fmask & TIME_M == 0:
             raise _Bad("format")
+        f.has_date = fmask & DATE_M == DATE_M
         return
     if fmask & DATE_M != DATE_M:
         raise _Bad("format")
