@@ -18,8 +18,7 @@ ago``, ``1.5 months``, unit abbreviations ``y m w d h min s ms us`` and plurals,
 designators (``P1Y2M3DT4H5M6S``, ``P1W``, ``PT-0.1S``) and the alternative format
 (``P0001-02-03T04:05:06``, ``P00010203T040506``).  Fractions spill down as PostgreSQL
 spills them (a month is 30 days, a day 24 hours; fractional years become whole months).
-The tokenizer is :func:`datetime_input.tokens` (PostgreSQL's ParseDateTime), with the
-date keywords of PostgreSQL's table.
+The tokenizer is :func:`datetime_input.tokens` (PostgreSQL's ParseDateTime).
 """
 
 from __future__ import annotations
@@ -94,15 +93,6 @@ for _unit, _words in (
     for _word in _words.split():
         _UNIT_WORDS[_word] = _unit
 
-# datetktbl's words: a letter run followed by a digit or '+' is a word, not a zone name
-_DATE_WORDS_TEXT = (
-    "-infinity ad allballs am apr april at aug august bc d dec december dow doy dst epoch "
-    "feb february fri friday h infinity isodow isoyear j jan january jd jul julian july "
-    "jun june m mar march may mm mon monday nov november now oct october on pm s sat "
-    "saturday sep sept september sun sunday t thu thur thurs thursday today tomorrow tue "
-    "tues tuesday wed wednesday weds y yesterday"
-)
-_DATE_WORDS = frozenset(_DATE_WORDS_TEXT.split())
 
 # the field bits that detect a unit given twice (PostgreSQL's DTK_M masks)
 _BIT = {
@@ -324,7 +314,7 @@ def _apply(it: _Fields, unit: int, val: int, fval: float) -> tuple[int, int]:
 
 def _decode(text: str, rng: int, sql_standard: bool) -> _Fields:
     """DecodeInterval: the fields read right to left, a unit before its number."""
-    fields = tokens(text, _DATE_WORDS)
+    fields = tokens(text)
     if fields is None or len(fields) > _MAX_FIELDS or sum(len(f) + 1 for f, _ in fields) > _WORKBUF:
         raise _Bad("format")
     it = _Fields()
