@@ -311,8 +311,21 @@ def _abbreviation_offset(zone: dt.tzinfo, abbrev: str, ref: dt.datetime) -> int:
 
 # --- the tokenizer (ParseDateTime) -----------------------------------------------------------
 
+# the words of PostgreSQL's datetktbl: a letter run followed by a digit or '+' is one
+# of these words, not a zone name ('m2' is the word m and 2)
+_DATE_WORDS_TEXT = (
+    "-infinity ad allballs am apr april at aug august bc d dec december dow doy dst epoch "
+    "feb february fri friday h infinity isodow isoyear j jan january jd jul julian july "
+    "jun june m mar march may mm mon monday nov november now oct october on pm s sat "
+    "saturday sep sept september sun sunday t thu thur thurs thursday today tomorrow tue "
+    "tues tuesday wed wednesday weds y yesterday"
+)
+DATE_WORDS = frozenset(_DATE_WORDS_TEXT.split())
 
-def _tokens(text: str) -> list[tuple[str, int]] | None:
+
+def tokens(text: str) -> list[tuple[str, int]] | None:
+    """ParseDateTime: the fields of ``text`` as (text, kind), None where PostgreSQL
+    refuses the text."""
     fields: list[tuple[str, int]] = []
     s = text
     n = len(s)
@@ -362,7 +375,7 @@ def _tokens(text: str) -> list[tuple[str, int]] | None:
                 is_date = True
             elif j < n and (s[j] == "+" or s[j].isdigit()):
                 # a known word followed by digits is a word ('j2451187', 't04:05')
-                is_date = word not in _KEYWORDS
+                is_date = word[:10] not in DATE_WORDS
             if is_date:
                 while j < n and (s[j].isalnum() or s[j] in "+-/_.:"):
                     j += 1
@@ -414,12 +427,13 @@ _TYPE_NAMES = {
     "timestamp": "timestamp",
     "timestamptz": "timestamp with time zone",
     "time": "time without time zone",
+    "timetz": "time with time zone",
 }
 
 
 def parse(text: str, kind: str, session: Session) -> Fields:
     """The fields of ``text`` as PostgreSQL's input function for ``kind`` (date,
-    timestamp, timestamptz, time) reads them, or its error."""
+    timestamp, timestamptz, time, timetz) reads them, or its error."""
     try:
         return _decode(text, kind, session)
     except _Bad as bad:
@@ -653,32 +667,40 @@ def _displacement(text: str) -> int:
     return sign * ((hr * 60 + mn) * 60 + sec)
 
 
-def _time_with_zone(st: _State, field: str) -> int:
+def _time_with_zone(st: _State, field: str, time_only: bool = False) -> int:
     """``hhmmss-zz``: a run-together time, then a zone displacement."""
     if st.fmask & TIME_M == TIME_M or "-" not in field:
         raise _Bad("format")
     cut = field.index("-")
     st.f.offset = _displacement(field[cut:])
-    return _number_field(st, field[:cut], st.fmask) | ZONE
+    # (a time of day's input reads six digits as a time, never as a date)
+    fmask = st.fmask | (DATE_M if time_only else 0)
+    return _number_field(st, field[:cut], fmask) | ZONE
 
 
 def _decode(text: str, kind: str, session: Session) -> Fields:
-    tokens = _tokens(text)
-    if not tokens:
+    toks = tokens(text)
+    if not toks:
         raise _Bad("format")
     st = _State(session.order)
     f = st.f
-    time_only = kind == "time"
-    for i, (field, ftype) in enumerate(tokens):
+    time_only = kind in ("time", "timetz")
+    for i, (field, ftype) in enumerate(toks):
         mask = 0
         if ftype == DATE:
             if st.ptype == "julian":
                 raise _Bad("format")
-            if st.ptype is not None or st.fmask & (MONTH | DAY) == MONTH | DAY:
+            if time_only:
+                # (DecodeTimeOnly: a date only first, before a time or with a date last)
+                first = i == 0 and len(toks) >= 2
+                zoned = not (first and (toks[-1][1] == DATE or toks[1][1] == TIME))
+            else:
+                zoned = st.ptype is not None or st.fmask & (MONTH | DAY) == MONTH | DAY
+            if zoned:
                 # a month and day known: a zone name ("America/New_York"), or a time run
                 # together with a zone ("040506-08", after a "T")
                 if field[0].isdigit() or st.ptype is not None:
-                    mask = _time_with_zone(st, field)
+                    mask = _time_with_zone(st, field, time_only)
                     st.ptype = None
                 else:
                     zone = zone_named(field)
@@ -756,7 +778,7 @@ def _decode(text: str, kind: str, session: Session) -> Fields:
                 elif kw == "isotime":
                     if st.fmask & DATE_M != DATE_M and not time_only:
                         raise _Bad("format")
-                    if i + 1 >= len(tokens) or tokens[i + 1][1] not in (NUMBER, TIME, DATE):
+                    if i + 1 >= len(toks) or toks[i + 1][1] not in (NUMBER, TIME, DATE):
                         raise _Bad("format")
                     st.ptype = "isotime"
                     continue
@@ -842,6 +864,7 @@ def _validate(st: _State, time_only: bool, whole: bool = True) -> None:
     if time_only:
         if fmask & TIME_M == 0:
             raise _Bad("format")
+        f.has_date = fmask & DATE_M == DATE_M
         return
     if fmask & DATE_M != DATE_M:
         raise _Bad("format")

@@ -207,7 +207,8 @@ def column_type(kind: exp.Expression) -> SqlType:
     PostgreSQL has no such type (42704; the SQL parser maps some other dialects' names,
     ``tinyint``, ``datetime``, to PostgreSQL's), or by name where the client has no
     encoding for it (``ConfigError``)."""
-    if isinstance(kind, exp.DataType) and kind.this.value.lower() in FOREIGN_TYPE_NAMES:
+    named = isinstance(kind, exp.DataType) and isinstance(kind.this, exp.DataType.Type)
+    if named and kind.this.value.lower() in FOREIGN_TYPE_NAMES:
         raise UndefinedType(f'type "{kind.this.value.lower()}" does not exist')
     return parse_sql_type(kind.sql("postgres"))
 

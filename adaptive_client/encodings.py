@@ -81,7 +81,7 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg.adapt import PyFormat
 
-from . import datetime_input
+from . import datetime_input, interval_input
 from .clock import SessionTimestamp
 from .collation import Collation, order_key, primary_prefix
 from .errors import (
@@ -127,6 +127,7 @@ class SqlType:
     precision: int | None = None
     scale: int | None = None
     element: SqlType | None = None
+    fields: str | None = None  # an interval's field restriction ("day to second")
 
     @property
     def oid(self) -> int:
@@ -148,6 +149,9 @@ class SqlType:
             return f"{self.name}({self.precision})"
         if self.name == "char":
             return "bpchar"  # blank-padded char without a length limit
+        if self.fields is not None:
+            p = "" if self.precision is None else f"({self.precision})"
+            return f"interval {self.fields}{p}"
         if self.name in _FRACTIONAL and self.precision is not None:
             return f"{self.name}({self.precision})"
         return self.name
@@ -189,7 +193,7 @@ TYPE_OIDS = {
     "smallint": 21, "integer": 23, "bigint": 20, "numeric": 1700, "real": 700,
     "double precision": 701, "text": 25, "varchar": 1043, "char": 1042, "date": 1082,
     "timestamp": 1114, "timestamptz": 1184, "time": 1083, "uuid": 2950, "bytea": 17,
-    "boolean": 16, "json": 114, "jsonb": 3802,
+    "boolean": 16, "json": 114, "jsonb": 3802, "interval": 1186, "timetz": 1266,
 }  # fmt: skip
 # the OID of an array of each element type
 ARRAY_OIDS = {
@@ -206,7 +210,7 @@ _INTERNAL_ARRAYS = frozenset(
      "date", "timestamp", "timestamptz", "time", "uuid", "bytea", "bool"}
 )  # fmt: skip
 # types whose modifier is a number of fractional digits (0 to 6)
-_FRACTIONAL = frozenset({"timestamp", "timestamptz", "time"})
+_FRACTIONAL = frozenset({"timestamp", "timestamptz", "time", "timetz", "interval"})
 # PostgreSQL's spellings of the date/time types with a precision: (name, zoned)
 _DATETIME_RE = re.compile(
     r"(timestamp|time) ?(?:\( ?(\d+) ?\))?(?: (with|without) time zone)?|(timestamptz|timetz)"
@@ -233,6 +237,9 @@ def parse_sql_type(text: str) -> SqlType:
     when = _DATETIME_RE.fullmatch(norm)
     if when:
         return _datetime_type(text, when)
+    if norm.startswith("interval"):
+        fields, p = interval_input.type_parts(norm, text)
+        return SqlType("interval", p, fields=fields)
     m = _TYPE_RE.fullmatch(norm)
     if not m or m.group(1) not in _ALIASES:
         raise ConfigError(f"unsupported column type {text!r}")
@@ -273,16 +280,14 @@ def _element_type(text: str, element: str) -> SqlType:
 
 
 def _datetime_type(text: str, m: re.Match[str]) -> SqlType:
-    """timestamp(p), timestamptz(p), time(p) from their spellings; timetz is refused."""
+    """timestamp(p), timestamptz(p), time(p), timetz(p) from their spellings."""
     if m.group(4):
         base, digits, zoned = m.group(4)[:-2], m.group(5), True
     else:
         base, digits, zoned = m.group(1), m.group(2), m.group(3) == "with"
-    if base == "time" and zoned:
-        raise ConfigError(f"unsupported column type {text!r}: time with time zone")
     # (PostgreSQL reduces a precision above 6 to 6, with a warning)
     p = min(int(digits), 6) if digits is not None else None
-    name = "timestamptz" if base == "timestamp" and zoned else base
+    name = base + "tz" if zoned else base
     if name == "timestamp" and p == 6:
         p = None  # timestamp(6) is timestamp
     return SqlType(name, p)
@@ -1477,7 +1482,12 @@ def pg_text(v: Any) -> str | None:
         text = f"{v.year:04d}-{v.month:02d}-{v.day:02d} {v.hour:02d}:{v.minute:02d}:{v.second:02d}"
         return text + _fraction_text(v.microsecond) + _offset_text(v.utcoffset())
     if isinstance(v, dt.time):
-        return f"{v.hour:02d}:{v.minute:02d}:{v.second:02d}" + _fraction_text(v.microsecond)
+        clock = f"{v.hour:02d}:{v.minute:02d}:{v.second:02d}" + _fraction_text(v.microsecond)
+        return clock + _offset_text(v.utcoffset())  # (timetz: with its zone)
+    if isinstance(v, dt.timedelta):
+        from .interval_encoding import PgInterval, interval_text
+
+        return interval_text(PgInterval(0, v.days, v.seconds * 1_000_000 + v.microseconds))
     if isinstance(v, dt.date):
         return f"{v.year:04d}-{v.month:02d}-{v.day:02d}"
     if isinstance(v, bytes | bytearray | memoryview):
@@ -1597,6 +1607,10 @@ def _encoding(t: SqlType) -> Encoding:
         from .json_encoding import json_encoding  # (it imports this module)
 
         return json_encoding(t)
+    if n in ("interval", "timetz"):
+        from .interval_encoding import ENCODINGS
+
+        return ENCODINGS[n](t)
     raise ConfigError(f"no encoding for type {t.sql()!r}")
 
 

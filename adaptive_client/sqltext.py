@@ -219,6 +219,32 @@ class PostgresSource(Postgres):
             "TO_CHAR": lambda args: exp.Anonymous(this="to_char", expressions=args),
         }
 
+        def _parse_types(
+            self,
+            check_func: bool = False,
+            schema: bool = False,
+            allow_identifiers: bool = True,
+            with_collation: bool = False,
+        ) -> exp.Expr | None:
+            # interval second(p), interval day to second(p): the precision of the
+            # seconds, which sqlglot's type grammar lacks
+            parsed = super()._parse_types(check_func, schema, allow_identifiers, with_collation)
+            if not isinstance(parsed, exp.DataType):
+                return parsed
+            interval = parsed.this
+            if isinstance(interval, exp.Interval) and not parsed.expressions:
+                unit = interval.args.get("unit")
+                last = unit.expression if isinstance(unit, exp.IntervalSpan) else unit
+                if isinstance(last, exp.Var) and last.name.upper() == "SECOND":
+                    start = self._index
+                    if self._match(TokenType.L_PAREN):
+                        digits = self._parse_number()
+                        if digits is not None and self._match(TokenType.R_PAREN):
+                            parsed.set("expressions", [exp.DataTypeParam(this=digits)])
+                        else:
+                            self._retreat(start)
+            return parsed
+
         def _parse_interval_span(
             self, this: exp.Expr, parse_function_unit: bool = True
         ) -> exp.Interval:
@@ -230,9 +256,12 @@ class PostgresSource(Postgres):
                 and this.is_string
                 and interval.args.get("unit") is not None
                 and interval.this is not this
-                and not exp.INTERVAL_STRING_RE.fullmatch(this.name)
             ):
-                return exp.Interval(this=this)
+                if not exp.INTERVAL_STRING_RE.fullmatch(this.name):
+                    return exp.Interval(this=this)
+                # interval '1.5 day' became '1.5' DAY, which PostgreSQL reads otherwise
+                # (as interval '1.5' day: one day): the string as written
+                interval.meta["written"] = this.name
             return interval
 
 

@@ -486,6 +486,13 @@ def test_malformed_order_values() -> None:
         ("timestamp(6) without time zone", "timestamp"),
         ("boolean", "boolean"),
         ("bool", "boolean"),
+        ("interval", "interval"),
+        ("interval(3)", "interval(3)"),
+        ("interval  day to  second (2)", "interval day to second(2)"),
+        ("interval year to month", "interval year to month"),
+        ("interval second(0)", "interval second(0)"),
+        ("timetz", "timetz"),
+        ("time (4) with time zone", "timetz(4)"),
     ],
 )
 def test_parse_types(text: str, sql: str) -> None:
@@ -499,9 +506,9 @@ def test_parse_types(text: str, sql: str) -> None:
     "text",
     [
         "geometry",
-        "timetz",
-        "time with time zone",
-        "interval",
+        "interval day(2)",
+        "interval day to year",
+        "interval decade",
         "integer(4)",
         "varchar(0)",
         "numeric(0)",

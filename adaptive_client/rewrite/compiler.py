@@ -51,6 +51,7 @@ from ..errors import (
     UnsupportedQuery,
     ValueOutOfDomain,
 )
+from ..interval_input import RANGES
 from ..joins import JoinNeed
 from ..json_encoding import operator_refusal as json_operator_refusal
 from ..json_encoding import refusal as json_refusal
@@ -603,6 +604,21 @@ def cast_value(
     return encoding_for(t).coerce(value)
 
 
+def interval_constant(node: exp.Interval) -> ParamBuilder | None:
+    """``interval '1 day'`` or ``interval '1 2' day to hour`` compared with an interval
+    column: its value, read as PostgreSQL reads the typed literal."""
+    text, unit = node.this, node.args.get("unit")
+    if not isinstance(text, exp.Literal) or not text.is_string:
+        return None
+    written = node.meta.get("written")
+    fields = None if written is not None or unit is None else unit.sql("postgres").lower()
+    if fields is not None and fields not in RANGES:
+        return None  # (a unit PostgreSQL does not take after the string)
+    t = SqlType("interval", fields=fields)
+    value = encoding_for(t).coerce(written if written is not None else text.name)
+    return lambda p: value
+
+
 def _literal_value(node: exp.Expression) -> Any:
     if isinstance(node, exp.Literal):
         if node.is_string:
@@ -962,6 +978,12 @@ class Compiler:
             value = lambda p: kept  # noqa: E731
         else:
             value = self.value_of(right)
+        if (
+            value is None
+            and isinstance(right, exp.Interval)
+            and lref.column.type.name == "interval"
+        ):
+            value = interval_constant(right)
         if value is None:
             raise _unsupported(node, "comparison with a non-constant expression")
         oc = self.require(lref, cap)
@@ -1437,6 +1459,15 @@ class Compiler:
         self._exact_order(ref, oc, node)
         col = ref.column
         name = type(node).__name__.lower()
+        exact = col.onions.get(Onion.EXACT)
+        if exact is not None and oc.innermost != "PLAIN":
+            # the extreme as written (an interval's '1 year', not the 360 days its Ord
+            # onion orders it by): the Exact onion of a row the Ord onion puts first
+            desc = isinstance(node, exp.Max)
+            first = exp.Ordered(this=self.col_expr(ref, oc), desc=desc, nulls_first=False)
+            agg = exp.ArrayAgg(this=exp.Order(this=self.col_expr(ref, exact), expressions=[first]))
+            one = exp.Bracket(this=exp.Paren(this=agg), expressions=[exp.Literal.number(0)])
+            return ColumnValue(col, exact, self.add_select(select, one)), name, col.type.oid
         idx = self.add_select(select, self.extreme(node, ref, oc))
         if oc.innermost == "PLAIN":
             return (lambda row: row[idx]), name, col.type.oid

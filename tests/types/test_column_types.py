@@ -118,7 +118,7 @@ def test_types_postgresql_lacks(pair: Pair, name: str) -> None:
             conn.execute(sql)
 
 
-@pytest.mark.parametrize("name", ["timetz", "time(3) with time zone", "interval"])
+@pytest.mark.parametrize("name", ["xml", "tsvector", "point"])
 def test_types_out_of_reach_are_refused_by_name(pair: Pair, name: str) -> None:
     with pytest.raises(psycopg.Error) as info:
         pair.enc.execute(f"CREATE TABLE later_{name.split('(')[0].split()[0]} (x {name})")
