@@ -274,7 +274,7 @@ def parse_sql_type(text: str) -> SqlType:
 
 def _element_type(text: str, element: str) -> SqlType:
     t = parse_sql_type(element)
-    if t.element is not None:
+    if t.element is not None or t.name not in ARRAY_OIDS:  # (arrays of these only, yet)
         raise ConfigError(f"unsupported column type {text!r}")
     return t
 

@@ -886,7 +886,11 @@ def declared(kind: exp.Expression) -> tuple[str, SqlType] | None:
     catalog = _CATALOG.get()
     meta = catalog.user_type(name) if catalog is not None else None
     if catalog is None or meta is None:
-        raise pg_error(pg_errors.UndefinedObject, f'type "{name}" does not exist')
+        try:  # a built-in type the parser does not know by name (_int4, timetz(3), ...)
+            parse_sql_type(kind.sql("postgres"))
+        except ConfigError:
+            raise pg_error(pg_errors.UndefinedObject, f'type "{name}" does not exist') from None
+        return None
     return meta.anon, catalog.resolve_type(meta.anon)
 
 
