@@ -147,6 +147,8 @@ _SIMPLE_DUCK = {
     "boolean": "BOOLEAN",
     "real": "FLOAT",
     "double precision": "DOUBLE",
+    # (compared bytewise, as PostgreSQL compares it; its input forms are PostgreSQL's)
+    "uuid": "UUID",
 }
 
 
@@ -188,6 +190,7 @@ _OIDS = {
     # (timestamp - timestamp, age(): values as psycopg loads PostgreSQL's, see
     # :func:`_interval_out`)
     "INTERVAL": 1186,
+    "UUID": 2950,
     '"NULL"': 25,
     "NULL": 25,
 }
@@ -2219,7 +2222,11 @@ def text_order(
         else:  # < <= > >=
             operands = [node.this, node.expression]
             types = [_text_kind(x) for x in operands]
-            text = "text" in types and all(t in ("text", "other") for t in types)
+            text = (
+                "text" in types
+                and all(t in ("text", "other") for t in types)
+                and not any(_is_uuid(x) for x in operands)  # (a string compared with one)
+            )
         if not text:
             continue
         collate = next((c for c in map(_explicit, operands) if c is not None), None)
@@ -2257,6 +2264,11 @@ def text_order(
     for collate in list(tree.find_all(exp.Collate)):
         collate.replace(collate.this)  # the order is in the key functions now
     return found
+
+
+def _is_uuid(node: exp.Expression) -> bool:
+    typed = _unparen(node).type
+    return typed is not None and typed.this == exp.DataType.Type.UUID
 
 
 def _output_ref(item: exp.Expression, in_set_op: bool) -> exp.Expression:
