@@ -88,7 +88,7 @@ from ..collation import (
     DATABASE_COLLATION,
     Collation,
 )
-from ..encodings import TEXT_TYPES
+from ..encodings import TEXT_TYPES, encoding_for
 from ..errors import CollationUnavailable, UndefinedColumn, UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, TableMeta
 from .aggregate import apply as apply_pushdown
@@ -149,6 +149,7 @@ _SIMPLE_DUCK = {
     "double precision": "DOUBLE",
     # (compared bytewise, as PostgreSQL compares it; its input forms are PostgreSQL's)
     "uuid": "UUID",
+    "bytea": "BLOB",  # (compared bytewise, a prefix first, as PostgreSQL compares it)
 }
 
 
@@ -191,6 +192,7 @@ _OIDS = {
     # :func:`_interval_out`)
     "INTERVAL": 1186,
     "UUID": 2950,
+    "BLOB": 17,
     '"NULL"': 25,
     "NULL": 25,
 }
@@ -1598,6 +1600,44 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
     return node
 
 
+def _bytea_literals(tree: exp.Expression) -> None:
+    """A string compared with a bytea column is bytea input (``'\\x0102'``, the escape
+    format), read by the client as PostgreSQL reads it: the client engine is given the
+    bytes (``from_hex``), not its own reading of the string."""
+    bytea = encoding_for("bytea")
+
+    def typed_blob(node: exp.Expression) -> bool:
+        typed = _unparen(node).type
+        return typed is not None and typed.this == exp.DataType.Type.VARBINARY
+
+    def as_bytes(node: exp.Expression) -> None:
+        inner = _unparen(node)
+        if isinstance(inner, exp.Placeholder):
+            inner.meta["bytea"] = True  # (its value read as bytea input when bound)
+        elif isinstance(inner, exp.Literal) and inner.is_string:
+            value = bytea.coerce(inner.this)
+            inner.replace(
+                exp.Anonymous(this="from_hex", expressions=[exp.Literal.string(value.hex())])
+            )
+
+    for node in list(tree.find_all(*_COMPARISONS, exp.Between, exp.In)):
+        if isinstance(node, exp.Between | exp.In):
+            if typed_blob(node.this):
+                for arg in [node.args.get("low"), node.args.get("high"), *node.expressions]:
+                    if arg is not None:
+                        as_bytes(arg)
+            continue
+        if typed_blob(node.this):
+            as_bytes(node.expression)
+        elif typed_blob(node.expression):
+            as_bytes(node.this)
+
+
+def _bytea_input(builder: ParamBuilder) -> ParamBuilder:
+    bytea = encoding_for("bytea")
+    return lambda params: bytea.coerce(builder(params))
+
+
 def _literal_regexes(stmt: exp.Expression) -> exp.Expression:
     """``x ~ 'abc'`` / ``x ~* '^abc$'``: a regular expression that is a plain string
     (optionally anchored) is the LIKE / ILIKE of that string, which the client evaluates
@@ -2013,6 +2053,8 @@ def to_duckdb(
         builder = Compiler.value_of(c, ph)
         if builder is None:
             raise _refuse("placeholder", ph)
+        if ph.meta.get("bytea"):
+            builder = _bytea_input(builder)
         name = f"p{len(builders)}"
         builders[name] = builder
         ph.replace(exp.Placeholder(this=name))
@@ -2454,6 +2496,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     factor_disjunctions(tree)
     annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
     check_allowed(tree)
+    _bytea_literals(tree)  # (after the check: from_hex is the client's, not the statement's)
     # the real columns, by the alias they are read under (before the relations' rewrite
     # renames the tables)
     reals = frozenset(
