@@ -144,6 +144,7 @@ _SIMPLE_DUCK = {
     "varchar": "VARCHAR",
     "date": "DATE",
     "timestamp": "TIMESTAMP",
+    "timestamptz": "TIMESTAMPTZ",  # (an instant; shown in the session's zone, see finish)
     "boolean": "BOOLEAN",
     "real": "FLOAT",
     "double precision": "DOUBLE",
@@ -2581,7 +2582,11 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     builders: dict[str, ParamBuilder] = {}
     semi_sql = {semi.name: semi_select(semi, builders) for rel in relations for semi in rel.semis}
     sql, avgs, scales, numerics = to_duckdb(tree, builders, reals)
-    needs_zone = "TIMESTAMPTZ" in sql or "TIME ZONE" in sql
+    needs_zone = (
+        "TIMESTAMPTZ" in sql
+        or "TIME ZONE" in sql
+        or any(duck == "TIMESTAMPTZ" for _, cols in tables for _, duck in cols)
+    )
 
     # bind on the empty tables: the result's types, and refusals, before anything runs
     con = engine(tables, keys, None, case_mapping)

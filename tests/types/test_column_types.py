@@ -12,7 +12,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from type_pairs import Pair, check, open_pair
+from type_pairs import Pair, check, open_pair, outcome
 
 import adaptive_client
 from adaptive_client import admin
@@ -239,3 +239,34 @@ def test_an_application_schema(pair: Pair) -> None:
             cur = conn.execute(sql, params)
             got.append(cur.fetchall() if cur.description else cur.rowcount)
         assert got[0] == got[1], sql
+
+
+@pytest.mark.parametrize("zone", ["UTC", "America/New_York", "Asia/Kolkata"])
+def test_new_types_in_the_client_engine(pair: Pair, zone: str) -> None:
+    """Statements the client engine finishes (an expression over text, a range on a
+    prefix-ordered column) over tables with timestamptz, uuid and bytea columns: the
+    same rows as PostgreSQL's, timestamptz in the session's zone."""
+    pair.both(f"SET TimeZone = '{zone}'")
+    table = f"engine_{zone.split('/')[-1].lower()}"
+    pair.both(f"CREATE TABLE {table} (id int PRIMARY KEY, a text, b text, at timestamptz, "
+              "u uuid, raw bytea)")  # fmt: skip
+    rows = [
+        (1, "Ann", "Lee", "2024-03-10 12:00+00", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", b"\x01"),
+        (2, "Bo", "Ng", "2024-11-03 05:30+00", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a12", b""),
+        (3, "Cy", "Ox", None, None, None),
+        (4, "Di", "Po", "1999-12-31 23:59:59.5-08", "00000000-0000-0000-0000-000000000001",
+         b"\x01\x02"),
+    ]  # fmt: skip
+    for conn in (pair.plain, pair.enc):
+        conn.cursor().executemany(f"INSERT INTO {table} VALUES (%s, %s, %s, %s, %s, %s)", rows)
+    for sql in (
+        f"SELECT id, a || ' ' || b, at, u, raw FROM {table} ORDER BY at, id",
+        f"SELECT a || b, max(at), min(at) FROM {table} GROUP BY 1 ORDER BY 1",
+        f"SELECT a || b, at FROM {table} WHERE at > '2024-06-01' ORDER BY 1",
+        f"SELECT id, a || b FROM {table} WHERE u > 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'",
+        f"SELECT id FROM {table} WHERE raw < '\\x0102' ORDER BY raw, id",
+        f"SELECT count(*) FROM {table} WHERE at BETWEEN '1999-12-31' AND '2024-06-01 UTC'",
+    ):
+        expected = outcome(pair.plain, sql)
+        assert expected[0] == "ok" and expected[1], sql
+        assert outcome(pair.enc, sql) == expected, sql
