@@ -30,6 +30,7 @@ from ..array_encoding import Constructed, construct, same_elements
 from ..clock import CLOCK_PREFIX, clock_kind, clock_name, clock_param, is_clock_cast
 from ..clock import OIDS as CLOCK_OIDS
 from ..encodings import (
+    PARSED_STRING_TYPES,
     TEXT_TYPES,
     CollatedTextEncoding,
     FloatEncoding,
@@ -48,6 +49,7 @@ from ..errors import (
     LayerFloorViolation,
     ParameterMismatch,
     UndefinedColumn,
+    Unrepresentable,
     UnsupportedQuery,
     ValueOutOfDomain,
 )
@@ -438,13 +440,18 @@ def _stored_form(ref: _Ref, cap: Cap, v: Any) -> Any:
         c = col.encoding.comparand(v)  # (not rounded to a timestamp(p)'s precision)
     except DatetimeOutOfRange:
         raise  # the comparand itself is out of range: PostgreSQL fails the statement
-    except ValueOutOfDomain:
-        if isinstance(v, str) and col.type.name not in TEXT_TYPES:
+    except ValueOutOfDomain as exc:
+        if (
+            isinstance(v, str)
+            and col.type.name not in TEXT_TYPES
+            and not isinstance(exc, Unrepresentable)
+        ):
             # a string constant (or parameter) has no type of its own: PostgreSQL reads it
             # with the column type's input function, and its error is the statement's
             raise
         c = _UNREPRESENTABLE
-    if c is _UNREPRESENTABLE or not _same_value(v, c):
+    parsed = isinstance(v, str) and col.type.name in PARSED_STRING_TYPES
+    if c is _UNREPRESENTABLE or not (parsed or _same_value(v, c)):
         if cap is Cap.EQ:
             return NO_MATCH
         raise UnsupportedQuery(

@@ -250,6 +250,8 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
                     if _textual(ref.column):
                         plan.text_orders.append(ref.column.collation)
                     fn = _order_key(fn, ref.column)
+                elif ref is not None and ref.column.encoding.keyed_order:
+                    fn = _order_key(fn, ref.column)
                 client_sort.append(SortKey(fn, desc, nulls_first))
                 continue
             if ref is not None:
@@ -282,6 +284,8 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
                     # finishes with the key
                     if _textual(ref.column):
                         plan.text_orders.append(ref.column.collation)
+                    fn = _order_key(fn, ref.column)
+                elif ref.column.encoding.keyed_order:
                     fn = _order_key(fn, ref.column)
                 client_sort.append(SortKey(fn, desc, nulls_first))
             elif isinstance(key, exp.Count):
@@ -394,7 +398,8 @@ def _keyed(col: ColumnMeta) -> bool:
 
 
 def _order_key(fn: RowFn, col: ColumnMeta) -> RowFn:
-    """The row's value of a text sort key as its collation key (NULL stays None)."""
+    """The row's value of a sort key as its order key (text: its collation's; NULL stays
+    None)."""
     key = col.encoding.order_key
 
     def ordered(row: Sequence[Any]) -> Any:

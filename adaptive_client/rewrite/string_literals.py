@@ -3,8 +3,11 @@
 ``N'Rock'`` (a national character string: text in PostgreSQL), ``E'a\\tb'`` (escapes,
 which the parser has already decoded), ``U&'d\\0061t'`` (Unicode escapes, with an optional
 ``UESCAPE``) and dollar quotes (``$$it's$$``, ``$tag$...$tag$``) are each a string
-constant to PostgreSQL.  This pass gives the client's paths a plain string literal in
-their place, so that they encrypt, compare and return it as any other.
+constant to PostgreSQL.  A bit-string constant (``B'101'``, ``X'1F'``) is the string
+PostgreSQL's lexer makes of it, ``'b101'`` / ``'x1F'``, which bit input reads (its digits
+are checked here, as the lexer's constant is read before any column's length).  This
+pass gives the client's paths a plain string literal in their place, so that they
+encrypt, compare and return it as any other.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from collections.abc import Callable
 
 from psycopg import errors as pg_errors
 from sqlglot import exp
+
+from ..bit_encodings import parse_bits
 
 
 def _unicode_escapes(node: exp.Expression) -> str:
@@ -45,12 +50,23 @@ def _unicode_escapes(node: exp.Expression) -> str:
         raise pg_errors.SyntaxError("invalid Unicode surrogate pair") from None
 
 
+def _bit_string(prefix: str) -> Callable[[exp.Expression], str]:
+    def text(node: exp.Expression) -> str:
+        body = f"{prefix}{node.this}"
+        parse_bits(body, None, False)  # (22P02 on a digit that is not one)
+        return body
+
+    return text
+
+
 # each spelling, and the text of its constant
 _TEXT: dict[type[exp.Expression], Callable[[exp.Expression], str]] = {
     exp.National: lambda node: str(node.this),
     exp.ByteString: lambda node: str(node.this),  # E'...': escapes decoded by the parser
     exp.RawString: lambda node: str(node.this),  # dollar quoting
     exp.UnicodeString: _unicode_escapes,
+    exp.BitString: _bit_string("b"),
+    exp.HexString: _bit_string("x"),
 }
 _FORMS = tuple(_TEXT)
 
