@@ -62,27 +62,29 @@ class NotConvertible(EncodingError, pg_errors.FeatureNotSupported):
 
 def parse_bits(text: str, length: int | None, fixed: bool) -> str:
     """``bit_in`` (``fixed``) or ``varbit_in``: the bits of a bit-string input, checked
-    against the column's length before its digits, as PostgreSQL does."""
+    against the column's length after its digits."""
     head = text[:1]
     hexa = head in ("x", "X")
     body = text[1:] if head in ("b", "B", "x", "X") else text
-    size = len(body.encode("utf-8"))  # (strlen: bytes)
+    size = len(body.encode("utf-8"))
     if hexa and size > VARBITMAXLEN // 4:
         raise BitLengthExceeded(f"bit string length exceeds the maximum allowed ({VARBITMAXLEN})")
-    bitlen = 4 * size if hexa else size
-    if length is not None and fixed and bitlen != length:
-        raise BitLengthMismatch(f"bit string length {bitlen} does not match type bit({length})")
-    if length is not None and not fixed and bitlen > length:
-        raise StringTooLong(f"bit string too long for type bit varying({length})")
+    # (a constant is read without the column's length, then cast to it: digits first)
     if hexa:
         for ch in body:
             if ch not in "0123456789abcdefABCDEF":
                 raise InvalidTextInput(f'"{ch}" is not a valid hexadecimal digit')
-        return "".join(f"{int(ch, 16):04b}" for ch in body)
-    for ch in body:
-        if ch not in "01":
-            raise InvalidTextInput(f'"{ch}" is not a valid binary digit')
-    return body
+        bits = "".join(f"{int(ch, 16):04b}" for ch in body)
+    else:
+        for ch in body:
+            if ch not in "01":
+                raise InvalidTextInput(f'"{ch}" is not a valid binary digit')
+        bits = body
+    if length is not None and fixed and len(bits) != length:
+        raise BitLengthMismatch(f"bit string length {len(bits)} does not match type bit({length})")
+    if length is not None and not fixed and len(bits) > length:
+        raise StringTooLong(f"bit string too long for type bit varying({length})")
+    return bits
 
 
 class BitEncoding(Encoding):

@@ -100,7 +100,10 @@ _SUMMABLE = frozenset(
 )
 # the type of sum(column) by the column's: bigint for the smaller integers, numeric for
 # bigint and numeric, the float's own for floats (PostgreSQL's sum aggregates)
-_SUM_OIDS = {"smallint": 20, "integer": 20, "bigint": 1700, "real": 700, "double precision": 701}
+_SUM_OIDS = {
+    "smallint": 20, "integer": 20, "bigint": 1700, "real": 700, "double precision": 701,
+    "money": 790,
+}  # fmt: skip
 
 
 def aggregate_oid(kind: type, column: ColumnMeta | None) -> int:

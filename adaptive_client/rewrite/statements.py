@@ -250,8 +250,6 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
                     if _textual(ref.column):
                         plan.text_orders.append(ref.column.collation)
                     fn = _order_key(fn, ref.column)
-                elif ref is not None and ref.column.encoding.keyed_order:
-                    fn = _order_key(fn, ref.column)
                 client_sort.append(SortKey(fn, desc, nulls_first))
                 continue
             if ref is not None:
@@ -284,8 +282,6 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
                     # finishes with the key
                     if _textual(ref.column):
                         plan.text_orders.append(ref.column.collation)
-                    fn = _order_key(fn, ref.column)
-                elif ref.column.encoding.keyed_order:
                     fn = _order_key(fn, ref.column)
                 client_sort.append(SortKey(fn, desc, nulls_first))
             elif isinstance(key, exp.Count):
@@ -392,9 +388,10 @@ def _textual(col: ColumnMeta) -> bool:
 
 def _keyed(col: ColumnMeta) -> bool:
     """Do the column's Python values sort otherwise than PostgreSQL's order (text under a
-    collation, arrays by array_cmp)?  The client then sorts by the encoding's
+    collation, arrays by array_cmp, inet, money)?  The client then sorts by the encoding's
     ``order_key``."""
-    return col.type.name in TEXT_TYPES or col.type.element is not None
+    keyed = col.type.name in TEXT_TYPES or col.type.element is not None
+    return keyed or col.encoding.keyed_order
 
 
 def _order_key(fn: RowFn, col: ColumnMeta) -> RowFn:
@@ -608,6 +605,8 @@ def _reduce(
             # the collation's order; an array as psycopg returns it (a list)
             return as_list(pick(values, key=col.encoding.order_key))
         return pick(values)
+    if col is not None and col.encoding.keyed_order:  # money: summed as its Sum onion is
+        return col.encoding.from_hom_sum(sum(col.encoding.to_hom(v) for v in values))
     total = sum(values)
     if kind is exp.Sum:
         # typed as PostgreSQL types SUM: bigint for small ints, numeric for bigint/numeric
