@@ -24,6 +24,13 @@ the other methods map that canonical value to the schemes' plaintexts and back.
 | boolean             | Eq, Ord           | 8 bits: false 0, true 1                          |
 | json                | Exact (RND) only  | none: PostgreSQL has no = or order for json      |
 | jsonb               | Eq, Ord*, Exact   | 64 bits: a prefix of jsonb_cmp's order           |
+| inet, cidr          | Eq, Ord*          | 95 bits: network_cmp's key (IPv6: a prefix)      |
+| macaddr, macaddr8   | Eq, Ord           | 48 / 64 bits: the bytes                          |
+| bit(n), varbit(n)   | Eq, Ord(*)        | the bits (and length); 64-bit prefix past 95     |
+| money               | Eq, Ord, Sum      | 64 bits: cents + 2**63                           |
+
+(the last four: ``network_encodings`` and ``bit_encodings``, registered in
+``REGISTERED``.)
 
 Dates and timestamps hold ``-infinity`` at 0 and ``infinity`` at the top of their OPE
 domain (``Infinite``; the DET bytes are the words); a ``timestamp`` / ``timestamp(6)``
