@@ -21,7 +21,7 @@ is False and the client finishes the order (``order_key``).
 money follows ``lc_monetary`` ``C`` (PostgreSQL's default): ``$``, ``,`` between
 thousands, ``.`` and two fractional digits.  A session under another ``lc_monetary``
 reads and prints amounts differently in PostgreSQL; the client does not follow it.
-``sum(money)`` is money, wrapping around past 64 bits as PostgreSQL 15's ``cash_pl``.
+``sum(money)`` is money; past 64 bits it is PostgreSQL's 22003, "money out of range".
 """
 
 from __future__ import annotations
@@ -312,9 +312,11 @@ class MoneyEncoding(Encoding):
         return _money_cents(v)
 
     def from_hom_sum(self, i: int) -> str:
-        # cash_pl adds without an overflow check: the sum wraps around as an int64
-        wrapped = (int(i) - _INT64_MIN) % 2**64 + _INT64_MIN
-        return money_text(wrapped)
+        # (PostgreSQL checks each partial sum; the Sum onion gives the total only, so a
+        # sum whose total fits but whose running sum overflowed is not refused here)
+        if not _INT64_MIN <= int(i) <= _INT64_MAX:
+            raise NumericOutOfRange("money out of range")
+        return money_text(int(i))
 
     def from_hom(self, i: int) -> str:
         return money_text(int(i))

@@ -12,7 +12,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from type_pairs import Pair, check, open_pair
+from type_pairs import Pair, check, open_pair, outcome
 
 import adaptive_client
 from adaptive_client import admin
@@ -159,3 +159,33 @@ def test_layers_shows_bit_and_money_columns(
     assert shown["v", "varbit", "Ord"].provider_learns == "order of an 8-byte prefix"
     assert shown["m", "money", "Ord"].layer == "OPE"
     assert ("b", "bit(3)", "Eq") in shown and ("v", "varbit", "Eq") in shown
+
+
+@pytest.mark.parametrize("layer", ["ASHE", "HOM"])
+def test_money_sum_onion(
+    new_database: Callable[..., str], master_key: MasterKey, layer: str
+) -> None:
+    """With Sum onions configured, sum(money) is computed on the server over the Sum
+    onion (the layers report shows it) and equals PostgreSQL's; past 64 bits it is
+    PostgreSQL's 22003."""
+    config = {"defaults": {"sum": True, "sum_layer": layer, "hom_bits": 512}}
+    plain = psycopg.connect(new_database("net_money_p"), autocommit=True)
+    dsn = new_database("net_money_e")
+    enc = adaptive_client.connect(dsn, master_key=master_key.hex(), config=config, autocommit=True)
+    amounts = ["$10.00", "9.99", "-$5.50", "(0.50)", "92233720368547758.07", "0.01"]
+    try:
+        for conn in (plain, enc):
+            conn.execute("CREATE TABLE ms (id int, m money)")
+            for i, a in enumerate(amounts):
+                conn.execute("INSERT INTO ms VALUES (%s, %s)", (i, a))
+        for where in ["id < 4", "id <> 4", "id = 99", "id >= 0"]:
+            sql = f"SELECT sum(m) FROM ms WHERE {where}"
+            got = [outcome(c, sql) for c in (plain, enc)]
+            assert got[0] == got[1], where
+        assert got[0] == ("error", "22003")
+    finally:
+        plain.close()
+        enc.close()
+    with psycopg.connect(dsn) as raw:
+        rows = admin.layers_report(raw, master_key)
+    assert any(r.column == "m" and r.onion == "Sum" for r in rows)
