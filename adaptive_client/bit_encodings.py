@@ -7,9 +7,10 @@ errors' SQLSTATEs.
 
 | type          | Eq onion (DET)              | Ord onion (OPE)                              |
 |---------------|-----------------------------|----------------------------------------------|
-| bit(n)        | bit length, packed bits     | n bits: the bits (exact) where n <= 95       |
-| varbit(n)     | the same                    | bits zero-filled to n, then the length,      |
-|               |                             | exact where that fits 95 bits                |
+| bit(n)        | bit length, packed bits     | the bits, doubled plus one (exact where that |
+|               |                             | fits 95 bits)                                |
+| varbit(n)     | the same                    | bits zero-filled to n, then the length, the  |
+|               |                             | same way                                     |
 | longer ones   | the same                    | 64 bits: the first 64 bits, zero-filled*     |
 | money         | the amount in cents, 8 bytes | 64 bits: cents + 2**63 (exact); Sum onion   |
 
@@ -32,13 +33,7 @@ from typing import Any
 from psycopg import errors as pg_errors
 
 from .encodings import _CTX, EQ, ORD, REGISTERED, SUM, Encoding, SqlType, _type_error
-from .errors import (
-    EncodingError,
-    InvalidTextInput,
-    NumericOutOfRange,
-    StringTooLong,
-    Unrepresentable,
-)
+from .errors import EncodingError, InvalidTextInput, NumericOutOfRange, StringTooLong
 
 VARBITMAXLEN = 0x3FFFFFFF - 7  # (bits of a 1 GB varlena)
 _OPE_MAX = 95  # the widest domain of the native OPE
@@ -95,11 +90,12 @@ class BitEncoding(Encoding):
         self.fixed = sql_type.name == "bit"
         self.length = sql_type.precision
         n = self.length
-        # the exact key's width: the bits (bit(n)) or bits and length (varbit(n))
+        # the exact key: the bits (bit(n)) or bits and length (varbit(n)), doubled plus
+        # one, so that a comparand of another length has a key between two values'
         self._len_bits = 0 if self.fixed or n is None else n.bit_length()
-        exact = n is not None and n + self._len_bits <= _OPE_MAX
+        exact = n is not None and n + self._len_bits + 2 <= _OPE_MAX
         self.ope_exact = exact
-        self.ope_bits = n + self._len_bits if exact and n is not None else 64
+        self.ope_bits = n + self._len_bits + 2 if exact and n is not None else 64
 
     def coerce(self, value: Any) -> Any:
         if value is None:
@@ -109,18 +105,13 @@ class BitEncoding(Encoding):
         return parse_bits(value, self.length, self.fixed)
 
     def comparand(self, value: Any) -> Any:
-        # a constant compared with the column is a bit string of its own length: one of
-        # another length than a bit(n) column's equals no row (a range is refused)
+        # a constant compared with the column is a bit string of its own length (one of
+        # another length than the column holds equals no row, and orders between them)
         if value is None:
             return None
         if not isinstance(value, str):
             raise _type_error(self.sql_type, value)
-        bits = parse_bits(value, None, self.fixed)
-        if self.length is not None and (
-            len(bits) != self.length if self.fixed else len(bits) > self.length
-        ):
-            raise Unrepresentable(f"{self.sql_type.sql()} holds no bit string {bits!r}")
-        return bits
+        return parse_bits(value, None, self.fixed)
 
     def to_bytes(self, v: str) -> bytes:
         packed = int(v.ljust(-(-len(v) // 8) * 8, "0") or "0", 2)
@@ -142,16 +133,29 @@ class BitEncoding(Encoding):
         the bits do)."""
         return v.ljust(-(-len(v) // 8) * 8, "0"), len(v)
 
-    def to_ope(self, v: str) -> int:
-        if not self.ope_exact:
-            return int(v[:64].ljust(64, "0"), 2)
+    def _key(self, v: str) -> int:
         n = self.length or 0
         bits = int(v.ljust(n, "0") or "0", 2)
         return bits << self._len_bits | (len(v) if self._len_bits else 0)
 
+    def to_ope(self, v: str) -> int:
+        """A value's key ``2k + 1``.  A comparand the column cannot hold gets an even key
+        where bitcmp puts it (the bits compare as strings do): longer than n, just
+        above its first n bits (``2k + 2``); shorter than a bit(n)'s n, just below the
+        value its bits zero-filled make (``2k``)."""
+        if not self.ope_exact:
+            return int(v[:64].ljust(64, "0"), 2)
+        n = self.length or 0
+        if len(v) > n:
+            return 2 * self._key(v[:n]) + 2
+        if self.fixed and len(v) < n:
+            return 2 * self._key(v)
+        return 2 * self._key(v) + 1
+
     def from_ope(self, i: int) -> str:
-        if not self.ope_exact or not 0 <= i < 1 << self.ope_bits:
+        if not self.ope_exact or not 0 <= i < 1 << self.ope_bits or i % 2 == 0:
             raise self._bad("order encoding")
+        i //= 2
         n = self.length or 0
         length = i & ((1 << self._len_bits) - 1) if self._len_bits else n
         if length > n:

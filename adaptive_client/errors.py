@@ -58,11 +58,6 @@ class ValueOutOfDomain(EncodingError):
     """A value lies outside the domain an encoding (e.g. OPE's integer range) supports."""
 
 
-class Unrepresentable(ValueOutOfDomain):
-    """A comparand no value of the column's type equals (a bit string of another length
-    than a bit(n) column's): ``=`` is false for every row, a range is refused."""
-
-
 class StringTooLong(ValueOutOfDomain, pg_errors.StringDataRightTruncation):
     """A string longer than its varchar(n)/char(n) column (PostgreSQL's 22001)."""
 

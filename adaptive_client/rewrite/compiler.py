@@ -49,7 +49,6 @@ from ..errors import (
     LayerFloorViolation,
     ParameterMismatch,
     UndefinedColumn,
-    Unrepresentable,
     UnsupportedQuery,
     ValueOutOfDomain,
 )
@@ -443,12 +442,8 @@ def _stored_form(ref: _Ref, cap: Cap, v: Any) -> Any:
         c = col.encoding.comparand(v)  # (not rounded to a timestamp(p)'s precision)
     except DatetimeOutOfRange:
         raise  # the comparand itself is out of range: PostgreSQL fails the statement
-    except ValueOutOfDomain as exc:
-        if (
-            isinstance(v, str)
-            and col.type.name not in TEXT_TYPES
-            and not isinstance(exc, Unrepresentable)
-        ):
+    except ValueOutOfDomain:
+        if isinstance(v, str) and col.type.name not in TEXT_TYPES:
             # a string constant (or parameter) has no type of its own: PostgreSQL reads it
             # with the column type's input function, and its error is the statement's
             raise
