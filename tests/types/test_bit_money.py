@@ -189,3 +189,19 @@ def test_money_sum_onion(
     with psycopg.connect(dsn) as raw:
         rows = admin.layers_report(raw, master_key)
     assert any(r.column == "m" and r.onion == "Sum" for r in rows)
+
+
+def test_bit_constants_elsewhere(pair: Pair) -> None:
+    """A bit-string constant outside a bit column is the text of its bits, as PostgreSQL
+    gives it (selected, concatenated, stored into text); cast to another type it is
+    refused rather than read as a string of digits (X'1F'::int is 31, not 11111)."""
+    pair.both("CREATE TABLE bit_elsewhere (id int, t text)")
+    for sql in [
+        "INSERT INTO bit_elsewhere VALUES (1, B'101'), (2, X'A1')",
+        "SELECT id, t FROM bit_elsewhere ORDER BY id",
+        "SELECT B'101', X'1F', B'101' || B'1'",
+        "SELECT id FROM bit_elsewhere WHERE t = '10100001'",
+    ]:
+        assert outcome(pair.plain, sql) == outcome(pair.enc, sql), sql
+    with pytest.raises(psycopg.errors.FeatureNotSupported):
+        pair.enc.execute("SELECT X'1F'::int")
