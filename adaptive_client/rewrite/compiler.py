@@ -105,6 +105,25 @@ _SUM_OIDS = {
 }  # fmt: skip
 
 
+# the column types PostgreSQL has no min() and max() for
+_NO_EXTREMES = frozenset({"bit", "varbit", "macaddr", "macaddr8"})
+
+
+def refuse_aggregate(kind: type, column: ColumnMeta) -> None:
+    """PostgreSQL's 42883 where it has no such aggregate of the column's type: sum(text),
+    avg(date), avg(money), min(macaddr), max(bit)."""
+    name = column.type.name
+    missing = (
+        name not in _SUMMABLE or (kind is exp.Avg and name == "money")
+        if kind in (exp.Sum, exp.Avg)
+        else kind in (exp.Min, exp.Max) and name in _NO_EXTREMES
+    )
+    if missing:
+        raise pg_errors.UndefinedFunction(
+            f"function {kind.__name__.lower()}({column.type.sql()}) does not exist"
+        )
+
+
 def aggregate_oid(kind: type, column: ColumnMeta | None) -> int:
     """The type of an aggregate of ``column`` (None: of ``*``) as PostgreSQL gives it."""
     name = column.type.name if column is not None else ""
@@ -1404,9 +1423,7 @@ class Compiler:
         if ref is None:
             raise _unsupported(node, f"{type(node).__name__.upper()} over an expression")
         col = ref.column
-        if col.type.name not in _SUMMABLE:  # as PostgreSQL refuses sum(text), avg(date)
-            name = type(node).__name__.lower()
-            raise pg_errors.UndefinedFunction(f"function {name}({col.type.sql()}) does not exist")
+        refuse_aggregate(type(node), col)  # as PostgreSQL refuses sum(text), avg(date)
         if col.type.name in ("real", "double precision"):
             # PostgreSQL's float sum rounds each addition in its plan's order, the Sum
             # onion's is exact: the split execution answers it where no order can matter
@@ -1460,6 +1477,7 @@ class Compiler:
         ref = self._column_side(scope, node.this)
         if ref is None:
             raise _unsupported(node, f"{type(node).__name__.upper()} over an expression")
+        refuse_aggregate(type(node), ref.column)
         oc = self.require(ref, Cap.ORD)
         self._exact_order(ref, oc, node)
         col = ref.column
