@@ -50,12 +50,15 @@ def _learns(
     join_group: str | None,
     shared: list[str] | None = None,
     collation: Collation | None = None,
+    prefix_bits: int = 64,
 ) -> str:
     """``shared``: the other columns whose onion of this kind is under the same key (a
-    declared join group, or a key group formed by join adjustments)."""
+    declared join group, or a key group formed by join adjustments); ``prefix_bits``:
+    the width of an inexact Ord onion's plaintext."""
     learns = LEAKAGE[layer]
     if layer == "OPE" and not ope_exact:
-        learns = "order of an 8-byte prefix"
+        size = "an 8-byte" if prefix_bits == 64 else f"a {prefix_bits}-bit"
+        learns = f"order of {size} prefix"
         if collation is not None and not collation.bytewise:
             learns = (
                 f"order under collation {collation.describe()} of an 8-byte prefix of the "
@@ -139,6 +142,7 @@ def layers_report(conn: psycopg.Connection[Any], master: MasterKey) -> list[Laye
                             groups.get((table.name, col.name), col.join_group),
                             _beyond(groups.get((table.name, col.name)), catalog, table, oc),
                             col.collation,
+                            col.encoding.ope_bits,
                         )
                         if col.expression is None
                         else "precomputed: "

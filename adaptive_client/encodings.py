@@ -24,6 +24,13 @@ the other methods map that canonical value to the schemes' plaintexts and back.
 | boolean             | Eq, Ord           | 8 bits: false 0, true 1                          |
 | json                | Exact (RND) only  | none: PostgreSQL has no = or order for json      |
 | jsonb               | Eq, Ord*, Exact   | 64 bits: a prefix of jsonb_cmp's order           |
+| inet, cidr          | Eq, Ord*          | 95 bits: network_cmp's key (IPv6: a prefix)      |
+| macaddr, macaddr8   | Eq, Ord           | 48 / 64 bits: the bytes                          |
+| bit(n), varbit(n)   | Eq, Ord(*)        | the bits (and length); 64-bit prefix past 95     |
+| money               | Eq, Ord, Sum      | 64 bits: cents + 2**63                           |
+
+(the last four: ``network_encodings`` and ``bit_encodings``, registered in
+``REGISTERED``.)
 
 Dates and timestamps hold ``-infinity`` at 0 and ``infinity`` at the top of their OPE
 domain (``Infinite``; the DET bytes are the words); a ``timestamp`` / ``timestamp(6)``
@@ -105,6 +112,9 @@ _ONE = Decimal(1)
 
 EQ, ORD, SUM, SEARCH, SUBSTR = "Eq", "Ord", "Sum", "Search", "Substr"
 TEXT_TYPES = frozenset({"varchar", "text", "char"})
+# types whose values are strings a column reads with its input function: the text
+# compared with such a column denotes the value it parses to, not itself
+PARSED_STRING_TYPES = frozenset({"macaddr", "macaddr8", "bit", "varbit", "money"})
 
 
 # --- SQL types ----------------------------------------------------------------------------
@@ -154,6 +164,8 @@ class SqlType:
             return f"interval {self.fields}{p}"
         if self.name in _FRACTIONAL and self.precision is not None:
             return f"{self.name}({self.precision})"
+        if self.name in _BIT_TYPES and self.precision is not None:
+            return f"{self.name}({self.precision})"
         return self.name
 
 
@@ -187,6 +199,14 @@ _ALIASES = {
     "bytea": "bytea",
     "json": "json",
     "jsonb": "jsonb",
+    "inet": "inet",
+    "cidr": "cidr",
+    "macaddr": "macaddr",
+    "macaddr8": "macaddr8",
+    "bit": "bit",
+    "bit varying": "varbit",
+    "varbit": "varbit",
+    "money": "money",
 }
 # each canonical type name's OID, as PostgreSQL describes a result column of the type
 TYPE_OIDS = {
@@ -194,6 +214,8 @@ TYPE_OIDS = {
     "double precision": 701, "text": 25, "varchar": 1043, "char": 1042, "date": 1082,
     "timestamp": 1114, "timestamptz": 1184, "time": 1083, "uuid": 2950, "bytea": 17,
     "boolean": 16, "json": 114, "jsonb": 3802, "interval": 1186, "timetz": 1266,
+    "inet": 869, "cidr": 650, "macaddr": 829, "macaddr8": 774, "bit": 1560, "varbit": 1562,
+    "money": 790,
 }  # fmt: skip
 # the OID of an array of each element type
 ARRAY_OIDS = {
@@ -211,6 +233,14 @@ _INTERNAL_ARRAYS = frozenset(
 )  # fmt: skip
 # types whose modifier is a number of fractional digits (0 to 6)
 _FRACTIONAL = frozenset({"timestamp", "timestamptz", "time", "timetz", "interval"})
+# bit strings, whose modifier is a length in bits (bit: 1 where not given)
+_BIT_TYPES = frozenset({"bit", "varbit"})
+_MAX_BITS = 83_886_080
+# encodings other modules define, by canonical type name (network_encodings,
+# bit_encodings: imported at the end of this module, they add theirs)
+REGISTERED: dict[str, Callable[[SqlType], Encoding]] = {}
+# the text PostgreSQL prints for those modules' Python values, where str() is not it
+TEXT_FORMATS: dict[type, Callable[[Any], str]] = {}
 # PostgreSQL's spellings of the date/time types with a precision: (name, zoned)
 _DATETIME_RE = re.compile(
     r"(timestamp|time) ?(?:\( ?(\d+) ?\))?(?: (with|without) time zone)?|(timestamptz|timetz)"
@@ -267,6 +297,10 @@ def parse_sql_type(text: str) -> SqlType:
         if name == "char" and a is None:
             a = 1  # char without a length is char(1)
         return SqlType("char" if name == "bpchar" else name, a)
+    if name in _BIT_TYPES:
+        if a is not None and not 1 <= a <= _MAX_BITS:
+            raise ConfigError(f"invalid length in {text!r}")
+        return SqlType(name, 1 if a is None and name == "bit" else a)
     if a is not None:
         raise ConfigError(f"type {name} takes no modifier: {text!r}")
     return SqlType(name)
@@ -381,6 +415,8 @@ class Encoding:
     # equal values (under SQL ``=``) may print differently: an Exact onion keeps the value
     # as written (``to_exact_bytes``) where the configuration asks for one
     exact_display: bool = False
+    # Python's order of the values is not PostgreSQL's: the client sorts by order_key
+    keyed_order: bool = False
 
     def __init__(self, sql_type: SqlType) -> None:
         self.sql_type = sql_type
@@ -1498,6 +1534,9 @@ def pg_text(v: Any) -> str | None:
         if v.is_infinite():
             return "-Infinity" if v.is_signed() else "Infinity"
         return format(v, "f")
+    fmt = TEXT_FORMATS.get(type(v))
+    if fmt is not None:
+        return fmt(v)
     if isinstance(v, float):
         # (the shortest text that reads back as the value, as float8out prints it, up to
         # where PostgreSQL switches to an exponent: 1e15 for float8, 1e6 for float4)
@@ -1611,6 +1650,8 @@ def _encoding(t: SqlType) -> Encoding:
         from .interval_encoding import ENCODINGS
 
         return ENCODINGS[n](t)
+    if n in REGISTERED:
+        return REGISTERED[n](t)
     raise ConfigError(f"no encoding for type {t.sql()!r}")
 
 
@@ -1639,3 +1680,7 @@ def encoding_for(t: SqlType | str, collation: Collation | None = None) -> Encodi
     if collation is not None and not collation.bytewise and parsed.name in _COLLATED_TYPES:
         return _collated(parsed, collation)
     return _encoding(parsed)
+
+
+# (last: these modules import this one, and add their types to REGISTERED)
+from . import bit_encodings, network_encodings  # noqa: E402, F401

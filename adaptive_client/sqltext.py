@@ -226,6 +226,20 @@ class PostgresSource(Postgres):
             allow_identifiers: bool = True,
             with_collation: bool = False,
         ) -> exp.Expr | None:
+            # PostgreSQL's ``bit varying [(n)]`` (varbit), which sqlglot does not read
+            nxt = self._next
+            if (
+                self._curr is not None
+                and self._curr.token_type is TokenType.BIT
+                and nxt is not None
+                and nxt.text.upper() == "VARYING"
+            ):
+                self._advance(2)
+                varbit = exp.DataType.build("varbit", dialect="postgres", udt=True)
+                if self._match(TokenType.L_PAREN):
+                    varbit.set("expressions", [exp.DataTypeParam(this=self._parse_number())])
+                    self._match_r_paren()
+                return varbit
             # interval second(p), interval day to second(p): the precision of the
             # seconds, which sqlglot's type grammar lacks
             parsed = super()._parse_types(check_func, schema, allow_identifiers, with_collation)

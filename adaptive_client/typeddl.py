@@ -873,8 +873,21 @@ def _user_name(kind: exp.Expression) -> str | None:
         return None
     ident = kind.args.get("kind")
     if isinstance(ident, exp.Identifier):
-        return ident.this if ident.quoted else ident.this.lower()
-    return kind.sql("postgres").lower()
+        name = ident.this if ident.quoted else ident.this.lower()
+        quoted = bool(ident.quoted)
+    else:
+        name, quoted = kind.sql("postgres").lower(), False
+    if not quoted and _builtin(name):
+        return None  # (cidr, macaddr, varbit: built-in types the parser does not know)
+    return name
+
+
+def _builtin(name: str) -> bool:
+    try:
+        parse_sql_type(name)
+    except ConfigError:
+        return False
+    return True
 
 
 def declared(kind: exp.Expression) -> tuple[str, SqlType] | None:

@@ -30,6 +30,7 @@ from ..array_encoding import Constructed, construct, same_elements
 from ..clock import CLOCK_PREFIX, clock_kind, clock_name, clock_param, is_clock_cast
 from ..clock import OIDS as CLOCK_OIDS
 from ..encodings import (
+    PARSED_STRING_TYPES,
     TEXT_TYPES,
     CollatedTextEncoding,
     FloatEncoding,
@@ -98,7 +99,29 @@ _SUMMABLE = frozenset(
 )
 # the type of sum(column) by the column's: bigint for the smaller integers, numeric for
 # bigint and numeric, the float's own for floats (PostgreSQL's sum aggregates)
-_SUM_OIDS = {"smallint": 20, "integer": 20, "bigint": 1700, "real": 700, "double precision": 701}
+_SUM_OIDS = {
+    "smallint": 20, "integer": 20, "bigint": 1700, "real": 700, "double precision": 701,
+    "money": 790,
+}  # fmt: skip
+
+
+# the column types PostgreSQL has no min() and max() for
+_NO_EXTREMES = frozenset({"bit", "varbit", "macaddr", "macaddr8"})
+
+
+def refuse_aggregate(kind: type, column: ColumnMeta) -> None:
+    """PostgreSQL's 42883 where it has no such aggregate of the column's type: sum(text),
+    avg(date), avg(money), min(macaddr), max(bit)."""
+    name = column.type.name
+    missing = (
+        name not in _SUMMABLE or (kind is exp.Avg and name == "money")
+        if kind in (exp.Sum, exp.Avg)
+        else kind in (exp.Min, exp.Max) and name in _NO_EXTREMES
+    )
+    if missing:
+        raise pg_errors.UndefinedFunction(
+            f"function {kind.__name__.lower()}({column.type.sql()}) does not exist"
+        )
 
 
 def aggregate_oid(kind: type, column: ColumnMeta | None) -> int:
@@ -444,7 +467,8 @@ def _stored_form(ref: _Ref, cap: Cap, v: Any) -> Any:
             # with the column type's input function, and its error is the statement's
             raise
         c = _UNREPRESENTABLE
-    if c is _UNREPRESENTABLE or not _same_value(v, c):
+    parsed = isinstance(v, str) and col.type.name in PARSED_STRING_TYPES
+    if c is _UNREPRESENTABLE or not (parsed or _same_value(v, c)):
         if cap is Cap.EQ:
             return NO_MATCH
         raise UnsupportedQuery(
@@ -1399,9 +1423,7 @@ class Compiler:
         if ref is None:
             raise _unsupported(node, f"{type(node).__name__.upper()} over an expression")
         col = ref.column
-        if col.type.name not in _SUMMABLE:  # as PostgreSQL refuses sum(text), avg(date)
-            name = type(node).__name__.lower()
-            raise pg_errors.UndefinedFunction(f"function {name}({col.type.sql()}) does not exist")
+        refuse_aggregate(type(node), col)  # as PostgreSQL refuses sum(text), avg(date)
         if col.type.name in ("real", "double precision"):
             # PostgreSQL's float sum rounds each addition in its plan's order, the Sum
             # onion's is exact: the split execution answers it where no order can matter
@@ -1455,6 +1477,7 @@ class Compiler:
         ref = self._column_side(scope, node.this)
         if ref is None:
             raise _unsupported(node, f"{type(node).__name__.upper()} over an expression")
+        refuse_aggregate(type(node), ref.column)
         oc = self.require(ref, Cap.ORD)
         self._exact_order(ref, oc, node)
         col = ref.column

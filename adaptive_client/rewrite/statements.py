@@ -12,7 +12,7 @@ from sqlglot import exp
 from .. import defaults, precomputed, recipes, typeddl, views
 from ..array_encoding import as_list
 from ..collation import Collation
-from ..encodings import TEXT_TYPES
+from ..encodings import SUM, TEXT_TYPES
 from ..errors import EncodingError, UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from ..onions import Cap
@@ -24,6 +24,7 @@ from .compiler import (
     _Ref,
     _unsupported,
     aggregate_oid,
+    refuse_aggregate,
     server_sql,
 )
 from .dependent_keys import with_dependent_keys
@@ -388,13 +389,15 @@ def _textual(col: ColumnMeta) -> bool:
 
 def _keyed(col: ColumnMeta) -> bool:
     """Do the column's Python values sort otherwise than PostgreSQL's order (text under a
-    collation, arrays by array_cmp)?  The client then sorts by the encoding's
+    collation, arrays by array_cmp, inet, money)?  The client then sorts by the encoding's
     ``order_key``."""
-    return col.type.name in TEXT_TYPES or col.type.element is not None
+    keyed = col.type.name in TEXT_TYPES or col.type.element is not None
+    return keyed or col.encoding.keyed_order
 
 
 def _order_key(fn: RowFn, col: ColumnMeta) -> RowFn:
-    """The row's value of a text sort key as its collation key (NULL stays None)."""
+    """The row's value of a sort key as its order key (text: its collation's; NULL stays
+    None)."""
     key = col.encoding.order_key
 
     def ordered(row: Sequence[Any]) -> Any:
@@ -557,6 +560,8 @@ def _client_aggregate(c: Compiler, stmt: exp.Select) -> Compiled:
         if isinstance(arg, exp.Column):
             ref = scope.resolve(arg)
             col = ref.column
+            if not isinstance(node, exp.Count):
+                refuse_aggregate(type(node), col)
             floats = ("real", "double precision")
             if isinstance(node, exp.Sum | exp.Avg) and col.type.name in floats:
                 # PostgreSQL's float sum rounds each addition in its plan's order: the
@@ -603,6 +608,9 @@ def _reduce(
             # the collation's order; an array as psycopg returns it (a list)
             return as_list(pick(values, key=col.encoding.order_key))
         return pick(values)
+    if col is not None and col.encoding.keyed_order and SUM in col.encoding.onions:
+        # money: summed as its Sum onion is
+        return col.encoding.from_hom_sum(sum(col.encoding.to_hom(v) for v in values))
     total = sum(values)
     if kind is exp.Sum:
         # typed as PostgreSQL types SUM: bigint for small ints, numeric for bigint/numeric

@@ -3,7 +3,11 @@
 ``N'Rock'`` (a national character string: text in PostgreSQL), ``E'a\\tb'`` (escapes,
 which the parser has already decoded), ``U&'d\\0061t'`` (Unicode escapes, with an optional
 ``UESCAPE``) and dollar quotes (``$$it's$$``, ``$tag$...$tag$``) are each a string
-constant to PostgreSQL.  This pass gives the client's paths a plain string literal in
+constant to PostgreSQL.  A bit-string constant (``B'101'``, ``X'1F'``) becomes the
+string of its bits, ``'101'`` / ``'00011111'``: what bit input reads into a bit column,
+and what a text column stores of it (its digits are checked here, as the lexer's
+constant is read before any column's length; a cast of one to another type is refused:
+``X'1F'::int`` is 31).  This pass gives the client's paths a plain string literal in
 their place, so that they encrypt, compare and return it as any other.
 """
 
@@ -11,9 +15,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from psycopg import errors as pg_errors
 from sqlglot import exp
+
+from ..bit_encodings import parse_bits
+from ..errors import UnsupportedQuery
 
 
 def _unicode_escapes(node: exp.Expression) -> str:
@@ -45,12 +53,34 @@ def _unicode_escapes(node: exp.Expression) -> str:
         raise pg_errors.SyntaxError("invalid Unicode surrogate pair") from None
 
 
+def _bit_string(prefix: str) -> Callable[[exp.Expression], str]:
+    def text(node: exp.Expression) -> str:
+        cast = node.parent
+        if isinstance(cast, exp.Cast) and not _is_bit_type(cast.args.get("to")):
+            # (X'1F'::int is 31: the digits' string would read as 11111)
+            raise UnsupportedQuery(
+                f"a bit-string constant cast to {cast.args['to'].sql('postgres')}",
+                "bit-string constant cast",
+            )
+        return parse_bits(f"{prefix}{node.this}", None, False)  # (22P02 on a bad digit)
+
+    return text
+
+
+def _is_bit_type(to: Any) -> bool:
+    if not isinstance(to, exp.DataType):
+        return False
+    return to.this is exp.DataType.Type.BIT or to.sql("postgres").lower().startswith("varbit")
+
+
 # each spelling, and the text of its constant
 _TEXT: dict[type[exp.Expression], Callable[[exp.Expression], str]] = {
     exp.National: lambda node: str(node.this),
     exp.ByteString: lambda node: str(node.this),  # E'...': escapes decoded by the parser
     exp.RawString: lambda node: str(node.this),  # dollar quoting
     exp.UnicodeString: _unicode_escapes,
+    exp.BitString: _bit_string("b"),
+    exp.HexString: _bit_string("x"),
 }
 _FORMS = tuple(_TEXT)
 
