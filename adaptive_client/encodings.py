@@ -88,7 +88,7 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg.adapt import PyFormat
 
-from . import datetime_input, interval_input
+from . import datetime_input, datetime_output, interval_input
 from .clock import SessionTimestamp
 from .collation import Collation, order_key, primary_prefix
 from .errors import (
@@ -1484,19 +1484,8 @@ class ByteaEncoding(Encoding):
         return v
 
 
-def _fraction_text(micro: int) -> str:
-    return f".{micro:06d}".rstrip("0") if micro else ""
-
-
-def _offset_text(offset: dt.timedelta | None) -> str:
-    """A UTC offset as PostgreSQL prints it: ``+05:30``, ``-05``, ``+00``."""
-    if offset is None:
-        return ""
-    seconds = int(offset.total_seconds())
-    sign = "-" if seconds < 0 else "+"
-    h, rest = divmod(abs(seconds), 3600)
-    m, sec = divmod(rest, 60)
-    return f"{sign}{h:02d}" + (f":{m:02d}" if m or sec else "") + (f":{sec:02d}" if sec else "")
+_fraction_text = datetime_output.fraction_text
+_offset_text = datetime_output.offset_text
 
 
 # the text output of values of composite types, by Python type, filled by their modules
@@ -1504,9 +1493,20 @@ def _offset_text(offset: dt.timedelta | None) -> str:
 COMPOSITE_TEXT: dict[type, Callable[[Any], str]] = {}
 
 
+def session_datestyle() -> str:
+    """The DateStyle of the session running the current statement (as the server reports
+    it: no round trip); PostgreSQL's default where none runs."""
+    from .defaults import RUNTIME
+
+    conn = getattr(RUNTIME.get(), "conn", None)
+    if conn is None or conn.closed:
+        return "ISO, MDY"
+    return (conn.pgconn.parameter_status(b"DateStyle") or b"ISO, MDY").decode()
+
+
 def pg_text(v: Any) -> str | None:
-    """A value's text as PostgreSQL prints it (DateStyle ISO): what COPY ... TO and a text
-    result show.  ``None`` is NULL."""
+    """A value's text as PostgreSQL prints it (dates and timestamps in the session's
+    DateStyle): what COPY ... TO and a text result show.  ``None`` is NULL."""
     if v is None:
         return None
     for kind, out in COMPOSITE_TEXT.items():
@@ -1515,8 +1515,7 @@ def pg_text(v: Any) -> str | None:
     if isinstance(v, bool):
         return "t" if v else "f"
     if isinstance(v, dt.datetime):
-        text = f"{v.year:04d}-{v.month:02d}-{v.day:02d} {v.hour:02d}:{v.minute:02d}:{v.second:02d}"
-        return text + _fraction_text(v.microsecond) + _offset_text(v.utcoffset())
+        return datetime_output.text(v, session_datestyle())
     if isinstance(v, dt.time):
         clock = f"{v.hour:02d}:{v.minute:02d}:{v.second:02d}" + _fraction_text(v.microsecond)
         return clock + _offset_text(v.utcoffset())  # (timetz: with its zone)
@@ -1525,7 +1524,7 @@ def pg_text(v: Any) -> str | None:
 
         return interval_text(PgInterval(0, v.days, v.seconds * 1_000_000 + v.microseconds))
     if isinstance(v, dt.date):
-        return f"{v.year:04d}-{v.month:02d}-{v.day:02d}"
+        return datetime_output.text(v, session_datestyle())
     if isinstance(v, bytes | bytearray | memoryview):
         return "\\x" + bytes(v).hex()
     if isinstance(v, Decimal):

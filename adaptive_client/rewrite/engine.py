@@ -15,6 +15,7 @@ from typing import Any, Final
 import duckdb
 from psycopg import errors as pg_errors
 
+from .. import datetime_output
 from ..collation import CaseMapping, Collation, collation_key
 from ..errors import CollationUnavailable, UnsupportedQuery
 from .numeric import float8_in, int_in, numeric_div
@@ -87,7 +88,7 @@ def _engine() -> duckdb.DuckDBPyConnection:
     if con is not None:
         return con
     from duckdb.func import FunctionNullHandling
-    from duckdb.sqltypes import BIGINT, DOUBLE, INTEGER, TIMESTAMP, VARCHAR
+    from duckdb.sqltypes import BIGINT, DATE, DOUBLE, INTEGER, TIMESTAMP, VARCHAR
 
     from .to_char import to_char
 
@@ -119,6 +120,7 @@ def _engine() -> duckdb.DuckDBPyConnection:
         null_handling=FunctionNullHandling.SPECIAL,  # (zero has no lowest set bit: NULL)
     )
     con.create_function("pg_int_in", int_in, [VARCHAR, BIGINT], BIGINT)
+    con.create_function("pg_date_text", datetime_output.text, [DATE, VARCHAR], VARCHAR)
     con.create_function("pg_float8_text", _float8_text, [VARCHAR], VARCHAR)
     for macro in (*_FLOAT8_MACROS, _INTERVAL_OUT_MACRO):
         con.execute(macro)

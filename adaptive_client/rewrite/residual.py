@@ -88,7 +88,7 @@ from ..collation import (
     DATABASE_COLLATION,
     Collation,
 )
-from ..encodings import TEXT_TYPES, encoding_for
+from ..encodings import TEXT_TYPES, encoding_for, session_datestyle
 from ..errors import CollationUnavailable, UndefinedColumn, UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, TableMeta
 from .aggregate import apply as apply_pushdown
@@ -1593,12 +1593,22 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
         if not params or int(params[0].name) > 38:
             raise _refuse("cast to numeric without a precision of at most 38", node)
     n = _varchar_length(to) if to.this is T.VARCHAR else None
+    source: exp.Expression = node.this
+    if src == "date" and to.this in (T.TEXT, T.VARCHAR):
+        # printed in the session's DateStyle (set on the engine by finish), not ISO
+        source = _udf("pg_date_text", node.this, _udf("getvariable", exp.Literal.string(DATESTYLE)))
+        if n is None:
+            return source
     if n is not None:
         # an explicit cast to varchar(n) keeps the first n characters (DuckDB's
         # VARCHAR has no length); code points, as PostgreSQL counts them
-        unsized = _cast(node.this, "VARCHAR")
+        unsized = _cast(source, "VARCHAR")
         return _udf("pg_substr3", unsized, exp.Literal.number(1), exp.Literal.number(n))
     return node
+
+
+# the engine variable holding the session's DateStyle while a statement runs
+DATESTYLE = "pg_datestyle"
 
 
 def _bytea_literals(tree: exp.Expression) -> None:
@@ -2582,6 +2592,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     builders: dict[str, ParamBuilder] = {}
     semi_sql = {semi.name: semi_select(semi, builders) for rel in relations for semi in rel.semis}
     sql, avgs, scales, numerics = to_duckdb(tree, builders, reals)
+    needs_datestyle = "PG_DATE_TEXT(" in sql.upper()
     needs_zone = (
         "TIMESTAMPTZ" in sql
         or "TIME ZONE" in sql
@@ -2631,6 +2642,8 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
             values = {k: b(params) for k, b in builders.items()}
             if needs_zone:  # timestamptz (now(), date_trunc of a date): the session's zone
                 con.execute("SET TimeZone = $zone", {"zone": session_zone()})
+            if needs_datestyle:  # a date printed as text: the session's DateStyle
+                con.execute(f"SET VARIABLE {DATESTYLE} = $s", {"s": session_datestyle()})
             found: dict[str, list[Any]] = {}
             token = SEMI_VALUES.set(found)
             try:
