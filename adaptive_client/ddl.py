@@ -77,7 +77,10 @@ def _default_onions(col_type: Any, config: Config) -> tuple[Onion, ...]:
     order = [Onion.EQ, Onion.ORD, Onion.SUM, Onion.SEARCH, Onion.SUBSTR]
     out = []
     storable = getattr(recipes, "EXACT_ONIONS", False)
-    if encoding.exact_display and config.exact is not False:
+    # (a type with no other onion -- json -- keeps its Exact one whatever the setting:
+    # it is where the value is)
+    only_exact = not (supported & {o.value for o in order})
+    if encoding.exact_display and (config.exact is not False or only_exact):
         if config.exact and not storable:
             raise ConfigError(
                 f"exact = true: this client cannot store an Exact onion for {col_type.sql()}"

@@ -217,3 +217,24 @@ def test_nesting_depth(pair: Pair, depth: int) -> None:
             except psycopg.Error as exc:
                 got.append(exc.sqlstate)
         assert got[0] == got[1], (sql_type, depth, got)
+
+
+def test_json_kept_without_exact_onions(
+    new_database: Callable[..., str], master_key: MasterKey
+) -> None:
+    """``exact = false`` leaves numeric without its Exact onion, but json's Exact onion is
+    where the value is: kept, and the document reads back as written."""
+    conn = adaptive_client.connect(
+        new_database("json_noexact"),
+        master_key=master_key.hex(),
+        config={"defaults": {"exact": False}},
+        autocommit=True,
+    )
+    try:
+        conn.execute("CREATE TABLE j (id int PRIMARY KEY, doc json, n numeric)")
+        conn.execute("""INSERT INTO j VALUES (1, '{"a": 1.0, "a": 2}', 1.50)""")
+        assert conn.execute("SELECT doc, n FROM j").fetchall() == [({"a": 2}, Decimal("1.5"))]
+        with conn.cursor().copy("COPY j (doc) TO STDOUT") as copy:
+            assert b"".join(bytes(b) for b in copy) == b'{"a": 1.0, "a": 2}\n'
+    finally:
+        conn.close()
