@@ -832,6 +832,14 @@ class TextEncoding(Encoding):
         self._n = sql_type.precision
 
     def coerce(self, value: Any) -> Any:
+        return self._text(value, stored=True)
+
+    def comparand(self, value: Any) -> Any:
+        """The string as written: PostgreSQL compares a varchar(n) or char(n) column with
+        a string of any length (only storing one applies the length)."""
+        return self._text(value, stored=False)
+
+    def _text(self, value: Any, stored: bool) -> Any:
         if value is None:
             return None
         t = self.sql_type
@@ -850,7 +858,7 @@ class TextEncoding(Encoding):
             v.encode("utf-8")
         except UnicodeEncodeError:
             raise EncodingError("strings must be valid Unicode (no lone surrogates)") from None
-        n = self._n
+        n = self._n if stored else None
         if n is not None and len(v) > n:
             if v[n:].strip(" "):
                 kind = "character" if self._char else "character varying"

@@ -468,7 +468,13 @@ def _stored_form(ref: _Ref, cap: Cap, v: Any) -> Any:
             raise
         c = _UNREPRESENTABLE
     parsed = isinstance(v, str) and col.type.name in PARSED_STRING_TYPES
-    if c is _UNREPRESENTABLE or not (parsed or _same_value(v, c)):
+    if isinstance(v, str) and isinstance(c, str) and col.type.name != "char":
+        # (trailing spaces count in varchar and text: 'ab   ' stored in a varchar(2)
+        # column is 'ab', which a comparison with 'ab   ' does not match)
+        same = v == c
+    else:
+        same = c is not _UNREPRESENTABLE and _same_value(v, c)
+    if c is _UNREPRESENTABLE or not (parsed or same):
         if cap is Cap.EQ:
             return NO_MATCH
         raise UnsupportedQuery(

@@ -75,6 +75,7 @@ import duckdb
 from psycopg import errors as pg_errors
 from sqlglot import exp
 from sqlglot.errors import OptimizeError, SqlglotError
+from sqlglot.expressions.datatypes import DType
 from sqlglot.optimizer.annotate_types import annotate_types
 from sqlglot.optimizer.pushdown_projections import pushdown_projections
 from sqlglot.optimizer.qualify import qualify
@@ -1611,42 +1612,66 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
 DATESTYLE = "pg_datestyle"
 
 
-def _bytea_literals(tree: exp.Expression) -> None:
-    """A string compared with a bytea column is bytea input (``'\\x0102'``, the escape
-    format), read by the client as PostgreSQL reads it: the client engine is given the
-    bytes (``from_hex``), not its own reading of the string."""
-    bytea = encoding_for("bytea")
+def _bytea_value(text: str) -> bytes:
+    return bytes(encoding_for("bytea").coerce(text))
 
-    def typed_blob(node: exp.Expression) -> bool:
+
+def _unpadded(text: str) -> str:
+    return text.rstrip(" ")
+
+
+# How a string compared with a column of each type is read, as PostgreSQL reads it: its
+# value (a parameter's, when bound) and the node a literal becomes.  bytea: the input
+# function's reading (hex or escape format), not the engine's; char(n): without trailing
+# spaces, which a bpchar comparison ignores.
+_STRING_READERS: dict[DType, tuple[Callable[[str], Any], Callable[[Any], exp.Expression]]] = {
+    exp.DataType.Type.VARBINARY: (
+        _bytea_value,
+        lambda b: exp.Anonymous(this="from_hex", expressions=[exp.Literal.string(b.hex())]),
+    ),
+    exp.DataType.Type.CHAR: (_unpadded, exp.Literal.string),
+}
+
+
+def _typed_strings(tree: exp.Expression) -> None:
+    """Each string literal or parameter compared with a bytea or char(n) column read as
+    PostgreSQL reads it there (``_STRING_READERS``), not as the client engine would."""
+
+    def reading(node: exp.Expression) -> DType | None:
         typed = _unparen(node).type
-        return typed is not None and typed.this == exp.DataType.Type.VARBINARY
+        return typed.this if typed is not None and typed.this in _STRING_READERS else None
 
-    def as_bytes(node: exp.Expression) -> None:
+    def read(node: exp.Expression, kind: DType) -> None:
         inner = _unparen(node)
         if isinstance(inner, exp.Placeholder):
-            inner.meta["bytea"] = True  # (its value read as bytea input when bound)
+            inner.meta["read_as"] = kind  # (its value read so when bound: to_duckdb)
         elif isinstance(inner, exp.Literal) and inner.is_string:
-            value = bytea.coerce(inner.this)
-            inner.replace(
-                exp.Anonymous(this="from_hex", expressions=[exp.Literal.string(value.hex())])
-            )
+            value, literal = _STRING_READERS[kind]
+            inner.replace(literal(value(inner.this)))
 
     for node in list(tree.find_all(*_COMPARISONS, exp.Between, exp.In)):
         if isinstance(node, exp.Between | exp.In):
-            if typed_blob(node.this):
+            kind = reading(node.this)
+            if kind is not None:
                 for arg in [node.args.get("low"), node.args.get("high"), *node.expressions]:
                     if arg is not None:
-                        as_bytes(arg)
+                        read(arg, kind)
             continue
-        if typed_blob(node.this):
-            as_bytes(node.expression)
-        elif typed_blob(node.expression):
-            as_bytes(node.this)
+        for this, other in ((node.this, node.expression), (node.expression, node.this)):
+            kind = reading(this)
+            if kind is not None:
+                read(other, kind)
+                break
 
 
-def _bytea_input(builder: ParamBuilder) -> ParamBuilder:
-    bytea = encoding_for("bytea")
-    return lambda params: bytea.coerce(builder(params))
+def _read_as(builder: ParamBuilder, kind: DType) -> ParamBuilder:
+    reader = _STRING_READERS[kind][0]
+
+    def bound(params: Params) -> Any:
+        v = builder(params)
+        return reader(v) if isinstance(v, str) else v
+
+    return bound
 
 
 def _literal_regexes(stmt: exp.Expression) -> exp.Expression:
@@ -2064,8 +2089,9 @@ def to_duckdb(
         builder = Compiler.value_of(c, ph)
         if builder is None:
             raise _refuse("placeholder", ph)
-        if ph.meta.get("bytea"):
-            builder = _bytea_input(builder)
+        kind = ph.meta.get("read_as")
+        if kind is not None:
+            builder = _read_as(builder, kind)
         name = f"p{len(builders)}"
         builders[name] = builder
         ph.replace(exp.Placeholder(this=name))
@@ -2507,7 +2533,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     factor_disjunctions(tree)
     annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
     check_allowed(tree)
-    _bytea_literals(tree)  # (after the check: from_hex is the client's, not the statement's)
+    _typed_strings(tree)  # (after the check: from_hex is the client's, not the statement's)
     # the real columns, by the alias they are read under (before the relations' rewrite
     # renames the tables)
     reals = frozenset(

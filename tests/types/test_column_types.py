@@ -270,3 +270,14 @@ def test_new_types_in_the_client_engine(pair: Pair, zone: str) -> None:
         expected = outcome(pair.plain, sql)
         assert expected[0] == "ok" and expected[1], sql
         assert outcome(pair.enc, sql) == expected, sql
+
+
+@pytest.mark.parametrize("sql_type", ["varchar(5)", "char(5)", "text"])
+def test_strings_compared_past_the_length(pair: Pair, sql_type: str) -> None:
+    """A comparison is not a storage: a varchar(n) or char(n) column compared with a
+    longer string (trailing spaces, or more characters) as PostgreSQL compares them --
+    trailing spaces count in varchar and text, not in char."""
+    values = ["ab", "ab   ", "abcde", "ab c", ""]
+    probes = ["ab      ", "ab   ", "abcdef", "abcde  x", "ab", " "]
+    check(pair, sql_type, values, probes=probes)
+    check(pair, sql_type, values, as_literals=True, probes=probes)
