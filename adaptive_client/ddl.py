@@ -265,20 +265,16 @@ def _column(spec: TableSpec, cd: exp.ColumnDef) -> None:
         typeddl.apply_domain(spec, cname)
 
 
+_IDENTITY_OPTIONS = (
+    ("start", "START WITH"),
+    ("increment", "INCREMENT BY"),
+    ("minvalue", "MINVALUE"),
+    ("maxvalue", "MAXVALUE"),
+)
+
+
 def _sequence_options(node: exp.Expression) -> list[str]:
-    out = []
-    for arg, words in (
-        ("start", "START WITH"),
-        ("increment", "INCREMENT BY"),
-        ("minvalue", "MINVALUE"),
-        ("maxvalue", "MAXVALUE"),
-    ):
-        value = node.args.get(arg)
-        if value is not None:
-            ok, v = defaults.constant(value)
-            if not ok or not isinstance(v, int):
-                raise UnsupportedQuery(f"identity option {words} {value.sql()}", "IDENTITY")
-            out.append(f"{words} {int(v)}")
+    out = sequence_objects.numbered_options(node, _IDENTITY_OPTIONS, "identity")
     if node.args.get("cycle"):
         out.append("CYCLE")
     return out

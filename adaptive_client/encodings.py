@@ -1295,11 +1295,10 @@ class TimestampEncoding(Encoding):
         return _infinite_key(v)
 
 
-class TimeEncoding(Encoding):
-    """time(p): microseconds since midnight (``00:00`` to ``23:59:59.999999``; PostgreSQL's
-    ``24:00:00``, which psycopg cannot load, is refused).  Values are ``datetime.time``."""
-
-    ope_bits = 40  # 86_400_000_000 < 2**37
+class RoundedEncoding(Encoding):
+    """A type with fractional digits (``time(p)``, ``timetz(p)``): a stored value is
+    rounded to the column's ``p`` digits, a comparand kept to the microsecond, as
+    PostgreSQL compares with the value as written."""
 
     def __init__(self, sql_type: SqlType) -> None:
         super().__init__(sql_type)
@@ -1311,6 +1310,17 @@ class TimeEncoding(Encoding):
 
     def comparand(self, value: Any) -> Any:
         return self._checked(value, 6)
+
+    def _checked(self, value: Any, precision: int) -> Any:
+        """``value`` read and rounded to ``precision`` digits (None stays None)."""
+        raise NotImplementedError
+
+
+class TimeEncoding(RoundedEncoding):
+    """time(p): microseconds since midnight (``00:00`` to ``23:59:59.999999``; PostgreSQL's
+    ``24:00:00``, which psycopg cannot load, is refused).  Values are ``datetime.time``."""
+
+    ope_bits = 40  # 86_400_000_000 < 2**37
 
     def _checked(self, value: Any, precision: int) -> Any:
         if value is None:

@@ -37,6 +37,7 @@ import psycopg
 from . import datetime_input, interval_input
 from .encodings import (
     Encoding,
+    RoundedEncoding,
     SqlType,
     _fraction_text,
     _offset_text,
@@ -228,21 +229,10 @@ def timetz_text(v: PgTimetz) -> str:
     )
 
 
-class TimetzEncoding(Encoding):
+class TimetzEncoding(RoundedEncoding):
     """timetz(p): see the module."""
 
     ope_bits = 55  # _UTC_SPAN * _ZONES < 2**55
-
-    def __init__(self, sql_type: SqlType) -> None:
-        super().__init__(sql_type)
-        p = sql_type.precision
-        self.precision = 6 if p is None else p
-
-    def coerce(self, value: Any) -> Any:
-        return self._checked(value, self.precision)
-
-    def comparand(self, value: Any) -> Any:
-        return self._checked(value, 6)
 
     def _checked(self, value: Any, precision: int) -> Any:
         if value is None:

@@ -34,6 +34,22 @@ _WORDS = frozenset({"NO MINVALUE", "NO MAXVALUE", "CYCLE", "NO CYCLE", "NO CACHE
 _TYPES = {"SMALLINT": "smallint", "INT": "integer", "BIGINT": "bigint"}
 
 
+def numbered_options(
+    node: exp.Expression, names: tuple[tuple[str, str], ...], what: str
+) -> list[str]:
+    """The options of ``node`` that take a number (``START WITH 5``), as SQL of integers
+    only; any other value refused naming ``what`` (sequence, identity)."""
+    out = []
+    for arg, words in names:
+        value = node.args.get(arg)
+        if value is not None:
+            ok, v = defaults.constant(value)
+            if not ok or not isinstance(v, int):
+                raise UnsupportedQuery(f"{what} option {words} {value.sql()}", what.upper())
+            out.append(f"{words} {int(v)}")
+    return out
+
+
 def _options(stmt: exp.Create) -> list[str]:
     """The sequence's options as SQL of numbers and keywords only (nothing else reaches
     the server)."""
@@ -50,13 +66,7 @@ def _options(stmt: exp.Create) -> list[str]:
     for prop in props.expressions if props is not None else []:
         if not isinstance(prop, exp.SequenceProperties):
             raise UnsupportedQuery(f"sequence option {prop.sql('postgres')}", "CREATE SEQUENCE")
-        for arg, words in _NUMBERED:
-            value = prop.args.get(arg)
-            if value is not None:
-                ok, v = defaults.constant(value)
-                if not ok or not isinstance(v, int):
-                    raise UnsupportedQuery(f"sequence option {words} {value.sql()}", "SEQUENCE")
-                out.append(f"{words} {int(v)}")
+        out += numbered_options(prop, _NUMBERED, "sequence")
         for option in prop.args.get("options") or []:
             word = " ".join(option.name.upper().split())
             if word not in _WORDS:
@@ -128,4 +138,4 @@ def named(catalog: Catalog, name: str) -> SequenceMeta:
     return meta
 
 
-__all__ = ["create", "drop", "named"]
+__all__ = ["create", "drop", "named", "numbered_options"]
