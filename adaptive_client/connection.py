@@ -69,7 +69,7 @@ from .errors import (
     UndefinedTable,
     UnsupportedQuery,
 )
-from .json_encoding import application_rows
+from .handout import application_rows
 from .keys import MasterKey, load_master_key
 from .metadata import Catalog
 from .rewrite import update_rows

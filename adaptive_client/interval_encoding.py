@@ -34,7 +34,7 @@ from typing import Any
 
 import psycopg
 
-from . import datetime_input, interval_input
+from . import datetime_input, handout, interval_input
 from .encodings import (
     Encoding,
     RoundedEncoding,
@@ -365,3 +365,13 @@ def _zone_fixed(key: str) -> int | None:
 
 
 ENCODINGS: dict[str, type[Encoding]] = {"interval": IntervalEncoding, "timetz": TimetzEncoding}
+
+
+def timetz_value(v: PgTimetz) -> dt.time:
+    """The timetz as psycopg loads it (a time with a fixed-offset zone)."""
+    return _TIMETZ.from_ope(v.key)
+
+
+_TIMETZ = TimetzEncoding(SqlType("timetz"))
+handout.register(PgInterval, interval_value, 1186)
+handout.register(PgTimetz, timetz_value, 1266)

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -43,6 +43,7 @@ from psycopg import errors as pg_errors
 from psycopg.adapt import PyFormat
 from psycopg.types.json import Json, Jsonb
 
+from . import handout
 from .collation import Collation, order_key, primary_prefix
 from .encodings import EQ, ORD, Encoding, SqlType, encoding_for
 from .errors import AdaptiveError, EncodingError, InvalidTextInput
@@ -152,25 +153,8 @@ def application_value(v: JsonText) -> Any:
     return loader(v.oid, conn).load(v.text.encode("utf-8"))
 
 
-def application_rows(
-    rows: list[tuple[Any, ...]], description: Sequence[Any] | None
-) -> list[tuple[Any, ...]]:
-    """``rows`` with their json and jsonb values as the application receives them."""
-    if not description:
-        return rows
-    at = [i for i, d in enumerate(description) if d[1] in JSON_OIDS]
-    if not at:
-        return rows
-    out = []
-    for row in rows:
-        if any(type(row[i]) in (JsonText, JsonbText) for i in at):
-            values = list(row)
-            for i in at:
-                if isinstance(values[i], JsonText):
-                    values[i] = application_value(values[i])
-            row = tuple(values)
-        out.append(row)
-    return out
+for _kind in (JsonText, JsonbText):
+    handout.register(_kind, application_value, *JSON_OIDS)
 
 
 # --- the parser ---------------------------------------------------------------------------

@@ -145,7 +145,8 @@ def _constant_oid(node: exp.Expression) -> int:
     if isinstance(node, exp.Boolean):
         return 16
     if isinstance(node, exp.Cast):
-        return _OIDS.get(parse_sql_type_name(node.to), 25)
+        target = cast_target(node.to)
+        return target.oid if target is not None else 25
     if isinstance(node, exp.Neg):
         inner = node.this
         while isinstance(inner, exp.Paren):
@@ -168,20 +169,28 @@ def _numeric(value: Any) -> Any:
 
 
 # the output name PostgreSQL gives ``CAST(constant AS type)``: the type's own name
+# a cast's output name, as PostgreSQL names it (the type's own name, pg_type's typname),
+# by the column type's canonical name (an array's: its element's)
 _CAST_NAMES = {
-    21: "int2",
-    23: "int4",
-    20: "int8",
-    1700: "numeric",
-    700: "float4",
-    701: "float8",
-    25: "text",
-    1043: "varchar",
-    1042: "bpchar",
-    1082: "date",
-    1114: "timestamp",
-    16: "bool",
-}
+    "smallint": "int2", "integer": "int4", "bigint": "int8", "numeric": "numeric",
+    "real": "float4", "double precision": "float8", "text": "text", "varchar": "varchar",
+    "char": "bpchar", "date": "date", "timestamp": "timestamp", "timestamptz": "timestamptz",
+    "time": "time", "timetz": "timetz", "interval": "interval", "boolean": "bool",
+    "uuid": "uuid", "bytea": "bytea", "json": "json", "jsonb": "jsonb", "inet": "inet",
+    "cidr": "cidr", "macaddr": "macaddr", "macaddr8": "macaddr8", "bit": "bit",
+    "varbit": "varbit", "money": "money",
+}  # fmt: skip
+
+
+def _cast_name(to: exp.DataType) -> str:
+    target = cast_target(to)
+    while target is not None and target.element is not None:
+        target = target.element
+    if target is None:
+        return "?column?"
+    if isinstance(target, EnumType):
+        return target.name  # (a cast to an enum is named by the enum)
+    return _CAST_NAMES.get(target.name, "?column?")
 
 
 def parse_sql_type_name(to: exp.Expression) -> str:
@@ -1345,11 +1354,12 @@ class Compiler:
         if const is not None:
             # parameters are read from the statement's current parameters when rows decode
             oid = _constant_oid(node)
-            name = _CAST_NAMES.get(oid, "?column?")
-            if not isinstance(node, exp.Cast):
+            if isinstance(node, exp.Cast):
+                # (a constant's cast is named by its type, an ARRAY[...] constructor's
+                # by the constructor, which names itself more strongly)
+                name = "array" if isinstance(node.this, exp.Array) else _cast_name(node.to)
+            else:
                 name = "bool" if isinstance(node, exp.Boolean) else "?column?"
-            elif isinstance(target := cast_target(node.to), EnumType):
-                name = target.name  # (a cast to an enum is named by the enum)
             if oid == 1700:  # 9223372036854775808 is a numeric, as PostgreSQL reads it
                 return (lambda row: _numeric(const(CURRENT_PARAMS.get()))), name, oid
             return (lambda row: const(CURRENT_PARAMS.get())), name, oid

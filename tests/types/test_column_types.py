@@ -12,7 +12,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from type_pairs import Pair, check, open_pair, outcome
+from type_pairs import Pair, check, norm, open_pair, outcome
 
 import adaptive_client
 from adaptive_client import admin
@@ -281,3 +281,28 @@ def test_strings_compared_past_the_length(pair: Pair, sql_type: str) -> None:
     probes = ["ab      ", "ab   ", "abcdef", "abcde  x", "ab", " "]
     check(pair, sql_type, values, probes=probes)
     check(pair, sql_type, values, as_literals=True, probes=probes)
+
+
+CASTS = [
+    ("SELECT CAST(%s AS interval), '1 year 2 mons'::interval", (dt.timedelta(days=1),)),
+    ("SELECT CAST(%s AS jsonb), '[1, 2.0]'::json, '{\"b\":1,\"a\":2}'::jsonb", ('{"a": 1}',)),
+    ("SELECT %s::timetz, CAST(%s AS time with time zone)",
+     ("12:00+01", dt.time(12, 57, 18, tzinfo=dt.UTC))),
+    ("SELECT '{1,2}'::int[], '{a,b}'::text[], ARRAY[1, 2]::bigint[]", None),
+    ("SELECT 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid, '\\x0102'::bytea", None),
+    ("SELECT '10.0.0.1'::inet, '10.0.0.0/8'::cidr, '08:00:2b:01:02:03'::macaddr", None),
+    ("SELECT '101'::bit(3), '1'::varbit, '$1,000.5'::money", None),
+    ("SELECT '12:00'::time, '1999-01-08 04:05'::timestamptz, 5::bigint, 'x'::varchar(3)", None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("sql", "params"), CASTS)
+def test_constant_casts_as_postgresql(pair: Pair, sql: str, params: Any) -> None:
+    """A constant or a parameter cast to each type, selected: PostgreSQL's output names,
+    type codes and the Python values psycopg gives (no form internal to the client)."""
+    got = []
+    for conn in (pair.plain, pair.enc):
+        cur = conn.execute(sql, params)
+        described = [(d.name, d.type_code) for d in cur.description or []]
+        got.append((described, [tuple(norm(v) for v in r) for r in cur.fetchall()]))
+    assert got[0] == got[1]
