@@ -232,12 +232,17 @@ class AdaptiveDialect(PGDialect_psycopg):
     def has_sequence(
         self, connection: Any, sequence_name: str, schema: str | None = None, **kw: Any
     ) -> bool:
-        return False
+        if schema not in (None, "public"):
+            return False
+        return sequence_name.lower() in refl.sequence_names(self._catalog(connection))
 
     def has_type(
         self, connection: Any, type_name: str, schema: str | None = None, **kw: Any
     ) -> bool:
-        return False
+        """An enum or domain of the sealed catalog (the server has no such type)."""
+        if schema not in (None, "public"):
+            return False
+        return self._catalog(connection).user_type(type_name) is not None
 
     def has_index(
         self,
@@ -282,18 +287,28 @@ class AdaptiveDialect(PGDialect_psycopg):
     def get_sequence_names(
         self, connection: Any, schema: str | None = None, **kw: Any
     ) -> list[str]:
-        return []
+        if schema not in (None, "public"):
+            return []
+        return refl.sequence_names(self._catalog(connection))
 
     def get_foreign_table_names(
         self, connection: Any, schema: str | None = None, **kw: Any
     ) -> list[str]:
         return []
 
-    def get_enums(self, connection: Any, schema: str | None = None, **kw: Any) -> list[Any]:
-        return []
+    def _load_enums(self, connection: Any, schema: str | None = None, **kw: Any) -> list[Any]:
+        """(PostgreSQL's inspector asks this for ``get_enums``: from the sealed catalog.)"""
+        if schema not in (None, "public", "*"):
+            return []
+        return refl.enums(self._catalog(connection))
 
-    def get_domains(self, connection: Any, schema: str | None = None, **kw: Any) -> list[Any]:
-        return []
+    def _load_domains(self, connection: Any, schema: str | None = None, **kw: Any) -> list[Any]:
+        if schema not in (None, "public", "*"):
+            return []
+        return refl.domains(self._catalog(connection))
+
+    get_enums = _load_enums
+    get_domains = _load_domains
 
     @reflection.cache
     def get_view_definition(

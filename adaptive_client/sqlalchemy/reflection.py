@@ -11,47 +11,82 @@ plain names through the catalog.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from psycopg import sql
 from sqlalchemy import types as sqltypes
-from sqlalchemy.dialects.postgresql import DOUBLE_PRECISION, REAL, TIMESTAMP
+from sqlalchemy.dialects.postgresql import (
+    ARRAY,
+    BIT,
+    BYTEA,
+    CIDR,
+    DOUBLE_PRECISION,
+    ENUM,
+    INET,
+    INTERVAL,
+    JSON,
+    JSONB,
+    MACADDR,
+    MACADDR8,
+    MONEY,
+    REAL,
+    TIME,
+    TIMESTAMP,
+    UUID,
+)
 
 from ..connection import Connection
 from ..encodings import SqlType
 from ..metadata import Catalog, TableMeta
+from ..usertypes import EnumType
 
 _ACTIONS = {"a": None, "r": "RESTRICT", "c": "CASCADE", "n": "SET NULL", "d": "SET DEFAULT"}
 
 
+# PostgreSQL's dialect's reflected type of each column type, by the type's name
+_SA_TYPES: dict[str, Callable[[SqlType], sqltypes.TypeEngine[Any]]] = {
+    "smallint": lambda t: sqltypes.SMALLINT(),
+    "integer": lambda t: sqltypes.INTEGER(),
+    "bigint": lambda t: sqltypes.BIGINT(),
+    "numeric": lambda t: sqltypes.NUMERIC(
+        t.precision, t.scale if t.precision is not None else None
+    ),
+    "real": lambda t: REAL(),
+    "double precision": lambda t: DOUBLE_PRECISION(precision=53),
+    "varchar": lambda t: sqltypes.VARCHAR(t.precision),
+    "text": lambda t: sqltypes.TEXT(),
+    "char": lambda t: sqltypes.CHAR(t.precision),
+    "bpchar": lambda t: sqltypes.CHAR(t.precision),
+    "date": lambda t: sqltypes.DATE(),
+    "timestamp": lambda t: TIMESTAMP(timezone=False, precision=t.precision),
+    "timestamptz": lambda t: TIMESTAMP(timezone=True, precision=t.precision),
+    "time": lambda t: TIME(timezone=False, precision=t.precision),
+    "timetz": lambda t: TIME(timezone=True, precision=t.precision),
+    "interval": lambda t: INTERVAL(precision=t.precision, fields=t.fields),
+    "boolean": lambda t: sqltypes.BOOLEAN(),
+    "uuid": lambda t: UUID(),
+    "bytea": lambda t: BYTEA(),
+    "json": lambda t: JSON(),
+    "jsonb": lambda t: JSONB(),
+    "inet": lambda t: INET(),
+    "cidr": lambda t: CIDR(),
+    "macaddr": lambda t: MACADDR(),
+    "macaddr8": lambda t: MACADDR8(),
+    "bit": lambda t: BIT(t.precision),
+    "varbit": lambda t: BIT(t.precision, varying=True),
+    "money": lambda t: MONEY(),
+}
+
+
 def sa_type(t: SqlType) -> sqltypes.TypeEngine[Any]:
     """The SQLAlchemy type of a column as PostgreSQL's own reflection would give it."""
-    name = t.name
-    if name == "smallint":
-        return sqltypes.SMALLINT()
-    if name == "integer":
-        return sqltypes.INTEGER()
-    if name == "bigint":
-        return sqltypes.BIGINT()
-    if name == "numeric":
-        return sqltypes.NUMERIC(t.precision, t.scale if t.precision is not None else None)
-    if name == "real":
-        return REAL()
-    if name == "double precision":
-        return DOUBLE_PRECISION(precision=53)
-    if name == "varchar":
-        return sqltypes.VARCHAR(t.precision)
-    if name == "text":
-        return sqltypes.TEXT()
-    if name in ("char", "bpchar"):
-        return sqltypes.CHAR(t.precision)
-    if name == "date":
-        return sqltypes.DATE()
-    if name == "timestamp":
-        return TIMESTAMP(timezone=False, precision=None)
-    if name == "boolean":
-        return sqltypes.BOOLEAN()
-    return sqltypes.NULLTYPE
+    if isinstance(t, EnumType):
+        return ENUM(*(label for label, _ in sorted(t.labels, key=lambda lp: lp[1])), name=t.name)
+    if t.element is not None:
+        return ARRAY(sa_type(t.element))
+    make = _SA_TYPES.get(t.name)
+    return make(t) if make is not None else sqltypes.NULLTYPE
 
 
 def _default_sql(value: Any) -> str | None:
@@ -298,3 +333,47 @@ def indexes(table: TableMeta) -> list[dict[str, Any]]:
         }
         for ix in table.indexes
     ]
+
+
+def enums(catalog: Catalog) -> list[dict[str, Any]]:
+    """The enum types, as PostgreSQL's dialect reflects them (labels in declared order)."""
+    return [
+        {
+            "name": t.name,
+            "schema": "public",
+            "visible": True,
+            "labels": [label for label, _ in sorted(t.labels, key=lambda lp: lp[1])],
+        }
+        for t in sorted(catalog.types.values(), key=lambda t: t.name)
+        if t.kind == "enum"
+    ]
+
+
+def domains(catalog: Catalog) -> list[dict[str, Any]]:
+    """The domains, as PostgreSQL's dialect reflects them."""
+    out = []
+    for t in sorted(catalog.types.values(), key=lambda t: t.name):
+        if t.kind != "domain":
+            continue
+        base = t.base if t.base is not None else catalog.types[str(t.base_udt)].name
+        out.append(
+            {
+                "name": t.name,
+                "schema": "public",
+                "visible": True,
+                "type": base,
+                "nullable": not t.not_null,
+                "default": t.default,
+                "constraints": [{"name": c["name"], "check": c["sql"]} for c in t.checks],
+                "collation": None,
+            }
+        )
+    return out
+
+
+def sequence_names(catalog: Catalog) -> list[str]:
+    """Every sequence: those created on their own and those of serial/identity columns."""
+    names = set(catalog.sequences)
+    for table in catalog.tables.values():
+        names.update(c.sequence for c in table.columns.values() if c.sequence)
+    return sorted(names)
