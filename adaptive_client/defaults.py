@@ -256,7 +256,17 @@ def builder(column: Any) -> Callable[[Any], Any]:
             return _runtime().nextval(column.sequence_anon, column.sequence)
         return _runtime().evaluate(column.default_sql, column.type.sql(), column.default_volatile)
 
-    key = object()  # (this row's default, in the bind's mapping of drawn values)
+    return _drawn_once(draw)
+
+
+def sequence_builder(plain: str, anon: str) -> Callable[[Any], Any]:
+    """A ``nextval('name')`` written in a statement (INSERT ... VALUES (nextval(...))):
+    a new builder per place it is written, drawing once per bind."""
+    return _drawn_once(lambda: _runtime().nextval(anon, plain))
+
+
+def _drawn_once(draw: Callable[[], Any]) -> Callable[[Any], Any]:
+    key = object()  # (this value, in the bind's mapping of drawn values)
 
     def build(p: Any) -> Any:
         drawn = _DRAWN.get(None)
@@ -276,5 +286,6 @@ __all__ = [
     "constant",
     "next_bind",
     "runtime_expression",
+    "sequence_builder",
     "sequence_named",
 ]

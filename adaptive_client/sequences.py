@@ -41,7 +41,11 @@ def _sequence(catalog: Catalog, node: exp.Expression) -> tuple[str, str | None]:
     arg = node.this if isinstance(node, exp.Cast) else node
     if not (isinstance(arg, exp.Literal) and arg.is_string):
         raise pg_errors.FeatureNotSupported("the sequence must be named by a constant")
-    name = str(arg.this).lower().removeprefix("public.").strip('"')
+    return named(catalog, str(arg.this).lower().removeprefix("public.").strip('"'))
+
+
+def named(catalog: Catalog, name: str) -> tuple[str, str | None]:
+    """The sequence of that name: its name and its server sequence (see _sequence)."""
     own = catalog.sequences.get(name)  # created on its own (sequence_objects.py)
     if own is not None:
         return own.name, own.anon
@@ -90,4 +94,4 @@ def answer(
     return [tuple(row)], description, 1
 
 
-__all__ = ["answer"]
+__all__ = ["answer", "named"]

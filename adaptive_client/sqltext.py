@@ -54,6 +54,7 @@ WITHIN GROUP of an aggregate that is not ordered-set (42883, count(*)'s 42809),
 from __future__ import annotations
 
 import contextvars
+import itertools
 import logging
 import re
 from typing import Any, ClassVar, Final
@@ -301,6 +302,8 @@ def parse(text: str) -> list[exp.Expression]:
     input (found by fuzzing: RecursionError on deep nesting, ValueError on a placeholder
     where a name belongs): an UnsupportedQuery, without sqlglot's text."""
     check_syntax(text)
+    if _words(text, 2) == ["CREATE", "SEQUENCE"]:
+        text = _sequence_defaults_dropped(text)
     token = _PARSING.set(True)
     try:
         stmts = sqlglot.parse(text, read=PostgresSource)
@@ -318,6 +321,20 @@ def parse(text: str) -> list[exp.Expression]:
     for stmt in out:
         _check_tree(stmt)
     return out
+
+
+def _sequence_defaults_dropped(text: str) -> str:
+    """A CREATE SEQUENCE without its ``NO MINVALUE``, ``NO MAXVALUE`` and ``NO CYCLE``:
+    they say what a new sequence has anyway, and the SQL parser misreads them side by
+    side (``NO MAXVALUE NO MINVALUE`` as a maximum named ``NO``)."""
+    tokens = _TOKENIZER.tokenize(text)
+    cuts = []
+    for a, b in itertools.pairwise(tokens):
+        if _word(a) == "NO" and _word(b) in ("MINVALUE", "MAXVALUE", "CYCLE"):
+            cuts.append((a.start, b.end + 1))
+    for start, end in reversed(cuts):
+        text = text[:start] + " " + text[end:]
+    return text
 
 
 # the schema the client's tables live in, and the one of PostgreSQL's own functions and

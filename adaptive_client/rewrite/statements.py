@@ -9,7 +9,7 @@ from typing import Any, cast
 from psycopg import errors as pg_errors
 from sqlglot import exp
 
-from .. import defaults, precomputed, recipes, typeddl, views
+from .. import defaults, precomputed, recipes, sequences, typeddl, views
 from ..array_encoding import as_list
 from ..collation import Collation
 from ..encodings import SUM, TEXT_TYPES
@@ -716,6 +716,8 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
                 )
             v = c.value_of(e)
             if v is None:
+                v = _drawn_from_sequence(c.catalog, e)
+            if v is None:
                 v = engine_value(c, e)
             if v is None:
                 raise _unsupported(e, "non-constant value in INSERT")
@@ -761,6 +763,17 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
     plan.sql = server_sql(out)
     plan.params = c.params
     return plan
+
+
+def _drawn_from_sequence(catalog: Catalog, e: exp.Expression) -> ParamBuilder | None:
+    """``nextval('name')`` as a value: drawn by the client, as a serial column's."""
+    name = defaults.sequence_named(e)
+    if name is None:
+        return None
+    plain, anon = sequences.named(catalog, name)
+    if anon is None:
+        return None
+    return defaults.sequence_builder(plain, anon)
 
 
 def _row_items(row: exp.Expression) -> list[exp.Expression]:
