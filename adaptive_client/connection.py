@@ -201,6 +201,10 @@ class Connection:
         # the most rows a client-evaluated statement may fetch (None: no cap)
         self.residual_row_cap: int | None = config.residual_row_cap
         self._statement_log = StatementLog(config.statement_log) if config.statement_log else None
+        # psycopg's adapters context (an application's json loads, SQLAlchemy's): the
+        # application's session's, whose values the application reads; not the control
+        # session's, which reads the client's own metadata
+        context = kwargs.pop("context", None)
         self.control = psycopg.connect(conninfo, autocommit=True, **kwargs)
         try:
             self.catalog = Catalog.open(self.control, master_key)
@@ -211,6 +215,8 @@ class Connection:
             self._notified = False
             self.control.add_notify_handler(self._on_notify)
             self.control.execute("LISTEN adaptive_epoch")
+            if context is not None:
+                kwargs["context"] = context
             self.pg = psycopg.connect(conninfo, autocommit=autocommit, **kwargs)
             if not config.server_jit:
                 # The rewritten statements compare and sum ciphertexts: their planner costs

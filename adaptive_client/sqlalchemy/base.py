@@ -56,7 +56,8 @@ class AdaptiveDBAPI:
 
 
 def _connect(*args: Any, **kwargs: Any) -> _connection.Connection:
-    kwargs.pop("context", None)  # psycopg's adapters for JSON/hstore: not stored encrypted
+    # (psycopg's adapters context -- the engine's json serializer and deserializer -- is
+    # the application session's, passed on)
     key = kwargs.pop("master_key", None)
     key_file = kwargs.pop("master_key_file", None)
     if key is None and key_file is not None:
@@ -84,9 +85,9 @@ class AdaptiveDialect(PGDialect_psycopg):
 
     driver = "adaptive"
     supports_statement_cache = True
-    # stand-alone sequences (CREATE SEQUENCE) are not kept in the sealed catalog; serial
-    # and identity columns are, and the client draws their values
-    supports_sequences = False
+    # sequences are kept in the sealed catalog (stand-alone ones and those of serial and
+    # identity columns), and the client draws their values
+    supports_sequences = True
     sequences_optional = True
     use_native_hstore = False
     _has_native_hstore = False
@@ -114,11 +115,6 @@ class AdaptiveDialect(PGDialect_psycopg):
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("use_native_hstore", False)
         super().__init__(**kwargs)
-
-    def create_connect_args(self, url: URL) -> Any:
-        cargs, cparams = super().create_connect_args(url)
-        cparams.pop("context", None)
-        return cargs, cparams
 
     # -- server facts, from the plain session ------------------------------------------------
     def _get_server_version_info(self, connection: Any) -> tuple[int, ...]:
@@ -229,6 +225,7 @@ class AdaptiveDialect(PGDialect_psycopg):
             for name in table_names
         ]
 
+    @reflection.cache
     def has_sequence(
         self, connection: Any, sequence_name: str, schema: str | None = None, **kw: Any
     ) -> bool:
@@ -236,6 +233,7 @@ class AdaptiveDialect(PGDialect_psycopg):
             return False
         return sequence_name.lower() in refl.sequence_names(self._catalog(connection))
 
+    @reflection.cache
     def has_type(
         self, connection: Any, type_name: str, schema: str | None = None, **kw: Any
     ) -> bool:
@@ -284,6 +282,7 @@ class AdaptiveDialect(PGDialect_psycopg):
     ) -> list[str]:
         return []
 
+    @reflection.cache
     def get_sequence_names(
         self, connection: Any, schema: str | None = None, **kw: Any
     ) -> list[str]:
@@ -296,12 +295,14 @@ class AdaptiveDialect(PGDialect_psycopg):
     ) -> list[str]:
         return []
 
+    @reflection.cache
     def _load_enums(self, connection: Any, schema: str | None = None, **kw: Any) -> list[Any]:
         """(PostgreSQL's inspector asks this for ``get_enums``: from the sealed catalog.)"""
         if schema not in (None, "public", "*"):
             return []
         return refl.enums(self._catalog(connection))
 
+    @reflection.cache
     def _load_domains(self, connection: Any, schema: str | None = None, **kw: Any) -> list[Any]:
         if schema not in (None, "public", "*"):
             return []
