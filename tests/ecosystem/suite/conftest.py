@@ -44,8 +44,6 @@ KNOWN: dict[str, str] = {
         "the client reads its catalog again between transactions; an index another "
         "connection dropped is still listed inside the transaction that saw it"
     ),
-    # what would put plaintext on the server
-    "EnumTest::": "CREATE TYPE ... AS ENUM would store the labels in the clear",
     # the client's gaps in SQL SQLAlchemy writes
     "CTETest::test_insert_from_select_round_trip": _GAP
     + "INSERT ... SELECT from a CTE with parameters",
@@ -71,11 +69,21 @@ KNOWN: dict[str, str] = {
         "floor(), a decimal constant cast to double precision"
     ),
     "TimeTest::test_null_bound_comparison": (
-        _GAP + "a time or timestamptz column in a statement the client evaluates (here "
+        _GAP + "a time column in a statement the client evaluates (here "
         "CASE WHEN %(foo)s IS NOT NULL THEN %(foo)s ELSE col END = col)"
     ),
     "TimeMicrosecondsTest::test_null_bound_comparison": "as TimeTest::test_null_bound_comparison",
-    "DateTimeTZTest::test_null_bound_comparison": "as TimeTest::test_null_bound_comparison",
+    "TimeTZTest::test_null_bound_comparison": "as TimeTest::test_null_bound_comparison",
+    "JSONTest::test_round_trip_json_null_as_json_null": (
+        _GAP + "a json column cast to text in a statement the client evaluates "
+        "(CAST(data AS VARCHAR) = 'null')"
+    ),
+    "JSONTest::test_round_trip_none_as_json_null": "as test_round_trip_json_null_as_json_null",
+    "JSONTest::test_eval_none_flag_orm": "as test_round_trip_json_null_as_json_null",
+    "JSONTest::test_index_cross_casts": (
+        _GAP + "an element of a json column (data['key'], data[('a', 'b')]) cast to another "
+        "type: json operators are not run over ciphertexts yet"
+    ),
     # SQLAlchemy 2.1's suite
     "NameDenormalizeTest::test_cols_driver_cols": (
         _GAP + 'quoted upper- and mixed-case column names ("ALL_UPPERCASE", '
@@ -90,8 +98,10 @@ KNOWN: dict[str, str] = {
         "fails when SQLAlchemy's fixtures recreate the table on another pooled connection"
     ),
 }
-# entries whose failure depends on which pooled connection runs the test
-TIMING = {"ReturningTest::test_insertmanyvalues_returning"}
+# entries whose tests do not all fail: run as non-strict expected failures -- one whose
+# failure depends on which pooled connection runs the test; json casts, of which those
+# PostgreSQL itself refuses pass (the client refuses them too)
+TIMING = {"ReturningTest::test_insertmanyvalues_returning", "JSONTest::test_index_cross_casts"}
 
 
 # the tests each entry of KNOWN covers, as SQLAlchemy names them (backend suffix dropped)
@@ -142,15 +152,6 @@ EXPECTED: dict[str, list[str]] = {
     "HasIndexTest::test_has_index": [
         "HasIndexTest::test_has_index[inspector]",
     ],
-    "EnumTest::": [
-        "EnumTest::test_round_trip[a%]",
-        "EnumTest::test_round_trip[a]",
-        "EnumTest::test_round_trip[b%percent]",
-        "EnumTest::test_round_trip[b]",
-        "EnumTest::test_round_trip[r\\xe9veill\\xe9]",
-        "EnumTest::test_round_trip_executemany",
-        "EnumTest::test_round_trip_executemany_returning",
-    ],
     "CTETest::test_insert_from_select_round_trip": [
         "CTETest::test_insert_from_select_round_trip",
     ],
@@ -197,7 +198,18 @@ EXPECTED: dict[str, list[str]] = {
     "TimeMicrosecondsTest::test_null_bound_comparison": [
         "TimeMicrosecondsTest::test_null_bound_comparison",
     ],
-    "DateTimeTZTest::test_null_bound_comparison": ["DateTimeTZTest::test_null_bound_comparison"],
+    "TimeTZTest::test_null_bound_comparison": ["TimeTZTest::test_null_bound_comparison"],
+    "JSONTest::test_round_trip_json_null_as_json_null": [
+        "JSONTest::test_round_trip_json_null_as_json_null",
+    ],
+    "JSONTest::test_round_trip_none_as_json_null": [
+        "JSONTest::test_round_trip_none_as_json_null[multiparameters]",
+        "JSONTest::test_round_trip_none_as_json_null[parameters]",
+        "JSONTest::test_round_trip_none_as_json_null[values]",
+    ],
+    "JSONTest::test_eval_none_flag_orm": ["JSONTest::test_eval_none_flag_orm"],
+    # (SQLAlchemy 2.1's suite: 40 parametrisations)
+    "JSONTest::test_index_cross_casts": ["JSONTest::test_index_cross_casts[*]"],
     "NameDenormalizeTest::test_cols_driver_cols": [
         "NameDenormalizeTest::test_cols_driver_cols[not_use_driver_cols-driver_sql]",
         "NameDenormalizeTest::test_cols_driver_cols[not_use_driver_cols-text_cols]",
@@ -228,7 +240,9 @@ _WHY = {test: (KNOWN[key], key in TIMING) for key, tests in EXPECTED.items() for
 def _known(nodeid: str) -> tuple[str, bool] | None:
     test = nodeid.split("::", 1)[-1]
     cls, _, rest = test.partition("::")
-    return _WHY.get(cls.split("_postgresql", 1)[0] + "::" + rest)
+    key = cls.split("_postgresql", 1)[0] + "::" + rest
+    # (an entry "Class::test[*]" stands for every parametrisation of the test)
+    return _WHY.get(key) or _WHY.get(key.split("[", 1)[0] + "[*]")
 
 
 def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -> None:

@@ -119,6 +119,30 @@ class Requirements(SuiteRequirements):
     def binary_literals(self) -> exclusions.compound:
         return exclusions.open()
 
+    @property
+    def sequences(self) -> exclusions.compound:
+        return exclusions.open()
+
+    @property
+    def time_timezone(self) -> exclusions.compound:
+        return exclusions.open()
+
+    @property
+    def json_type(self) -> exclusions.compound:
+        return exclusions.open()
+
+    @property
+    def json_deserializer_binary(self) -> exclusions.compound:
+        return exclusions.open()  # (psycopg's loaders pass the bytes, as here)
+
+    @property
+    def array_type(self) -> exclusions.compound:
+        return exclusions.open()
+
+    @property
+    def enums(self) -> exclusions.compound:
+        return exclusions.open()
+
     # -- what it does not ---------------------------------------------------------------------
     @property
     def schemas(self) -> exclusions.compound:
@@ -181,26 +205,6 @@ class Requirements(SuiteRequirements):
     @property
     def materialized_views(self) -> exclusions.compound:
         return _closed("materialized views would store their rows outside the onions")
-
-    @property
-    def sequences(self) -> exclusions.compound:
-        return _closed("stand-alone sequences: the client draws serial/identity values itself")
-
-    @property
-    def time_timezone(self) -> exclusions.compound:
-        return _closed(_NO_TYPE + " (time with time zone)")
-
-    @property
-    def json_type(self) -> exclusions.compound:
-        return _closed(_NO_TYPE + " (json)")
-
-    @property
-    def array_type(self) -> exclusions.compound:
-        return _closed(_NO_TYPE + " (arrays)")
-
-    @property
-    def enums(self) -> exclusions.compound:
-        return _closed("CREATE TYPE ... AS ENUM: enum labels would be plaintext on the server")
 
     @property
     def computed_columns(self) -> exclusions.compound:
