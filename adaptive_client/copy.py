@@ -13,19 +13,18 @@
 from __future__ import annotations
 
 import contextlib
-import csv
-import io
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import psycopg
 from psycopg import sql
 from sqlglot import exp
 
-from . import defaults, precomputed, recipes
+from . import defaults, handout, precomputed, recipes, text_output
+from .array_encoding import array_text
 from .encodings import pg_text
 from .errors import StaleMetadata, UnsupportedQuery
-from .json_encoding import JsonText, application_value
+from .interval_encoding import AS_WRITTEN
 from .metadata import ColumnMeta, OnionColumn, TableMeta
 from .onions import TOKEN_ONIONS, Onion
 from .stats import STATS
@@ -246,12 +245,22 @@ class CopyIn:
 class CopyOut:
     """``COPY ... TO STDOUT`` read through the client."""
 
-    def __init__(self, rows: list[tuple[Any, ...]], names: list[str], opts: CopyOptions):
+    def __init__(
+        self,
+        rows: list[tuple[Any, ...]],
+        names: list[str],
+        opts: CopyOptions,
+        settings: text_output.OutputSettings | None = None,
+        type_codes: Sequence[int] = (),
+    ):
         self._rows = rows
         self._names = names
         self.opts = opts
         self._pos = 0
         self._typed = False
+        # printed under the session's output settings; a real as a real
+        self._settings = settings or text_output.OutputSettings()
+        self._texts = [_COLUMN_TEXT.get(t, pg_text) for t in type_codes] or None
 
     def set_types(self, types: Sequence[Any]) -> None:
         """As in psycopg: rows() gives typed values after set_types(), text before."""
@@ -272,8 +281,14 @@ class CopyOut:
         if row is None:
             return row
         if self._typed:
-            return tuple(application_value(v) if isinstance(v, JsonText) else v for v in row)
-        return tuple(_text(v) for v in row)
+            return tuple(_application(v) for v in row)
+        with text_output.using(self._settings):
+            return tuple(self._texts_of(row))
+
+    def _texts_of(self, row: Sequence[Any]) -> list[str | None]:
+        if self._texts is None:
+            return [_text(v) for v in row]
+        return [text(v) for text, v in zip(self._texts, row, strict=True)]
 
     def _next(self) -> tuple[Any, ...] | None:
         if self._pos >= len(self._rows):
@@ -297,16 +312,38 @@ class CopyOut:
             yield data
 
     def _format(self, row: Sequence[Any], header: bool = False) -> str:
+        if header:
+            texts: list[str | None] = list(row)
+        else:
+            with text_output.using(self._settings):
+                texts = self._texts_of(row)
         if self.opts.format == "csv":
-            buf = io.StringIO()
-            csv.writer(buf, delimiter=self.opts.sep, lineterminator="\n").writerow(
-                [v if header else _csv_text(v) for v in row]
-            )
-            return buf.getvalue()
-        return self.opts.sep.join(v if header else _escape(_text(v)) for v in row) + "\n"
+            alone = len(texts) == 1
+            return self.opts.sep.join(_csv_field(v, self.opts.sep, alone) for v in texts) + "\n"
+        return self.opts.sep.join(_escape(v) for v in texts) + "\n"
 
 
 _text = pg_text  # PostgreSQL's text output of a value
+
+
+def _float4_text(v: Any) -> str | None:
+    if v is None:
+        return None
+    return text_output.float4_text(v, text_output.current().extra_float_digits)
+
+
+# the text output of a column by its type's OID where the value alone does not say it
+# (a real and a double precision are both Python floats)
+_COLUMN_TEXT: dict[int, Callable[[Any], str | None]] = {
+    700: _float4_text,
+    1021: lambda v: None if v is None else array_text(v, _float4_text),
+}
+
+
+def _application(v: Any) -> Any:
+    """A value of a COPY's row as the application receives it (``rows()``)."""
+    convert = handout.APPLICATION.get(type(v))
+    return v if convert is None else convert(v)
 
 
 def _escape(s: str | None) -> str:
@@ -315,9 +352,15 @@ def _escape(s: str | None) -> str:
     return s.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
 
 
-def _csv_text(v: Any) -> str:
-    s = _text(v)
-    return "" if s is None else s
+def _csv_field(s: str | None, sep: str, alone: bool) -> str:
+    """A CSV field as COPY writes it: NULL as nothing, quoted where it holds the
+    delimiter, a quote, a line break, where it is empty (not NULL) or, alone on its
+    line, the end-of-data marker."""
+    if s is None:
+        return ""
+    if s == "" or any(c in s for c in (sep, '"', "\n", "\r")) or (alone and s == "\\."):
+        return '"' + s.replace('"', '""') + '"'
+    return s
 
 
 _ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "\\": "\\"}
@@ -396,15 +439,21 @@ def open_copy(cursor: Cursor, node: exp.Copy, params: Any) -> CopyIn | CopyOut:
             cols_sql = ", ".join(c.sql("postgres") for c in target.expressions)
             target = target.this
         query = f"SELECT {cols_sql} FROM {target.sql('postgres')}"
-    # (the values as the client holds them: COPY prints json as PostgreSQL does, which
-    # the application's loaded values cannot tell)
+    # (the values as the client holds them: COPY prints json and intervals as PostgreSQL
+    # does, which the application's loaded values cannot tell)
     cursor._internal_values = True
+    as_written = AS_WRITTEN.set(True)
     try:
         cursor.execute(query, params)
     finally:
+        AS_WRITTEN.reset(as_written)
         cursor._internal_values = False
-    names = [d[0] for d in cursor.description or []]
-    return CopyOut(cursor.fetchall(), names, opts)
+    desc = cursor.description or []
+    rows = cursor.fetchall()
+    conn = cursor.connection
+    with conn.lock:  # the output settings, once for the COPY (in its transaction)
+        settings = text_output.read(conn.pg)
+    return CopyOut(rows, [d[0] for d in desc], opts, settings, [d[1] for d in desc])
 
 
 __all__ = ["BATCH", "CopyIn", "CopyOut", "open_copy"]

@@ -97,20 +97,25 @@ def zone_named(name: str) -> dt.tzinfo | None:
         return None
 
 
-_POSIX_RE = re.compile(r"(?:[a-z]{3,}|<[^>]+>)([+-]?)([0-9]{1,2})(?::([0-9]{2})(?::([0-9]{2}))?)?")
+_POSIX_RE = re.compile(
+    r"([a-z]{3,}|<[^>]*>|)([+-]?)([0-9]{1,2})(?::([0-9]{1,2})(?::([0-9]{1,2}))?)?"
+)
 
 
 def _posix_zone(name: str) -> dt.tzinfo | None:
-    """A POSIX zone without daylight rules (``GMT+8``, ``PST+8``, ``MST+7:00``): the
-    offset is west of Greenwich, as POSIX writes it."""
+    """A POSIX zone without daylight rules (``GMT+8``, ``PST+8``, ``MST+7:00``,
+    ``<+0330>-3:30``, ``+03:30``): the offset is west of Greenwich, as POSIX writes it;
+    the zone's abbreviation is its name (``GMT``, ``+0330``; none for ``+03:30``), which
+    PostgreSQL prints in upper case."""
     m = _POSIX_RE.fullmatch(name.lower())
     if m is None:
         return None
-    hours, minutes, seconds = int(m.group(2)), int(m.group(3) or 0), int(m.group(4) or 0)
+    hours, minutes, seconds = int(m.group(3)), int(m.group(4) or 0), int(m.group(5) or 0)
     if hours > 24 or minutes > 59 or seconds > 59:
         return None
     west = (hours * 60 + minutes) * 60 + seconds
-    return dt.timezone(dt.timedelta(seconds=west if m.group(1) == "-" else -west))
+    abbrev = name[: m.end(1)].strip("<>").upper()
+    return dt.timezone(dt.timedelta(seconds=west if m.group(2) == "-" else -west), abbrev)
 
 
 @lru_cache(maxsize=1)

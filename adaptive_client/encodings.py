@@ -88,7 +88,7 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg.adapt import PyFormat
 
-from . import datetime_input, datetime_output, interval_input
+from . import datetime_input, datetime_output, interval_input, text_output
 from .clock import SessionTimestamp
 from .collation import Collation, order_key, primary_prefix
 from .errors import (
@@ -1268,11 +1268,13 @@ class TimestampEncoding(Encoding):
         return self._micros(v).to_bytes(8, "big")
 
     def from_bytes(self, b: bytes) -> Any:
-        if len(b) != 8:
-            inf = _BYTES_INFINITE.get(bytes(b))
-            if inf is None:
-                raise self._bad("encoding")
+        # (b"infinity" is 8 bytes long too: the words first; as a number it lies past
+        # 9999-12-31, so no timestamp's bytes are a word)
+        inf = _BYTES_INFINITE.get(bytes(b))
+        if inf is not None:
             return inf
+        if len(b) != 8:
+            raise self._bad("encoding")
         i = int.from_bytes(b, "big")
         if not 0 <= i <= self._MAX:
             raise self._bad("encoding")
@@ -1514,17 +1516,14 @@ COMPOSITE_TEXT: dict[type, Callable[[Any], str]] = {}
 def session_datestyle() -> str:
     """The DateStyle of the session running the current statement (as the server reports
     it: no round trip); PostgreSQL's default where none runs."""
-    from .defaults import RUNTIME
-
-    conn = getattr(RUNTIME.get(), "conn", None)
-    if conn is None or conn.closed:
-        return "ISO, MDY"
-    return (conn.pgconn.parameter_status(b"DateStyle") or b"ISO, MDY").decode()
+    return text_output.current().datestyle
 
 
 def pg_text(v: Any) -> str | None:
-    """A value's text as PostgreSQL prints it (dates and timestamps in the session's
-    DateStyle): what COPY ... TO and a text result show.  ``None`` is NULL."""
+    """A value's text as PostgreSQL prints it under the session's output settings
+    (``text_output.current()``: DateStyle, IntervalStyle, extra_float_digits,
+    bytea_output): what COPY ... TO and a text result show.  A float is printed as a
+    double precision (``text_output.float4_text`` prints a real).  ``None`` is NULL."""
     if v is None:
         return None
     for kind, out in COMPOSITE_TEXT.items():
@@ -1533,18 +1532,19 @@ def pg_text(v: Any) -> str | None:
     if isinstance(v, bool):
         return "t" if v else "f"
     if isinstance(v, dt.datetime):
-        return datetime_output.text(v, session_datestyle())
+        return datetime_output.text(v, text_output.current().datestyle)
     if isinstance(v, dt.time):
         clock = f"{v.hour:02d}:{v.minute:02d}:{v.second:02d}" + _fraction_text(v.microsecond)
         return clock + _offset_text(v.utcoffset())  # (timetz: with its zone)
     if isinstance(v, dt.timedelta):
         from .interval_encoding import PgInterval, interval_text
 
-        return interval_text(PgInterval(0, v.days, v.seconds * 1_000_000 + v.microseconds))
+        fields = PgInterval(0, v.days, v.seconds * 1_000_000 + v.microseconds)
+        return interval_text(fields, text_output.current().intervalstyle)
     if isinstance(v, dt.date):
-        return datetime_output.text(v, session_datestyle())
+        return datetime_output.text(v, text_output.current().datestyle)
     if isinstance(v, bytes | bytearray | memoryview):
-        return "\\x" + bytes(v).hex()
+        return text_output.bytea_text(bytes(v), text_output.current().bytea_output)
     if isinstance(v, Decimal):
         if v.is_nan():
             return "NaN"
@@ -1555,13 +1555,7 @@ def pg_text(v: Any) -> str | None:
     if fmt is not None:
         return fmt(v)
     if isinstance(v, float):
-        # (the shortest text that reads back as the value, as float8out prints it, up to
-        # where PostgreSQL switches to an exponent: 1e15 for float8, 1e6 for float4)
-        if v != v:
-            return "NaN"
-        if math.isinf(v):
-            return "-Infinity" if v < 0 else "Infinity"
-        return repr(v).removesuffix(".0") if v.is_integer() and abs(v) < 1e15 else repr(v)
+        return text_output.float8_text(v, text_output.current().extra_float_digits)
     return str(v)
 
 

@@ -28,14 +28,17 @@ server's clock) in the session's TimeZone.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 import psycopg
 
-from . import datetime_input, handout, interval_input
+from . import datetime_input, handout, interval_input, text_output
 from .encodings import (
+    TEXT_FORMATS,
     Encoding,
     RoundedEncoding,
     SqlType,
@@ -70,25 +73,121 @@ def _loader(oid: int) -> Any:
     return psycopg.adapters.get_loader(oid, psycopg.pq.Format.TEXT)(oid, None)  # type: ignore[misc]
 
 
-def interval_text(v: PgInterval) -> str:
-    """The interval as PostgreSQL prints it under IntervalStyle postgres."""
+def interval_text(v: PgInterval, style: str = "postgres") -> str:
+    """The interval as PostgreSQL prints it under IntervalStyle ``style``
+    (``postgres``, ``postgres_verbose``, ``sql_standard``, ``iso_8601``): interval_out's
+    fields (years and months of the months, the days, hours, minutes, seconds and
+    microseconds of the time, each with the sign of what it came from)."""
     years, months = _cdiv(v.months, 12), v.months - 12 * _cdiv(v.months, 12)
+    hours = _cdiv(v.usec, 3_600_000_000)
+    rest = v.usec - hours * 3_600_000_000
+    minutes = _cdiv(rest, 60_000_000)
+    rest -= minutes * 60_000_000
+    seconds = _cdiv(rest, _US)
+    fields = (years, months, v.days, hours, minutes, seconds, rest - seconds * _US)
+    return _STYLES.get(style.lower(), _postgres)(*fields)
+
+
+def _seconds(sec: int, fsec: int, zero_filled: bool) -> str:
+    """AppendSeconds: the absolute seconds, the fraction without trailing zeros."""
+    whole = f"{abs(sec):02d}" if zero_filled else str(abs(sec))
+    return whole + _fraction_text(abs(fsec))
+
+
+def _postgres(year: int, mon: int, mday: int, hour: int, mins: int, sec: int, fsec: int) -> str:
     out: list[str] = []
     before = False
-    for value, unit in ((years, "year"), (months, "mon"), (v.days, "day")):
+    for value, unit in ((year, "year"), (mon, "mon"), (mday, "day")):
         if value:
             sign = "+" if before and value > 0 else ""
             out.append(f"{sign}{value} {unit}{'' if value == 1 else 's'}")
-            before = value < 0
-    usec = v.usec
-    if not out or usec:
-        hours, rest = _cdiv(usec, 3_600_000_000), abs(usec) % 3_600_000_000
-        minutes, rest = divmod(rest, 60_000_000)
-        seconds, micro = divmod(rest, _US)
-        sign = "-" if usec < 0 else "+" if before else ""
-        clock = f"{sign}{abs(hours):02d}:{minutes:02d}:{seconds:02d}{_fraction_text(micro)}"
-        out.append(clock)
+            before = value < 0  # (each field sets it for the next one only)
+    if not out or hour or mins or sec or fsec:
+        minus = hour < 0 or mins < 0 or sec < 0 or fsec < 0
+        sign = "-" if minus else "+" if before else ""
+        out.append(f"{sign}{abs(hour):02d}:{abs(mins):02d}:{_seconds(sec, fsec, True)}")
     return " ".join(out)
+
+
+def _verbose(year: int, mon: int, mday: int, hour: int, mins: int, sec: int, fsec: int) -> str:
+    out = "@"
+    zero, before = True, False
+    for value, unit in ((year, "year"), (mon, "mon"), (mday, "day"), (hour, "hour"),
+                        (mins, "min")):  # fmt: skip
+        if not value:
+            continue
+        if zero:  # (the first field says whether the interval is "ago")
+            before, value = value < 0, abs(value)
+        elif before:
+            value = -value
+        out += f" {value} {unit}{'' if value == 1 else 's'}"
+        zero = False
+    if sec or fsec:
+        out += " "
+        if sec < 0 or (sec == 0 and fsec < 0):
+            if zero:
+                before = True
+            elif not before:
+                out += "-"
+        elif before:
+            out += "-"
+        plural = "s" if abs(sec) != 1 or fsec else ""
+        out += f"{_seconds(sec, fsec, False)} sec{plural}"
+        zero = False
+    if zero:
+        out += " 0"
+    return out + (" ago" if before else "")
+
+
+def _sql_standard(year: int, mon: int, mday: int, hour: int, mins: int, sec: int, fsec: int) -> str:
+    fields = (year, mon, mday, hour, mins, sec, fsec)
+    negative, positive = any(f < 0 for f in fields), any(f > 0 for f in fields)
+    year_month, day_time = bool(year or mon), bool(mday or hour or mins or sec or fsec)
+    standard = not (negative and positive) and not (year_month and day_time)
+    lead = ""
+    if negative and standard:  # one sign before the whole interval
+        lead = "-"
+        year, mon, mday, hour, mins, sec, fsec = (-f for f in fields)
+    if not negative and not positive:
+        return "0"
+    if not standard:  # every part signed, to be read back unambiguously
+        ym = "-" if year < 0 or mon < 0 else "+"
+        ds = "-" if mday < 0 else "+"
+        ts = "-" if hour < 0 or mins < 0 or sec < 0 or fsec < 0 else "+"
+        return (
+            f"{ym}{abs(year)}-{abs(mon)} {ds}{abs(mday)} {ts}{abs(hour)}:{abs(mins):02d}:"
+            + _seconds(sec, fsec, True)
+        )
+    if year_month:
+        return f"{lead}{year}-{mon}"
+    clock = f"{hour}:{abs(mins):02d}:{_seconds(sec, fsec, True)}"
+    return f"{lead}{mday} {clock}" if mday else lead + clock
+
+
+def _iso_8601(year: int, mon: int, mday: int, hour: int, mins: int, sec: int, fsec: int) -> str:
+    if not (year or mon or mday or hour or mins or sec or fsec):
+        return "PT0S"
+    out = "P" + "".join(f"{v}{u}" for v, u in ((year, "Y"), (mon, "M"), (mday, "D")) if v)
+    if hour or mins or sec or fsec:
+        out += "T" + "".join(f"{v}{u}" for v, u in ((hour, "H"), (mins, "M")) if v)
+    if sec or fsec:
+        out += ("-" if sec < 0 or fsec < 0 else "") + _seconds(sec, fsec, False) + "S"
+    return out
+
+
+_STYLES: dict[str, Callable[..., str]] = {
+    "postgres": _postgres,
+    "postgres_verbose": _verbose,
+    "sql_standard": _sql_standard,
+    "iso_8601": _iso_8601,
+}
+
+
+# While set (COPY ... TO prints what the columns hold), an interval's Exact onion reads
+# as the fields it was written with, a PgInterval ('1 year 2 mons' stays that, where
+# the application's timedelta has 425 days)
+AS_WRITTEN: ContextVar[bool] = ContextVar("interval_as_written", default=False)
+TEXT_FORMATS[PgInterval] = lambda v: interval_text(v, text_output.current().intervalstyle)
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -178,13 +277,14 @@ class IntervalEncoding(Encoding):
             + v.usec.to_bytes(8, "big", signed=True)
         )
 
-    def from_exact_bytes(self, b: bytes) -> dt.timedelta:
+    def from_exact_bytes(self, b: bytes) -> dt.timedelta | PgInterval:
         if len(b) != 16:
             raise self._bad("encoding")
         months = int.from_bytes(b[:4], "big", signed=True)
         days = int.from_bytes(b[4:8], "big", signed=True)
         usec = int.from_bytes(b[8:], "big", signed=True)
-        return interval_value(PgInterval(months, days, usec))
+        fields = PgInterval(months, days, usec)
+        return fields if AS_WRITTEN.get() else interval_value(fields)
 
     def to_ope(self, v: Any) -> int:
         return self._span(v) + self._OFFSET

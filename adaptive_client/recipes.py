@@ -14,6 +14,7 @@ from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any
 
+from .encodings import _session_zone
 from .errors import CiphertextError, EncodingError
 from .metadata import ColumnMeta, OnionColumn
 from .onions import Onion
@@ -273,9 +274,15 @@ def decrypt(col: ColumnMeta, oc: OnionColumn, stored: Any) -> Any:
         # (counted as decrypted: the statistics count what statements need, as the
         # memoized encryptions are counted)
         STATS.decrypted(inner, inner != "RND" and data[0] == 1)
+        if type(value) is datetime and value.tzinfo is not None:
+            # a timestamptz is shown in the session's zone, which may have changed
+            zone = _session_zone()
+            return value if value.tzinfo is zone else value.astimezone(zone)
         return value
     value = _decrypt(col, oc, inner, data)
-    if type(value) in _KEPT_TYPES:
+    # (an interval's Exact onion reads as a timedelta or, for COPY ... TO, as the
+    # fields it was written with: not kept, each read decodes it as asked)
+    if type(value) in _KEPT_TYPES and not (oc.onion is Onion.EXACT and type(value) is timedelta):
         if len(opened) >= _OPENED_LIMIT:
             opened.clear()
         opened[data] = value
