@@ -29,6 +29,7 @@ it over the struct, not over the value.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
@@ -36,7 +37,7 @@ from typing import Any, Final
 from psycopg import errors as pg_errors
 from sqlglot import exp
 
-from ..encodings import Encoding
+from ..encodings import Encoding, encoding_for
 from ..errors import UnsupportedQuery
 from ..metadata import ColumnMeta
 from ..usertypes import EnumType
@@ -109,6 +110,7 @@ def comparand_reader(duck: str, encoding: Encoding) -> Callable[[Any], Any]:
     """A parameter's value (or a literal's text) compared with a column of the held type
     ``duck``, as the engine's struct: read as PostgreSQL reads it there."""
     field = field_of(duck)
+    encoding = _unmodified(encoding)
 
     def read(v: Any) -> Any:
         if v is None:
@@ -124,6 +126,32 @@ def comparand_reader(duck: str, encoding: Encoding) -> Callable[[Any], Any]:
             ) from None
 
     return read
+
+
+def _unmodified(encoding: Encoding) -> Encoding:
+    """The encoding a comparand of an array of ``numeric(p,s)`` or ``varchar(n)`` is read
+    with: PostgreSQL reads it as an array of the element type without its modifier
+    (``'{1.555}'`` is not rounded to a numeric(5,2)'s 1.56); the elements' keys are
+    those of the type without it (a number, a string)."""
+    t = encoding.sql_type
+    element = t.element
+    if element is None or element.name not in ("numeric", "varchar") or element.precision is None:
+        return encoding
+    collation = getattr(getattr(encoding, "element", None), "collation", None)
+    free = dataclasses.replace(element, precision=None, scale=None)
+    return encoding_for(dataclasses.replace(t, element=free), collation)
+
+
+def unbounded_range(conjunct: exp.Expression, held: Mapping[str, Encoding]) -> bool:
+    """Whether ``conjunct`` compares an array of ``numeric(p,s)`` or ``varchar(n)`` by
+    order: such a range is left to the client engine, not given to the server, whose
+    Ord onion cannot take a comparand beyond the elements' modifier."""
+    for node in conjunct.find_all(exp.LT, exp.LTE, exp.GT, exp.GTE, exp.Between):
+        for side in node.iter_expressions():
+            duck = held_of(_unparen(side), held)
+            if duck is not None and _unmodified(held[duck]) is not held[duck]:
+                return True
+    return False
 
 
 # -- what the statement may do with a held value ---------------------------------------------

@@ -109,7 +109,7 @@ from .engine import (  # noqa: F401  (pg_*: the engine's functions, tested from 
     translate,
 )
 from .fold import factor_disjunctions, fold_constants
-from .held import Shown, check_uses, comparand_reader, held_type, held_types
+from .held import Shown, check_uses, comparand_reader, held_type, held_types, unbounded_range
 from .late import plan_late
 from .nested_joins import joins_as_derived_tables
 from .numeric import float4_out, float_numeric, numeric_div, numeric_in, pg_avg
@@ -2583,10 +2583,14 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     check_full_joins(tree)
 
     def compiles(rel: Relation, conj: list[exp.Expression]) -> bool:
+        if any(unbounded_range(c, by_key) for c in conj):
+            return False
         return try_compile(catalog, rel, conj) is not None
 
     pushdowns = plan_pushdowns(catalog, tree, schema, lambda rel: compiles_exactly(catalog, rel))
     relations = plan_relations(catalog, tree, compiles, [p.relation for p in pushdowns])
+    for rel in relations:  # (left to the client engine: rewrite/held.py)
+        rel.conjuncts = [c for c in rel.conjuncts if not unbounded_range(c, by_key)]
     fetches = [compile_relation(catalog, rel) for rel in relations]
     if drop_applied(catalog, tree, relations):  # fewer columns to ship: compiled again
         fetches = [compile_relation(catalog, rel) for rel in relations]
