@@ -176,7 +176,7 @@ def held_of(node: Any, held: Mapping[str, Encoding]) -> str | None:
     return duck if duck in held else None
 
 
-def _unparen(node: exp.Expression) -> exp.Expression:
+def _unparen(node: Any) -> Any:
     while isinstance(node, exp.Paren):
         node = node.this
     return node
