@@ -196,6 +196,8 @@ def check_uses(tree: exp.Expression, held: Mapping[str, Encoding]) -> None:
             continue
         name = type_name(duck)
         parent = node.parent
+        if isinstance(parent, exp.In) and parent.args.get("query") is node:
+            continue  # (the subquery of ``x IN (SELECT ...)``: checked with x)
         if isinstance(parent, exp.Case) and parent.args.get("this") is node:
             raise _refuse(f"CASE over a {name} value", parent)
         if isinstance(parent, exp.Min | exp.Max):
@@ -289,6 +291,13 @@ class Shown:
                 self._ambiguous[duck].add(key)
             out.append({field: key})
         return out
+
+    def member(self, duck: str, held: Any) -> Any:
+        """A value of a key the engine returned, any of those equal to it (a semi-join's
+        value, which the server compares by ``=``)."""
+        if held is None:
+            return None
+        return self._values[duck][next(iter(held.values()))]
 
     def value(self, duck: str, held: Any) -> Any:
         """The value of a key the engine returned."""

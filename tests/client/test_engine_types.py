@@ -237,6 +237,21 @@ STATEMENTS: dict[str, tuple[str, bool]] = {
         True,
     ),
     "in": ("SELECT upper(name) FROM {t} WHERE v IN ({lo}, {hi}) ORDER BY id", True),
+    "in subquery": (
+        "SELECT upper(name) FROM {t} WHERE v IN (SELECT v FROM {t} WHERE upper(name) < 'C') "
+        "ORDER BY id",
+        True,
+    ),
+    "equijoin": (
+        "SELECT upper(a.name), b.id FROM {t} a JOIN {t} b ON a.v = b.v "
+        "WHERE upper(b.name) < 'D' ORDER BY a.id, b.id",
+        True,
+    ),
+    "range join": (
+        "SELECT a.id, b.id FROM {t} a JOIN {t} b ON a.v < b.v WHERE upper(a.name) <> 'Z' "
+        "ORDER BY a.id, b.id",
+        True,
+    ),
     "text cast": ("SELECT upper(name), v::text FROM {t} ORDER BY id", True),
 }
 
