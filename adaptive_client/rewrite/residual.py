@@ -2723,7 +2723,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
                         text, used = semi_sql[semi.name]
                         got = con.execute(text, {k: values[k] for k in used} or None)
                         found[semi.name] = [r[0] for r in got.fetchall()]
-                        semi_type = str((got.description or [("", "")])[0][1])
+                        semi_type = str(got.description[0][1]) if got.description else ""
                         if semi_type in by_key:  # (the server compares values, not keys)
                             found[semi.name] = [
                                 shown.member(semi_type, v) for v in found[semi.name]
