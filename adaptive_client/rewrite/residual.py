@@ -58,6 +58,12 @@ rewrites those whose semantics differ:
   mapping (``lower``, ``upper``, ``ILIKE``) is the database's (``collation.CaseMapping``:
   ASCII under the C ctype, ICU's or libc's otherwise), for text of its default collation.
 
+* columns of types DuckDB has none for with PostgreSQL's semantics (inet, cidr, macaddr,
+  jsonb, bit, money, interval, time, timetz, enums, arrays) are held by their order keys
+  (rewrite/held.py): compared, ordered, grouped, counted, min/max'd and copied, and
+  mapped back to their values on the way out; a string or parameter compared with one
+  read as PostgreSQL reads it there.
+
 Anything else is refused with :class:`UnsupportedQuery` naming the construct, at compile
 time (before any peel) wherever it can be decided there.
 """
