@@ -58,6 +58,12 @@ rewrites those whose semantics differ:
   mapping (``lower``, ``upper``, ``ILIKE``) is the database's (``collation.CaseMapping``:
   ASCII under the C ctype, ICU's or libc's otherwise), for text of its default collation.
 
+* columns of types DuckDB has none for with PostgreSQL's semantics (inet, cidr, macaddr,
+  jsonb, bit, money, interval, time, timetz, enums, arrays) are held by their order keys
+  (rewrite/held.py): compared, ordered, grouped, counted, min/max'd and copied, and
+  mapped back to their values on the way out; a string or parameter compared with one
+  read as PostgreSQL reads it there.
+
 Anything else is refused with :class:`UnsupportedQuery` naming the construct, at compile
 time (before any peel) wherever it can be decided there.
 """
@@ -109,6 +115,7 @@ from .engine import (  # noqa: F401  (pg_*: the engine's functions, tested from 
     translate,
 )
 from .fold import factor_disjunctions, fold_constants
+from .held import Shown, check_uses, comparand_reader, held_type, held_types, unbounded_range
 from .late import plan_late
 from .nested_joins import joins_as_derived_tables
 from .numeric import float4_out, float_numeric, numeric_div, numeric_in, pg_avg
@@ -173,6 +180,9 @@ def duck_type(table: TableMeta, col: ColumnMeta) -> str:
         # char(n) compares, concatenates and measures that way; typed CHAR(n) for the
         # annotation, so that LIKE and the outputs get the padding back
         return f"CHAR({t.precision or 1})"
+    held = held_type(col)
+    if held is not None:  # (by its order keys: rewrite/held.py)
+        return held
     raise UnsupportedQuery(
         f"{table.name}.{col.name} ({t.sql()}) in a client-evaluated query", f"{t.name} column"
     )
@@ -1674,6 +1684,14 @@ def _read_as(builder: ParamBuilder, kind: DType) -> ParamBuilder:
     return bound
 
 
+def _constant(text: str) -> ParamBuilder:
+    return lambda params: text
+
+
+def _read_held(builder: ParamBuilder, reader: Callable[[Any], Any]) -> ParamBuilder:
+    return lambda params: reader(builder(params))
+
+
 def _literal_regexes(stmt: exp.Expression) -> exp.Expression:
     """``x ~ 'abc'`` / ``x ~* '^abc$'``: a regular expression that is a plain string
     (optionally anchored) is the LIKE / ILIKE of that string, which the client evaluates
@@ -2085,14 +2103,24 @@ def to_duckdb(
     scales = scale_outputs(tree)
     numerics = numeric_outputs(tree, reals)
     c = Compiler.__new__(Compiler)
-    for ph in list(tree.find_all(exp.Placeholder)):
-        builder = Compiler.value_of(c, ph)
+    held_params: dict[str, str] = {}
+    for ph in list(tree.find_all(exp.Placeholder, exp.Literal)):
+        held = ph.meta.get("held")
+        if isinstance(ph, exp.Literal):
+            if held is None:
+                continue
+            builder: ParamBuilder | None = _constant(str(ph.this))
+        else:
+            builder = Compiler.value_of(c, ph)
         if builder is None:
             raise _refuse("placeholder", ph)
         kind = ph.meta.get("read_as")
         if kind is not None:
             builder = _read_as(builder, kind)
         name = f"p{len(builders)}"
+        if held is not None:  # a comparand of a held column: its key (rewrite/held.py)
+            builder = _read_held(builder, comparand_reader(*held))
+            held_params[name] = held[0]
         builders[name] = builder
         ph.replace(exp.Placeholder(this=name))
     token = _REALS.set(reals)
@@ -2100,6 +2128,9 @@ def to_duckdb(
         tree = _rewrite_bottom_up(tree)
     finally:
         _REALS.reset(token)
+    for ph in list(tree.find_all(exp.Placeholder)):
+        if ph.name in held_params:
+            ph.replace(_cast(ph.copy(), held_params[ph.name]))
     interval_outputs(tree)
     _escape_likes(tree)
     _case_distinct_names(tree)
@@ -2346,8 +2377,10 @@ def text_order(
 
 
 def _is_uuid(node: exp.Expression) -> bool:
+    """A uuid, or a value held by its order key (rewrite/held.py): a string compared with
+    one is a value of its type, not text."""
     typed = _unparen(node).type
-    return typed is not None and typed.this == exp.DataType.Type.UUID
+    return typed is not None and typed.this in (exp.DataType.Type.UUID, exp.DataType.Type.STRUCT)
 
 
 def _output_ref(item: exp.Expression, in_set_op: bool) -> exp.Expression:
@@ -2534,6 +2567,14 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
     check_allowed(tree)
     _typed_strings(tree)  # (after the check: from_hex is the client's, not the statement's)
+    # the columns held by their order keys, by engine type (rewrite/held.py)
+    by_key = held_types(
+        col
+        for name in schema
+        if name in catalog.tables
+        for col in catalog.table(name).columns.values()
+    )
+    check_uses(tree, by_key)
     # the real columns, by the alias they are read under (before the relations' rewrite
     # renames the tables)
     reals = frozenset(
@@ -2548,10 +2589,14 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     check_full_joins(tree)
 
     def compiles(rel: Relation, conj: list[exp.Expression]) -> bool:
+        if any(unbounded_range(c, by_key) for c in conj):
+            return False
         return try_compile(catalog, rel, conj) is not None
 
     pushdowns = plan_pushdowns(catalog, tree, schema, lambda rel: compiles_exactly(catalog, rel))
     relations = plan_relations(catalog, tree, compiles, [p.relation for p in pushdowns])
+    for rel in relations:  # (left to the client engine: rewrite/held.py)
+        rel.conjuncts = [c for c in rel.conjuncts if not unbounded_range(c, by_key)]
     fetches = [compile_relation(catalog, rel) for rel in relations]
     if drop_applied(catalog, tree, relations):  # fewer columns to ship: compiled again
         fetches = [compile_relation(catalog, rel) for rel in relations]
@@ -2643,7 +2688,12 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     finally:
         release(con, tables)
     oids = []
+    held_outputs: dict[int, str] = {}
     for i, d in enumerate(described[:width]):
+        if str(d[1]) in by_key:
+            held_outputs[i] = str(d[1])
+            oids.append(by_key[str(d[1])].sql_type.oid)
+            continue
         oids.append(1700 if i in avgs or i in numerics else result_oid(str(d[1])))
         if (
             str(d[1]) == "INTERVAL"
@@ -2664,6 +2714,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
         refusals: list[CollationUnavailable] = []
         con = engine(late.tables, keys, refusals, case_mapping)
         kept: dict[tuple[int, int], list[Any]] = {}  # ciphertexts carried by reference
+        shown = Shown(by_key)
         try:
             values = {k: b(params) for k, b in builders.items()}
             if needs_zone:  # timestamptz (now(), date_trunc of a date): the session's zone
@@ -2678,6 +2729,11 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
                         text, used = semi_sql[semi.name]
                         got = con.execute(text, {k: values[k] for k in used} or None)
                         found[semi.name] = [r[0] for r in got.fetchall()]
+                        semi_type = str(got.description[0][1]) if got.description else ""
+                        if semi_type in by_key:  # (the server compares values, not keys)
+                            found[semi.name] = [
+                                shown.member(semi_type, v) for v in found[semi.name]
+                            ]
                         if semi.scalar:
                             if len(found[semi.name]) > 1:
                                 raise pg_errors.CardinalityViolation(
@@ -2686,7 +2742,11 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
                             found[semi.name] = semi.scalar_bound(
                                 found[semi.name][0] if found[semi.name] else None
                             )
-                    load(con, name, cols, late.by_reference(i, fetch(i), kept))
+                    columns = late.by_reference(i, fetch(i), kept)
+                    for j, (_, duck) in enumerate(cols):
+                        if duck in by_key and columns:
+                            columns[j] = shown.load(duck, columns[j])
+                    load(con, name, cols, columns)
             finally:
                 SEMI_VALUES.reset(token)
             rows = con.execute(sql, values).fetchall()
@@ -2697,6 +2757,14 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
         finally:
             release(con, late.tables)
         rows = late.decrypt(rows, kept)
+        if held_outputs:  # values held by their keys, as loaded
+            rows = [
+                tuple(
+                    shown.value(held_outputs[i], v) if i in held_outputs else v
+                    for i, v in enumerate(r)
+                )
+                for r in rows
+            ]
         if padded:  # char(n) values are printed with their padding
             rows = [
                 tuple(

@@ -63,7 +63,7 @@ def test_array_input(pair: Pair, sql_type: str) -> None:
     """array_in's rules, good and bad input with PostgreSQL's SQLSTATE, the elements
     read by the element type's input (22P02 for ``{foo}`` into integer[], 22001 for a
     long element of varchar(5)[], char(5)[] padding)."""
-    check(pair, sql_type, PARSER + SYNTAX, as_literals=True, ordered=True, ranges=False)
+    check(pair, sql_type, PARSER + SYNTAX, as_literals=True, ordered=True)
 
 
 NUMERICS = [
@@ -78,10 +78,10 @@ def test_numeric_elements(pair: Pair, sql_type: str) -> None:
     keeps each element's scale while ``{1.50} = {1.5}``."""
     ordered = sql_type != "numeric[]"  # (numeric without precision has no Ord onion)
     literals = [v for v in NUMERICS if isinstance(v, str)]
-    check(pair, sql_type, literals, as_literals=True, ranges=False, ordered=ordered)
+    check(pair, sql_type, literals, as_literals=True, ordered=ordered)
     # (a list compared with the column: psycopg sends numeric[] or float8[], which
     # PostgreSQL compares with no other array type, 42883; the probes are strings)
-    check(pair, sql_type, NUMERICS, ranges=False, ordered=ordered, probes=literals)
+    check(pair, sql_type, NUMERICS, ordered=ordered, probes=literals)
 
 
 DATES = [
@@ -92,7 +92,7 @@ DATES = [
 
 
 def test_date_elements(pair: Pair) -> None:
-    check(pair, "date[]", DATES, ranges=False)
+    check(pair, "date[]", DATES)
 
 
 def test_timestamptz_elements(pair: Pair) -> None:
@@ -104,7 +104,7 @@ def test_timestamptz_elements(pair: Pair) -> None:
             [dt.datetime(2024, 6, 1, 12, tzinfo=dt.UTC), None], [dt.datetime(2024, 6, 1, 12)],
         ]  # fmt: skip
         probes = [*values[:5], [dt.datetime(1999, 1, 8, 2, 5, 6, tzinfo=dt.UTC)]]
-        check(pair, "timestamptz[]", values, ranges=False, probes=probes)
+        check(pair, "timestamptz[]", values, probes=probes)
 
 
 UUIDS = [
@@ -116,8 +116,8 @@ BOOLS = ["{t,f}", "{true,NULL}", "{yes,no,on,off,1,0}", "{maybe}", "{{t},{f}}", 
 
 
 def test_uuid_and_boolean_elements(pair: Pair) -> None:
-    check(pair, "uuid[]", UUIDS, ranges=False)
-    check(pair, "boolean[]", BOOLS, ranges=False)
+    check(pair, "uuid[]", UUIDS)
+    check(pair, "boolean[]", BOOLS)
 
 
 LISTS: list[Any] = [
@@ -134,7 +134,7 @@ def test_list_parameters(pair: Pair, sql_type: str) -> None:
     integer[]; the declared dimensions are ignored, as PostgreSQL ignores them."""
     # (a list compared with the column: psycopg sends int2[] for small numbers, which
     # PostgreSQL does not compare with integer[], 42883; the probes are strings)
-    check(pair, sql_type, LISTS, ranges=False, probes=["{1,2}", "{}", "{{1,2},{3,4}}", "{NULL}"])
+    check(pair, sql_type, LISTS, probes=["{1,2}", "{}", "{{1,2},{3,4}}", "{NULL}"])
 
 
 TEXTS: list[Any] = [
@@ -148,7 +148,7 @@ TEXTS: list[Any] = [
 def test_text_elements_order_by_the_collation(pair: Pair, sql_type: str) -> None:
     """Text elements compare under the column's collation (the ICU database orders
     ``B`` after ``a``), element by element, a NULL element after every string."""
-    check(pair, sql_type, TEXTS, ranges=False)
+    check(pair, sql_type, TEXTS)
 
 
 def test_order_of_dimensions_and_bounds(pair: Pair) -> None:
@@ -160,8 +160,8 @@ def test_order_of_dimensions_and_bounds(pair: Pair) -> None:
         "{1,2,3}", "{1}", "{}", "{NULL,1}", "{1,NULL}", "{{1,2},{3,4}}", "{1,2,3,4}",
         "{{1,2,3,4}}", "{0,5}", "{2}",
     ]  # fmt: skip
-    check(pair, "integer[]", values, as_literals=True, ranges=False)
-    check(pair, "integer[]", values, as_literals=True, ranges=False, probes=values[:6])
+    check(pair, "integer[]", values, as_literals=True)
+    check(pair, "integer[]", values, as_literals=True, probes=values[:6])
 
 
 def test_array_constructors(pair: Pair) -> None:
@@ -259,7 +259,7 @@ def test_element_types_round_trip(pair: Pair) -> None:
         "char(3)[]": ["{a,bb}", ["x", None]],
     }
     for sql_type, written in values.items():
-        check(pair, sql_type, written, ranges=False)
+        check(pair, sql_type, written)
 
 
 def test_layers_shows_an_array_column(

@@ -49,8 +49,8 @@ PROBES = ["01010101010", "1", "0", "01010101", "00000000000", "11111111111", "01
 def test_bit_strings(pair: Pair, sql_type: str) -> None:
     """Length mismatch 22026 (bit(n)), too long 22001 (varbit(n)), a bad digit 22P02;
     ordered by bitcmp: the bits zero-filled, then the length."""
-    check(pair, sql_type, BITS, probes=PROBES, ranges=False)
-    check(pair, sql_type, BITS, as_literals=True, ranges=False)
+    check(pair, sql_type, BITS, probes=PROBES)
+    check(pair, sql_type, BITS, as_literals=True)
     # ranges where the Ord onion is exact (bit, bit(n), varbit(n) up to about 90 bits),
     # with comparands of every length: those the column cannot hold order between values
     if sql_type not in ("bit varying", "varbit(96)"):

@@ -58,7 +58,7 @@ SHAPES = [
 
 
 def test_jsonb_literals(pair: Pair) -> None:
-    check(pair, "jsonb", REGRESSION + SHAPES, as_literals=True, ranges=False)
+    check(pair, "jsonb", REGRESSION + SHAPES, as_literals=True)
 
 
 def test_json_literals(pair: Pair) -> None:
@@ -78,9 +78,7 @@ def test_parameters(pair: Pair, sql_type: str) -> None:
     values: list[Any] = [*REGRESSION[:30], *SHAPES[:8]]
     values += [Json(o) for o in OBJECTS] + [Jsonb(o) for o in OBJECTS]
     values += [5, 1.5, True, [1, 2]]
-    check(
-        pair, sql_type, values, ranges=False, probes=['{"a":1}', "[]", "null", '"text"', Jsonb([])]
-    )
+    check(pair, sql_type, values, probes=['{"a":1}', "[]", "null", '"text"', Jsonb([])])
 
 
 @pytest.mark.parametrize("sql_type", ["json", "jsonb"])
@@ -95,7 +93,7 @@ def test_a_dict_needs_a_wrapper(pair: Pair, sql_type: str) -> None:
 def test_jsonb_equality_groups_numbers(pair: Pair) -> None:
     """``{"a":1.0} = {"a":1}``: one group, and each row reads back as written."""
     values = ['{"a":1.0}', '{"a":1}', '{"a":1.00}', "1e2", "100", "100.0", "[1, 1.0]"]
-    check(pair, "jsonb", values, read=False, as_literals=True, ranges=False)
+    check(pair, "jsonb", values, read=False, as_literals=True)
     for conn in (pair.plain, pair.enc):
         conn.execute("CREATE TABLE jsn_eq (id int, v jsonb)")
         for i, v in enumerate(values):
@@ -115,7 +113,7 @@ def test_jsonb_order_collates_strings(pair: Pair) -> None:
     """Strings order by the database's collation ("a" < "B" under ICU, not under C),
     keys in stored order (by length) compared the same way."""
     values = ['"a"', '"B"', '"b"', '"aa"', '{"b":1}', '{"aa":1}', '{"B":1}', '["a"]', '["B"]']
-    check(pair, "jsonb", values, as_literals=True, ranges=False)
+    check(pair, "jsonb", values, as_literals=True)
 
 
 def test_json_has_no_equality(pair: Pair) -> None:
@@ -200,7 +198,7 @@ def test_jsonb_ties_of_the_prefix(pair: Pair) -> None:
         '[1, "2"]', '{"a": 1, "b": 2}', '{"a": 1, "c": 0}', '{"a": [1], "b": 2}', "null",
         "[]", "[null]", "true", "false",
     ]  # fmt: skip
-    check(pair, "jsonb", values, as_literals=True, ranges=False)
+    check(pair, "jsonb", values, as_literals=True)
 
 
 @pytest.mark.parametrize("depth", [1_000, 12_000, 16_000])

@@ -97,13 +97,13 @@ def test_network_parameters(pair: Pair, sql_type: str) -> None:
     ordered by network_cmp: family, network, mask, address."""
     values = INET_REGRESSION + CIDR_REGRESSION + EDGES + PYTHON_VALUES
     probes = ["192.168.1.0/24", "10", "::4.3.2.1/24", "ffff:ffff:ffff:fffe::/128", "127::1"]
-    check(pair, sql_type, values, probes=[*probes, *PYTHON_VALUES[:3]], ranges=False)
+    check(pair, sql_type, values, probes=[*probes, *PYTHON_VALUES[:3]])
 
 
 @pytest.mark.parametrize("sql_type", ["inet", "cidr"])
 def test_network_literals(pair: Pair, sql_type: str) -> None:
     values = CIDR_REGRESSION + EDGES + INET_REGRESSION[:40]
-    check(pair, sql_type, values, as_literals=True, ranges=False)
+    check(pair, sql_type, values, as_literals=True)
 
 
 def test_invalid_cidr_detail(pair: Pair) -> None:
