@@ -297,7 +297,17 @@ class Fields:
 def _abbreviation_offset(zone: dt.tzinfo, abbrev: str, ref: dt.datetime) -> int:
     """The offset a dynamic abbreviation (``MSK``: Europe/Moscow's) names at ``ref``: the
     zone's where it uses the abbreviation then, else the one it had at the nearest time
-    the zone used it (as PostgreSQL reads such an abbreviation)."""
+    the zone used it (as PostgreSQL reads such an abbreviation).  "Then" is the instant
+    the local time names in the zone (``MSK`` at 02:00 on 2011-03-27, a time the change
+    to +04 skips, is read at 23:00 UTC: the new +04 ``MSK``)."""
+    before = ref.replace(tzinfo=zone, fold=0).utcoffset() or dt.timedelta()
+    after = ref.replace(tzinfo=zone, fold=1).utcoffset() or dt.timedelta()
+    try:
+        at = (ref - min(before, after)).replace(tzinfo=dt.UTC).astimezone(zone)
+    except OverflowError:
+        at = None
+    if at is not None and at.tzname() == abbrev:
+        return int((at.utcoffset() or dt.timedelta()).total_seconds())
     for months in range(0, 12 * 300, 3):
         for sign in (1, -1) if months else (1,):
             year, month = divmod(ref.year * 12 + ref.month - 1 + sign * months, 12)
