@@ -319,6 +319,24 @@ def _abbreviation_offset(zone: dt.tzinfo, abbrev: str, ref: dt.datetime) -> int:
     return int((ref.replace(tzinfo=zone).utcoffset() or dt.timedelta()).total_seconds())
 
 
+def _one_offset(zone: dt.tzinfo) -> bool:
+    """Has the zone one offset through its whole history (``UTC``, ``Etc/GMT+5``, a
+    POSIX zone without daylight rules)?  PostgreSQL's pg_get_timezone_offset."""
+    key = getattr(zone, "key", None)
+    return key is None or _zone_has_one_offset(key)
+
+
+@lru_cache(maxsize=64)
+def _zone_has_one_offset(key: str) -> bool:
+    zone = zoneinfo.ZoneInfo(key)
+    offsets = {
+        dt.datetime(year, month, 1, tzinfo=zone).utcoffset()
+        for year in range(1800, 2040)
+        for month in (1, 7)
+    }
+    return len(offsets) == 1
+
+
 # --- the tokenizer (ParseDateTime) -----------------------------------------------------------
 
 # the words of PostgreSQL's datetktbl: a letter run followed by a digit or '+' is one
@@ -875,6 +893,8 @@ def _validate(st: _State, time_only: bool, whole: bool = True) -> None:
         if fmask & TIME_M == 0:
             raise _Bad("format")
         f.has_date = fmask & DATE_M == DATE_M
+        if f.zone is not None and f.abbrev is None and not f.has_date and not _one_offset(f.zone):
+            raise _Bad("format")  # (a zone whose offset changes needs a date to place it)
         return
     if fmask & DATE_M != DATE_M:
         raise _Bad("format")
