@@ -302,7 +302,17 @@ class Fields:
 def _abbreviation_offset(zone: dt.tzinfo, abbrev: str, ref: dt.datetime) -> int:
     """The offset a dynamic abbreviation (``MSK``: Europe/Moscow's) names at ``ref``: the
     zone's where it uses the abbreviation then, else the one it had at the nearest time
-    the zone used it (as PostgreSQL reads such an abbreviation)."""
+    the zone used it (as PostgreSQL reads such an abbreviation).  "Then" is the instant
+    the local time names in the zone (``MSK`` at 02:00 on 2011-03-27, a time the change
+    to +04 skips, is read at 23:00 UTC: the new +04 ``MSK``)."""
+    before = ref.replace(tzinfo=zone, fold=0).utcoffset() or dt.timedelta()
+    after = ref.replace(tzinfo=zone, fold=1).utcoffset() or dt.timedelta()
+    try:
+        at = (ref - min(before, after)).replace(tzinfo=dt.UTC).astimezone(zone)
+    except OverflowError:
+        at = None
+    if at is not None and at.tzname() == abbrev:
+        return int((at.utcoffset() or dt.timedelta()).total_seconds())
     for months in range(0, 12 * 300, 3):
         for sign in (1, -1) if months else (1,):
             year, month = divmod(ref.year * 12 + ref.month - 1 + sign * months, 12)
@@ -312,6 +322,24 @@ def _abbreviation_offset(zone: dt.tzinfo, abbrev: str, ref: dt.datetime) -> int:
             if at.tzname() == abbrev:
                 return int((at.utcoffset() or dt.timedelta()).total_seconds())
     return int((ref.replace(tzinfo=zone).utcoffset() or dt.timedelta()).total_seconds())
+
+
+def _one_offset(zone: dt.tzinfo) -> bool:
+    """Has the zone one offset through its whole history (``UTC``, ``Etc/GMT+5``, a
+    POSIX zone without daylight rules)?  PostgreSQL's pg_get_timezone_offset."""
+    key = getattr(zone, "key", None)
+    return key is None or _zone_has_one_offset(key)
+
+
+@lru_cache(maxsize=64)
+def _zone_has_one_offset(key: str) -> bool:
+    zone = zoneinfo.ZoneInfo(key)
+    offsets = {
+        dt.datetime(year, month, 1, tzinfo=zone).utcoffset()
+        for year in range(1800, 2040)
+        for month in (1, 7)
+    }
+    return len(offsets) == 1
 
 
 # --- the tokenizer (ParseDateTime) -----------------------------------------------------------
@@ -870,6 +898,8 @@ def _validate(st: _State, time_only: bool, whole: bool = True) -> None:
         if fmask & TIME_M == 0:
             raise _Bad("format")
         f.has_date = fmask & DATE_M == DATE_M
+        if f.zone is not None and f.abbrev is None and not f.has_date and not _one_offset(f.zone):
+            raise _Bad("format")  # (a zone whose offset changes needs a date to place it)
         return
     if fmask & DATE_M != DATE_M:
         raise _Bad("format")

@@ -731,6 +731,10 @@ class FloatEncoding(Encoding):
                 f32 = struct.unpack(">f", struct.pack(">f", f))[0]
             except OverflowError:
                 raise NumericOutOfRange("value out of range for real: overflow") from None
+            if isinstance(value, str | Decimal) and f32 != 0 and math.isfinite(f32):
+                f32 = _nearest_single(
+                    Decimal(value.strip()) if isinstance(value, str) else value, f32
+                )
             if f32 == 0 and f != 0:
                 raise NumericOutOfRange("value out of range for real: underflow")
             return _shortest_single(f32)
@@ -772,7 +776,16 @@ class FloatEncoding(Encoding):
             packed = struct.pack(self._fmt, 0.0 if v == 0 else v)
         except OverflowError:
             raise NumericOutOfRange("value out of range for real") from None
-        return int(struct.unpack(self._ufmt, packed)[0])
+        u = int(struct.unpack(self._ufmt, packed)[0])
+        if self._single and v != 0 and math.isfinite(v) and _shortest_single(self._float32(u)) != v:
+            # v is the double of a float4's shortest text, which rounds to a neighbour of
+            # that float4 when the text lies near the middle between two (7.038531e-26)
+            u = next((w for w in (u - 1, u + 1) if _shortest_single(self._float32(w)) == v), u)
+        return u
+
+    @staticmethod
+    def _float32(u: int) -> float:
+        return float(struct.unpack(">f", struct.pack(">I", u & 0xFFFFFFFF))[0])
 
     def _float(self, u: int) -> float:
         f = float(struct.unpack(self._fmt, struct.pack(self._ufmt, u))[0])
@@ -803,19 +816,43 @@ class FloatEncoding(Encoding):
         return _nan_last(v)
 
 
+def _nearest_single(d: Decimal, f32: float) -> float:
+    """The float4 nearest the decimal ``d`` (ties to the even one), as PostgreSQL's
+    ``strtof`` reads it.  ``f32`` is ``d`` rounded to a double and then to a float4: two
+    roundings, which can land one float4 off (``7038531e-32``)."""
+    bits = struct.unpack(">I", struct.pack(">f", f32))[0]
+    best, best_bits, best_gap = f32, bits, abs(_CTX.subtract(Decimal(f32), d))
+    for u in (bits - 1, bits + 1):  # the neighbours (same sign: f32 is not zero)
+        c = struct.unpack(">f", struct.pack(">I", u & 0xFFFFFFFF))[0]
+        if c == 0 or not math.isfinite(c):
+            continue
+        gap = abs(_CTX.subtract(Decimal(c), d))
+        if gap < best_gap or (gap == best_gap and u % 2 == 0 and best_bits % 2 == 1):
+            best, best_bits, best_gap = c, u, gap
+    return float(best)
+
+
 def _shortest_single(x: float) -> float:
     """A float4 value as psycopg returns it: the double nearest PostgreSQL's shortest
     decimal text for it (``0.1``, not ``0.10000000149011612``)."""
     if x == 0 or not math.isfinite(x):
         return x
     for digits in range(1, 10):
-        y = float(format(x, f".{digits}g"))
+        text = format(x, f".{digits}g")
+        y = float(text)
         try:
-            if struct.unpack(">f", struct.pack(">f", y))[0] == x:
-                return y
+            f32 = struct.unpack(">f", struct.pack(">f", y))[0]
         except OverflowError:
             continue
+        # (a text one float4 off through the double may still name x: strtof decides)
+        near = f32 == x or abs(_single_bits(f32) - _single_bits(x)) == 1
+        if near and f32 != 0 and _nearest_single(Decimal(text), f32) == x:
+            return y
     return x
+
+
+def _single_bits(x: float) -> int:
+    return int(struct.unpack(">i", struct.pack(">f", x))[0])
 
 
 class TextEncoding(Encoding):
@@ -994,7 +1031,8 @@ def current_session() -> datetime_input.Session:
         server = SERVER_CLOCK.get()
         if server is not None:
             return server.value("now")
-        row = conn.execute("SELECT now()").fetchone()
+        # binary: psycopg's text loader reads a timestamptz only in DateStyle ISO
+        row = conn.execute("SELECT now()", binary=True).fetchone()
         return row[0]
 
     return datetime_input.Session(order=order, zone=zone, clock=clock)
