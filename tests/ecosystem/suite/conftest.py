@@ -208,7 +208,7 @@ EXPECTED: dict[str, list[str]] = {
         "JSONTest::test_round_trip_none_as_json_null[values]",
     ],
     "JSONTest::test_eval_none_flag_orm": ["JSONTest::test_eval_none_flag_orm"],
-    # (SQLAlchemy 2.1's suite: 40 parametrisations)
+    # (SQLAlchemy 2.1's suite: 171 parametrisations)
     "JSONTest::test_index_cross_casts": ["JSONTest::test_index_cross_casts[*]"],
     "NameDenormalizeTest::test_cols_driver_cols": [
         "NameDenormalizeTest::test_cols_driver_cols[not_use_driver_cols-driver_sql]",
