@@ -8,28 +8,17 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
 import psycopg
 import pytest
-from type_pairs import Pair, check, literal, open_pair, outcome
+from type_pairs import Pair, check, literal, outcome
 
 import adaptive_client
 from adaptive_client import admin
 from adaptive_client.keys import MasterKey
-
-ICU = "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
-
-
-@pytest.fixture(scope="module", params=["C", "ICU"])
-def pair(
-    request: pytest.FixtureRequest, new_database: Callable[..., str], master_key: MasterKey
-) -> Iterator[Pair]:
-    locale = ICU if request.param == "ICU" else ""
-    yield from open_pair(new_database, master_key, f"arr_{request.param}", locale=locale)
-
 
 # The array literals of PostgreSQL 15's arrays regression test that feed array input
 # (its "general array parser tests", good and bad, and the literals its tables hold),

@@ -6,28 +6,17 @@ layers`` shows the columns."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
 import psycopg
 import pytest
-from type_pairs import Pair, check, open_pair, outcome
+from type_pairs import Pair, check, outcome
 
 import adaptive_client
 from adaptive_client import admin
 from adaptive_client.keys import MasterKey
-
-ICU = "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
-
-
-@pytest.fixture(scope="module", params=["C", "ICU"])
-def pair(
-    request: pytest.FixtureRequest, new_database: Callable[..., str], master_key: MasterKey
-) -> Iterator[Pair]:
-    locale = ICU if request.param == "ICU" else ""
-    yield from open_pair(new_database, master_key, f"net_bits_{request.param}", locale=locale)
-
 
 # bit.sql's bit strings and inputs (B'...' constants' bodies, '...'::bit strings)
 BITS = [

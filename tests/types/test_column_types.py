@@ -7,27 +7,16 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import psycopg
 import pytest
-from type_pairs import Pair, check, norm, open_pair, outcome
+from type_pairs import Pair, check, norm, outcome
 
 import adaptive_client
 from adaptive_client import admin
 from adaptive_client.keys import MasterKey
-
-ICU = "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
-
-
-@pytest.fixture(scope="module", params=["C", "ICU"])
-def pair(
-    request: pytest.FixtureRequest, new_database: Callable[..., str], master_key: MasterKey
-) -> Iterator[Pair]:
-    locale = ICU if request.param == "ICU" else ""
-    yield from open_pair(new_database, master_key, f"coltypes_{request.param}", locale=locale)
-
 
 STAMPS = [
     "1999-01-08 04:05:06.123456", "1999-01-08 04:05:06.5", "1969-07-20 20:17:40.05",

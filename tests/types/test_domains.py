@@ -6,22 +6,10 @@ and DROP DOMAIN; domains over enums and over domains."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from typing import Any
 
 import psycopg
-import pytest
-from type_pairs import Pair, check, open_pair
-
-ICU = "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
-
-
-@pytest.fixture(scope="module", params=["C", "ICU"])
-def pair(
-    request: pytest.FixtureRequest, new_database: Callable[..., str], master_key: Any
-) -> Iterator[Pair]:
-    locale = ICU if request.param == "ICU" else ""
-    yield from open_pair(new_database, master_key, f"enmdom_{request.param}", locale=locale)
+from type_pairs import Pair, check
 
 
 def report(conn: Any, sql: str, params: Any = None) -> Any:

@@ -18,16 +18,6 @@ from adaptive_client import admin
 from adaptive_client.keys import MasterKey
 from adaptive_client.usertypes import EnumPositionsExhausted
 
-ICU = "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
-
-
-@pytest.fixture(scope="module", params=["C", "ICU"])
-def pair(
-    request: pytest.FixtureRequest, new_database: Callable[..., str], master_key: MasterKey
-) -> Iterator[Pair]:
-    locale = ICU if request.param == "ICU" else ""
-    yield from open_pair(new_database, master_key, f"enm_{request.param}", locale=locale)
-
 
 def same(pair: Pair, sql: str, params: Any = None) -> Any:
     """Run on both; the outcomes (rows or SQLSTATE) must be equal."""

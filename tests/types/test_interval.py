@@ -6,26 +6,15 @@ grouped and compared as in a plain database, on a C and an ICU database."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import psycopg
 import pytest
-from type_pairs import Pair, check, open_pair, outcome
+from type_pairs import Pair, check, outcome
 
 import adaptive_client
 from adaptive_client import admin
 from adaptive_client.keys import MasterKey
-
-ICU = "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
-
-
-@pytest.fixture(scope="module", params=["C", "ICU"])
-def pair(
-    request: pytest.FixtureRequest, new_database: Callable[..., str], master_key: MasterKey
-) -> Iterator[Pair]:
-    locale = ICU if request.param == "ICU" else ""
-    yield from open_pair(new_database, master_key, f"ivl_{request.param}", locale=locale)
-
 
 # the inputs of interval.sql (PostgreSQL 15): the table's rows, the accepted forms and
 # the refused ones, the edges of each field

@@ -7,7 +7,7 @@ loads them; jsonb's equality, order and grouping; json's refusals of ``=``, ``GR
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from decimal import Decimal
 from functools import partial
 from typing import Any
@@ -15,22 +15,11 @@ from typing import Any
 import psycopg
 import pytest
 from psycopg.types.json import Json, Jsonb, set_json_loads
-from type_pairs import Pair, check, open_pair
+from type_pairs import Pair, check
 
 import adaptive_client
 from adaptive_client import admin
 from adaptive_client.keys import MasterKey
-
-ICU = "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
-
-
-@pytest.fixture(scope="module", params=["C", "ICU"])
-def pair(
-    request: pytest.FixtureRequest, new_database: Callable[..., str], master_key: MasterKey
-) -> Iterator[Pair]:
-    locale = ICU if request.param == "ICU" else ""
-    yield from open_pair(new_database, master_key, f"jsn_{request.param}", locale=locale)
-
 
 # the input literals of json.sql / jsonb.sql (strings, numbers, arrays, objects,
 # miscellaneous) and json_encoding.sql's Unicode escapes

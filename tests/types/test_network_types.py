@@ -7,28 +7,17 @@ prints them as PostgreSQL does; ``adaptive-db layers`` shows the columns."""
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import psycopg
 import pytest
-from type_pairs import Pair, check, open_pair
+from type_pairs import Pair, check
 
 import adaptive_client
 from adaptive_client import admin
 from adaptive_client.keys import MasterKey
 from adaptive_client.network_encodings import ipv6_text
-
-ICU = "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
-
-
-@pytest.fixture(scope="module", params=["C", "ICU"])
-def pair(
-    request: pytest.FixtureRequest, new_database: Callable[..., str], master_key: MasterKey
-) -> Iterator[Pair]:
-    locale = ICU if request.param == "ICU" else ""
-    yield from open_pair(new_database, master_key, f"net_{request.param}", locale=locale)
-
 
 # inet.sql's inet inputs (regression tests of PostgreSQL 15 and later)
 INET_REGRESSION = [

@@ -14,14 +14,12 @@ from typing import Any
 
 import psycopg
 import pytest
-from type_pairs import Pair, open_pair
+from type_pairs import ICU, Pair, open_pair
 
 from adaptive_client import datetime_input, datetime_output, interval_input, text_output
 from adaptive_client.encodings import INFINITY, NEG_INFINITY, pg_text
 from adaptive_client.interval_encoding import PgInterval, interval_text
 from adaptive_client.keys import MasterKey
-
-ICU = "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
 
 
 @pytest.fixture(scope="module")

@@ -20,6 +20,8 @@ import adaptive_client
 from adaptive_client.keys import MasterKey
 
 _SEQ = itertools.count()
+# CREATE DATABASE options of an ICU database (the suites run on a C and an ICU one)
+ICU = "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
 
 
 @dataclass
