@@ -172,8 +172,6 @@ QUERY_GAPS: dict[tuple[str, str], str] = {
         "the client engine fails on an infinite date (AttributeError: 'Infinite' object "
         "has no attribute 'isoformat')"
     ),
-    ("time", "select-list"): "the client engine does not hold time",
-    ("time(2)", "select-list"): "the client engine does not hold time",
     ("timestamp", "select-list"): "the client engine cannot take an infinite timestamp",
     ("timestamp(2)", "select-list"): "the client engine cannot take an infinite timestamp",
     ("timestamptz", "select-list"): "the client engine does not hold timestamptz",
