@@ -261,6 +261,7 @@ class CopyOut:
         # printed under the session's output settings; a real as a real
         self._settings = settings or text_output.OutputSettings()
         self._texts = [_COLUMN_TEXT.get(t, pg_text) for t in type_codes] or None
+        self._type_codes = list(type_codes)
 
     def set_types(self, types: Sequence[Any]) -> None:
         """As in psycopg: rows() gives typed values after set_types(), text before."""
@@ -281,7 +282,8 @@ class CopyOut:
         if row is None:
             return row
         if self._typed:
-            return tuple(_application(v) for v in row)
+            codes = self._type_codes or [0] * len(row)
+            return tuple(_application(v, oid) for v, oid in zip(row, codes, strict=True))
         with text_output.using(self._settings):
             return tuple(self._texts_of(row))
 
@@ -340,10 +342,10 @@ _COLUMN_TEXT: dict[int, Callable[[Any], str | None]] = {
 }
 
 
-def _application(v: Any) -> Any:
+def _application(v: Any, oid: int) -> Any:
     """A value of a COPY's row as the application receives it (``rows()``)."""
     convert = handout.APPLICATION.get(type(v))
-    return v if convert is None else convert(v)
+    return v if convert is None else convert(v, oid)
 
 
 def _escape(s: str | None) -> str:

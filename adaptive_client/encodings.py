@@ -88,7 +88,7 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg.adapt import PyFormat
 
-from . import datetime_input, datetime_output, interval_input, text_output
+from . import datetime_input, datetime_output, handout, interval_input, text_output
 from .clock import SessionTimestamp
 from .collation import Collation, order_key, primary_prefix
 from .errors import (
@@ -975,6 +975,19 @@ class Infinite:
 
 INFINITY = Infinite(1)
 NEG_INFINITY = Infinite(-1)
+_INFINITE_TYPE_NAMES = {1082: "date", 1114: "timestamp", 1184: "timestamp"}
+
+
+def _infinite_value(v: Infinite, oid: int) -> Any:
+    """What psycopg gives the application for an infinite date or timestamp: its
+    DataError (Python's dates end at years 1 and 9999)."""
+    name = _INFINITE_TYPE_NAMES[oid]
+    if v.sign > 0:
+        raise psycopg.DataError(f"{name} too large (after year 10K): 'infinity'")
+    raise psycopg.DataError(f"{name} too small (before year 1): '-infinity'")
+
+
+handout.register_typed(Infinite, _infinite_value, *_INFINITE_TYPE_NAMES)
 _INFINITE_BYTES = {INFINITY: b"infinity", NEG_INFINITY: b"-infinity"}
 _BYTES_INFINITE = {v: k for k, v in _INFINITE_BYTES.items()}
 _EPOCH_DATE = dt.date(1970, 1, 1)

@@ -15,13 +15,22 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-# the type of an internal form -> the application's value of it
-APPLICATION: dict[type, Callable[[Any], Any]] = {}
+# the type of an internal form -> the application's value of it, given the value and
+# the result column's type code
+APPLICATION: dict[type, Callable[[Any, int], Any]] = {}
 # result type codes whose columns may hold internal forms
 OIDS: set[int] = set()
 
 
 def register(kind: type, value: Callable[[Any], Any], *oids: int) -> None:
+    """``value`` gives the application's value of an internal form of type ``kind``."""
+    APPLICATION[kind] = lambda v, oid: value(v)
+    OIDS.update(oids)
+
+
+def register_typed(kind: type, value: Callable[[Any, int], Any], *oids: int) -> None:
+    """As :func:`register`, ``value`` also given the column's type code (one internal
+    form standing for values of several types)."""
     APPLICATION[kind] = value
     OIDS.update(oids)
 
@@ -32,20 +41,20 @@ def application_rows(
     """``rows`` with their values in the application's form (see the module)."""
     if not description:
         return rows
-    at = [i for i, d in enumerate(description) if d[1] in OIDS]
+    at = [(i, d[1]) for i, d in enumerate(description) if d[1] in OIDS]
     if not at:
         return rows
     out = []
     for row in rows:
-        if any(type(row[i]) in APPLICATION for i in at):
+        if any(type(row[i]) in APPLICATION for i, _ in at):
             values = list(row)
-            for i in at:
+            for i, oid in at:
                 convert = APPLICATION.get(type(values[i]))
                 if convert is not None:
-                    values[i] = convert(values[i])
+                    values[i] = convert(values[i], oid)
             row = tuple(values)
         out.append(row)
     return out
 
 
-__all__ = ["APPLICATION", "OIDS", "application_rows", "register"]
+__all__ = ["APPLICATION", "OIDS", "application_rows", "register", "register_typed"]

@@ -17,6 +17,7 @@ from psycopg import errors as pg_errors
 
 from .. import datetime_output
 from ..collation import CaseMapping, Collation, collation_key
+from ..encodings import Infinite
 from ..errors import CollationUnavailable, UnsupportedQuery
 from .numeric import float8_in, int_in, numeric_div
 
@@ -277,16 +278,20 @@ def load(
     name: str,
     cols: list[tuple[str, str]],
     columns: list[list[Any]],
-) -> None:
+) -> bool:
     """Insert the decrypted values, given a list per column.
 
     Columns of strings and bytes (text, ciphertexts carried undecrypted, numerics and
     dates as text) are handed to the engine as numpy object arrays, which it scans
     several times faster than it converts a list parameter (38,000 rows of seven
     ciphertexts: 0.2 s against 0.6 s); the others as one list parameter each (a NaN
-    stays a NaN there), joined to the arrays by position."""
+    stays a NaN there), joined to the arrays by position.
+
+    Whether an infinite date or timestamp was loaded: the engine compares them as
+    PostgreSQL does, but gives them back as the last or first day of year 9999 / 1."""
     if not columns or not columns[0]:
-        return
+        return False
+    infinite = False
     columns = list(columns)
     arrays: dict[str, Any] = {}
     listed: list[list[Any]] = []
@@ -295,7 +300,7 @@ def load(
     for i, (_, t) in enumerate(cols):
         if t.startswith("CHAR("):  # char(n) held without its padding
             columns[i] = [None if v is None else v.rstrip(" ") for v in columns[i]]
-        if t.startswith("DECIMAL") or t == "DATE":
+        if t.startswith("DECIMAL") or t in ("DATE", "TIMESTAMP"):
             # as text, parsed by the engine: several times faster than its conversion
             # of Python Decimal and date objects, and as exact
             # (each distinct value converted once: a fetched column repeats values --
@@ -304,8 +309,9 @@ def load(
             texts: dict[Any, str | None] = {
                 v: None if v is None else _text(v) for v in dict.fromkeys(columns[i])
             }
+            infinite = infinite or any(type(v) is Infinite for v in texts)
             columns[i] = list(map(texts.__getitem__, columns[i]))
-        if t.startswith(("DECIMAL", "CHAR(")) or t in ("DATE", "VARCHAR", "BLOB"):
+        if t.startswith(("DECIMAL", "CHAR(")) or t in ("DATE", "TIMESTAMP", "VARCHAR", "BLOB"):
             arrays[f"c{i}"] = _objects(columns[i])
             items.append(f"CAST(__v.c{i} AS {storage_type(t)})")
         else:
@@ -319,7 +325,7 @@ def load(
             f"FROM (SELECT {', '.join(unnested)}) AS __u",
             listed,
         )
-        return
+        return infinite
     con.register(view, arrays)
     try:
         if listed:
@@ -332,6 +338,7 @@ def load(
             con.execute(f'INSERT INTO "{name}" SELECT {", ".join(items)} FROM "{view}" AS __v')
     finally:
         con.unregister(view)
+    return infinite
 
 
 def _objects(values: list[Any]) -> Any:
@@ -343,7 +350,13 @@ def _objects(values: list[Any]) -> Any:
 
 
 def _text(v: Any) -> str:
-    return format(v, "f") if isinstance(v, Decimal) else v.isoformat()
+    """A numeric's, date's or timestamp's text as the engine reads it (the infinities
+    as its words, which it reads as PostgreSQL's)."""
+    if isinstance(v, Decimal):
+        return format(v, "f")
+    if isinstance(v, Infinite):
+        return "infinity" if v.sign > 0 else "-infinity"
+    return str(v.isoformat())
 
 
 # DuckDB's names of the integer types, and the smallest value of each: an overflow's

@@ -1640,6 +1640,11 @@ _STRING_READERS: dict[DType, tuple[Callable[[str], Any], Callable[[Any], exp.Exp
         lambda b: exp.Anonymous(this="from_hex", expressions=[exp.Literal.string(b.hex())]),
     ),
     exp.DataType.Type.CHAR: (_unpadded, exp.Literal.string),
+    # (PostgreSQL's boolean spellings: 'of', '   f  ', 'yes', '1', ...)
+    exp.DataType.Type.BOOLEAN: (
+        lambda text: encoding_for("boolean").coerce(text),
+        lambda b: exp.Boolean(this=b),
+    ),
 }
 
 
@@ -2376,6 +2381,22 @@ def text_order(
     return found
 
 
+# what the engine gives back for an infinite date or timestamp
+_INFINITY_SHOWN = frozenset({dt.date.max, dt.date.min, dt.datetime.max, dt.datetime.min})
+
+
+def _refuse_infinite_outputs(rows: list[tuple[Any, ...]], dated: list[int]) -> None:
+    """An infinite date or timestamp the engine computed into a result is given back as
+    the edge of Python's range, not as infinity: where infinities were loaded, such an
+    output is refused rather than shown as a date (a value of the edge itself too: the
+    two cannot be told apart there)."""
+    for row in rows:
+        for i in dated:
+            v = row[i]
+            if v in _INFINITY_SHOWN and not isinstance(v, int):
+                raise _refuse("an infinite date or timestamp computed by the client engine")
+
+
 def _is_uuid(node: exp.Expression) -> bool:
     """A uuid, or a value held by its order key (rewrite/held.py): a string compared with
     one is a value of its type, not text."""
@@ -2708,6 +2729,9 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     reals_out = {i for i, o in enumerate(oids) if o == 700}
     oids = [1042 if i in padded else o for i, o in enumerate(oids)]
 
+    # the engine's date and timestamp outputs (see _refuse_infinite_outputs)
+    dated = [i for i, o in enumerate(oids) if o in (1082, 1114, 1184)]
+
     def finish(fetch: Fetch, params: Params) -> list[tuple[Any, ...]]:
         """Fetch the relations in order (each semi-join filter's values computed from
         the relations fetched before it), then run the statement over them."""
@@ -2717,6 +2741,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
         shown = Shown(by_key)
         try:
             values = {k: b(params) for k, b in builders.items()}
+            infinite = False
             if needs_zone:  # timestamptz (now(), date_trunc of a date): the session's zone
                 con.execute("SET TimeZone = $zone", {"zone": session_zone()})
             if needs_datestyle:  # a date printed as text: the session's DateStyle
@@ -2746,10 +2771,12 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
                     for j, (_, duck) in enumerate(cols):
                         if duck in by_key and columns:
                             columns[j] = shown.load(duck, columns[j])
-                    load(con, name, cols, columns)
+                    infinite = load(con, name, cols, columns) or infinite
             finally:
                 SEMI_VALUES.reset(token)
             rows = con.execute(sql, values).fetchall()
+            if infinite and dated:
+                _refuse_infinite_outputs(rows, dated)
         except duckdb.Error as exc:
             if refusals:
                 raise refusals[0] from None
