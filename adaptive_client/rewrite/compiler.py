@@ -1086,9 +1086,10 @@ class Compiler:
         inner_a = {"DET": "DET", "OPE": "OPE", "PLAIN": "PLAIN"}.get(la)
         ta, tb = a.column.type, b.column.type
         # (a date/timestamp column made before the full range encodes its own way)
-        same_type = ta.name == tb.name and (ta.element or ta).python_years == (
-            tb.element or tb
-        ).python_years
+        same_type = (
+            ta.name == tb.name
+            and (ta.element or ta).python_years == (tb.element or tb).python_years
+        )
         same_key = (
             la == lb
             and inner_a is not None

@@ -104,6 +104,7 @@ ENTRIES = (
     Entry("char(4)", "char(4)", STRINGS, locales=("C", "ICU")),
 )
 
+
 def _gaps(entry: str, reason: str, *literals: str) -> dict[tuple[str, str], str]:
     return {(entry, lit): reason for lit in literals}
 
