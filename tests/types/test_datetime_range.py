@@ -12,7 +12,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from type_pairs import Pair, check, literal, norm, open_pair, outcome
+from type_pairs import ICU, Pair, check, literal, norm, open_pair, outcome
 
 import adaptive_client
 from adaptive_client import far_datetime
@@ -27,7 +27,6 @@ from adaptive_client.errors import ValueOutOfDomain
 from adaptive_client.keys import MasterKey
 from adaptive_client.metadata import ColumnMeta
 
-ICU = "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
 ZONES = ("UTC", "America/New_York", "Asia/Kolkata")
 STYLES = ("ISO, MDY", "SQL, DMY", "Postgres, MDY", "German", "Postgres, DMY")
 
@@ -76,6 +75,7 @@ def probes(sql_type: str) -> list[str]:
 def pair(
     request: pytest.FixtureRequest, new_database: Callable[..., str], master_key: MasterKey
 ) -> Iterator[Pair]:
+    # (its own fixture: its databases named with this suite's prefix)
     locale = ICU if request.param == "ICU" else ""
     yield from open_pair(new_database, master_key, f"bcd_{request.param}", locale=locale)
 
