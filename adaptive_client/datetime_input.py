@@ -286,10 +286,14 @@ class Fields:
         if self.offset is not None:
             return self.offset
         zone = self.zone or default
-        if not 1 <= self.year <= 9999:
-            ref = dt.datetime(2000 if self.year < 1 else 9999, 1, 1)
+        # a BC time: the zone's offset before its first transition (local mean time);
+        # past 9999: that of the same local time in a year 400·k earlier, past the zone's
+        # transitions, where its rules repeat every 400 years (as PostgreSQL reads them)
+        year = self.year if self.year <= 9999 else 2400 + (self.year - 2400) % 400
+        if year < 1:
+            ref = dt.datetime(1, 1, 2)
         else:
-            ref = dt.datetime(self.year, self.month, self.day, min(self.hour, 23), self.minute)
+            ref = dt.datetime(year, self.month, self.day, min(self.hour, 23), self.minute)
         if self.abbrev is not None:
             return _abbreviation_offset(zone, self.abbrev, ref)
         before = ref.replace(tzinfo=zone, fold=0).utcoffset() or dt.timedelta()

@@ -19,6 +19,9 @@ _MONTHS: Final = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep",
                   "Nov", "Dec")  # fmt: skip
 
 
+MONTHS: Final = _MONTHS
+
+
 def style_of(datestyle: str) -> tuple[str, bool]:
     """(output style, day before month) of a DateStyle setting (``"SQL, DMY"``)."""
     words = datestyle.replace(",", " ").upper().split()
@@ -72,4 +75,4 @@ def text(value: dt.date, datestyle: str) -> str:
     return f"{_date(value, style, dmy)} {clock}{zone}"
 
 
-__all__ = ["fraction_text", "offset_text", "style_of", "text"]
+__all__ = ["MONTHS", "fraction_text", "offset_text", "style_of", "text"]

@@ -14,11 +14,10 @@ the other methods map that canonical value to the schemes' plaintexts and back.
 | real                | Eq, Ord           | 32 bits: IEEE-754 bits, sign-flip order          |
 | double precision    | Eq, Ord           | 64 bits: IEEE-754 bits, sign-flip order          |
 | varchar/text/char   | Eq, Ord*, Search  | 64 bits: first 8 bytes (C) or primary weights    |
-| date                | Eq, Ord           | 32 bits: day number (0001-01-01 is day 1)        |
-| timestamp           | Eq, Ord           | 64 bits: µs since 0001-01-01 00:00               |
-| timestamp(p), p < 6 | Eq, Ord           | 64 bits: µs since 0001-01-01 00:00, plus one     |
-| timestamptz(p)      | Eq, Ord           | 64 bits: the instant (UTC) so, plus one          |
-| time(p)             | Eq, Ord           | 40 bits: µs since midnight                       |
+| date                | Eq, Ord           | 32 bits: Julian day + 1 (4714-11-24 BC is day 1) |
+| timestamp(p)        | Eq, Ord           | 64 bits: µs since 4714-11-24 BC 00:00, plus one  |
+| timestamptz(p)      | Eq, Ord           | 64 bits: the instant (UTC) so                    |
+| time(p)             | Eq, Ord           | 40 bits: µs since midnight (to 24:00:00)         |
 | uuid                | Eq, Ord*          | 64 bits: the first 8 of its 16 bytes             |
 | bytea               | Eq, Ord*          | 64 bits: the first 8 bytes                       |
 | boolean             | Eq, Ord           | 8 bits: false 0, true 1                          |
@@ -32,11 +31,17 @@ the other methods map that canonical value to the schemes' plaintexts and back.
 (the last four: ``network_encodings`` and ``bit_encodings``, registered in
 ``REGISTERED``.)
 
-Dates and timestamps hold ``-infinity`` at 0 and ``infinity`` at the top of their OPE
-domain (``Infinite``; the DET bytes are the words); a ``timestamp`` / ``timestamp(6)``
-column keeps the encoding it always had, which has no room below 0001-01-01 and refuses
-``-infinity``.  Date/time strings are read by PostgreSQL's rules (``datetime_input``)
-in the session's DateStyle and TimeZone; ISO strings and Python values take a fast path.
+Dates and timestamps span PostgreSQL's whole range (4714-11-24 BC to 5874897-12-31 and
+294276-12-31 23:59:59.999999) and hold ``-infinity`` at 0 and ``infinity`` at the top of
+their OPE domain (``Infinite``); ``time`` goes to ``24:00:00``.  Values Python's
+``datetime`` cannot hold have forms of their own (``far_datetime``: PgDate,
+PgTimestamp, END_OF_DAY), handed to the application as psycopg gives them.  A date or
+timestamp column made before (no ``full_range`` in its sealed metadata:
+``SqlType.python_years``) keeps the encoding it was made with (``PythonDateEncoding``,
+``PythonTimestampEncoding``: day numbers and µs since 0001-01-01, Python's years only; a
+plain ``timestamp`` one refuses ``-infinity``).  Date/time strings are read by
+PostgreSQL's rules (``datetime_input``) in the session's DateStyle and TimeZone; ISO
+strings and Python values take a fast path.
 
 (*) Strings, uuid, bytea and jsonb (``json_encoding``): the Ord onion orders by an
 8-byte prefix only (``ope_exact`` is False), so equal prefixes tie and the client
@@ -60,9 +65,7 @@ shortest text for the float4 (``0.1``, not ``0.10000000149011612``).
 NaN and the infinities: float and numeric store NaN (one value, equal to itself, above
 every number and infinity, as PostgreSQL orders both types) and the infinities; a
 numeric(p,s) takes NaN but overflows on an infinity (``NumericOutOfRange``), as in
-PostgreSQL.  Not supported (``ValueOutOfDomain``): dates and timestamps outside
-0001-01-01 … 9999-12-31 other than the infinities (Python's range: BC years, years past
-9999), ``24:00:00`` as a time of day.
+PostgreSQL.
 
 ``coerce`` has *storage* semantics (an INSERT or UPDATE value): it rounds (``2.5`` into
 an integer column) and refuses values out of the column's domain.  A comparison such as
@@ -72,6 +75,7 @@ its literal blindly (the predicate is simply false for such values in PostgreSQL
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import decimal
 import math
@@ -88,7 +92,14 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg.adapt import PyFormat
 
-from . import datetime_input, datetime_output, handout, interval_input, text_output
+from . import (
+    datetime_input,
+    datetime_output,
+    far_datetime,
+    handout,
+    interval_input,
+    text_output,
+)
 from .clock import SessionTimestamp
 from .collation import Collation, order_key, primary_prefix
 from .errors import (
@@ -138,6 +149,9 @@ class SqlType:
     scale: int | None = None
     element: SqlType | None = None
     fields: str | None = None  # an interval's field restriction ("day to second")
+    # a date, timestamp or timestamptz column made before the encodings held PostgreSQL's
+    # whole range: it keeps the encoding it was made with (Python's years only)
+    python_years: bool = False
 
     @property
     def oid(self) -> int:
@@ -167,6 +181,28 @@ class SqlType:
         if self.name in _BIT_TYPES and self.precision is not None:
             return f"{self.name}({self.precision})"
         return self.name
+
+
+# the types whose encoding changed to hold PostgreSQL's whole range: a column made
+# before records no ``full_range`` and keeps its first encoding (``python_years``)
+RANGED_TYPES = frozenset({"date", "timestamp", "timestamptz"})
+
+
+def ranged(t: SqlType) -> bool:
+    """Is ``t`` (or its element) a date, timestamp or timestamptz?"""
+    return (t.element or t).name in RANGED_TYPES
+
+
+def with_python_years(t: SqlType) -> SqlType:
+    """``t`` as a column made before the full range (its encoding: Python's years)."""
+    if t.element is not None:
+        return dataclasses.replace(t, element=with_python_years(t.element))
+    return dataclasses.replace(t, python_years=True) if t.name in RANGED_TYPES else t
+
+
+def full_range(t: SqlType) -> bool:
+    """Does a ranged type's column hold PostgreSQL's whole range?"""
+    return not (t.element or t).python_years
 
 
 _ALIASES = {
@@ -1006,7 +1042,6 @@ _PG_EPOCH = dt.datetime(2000, 1, 1)
 # the first Julian day PostgreSQL's dates hold (4714-11-24 BC) and the day after the last
 _JULIAN_MIN = 0
 _DATE_END_JULIAN = 2147483494
-_TIMESTAMP_END_JULIAN = 109203528
 
 
 def _infinite_key(v: Any) -> Any:
@@ -1081,40 +1116,56 @@ def _beyond_python(what: str, text: str) -> ValueOutOfDomain:
     )
 
 
-def _parsed_datetime(text: str, kind: str) -> tuple[Any, datetime_input.Fields | None]:
-    """A date/time string as PostgreSQL's input function for ``kind`` reads it: the
-    naive local datetime and its fields, or (INFINITY | NEG_INFINITY, None)."""
+def _parsed_fields(text: str, kind: str) -> Any:
+    """A date/time string as PostgreSQL's input function for ``kind`` reads it: its
+    fields (``epoch`` as 1970-01-01 00:00 UTC), or INFINITY | NEG_INFINITY."""
     f = datetime_input.parse(text, kind, current_session())
     if f.special == "epoch":
-        return dt.datetime(1970, 1, 1), None
+        return datetime_input.Fields(1970, 1, 1, offset=0, has_date=True)
     if f.special is not None:
-        return (INFINITY if f.special == "infinity" else NEG_INFINITY), None
-    what = "date" if kind == "date" else "timestamp"
+        return INFINITY if f.special == "infinity" else NEG_INFINITY
+    return f
+
+
+def _valid_julian(y: int, m: int) -> bool:
+    """PostgreSQL's IS_VALID_JULIAN: from November 4714 BC to May 5874898."""
+    return (y > -4713 or (y == -4713 and m >= 11)) and (y < 5874898 or (y == 5874898 and m < 6))
+
+
+def _parsed_date(text: str) -> Any:
+    """A date string as date_in reads it: a date, a PgDate or an infinity."""
+    f = _parsed_fields(text, "date")
+    if type(f) is Infinite:
+        return f
     julian = datetime_input.date2j(f.year, f.month, f.day)
-    end = _DATE_END_JULIAN if kind == "date" else _TIMESTAMP_END_JULIAN
-    if not _JULIAN_MIN <= julian < end:
-        raise _out_of_range(what, text)
-    if not 1 <= f.year <= 9999:
-        raise _beyond_python(what, text)
-    base = dt.datetime(f.year, f.month, f.day)
-    clock = dt.timedelta(hours=f.hour, minutes=f.minute, seconds=f.second, microseconds=f.micro)
-    try:
-        return base + clock, f
-    except OverflowError:
-        raise _beyond_python(what, text) from None
+    if not _JULIAN_MIN <= julian < _DATE_END_JULIAN:
+        raise _out_of_range("date", text)
+    return far_datetime.date_of(julian)
+
+
+def _local_micros(f: datetime_input.Fields) -> int:
+    """The fields' local time in microseconds since 2000-01-01 00:00."""
+    day = datetime_input.date2j(f.year, f.month, f.day) - far_datetime.POSTGRES_EPOCH_JDATE
+    clock = ((f.hour * 60 + f.minute) * 60 + f.second) * 1_000_000 + f.micro
+    return day * far_datetime.US_PER_DAY + clock
 
 
 class DateEncoding(Encoding):
-    """date: the proleptic Gregorian day number (``date.toordinal``), ``-infinity`` 0 and
-    ``infinity`` 2**32 - 1 (DET: the words)."""
+    """date: the Julian day plus one (0001-01-01 is 1721427), ``-infinity`` 0 and
+    ``infinity`` 2**32 - 1, over PostgreSQL's whole range (4714-11-24 BC to
+    5874897-12-31); DET: those 4 bytes.  Values are ``date`` where Python has them, else
+    ``far_datetime.PgDate``."""
 
     ope_bits = 32
-    _MAX = dt.date.max.toordinal()
+    keyed_order = True  # (a PgDate and an infinity among dates: ordered by to_ope)
     _TOP = 2**32 - 1
 
     def coerce(self, value: Any) -> Any:
         if value is None:
             return None
+        return self._held(self._value_of(value))
+
+    def _value_of(self, value: Any) -> Any:
         if isinstance(value, SessionTimestamp):
             return value.date()  # now() assigned to a date: the session's local date
         if isinstance(value, dt.datetime):
@@ -1127,16 +1178,61 @@ class DateEncoding(Encoding):
                     return dt.date.fromisoformat(value)
                 except ValueError:
                     pass  # (the input rules say which error)
-            v, _ = _parsed_datetime(value, "date")
-            return v.date() if isinstance(v, dt.datetime) else v
-        if type(value) is Infinite:
+            return _parsed_date(value)
+        if type(value) is Infinite or type(value) is far_datetime.PgDate:
             return value
         raise _type_error(self.sql_type, value)
+
+    def _held(self, v: Any) -> Any:
+        """``v`` if the column holds it (every date PostgreSQL has)."""
+        return v
+
+    def to_bytes(self, v: Any) -> bytes:
+        return self.to_ope(v).to_bytes(4, "big")
+
+    def from_bytes(self, b: bytes) -> Any:
+        if len(b) != 4:
+            raise self._bad("encoding")
+        return self.from_ope(int.from_bytes(b, "big"))
+
+    def to_ope(self, v: Any) -> int:
+        if type(v) is Infinite:
+            return 0 if v.sign < 0 else self._TOP
+        julian = far_datetime.julian_of(v)
+        if julian is None:
+            raise EncodingError(f"not a date: {type(v).__name__}")
+        return julian + 1
+
+    def from_ope(self, i: int) -> Any:
+        if i == 0 or i == self._TOP:
+            return NEG_INFINITY if i == 0 else INFINITY
+        if not 1 <= i <= _DATE_END_JULIAN:
+            raise self._bad("encoding")
+        return far_datetime.date_of(i - 1)
+
+    def order_key(self, v: Any) -> Any:
+        return self.to_ope(v)
+
+
+class PythonDateEncoding(DateEncoding):
+    """date, a column made before dates held PostgreSQL's whole range
+    (``SqlType.python_years``): the proleptic Gregorian day number
+    (``date.toordinal``), ``-infinity`` 0 and ``infinity`` 2**32 - 1; DET: the number's
+    4 bytes, the infinities as the words.  It holds 0001-01-01 to 9999-12-31 and the
+    infinities (``ValueOutOfDomain`` for a BC date or a year past 9999)."""
+
+    keyed_order = False
+    _MAX = dt.date.max.toordinal()
+
+    def _held(self, v: Any) -> Any:
+        if type(v) is far_datetime.PgDate:
+            raise _beyond_python("date", far_datetime.date_text(v.julian, "ISO"))
+        return v
 
     def to_bytes(self, v: Any) -> bytes:
         if type(v) is Infinite:
             return _INFINITE_BYTES[v]
-        return v.toordinal().to_bytes(4, "big")
+        return self._held(v).toordinal().to_bytes(4, "big")
 
     def from_bytes(self, b: bytes) -> Any:
         if len(b) != 4:
@@ -1152,7 +1248,7 @@ class DateEncoding(Encoding):
     def to_ope(self, v: Any) -> int:
         if type(v) is Infinite:
             return 0 if v.sign < 0 else self._TOP
-        return v.toordinal()
+        return self._held(v).toordinal()
 
     def from_ope(self, i: int) -> Any:
         if i == 0 or i == self._TOP:
@@ -1176,28 +1272,28 @@ def _round_to(micros: int, precision: int) -> int:
 
 
 class TimestampEncoding(Encoding):
-    """timestamp(p) and timestamptz(p): microseconds since 0001-01-01 00:00 (timestamptz:
-    UTC, the instant).  DET: those 8 bytes (infinities: the words); OPE: the same number,
-    plus one for all but ``timestamp`` / ``timestamp(6)`` (columns made before the
-    infinities were stored), so that ``-infinity`` is 0; ``infinity`` is 2**64 - 1.
+    """timestamp(p) and timestamptz(p): microseconds since 4714-11-24 BC 00:00 (Julian day
+    0; timestamptz: UTC, the instant) plus one, ``-infinity`` 0 and ``infinity``
+    2**64 - 1, over PostgreSQL's whole range (to 294276-12-31 23:59:59.999999: below
+    2**63.04); DET: those 8 bytes.
 
     Values: naive datetimes (timestamp), aware ones in the session's TimeZone
-    (timestamptz, as psycopg loads them); input strings as PostgreSQL reads them
-    (``datetime_input``): into a timestamp a zone is ignored, into a timestamptz it
-    places the instant (naive input: the session's TimeZone).  ``timestamp(p)`` rounds to
-    ``p`` fractional digits."""
+    (timestamptz, as psycopg loads them), ``far_datetime.PgTimestamp`` where Python's
+    years end; input strings as PostgreSQL reads them (``datetime_input``): into a
+    timestamp a zone is ignored, into a timestamptz it places the instant (naive
+    input: the session's TimeZone).  ``timestamp(p)`` rounds to ``p`` fractional
+    digits."""
 
     ope_bits = 64
-    _MAX = (dt.datetime.max - _EPOCH_TS) // _ONE_US
+    keyed_order = True  # (a PgTimestamp and an infinity among datetimes: by to_ope)
     _TOP = 2**64 - 1
+    _SPAN = far_datetime.END_TIMESTAMP - far_datetime.MIN_TIMESTAMP
 
     def __init__(self, sql_type: SqlType) -> None:
         super().__init__(sql_type)
         self.zoned = sql_type.name == "timestamptz"
         p = sql_type.precision
         self.precision = 6 if p is None else p
-        # (timestamp and timestamp(6) keep the order encoding they always had)
-        self._shift = 0 if not self.zoned and self.precision == 6 else 1
         self._kind = "timestamptz" if self.zoned else "timestamp"
 
     def coerce(self, value: Any) -> Any:
@@ -1218,18 +1314,34 @@ class TimestampEncoding(Encoding):
             return self._localize(v, _session_zone()) if self.zoned else v
         if type(value) is Infinite:
             return value
+        if type(value) is far_datetime.PgTimestamp:
+            return self._from_far(value)
+        if type(value) is far_datetime.PgDate:
+            local = (value.julian - far_datetime.POSTGRES_EPOCH_JDATE) * far_datetime.US_PER_DAY
+            return self._from_far(far_datetime.PgTimestamp(local, False))
         raise _type_error(self.sql_type, value)
 
+    def _from_far(self, v: far_datetime.PgTimestamp) -> Any:
+        """A PgTimestamp in this column's kind: a timestamp's local time placed in the
+        session's TimeZone, or a timestamptz's instant read there."""
+        micros = v.micros
+        if v.zoned and not self.zoned:
+            micros += far_datetime.zone_offset_at(micros, _session_zone()) * 1_000_000
+        elif self.zoned and not v.zoned:
+            f = far_datetime.fields_of(micros)
+            micros -= f.offset_at(_session_zone()) * 1_000_000
+        if not far_datetime.MIN_TIMESTAMP <= micros < far_datetime.END_TIMESTAMP:
+            raise DatetimeOutOfRange("timestamp out of range")
+        return self._value(micros)
+
     def _checked(self, v: Any, precision: int) -> Any:
-        if type(v) is Infinite:
-            if v.sign < 0 and not self._shift:
-                raise ValueOutOfDomain(
-                    f"-infinity: an encrypted {self.sql_type.sql()} column made as timestamp "
-                    "or timestamp(6) holds 0001-01-01 to 9999-12-31 and infinity; declare "
-                    "timestamp(0..5) or timestamptz for -infinity"
-                )
-            return v
-        return self._rounded(v) if precision < 6 else v
+        if type(v) is not Infinite and precision < 6:
+            v = self._rounded(v)
+        return self._held(v)
+
+    def _held(self, v: Any) -> Any:
+        """``v`` if the column holds it (every timestamp PostgreSQL has)."""
+        return v
 
     def _from_datetime(self, value: dt.datetime) -> dt.datetime:
         if isinstance(value, SessionTimestamp):
@@ -1260,54 +1372,122 @@ class TimestampEncoding(Encoding):
             written = v.utcoffset() if v is not None else None
             if v is not None and (written is None or abs(written) <= _MAX_DISPLACEMENT):
                 zone = _session_zone()
-                return self._localize(v, zone) if written is None else v.astimezone(zone)
-        local, f = _parsed_datetime(text, self._kind)
-        if not self.zoned or type(local) is Infinite:
-            return local
-        zone = _session_zone()
-        if f is None:  # epoch: 1970-01-01 00:00 UTC
-            return local.replace(tzinfo=dt.UTC).astimezone(zone)
-        offset = f.offset_at(zone)
-        try:
-            instant = (local - dt.timedelta(seconds=offset)).replace(tzinfo=dt.UTC)
-        except OverflowError:
-            raise _beyond_python("timestamp", text) from None
-        return instant.astimezone(zone)
+                try:
+                    return self._localize(v, zone) if written is None else v.astimezone(zone)
+                except OverflowError:
+                    pass  # (the instant beyond Python's years: the input rules place it)
+        f = _parsed_fields(text, self._kind)
+        if type(f) is Infinite:
+            return f
+        if not _valid_julian(f.year, f.month):
+            raise _out_of_range("timestamp", text)
+        micros = _local_micros(f)
+        if self.zoned:
+            micros -= f.offset_at(_session_zone()) * 1_000_000
+        if not far_datetime.MIN_TIMESTAMP <= micros < far_datetime.END_TIMESTAMP:
+            raise _out_of_range("timestamp", text)
+        return self._value(micros)
 
     @staticmethod
-    def _localize(v: dt.datetime, zone: dt.tzinfo) -> dt.datetime:
+    def _localize(v: dt.datetime, zone: dt.tzinfo) -> Any:
         """A naive local time in ``zone`` as PostgreSQL places it (a skipped time takes
         the offset before the change, a repeated one the later offset)."""
         f = datetime_input.Fields(v.year, v.month, v.day, v.hour, v.minute, zone=zone)
         utc = v - dt.timedelta(seconds=f.offset_at(zone))
-        return utc.replace(tzinfo=dt.UTC).astimezone(zone)
-
-    def _rounded(self, v: dt.datetime) -> dt.datetime:
-        naive = v.replace(tzinfo=None) if v.tzinfo is not None else v
-        if v.tzinfo is not None:
-            naive = v.astimezone(dt.UTC).replace(tzinfo=None)
-        micros = (naive - _PG_EPOCH) // _ONE_US
-        rounded = _round_to(micros, self.precision)
-        if rounded == micros:
-            return v
         try:
-            out = _PG_EPOCH + dt.timedelta(microseconds=rounded)
-        except OverflowError:
-            raise DatetimeOutOfRange("timestamp out of range") from None
-        if v.tzinfo is not None:
-            return out.replace(tzinfo=dt.UTC).astimezone(v.tzinfo)
-        return out
+            return utc.replace(tzinfo=dt.UTC).astimezone(zone)
+        except OverflowError:  # (the local time of the instant is past 9999)
+            micros = (utc - _PG_EPOCH) // _ONE_US
+            return far_datetime.PgTimestamp(micros, True)
 
-    def _micros(self, v: dt.datetime) -> int:
+    def _rounded(self, v: Any) -> Any:
+        micros = self._micros(v)
+        rounded = _round_to(micros, self.precision)
+        # (PostgreSQL 15 checks no range after rounding: 294276-12-31 23:59:59.999999
+        # is stored in a timestamp(2) as 294277-01-01 00:00:00, which the domain holds)
+        return v if rounded == micros else self._value(rounded)
+
+    def _micros(self, v: Any) -> int:
+        """Microseconds since 2000-01-01 00:00 (timestamptz: UTC)."""
+        if type(v) is far_datetime.PgTimestamp:
+            if v.zoned != self.zoned:
+                raise EncodingError(f"not a {self._kind}: {v!r}")
+            return v.micros
+        if not isinstance(v, dt.datetime):
+            raise EncodingError(f"not a {self._kind}: {type(v).__name__}")
         if v.tzinfo is not None:
             if not self.zoned:
                 raise EncodingError("timestamp (without time zone) takes naive datetimes")
             v = v.astimezone(dt.UTC).replace(tzinfo=None)
         elif self.zoned:
             raise EncodingError("timestamptz takes aware datetimes")
-        return (v - _EPOCH_TS) // _ONE_US
+        return (v - _PG_EPOCH) // _ONE_US
 
-    def _value(self, micros: int) -> dt.datetime:
+    def _value(self, micros: int) -> Any:
+        return far_datetime.timestamp_of(micros, _session_zone() if self.zoned else None)
+
+    def to_bytes(self, v: Any) -> bytes:
+        return self.to_ope(v).to_bytes(8, "big")
+
+    def from_bytes(self, b: bytes) -> Any:
+        if len(b) != 8:
+            raise self._bad("encoding")
+        return self.from_ope(int.from_bytes(b, "big"))
+
+    def to_ope(self, v: Any) -> int:
+        if type(v) is Infinite:
+            return 0 if v.sign < 0 else self._TOP
+        return self._micros(v) - far_datetime.MIN_TIMESTAMP + 1
+
+    def from_ope(self, i: int) -> Any:
+        if i == 0 or i == self._TOP:
+            return NEG_INFINITY if i == 0 else INFINITY
+        if not 1 <= i <= self._SPAN + 1_000_000:  # (a rounded value, just past the end)
+            raise self._bad("encoding")
+        return self._value(i - 1 + far_datetime.MIN_TIMESTAMP)
+
+    def order_key(self, v: Any) -> Any:
+        return self.to_ope(v)
+
+
+class PythonTimestampEncoding(TimestampEncoding):
+    """timestamp(p) and timestamptz(p), a column made before timestamps held
+    PostgreSQL's whole range (``SqlType.python_years``): microseconds since 0001-01-01
+    00:00 (timestamptz: UTC).  DET: those 8 bytes (infinities: the words); OPE: the same
+    number, plus one for all but ``timestamp`` / ``timestamp(6)`` (columns made before
+    the infinities were stored), so that ``-infinity`` is 0; ``infinity`` is 2**64 - 1.
+    It holds 0001-01-01 to 9999-12-31 and the infinities (a ``timestamp`` /
+    ``timestamp(6)`` column: ``infinity`` only); ``ValueOutOfDomain`` for the rest."""
+
+    keyed_order = False
+    _MAX = (dt.datetime.max - _EPOCH_TS) // _ONE_US
+
+    def __init__(self, sql_type: SqlType) -> None:
+        super().__init__(sql_type)
+        # (timestamp and timestamp(6) keep the order encoding they always had)
+        self._shift = 0 if not self.zoned and self.precision == 6 else 1
+
+    def _held(self, v: Any) -> Any:
+        if type(v) is Infinite:
+            if v.sign < 0 and not self._shift:
+                raise ValueOutOfDomain(
+                    f"-infinity: an encrypted {self.sql_type.sql()} column made as timestamp "
+                    "or timestamp(6) holds 0001-01-01 to 9999-12-31 and infinity; declare "
+                    "timestamp(0..5) or timestamptz for -infinity"
+                )
+            return v
+        if type(v) is far_datetime.PgTimestamp:
+            zone = _session_zone() if self.zoned else None
+            raise _beyond_python("timestamp", far_datetime.timestamp_text(v, "ISO", zone))
+        return v
+
+    def _old_micros(self, v: dt.datetime) -> int:
+        self._held(v)
+        return self._micros(v) - self._EPOCH_OFFSET
+
+    _EPOCH_OFFSET = (_EPOCH_TS - _PG_EPOCH) // _ONE_US  # 0001-01-01 since 2000-01-01
+
+    def _old_value(self, micros: int) -> dt.datetime:
         v = _EPOCH_TS + dt.timedelta(microseconds=micros)
         if self.zoned:
             return v.replace(tzinfo=dt.UTC).astimezone(_session_zone())
@@ -1316,7 +1496,7 @@ class TimestampEncoding(Encoding):
     def to_bytes(self, v: Any) -> bytes:
         if type(v) is Infinite:
             return _INFINITE_BYTES[v]
-        return self._micros(v).to_bytes(8, "big")
+        return self._old_micros(v).to_bytes(8, "big")
 
     def from_bytes(self, b: bytes) -> Any:
         # (b"infinity" is 8 bytes long too: the words first; as a number it lies past
@@ -1329,12 +1509,13 @@ class TimestampEncoding(Encoding):
         i = int.from_bytes(b, "big")
         if not 0 <= i <= self._MAX:
             raise self._bad("encoding")
-        return self._value(i)
+        return self._old_value(i)
 
     def to_ope(self, v: Any) -> int:
         if type(v) is Infinite:
+            self._held(v)
             return 0 if v.sign < 0 else self._TOP
-        return self._micros(v) + self._shift
+        return self._old_micros(v) + self._shift
 
     def from_ope(self, i: int) -> Any:
         if i == self._TOP or (i == 0 and self._shift):
@@ -1342,7 +1523,7 @@ class TimestampEncoding(Encoding):
         i -= self._shift
         if not 0 <= i <= self._MAX:
             raise self._bad("encoding")
-        return self._value(i)
+        return self._old_value(i)
 
     def order_key(self, v: Any) -> Any:
         return _infinite_key(v)
@@ -1370,10 +1551,13 @@ class RoundedEncoding(Encoding):
 
 
 class TimeEncoding(RoundedEncoding):
-    """time(p): microseconds since midnight (``00:00`` to ``23:59:59.999999``; PostgreSQL's
-    ``24:00:00``, which psycopg cannot load, is refused).  Values are ``datetime.time``."""
+    """time(p): microseconds since midnight, ``00:00`` to ``24:00:00`` (which PostgreSQL
+    holds and Python's ``time`` does not: ``far_datetime.END_OF_DAY``, read back as
+    psycopg reads it, a ``DataError``).  Values are ``datetime.time`` and END_OF_DAY.
+    (Columns made when 24:00:00 was refused hold the same numbers below it.)"""
 
     ope_bits = 40  # 86_400_000_000 < 2**37
+    keyed_order = True  # (END_OF_DAY among times: ordered by to_ope)
 
     def _checked(self, value: Any, precision: int) -> Any:
         if value is None:
@@ -1386,23 +1570,24 @@ class TimeEncoding(RoundedEncoding):
             raise _type_error(self.sql_type, value)
         elif isinstance(value, str):
             micros = self._parse(value)
+        elif value is far_datetime.END_OF_DAY:
+            micros = far_datetime.US_PER_DAY
         else:
             raise _type_error(self.sql_type, value)
         if precision < 6:
             micros = _round_to(micros, precision)
-        if micros >= 86_400_000_000:
-            raise ValueOutOfDomain(
-                "24:00:00: an encrypted time column holds 00:00 to 23:59:59.999999 "
-                "(the times Python has)"
-            )
         return self._time(micros)
 
     @staticmethod
-    def _of(v: dt.time) -> int:
+    def _of(v: Any) -> int:
+        if v is far_datetime.END_OF_DAY:
+            return far_datetime.US_PER_DAY
         return ((v.hour * 60 + v.minute) * 60 + v.second) * 1_000_000 + v.microsecond
 
     @staticmethod
-    def _time(micros: int) -> dt.time:
+    def _time(micros: int) -> Any:
+        if micros >= far_datetime.US_PER_DAY:
+            return far_datetime.END_OF_DAY
         s, us = divmod(micros, 1_000_000)
         m, s = divmod(s, 60)
         h, m = divmod(m, 60)
@@ -1421,21 +1606,24 @@ class TimeEncoding(RoundedEncoding):
             )
         return ((f.hour * 60 + f.minute) * 60 + f.second) * 1_000_000 + f.micro
 
-    def to_bytes(self, v: dt.time) -> bytes:
+    def to_bytes(self, v: Any) -> bytes:
         return self._of(v).to_bytes(5, "big")
 
-    def from_bytes(self, b: bytes) -> dt.time:
+    def from_bytes(self, b: bytes) -> Any:
         if len(b) != 5:
             raise self._bad("encoding")
         return self.from_ope(int.from_bytes(b, "big"))
 
-    def to_ope(self, v: dt.time) -> int:
+    def to_ope(self, v: Any) -> int:
         return self._of(v)
 
-    def from_ope(self, i: int) -> dt.time:
-        if not 0 <= i < 86_400_000_000:
+    def from_ope(self, i: int) -> Any:
+        if not 0 <= i <= far_datetime.US_PER_DAY:
             raise self._bad("encoding")
         return self._time(i)
+
+    def order_key(self, v: Any) -> Any:
+        return self._of(v)
 
 
 _UUID_RE = re.compile(r"(\{)?[0-9a-fA-F]{4}(?:-?[0-9a-fA-F]{4}){7}(?(1)\})")
@@ -1693,9 +1881,9 @@ def _encoding(t: SqlType) -> Encoding:
     if n in ("varchar", "text", "char"):
         return TextEncoding(t)
     if n == "date":
-        return DateEncoding(t)
+        return PythonDateEncoding(t) if t.python_years else DateEncoding(t)
     if n in ("timestamp", "timestamptz"):
-        return TimestampEncoding(t)
+        return PythonTimestampEncoding(t) if t.python_years else TimestampEncoding(t)
     if n == "time":
         return TimeEncoding(t)
     if n == "uuid":
@@ -1743,6 +1931,9 @@ def encoding_for(t: SqlType | str, collation: Collation | None = None) -> Encodi
         return _collated(parsed, collation)
     return _encoding(parsed)
 
+
+for _far in (far_datetime.PgDate, far_datetime.PgTimestamp, far_datetime.EndOfDay):
+    TEXT_FORMATS[_far] = far_datetime.text_of
 
 # (last: these modules import this one, and add their types to REGISTERED)
 from . import bit_encodings, network_encodings  # noqa: E402, F401

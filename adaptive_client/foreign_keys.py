@@ -21,6 +21,7 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg import sql
 
+from .encodings import full_range, ranged, with_python_years
 from .errors import UndefinedTable, UnsupportedQuery
 from .keys import new_key
 from .metadata import Catalog, ForeignKeyMeta, TableMeta
@@ -71,6 +72,10 @@ def shared_keys(catalog: Catalog, spec: Any, name: str) -> dict[str, tuple[dict[
         fk.ref_columns = _ref_columns(catalog, spec, fk)
         for col, ref_col in zip(fk.columns, fk.ref_columns, strict=True):
             a, b = spec.types[col], _type_of(catalog, spec, fk.ref_table, ref_col)
+            if ranged(b) and not full_range(b):
+                # (a column made before dates held PostgreSQL's whole range: the new one
+                # takes its encoding, whose ciphertexts the key compares)
+                a = spec.types[col] = with_python_years(a)
             if a.name != b.name or (a.name in _PARAMETERS_MATTER and a != b):
                 raise UnsupportedQuery(
                     f"foreign key {name}.{col} ({a.sql()}) references {fk.ref_table}.{ref_col} "

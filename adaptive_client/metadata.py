@@ -27,7 +27,15 @@ from typing import Any
 import psycopg
 
 from .collation import Collation
-from .encodings import Encoding, SqlType, encoding_for, parse_sql_type
+from .encodings import (
+    Encoding,
+    SqlType,
+    encoding_for,
+    full_range,
+    parse_sql_type,
+    ranged,
+    with_python_years,
+)
 from .errors import (
     FormatOutdated,
     MetadataTampered,
@@ -207,6 +215,8 @@ class ColumnMeta:
             "join_group": self.join_group,
             "joinable": self.joinable,
             "onions": [o.to_json() for o in self.onions.values()],
+            # (a date/timestamp column made before records none: Python's years)
+            **({"full_range": True} if ranged(self.type) and full_range(self.type) else {}),
             **{
                 k: v
                 for k, v in (
@@ -236,9 +246,14 @@ class ColumnMeta:
         udt = d.get("udt")
         if udt is not None and types is None:
             raise MetadataTampered(f"column {d['name']} names a user type out of context")
+        sql_type = (
+            types(udt) if udt is not None and types is not None else parse_sql_type(d["type"])
+        )
+        if ranged(sql_type) and not d.get("full_range"):
+            sql_type = with_python_years(sql_type)
         return cls(
             name=d["name"],
-            type=types(udt) if udt is not None and types is not None else parse_sql_type(d["type"]),
+            type=sql_type,
             nullable=d["nullable"],
             default=d.get("default"),
             join_group=d.get("join_group"),

@@ -418,8 +418,10 @@ def test_widths() -> None:
         ("real", b"\x7f\xc0\x00\x01"),  # a NaN other than the one stored
         ("double precision", b"\x00" * 4),
         ("text", b"\xff\xfe"),
-        ("date", b"\x00\x00\x00\x00"),  # day 0 does not exist
-        ("timestamp", b"\xff" * 8),
+        ("date", b"\xff\xff\xff\xfe"),  # past 5874897-12-31
+        ("date", b"\x00\x00\x00"),
+        ("timestamp", b"\xff" * 7 + b"\xfe"),  # past 294276-12-31
+        ("timestamp", b"infinity!"),
         ("boolean", b"\x02"),
     ],
 )

@@ -1084,7 +1084,12 @@ class Compiler:
             for ref, oc in ((a, oa), (b, ob)):
                 self._exact_order(ref, oc, exp.column(ref.column.name))
         inner_a = {"DET": "DET", "OPE": "OPE", "PLAIN": "PLAIN"}.get(la)
-        same_type = a.column.type.name == b.column.type.name
+        ta, tb = a.column.type, b.column.type
+        # (a date/timestamp column made before the full range encodes its own way)
+        same_type = (
+            ta.name == tb.name
+            and (ta.element or ta).python_years == (tb.element or tb).python_years
+        )
         same_key = (
             la == lb
             and inner_a is not None

@@ -88,6 +88,9 @@ def open_pair(
         master_key=master_key.hex(),
         autocommit=True,
     )
+    # (the client hands a value out through the session's loaders, as psycopg: a BC
+    # date reads as Unloadable on both sides)
+    _lenient_datetimes(enc.pg)
     try:
         yield Pair(plain, enc)
     finally:
