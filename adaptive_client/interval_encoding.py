@@ -329,6 +329,9 @@ def timetz_text(v: PgTimetz) -> str:
     )
 
 
+TEXT_FORMATS[PgTimetz] = timetz_text
+
+
 class TimetzEncoding(RoundedEncoding):
     """timetz(p): see the module."""
 
@@ -412,7 +415,7 @@ class TimetzEncoding(RoundedEncoding):
     def to_bytes(self, v: Any) -> bytes:
         return self._of(v).key.to_bytes(7, "big")
 
-    def from_bytes(self, b: bytes) -> dt.time:
+    def from_bytes(self, b: bytes) -> PgTimetz:
         if len(b) != 7:
             raise self._bad("encoding")
         return self.from_ope(int.from_bytes(b, "big"))
@@ -420,7 +423,7 @@ class TimetzEncoding(RoundedEncoding):
     def to_ope(self, v: Any) -> int:
         return self._of(v).key
 
-    def from_ope(self, i: int) -> dt.time:
+    def from_ope(self, i: int) -> PgTimetz:
         if not 0 <= i < _UTC_SPAN * _ZONES:
             raise self._bad("order encoding")
         utc, west = divmod(i, _ZONES)
@@ -428,7 +431,7 @@ class TimetzEncoding(RoundedEncoding):
         usec = utc - _MAX_ZONE * _US - west * _US
         if not 0 <= usec <= _DAY:
             raise self._bad("order encoding")
-        return _loader(1266).load(timetz_text(PgTimetz(usec, -west)).encode())
+        return PgTimetz(usec, -west)
 
     def order_key(self, v: Any) -> int:
         return self._of(v).key
@@ -468,10 +471,10 @@ ENCODINGS: dict[str, type[Encoding]] = {"interval": IntervalEncoding, "timetz": 
 
 
 def timetz_value(v: PgTimetz) -> dt.time:
-    """The timetz as psycopg loads it (a time with a fixed-offset zone)."""
-    return _TIMETZ.from_ope(v.key)
+    """The timetz as psycopg loads it (a time with a fixed-offset zone; psycopg's
+    ``DataError`` for 24:00:00, which Python's time cannot hold)."""
+    return _loader(1266).load(timetz_text(v).encode())
 
 
-_TIMETZ = TimetzEncoding(SqlType("timetz"))
 handout.register(PgInterval, interval_value, 1186)
 handout.register(PgTimetz, timetz_value, 1266)

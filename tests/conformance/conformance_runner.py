@@ -68,10 +68,18 @@ def read_cases(name: str) -> Cases:
 class Pair:
     plain: psycopg.Connection[Any]
     enc: adaptive_client.Connection
+    created: set[str] = field(default_factory=set)  # the setup statements run
 
     def both(self, sql: str) -> None:
         self.plain.execute(sql)
         self.enc.execute(sql)
+
+    def setup(self, statements: Sequence[str]) -> None:
+        """Run each statement (CREATE TYPE, CREATE DOMAIN) once on both databases."""
+        for sql in statements:
+            if sql not in self.created:
+                self.both(sql)
+                self.created.add(sql)
 
 
 def open_pair(
@@ -136,7 +144,8 @@ def _lenient_datetimes(conn: psycopg.Connection[Any]) -> None:
 
 def norm(v: Any) -> Any:
     """A value comparable across the two databases: its type and value (NaN equal to
-    itself, a Decimal with its scale, a datetime with its zone, ``infinity`` as text)."""
+    itself, a Decimal with its scale, a datetime with its zone, ``infinity`` as text, a
+    list element by element)."""
     if isinstance(v, float):
         return ("float", "nan" if math.isnan(v) else repr(v))
     if isinstance(v, Decimal):
@@ -147,6 +156,8 @@ def norm(v: Any) -> Any:
         return (type(v).__name__, str(v))
     if isinstance(v, Unloadable) or type(v).__name__ == "Infinite":
         return ("infinite", str(v.text if isinstance(v, Unloadable) else v))
+    if isinstance(v, list):  # (an array: its elements so compared)
+        return ("list", tuple(norm(x) for x in v))
     return (type(v).__name__, repr(v))
 
 
@@ -194,10 +205,14 @@ class Findings:
 _SEQ = itertools.count()
 
 
-def run(pair: Pair, sql_type: str, cases: Cases, settings: Sequence[str]) -> Findings:
+def run(
+    pair: Pair, sql_type: str, cases: Cases, settings: Sequence[str], setup: Sequence[str] = ()
+) -> Findings:
     """Insert every case under ``settings`` (SET statements run on both connections)
-    and compare everything (see the module docstring)."""
+    and compare everything (see the module docstring); ``setup`` creates the column's
+    type first (once a pair)."""
     found = Findings()
+    pair.setup(setup)
     for s in settings:
         pair.both(s)
     table = f"conf_{next(_SEQ)}"
@@ -220,14 +235,20 @@ def run(pair: Pair, sql_type: str, cases: Cases, settings: Sequence[str]) -> Fin
             _delete_both(pair, table, i)
             del stored[i]
     _compare_probes(pair, table, cases, stored, found)
-    # the values read back, ordered and grouped (DateStyle ISO: psycopg's loaders read it;
-    # what is stored no longer depends on it)
+    # the values read back, ordered and grouped (DateStyle ISO and IntervalStyle postgres:
+    # psycopg's loaders read them; what is stored no longer depends on them)
     pair.both("SET DateStyle = 'ISO, MDY'")
+    pair.both("SET IntervalStyle = 'postgres'")
+    # values psycopg cannot load (an interval past timedelta's range) are read alone: a
+    # statement reading them fails, on either side, at whichever such row comes first
+    alone = _unloadable(pair.plain, table)
+    loadable = f"WHERE id NOT IN ({', '.join(map(str, alone))})" if alone else ""
     queries = {
-        "read": f"SELECT id, v FROM {table} ORDER BY id",
+        "read": f"SELECT id, v FROM {table} {loadable} ORDER BY id",
+        **{f"read {i}": f"SELECT v FROM {table} WHERE id = {i}" for i in alone},
         "order": f"SELECT id FROM {table} ORDER BY v, id",
         "order desc": f"SELECT id FROM {table} ORDER BY v DESC, id",
-        "group": f"SELECT v, count(*) FROM {table} GROUP BY v",
+        "group": f"SELECT v, count(*) FROM {table} {loadable} GROUP BY v",
         "group ids": f"SELECT min(id), count(*) FROM {table} GROUP BY v",
         "distinct": f"SELECT count(DISTINCT v) FROM {table}",
     }
@@ -242,6 +263,28 @@ def run(pair: Pair, sql_type: str, cases: Cases, settings: Sequence[str]) -> Fin
         else:
             found.wrong.append((check, f"{sql}: " + _difference(got[0], got[1])))
     return found
+
+
+# the types whose values psycopg's loader may refuse with no lenient reading here
+# (dates and timestamps: read as :class:`Unloadable`, the client returns ``Infinite``)
+_STRICT_LOADS = frozenset({"interval"})
+
+
+def _unloadable(plain: psycopg.Connection[Any], table: str) -> list[int]:
+    """The ids of the rows whose value psycopg's loader refuses (of a type of
+    ``_STRICT_LOADS``), read from the plain database as text."""
+    rows = plain.execute(f"SELECT id, v::text, pg_typeof(v)::text FROM {table}").fetchall()
+    out = []
+    for i, text, type_name in rows:
+        info = plain.adapters.types.get(type_name)
+        if text is None or type_name not in _STRICT_LOADS or info is None:
+            continue
+        loader = psycopg.adapters.get_loader(info.oid, psycopg.pq.Format.TEXT)
+        try:
+            loader(info.oid).load(text.encode())  # type: ignore[misc]
+        except psycopg.DataError:
+            out.append(i)
+    return sorted(out)
 
 
 def _delete_both(pair: Pair, table: str, i: int) -> None:

@@ -4,7 +4,9 @@
 
 Reads ``src/test/regress/sql/<file>.sql`` for each type of :data:`SOURCES` and keeps
 the string literals the file feeds to that type's input function: typed literals
-(``date '...'``, ``'...'::date``, ``CAST('...' AS date)``), the values of an
+(``date '...'``, ``'...'::date``, ``CAST('...' AS date)``, ``'{1,2}'::int[]`` for an
+array of the type, ``'red'::rainbow`` for an enum type or a domain the file creates,
+``B'0101'`` for bit, read by ``bit_in`` as ``b0101``), the values of an
 ``INSERT INTO t VALUES (...)`` into a column of that type (the column types read from
 the file's ``CREATE TABLE``), and the comparands of a column of that type
 (``WHERE f1 < '...'``, ``BETWEEN '...' AND '...'``), which are marked ``probe``.  For
@@ -23,21 +25,46 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections import ChainMap
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 # the regression files read (test_setup.sql creates and fills the tables int2.sql,
 # int4.sql, ... query); every file's typed literals count for their type, wherever found
+# (among the types of its generation: FILES feed EARLIER_TYPES)
 FILES = (
     "test_setup", "date", "time", "timestamp", "timestamptz", "numeric", "float4", "float8",
     "int2", "int4", "int8", "boolean", "uuid", "strings", "text", "varchar", "char",
 )  # fmt: skip
-# the types whose case files are written (the others' literals are dropped)
-CASE_TYPES = (
+# the files of the types added later (horology: more date/time literals, kept here for
+# timetz and interval only)
+LATER_FILES = (
+    "interval", "timetz", "horology", "json", "jsonb", "inet", "macaddr", "macaddr8", "bit",
+    "money", "arrays", "enum", "domain",
+)  # fmt: skip
+# the types whose case files are written (the others' literals are dropped): those the
+# earlier files feed, and those the later ones feed (an array's case type is its
+# element's with ``_array``: int4_array holds arrays of int2, int4 or int8)
+EARLIER_TYPES = (
     "date", "time", "timestamp", "timestamptz", "numeric", "float4", "float8", "int2",
     "int4", "int8", "boolean", "uuid", "bytea", "text", "varchar", "char",
 )  # fmt: skip
+LATER_TYPES = (
+    "interval", "timetz", "json", "jsonb", "inet", "cidr", "macaddr", "macaddr8", "bit",
+    "money", "int4_array", "text_array", "numeric_array", "date_array", "enum", "domain",
+)  # fmt: skip
+CASE_TYPES = (*EARLIER_TYPES, *LATER_TYPES)
+# arrays no regression file writes (none writes a date[]): each literal of the element's
+# case file as a one-element array (array_in hands it to the element's input function)
+COMPOSED_ARRAYS = {"date_array": "date"}
+# an array's element case type -> the case type of the array
+ARRAY_CASES = {
+    "int2": "int4_array", "int4": "int4_array", "int8": "int4_array",
+    "text": "text_array", "varchar": "text_array", "char": "text_array",
+    "numeric": "numeric_array", "float4": "numeric_array", "float8": "numeric_array",
+    "date": "date_array",
+}  # fmt: skip
 # files whose untyped literals are all text values (each is read by textin)
 UNTYPED_TEXT = ("text", "strings")
 
@@ -47,8 +74,8 @@ TYPE_NAMES: dict[str, str | None] = {
     "date": "date",
     "time": "time",
     "time without time zone": "time",
-    "time with time zone": None,
-    "timetz": None,
+    "time with time zone": "timetz",
+    "timetz": "timetz",
     "timestamp": "timestamp",
     "timestamp without time zone": "timestamp",
     "timestamptz": "timestamptz",
@@ -77,11 +104,23 @@ TYPE_NAMES: dict[str, str | None] = {
     "char": "char",
     "character": "char",
     "bpchar": "char",
-    "interval": None,
+    "interval": "interval",
     "name": None,
-    "json": None,
-    "jsonb": None,
+    "json": "json",
+    "jsonb": "jsonb",
+    "inet": "inet",
+    "cidr": "cidr",
+    "macaddr": "macaddr",
+    "macaddr8": "macaddr8",
+    "bit": "bit",
+    "bit varying": "bit",
+    "varbit": "bit",
+    "money": "money",
 }
+# the enum types and domains the file being read creates (``CREATE TYPE x AS ENUM``:
+# ``enum``; ``CREATE DOMAIN x [AS] base``: ``domain``, or ``enum`` over an enum), looked
+# up with the built-in names
+_NAMES: ChainMap[str, str | None] = ChainMap({}, TYPE_NAMES)
 _MAX_WORDS = max(len(n.split()) for n in TYPE_NAMES)
 _COMPARISONS = {"=", "<", ">", "<=", ">=", "<>", "!="}
 _CONSTRAINT_WORDS = {
@@ -189,6 +228,8 @@ def tokens(sql: str) -> Iterator[Token]:
         elif kind == "estr":
             decoded = _e_string(value[2:-1])
             yield Token("str" if decoded is not None else "other", decoded or "")
+        elif kind == "bstr" and value[0] in "bBxX":  # a bit-string constant: bit_in's text
+            yield Token("bits", value[0].lower() + value[2:-1])
         elif kind in ("ustr", "bstr"):
             yield Token("other", value)
         elif kind == "word":
@@ -227,12 +268,14 @@ def _type_at(toks: list[Token], i: int) -> tuple[str | None, int] | None:
             else:
                 break
         name = " ".join(words)
-        if len(words) == n and name in TYPE_NAMES:
+        if len(words) == n and name in _NAMES:
             if j < len(toks) and toks[j].text == "(":  # a typmod after the last word
                 j = next((k for k in range(j, len(toks)) if toks[k].text == ")"), j) + 1
-            if j < len(toks) and toks[j].text == "[":  # an array: another type
-                return None, j
-            return TYPE_NAMES[name], j
+            if j < len(toks) and toks[j].text == "[":  # an array (of any dimensions)
+                while j < len(toks) and toks[j].text == "[":
+                    j = next((k for k in range(j, len(toks)) if toks[k].text == "]"), j) + 1
+                return ARRAY_CASES.get(_NAMES[name] or ""), j
+            return _NAMES[name], j
     return None
 
 
@@ -243,7 +286,7 @@ def _type_words(toks: list[Token], i: int) -> list[Token]:
         if (
             words
             and all(t.kind == "word" for t in words)
-            and (" ".join(t.text for t in words) in TYPE_NAMES)
+            and (" ".join(t.text for t in words) in _NAMES)
         ):
             return words
     return []
@@ -257,12 +300,12 @@ def _type_before(toks: list[Token], i: int) -> tuple[bool, str | None]:
         words = toks[i - n : i]
         if all(t.kind == "word" for t in words):
             name = " ".join(t.text for t in words)
-            if name in TYPE_NAMES:
+            if name in _NAMES:
                 before = toks[i - n - 1] if i - n - 1 >= 0 else None
                 # "AT TIME ZONE 'x'" and "x::text 'y'" are not typed literals
                 if before is not None and before.text in ("at", "::"):
                     return False, None
-                return True, TYPE_NAMES[name]
+                return True, _NAMES[name]
     return False, None
 
 
@@ -417,16 +460,37 @@ def _typed_literals(stmt: list[Token]) -> dict[int, str | None]:
     return out
 
 
+def _learn_type(stmt: list[Token]) -> None:
+    """Learn the enum type or domain a ``CREATE TYPE x AS ENUM`` or ``CREATE DOMAIN x
+    [AS] base`` creates (a domain over a type of no case file, or over an array: None)."""
+    words = [t.text for t in stmt[:5]]
+    if words[:1] != ["create"] or len(stmt) < 4:
+        return
+    if words[1] == "type" and words[3:5] == ["as", "enum"]:
+        _NAMES.maps[0][words[2]] = "enum"
+    elif words[1] == "domain":
+        at = _type_at(stmt, 4 if words[3] == "as" else 3)
+        base = at[0] if at else None
+        _NAMES.maps[0][words[2]] = (
+            base
+            if base in ("enum", "domain", None)
+            else (None if base.endswith("_array") else "domain")
+        )
+
+
 def scan(sql: str, tables: Tables, untyped_text: bool) -> Found:
     found = Found()
     for stmt in statements(sql):
         tables.learn(stmt)
+        _learn_type(stmt)
         typed = _typed_literals(stmt)
         in_values = _values_targets(stmt, typed, _insert_columns(stmt, tables))
         table = _from_table(stmt)
         for i, t in enumerate(stmt):
             if t.kind == "num" and re.search(r"[.eE]", t.text):
                 found.add("numeric", t.text)  # an unquoted constant: numeric_in reads it
+            if t.kind == "bits":
+                found.add("bit", t.text)
             if t.kind != "str":
                 continue
             start = i - len(_type_words(stmt, i)) if i in typed else i
@@ -443,13 +507,25 @@ def scan(sql: str, tables: Tables, untyped_text: bool) -> Found:
     return found
 
 
+def array_of(value: str) -> str:
+    """The one-element array literal of ``value`` (double-quoted, ``\\`` and ``"``
+    escaped, as array_in reads it)."""
+    return '{"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"}'
+
+
 def case_file(case_type: str, files: list[str], literals: dict[str, bool]) -> str:
     names = ", ".join(f"{f}.sql" for f in files)
+    element = COMPOSED_ARRAYS.get(case_type)
     lines = [
         f"# {case_type}: the literals PostgreSQL 15's regression tests feed to its input",
         f"# function (src/test/regress/sql: {names}), one JSON string a line;",
         "# 'probe' marks a comparand (= < >).  Written by tests/conformance/extract.py.",
     ]
+    if element:
+        lines[0] = f"# {case_type}: the literals of the {element} case file, each as a"
+        lines[1] = (
+            f"# one-element {element}[] (src/test/regress/sql: {names}), one JSON string a line;"
+        )
     for value, probe in literals.items():
         lines.append(("probe " if probe else "") + json.dumps(value, ensure_ascii=False))
     return "\n".join(lines) + "\n"
@@ -461,16 +537,21 @@ def main(source_tree: str) -> None:
     scan((regress / "test_setup.sql").read_text(), setup, False)
     found: dict[str, dict[str, bool]] = {t: {} for t in CASE_TYPES}
     sources: dict[str, list[str]] = {t: [] for t in CASE_TYPES}
-    for name in FILES:
+    for name in (*FILES, *LATER_FILES):
+        feeds = LATER_TYPES if name in LATER_FILES else EARLIER_TYPES
         tables = Tables(dict(setup.columns))
+        _NAMES.maps[0].clear()
         sql = (regress / f"{name}.sql").read_text()
         for case_type, literals in scan(sql, tables, name in UNTYPED_TEXT).literals.items():
-            if case_type not in found or not literals:
+            if case_type not in feeds or not literals:
                 continue
             sources[case_type].append(name)
             for value, probe in literals.items():
                 seen = found[case_type]
                 seen[value] = seen.get(value, False) or probe
+    for array, element in COMPOSED_ARRAYS.items():
+        found[array] = {array_of(value): False for value in found[element]}
+        sources[array] = sources[element]
     out = Path(__file__).parent / "cases"
     out.mkdir(exist_ok=True)
     for case_type, literals in found.items():

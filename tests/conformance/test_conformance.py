@@ -29,14 +29,43 @@ sources), and which entries (column types) read it:
 |             | test_setup, boolean                                 | char(4) (each: all   |
 | varchar     | varchar, test_setup, strings                        | three files), on a C |
 | char        | char, test_setup, strings                           | and an ICU database  |
+| interval    | interval; interval literals of horology             | interval, interval   |
+|             |                                                     | day to second(2)     |
+|             |                                                     | (IntervalStyle       |
+|             |                                                     | postgres and         |
+|             |                                                     | sql_standard)        |
+| timetz      | timetz; timetz literals of horology                 | timetz, timetz(2)    |
+| json        | json; json literals of jsonb                        | json, jsonb (each:   |
+| jsonb       | jsonb                                               | both files)          |
+| inet        | inet                                                | inet, cidr (each:    |
+| cidr        | inet                                                | both files)          |
+| macaddr     | macaddr; macaddr literals of macaddr8               | macaddr, macaddr8    |
+| macaddr8    | macaddr8                                            | (each: both files)   |
+| bit         | bit (``B'...'`` constants as bit_in reads them)     | bit(8), varbit       |
+| money       | money                                               | money                |
+| int4_array  | arrays; int[] literals of json, jsonb               | int4[], numeric[]    |
+| numeric_... | arrays                                              | numeric[]            |
+| text_array  | arrays; text[] literals of json, jsonb              | text[] (C and ICU)   |
+| date_array  | none writes one: each date case as a one-element    | date[]               |
+|             | array                                               |                      |
+| enum        | enum (its enum types and the domain over one)       | enum (rainbow)       |
+| domain      | domain (its domains over built-in types)            | domain posint (with  |
+|             |                                                     | int4), domain        |
+|             |                                                     | varchar(5) (with     |
+|             |                                                     | varchar)             |
+
+The files of the later types feed only those types (``extract.py``'s
+``LATER_FILES``), so that the earlier case files stay those of their own suites.
 
 Adding a type: map its name in ``extract.py``'s ``TYPE_NAMES`` and add it to
-``CASE_TYPES`` (its regression file to ``FILES``), run the script, and add one
-:class:`Entry` below naming the case files and the column type (e.g. interval:
-interval.sql; timetz: timetz.sql; json/jsonb: json.sql, jsonb.sql; arrays: arrays.sql;
-enums: enum.sql; domains: domain.sql; inet/cidr/macaddr: inet.sql, macaddr.sql; bit:
-bit.sql; money: money.sql).  Date/time entries run under every DateStyle × TimeZone of
-``DATETIME_SETTINGS``; text entries on a C and an ICU database.
+``LATER_TYPES`` (its regression file to ``LATER_FILES``), run the script, and add one
+:class:`Entry` below naming the case files and the column type; an enum type or a
+domain is created by the entry's ``setup`` statements (on both databases, once).
+Date/time entries run under every DateStyle × TimeZone of ``DATETIME_SETTINGS``;
+interval entries under IntervalStyle postgres and sql_standard (which reads a leading
+``-`` as the sign of every field); text entries on a C and an ICU database.  json has
+no equality or order in PostgreSQL: its comparisons, ORDER BY, GROUP BY and DISTINCT
+are checked to be refused alike (42883).
 
 ``GAPS`` lists every case the client refuses where PostgreSQL stores it, with why;
 ``QUERY_GAPS`` the checks it refuses where PostgreSQL answers; ``KNOWN_WRONG`` the
@@ -53,6 +82,7 @@ from dataclasses import dataclass
 
 import pytest
 from conformance_runner import Cases, Findings, Pair, open_pair, read_cases, run
+from extract import array_of
 
 from adaptive_client.keys import MasterKey
 
@@ -75,8 +105,16 @@ class Entry:
     cases: tuple[str, ...]
     settings: tuple[tuple[str, ...], ...] = DEFAULT_SETTINGS
     locales: tuple[str, ...] = ("C",)
+    setup: tuple[str, ...] = ()  # (CREATE TYPE / CREATE DOMAIN of the column's type)
 
 
+# IntervalStyle sql_standard: a leading '-' applies to every field of the input
+INTERVAL_SETTINGS = (*DEFAULT_SETTINGS, ("SET IntervalStyle = 'sql_standard'",))
+JSONS = ("json", "jsonb")
+# the enum type and the domains of enum.sql and domain.sql
+RAINBOW = "CREATE TYPE rainbow AS ENUM ('red', 'orange', 'yellow', 'green', 'blue', 'purple')"
+POSINT = "CREATE DOMAIN posint AS int4 CHECK (VALUE > 0)"
+DOMAINVARCHAR = "CREATE DOMAIN domainvarchar varchar(5)"
 INTEGERS = ("int2", "int4", "int8")
 FLOATS = ("float4", "float8")
 NUMBERS = ("numeric", *INTEGERS, *FLOATS)
@@ -102,6 +140,33 @@ ENTRIES = (
     Entry("text", "text", STRINGS, locales=("C", "ICU")),
     Entry("varchar(4)", "varchar(4)", STRINGS, locales=("C", "ICU")),
     Entry("char(4)", "char(4)", STRINGS, locales=("C", "ICU")),
+    Entry("interval", "interval", ("interval",), INTERVAL_SETTINGS),
+    Entry(
+        "interval day to second(2)", "interval day to second(2)", ("interval",), INTERVAL_SETTINGS
+    ),
+    Entry("timetz", "timetz", ("timetz",), DATETIME_SETTINGS),
+    Entry("timetz(2)", "timetz(2)", ("timetz",), DATETIME_SETTINGS),
+    Entry("json", "json", JSONS),
+    Entry("jsonb", "jsonb", JSONS),
+    Entry("inet", "inet", ("inet", "cidr")),
+    Entry("cidr", "cidr", ("cidr", "inet")),
+    Entry("macaddr", "macaddr", ("macaddr", "macaddr8")),
+    Entry("macaddr8", "macaddr8", ("macaddr8", "macaddr")),
+    Entry("bit(8)", "bit(8)", ("bit",)),
+    Entry("varbit", "varbit", ("bit",)),
+    Entry("money", "money", ("money",)),
+    Entry("int4[]", "integer[]", ("int4_array",)),
+    Entry("text[]", "text[]", ("text_array",), locales=("C", "ICU")),
+    Entry("numeric[]", "numeric[]", ("numeric_array", "int4_array")),
+    Entry("date[]", "date[]", ("date_array",)),
+    Entry("enum", "rainbow", ("enum",), setup=(RAINBOW,)),
+    Entry("domain posint", "posint", ("domain", "int4"), setup=(POSINT,)),
+    Entry("domain varchar(5)", "domainvarchar", ("domain", "varchar"), setup=(DOMAINVARCHAR,)),
+)
+
+_COMPACT_FRACTION = (
+    "a run of six digits with a fraction (hhmmss.fff, PostgreSQL's 04:05:06.789): the "
+    "client's date/time input reads no fraction there (time refuses '040506.789' alike)"
 )
 
 
@@ -110,7 +175,12 @@ def _gaps(entry: str, reason: str, *literals: str) -> dict[tuple[str, str], str]
 
 
 # (entry, literal) -> why the client refuses it where PostgreSQL stores it
-GAPS: dict[tuple[str, str], str] = {}
+GAPS: dict[tuple[str, str], str] = {
+    **_gaps("timetz", _COMPACT_FRACTION, "040506.789+08", "040506.789-08"),
+    **_gaps("timetz(2)", _COMPACT_FRACTION, "040506.789+08", "040506.789-08"),
+}
+# a date[]'s elements are the date cases, refused as the date column refuses them
+GAPS.update({("date[]", array_of(lit)): why for (e, lit), why in GAPS.items() if e == "date"})
 
 _FREE_NUMERIC = (
     "an unconstrained numeric has no Ord onion, and the client engine holds numerics of "
@@ -119,6 +189,11 @@ _FREE_NUMERIC = (
 _SCALED_COMPARAND = (
     "a comparand with more decimals than numeric(18,6) holds (or beyond its range) is "
     "refused in a range"
+)
+_WIDE_INTERVAL = (
+    "the client engine decrypts each interval into psycopg's timedelta, which holds at "
+    "most 999999999 days: a table holding a wider one ('2147483647 days 2147483647 "
+    "months') refuses a comparison in the select list (psycopg's DataError)"
 )
 # (entry, check) -> why the client refuses a check PostgreSQL answers (``=``, ``<``, ``>``
 # in a WHERE, ``select-list`` comparisons, ``read``, ``order``, ``group``, ...)
@@ -139,6 +214,8 @@ QUERY_GAPS: dict[tuple[str, str], str] = {
     ("numeric(18,6)", "select-list"): _SCALED_COMPARAND,
     ("numeric(18,6)", "<"): _SCALED_COMPARAND,
     ("numeric(18,6)", ">"): _SCALED_COMPARAND,
+    ("interval", "select-list"): _WIDE_INTERVAL,
+    ("interval day to second(2)", "select-list"): _WIDE_INTERVAL,
     ("boolean", "select-list"): (
         "the client engine reads a boolean literal itself and knows only some of "
         "PostgreSQL's spellings ('   f  ', 'of', 'off', ...)"
@@ -150,6 +227,10 @@ KNOWN_WRONG: dict[tuple[str, str], str] = {
     ("float4", "select-list"): (
         "the client engine compares the float4 of the double of a value's shortest text, "
         "rounded twice: '7038531e-32' = '7038531e-32' is false"
+    ),
+    ("json", "select-list"): (
+        "a json comparison in the select list goes to the client engine, which refuses a "
+        "json column with 0A000 where PostgreSQL has no json = operator (42883)"
     ),
 }
 # at most this share of the cases may be refusals
@@ -193,7 +274,7 @@ def test_conformance(entry: Entry, pairs: Callable[[str], Pair]) -> None:
     wrong: list[tuple[str, str]] = []
     for locale in entry.locales:
         for settings in entry.settings:
-            found: Findings = run(pairs(locale), entry.sql_type, cases, settings)
+            found: Findings = run(pairs(locale), entry.sql_type, cases, settings, entry.setup)
             where = f"[{locale}; {'; '.join(settings)}]"
             refused.update(found.refused)
             refused_checks.update(found.refused_checks)
