@@ -35,6 +35,7 @@ from typing import Any
 import psycopg
 from psycopg import errors as pg_errors
 
+from . import far_datetime, handout
 from .collation import Collation
 from .encodings import (
     COMPOSITE_ENCODINGS,
@@ -715,3 +716,24 @@ def _array_encoding(t: SqlType, collation: Collation | None) -> Encoding:
 
 COMPOSITE_ENCODINGS["array"] = _array_encoding
 COMPOSITE_TEXT[list] = array_text
+
+
+# arrays of the types whose values may be held in a form of the client's own (a date
+# outside Python's years, an infinity): by type code, the element's type code
+_DATED_ARRAYS = {1182: 1082, 1115: 1114, 1185: 1184}
+
+
+def _internal(v: Any) -> bool:
+    return any(_internal(x) if isinstance(x, list) else type(x) in handout.APPLICATION for x in v)
+
+
+def _application_array(v: list[Any], oid: int) -> Any:
+    """An array holding such a value, as psycopg's loader gives the application its
+    text (by default psycopg's error); any other array as it is."""
+    if not _internal(v):
+        return v
+    return far_datetime.loaded(oid, lambda: array_text(v))
+
+
+for _kind in (list, PgArray):
+    handout.register_typed(_kind, _application_array, *_DATED_ARRAYS)

@@ -1015,12 +1015,10 @@ _INFINITE_TYPE_NAMES = {1082: "date", 1114: "timestamp", 1184: "timestamp"}
 
 
 def _infinite_value(v: Infinite, oid: int) -> Any:
-    """What psycopg gives the application for an infinite date or timestamp: its
-    DataError (Python's dates end at years 1 and 9999)."""
-    name = _INFINITE_TYPE_NAMES[oid]
-    if v.sign > 0:
-        raise psycopg.DataError(f"{name} too large (after year 10K): 'infinity'")
-    raise psycopg.DataError(f"{name} too small (before year 1): '-infinity'")
+    """What the session's loader gives the application for an infinite date or
+    timestamp: by default psycopg's DataError (Python's dates end at years 1 and 9999),
+    an application's own loader's value where it registered one."""
+    return far_datetime.loaded(oid, lambda: "infinity" if v.sign > 0 else "-infinity")
 
 
 handout.register_typed(Infinite, _infinite_value, *_INFINITE_TYPE_NAMES)

@@ -24,6 +24,7 @@ the same date 400·k years earlier (the Gregorian calendar and the tz rules repe
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -346,13 +347,18 @@ def _oid(v: Any) -> int:
 def application_value(v: Any) -> Any:
     """What psycopg's text loader of the value's type gives for PostgreSQL's text of it
     in the session (see the module): by default it raises ``DataError``."""
-    oid = _oid(v)
+    return loaded(_oid(v), lambda: text_of(v))
+
+
+def loaded(oid: int, text: Callable[[], str]) -> Any:
+    """What the session's text loader for ``oid`` (psycopg's default without a session)
+    gives for the ``text`` PostgreSQL would send."""
     conn = _session_connection()
     if conn is None:  # (no session: PostgreSQL's default DateStyle, the default loader)
         with text_output.using(text_output.OutputSettings()):
-            return _default_loader(oid).load(text_of(v).encode())
+            return _default_loader(oid).load(text().encode())
     loader = conn.adapters.get_loader(oid, psycopg.pq.Format.TEXT)
-    return loader(oid, conn).load(text_of(v).encode())
+    return loader(oid, conn).load(text().encode())
 
 
 for _kind in (PgDate, PgTimestamp, EndOfDay):

@@ -15,10 +15,12 @@ from typing import Any, Final
 import duckdb
 from psycopg import errors as pg_errors
 
-from .. import datetime_output
+from .. import datetime_output, far_datetime
 from ..collation import CaseMapping, Collation, collation_key
+from ..datetime_input import date2j, j2date
 from ..encodings import Infinite
 from ..errors import CollationUnavailable, UnsupportedQuery
+from ..far_datetime import PgDate, PgTimestamp
 from .numeric import float8_in, int_in, numeric_div
 
 # The scale of a numeric quotient computed inside the client engine: PostgreSQL's
@@ -121,7 +123,7 @@ def _engine() -> duckdb.DuckDBPyConnection:
         null_handling=FunctionNullHandling.SPECIAL,  # (zero has no lowest set bit: NULL)
     )
     con.create_function("pg_int_in", int_in, [VARCHAR, BIGINT], BIGINT)
-    con.create_function("pg_date_text", datetime_output.text, [DATE, VARCHAR], VARCHAR)
+    con.create_function("pg_date_text", _date_text, [DATE, VARCHAR], VARCHAR)
     con.create_function("pg_float8_text", _float8_text, [VARCHAR], VARCHAR)
     for macro in (*_FLOAT8_MACROS, _INTERVAL_OUT_MACRO):
         con.execute(macro)
@@ -287,8 +289,9 @@ def load(
     ciphertexts: 0.2 s against 0.6 s); the others as one list parameter each (a NaN
     stays a NaN there), joined to the arrays by position.
 
-    Whether an infinite date or timestamp was loaded: the engine compares them as
-    PostgreSQL does, but gives them back as the last or first day of year 9999 / 1."""
+    Whether an infinite date or timestamp, or a date outside Python's years, was loaded:
+    the engine compares them as PostgreSQL does, but gives them back as the last or
+    first day of year 9999 / 1, or as text."""
     if not columns or not columns[0]:
         return False
     infinite = False
@@ -309,7 +312,7 @@ def load(
             texts: dict[Any, str | None] = {
                 v: None if v is None else _text(v) for v in dict.fromkeys(columns[i])
             }
-            infinite = infinite or any(type(v) is Infinite for v in texts)
+            infinite = infinite or any(type(v) in (Infinite, PgDate) for v in texts)
             columns[i] = list(map(texts.__getitem__, columns[i]))
         if t.startswith(("DECIMAL", "CHAR(")) or t in ("DATE", "TIMESTAMP", "VARCHAR", "BLOB"):
             arrays[f"c{i}"] = _objects(columns[i])
@@ -349,6 +352,16 @@ def _objects(values: list[Any]) -> Any:
     return out
 
 
+def _date_text(value: Any, datestyle: str) -> str:
+    """A date printed in the DateStyle; one outside Python's years comes from the engine
+    as its own text (``0044-03-15 (BC)``, ``10000-01-01``)."""
+    if isinstance(value, str):
+        body, bc = value.removesuffix(" (BC)"), value.endswith(" (BC)")
+        year, month, day = (int(x) for x in body.rsplit("-", 2))
+        return far_datetime.date_text(date2j(1 - year if bc else year, month, day), datestyle)
+    return datetime_output.text(value, datestyle)
+
+
 def _text(v: Any) -> str:
     """A numeric's, date's or timestamp's text as the engine reads it (the infinities
     as its words, which it reads as PostgreSQL's)."""
@@ -356,6 +369,14 @@ def _text(v: Any) -> str:
         return format(v, "f")
     if isinstance(v, Infinite):
         return "infinity" if v.sign > 0 else "-infinity"
+    if isinstance(v, PgDate):  # (a date outside Python's years: the engine holds it)
+        year, month, day = j2date(v.julian)
+        era = " (BC)" if year <= 0 else ""
+        return f"{abs(year - 1) if year <= 0 else year:04d}-{month:02d}-{day:02d}{era}"
+    if isinstance(v, PgTimestamp):
+        raise UnsupportedQuery(
+            "a timestamp outside years 1 to 9999 in a client-evaluated query", "timestamp range"
+        )
     return str(v.isoformat())
 
 

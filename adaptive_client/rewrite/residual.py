@@ -2393,8 +2393,11 @@ def _refuse_infinite_outputs(rows: list[tuple[Any, ...]], dated: list[int]) -> N
     for row in rows:
         for i in dated:
             v = row[i]
-            if v in _INFINITY_SHOWN and not isinstance(v, int):
-                raise _refuse("an infinite date or timestamp computed by the client engine")
+            if isinstance(v, str) or (v in _INFINITY_SHOWN and not isinstance(v, int)):
+                raise _refuse(
+                    "an infinite date or timestamp, or a date outside years 1 to 9999, "
+                    "computed by the client engine"
+                )
 
 
 def _is_uuid(node: exp.Expression) -> bool:

@@ -270,8 +270,12 @@ def test_column_made_before_keeps_its_encoding(
                     "INSERT INTO bcd_old (d, tz) VALUES ('2000-01-03', '10000-01-01')"):  # fmt: skip
             with pytest.raises(ValueOutOfDomain):
                 conn.execute(bad)
-        got = conn.execute("SELECT d FROM bcd_old WHERE d > '1000-01-01' ORDER BY d").fetchall()
-        assert [str(r[0]) for r in got] == ["1999-01-08", "infinity"]
+        got = conn.execute("SELECT d FROM bcd_old WHERE d > '1000-01-01' ORDER BY d LIMIT 1")
+        assert [str(r[0]) for r in got.fetchall()] == ["1999-01-08"]
+        # (an infinity is given to the application as psycopg gives it: its DataError)
+        assert conn.execute("SELECT count(*) FROM bcd_old WHERE d = 'infinity'").fetchone() == (1,)
+        with pytest.raises(psycopg.DataError, match="infinity"):
+            conn.execute("SELECT d FROM bcd_old WHERE d > '3000-01-01'").fetchall()
         conn.execute("CREATE TABLE bcd_new (d date REFERENCES bcd_old (d), e date)")
         new = conn.catalog.table("bcd_new")
         assert new.column("d").type.python_years and not new.column("e").type.python_years
