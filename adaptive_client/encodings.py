@@ -868,6 +868,16 @@ def _nearest_single(d: Decimal, f32: float) -> float:
     return float(best)
 
 
+def single_of(v: float) -> float:
+    """The float4 a real value stands for, as a double (exactly): the client holds a
+    real as the double of its shortest text (``_shortest_single``), which rounded again
+    to a float4 can land one off; read once from that text, as PostgreSQL's strtof."""
+    if v == 0 or not math.isfinite(v):
+        return v
+    f32 = struct.unpack(">f", struct.pack(">f", v))[0]
+    return _nearest_single(Decimal(repr(v)), f32)
+
+
 def _shortest_single(x: float) -> float:
     """A float4 value as psycopg returns it: the double nearest PostgreSQL's shortest
     decimal text for it (``0.1``, not ``0.10000000149011612``)."""

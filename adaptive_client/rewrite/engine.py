@@ -18,7 +18,7 @@ from psycopg import errors as pg_errors
 from .. import datetime_output, far_datetime
 from ..collation import CaseMapping, Collation, collation_key
 from ..datetime_input import date2j, j2date
-from ..encodings import Infinite
+from ..encodings import Infinite, single_of
 from ..errors import CollationUnavailable, UnsupportedQuery
 from ..far_datetime import PgDate, PgTimestamp
 from .numeric import float8_in, int_in, numeric_div
@@ -303,6 +303,8 @@ def load(
     for i, (_, t) in enumerate(cols):
         if t.startswith("CHAR("):  # char(n) held without its padding
             columns[i] = [None if v is None else v.rstrip(" ") for v in columns[i]]
+        if t == "FLOAT":  # a real as its float4, exactly (not the double rounded again)
+            columns[i] = [None if v is None else single_of(v) for v in columns[i]]
         if t.startswith("DECIMAL") or t in ("DATE", "TIMESTAMP"):
             # as text, parsed by the engine: several times faster than its conversion
             # of Python Decimal and date objects, and as exact

@@ -97,6 +97,7 @@ from ..collation import (
 )
 from ..encodings import TEXT_TYPES, encoding_for, session_datestyle
 from ..errors import CollationUnavailable, UndefinedColumn, UnsupportedQuery
+from ..json_encoding import operator_refusal as json_operator_refusal
 from ..metadata import Catalog, ColumnMeta, TableMeta
 from .aggregate import apply as apply_pushdown
 from .aggregate import compiles_exactly, plan_pushdowns
@@ -2400,6 +2401,35 @@ def _refuse_infinite_outputs(rows: list[tuple[Any, ...]], dated: list[int]) -> N
                 )
 
 
+_COMPARISON_SYMBOLS = {
+    exp.EQ: "=", exp.NEQ: "<>", exp.LT: "<", exp.GT: ">", exp.LTE: "<=", exp.GTE: ">=",
+}  # fmt: skip
+
+
+def _refuse_json_comparisons(catalog: Catalog, tree: exp.Expression) -> None:
+    """A json column compared, anywhere in the statement: PostgreSQL's error (json has no
+    comparison operators, 42883), as the server path raises it, not a refusal."""
+    tables = {
+        t.alias_or_name: t.name.lower()
+        for t in tree.find_all(exp.Table)
+        if catalog.has_table(t.name.lower())
+    }
+
+    def is_json(node: exp.Expression) -> bool:
+        node = _unparen(node)
+        if not isinstance(node, exp.Column) or node.table not in tables:
+            return False
+        meta = catalog.table(tables[node.table])
+        return node.name in meta.columns and meta.column(node.name).type.name == "json"
+
+    for node in tree.find_all(*_COMPARISON_SYMBOLS):
+        left, right = is_json(node.this), is_json(node.expression)
+        if left or right:
+            raise json_operator_refusal(
+                _COMPARISON_SYMBOLS[type(node)], "json" if left and right else "unknown"
+            )
+
+
 def _is_uuid(node: exp.Expression) -> bool:
     """A uuid, or a value held by its order key (rewrite/held.py): a string compared with
     one is a value of its type, not text."""
@@ -2583,6 +2613,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     check_order_names(stmt)
     schema = schema_of(catalog, stmt)
     tree = qualified(_exists_select_one(stmt), schema)
+    _refuse_json_comparisons(catalog, tree)
     tree = unused_columns_dropped(joins_as_derived_tables(tree))
     annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
     tree = fold_constants(tree)

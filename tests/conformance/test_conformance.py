@@ -224,16 +224,7 @@ QUERY_GAPS: dict[tuple[str, str], str] = {
 }
 # (entry, check) -> a wrong answer of the client found by this suite and not fixed here
 # (outside a type's Encoding and the date/time input rules), with why
-KNOWN_WRONG: dict[tuple[str, str], str] = {
-    ("float4", "select-list"): (
-        "the client engine compares the float4 of the double of a value's shortest text, "
-        "rounded twice: '7038531e-32' = '7038531e-32' is false"
-    ),
-    ("json", "select-list"): (
-        "a json comparison in the select list goes to the client engine, which refuses a "
-        "json column with 0A000 where PostgreSQL has no json = operator (42883)"
-    ),
-}
+KNOWN_WRONG: dict[tuple[str, str], str] = {}
 # at most this share of the cases may be refusals
 MAX_REFUSED = 0.02
 
