@@ -768,7 +768,16 @@ def _decode(text: str, kind: str, session: Session) -> Fields:
             else:
                 flen = len(field)
                 dot = field.find(".")
-                if dot >= 0 and not st.fmask & DATE_M:
+                if dot >= 0 and time_only:
+                    # DecodeTimeOnly: a date only as the first of fields ending in one;
+                    # else digits run together before a fraction (hhmmss.fff)
+                    if i == 0 and len(toks) >= 2 and toks[-1][1] == DATE:
+                        mask = _date(st, field)
+                    elif dot > 2:
+                        mask = _number_field(st, field, st.fmask | DATE_M)
+                    else:
+                        raise _Bad("format")
+                elif dot >= 0 and not st.fmask & DATE_M:
                     mask = _date(st, field)
                 elif dot >= 0 and dot > 2:
                     mask = _number_field(st, field, st.fmask)

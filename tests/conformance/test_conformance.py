@@ -164,21 +164,13 @@ ENTRIES = (
     Entry("domain varchar(5)", "domainvarchar", ("domain", "varchar"), setup=(DOMAINVARCHAR,)),
 )
 
-_COMPACT_FRACTION = (
-    "a run of six digits with a fraction (hhmmss.fff, PostgreSQL's 04:05:06.789): the "
-    "client's date/time input reads no fraction there (time refuses '040506.789' alike)"
-)
-
 
 def _gaps(entry: str, reason: str, *literals: str) -> dict[tuple[str, str], str]:
     return {(entry, lit): reason for lit in literals}
 
 
 # (entry, literal) -> why the client refuses it where PostgreSQL stores it
-GAPS: dict[tuple[str, str], str] = {
-    **_gaps("timetz", _COMPACT_FRACTION, "040506.789+08", "040506.789-08"),
-    **_gaps("timetz(2)", _COMPACT_FRACTION, "040506.789+08", "040506.789-08"),
-}
+GAPS: dict[tuple[str, str], str] = {}
 # a date[]'s elements are the date cases, refused as the date column refuses them
 GAPS.update({("date[]", array_of(lit)): why for (e, lit), why in GAPS.items() if e == "date"})
 
