@@ -2110,8 +2110,17 @@ def to_duckdb(
     numerics = numeric_outputs(tree, reals)
     c = Compiler.__new__(Compiler)
     held_params: dict[str, str] = {}
+    # a parameter written once and copied into the statement's tree (GROUP BY 1 made the
+    # select item's expression; a clock value read twice) keeps one name: the engine
+    # matches a grouped expression to its select item by its text
+    named: dict[tuple[str, Any, Any], str] = {}
     for ph in list(tree.find_all(exp.Placeholder, exp.Literal)):
         held = ph.meta.get("held")
+        if isinstance(ph, exp.Placeholder) and ph.name:
+            key = (ph.name, ph.meta.get("read_as"), repr(held))
+            if key in named:
+                ph.replace(exp.Placeholder(this=named[key]))
+                continue
         if isinstance(ph, exp.Literal):
             if held is None:
                 continue
@@ -2128,6 +2137,8 @@ def to_duckdb(
             builder = _read_held(builder, comparand_reader(*held))
             held_params[name] = held[0]
         builders[name] = builder
+        if isinstance(ph, exp.Placeholder) and ph.name:
+            named[(ph.name, kind, repr(held))] = name
         ph.replace(exp.Placeholder(this=name))
     token = _REALS.set(reals)
     try:

@@ -32,6 +32,9 @@ SCHEMA = [
     "'1e3')",
 ]
 QUERIES = [
+    # a clock value inside a grouped expression named by position (GROUP BY 1 copies it)
+    "SELECT CASE WHEN ts < now() - interval '1 day' THEN name ELSE name END AS g, count(*) "
+    "FROM t GROUP BY 1 ORDER BY 1",
     # round / trunc of numerics
     "SELECT round(avg(x), 2) FROM t",
     "SELECT round(avg(x)) FROM t",
