@@ -846,9 +846,9 @@ class Connection:
                 return
         stmt, npos, named = self._parse(query, with_params)
         if answered_by_server(stmt):  # SELECT pg_advisory_lock(%s), set_config(...), ...
-            own = stmt.copy()
-            if params is None and many is None and search_path.kept_in_set_config(own):
-                query = server_sql(own)  # (the client's schema kept on the path)
+            kept = search_path.kept_in_set_config(stmt) if params is None and many is None else None
+            if kept is not None:
+                query = server_sql(kept)  # (the client's schema kept on the path)
             cur._raw(query, params)
             return
         query = _cache_key(query, with_params)  # the plan cache's key from here on

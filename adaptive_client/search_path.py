@@ -46,17 +46,27 @@ def kept_in_set(query: str) -> str:
     return f"{m.group(1)}{value}, {OWN_SCHEMA}{m.group(3)}"
 
 
-def kept_in_set_config(stmt: exp.Expression) -> bool:
-    """Rewrite, in place, each ``set_config('search_path', value, local)`` of ``stmt`` so
-    that the value keeps the client's schema; whether there was one."""
-    found = False
-    for call in list(stmt.find_all(exp.Anonymous)):
-        args = call.expressions
-        if call.name.lower() != "set_config" or len(args) != 3:
-            continue
-        if not (isinstance(args[0], exp.Literal) and args[0].name.lower() == "search_path"):
-            continue
-        value = args[1]
+def _search_path_calls(stmt: exp.Expression) -> list[exp.Anonymous]:
+    """The ``set_config('search_path', value, local)`` calls of ``stmt``."""
+    return [
+        call
+        for call in stmt.find_all(exp.Anonymous)
+        if call.name.lower() == "set_config"
+        and len(call.expressions) == 3
+        and isinstance(call.expressions[0], exp.Literal)
+        and call.expressions[0].name.lower() == "search_path"
+    ]
+
+
+def kept_in_set_config(stmt: exp.Expression) -> exp.Expression | None:
+    """``stmt`` with each ``set_config('search_path', value, local)`` rewritten so that
+    the value keeps the client's schema (a copy: the parse cache's tree stays as it is);
+    None where it sets no search_path."""
+    if not _search_path_calls(stmt):
+        return None
+    stmt = stmt.copy()
+    for call in _search_path_calls(stmt):
+        value = call.expressions[1]
         # (the value's own names decide at run time: it may be a parameter)
         kept = exp.Case(
             ifs=[
@@ -78,5 +88,4 @@ def kept_in_set_config(stmt: exp.Expression) -> bool:
             ),
         )
         value.replace(kept)
-        found = True
-    return found
+    return stmt
