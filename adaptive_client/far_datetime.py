@@ -56,7 +56,33 @@ _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 DATE_OID, TIME_OID, TIMESTAMP_OID, TIMESTAMPTZ_OID = 1082, 1083, 1114, 1184
 
 
-class PgDate:
+class _Ordered:
+    """Orders against the values of its type by ``_cmp`` (-1, 0, 1; None: not comparable,
+    as Python's ``NotImplemented``)."""
+
+    __slots__ = ()
+
+    def _cmp(self, other: Any) -> int | None:
+        raise NotImplementedError
+
+    def __lt__(self, other: Any) -> bool:
+        c = self._cmp(other)
+        return NotImplemented if c is None else c < 0
+
+    def __le__(self, other: Any) -> bool:
+        c = self._cmp(other)
+        return NotImplemented if c is None else c <= 0
+
+    def __gt__(self, other: Any) -> bool:
+        c = self._cmp(other)
+        return NotImplemented if c is None else c > 0
+
+    def __ge__(self, other: Any) -> bool:
+        c = self._cmp(other)
+        return NotImplemented if c is None else c >= 0
+
+
+class PgDate(_Ordered):
     """A date outside Python's years: its Julian day (PostgreSQL's date2j)."""
 
     __slots__ = ("julian",)
@@ -77,22 +103,6 @@ class PgDate:
         j = julian_of(other)
         return None if j is None else (self.julian > j) - (self.julian < j)
 
-    def __lt__(self, other: Any) -> bool:
-        c = self._cmp(other)
-        return NotImplemented if c is None else c < 0
-
-    def __le__(self, other: Any) -> bool:
-        c = self._cmp(other)
-        return NotImplemented if c is None else c <= 0
-
-    def __gt__(self, other: Any) -> bool:
-        c = self._cmp(other)
-        return NotImplemented if c is None else c > 0
-
-    def __ge__(self, other: Any) -> bool:
-        c = self._cmp(other)
-        return NotImplemented if c is None else c >= 0
-
 
 def julian_of(v: Any) -> int | None:
     """The Julian day of a date value (``date`` or :class:`PgDate`), else None."""
@@ -110,7 +120,7 @@ def date_of(julian: int) -> Any:
     return PgDate(julian)
 
 
-class PgTimestamp:
+class PgTimestamp(_Ordered):
     """A timestamp outside Python's years: microseconds since 2000-01-01 00:00 (a
     timestamptz: UTC, the instant; ``zoned``)."""
 
@@ -134,22 +144,6 @@ class PgTimestamp:
     def _cmp(self, other: Any) -> int | None:
         m = micros_of(other)
         return None if m is None else (self.micros > m) - (self.micros < m)
-
-    def __lt__(self, other: Any) -> bool:
-        c = self._cmp(other)
-        return NotImplemented if c is None else c < 0
-
-    def __le__(self, other: Any) -> bool:
-        c = self._cmp(other)
-        return NotImplemented if c is None else c <= 0
-
-    def __gt__(self, other: Any) -> bool:
-        c = self._cmp(other)
-        return NotImplemented if c is None else c > 0
-
-    def __ge__(self, other: Any) -> bool:
-        c = self._cmp(other)
-        return NotImplemented if c is None else c >= 0
 
 
 def micros_of(v: Any) -> int | None:
@@ -178,7 +172,7 @@ def timestamp_of(micros: int, zone: dt.tzinfo | None) -> Any:
     return PgTimestamp(micros, zone is not None)
 
 
-class EndOfDay:
+class EndOfDay(_Ordered):
     """``24:00:00``, the last time of day PostgreSQL's ``time`` holds (Python's
     ``time`` ends before it): after every ``time``."""
 
@@ -196,22 +190,6 @@ class EndOfDay:
         if isinstance(other, EndOfDay):
             return 0
         return 1 if isinstance(other, dt.time) else None
-
-    def __lt__(self, other: Any) -> bool:
-        c = self._cmp(other)
-        return NotImplemented if c is None else c < 0
-
-    def __le__(self, other: Any) -> bool:
-        c = self._cmp(other)
-        return NotImplemented if c is None else c <= 0
-
-    def __gt__(self, other: Any) -> bool:
-        c = self._cmp(other)
-        return NotImplemented if c is None else c > 0
-
-    def __ge__(self, other: Any) -> bool:
-        c = self._cmp(other)
-        return NotImplemented if c is None else c >= 0
 
 
 END_OF_DAY = EndOfDay()
