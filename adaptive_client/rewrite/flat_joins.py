@@ -14,7 +14,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 
-def _parenthesized_join(item: exp.Expression) -> exp.Table | exp.Subquery | None:
+def parenthesized_join(item: exp.Expression) -> exp.Table | exp.Subquery | None:
     """The first item of a parenthesized join without an alias, which carries the joins
     (sqlglot reads the parentheses as subqueries around it); None for anything else."""
     if not isinstance(item, exp.Subquery) or item.alias:
@@ -29,7 +29,7 @@ def _parenthesized_join(item: exp.Expression) -> exp.Table | exp.Subquery | None
 
 def _flatten(select: exp.Select) -> None:
     from_ = select.args.get("from_")
-    while from_ is not None and _parenthesized_join(from_.this) is not None:
+    while from_ is not None and parenthesized_join(from_.this) is not None:
         item = from_.this
         levels = []  # the parentheses, outermost first, each with the joins it carries
         while isinstance(item, exp.Subquery) and not item.alias:
@@ -46,7 +46,7 @@ def _flatten(select: exp.Select) -> None:
 
 def _opens_with_one(select: exp.Select) -> bool:
     from_ = select.args.get("from_")
-    return from_ is not None and _parenthesized_join(from_.this) is not None
+    return from_ is not None and parenthesized_join(from_.this) is not None
 
 
 def with_flat_joins(stmt: exp.Expression) -> exp.Expression:
@@ -60,4 +60,4 @@ def with_flat_joins(stmt: exp.Expression) -> exp.Expression:
     return stmt
 
 
-__all__ = ["with_flat_joins"]
+__all__ = ["parenthesized_join", "with_flat_joins"]

@@ -20,23 +20,16 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ..errors import UnsupportedQuery
+from .flat_joins import parenthesized_join
 
 
 def _joined(sub: exp.Expression) -> exp.Table | exp.Subquery | None:
-    """The first FROM item of a parenthesized join, which carries its joins (through
-    redundant parentheses: ``((b JOIN c ON p))``); None for anything else."""
-    if (
-        not isinstance(sub, exp.Subquery)
-        or sub.alias
-        or not isinstance(sub.parent, exp.From | exp.Join)
-    ):
+    """The first FROM item of a parenthesized join that is a FROM item, which carries its
+    joins (through redundant parentheses: ``((b JOIN c ON p))``); None for anything
+    else."""
+    if not isinstance(sub.parent, exp.From | exp.Join):
         return None
-    inner = sub.this
-    while isinstance(inner, exp.Subquery) and not inner.alias and not inner.args.get("joins"):
-        inner = inner.this
-    if isinstance(inner, exp.Table | exp.Subquery) and inner.args.get("joins"):
-        return inner
-    return None
+    return parenthesized_join(sub)
 
 
 def _depth(node: exp.Expression) -> int:
