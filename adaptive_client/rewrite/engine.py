@@ -14,6 +14,7 @@ from typing import Any, Final
 
 import duckdb
 from psycopg import errors as pg_errors
+from sqlglot import exp
 
 from .. import datetime_output, far_datetime
 from ..collation import CaseMapping, Collation, collation_key
@@ -79,6 +80,16 @@ def decimal_scale(duck: str) -> int:
 def storage_type(duck: str) -> str:
     """The DuckDB column type of a :func:`duck_type` (char(n) is held as VARCHAR)."""
     return "VARCHAR" if duck.startswith("CHAR(") else duck
+
+
+def refusal(what: str, node: Any = None) -> UnsupportedQuery:
+    """The refusal of ``what`` in a statement the client engine would evaluate, naming
+    the statement's part ``node`` (cut to 80 characters)."""
+    text = ""
+    if isinstance(node, exp.Expression):
+        sql = node.sql("postgres")
+        text = f" in `{sql[:77]}...`" if len(sql) > 80 else f" in `{sql}`"
+    return UnsupportedQuery(f"not supported in a client-evaluated query: {what}{text}", what)
 
 
 _ENGINES = threading.local()

@@ -38,9 +38,9 @@ from psycopg import errors as pg_errors
 from sqlglot import exp
 
 from ..encodings import Encoding, encoding_for
-from ..errors import UnsupportedQuery
 from ..metadata import ColumnMeta
 from ..usertypes import EnumType
+from .engine import refusal as _refuse
 from .order_bytes import key_bytes
 
 _PREFIX: Final = "pg "
@@ -52,14 +52,6 @@ _HELD_NAMES: Final = frozenset(
 # cidr's are inet's (their result is an inet): refused rather than typed so
 _ORDERED_AGGREGATES: Final = frozenset({"inet", "money", "interval", "time", "timetz"})
 _STRUCT: Final = re.compile(r'STRUCT\("((?:[^"]|"")*)" BLOB\)')
-
-
-def _refuse(what: str, node: Any = None) -> UnsupportedQuery:
-    text = ""
-    if isinstance(node, exp.Expression):
-        sql = node.sql("postgres")
-        text = f" in `{sql[:77]}...`" if len(sql) > 80 else f" in `{sql}`"
-    return UnsupportedQuery(f"not supported in a client-evaluated query: {what}{text}", what)
 
 
 def held_type(col: ColumnMeta) -> str | None:

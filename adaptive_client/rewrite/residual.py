@@ -115,6 +115,9 @@ from .engine import (  # noqa: F401  (pg_*: the engine's functions, tested from 
     storage_type,
     translate,
 )
+from .engine import (
+    refusal as _refuse,
+)
 from .fold import factor_disjunctions, fold_constants
 from .held import Shown, check_uses, comparand_reader, held_type, held_types, unbounded_range
 from .late import plan_late
@@ -134,15 +137,6 @@ from .split import (
     source_of,
     try_compile,
 )
-
-
-def _refuse(what: str, node: Any = None) -> UnsupportedQuery:
-    text = ""
-    if isinstance(node, exp.Expression):
-        text = node.sql("postgres")
-        text = f" in `{text[:77]}...`" if len(text) > 80 else f" in `{text}`"
-    return UnsupportedQuery(f"not supported in a client-evaluated query: {what}{text}", what)
-
 
 # -- types ---------------------------------------------------------------------------------
 
