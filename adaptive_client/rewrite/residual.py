@@ -617,6 +617,8 @@ def _kind(node: exp.Expression) -> str:
         kind = _kind(inner) if inner is not None else "other"
         if kind != "other":  # (an item already rewritten, a // of integers, is typed here)
             return kind
+    if isinstance(node, exp.Ceil | exp.Floor) and _kind(node.this) == "decimal":
+        return "decimal"  # ceil/floor(numeric) is numeric (sqlglot: double)
     if isinstance(node, exp.Round | exp.Trunc) and _kind(node.this) == "decimal":
         return "decimal"  # round/trunc(numeric[, n]) is numeric (sqlglot types it double)
     if node.meta.get("scale") is not None:

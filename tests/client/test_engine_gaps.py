@@ -35,7 +35,9 @@ QUERIES = [
     # a clock value inside a grouped expression named by position (GROUP BY 1 copies it)
     "SELECT CASE WHEN ts < now() - interval '1 day' THEN name ELSE name END AS g, count(*) "
     "FROM t GROUP BY 1 ORDER BY 1",
-    # round / trunc of numerics
+    # round / trunc of numerics (of a numeric's ceil and floor: numerics too)
+    "SELECT id, round(ceil(n)), trunc(floor(price)), round(ceil(f)) FROM t ORDER BY id",
+    "SELECT round(ceil(2.5)), round(floor(-2.5), 1)",
     "SELECT round(avg(x), 2) FROM t",
     "SELECT round(avg(x)) FROM t",
     "SELECT id, round(x::numeric / 3, 1) FROM t ORDER BY id",
