@@ -16,6 +16,7 @@ from .errors import ConfigError, LayerFloorViolation, MetadataTampered
 from .joins import key_group_members
 from .keys import MasterKey
 from .metadata import Catalog, root_label
+from .needs import BuildNeed
 from .onions import LEAKAGE, Cap, Onion
 
 
@@ -282,7 +283,7 @@ def peel_column(
     except StopIteration:
         raise ConfigError(f"unknown onion {onion!r}") from None
     if key in col.on_demand:  # built first (ondemand.py: it updates ``col`` too), then peeled
-        ondemand.build(conn, catalog, ondemand.BuildNeed(meta.name, col.name, key))
+        ondemand.build(conn, catalog, BuildNeed(meta.name, col.name, key))
     oc = col.onions.get(key)
     if oc is None:
         raise ConfigError(f"{meta.name}.{col.name} has no {key} onion")

@@ -36,6 +36,7 @@ from .defaults import Runtime
 from .encodings import TEXT_TYPES
 from .errors import DuplicateTable, UnsupportedQuery
 from .metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
+from .needs import BuildNeed
 from .onions import TAGS, Cap, Onion, capabilities, layer_index
 
 
@@ -567,7 +568,7 @@ def _add_constraint(
         for column in {c.name.lower() for c in item.this.find_all(exp.Column)}:
             if column in meta.columns and Onion.ORD in meta.column(column).on_demand:
                 # the check compares over the Ord onion: built now (ondemand.py)
-                ondemand.build(conn, catalog, ondemand.BuildNeed(meta.name, column, Onion.ORD))
+                ondemand.build(conn, catalog, BuildNeed(meta.name, column, Onion.ORD))
         before = {
             c: dict((o, oc.layer) for o, oc in col.onions.items())
             for c, col in meta.columns.items()

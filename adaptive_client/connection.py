@@ -28,6 +28,7 @@ from . import (
     defaults,
     joins,
     maintenance,
+    needs,
     ondemand,
     peel,
     range_indexes,
@@ -562,7 +563,7 @@ class Connection:
         while attempt < 6:
             try:
                 plan = self._compile(query, stmt)
-            except ondemand.BuildRequired as required:
+            except needs.BuildRequired as required:
                 # one build per compile (each ends a pending onion for good: a statement
                 # ordering by five such columns builds five); bounded against conflicts
                 builds += 1
@@ -592,7 +593,7 @@ class Connection:
         tables = sorted({self.catalog.table(t).anon for n in todo for t in (n.a[0], n.b[0])})
         self._adapt(tables, lambda conn: self._adjust_on(conn, todo), "a join adjustment")
 
-    def _build(self, need: ondemand.BuildNeed) -> None:
+    def _build(self, need: needs.BuildNeed) -> None:
         """Build an onion a statement needs that its column builds on first use
         (ondemand.py), placed like a join adjustment."""
         ondemand.check_allowed(need, self.peel_mode)
@@ -674,7 +675,7 @@ class Connection:
         ).fetchone()
         return level is not None and level[0] == "read committed", held is not None
 
-    def _adjust_on(self, conn: psycopg.Connection[Any], todo: list[joins.JoinNeed]) -> None:
+    def _adjust_on(self, conn: psycopg.Connection[Any], todo: list[needs.JoinNeed]) -> None:
         for need in todo:
             if joins.adjust(conn, self.catalog, need) >= 0:
                 STATS.peels += 1

@@ -753,12 +753,13 @@ def _output_names(
     """A view's column names, as its query compiles; an onion the query needs that its
     column builds on first use is built now (ondemand.py), in the DDL's transaction."""
     from . import ondemand
+    from .needs import BuildRequired
     from .rewrite.statements import compile_statement
 
     for _ in range(8):
         try:
             return [o.name for o in compile_statement(catalog, query).outputs]
-        except ondemand.BuildRequired as required:
+        except BuildRequired as required:
             ondemand.build(conn, catalog, required.need)
     raise StaleMetadata("the view's columns kept changing while it was created")
 

@@ -50,23 +50,9 @@ from psycopg import sql
 from . import checks, foreign_keys
 from .errors import JoinAdjustmentDisabled, JoinForbidden, StaleMetadata
 from .metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
+from .needs import JoinNeed
 from .onions import Onion
 from .schemes import DET, OPE
-
-
-@dataclass(frozen=True)
-class JoinNeed:
-    """Two columns' onions must be brought under one ``key`` (DET or OPE) before the
-    statement can compare them on the server.  Sides are named by plain names, so that
-    the need survives a catalog reload."""
-
-    onion: Onion
-    key: str
-    a: tuple[str, str]  # (table, column)
-    b: tuple[str, str]
-
-    def describe(self) -> str:
-        return f"{'.'.join(self.a)} = {'.'.join(self.b)} ({self.onion} onion, {self.key} key)"
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,6 @@ nothing from it, since it does not exist.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Any
 
 import psycopg
@@ -43,41 +42,8 @@ from . import foreign_keys, range_indexes, recipes
 from .errors import OnionBuildDisabled, StaleMetadata
 from .joins import rename_onion
 from .metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
+from .needs import BuildNeed
 from .onions import STACKS, Cap, Onion, capabilities
-
-
-@dataclass(frozen=True)
-class BuildNeed:
-    """``table.column`` must have its ``onion`` built before the statement can run.
-    Named by plain names, so that the need survives a catalog reload."""
-
-    table: str
-    column: str
-    onion: Onion
-
-    def describe(self) -> str:
-        return f"{self.table}.{self.column}'s {self.onion} onion"
-
-
-class BuildRequired(Exception):
-    """Raised by the rewrite when a statement needs an onion not built yet: the
-    connection builds it (:func:`build`) and compiles the statement again.  Deliberately
-    not an :class:`~adaptive_client.errors.AdaptiveError`: the split planner, which tries
-    parts of a statement and keeps what compiles, must not take it for a refusal."""
-
-    def __init__(self, need: BuildNeed) -> None:
-        super().__init__(need.describe())
-        self.need = need
-
-
-def pending_offering(col: ColumnMeta, cap: Cap) -> Onion | None:
-    """The onion of ``col`` not built yet that would offer ``cap`` (at some layer)."""
-    for onion in col.on_demand:
-        if any(
-            cap in capabilities(onion, layer, col.encoding.ope_exact) for layer in STACKS[onion]
-        ):
-            return onion
-    return None
 
 
 def check_allowed(need: BuildNeed, mode: str) -> None:

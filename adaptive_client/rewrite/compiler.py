@@ -25,7 +25,7 @@ from typing import Any
 from psycopg import errors as pg_errors
 from sqlglot import exp
 
-from .. import ondemand, recipes
+from .. import needs, recipes
 from ..array_encoding import Constructed, construct, same_elements
 from ..clock import CLOCK_PREFIX, clock_kind, clock_name, clock_param, is_clock_cast
 from ..clock import OIDS as CLOCK_OIDS
@@ -53,10 +53,10 @@ from ..errors import (
     ValueOutOfDomain,
 )
 from ..interval_input import RANGES
-from ..joins import JoinNeed
 from ..json_encoding import operator_refusal as json_operator_refusal
 from ..json_encoding import refusal as json_refusal
 from ..metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
+from ..needs import JoinNeed
 from ..onions import Cap, Onion, capabilities
 from ..stats import STATS
 from ..usertypes import EnumType
@@ -781,9 +781,9 @@ class Compiler:
                 f"{ref.table.name}.{col.name}: {cap.value} needs its {floor_hit.onion} onion "
                 f"below its floor {floor_hit.floor}"
             )
-        pending = ondemand.pending_offering(col, cap)
+        pending = needs.pending_offering(col, cap)
         if pending is not None:  # built by the connection, then compiled again
-            raise ondemand.BuildRequired(ondemand.BuildNeed(ref.table.name, col.name, pending))
+            raise needs.BuildRequired(needs.BuildNeed(ref.table.name, col.name, pending))
         raise UnsupportedQuery(
             f"{ref.table.name}.{col.name} ({col.type.sql()}) has no onion offering {cap.value}",
             cap.value,

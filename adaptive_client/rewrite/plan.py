@@ -18,8 +18,8 @@ from .. import defaults, recipes
 from ..array_encoding import as_list
 from ..collation import Collation
 from ..description import Column
-from ..joins import JoinNeed
 from ..metadata import ColumnMeta, OnionColumn, TableMeta
+from ..needs import JoinNeed
 from ..onions import Cap
 
 Params = Sequence[Any] | Mapping[str, Any]
