@@ -25,6 +25,7 @@ from sqlglot import exp
 from . import (
     checks,
     defaults,
+    domains,
     foreign_keys,
     precomputed,
     range_indexes,
@@ -156,7 +157,7 @@ class TableSpec:
     # COLLATE "name" of a text column (or the collation an altered column keeps)
     collations: dict[str, str | Collation] = field(default_factory=dict)
     # columns declared with an enum or a domain: the type's anon name, and what the
-    # column takes from its domain (typeddl.apply_domain)
+    # column takes from its domain (domains.apply_domain)
     udts: dict[str, str] = field(default_factory=dict)
     from_domain: dict[str, list[str]] = field(default_factory=dict)
 
@@ -228,7 +229,7 @@ def _column(spec: TableSpec, cd: exp.ColumnDef) -> None:
         spec.types[cname] = parse_sql_type(_SERIAL[kind.this])
         spec.sequences[cname] = _Sequence(None)
         spec.nullable[cname] = False
-    elif (user := typeddl.declared(kind)) is not None:
+    elif (user := domains.declared(kind)) is not None:
         spec.udts[cname], spec.types[cname] = user
         spec.nullable[cname] = True
     else:
@@ -262,7 +263,7 @@ def _column(spec: TableSpec, cd: exp.ColumnDef) -> None:
                 type(kind_).__name__,
             )
     if cname in spec.udts:
-        typeddl.apply_domain(spec, cname)
+        domains.apply_domain(spec, cname)
 
 
 _IDENTITY_OPTIONS = (
@@ -505,7 +506,7 @@ def create_table(
             return
         raise DuplicateTable(f'relation "{name}" already exists')
     if catalog.user_type(name) is not None:
-        raise typeddl.pg_error(pg_errors.DuplicateObject, f'type "{name}" already exists')
+        raise domains.pg_error(pg_errors.DuplicateObject, f'type "{name}" already exists')
     keyed = set(spec.pk) | {c for _, u in spec.uniques for c in u}
     taken = set(catalog.by_anon) | {v.anon for v in catalog.views.values()}
     anon_table = fresh_name(taken, lambda *p: catalog.root.anonymize("table", *p), name)
@@ -691,11 +692,11 @@ def statement(
 ) -> Callable[[], None]:
     """The DDL statement ``stmt``, as a function to run in a transaction (type names
     resolved against the catalog's enums and domains)."""
-    with typeddl.using(catalog):  # (statements read when made: CREATE DOMAIN)
+    with domains.using(catalog):  # (statements read when made: CREATE DOMAIN)
         run = _statement(conn, catalog, config, runtime, stmt)
 
     def in_context() -> None:
-        with typeddl.using(catalog):
+        with domains.using(catalog):
             run()
 
     return in_context

@@ -22,7 +22,7 @@ from typing import Any
 import psycopg
 from psycopg import pq
 
-from . import typeddl
+from . import domains
 from .errors import AdaptiveError
 from .metadata import Catalog, ColumnMeta, OnionColumn
 from .recipes import decrypt
@@ -117,7 +117,7 @@ def translate(
 
     primary = plain(diag.message_primary) or str(exc).strip()
     column = plain(diag.column_name)
-    domain = typeddl.domain_report(catalog, diag.sqlstate or "", constraint, diag.column_name)
+    domain = domains.domain_report(catalog, diag.sqlstate or "", constraint, diag.column_name)
     if domain is not None:  # (PostgreSQL's report of a domain's violation names the type)
         primary, column = domain, None
     detail = _detail(diag.message_detail, names, catalog)

@@ -5,27 +5,33 @@ The statements touch only the sealed catalog (the type's own row in
 columns declared with it: nothing of an enum reaches the server.  They run in the DDL's
 transaction like any DDL, so a failure (or the application's ROLLBACK) leaves the
 catalog as it was.  The statements sqlglot does not parse (ALTER TYPE, CREATE / ALTER /
-DROP DOMAIN) are read here, narrowly, with PostgreSQL's syntax errors (42601).
+DROP DOMAIN) are read here, narrowly, with PostgreSQL's syntax errors (42601).  What a
+column declared with a type takes from it, as statements compile, is domains.py's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
 from psycopg import errors as pg_errors
 from psycopg import sql
-from psycopg.pq import DiagnosticField
 from sqlglot import exp
 from sqlglot.dialects.postgres import Postgres
 from sqlglot.tokens import Token, TokenType
 
-from . import checks, defaults
-from .encodings import FOREIGN_TYPE_NAMES, SqlType, encoding_for, parse_sql_type
+from . import checks
+from .domains import (
+    check_condition,
+    column_domain,
+    default_value,
+    domain_checks,
+    pg_error,
+    udt_name,
+)
+from .encodings import FOREIGN_TYPE_NAMES, SqlType, parse_sql_type
 from .errors import ConfigError, UnsupportedQuery
 from .metadata import Catalog, ColumnMeta, TableMeta
 from .server_commands import check_role
@@ -36,29 +42,8 @@ from .usertypes import (
     STEP,
     EnumPositionsExhausted,
     TypeMeta,
-    chain,
     position_between,
 )
-
-
-def pg_error(cls: type[psycopg.Error], primary: str, detail: str | None = None,
-             hint: str | None = None) -> psycopg.Error:  # fmt: skip
-    """An error of class ``cls`` reported as PostgreSQL reports it (diag fields set)."""
-    info: dict[int, bytes | None] = {
-        DiagnosticField.SEVERITY: b"ERROR",
-        DiagnosticField.SEVERITY_NONLOCALIZED: b"ERROR",
-        DiagnosticField.SQLSTATE: str(cls.sqlstate).encode(),
-        DiagnosticField.MESSAGE_PRIMARY: primary.encode(),
-    }
-    text = primary
-    if detail is not None:
-        info[DiagnosticField.MESSAGE_DETAIL] = detail.encode()
-        text += f"\nDETAIL:  {detail}"
-    if hint is not None:
-        info[DiagnosticField.MESSAGE_HINT] = hint.encode()
-        text += f"\nHINT:  {hint}"
-    return cls(text, info=info)
-
 
 # -- reading the statements ---------------------------------------------------------------
 
@@ -507,7 +492,7 @@ def drop_types(
         if (cols or domains) and not cascade:
             lines = [f"type {d.name} depends on type {_base_name(catalog, d)}" for d in domains]
             lines = [
-                f"column {c.name} of table {t.name} depends on type {_udt_name(catalog, c)}"
+                f"column {c.name} of table {t.name} depends on type {udt_name(catalog, c)}"
                 for t, c in cols
             ] + lines
             raise pg_error(
@@ -525,11 +510,6 @@ def drop_types(
             catalog.types.pop(d.anon, None)
     if metas:
         _bump_epoch(conn)
-
-
-def _udt_name(catalog: Catalog, col: ColumnMeta) -> str:
-    t = catalog.types.get(col.udt or "")
-    return t.name if t else str(col.udt)
 
 
 def _base_name(catalog: Catalog, meta: TypeMeta) -> str:
@@ -559,23 +539,6 @@ def _base_type(catalog: Catalog, text: str) -> tuple[str | None, str | None, Sql
     return t.sql(), None, t
 
 
-def _check_sql(text: str) -> exp.Expression:
-    """A domain check's condition, which may name no column but VALUE."""
-    expr = checks.parse_condition(text)
-    for c in expr.find_all(exp.Column):
-        if c.name.lower() != "value" or c.table:
-            raise pg_error(pg_errors.UndefinedColumn, f'column "{c.name}" does not exist')
-    return expr
-
-
-def _default_value(t: SqlType, text: str) -> Any:
-    node = checks.parse_condition(text)
-    ok, value = defaults.constant(node)
-    if not ok:
-        raise UnsupportedQuery(f"a domain DEFAULT other than a constant: {text}", "DOMAIN DEFAULT")
-    return encoding_for(t).coerce(value)
-
-
 def _check_name(meta: TypeMeta, name: str | None) -> str:
     if name is not None:
         if any(c["name"] == name for c in meta.checks):
@@ -597,55 +560,12 @@ def create_domain(conn: psycopg.Connection[Any], catalog: Catalog, spec: DomainS
     meta = TypeMeta(spec.name, _anon(catalog, spec.name), "domain", base=base, base_udt=base_udt)
     meta.not_null = bool(spec.not_null)
     if spec.default is not None:
-        _default_value(resolved, spec.default)
+        default_value(resolved, spec.default)
         meta.default = spec.default
     for cname, text in spec.checks:
-        _check_sql(text)
+        check_condition(text)
         meta.checks.append({"name": _check_name(meta, cname), "sql": text})
     _new_type(conn, catalog, meta)
-
-
-def column_domain(
-    catalog: Catalog, anon: str
-) -> tuple[str | None, bool, list[tuple[str, exp.Expression]]]:
-    """What a column declared with user type ``anon`` takes from its domains: the
-    default (SQL text, the outermost domain's that has one), NOT NULL, and the checks in
-    the order PostgreSQL applies them (the base domain's first, each domain's by name)."""
-    levels = chain(catalog.types, anon)
-    default = next((d.default for d in levels if d.default is not None), None)
-    not_null = any(d.not_null for d in levels)
-    out: list[tuple[str, exp.Expression]] = []
-    for d in reversed(levels):
-        for c in sorted(d.checks, key=lambda c: c["name"]):
-            out.append((c["name"], _check_sql(c["sql"])))
-    return default, not_null, out
-
-
-def domain_checks(
-    catalog: Catalog, table: str, column: str, anon: str
-) -> list[tuple[str | None, exp.Expression, str | None]]:
-    """The checks of a column declared with user type ``anon``, over the column, each
-    marked with its server name (ordered as PostgreSQL applies them: the server applies
-    a table's checks in the order of their names) and the declared type."""
-    out: list[tuple[str | None, exp.Expression, str | None]] = []
-    prefix = catalog.anon_index(table, "__domain__" + column)
-    resolved = catalog.resolve_type(anon)
-
-    def over_column(n: exp.Expression) -> exp.Expression:
-        if isinstance(n, exp.Column):
-            return exp.column(column)
-        if isinstance(n, exp.Cast) and isinstance(n.this, exp.Column):
-            with using(catalog):  # (VALUE::its own type: the value as it is)
-                if cast_type(n.to) == resolved:
-                    return exp.column(column)
-        return n
-
-    for rank, (name, expr) in enumerate(column_domain(catalog, anon)[2]):
-        over = expr.transform(over_column)
-        over.meta["anon"] = f"{prefix}_{rank:03d}"
-        over.meta["domain"] = anon
-        out.append((name, over, column))
-    return out
 
 
 def _using(catalog: Catalog, anon: str) -> list[tuple[TableMeta, ColumnMeta]]:
@@ -714,7 +634,7 @@ def _alter_domain(
 
         def add() -> None:
             meta = domain()
-            _check_sql(text)
+            check_condition(text)
             meta.checks.append({"name": _check_name(meta, cname), "sql": text})
             _refresh_checks(conn, catalog, meta.anon)
             _rewrite_type(conn, catalog, meta)
@@ -771,7 +691,7 @@ def _set_default(
     conn: psycopg.Connection[Any], catalog: Catalog, meta: TypeMeta, text: str | None
 ) -> None:
     if text is not None:
-        _default_value(catalog.resolve_type(meta.anon), text)
+        default_value(catalog.resolve_type(meta.anon), text)
     meta.default = text
     by_table: dict[str, TableMeta] = {}
     for table, col in _using(catalog, meta.anon):
@@ -779,7 +699,7 @@ def _set_default(
             continue  # (the column's own default wins)
         assert col.udt is not None
         own = column_domain(catalog, col.udt)[0]
-        col.default = None if own is None else _default_value(col.type, own)
+        col.default = None if own is None else default_value(col.type, own)
         col.from_domain = [f for f in col.from_domain if f != "default"]
         if own is not None:
             col.from_domain.append("default")
@@ -829,114 +749,4 @@ def _set_not_null(
     _rewrite_type(conn, catalog, meta)
 
 
-def domain_report(catalog: Catalog, sqlstate: str, constraint: str | None,
-                  column: str | None) -> str | None:  # fmt: skip
-    """PostgreSQL's message where a server violation is a domain's: a check of a domain
-    (``value for domain d violates check constraint "c"``), or the NOT NULL of a
-    column's domain (``domain d does not allow null values``); None otherwise."""
-    for table in catalog.tables.values():
-        if sqlstate == "23514" and constraint:
-            for c in table.checks:
-                if c["anon"] == constraint and c.get("domain"):
-                    t = catalog.types.get(c["domain"])
-                    name = t.name if t else c["domain"]
-                    return f'value for domain {name} violates check constraint "{c["name"]}"'
-        if sqlstate == "23502" and column:
-            for col in table.columns.values():
-                if col.udt and any(oc.anon == column for oc in col.onions.values()):
-                    if column_domain(catalog, col.udt)[1]:
-                        return f"domain {_udt_name(catalog, col)} does not allow null values"
-                    return None
-    return None
-
-
-__all__ = ["domain_checks", "domain_report", "is_type_statement", "pg_error", "statement"]
-
-
-# -- columns of user types -------------------------------------------------------------------
-
-_CATALOG: ContextVar[Catalog | None] = ContextVar("adaptive_user_types", default=None)
-
-
-@contextmanager
-def using(catalog: Catalog) -> Iterator[None]:
-    """Resolve type names in DDL and casts against ``catalog``'s enums and domains."""
-    token = _CATALOG.set(catalog)
-    try:
-        yield
-    finally:
-        _CATALOG.reset(token)
-
-
-def _user_name(kind: exp.Expression) -> str | None:
-    if not isinstance(kind, exp.DataType) or kind.this != exp.DataType.Type.USERDEFINED:
-        return None
-    ident = kind.args.get("kind")
-    if isinstance(ident, exp.Identifier):
-        name = ident.this if ident.quoted else ident.this.lower()
-        quoted = bool(ident.quoted)
-    else:
-        name, quoted = kind.sql("postgres").lower(), False
-    if not quoted and _builtin(name):
-        return None  # (cidr, macaddr, varbit: built-in types the parser does not know)
-    return name
-
-
-def _builtin(name: str) -> bool:
-    try:
-        parse_sql_type(name)
-    except ConfigError:
-        return False
-    return True
-
-
-def declared(kind: exp.Expression) -> tuple[str, SqlType] | None:
-    """(anon, resolved type) of a column declared with an enum or a domain; None for a
-    built-in type; a name the catalog has no type for is PostgreSQL's 42704."""
-    name = _user_name(kind)
-    if name is None:
-        return None
-    catalog = _CATALOG.get()
-    meta = catalog.user_type(name) if catalog is not None else None
-    if catalog is None or meta is None:
-        try:  # a built-in type the parser does not know by name (_int4, timetz(3), ...)
-            parse_sql_type(kind.sql("postgres"))
-        except ConfigError:
-            raise pg_error(pg_errors.UndefinedObject, f'type "{name}" does not exist') from None
-        return None
-    return meta.anon, catalog.resolve_type(meta.anon)
-
-
-def cast_type(to: exp.Expression) -> SqlType | None:
-    """The type of a cast to an enum (None for other types, and for a domain: its checks
-    would have to be applied to the value, which the client does not do)."""
-    name = _user_name(to)
-    catalog = _CATALOG.get()
-    if name is None or catalog is None:
-        return None
-    meta = catalog.user_type(name)
-    if meta is None:
-        raise pg_error(pg_errors.UndefinedObject, f'type "{name}" does not exist')
-    if meta.kind != "enum":
-        return None
-    return catalog.resolve_type(meta.anon)
-
-
-def apply_domain(spec: Any, cname: str) -> None:
-    """What a column declared with a domain takes from it (``ddl.TableSpec``): its
-    default where the column has none, NOT NULL, its checks."""
-    catalog = _CATALOG.get()
-    anon = spec.udts[cname]
-    if catalog is None or catalog.types[anon].kind != "domain":
-        return
-    default, not_null, _ = column_domain(catalog, anon)
-    taken: list[str] = []
-    own_default = cname in spec.defaults or cname in spec.runtime or cname in spec.sequences
-    if default is not None and not own_default:
-        spec.defaults[cname] = _default_value(spec.types[cname], default)
-        taken.append("default")
-    if not_null and spec.nullable[cname]:
-        spec.nullable[cname] = False
-        taken.append("not_null")
-    spec.from_domain[cname] = taken
-    spec.checks.extend(domain_checks(catalog, spec.name, cname, anon))
+__all__ = ["is_type_statement", "statement"]

@@ -29,6 +29,7 @@ from .. import needs, recipes
 from ..array_encoding import Constructed, construct, same_elements
 from ..clock import CLOCK_PREFIX, clock_kind, clock_name, clock_param, is_clock_cast
 from ..clock import OIDS as CLOCK_OIDS
+from ..domains import cast_type
 from ..encodings import (
     PARSED_STRING_TYPES,
     TEXT_TYPES,
@@ -603,8 +604,6 @@ def cast_target(to: exp.DataType) -> SqlType | None:
     try:
         return parse_sql_type(to.sql("postgres"))
     except Exception:
-        from ..typeddl import cast_type
-
         return cast_type(to)
 
 

@@ -9,7 +9,7 @@ from typing import Any, cast
 from psycopg import errors as pg_errors
 from sqlglot import exp
 
-from .. import defaults, precomputed, recipes, sequences, typeddl, views
+from .. import defaults, domains, precomputed, recipes, sequences, views
 from ..array_encoding import as_list
 from ..collation import Collation
 from ..encodings import SUM, TEXT_TYPES
@@ -66,7 +66,7 @@ def compile_statement(
         stmt = with_natural_joins(catalog, views.expand(catalog, with_plain_strings(stmt)))
         stmt = with_flat_joins(stmt)
         stmt = with_dependent_keys(catalog, stmt)
-        with typeddl.using(catalog):  # (casts to its enums)
+        with domains.using(catalog):  # (casts to its enums)
             return _compile_statement(catalog, stmt, snapshot_rows)
     except RecursionError:  # e.g. thousands of ANDs: the rewrite recurses on the tree
         raise UnsupportedQuery("the statement nests too deeply to rewrite", "nesting") from None
