@@ -38,11 +38,11 @@ from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
-from .ddl import TableSpec, parse_table
 from .encodings import SqlType, encoding_for
 from .errors import AdaptiveError, ConfigError
 from .precomputed import canonical, compile_expression, strip_parens
 from .rewrite.fold import fold_constants
+from .tablespec import TableSpec, parse_table
 
 _NUMERIC_TYPES = {"smallint", "integer", "bigint", "numeric"}
 _BOOLEAN = (exp.Not, exp.Like, exp.And, exp.Or, exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)

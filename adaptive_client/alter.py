@@ -20,24 +20,16 @@ from psycopg import sql
 from sqlglot import exp
 
 from . import checks, defaults, foreign_keys, ondemand, precomputed, range_indexes, recipes, views
+from .columns import build_column, create_sequence
 from .config import Config
-from .ddl import (
-    TableSpec,
-    _bump_epoch,
-    _column,
-    _default,
-    _key_column,
-    _reference,
-    _storage_type,
-    build_column,
-    create_sequence,
-)
 from .defaults import Runtime
 from .encodings import TEXT_TYPES
-from .errors import DuplicateTable, UnsupportedQuery
+from .errors import DuplicateTable, LayerFloorViolation, UnsupportedQuery
 from .metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from .needs import BuildNeed
+from .onion_storage import add_onion_columns, bump_epoch, set_not_null
 from .onions import TAGS, Cap, Onion, capabilities, layer_index
+from .tablespec import TableSpec, column_type, key_column, read_column, read_default, reference
 
 
 def alter_table(
@@ -60,7 +52,7 @@ def alter_table(
         if isinstance(action, exp.ColumnDef):
             _add_column(conn, catalog, config, runtime, meta, action)
         elif isinstance(action, exp.Drop) and str(action.args.get("kind")).upper() == "COLUMN":
-            _drop_column(conn, catalog, meta, action)
+            drop_column(conn, catalog, meta, action)
         elif isinstance(action, exp.Drop) and str(action.args.get("kind")).upper() == "CONSTRAINT":
             _drop_constraint(conn, catalog, meta, action)
         elif isinstance(action, exp.RenameColumn):
@@ -81,7 +73,7 @@ def alter_table(
             )
     range_indexes.sync(conn, catalog, meta)
     catalog.write_table(conn, meta, new=False)
-    _bump_epoch(conn)
+    bump_epoch(conn)
 
 
 # -- values, rewritten by the client -----------------------------------------------------
@@ -133,26 +125,6 @@ def _rewrite(
         cur.executemany(update, batch)
 
 
-def add_onion_columns(conn: psycopg.Connection[Any], meta: TableMeta, col: ColumnMeta) -> None:
-    for oc in col.onions.values():
-        piece = sql.SQL("ADD COLUMN {} {}").format(
-            sql.Identifier(oc.anon), sql.SQL(_storage_type(col, oc))
-        )
-        # (no layer-tag check: no client has the new onion at another layer, see
-        # ddl.create_table; a build renames the column it reads, which stops stale writers)
-        conn.execute(sql.SQL("ALTER TABLE {} {}").format(sql.Identifier(meta.anon), piece))
-    conn.execute(
-        "INSERT INTO adaptive.layers (anon_table, anon_column, onion, layer) "
-        "SELECT %s, unnest(%s::text[]), unnest(%s::text[]), unnest(%s::text[])",
-        (
-            meta.anon,
-            [oc.anon for oc in col.onions.values()],
-            [oc.onion.value for oc in col.onions.values()],
-            [oc.layer for oc in col.onions.values()],
-        ),
-    )
-
-
 def _tag_check(conn: psycopg.Connection[Any], meta: TableMeta, oc: OnionColumn) -> None:
     """The layer-tag check of an onion column (see ddl.create_table), for its layer."""
     conn.execute(
@@ -167,15 +139,6 @@ def _tag_check(conn: psycopg.Connection[Any], meta: TableMeta, oc: OnionColumn) 
                 sql.Identifier("k_" + oc.anon),
                 sql.Identifier(oc.anon),
                 sql.Literal(TAGS[oc.layer]),
-            )
-        )
-
-
-def set_not_null(conn: psycopg.Connection[Any], meta: TableMeta, col: ColumnMeta) -> None:
-    for oc in col.onions.values():
-        conn.execute(
-            sql.SQL("ALTER TABLE {} ALTER COLUMN {} SET NOT NULL").format(
-                sql.Identifier(meta.anon), sql.Identifier(oc.anon)
             )
         )
 
@@ -199,7 +162,7 @@ def _add_column(
             f'column "{cname}" of relation "{meta.name}" already exists'
         )
     spec = TableSpec(meta.name)
-    _column(spec, cd)
+    read_column(spec, cd)
     if spec.pk or spec.uniques or spec.checks:
         raise UnsupportedQuery(
             "ADD COLUMN with PRIMARY KEY, UNIQUE or CHECK: add the column, then the constraint",
@@ -236,14 +199,14 @@ def _add_column(
 def _views_using(catalog: Catalog, meta: TableMeta, column: str | None) -> list[str]:
     out = []
     for v in views.dependents(catalog, meta.name):
-        body = views._body(v)
+        body = views.definition(v)
         names = {c.name.lower() for c in body.find_all(exp.Column)}
         if column is None or column in names or body.find(exp.Star) is not None:
             out.append(v.name)
     return out
 
 
-def _drop_column(
+def drop_column(
     conn: psycopg.Connection[Any], catalog: Catalog, meta: TableMeta, action: exp.Drop
 ) -> None:
     cascade = bool(action.args.get("cascade"))
@@ -339,7 +302,7 @@ def _rename_table(
         if other is not meta:
             catalog.write_table(conn, other, new=False)
     for v in views.dependents(catalog, old):
-        body = views._body(v)
+        body = views.definition(v)
         for t in body.find_all(exp.Table):
             if t.name.lower() == old:
                 alias = t.alias_or_name
@@ -381,7 +344,7 @@ def _alter_column(
             col.nullable = False
     elif action.args.get("default") is not None:
         spec = TableSpec(meta.name)
-        _default(spec, col.name, action.args["default"])
+        read_default(spec, col.name, action.args["default"])
         col.default = spec.defaults.get(col.name)
         col.default_sql, col.default_volatile = spec.runtime.get(col.name, (None, False))
     elif action.args.get("drop"):
@@ -405,8 +368,6 @@ def _alter_type(
 ) -> None:
     """ALTER COLUMN ... TYPE: every value decrypted, converted as PostgreSQL's assignment
     cast converts it, and encrypted into new onion columns under new keys."""
-    from .ddl import column_type
-
     using = action.args.get("using")
     if using and not (
         isinstance(using, exp.Cast | exp.Column)
@@ -487,8 +448,6 @@ def reencrypt(
     if new.floor is not None and layer_index(new.stack, new.layer) > layer_index(
         new.stack, new.floor
     ):
-        from .errors import LayerFloorViolation
-
         raise LayerFloorViolation(
             f"{meta.name}.{col.name}: the constraint needs its {onion} onion at {new.layer}, "
             f"below its floor {new.floor}"
@@ -546,7 +505,7 @@ def _add_constraint(
                 sql.Identifier(meta.anon),
                 sql.Identifier(anon),
                 sql.SQL("PRIMARY KEY" if primary else "UNIQUE"),
-                sql.SQL(", ").join(sql.Identifier(_key_column(meta, c).anon) for c in cols),
+                sql.SQL(", ").join(sql.Identifier(key_column(meta, c).anon) for c in cols),
             )
         )
         meta.constraints[anon] = plain
@@ -560,7 +519,7 @@ def _add_constraint(
         ref = item.args.get("reference")
         if ref is None:
             raise UnsupportedQuery("FOREIGN KEY without REFERENCES", "FOREIGN KEY")
-        spec.foreign_keys.append(_reference([e.name.lower() for e in item.expressions], ref, name))
+        spec.foreign_keys.append(reference([e.name.lower() for e in item.expressions], ref, name))
         spec.pk = list(meta.primary_key)
         spec.uniques = [(None, u) for u in meta.unique_keys.values()]
         _add_foreign_keys(conn, catalog, meta, spec)
@@ -654,4 +613,4 @@ def _drop_constraint(
                     catalog.write_table(conn, other, new=False)
 
 
-__all__ = ["alter_table"]
+__all__ = ["alter_table", "drop_column", "reencrypt"]

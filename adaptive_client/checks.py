@@ -20,6 +20,7 @@ from . import defaults, recipes
 from .errors import LayerFloorViolation, UnsupportedQuery
 from .metadata import ColumnMeta, OnionColumn, TableMeta
 from .onions import Onion, layer_index
+from .sqltext import parse
 
 _ORDER: dict[type, str] = {exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
@@ -151,8 +152,6 @@ def add_checks(
 
 def parse_condition(text: str) -> exp.Expression:
     """A check's condition from its recorded text."""
-    from .sqltext import parse
-
     return parse(f"SELECT {text}")[0].expressions[0]
 
 

@@ -43,6 +43,14 @@ from .errors import OnionBuildDisabled, StaleMetadata
 from .joins import rename_onion
 from .metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from .needs import BuildNeed
+from .onion_storage import (
+    add_onion_columns,
+    bump_epoch,
+    new_onion_column,
+    onion_anon,
+    set_not_null,
+    storage_type,
+)
 from .onions import STACKS, Cap, Onion, capabilities
 
 
@@ -60,9 +68,6 @@ def build(conn: psycopg.Connection[Any], catalog: Catalog, need: BuildNeed) -> i
 
     Raises :class:`StaleMetadata` when the catalog changed since it was loaded: the
     caller reloads it and plans again."""
-    from .alter import add_onion_columns, set_not_null
-    from .ddl import _storage_type, new_onion_column, onion_anon
-
     t0 = time.monotonic()
     meta = catalog.table(need.table)
     col = meta.column(need.column)
@@ -87,7 +92,7 @@ def build(conn: psycopg.Connection[Any], catalog: Catalog, need: BuildNeed) -> i
         # once it is filled
         added = ColumnMeta(col.name, col.type, col.nullable, {need.onion: oc})
         add_onion_columns(conn, meta, added)
-        rows = _fill(conn, meta, col, source, oc, _storage_type(col, oc))
+        rows = _fill(conn, meta, col, source, oc, storage_type(col, oc))
         if not col.nullable:
             set_not_null(conn, meta, added)
         rename_onion(conn, meta.anon, source, "b", head.generation + 1)
@@ -105,8 +110,7 @@ def build(conn: psycopg.Connection[Any], catalog: Catalog, need: BuildNeed) -> i
             (meta.anon, anon, oc.onion.value, oc.layer, rows, (time.monotonic() - t0) * 1000),
         )
         catalog.write_table(conn, meta, new=False)
-        conn.execute("UPDATE adaptive.epoch SET value = value + 1 WHERE id = 1")
-        conn.execute("NOTIFY adaptive_epoch")
+        bump_epoch(conn)
     return rows
 
 

@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Context, Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sqlglot
 from sqlglot import exp
@@ -36,9 +36,7 @@ from .config import Config
 from .encodings import parse_sql_type
 from .errors import ConfigError, EncodingError, UndefinedColumn, UnsupportedQuery
 from .metadata import ColumnMeta, TableMeta
-
-if TYPE_CHECKING:
-    from .ddl import TableSpec
+from .tablespec import TableSpec
 
 _EXACT = Context(prec=100_000)  # numerics are exact: no rounding in + - *
 _EXTRACT = {"YEAR": "year", "MONTH": "month", "DAY": "day"}

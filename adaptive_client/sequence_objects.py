@@ -16,11 +16,11 @@ from psycopg import errors as pg_errors
 from psycopg import sql
 from sqlglot import exp
 
-from . import defaults
 from .defaults import Runtime
 from .errors import DuplicateTable, UndefinedTable, UnsupportedQuery
 from .keys import new_key
 from .metadata import Catalog, SequenceMeta
+from .tablespec import numbered_options
 
 # CREATE SEQUENCE options sqlglot reads into SequenceProperties: (argument, SQL words)
 _NUMBERED = (
@@ -32,22 +32,6 @@ _NUMBERED = (
 )
 _WORDS = frozenset({"NO MINVALUE", "NO MAXVALUE", "CYCLE", "NO CYCLE", "NO CACHE"})
 _TYPES = {"SMALLINT": "smallint", "INT": "integer", "BIGINT": "bigint"}
-
-
-def numbered_options(
-    node: exp.Expression, names: tuple[tuple[str, str], ...], what: str
-) -> list[str]:
-    """The options of ``node`` that take a number (``START WITH 5``), as SQL of integers
-    only; any other value refused naming ``what`` (sequence, identity)."""
-    out = []
-    for arg, words in names:
-        value = node.args.get(arg)
-        if value is not None:
-            ok, v = defaults.constant(value)
-            if not ok or not isinstance(v, int):
-                raise UnsupportedQuery(f"{what} option {words} {value.sql()}", what.upper())
-            out.append(f"{words} {int(v)}")
-    return out
 
 
 def _options(stmt: exp.Create) -> list[str]:
@@ -138,4 +122,4 @@ def named(catalog: Catalog, name: str) -> SequenceMeta:
     return meta
 
 
-__all__ = ["create", "drop", "named", "numbered_options"]
+__all__ = ["create", "drop", "named"]

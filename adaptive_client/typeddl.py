@@ -23,6 +23,7 @@ from sqlglot.dialects.postgres import Postgres
 from sqlglot.tokens import Token, TokenType
 
 from . import checks
+from .alter import drop_column
 from .domains import (
     check_condition,
     column_domain,
@@ -34,6 +35,7 @@ from .domains import (
 from .encodings import FOREIGN_TYPE_NAMES, SqlType, parse_sql_type
 from .errors import ConfigError, UnsupportedQuery
 from .metadata import Catalog, ColumnMeta, TableMeta
+from .onion_storage import bump_epoch, fresh_name
 from .server_commands import check_role
 from .sqltext import syntax_error
 from .usertypes import (
@@ -268,16 +270,12 @@ def _taken_name(catalog: Catalog, name: str) -> None:
 
 
 def _new_type(conn: psycopg.Connection[Any], catalog: Catalog, meta: TypeMeta) -> None:
-    from .ddl import _bump_epoch
-
     catalog.write_table(conn, meta, new=True)
     catalog.types[meta.anon] = meta
-    _bump_epoch(conn)
+    bump_epoch(conn)
 
 
 def _anon(catalog: Catalog, name: str) -> str:
-    from .ddl import fresh_name
-
     taken = set(catalog.by_anon) | {v.anon for v in catalog.views.values()} | set(catalog.types)
     taken |= {q.anon for q in catalog.sequences.values()}
     return fresh_name(taken, lambda *p: catalog.root.anonymize("udt", *p), name)
@@ -309,11 +307,9 @@ def _existing(catalog: Catalog, name: str) -> TypeMeta:
 
 
 def _rewrite_type(conn: psycopg.Connection[Any], catalog: Catalog, meta: TypeMeta) -> None:
-    from .ddl import _bump_epoch
-
     catalog.write_table(conn, meta, new=False)
     catalog.bind_types()
-    _bump_epoch(conn)
+    bump_epoch(conn)
 
 
 def _not_label(label: str) -> psycopg.Error:
@@ -472,9 +468,6 @@ def drop_types(
     cascade: bool,
     domain: bool,
 ) -> None:
-    from .alter import _drop_column
-    from .ddl import _bump_epoch
-
     metas: list[TypeMeta] = []
     for name in names:
         meta = catalog.user_type(name)
@@ -503,13 +496,13 @@ def drop_types(
             )
         for table, col in cols:
             action = exp.Drop(kind="COLUMN", tables=[exp.to_identifier(col.name)], cascade=True)
-            _drop_column(conn, catalog, table, action)
+            drop_column(conn, catalog, table, action)
             catalog.write_table(conn, table, new=False)
         for d in [*domains, meta]:
             catalog.delete_table(conn, d)
             catalog.types.pop(d.anon, None)
     if metas:
-        _bump_epoch(conn)
+        bump_epoch(conn)
 
 
 def _base_name(catalog: Catalog, meta: TypeMeta) -> str:

@@ -17,11 +17,11 @@ from sqlglot import exp
 
 from .errors import DuplicateTable, UndefinedTable, UnsupportedQuery
 from .metadata import Catalog, ViewMeta
+from .sqltext import parse
 
 
-def _body(view: ViewMeta) -> exp.Expression:
-    from .sqltext import parse
-
+def definition(view: ViewMeta) -> exp.Expression:
+    """The view's query, parsed from its stored text."""
     (stmt,) = parse(view.sql)
     return stmt
 
@@ -52,7 +52,7 @@ def expand(catalog: Catalog, stmt: exp.Expression) -> exp.Expression:
         if name not in catalog.views or name in ctes or table.args.get("db"):
             continue
         view = catalog.views[name]
-        body = expand(catalog, _body(view))
+        body = expand(catalog, definition(view))
         alias = exp.TableAlias(
             this=exp.to_identifier(table.alias_or_name),
             columns=[exp.to_identifier(c) for c in view.columns],
@@ -134,4 +134,4 @@ def drop_dependents(
         drop_view(conn, catalog, [v.name], exists=True, cascade=True)
 
 
-__all__ = ["create_view", "drop_dependents", "drop_view", "expand"]
+__all__ = ["create_view", "definition", "drop_dependents", "drop_view", "expand"]

@@ -17,6 +17,7 @@ from ..errors import EncodingError, UnsupportedQuery
 from ..metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from ..onions import Cap
 from ..sqltext import syntax_error
+from ..tablespec import key_column
 from .compiler import (
     Compiler,
     PositionalParam,
@@ -986,8 +987,6 @@ def _on_conflict(c: Compiler, scope: Scope, meta: Any, node: exp.OnConflict) -> 
     """ON CONFLICT over the keys' ciphertexts: the conflict target names the key columns'
     Eq onions (the unique index the server enforces); DO UPDATE SET writes every onion of
     a column, from EXCLUDED's onions or from encrypted constants."""
-    from ..ddl import _key_column
-
     out = exp.OnConflict()
     if node.args.get("constraint") is not None:
         name = node.args["constraint"].name.lower()
@@ -1011,7 +1010,7 @@ def _on_conflict(c: Compiler, scope: Scope, meta: Any, node: exp.OnConflict) -> 
     if keys:
         out.set(
             "conflict_keys",
-            [exp.to_identifier(_key_column(meta, k).anon, quoted=True) for k in keys],
+            [exp.to_identifier(key_column(meta, k).anon, quoted=True) for k in keys],
         )
     action = node.args.get("action")
     verb = action.name.upper() if action is not None else ""
