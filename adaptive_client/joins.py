@@ -51,6 +51,7 @@ from . import checks, foreign_keys
 from .errors import JoinAdjustmentDisabled, JoinForbidden, StaleMetadata
 from .metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from .needs import JoinNeed
+from .onion_storage import bump_epoch
 from .onions import Onion
 from .schemes import DET, OPE
 
@@ -220,8 +221,7 @@ def adjust(conn: psycopg.Connection[Any], catalog: Catalog, need: JoinNeed) -> i
             foreign_keys.set_null_trigger(conn, meta)  # (it names the renamed columns)
         for meta in tables.values():
             catalog.write_table(conn, meta, new=False)
-        conn.execute("UPDATE adaptive.epoch SET value = value + 1 WHERE id = 1")
-        conn.execute("NOTIFY adaptive_epoch")
+        bump_epoch(conn)
     return total
 
 
