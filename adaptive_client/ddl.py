@@ -282,7 +282,6 @@ def _output_names(
 ) -> list[str]:
     """A view's column names, as its query compiles; an onion the query needs that its
     column builds on first use is built now (ondemand.py), in the DDL's transaction."""
-
     for _ in range(8):
         try:
             return [o.name for o in compile_statement(catalog, query).outputs]

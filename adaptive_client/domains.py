@@ -58,6 +58,7 @@ def check_condition(text: str) -> exp.Expression:
 
 
 def default_value(t: SqlType, text: str) -> Any:
+    """A domain's DEFAULT (a constant only), as a value of type ``t``."""
     node = checks.parse_condition(text)
     ok, value = defaults.constant(node)
     if not ok:

@@ -36,13 +36,14 @@ _SERIAL = {
     exp.DataType.Type.SERIAL: "integer",
     exp.DataType.Type.BIGSERIAL: "bigint",
 }
-
-
 _ACTIONS = ("NO ACTION", "RESTRICT", "CASCADE", "SET NULL", "SET DEFAULT")
 
 
 @dataclass
 class ForeignKeySpec:
+    """A declared REFERENCES: the referenced columns are None until resolved against
+    the referenced table's key (foreign_keys.py)."""
+
     name: str | None
     columns: list[str]
     ref_table: str
@@ -53,6 +54,8 @@ class ForeignKeySpec:
 
 @dataclass
 class SequenceSpec:
+    """The sequence a serial or identity column draws from, and its options."""
+
     identity: str | None  # None: serial; "always" / "by default": an identity column
     options: list[str] = field(default_factory=list)  # START WITH 10, INCREMENT BY 2, ...
 
