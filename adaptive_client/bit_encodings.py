@@ -32,7 +32,7 @@ from typing import Any
 
 from psycopg import errors as pg_errors
 
-from .encodings import _CTX, EQ, ORD, REGISTERED, SUM, Encoding, SqlType, _type_error
+from .encoding_base import EQ, EXACT, ORD, REGISTERED, SUM, Encoding, SqlType, type_error
 from .errors import EncodingError, InvalidTextInput, NumericOutOfRange, StringTooLong
 
 VARBITMAXLEN = 0x3FFFFFFF - 7  # (bits of a 1 GB varlena)
@@ -101,7 +101,7 @@ class BitEncoding(Encoding):
         if value is None:
             return None
         if not isinstance(value, str):
-            raise _type_error(self.sql_type, value)
+            raise type_error(self.sql_type, value)
         return parse_bits(value, self.length, self.fixed)
 
     def comparand(self, value: Any) -> Any:
@@ -110,7 +110,7 @@ class BitEncoding(Encoding):
         if value is None:
             return None
         if not isinstance(value, str):
-            raise _type_error(self.sql_type, value)
+            raise type_error(self.sql_type, value)
         return parse_bits(value, None, self.fixed)
 
     def to_bytes(self, v: str) -> bytes:
@@ -272,7 +272,7 @@ class MoneyEncoding(Encoding):
         if isinstance(value, str):
             return parse_money(value)
         if isinstance(value, bool):
-            raise _type_error(self.sql_type, value)
+            raise type_error(self.sql_type, value)
         if isinstance(value, int):
             # psycopg sends a small int as smallint, which PostgreSQL does not assign to
             # money; integer and bigint are multiplied by 100 (int8mul), a larger int
@@ -285,13 +285,13 @@ class MoneyEncoding(Encoding):
                 raise NotConvertible("cannot convert NaN to bigint")
             if value.is_infinite():
                 raise NotConvertible("cannot convert infinity to bigint")
-            scaled = value.scaleb(2, _CTX).quantize(
-                Decimal(1), rounding=ROUND_HALF_UP, context=_CTX
+            scaled = value.scaleb(2, EXACT).quantize(
+                Decimal(1), rounding=ROUND_HALF_UP, context=EXACT
             )
             return _bigint(int(scaled))
         if isinstance(value, float):
             raise NoMoneyCast("column is of type money but expression is of type double precision")
-        raise _type_error(self.sql_type, value)
+        raise type_error(self.sql_type, value)
 
     def to_bytes(self, v: str) -> bytes:
         return _money_cents(v).to_bytes(8, "big", signed=True)

@@ -29,6 +29,7 @@ from psycopg import sql
 from sqlglot import exp
 
 from .errors import UnsupportedQuery
+from .session import RUNTIME
 
 # Functions a default may call: stable within a transaction, or volatile (once per row).
 STABLE = {
@@ -132,7 +133,9 @@ def runtime_expression(node: exp.Expression, where: str) -> tuple[str, bool]:
 
 
 class Runtime:
-    """One connection's sequence blocks and per-transaction values of stable defaults."""
+    """One connection's sequence blocks and per-transaction values of stable defaults;
+    the session the values of its statements read (a ``session.SessionRuntime``: set in
+    ``session.RUNTIME``, re-exported here as ``RUNTIME``, while a statement runs)."""
 
     def __init__(self, conn: psycopg.Connection[Any]) -> None:
         self.conn = conn
@@ -223,7 +226,6 @@ class Runtime:
             self.forget(anon)
 
 
-RUNTIME: ContextVar[Runtime | None] = ContextVar("RUNTIME", default=None)
 # The values drawn in the current bind of a statement's parameters, per default: a
 # default's value is drawn once per row and bind, however many onions encrypt it.  A
 # fresh mapping per bind, in the binding thread's context: a compiled statement (and its
@@ -239,7 +241,8 @@ def next_bind() -> None:
 
 def _runtime() -> Runtime:
     rt = RUNTIME.get()
-    if rt is None:  # (statements are only bound inside a connection's execute)
+    # (statements are only bound inside a connection's execute)
+    if not isinstance(rt, Runtime):
         raise RuntimeError("a run-time default outside a connection")
     return rt
 

@@ -32,6 +32,7 @@ import psycopg
 
 from . import datetime_output, handout, text_output
 from .datetime_input import Fields, date2j, j2date
+from .session import connection, time_zone
 
 US_PER_DAY = 86_400_000_000
 POSTGRES_EPOCH_JDATE = 2_451_545  # 2000-01-01
@@ -283,30 +284,17 @@ def timestamp_text(v: PgTimestamp, datestyle: str, zone: dt.tzinfo | None) -> st
     return f"{_date_part(y, m, d, style, dmy)} {clock_text}{zone_text}{era}"
 
 
-def _session_zone() -> dt.tzinfo:
-    from .encodings import _session_zone as zone
-
-    return zone()
-
-
 def text_of(v: Any) -> str:
     """The value's text under the current output settings (``text_output.current()``)."""
     style = text_output.current().datestyle
     if type(v) is PgDate:
         return date_text(v.julian, style)
     if type(v) is PgTimestamp:
-        return timestamp_text(v, style, _session_zone() if v.zoned else None)
+        return timestamp_text(v, style, time_zone() if v.zoned else None)
     return "24:00:00"
 
 
 # --- what the application receives ---------------------------------------------------------
-
-
-def _session_connection() -> Any:
-    from .defaults import RUNTIME
-
-    conn = getattr(RUNTIME.get(), "conn", None)
-    return None if conn is None or conn.closed else conn
 
 
 @lru_cache(maxsize=8)
@@ -331,12 +319,12 @@ def application_value(v: Any) -> Any:
 def loaded(oid: int, text: Callable[[], str]) -> Any:
     """What the session's text loader for ``oid`` (psycopg's default without a session)
     gives for the ``text`` PostgreSQL would send."""
-    conn = _session_connection()
+    conn = connection()
     if conn is None:  # (no session: PostgreSQL's default DateStyle, the default loader)
         with text_output.using(text_output.OutputSettings()):
             return _default_loader(oid).load(text().encode())
     loader = conn.adapters.get_loader(oid, psycopg.pq.Format.TEXT)
-    return loader(oid, conn).load(text().encode())
+    return loader(oid, conn).load(text().encode())  # type: ignore[misc]
 
 
 for _kind in (PgDate, PgTimestamp, EndOfDay):

@@ -37,18 +37,18 @@ from typing import Any
 import psycopg
 
 from . import datetime_input, handout, interval_input, text_output
-from .encodings import (
+from .datetime_output import fraction_text, offset_text
+from .encoding_base import (
+    REGISTERED,
     TEXT_FORMATS,
     Encoding,
     RoundedEncoding,
     SqlType,
-    _fraction_text,
-    _offset_text,
-    _round_to,
-    _type_error,
-    current_session,
+    round_to,
+    type_error,
 )
 from .errors import EncodingError, InvalidDatetimeInput
+from .session import connection, input_session
 
 _US = interval_input.US_PER_SECOND
 _DAY = interval_input.US_PER_DAY
@@ -91,7 +91,7 @@ def interval_text(v: PgInterval, style: str = "postgres") -> str:
 def _seconds(sec: int, fsec: int, zero_filled: bool) -> str:
     """AppendSeconds: the absolute seconds, the fraction without trailing zeros."""
     whole = f"{abs(sec):02d}" if zero_filled else str(abs(sec))
-    return whole + _fraction_text(abs(fsec))
+    return whole + fraction_text(abs(fsec))
 
 
 def _postgres(year: int, mon: int, mday: int, hour: int, mins: int, sec: int, fsec: int) -> str:
@@ -210,10 +210,8 @@ def _span_value(span: int) -> dt.timedelta:
 def _session_interval_style() -> bool:
     """Whether the session's IntervalStyle is sql_standard (a leading '-' applies to
     every field of an input)."""
-    from .defaults import RUNTIME
-
-    conn = getattr(RUNTIME.get(), "conn", None)
-    if conn is None or conn.closed:
+    conn = connection()
+    if conn is None:
         return False
     return conn.pgconn.parameter_status(b"IntervalStyle") == b"sql_standard"
 
@@ -250,7 +248,7 @@ class IntervalEncoding(Encoding):
             return PgInterval(0, value.days, value.seconds * _US + value.microseconds)
         if isinstance(value, str):
             return PgInterval(*interval_input.parse(value, rng, _session_interval_style()))
-        raise _type_error(self.sql_type, value)
+        raise type_error(self.sql_type, value)
 
     @staticmethod
     def _span(v: Any) -> int:
@@ -324,7 +322,7 @@ def timetz_text(v: PgTimetz) -> str:
     s, micro = divmod(v.usec, _US)
     m, s = divmod(s, 60)
     h, m = divmod(m, 60)
-    return f"{h:02d}:{m:02d}:{s:02d}{_fraction_text(micro)}" + _offset_text(
+    return f"{h:02d}:{m:02d}:{s:02d}{fraction_text(micro)}" + offset_text(
         dt.timedelta(seconds=v.east)
     )
 
@@ -347,9 +345,9 @@ class TimetzEncoding(RoundedEncoding):
         elif isinstance(value, str):
             v = self._parse(value)
         else:
-            raise _type_error(self.sql_type, value)
+            raise type_error(self.sql_type, value)
         if precision < 6:
-            v = PgTimetz(_round_to(v.usec, precision), v.east)
+            v = PgTimetz(round_to(v.usec, precision), v.east)
         return v
 
     @staticmethod
@@ -368,7 +366,7 @@ class TimetzEncoding(RoundedEncoding):
     def _offset_today(f: datetime_input.Fields, zone: dt.tzinfo | None) -> int:
         """The offset of ``zone`` (the session's if None) at the fields' time of day on
         the current date (PostgreSQL's GetCurrentDateTime, in the session's zone)."""
-        session = current_session()
+        session = input_session()
         z = zone if zone is not None else session.zone
         fixed = _fixed_offset(z)
         if fixed is not None and f.abbrev is None:
@@ -381,7 +379,7 @@ class TimetzEncoding(RoundedEncoding):
         return g.offset_at(z)
 
     def _parse(self, text: str) -> PgTimetz:
-        f = datetime_input.parse(text, "timetz", current_session())
+        f = datetime_input.parse(text, "timetz", input_session())
         if f.special is not None:
             raise InvalidDatetimeInput(
                 f'invalid input syntax for type time with time zone: "{text}"'
@@ -400,7 +398,7 @@ class TimetzEncoding(RoundedEncoding):
             else:
                 east = f.offset_at(f.zone)
         elif f.has_date:
-            east = f.offset_at(f.zone or current_session().zone)
+            east = f.offset_at(f.zone or input_session().zone)
         else:
             east = self._offset_today(f, f.zone)
         return PgTimetz(usec, east)
@@ -468,6 +466,7 @@ def _zone_fixed(key: str) -> int | None:
 
 
 ENCODINGS: dict[str, type[Encoding]] = {"interval": IntervalEncoding, "timetz": TimetzEncoding}
+REGISTERED.update(ENCODINGS)
 
 
 def timetz_value(v: PgTimetz) -> dt.time:

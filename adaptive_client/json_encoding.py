@@ -45,8 +45,10 @@ from psycopg.types.json import Json, Jsonb
 
 from . import handout
 from .collation import Collation, order_key, primary_prefix
-from .encodings import EQ, ORD, Encoding, SqlType, encoding_for
+from .encoding_base import EQ, ORD, REGISTERED, Encoding, SqlType, type_error
 from .errors import AdaptiveError, EncodingError, InvalidTextInput
+from .numeric_encodings import FreeNumericEncoding
+from .session import connection
 
 JSON_OID, JSONB_OID = 114, 3802
 JSON_OIDS = frozenset({JSON_OID, JSONB_OID})
@@ -134,18 +136,11 @@ class JsonbText(JsonText):
         return bool(self.key() >= other.key())
 
 
-def _session_connection() -> Any:
-    from .defaults import RUNTIME
-
-    conn = getattr(RUNTIME.get(), "conn", None)
-    return None if conn is None or conn.closed else conn
-
-
 def application_value(v: JsonText) -> Any:
     """The Python value psycopg's loader for the value's type gives for its text: the
     session connection's (a loads function registered on it or globally before it
     connected), else the global one."""
-    conn = _session_connection()
+    conn = connection()
     adapters = conn.adapters if conn is not None else psycopg.adapters
     loader = adapters.get_loader(v.oid, psycopg.pq.Format.TEXT)
     if loader is None:
@@ -202,11 +197,12 @@ NULL, STRING, NUMBER, BOOL, ARRAY, OBJECT = 0, 1, 2, 3, 16, 17
 _KEYWORDS = {"true": (BOOL, True), "false": (BOOL, False), "null": (NULL, None)}
 
 
-def _number(token: str) -> tuple[str, str, Decimal]:
-    from .encodings import FreeNumericEncoding
+# a json number is read as numeric reads it (without precision: as written)
+_NUMERIC = FreeNumericEncoding(SqlType("numeric"))
 
-    enc = encoding_for("numeric")
-    assert isinstance(enc, FreeNumericEncoding)
+
+def _number(token: str) -> tuple[str, str, Decimal]:
+    enc = _NUMERIC
     d = enc.coerce(token)
     return format(d, "f"), enc.to_bytes(d).decode("ascii"), d
 
@@ -435,14 +431,12 @@ def _input_text(t: SqlType, value: Any, comparand: bool) -> tuple[str, bool]:
             raise UndefinedJsonOperator(
                 f"operator does not exist: {t.name} = {'jsonb' if as_jsonb else 'json'}"
             )
-        conn = _session_connection()
+        conn = connection()
         adapters = conn.adapters if conn is not None else psycopg.adapters
         dumped = adapters.get_dumper(type(value), PyFormat.TEXT)(type(value), conn).dump(value)
         text = bytes(dumped).decode("utf-8") if dumped is not None else "null"
     else:
-        from .encodings import _type_error
-
-        err = _type_error(t, value)
+        err = type_error(t, value)
         if not isinstance(err, EncodingError):
             raise err  # psycopg cannot send it either
         sql = _SQL_TYPE_NAMES.get(type(value), type(value).__name__)
@@ -651,3 +645,6 @@ def json_encoding(t: SqlType, collation: Collation | None = None) -> Encoding:
     """The encoding of a json or jsonb column (jsonb's strings ordered by ``collation``,
     the database's)."""
     return JsonEncoding(t) if t.name == "json" else JsonbEncoding(t, collation)
+
+
+REGISTERED.update({"json": json_encoding, "jsonb": json_encoding})

@@ -31,7 +31,7 @@ from typing import Any
 
 from psycopg.pq import DiagnosticField
 
-from .encodings import REGISTERED, TEXT_FORMATS, Encoding, SqlType, _type_error
+from .encoding_base import REGISTERED, TEXT_FORMATS, Encoding, SqlType, type_error
 from .errors import InvalidTextInput, NumericOutOfRange
 
 _DIGITS = frozenset("0123456789")
@@ -397,7 +397,7 @@ class NetworkEncoding(Encoding):
                 kept = int.from_bytes(packed, "big") >> (width - bits) << (width - bits)
                 packed = kept.to_bytes(len(packed), "big")
         else:
-            raise _type_error(self.sql_type, value)
+            raise type_error(self.sql_type, value)
         return self._value(packed, bits)
 
     def comparand(self, value: Any) -> Any:
@@ -556,7 +556,7 @@ class MacEncoding(Encoding):
         if value is None:
             return None
         if not isinstance(value, str):
-            raise _type_error(self.sql_type, value)
+            raise type_error(self.sql_type, value)
         return _colon_text(self._parse(value))
 
     def _packed(self, v: str) -> bytes:

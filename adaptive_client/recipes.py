@@ -14,11 +14,11 @@ from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any
 
-from .encodings import _session_zone
 from .errors import CiphertextError, EncodingError
 from .metadata import ColumnMeta, OnionColumn
 from .onions import Onion
 from .schemes.rnd import seal_each
+from .session import time_zone
 from .stats import STATS
 from .wire import SumValue, WordTokens
 
@@ -276,7 +276,7 @@ def decrypt(col: ColumnMeta, oc: OnionColumn, stored: Any) -> Any:
         STATS.decrypted(inner, inner != "RND" and data[0] == 1)
         if type(value) is datetime and value.tzinfo is not None:
             # a timestamptz is shown in the session's zone, which may have changed
-            zone = _session_zone()
+            zone = time_zone()
             return value if value.tzinfo is zone else value.astimezone(zone)
         return value
     value = _decrypt(col, oc, inner, data)

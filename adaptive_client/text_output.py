@@ -29,6 +29,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from .session import connection
+
 
 @dataclass(frozen=True, slots=True)
 class OutputSettings:
@@ -70,10 +72,8 @@ def current() -> OutputSettings:
     held = _USING.get()
     if held is not None:
         return held
-    from .defaults import RUNTIME
-
-    conn = getattr(RUNTIME.get(), "conn", None)
-    if conn is None or conn.closed:
+    conn = connection()
+    if conn is None:
         return _DEFAULT
     status = conn.pgconn.parameter_status
     return _reported(
