@@ -31,7 +31,7 @@ from typing import Any
 import psycopg
 
 from . import datetime_output, handout, text_output
-from .datetime_input import Fields, date2j, j2date
+from .datetime_fields import Fields, date2j, j2date
 from .session import connection, time_zone
 
 US_PER_DAY = 86_400_000_000
