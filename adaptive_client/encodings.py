@@ -160,6 +160,9 @@ __all__ = [
     "with_python_years",
 ]
 
+# --- column types as DDL writes them ------------------------------------------------------
+
+# the spellings of each type PostgreSQL accepts -> its canonical name
 _ALIASES = {
     "smallint": "smallint",
     "int2": "smallint",
