@@ -23,6 +23,7 @@ from ..encodings import Infinite, single_of
 from ..errors import CollationUnavailable, UnsupportedQuery
 from ..far_datetime import PgDate, PgTimestamp
 from .numeric import float8_in, int_in, numeric_div
+from .to_char import to_char
 
 # The scale of a numeric quotient computed inside the client engine: PostgreSQL's
 # (at least 16 significant digits) fits for quotients from 1e-8 to 1e14; others are
@@ -103,8 +104,6 @@ def _engine() -> duckdb.DuckDBPyConnection:
         return con
     from duckdb.func import FunctionNullHandling
     from duckdb.sqltypes import BIGINT, DATE, DOUBLE, INTEGER, TIMESTAMP, VARCHAR
-
-    from .to_char import to_char
 
     con = duckdb.connect(":memory:")
     # NULLs last whatever the direction: the order sqlglot assumes of DuckDB when it

@@ -154,7 +154,7 @@ def fold_constants(tree: exp.Expression) -> exp.Expression:
         folded = _fold(node)
         if folded is not None:
             # (a folded 1 + 1 is an expression still: in ORDER BY, GROUP BY or DISTINCT
-            # ON not a column's position, as a written 2 is -- residual._constant_keys)
+            # ON not a column's position, as a written 2 is -- engine_sql.constant_keys)
             folded.meta["folded"] = True
             if node is tree:
                 return folded

@@ -22,6 +22,7 @@ from sqlglot.optimizer.scope import traverse_scope
 from .. import precomputed
 from ..errors import UnsupportedQuery
 from ..metadata import Catalog, TableMeta
+from .engine_types import duck_type, qualified, schema_of
 from .fold import fold_constants
 
 
@@ -113,8 +114,6 @@ def _replace_top_down(
 def with_precomputed(catalog: Catalog, stmt: exp.Select) -> exp.Select:
     """``stmt`` with its precomputed expressions replaced (qualified and folded), or
     ``stmt`` itself when it uses none."""
-    from .residual import qualified, schema_of  # (residual imports this module's users)
-
     if not has_precomputed(catalog, stmt):
         return stmt
     try:
@@ -133,8 +132,6 @@ def extend_schema(
     catalog: Catalog, schema: dict[str, dict[str, str]], used: list[tuple[str, str]]
 ) -> None:
     """Give the precomputed columns a statement now reads their residual types."""
-    from .residual import duck_type
-
     for table, column in used:
         meta = catalog.table(table)
         schema.setdefault(meta.name, {})[column] = duck_type(meta, meta.precomputed[column])

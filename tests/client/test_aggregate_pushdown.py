@@ -149,7 +149,7 @@ def _planned(pair: Pair, sql: str) -> int:
     import sqlglot
 
     from adaptive_client.rewrite.aggregate import compiles_exactly
-    from adaptive_client.rewrite.residual import qualified, schema_of
+    from adaptive_client.rewrite.engine_types import qualified, schema_of
 
     catalog = pair.enc.catalog
     stmt = sqlglot.parse_one(sql, read="postgres")
@@ -225,7 +225,7 @@ def test_one_row_per_group_crosses_the_network(pair: Pair) -> None:
 def test_planner_leaves_scopes_it_cannot_push(pair: Pair) -> None:
     import sqlglot
 
-    from adaptive_client.rewrite.residual import qualified, schema_of
+    from adaptive_client.rewrite.engine_types import qualified, schema_of
 
     catalog = pair.enc.catalog
     stmt = sqlglot.parse_one("SELECT dept, max(name) FROM emp GROUP BY dept", read="postgres")

@@ -156,7 +156,7 @@ def test_answered_as_postgresql(pair: Pair, sql: str) -> None:
 
 # PostgreSQL adds a float sum's values in its plan's order, each addition rounded: where
 # the order changes the last bits (0.1 + 0.2 + 0.3), the client, which does not know that
-# order, refuses rather than answer other bits (rewrite/residual.py, _float_sum)
+# order, refuses rather than answer other bits (rewrite/sums.py, float_sum)
 ORDER_DEPENDENT = [
     "SELECT k, sum(f) FROM t GROUP BY k ORDER BY k",
     "SELECT k, sum(f), avg(f) FROM t WHERE k <> 3 GROUP BY k ORDER BY k",

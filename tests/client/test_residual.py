@@ -16,7 +16,7 @@ import pytest
 import adaptive_client
 from adaptive_client import sqltext
 from adaptive_client.errors import ConfigError, RowCapExceeded, UnsupportedQuery
-from adaptive_client.rewrite import residual
+from adaptive_client.rewrite import engine, output_names, split
 from adaptive_client.rewrite.statements import compile_statement
 
 from .test_differential import _rows
@@ -362,28 +362,28 @@ def test_residual_in_a_transaction_sees_its_writes(pair: Pair) -> None:
 
 
 def test_pg_substr_and_case_mapping() -> None:
-    assert residual.pg_substr("hello", -1, 3) == "h"
-    assert residual.pg_substr("hello", 0, 3) == "he"
-    assert residual.pg_substr("héllo", 2, 2) == "él"
-    assert residual.pg_substr("hello", 5, 0) == ""
-    assert residual.pg_substr_from("hello", -3) == "hello"
+    assert engine.pg_substr("hello", -1, 3) == "h"
+    assert engine.pg_substr("hello", 0, 3) == "he"
+    assert engine.pg_substr("héllo", 2, 2) == "él"
+    assert engine.pg_substr("hello", 5, 0) == ""
+    assert engine.pg_substr_from("hello", -3) == "hello"
     with pytest.raises(ValueError):
-        residual.pg_substr("x", 1, -1)
-    assert residual.pg_lower("ÉCOLE Abc") == "École abc"
-    assert residual.pg_upper("straße é") == "STRAßE é"
+        engine.pg_substr("x", 1, -1)
+    assert engine.pg_lower("ÉCOLE Abc") == "École abc"
+    assert engine.pg_upper("straße é") == "STRAßE é"
 
 
 def test_conjuncts_and_names() -> None:
     import sqlglot
 
     tree = sqlglot.parse_one("SELECT 1 FROM t WHERE (a = 1 AND b > 2) AND c", read="postgres")
-    assert [c.sql() for c in residual.conjuncts(tree.args["where"].this)] == ["a = 1", "b > 2", "c"]
+    assert [c.sql() for c in split.conjuncts(tree.args["where"].this)] == ["a = 1", "b > 2", "c"]
     (tree,) = sqltext.parse(
         "SELECT a, b AS x, lower(a), count(*), a + 1, a::text, '1'::int, date_part('year', d), "
         "extract(year FROM d), substr(a, 1), substring(a, 1), (SELECT y FROM u), EXISTS (SELECT 1) "
         "FROM t"
     )
-    names = [residual.pg_name(e) or "?column?" for e in tree.expressions]
+    names = [output_names.pg_name(e) or "?column?" for e in tree.expressions]
     assert names == [
         "a", "x", "lower", "count", "?column?", "a", "int4", "date_part", "extract", "substr",
         "substring", "y", "exists",
