@@ -61,8 +61,8 @@ from ..collation import (
 from ..encodings import TEXT_TYPES, Encoding, session_datestyle
 from ..errors import CollationUnavailable, UnsupportedQuery
 from ..metadata import Catalog
+from .aggregate import Pushdown, compiles_exactly, plan_pushdowns
 from .aggregate import apply as apply_pushdown
-from .aggregate import compiles_exactly, plan_pushdowns
 from .allowed import (
     check_allowed,
     check_boolean_arguments,
@@ -115,111 +115,36 @@ from .sums import VALUES_ONLY
 from .text_order import KEY_FUNCTION, ExplicitCollations, text_order
 from .transforms import DATESTYLE
 
+# -- the plan --------------------------------------------------------------------------------
+
+# the engine's tables: (name, [(column, engine type)]) per relation
+Tables = list[tuple[str, list[tuple[str, str]]]]
+
+
+@dataclass
+class _Bound:
+    """A statement bound to the catalog and checked for client evaluation."""
+
+    stmt: exp.Expression  # as written, its clock values and literal regexes made parameters
+    tree: exp.Expression  # qualified, folded, annotated
+    schema: dict[str, dict[str, str]]
+    held: dict[str, Encoding]  # the columns held by their order keys, by engine type
+    reals: frozenset[tuple[str, str]]  # the real columns, by the alias they are read under
+    ages_today: bool  # it reads age(x): the server's date
+
 
 def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -> Compiled:
     """The residual plan of a SELECT / set operation (see the module docstring);
     ``reason``: why the server cannot run it whole (the direct compilation's refusal)."""
-    if not isinstance(stmt, exp.Select | exp.SetOperation):
-        raise _refuse(f"{type(stmt).__name__} statement", stmt)
-    stmt, ages_today = _age_of_today(stmt)
-    stmt = clock_parameters(_literal_regexes(stmt))
-    check_order_names(stmt)
-    schema = schema_of(catalog, stmt)
-    tree = qualified(_exists_select_one(stmt), schema)
-    refuse_json_comparisons(catalog, tree)
-    tree = unused_columns_dropped(joins_as_derived_tables(tree))
-    annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
-    tree = fold_constants(tree)
-    extend_schema(catalog, schema, substitute(catalog, tree))
-    factor_disjunctions(tree)
-    annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
-    check_allowed(tree)
-    typed_strings(tree)  # (after the check: from_hex is the client's, not the statement's)
-    # the columns held by their order keys, by engine type (rewrite/held.py)
-    by_key = held_types(
-        col
-        for name in schema
-        if name in catalog.tables
-        for col in catalog.table(name).columns.values()
-    )
-    check_uses(tree, by_key)
-    # the real columns, by the alias they are read under (before the relations' rewrite
-    # renames the tables)
-    reals = frozenset(
-        (t.alias_or_name, c)
-        for t in tree.find_all(exp.Table)
-        for c, duck in schema.get(t.name, {}).items()
-        if duck == "FLOAT"
-    )
-    check_boolean_arguments(tree)
-    check_real_arithmetic(tree, reals)
-    check_distinct_order(tree)
-    check_full_joins(tree)
-
-    def compiles(rel: Relation, conj: list[exp.Expression]) -> bool:
-        if any(unbounded_range(c, by_key) for c in conj):
-            return False
-        return try_compile(catalog, rel, conj) is not None
-
-    pushdowns = plan_pushdowns(catalog, tree, schema, lambda rel: compiles_exactly(catalog, rel))
-    relations = plan_relations(catalog, tree, compiles, [p.relation for p in pushdowns])
-    for rel in relations:  # (left to the client engine: rewrite/held.py)
-        rel.conjuncts = [c for c in rel.conjuncts if not unbounded_range(c, by_key)]
-    fetches = [compile_relation(catalog, rel) for rel in relations]
-    if drop_applied(catalog, tree, relations):  # fewer columns to ship: compiled again
-        fetches = [compile_relation(catalog, rel) for rel in relations]
-    tables: list[tuple[str, list[tuple[str, str]]]] = []
-    collations: set[Collation | None] = set()
-    for rel in relations:
-        cols = list(rel.outputs)
-        read = rel.columns if rel.query is None else []
-        for push in pushdowns:  # an aggregated SELECT's keys: their collations
-            if push.relation is rel:
-                for alias, c in push.keys:
-                    meta = catalog.table(rel.members[alias].name)
-                    if meta.column(c).type.name in TEXT_TYPES:
-                        collations.add(meta.column(c).collation)
-        for alias, c in read:
-            meta = catalog.table(rel.members[alias].name)
-            held = schema[meta.name][c]
-            if held == NOT_HELD:
-                duck_type(meta, meta.column(c))  # (its refusal, naming the column)
-            cols.append((rel.column_name(alias, c), held))
-            if meta.column(c).type.name in TEXT_TYPES:
-                collations.add(meta.column(c).collation)
-        tables.append((rel.name, cols))
-    # case mapping (lower, upper, ILIKE) is the C ctype's, ASCII only
-    needs_case = any(True for _ in tree.find_all(exp.Lower, exp.Upper, exp.ILike))
-    needs_c, case_mapping = needs_case, None
-    mapping_of, default_of = DATABASE_CASE_MAPPING.get(), DATABASE_COLLATION.get()
-    if needs_case and mapping_of is not None and default_of is not None:
-        # the database's case mapping is that of text of its default collation
-        db_default = default_of()
-        if any(c is not None and c != db_default for c in collations):
-            raise _refuse("lower, upper or ILIKE of a column whose collation is not the default")
-        case_mapping = mapping_of()
-        if case_mapping.kind not in ("ascii", "icu", "libc"):
-            raise CollationUnavailable(
-                f"the database's case mapping ({case_mapping.kind} {case_mapping.locale!r}) "
-                "cannot be reproduced on the client",
-                "case mapping",
-            )
-        needs_c = False
-
-    names = output_names(stmt, tree)
-    # text is ordered under the collation of the columns read (one: several are refused),
-    # or without any text column the database's; a column without a recorded collation
-    # orders bytewise -- which the connection accepts on a C database only
-    ordering: Collation | None = next(iter(collations)) if len(collations) == 1 else None
-    if not collations and default_of is not None:
-        ordering = default_of()  # text constants only: the database's default collation
-    keyed = ordering is not None and not ordering.bytewise
-    explicit = ExplicitCollations(COLLATION_NAMED.get())
-    orders_text = text_order(tree, keyed, explicit)
-    if orders_text and len(collations) > 1:
-        raise _refuse("ordering text of columns with different collations")
+    bound = _bound(catalog, stmt)
+    tree, by_key = bound.tree, bound.held
+    pushdowns, relations, fetches = _relations(catalog, bound)
+    tables, collations = _engine_tables(catalog, bound.schema, relations, pushdowns)
+    needs_c, case_mapping = _case_mapping(tree, collations)
+    names = output_names(bound.stmt, tree)
+    ordering, orders_text, explicit = _text_order(tree, collations)
     keys: dict[str, Collation] = dict(explicit.functions)
-    if keyed and ordering is not None:
+    if ordering is not None and not ordering.bytewise:
         keys[KEY_FUNCTION] = ordering
     width = len(names)
     char_widths = char_outputs(tree, width)
@@ -230,54 +155,34 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     late = plan_late(tree, relations, tables, fetches, width)
     builders: dict[str, ParamBuilder] = {}
     semi_sql = {semi.name: semi_select(semi, builders) for rel in relations for semi in rel.semis}
-    sql, avgs, scales, numerics = to_duckdb(tree, builders, reals)
+    sql, avgs, scales, numerics = to_duckdb(tree, builders, bound.reals)
     needs_datestyle = "PG_DATE_TEXT(" in sql.upper()
     needs_zone = (
         "TIMESTAMPTZ" in sql
         or "TIME ZONE" in sql
         or any(duck == "TIMESTAMPTZ" for _, cols in tables for _, duck in cols)
     )
-
-    # bind on the empty tables: the result's types, and refusals, before anything runs
-    con = engine(tables, keys, None, case_mapping)
-    try:
-        described = con.execute(sql, {k: None for k in builders}).description or []
-    except duckdb.Error as exc:
-        error = translate(exc)
-        if isinstance(error, pg_errors.GroupingError) and tree.find(exp.Subquery, exp.Exists):
-            # DuckDB's grouping rules are PostgreSQL's for plain columns, not for a
-            # correlated subquery in a grouped expression (GROUP BY 1 over CASE WHEN
-            # EXISTS (... outer.id ...)), which PostgreSQL takes: refused, not its error
-            error = UnsupportedQuery(
-                f"not supported in a client-evaluated query: grouping with a subquery ({error})",
-                "grouping with a subquery",
-            )
-        raise error from None
-    finally:
-        release(con, tables)
+    described = _result_types(tree, sql, tables, keys, case_mapping, builders)
     oids = []
     held_outputs: dict[int, str] = {}
-    for i, d in enumerate(described[:width]):
-        if str(d[1]) in by_key:
-            held_outputs[i] = str(d[1])
-            oids.append(by_key[str(d[1])].sql_type.oid)
+    for i, duck in enumerate(described[:width]):
+        if duck in by_key:
+            held_outputs[i] = duck
+            oids.append(by_key[duck].sql_type.oid)
             continue
-        oids.append(1700 if i in avgs or i in numerics else result_oid(str(d[1])))
-        if (
-            str(d[1]) == "INTERVAL"
-            and "AGE(" in sql.upper()
-            and "PG_INTERVAL_OUT(" not in sql.upper()
-        ):
-            # (an interval of age() read through a derived table or a set operation:
-            # its months would be counted 30 days, where psycopg loads years as 365)
-            raise _refuse("an interval of age() other than a select item", stmt)
+        oids.append(1700 if i in avgs or i in numerics else result_oid(duck))
+        if duck == "INTERVAL" and "AGE(" in sql.upper() and "PG_INTERVAL_OUT(" not in sql.upper():
+            # (an interval of age() read through a derived table or a set operation: its
+            # months would be counted 30 days, where psycopg loads years as 365)
+            raise _refuse("an interval of age() other than a select item", bound.stmt)
     oids = [1043 if i in varchar_cols and o == 25 else o for i, o in enumerate(oids)]
     padded = {i: n for i, n in enumerate(char_widths) if n is not None}
     reals_out = {i for i, o in enumerate(oids) if o == 700}
     oids = [1042 if i in padded else o for i, o in enumerate(oids)]
 
     plan = Compiled(kind="select", returns_rows=True, statement_type="SELECT")
-    plan.uses_clock = needs_zone or ages_today  # (the session's zone is read with the clock)
+    # (the session's zone is read with the clock)
+    plan.uses_clock = needs_zone or bound.ages_today
     plan.outputs = [Output(n, _no_row_fn, oid) for n, oid in zip(names, oids, strict=True)]
     client = ClientPlan(
         relations=relations,
@@ -314,6 +219,177 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     plan.joins = [j for f in fetches for j in f.joins]
     plan.tables = [t for f in fetches for t in f.tables]
     return plan
+
+
+def _bound(catalog: Catalog, stmt: exp.Expression) -> _Bound:
+    """``stmt`` normalised (age(x), literal regexes, clock values, EXISTS (SELECT *)),
+    qualified and typed against the catalog, its constants folded and precomputed
+    expressions substituted; refused or raised as PostgreSQL raises where it is not
+    evaluated exactly by the client (rewrite/allowed.py, rewrite/held.py)."""
+    if not isinstance(stmt, exp.Select | exp.SetOperation):
+        raise _refuse(f"{type(stmt).__name__} statement", stmt)
+    stmt, ages_today = _age_of_today(stmt)
+    stmt = clock_parameters(_literal_regexes(stmt))
+    check_order_names(stmt)
+    schema = schema_of(catalog, stmt)
+    tree = qualified(_exists_select_one(stmt), schema)
+    refuse_json_comparisons(catalog, tree)
+    tree = unused_columns_dropped(joins_as_derived_tables(tree))
+    annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
+    tree = fold_constants(tree)
+    extend_schema(catalog, schema, substitute(catalog, tree))
+    factor_disjunctions(tree)
+    annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
+    check_allowed(tree)
+    typed_strings(tree)  # (after the check: from_hex is the client's, not the statement's)
+    by_key = held_types(
+        col
+        for name in schema
+        if name in catalog.tables
+        for col in catalog.table(name).columns.values()
+    )
+    check_uses(tree, by_key)
+    # (before the relations' rewrite renames the tables)
+    reals = frozenset(
+        (t.alias_or_name, c)
+        for t in tree.find_all(exp.Table)
+        for c, duck in schema.get(t.name, {}).items()
+        if duck == "FLOAT"
+    )
+    check_boolean_arguments(tree)
+    check_real_arithmetic(tree, reals)
+    check_distinct_order(tree)
+    check_full_joins(tree)
+    return _Bound(stmt, tree, schema, by_key, reals, ages_today)
+
+
+def _relations(
+    catalog: Catalog, bound: _Bound
+) -> tuple[list[Pushdown], list[Relation], list[Compiled]]:
+    """The aggregations the server computes, the relations it fetches (rewrite/split.py)
+    and their compiled SELECTs."""
+    tree, by_key = bound.tree, bound.held
+
+    def compiles(rel: Relation, conj: list[exp.Expression]) -> bool:
+        if any(unbounded_range(c, by_key) for c in conj):
+            return False
+        return try_compile(catalog, rel, conj) is not None
+
+    pushdowns = plan_pushdowns(
+        catalog, tree, bound.schema, lambda rel: compiles_exactly(catalog, rel)
+    )
+    relations = plan_relations(catalog, tree, compiles, [p.relation for p in pushdowns])
+    for rel in relations:  # (left to the client engine: rewrite/held.py)
+        rel.conjuncts = [c for c in rel.conjuncts if not unbounded_range(c, by_key)]
+    fetches = [compile_relation(catalog, rel) for rel in relations]
+    if drop_applied(catalog, tree, relations):  # fewer columns to ship: compiled again
+        fetches = [compile_relation(catalog, rel) for rel in relations]
+    return pushdowns, relations, fetches
+
+
+def _engine_tables(
+    catalog: Catalog,
+    schema: dict[str, dict[str, str]],
+    relations: list[Relation],
+    pushdowns: list[Pushdown],
+) -> tuple[Tables, set[Collation | None]]:
+    """The engine's table of each relation, and the collations of the text columns the
+    statement reads (an aggregated SELECT's keys too)."""
+    tables: Tables = []
+    collations: set[Collation | None] = set()
+    for rel in relations:
+        cols = list(rel.outputs)
+        read = rel.columns if rel.query is None else []
+        for push in pushdowns:  # an aggregated SELECT's keys: their collations
+            if push.relation is rel:
+                for alias, c in push.keys:
+                    meta = catalog.table(rel.members[alias].name)
+                    if meta.column(c).type.name in TEXT_TYPES:
+                        collations.add(meta.column(c).collation)
+        for alias, c in read:
+            meta = catalog.table(rel.members[alias].name)
+            held = schema[meta.name][c]
+            if held == NOT_HELD:
+                duck_type(meta, meta.column(c))  # (its refusal, naming the column)
+            cols.append((rel.column_name(alias, c), held))
+            if meta.column(c).type.name in TEXT_TYPES:
+                collations.add(meta.column(c).collation)
+        tables.append((rel.name, cols))
+    return tables, collations
+
+
+def _case_mapping(
+    tree: exp.Expression, collations: set[Collation | None]
+) -> tuple[bool, CaseMapping | None]:
+    """(whether the answer is exact only under the C locale, the database's case mapping
+    the engine applies): case mapping (lower, upper, ILIKE) is the C ctype's, ASCII only,
+    unless the database's is known and reproducible."""
+    needs_case = any(True for _ in tree.find_all(exp.Lower, exp.Upper, exp.ILike))
+    mapping_of, default_of = DATABASE_CASE_MAPPING.get(), DATABASE_COLLATION.get()
+    if not (needs_case and mapping_of is not None and default_of is not None):
+        return needs_case, None
+    # the database's case mapping is that of text of its default collation
+    db_default = default_of()
+    if any(c is not None and c != db_default for c in collations):
+        raise _refuse("lower, upper or ILIKE of a column whose collation is not the default")
+    case_mapping = mapping_of()
+    if case_mapping.kind not in ("ascii", "icu", "libc"):
+        raise CollationUnavailable(
+            f"the database's case mapping ({case_mapping.kind} {case_mapping.locale!r}) "
+            "cannot be reproduced on the client",
+            "case mapping",
+        )
+    return False, case_mapping
+
+
+def _text_order(
+    tree: exp.Expression, collations: set[Collation | None]
+) -> tuple[Collation | None, bool, ExplicitCollations]:
+    """(the collation text is ordered under, whether the statement orders text under it,
+    the collations it names) -- the tree's text order rewritten (rewrite/text_order.py).
+
+    Text is ordered under the collation of the columns read (one: several are refused),
+    or without any text column the database's; a column without a recorded collation
+    orders bytewise -- which the connection accepts on a C database only."""
+    default_of = DATABASE_COLLATION.get()
+    ordering: Collation | None = next(iter(collations)) if len(collations) == 1 else None
+    if not collations and default_of is not None:
+        ordering = default_of()  # text constants only: the database's default collation
+    keyed = ordering is not None and not ordering.bytewise
+    explicit = ExplicitCollations(COLLATION_NAMED.get())
+    orders_text = text_order(tree, keyed, explicit)
+    if orders_text and len(collations) > 1:
+        raise _refuse("ordering text of columns with different collations")
+    return ordering, orders_text, explicit
+
+
+def _result_types(
+    tree: exp.Expression,
+    sql: str,
+    tables: Tables,
+    keys: dict[str, Collation],
+    case_mapping: CaseMapping | None,
+    builders: dict[str, ParamBuilder],
+) -> list[str]:
+    """The engine types of the statement's result columns: bound on the empty tables,
+    its refusals raised before anything runs."""
+    con = engine(tables, keys, None, case_mapping)
+    try:
+        described = con.execute(sql, {k: None for k in builders}).description or []
+    except duckdb.Error as exc:
+        error = translate(exc)
+        if isinstance(error, pg_errors.GroupingError) and tree.find(exp.Subquery, exp.Exists):
+            # DuckDB's grouping rules are PostgreSQL's for plain columns, not for a
+            # correlated subquery in a grouped expression (GROUP BY 1 over CASE WHEN
+            # EXISTS (... outer.id ...)), which PostgreSQL takes: refused, not its error
+            error = UnsupportedQuery(
+                f"not supported in a client-evaluated query: grouping with a subquery ({error})",
+                "grouping with a subquery",
+            )
+        raise error from None
+    finally:
+        release(con, tables)
+    return [str(d[1]) for d in described]
 
 
 # -- running the plan ------------------------------------------------------------------------
