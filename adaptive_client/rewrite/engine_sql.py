@@ -34,6 +34,7 @@ from ..encodings import encoding_for
 from .engine import refusal as _refuse
 from .kinds import (
     COMPARISONS,
+    by_type,
     char_length,
     derived_item,
     duck_cast,
@@ -290,88 +291,127 @@ def numeric_out(value: Any, oid: int) -> Any:
     return numeric_in(value) if oid == 25 else float_numeric(value, oid)
 
 
+def _static_scale(node: exp.Expression) -> exp.Expression | None:
+    """The scale the type alone gives (None where a choice inside would vary it)."""
+    if node.find(exp.Case, exp.Coalesce, exp.Greatest, exp.Least):
+        return None  # (a static scale would hide a choice inside)
+    scale = scale_of(node)
+    return None if scale is None else exp.Literal.number(scale)
+
+
+def _operands_scale(node: exp.Add | exp.Sub | exp.Mul) -> exp.Expression | None:
+    a, b = _display_scale(node.this), _display_scale(node.expression)
+    if a is None or b is None:
+        return None
+    if isinstance(node, exp.Mul):
+        return exp.Add(this=a, expression=b)
+    return exp.Case(
+        ifs=[exp.If(this=exp.GTE(this=a.copy(), expression=b.copy()), true=a)], default=b
+    )
+
+
+def _case_scale(node: exp.Case) -> exp.Expression | None:
+    if node.this is not None:
+        return None
+    ifs = []
+    for branch in node.args.get("ifs") or []:
+        ds = _display_scale(branch.args["true"])
+        if ds is None:
+            return None
+        ifs.append(exp.If(this=branch.this.copy(), true=ds))
+    default = node.args.get("default")
+    ds_default = _display_scale(default) if default is not None else exp.Null()
+    if ds_default is None:
+        return None
+    return exp.Case(ifs=ifs, default=ds_default)
+
+
+def _coalesce_scale(node: exp.Coalesce) -> exp.Expression | None:
+    ifs = []
+    for arg in [node.this, *node.expressions]:
+        ds = _display_scale(arg)
+        if ds is None:
+            return None
+        present = exp.Not(this=exp.Is(this=arg.copy(), expression=exp.Null()))
+        ifs.append(exp.If(this=present, true=ds))
+    return exp.Case(ifs=ifs)
+
+
+def _filtered_scale(node: exp.Filter) -> exp.Expression | None:
+    if not isinstance(node.this, exp.Sum):
+        return _static_scale(node)
+    widest = _display_scale(node.this)
+    if widest is None:
+        return None
+    return exp.Filter(this=widest, expression=node.expression.copy())
+
+
+def _sum_scale(node: exp.Sum) -> exp.Expression | None:
+    if isinstance(node.this, exp.Distinct):
+        return _static_scale(node)
+    # a sum's display scale: the widest of the values summed
+    arg = node.this
+    ds = _display_scale(arg)
+    if ds is None:
+        return None
+    node.meta["rescaled"] = True
+    return exp.Max(
+        this=exp.Case(
+            ifs=[exp.If(this=exp.Is(this=arg.copy(), expression=exp.Null()), true=exp.Null())],
+            default=ds,
+        )
+    )
+
+
+def _extreme_scale(node: exp.Greatest | exp.Least) -> exp.Expression | None:
+    # the value kept is the first non-NULL one equal to the result (PostgreSQL keeps the
+    # first of equals), with its own scale
+    ifs = []
+    for arg in [node.this, *node.expressions]:
+        ds = _display_scale(arg)
+        if ds is None:
+            return None
+        ifs.append(exp.If(this=exp.EQ(this=arg.copy(), expression=node.copy()), true=ds))
+    return exp.Case(ifs=ifs)
+
+
+def _column_scale(node: exp.Column) -> exp.Expression | None:
+    inner = derived_item(node)
+    derived = _display_scale(inner) if inner is not None else None
+    # (its annotated type is the expression's as sqlglot derives it; a scale that reads
+    # the derived table's own columns cannot be computed out here)
+    if derived is not None and derived.find(exp.Column) is None:
+        return derived
+    return _static_scale(node)
+
+
+# the display scale of a node, by its type (:func:`kinds.by_type`); other nodes have the
+# scale their type gives (:func:`_static_scale`)
+_DISPLAY_SCALES: dict[type[exp.Expression], Callable[[Any], exp.Expression | None]] = {
+    exp.Null: lambda node: exp.Null(),
+    exp.Neg: lambda node: _display_scale(node.this),
+    exp.Abs: lambda node: _display_scale(node.this),
+    exp.Add: _operands_scale,
+    exp.Sub: _operands_scale,
+    exp.Mul: _operands_scale,
+    exp.Case: _case_scale,
+    exp.Coalesce: _coalesce_scale,
+    exp.Filter: _filtered_scale,
+    exp.Sum: _sum_scale,
+    exp.Greatest: _extreme_scale,
+    exp.Least: _extreme_scale,
+    exp.Nullif: lambda node: None,
+    exp.Column: _column_scale,
+}
+
+
 def _display_scale(node: exp.Expression) -> exp.Expression | None:
     """An expression giving, per row, the display scale PostgreSQL gives ``node``'s
     numeric value (None: not derivable here)."""
     while isinstance(node, exp.Paren):
         node = node.this
-    if isinstance(node, exp.Null):
-        return exp.Null()
-    if isinstance(node, exp.Neg):
-        return _display_scale(node.this)
-    if isinstance(node, exp.Add | exp.Sub | exp.Mul):
-        a, b = _display_scale(node.this), _display_scale(node.expression)
-        if a is None or b is None:
-            return None
-        if isinstance(node, exp.Mul):
-            return exp.Add(this=a, expression=b)
-        return exp.Case(
-            ifs=[exp.If(this=exp.GTE(this=a.copy(), expression=b.copy()), true=a)], default=b
-        )
-    if isinstance(node, exp.Case) and node.this is None:
-        ifs = []
-        for branch in node.args.get("ifs") or []:
-            ds = _display_scale(branch.args["true"])
-            if ds is None:
-                return None
-            ifs.append(exp.If(this=branch.this.copy(), true=ds))
-        default = node.args.get("default")
-        ds_default = _display_scale(default) if default is not None else exp.Null()
-        if ds_default is None:
-            return None
-        return exp.Case(ifs=ifs, default=ds_default)
-    if isinstance(node, exp.Coalesce):
-        ifs = []
-        for arg in [node.this, *node.expressions]:
-            ds = _display_scale(arg)
-            if ds is None:
-                return None
-            present = exp.Not(this=exp.Is(this=arg.copy(), expression=exp.Null()))
-            ifs.append(exp.If(this=present, true=ds))
-        return exp.Case(ifs=ifs)
-    if isinstance(node, exp.Filter) and isinstance(node.this, exp.Sum):
-        widest = _display_scale(node.this)
-        if widest is None:
-            return None
-        return exp.Filter(this=widest, expression=node.expression.copy())
-    if isinstance(node, exp.Sum) and not isinstance(node.this, exp.Distinct):
-        # a sum's display scale: the widest of the values summed
-        arg = node.this
-        ds = _display_scale(arg)
-        if ds is None:
-            return None
-        node.meta["rescaled"] = True
-        return exp.Max(
-            this=exp.Case(
-                ifs=[exp.If(this=exp.Is(this=arg.copy(), expression=exp.Null()), true=exp.Null())],
-                default=ds,
-            )
-        )
-    if isinstance(node, exp.Abs):
-        return _display_scale(node.this)
-    if isinstance(node, exp.Greatest | exp.Least):
-        # the value kept is the first non-NULL one equal to the result (PostgreSQL keeps
-        # the first of equals), with its own scale
-        ifs = []
-        for arg in [node.this, *node.expressions]:
-            ds = _display_scale(arg)
-            if ds is None:
-                return None
-            ifs.append(exp.If(this=exp.EQ(this=arg.copy(), expression=node.copy()), true=ds))
-        return exp.Case(ifs=ifs)
-    if isinstance(node, exp.Case | exp.Greatest | exp.Least | exp.Nullif) or node.find(
-        exp.Case, exp.Coalesce, exp.Greatest, exp.Least
-    ):
-        return None  # (a static scale would hide a choice inside)
-    if isinstance(node, exp.Column):
-        inner = derived_item(node)
-        derived = _display_scale(inner) if inner is not None else None
-        # (its annotated type is the expression's as sqlglot derives it; a scale that
-        # reads the derived table's own columns cannot be computed out here)
-        if derived is not None and derived.find(exp.Column) is None:
-            return derived
-    scale = scale_of(node)
-    return None if scale is None else exp.Literal.number(scale)
+    scale = by_type(_DISPLAY_SCALES, node)
+    return _static_scale(node) if scale is None else scale(node)
 
 
 # the choices between values, each keeping its own display scale in PostgreSQL

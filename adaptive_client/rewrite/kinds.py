@@ -7,7 +7,7 @@ rewrites share.  Reads only the tree."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from sqlglot import exp
@@ -280,13 +280,52 @@ TYPE_WIDTH = {
 
 
 _INT_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.IntDiv, exp.Mod)
-
-
 # integer-valued functions and aggregates whose type PostgreSQL fixes: bigint, integer
 _BIGINT_VALUED = (exp.Count, exp.RowNumber, exp.Rank, exp.DenseRank, exp.Ntile)
-
-
 _INTEGER_VALUED = (exp.Length, exp.StrPosition)
+
+
+def _literal_width(node: exp.Literal) -> int | None:
+    if node.is_string:
+        return None
+    text = str(node.this)
+    return (4 if int(text) < 2**31 else 8) if text.isdigit() else None
+
+
+def _negated_width(node: exp.Neg) -> int | None:
+    inner = node.this
+    while isinstance(inner, exp.Paren):
+        inner = inner.this
+    if isinstance(inner, exp.Literal) and not inner.is_string:
+        text = str(inner.this)  # (one constant: -2147483648 is an integer)
+        return (4 if int(text) <= 2**31 else 8) if text.isdigit() else None
+    return int_width(inner)
+
+
+def _wider_operand(node: exp.Binary) -> int | None:
+    a, b = int_width(node.this), int_width(node.expression)
+    return None if a is None or b is None else max(a, b)
+
+
+def _column_width(node: exp.Column) -> int | None:
+    inner = derived_item(node)
+    if inner is not None:
+        return int_width(inner)
+    return TYPE_WIDTH.get(node.type.this) if node.type is not None else None
+
+
+# the width of an integer-valued node, by its type (:func:`by_type`)
+_INT_WIDTHS: dict[type[exp.Expression], Callable[[Any], int | None]] = {
+    exp.Literal: _literal_width,
+    exp.Neg: _negated_width,
+    exp.Cast: lambda node: TYPE_WIDTH.get(node.to.this),
+    **dict.fromkeys(_INT_ARITHMETIC, _wider_operand),
+    # (min/max/abs keep their argument's type; a window its function's)
+    **dict.fromkeys((exp.Abs, exp.Min, exp.Max, exp.Window), lambda node: int_width(node.this)),
+    **dict.fromkeys(_BIGINT_VALUED, lambda node: 8),
+    **dict.fromkeys(_INTEGER_VALUED, lambda node: 4),
+    exp.Column: _column_width,
+}
 
 
 def int_width(node: exp.Expression) -> int | None:
@@ -296,39 +335,11 @@ def int_width(node: exp.Expression) -> int | None:
     A constant is integer if it fits, else bigint; a negative constant is one constant
     (``-2147483648`` is an integer); arithmetic is in the wider operand's type;
     ``count``, ``row_number``, ``rank`` are bigint; sums were cast to bigint already
-    (:func:`_sum_typed`); min/max/abs keep their argument's type."""
+    (:func:`sums.sum_typed`); min/max/abs keep their argument's type."""
     while isinstance(node, exp.Paren):
         node = node.this
-    if isinstance(node, exp.Neg):
-        inner = node.this
-        while isinstance(inner, exp.Paren):
-            inner = inner.this
-        if isinstance(inner, exp.Literal) and not inner.is_string:
-            text = str(inner.this)
-            return (4 if int(text) <= 2**31 else 8) if text.isdigit() else None
-        return int_width(inner)
-    if isinstance(node, exp.Literal) and not node.is_string:
-        text = str(node.this)
-        return (4 if int(text) < 2**31 else 8) if text.isdigit() else None
-    if isinstance(node, exp.Cast):
-        return TYPE_WIDTH.get(node.to.this)
-    if isinstance(node, _INT_ARITHMETIC):
-        a, b = int_width(node.this), int_width(node.expression)
-        return None if a is None or b is None else max(a, b)
-    if isinstance(node, exp.Abs | exp.Min | exp.Max):
-        return int_width(node.this)
-    if isinstance(node, exp.Window):
-        return int_width(node.this)
-    if isinstance(node, _BIGINT_VALUED):
-        return 8
-    if isinstance(node, _INTEGER_VALUED):
-        return 4
-    if isinstance(node, exp.Column):
-        inner = derived_item(node)
-        if inner is not None:
-            return int_width(inner)
-        return TYPE_WIDTH.get(node.type.this) if node.type is not None else None
-    return None
+    width = by_type(_INT_WIDTHS, node)
+    return None if width is None else width(node)
 
 
 def is_constant_int(node: exp.Expression) -> bool:
