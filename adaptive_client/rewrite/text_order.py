@@ -7,13 +7,14 @@ text go through ``pg_collation_key``, the collation key the Ord onion's prefix c
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import cast
+from dataclasses import dataclass
+from typing import Any, cast
 
 from sqlglot import exp
 
 from ..collation import C_COLLATION, Collation
 from .engine import refusal as _refuse
-from .kinds import is_uuid, kind_of, leftmost, position_of, udf, unparen
+from .kinds import by_type, is_uuid, kind_of, leftmost, position_of, udf, unparen
 
 KEY_FUNCTION = "pg_collation_key"
 
@@ -103,6 +104,99 @@ class ExplicitCollations:
         return self._by_name[name]
 
 
+@dataclass
+class _Comparison:
+    """A node that orders or compares values: the operands it orders by, whether they
+    are text, and (an ORDER BY naming a select item) the item."""
+
+    operands: list[exp.Expression]
+    text: bool
+    item: exp.Expression | None = None
+
+
+def _ordered(node: exp.Ordered) -> _Comparison:
+    item = _named_item(node)
+    target = cast(exp.Expression, item.unalias()) if item is not None else node.this
+    return _Comparison([target, node.this], _text_kind(target) == "text", item)
+
+
+def _between(node: exp.Between) -> _Comparison:
+    operands = [node.this, node.args["low"], node.args["high"]]
+    return _Comparison(operands, _text_kind(node.this) == "text")
+
+
+def _aggregated(node: exp.Min | exp.Max) -> _Comparison:
+    arg = node.this
+    operand = arg.expressions[0] if isinstance(arg, exp.Distinct) else arg
+    return _Comparison([operand], _text_kind(operand) == "text")
+
+
+def _extremes(node: exp.Greatest | exp.Least) -> _Comparison:
+    operands = [node.this, *node.expressions]
+    return _Comparison(operands, any(_text_kind(x) == "text" for x in operands))
+
+
+def _range(node: exp.Binary) -> _Comparison:  # < <= > >=
+    operands = [node.this, node.expression]
+    types = [_text_kind(x) for x in operands]
+    text = (
+        "text" in types
+        and all(t in ("text", "other") for t in types)
+        and not any(is_uuid(x) for x in operands)  # (a string compared with one)
+    )
+    return _Comparison(operands, text)
+
+
+# what each node type that orders values orders by (:func:`kinds.by_type`)
+_ORDERINGS: dict[type[exp.Expression], Callable[[Any], _Comparison]] = {
+    exp.Ordered: _ordered,
+    exp.Between: _between,
+    exp.Min: _aggregated,
+    exp.Max: _aggregated,
+    exp.Greatest: _extremes,
+    exp.Least: _extremes,
+    **dict.fromkeys(_RANGE_OPS, _range),
+}
+
+
+def _key_ordered(node: exp.Ordered, function: str, item: exp.Expression | None) -> None:
+    if item is None:
+        node.set("this", _keyed(node.this, function))
+        return
+    in_set_op = isinstance(node.parent.parent if node.parent else None, exp.SetOperation)
+    node.set("this", _keyed(_output_ref(item, in_set_op), function))
+
+
+def _key_between(node: exp.Between, function: str, item: exp.Expression | None) -> None:
+    for arg in ("this", "low", "high"):
+        node.set(arg, _keyed(node.args[arg], function))
+
+
+def _key_range(node: exp.Binary, function: str, item: exp.Expression | None) -> None:
+    node.set("this", _keyed(node.this, function))
+    node.set("expression", _keyed(node.expression, function))
+
+
+def _key_aggregated(node: exp.Min | exp.Max, function: str, item: exp.Expression | None) -> None:
+    arg = node.this
+    inner = arg.expressions[0] if isinstance(arg, exp.Distinct) else arg
+    fn = "arg_min" if isinstance(node, exp.Min) else "arg_max"
+    node.replace(udf(fn, inner.copy(), _keyed(inner.copy(), function)))
+
+
+# how each node type is made to order by a key function: its sides moved under it
+_KEYED_SIDES: dict[type[exp.Expression], Callable[[Any, str, Any], None]] = {
+    exp.Ordered: _key_ordered,
+    exp.Between: _key_between,
+    **dict.fromkeys(_RANGE_OPS, _key_range),
+}
+# and the aggregates, replaced whole, last (what they aggregate carries the other rewrites)
+_KEYED_AGGREGATES: dict[type[exp.Expression], Callable[[Any, str, Any], None]] = {
+    exp.Min: _key_aggregated,
+    exp.Max: _key_aggregated,
+}
+
+
 def text_order(
     tree: exp.Expression, keyed: bool, explicit: ExplicitCollations | None = None
 ) -> bool:
@@ -119,39 +213,14 @@ def text_order(
     then applied: sides moved under the key function, not copied, and min/max last, so
     that what they aggregate carries the other rewrites."""
     explicit = explicit or ExplicitCollations(None)
-    kinds = (exp.Ordered, *_RANGE_OPS, exp.Between, exp.Min, exp.Max, exp.Greatest, exp.Least)
-    todo: list[tuple[exp.Expression, str]] = []  # (node, its key function)
-    named: dict[int, exp.Expression] = {}  # ORDER BY items naming a select item
+    # (node, its key function, the select item an ORDER BY names)
+    todo: list[tuple[exp.Expression, str, exp.Expression | None]] = []
     found = False
-    for node in tree.find_all(*kinds):
-        if isinstance(node, exp.Ordered):
-            item = _named_item(node)
-            target = cast(exp.Expression, item.unalias()) if item is not None else node.this
-            operands = [target, node.this]
-            text = _text_kind(target) == "text"
-            if item is not None:
-                named[id(node)] = item
-        elif isinstance(node, exp.Between):
-            operands = [node.this, node.args["low"], node.args["high"]]
-            text = _text_kind(node.this) == "text"
-        elif isinstance(node, exp.Min | exp.Max):
-            arg = node.this
-            operands = [arg.expressions[0] if isinstance(arg, exp.Distinct) else arg]
-            text = _text_kind(operands[0]) == "text"
-        elif isinstance(node, exp.Greatest | exp.Least):
-            operands = [node.this, *node.expressions]
-            text = any(_text_kind(x) == "text" for x in operands)
-        else:  # < <= > >=
-            operands = [node.this, node.expression]
-            types = [_text_kind(x) for x in operands]
-            text = (
-                "text" in types
-                and all(t in ("text", "other") for t in types)
-                and not any(is_uuid(x) for x in operands)  # (a string compared with one)
-            )
-        if not text:
+    for node in tree.find_all(*_ORDERINGS):
+        comparison = _ordering(node)
+        if not comparison.text:
             continue
-        collate = next((c for c in map(_explicit, operands) if c is not None), None)
+        collate = next((c for c in map(_explicit, comparison.operands) if c is not None), None)
         if collate is not None:
             function = explicit.of(collate)[1]
         else:
@@ -161,31 +230,21 @@ def text_order(
             continue
         if isinstance(node, exp.Greatest | exp.Least):
             raise _refuse(f"{node.sql_name().lower()} of text under a collation", node)
-        todo.append((node, function))
-    for node, function in todo:
-        if isinstance(node, exp.Ordered):
-            item = named.get(id(node))
-            if item is not None:
-                in_set_op = isinstance(node.parent.parent if node.parent else None,
-                                       exp.SetOperation)  # fmt: skip
-                node.set("this", _keyed(_output_ref(item, in_set_op), function))
-            else:
-                node.set("this", _keyed(node.this, function))
-        elif isinstance(node, exp.Between):
-            for arg in ("this", "low", "high"):
-                node.set(arg, _keyed(node.args[arg], function))
-        elif isinstance(node, _RANGE_OPS):
-            node.set("this", _keyed(node.this, function))
-            node.set("expression", _keyed(node.expression, function))
-    for node, function in todo:
-        if isinstance(node, exp.Min | exp.Max):
-            arg = node.this
-            inner = arg.expressions[0] if isinstance(arg, exp.Distinct) else arg
-            fn = "arg_min" if isinstance(node, exp.Min) else "arg_max"
-            node.replace(udf(fn, inner.copy(), _keyed(inner.copy(), function)))
+        todo.append((node, function, comparison.item))
+    for table in (_KEYED_SIDES, _KEYED_AGGREGATES):
+        for node, function, item in todo:
+            key = by_type(table, node)
+            if key is not None:
+                key(node, function, item)
     for collate in list(tree.find_all(exp.Collate)):
         collate.replace(collate.this)  # the order is in the key functions now
     return found
+
+
+def _ordering(node: exp.Expression) -> _Comparison:
+    what = by_type(_ORDERINGS, node)
+    assert what is not None  # (found by its type)
+    return what(node)
 
 
 def _output_ref(item: exp.Expression, in_set_op: bool) -> exp.Expression:
