@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from sqlglot import exp
+from sqlglot.expressions.datatypes import DType
 
 from ..clock import is_clock_cast
 from .engine import refusal as _refuse
@@ -48,67 +49,95 @@ def choice_values(node: exp.Expression) -> list[exp.Expression]:
     return [v for v in values if v is not None and not isinstance(v, exp.Null)]
 
 
+def _constant_kind(node: exp.Literal) -> str | None:
+    if node.is_string:
+        return None
+    text = str(node.this)
+    return "decimal" if any(ch in text for ch in ".eE") or abs(int(text)) >= 2**63 else "int"
+
+
+def _column_kind(node: exp.Column) -> str | None:
+    # a derived table's (or CTE's) column has its select item's kind as PostgreSQL types
+    # it (sqlglot types extract() an integer, PostgreSQL numeric)
+    inner = derived_item(node)
+    kind = kind_of(inner) if inner is not None else "other"
+    return kind if kind != "other" else None  # (an item already rewritten is typed here)
+
+
+def _numeric_of_numeric(node: exp.Expression) -> str | None:
+    # ceil/floor/round/trunc(numeric[, n]) is numeric (sqlglot: double)
+    return "decimal" if kind_of(node.this) == "decimal" else None
+
+
+def _widest(sides: set[str]) -> str | None:
+    """The kind of a choice or arithmetic between numbers of these kinds."""
+    if sides and sides <= {"int", "decimal", "float"}:
+        for k in ("float", "decimal", "int"):
+            if k in sides:
+                return k
+    return None
+
+
+def _operands_kind(node: exp.Binary) -> str | None:
+    # sqlglot types a numeric constant (2.5) double, and arithmetic over it too; nullif
+    # has the = operator's common type (nullif(1, 2.2) is numeric)
+    return _widest({kind_of(node.this), kind_of(node.expression)})
+
+
+def _division_kind(node: exp.Div) -> str | None:
+    if node.meta.get("avg"):
+        return "decimal"  # an avg computed in parts (aggregate.py)
+    return _operands_kind(node)
+
+
+# the kind PostgreSQL gives a node of these types where sqlglot's annotation differs
+# (None: the annotation's), by :func:`by_type`
+_KINDS: dict[type[exp.Expression], Callable[[Any], str | None]] = {
+    exp.Literal: _constant_kind,
+    exp.Abs: lambda node: kind_of(node.this),
+    exp.Column: _column_kind,
+    **dict.fromkeys((exp.Ceil, exp.Floor, exp.Round, exp.Trunc), _numeric_of_numeric),
+    # a quotient already rewritten (sqlglot typed the division double)
+    exp.Anonymous: lambda node: "decimal" if node.name.lower() == "pg_numeric_div" else None,
+    # avg of integers or numerics is numeric (sqlglot: double)
+    exp.Avg: lambda node: "decimal" if kind_of(node.this) in ("int", "decimal") else None,
+    exp.Div: _division_kind,
+    **dict.fromkeys((exp.Add, exp.Sub, exp.Mul, exp.Mod, exp.Nullif), _operands_kind),
+    **dict.fromkeys(
+        (exp.Case, exp.Coalesce, exp.Greatest, exp.Least),
+        lambda node: _widest({kind_of(b) for b in choice_values(node)}),
+    ),
+}
+
+# the kinds of the annotated types
+_ANNOTATED_KINDS: tuple[tuple[tuple[DType, ...], str], ...] = (
+    (INT_TYPES, "int"),
+    ((exp.DataType.Type.DECIMAL,), "decimal"),
+    (FLOAT_TYPES, "float"),
+    (tuple(exp.DataType.TEXT_TYPES), "text"),
+    ((exp.DataType.Type.DATE,), "date"),
+    ((exp.DataType.Type.TIMESTAMP,), "timestamp"),
+    # now(): compared and shifted in the session's time zone
+    ((exp.DataType.Type.TIMESTAMPTZ,), "timestamptz"),
+    ((exp.DataType.Type.BOOLEAN,), "bool"),
+)
+
+
 def kind_of(node: exp.Expression) -> str:
     """int | decimal | float | text | date | timestamp | bool | other, as annotated
     (a numeric constant as PostgreSQL types it: with a point or exponent, numeric)."""
     while isinstance(node, exp.Paren | exp.Neg):
         node = node.this
-    if isinstance(node, exp.Literal) and not node.is_string:
-        text = str(node.this)
-        return "decimal" if any(ch in text for ch in ".eE") or abs(int(text)) >= 2**63 else "int"
-    if isinstance(node, exp.Abs):
-        return kind_of(node.this)
-    if isinstance(node, exp.Column):
-        # a derived table's (or CTE's) column has its select item's kind as PostgreSQL
-        # types it (sqlglot types extract() an integer, PostgreSQL numeric)
-        inner = derived_item(node)
-        kind = kind_of(inner) if inner is not None else "other"
-        if kind != "other":  # (an item already rewritten, a // of integers, is typed here)
-            return kind
-    if isinstance(node, exp.Ceil | exp.Floor) and kind_of(node.this) == "decimal":
-        return "decimal"  # ceil/floor(numeric) is numeric (sqlglot: double)
-    if isinstance(node, exp.Round | exp.Trunc) and kind_of(node.this) == "decimal":
-        return "decimal"  # round/trunc(numeric[, n]) is numeric (sqlglot types it double)
     if node.meta.get("scale") is not None:
-        return "decimal"  # a rounded numeric, rewritten (_at_scale)
-    if isinstance(node, exp.Anonymous) and node.name.lower() == "pg_numeric_div":
-        return "decimal"  # a quotient already rewritten (sqlglot typed the division double)
-    if isinstance(node, exp.Avg) and kind_of(node.this) in ("int", "decimal"):
-        return "decimal"  # avg of integers or numerics is numeric (sqlglot: double)
-    if isinstance(node, exp.Div) and node.meta.get("avg"):
-        return "decimal"  # an avg computed in parts (aggregate.py)
-    sides: set[str] = set()
-    if isinstance(node, exp.Case | exp.Coalesce | exp.Greatest | exp.Least):
-        sides = {kind_of(b) for b in choice_values(node)}
-    elif isinstance(node, exp.Nullif):  # the = operator's common type (nullif(1, 2.2) is numeric)
-        sides = {kind_of(node.this), kind_of(node.expression)}
-    elif isinstance(node, exp.Add | exp.Sub | exp.Mul | exp.Div | exp.Mod):
-        # sqlglot types a numeric constant (2.5) double, and arithmetic over it too
-        sides = {kind_of(node.this), kind_of(node.expression)}
-    if sides and sides <= {"int", "decimal", "float"}:
-        for k in ("float", "decimal", "int"):
-            if k in sides:
-                return k
+        return "decimal"  # a rounded numeric, rewritten (transforms._at_scale)
+    rule = by_type(_KINDS, node)
+    kind = rule(node) if rule is not None else None
+    if kind is not None:
+        return kind
     t = node.type
     if t is None:
         return "other"
-    if t.is_type(*INT_TYPES):
-        return "int"
-    if t.is_type(exp.DataType.Type.DECIMAL):
-        return "decimal"
-    if t.is_type(*FLOAT_TYPES):
-        return "float"
-    if t.is_type(*exp.DataType.TEXT_TYPES):
-        return "text"
-    if t.is_type(exp.DataType.Type.DATE):
-        return "date"
-    if t.is_type(exp.DataType.Type.TIMESTAMP):
-        return "timestamp"
-    if t.is_type(exp.DataType.Type.TIMESTAMPTZ):
-        return "timestamptz"  # now(): compared and shifted in the session's time zone
-    if t.is_type(exp.DataType.Type.BOOLEAN):
-        return "bool"
-    return "other"
+    return next((k for types, k in _ANNOTATED_KINDS if t.is_type(*types)), "other")
 
 
 def derived_item(column: exp.Column) -> exp.Expression | None:
