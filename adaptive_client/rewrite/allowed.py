@@ -213,27 +213,39 @@ _KIND_NAMES = {
 _INT_NAMES = {2: "smallint", 4: "integer", 8: "bigint"}
 
 
+def _case_condition(node: exp.If) -> list[tuple[str, exp.Expression]]:
+    parent = node.parent
+    if isinstance(parent, exp.Case) and parent.args.get("this") is None:
+        return [("CASE/WHEN", node.this)]
+    return []  # (CASE x WHEN 1: compared values)
+
+
+def _join_condition(node: exp.Join) -> list[tuple[str, exp.Expression]]:
+    on = node.args.get("on")
+    return [] if on is None else [("JOIN/ON", on)]
+
+
+# where each node type requires a boolean, with the name PostgreSQL's error gives the place
+_CONDITIONS: dict[type[exp.Expression], Callable[[Any], list[tuple[str, exp.Expression]]]] = {
+    exp.Where: lambda node: [
+        ("FILTER" if isinstance(node.parent, exp.Filter) else "WHERE", node.this)
+    ],
+    exp.Having: lambda node: [("HAVING", node.this)],
+    exp.Join: _join_condition,
+    exp.If: _case_condition,
+    exp.Not: lambda node: [("NOT", node.this)],
+    exp.And: lambda node: [("AND", node.this), ("AND", node.expression)],
+    exp.Or: lambda node: [("OR", node.this), ("OR", node.expression)],
+}
+
+
 def _conditions(tree: exp.Expression) -> list[tuple[str, exp.Expression]]:
     """Where PostgreSQL requires a boolean, each with the name its error gives the place."""
     out: list[tuple[str, exp.Expression]] = []
     for node in tree.walk():
-        if isinstance(node, exp.Where):
-            out.append(("FILTER" if isinstance(node.parent, exp.Filter) else "WHERE", node.this))
-        elif isinstance(node, exp.Having):
-            out.append(("HAVING", node.this))
-        elif isinstance(node, exp.Join) and node.args.get("on") is not None:
-            out.append(("JOIN/ON", node.args["on"]))
-        elif (
-            isinstance(node, exp.If)
-            and isinstance(node.parent, exp.Case)
-            and node.parent.args.get("this") is None  # (CASE x WHEN 1: compared values)
-        ):
-            out.append(("CASE/WHEN", node.this))
-        elif isinstance(node, exp.Not):
-            out.append(("NOT", node.this))
-        elif isinstance(node, exp.And | exp.Or):
-            word = "AND" if isinstance(node, exp.And) else "OR"
-            out += [(word, node.this), (word, node.expression)]
+        conditions = by_type(_CONDITIONS, node)
+        if conditions is not None:
+            out += conditions(node)
     return out
 
 
