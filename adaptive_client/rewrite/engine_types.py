@@ -26,7 +26,7 @@ _SIMPLE_DUCK = {
     "varchar": "VARCHAR",
     "date": "DATE",
     "timestamp": "TIMESTAMP",
-    "timestamptz": "TIMESTAMPTZ",  # (an instant; shown in the session's zone, see finish)
+    "timestamptz": "TIMESTAMPTZ",  # (an instant; shown in the session's zone: residual.run)
     "boolean": "BOOLEAN",
     "real": "FLOAT",
     "double precision": "DOUBLE",
@@ -75,7 +75,7 @@ _OIDS = {
     "TIMESTAMP": 1114,
     "TIMESTAMP WITH TIME ZONE": 1184,
     # (timestamp - timestamp, age(): values as psycopg loads PostgreSQL's, see
-    # :func:`_interval_out`)
+    # engine.pg_interval_out)
     "INTERVAL": 1186,
     "UUID": 2950,
     "BLOB": 17,

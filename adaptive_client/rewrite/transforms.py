@@ -156,7 +156,7 @@ def _age(node: exp.Anonymous) -> exp.Expression:
     """``age(a, b)`` of timestamps (a string constant in ISO form read as one): DuckDB's
     age() subtracts field by field, borrowing from the month before as PostgreSQL's does
     (checked against it); ``age(b)`` was made ``age(CURRENT_DATE::timestamp, b)``
-    before (:func:`_age_of_today`).  Of a date PostgreSQL's age is the timestamptz one,
+    before (residual._age_of_today).  Of a date PostgreSQL's age is the timestamptz one,
     in the session's time zone: refused."""
     args = node.expressions
     if len(args) != 2:
@@ -269,7 +269,7 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
     n = varchar_length(to) if to.this is T.VARCHAR else None
     source: exp.Expression = node.this
     if src == "date" and to.this in (T.TEXT, T.VARCHAR):
-        # printed in the session's DateStyle (set on the engine by finish), not ISO
+        # printed in the session's DateStyle (set on the engine by residual.run), not ISO
         source = udf("pg_date_text", node.this, udf("getvariable", exp.Literal.string(DATESTYLE)))
         if n is None:
             return source
