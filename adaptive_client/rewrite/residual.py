@@ -186,7 +186,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     plan.outputs = [Output(n, _no_row_fn, oid) for n, oid in zip(names, oids, strict=True)]
     client = ClientPlan(
         relations=relations,
-        tables=late,
+        late=late,
         keys=keys,
         case_mapping=case_mapping,
         held=by_key,
@@ -415,12 +415,12 @@ class OutputDecoders:
 @dataclass
 class ClientPlan:
     """The client's part of a residual plan: the relations fetched in order and loaded
-    into the client engine (as ``tables`` loads them), the semi-join filters computed
+    into the client engine (as ``late`` loads them), the semi-join filters computed
     between fetches, the statement in the engine's SQL with its parameters, and the
     decoders of its outputs.  Run by :func:`run`."""
 
     relations: list[Relation]
-    tables: LatePlan
+    late: LatePlan  # the relations' tables as loaded, some outputs carried (late.py)
     keys: dict[str, Collation]  # the collation key functions the engine needs
     case_mapping: CaseMapping | None
     held: dict[str, Encoding]  # the engine types held by order keys (rewrite/held.py)
@@ -438,7 +438,7 @@ class ClientPlan:
 def run(plan: ClientPlan, fetch: Fetch, params: Params) -> list[tuple[Any, ...]]:
     """Fetch the relations in order (each semi-join filter's values computed from the
     relations fetched before it), then run the statement over them and decode its rows."""
-    late = plan.tables
+    late = plan.late
     refusals: list[CollationUnavailable] = []
     con = engine(late.tables, plan.keys, refusals, plan.case_mapping)
     kept: dict[tuple[int, int], list[Any]] = {}  # ciphertexts carried by reference
