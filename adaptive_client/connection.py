@@ -41,9 +41,6 @@ from . import (
 )
 from .clock import SERVER_CLOCK, ServerClock, uses_clock
 from .collation import (
-    COLLATION_NAMED,
-    DATABASE_CASE_MAPPING,
-    DATABASE_COLLATION,
     CaseMapping,
     Collation,
     check_available,
@@ -77,6 +74,7 @@ from .rewrite import update_rows
 from .rewrite.compiler import CURRENT_PARAMS, server_sql
 from .rewrite.params import normalize_placeholders
 from .rewrite.plan import Compiled, Params, SortKey, decrypt_columnar, decrypt_columns
+from .rewrite.settings import Settings
 from .rewrite.statements import compile_statement
 from .server_functions import answered_by_server
 from .sqltext import parse as _parse_sql
@@ -473,15 +471,13 @@ class Connection:
         plan = self._plans.get(key)
         if plan is not None:
             return plan
-        token = DATABASE_COLLATION.set(self._database_collation)
-        case_token = DATABASE_CASE_MAPPING.set(self._database_case_mapping)
-        named_token = COLLATION_NAMED.set(self._named_collation)
-        try:
-            plan = compile_statement(self.catalog, stmt, snapshot_rows=snapshot)
-        finally:
-            COLLATION_NAMED.reset(named_token)
-            DATABASE_CASE_MAPPING.reset(case_token)
-            DATABASE_COLLATION.reset(token)
+        settings = Settings(
+            snapshot_rows=snapshot,
+            database_collation=self._database_collation,
+            case_mapping=self._database_case_mapping,
+            named_collation=self._named_collation,
+        )
+        plan = compile_statement(self.catalog, stmt, settings)
         plan.uses_clock = plan.uses_clock or uses_clock(stmt)
         if plan.text_orders:
             self._check_text_orders(plan.text_orders)
@@ -491,7 +487,7 @@ class Connection:
                 "collation; this database's differs",
                 "client-evaluated text under a non-C collation",
             )
-        if not plan.needs and not plan.joins:
+        if not plan.needs and not plan.joins and not plan.builds:
             if len(self._plans) > _CACHE_LIMIT:
                 self._plans.clear()
             self._plans[key] = plan
@@ -561,15 +557,15 @@ class Connection:
         builds = 0
         attempt = 0
         while attempt < 6:
-            try:
-                plan = self._compile(query, stmt)
-            except needs.BuildRequired as required:
+            plan = self._compile(query, stmt)
+            if plan.builds:
                 # one build per compile (each ends a pending onion for good: a statement
                 # ordering by five such columns builds five); bounded against conflicts
                 builds += 1
                 if builds > _MAX_BUILDS:
                     break
-                self._build(required.need)
+                for need in plan.builds:
+                    self._build(need)
                 continue
             attempt += 1
             if plan.needs:  # peels first: a join adjustment re-keys an onion's inner layer

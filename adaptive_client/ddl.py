@@ -37,7 +37,6 @@ from .config import Config
 from .defaults import Runtime
 from .errors import DuplicateTable, StaleMetadata, UndefinedTable, UnsupportedQuery
 from .metadata import Catalog, ColumnMeta, TableMeta
-from .needs import BuildRequired
 from .onion_storage import bump_epoch, fresh_name, storage_type
 from .rewrite.statements import compile_statement
 from .tablespec import dropped_objects, key_column, parse_table
@@ -283,10 +282,11 @@ def _output_names(
     """A view's column names, as its query compiles; an onion the query needs that its
     column builds on first use is built now (ondemand.py), in the DDL's transaction."""
     for _ in range(8):
-        try:
-            return [o.name for o in compile_statement(catalog, query).outputs]
-        except BuildRequired as required:
-            ondemand.build(conn, catalog, required.need)
+        plan = compile_statement(catalog, query)
+        if not plan.builds:
+            return [o.name for o in plan.outputs]
+        for need in plan.builds:
+            ondemand.build(conn, catalog, need)
     raise StaleMetadata("the view's columns kept changing while it was created")
 
 

@@ -1,9 +1,9 @@
 """What compiling a statement can find it needs before it can run, as data.
 
 The compiler never adapts the database: where a statement needs two columns under one
-key (:class:`JoinNeed`) or an onion not built yet (:class:`BuildNeed`), it returns (or
-raises, :class:`BuildRequired`) the need, and the connection meets it -- a join
-adjustment (joins.py), a build (ondemand.py) -- then compiles the statement again.
+key (:class:`JoinNeed`) or an onion not built yet (:class:`BuildNeed`), it returns the
+need in the plan, and the connection meets it -- a join adjustment (joins.py), a build
+(ondemand.py) -- then compiles the statement again.
 Each need names its columns by plain names, so that it survives a catalog reload.
 (A peel's need, an onion above the layer an operator requires, is ``rewrite.plan.Need``.)
 """
@@ -44,18 +44,6 @@ class BuildNeed:
         return f"{self.table}.{self.column}'s {self.onion} onion"
 
 
-class BuildRequired(Exception):
-    """Raised by the rewrite when a statement needs an onion not built yet: the
-    connection builds it (``ondemand.build``) and compiles the statement again.
-    Deliberately not an :class:`~adaptive_client.errors.AdaptiveError`: the split
-    planner, which tries parts of a statement and keeps what compiles, must not take it
-    for a refusal."""
-
-    def __init__(self, need: BuildNeed) -> None:
-        super().__init__(need.describe())
-        self.need = need
-
-
 def pending_offering(col: ColumnMeta, cap: Cap) -> Onion | None:
     """The onion of ``col`` not built yet that would offer ``cap`` (at some layer)."""
     for onion in col.on_demand:
@@ -66,4 +54,4 @@ def pending_offering(col: ColumnMeta, cap: Cap) -> Onion | None:
     return None
 
 
-__all__ = ["BuildNeed", "BuildRequired", "JoinNeed", "pending_offering"]
+__all__ = ["BuildNeed", "JoinNeed", "pending_offering"]

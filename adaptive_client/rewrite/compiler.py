@@ -25,7 +25,7 @@ from typing import Any
 from psycopg import errors as pg_errors
 from sqlglot import exp
 
-from .. import needs, recipes
+from .. import recipes
 from ..array_encoding import Constructed, construct, same_elements
 from ..clock import CLOCK_PREFIX, clock_kind, clock_name, clock_param, is_clock_cast
 from ..clock import OIDS as CLOCK_OIDS
@@ -57,7 +57,7 @@ from ..interval_input import RANGES
 from ..json_encoding import operator_refusal as json_operator_refusal
 from ..json_encoding import refusal as json_refusal
 from ..metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
-from ..needs import JoinNeed
+from ..needs import BuildNeed, JoinNeed, pending_offering
 from ..onions import Cap, Onion, capabilities
 from ..stats import STATS
 from ..usertypes import EnumType
@@ -204,6 +204,19 @@ def parse_sql_type_name(to: exp.Expression) -> str:
 
 # The parameters of the statement whose rows are being decoded (for client-side values).
 CURRENT_PARAMS: ContextVar[Any] = ContextVar("CURRENT_PARAMS", default=())
+
+
+class OnionNotBuilt(Exception):
+    """The statement needs an onion its column builds on first use: compiling stops at the
+    first such onion, and the statement's entry returns the need as its plan's
+    ``builds`` (one build per compilation, as each build changes the catalog the
+    statement is compiled against next).  An exception, so that it leaves every strategy
+    and every tentative compilation of the split planner at once; deliberately not an
+    :class:`~adaptive_client.errors.AdaptiveError`, which those take for a refusal."""
+
+    def __init__(self, need: BuildNeed) -> None:
+        super().__init__(need.describe())
+        self.need = need
 
 
 def _unsupported(node: exp.Expression, what: str | None = None) -> UnsupportedQuery:
@@ -780,9 +793,9 @@ class Compiler:
                 f"{ref.table.name}.{col.name}: {cap.value} needs its {floor_hit.onion} onion "
                 f"below its floor {floor_hit.floor}"
             )
-        pending = needs.pending_offering(col, cap)
-        if pending is not None:  # built by the connection, then compiled again
-            raise needs.BuildRequired(needs.BuildNeed(ref.table.name, col.name, pending))
+        pending = pending_offering(col, cap)
+        if pending is not None:  # built by the caller, then compiled again
+            raise OnionNotBuilt(BuildNeed(ref.table.name, col.name, pending))
         raise UnsupportedQuery(
             f"{ref.table.name}.{col.name} ({col.type.sql()}) has no onion offering {cap.value}",
             cap.value,

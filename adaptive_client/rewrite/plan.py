@@ -19,7 +19,7 @@ from ..array_encoding import as_list
 from ..collation import Collation
 from ..description import Column
 from ..metadata import ColumnMeta, OnionColumn, TableMeta
-from ..needs import JoinNeed
+from ..needs import BuildNeed, JoinNeed
 from ..onions import Cap
 
 Params = Sequence[Any] | Mapping[str, Any]
@@ -254,6 +254,9 @@ class Compiled:
     needs: list[Need] = field(default_factory=list)
     # column pairs to bring under one key (join adjustments) before the statement runs
     joins: list[JoinNeed] = field(default_factory=list)
+    # onions built on first use that the statement needs before it can be compiled (the
+    # plan is then only this: built, the statement is compiled again)
+    builds: list[BuildNeed] = field(default_factory=list)
     tables: list[TableMeta] = field(default_factory=list)
     statement_type: str = "other"  # for stats: "SELECT", "INSERT", ...
     # multi-row INSERT: the leading parameters (those of its VALUES, made first) all at

@@ -20,6 +20,7 @@ from ..sqltext import syntax_error
 from ..tablespec import key_column
 from .compiler import (
     Compiler,
+    OnionNotBuilt,
     PositionalParam,
     Scope,
     _Ref,
@@ -36,6 +37,7 @@ from .plan import Compiled, Output, ParamBuilder, Params, RmwUpdate, RowFn, Sort
 from .positions import check_positions
 from .precomputed import with_precomputed
 from .residual import compile_residual
+from .settings import DEFAULT_SETTINGS, Settings, applied
 from .string_literals import with_plain_strings
 
 _SELECT_ARGS_OK = {
@@ -58,17 +60,21 @@ _SELECT_ARGS_OK = {
 
 
 def compile_statement(
-    catalog: Catalog, stmt: exp.Expression, *, snapshot_rows: bool = False
+    catalog: Catalog, stmt: exp.Expression, settings: Settings = DEFAULT_SETTINGS
 ) -> Compiled:
-    """``snapshot_rows``: the transaction runs at REPEATABLE READ or SERIALIZABLE, where a
-    row read by primary key can serve a later read-modify-write of that row (see
-    :func:`_select`)."""
+    """The plan of one parsed statement against the catalog snapshot ``catalog`` under
+    ``settings``: a pure function -- it reads nothing from the database and changes
+    nothing; what the statement needs first (peels, join adjustments, onions built on
+    first use) is in the plan's ``needs``, ``joins`` and ``builds``."""
     try:
-        stmt = with_natural_joins(catalog, views.expand(catalog, with_plain_strings(stmt)))
-        stmt = with_flat_joins(stmt)
-        stmt = with_dependent_keys(catalog, stmt)
-        with domains.using(catalog):  # (casts to its enums)
-            return _compile_statement(catalog, stmt, snapshot_rows)
+        with applied(settings):
+            stmt = with_natural_joins(catalog, views.expand(catalog, with_plain_strings(stmt)))
+            stmt = with_flat_joins(stmt)
+            stmt = with_dependent_keys(catalog, stmt)
+            with domains.using(catalog):  # (casts to its enums)
+                return _compile_statement(catalog, stmt, settings.snapshot_rows)
+    except OnionNotBuilt as first:
+        return Compiled(kind="build", builds=[first.need])
     except RecursionError:  # e.g. thousands of ANDs: the rewrite recurses on the tree
         raise UnsupportedQuery("the statement nests too deeply to rewrite", "nesting") from None
 
