@@ -71,9 +71,16 @@ from .handout import application_rows
 from .keys import MasterKey, load_master_key
 from .metadata import Catalog
 from .rewrite import update_rows
-from .rewrite.compiler import CURRENT_PARAMS, server_sql
+from .rewrite.compiler import server_sql
 from .rewrite.params import normalize_placeholders
-from .rewrite.plan import Compiled, Params, SortKey, decrypt_columnar, decrypt_columns
+from .rewrite.plan import (
+    CURRENT_PARAMS,
+    Compiled,
+    Params,
+    SortKey,
+    decrypt_columnar,
+    decrypt_columns,
+)
 from .rewrite.settings import Settings
 from .rewrite.statements import compile_statement
 from .server_functions import answered_by_server

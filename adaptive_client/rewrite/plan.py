@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -25,6 +26,9 @@ from ..onions import Cap
 Params = Sequence[Any] | Mapping[str, Any]
 ParamBuilder = Callable[[Params], Any]
 RowFn = Callable[[Sequence[Any]], Any]
+
+# The parameters of the statement whose rows are being decoded (for client-side values).
+CURRENT_PARAMS: ContextVar[Any] = ContextVar("CURRENT_PARAMS", default=())
 
 
 @dataclass(frozen=True)

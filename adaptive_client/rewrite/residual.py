@@ -72,7 +72,7 @@ from .allowed import (
     check_real_arithmetic,
     refuse_json_comparisons,
 )
-from .compiler import Compiler, regex_runs
+from .constants import regex_runs, value_of
 from .engine import engine, load, release, translate
 from .engine import refusal as _refuse
 from .engine_sql import (
@@ -582,7 +582,6 @@ def to_duckdb(
     conversions of its outputs; fills ``builders`` with the parameters ($p0, ...) it
     takes, each built as the server path builds a parameter's value."""
     avgs, scales, numerics = prepare_outputs(tree, reals)
-    c = Compiler.__new__(Compiler)  # (value_of reads nothing of the compiler's state)
     held_params: dict[str, str] = {}
     # a parameter written once and copied into the statement's tree (GROUP BY 1 made the
     # select item's expression; a clock value read twice) keeps one name: the engine
@@ -600,7 +599,7 @@ def to_duckdb(
                 continue
             builder: ParamBuilder | None = _constant(str(ph.this))
         else:
-            builder = Compiler.value_of(c, ph)
+            builder = value_of(ph)
         if builder is None:
             raise _refuse("placeholder", ph)
         kind = ph.meta.get("read_as")

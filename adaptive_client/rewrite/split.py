@@ -36,11 +36,17 @@ from sqlglot.optimizer.scope import traverse_scope
 
 from ..errors import AdaptiveError, UnsupportedQuery
 from ..metadata import Catalog
-from .compiler import Compiler
-from .plan import Compiled, ParamBuilder
+from .compiler import CompileMode, Compiler
+from .plan import Compiled
 
 # the values of each run-time semi-join filter of the statement being fetched
 SEMI_VALUES: ContextVar[dict[str, list[Any]]] = ContextVar("SEMI_VALUES")
+
+# A relation's server SELECT: every conjunct is applied again by the client engine, so a
+# text range may pass a superset (the Ord prefix's closed range), and so may LIKE /
+# ILIKE / regex over a Substr onion (trigram candidates); the semi-join filters' values
+# are read when the fetch is bound.
+FETCHING = CompileMode(candidate_filters=True, widen_inexact_ranges=True, semi_values=SEMI_VALUES)
 
 
 @dataclass
@@ -904,24 +910,9 @@ def _compile(
 ) -> Compiled:
     from .statements import _select
 
-    c = _SplitCompiler(catalog)
-    # a text range may pass a superset (the Ord prefix's closed range): every conjunct is
-    # applied again by the client engine
-    c.widen_inexact_ranges = True
-    # so may LIKE / ILIKE / regex over a Substr onion (trigram candidates)
-    c.candidate_filters = True
+    c = Compiler(catalog, FETCHING)
     plan = _select(c, rel.select(catalog, conj, distinct))
     # a join of columns under different keys: the connection adjusts them (joins.py),
     # then compiles the statement again
     plan.needs, plan.joins, plan.tables = c.needs, c.joins, c.tables
     return plan
-
-
-class _SplitCompiler(Compiler):
-    """The rewrite, with the semi-join filters' values read at bind time."""
-
-    def value_of(self, node: exp.Expression) -> ParamBuilder | None:
-        if isinstance(node, exp.Placeholder) and node.name.startswith("semi"):
-            key = node.name
-            return lambda p: SEMI_VALUES.get()[key]
-        return super().value_of(node)

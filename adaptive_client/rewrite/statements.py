@@ -19,16 +19,13 @@ from ..onions import Cap
 from ..sqltext import syntax_error
 from ..tablespec import key_column
 from .compiler import (
+    ColumnRef,
     Compiler,
-    OnionNotBuilt,
-    PositionalParam,
     Scope,
-    _Ref,
-    _unsupported,
-    aggregate_oid,
-    refuse_aggregate,
     server_sql,
+    unsupported,
 )
+from .constants import PositionalParam
 from .dependent_keys import with_dependent_keys
 from .eager import eager_counts
 from .flat_joins import with_flat_joins
@@ -36,7 +33,9 @@ from .natural_joins import with_natural_joins
 from .plan import Compiled, Output, ParamBuilder, Params, RmwUpdate, RowFn, SortKey
 from .positions import check_positions
 from .precomputed import with_precomputed
+from .projection import add_select, aggregate_oid, extreme, refuse_aggregate, value_expr
 from .residual import compile_residual
+from .scope import OnionNotBuilt
 from .settings import DEFAULT_SETTINGS, Settings, applied
 from .string_literals import with_plain_strings
 
@@ -106,7 +105,7 @@ def _compile_statement(catalog: Catalog, stmt: exp.Expression, snapshot_rows: bo
     elif isinstance(stmt, exp.Delete):
         out = _delete(c, stmt)
     else:
-        raise _unsupported(stmt, f"{type(stmt).__name__} statement")
+        raise unsupported(stmt, f"{type(stmt).__name__} statement")
     out.needs = c.needs
     out.joins = c.joins
     out.tables = c.tables
@@ -114,45 +113,6 @@ def _compile_statement(catalog: Catalog, stmt: exp.Expression, snapshot_rows: bo
 
 
 # -- SELECT ------------------------------------------------------------------------------
-
-
-def _from(
-    c: Compiler, scope: Scope, stmt: exp.Expression
-) -> tuple[exp.Expression | None, list[exp.Join]]:
-    from_ = stmt.args.get("from_")
-    if from_ is None:
-        return None, []
-    base = exp.From(this=c.table_node(scope, from_.this))
-    joins: list[exp.Join] = []
-    pending = []
-    for j in stmt.args.get("joins") or []:
-        if j.args.get("using"):
-            raise _unsupported(j, "JOIN ... USING")
-        node = c.table_node(scope, j.this)
-        pending.append((j, node))
-    for j, node in pending:
-        new = exp.Join(this=node)
-        for key in ("side", "kind"):
-            if j.args.get(key):
-                new.set(key, j.args[key])
-        if j.args.get("on") is not None:
-            new.set("on", c.predicate(scope, j.args["on"]))
-        joins.append(new)
-    return base, joins
-
-
-def _from_where(c: Compiler, scope: Scope, stmt: exp.Select) -> exp.Select:
-    """The server query's FROM, JOINs and WHERE, over anonymized names and ciphertexts."""
-    base, joins = _from(c, scope, stmt)
-    out = exp.Select()
-    if base is not None:
-        out.set("from_", base)
-    if joins:
-        out.set("joins", joins)
-    where = stmt.args.get("where")
-    if where is not None:
-        out.set("where", exp.Where(this=c.predicate(scope, where.this)))
-    return out
 
 
 def _nested_query(node: exp.Expr, stmt: exp.Select) -> bool:
@@ -176,16 +136,16 @@ def _nested_query(node: exp.Expr, stmt: exp.Select) -> bool:
 def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Compiled:
     extra = {k for k, v in stmt.args.items() if v} - _SELECT_ARGS_OK
     if extra:
-        raise _unsupported(stmt, ", ".join(sorted(extra)).upper())
+        raise unsupported(stmt, ", ".join(sorted(extra)).upper())
     if any(_nested_query(n, stmt) for n in stmt.walk()):
-        raise _unsupported(stmt, "subquery")
+        raise unsupported(stmt, "subquery")
     if stmt.args.get("from_") and not isinstance(stmt.args["from_"].this, exp.Table):
-        raise _unsupported(stmt, "FROM (subquery)")
+        raise unsupported(stmt, "FROM (subquery)")
     scope = Scope()
-    out = _from_where(c, scope, stmt)
+    out = c.from_where(scope, stmt)
     distinct = stmt.args.get("distinct")
     if distinct is not None and distinct.args.get("on"):
-        raise _unsupported(stmt, "DISTINCT ON")
+        raise unsupported(stmt, "DISTINCT ON")
 
     items: list[exp.Expression] = []
     for e in stmt.expressions:
@@ -212,9 +172,9 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
                 and not any(g.name.lower() in t.columns for _, t, _ in scope.entries)
             ):  # an output alias (PostgreSQL prefers an input column of the same name)
                 g = _by_position(g, items, aliases=True)
-            ref = c._column_side(scope, g)
+            ref = c.column_side(scope, g)
             if ref is None:
-                raise _unsupported(g, "GROUP BY expression")
+                raise unsupported(g, "GROUP BY expression")
             oc = c.require(ref, Cap.EQ)
             grouped[id(ref.column)] = oc
             keys.append(c.col_expr(ref, oc))
@@ -222,7 +182,7 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
 
     outputs: list[Output] = []
     for e in items:
-        fn, name, oid = c.value_expr(scope, e, select_list, grouped, distinct=distinct is not None)
+        fn, name, oid = value_expr(c, scope, e, select_list, grouped, distinct=distinct is not None)
         outputs.append(Output(name, fn, oid))
     visible = len(select_list)
 
@@ -248,12 +208,12 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
             desc = bool(o.args.get("desc"))
             nulls_first = o.args.get("nulls_first")
             nulls_first = desc if nulls_first is None else bool(nulls_first)
-            ref = c._column_side(scope, key)
+            ref = c.column_side(scope, key)
             if client_only:
                 # ties of the keys before are ordered by this one, on the client too
-                fn, _, oid = c.value_expr(scope, key, select_list, grouped)
+                fn, _, oid = value_expr(c, scope, key, select_list, grouped)
                 if ref is None and oid in _TEXT_OIDS:
-                    raise _unsupported(o, "ORDER BY text computed on the client")
+                    raise unsupported(o, "ORDER BY text computed on the client")
                 if ref is not None and _keyed(ref.column):
                     if _textual(ref.column):
                         plan.text_orders.append(ref.column.collation)
@@ -264,9 +224,9 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
                 oc = c.require(ref, Cap.ORD, grouped.get(id(ref.column)))
                 if distinct is not None:
                     if not _selects_column(c, scope, items, ref):
-                        raise _unsupported(o, "ORDER BY a column not selected, with DISTINCT")
+                        raise unsupported(o, "ORDER BY a column not selected, with DISTINCT")
                     okey = c.col_expr(ref, oc)
-                    c.add_select(select_list, okey)
+                    add_select(select_list, okey)
                     distinct_keys.add(okey.sql("postgres"))
                 if id(ref.column) in grouped and group is not None:
                     # equal values <=> equal Ord ciphertexts: grouping by both is the same
@@ -282,8 +242,8 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
                     need_client = True
                     if first_inexact is None:
                         first_inexact = len(server_keys) - 1
-                fn, _, _ = c.value_expr(
-                    scope, key, select_list, grouped, distinct=distinct is not None
+                fn, _, _ = value_expr(
+                    c, scope, key, select_list, grouped, distinct=distinct is not None
                 )
                 if _keyed(ref.column):
                     # text orders by its collation, an array by array_cmp: the client
@@ -293,7 +253,7 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
                     fn = _order_key(fn, ref.column)
                 client_sort.append(SortKey(fn, desc, nulls_first))
             elif isinstance(key, exp.Count):
-                fn, _, _ = c.value_expr(scope, key, select_list, grouped)
+                fn, _, _ = value_expr(c, scope, key, select_list, grouped)
                 idx = len(select_list) - 1
                 server_keys.append(
                     exp.Ordered(
@@ -305,10 +265,10 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
                 client_sort.append(SortKey(fn, desc, nulls_first))
                 _ = idx
             else:
-                fn, _, oid = c.value_expr(scope, key, select_list, grouped)
+                fn, _, oid = value_expr(c, scope, key, select_list, grouped)
                 if oid in _TEXT_OIDS:
                     # (text orders by its collation: split execution orders it so)
-                    raise _unsupported(o, "ORDER BY text computed on the client")
+                    raise unsupported(o, "ORDER BY text computed on the client")
                 client_sort.append(SortKey(fn, desc, nulls_first))
                 need_client = True
                 server_keys = []
@@ -318,15 +278,15 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
         if need_client:
             hidden = {e.sql("postgres") for e in select_list[visible:]}
             if distinct is not None and hidden - distinct_keys:
-                raise _unsupported(order, "ORDER BY a non-selected key with DISTINCT")
+                raise unsupported(order, "ORDER BY a non-selected key with DISTINCT")
             plan.client_sort = client_sort
     if need_client and (limit_node is not None or offset_node is not None):
         if not server_keys or len(server_keys) != len(order.expressions):  # type: ignore[union-attr]
-            raise _unsupported(stmt, "LIMIT over an order the server cannot compute")
+            raise unsupported(stmt, "LIMIT over an order the server cannot compute")
         lim = c.value_of(limit_node.expression) if limit_node is not None else None
         off = c.value_of(offset_node.expression) if offset_node is not None else None
         if (limit_node is not None and lim is None) or (offset_node is not None and off is None):
-            raise _unsupported(stmt, "non-constant LIMIT/OFFSET")
+            raise unsupported(stmt, "non-constant LIMIT/OFFSET")
         plan.client_limit = (lim, off)
         if first_inexact is not None:
             # Rows tied on a string's OPE prefix are told apart, by the rest of the string
@@ -350,12 +310,12 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
         if limit_node is not None:
             lim = c.value_of(limit_node.expression)
             if lim is None:
-                raise _unsupported(stmt, "non-constant LIMIT")
+                raise unsupported(stmt, "non-constant LIMIT")
             out.set("limit", exp.Limit(expression=c.param(lim)))
         if offset_node is not None:
             off = c.value_of(offset_node.expression)
             if off is None:
-                raise _unsupported(stmt, "non-constant OFFSET")
+                raise unsupported(stmt, "non-constant OFFSET")
             out.set("offset", exp.Offset(expression=c.param(off)))
     where_node = stmt.args["where"].this if stmt.args.get("where") else None
     if stmt.args.get("locks"):
@@ -363,7 +323,7 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
         row_key = _pk_key(c, scope, where_node) if not group and distinct is None else None
         if row_key is not None:
             plan.lock_key = row_key
-            plan.lock_layout = [c.add_select(select_list, e) for e in _row_layout(scope)]
+            plan.lock_layout = [add_select(select_list, e) for e in _row_layout(scope)]
             plan.locks_rows = True
     elif snapshot_rows and not group and distinct is None and not _aggregates(stmt):
         # Under REPEATABLE READ or SERIALIZABLE a row read by key also serves a later
@@ -374,7 +334,7 @@ def _select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Co
         row_key = _pk_key(c, scope, where_node)
         if row_key is not None:
             plan.lock_key = row_key
-            plan.lock_layout = [c.add_select(select_list, e) for e in _row_layout(scope)]
+            plan.lock_layout = [add_select(select_list, e) for e in _row_layout(scope)]
     if distinct is not None:
         out.set("distinct", exp.Distinct())
     if not select_list:
@@ -431,10 +391,10 @@ def _pos(select_list: list[exp.Expression], node: exp.Expression, c: Compiler) -
     return len(select_list)
 
 
-def _selects_column(c: Compiler, scope: Scope, items: list[exp.Expression], ref: _Ref) -> bool:
+def _selects_column(c: Compiler, scope: Scope, items: list[exp.Expression], ref: ColumnRef) -> bool:
     """Whether the select list has ``ref``'s column itself (aliased or not)."""
     for item in items:
-        r = c._column_side(scope, item.this if isinstance(item, exp.Alias) else item)
+        r = c.column_side(scope, item.this if isinstance(item, exp.Alias) else item)
         if r is not None and r.alias == ref.alias and r.column is ref.column:
             return True
     return False
@@ -480,9 +440,9 @@ def _having(
                     sides.append(exp.Count(this=exp.Star()))
                 else:
                     inner = arg.expressions[0] if isinstance(arg, exp.Distinct) else arg
-                    ref = c._column_side(scope, inner)
+                    ref = c.column_side(scope, inner)
                     if ref is None:
-                        raise _unsupported(side, "HAVING COUNT(expression)")
+                        raise unsupported(side, "HAVING COUNT(expression)")
                     oc = (
                         c.require(ref, Cap.EQ)
                         if isinstance(arg, exp.Distinct)
@@ -499,10 +459,10 @@ def _having(
             else:
                 v = c.value_of(side)
                 if v is None:
-                    raise _unsupported(node, "HAVING over encrypted aggregates")
+                    raise unsupported(node, "HAVING over encrypted aggregates")
                 sides.append(c.param(v))
         return type(node)(this=sides[0], expression=sides[1])
-    raise _unsupported(node, "HAVING condition")
+    raise unsupported(node, "HAVING condition")
 
 
 def _having_extreme(
@@ -510,16 +470,16 @@ def _having_extreme(
 ) -> exp.Expression:
     """``max(col) <op> constant`` (or min) in HAVING: the extreme over the Ord onion
     (exact types only) compared with the constant encrypted for that onion."""
-    ref = c._column_side(scope, side.this)
+    ref = c.column_side(scope, side.this)
     if ref is None:
-        raise _unsupported(node, "HAVING over encrypted aggregates")
+        raise unsupported(node, "HAVING over encrypted aggregates")
     oc = c.require(ref, Cap.ORD)
-    c._exact_order(ref, oc, side)
+    c.exact_order(ref, oc, side)
     v = c.value_of(node.expression)
     if v is None:
-        raise _unsupported(node, "HAVING over encrypted aggregates")
-    extreme = c.extreme(side, ref, oc)
-    return type(node)(this=extreme, expression=c.encrypted_param(ref, oc, Cap.ORD, v))
+        raise unsupported(node, "HAVING over encrypted aggregates")
+    server_extreme = extreme(c, side, ref, oc)
+    return type(node)(this=server_extreme, expression=c.encrypted_param(ref, oc, Cap.ORD, v))
 
 
 # -- aggregates the client computes ------------------------------------------------------
@@ -550,7 +510,7 @@ def _client_aggregate(c: Compiler, stmt: exp.Select) -> Compiled:
     onion): exact, at the price of fetching the qualifying rows.
     """
     scope = Scope()
-    out = _from_where(c, scope, stmt)
+    out = c.from_where(scope, stmt)
     select_list: list[exp.Expression] = []
     reducers: list[Any] = []
     names: list[Output] = []
@@ -574,7 +534,7 @@ def _client_aggregate(c: Compiler, stmt: exp.Select) -> Compiled:
                 # PostgreSQL's float sum rounds each addition in its plan's order: the
                 # split execution answers it where no order can matter (residual.py)
                 raise UnsupportedQuery("a float sum on the client", "float sum")
-            fn, _, _ = c.value_expr(scope, arg, select_list, {})
+            fn, _, _ = value_expr(c, scope, arg, select_list, {})
             if isinstance(node, exp.Min | exp.Max) and _textual(col):
                 text_orders.append(col.collation)
         reducers.append((type(node), fn, distinct, col))
@@ -642,7 +602,7 @@ def _target(c: Compiler, node: exp.Expression) -> tuple[Any, list[str] | None, s
         cols = [i.name.lower() for i in node.expressions]
         node = node.this
     if not isinstance(node, exp.Table):
-        raise _unsupported(node, "INSERT target")
+        raise unsupported(node, "INSERT target")
     meta = c.catalog.table(node.name)
     return meta, cols, (node.alias or meta.name).lower()
 
@@ -674,7 +634,7 @@ def _no_fetch(i: int) -> list[list[Any]]:
 def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
     for key in ("overwrite", "partition", "where"):
         if stmt.args.get(key):
-            raise _unsupported(stmt, f"INSERT ... {key.upper()}")
+            raise unsupported(stmt, f"INSERT ... {key.upper()}")
     meta, cols, alias = _target(c, stmt.this)
     c.tables.append(meta)
     scope = Scope()
@@ -694,7 +654,7 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
     if isinstance(values, exp.Select | exp.SetOperation | exp.Subquery):
         return _insert_select(c, stmt, meta, cols)
     if not isinstance(values, exp.Values):
-        raise _unsupported(stmt, "INSERT source")
+        raise unsupported(stmt, "INSERT source")
     storage: list[tuple[ColumnMeta, OnionColumn]] = [
         (col, oc) for col in meta.stored_columns for oc in col.onions.values()
     ]
@@ -727,7 +687,7 @@ def _insert(c: Compiler, stmt: exp.Insert) -> Compiled:
             if v is None:
                 v = engine_value(c, e)
             if v is None:
-                raise _unsupported(e, "non-constant value in INSERT")
+                raise unsupported(e, "non-constant value in INSERT")
             given[name] = v
         effective = {
             col.name: given.get(col.name) or defaults.builder(col) for col in meta.columns.values()
@@ -814,7 +774,7 @@ def _insert_select(c: Compiler, stmt: exp.Insert, meta: Any, cols: list[str]) ->
     rest = stmt.copy()
     rest.set("expression", None)
     if rest.find(exp.Placeholder) is not None:
-        raise _unsupported(stmt, "parameters outside the SELECT of INSERT ... SELECT")
+        raise unsupported(stmt, "parameters outside the SELECT of INSERT ... SELECT")
     source = _compile_statement(c.catalog, source_node, False)
     if len(source.outputs) != len(cols):
         raise syntax_error(
@@ -982,7 +942,7 @@ def _returning(
     select_list: list[exp.Expression] = []
     outputs = []
     for e in items:
-        fn, name, oid = c.value_expr(scope, e, select_list, {})
+        fn, name, oid = value_expr(c, scope, e, select_list, {})
         outputs.append(Output(name, fn, oid))
     out.set("returning", exp.Returning(expressions=select_list))
     plan.outputs = outputs
@@ -1011,7 +971,7 @@ def _on_conflict(c: Compiler, scope: Scope, meta: Any, node: exp.OnConflict) -> 
         for k in node.args.get("conflict_keys") or []:
             col = k.this if isinstance(k, exp.Ordered) else k
             if not isinstance(col, exp.Column | exp.Identifier):
-                raise _unsupported(node, "ON CONFLICT over an expression")
+                raise unsupported(node, "ON CONFLICT over an expression")
             keys.append(meta.column(col.name).name)
     if keys:
         out.set(
@@ -1024,7 +984,7 @@ def _on_conflict(c: Compiler, scope: Scope, meta: Any, node: exp.OnConflict) -> 
         out.set("action", exp.var("DO NOTHING"))
         return out
     if verb != "DO UPDATE":
-        raise _unsupported(node, f"ON CONFLICT {verb}")
+        raise unsupported(node, f"ON CONFLICT {verb}")
     if not keys and out.args.get("constraint") is None:
         raise UnsupportedQuery(
             "ON CONFLICT DO UPDATE requires inference specification or constraint name",
@@ -1034,7 +994,7 @@ def _on_conflict(c: Compiler, scope: Scope, meta: Any, node: exp.OnConflict) -> 
     sets: list[exp.Expression] = []
     for a in node.expressions:
         if not isinstance(a, exp.EQ) or not isinstance(a.this, exp.Column):
-            raise _unsupported(a, "ON CONFLICT SET item")
+            raise unsupported(a, "ON CONFLICT SET item")
         col = meta.column(a.this.name)
         src = a.expression
         if (
@@ -1054,7 +1014,7 @@ def _on_conflict(c: Compiler, scope: Scope, meta: Any, node: exp.OnConflict) -> 
         if v is None and is_default(src):
             v = defaults.builder(col)
         if v is None:
-            raise _unsupported(a, "ON CONFLICT DO UPDATE SET computed from the rows")
+            raise unsupported(a, "ON CONFLICT DO UPDATE SET computed from the rows")
         for oc in col.onions.values():
             sets.append(
                 exp.EQ(
@@ -1075,7 +1035,7 @@ def _on_conflict(c: Compiler, scope: Scope, meta: Any, node: exp.OnConflict) -> 
 
 def _single_table(c: Compiler, scope: Scope, node: exp.Expression) -> tuple[Any, exp.Expression]:
     if not isinstance(node, exp.Table):
-        raise _unsupported(node, "UPDATE/DELETE target")
+        raise unsupported(node, "UPDATE/DELETE target")
     meta = c.catalog.table(node.name)
     c.tables.append(meta)
     alias = (node.alias or node.name).lower()
@@ -1097,7 +1057,7 @@ def _extra_tables(
 def _update(c: Compiler, stmt: exp.Update) -> Compiled:
     for key in ("joins", "order", "limit"):
         if stmt.args.get(key):
-            raise _unsupported(stmt, f"UPDATE ... {key.upper().rstrip('_')}")
+            raise unsupported(stmt, f"UPDATE ... {key.upper().rstrip('_')}")
     scope = Scope()
     meta, table = _single_table(c, scope, stmt.this)
     from_ = stmt.args.get("from_")
@@ -1116,7 +1076,7 @@ def _update(c: Compiler, stmt: exp.Update) -> Compiled:
     )
     for a in stmt.expressions:
         if not isinstance(a, exp.EQ) or not isinstance(a.this, exp.Column):
-            raise _unsupported(a, "SET item")
+            raise unsupported(a, "SET item")
         col = meta.column(a.this.name)
         v = c.value_of(a.expression)
         if v is None and not is_default(a.expression):
@@ -1148,7 +1108,7 @@ def _update(c: Compiler, stmt: exp.Update) -> Compiled:
         plan.params = c.params
         return plan
     if others:
-        raise _unsupported(stmt, "UPDATE ... FROM with values computed from the rows")
+        raise unsupported(stmt, "UPDATE ... FROM with values computed from the rows")
     where_node = where.this if where is not None else None
     plan = _rmw_update(c, scope, meta, table, pred, constant, computed, where_node)
     if stmt.args.get("returning") and plan.rmw is not None:
@@ -1178,7 +1138,7 @@ def _rmw_update(
     for col, e in computed:
         c.assigning = True  # (a value assigned: the column's type decides how it is stored)
         try:
-            fn, _, _ = c.value_expr(scope, e, select_list, {})
+            fn, _, _ = value_expr(c, scope, e, select_list, {})
         finally:
             c.assigning = False
         assignments.append((col, _row_fn(fn)))
@@ -1257,7 +1217,7 @@ def _param_fn(v: ParamBuilder) -> Any:
 def _delete(c: Compiler, stmt: exp.Delete) -> Compiled:
     for key in ("joins", "order", "limit"):
         if stmt.args.get(key):
-            raise _unsupported(stmt, f"DELETE ... {key.upper()}")
+            raise unsupported(stmt, f"DELETE ... {key.upper()}")
     scope = Scope()
     _, table = _single_table(c, scope, stmt.this)
     out = exp.Delete(this=table)

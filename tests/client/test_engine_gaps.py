@@ -217,7 +217,7 @@ def test_range_constant() -> None:
 
     from adaptive_client.encodings import parse_sql_type
     from adaptive_client.metadata import ColumnMeta
-    from adaptive_client.rewrite.compiler import range_constant
+    from adaptive_client.rewrite.constants import range_constant
 
     def column(sql_type: str) -> Any:
         col = ColumnMeta.__new__(ColumnMeta)
