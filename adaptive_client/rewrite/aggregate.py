@@ -33,14 +33,17 @@ from dataclasses import dataclass, field
 from decimal import ROUND_FLOOR, Decimal
 from typing import Any
 
+import psycopg
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from ..errors import AdaptiveError
 from ..metadata import Catalog
+from .compiler import Compiler
 from .engine import decimal_scale
 from .plan import Compiled
-from .split import Relation, conjuncts, exists_scope, peels_of, source_of
+from .relations import Relation, conjuncts, exists_scope, peels_of, source_of
+from .select import compile_select
 
 _AGGREGATES = (exp.Sum, exp.Avg, exp.Count, exp.Min, exp.Max)
 _INT_TYPES = {exp.DataType.Type.SMALLINT, exp.DataType.Type.INT, exp.DataType.Type.TINYINT}
@@ -641,15 +644,10 @@ def compiles_exactly(catalog: Catalog, rel: Relation) -> object:
     """The relation's server query compiled with every filter exact (no candidate
     filters: a partial aggregate must see exactly the rows the statement aggregates),
     or None."""
-    import psycopg
-
-    from .compiler import Compiler
-    from .statements import _select
-
     assert rel.query is not None
     try:
         c = Compiler(catalog)
-        plan = _select(c, rel.query.copy())
+        plan = compile_select(c, rel.query.copy())
     except (AdaptiveError, psycopg.Error):
         return None
     if plan.residual is not None:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from .split import conjuncts
+from .relations import conjuncts
 
 
 def _aliases(node: exp.Expression) -> set[str]:

@@ -31,7 +31,7 @@ from ..metadata import ColumnMeta, OnionColumn
 from ..stats import STATS
 from .engine import decimal_scale
 from .plan import ColumnValue, Compiled, StoredValue
-from .split import Relation, source_of
+from .relations import Relation, source_of
 
 # the engine types whose values come back from the engine as the decrypted value is
 # (after the adjustments of _as_engine_returns)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from ..metadata import Catalog
-from .statements import is_default
+from .writes import is_default
 
 
 @dataclass(frozen=True)
