@@ -86,18 +86,20 @@ def _plain_select(tree: exp.Expression) -> bool:
 
 
 def _client_aggregated(tree: exp.Expression) -> bool:
-    return _plain_select(tree) and client_aggregable(tree)  # type: ignore[arg-type]
+    return isinstance(tree, exp.Select) and _plain_select(tree) and client_aggregable(tree)
 
 
 def _direct(query: Query, reason: str) -> Compiled:
+    assert isinstance(query.tree, exp.Select)  # (as the strategy's predicate says)
     c = Compiler(query.catalog)
-    out = compile_select(c, query.tree, snapshot_rows=query.snapshot_rows)  # type: ignore[arg-type]
+    out = compile_select(c, query.tree, snapshot_rows=query.snapshot_rows)
     return _with_needs(out, c)
 
 
 def _client_aggregate(query: Query, reason: str) -> Compiled:
+    assert isinstance(query.tree, exp.Select)  # (as the strategy's predicate says)
     c = Compiler(query.catalog)
-    return _with_needs(compile_client_aggregate(c, query.tree), c)  # type: ignore[arg-type]
+    return _with_needs(compile_client_aggregate(c, query.tree), c)
 
 
 def _split(query: Query, reason: str) -> Compiled:
@@ -132,8 +134,8 @@ _NOT_APPLICABLE = "a set operation or WITH query"
 
 def _compile_query(catalog: Catalog, tree: exp.Expression, snapshot_rows: bool) -> Compiled:
     written = tree
-    if _plain_select(tree):
-        tree = with_precomputed(catalog, tree)  # type: ignore[arg-type]
+    if isinstance(tree, exp.Select) and _plain_select(tree):
+        tree = with_precomputed(catalog, tree)
     query = Query(catalog, written, tree, snapshot_rows)
     refusal: UnsupportedQuery | None = None
     *tried, last = STRATEGIES
