@@ -648,6 +648,7 @@ def compiles_exactly(catalog: Catalog, rel: Relation) -> object:
     try:
         c = Compiler(catalog)
         plan = compile_select(c, rel.query.copy())
+    # (compiling is the test, a refusal the answer: see split.try_compile)
     except (AdaptiveError, psycopg.Error):
         return None
     if plan.residual is not None:

@@ -241,7 +241,7 @@ class Residual:
 
 @dataclass
 class Compiled:
-    kind: str  # select | insert | update | delete | ddl | utility
+    kind: str  # select | insert | update | delete | ddl | utility | build (see builds)
     sql: str = ""
     params: dict[str, ParamBuilder] = field(default_factory=dict)
     outputs: list[Output] = field(default_factory=list)

@@ -329,6 +329,7 @@ def _applied_exactly(catalog: Catalog, rel: Relation, c: exp.Expression) -> bool
     try:
         strict = compile_select(exact, rel.select(catalog, [c]))
         split = _compile(catalog, rel, [c])
+    # (compiling is the test, a refusal the answer: see try_compile)
     except (AdaptiveError, psycopg.Error):
         return False
     return strict.residual is None and split.residual is None and strict.sql == split.sql
@@ -707,6 +708,7 @@ def _distinct(
         return plan
     try:
         deduplicated = _compile(catalog, rel, conj, distinct=True)
+    # (compiling is the test, a refusal the answer: see try_compile)
     except (AdaptiveError, psycopg.Error):
         return plan
 
@@ -716,6 +718,12 @@ def _distinct(
 
 
 def try_compile(catalog: Catalog, rel: Relation, conj: list[exp.Expression]) -> Compiled | None:
+    """The relation's server SELECT with the conjuncts ``conj``, or None where it does not
+    compile.  Compiling is the test: whether a conjunct compiles over ciphertexts
+    depends on the onions its columns have, their layers and floors, the types compared
+    and the keys shared -- what compiling it finds out, a refusal (or a PostgreSQL error
+    a constant raises, e.g. a malformed date) saying no.  An onion to build is not a
+    refusal (:class:`~.scope.OnionNotBuilt`): it ends the whole compilation."""
     try:
         return _compile(catalog, rel, conj)
     except (AdaptiveError, psycopg.Error):
