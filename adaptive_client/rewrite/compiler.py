@@ -109,6 +109,8 @@ class Compiler:
     adjustments it needs, the tables it reads; the passes above call its methods for the
     FROM items, the predicates and the onions each use of a column takes."""
 
+    mode: CompileMode = EXACT
+
     def __init__(self, catalog: Catalog, mode: CompileMode = EXACT) -> None:
         self.catalog = catalog
         self.mode = mode
