@@ -23,20 +23,12 @@ from ..encodings import (
     NumericEncoding,
     TextEncoding,
 )
-from ..errors import (
-    DatetimeOutOfRange,
-    EncodingError,
-    UnsupportedQuery,
-    ValueOutOfDomain,
-)
+from ..errors import DatetimeOutOfRange, EncodingError, UnsupportedQuery, ValueOutOfDomain
 from ..metadata import OnionColumn
 from ..onions import Cap
 from ..stats import STATS
 from ..wire import CiphertextArray
-from .plan import (
-    ParamBuilder,
-    Params,
-)
+from .plan import ParamBuilder, Params
 from .scope import ColumnRef
 
 _UNREPRESENTABLE = object()

@@ -23,10 +23,7 @@ from typing import Any
 from sqlglot import exp
 
 from .. import recipes
-from ..errors import (
-    LayerFloorViolation,
-    UnsupportedQuery,
-)
+from ..errors import LayerFloorViolation, UnsupportedQuery
 from ..json_encoding import operator_refusal as json_operator_refusal
 from ..json_encoding import refusal as json_refusal
 from ..metadata import Catalog, OnionColumn, TableMeta
@@ -43,11 +40,7 @@ from .constants import (
     value_of,
 )
 from .params import escape_percent
-from .plan import (
-    Need,
-    ParamBuilder,
-    Params,
-)
+from .plan import Need, ParamBuilder, Params
 from .scope import ColumnRef, NestedScope, OnionNotBuilt, Scope, unsupported
 
 

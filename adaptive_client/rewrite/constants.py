@@ -23,23 +23,12 @@ from sqlglot import exp
 from ..array_encoding import Constructed, construct
 from ..clock import CLOCK_PREFIX, clock_kind, clock_param, is_clock_cast
 from ..domains import cast_type
-from ..encodings import (
-    SqlType,
-    encoding_for,
-    parse_sql_type,
-)
-from ..errors import (
-    EncodingError,
-    ParameterMismatch,
-    UnsupportedQuery,
-    ValueOutOfDomain,
-)
+from ..encodings import SqlType, encoding_for, parse_sql_type
+from ..errors import EncodingError, ParameterMismatch, UnsupportedQuery, ValueOutOfDomain
 from ..interval_input import RANGES
 from ..metadata import ColumnMeta
 from .numeric import pg_scaled
-from .plan import (
-    ParamBuilder,
-)
+from .plan import ParamBuilder
 from .scope import unsupported
 
 

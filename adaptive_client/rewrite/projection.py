@@ -19,22 +19,14 @@ from sqlglot import exp
 from .. import recipes
 from ..clock import OIDS as CLOCK_OIDS
 from ..clock import clock_kind, clock_name
-from ..errors import (
-    UnsupportedQuery,
-)
+from ..errors import UnsupportedQuery
 from ..metadata import ColumnMeta, OnionColumn
 from ..onions import Cap, Onion
 from ..usertypes import EnumType
 from .compiler import Compiler
 from .constants import cast_target, concat_text
 from .numeric import NUMBER_OIDS, pg_arith, pg_avg, pg_negate, result_oid
-from .plan import (
-    CURRENT_PARAMS,
-    AsheSum,
-    ColumnValue,
-    RowFn,
-    StoredValue,
-)
+from .plan import CURRENT_PARAMS, AsheSum, ColumnValue, RowFn, StoredValue
 from .scope import ColumnRef, Scope, unsupported
 
 _OIDS = {

@@ -11,10 +11,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from ..errors import (
-    UndefinedColumn,
-    UnsupportedQuery,
-)
+from ..errors import UndefinedColumn, UnsupportedQuery
 from ..metadata import ColumnMeta, TableMeta
 from ..needs import BuildNeed
 
