@@ -66,6 +66,14 @@ def compile_statement(
         raise UnsupportedQuery("the statement nests too deeply to rewrite", "nesting") from None
 
 
+def _with_needs(out: Compiled, c: Compiler) -> Compiled:
+    """The plan, with what compiling it found the statement needs and reads."""
+    out.needs = c.needs
+    out.joins = c.joins
+    out.tables = c.tables
+    return out
+
+
 # -- queries -----------------------------------------------------------------------------
 
 
@@ -154,13 +162,6 @@ def _compile_query(catalog: Catalog, tree: exp.Expression, snapshot_rows: bool) 
 
 
 # -- writes ------------------------------------------------------------------------------
-
-
-def _with_needs(out: Compiled, c: Compiler) -> Compiled:
-    out.needs = c.needs
-    out.joins = c.joins
-    out.tables = c.tables
-    return out
 
 
 def _source_query(catalog: Catalog, tree: exp.Expression) -> Compiled:
