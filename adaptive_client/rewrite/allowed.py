@@ -30,7 +30,7 @@ from .kinds import (
     unparen,
     varchar_length,
 )
-from .split import conjuncts
+from .relations import conjuncts
 from .sums import real_valued
 from .transforms import ENGINE_FUNCTIONS
 

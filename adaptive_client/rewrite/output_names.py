@@ -12,7 +12,7 @@ from sqlglot.optimizer.scope import traverse_scope
 
 from ..metadata import Catalog
 from .kinds import by_type, char_length, is_star, leftmost
-from .split import source_of
+from .relations import source_of
 
 _FUNC_NAMES: dict[type[exp.Expression], str] = {
     exp.Count: "count", exp.Sum: "sum", exp.Min: "min", exp.Max: "max", exp.Avg: "avg",

@@ -101,7 +101,7 @@ from .numeric import float4_out
 from .output_names import char_outputs, output_names, varchar_outputs
 from .plan import Compiled, Output, ParamBuilder, Params, Residual
 from .precomputed import extend_schema, substitute
-from .relations import SEMI_VALUES, Relation, Semi, conjuncts, source_of
+from .relations import SEMI_VALUES, Relation, Semi
 from .split import (
     compile_relation,
     drop_applied,

@@ -18,7 +18,10 @@ from adaptive_client.rewrite.transforms import TRANSFORMS, rewrite_node
 ENGINE = ["engine", "held", "numeric", "order_bytes", "to_char", "kinds", "sums",
           "transforms", "engine_sql", "engine_types", "text_order"]  # fmt: skip
 COMPILE = {"compiler", "statements", "split", "aggregate", "late", "eager", "residual",
-           "precomputed", "plan", "allowed", "output_names"}  # fmt: skip
+           "precomputed", "plan", "allowed", "output_names", "scope", "constants",
+           "comparands", "projection", "select", "client_aggregate", "insert",
+           "update_delete", "writes", "row_keys", "ordering", "relations",
+           "settings"}  # fmt: skip
 
 
 def _imported(module: str) -> set[str]:
