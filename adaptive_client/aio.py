@@ -228,11 +228,11 @@ def _exit_transaction(sync: Connection, tx: Any, exc: BaseException | None) -> N
         tx.__exit__(None, None, None)
     else:
         tx.__exit__(type(exc), exc, exc.__traceback__)
-    if not sync._in_transaction():
+    if not sync.in_transaction():
         if exc is None:
-            sync._after_commit()
+            sync.after_commit()
         else:
-            sync._after_rollback()
+            sync.after_rollback()
 
 
 class AsyncCursor:

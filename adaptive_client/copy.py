@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import psycopg
 from psycopg import sql
@@ -27,10 +27,8 @@ from .errors import StaleMetadata, UnsupportedQuery
 from .interval_encoding import AS_WRITTEN
 from .metadata import ColumnMeta, OnionColumn, TableMeta
 from .onions import TOKEN_ONIONS, Onion
+from .session_protocol import StatementCursor
 from .stats import STATS
-
-if TYPE_CHECKING:
-    from .connection import Cursor
 
 BATCH = 2000  # rows encrypted per batched call
 
@@ -68,7 +66,9 @@ def _storage_type(col: ColumnMeta, oc: OnionColumn) -> str:
 class CopyIn:
     """The object ``with cursor.copy("COPY t FROM STDIN") as copy:`` gives."""
 
-    def __init__(self, cursor: Cursor, table: TableMeta, columns: list[str], opts: CopyOptions):
+    def __init__(
+        self, cursor: StatementCursor, table: TableMeta, columns: list[str], opts: CopyOptions
+    ):
         self.cursor = cursor
         self.table = table
         precomputed.refuse_written(table, columns)
@@ -121,7 +121,7 @@ class CopyIn:
     def __enter__(self) -> CopyIn:
         conn = self.cursor.connection
         for _attempt in range(3):
-            first_in_transaction = not conn._in_transaction()
+            first_in_transaction = not conn.in_transaction()
             try:
                 return self._start()
             except psycopg.errors.UndefinedColumn as exc:
@@ -129,7 +129,7 @@ class CopyIn:
                 # this client's metadata is stale, as execute() handles it
                 self._stack.__exit__(type(exc), exc, exc.__traceback__)
                 self._stack = contextlib.ExitStack()
-                if not conn._epoch_moved():
+                if not conn.epoch_moved():
                     raise
                 if not conn.pg.autocommit:
                     if not first_in_transaction:
@@ -139,7 +139,7 @@ class CopyIn:
                             "transaction read its layers; retry the transaction"
                         ) from None
                     conn.pg.rollback()
-                    conn._after_rollback()
+                    conn.after_rollback()
                 conn.catalog.reload(conn.control)
                 self._rebind(conn.catalog.table(self.table.name))
                 STATS.retries += 1
@@ -163,7 +163,7 @@ class CopyIn:
         # connection (sequences are not transactional).
         given = {c.name for c in self.given}
         self._stable = {
-            col.name: conn._runtime.evaluate(col.default_sql, col.type.sql(), False)
+            col.name: conn.runtime.evaluate(col.default_sql, col.type.sql(), False)
             for col in self.table.columns.values()
             if col.name not in given and col.default_sql and not col.default_volatile
         }
@@ -188,8 +188,8 @@ class CopyIn:
             self._stack.__exit__(type(err), err, err.__traceback__)
             raise
         self._stack.__exit__(exc_type, exc, tb)
-        self.cursor._set_result([], None, self.rowcount)
-        self.cursor.connection._forget_table(self.table)
+        self.cursor.set_result([], None, self.rowcount)
+        self.cursor.connection.forget_table(self.table)
 
     def _drawn(self, col: ColumnMeta) -> Any:
         try:
@@ -417,7 +417,7 @@ def _csv_fields(line: str, sep: str) -> list[str | None]:
     return fields
 
 
-def open_copy(cursor: Cursor, node: exp.Copy, params: Any) -> CopyIn | CopyOut:
+def open_copy(cursor: StatementCursor, node: exp.Copy, params: Any) -> CopyIn | CopyOut:
     """The Copy object for a parsed COPY statement."""
     opts = CopyOptions(node)
     target = node.this
@@ -443,13 +443,13 @@ def open_copy(cursor: Cursor, node: exp.Copy, params: Any) -> CopyIn | CopyOut:
         query = f"SELECT {cols_sql} FROM {target.sql('postgres')}"
     # (the values as the client holds them: COPY prints json and intervals as PostgreSQL
     # does, which the application's loaded values cannot tell)
-    cursor._internal_values = True
+    cursor.internal_values = True
     as_written = AS_WRITTEN.set(True)
     try:
         cursor.execute(query, params)
     finally:
         AS_WRITTEN.reset(as_written)
-        cursor._internal_values = False
+        cursor.internal_values = False
     desc = cursor.description or []
     rows = cursor.fetchall()
     conn = cursor.connection

@@ -116,7 +116,7 @@ def ping(conn: Connection) -> None:
 
 def _refresh(conn: Connection) -> None:
     """Read the catalog notifications that arrived while the connection was lent out."""
-    conn._maybe_refresh()
+    conn.refresh_catalog()
 
 
 async def _refresh_async(conn: AsyncConnection) -> None:

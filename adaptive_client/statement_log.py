@@ -16,6 +16,7 @@ import threading
 from pathlib import Path
 
 from .errors import ConfigError
+from .sqltext import split_statements
 
 
 class StatementLog:
@@ -54,6 +55,4 @@ def read_statements(path: str | os.PathLike[str]) -> list[str]:
             except (ValueError, KeyError, TypeError):
                 raise ConfigError(f"{path}:{n}: not a statement log line") from None
         return out
-    from .sqltext import split_statements
-
     return [s for s in split_statements(text) if s.strip()]

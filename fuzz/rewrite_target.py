@@ -2,7 +2,7 @@
 coverage-guided) and the bounded run in the test suite (hypothesis).
 
 The target takes SQL text and parameters, parses it as the client does
-(``Connection._parse``), compiles it against a real encrypted schema
+(``Connection.parse``), compiles it against a real encrypted schema
 (``compile_statement``) and binds the parameters (encrypting them for the server).
 Nothing is sent to the server, so a case costs microseconds.  The only exceptions
 allowed out are the client's typed errors (:class:`AdaptiveError`); anything else is a
@@ -73,7 +73,7 @@ def run_case(conn: adaptive_client.Connection, sql: str, values: tuple[Any, ...]
     passes them (a wrong count is refused before the rewrite: see the suite).  Any exception
     other than a typed error propagates: that is a finding."""
     try:
-        stmt, npos, named = conn._parse(sql)
+        stmt, npos, named = conn.parse(sql)
         if isinstance(
             stmt,
             exp.Create

@@ -105,8 +105,8 @@ def catalog_of(dbapi_conn: Any) -> Catalog:
     """The catalog of an adaptive connection (sync, async or pooled), fresh where the
     connection is between transactions (other clients' DDL is notified)."""
     conn = _sync_connection(dbapi_conn)
-    conn._maybe_refresh()
-    if not conn._in_transaction():
+    conn.refresh_catalog()
+    if not conn.in_transaction():
         # the committed catalog, even where another client's DDL notification is still
         # on its way (has_table decides what create_all creates)
         conn.catalog.refresh(conn.control)

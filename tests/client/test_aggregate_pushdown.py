@@ -328,7 +328,7 @@ BOUNDED = [
 def _residual_plan(pair: Pair, sql: str) -> Any:
     from adaptive_client.rewrite.statements import compile_statement
 
-    plan = compile_statement(pair.enc.catalog, pair.enc._parse(sql)[0])
+    plan = compile_statement(pair.enc.catalog, pair.enc.parse(sql)[0])
     assert plan.residual is not None
     return plan.residual
 
@@ -361,7 +361,7 @@ def test_extremes_over_ord_onions_equal_to_plain(pair: Pair, sql: str) -> None:
     from adaptive_client.rewrite.statements import compile_statement
 
     pair.check(sql)
-    plan = compile_statement(pair.enc.catalog, pair.enc._parse(sql)[0])
+    plan = compile_statement(pair.enc.catalog, pair.enc.parse(sql)[0])
     server = plan.sql if plan.residual is None else " ".join(f.sql for f in plan.residual.fetches)
     grouped = "GROUP BY" in sql or "HAVING" in sql
     assert ("MAX(ENCODE(" in server.upper() or "MIN(ENCODE(" in server.upper()) == grouped, server

@@ -561,12 +561,12 @@ def test_text_ranges_filter_on_the_server(pair: Pair) -> None:
     the client applies the exact range again), not by fetching the whole table."""
     from adaptive_client.rewrite.statements import compile_statement
 
-    stmt = pair.enc._parse("SELECT id FROM people WHERE name < 'b' AND id > 3 ORDER BY id")[0]
+    stmt = pair.enc.parse("SELECT id FROM people WHERE name < 'b' AND id > 3 ORDER BY id")[0]
     plan = compile_statement(pair.enc.catalog, stmt)
     assert plan.residual is not None
     (fetch,) = plan.residual.fetches
     assert "WHERE" in fetch.sql and "<=" in fetch.sql
-    negated = pair.enc._parse("SELECT id FROM people WHERE NOT (name < 'b') ORDER BY id")[0]
+    negated = pair.enc.parse("SELECT id FROM people WHERE NOT (name < 'b') ORDER BY id")[0]
     (fetch,) = compile_statement(pair.enc.catalog, negated).residual.fetches  # type: ignore[union-attr]
     assert "WHERE" not in fetch.sql  # a negated superset would be a subset: not pushed
 

@@ -188,7 +188,7 @@ def test_server_jit_off_for_the_clients_statements_unless_configured(
     dsn = new_database("jit")
     with adaptive_client.connect(dsn, master_key=master_key, autocommit=autocommit) as conn:
         # the SET left no transaction open behind the application
-        assert not conn._in_transaction()
+        assert not conn.in_transaction()
         assert conn.pg.execute("SHOW jit").fetchone() == ("off",)
     with psycopg.connect(dsn) as raw:
         server_default = raw.execute("SHOW jit").fetchone()

@@ -42,7 +42,7 @@ def _stale(dsn: str, master_key: Any, *, autocommit: bool) -> adaptive_client.Co
         conn.execute(f"SELECT count(*) FROM {name}").fetchall()  # metadata cached
     if not autocommit:
         conn.commit()
-    conn._maybe_refresh = lambda: None  # type: ignore[method-assign]
+    conn.refresh_catalog = lambda: None  # type: ignore[method-assign]
     return conn
 
 

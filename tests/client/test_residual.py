@@ -334,13 +334,13 @@ def test_refusal_changes_nothing(pair: Pair) -> None:
 def test_where_pushed_down_to_the_server(pair: Pair) -> None:
     """The conjuncts that compile over ciphertexts filter the fetch on the server; the
     rest is evaluated on the client."""
-    stmt = pair.enc._parse("SELECT count(*) FROM post WHERE lower(title) = 'hello' AND id > 10")[0]
+    stmt = pair.enc.parse("SELECT count(*) FROM post WHERE lower(title) = 'hello' AND id > 10")[0]
     plan = compile_statement(pair.enc.catalog, stmt)
     assert plan.residual is not None
     (fetch,) = plan.residual.fetches
     assert "WHERE" in fetch.sql and "lower" not in fetch.sql.lower()
     # the nullable side of an outer join is not filtered before the join
-    stmt = pair.enc._parse(
+    stmt = pair.enc.parse(
         "SELECT a.id FROM author a LEFT JOIN post p ON p.author_id = a.id "
         "WHERE p.score IS NULL AND lower(a.name) = 'ann'"
     )[0]

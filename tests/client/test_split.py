@@ -98,7 +98,7 @@ def _same_as_plain(pair: Pair, sql: str) -> None:
 
 
 def _plan(pair: Pair, sql: str) -> Any:
-    plan = compile_statement(pair.enc.catalog, pair.enc._parse(sql)[0])
+    plan = compile_statement(pair.enc.catalog, pair.enc.parse(sql)[0])
     assert plan.residual is not None
     return plan
 
@@ -259,7 +259,7 @@ def test_exists_in_writes_as_postgresql(pair: Pair) -> None:
 @pytest.mark.parametrize("sql", SPLIT_EXISTS, ids=[q[:70] for q in SPLIT_EXISTS])
 def test_exists_applied_by_the_server_in_a_split_statement(pair: Pair, sql: str) -> None:
     _same_as_plain(pair, sql)
-    plan = compile_statement(pair.enc.catalog, pair.enc._parse(sql)[0])
+    plan = compile_statement(pair.enc.catalog, pair.enc.parse(sql)[0])
     parts = plan.residual.parts if plan.residual is not None else []  # (or whole)
     assert not any("player q" in part for part in parts), parts
 
@@ -274,7 +274,7 @@ def test_exists_the_server_cannot_apply_is_fetched(pair: Pair, sql: str) -> None
 @pytest.mark.parametrize("sql", SERVER_EXISTS, ids=[q[:70] for q in SERVER_EXISTS])
 def test_exists_runs_on_the_server(pair: Pair, sql: str) -> None:
     _same_as_plain(pair, sql)
-    plan = compile_statement(pair.enc.catalog, pair.enc._parse(sql)[0])
+    plan = compile_statement(pair.enc.catalog, pair.enc.parse(sql)[0])
     assert plan.residual is None and "EXISTS" in (plan.sql or "")
 
 

@@ -162,7 +162,7 @@ def test_candidates_are_filtered_on_the_server(
     plain, enc = pair
     query = "SELECT id FROM doc WHERE body LIKE '%onion%' ORDER BY id"
     assert enc.execute(query).fetchall() == plain.execute(query).fetchall()
-    plan = enc._compile(query, enc._parse(query)[0])
+    plan = enc.compile(query, enc.parse(query)[0])
     assert plan.residual is not None
     (fetch,) = plan.residual.fetches
     assert "@>" in fetch.sql  # the trigram filter reaches the server
@@ -192,7 +192,7 @@ def test_gin_index_serves_an_infix_pattern(new_database: Any, master_key: Any) -
                 copy.write_row((i, f"row {i} word{i % 997} tail{i % 13}"))
         query = "SELECT count(*) FROM big WHERE body LIKE '%word123 %'"
         assert enc.execute(query).fetchone() == (len(range(123, 100_000, 997)),)
-        plan = enc._compile(query, enc._parse(query)[0])
+        plan = enc.compile(query, enc.parse(query)[0])
         assert plan.residual is not None
         (fetch,) = plan.residual.fetches
         with psycopg.connect(enc.pg.info.dsn, autocommit=True) as raw:

@@ -10,8 +10,8 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client.connection import _FAIL_TRANSACTION
 from adaptive_client.keys import MasterKey
+from adaptive_client.retries import FAIL_TRANSACTION
 
 SECRET = "Zanzibar-7731"
 ERRORS = [
@@ -40,7 +40,7 @@ def test_the_server_sees_one_fixed_statement(
             ).fetchone()
         assert seen is not None
         query, state = seen
-        assert query.encode() == _FAIL_TRANSACTION
+        assert query.encode() == FAIL_TRANSACTION
         assert state == "idle in transaction (aborted)"
         assert SECRET not in query and "Zanzibar" not in query
         with pytest.raises(psycopg.errors.InFailedSqlTransaction):

@@ -73,7 +73,7 @@ def test_precomputed_predicate_filters_on_the_server(sf001: tuple[Any, Any, floa
     widest column of orders) is shipped or decrypted.  The server also counts each
     customer's orders (the LEFT JOIN aggregated there): one row per customer ships."""
     plain, enc, scale = sf001
-    plan = enc._compile(*_parsed(enc, 13, scale))
+    plan = enc.compile(*_parsed(enc, 13, scale))
     assert plan.residual is not None
     orders = enc.catalog.table("orders")
     flag = orders.precomputed["pc1_o_comment_special_requests"]
@@ -90,7 +90,7 @@ def _parsed(enc: Any, number: int, scale: float) -> tuple[str, Any]:
     from tpch.queries import query
 
     text = query(number, scale)
-    return text, enc._parse(text, with_params=False)[0]
+    return text, enc.parse(text, with_params=False)[0]
 
 
 @pytest.mark.parametrize("number", _cases())
