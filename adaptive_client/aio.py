@@ -87,9 +87,11 @@ class AsyncConnection:
         return cls(sync, executor)
 
     # -- the worker ----------------------------------------------------------------------------
-    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run ``fn(*args)`` in the connection's worker; on cancellation, cancel the
-        statement on the server and wait for the worker before re-raising."""
+    async def run_in_worker(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(*args)`` in the connection's worker (where whatever touches the
+        synchronous connection runs: the pool's checks, the SQLAlchemy dialect's); on
+        cancellation, cancel the statement on the server and wait for the worker before
+        re-raising."""
         if self._executor is None:
             raise psycopg.OperationalError("the connection is closed")
         fut = asyncio.get_running_loop().run_in_executor(self._executor, partial(fn, *args))
@@ -130,16 +132,16 @@ class AsyncConnection:
         await asyncio.to_thread(self._sync.cancel)
 
     async def commit(self) -> None:
-        await self._run(self._sync.commit)
+        await self.run_in_worker(self._sync.commit)
 
     async def rollback(self) -> None:
-        await self._run(self._sync.rollback)
+        await self.run_in_worker(self._sync.rollback)
 
     async def close(self) -> None:
         if self._executor is None:
             return
         try:
-            await self._run(self._sync.close)
+            await self.run_in_worker(self._sync.close)
         finally:
             self._executor.shutdown(wait=False)
             self._executor = None  # type: ignore[assignment]
@@ -157,28 +159,28 @@ class AsyncConnection:
         return self._sync.autocommit
 
     async def set_autocommit(self, value: bool) -> None:
-        await self._run(setattr, self._sync, "autocommit", value)
+        await self.run_in_worker(setattr, self._sync, "autocommit", value)
 
     @property
     def isolation_level(self) -> psycopg.IsolationLevel | None:
         return self._sync.isolation_level
 
     async def set_isolation_level(self, value: psycopg.IsolationLevel | None) -> None:
-        await self._run(setattr, self._sync, "isolation_level", value)
+        await self.run_in_worker(setattr, self._sync, "isolation_level", value)
 
     @property
     def read_only(self) -> bool | None:
         return self._sync.pg.read_only
 
     async def set_read_only(self, value: bool | None) -> None:
-        await self._run(setattr, self._sync.pg, "read_only", value)
+        await self.run_in_worker(setattr, self._sync.pg, "read_only", value)
 
     @property
     def deferrable(self) -> bool | None:
         return self._sync.pg.deferrable
 
     async def set_deferrable(self, value: bool | None) -> None:
-        await self._run(setattr, self._sync.pg, "deferrable", value)
+        await self.run_in_worker(setattr, self._sync.pg, "deferrable", value)
 
     @property
     def info(self) -> psycopg.ConnectionInfo:
@@ -193,13 +195,13 @@ class AsyncConnection:
         """A transaction block (a savepoint inside one), as psycopg's: committed at the
         end of the block, rolled back if it raises."""
         tx = self._sync.transaction()
-        await self._run(tx.__enter__)
+        await self.run_in_worker(tx.__enter__)
         try:
             yield None
         except BaseException as exc:
-            await self._run(_exit_transaction, self._sync, tx, exc)
+            await self.run_in_worker(_exit_transaction, self._sync, tx, exc)
             raise
-        await self._run(_exit_transaction, self._sync, tx, None)
+        await self.run_in_worker(_exit_transaction, self._sync, tx, None)
 
     async def __aenter__(self) -> AsyncConnection:
         return self
@@ -243,6 +245,12 @@ class AsyncCursor:
         self._cur = cursor
 
     @property
+    def sync_cursor(self) -> Cursor:
+        """The synchronous cursor underneath (its rows are in memory once ``execute``
+        was awaited)."""
+        return self._cur
+
+    @property
     def description(self) -> Sequence[tuple[Any, ...]] | None:
         return self._cur.description
 
@@ -267,12 +275,12 @@ class AsyncCursor:
         return self._cur.closed
 
     async def execute(self, query: str, params: Params | None = None) -> AsyncCursor:
-        await self.connection._run(self._cur.execute, query, params)
+        await self.connection.run_in_worker(self._cur.execute, query, params)
         return self
 
     async def executemany(self, query: str, params_seq: Iterable[Params]) -> None:
         seq: Sequence[Params] = list(params_seq)
-        await self.connection._run(self._cur.executemany, query, seq)
+        await self.connection.run_in_worker(self._cur.executemany, query, seq)
 
     async def fetchone(self) -> Row | None:
         return self._cur.fetchone()
@@ -321,13 +329,13 @@ class AsyncNamedCursor(AsyncCursor):
         self._cur.itersize = value
 
     async def fetchone(self) -> Row | None:
-        return await self.connection._run(self._cur.fetchone)
+        return await self.connection.run_in_worker(self._cur.fetchone)
 
     async def fetchmany(self, size: int | None = None) -> list[Row]:
-        return await self.connection._run(self._cur.fetchmany, size)
+        return await self.connection.run_in_worker(self._cur.fetchmany, size)
 
     async def fetchall(self) -> list[Row]:
-        return await self.connection._run(self._cur.fetchall)
+        return await self.connection.run_in_worker(self._cur.fetchall)
 
     async def __aiter__(self) -> AsyncIterator[Row]:
         while rows := await self.fetchmany(self.itersize):
@@ -336,7 +344,7 @@ class AsyncNamedCursor(AsyncCursor):
 
     async def close(self) -> None:
         if not self.connection.closed:
-            await self.connection._run(self._cur.close)
+            await self.connection.run_in_worker(self._cur.close)
 
 
 __all__ = ["AsyncConnection", "AsyncCursor", "AsyncNamedCursor"]

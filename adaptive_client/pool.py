@@ -88,13 +88,13 @@ class AsyncPoolConnection(AsyncConnection):
 
     @classmethod
     async def connect(cls, conninfo: str = "", **kwargs: Any) -> AsyncPoolConnection:
-        conn = await AsyncConnection.connect(conninfo, **kwargs)
-        out = cls(conn._sync, conn._executor)
-        return out
+        conn = await super().connect(conninfo, **kwargs)
+        assert isinstance(conn, AsyncPoolConnection)
+        return conn
 
     async def execute(self, query: str, params: Params | None = None) -> Any:
         if not query.strip():  # the pool's liveness check
-            await self._run(ping, self._sync)
+            await self.run_in_worker(ping, self.sync_connection)
             return self.cursor()
         return await super().execute(query, params)
 
@@ -120,7 +120,7 @@ def _refresh(conn: Connection) -> None:
 
 
 async def _refresh_async(conn: AsyncConnection) -> None:
-    await conn._run(_refresh, conn._sync)
+    await conn.run_in_worker(_refresh, conn.sync_connection)
 
 
 def _client_kwargs(

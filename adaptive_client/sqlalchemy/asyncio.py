@@ -87,7 +87,7 @@ class AsyncAdaptCursor:
 
     def close(self) -> None:
         self._rows.clear()
-        self._cursor._cur.close()
+        self._cursor.sync_cursor.close()
 
     async def _async_soft_close(self) -> None:
         return
@@ -230,11 +230,11 @@ class AdaptiveAsyncDialect(AdaptiveDialect):
 
     def get_isolation_level(self, dbapi_connection: Any) -> Any:
         conn: AsyncConnection = dbapi_connection._connection
-        return await_only(conn._run(super().get_isolation_level, conn.sync_connection))
+        return await_only(conn.run_in_worker(super().get_isolation_level, conn.sync_connection))
 
     def do_ping(self, dbapi_connection: Any) -> bool:
         conn: AsyncConnection = dbapi_connection._connection
-        return bool(await_only(conn._run(super().do_ping, conn.sync_connection)))
+        return bool(await_only(conn.run_in_worker(super().do_ping, conn.sync_connection)))
 
     def get_driver_connection(self, connection: Any) -> Any:
         return connection._connection

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+from sqlalchemy.dialects import registry
 from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
 from sqlalchemy.engine import default, reflection
 from sqlalchemy.engine.url import URL
@@ -31,6 +32,7 @@ from sqlalchemy.sql.compiler import InsertmanyvaluesSentinelOpts
 
 from .. import connection as _connection
 from ..metadata import TableMeta
+from ..pool import ping
 from . import reflection as refl
 
 logger = logging.getLogger("adaptive_client.sqlalchemy")
@@ -77,7 +79,7 @@ def _log_notice(diag: psycopg.errors.Diagnostic) -> None:
 
 def _pg(dbapi_conn: Any) -> psycopg.Connection[Any]:
     """The plain psycopg session under an adaptive connection."""
-    return refl._sync_connection(dbapi_conn).pg
+    return refl.sync_connection(dbapi_conn).pg
 
 
 class AdaptiveDialect(PGDialect_psycopg):
@@ -108,9 +110,8 @@ class AdaptiveDialect(PGDialect_psycopg):
 
     @classmethod
     def get_async_dialect_cls(cls, url: URL) -> Any:
-        from .asyncio import AdaptiveAsyncDialect
-
-        return AdaptiveAsyncDialect
+        # (by name, as SQLAlchemy finds any dialect: the async dialect builds on this one)
+        return registry.load("postgresql.adaptive_async")
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("use_native_hstore", False)
@@ -156,15 +157,13 @@ class AdaptiveDialect(PGDialect_psycopg):
         return setup
 
     def do_ping(self, dbapi_connection: Any) -> bool:
-        from ..pool import ping
-
-        ping(refl._sync_connection(dbapi_connection))
+        ping(refl.sync_connection(dbapi_connection))
         return True
 
     def is_disconnect(self, e: Any, connection: Any, cursor: Any) -> bool:
         if isinstance(e, psycopg.Error) and connection is not None:
             try:
-                conn = refl._sync_connection(connection)
+                conn = refl.sync_connection(connection)
             except TypeError:
                 return False
             return bool(conn.pg.closed or conn.pg.broken or conn.control.broken)
@@ -351,7 +350,7 @@ class AdaptiveDialect(PGDialect_psycopg):
         table = self._only_table(connection, table_name, schema)
         if table is None:
             return []
-        conn = refl._sync_connection(connection.connection.dbapi_connection)
+        conn = refl.sync_connection(connection.connection.dbapi_connection)
         return refl.by_name(refl.foreign_keys(conn, conn.catalog, table))
 
     @reflection.cache
@@ -368,7 +367,7 @@ class AdaptiveDialect(PGDialect_psycopg):
         table = self._only_table(connection, table_name, schema)
         if table is None:
             return []
-        conn = refl._sync_connection(connection.connection.dbapi_connection)
+        conn = refl.sync_connection(connection.connection.dbapi_connection)
         return refl.by_name(refl.unique_constraints(conn, table))
 
     @reflection.cache

@@ -104,7 +104,7 @@ def _default_sql(value: Any) -> str | None:
 def catalog_of(dbapi_conn: Any) -> Catalog:
     """The catalog of an adaptive connection (sync, async or pooled), fresh where the
     connection is between transactions (other clients' DDL is notified)."""
-    conn = _sync_connection(dbapi_conn)
+    conn = sync_connection(dbapi_conn)
     conn.refresh_catalog()
     if not conn.in_transaction():
         # the committed catalog, even where another client's DDL notification is still
@@ -113,7 +113,9 @@ def catalog_of(dbapi_conn: Any) -> Catalog:
     return conn.catalog
 
 
-def _sync_connection(dbapi_conn: Any) -> Connection:
+def sync_connection(dbapi_conn: Any) -> Connection:
+    """The synchronous adaptive connection of a DB-API connection (sync, async or
+    pooled, as SQLAlchemy hands it)."""
     conn = getattr(dbapi_conn, "driver_connection", dbapi_conn)
     conn = getattr(conn, "sync_connection", conn)  # AsyncConnection
     if not isinstance(conn, Connection):
