@@ -52,7 +52,16 @@ class Session(Protocol):
     # layout: a later UPDATE SET x = x + k of the same row needs no SELECT
     locked_rows: dict[Any, tuple[Any, ...]]
 
+    # (the DB-API surface an application reaches as ``cursor.connection``)
     def cursor(self, name: str = "", *, withhold: bool = False) -> StatementCursor: ...
+
+    def commit(self) -> None: ...
+
+    def rollback(self) -> None: ...
+
+    def close(self) -> None: ...
+
+    # (the session's, for its cursors)
 
     def bind(self) -> None: ...
 
