@@ -132,7 +132,7 @@ class Connection:
             self.catalog = Catalog.open(self.control, master_key)
             require_collator(self.control)  # an ICU database needs PyICU: refused at connect
             self.peel_mode: str = resolve_peel_mode(self.control, peel_mode)
-            self._epoch = EpochListener(self.control)
+            self._notifications = EpochListener(self.control)
             if context is not None:
                 kwargs["context"] = context
             self.pg = psycopg.connect(conninfo, autocommit=autocommit, **kwargs)
@@ -280,7 +280,7 @@ class Connection:
         if self.in_transaction():
             return
         self.locked_rows.clear()
-        if self._epoch.arrived():
+        if self._notifications.arrived():
             self.catalog.refresh(self.control)
 
     def epoch_moved(self) -> bool:

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 import adaptive_client
-from adaptive_client.connection import NamedCursor
+from adaptive_client.cursor import NamedCursor
 from adaptive_client.errors import StaleMetadata
 from adaptive_client.onions import Onion
 
