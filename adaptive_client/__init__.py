@@ -33,12 +33,10 @@ from psycopg.dbapi20 import (
     TimestampFromTicks,
 )
 
-from . import (
-    array_encoding,  # noqa: F401  (registers the array encoding)
-    errors,
-)
-from .aio import AsyncConnection, AsyncCursor
-from .connection import Connection, Cursor, connect
+from . import errors
+from .catalog.keys import MasterKey
+from .dbapi.aio import AsyncConnection, AsyncCursor
+from .dbapi.connection import Connection, Cursor, connect
 from .errors import (
     AdaptiveError,
     LayerFloorViolation,
@@ -47,7 +45,7 @@ from .errors import (
     UnsupportedQuery,
     WrongMasterKey,
 )
-from .keys import MasterKey
+from .values import array_encoding  # noqa: F401  (registers the array encoding)
 
 # DB-API 2.0 module globals.  Threads may share the module and connections, as with
 # psycopg 3: a connection runs one statement at a time, whatever thread sends it.

@@ -26,7 +26,7 @@ import psycopg
 from scratch import scratch
 
 import adaptive_client
-from adaptive_client.embedded import EmbeddedCluster
+from adaptive_client.admin.embedded import EmbeddedCluster
 
 
 def main() -> None:

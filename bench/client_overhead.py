@@ -33,9 +33,9 @@ from typing import Any
 import psycopg
 
 import adaptive_client
-from adaptive_client.embedded import EmbeddedCluster
-from adaptive_client.install import install
-from adaptive_client.rewrite import plan
+from adaptive_client.admin.embedded import EmbeddedCluster
+from adaptive_client.catalog.install import install
+from adaptive_client.compile import plan
 
 CHUNK = 100
 clock = time.process_time

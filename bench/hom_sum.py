@@ -24,8 +24,8 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 import psycopg  # noqa: E402
 from psycopg.conninfo import make_conninfo  # noqa: E402
 
-from adaptive_client.embedded import EmbeddedCluster  # noqa: E402
-from adaptive_client.install import install  # noqa: E402
+from adaptive_client.admin.embedded import EmbeddedCluster  # noqa: E402
+from adaptive_client.catalog.install import install  # noqa: E402
 from adaptive_client.schemes import HOM  # noqa: E402
 
 NAME = "bench_hom_sum"

@@ -31,8 +31,8 @@ from psycopg import sql
 from scratch import scratch
 
 import adaptive_client
-from adaptive_client.embedded import EmbeddedCluster
-from adaptive_client.onions import Onion
+from adaptive_client.admin.embedded import EmbeddedCluster
+from adaptive_client.catalog.onions import Onion
 
 
 def main() -> None:

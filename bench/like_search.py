@@ -24,7 +24,7 @@ import psycopg
 from scratch import scratch
 
 import adaptive_client
-from adaptive_client.embedded import EmbeddedCluster
+from adaptive_client.admin.embedded import EmbeddedCluster
 
 PATTERNS = [
     ("body LIKE %s", "%word123 %"),

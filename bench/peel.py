@@ -32,8 +32,8 @@ import psycopg
 from psycopg import sql
 
 import adaptive_client
-from adaptive_client.install import install
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.install import install
+from adaptive_client.catalog.keys import MasterKey
 
 DBNAME = "bench_peel"
 CONFIG = {"tables": {"peel_bench": {"id": {"onions": ["Eq"]}, "v": {"onions": ["Eq"]}}}}
@@ -41,7 +41,7 @@ CHUNK = 50_000
 
 
 def default_dsn() -> str:
-    from adaptive_client.embedded import EmbeddedCluster
+    from adaptive_client.admin.embedded import EmbeddedCluster
 
     cluster = EmbeddedCluster.default()
     cluster.up()

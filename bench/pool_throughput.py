@@ -5,7 +5,7 @@
 
 What an application server does: ``--threads`` worker threads share a pool of
 ``--pool`` connections (psycopg_pool's ``ConnectionPool``; for the client, the one in
-``adaptive_client.pool``), each taking a connection per operation.  An operation is one
+``adaptive_client.dbapi.pool``), each taking a connection per operation.  An operation is one
 transaction: a point SELECT of two columns by primary key, then an UPDATE of another
 column of the same row.  Each thread works on rows of its own, so no operation waits for
 another's row lock: what limits the rate is the client's CPU, the server's, and how
@@ -37,8 +37,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from scratch import scratch
 
-from adaptive_client.embedded import EmbeddedCluster
-from adaptive_client.pool import ConnectionPool
+from adaptive_client.admin.embedded import EmbeddedCluster
+from adaptive_client.dbapi.pool import ConnectionPool
 
 DDL = (
     "CREATE TABLE acct (id integer PRIMARY KEY, owner varchar(40), balance numeric(12,2), "

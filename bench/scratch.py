@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import psycopg
 
-from adaptive_client.install import install
+from adaptive_client.catalog.install import install
 
 
 def scratch(admin: str, name: str, with_schema: bool = True) -> str:

@@ -25,7 +25,7 @@ from typing import Any
 from scratch import scratch
 
 import adaptive_client
-from adaptive_client.embedded import EmbeddedCluster
+from adaptive_client.admin.embedded import EmbeddedCluster
 
 EXPLICIT = "CREATE TABLE reading (id bigint PRIMARY KEY, sensor varchar(20), value numeric(10,3))"
 SERIAL = "CREATE TABLE reading (id bigserial PRIMARY KEY, sensor varchar(20), value numeric(10,3))"

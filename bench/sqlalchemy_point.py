@@ -25,9 +25,9 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 import adaptive_client.sqlalchemy  # noqa: F401  (registers the dialect in a checkout)
-from adaptive_client.embedded import EmbeddedCluster
-from adaptive_client.install import install
-from adaptive_client.keys import MasterKey
+from adaptive_client.admin.embedded import EmbeddedCluster
+from adaptive_client.catalog.install import install
+from adaptive_client.catalog.keys import MasterKey
 
 
 def url(dsn: str, driver: str) -> sa.URL:

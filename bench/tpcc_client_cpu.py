@@ -33,7 +33,7 @@ CHUNK = 50
 
 def _dsn(config: str, scale: str, warehouses: int) -> str:
     """The run database a sweep at these settings left (named after its template)."""
-    from adaptive_client.embedded import EmbeddedCluster
+    from adaptive_client.admin.embedded import EmbeddedCluster
 
     return str(EmbeddedCluster.default().dsn(f"tpcc_{config}_{scale}_w{warehouses}_run"))
 

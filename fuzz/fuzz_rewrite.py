@@ -31,8 +31,8 @@ def _dsn() -> str:
         return env
     import psycopg
 
-    from adaptive_client.embedded import EmbeddedCluster
-    from adaptive_client.install import install
+    from adaptive_client.admin.embedded import EmbeddedCluster
+    from adaptive_client.catalog.install import install
 
     cluster = EmbeddedCluster.default()
     cluster.up()
@@ -89,7 +89,7 @@ def main_atheris(argv: list[str]) -> None:
 
         import adaptive_client  # noqa: F401
 
-    from adaptive_client.keys import MasterKey
+    from adaptive_client.catalog.keys import MasterKey
 
     conn = open_schema(_dsn(), MasterKey.generate())
     corpus = [a for a in argv[1:] if not a.startswith("-")]
@@ -112,7 +112,7 @@ def main_hypothesis(n: int) -> None:
     from rewrite_target import open_schema, run_case
     from sql_strategies import statements
 
-    from adaptive_client.keys import MasterKey
+    from adaptive_client.catalog.keys import MasterKey
 
     conn = open_schema(_dsn(), MasterKey.generate())
     outcomes: dict[str, int] = {}

@@ -17,8 +17,8 @@ import psycopg
 from sqlglot import exp
 
 import adaptive_client
+from adaptive_client.compile.statements import compile_statement
 from adaptive_client.errors import AdaptiveError
-from adaptive_client.rewrite.statements import compile_statement
 
 SCHEMA = [
     "CREATE TABLE acct (id integer PRIMARY KEY, owner varchar(20) NOT NULL, "

@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, settings
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from adaptive_client.install import install
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.install import install
+from adaptive_client.catalog.keys import MasterKey
 
 # No deadline: database round trips make timings noisy.  HYPOTHESIS_PROFILE picks another.
 settings.register_profile(
@@ -31,7 +31,7 @@ def pg_cluster() -> str:
     env = os.environ.get("ADAPTIVE_TEST_DSN")
     if env:
         return env
-    from adaptive_client.embedded import EmbeddedCluster
+    from adaptive_client.admin.embedded import EmbeddedCluster
 
     cluster = EmbeddedCluster.default()
     cluster.up()

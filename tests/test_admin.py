@@ -10,9 +10,10 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client import admin, cli
+from adaptive_client.admin import cli
+from adaptive_client.admin import controls as admin
+from adaptive_client.catalog.keys import MasterKey
 from adaptive_client.errors import WrongMasterKey
-from adaptive_client.keys import MasterKey
 
 
 @pytest.fixture()

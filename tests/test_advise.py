@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 import adaptive_client
-from adaptive_client import cli
-from adaptive_client.advise import advise, read_schema, render
-from adaptive_client.config import load_config
+from adaptive_client.admin import cli
+from adaptive_client.admin.advise import advise, read_schema, render
+from adaptive_client.catalog.config import load_config
+from adaptive_client.catalog.keys import MasterKey
+from adaptive_client.dbapi.statement_log import read_statements
 from adaptive_client.errors import ConfigError
-from adaptive_client.keys import MasterKey
-from adaptive_client.statement_log import read_statements
 from tpch.queries import query
 from tpch.schema import TABLES
 

@@ -13,9 +13,9 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client import cli
-from adaptive_client.embedded import EmbeddedCluster
-from adaptive_client.keys import load_master_key
+from adaptive_client.admin import cli
+from adaptive_client.admin.embedded import EmbeddedCluster
+from adaptive_client.catalog.keys import load_master_key
 
 needs_embedded = pytest.mark.skipif(
     bool(os.environ.get("ADAPTIVE_TEST_DSN")),
@@ -92,7 +92,7 @@ def test_console_script_reports_errors_on_stderr() -> None:
         [
             sys.executable,
             "-c",
-            "import sys; from adaptive_client.cli import main; sys.exit(main())",
+            "import sys; from adaptive_client.admin.cli import main; sys.exit(main())",
             "init",
             "--dsn",
             UNREACHABLE,

@@ -9,8 +9,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from adaptive_client import embedded
-from adaptive_client.embedded import EmbeddedCluster, EmbeddedDbError
+from adaptive_client.admin import embedded
+from adaptive_client.admin.embedded import EmbeddedCluster, EmbeddedDbError
 
 needs_embedded = pytest.mark.skipif(
     bool(os.environ.get("ADAPTIVE_TEST_DSN")),

@@ -15,7 +15,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adaptive_client.encodings import SqlType, encoding_for, parse_sql_type
 from adaptive_client.errors import (
     CannotAdapt,
     ConfigError,
@@ -25,6 +24,7 @@ from adaptive_client.errors import (
     ValueOutOfDomain,
 )
 from adaptive_client.schemes import DET, HOM, OPE
+from adaptive_client.values.encodings import SqlType, encoding_for, parse_sql_type
 
 KEY = bytes(range(32))
 DETS = DET(KEY)
@@ -623,6 +623,6 @@ def test_numeric_infinities() -> None:
 )
 def test_pg_text(value: Any, text: str | None) -> None:
     """PostgreSQL's text output (DateStyle ISO) of the values the encodings return."""
-    from adaptive_client.encodings import pg_text
+    from adaptive_client.values.encodings import pg_text
 
     assert pg_text(value) == text

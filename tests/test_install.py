@@ -9,10 +9,10 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client import install as install_mod
+from adaptive_client.catalog import install as install_mod
+from adaptive_client.catalog.install import install, install_files
+from adaptive_client.catalog.keys import MasterKey
 from adaptive_client.errors import AdaptiveError, ConfigError, PeelModeUnavailable
-from adaptive_client.install import install, install_files
-from adaptive_client.keys import MasterKey
 
 TABLES = {"keyring", "tables", "key_groups", "layers", "epoch", "peel_log", "settings"}
 FUNCTIONS = {
@@ -115,23 +115,26 @@ def test_failed_install_changes_nothing(
         ).fetchone() == (0,)
 
 
-def test_scripts_are_package_data() -> None:
-    """Found through importlib.resources inside the package, not in the checkout's root."""
-    import importlib.resources
-
-    root = importlib.resources.files("adaptive_client") / "sql"
-    assert [f.name for f in install_files()] == [
+def test_scripts_are_the_repository_sql() -> None:
+    """A checkout reads the scripts from the repository's top-level sql/ (the database's side
+    of the project, not inside the package); a wheel carries a copy in the package
+    (packaging/test_wheel.py)."""
+    root = Path(__file__).resolve().parents[1] / "sql"
+    files = install_files()
+    assert [f.name for f in files] == [
         "metadata_schema.sql",
         *sorted(f.name for f in (root / "udf").iterdir() if f.name.endswith(".sql")),
     ]
-    assert not (Path(install_mod.__file__).resolve().parent.parent / "sql").exists()
+    assert Path(str(files[0])).resolve() == (root / "metadata_schema.sql").resolve()
+    assert not (Path(install_mod.__file__).resolve().parents[1] / "sql").exists()
 
 
 def test_missing_scripts_are_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.resources
 
     monkeypatch.setattr(importlib.resources, "files", lambda package: tmp_path)
-    with pytest.raises(AdaptiveError, match=r"packaged SQL scripts .* are missing"):
+    monkeypatch.setattr(install_mod, "CHECKOUT_SQL", tmp_path / "none")
+    with pytest.raises(AdaptiveError, match=r"SQL scripts .* are missing"):
         install_mod.sql_dir()
 
 

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from adaptive_client.catalog.keys import MasterKey, RootKeys, load_master_key
 from adaptive_client.errors import (
     InvalidMasterKey,
     MasterKeyMissing,
     MetadataTampered,
     WrongMasterKey,
 )
-from adaptive_client.keys import MasterKey, RootKeys, load_master_key
 
 
 def test_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,8 +8,8 @@ import os
 import psycopg
 import pytest
 
-from adaptive_client import wire
-from adaptive_client.wire import WordTokens
+from adaptive_client.values import wire
+from adaptive_client.values.wire import WordTokens
 
 CASES = [
     [],

@@ -29,7 +29,7 @@ from .load import SCALES, expected_rows, load
 
 
 def _cluster_dsn(dbname: str) -> str:
-    from adaptive_client.embedded import EmbeddedCluster
+    from adaptive_client.admin.embedded import EmbeddedCluster
 
     cluster = EmbeddedCluster.default()
     cluster.up()
@@ -37,7 +37,7 @@ def _cluster_dsn(dbname: str) -> str:
 
 
 def key_file() -> Path:
-    from adaptive_client.embedded import project_root
+    from adaptive_client.admin.embedded import project_root
 
     return project_root() / ".pgdata" / "tpcc-master.key"
 
@@ -48,7 +48,7 @@ def master_key() -> str:
         return env
     f = key_file()
     if not f.exists():
-        from adaptive_client.keys import MasterKey
+        from adaptive_client.catalog.keys import MasterKey
 
         f.parent.mkdir(parents=True, exist_ok=True)
         f.write_text(MasterKey.generate().hex())
@@ -61,7 +61,7 @@ def dsn_for(args: argparse.Namespace) -> str:
 
 
 def cmd_load(args: argparse.Namespace) -> int:
-    from adaptive_client.install import install
+    from adaptive_client.catalog.install import install
 
     dsn = dsn_for(args)
     info = psycopg.conninfo.conninfo_to_dict(dsn)
@@ -182,7 +182,7 @@ def database_bytes(dsn: str) -> int:
 def _load_into(dsn: str, config: str, warehouses: int, scale: str) -> float:
     """Load ``dsn``'s database under a temporary name, renamed to it once complete: a load
     interrupted half-way never leaves a database a later sweep would take for a template."""
-    from adaptive_client.install import install
+    from adaptive_client.catalog.install import install
 
     name = _dbname(dsn)
     loading = psycopg.conninfo.make_conninfo(dsn, dbname=f"{name}_loading")

@@ -48,7 +48,7 @@ def config_file(config: str) -> str | None:
 
 # how the plain configuration's psycopg connections treat their prepared statements:
 # ``psycopg``'s own rule (all dropped at every rollback) or ``kept`` across rollbacks, as
-# the adaptive client keeps them (adaptive_client.direct): the baseline without the
+# the adaptive client keeps them (adaptive_client.dbapi.direct): the baseline without the
 # re-preparing after each of TPC-C's serialization failures
 PLAIN_STATEMENTS = ("psycopg", "kept")
 
@@ -63,7 +63,7 @@ def open_connection(
     if config == "plain":
         conn: Any = psycopg.connect(dsn)
         if plain_statements == "kept":
-            from adaptive_client.direct import keep_statements_across_rollback
+            from adaptive_client.dbapi.direct import keep_statements_across_rollback
 
             if not keep_statements_across_rollback(conn):
                 raise RuntimeError("this psycopg's statement cache cannot be replaced")

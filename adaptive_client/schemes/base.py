@@ -1,7 +1,8 @@
 """The interface every encryption scheme implements.
 
 A scheme is one *layer* of an onion.  Schemes are primitives: they know nothing of SQL
-types (see :mod:`adaptive_client.encodings`) nor of onions (see :mod:`adaptive_client.onions`).
+types (see :mod:`adaptive_client.values.encodings`) nor of onions (see
+:mod:`adaptive_client.catalog.onions`).
 
 Byte-level layers (RND, DET, OPE) produce **self-describing** ciphertexts: the first byte
 is the layer's ``tag``.  That lets any client, even one whose cached metadata is stale,

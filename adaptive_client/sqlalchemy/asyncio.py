@@ -21,7 +21,7 @@ from sqlalchemy.engine.interfaces import AdaptedConnection
 from sqlalchemy.engine.url import URL
 from sqlalchemy.util.concurrency import await_only
 
-from ..aio import AsyncConnection, AsyncCursor, AsyncNamedCursor
+from ..dbapi.aio import AsyncConnection, AsyncCursor, AsyncNamedCursor
 from .base import AdaptiveDBAPI, AdaptiveDialect
 
 Row = tuple[Any, ...]

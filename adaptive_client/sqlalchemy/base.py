@@ -30,9 +30,9 @@ from sqlalchemy.engine import default, reflection
 from sqlalchemy.engine.url import URL
 from sqlalchemy.sql.compiler import InsertmanyvaluesSentinelOpts
 
-from .. import connection as _connection
-from ..metadata import TableMeta
-from ..pool import ping
+from ..catalog.metadata import TableMeta
+from ..dbapi import connection as _connection
+from ..dbapi.pool import ping
 from . import reflection as refl
 
 logger = logging.getLogger("adaptive_client.sqlalchemy")

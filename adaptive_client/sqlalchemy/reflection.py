@@ -1,13 +1,12 @@
 """Reflection of the application's schema from the sealed catalog.
 
-SQLAlchemy's PostgreSQL dialect reflects by querying ``pg_catalog``, which on an
-encrypted database holds only anonymized tables of ciphertext columns.  Here the same
-answers come from the client's decrypted catalog (:class:`~adaptive_client.metadata.Catalog`):
+SQLAlchemy's PostgreSQL dialect reflects by querying ``pg_catalog``, which on an encrypted
+database holds only anonymized tables of ciphertext columns.  Here the same answers come
+from the client's decrypted catalog (:class:`~adaptive_client.catalog.metadata.Catalog`):
 plain table and column names, the declared SQL types, nullability, constant defaults,
-primary keys and indexes.  Unique and foreign-key constraints live only on the server
-(over the anonymized columns); they are read from ``pg_constraint`` and mapped back to
-plain names through the catalog.
-"""
+primary keys and indexes.  Unique and foreign-key constraints live only on the server (over
+the anonymized columns); they are read from ``pg_constraint`` and mapped back to plain
+names through the catalog."""
 
 from __future__ import annotations
 
@@ -36,10 +35,10 @@ from sqlalchemy.dialects.postgresql import (
     UUID,
 )
 
-from ..connection import Connection
-from ..encodings import SqlType
-from ..metadata import Catalog, TableMeta
-from ..usertypes import EnumType
+from ..catalog.metadata import Catalog, TableMeta
+from ..catalog.usertypes import EnumType
+from ..dbapi.connection import Connection
+from ..values.encodings import SqlType
 
 _ACTIONS = {"a": None, "r": "RESTRICT", "c": "CASCADE", "n": "SET NULL", "d": "SET DEFAULT"}
 

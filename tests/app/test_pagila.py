@@ -21,8 +21,8 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client.keys import MasterKey
-from adaptive_client.sqltext import leading_words, split_statements
+from adaptive_client.catalog.keys import MasterKey
+from adaptive_client.syntax.sqltext import leading_words, split_statements
 
 SCHEMA_FILE = Path(
     os.environ.get(

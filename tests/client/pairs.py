@@ -10,7 +10,7 @@ from typing import Any
 import psycopg
 
 import adaptive_client
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.keys import MasterKey
 
 Pair = tuple[psycopg.Connection[Any], adaptive_client.Connection]
 

@@ -1,4 +1,4 @@
-"""Grouped aggregation pushed to the server (rewrite/aggregate.py), judged by PostgreSQL
+"""Grouped aggregation pushed to the server (compile/aggregate.py), judged by PostgreSQL
 on the differential schema: each statement is equal to plain PostgreSQL's answer, and
 the statements the server can aggregate ship one row per group (the record of the
 split execution names the aggregated relation), the others their rows as before."""
@@ -14,11 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlglot.optimizer.annotate_types import annotate_types
 
+from adaptive_client.catalog.keys import MasterKey
+from adaptive_client.catalog.onions import Onion
+from adaptive_client.compile import residual
+from adaptive_client.compile.aggregate import plan_pushdowns
 from adaptive_client.errors import UnsupportedQuery
-from adaptive_client.keys import MasterKey
-from adaptive_client.onions import Onion
-from adaptive_client.rewrite import residual
-from adaptive_client.rewrite.aggregate import plan_pushdowns
 
 from .test_diff_queries import ICU, Pair, _pair
 
@@ -148,8 +148,8 @@ def _planned(pair: Pair, sql: str) -> int:
     the statement as a whole needs the split execution)."""
     import sqlglot
 
-    from adaptive_client.rewrite.aggregate import compiles_exactly
-    from adaptive_client.rewrite.engine_types import qualified, schema_of
+    from adaptive_client.compile.aggregate import compiles_exactly
+    from adaptive_client.engine.engine_types import qualified, schema_of
 
     catalog = pair.enc.catalog
     stmt = sqlglot.parse_one(sql, read="postgres")
@@ -225,7 +225,7 @@ def test_one_row_per_group_crosses_the_network(pair: Pair) -> None:
 def test_planner_leaves_scopes_it_cannot_push(pair: Pair) -> None:
     import sqlglot
 
-    from adaptive_client.rewrite.engine_types import qualified, schema_of
+    from adaptive_client.engine.engine_types import qualified, schema_of
 
     catalog = pair.enc.catalog
     stmt = sqlglot.parse_one("SELECT dept, max(name) FROM emp GROUP BY dept", read="postgres")
@@ -326,7 +326,7 @@ BOUNDED = [
 
 
 def _residual_plan(pair: Pair, sql: str) -> Any:
-    from adaptive_client.rewrite.statements import compile_statement
+    from adaptive_client.compile.statements import compile_statement
 
     plan = compile_statement(pair.enc.catalog, pair.enc.parse(sql)[0])
     assert plan.residual is not None
@@ -358,7 +358,7 @@ EXTREMES = [
 
 @pytest.mark.parametrize("sql", EXTREMES)
 def test_extremes_over_ord_onions_equal_to_plain(pair: Pair, sql: str) -> None:
-    from adaptive_client.rewrite.statements import compile_statement
+    from adaptive_client.compile.statements import compile_statement
 
     pair.check(sql)
     plan = compile_statement(pair.enc.catalog, pair.enc.parse(sql)[0])

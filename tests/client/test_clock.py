@@ -14,9 +14,9 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client.clock import clock_param
+from adaptive_client.catalog.keys import MasterKey
 from adaptive_client.errors import UnsupportedQuery
-from adaptive_client.keys import MasterKey
+from adaptive_client.values.clock import clock_param
 
 DDL = "CREATE TABLE ev (id integer PRIMARY KEY, at timestamp, day date, label text)"
 ROWS = [

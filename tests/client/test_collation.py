@@ -16,7 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import adaptive_client
-from adaptive_client.collation import (
+from adaptive_client.catalog.metadata import Catalog
+from adaptive_client.errors import CollationUnavailable, UnsupportedQuery
+from adaptive_client.values.collation import (
     C_COLLATION,
     Collation,
     collation_key,
@@ -25,9 +27,7 @@ from adaptive_client.collation import (
     icu_collator_version,
     server_version,
 )
-from adaptive_client.encodings import CollatedTextEncoding, encoding_for
-from adaptive_client.errors import CollationUnavailable, UnsupportedQuery
-from adaptive_client.metadata import Catalog
+from adaptive_client.values.encodings import CollatedTextEncoding, encoding_for
 
 LOCALES = {
     "icu": "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'",
@@ -444,7 +444,7 @@ def test_c_collation_keeps_byte_order() -> None:
 
 
 def test_layers_report_says_what_the_sort_key_reveals(pair: Pair, master_key: Any) -> None:
-    from adaptive_client.admin import layers_report
+    from adaptive_client.admin.controls import layers_report
 
     pair.same("SELECT name, code, id FROM people ORDER BY name, code, id")  # Ord onions to OPE
     with psycopg.connect(pair.enc_dsn) as c:
@@ -559,7 +559,7 @@ def test_a_plain_text_column_keeps_its_collate(new_database: Any, master_key: An
 def test_text_ranges_filter_on_the_server(pair: Pair) -> None:
     """A range on text is filtered on the server by the prefix's closed range (a superset:
     the client applies the exact range again), not by fetching the whole table."""
-    from adaptive_client.rewrite.statements import compile_statement
+    from adaptive_client.compile.statements import compile_statement
 
     stmt = pair.enc.parse("SELECT id FROM people WHERE name < 'b' AND id > 3 ORDER BY id")[0]
     plan = compile_statement(pair.enc.catalog, stmt)

@@ -16,8 +16,8 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client import compaction
-from adaptive_client.keys import MasterKey
+from adaptive_client.adapt import compaction
+from adaptive_client.catalog.keys import MasterKey
 
 ROWS = [(i, f"name {i % 97}", (i * 7919) % 1000) for i in range(3000)]
 QUERY = "SELECT id, name FROM item WHERE qty < 40 ORDER BY qty, id"

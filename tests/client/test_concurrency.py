@@ -212,7 +212,7 @@ def test_stale_client_after_a_dba_peel_writes_and_reads_right(
     cli = [
         sys.executable,
         "-m",
-        "adaptive_client.cli",
+        "adaptive_client.admin.cli",
         "peel",
         "--dsn",
         dsn,

@@ -12,7 +12,7 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.keys import MasterKey
 
 DDL = (
     "CREATE TABLE item (id integer PRIMARY KEY, name text, price numeric(8,2), "

@@ -11,9 +11,9 @@ import pytest
 import sqlglot
 
 import adaptive_client
-from adaptive_client.config import load_config
+from adaptive_client.catalog.config import load_config
+from adaptive_client.catalog.keys import MasterKey
 from adaptive_client.errors import ConfigError
-from adaptive_client.keys import MasterKey
 
 
 @pytest.fixture()

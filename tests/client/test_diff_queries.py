@@ -18,7 +18,7 @@ import sqlglot
 from sqlglot import exp
 
 import adaptive_client
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.keys import MasterKey
 
 from .diff_queries import FAMILIES, LIKES, TEXT_ORDER
 from .diff_rows import dept_rows, emp_rows

@@ -129,7 +129,7 @@ def test_dml_matches_plain(pair: Pair) -> None:
 
 
 def test_dump_has_no_plaintext(pair: Pair, pg_cluster: Any) -> None:
-    from adaptive_client.embedded import find_bindir
+    from adaptive_client.admin.embedded import find_bindir
 
     info = psycopg.conninfo.conninfo_to_dict(pair.enc_dsn)
     dump = subprocess.run(

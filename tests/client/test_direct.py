@@ -21,7 +21,7 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client.direct import DirectExecutor
+from adaptive_client.dbapi.direct import DirectExecutor
 
 
 @pytest.fixture()

@@ -1,4 +1,4 @@
-"""Counts of an outer join's right side aggregated before the join (rewrite/eager.py):
+"""Counts of an outer join's right side aggregated before the join (compile/eager.py):
 the pass alone over server queries, and statements of its shape judged by PostgreSQL on
 the differential schema (compiled whole and split, on C and ICU databases)."""
 
@@ -11,8 +11,8 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
-from adaptive_client.keys import MasterKey
-from adaptive_client.rewrite.eager import eager_counts
+from adaptive_client.catalog.keys import MasterKey
+from adaptive_client.compile.eager import eager_counts
 
 from .test_diff_queries import ICU, Pair, _pair
 
@@ -118,7 +118,7 @@ def test_equal_to_plain_under_icu(icu_pair: Pair, sql: str) -> None:
 
 
 def test_the_server_counts_before_it_joins(pair: Pair) -> None:
-    from adaptive_client.rewrite.statements import compile_statement
+    from adaptive_client.compile.statements import compile_statement
 
     sql = QUERIES[0]
     pair.check(sql)  # (peels what the statement needs)

@@ -13,7 +13,7 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.keys import MasterKey
 
 from .pairs import Pair, plain_and_encrypted
 
@@ -156,7 +156,7 @@ def test_answered_as_postgresql(pair: Pair, sql: str) -> None:
 
 # PostgreSQL adds a float sum's values in its plan's order, each addition rounded: where
 # the order changes the last bits (0.1 + 0.2 + 0.3), the client, which does not know that
-# order, refuses rather than answer other bits (rewrite/sums.py, float_sum)
+# order, refuses rather than answer other bits (engine/sums.py, float_sum)
 ORDER_DEPENDENT = [
     "SELECT k, sum(f) FROM t GROUP BY k ORDER BY k",
     "SELECT k, sum(f), avg(f) FROM t WHERE k <> 3 GROUP BY k ORDER BY k",
@@ -176,7 +176,7 @@ def test_order_dependent_float_sum_refused(pair: Pair, sql: str) -> None:
 def test_float_sum_exactness_bound() -> None:
     """The check the refusal rests on: a value's lowest set bit, and 0.1 + 0.2 + 0.3
     whose sum depends on the order while 0.5 + 1.25 + 3 does not."""
-    from adaptive_client.rewrite.engine import float_low_exponent
+    from adaptive_client.engine.runtime import float_low_exponent
 
     assert float_low_exponent(3.0) == 0
     assert float_low_exponent(1.25) == -2
@@ -215,9 +215,9 @@ def test_range_constant() -> None:
 
     from sqlglot import exp
 
-    from adaptive_client.encodings import parse_sql_type
-    from adaptive_client.metadata import ColumnMeta
-    from adaptive_client.rewrite.constants import range_constant
+    from adaptive_client.catalog.metadata import ColumnMeta
+    from adaptive_client.compile.constants import range_constant
+    from adaptive_client.values.encodings import parse_sql_type
 
     def column(sql_type: str) -> Any:
         col = ColumnMeta.__new__(ColumnMeta)

@@ -1,6 +1,6 @@
 """Split statements over the columns the client engine holds by their order keys (inet,
 cidr, macaddr, macaddr8, jsonb, arrays, bit varying, money, interval, time, timetz,
-enums: rewrite/held.py), on a C and an ICU database: a text expression beside the
+enums: engine/held.py), on a C and an ICU database: a text expression beside the
 column, ranges and BETWEEN with literals and parameters, ORDER BY ... LIMIT, GROUP BY,
 DISTINCT, min/max, a window ordered by the column.  PostgreSQL is the judge: every
 difference is a failure, and every refusal (0A000 where PostgreSQL answers) must be one
@@ -22,8 +22,8 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client.keys import MasterKey
-from adaptive_client.rewrite.order_bytes import key_bytes
+from adaptive_client.catalog.keys import MasterKey
+from adaptive_client.engine.order_bytes import key_bytes
 
 ICU = "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
 

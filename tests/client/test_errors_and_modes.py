@@ -9,6 +9,7 @@ import psycopg
 import pytest
 
 import adaptive_client
+from adaptive_client.catalog.keys import MasterKey
 from adaptive_client.errors import (
     LayerFloorViolation,
     NotInitialized,
@@ -18,7 +19,6 @@ from adaptive_client.errors import (
     UnsupportedQuery,
     WrongMasterKey,
 )
-from adaptive_client.keys import MasterKey
 
 CONFIG = {
     "defaults": {"search": True},

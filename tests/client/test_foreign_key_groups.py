@@ -11,8 +11,8 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client.keys import MasterKey
-from adaptive_client.onions import Onion
+from adaptive_client.catalog.keys import MasterKey
+from adaptive_client.catalog.onions import Onion
 
 SCHEMA = [
     "CREATE TABLE employee (id integer PRIMARY KEY, name text, reports_to integer)",

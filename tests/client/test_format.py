@@ -20,12 +20,12 @@ import pytest
 from psycopg import sql
 
 import adaptive_client
-from adaptive_client import cli
+from adaptive_client.admin import cli
+from adaptive_client.admin.migrate import migrate
+from adaptive_client.catalog.keys import MasterKey
+from adaptive_client.catalog.metadata import KEYRING_FORMAT, Catalog, root_label
+from adaptive_client.catalog.onions import TOKEN_ONIONS
 from adaptive_client.errors import FormatOutdated, MetadataTampered
-from adaptive_client.keys import MasterKey
-from adaptive_client.metadata import KEYRING_FORMAT, Catalog, root_label
-from adaptive_client.migrate import migrate
-from adaptive_client.onions import TOKEN_ONIONS
 from adaptive_client.schemes.rnd import RND, LegacyCbcRnd
 
 SCHEMA = [

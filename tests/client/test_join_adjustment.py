@@ -20,14 +20,14 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client.admin import layers_report
+from adaptive_client.admin.controls import layers_report
+from adaptive_client.catalog.onions import Onion
 from adaptive_client.errors import (
     JoinAdjustmentDisabled,
     JoinForbidden,
     StaleMetadata,
     StaleSnapshot,
 )
-from adaptive_client.onions import Onion
 
 DDL = [
     "CREATE TABLE author (id integer PRIMARY KEY, name varchar(40) NOT NULL, email text)",

@@ -18,8 +18,8 @@ import pytest
 from psycopg import sql
 
 import adaptive_client
-from adaptive_client import joins
-from adaptive_client.onions import Onion
+from adaptive_client.adapt import joins
+from adaptive_client.catalog.onions import Onion
 
 SHORT = ["ann", "bob", None, "ann", "", "zoë", "bob", None]
 MIXED = [*SHORT, "a name longer than one AES block", "a name longer than one AES block"]

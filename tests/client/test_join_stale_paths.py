@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 import adaptive_client
-from adaptive_client.cursor import NamedCursor
+from adaptive_client.catalog.onions import Onion
+from adaptive_client.dbapi.cursor import NamedCursor
 from adaptive_client.errors import StaleMetadata
-from adaptive_client.onions import Onion
 
 ROWS = [(i, i % 5, i % 7, i % 3) for i in range(40)]
 

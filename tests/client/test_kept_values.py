@@ -15,7 +15,7 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client import recipes
+from adaptive_client.catalog import recipes
 from adaptive_client.errors import CiphertextError
 from adaptive_client.stats import STATS
 

@@ -17,9 +17,9 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client import recipes
+from adaptive_client.catalog import recipes
+from adaptive_client.compile.plan import BATCH_ROWS, ColumnValue, Output, decrypt_columns
 from adaptive_client.errors import CiphertextError, EncodingError
-from adaptive_client.rewrite.plan import BATCH_ROWS, ColumnValue, Output, decrypt_columns
 from adaptive_client.stats import STATS
 
 N = 3 * BATCH_ROWS + 5

@@ -1,4 +1,4 @@
-"""Late decryption (rewrite/late.py): a column the client engine only carries to the
+"""Late decryption (compile/late.py): a column the client engine only carries to the
 output is loaded as its ciphertext and decrypted for the rows the statement returns --
 every statement compared with plain PostgreSQL (order, char(n) padding, numeric scale
 and NULLs included), and the decryptions counted."""
@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from adaptive_client.keys import MasterKey
-from adaptive_client.rewrite.late import LatePlan
+from adaptive_client.catalog.keys import MasterKey
+from adaptive_client.compile.late import LatePlan
 from adaptive_client.stats import STATS
 from tpch.harness import printed_rows
 

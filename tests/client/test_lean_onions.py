@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.keys import MasterKey
 from tpch.harness import printed_rows
 
 from .pairs import Pair, plain_and_encrypted

@@ -7,8 +7,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from adaptive_client.catalog.keys import MasterKey
 from adaptive_client.errors import UnsupportedQuery
-from adaptive_client.keys import MasterKey
 
 from .pairs import Pair, plain_and_encrypted
 

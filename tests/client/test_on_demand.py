@@ -22,10 +22,10 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client import ondemand
-from adaptive_client.admin import layers_report
+from adaptive_client.adapt import ondemand
+from adaptive_client.admin.controls import layers_report
+from adaptive_client.catalog.onions import Onion
 from adaptive_client.errors import OnionBuildDisabled, StaleMetadata
-from adaptive_client.onions import Onion
 
 DDL = (
     "CREATE TABLE item (id integer PRIMARY KEY, name text, price numeric(8,2), "
@@ -252,7 +252,7 @@ def test_checks_and_the_dbas_peel_build_what_they_need(new_database: Any, master
     """A CHECK comparing a column keeps its Ord onion from CREATE TABLE; one added later
     builds it first; a DBA's ``adaptive-db peel`` of a pending onion builds it, then
     peels it.  PostgreSQL's answers (and its refusal of a violating row) throughout."""
-    from adaptive_client.admin import peel_column
+    from adaptive_client.admin.controls import peel_column
 
     p = _make(new_database, master_key)
     try:
@@ -289,7 +289,7 @@ def test_a_view_and_the_layers_summary_with_pending_onions(
     """A view whose query orders by a column with a pending Ord onion is created (the
     onion built for it) and answers as PostgreSQL's; the per-column summary of
     ``adaptive-db layers`` skips onions not stored."""
-    from adaptive_client.admin import column_summary
+    from adaptive_client.admin.controls import column_summary
 
     p = _make(new_database, master_key)
     try:

@@ -14,9 +14,9 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client.config import load_config
+from adaptive_client.catalog.config import load_config
+from adaptive_client.compile.statements import compile_statement
 from adaptive_client.errors import ConfigError, EncodingError, UndefinedColumn, UnsupportedQuery
-from adaptive_client.rewrite.statements import compile_statement
 from tpch.harness import printed_rows
 
 DDL = (
@@ -150,7 +150,7 @@ def test_plans_read_the_precomputed_column(pair: Pair) -> None:
     catalog = pair.enc.catalog
     meta = catalog.table("sale")
     revenue = meta.precomputed["revenue"]
-    sum_anon = revenue.onions[adaptive_client.onions.Onion.SUM].anon
+    sum_anon = revenue.onions[adaptive_client.catalog.onions.Onion.SUM].anon
     plan = compile_statement(catalog, _parse("SELECT sum(price*(1-discount)) FROM sale"))
     assert sum_anon in plan.sql and "int8send" in plan.sql.lower()  # ASHE: nonces shipped
     # the inputs are not read at all
@@ -175,16 +175,16 @@ def test_substring_filter_runs_on_the_server(pair: Pair) -> None:
     sql = "SELECT count(*) FROM sale WHERE substr(region, 2) = '1'"
     plan = compile_statement(pair.enc.catalog, _parse(sql))
     eq = pair.enc.catalog.table("sale").precomputed["region_tail"].onions
-    assert plan.sql is not None and eq[adaptive_client.onions.Onion.EQ].anon in plan.sql
+    assert plan.sql is not None and eq[adaptive_client.catalog.onions.Onion.EQ].anon in plan.sql
     expected, got = pair.both(sql)
     assert got == expected
 
 
 @pytest.mark.parametrize("sql_type", ["char(6)", "varchar(8)", "text"])
 def test_substring_evaluated_as_postgresql_does(pair: Pair, sql_type: str) -> None:
-    from adaptive_client.encodings import parse_sql_type
-    from adaptive_client.metadata import ColumnMeta
-    from adaptive_client.precomputed import compile_expression
+    from adaptive_client.catalog.metadata import ColumnMeta
+    from adaptive_client.catalog.precomputed import compile_expression
+    from adaptive_client.values.encodings import parse_sql_type
 
     col = ColumnMeta("v", parse_sql_type(sql_type), True, {})
     values = ["", "a", "héllo", "ab cd ", "  x", "éèê", None]
@@ -214,9 +214,9 @@ def test_substring_evaluated_as_postgresql_does(pair: Pair, sql_type: str) -> No
     ],
 )
 def test_substring_refused(text: str) -> None:
-    from adaptive_client.encodings import parse_sql_type
-    from adaptive_client.metadata import ColumnMeta
-    from adaptive_client.precomputed import compile_expression
+    from adaptive_client.catalog.metadata import ColumnMeta
+    from adaptive_client.catalog.precomputed import compile_expression
+    from adaptive_client.values.encodings import parse_sql_type
 
     cols = {
         "note": ColumnMeta("note", parse_sql_type("text"), True, {}),
@@ -296,8 +296,8 @@ def test_layers_lists_precomputed_onions(new_database: Any, tmp_path: Any, capsy
     what it reveals -- before and after a query peels it."""
     import json
 
-    from adaptive_client import cli
-    from adaptive_client.keys import MasterKey
+    from adaptive_client.admin import cli
+    from adaptive_client.catalog.keys import MasterKey
 
     dsn, key = new_database("pclayers"), MasterKey.generate()
     key_file = tmp_path / "master.key"

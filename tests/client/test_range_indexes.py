@@ -17,10 +17,10 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client import range_indexes
-from adaptive_client.keys import MasterKey
-from adaptive_client.migrate import migrate
-from adaptive_client.onions import Onion
+from adaptive_client.adapt import range_indexes
+from adaptive_client.admin.migrate import migrate
+from adaptive_client.catalog.keys import MasterKey
+from adaptive_client.catalog.onions import Onion
 
 DDL = [
     "CREATE TABLE line (w integer, d integer, o integer, n integer, item integer, "
@@ -86,7 +86,7 @@ def pair(new_database: Any, master_key: MasterKey) -> Iterator[Pair]:
 
 def _anon(p: Pair, table: str, *onions: tuple[str, str]) -> list[str]:
     meta = p.enc.catalog.table(table)
-    from adaptive_client.onions import Onion
+    from adaptive_client.catalog.onions import Onion
 
     return [meta.column(c).onions[Onion(o)].anon for c, o in onions]
 
@@ -167,7 +167,7 @@ def test_an_ord_onion_at_rnd_gets_its_range_index_when_peeled(
     """Ord onions made with the table (no ``on_demand``) start at RND, where an index
     orders nothing: the range index comes with the peel to OPE -- a statement's, or the
     DBA's ``adaptive-db peel``."""
-    from adaptive_client.admin import peel_column
+    from adaptive_client.admin.controls import peel_column
 
     dsn = new_database("riup")
     with adaptive_client.connect(dsn, master_key=master_key, autocommit=True) as enc:

@@ -19,8 +19,8 @@ import psycopg
 import pytest
 
 import adaptive_client
+from adaptive_client.catalog.keys import MasterKey
 from adaptive_client.errors import UnsupportedQuery
-from adaptive_client.keys import MasterKey
 
 from .read_queries import DDL, QUERIES, Query, rows
 

@@ -1,5 +1,5 @@
 """Split execution: SELECTs the server cannot evaluate over ciphertexts, finished on the
-client (rewrite/residual.py), run against plain PostgreSQL with the same data.  Every
+client (compile/residual.py), run against plain PostgreSQL with the same data.  Every
 query is answered equal to plain (rows, order where ordered, column names and types) or
 refused with UnsupportedQuery, and a refusal peels nothing."""
 
@@ -14,10 +14,10 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client import sqltext
+from adaptive_client.compile import engine, output_names, split
+from adaptive_client.compile.statements import compile_statement
 from adaptive_client.errors import ConfigError, RowCapExceeded, UnsupportedQuery
-from adaptive_client.rewrite import engine, output_names, split
-from adaptive_client.rewrite.statements import compile_statement
+from adaptive_client.syntax import sqltext
 
 from .test_differential import _rows
 

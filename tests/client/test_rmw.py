@@ -16,7 +16,7 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client import server_errors
+from adaptive_client.dbapi import server_errors
 from adaptive_client.stats import STATS
 
 RR = psycopg.IsolationLevel.REPEATABLE_READ

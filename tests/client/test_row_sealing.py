@@ -12,8 +12,8 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client import recipes
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog import recipes
+from adaptive_client.catalog.keys import MasterKey
 from adaptive_client.stats import STATS
 
 DDL = "CREATE TABLE acct (id integer PRIMARY KEY, owner text, balance numeric(10,2), n integer)"

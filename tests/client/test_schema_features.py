@@ -11,10 +11,10 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client.admin import foreign_key_report, layers_report
-from adaptive_client.keys import MasterKey
-from adaptive_client.metadata import Catalog
-from adaptive_client.onions import Onion
+from adaptive_client.admin.controls import foreign_key_report, layers_report
+from adaptive_client.catalog.keys import MasterKey
+from adaptive_client.catalog.metadata import Catalog
+from adaptive_client.catalog.onions import Onion
 
 BLOG = """
 CREATE TABLE author (id serial PRIMARY KEY, name text NOT NULL);

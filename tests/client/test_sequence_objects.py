@@ -10,7 +10,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.keys import MasterKey
 
 from .pairs import Pair, plain_and_encrypted
 

@@ -11,10 +11,10 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client.keys import MasterKey
-from adaptive_client.rewrite.params import normalize_placeholders
-from adaptive_client.server_functions import answered_by_server
-from adaptive_client.sqltext import parse
+from adaptive_client.catalog.keys import MasterKey
+from adaptive_client.compile.server_functions import answered_by_server
+from adaptive_client.syntax.params import normalize_placeholders
+from adaptive_client.syntax.sqltext import parse
 
 
 @pytest.fixture(scope="module")

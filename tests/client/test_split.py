@@ -12,8 +12,8 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client.onions import Onion
-from adaptive_client.rewrite.statements import compile_statement
+from adaptive_client.catalog.onions import Onion
+from adaptive_client.compile.statements import compile_statement
 
 from .test_differential import _rows
 

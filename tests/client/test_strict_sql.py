@@ -20,8 +20,8 @@ from typing import Any
 import psycopg
 import pytest
 
-from adaptive_client.keys import MasterKey
-from adaptive_client.sqltext import check_syntax, syntax_error
+from adaptive_client.catalog.keys import MasterKey
+from adaptive_client.syntax.sqltext import check_syntax, syntax_error
 
 from .pairs import Pair, plain_and_encrypted
 from .strict_statements import ALL, CONFIG, DDL, ROWS, SYNTAX, S
@@ -128,7 +128,7 @@ def test_client_arithmetic_is_typed() -> None:
     """The arithmetic the client computes per row: PostgreSQL's types, its errors."""
     from decimal import Decimal
 
-    from adaptive_client.rewrite.numeric import FLOAT8, INT2, INT4, INT8, pg_arith, pg_negate
+    from adaptive_client.engine.numeric import FLOAT8, INT2, INT4, INT8, pg_arith, pg_negate
 
     assert pg_arith("/", -7, 2, INT4, INT4) == -3
     assert pg_arith("%", -7, 2, INT4, INT4) == -1

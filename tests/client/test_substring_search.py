@@ -17,7 +17,7 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client.onions import Onion
+from adaptive_client.catalog.onions import Onion
 
 CONFIG = {"defaults": {"substring": True}}
 
@@ -169,7 +169,7 @@ def test_candidates_are_filtered_on_the_server(
     oc = enc.catalog.table("doc").column("body").onions[Onion.SUBSTR]
     assert oc.layer == "TRIGRAM"
     with psycopg.connect(enc.pg.info.dsn, autocommit=True) as raw:
-        from adaptive_client import wire
+        from adaptive_client.values import wire
 
         wire.register(raw)
         candidates = raw.execute(fetch.sql, fetch.bind(())).fetchall()
@@ -196,7 +196,7 @@ def test_gin_index_serves_an_infix_pattern(new_database: Any, master_key: Any) -
         assert plan.residual is not None
         (fetch,) = plan.residual.fetches
         with psycopg.connect(enc.pg.info.dsn, autocommit=True) as raw:
-            from adaptive_client import wire
+            from adaptive_client.values import wire
 
             wire.register(raw)
             raw.execute("ANALYZE")

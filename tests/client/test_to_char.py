@@ -8,7 +8,7 @@ import datetime as dt
 
 import pytest
 
-from adaptive_client.rewrite.to_char import compile_format, to_char
+from adaptive_client.engine.to_char import compile_format, to_char
 
 T = dt.datetime(2024, 3, 5, 14, 7, 9, 123456)
 

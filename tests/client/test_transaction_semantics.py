@@ -17,7 +17,7 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.keys import MasterKey
 
 SCHEMA = "CREATE TABLE t (id integer PRIMARY KEY, v integer, s varchar(5), d date)"
 SEED = "INSERT INTO t VALUES (1, 10, 'one', '2024-01-01'), (2, 20, 'two', '2024-02-01')"

@@ -1,4 +1,4 @@
-"""The client engine's dialect (rewrite/transforms.py and the modules beside it) stands
+"""The client engine's dialect (engine/transforms.py and the modules beside it) stands
 below the compiler: it imports nothing that compiles for the server.  Its tables of
 per-node rewrites find a node's entry by the node's class or its nearest base class."""
 
@@ -11,8 +11,8 @@ import sqlglot
 from sqlglot import exp
 
 from adaptive_client import rewrite
-from adaptive_client.rewrite.kinds import by_type, kind_of
-from adaptive_client.rewrite.transforms import TRANSFORMS, rewrite_node
+from adaptive_client.engine.kinds import by_type, kind_of
+from adaptive_client.engine.transforms import TRANSFORMS, rewrite_node
 
 # the client engine's modules, and the compiler's that they must not import
 ENGINE = ["engine", "held", "numeric", "order_bytes", "to_char", "kinds", "sums",

@@ -13,8 +13,8 @@ import psycopg
 import pytest
 
 import adaptive_client
+from adaptive_client.catalog.keys import MasterKey
 from adaptive_client.errors import UnsupportedQuery
-from adaptive_client.keys import MasterKey
 
 SCHEMA = [
     "CREATE TABLE item (id integer PRIMARY KEY, name text, qty integer, price numeric(8,2), "

@@ -12,7 +12,7 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.keys import MasterKey
 
 DDL = (
     "CREATE TABLE w (id serial PRIMARY KEY, n integer DEFAULT 7, t varchar(6), "

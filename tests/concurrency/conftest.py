@@ -17,7 +17,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.keys import MasterKey
 
 
 @dataclass

@@ -390,7 +390,7 @@ def pool_contention(driver: str, dsn: str, limit: str) -> dict[str, Any]:
 
         pool: Any = psycopg_pool.ConnectionPool(dsn, min_size=POOL_SIZE, max_size=POOL_SIZE)
     else:
-        from adaptive_client.pool import ConnectionPool
+        from adaptive_client.dbapi.pool import ConnectionPool
 
         pool = ConnectionPool(dsn, min_size=POOL_SIZE, max_size=POOL_SIZE)
     pool.wait(timeout=60)

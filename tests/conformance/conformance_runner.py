@@ -28,7 +28,7 @@ from psycopg.adapt import Loader
 from psycopg.conninfo import make_conninfo
 
 import adaptive_client
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.keys import MasterKey
 
 CASES = Path(__file__).parent / "cases"
 STATEMENT_TIMEOUT_MS = 60_000

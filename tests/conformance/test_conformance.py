@@ -84,7 +84,7 @@ import pytest
 from conformance_runner import Cases, Findings, Pair, open_pair, read_cases, run
 from extract import array_of
 
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.keys import MasterKey
 
 ICU = "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
 ZONES = ("UTC", "America/New_York", "Asia/Kolkata")

@@ -11,9 +11,9 @@ from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
 import adaptive_client
-from adaptive_client import sqltext
-from adaptive_client.install import install
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.install import install
+from adaptive_client.catalog.keys import MasterKey
+from adaptive_client.syntax import sqltext
 
 _PROBES = {
     "serial": "CREATE TABLE probe_serial (id serial PRIMARY KEY, v integer)",

@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from psycopg.conninfo import conninfo_to_dict
 
 import adaptive_client.sqlalchemy  # noqa: F401  (registers the dialects for a checkout)
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.keys import MasterKey
 
 # SQLAlchemy's own compliance suite runs as a pytest session of its own
 # (test_compliance.py), with SQLAlchemy's test plugin.

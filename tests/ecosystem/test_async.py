@@ -18,7 +18,7 @@ from sqlalchemy import orm
 from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
 
 import adaptive_client
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.keys import MasterKey
 
 from .conftest import sa_url
 from .test_orm import make_models

@@ -9,7 +9,7 @@ from typing import Any
 import sqlalchemy as sa
 
 import adaptive_client
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.keys import MasterKey
 
 from .conftest import sa_url
 

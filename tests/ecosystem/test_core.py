@@ -13,7 +13,7 @@ import psycopg
 import pytest
 import sqlalchemy as sa
 
-from adaptive_client.cursor import NamedCursor
+from adaptive_client.dbapi.cursor import NamedCursor
 
 
 def _schema() -> tuple[sa.MetaData, sa.Table, sa.Table]:

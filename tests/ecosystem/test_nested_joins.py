@@ -12,7 +12,7 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.keys import MasterKey
 
 from .capabilities import parenthesized_joins_parse
 

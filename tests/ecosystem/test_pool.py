@@ -22,8 +22,8 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client.keys import MasterKey
-from adaptive_client.pool import AsyncConnectionPool, AsyncPoolConnection, ConnectionPool
+from adaptive_client.catalog.keys import MasterKey
+from adaptive_client.dbapi.pool import AsyncConnectionPool, AsyncPoolConnection, ConnectionPool
 
 DDL = (
     "CREATE TABLE acct (id integer PRIMARY KEY, a integer, b integer, c bigint, "

@@ -18,7 +18,7 @@ import psycopg
 from psycopg import sql
 
 import adaptive_client
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.keys import MasterKey
 
 CONFIG = {"tables": {"big": {"id": {"onions": ["Eq"]}, "v": {"onions": ["Eq"]}}}}
 TAG = {"RND": 1, "DET": 2}

@@ -27,9 +27,9 @@ import pytest
 from psycopg import sql
 
 import adaptive_client
+from adaptive_client.catalog.keys import MasterKey
+from adaptive_client.catalog.onions import TAGS
 from adaptive_client.errors import RetryableError
-from adaptive_client.keys import MasterKey
-from adaptive_client.onions import TAGS
 
 CLIENTS = 8
 ROUNDS = 3

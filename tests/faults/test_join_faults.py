@@ -24,9 +24,9 @@ import psycopg
 import pytest
 
 import adaptive_client
+from adaptive_client.catalog.keys import MasterKey
+from adaptive_client.catalog.onions import Onion
 from adaptive_client.errors import RetryableError
-from adaptive_client.keys import MasterKey
-from adaptive_client.onions import Onion
 
 RETRYABLE = (RetryableError, psycopg.errors.SerializationFailure, psycopg.errors.DeadlockDetected)
 PAIRS = 4  # join-key columns per table: one fresh pair per concurrent round or kill

@@ -18,8 +18,8 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client.admin import peel_column
-from adaptive_client.keys import MasterKey
+from adaptive_client.admin.controls import peel_column
+from adaptive_client.catalog.keys import MasterKey
 
 from .bigtable import BigTable
 

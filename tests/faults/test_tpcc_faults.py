@@ -21,9 +21,9 @@ from typing import Any
 import psycopg
 import pytest
 
-from adaptive_client.embedded import EmbeddedCluster
-from adaptive_client.install import install
-from adaptive_client.keys import MasterKey
+from adaptive_client.admin.embedded import EmbeddedCluster
+from adaptive_client.catalog.install import install
+from adaptive_client.catalog.keys import MasterKey
 from tpcc import driver
 from tpcc.check import check
 from tpcc.load import TINY, load

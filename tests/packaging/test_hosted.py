@@ -19,10 +19,10 @@ from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
 import adaptive_client
-from adaptive_client import cli
+from adaptive_client.admin import cli
+from adaptive_client.catalog.install import InstallReport, install_database
+from adaptive_client.catalog.keys import MasterKey
 from adaptive_client.errors import ConfigError, PeelModeUnavailable
-from adaptive_client.install import InstallReport, install_database
-from adaptive_client.keys import MasterKey
 
 from . import smoke
 

@@ -15,7 +15,7 @@ import sys
 import textwrap
 from collections.abc import Callable
 
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.keys import MasterKey
 
 WITHOUT_ICU = textwrap.dedent(
     """

@@ -25,7 +25,7 @@ import pytest
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.keys import MasterKey
 
 from . import smoke
 

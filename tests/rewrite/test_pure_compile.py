@@ -14,13 +14,13 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
-from adaptive_client.encodings import parse_sql_type
-from adaptive_client.keys import RootKeys, new_key
-from adaptive_client.metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
-from adaptive_client.onions import STACKS, Cap, Onion
-from adaptive_client.rewrite.plan import Compiled
-from adaptive_client.rewrite.settings import Settings
-from adaptive_client.rewrite.statements import compile_statement
+from adaptive_client.catalog.keys import RootKeys, new_key
+from adaptive_client.catalog.metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
+from adaptive_client.catalog.onions import STACKS, Cap, Onion
+from adaptive_client.compile.plan import Compiled
+from adaptive_client.compile.settings import Settings
+from adaptive_client.compile.statements import compile_statement
+from adaptive_client.values.encodings import parse_sql_type
 
 
 @pytest.fixture(autouse=True)

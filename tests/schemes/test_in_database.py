@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adaptive_client.encodings import encoding_for
 from adaptive_client.schemes import HOM, OPE, RND
+from adaptive_client.values.encodings import encoding_for
 
 KEY = bytes(range(32))
 

@@ -10,8 +10,8 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client.keys import MasterKey
-from adaptive_client.retries import FAIL_TRANSACTION
+from adaptive_client.catalog.keys import MasterKey
+from adaptive_client.dbapi.retries import FAIL_TRANSACTION
 
 SECRET = "Zanzibar-7731"
 ERRORS = [

@@ -14,9 +14,10 @@ import pytest
 from psycopg import IsolationLevel
 
 import adaptive_client
-from adaptive_client import admin, cli
+from adaptive_client.admin import cli
+from adaptive_client.admin import controls as admin
+from adaptive_client.catalog.keys import MasterKey
 from adaptive_client.errors import ConfigError, LayerFloorViolation
-from adaptive_client.keys import MasterKey
 
 # secret: no Eq or Ord peel at all; level: Ord may reach OPE, Eq stays RND.  Floors are
 # per onion: an Ord onion at OPE reveals equality as well, so forbidding equality on a

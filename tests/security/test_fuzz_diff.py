@@ -24,8 +24,8 @@ from client.test_read_queries import _rows
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from adaptive_client.catalog.keys import MasterKey
 from adaptive_client.errors import UnsupportedQuery
-from adaptive_client.keys import MasterKey
 
 from .diffgen import diff_queries
 

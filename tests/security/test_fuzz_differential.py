@@ -22,8 +22,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import adaptive_client
+from adaptive_client.catalog.keys import MasterKey
 from adaptive_client.errors import AdaptiveError, UnsupportedQuery, ValueOutOfDomain
-from adaptive_client.keys import MasterKey
 
 from .sqlgen import Query, Schema, queries, random_schema
 

@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import adaptive_client
+from adaptive_client.catalog.keys import MasterKey
 from adaptive_client.errors import ParameterMismatch
-from adaptive_client.keys import MasterKey
 
 FUZZ = Path(__file__).resolve().parents[2] / "fuzz"
 sys.path.insert(0, str(FUZZ))

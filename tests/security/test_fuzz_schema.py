@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import adaptive_client
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.keys import MasterKey
 
 SCHEMA = """
 CREATE TABLE parent (

@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import adaptive_client
+from adaptive_client.catalog.keys import MasterKey
 from adaptive_client.errors import UnsupportedQuery, ValueOutOfDomain
-from adaptive_client.keys import MasterKey
 
 from .dmlgen import writes
 from .sqlgen import Query, Schema, random_schema

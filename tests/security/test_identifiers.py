@@ -12,8 +12,8 @@ from typing import Any
 import psycopg
 
 import adaptive_client
+from adaptive_client.catalog.keys import MasterKey
 from adaptive_client.errors import AdaptiveError
-from adaptive_client.keys import MasterKey
 
 CONFIG: dict[str, Any] = {
     "defaults": {"sum": True, "search": True, "hom_bits": 512},

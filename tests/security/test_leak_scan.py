@@ -40,9 +40,9 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
 import adaptive_client
+from adaptive_client.catalog.keys import _hkdf
+from adaptive_client.catalog.metadata import Catalog
 from adaptive_client.errors import AdaptiveError
-from adaptive_client.keys import _hkdf
-from adaptive_client.metadata import Catalog
 from tpcc import driver
 from tpcc.load import TINY, load
 
@@ -246,7 +246,7 @@ def _tpcc(new_database: Callable[..., str], pg_cluster: str) -> Scanned:
 
 
 def _pg_dump(dsn: str) -> bytes:
-    from adaptive_client.embedded import find_bindir
+    from adaptive_client.admin.embedded import find_bindir
 
     info = conninfo_to_dict(dsn)
     return subprocess.run(
@@ -309,7 +309,7 @@ def scanned(
 ) -> list[tuple[Scanned, bytes | None]]:
     """Each workload's database with the server log written while it ran (None when the
     server is not the embedded cluster)."""
-    from adaptive_client.embedded import EmbeddedCluster
+    from adaptive_client.admin.embedded import EmbeddedCluster
 
     logfile = EmbeddedCluster.default().logfile
     embedded = not os.environ.get("ADAPTIVE_TEST_DSN") and logfile.exists()
@@ -362,7 +362,7 @@ def test_data_files_have_no_plaintext_or_keys(scanned: Any) -> None:
     """Raw bytes of every file of the database (heap, TOAST, indexes, free space maps).
     Identifiers are checked as whole words, except those an empty database's catalogs
     hold already (e.g. the word "name" in the system catalogs)."""
-    from adaptive_client.embedded import EmbeddedCluster
+    from adaptive_client.admin.embedded import EmbeddedCluster
 
     if os.environ.get("ADAPTIVE_TEST_DSN"):
         pytest.skip("the data directory is the embedded cluster's")

@@ -17,8 +17,8 @@ import psycopg
 import pytest
 
 import adaptive_client
+from adaptive_client.catalog.keys import MasterKey
 from adaptive_client.errors import MetadataTampered, WrongMasterKey
-from adaptive_client.keys import MasterKey
 
 CONFIG = {
     "tables": {

@@ -18,10 +18,10 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client import cli
-from adaptive_client.admin import rotate_master_key
+from adaptive_client.admin import cli
+from adaptive_client.admin.controls import rotate_master_key
+from adaptive_client.catalog.keys import MasterKey
 from adaptive_client.errors import AdaptiveError, ConfigError, WrongMasterKey
-from adaptive_client.keys import MasterKey
 
 ROWS = 300
 

@@ -20,8 +20,8 @@ import pytest
 from psycopg import sql
 
 import adaptive_client
+from adaptive_client.catalog.onions import Onion
 from adaptive_client.errors import RetryableError
-from adaptive_client.onions import Onion
 
 WORDS = ["onion", "layer", "peel", "key", "privacy", "cipher", "token", "index"]
 

@@ -91,7 +91,7 @@ def test_same_inputs_give_same_contents(new_database: Any, master_key: Any) -> N
 def test_plain_baseline_with_statements_kept(new_database: Any, tmp_path: Any) -> None:
     """``--plain-statements kept``: plain psycopg connections keep their prepared
     statements across rollbacks as the adaptive client does; the run is still correct."""
-    from adaptive_client.direct import KeptAcrossRollback
+    from adaptive_client.dbapi.direct import KeptAcrossRollback
 
     dsn = _database(new_database, "plain")
     conn = driver.open_connection("plain", dsn, None, "read committed", "kept")

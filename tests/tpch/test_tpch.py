@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.keys import MasterKey
 from tpch import harness
 from tpch.queries import NUMBERS
 

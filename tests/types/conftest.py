@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 import pytest
 from type_pairs import ICU, Pair, open_pair
 
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.keys import MasterKey
 
 
 @pytest.fixture(scope="module", params=["C", "ICU"])

@@ -17,8 +17,8 @@ import pytest
 from type_pairs import Pair, check, literal, outcome
 
 import adaptive_client
-from adaptive_client import admin
-from adaptive_client.keys import MasterKey
+from adaptive_client.admin import controls as admin
+from adaptive_client.catalog.keys import MasterKey
 
 # The array literals of PostgreSQL 15's arrays regression test that feed array input
 # (its "general array parser tests", good and bad, and the literals its tables hold),
@@ -286,7 +286,7 @@ def test_literals_helper_quotes() -> None:
 def test_array_text_as_array_out(pair: Pair, sql_type: str, text: str) -> None:
     """pg_text (COPY ... TO) prints an array value as PostgreSQL's array_out: quoting,
     escapes, NULL, bounds decoration."""
-    from adaptive_client.encodings import encoding_for, pg_text
+    from adaptive_client.values.encodings import encoding_for, pg_text
 
     pair.plain.execute("SET TimeZone = 'UTC'")
     row = pair.plain.execute(f"SELECT {literal(text)}::{sql_type}::text").fetchone()

@@ -15,8 +15,8 @@ import pytest
 from type_pairs import Pair, check, outcome
 
 import adaptive_client
-from adaptive_client import admin
-from adaptive_client.keys import MasterKey
+from adaptive_client.admin import controls as admin
+from adaptive_client.catalog.keys import MasterKey
 
 # bit.sql's bit strings and inputs (B'...' constants' bodies, '...'::bit strings)
 BITS = [

@@ -15,8 +15,8 @@ import pytest
 from type_pairs import Pair, check, norm, outcome
 
 import adaptive_client
-from adaptive_client import admin
-from adaptive_client.keys import MasterKey
+from adaptive_client.admin import controls as admin
+from adaptive_client.catalog.keys import MasterKey
 
 STAMPS = [
     "1999-01-08 04:05:06.123456", "1999-01-08 04:05:06.5", "1969-07-20 20:17:40.05",
@@ -160,7 +160,7 @@ def test_layers_shows_each_new_column(
 
 
 def parsed_sql(text: str) -> str:
-    from adaptive_client.encodings import parse_sql_type
+    from adaptive_client.values.encodings import parse_sql_type
 
     return parse_sql_type(text).sql()
 

@@ -13,8 +13,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from type_pairs import Pair, check, open_pair
 
-from adaptive_client.datetime_input import Session, parse
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.keys import MasterKey
+from adaptive_client.values.datetime_input import Session, parse
 
 
 @pytest.fixture(scope="module")
@@ -213,7 +213,7 @@ def test_rules_match_the_server(pair: Pair, order: str) -> None:
 
 
 def _iso(f: object, kind: str) -> str:
-    from adaptive_client.datetime_input import Fields, date2j
+    from adaptive_client.values.datetime_input import Fields, date2j
 
     assert isinstance(f, Fields)
     if f.special == "epoch":

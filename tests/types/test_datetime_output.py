@@ -11,7 +11,7 @@ import psycopg
 import pytest
 from type_pairs import open_pair
 
-from adaptive_client import datetime_output
+from adaptive_client.values import datetime_output
 
 STYLES = ["ISO, MDY", "ISO, DMY", "SQL, DMY", "SQL, MDY", "Postgres, MDY", "Postgres, DMY",
           "German", "SQL, YMD"]  # fmt: skip

@@ -15,17 +15,17 @@ import pytest
 from type_pairs import ICU, Pair, check, literal, norm, open_pair, outcome
 
 import adaptive_client
-from adaptive_client import far_datetime
-from adaptive_client.encodings import (
+from adaptive_client.catalog.keys import MasterKey
+from adaptive_client.catalog.metadata import ColumnMeta
+from adaptive_client.errors import ValueOutOfDomain
+from adaptive_client.values import far_datetime
+from adaptive_client.values.encodings import (
     INFINITY,
     NEG_INFINITY,
     encoding_for,
     parse_sql_type,
     with_python_years,
 )
-from adaptive_client.errors import ValueOutOfDomain
-from adaptive_client.keys import MasterKey
-from adaptive_client.metadata import ColumnMeta
 
 ZONES = ("UTC", "America/New_York", "Asia/Kolkata")
 STYLES = ("ISO, MDY", "SQL, DMY", "Postgres, MDY", "German", "Postgres, DMY")

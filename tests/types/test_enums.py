@@ -14,9 +14,9 @@ import pytest
 from type_pairs import Pair, check, open_pair, outcome
 
 import adaptive_client
-from adaptive_client import admin
-from adaptive_client.keys import MasterKey
-from adaptive_client.usertypes import EnumPositionsExhausted
+from adaptive_client.admin import controls as admin
+from adaptive_client.catalog.keys import MasterKey
+from adaptive_client.catalog.usertypes import EnumPositionsExhausted
 
 
 def same(pair: Pair, sql: str, params: Any = None) -> Any:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 import pytest
 from type_pairs import Pair, check, open_pair
 
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.keys import MasterKey
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,8 @@ import pytest
 from type_pairs import Pair, check, outcome
 
 import adaptive_client
-from adaptive_client import admin
-from adaptive_client.keys import MasterKey
+from adaptive_client.admin import controls as admin
+from adaptive_client.catalog.keys import MasterKey
 
 # the inputs of interval.sql (PostgreSQL 15): the table's rows, the accepted forms and
 # the refused ones, the edges of each field

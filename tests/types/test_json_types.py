@@ -18,8 +18,8 @@ from psycopg.types.json import Json, Jsonb, set_json_loads
 from type_pairs import Pair, check
 
 import adaptive_client
-from adaptive_client import admin
-from adaptive_client.keys import MasterKey
+from adaptive_client.admin import controls as admin
+from adaptive_client.catalog.keys import MasterKey
 
 # the input literals of json.sql / jsonb.sql (strings, numbers, arrays, objects,
 # miscellaneous) and json_encoding.sql's Unicode escapes

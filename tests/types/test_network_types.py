@@ -15,9 +15,9 @@ import pytest
 from type_pairs import Pair, check
 
 import adaptive_client
-from adaptive_client import admin
-from adaptive_client.keys import MasterKey
-from adaptive_client.network_encodings import ipv6_text
+from adaptive_client.admin import controls as admin
+from adaptive_client.catalog.keys import MasterKey
+from adaptive_client.values.network_encodings import ipv6_text
 
 # inet.sql's inet inputs (regression tests of PostgreSQL 15 and later)
 INET_REGRESSION = [

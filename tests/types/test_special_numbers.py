@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 from type_pairs import Pair, check, open_pair
 
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.keys import MasterKey
 
 
 @pytest.fixture(scope="module")
@@ -84,8 +84,8 @@ def test_exact_onion_keeps_the_scale(exact_pair: Pair) -> None:
 
 
 def test_exact_configuration() -> None:
-    from adaptive_client.config import load_config
-    from adaptive_client.encodings import encoding_for
+    from adaptive_client.catalog.config import load_config
+    from adaptive_client.values.encodings import encoding_for
 
     assert load_config({"defaults": {"exact": True}}).exact is True
     assert load_config({"defaults": {"exact": False}}).exact is False

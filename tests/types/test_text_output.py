@@ -16,10 +16,10 @@ import psycopg
 import pytest
 from type_pairs import ICU, Pair, open_pair
 
-from adaptive_client import datetime_input, datetime_output, interval_input, text_output
-from adaptive_client.encodings import INFINITY, NEG_INFINITY, pg_text
-from adaptive_client.interval_encoding import PgInterval, interval_text
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.keys import MasterKey
+from adaptive_client.values import datetime_input, datetime_output, interval_input, text_output
+from adaptive_client.values.encodings import INFINITY, NEG_INFINITY, pg_text
+from adaptive_client.values.interval_encoding import PgInterval, interval_text
 
 
 @pytest.fixture(scope="module")

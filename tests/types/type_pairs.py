@@ -17,7 +17,7 @@ from typing import Any
 import psycopg
 
 import adaptive_client
-from adaptive_client.keys import MasterKey
+from adaptive_client.catalog.keys import MasterKey
 
 _SEQ = itertools.count()
 # CREATE DATABASE options of an ICU database (the suites run on a C and an ICU one)

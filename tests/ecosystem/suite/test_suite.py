@@ -8,7 +8,7 @@ from sqlalchemy.testing.suite import *  # noqa: F403
 from sqlalchemy.testing.suite import ComponentReflectionTest as _ComponentReflectionTest
 from sqlalchemy.testing.suite import ServerSideCursorsTest as _ServerSideCursorsTest
 
-from adaptive_client.cursor import NamedCursor
+from adaptive_client.dbapi.cursor import NamedCursor
 
 
 class ComponentReflectionTest(_ComponentReflectionTest):  # type: ignore[misc,valid-type]

@@ -1,0 +1,346 @@
+"""The executor that meets a compiled statement's needs: the peels, the join
+adjustments and the onion builds (the adaptations), and where each runs.
+
+:meth:`Executor.prepare` compiles a statement through its session and, while the plan
+asks for an adaptation, runs it and compiles again against the catalog it left, until
+the plan needs nothing.  Where an adaptation runs follows the application's transaction:
+
+* No transaction open: on the control session, each adaptation its own transaction.
+* READ COMMITTED transaction that holds no lock on the table (and made no DDL): on the
+  control session, committed at once -- the next statement's snapshot sees it, and the
+  application's transaction, however long, holds none of its locks.
+* READ COMMITTED transaction holding a lock on the table: inside the application's
+  transaction (its locks would block an adaptation from elsewhere); it commits or rolls
+  back with it.
+* REPEATABLE READ / SERIALIZABLE: the snapshot predates any adaptation, so the statement
+  cannot run in this transaction.  Adapt on the control session (or, for a peel, when
+  the transaction rolls back if it holds a lock on the table) and raise a retryable error.
+
+The executor knows its session only through :class:`AdaptationSession`; it keeps the
+peels a failed transaction left for its rollback and the tables adaptations rewrote,
+compacted once no transaction of the application's is open (compaction.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, Protocol
+
+import psycopg
+from sqlglot import exp
+
+from ..catalog.metadata import Catalog
+from ..compile import needs
+from ..compile.plan import Compiled
+from ..errors import PeelConflict, RetryableError, StaleMetadata, StaleSnapshot
+from ..stats import STATS
+from . import compaction, joins, ondemand, peel, range_indexes
+
+# How long an adaptation run beside an open application transaction may wait for a lock.
+PEEL_LOCK_WAIT_MS = 2000
+MAX_BUILDS = 64  # onions one statement may build on first use (one per compile)
+
+# What a peel meets when other clients peel the same table at the same moment: two
+# transactions that both hold a lock on the table and both peel inside it deadlock on the
+# table's ACCESS EXCLUSIVE lock and the column's layer row (the server breaks the cycle),
+# or a bounded wait runs out.  The peel's transaction is rolled back whole either way.
+PEEL_CONFLICTS = (psycopg.errors.DeadlockDetected, psycopg.errors.LockNotAvailable)
+
+_INERROR = psycopg.pq.TransactionStatus.INERROR
+
+
+class AdaptationSession(Protocol):
+    """What the executor reads and changes of a connection's session."""
+
+    pg: psycopg.Connection[Any]  # the application's session
+    control: psycopg.Connection[Any]  # the autocommit session adaptations run on
+    catalog: Catalog
+    peel_mode: str
+    # the catalog was changed inside the application's transaction: read again if it
+    # rolls back
+    catalog_dirty: bool
+
+    def in_transaction(self) -> bool: ...
+
+    def compile(self, query: str, stmt: exp.Expression) -> Compiled: ...
+
+    def forget_plans(self) -> None: ...
+
+
+class Executor:
+    """Meets the needs of a session's compiled statements (see the module's doc)."""
+
+    def __init__(self, session: AdaptationSession) -> None:
+        self.session = session
+        # peels a failed transaction left to run after its rollback
+        self.pending: list[peel.Need] = []
+        # tables an adaptation rewrote, compacted once no transaction is open
+        self.rewritten: set[str] = set()
+
+    def prepare(self, query: str, stmt: exp.Expression) -> Compiled:
+        """The plan of ``stmt`` once the catalog has what it needs."""
+        builds = 0
+        attempt = 0
+        while attempt < 6:
+            plan = self.session.compile(query, stmt)
+            if plan.builds:
+                # one build per compile (each ends a pending onion for good: a statement
+                # ordering by five such columns builds five); bounded against conflicts
+                builds += 1
+                if builds > MAX_BUILDS:
+                    break
+                for need in plan.builds:
+                    self._build(need)
+                continue
+            attempt += 1
+            if plan.needs:  # peels first: a join adjustment re-keys an onion's inner layer
+                self._peel(plan)
+            elif plan.joins:
+                self._adjust(plan)
+            else:
+                if self.rewritten:  # (once, after all of the statement's adaptations)
+                    self.compact()
+                return plan
+        raise StaleMetadata("the layers kept changing while the statement was prepared")
+
+    def compact(self) -> None:
+        """Compact the tables adaptations rewrote, once the application holds no
+        transaction open (its locks would make the wait end in nothing).  It only saves
+        the server work, so its failure is not the application's: the commit or statement
+        succeeded, and the table stays as it is."""
+        if self.rewritten and not self.session.in_transaction():
+            tables, self.rewritten = sorted(self.rewritten), set()
+            compaction.after_adaptation(self.session.control, tables)
+
+    # -- join adjustments and builds ----------------------------------------------------------
+    def _adjust(self, plan: Compiled) -> None:
+        """Bring the column pairs a statement compares under one key (joins.py), where it
+        is safe to -- the same placement as a peel (see :meth:`_peel`), except that an
+        adjustment that cannot run now is not queued for the rollback: the retried
+        statement asks for it again."""
+        catalog = self.session.catalog
+        todo = joins.plan_adjustments(plan.joins)
+        for need in todo:
+            joins.check_allowed(need, self.session.peel_mode)
+        tables = sorted({catalog.table(t).anon for n in todo for t in (n.a[0], n.b[0])})
+        self._adapt(tables, lambda conn: self._adjust_on(conn, todo), "a join adjustment")
+
+    def _adjust_on(self, conn: psycopg.Connection[Any], todo: list[needs.JoinNeed]) -> None:
+        catalog = self.session.catalog
+        for need in todo:
+            if joins.adjust(conn, catalog, need) >= 0:
+                STATS.peels += 1
+                self.rewritten.update(catalog.table(t).anon for t in (need.a[0], need.b[0]))
+
+    def _build(self, need: needs.BuildNeed) -> None:
+        """Build an onion a statement needs that its column builds on first use
+        (ondemand.py), placed like a join adjustment."""
+        ondemand.check_allowed(need, self.session.peel_mode)
+
+        def run(conn: psycopg.Connection[Any]) -> None:
+            catalog = self.session.catalog
+            if ondemand.build(conn, catalog, need) >= 0:
+                STATS.peels += 1
+                self.rewritten.add(catalog.table(need.table).anon)
+
+        anon = self.session.catalog.table(need.table).anon
+        self._adapt([anon], run, "an onion built on first use")
+
+    def _adapt(
+        self, tables: list[str], run: Callable[[psycopg.Connection[Any]], None], what: str
+    ) -> None:
+        """Run an adaptation that rewrites ``tables`` (anonymized names) on the control
+        session, or inside the application's transaction where it holds their locks;
+        one that cannot run now fails the transaction with a retryable error."""
+        session = self.session
+        if not session.in_transaction():
+            try:
+                run(session.control)
+            except (*PEEL_CONFLICTS, StaleMetadata):
+                pass  # planned again from the reloaded catalog
+            finally:
+                session.catalog.reload(session.control)
+            return
+        read_committed, held = self._transaction_state(tables)
+        if read_committed and (held or session.catalog_dirty):
+            session.catalog_dirty = True  # the catalog is reloaded if this rolls back
+            try:
+                run(session.pg)
+            except (*PEEL_CONFLICTS, StaleMetadata):
+                raise self._abort_transaction(
+                    PeelConflict(
+                        f"{what} this statement needs conflicted with another client's: "
+                        "roll back and retry"
+                    )
+                ) from None
+            finally:
+                if session.pg.info.transaction_status != _INERROR:
+                    session.catalog.reload(session.pg)
+            session.forget_plans()
+            return
+        if held:
+            raise self._abort_transaction(
+                PeelConflict(
+                    f"{what} this statement needs must rewrite a table this transaction "
+                    "holds a lock on: roll back and retry"
+                )
+            )
+        try:
+            with session.control.transaction():
+                session.control.execute(f"SET LOCAL lock_timeout = '{PEEL_LOCK_WAIT_MS}ms'")
+                run(session.control)
+        except (*PEEL_CONFLICTS, StaleMetadata):
+            raise self._abort_transaction(
+                PeelConflict(
+                    f"{what} this statement needs waits on locks while this transaction is "
+                    "open: roll back and retry"
+                )
+            ) from None
+        finally:
+            session.catalog.reload(session.control)
+        if not read_committed:
+            raise self._abort_transaction(
+                StaleSnapshot(
+                    f"{what} this statement needs changed columns after the transaction's "
+                    "snapshot: retry it"
+                )
+            )
+
+    def _transaction_state(self, tables: list[str]) -> tuple[bool, bool]:
+        """Whether the open transaction is READ COMMITTED, and whether it holds a lock on
+        any of ``tables`` (anonymized names): where a peel or a join adjustment may run."""
+        pg = self.session.pg
+        level = pg.execute("SHOW transaction_isolation").fetchone()
+        held = pg.execute(
+            "SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+            "WHERE l.pid = pg_backend_pid() AND c.relname = ANY(%s)",
+            (tables,),
+        ).fetchone()
+        return level is not None and level[0] == "read committed", held is not None
+
+    # -- peels ---------------------------------------------------------------------------------
+    def _peel(self, plan: Compiled) -> None:
+        """Run the peels a statement needs, where it is safe to (see the module's doc)."""
+        session = self.session
+        todo = peel.plan_peels(plan.needs)
+        for need in todo:
+            peel.check_allowed(need, session.peel_mode)
+        if not session.in_transaction():
+            # No application transaction is at stake: a peel that lost a lock race is
+            # simply tried again by prepare(), from the reloaded catalog.
+            try:
+                self._peel_on(session.control, todo)
+            except PEEL_CONFLICTS:
+                pass
+            finally:
+                session.catalog.reload(session.control)
+            return
+        read_committed, held = self._transaction_state([n.table.anon for n in todo])
+        if read_committed:
+            if held or session.catalog_dirty:
+                session.catalog_dirty = True  # the catalog is reloaded if this rolls back
+                try:
+                    self._peel_on(session.pg, todo)
+                except PEEL_CONFLICTS:
+                    # the server aborted this transaction to break the cycle; the peel
+                    # runs at rollback, when this client holds no lock on the table
+                    self.pending += todo
+                    raise PeelConflict(
+                        "a peel this statement needs conflicted with another client's peel "
+                        "of the same table: roll back and retry (the peel runs at rollback)"
+                    ) from None
+                session.forget_plans()
+                return
+            self._peel_beside_transaction(todo)
+            return
+        if held:
+            self.pending += todo
+            raise self._abort_transaction(
+                PeelConflict(
+                    "a layer this statement needs must be peeled, and this transaction holds "
+                    "a lock on the table: roll back and retry (the peel runs at rollback)"
+                )
+            )
+        self._peel_beside_transaction(todo)
+        raise self._abort_transaction(
+            StaleSnapshot(
+                "a layer this statement needs changed after the transaction's snapshot: retry it"
+            )
+        )
+
+    def _peel_beside_transaction(self, todo: list[peel.Need]) -> None:
+        """Peel on the control session while the application's transaction stays open.
+
+        The wait for the peel's locks is bounded: the transaction left open may hold locks
+        that the peel's blockers wait for (another client's transaction, blocked behind
+        this one, holding the table or peeling the same column), a deadlock through this
+        client that the server cannot see.  Past the bound, the transaction is failed
+        (retryable) and the peel runs after its rollback, when this client holds nothing.
+        Either way the catalog is reloaded from the server.
+        """
+        try:
+            self._peel_with_bounded_wait(todo)
+        except PEEL_CONFLICTS:
+            self.pending += todo
+            raise self._abort_transaction(
+                PeelConflict(
+                    "a peel this statement needs waits on locks while this transaction is "
+                    "open: roll back and retry (the peel runs at rollback)"
+                )
+            ) from None
+        finally:
+            self.session.catalog.reload(self.session.control)
+
+    def _peel_with_bounded_wait(self, todo: list[peel.Need]) -> None:
+        """Peel on the control session, in one transaction whose lock waits are bounded."""
+        control = self.session.control
+        with control.transaction():
+            control.execute(f"SET LOCAL lock_timeout = '{PEEL_LOCK_WAIT_MS}ms'")
+            self._peel_on(control, todo)
+
+    def _peel_on(self, conn: psycopg.Connection[Any], todo: list[peel.Need]) -> None:
+        session = self.session
+        for need in todo:
+            rows = peel.peel(conn, need.table, need.onion, need.layer, session.peel_mode)
+            if rows > 0:
+                self.rewritten.add(need.table.anon)
+            STATS.peels += 1
+            range_indexes.after_peel(conn, session.catalog, need.table, need.onion, rows)
+
+    def run_pending_peels(self) -> None:
+        """The peels a failed transaction left to run after its rollback.  They only spare
+        the retry a second conflict, so the rollback never waits long for them: one that
+        waits on another client's transaction past the bound, or loses a lock race, is
+        dropped (the rollback itself succeeded), and the statement that needs it peels it."""
+        todo, self.pending = self.pending, []
+        if not todo:
+            return
+        catalog = self.session.catalog
+        try:
+            for need in todo:
+                table = catalog.tables.get(need.table.name)
+                if table is None:
+                    continue
+                oc = table.columns[need.column.name].onions[need.onion.onion]
+                if oc.stack.index(oc.layer) < oc.stack.index(need.layer):
+                    with contextlib.suppress(*PEEL_CONFLICTS):
+                        self._peel_with_bounded_wait([replace(need, table=table, onion=oc)])
+        finally:
+            catalog.reload(self.session.control)
+
+    def _abort_transaction(self, error: RetryableError) -> RetryableError:
+        """Fail the application's transaction on the server, as a serialization failure
+        does, before ``error`` is raised: the catalog may now be newer than the
+        transaction's snapshot, and a statement run in it before the rollback would read
+        the old rows through the new layers (a wrong answer) -- it fails instead."""
+        with contextlib.suppress(psycopg.Error):
+            self.session.pg.execute(
+                "DO $$BEGIN RAISE EXCEPTION 'adaptive_client: retry the transaction' "
+                "USING ERRCODE = '40001'; END$$"
+            )
+        return error
+
+
+__all__ = ["MAX_BUILDS", "PEEL_CONFLICTS", "PEEL_LOCK_WAIT_MS", "AdaptationSession", "Executor"]

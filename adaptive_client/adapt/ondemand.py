@@ -1,0 +1,164 @@
+"""Onions built on first use: a column stores only the onions its queries have needed.
+
+A column's configuration may leave an onion out of CREATE TABLE (``on_demand``, by
+default ``[defaults] on_demand``; see config.py): its sealed metadata records the onion
+as *to be built*, with the start layer and floor it will have, and nothing of it is
+stored -- no ciphertexts, no keys.  The first statement that needs what only that onion
+offers (an order, a range, a word search) builds it, an adaptation with a peel's guarantees:
+
+* **by the client** in every peel mode: only it can compute a new onion's values.  It
+  reads the column's readable onion with each row's ``ctid``, decrypts the values,
+  encrypts them into the new onion at its start layer (RND outermost: the provider
+  learns nothing new until a peel), loads them by COPY into a temporary table and sets
+  them with one ``UPDATE ... FROM`` it joined on ``ctid``;
+* **atomic**: one transaction (a savepoint inside the application's) adds the column,
+  fills it, records its layer row, the audit row and the table's sealed metadata.
+  Killed at any point, the column is as it was: onion not built, still pending;
+* **concurrent clients**: the table is locked (``ACCESS EXCLUSIVE``) and its sealed
+  version checked under the catalog head's lock; a build planned from a catalog another
+  client has changed meanwhile is abandoned and planned again (the other client's build
+  is then found done).  A client whose cached metadata predates the build would write
+  rows without the new onion: the column's readable onion is *renamed* in the same
+  transaction, so any statement of such a client that writes (or reads) the column names
+  a column that no longer exists and is retried from the reloaded catalog;
+* **audited**: an ``adaptive.peel_log`` row, mode ``build``, from layer ``-`` to the
+  start layer;
+* **refusals**: peel mode ``off`` refuses (:class:`OnionBuildDisabled`), naming the
+  column and the onion.
+
+``adaptive-db layers`` lists a pending onion as ``(on first use)``: the provider learns
+nothing from it, since it does not exist.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from ..catalog import foreign_keys, recipes
+from ..catalog.metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
+from ..catalog.onions import STACKS, Cap, Onion, capabilities
+from ..compile.needs import BuildNeed
+from ..errors import OnionBuildDisabled, StaleMetadata
+from . import range_indexes
+from .joins import rename_onion
+from .onion_storage import (
+    add_onion_columns,
+    bump_epoch,
+    new_onion_column,
+    onion_anon,
+    set_not_null,
+    storage_type,
+)
+
+
+def check_allowed(need: BuildNeed, mode: str) -> None:
+    if mode == "off":
+        raise OnionBuildDisabled(
+            f"{need.describe()} is built when a query first needs it (an adaptation like a "
+            "peel), and peeling is off"
+        )
+
+
+def build(conn: psycopg.Connection[Any], catalog: Catalog, need: BuildNeed) -> int:
+    """Build one pending onion in its own transaction (a savepoint inside an open one) on
+    ``conn``; return the rows written (-1: it was built already).
+
+    Raises :class:`StaleMetadata` when the catalog changed since it was loaded: the
+    caller reloads it and plans again."""
+    t0 = time.monotonic()
+    meta = catalog.table(need.table)
+    col = meta.column(need.column)
+    if need.onion not in col.on_demand:
+        return -1
+    with conn.transaction():
+        conn.execute(sql.SQL("LOCK TABLE {} IN ACCESS EXCLUSIVE MODE").format(_t(meta)))
+        head = catalog._read_head(conn, lock=True)
+        if head.tables.get(meta.anon) != meta.version:
+            raise StaleMetadata(f"table {meta.name} changed while an onion build was planned")
+        pending = col.on_demand[need.onion]
+        taken = {oc.anon for c in meta.columns.values() for oc in c.onions.values()}
+        anon = onion_anon(catalog, meta.name, col.name, need.onion, taken)
+        stack = STACKS[need.onion]
+        start = str(pending.get("start") or stack[0])
+        floor = pending.get("floor")
+        # (hom_bits unused: an Ord or Search onion has no HOM layer; no join group's keys:
+        # a column in one keeps every onion from CREATE TABLE)
+        oc = new_onion_column(conn, catalog, 2048, col, need.onion, stack, start, floor, anon, {})
+        source = _readable(col)
+        # the column, its layer-tag check and layer row as ADD COLUMN adds them; NOT NULL
+        # once it is filled
+        added = ColumnMeta(col.name, col.type, col.nullable, {need.onion: oc})
+        add_onion_columns(conn, meta, added)
+        rows = _fill(conn, meta, col, source, oc, storage_type(col, oc))
+        if not col.nullable:
+            set_not_null(conn, meta, added)
+        rename_onion(conn, meta.anon, source, "b", head.generation + 1)
+        if meta.foreign_keys:
+            foreign_keys.set_null_trigger(conn, meta)  # (it names the renamed column)
+        del col.on_demand[need.onion]
+        order = list(Onion)
+        col.onions = dict(
+            sorted({**col.onions, need.onion: oc}.items(), key=lambda kv: order.index(kv[0]))
+        )
+        range_indexes.sync(conn, catalog, meta, only=oc)  # (at OPE already: a start layer)
+        conn.execute(
+            "INSERT INTO adaptive.peel_log (anon_table, anon_column, onion, from_layer, "
+            "to_layer, mode, rows, duration_ms) VALUES (%s, %s, %s, '-', %s, 'build', %s, %s)",
+            (meta.anon, anon, oc.onion.value, oc.layer, rows, (time.monotonic() - t0) * 1000),
+        )
+        catalog.write_table(conn, meta, new=False)
+        bump_epoch(conn)
+    return rows
+
+
+def _t(meta: TableMeta) -> sql.Identifier:
+    return sql.Identifier(meta.anon)
+
+
+def _readable(col: ColumnMeta) -> OnionColumn:
+    for oc in recipes.onion_order(col):
+        if Cap.DECRYPT in capabilities(oc.onion, oc.layer, oc.ope_exact):
+            return oc
+    raise StaleMetadata(f"no onion of {col.name} can be decrypted to build another")
+
+
+def _fill(
+    conn: psycopg.Connection[Any],
+    meta: TableMeta,
+    col: ColumnMeta,
+    source: OnionColumn,
+    oc: OnionColumn,
+    storage: str,
+) -> int:
+    """Every row's value of the new onion: the column's values read with their ``ctid``,
+    decrypted and encrypted in batches, set by one UPDATE joined on ``ctid``."""
+    rows = conn.execute(
+        sql.SQL("SELECT ctid::text, {c} FROM {t} WHERE {c} IS NOT NULL").format(
+            c=sql.Identifier(source.anon), t=_t(meta)
+        )
+    ).fetchall()
+    if not rows:
+        return 0
+    plains = recipes.decrypt_many(col, source, [r[1] for r in rows])
+    cts = recipes.encrypt_many(col, oc, [col.encoding.coerce(v) for v in plains])
+    staged = sql.Identifier(f"adaptive_build_{oc.anon}")
+    conn.execute(
+        sql.SQL("CREATE TEMP TABLE {} (at tid, v {}) ON COMMIT DROP").format(
+            staged, sql.SQL(storage)
+        )
+    )
+    with conn.cursor().copy(sql.SQL("COPY {} (at, v) FROM STDIN").format(staged)) as copy:
+        for row, ct in zip(rows, cts, strict=True):
+            copy.write_row((row[0], list(ct) if oc.onion is Onion.SEARCH else ct))
+    conn.execute(sql.SQL("ANALYZE {}").format(staged))
+    cur = conn.execute(
+        sql.SQL("UPDATE {t} AS t SET {c} = s.v FROM {s} AS s WHERE t.ctid = s.at").format(
+            t=_t(meta), c=sql.Identifier(oc.anon), s=staged
+        )
+    )
+    conn.execute(sql.SQL("DROP TABLE {}").format(staged))
+    return cur.rowcount

@@ -1,0 +1,332 @@
+"""The DBA's view and controls: layers report, audit log, explicit peels, key rotation."""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from psycopg import pq
+
+from ..adapt import compaction, ondemand, range_indexes
+from ..adapt import peel as peeling
+from ..adapt.joins import key_group_members
+from ..catalog.keys import MasterKey
+from ..catalog.metadata import Catalog, root_label
+from ..catalog.onions import LEAKAGE, Cap, Onion
+from ..compile.needs import BuildNeed
+from ..errors import ConfigError, LayerFloorViolation, MetadataTampered
+from ..values.collation import Collation
+
+
+@dataclass
+class LayerRow:
+    table: str
+    column: str
+    type: str
+    onion: str
+    stored_as: str
+    layer: str
+    floor: str
+    provider_learns: str
+
+
+# How much each layer reveals, for a column's summary: the most revealing of its onions.
+_REVEALS = {
+    "RND": 0,
+    "HOM": 0,
+    "ASHE": 0,
+    "SEARCH": 1,
+    "DET": 2,
+    "TRIGRAM": 2,
+    "OPE": 3,
+    "PLAIN": 4,
+}
+
+
+def _learns(
+    layer: str,
+    ope_exact: bool,
+    join_group: str | None,
+    shared: list[str] | None = None,
+    collation: Collation | None = None,
+    prefix_bits: int = 64,
+) -> str:
+    """``shared``: the other columns whose onion of this kind is under the same key (a
+    declared join group, or a key group formed by join adjustments); ``prefix_bits``:
+    the width of an inexact Ord onion's plaintext."""
+    learns = LEAKAGE[layer]
+    if layer == "OPE" and not ope_exact:
+        size = "an 8-byte" if prefix_bits == 64 else f"a {prefix_bits}-bit"
+        learns = f"order of {size} prefix"
+        if collation is not None and not collation.bytewise:
+            learns = (
+                f"order under collation {collation.describe()} of an 8-byte prefix of the "
+                "sort key's primary weights, and which values tie on it (the same first "
+                "letters, up to case and accents)"
+            )
+    if layer in ("DET", "OPE") and join_group:
+        learns += f", also across the columns of join group {join_group}"
+    if layer in ("DET", "OPE") and shared:
+        learns += f", also across {', '.join(shared)} (same key)"
+    return learns
+
+
+def key_groups(catalog: Catalog) -> dict[tuple[str, str], str]:
+    """(table, column) -> the implied join group its foreign keys put it in, named by
+    its members: the columns whose DET (and OPE) ciphertexts the provider can compare."""
+    parent: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def root(x: tuple[str, str]) -> tuple[str, str]:
+        while parent.setdefault(x, x) != x:
+            x = parent[x]
+        return x
+
+    for table in catalog.tables.values():
+        for fk in table.foreign_keys:
+            for col, ref in zip(fk.columns, fk.ref_columns, strict=True):
+                parent[root((table.name, col))] = root((fk.ref_table, ref))
+    members: dict[tuple[str, str], list[str]] = {}
+    for x in list(parent):
+        members.setdefault(root(x), []).append(f"{x[0]}.{x[1]}")
+    return {x: "{" + ", ".join(sorted(members[root(x)])) + "}" for x in parent}
+
+
+def foreign_key_report(catalog: Catalog) -> list[tuple[str, str, str, str]]:
+    """Each foreign key: its name, columns, referenced columns, and what it reveals."""
+    groups = key_groups(catalog)
+    out = []
+    for table in sorted(catalog.tables.values(), key=lambda t: t.name):
+        for fk in table.foreign_keys:
+            group = groups.get((table.name, fk.columns[0]), "")
+            out.append(
+                (
+                    fk.name,
+                    f"{table.name} ({', '.join(fk.columns)})",
+                    f"{fk.ref_table} ({', '.join(fk.ref_columns)})",
+                    f"which rows of both tables hold equal keys, from the first insert "
+                    f"(implied join group {group})",
+                )
+            )
+    return out
+
+
+def _beyond(fk_group: str | None, catalog: Catalog, table: Any, oc: Any) -> list[str]:
+    """The columns sharing ``oc``'s key that its foreign keys' group does not name (those
+    a join adjustment brought under it)."""
+    named = set(fk_group.strip("{}").split(", ")) if fk_group else set()
+    return [m for m in key_group_members(catalog, table, oc) if m not in named]
+
+
+def layers_report(conn: psycopg.Connection[Any], master: MasterKey) -> list[LayerRow]:
+    """Every onion column: its actual layer, floor and what the provider can learn now.
+    (Opening the catalog checks its integrity: a tampered catalog is an error here.)"""
+    catalog = Catalog.open(conn, master)
+    groups = key_groups(catalog)
+    rows = []
+    for table in sorted(catalog.tables.values(), key=lambda t: t.name):
+        for col in table.stored_columns:
+            for oc in col.onions.values():
+                rows.append(
+                    LayerRow(
+                        table.name,
+                        col.name,
+                        col.type.sql(),
+                        oc.onion.value,
+                        f"{table.anon}.{oc.anon}",
+                        oc.layer,
+                        oc.floor or "-",
+                        _learns(
+                            oc.layer,
+                            oc.ope_exact,
+                            groups.get((table.name, col.name), col.join_group),
+                            _beyond(groups.get((table.name, col.name)), catalog, table, oc),
+                            col.collation,
+                            col.encoding.ope_bits,
+                        )
+                        if col.expression is None
+                        else "precomputed: "
+                        + precomputed_reveals(col.expression, oc.layer, col.type.name == "boolean"),
+                    )
+                )
+            for onion in col.on_demand:
+                rows.append(
+                    LayerRow(
+                        table.name,
+                        col.name,
+                        col.type.sql(),
+                        onion.value,
+                        "-",
+                        "(on first use)",
+                        col.on_demand[onion].get("floor") or "-",
+                        "nothing (not stored: built when a query first needs it)",
+                    )
+                )
+    return rows
+
+
+@dataclass
+class PrecomputedRow:
+    """One onion of a precomputed expression (precomputed.py), for ``adaptive-db layers``."""
+
+    table: str
+    name: str
+    expression: str
+    onion: str
+    layer: str
+    provider_learns: str
+
+
+def precomputed_reveals(expression: str, layer: str, boolean: bool) -> str:
+    """What the provider learns from a precomputed onion at ``layer``, about the
+    expression's value (the expression itself is sealed in the catalog: the provider sees
+    a column of the table, its onion kind and layer, not what it computes)."""
+    if layer in ("RND", "HOM", "ASHE"):
+        return "nothing (beyond NULLs)" + (": sums computable" if layer != "RND" else "")
+    if layer == "DET" and boolean:
+        return f"which rows satisfy {expression} and which do not (two classes)"
+    if layer == "DET":
+        return f"which rows have equal {expression}"
+    if layer == "OPE":
+        return f"the order of the rows by {expression} (and equality)"
+    return f"{expression} itself" if layer == "PLAIN" else LEAKAGE.get(layer, layer)
+
+
+def precomputed_report(catalog: Catalog) -> list[PrecomputedRow]:
+    """Every precomputed onion of every table, its layer and what it reveals."""
+    out = []
+    for table in sorted(catalog.tables.values(), key=lambda t: t.name):
+        for col in table.precomputed.values():
+            expression = col.expression or ""
+            for oc in col.onions.values():
+                learns = precomputed_reveals(expression, oc.layer, col.type.name == "boolean")
+                out.append(
+                    PrecomputedRow(
+                        table.name, col.name, expression, oc.onion.value, oc.layer, learns
+                    )
+                )
+    return out
+
+
+def column_summary(rows: list[LayerRow]) -> list[tuple[str, str, str]]:
+    """Per plain column, what the provider learns from all its onions together: the
+    most revealing onion decides (the others reveal no more than it)."""
+    worst: dict[tuple[str, str], LayerRow] = {}
+    for r in rows:
+        if r.layer not in _REVEALS:  # an onion built on first use: nothing stored yet
+            continue
+        key = (r.table, r.column)
+        if key not in worst or _REVEALS[r.layer] > _REVEALS[worst[key].layer]:
+            worst[key] = r
+    out = []
+    for (table, column), r in worst.items():
+        learns = r.provider_learns
+        if _REVEALS[r.layer] == 0:
+            learns = "nothing but lengths and which values are NULL"
+        out.append((f"{table}.{column}", f"{r.onion} at {r.layer}", learns))
+    return out
+
+
+@dataclass
+class PeelRecord:
+    """One row of the peel audit log: who peeled which column, when, from and to."""
+
+    at: Any
+    by_user: str
+    client_addr: str
+    application: str
+    column: str
+    onion: str
+    from_layer: str
+    to_layer: str
+    mode: str
+    rows: int | None
+    duration_ms: Any
+
+
+def audit_log(
+    conn: psycopg.Connection[Any], master: MasterKey, limit: int = 50
+) -> list[PeelRecord]:
+    """The newest ``limit`` peels, with plain column names where the catalog has them
+    (a dropped table's peels keep their anonymized names)."""
+    catalog = Catalog.open(conn, master)
+    out = []
+    for r in conn.execute(
+        "SELECT at, by_user, coalesce(host(client_addr), 'local'), coalesce(application, ''), "
+        "anon_table, anon_column, onion, from_layer, to_layer, mode, rows, "
+        "round(duration_ms::numeric, 1) FROM adaptive.peel_log ORDER BY id DESC LIMIT %s",
+        (limit,),
+    ):
+        table = catalog.by_anon.get(r[4])
+        found = table.onion_column(r[5]) if table else None
+        name = f"{table.name}.{found[0].name}" if table and found else f"{r[4]}.{r[5]}"
+        out.append(PeelRecord(r[0], r[1], r[2], r[3], name, *r[6:]))
+    return out
+
+
+def peel_column(
+    conn: psycopg.Connection[Any],
+    master: MasterKey,
+    table: str,
+    column: str,
+    onion: str,
+    layer: str,
+    mode: str = "server",
+) -> int:
+    """Peel one onion to ``layer`` on the DBA's request; floors are enforced here too."""
+    catalog = Catalog.open(conn, master)
+    meta = catalog.table(table)
+    col = meta.column(column)
+    try:
+        key = next(o for o in Onion if o.value.lower() == onion.lower())
+    except StopIteration:
+        raise ConfigError(f"unknown onion {onion!r}") from None
+    if key in col.on_demand:  # built first (ondemand.py: it updates ``col`` too), then peeled
+        ondemand.build(conn, catalog, BuildNeed(meta.name, col.name, key))
+    oc = col.onions.get(key)
+    if oc is None:
+        raise ConfigError(f"{meta.name}.{col.name} has no {key} onion")
+    layer = layer.upper()
+    if layer not in oc.stack:
+        raise ConfigError(f"{layer} is not a layer of the {key} onion {oc.stack}")
+    if oc.stack.index(layer) <= oc.stack.index(oc.layer):
+        return 0
+    if oc.floor is not None and oc.stack.index(layer) > oc.stack.index(oc.floor):
+        raise LayerFloorViolation(f"{meta.name}.{col.name}: {layer} is below the floor {oc.floor}")
+    need = peeling.Need(meta, col, oc, layer, Cap.DECRYPT)
+    peeling.check_allowed(need, mode if mode != "off" else "server")
+    with conn.transaction():
+        rows = peeling.peel(conn, meta, oc, layer, mode)
+        range_indexes.after_peel(conn, catalog, meta, oc, rows)
+    if rows > 0 and conn.autocommit and conn.info.transaction_status == pq.TransactionStatus.IDLE:
+        compaction.after_adaptation(conn, [meta.anon])  # (the peel has committed)
+    return rows
+
+
+def rotate_master_key(conn: psycopg.Connection[Any], old: MasterKey, new: MasterKey) -> None:
+    """Re-wrap the root key under ``new``; data and per-layer keys are untouched.
+
+    Every key in the database is reachable only through the root key (it seals the
+    metadata rows that hold the layer keys), so re-wrapping the root re-wraps them all.
+    The catalog is opened first, so a tampered catalog is refused rather than re-keyed.
+    The keyring row is locked and rewritten in one transaction: clients holding the old
+    key keep working on their cached root key; new connections need the new key.
+    """
+    if hmac.compare_digest(old.key_check_value(), new.key_check_value()):
+        raise ConfigError("the new master key is the current one")
+    Catalog.open(conn, old, outdated_ok=True)  # checks the old key and the catalog
+    with conn.transaction():
+        row = conn.execute(
+            "SELECT format, kcv, wrapped_root FROM adaptive.keyring WHERE id = 1 FOR UPDATE"
+        ).fetchone()
+        if row is None:
+            raise MetadataTampered("the keyring is missing")
+        label = root_label(int(row[0]))
+        old.verify(bytes(row[1]))
+        root = old.unwrap(bytes(row[2]), label)
+        conn.execute(
+            "UPDATE adaptive.keyring SET kcv = %s, wrapped_root = %s, rotated_at = now() "
+            "WHERE id = 1",
+            (new.key_check_value(), new.wrap(root, label)),
+        )

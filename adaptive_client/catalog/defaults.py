@@ -1,0 +1,294 @@
+"""Column defaults computed when a row is written: sequences and run-time expressions.
+
+A ``serial``/``bigserial``/``smallserial`` or identity column keeps a plain sequence on
+the server (its numbers are what the provider could count anyway: one per inserted
+row).  The client draws the values, encrypts them like any other, and sends them with
+the row.  It draws them in blocks, as a pooled sequence optimizer does (PostgreSQL's own
+``CACHE`` option): a bulk insert pays one round trip per block, not one per row.  A
+value drawn and not used is a gap, as a rolled-back ``nextval`` is; the block survives
+a rollback, as a sequence's values do, so a connection hands out the same numbers
+PostgreSQL would.  ``currval``/``lastval`` answer what this connection handed out.
+
+A non-constant default (``now()``, ``CURRENT_TIMESTAMP``, ``CURRENT_DATE``,
+``now() + interval '7 days'``) holds no application data: the client asks the server
+to evaluate it, cast to the column's type, and encrypts the result.  Expressions stable
+within a transaction (``now()`` is the transaction's start) are evaluated once per
+transaction; volatile ones (``clock_timestamp()``, ``random()``) once per row.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from contextvars import ContextVar
+from decimal import Decimal
+from typing import Any
+
+import psycopg
+from psycopg import sql
+from sqlglot import exp
+
+from ..errors import UnsupportedQuery
+from ..values.session import RUNTIME
+
+# Functions a default may call: stable within a transaction, or volatile (once per row).
+STABLE = {
+    "now",
+    "current_timestamp",
+    "current_date",
+    "current_time",
+    "localtimestamp",
+    "localtime",
+    "transaction_timestamp",
+}
+VOLATILE = {"clock_timestamp", "statement_timestamp", "random", "timeofday"}
+_SQLGLOT_FUNCS: dict[type, str] = {
+    exp.CurrentTimestamp: "now",
+    exp.CurrentDate: "current_date",
+    exp.CurrentTime: "current_time",
+    exp.Rand: "random",
+}
+_EXPRESSION_NODES = (
+    exp.Literal,
+    exp.Boolean,
+    exp.Null,
+    exp.Cast,
+    exp.DataType,
+    exp.Interval,
+    exp.Var,
+    exp.Paren,
+    exp.Add,
+    exp.Sub,
+    exp.Mul,
+    exp.Div,
+    exp.Neg,
+    exp.Anonymous,
+    exp.Identifier,
+    *_SQLGLOT_FUNCS,
+)
+_FIRST_BLOCK, _LAST_BLOCK = 16, 4096
+
+
+def constant(node: exp.Expression) -> tuple[bool, Any]:
+    """``(True, value)`` for a constant default (a literal, NULL, a signed number, a
+    literal cast, as pg_dump writes ``'x'::text``), else ``(False, None)``."""
+    if isinstance(node, exp.Paren):
+        return constant(node.this)
+    if isinstance(node, exp.Literal):
+        return True, (node.this if node.is_string else node.to_py())
+    if isinstance(node, exp.Boolean):
+        return True, node.this
+    if isinstance(node, exp.Null):
+        return True, None
+    if isinstance(node, exp.Neg):
+        ok, inner = constant(node.this)
+        if ok and isinstance(inner, int | float | Decimal):
+            return True, -inner
+    if isinstance(node, exp.Cast) and isinstance(node.this, exp.Literal | exp.Neg):
+        ok, inner = constant(node.this)
+        if ok and node.to.this is not exp.DataType.Type.INTERVAL:
+            return True, inner
+    return False, None
+
+
+def sequence_named(node: exp.Expression) -> str | None:
+    """The sequence of ``nextval('name')`` / ``nextval('name'::regclass)``, else None."""
+    if isinstance(node, exp.Anonymous) and node.name.lower() == "nextval":
+        args = node.expressions
+        arg = args[0] if len(args) == 1 else None
+        if isinstance(arg, exp.Cast):
+            arg = arg.this
+        if isinstance(arg, exp.Literal) and arg.is_string:
+            return str(arg.this).lower().removeprefix("public.")
+    return None
+
+
+def runtime_expression(node: exp.Expression, where: str) -> tuple[str, bool]:
+    """A default the server evaluates: its PostgreSQL text and whether it is volatile.
+    Only functions of the clock (and ``random()``), constants and arithmetic: a default
+    naming a column, a table or another function is refused, naming ``where``."""
+    volatile = False
+    for n in node.walk():
+        if not isinstance(n, _EXPRESSION_NODES):
+            raise UnsupportedQuery(
+                f"{where}: DEFAULT {node.sql('postgres')} is not supported (a default may "
+                "be a constant, a sequence, or an expression of the clock)",
+                "DEFAULT",
+            )
+        name = _SQLGLOT_FUNCS.get(type(n)) or (
+            n.name.lower() if isinstance(n, exp.Anonymous) else None
+        )
+        if name is not None:
+            if name in VOLATILE:
+                volatile = True
+            elif name not in STABLE:
+                raise UnsupportedQuery(
+                    f"{where}: DEFAULT calls {name}(), which the client does not evaluate",
+                    "DEFAULT",
+                )
+    return node.sql("postgres"), volatile
+
+
+# -- at run time ---------------------------------------------------------------------------
+
+
+class Runtime:
+    """One connection's sequence blocks and per-transaction values of stable defaults;
+    the session the values of its statements read (a ``session.SessionRuntime``: set in
+    ``session.RUNTIME``, re-exported here as ``RUNTIME``, while a statement runs)."""
+
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        self.conn = conn
+        self._pools: dict[str, deque[int]] = {}
+        self._block: dict[str, int] = {}
+        self._current: dict[str, int] = {}  # plain sequence name -> last value handed out
+        self.lastval: int | None = None
+        self._stable: dict[tuple[str, str], Any] = {}
+        # sequences created or restarted in the open transaction: a rollback undoes that,
+        # so the values drawn from them since are void then
+        self._touched: set[str] = set()
+
+    def nextval(self, anon: str, plain: str) -> int:
+        pool = self._pools.get(anon)
+        if not pool:
+            block = self._block.get(anon, _FIRST_BLOCK // 2) * 2
+            self._block[anon] = min(block, _LAST_BLOCK)
+            # a block, but no more than the sequence has left before its bound (at least
+            # one: past the bound, the server's error) -- a short sequence is drawn as
+            # PostgreSQL draws it
+            draw = sql.SQL(
+                "SELECT nextval({name}) FROM generate_series(1, coalesce((SELECT least(%s, "
+                "greatest(1, (CASE WHEN increment_by > 0 "
+                "THEN max_value - coalesce(last_value, start_value - increment_by) "
+                "ELSE coalesce(last_value, start_value - increment_by) - min_value END) "
+                "/ abs(increment_by))) FROM pg_sequences WHERE sequencename = %s LIMIT 1), %s))"
+            ).format(name=sql.Literal(sql.Identifier(anon).as_string(self.conn)))
+            try:
+                block = self._block[anon]
+                rows = self.conn.execute(draw, (block, anon, block)).fetchall()
+            except psycopg.errors.SequenceGeneratorLimitExceeded as exc:
+                # (the server names its sequence: the application knows it by its own)
+                raise psycopg.errors.SequenceGeneratorLimitExceeded(
+                    str(exc).replace(anon, plain)
+                ) from None
+            drawn = [int(r[0]) for r in rows]
+            # (in the order drawn: ascending, or descending for a negative increment)
+            pool = self._pools[anon] = deque(sorted(drawn, reverse=drawn[0] > drawn[-1]))
+        value = pool.popleft()
+        self._current[plain] = value
+        self.lastval = value
+        return value
+
+    def currval(self, plain: str) -> int:
+        if plain not in self._current:
+            raise psycopg.errors.ObjectNotInPrerequisiteState(
+                f'currval of sequence "{plain}" is not yet defined in this session'
+            )
+        return self._current[plain]
+
+    def last(self) -> int:
+        if self.lastval is None:
+            raise psycopg.errors.ObjectNotInPrerequisiteState(
+                "lastval is not yet defined in this session"
+            )
+        return self.lastval
+
+    def forget(self, anon: str) -> None:
+        """The sequence was set (``setval``): its drawn block is void."""
+        self._pools.pop(anon, None)
+        self._block.pop(anon, None)
+
+    def reset(self, anon: str) -> None:
+        """The sequence was created or restarted in this transaction."""
+        self.forget(anon)
+        self._touched.add(anon)
+
+    def evaluate(self, text: str, type_sql: str, volatile: bool) -> Any:
+        key = (text, type_sql)
+        in_tx = self.conn.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
+        if not volatile and in_tx and key in self._stable:
+            return self._stable[key]
+        row = self.conn.execute(f"SELECT CAST(({text}) AS {type_sql})").fetchone()
+        value = row[0] if row else None
+        if not volatile and in_tx:
+            self._stable[key] = value
+        return value
+
+    def transaction_ended(self, rolled_back: bool = False) -> None:
+        self._stable.clear()
+        if rolled_back:
+            for anon in self._touched:
+                self.forget(anon)
+        self._touched.clear()
+
+    def savepoint_rolled_back(self) -> None:
+        for anon in self._touched:
+            self.forget(anon)
+
+
+# The values drawn in the current bind of a statement's parameters, per default: a
+# default's value is drawn once per row and bind, however many onions encrypt it.  A
+# fresh mapping per bind, in the binding thread's context: a compiled statement (and its
+# builders) is shared by every thread using the connection, so nothing about a bind may
+# live in the builder itself (a counter per thread keyed it once, and four threads took
+# turns drawing one serial value).
+_DRAWN: ContextVar[dict[object, Any]] = ContextVar("DRAWN")
+
+
+def next_bind() -> None:
+    _DRAWN.set({})
+
+
+def _runtime() -> Runtime:
+    rt = RUNTIME.get()
+    # (statements are only bound inside a connection's execute)
+    if not isinstance(rt, Runtime):
+        raise RuntimeError("a run-time default outside a connection")
+    return rt
+
+
+def builder(column: Any) -> Callable[[Any], Any]:
+    """The value of ``column``'s default for one row: a new builder per row of a
+    statement, drawing its value once per bind."""
+    if column.sequence is None and column.default_sql is None:
+        value = column.default
+        return lambda p: value
+
+    def draw() -> Any:
+        if column.sequence is not None:
+            return _runtime().nextval(column.sequence_anon, column.sequence)
+        return _runtime().evaluate(column.default_sql, column.type.sql(), column.default_volatile)
+
+    return _drawn_once(draw)
+
+
+def sequence_builder(plain: str, anon: str) -> Callable[[Any], Any]:
+    """A ``nextval('name')`` written in a statement (INSERT ... VALUES (nextval(...))):
+    a new builder per place it is written, drawing once per bind."""
+    return _drawn_once(lambda: _runtime().nextval(anon, plain))
+
+
+def _drawn_once(draw: Callable[[], Any]) -> Callable[[Any], Any]:
+    key = object()  # (this value, in the bind's mapping of drawn values)
+
+    def build(p: Any) -> Any:
+        drawn = _DRAWN.get(None)
+        if drawn is None:  # (bound outside a statement's bind: one draw a call)
+            return draw()
+        if key not in drawn:
+            drawn[key] = draw()
+        return drawn[key]
+
+    return build
+
+
+__all__ = [
+    "RUNTIME",
+    "Runtime",
+    "builder",
+    "constant",
+    "next_bind",
+    "runtime_expression",
+    "sequence_builder",
+    "sequence_named",
+]

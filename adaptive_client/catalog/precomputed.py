@@ -1,0 +1,428 @@
+"""Per-row precomputed onions: the value of an expression over a row, stored encrypted.
+
+A workload that sums ``l_extendedprice * (1 - l_discount)``, groups by
+``extract(year from o_orderdate)`` or filters on ``o_comment NOT LIKE '%special%'``
+asks the server for something no onion of a single column offers.  Declared in the onion
+configuration (``[precomputed.<table>.<name>]``: the expression, its type, its onions),
+the value is computed by the client from the plaintext row on every INSERT and COPY and
+stored in onions of its own (Eq, Ord, Sum), as a hidden column of the table: the
+planner (:mod:`adaptive_client.compile.precomputed_pass`) replaces each occurrence of the
+expression in a statement by that column, and the server filters, groups, orders or sums
+over it.
+
+The expression is evaluated here with PostgreSQL's semantics for the constructs accepted
+(anything else is refused when the table is created): ``+``, ``-``, ``*`` and unary minus
+on integers and numerics (exact: a product's scale is the sum of its factors' scales, a
+sum's the larger), comparisons, ``AND`` / ``OR`` / ``NOT`` (three-valued), ``[NOT] LIKE``
+with a constant pattern on text, ``substring(<text> FROM m [FOR n])`` with constant bounds,
+and ``extract(year|month|day from <date>)`` (a numeric, as PostgreSQL 14 and later return
+it).  NULL in, NULL out, as PostgreSQL propagates it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from decimal import Context, Decimal
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+from ..errors import ConfigError, EncodingError, UndefinedColumn, UnsupportedQuery
+from ..values.encodings import parse_sql_type
+from .config import Config
+from .metadata import ColumnMeta, TableMeta
+from .tablespec import TableSpec
+
+_EXACT = Context(prec=100_000)  # numerics are exact: no rounding in + - *
+_EXTRACT = {"YEAR": "year", "MONTH": "month", "DAY": "day"}
+_TEXT = {"text", "varchar"}
+
+Row = Mapping[str, Any]
+Evaluator = Callable[[Row], Any]
+
+
+@dataclass(frozen=True)
+class Expression:
+    """A parsed precomputed expression: its canonical text, inputs and evaluator."""
+
+    text: str
+    tree: exp.Expression
+    inputs: tuple[str, ...]
+    evaluate: Evaluator
+
+
+def parse(text: str, where: str) -> exp.Expression:
+    try:
+        tree = sqlglot.parse_one(text, read="postgres")
+    except SqlglotError as exc:
+        raise ConfigError(f"{where}: cannot parse {text!r}: {exc}") from None
+    if not isinstance(tree, exp.Expression):
+        raise ConfigError(f"{where}: {text!r} is not an expression")
+    return strip_parens(tree)
+
+
+def strip_parens(tree: exp.Expression) -> exp.Expression:
+    """``tree`` without parentheses (their grouping is the tree's shape already)."""
+
+    tree = tree.copy()
+    while isinstance(tree, exp.Paren):
+        tree = tree.this
+    for paren in list(tree.find_all(exp.Paren)):
+        inner = paren.this
+        while isinstance(inner, exp.Paren):
+            inner = inner.this
+        paren.replace(inner)
+    return tree
+
+
+def canonical(tree: exp.Expression) -> str:
+    """Text two spellings of one expression share (spacing, redundant parentheses, case
+    of names): every operand that is itself an operation parenthesized."""
+
+    def wrap(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Paren):
+            return node
+        for key in ("this", "expression"):
+            child = node.args.get(key)
+            if isinstance(child, exp.Binary | exp.Not | exp.Neg | exp.Like):
+                node.set(key, exp.Paren(this=child))
+        return node
+
+    return strip_parens(tree).transform(wrap).sql(dialect="postgres", normalize=True)
+
+
+def compile_expression(text: str, columns: Mapping[str, ColumnMeta], where: str) -> Expression:
+    """``text`` over the columns of one table, or a ConfigError naming what is refused."""
+    tree = parse(text, where)
+    inputs: list[str] = []
+
+    def build(node: exp.Expression) -> Evaluator:
+        if isinstance(node, exp.Column):
+            if node.table:
+                raise ConfigError(f"{where}: name the row's own columns unqualified")
+            name = node.name.lower()
+            if name not in columns:
+                raise ConfigError(f"{where}: no column {name!r} in the table")
+            col = columns[name]
+            if col.sequence is not None or col.default_sql is not None:
+                raise ConfigError(
+                    f"{where}: {name} is drawn from a sequence or default on the server"
+                )
+            if name not in inputs:
+                inputs.append(name)
+            return lambda row: row[name]
+        if isinstance(node, exp.Literal):
+            value: Any = node.this if node.is_string else _number(node.this)
+            return lambda row: value
+        if isinstance(node, exp.Null):
+            return lambda row: None
+        if isinstance(node, exp.Boolean):
+            truth = bool(node.this)
+            return lambda row: truth
+        if isinstance(node, exp.Neg):
+            inner = build(node.this)
+            return lambda row: None if (v := inner(row)) is None else -v
+        if isinstance(node, exp.Add | exp.Sub | exp.Mul):
+            return _arithmetic(type(node), build(node.this), build(node.expression))
+        if isinstance(node, exp.EQ | exp.NEQ | exp.LT | exp.LTE | exp.GT | exp.GTE):
+            return _comparison(type(node), build(node.this), build(node.expression))
+        if isinstance(node, exp.And | exp.Or):
+            return _logic(isinstance(node, exp.And), build(node.this), build(node.expression))
+        if isinstance(node, exp.Not):
+            inner = build(node.this)
+            return lambda row: None if (v := inner(row)) is None else not v
+        if isinstance(node, exp.Like):
+            return _like(node, build, columns, where)
+        if isinstance(node, exp.Substring):
+            return _substring(node, build, columns, where)
+        if isinstance(node, exp.Extract):
+            field = node.this.name.upper()
+            if field not in _EXTRACT:
+                raise ConfigError(f"{where}: extract of {field} (year, month or day only)")
+            attr = _EXTRACT[field]
+            inner = build(node.expression)
+            return lambda row: None if (v := inner(row)) is None else Decimal(getattr(v, attr))
+        raise ConfigError(f"{where}: {node.sql(dialect='postgres')!r} cannot be precomputed")
+
+    evaluate = build(tree)
+    if not inputs:
+        raise ConfigError(f"{where}: the expression reads no column of the row")
+    return Expression(canonical(tree), tree, tuple(inputs), evaluate)
+
+
+def _number(text: str) -> int | Decimal:
+    return Decimal(text) if any(c in text for c in ".eE") else int(text)
+
+
+def _arithmetic(kind: type, left: Evaluator, right: Evaluator) -> Evaluator:
+    def apply(a: Any, b: Any) -> Any:
+        if isinstance(a, Decimal) or isinstance(b, Decimal):
+            a, b = Decimal(a), Decimal(b)
+            if kind is exp.Add:
+                return _EXACT.add(a, b)
+            if kind is exp.Sub:
+                return _EXACT.subtract(a, b)
+            return _EXACT.multiply(a, b)
+        if kind is exp.Add:
+            return a + b
+        if kind is exp.Sub:
+            return a - b
+        return a * b
+
+    def evaluate(row: Row) -> Any:
+        a, b = left(row), right(row)
+        return None if a is None or b is None else apply(a, b)
+
+    return evaluate
+
+
+_COMPARE: dict[type, Callable[[Any, Any], bool]] = {
+    exp.EQ: lambda a, b: a == b,
+    exp.NEQ: lambda a, b: a != b,
+    exp.LT: lambda a, b: a < b,
+    exp.LTE: lambda a, b: a <= b,
+    exp.GT: lambda a, b: a > b,
+    exp.GTE: lambda a, b: a >= b,
+}
+
+
+def _comparison(kind: type, left: Evaluator, right: Evaluator) -> Evaluator:
+    compare = _COMPARE[kind]
+
+    def evaluate(row: Row) -> Any:
+        a, b = left(row), right(row)
+        if a is None or b is None:
+            return None
+        if isinstance(a, str) != isinstance(b, str):
+            raise EncodingError("a precomputed comparison of text with a non-text value")
+        if isinstance(a, str):
+            raise EncodingError("a precomputed comparison of text depends on the collation")
+        return compare(a, b)
+
+    return evaluate
+
+
+def _logic(conjunction: bool, left: Evaluator, right: Evaluator) -> Evaluator:
+    def evaluate(row: Row) -> Any:
+        a, b = left(row), right(row)
+        if conjunction:
+            if a is False or b is False:
+                return False
+            return None if a is None or b is None else True
+        if a is True or b is True:
+            return True
+        return None if a is None or b is None else False
+
+    return evaluate
+
+
+def like_regex(pattern: str) -> re.Pattern[str]:
+    """PostgreSQL's LIKE (escape character backslash) as an anchored regular expression."""
+    out, i = [], 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+            continue
+        out.append(".*" if ch == "%" else "." if ch == "_" else re.escape(ch))
+        i += 1
+    return re.compile("".join(out), re.DOTALL)
+
+
+def _text_column(
+    subject: exp.Expression,
+    columns: Mapping[str, ColumnMeta],
+    types: set[str],
+    what: str,
+    named: str,
+) -> str:
+    """The type name of ``subject``, a column of the row of one of ``types``, or a
+    ConfigError naming ``what`` (the place and the operator)."""
+    if not isinstance(subject, exp.Column) or subject.name.lower() not in columns:
+        raise ConfigError(f"{what} applies to a column of the row")
+    type_name = columns[subject.name.lower()].type.name
+    if type_name not in types:
+        raise ConfigError(f"{what} on a {named} column only")
+    return type_name
+
+
+def _like(
+    node: exp.Like,
+    build: Callable[[exp.Expression], Evaluator],
+    columns: Mapping[str, ColumnMeta],
+    where: str,
+) -> Evaluator:
+    subject, pattern = node.this, node.expression
+    if not isinstance(pattern, exp.Literal) or not pattern.is_string:
+        raise ConfigError(f"{where}: LIKE needs a constant pattern")
+    _text_column(subject, columns, _TEXT, f"{where}: LIKE", "text or varchar")
+    regex, negate = like_regex(pattern.this), bool(node.args.get("negate"))
+    value = build(subject)
+    return lambda row: None if (v := value(row)) is None else (regex.fullmatch(v) is None) == negate
+
+
+def _substring(
+    node: exp.Substring,
+    build: Callable[[exp.Expression], Evaluator],
+    columns: Mapping[str, ColumnMeta],
+    where: str,
+) -> Evaluator:
+    """``substring(col FROM start [FOR count])`` with constant integer bounds, as
+    PostgreSQL computes it: characters ``start`` to ``start + count - 1`` counted from 1
+    (a start before 1 shortens the result), of a char(n) value without its padding."""
+    subject = node.this
+    type_name = _text_column(
+        subject, columns, _TEXT | {"char"}, f"{where}: substring", "text, varchar or char"
+    )
+    bounds: list[int | None] = []
+    for key in ("start", "length"):
+        bound = node.args.get(key)
+        if bound is None:
+            bounds.append(None)
+            continue
+        negative = isinstance(bound, exp.Neg)
+        literal = bound.this if negative else bound
+        if not (isinstance(literal, exp.Literal) and not literal.is_string):
+            raise ConfigError(f"{where}: substring bounds are integer constants")
+        try:
+            number = int(literal.this)
+        except ValueError:
+            raise ConfigError(f"{where}: substring bounds are integer constants") from None
+        bounds.append(-number if negative else number)
+    start, count = bounds
+    if start is None and count is None:
+        raise ConfigError(f"{where}: substring needs FROM <start> or FOR <count>")
+    start = 1 if start is None else start
+    if count is not None and count < 0:
+        raise ConfigError(f"{where}: negative substring length not allowed")
+    first = max(start, 1) - 1
+    end = None if count is None else max(start + count, 1) - 1
+    char = type_name == "char"
+    value = build(subject)
+
+    def evaluate(row: Row) -> Any:
+        v = value(row)
+        if v is None:
+            return None
+        text = v.rstrip(" ") if char else v  # char(n) -> text drops the padding
+        return text[first:end]  # (an end before the first character: empty)
+
+    return evaluate
+
+
+def value_of(col: ColumnMeta, expression: Expression, row: Row) -> Any:
+    """The precomputed column's value for ``row`` (plain values of its inputs), checked
+    to be what PostgreSQL computes: a numeric keeps the declared scale exactly."""
+    value = expression.evaluate(row)
+    if value is None:
+        return None
+    if isinstance(value, Decimal) and col.type.name == "numeric" and col.type.precision:
+        scale = col.type.scale or 0
+        exponent = value.as_tuple().exponent
+        if isinstance(exponent, int) and -exponent != scale:
+            raise EncodingError(
+                f"precomputed {col.name} ({expression.text}) has scale {-exponent} "
+                f"but is declared {col.type.sql()}: declare the expression's own scale"
+            )
+    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        return value
+    return col.encoding.coerce(value)
+
+
+def build_columns(
+    config: Config,
+    spec: TableSpec,
+    columns: Mapping[str, ColumnMeta],
+    build: Callable[[str], ColumnMeta],
+) -> dict[str, ColumnMeta]:
+    """The precomputed columns the configuration declares for a table being created
+    (``build`` makes a column's onions and keys, as for a declared column)."""
+    out: dict[str, ColumnMeta] = {}
+    for name, declared in config.precomputed.get(spec.name, {}).items():
+        where = f"precomputed.{spec.name}.{name}"
+        if name in columns:
+            raise ConfigError(f"{where}: the table has a column of that name")
+        expression = compile_expression(declared.expression, columns, where)
+        try:
+            spec.types[name] = parse_sql_type(declared.type)
+        except ValueError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+        spec.nullable[name] = True
+        col = build(name)
+        col.expression = expression.text
+        out[name] = col
+    return out
+
+
+_COMPILED: dict[tuple[str, str, str], Expression] = {}
+
+
+def expression_of(table: TableMeta, col: ColumnMeta) -> Expression:
+    """The compiled expression of one of ``table``'s precomputed columns (cached)."""
+    assert col.expression is not None
+    key = (table.anon, col.name, col.expression)
+    found = _COMPILED.get(key)
+    if found is None:
+        where = f"precomputed {table.name}.{col.name}"
+        found = _COMPILED[key] = compile_expression(col.expression, table.columns, where)
+    return found
+
+
+def values_of(table: TableMeta, col: ColumnMeta, rows: Mapping[str, list[Any]]) -> list[Any]:
+    """The precomputed column over a batch: ``rows`` maps each input to its column of
+    (coerced, plain) values."""
+    expression = expression_of(table, col)
+    n = len(next(iter(rows.values()))) if rows else 0
+    inputs = expression.inputs
+    return [value_of(col, expression, {c: rows[c][i] for c in inputs}) for i in range(n)]
+
+
+def refuse_written(table: TableMeta, names: list[str]) -> None:
+    """A precomputed column is the client's to write: naming one in INSERT, COPY or
+    UPDATE is an error, as writing a generated column is in PostgreSQL."""
+    for name in names:
+        if name.lower() in table.precomputed and name.lower() not in table.columns:
+            raise UndefinedColumn(
+                f'column "{name}" of relation "{table.name}" does not exist '
+                "(it is a precomputed onion, computed by the client)"
+            )
+
+
+def refuse_update(table: TableMeta, assigned: list[str]) -> None:
+    """An UPDATE of a precomputed column's input: refused until rows are re-read and
+    recomputed by the client (the server cannot compute the new value)."""
+    refuse_written(table, assigned)
+    for col in table.precomputed.values():
+        changed = set(expression_of(table, col).inputs) & {a.lower() for a in assigned}
+        if changed:
+            raise UnsupportedQuery(
+                f"UPDATE of {', '.join(sorted(changed))}: precomputed {col.name} "
+                f"({col.expression}) is computed from it by the client",
+                "UPDATE of a precomputed onion's input",
+            )
+
+
+def refuse_alter(table: TableMeta, actions: list[exp.Expression]) -> None:
+    """An ALTER TABLE that drops, renames or retypes a precomputed column's input would
+    leave the stored values (or the expression) stale: refused."""
+    for action in actions:
+        targets: list[Any] = []
+        if isinstance(action, exp.Drop) and str(action.args.get("kind")).upper() == "COLUMN":
+            targets = list(action.args.get("tables") or [])
+        elif isinstance(action, exp.RenameColumn | exp.AlterColumn):
+            targets = [action.this]
+        for target in targets:
+            name = target.name.lower() if isinstance(target, exp.Expression) else ""
+            for col in table.precomputed.values():
+                if name in expression_of(table, col).inputs or name == col.name:
+                    raise UnsupportedQuery(
+                        f"ALTER TABLE {table.name}: {name} is an input of precomputed "
+                        f"{col.name} ({col.expression})",
+                        "ALTER TABLE of a precomputed onion's input",
+                    )

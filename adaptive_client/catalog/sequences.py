@@ -1,0 +1,97 @@
+"""``SELECT currval('t_id_seq')``, ``lastval()``, ``nextval(...)``, ``setval(...)``.
+
+The client hands out a serial column's values (see defaults.py), so the server's own
+``currval`` of the session does not know them: these calls are answered by the client,
+in PostgreSQL's terms (the same errors before a first ``nextval``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from psycopg import errors as pg_errors
+from psycopg import sql
+from sqlglot import exp
+
+from ..description import Column
+from .defaults import Runtime
+from .metadata import Catalog
+
+_FUNCTIONS = {"currval", "lastval", "nextval", "setval"}
+_INT8 = 20
+
+
+def _calls(stmt: exp.Expression) -> list[tuple[str, exp.Anonymous]] | None:
+    if not isinstance(stmt, exp.Select) or any(
+        stmt.args.get(k) for k in ("from_", "where", "group", "having", "order", "joins")
+    ):
+        return None
+    out = []
+    for item in stmt.expressions:
+        node = item.unalias()
+        if not isinstance(node, exp.Anonymous) or node.name.lower() not in _FUNCTIONS:
+            return None
+        out.append((item.alias_or_name if isinstance(item, exp.Alias) else node.name.lower(), node))
+    return out
+
+
+def _sequence(catalog: Catalog, node: exp.Expression) -> tuple[str, str | None]:
+    """The sequence a call names: its name and its server sequence (None: a column's
+    sequence that is not the client's to draw from)."""
+    arg = node.this if isinstance(node, exp.Cast) else node
+    if not (isinstance(arg, exp.Literal) and arg.is_string):
+        raise pg_errors.FeatureNotSupported("the sequence must be named by a constant")
+    return named(catalog, str(arg.this).lower().removeprefix("public.").strip('"'))
+
+
+def named(catalog: Catalog, name: str) -> tuple[str, str | None]:
+    """The sequence of that name: its name and its server sequence (see _sequence)."""
+    own = catalog.sequences.get(name)  # created on its own (sequence_objects.py)
+    if own is not None:
+        return own.name, own.anon
+    for table in catalog.tables.values():
+        for col in table.columns.values():
+            if col.sequence == name:
+                return name, col.sequence_anon
+    raise pg_errors.UndefinedTable(f'relation "{name}" does not exist')
+
+
+def answer(
+    stmt: exp.Expression, catalog: Catalog, runtime: Runtime
+) -> tuple[list[tuple[Any, ...]], list[Column], int] | None:
+    """The result of a SELECT of sequence functions, or None for any other statement."""
+    calls = _calls(stmt)
+    if not calls:
+        return None
+    row: list[Any] = []
+    for _, call in calls:
+        fn, args = call.name.lower(), call.expressions
+        if fn == "lastval":
+            row.append(runtime.last())
+            continue
+        if not args:
+            raise pg_errors.UndefinedFunction(f"function {fn}() does not exist")
+        name, anon = _sequence(catalog, args[0])
+        if anon is None:
+            raise pg_errors.UndefinedFunction(f"function {fn}() does not exist")
+        if fn == "currval":
+            row.append(runtime.currval(name))
+        elif fn == "nextval":
+            row.append(runtime.nextval(anon, name))
+        else:  # setval(seq, n [, is_called])
+            values = [a.to_py() for a in args[1:] if isinstance(a, exp.Literal | exp.Boolean)]
+            if len(values) != len(args) - 1 or not values:
+                raise pg_errors.FeatureNotSupported("setval needs constant arguments")
+            runtime.forget(anon)
+            result = runtime.conn.execute(
+                sql.SQL("SELECT setval({}, {})").format(
+                    sql.Literal(sql.Identifier(anon).as_string(runtime.conn)),
+                    sql.SQL(", ").join(sql.Literal(v) for v in values),
+                )
+            ).fetchone()
+            row.append(result[0] if result else None)
+    description = [Column(name, _INT8) for name, _ in calls]
+    return [tuple(row)], description, 1
+
+
+__all__ = ["answer", "named"]

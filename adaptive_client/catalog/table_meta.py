@@ -1,0 +1,371 @@
+"""The encrypted schema's data model: each table, its columns, their onions (the stored
+columns, their layers and keys), indexes, foreign keys, views and sequences, as the
+catalog (``metadata.Catalog``) seals and opens them (``to_json`` / ``from_json``).
+
+A column's encoding is its type's (``encodings.encoding_for``, under its collation);
+an onion column builds its schemes from its keys lazily: a key never leaves these
+objects except for a peel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from ..errors import MetadataTampered, UndefinedColumn
+from ..schemes import ASHE, DET, HOM, OPE, RND, SEARCH, TRIGRAM
+from ..values.collation import Collation
+from ..values.encodings import (
+    Encoding,
+    SqlType,
+    encoding_for,
+    full_range,
+    parse_sql_type,
+    ranged,
+    with_python_years,
+)
+from .onions import Onion
+
+
+@dataclass
+class OnionColumn:
+    """One stored (anonymized) column holding one onion of a plain column."""
+
+    onion: Onion
+    anon: str
+    stack: tuple[str, ...]
+    layer: str
+    floor: str | None
+    keys: dict[str, bytes]
+    ope_bits: int = 64
+    ope_exact: bool = True
+    # Join adjustment (see joins.py): the label of the run-time key group this onion's
+    # inner key belongs to, and per adjustment the column(s) joined and whether this one
+    # moved (was re-keyed) or stayed
+    key_group: str | None = None
+    adjustments: list[dict[str, Any]] = field(default_factory=list)
+    memo: dict[str, dict[Any, bytes]] = field(default_factory=dict, repr=False, compare=False)
+    # stored value -> plaintext, for the values read again (recipes.decrypt)
+    opened: dict[bytes, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def innermost(self) -> str:
+        return self.stack[-1]
+
+    # -- schemes, built lazily: a key never leaves these objects except for a peel -------
+    @cached_property
+    def rnd(self) -> RND:
+        return RND(self.keys["RND"])
+
+    @cached_property
+    def det(self) -> DET:
+        return DET(self.keys["DET"])
+
+    @cached_property
+    def ope(self) -> OPE:
+        return OPE(self.keys["OPE"], self.ope_bits)
+
+    @cached_property
+    def hom(self) -> HOM:
+        return HOM.from_bytes(self.keys["HOM"])
+
+    @cached_property
+    def ashe(self) -> ASHE:
+        return ASHE(self.keys["ASHE"])
+
+    @cached_property
+    def search(self) -> SEARCH:
+        return SEARCH(self.keys["SEARCH"])
+
+    @cached_property
+    def trigram(self) -> TRIGRAM:
+        return TRIGRAM(self.keys["TRIGRAM"])
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "onion": self.onion.value,
+            "anon": self.anon,
+            "stack": list(self.stack),
+            "floor": self.floor,
+            "keys": {k: v.hex() for k, v in self.keys.items()},
+            "ope_bits": self.ope_bits,
+            "ope_exact": self.ope_exact,
+            "start": self.layer,
+            "key_group": self.key_group,
+            "adjustments": self.adjustments,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> OnionColumn:
+        return cls(
+            onion=Onion(d["onion"]),
+            anon=d["anon"],
+            stack=tuple(d["stack"]),
+            layer=d["start"],
+            floor=d["floor"],
+            keys={k: bytes.fromhex(v) for k, v in d["keys"].items()},
+            ope_bits=d["ope_bits"],
+            ope_exact=d["ope_exact"],
+            key_group=d.get("key_group"),
+            adjustments=list(d.get("adjustments", [])),
+        )
+
+
+@dataclass
+class ColumnMeta:
+    name: str
+    type: SqlType
+    nullable: bool
+    onions: dict[Onion, OnionColumn]
+    default: Any = None
+    join_group: str | None = None
+    joinable: bool = True  # False: never re-keyed to join another column at run time
+    # a serial or identity column: its sequence's plain and server names, and for an
+    # identity column whether it is GENERATED ALWAYS ("always") or BY DEFAULT
+    sequence: str | None = None
+    sequence_anon: str | None = None
+    identity: str | None = None
+    # a default the server evaluates when a row omits the column (see defaults.py)
+    default_sql: str | None = None
+    default_volatile: bool = False
+    # text columns: the collation their Ord onion orders by (None: recorded before
+    # collations were, byte order -- see collation.py)
+    collation: Collation | None = None
+    # a precomputed column (see precomputed.py): the expression over the row it holds
+    expression: str | None = None
+    # onions not built yet, each built when a statement first needs it (ondemand.py):
+    # per onion, the start layer and floor it will have
+    on_demand: dict[Onion, dict[str, str | None]] = field(default_factory=dict)
+    # a column declared with an enum or a domain (usertypes.py): the type's anon name
+    # (``type`` is then what it resolves to), and what the column has from a domain
+    # rather than from its own declaration ("default", "not_null")
+    udt: str | None = None
+    from_domain: list[str] = field(default_factory=list)
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not None or self.sequence is not None or self.default_sql is not None
+
+    @cached_property
+    def encoding(self) -> Encoding:
+        return encoding_for(self.type, self.collation)
+
+    @property
+    def storage(self) -> list[OnionColumn]:
+        return list(self.onions.values())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "type": self.type.sql(),
+            "nullable": self.nullable,
+            "default": self.default,
+            "join_group": self.join_group,
+            "joinable": self.joinable,
+            "onions": [o.to_json() for o in self.onions.values()],
+            # (a date/timestamp column made before records none: Python's years)
+            **({"full_range": True} if ranged(self.type) and full_range(self.type) else {}),
+            **{
+                k: v
+                for k, v in (
+                    ("sequence", self.sequence),
+                    ("sequence_anon", self.sequence_anon),
+                    ("identity", self.identity),
+                    ("default_sql", self.default_sql),
+                    ("default_volatile", self.default_volatile or None),
+                )
+                if v is not None
+            },
+            **({"collation": self.collation.to_json()} if self.collation else {}),
+            **({"expression": self.expression} if self.expression else {}),
+            **({"udt": self.udt, "from_domain": self.from_domain} if self.udt else {}),
+            **(
+                {"on_demand": {o.value: v for o, v in self.on_demand.items()}}
+                if self.on_demand
+                else {}
+            ),
+        }
+
+    @classmethod
+    def from_json(
+        cls, d: dict[str, Any], types: Callable[[str], SqlType] | None = None
+    ) -> ColumnMeta:
+        onions = [OnionColumn.from_json(o) for o in d["onions"]]
+        udt = d.get("udt")
+        if udt is not None and types is None:
+            raise MetadataTampered(f"column {d['name']} names a user type out of context")
+        sql_type = (
+            types(udt) if udt is not None and types is not None else parse_sql_type(d["type"])
+        )
+        if ranged(sql_type) and not d.get("full_range"):
+            sql_type = with_python_years(sql_type)
+        return cls(
+            name=d["name"],
+            type=sql_type,
+            nullable=d["nullable"],
+            default=d.get("default"),
+            join_group=d.get("join_group"),
+            joinable=d.get("joinable", True),
+            onions={o.onion: o for o in onions},
+            sequence=d.get("sequence"),
+            sequence_anon=d.get("sequence_anon"),
+            identity=d.get("identity"),
+            default_sql=d.get("default_sql"),
+            default_volatile=bool(d.get("default_volatile")),
+            collation=Collation.from_json(d["collation"]) if d.get("collation") else None,
+            expression=d.get("expression"),
+            on_demand={Onion(o): dict(v) for o, v in d.get("on_demand", {}).items()},
+            udt=udt,
+            from_domain=list(d.get("from_domain", [])),
+        )
+
+
+@dataclass
+class IndexMeta:
+    name: str
+    anon: str
+    columns: list[str]
+    unique: bool
+
+
+@dataclass
+class ForeignKeyMeta:
+    """A foreign key, enforced by the server on the Eq (DET) ciphertexts: its columns
+    share the DET key of the columns they reference (an implied join group)."""
+
+    name: str
+    anon: str
+    columns: list[str]
+    ref_table: str
+    ref_columns: list[str]
+    on_delete: str = "NO ACTION"
+    on_update: str = "NO ACTION"
+
+
+@dataclass
+class ViewMeta:
+    """A view: its definition lives only here, sealed; the client expands it."""
+
+    name: str
+    anon: str
+    sql: str
+    columns: list[str]
+    tables: list[str]
+    version: int = 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "view": self.name,
+            "anon": self.anon,
+            "sql": self.sql,
+            "columns": self.columns,
+            "tables": self.tables,
+        }
+
+
+@dataclass
+class SequenceMeta:
+    """A sequence created on its own (CREATE SEQUENCE, as a dump writes a serial column's):
+    the server's sequence under ``anon``; columns name it in ``DEFAULT nextval(...)``.
+    ``owned_by``: the (table, column) it is dropped with, if any."""
+
+    name: str
+    anon: str
+    owned_by: tuple[str, str] | None = None
+    version: int = 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {"sequence": self.name, "anon": self.anon, "owned_by": self.owned_by}
+
+
+@dataclass
+class TableMeta:
+    name: str
+    anon: str
+    columns: dict[str, ColumnMeta]
+    primary_key: list[str] = field(default_factory=list)
+    indexes: list[IndexMeta] = field(default_factory=list)
+    version: int = 1
+    foreign_keys: list[ForeignKeyMeta] = field(default_factory=list)
+    # server constraint (or unique index) name -> the application's name for it
+    constraints: dict[str, str] = field(default_factory=dict)
+    unique_keys: dict[str, list[str]] = field(default_factory=dict)  # server name -> columns
+    checks: list[dict[str, str]] = field(default_factory=list)  # name, anon, sql
+    # precomputed onions (precomputed.py): hidden columns, never part of SELECT * or of
+    # the columns an INSERT or COPY names, computed by the client from the row's values
+    precomputed: dict[str, ColumnMeta] = field(default_factory=dict)
+
+    def column(self, name: str) -> ColumnMeta:
+        try:
+            return self.columns[name.lower()]
+        except KeyError:
+            if name.lower() in self.precomputed:
+                return self.precomputed[name.lower()]
+            raise UndefinedColumn(
+                f'column "{name}" of table "{self.name}" does not exist'
+            ) from None
+
+    @property
+    def stored_columns(self) -> list[ColumnMeta]:
+        """Every column with onions on the server: the declared ones, then the
+        precomputed ones."""
+        return [*self.columns.values(), *self.precomputed.values()]
+
+    def onion_column(self, anon: str) -> tuple[ColumnMeta, OnionColumn] | None:
+        for col in self.stored_columns:
+            for oc in col.onions.values():
+                if oc.anon == anon:
+                    return col, oc
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "anon": self.anon,
+            "primary_key": self.primary_key,
+            "indexes": [vars(i) for i in self.indexes],
+            "columns": [c.to_json() for c in self.columns.values()],
+            "foreign_keys": [vars(f) for f in self.foreign_keys],
+            "constraints": self.constraints,
+            "unique_keys": self.unique_keys,
+            "checks": self.checks,
+            **(
+                {"precomputed": [c.to_json() for c in self.precomputed.values()]}
+                if self.precomputed
+                else {}
+            ),
+        }
+
+    @classmethod
+    def from_json(
+        cls, d: dict[str, Any], version: int, types: Callable[[str], SqlType] | None = None
+    ) -> TableMeta:
+        cols = [ColumnMeta.from_json(c, types) for c in d["columns"]]
+        return cls(
+            name=d["name"],
+            anon=d["anon"],
+            columns={c.name: c for c in cols},
+            primary_key=d["primary_key"],
+            indexes=[IndexMeta(**i) for i in d["indexes"]],
+            version=version,
+            foreign_keys=[ForeignKeyMeta(**f) for f in d.get("foreign_keys", [])],
+            constraints=dict(d.get("constraints", {})),
+            unique_keys={k: list(v) for k, v in d.get("unique_keys", {}).items()},
+            checks=list(d.get("checks", [])),
+            precomputed={
+                c.name: c for c in (ColumnMeta.from_json(p) for p in d.get("precomputed", []))
+            },
+        )
+
+
+__all__ = [
+    "ColumnMeta",
+    "ForeignKeyMeta",
+    "IndexMeta",
+    "OnionColumn",
+    "SequenceMeta",
+    "TableMeta",
+    "ViewMeta",
+]

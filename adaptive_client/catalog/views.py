@@ -1,0 +1,137 @@
+"""Views: ``CREATE [OR REPLACE] VIEW`` / ``DROP VIEW``, expanded by the client.
+
+A view's definition is application logic (which rows a "published post" is): it lives
+only in the sealed metadata, and the server has no object for it.  A query naming a view
+gets the definition in its place, as a derived table, before the rewrite; the query then
+runs as if the application had written the subquery (on the server where the rewrite
+can, else split).  Writing through a view is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+from psycopg import errors as pg_errors
+from sqlglot import exp
+
+from ..errors import DuplicateTable, UndefinedTable, UnsupportedQuery
+from ..syntax.sqltext import parse
+from .metadata import Catalog, ViewMeta
+
+
+def definition(view: ViewMeta) -> exp.Expression:
+    """The view's query, parsed from its stored text."""
+    (stmt,) = parse(view.sql)
+    return stmt
+
+
+def expand(catalog: Catalog, stmt: exp.Expression) -> exp.Expression:
+    """``stmt`` with every view it names replaced by its definition (recursively)."""
+    if not catalog.views:
+        return stmt
+    ctes = {c.alias_or_name.lower() for c in stmt.find_all(exp.CTE)}
+    named = [
+        t
+        for t in stmt.find_all(exp.Table)
+        if t.name.lower() in catalog.views and t.name.lower() not in ctes and not t.args.get("db")
+    ]
+    if not named:
+        return stmt
+    target = stmt.this if isinstance(stmt, exp.Insert | exp.Update | exp.Delete) else None
+    if isinstance(target, exp.Schema):
+        target = target.this
+    for t in named:
+        if t is target:
+            raise UnsupportedQuery(
+                f'writing through view "{t.name.lower()}" is not supported', "view write"
+            )
+    stmt = stmt.copy()
+    for table in list(stmt.find_all(exp.Table)):
+        name = table.name.lower()
+        if name not in catalog.views or name in ctes or table.args.get("db"):
+            continue
+        view = catalog.views[name]
+        body = expand(catalog, definition(view))
+        alias = exp.TableAlias(
+            this=exp.to_identifier(table.alias_or_name),
+            columns=[exp.to_identifier(c) for c in view.columns],
+        )
+        table.replace(exp.Subquery(this=body, alias=alias))
+    return stmt
+
+
+def create_view(
+    conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Create, compile_outputs: Any
+) -> None:
+    table = stmt.this
+    columns: list[str] = []
+    if isinstance(table, exp.Schema):
+        columns = [e.name.lower() for e in table.expressions]
+        table = table.this
+    name = table.name.lower()
+    body = stmt.expression
+    if not isinstance(body, exp.Select | exp.SetOperation):
+        raise UnsupportedQuery("CREATE VIEW needs a query", "CREATE VIEW")
+    if catalog.has_table(name):
+        raise DuplicateTable(f'relation "{name}" already exists')
+    old = catalog.views.get(name)
+    if old is not None and not stmt.args.get("replace"):
+        raise DuplicateTable(f'relation "{name}" already exists')
+    outputs: list[str] = compile_outputs(expand(catalog, body))
+    if columns:
+        if len(columns) > len(outputs):
+            raise pg_errors.SyntaxError("CREATE VIEW specifies more column names than columns")
+        outputs = columns + outputs[len(columns) :]
+    if old is not None and outputs[: len(old.columns)] != old.columns:
+        raise pg_errors.InvalidTableDefinition(
+            f'cannot change name of view column "{old.columns[0]}"'
+        )
+    tables = sorted({t.name.lower() for t in body.find_all(exp.Table)})
+    anon = old.anon if old is not None else catalog.root.anonymize("view", name)
+    view = ViewMeta(name, anon, body.sql("postgres"), outputs, tables)
+    if old is not None:
+        view.version = old.version
+    catalog.write_table(conn, view, new=old is None)
+    catalog.views[name] = view
+
+
+def drop_view(
+    conn: psycopg.Connection[Any],
+    catalog: Catalog,
+    names: list[str],
+    *,
+    exists: bool,
+    cascade: bool,
+) -> None:
+    for name in names:
+        view = catalog.views.get(name)
+        if view is None:
+            if exists:
+                continue
+            if catalog.has_table(name):
+                raise pg_errors.WrongObjectType(f'"{name}" is not a view')
+            raise UndefinedTable(f'view "{name}" does not exist')
+        drop_dependents(conn, catalog, name, cascade=cascade, what="view")
+        catalog.delete_table(conn, view)
+        del catalog.views[name]
+
+
+def dependents(catalog: Catalog, name: str) -> list[ViewMeta]:
+    return [v for v in catalog.views.values() if name in v.tables and v.name != name]
+
+
+def drop_dependents(
+    conn: psycopg.Connection[Any], catalog: Catalog, name: str, *, cascade: bool, what: str
+) -> None:
+    """The views over ``name``: refused without CASCADE, as PostgreSQL refuses, or dropped."""
+    deps = dependents(catalog, name)
+    if deps and not cascade:
+        raise pg_errors.DependentObjectsStillExist(
+            f"cannot drop {what} {name} because other objects depend on it"
+        )
+    for v in deps:
+        drop_view(conn, catalog, [v.name], exists=True, cascade=True)
+
+
+__all__ = ["create_view", "definition", "drop_dependents", "drop_view", "expand"]

@@ -1,0 +1,448 @@
+"""What a client-evaluated statement may contain: the allowlist of constructs whose
+evaluation by the client engine was checked against PostgreSQL's (:func:`check_allowed`),
+and PostgreSQL's own rules that the client engine does not keep -- a condition is a
+boolean, SELECT DISTINCT orders by selected expressions, an ORDER BY name is not
+ambiguous, a FULL JOIN has a hashable condition, json has no comparisons -- raised as
+PostgreSQL raises them, before anything is fetched or peeled."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from psycopg import errors as pg_errors
+from sqlglot import exp
+
+from ..catalog.metadata import Catalog
+from ..engine.kinds import (
+    by_type,
+    construct_name,
+    has_months,
+    int_width,
+    interval_compared,
+    is_clock_param,
+    is_interval,
+    is_star,
+    kind_of,
+    unparen,
+    varchar_length,
+)
+from ..engine.runtime import refusal as _refuse
+from ..engine.sums import real_valued
+from ..engine.transforms import ENGINE_FUNCTIONS
+from ..errors import UnsupportedQuery
+from ..values.json_encoding import operator_refusal as json_operator_refusal
+from .relations import conjuncts
+
+_ALLOWED: tuple[type[exp.Expression], ...] = (
+    exp.Select, exp.Union, exp.Intersect, exp.Except, exp.With, exp.CTE, exp.TableAlias,
+    exp.Subquery, exp.From, exp.Join, exp.Where, exp.Group, exp.Having, exp.Order,
+    exp.Ordered, exp.Limit, exp.Offset, exp.Distinct, exp.Table, exp.Identifier,
+    exp.Column, exp.Star, exp.Alias, exp.Paren, exp.Literal, exp.Null, exp.Boolean,
+    exp.Placeholder, exp.And, exp.Or, exp.Not, exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT,
+    exp.LTE, exp.Is, exp.In, exp.Between, exp.Exists, exp.Like, exp.ILike, exp.Escape,
+    exp.Neg, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.DPipe, exp.Case, exp.If,
+    exp.Coalesce, exp.Nullif, exp.Greatest, exp.Least, exp.Abs, exp.Round, exp.Trunc, exp.Lower,
+    exp.Upper, exp.Length, exp.Substring, exp.StrPosition, exp.Cast, exp.DataType,
+    exp.DataTypeParam, exp.Count, exp.Sum, exp.Min, exp.Max, exp.Avg, exp.Window,
+    exp.WindowSpec, exp.RowNumber, exp.Rank, exp.DenseRank, exp.Extract, exp.Var,
+    exp.TimestampTrunc, exp.Filter, exp.Tuple, exp.Collate,
+    # text functions DuckDB computes as PostgreSQL does on text (char(n) arrives unpadded,
+    # as PostgreSQL's cast of char(n) to text leaves it)
+    exp.Left, exp.Right, exp.Replace, exp.Pad, exp.SplitPart, exp.Concat, exp.MD5,
+    exp.Repeat, exp.Trim, exp.StartsWith,
+    # aggregates and window functions with PostgreSQL's semantics in DuckDB
+    exp.LogicalAnd, exp.LogicalOr, exp.GroupConcat, exp.ArrayAgg, exp.Lag, exp.Lead,
+    exp.FirstValue, exp.LastValue, exp.NthValue, exp.Ntile, exp.PercentRank, exp.CumeDist,
+    exp.NullSafeEQ, exp.NullSafeNEQ, exp.Interval, exp.Fetch, exp.LimitOptions,
+    # op ANY / ALL (subquery): the SQL standard's NULL semantics in both engines
+    exp.Any, exp.All,
+    # typed as PostgreSQL types them where the engines differ (rewritten below)
+    exp.Reverse, exp.Sign, exp.Ceil, exp.Floor,
+)  # fmt: skip
+
+
+_EXTRACT_FIELDS = {"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND", "EPOCH", "QUARTER", "DOW",
+                   "DOY", "ISODOW"}  # fmt: skip
+
+
+_TRUNC_UNITS = {"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND"}
+
+
+_CAST_TARGETS = {
+    exp.DataType.Type.INT,
+    exp.DataType.Type.BIGINT,
+    exp.DataType.Type.SMALLINT,
+    exp.DataType.Type.DECIMAL,
+    exp.DataType.Type.TEXT,
+    exp.DataType.Type.VARCHAR,
+    exp.DataType.Type.DATE,
+    exp.DataType.Type.TIMESTAMP,
+    exp.DataType.Type.DOUBLE,
+    exp.DataType.Type.BOOLEAN,
+}
+
+
+# -- the checks of allowed nodes, one per node type --------------------------------------
+
+
+def _check_with(node: exp.With) -> None:
+    if node.args.get("recursive"):
+        raise _refuse("WITH RECURSIVE", node)
+
+
+def _check_select(node: exp.Select) -> None:
+    if node.args.get("locks"):
+        raise _refuse("FOR UPDATE/SHARE", node)
+
+
+def _check_join(node: exp.Join) -> None:
+    if node.args.get("method"):
+        raise _refuse("NATURAL JOIN", node)
+
+
+def _check_extract(node: exp.Extract) -> None:
+    field = node.this.name.upper()
+    if field not in _EXTRACT_FIELDS:
+        raise _refuse(f"extract/date_part of {field.lower()}", node)
+
+
+def _check_date_trunc(node: exp.TimestampTrunc) -> None:
+    unit = node.args.get("unit")
+    if not isinstance(unit, exp.Var) or unit.name.upper() not in _TRUNC_UNITS:
+        raise _refuse("date_trunc unit", node)
+
+
+def _check_window(node: exp.Window) -> None:
+    if isinstance(node.this, exp.AggFunc) and isinstance(node.this.this, exp.Order):
+        raise pg_errors.FeatureNotSupported(
+            "aggregate ORDER BY is not implemented for window functions"
+        )
+
+
+def _check_ordered_aggregate(node: exp.GroupConcat | exp.ArrayAgg) -> None:
+    if not node.find(exp.Order):
+        raise _refuse(f"{construct_name(node)} without ORDER BY (order of aggregation)", node)
+
+
+def _check_split_part(node: exp.SplitPart) -> None:
+    index = node.args.get("part_index")
+    if not (isinstance(index, exp.Literal) and str(index.this).isdigit()):
+        raise _refuse("split_part with other than a positive constant index", node)
+
+
+def _check_interval(node: exp.Interval) -> None:
+    if not isinstance(node.this, exp.Literal) or not (
+        isinstance(node.parent, exp.Add | exp.Sub) or interval_compared(node)
+    ):
+        raise _refuse("an interval other than a constant added to a date or time", node)
+    if isinstance(node.parent, exp.Add | exp.Sub) and has_months(node):
+        sides = (node.parent.this, node.parent.expression)
+        other = sides[1] if sides[0] is node else sides[0]
+        if is_interval(other) or kind_of(other) not in ("date", "timestamp", "timestamptz"):
+            # (an interval with months beside another interval: DuckDB counts its months
+            # 30 days where psycopg loads PostgreSQL's years as 365)
+            raise _refuse("an interval of months or years added to an interval", node)
+
+
+def _check_limit_options(node: exp.LimitOptions) -> None:
+    if node.args.get("percent") or node.args.get("with_ties"):
+        raise _refuse("FETCH ... PERCENT / WITH TIES", node)
+
+
+def _check_cast_target(node: exp.Cast) -> None:
+    if is_clock_param(node):
+        return
+    to = node.to
+    if to.this not in _CAST_TARGETS or (
+        to.this is exp.DataType.Type.VARCHAR and to.expressions and not varchar_length(to)
+    ):
+        raise _refuse(f"cast to {to.sql('postgres')}", node)
+    if node.args.get("safe") or node.args.get("format"):
+        raise _refuse("cast", node)
+
+
+# The checks of the allowed nodes whose arguments decide whether the client answers
+# exactly, by node type (:func:`kinds.by_type`: a TryCast is checked as a Cast).
+_CHECKS: dict[type[exp.Expression], Callable[[Any], None]] = {
+    exp.With: _check_with,
+    exp.Select: _check_select,
+    exp.Join: _check_join,
+    exp.Extract: _check_extract,
+    exp.TimestampTrunc: _check_date_trunc,
+    exp.Window: _check_window,
+    exp.GroupConcat: _check_ordered_aggregate,
+    exp.ArrayAgg: _check_ordered_aggregate,
+    exp.SplitPart: _check_split_part,
+    exp.Interval: _check_interval,
+    exp.LimitOptions: _check_limit_options,
+    exp.Cast: _check_cast_target,
+}
+
+
+def _allowed(node: exp.Expr) -> bool:
+    if isinstance(node, _ALLOWED):
+        return True
+    if isinstance(node, exp.Anonymous):
+        return node.name.lower() in ENGINE_FUNCTIONS or node.name.lower() == "age"
+    return isinstance(node, exp.RegexpLike) and bool(node.meta.get("portable"))
+
+
+def check_allowed(tree: exp.Expression) -> None:
+    """Refuse any node outside the checked allowlist, naming it, and any allowed node
+    whose arguments the client would not answer exactly (:data:`_CHECKS`)."""
+    for node in tree.walk():
+        if not _allowed(node):
+            raise _refuse(construct_name(node), node)
+        check = by_type(_CHECKS, node)
+        if check is not None:
+            check(node)
+
+
+# the name PostgreSQL's errors give a value's type, by its kind (integers by width)
+_KIND_NAMES = {
+    "decimal": "numeric",
+    "float": "double precision",
+    "text": "text",
+    "date": "date",
+    "timestamp": "timestamp without time zone",
+    "timestamptz": "timestamp with time zone",
+}
+
+
+_INT_NAMES = {2: "smallint", 4: "integer", 8: "bigint"}
+
+
+def _case_condition(node: exp.If) -> list[tuple[str, exp.Expression]]:
+    parent = node.parent
+    if isinstance(parent, exp.Case) and parent.args.get("this") is None:
+        return [("CASE/WHEN", node.this)]
+    return []  # (CASE x WHEN 1: compared values)
+
+
+def _join_condition(node: exp.Join) -> list[tuple[str, exp.Expression]]:
+    on = node.args.get("on")
+    return [] if on is None else [("JOIN/ON", on)]
+
+
+# where each node type requires a boolean, with the name PostgreSQL's error gives the place
+_CONDITIONS: dict[type[exp.Expression], Callable[[Any], list[tuple[str, exp.Expression]]]] = {
+    exp.Where: lambda node: [
+        ("FILTER" if isinstance(node.parent, exp.Filter) else "WHERE", node.this)
+    ],
+    exp.Having: lambda node: [("HAVING", node.this)],
+    exp.Join: _join_condition,
+    exp.If: _case_condition,
+    exp.Not: lambda node: [("NOT", node.this)],
+    exp.And: lambda node: [("AND", node.this), ("AND", node.expression)],
+    exp.Or: lambda node: [("OR", node.this), ("OR", node.expression)],
+}
+
+
+def _conditions(tree: exp.Expression) -> list[tuple[str, exp.Expression]]:
+    """Where PostgreSQL requires a boolean, each with the name its error gives the place."""
+    out: list[tuple[str, exp.Expression]] = []
+    for node in tree.walk():
+        conditions = by_type(_CONDITIONS, node)
+        if conditions is not None:
+            out += conditions(node)
+    return out
+
+
+def check_boolean_arguments(tree: exp.Expression) -> None:
+    """PostgreSQL's rule that a condition is a boolean (DuckDB casts a number or a
+    string to one and answers): ``WHERE i``, ``FILTER (WHERE i)``, ``CASE WHEN i``,
+    ``NOT i``, ``i AND c`` raise 42804 as PostgreSQL raises it, before anything is
+    fetched."""
+    for place, value in _conditions(tree):
+        kind = kind_of(value)
+        if kind == "int":
+            name = _INT_NAMES.get(int_width(value) or 4, "integer")
+        elif (
+            kind == "float"
+            and value.type is not None
+            and value.type.is_type(exp.DataType.Type.FLOAT)
+        ):
+            name = "real"
+        else:
+            name = _KIND_NAMES.get(kind, "")
+        if name:
+            raise pg_errors.DatatypeMismatch(
+                f"argument of {place} must be type boolean, not type {name}"
+            )
+
+
+def check_distinct_order(tree: exp.Expression) -> None:
+    """PostgreSQL's rule that DuckDB does not keep: with SELECT DISTINCT, every ORDER BY
+    expression is one of the selected ones (an output name, a position or the same
+    expression).  Raised as PostgreSQL raises it, before anything is fetched."""
+    for select in tree.find_all(exp.Select):
+        distinct, order = select.args.get("distinct"), select.args.get("order")
+        if distinct is None or distinct.args.get("on") is not None or order is None:
+            continue
+        outputs = {p.alias_or_name.lower() for p in select.expressions}
+        selected = [p.unalias() for p in select.expressions]
+        for o in order.expressions:
+            key = o.this
+            if isinstance(key, exp.Literal) and not key.is_string:
+                continue
+            if isinstance(key, exp.Column) and not key.table and key.name.lower() in outputs:
+                continue
+            if any(key == p for p in selected):
+                continue
+            raise pg_errors.InvalidColumnReference(
+                "for SELECT DISTINCT, ORDER BY expressions must appear in select list"
+            )
+
+
+def check_order_names(stmt: exp.Expression) -> None:
+    """PostgreSQL's rule for ``ORDER BY name``: a name that two different output columns
+    carry is ambiguous (the same expression twice is not; the columns of ``*`` over a
+    CTE or derived table naming two columns alike are different ones).  Checked on the
+    statement as written, before names are qualified."""
+    for select in stmt.find_all(exp.Select):
+        order = select.args.get("order")
+        outputs = _folded_outputs(select) if order is not None else None
+        if order is None or outputs is None:
+            continue
+        for o in order.expressions:
+            key = o.this
+            if not isinstance(key, exp.Column) or key.table:
+                continue
+            name = key.name if key.this.args.get("quoted") else key.name.lower()
+            matches = [e for n, e in outputs if n == name]
+            if len(matches) > 1 and any(m != matches[0] for m in matches[1:]):
+                raise pg_errors.AmbiguousColumn(f'ORDER BY "{key.name}" is ambiguous')
+
+
+def _folded_outputs(select: exp.Select) -> list[tuple[str, object]] | None:
+    """(name as PostgreSQL folds it, what the column is) per output column; None where
+    a ``*``'s names are not known here."""
+    outputs: list[tuple[str, object]] = []
+    for i, item in enumerate(select.expressions):
+        if is_star(item):
+            source = _star_source(select, item)
+            if source is None:
+                return None
+            outputs += [(n, (i, j)) for j, n in enumerate(source)]
+            continue
+        ident = item.args.get("alias") if isinstance(item, exp.Alias) else None
+        ident = ident or (item.this if isinstance(item, exp.Column) else None)
+        quoted = isinstance(ident, exp.Identifier) and bool(ident.args.get("quoted"))
+        name = item.alias_or_name
+        outputs.append((name if quoted else name.lower(), item.unalias()))
+    return outputs
+
+
+def _star_source(select: exp.Select, star: exp.Expression) -> list[str] | None:
+    """The output names of the one CTE or derived table ``star`` expands, if known."""
+    sources = [select.args.get("from_"), *(select.args.get("joins") or [])]
+    items = [s.this for s in sources if isinstance(s, exp.From | exp.Join)]
+    if len(items) != 1 and not (isinstance(star, exp.Column) and star.table):
+        return None
+    for item in items:
+        if isinstance(star, exp.Column) and star.table and item.alias_or_name != star.table:
+            continue
+        if isinstance(item, exp.Subquery) and isinstance(item.this, exp.Select):
+            inner: exp.Expression | None = item.this
+        elif isinstance(item, exp.Table) and not item.db:
+            inner = _cte_select(select, item.name)
+        else:
+            inner = None
+        if isinstance(inner, exp.Select) and not any(is_star(e) for e in inner.expressions):
+            return [e.alias_or_name.lower() for e in inner.expressions]
+        return None
+    return None
+
+
+def _cte_select(select: exp.Select, name: str) -> exp.Expression | None:
+    node: Any = select
+    while node is not None:
+        with_ = node.args.get("with_")
+        for cte in with_.expressions if with_ is not None else []:
+            if cte.alias_or_name == name:
+                return cte.this
+        node = node.parent
+    return None
+
+
+def check_real_arithmetic(tree: exp.Expression, reals: frozenset[tuple[str, str]]) -> None:
+    """Arithmetic between two reals is real in PostgreSQL (float4pl...), which the client
+    engine would compute in double precision (sqlglot types a real column double):
+    refused.  A real beside any other number is computed in double precision in both."""
+    for node in tree.find_all(exp.Add, exp.Sub, exp.Mul, exp.Div):
+        if real_valued(node.this, reals) and real_valued(node.expression, reals):
+            raise _refuse("arithmetic between two real values", node)
+
+
+_COMPARISON_SYMBOLS = {
+    exp.EQ: "=", exp.NEQ: "<>", exp.LT: "<", exp.GT: ">", exp.LTE: "<=", exp.GTE: ">=",
+}  # fmt: skip
+
+
+def refuse_json_comparisons(catalog: Catalog, tree: exp.Expression) -> None:
+    """A json column compared, anywhere in the statement: PostgreSQL's error (json has no
+    comparison operators, 42883), as the server path raises it, not a refusal."""
+    tables = {
+        t.alias_or_name: t.name.lower()
+        for t in tree.find_all(exp.Table)
+        if catalog.has_table(t.name.lower())
+    }
+
+    def is_json(node: exp.Expression) -> bool:
+        node = unparen(node)
+        if not isinstance(node, exp.Column) or node.table not in tables:
+            return False
+        meta = catalog.table(tables[node.table])
+        return node.name in meta.columns and meta.column(node.name).type.name == "json"
+
+    for node in tree.find_all(*_COMPARISON_SYMBOLS):
+        left, right = is_json(node.this), is_json(node.expression)
+        if left or right:
+            raise json_operator_refusal(
+                _COMPARISON_SYMBOLS[type(node)], "json" if left and right else "unknown"
+            )
+
+
+def check_full_joins(tree: exp.Expression) -> None:
+    """PostgreSQL runs a FULL JOIN only as a hash or merge join: its ON needs an
+    equality conjunct between an expression of the left side and one of the right (or
+    no join condition at all, a constant); otherwise it raises, and so do we."""
+    for select in tree.find_all(exp.Select):
+        left: set[str] = set()
+        from_ = select.args.get("from_")
+        if from_ is not None:
+            left.add(from_.this.alias_or_name)
+        for join in select.args.get("joins") or []:
+            right = {join.this.alias_or_name}
+            on = join.args.get("on")
+            if (
+                (join.side or "").upper() == "FULL"
+                and on is not None
+                and not _hashable(on, left, right)
+            ):
+                if select.args.get("where") is not None:
+                    # PostgreSQL turns a FULL JOIN that a WHERE condition rejects the NULL
+                    # rows of into a one-sided join, which it runs: it may answer this
+                    raise UnsupportedQuery(
+                        "not supported in a client-evaluated query: a FULL JOIN without an "
+                        "equality between its sides, under a WHERE",
+                        "FULL JOIN",
+                    )
+                raise pg_errors.FeatureNotSupported(
+                    "FULL JOIN is only supported with merge-joinable or hash-joinable "
+                    "join conditions"
+                )
+            left |= right
+
+
+def _hashable(on: exp.Expression, left: set[str], right: set[str]) -> bool:
+    if on.find(exp.Column) is None:
+        return True  # a constant: no join clause
+    for c in conjuncts(on):
+        if isinstance(c, exp.EQ):
+            a = {col.table for col in c.this.find_all(exp.Column)}
+            b = {col.table for col in c.expression.find_all(exp.Column)}
+            if a and b and ((a <= left and b <= right) or (a <= right and b <= left)):
+                return True
+    return False

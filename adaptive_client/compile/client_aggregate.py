@@ -1,0 +1,130 @@
+"""The client-aggregate strategy: a single-row aggregate query the server cannot compute.
+
+``SELECT sum(x), count(DISTINCT y) ... FROM ... WHERE ...`` where no onion lets the
+server aggregate: the server filters, the client decrypts the qualifying rows and
+reduces them with PostgreSQL's result types -- exact, at the price of fetching them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+from sqlglot import exp
+
+from ..engine.numeric import pg_avg
+from ..errors import UnsupportedQuery
+from ..values.array_encoding import as_list
+from ..values.collation import Collation
+from ..values.encodings import SUM
+from .compiler import Compiler, server_sql
+from .ordering import keyed, textual
+from .plan import Compiled, Output, RowFn
+from .projection import aggregate_oid, refuse_aggregate, value_expr
+from .scope import Scope
+
+_AGGS = (exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max)
+
+
+def client_aggregable(stmt: exp.Select) -> bool:
+    """A single-row aggregate query (no GROUP BY/HAVING/ORDER/DISTINCT) over columns."""
+    if any(stmt.args.get(k) for k in ("group", "having", "order", "distinct", "limit", "offset")):
+        return False
+    for e in stmt.expressions:
+        node = e.this if isinstance(e, exp.Alias) else e
+        if not isinstance(node, _AGGS):
+            return False
+        arg = node.this
+        if isinstance(arg, exp.Distinct):
+            arg = arg.expressions[0] if len(arg.expressions) == 1 else None
+        if not isinstance(arg, exp.Column | exp.Star):
+            return False
+    return True
+
+
+def compile_client_aggregate(c: Compiler, stmt: exp.Select) -> Compiled:
+    """SELECT SUM(x), ... computed by the client over the decrypted matching rows.
+
+    Used when no onion lets the server compute an aggregate (e.g. SUM without a Sum
+    onion): exact, at the price of fetching the qualifying rows.
+    """
+    scope = Scope()
+    out = c.from_where(scope, stmt)
+    select_list: list[exp.Expression] = []
+    reducers: list[Any] = []
+    names: list[Output] = []
+    text_orders: list[Collation | None] = []
+    for e in stmt.expressions:
+        node = e.this if isinstance(e, exp.Alias) else e
+        name = e.alias if isinstance(e, exp.Alias) else type(node).__name__.lower()
+        arg = node.this
+        distinct = isinstance(arg, exp.Distinct)
+        if distinct:
+            arg = arg.expressions[0]
+        fn: RowFn | None = None
+        col = None
+        if isinstance(arg, exp.Column):
+            ref = scope.resolve(arg)
+            col = ref.column
+            if not isinstance(node, exp.Count):
+                refuse_aggregate(type(node), col)
+            floats = ("real", "double precision")
+            if isinstance(node, exp.Sum | exp.Avg) and col.type.name in floats:
+                # PostgreSQL's float sum rounds each addition in its plan's order: the
+                # split execution answers it where no order can matter (residual.py)
+                raise UnsupportedQuery("a float sum on the client", "float sum")
+            fn, _, _ = value_expr(c, scope, arg, select_list, {})
+            if isinstance(node, exp.Min | exp.Max) and textual(col):
+                text_orders.append(col.collation)
+        reducers.append((type(node), fn, distinct, col))
+        names.append(Output(name, lambda row: None, aggregate_oid(type(node), col)))
+    if not select_list:
+        select_list.append(exp.Literal.number(1))
+    out.set("expressions", select_list)
+
+    def reduce(rows: list[Sequence[Any]]) -> tuple[Any, ...]:
+        return tuple(_reduce(kind, fn, distinct, col, rows) for kind, fn, distinct, col in reducers)
+
+    plan = Compiled(kind="select", returns_rows=True, statement_type="SELECT")
+    plan.sql = server_sql(out)
+    plan.params = c.params
+    plan.outputs = names
+    plan.reduce = reduce
+    plan.text_orders = text_orders
+    return plan
+
+
+def _reduce(
+    kind: type, fn: RowFn | None, distinct: bool, col: Any, rows: list[Sequence[Any]]
+) -> Any:
+    if fn is None:  # COUNT(*)
+        return len(rows)
+    values = [v for v in (fn(r) for r in rows) if v is not None]
+    if distinct:
+        values = list(set(values))
+    if kind is exp.Count:
+        return len(values)
+    if not values:
+        return None
+    if kind in (exp.Min, exp.Max):
+        pick = min if kind is exp.Min else max
+        if col is not None and keyed(col):
+            # the collation's order; an array as psycopg returns it (a list)
+            return as_list(pick(values, key=col.encoding.order_key))
+        return pick(values)
+    if col is not None and col.encoding.keyed_order and SUM in col.encoding.onions:
+        # money: summed as its Sum onion is
+        return col.encoding.from_hom_sum(sum(col.encoding.to_hom(v) for v in values))
+    total = sum(values)
+    if kind is exp.Sum:
+        # typed as PostgreSQL types SUM: bigint for small ints, numeric for bigint/numeric
+        name = col.type.name
+        if name in ("smallint", "integer"):
+            return int(total)
+        if name == "bigint":
+            return Decimal(total)
+        if name == "numeric" and col.type.scale is not None:
+            return Decimal(total).quantize(Decimal(1).scaleb(-col.type.scale))
+        return total
+    return pg_avg(total, len(values), col.type)

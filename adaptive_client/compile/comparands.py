@@ -1,0 +1,214 @@
+"""What a column's onion is compared with: a constant or parameter encrypted for that onion
+at the layer it will be at, after coercion to the column's type.
+
+A value the column's type cannot hold exactly (``int_col = 2.5``) compares equal to
+nothing (:data:`NO_MATCH`) and is refused in a range; the deterministic layers keep
+recent ciphertexts per builder (a repeated statement's parameter costs a lookup).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from ..catalog import recipes
+from ..catalog.metadata import OnionColumn
+from ..catalog.onions import Cap
+from ..errors import DatetimeOutOfRange, EncodingError, UnsupportedQuery, ValueOutOfDomain
+from ..stats import STATS
+from ..values.array_encoding import same_elements
+from ..values.encodings import (
+    PARSED_STRING_TYPES,
+    TEXT_TYPES,
+    CollatedTextEncoding,
+    FloatEncoding,
+    FreeNumericEncoding,
+    IntEncoding,
+    NumericEncoding,
+    TextEncoding,
+)
+from ..values.wire import CiphertextArray
+from .plan import ParamBuilder, Params
+from .scope import ColumnRef
+
+_UNREPRESENTABLE = object()
+
+
+# A ciphertext no stored value equals: real ones start with a layer tag (1..3).
+NO_MATCH = b"\xff" * 17
+
+
+def _same_value(given: Any, coerced: Any) -> bool:
+    """Does the coerced (stored) form denote exactly the value the query compares with?"""
+    if type(given) is int and type(coerced) is int:  # the common case, decided cheaply
+        return bool(given == coerced)
+    if isinstance(coerced, list):  # an array: element by element
+        return same_elements(given, coerced, _same_value)
+    numbers = (int, float, Decimal)
+    if isinstance(given, bool) or isinstance(coerced, bool):
+        return True
+    if isinstance(given, numbers) and isinstance(coerced, numbers):
+        if given != given or coerced != coerced:  # NaN denotes NaN, and only NaN
+            return given != given and coerced != coerced
+        try:
+            return bool(Decimal(given) == Decimal(coerced))
+        except (ValueError, ArithmeticError):
+            return given == coerced
+    if isinstance(given, str) and isinstance(coerced, Decimal):
+        if not coerced.is_finite():
+            return True  # NaN, ±Infinity: as the column's input rules read the string
+        try:
+            return Decimal(given.strip()) == coerced
+        except ArithmeticError:
+            return False
+    if isinstance(given, str) and isinstance(coerced, str):
+        return given.rstrip(" ") == coerced.rstrip(" ")
+    return True
+
+
+def _comparand(ref: ColumnRef, oc: OnionColumn, cap: Cap, layer: str, v: Any) -> Any:
+    """The ciphertext a column's onion is compared with, for the value ``v``."""
+    if v is None:
+        return None
+    if oc.innermost == "PLAIN":
+        return v  # the server compares plain values itself, with its own casts
+    c = _stored_form(ref, cap, v)
+    return c if c is NO_MATCH else recipes.encrypt(ref.column, oc, c, layer)
+
+
+# The parameter type whose comparands a column's encoding keeps (_DeterministicComparand):
+# ints for numbers, strs for text -- one type each, since ``1 == 1.0 == True`` and
+# ``Decimal('1.0') == Decimal('1.00')`` would share an entry; and none for dates and
+# times, whose strings may depend on the session ('today', a time zone).
+_KEPT_PARAMETER_TYPES: dict[type, type] = {
+    IntEncoding: int,
+    NumericEncoding: int,
+    FreeNumericEncoding: int,
+    FloatEncoding: int,
+    TextEncoding: str,
+    CollatedTextEncoding: str,
+}
+
+
+class _DeterministicComparand:
+    """The builder of a comparand at a deterministic layer (DET, OPE): the ciphertexts of
+    the values of one type given before are kept, so that a repeated statement's
+    parameter costs a lookup -- coercion, checks and encoding are what the memo in
+    recipes.encrypt leaves to each call."""
+
+    __slots__ = ("_args", "_kept", "_type", "_value")
+    _LIMIT = 4096
+
+    def __init__(
+        self, ref: ColumnRef, oc: OnionColumn, cap: Cap, layer: str, value: ParamBuilder, kept: type
+    ) -> None:
+        self._args = (ref, oc, cap, layer)
+        self._value = value
+        self._type = kept
+        self._kept: dict[Any, Any] = {}
+
+    def __call__(self, p: Params) -> Any:
+        v = self._value(p)
+        if type(v) is not self._type:
+            return _comparand(*self._args, v)
+        kept = self._kept
+        c = kept.get(v)
+        if c is not None:
+            if c is not NO_MATCH:
+                STATS.count(self._args[3])  # (as recipes.encrypt counts a memoized one)
+            return c
+        c = _comparand(*self._args, v)
+        if len(kept) >= self._LIMIT:
+            kept.clear()
+        kept[v] = c
+        return c
+
+
+def _comparands(ref: ColumnRef, oc: OnionColumn, cap: Cap, layer: str, items: Any) -> list[Any]:
+    """:func:`_comparand` of each item, the values encrypted in one batched call (a
+    split statement's semi-join compares a key with tens of thousands)."""
+    if oc.innermost not in ("DET", "OPE") or layer == "PLAIN":
+        return [_comparand(ref, oc, cap, layer, v) for v in items]
+    out: list[Any] = [None] * len(items)
+    at: list[int] = []
+    stored: list[Any] = []
+    for i, v in enumerate(items):
+        if v is not None:
+            c = _stored_form(ref, cap, v)
+            if c is NO_MATCH:
+                out[i] = c
+            else:
+                at.append(i)
+                stored.append(c)
+    for i, ct in zip(at, recipes.encrypt_many(ref.column, oc, stored, layer), strict=True):
+        out[i] = ct
+    return out
+
+
+def _stored_form(ref: ColumnRef, cap: Cap, v: Any) -> Any:
+    """``v`` coerced to the column's type, NO_MATCH where it equals no value the column
+    can hold (``int_col = 2.5``, ``varchar(3)_col = 'abcd'``); a range with such a
+    value is refused."""
+    col = ref.column
+    try:
+        c = col.encoding.comparand(v)  # (not rounded to a timestamp(p)'s precision)
+    except DatetimeOutOfRange:
+        raise  # the comparand itself is out of range: PostgreSQL fails the statement
+    except ValueOutOfDomain:
+        if isinstance(v, str) and col.type.name not in TEXT_TYPES:
+            # a string constant (or parameter) has no type of its own: PostgreSQL reads it
+            # with the column type's input function, and its error is the statement's
+            raise
+        c = _UNREPRESENTABLE
+    parsed = isinstance(v, str) and col.type.name in PARSED_STRING_TYPES
+    if isinstance(v, str) and isinstance(c, str) and col.type.name != "char":
+        # (trailing spaces count in varchar and text: 'ab   ' stored in a varchar(2)
+        # column is 'ab', which a comparison with 'ab   ' does not match)
+        same = v == c
+    else:
+        same = c is not _UNREPRESENTABLE and _same_value(v, c)
+    if c is _UNREPRESENTABLE or not (parsed or same):
+        if cap is Cap.EQ:
+            return NO_MATCH
+        raise UnsupportedQuery(
+            f"comparing {ref.table.name}.{col.name} ({col.type.sql()}) with a value "
+            "its type cannot hold exactly",
+            "range comparison with an unrepresentable value",
+        )
+    return c
+
+
+def comparand_builder(
+    ref: ColumnRef, oc: OnionColumn, cap: Cap, layer: str, value: ParamBuilder
+) -> ParamBuilder:
+    """The parameter ``ref``'s onion ``oc`` at ``layer`` is compared with, for ``value``."""
+    kept = _KEPT_PARAMETER_TYPES.get(type(ref.column.encoding))
+    if kept is not None and layer in ("DET", "OPE") and oc.innermost == layer:
+        return _DeterministicComparand(ref, oc, cap, layer, value, kept)
+
+    def build(p: Params) -> Any:
+        return _comparand(ref, oc, cap, layer, value(p))
+
+    return build
+
+
+def comparand_list_builder(
+    ref: ColumnRef, oc: OnionColumn, cap: Cap, layer: str, value: ParamBuilder
+) -> ParamBuilder:
+    """``col op ANY(%s)`` with a list: each element encrypted as a comparand."""
+
+    def build(p: Params) -> Any:
+        items = value(p)
+        if items is None:
+            return None
+        if not isinstance(items, list | tuple):
+            raise EncodingError(
+                f"ANY/ALL of {ref.table.name}.{ref.column.name} needs a list, "
+                f"not a {type(items).__name__}"
+            )
+        values = _comparands(ref, oc, cap, layer, items)
+        if oc.innermost == "PLAIN" or layer == "PLAIN":
+            return values
+        return CiphertextArray(values)  # (in binary: nothing escaped)
+
+    return build

@@ -1,0 +1,57 @@
+"""What compiling a statement can find it needs before it can run, as data.
+
+The compiler never adapts the database: where a statement needs two columns under one
+key (:class:`JoinNeed`) or an onion not built yet (:class:`BuildNeed`), it returns the
+need in the plan, and the connection meets it -- a join adjustment (joins.py), a build
+(ondemand.py) -- then compiles the statement again.
+Each need names its columns by plain names, so that it survives a catalog reload.
+(A peel's need, an onion above the layer an operator requires, is ``rewrite.plan.Need``.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..catalog.metadata import ColumnMeta
+from ..catalog.onions import STACKS, Cap, Onion, capabilities
+
+
+@dataclass(frozen=True)
+class JoinNeed:
+    """Two columns' onions must be brought under one ``key`` (DET or OPE) before the
+    statement can compare them on the server.  Sides are named by plain names, so that
+    the need survives a catalog reload."""
+
+    onion: Onion
+    key: str
+    a: tuple[str, str]  # (table, column)
+    b: tuple[str, str]
+
+    def describe(self) -> str:
+        return f"{'.'.join(self.a)} = {'.'.join(self.b)} ({self.onion} onion, {self.key} key)"
+
+
+@dataclass(frozen=True)
+class BuildNeed:
+    """``table.column`` must have its ``onion`` built before the statement can run.
+    Named by plain names, so that the need survives a catalog reload."""
+
+    table: str
+    column: str
+    onion: Onion
+
+    def describe(self) -> str:
+        return f"{self.table}.{self.column}'s {self.onion} onion"
+
+
+def pending_offering(col: ColumnMeta, cap: Cap) -> Onion | None:
+    """The onion of ``col`` not built yet that would offer ``cap`` (at some layer)."""
+    for onion in col.on_demand:
+        if any(
+            cap in capabilities(onion, layer, col.encoding.ope_exact) for layer in STACKS[onion]
+        ):
+            return onion
+    return None
+
+
+__all__ = ["BuildNeed", "JoinNeed", "pending_offering"]

@@ -1,0 +1,347 @@
+"""What a compiled statement is: server SQL, parameter builders, result decoders.
+
+A :class:`Compiled` statement depends only on the SQL text and the layers of the onions
+it touches, so it is cached per (SQL text, metadata epoch) and a repeated statement skips
+parsing and rewriting.  A statement whose compilation found :class:`Need` s (onions
+above the layer an operator requires) is not run: the connection peels, then recompiles.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from ..catalog import defaults, recipes
+from ..catalog.metadata import ColumnMeta, OnionColumn, TableMeta
+from ..catalog.onions import Cap
+from ..description import Column
+from ..values.array_encoding import as_list
+from ..values.collation import Collation
+from .needs import BuildNeed, JoinNeed
+
+Params = Sequence[Any] | Mapping[str, Any]
+ParamBuilder = Callable[[Params], Any]
+RowFn = Callable[[Sequence[Any]], Any]
+
+# The parameters of the statement whose rows are being decoded (for client-side values).
+CURRENT_PARAMS: ContextVar[Any] = ContextVar("CURRENT_PARAMS", default=())
+
+
+@dataclass(frozen=True)
+class Need:
+    """An onion must be peeled down to ``layer`` before the statement can run."""
+
+    table: TableMeta
+    column: ColumnMeta
+    onion: OnionColumn
+    layer: str
+    cap: Cap
+
+    def describe(self) -> str:
+        return (
+            f"{self.table.name}.{self.column.name} ({self.onion.onion} onion) "
+            f"{self.onion.layer} -> {self.layer} for {self.cap.value}"
+        )
+
+
+@dataclass
+class Output:
+    name: str
+    fn: RowFn
+    type_code: int = 25  # text's OID unless known
+
+
+@dataclass(frozen=True)
+class ColumnValue:
+    """A row function that decrypts one stored column of the server row.  Recognizable
+    (unlike a lambda), so that a large result is decrypted column by column, one batched
+    call per layer (:func:`decrypt_columns`), rather than value by value."""
+
+    column: ColumnMeta
+    onion: OnionColumn
+    index: int
+
+    def __call__(self, row: Sequence[Any]) -> Any:
+        return recipes.decrypt(self.column, self.onion, row[self.index])
+
+
+@dataclass(frozen=True)
+class StoredValue:
+    """A row function giving a value of the server row as shipped, undecrypted: a
+    ciphertext the client engine carries (compile/late.py), a count the server made.
+    Recognizable, so that a large result's column is copied without a call per row."""
+
+    index: int
+
+    def __call__(self, row: Sequence[Any]) -> Any:
+        return row[self.index]
+
+
+@dataclass(frozen=True)
+class AsheSum:
+    """A row function that decrypts a SUM the server computed over an ASHE onion
+    (``[hi, lo, count, nonces]`` at these indexes of the row).  Recognizable, so that a
+    GROUP BY's sums are decrypted in one call (their pads in one AES call)."""
+
+    column: ColumnMeta
+    onion: OnionColumn
+    hi: int
+    lo: int
+    count: int
+    nonces: int
+
+    def __call__(self, row: Sequence[Any]) -> Any:
+        return recipes.ashe_sum(
+            self.column, self.onion, row[self.hi], row[self.lo], row[self.count], row[self.nonces]
+        )
+
+
+# From this many rows on, a result's plain column outputs are decrypted in batches: below
+# it, building the per-column lists costs about what the batching saves.
+BATCH_ROWS = 32
+
+
+def decrypt_columns(
+    outputs: Sequence[Output], raw: Sequence[Sequence[Any]]
+) -> list[tuple[Any, ...]]:
+    """The decrypted rows of a server result: the same values as applying each output's
+    function to each row, with plain column outputs decrypted a whole column at a time."""
+    if len(raw) < BATCH_ROWS or not any(isinstance(o.fn, ColumnValue | AsheSum) for o in outputs):
+        fns = [o.fn for o in outputs]
+        rows = [tuple([fn(r) for fn in fns]) for r in raw]
+    else:
+        rows = list(zip(*decrypt_columnar(outputs, raw), strict=True))
+    arrays = [
+        i
+        for i, o in enumerate(outputs)
+        if isinstance(o.fn, ColumnValue) and o.fn.column.type.element is not None
+    ]
+    return _as_lists(rows, arrays) if arrays and rows else rows
+
+
+def _as_lists(rows: list[tuple[Any, ...]], at: list[int]) -> list[tuple[Any, ...]]:
+    """The rows with the arrays at positions ``at`` as psycopg returns them: lists,
+    without the lower bounds the client keeps for ordering and re-encryption."""
+    out = []
+    for row in rows:
+        values = list(row)
+        for i in at:
+            values[i] = as_list(values[i])
+        out.append(tuple(values))
+    return out
+
+
+def decrypt_columnar(outputs: Sequence[Output], raw: Sequence[Sequence[Any]]) -> list[list[Any]]:
+    """The decrypted values of a server result, a list per output column (what
+    :func:`decrypt_columns` computes, without turning it into rows)."""
+    columns: list[list[Any]] = []
+    for o in outputs:
+        fn = o.fn
+        if isinstance(fn, ColumnValue):
+            stored = [r[fn.index] for r in raw]
+            columns.append(recipes.decrypt_many(fn.column, fn.onion, stored))
+        elif isinstance(fn, AsheSum):
+            sums = [(r[fn.hi], r[fn.lo], r[fn.count], r[fn.nonces]) for r in raw]
+            columns.append(recipes.ashe_sum_many(fn.column, fn.onion, sums))
+        elif isinstance(fn, StoredValue):
+            columns.append([r[fn.index] for r in raw])
+        else:
+            columns.append([fn(r) for r in raw])
+    return columns
+
+
+@dataclass
+class SortKey:
+    fn: RowFn
+    desc: bool
+    nulls_first: bool
+
+
+@dataclass
+class RmwUpdate:
+    """``UPDATE t SET x = <expression of the row>``: read, compute on the client, write."""
+
+    table: TableMeta
+    select_sql: str
+    select_params: dict[str, ParamBuilder]
+    # for each assigned column: function(row of the SELECT, user params) -> plaintext
+    assignments: list[tuple[ColumnMeta, Callable[[Sequence[Any], Params], Any]]]
+    # the WHERE names one row by its primary key: rows this transaction already locked
+    # with SELECT ... FOR UPDATE (cached in the row layout) spare the SELECT's round trip
+    lock_key: Callable[[Params], Any] | None = None
+    # RETURNING of the statement, over the table under ``alias``, added to each write
+    returning: str | None = None
+    alias: str = ""
+    _writes: dict[tuple[str, ...], bytes] = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def select(self) -> Compiled:
+        """The SELECT ... FOR UPDATE as a compiled statement: ``$n`` placeholders, run
+        like any other (prepared by the server once repeated)."""
+        return Compiled(kind="select", sql=self.select_sql, params=self.select_params)
+
+    @cached_property
+    def _sealer(self) -> tuple[list[OnionColumn], recipes.RowSealer]:
+        slots = [
+            (i, col, oc)
+            for i, (col, _) in enumerate(self.assignments)
+            for oc in col.onions.values()
+        ]
+        return [oc for _, _, oc in slots], recipes.RowSealer(slots)
+
+    def seal(self, values: Sequence[Any]) -> list[tuple[str, Any]]:
+        """(onion column, stored value) of every onion of every assigned column, from the
+        assigned plaintexts in order: one :class:`recipes.RowSealer` call (the row's RND
+        layers sealed together, as a single-row INSERT's)."""
+        onions, sealer = self._sealer
+        coerced = [
+            None if v is None else col.encoding.coerce(v)
+            for (col, _), v in zip(self.assignments, values, strict=True)
+        ]
+        # (names read now: a join adjustment renames an onion column in place)
+        return [(oc.anon, v) for oc, v in zip(onions, sealer(coerced), strict=True)]
+
+    def write_sql(self, columns: Sequence[str]) -> bytes:
+        """``UPDATE t SET c1 = $1, ... WHERE ctid = $n`` for these onion columns: the text
+        made once per set of columns, so that the server prepares it once."""
+        key = tuple(columns)
+        written = self._writes.get(key)
+        if written is None:
+            sets = ", ".join(f"{_quoted(c)} = ${i}" for i, c in enumerate(key, start=1))
+            text = f"UPDATE {_quoted(self.table.anon)} SET {sets} WHERE ctid = ${len(key) + 1}"
+            written = self._writes[key] = text.encode()
+        return written
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+@dataclass
+class Residual:
+    """Split execution: one server SELECT per table the statement reads (its used
+    columns, decrypted, filtered by what the server can evaluate), then ``finish`` runs
+    the whole statement over those rows on the client (see compile/residual.py)."""
+
+    fetches: list[Compiled]
+    # finish(fetch, params): calls fetch(i) for each fetch in order (the decrypted values
+    # of fetches[i], a list per column; its parameters may depend on earlier fetches)
+    finish: Callable[[Callable[[int], list[list[Any]]], Params], list[tuple[Any, ...]]]
+    # its answer depends on text order or case mapping: exact only under C/POSIX
+    needs_c_locale: bool = False
+    # what the server could not run (why the statement is finished on the client), and
+    # per fetch what it reads: named by the row cap's error and the shipping statistics
+    reason: str = ""
+    parts: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Compiled:
+    kind: str  # select | insert | update | delete | ddl | utility | build (see builds)
+    sql: str = ""
+    params: dict[str, ParamBuilder] = field(default_factory=dict)
+    outputs: list[Output] = field(default_factory=list)
+    returns_rows: bool = False
+    client_sort: list[SortKey] | None = None
+    client_limit: tuple[ParamBuilder | None, ParamBuilder | None] | None = None
+    rmw: RmwUpdate | None = None
+    # aggregates the server cannot compute: rows are fetched, the client reduces them
+    reduce: Callable[[list[Sequence[Any]]], tuple[Any, ...]] | None = None
+    # SELECT ... FOR UPDATE by primary key: the key, and where the row layout sits
+    lock_key: Callable[[Params], Any] | None = None
+    lock_layout: list[int] | None = None
+    locks_rows: bool = False  # SELECT ... FOR UPDATE (else a snapshot read, see _select)
+    needs: list[Need] = field(default_factory=list)
+    # column pairs to bring under one key (join adjustments) before the statement runs
+    joins: list[JoinNeed] = field(default_factory=list)
+    # onions built on first use that the statement needs before it can be compiled (the
+    # plan is then only this: built, the statement is compiled again)
+    builds: list[BuildNeed] = field(default_factory=list)
+    tables: list[TableMeta] = field(default_factory=list)
+    statement_type: str = "other"  # for stats: "SELECT", "INSERT", ...
+    # multi-row INSERT: the leading parameters (those of its VALUES, made first) all at
+    # once, encrypted in batches; the rest (RETURNING's) by their builders
+    bulk: Callable[[Params], list[Any]] | None = None
+    bulk_size: int = 0  # how many values bulk makes
+    # INSERT ... SELECT through the client: the SELECT (decrypted), then the single-row
+    # INSERT whose %s parameters are one row of it
+    insert_select: tuple[Compiled, Compiled] | None = None
+    # a SELECT the server cannot evaluate over ciphertexts, finished on the client
+    residual: Residual | None = None
+    # reads the server's clock (now(), CURRENT_DATE, ...): read once per execution
+    uses_clock: bool = False
+    # the collations of the text the statement orders (None: a column without a recorded
+    # collation, ordered bytewise); the connection checks them before running it
+    text_orders: list[Collation | None] = field(default_factory=list)
+
+    _positional: tuple[bytes, list[ParamBuilder]] | None = field(default=None, repr=False)
+    _ordered: bool | None = field(default=None, repr=False)
+
+    def bind(self, user: Params) -> dict[str, Any]:
+        defaults.next_bind()
+        builders = list(self.params.values())
+        return dict(zip(self.params, self._values(user, builders), strict=True))
+
+    def _values(self, user: Params, builders: list[ParamBuilder]) -> list[Any]:
+        """The values of ``builders`` (in creation order), the leading ones from ``bulk``."""
+        if self.bulk is None:
+            return [build(user) for build in builders]
+        head = self.bulk(user)
+        return head + [build(user) for build in builders[len(head) :]]
+
+    @cached_property
+    def description(self) -> list[tuple[Any, ...]]:
+        """DB-API ``cursor.description`` of the decrypted result (fixed once compiled)."""
+        return [Column(o.name, o.type_code) for o in self.outputs]
+
+    @property
+    def positional_sql(self) -> bytes:
+        """The server SQL with ``$n`` placeholders, for :class:`psycopg.RawCursor`."""
+        return self._to_positional()[0]
+
+    def bind_positional(self, user: Params) -> list[Any]:
+        """Parameters in ``$n`` order: psycopg has no placeholder parsing left to do, which
+        for a multi-row INSERT with thousands of parameters is most of its work."""
+        builders = self._to_positional()[1]
+        defaults.next_bind()
+        if self._in_creation_order():
+            if self.bulk is not None:
+                if self.bulk_size == len(builders):  # (no RETURNING, ON CONFLICT)
+                    return self.bulk(user)
+                return self._values(user, builders)
+            return [build(user) for build in builders]
+        # built in creation order (a row's given values are checked before its defaults
+        # draw sequence numbers), sent in $n order
+        made = {id(build): build(user) for build in self.params.values()}
+        return [made[id(build)] for build in builders]
+
+    def _in_creation_order(self) -> bool:
+        """Do the ``$n`` follow the order the parameters were made in (textual order)?"""
+        if self._ordered is None:
+            builders = self._to_positional()[1]
+            self._ordered = len(builders) == len(self.params) and all(
+                a is b for a, b in zip(builders, self.params.values(), strict=True)
+            )
+        return self._ordered
+
+    def _to_positional(self) -> tuple[bytes, list[ParamBuilder]]:
+        if self._positional is None:
+            builders: list[ParamBuilder] = []
+
+            def number(m: re.Match[str]) -> str:
+                if m.group(1) is None:
+                    return "%"  # psycopg's escaped percent
+                builders.append(self.params[m.group(1)])
+                return f"${len(builders)}"
+
+            text = _PSYCOPG_PLACEHOLDER.sub(number, self.sql)
+            self._positional = (text.encode(), builders)
+        return self._positional
+
+
+# the only placeholders and escapes in generated SQL (see params.escape_percent)
+_PSYCOPG_PLACEHOLDER = re.compile(r"%\((p\d+)\)s|%%")

@@ -1,0 +1,708 @@
+"""Split execution: a SELECT the server cannot evaluate over ciphertexts, finished exactly
+on the client.
+
+When the direct compilation of a SELECT (or UNION / INTERSECT / EXCEPT, or WITH) raises
+:class:`UnsupportedQuery`, the statement is planned as a *residual*:
+
+1. its names are qualified (sqlglot's ``qualify``) and typed against the plain catalog
+   (engine/engine_types.py), its constants folded and the conjuncts common to an OR's
+   branches factored out (compile/fold.py);
+2. it is checked against the allowlist of constructs whose client evaluation was checked
+   against PostgreSQL's, and against PostgreSQL's own rules that the client engine does
+   not keep (compile/allowed.py);
+3. its base tables are grouped into *relations* (compile/split.py): server SELECTs,
+   compiled by the existing rewrite (so their onion needs become peels), that join what
+   the server can join, filter by what compiles over ciphertexts, and reduce by run-time
+   semi-joins -- only filters: the residual applies the whole statement again;
+4. the statement, pointed at the relations, is written in the client engine's dialect
+   (engine/engine_sql.py and engine/transforms.py; text order under collations:
+   engine/text_order.py), its parameters bound as DuckDB parameters, and bound once on
+   empty tables for its result's types; its output names are PostgreSQL's
+   (compile/output_names.py);
+5. the plan is data (:class:`ClientPlan`): at execution :func:`run` loads the relations'
+   decrypted rows, in dependency order, into the client engine (engine/runtime.py: an
+   in-process DuckDB), runs the statement there and decodes its outputs.
+
+* text is ordered under the collation of the columns it reads; the connection checks
+  the collations before anything is peeled (:attr:`Compiled.text_orders`).  Case mapping
+  (``lower``, ``upper``, ``ILIKE``) is the database's (``collation.CaseMapping``: ASCII
+  under the C ctype, ICU's or libc's otherwise), for text of its default collation;
+* columns of types DuckDB has none for with PostgreSQL's semantics (inet, cidr, macaddr,
+  jsonb, bit, money, interval, time, timetz, enums, arrays) are held by their order keys
+  (engine/held.py): compared, ordered, grouped, counted, min/max'd and copied, and
+  mapped back to their values on the way out; a string or parameter compared with one
+  read as PostgreSQL reads it there.
+
+Anything else is refused with :class:`UnsupportedQuery` naming the construct, at compile
+time (before any peel) wherever it can be decided there.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+import duckdb
+from psycopg import errors as pg_errors
+from sqlglot import exp
+from sqlglot.expressions.datatypes import DType
+from sqlglot.optimizer.annotate_types import annotate_types
+
+from ..catalog.metadata import Catalog
+from ..engine.engine_sql import (
+    STRING_READERS,
+    engine_sql,
+    numeric_out,
+    pg_divide,
+    portable_regex,
+    prepare_outputs,
+    rescale,
+    typed_strings,
+)
+from ..engine.engine_types import (
+    NOT_HELD,
+    duck_type,
+    qualified,
+    result_oid,
+    schema_of,
+    unused_columns_dropped,
+)
+from ..engine.held import Shown, check_uses, comparand_reader, held_types, unbounded_range
+from ..engine.numeric import float4_out
+from ..engine.runtime import engine, load, release, translate
+from ..engine.runtime import refusal as _refuse
+from ..engine.sums import VALUES_ONLY
+from ..engine.text_order import KEY_FUNCTION, ExplicitCollations, text_order
+from ..engine.transforms import DATESTYLE
+from ..errors import CollationUnavailable, UnsupportedQuery
+from ..values.clock import clock_parameters, session_zone
+from ..values.collation import (
+    COLLATION_NAMED,
+    DATABASE_CASE_MAPPING,
+    DATABASE_COLLATION,
+    CaseMapping,
+    Collation,
+)
+from ..values.encodings import TEXT_TYPES, Encoding, session_datestyle
+from .aggregate import Pushdown, compiles_exactly, plan_pushdowns
+from .aggregate import apply as apply_pushdown
+from .allowed import (
+    check_allowed,
+    check_boolean_arguments,
+    check_distinct_order,
+    check_full_joins,
+    check_order_names,
+    check_real_arithmetic,
+    refuse_json_comparisons,
+)
+from .constants import regex_runs, value_of
+from .fold import factor_disjunctions, fold_constants
+from .late import LatePlan, plan_late
+from .nested_joins import joins_as_derived_tables
+from .output_names import char_outputs, output_names, varchar_outputs
+from .plan import Compiled, Output, ParamBuilder, Params, Residual
+from .precomputed_pass import extend_schema, substitute
+from .relations import SEMI_VALUES, Relation, Semi
+from .split import compile_relation, drop_applied, plan_relations, rewrite_to_relations, try_compile
+
+# -- the plan --------------------------------------------------------------------------------
+
+# the engine's tables: (name, [(column, engine type)]) per relation
+Tables = list[tuple[str, list[tuple[str, str]]]]
+
+
+@dataclass
+class _Bound:
+    """A statement bound to the catalog and checked for client evaluation."""
+
+    stmt: exp.Expression  # as written, its clock values and literal regexes made parameters
+    tree: exp.Expression  # qualified, folded, annotated
+    schema: dict[str, dict[str, str]]
+    held: dict[str, Encoding]  # the columns held by their order keys, by engine type
+    reals: frozenset[tuple[str, str]]  # the real columns, by the alias they are read under
+    ages_today: bool  # it reads age(x): the server's date
+
+
+def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -> Compiled:
+    """The residual plan of a SELECT / set operation (see the module docstring);
+    ``reason``: why the server cannot run it whole (the direct compilation's refusal)."""
+    bound = _bound(catalog, stmt)
+    tree, by_key = bound.tree, bound.held
+    pushdowns, relations, fetches = _relations(catalog, bound)
+    tables, collations = _engine_tables(catalog, bound.schema, relations, pushdowns)
+    needs_c, case_mapping = _case_mapping(tree, collations)
+    names = output_names(bound.stmt, tree)
+    ordering, orders_text, explicit = _text_order(tree, collations)
+    keys: dict[str, Collation] = dict(explicit.functions)
+    if ordering is not None and not ordering.bytewise:
+        keys[KEY_FUNCTION] = ordering
+    width = len(names)
+    char_widths = char_outputs(tree, width)
+    varchar_cols = varchar_outputs(catalog, tree, width)
+    for push in pushdowns:
+        apply_pushdown(push)
+    rewrite_to_relations(tree, relations)
+    late = plan_late(tree, relations, tables, fetches, width)
+    builders: dict[str, ParamBuilder] = {}
+    semi_sql = {semi.name: semi_select(semi, builders) for rel in relations for semi in rel.semis}
+    sql, avgs, scales, numerics = to_duckdb(tree, builders, bound.reals)
+    needs_datestyle = "PG_DATE_TEXT(" in sql.upper()
+    needs_zone = (
+        "TIMESTAMPTZ" in sql
+        or "TIME ZONE" in sql
+        or any(duck == "TIMESTAMPTZ" for _, cols in tables for _, duck in cols)
+    )
+    described = _result_types(tree, sql, tables, keys, case_mapping, builders)
+    oids = []
+    held_outputs: dict[int, str] = {}
+    for i, duck in enumerate(described[:width]):
+        if duck in by_key:
+            held_outputs[i] = duck
+            oids.append(by_key[duck].sql_type.oid)
+            continue
+        oids.append(1700 if i in avgs or i in numerics else result_oid(duck))
+        if duck == "INTERVAL" and "AGE(" in sql.upper() and "PG_INTERVAL_OUT(" not in sql.upper():
+            # (an interval of age() read through a derived table or a set operation: its
+            # months would be counted 30 days, where psycopg loads years as 365)
+            raise _refuse("an interval of age() other than a select item", bound.stmt)
+    oids = [1043 if i in varchar_cols and o == 25 else o for i, o in enumerate(oids)]
+    padded = {i: n for i, n in enumerate(char_widths) if n is not None}
+    reals_out = {i for i, o in enumerate(oids) if o == 700}
+    oids = [1042 if i in padded else o for i, o in enumerate(oids)]
+
+    plan = Compiled(kind="select", returns_rows=True, statement_type="SELECT")
+    # (the session's zone is read with the clock)
+    plan.uses_clock = needs_zone or bound.ages_today
+    plan.outputs = [Output(n, _no_row_fn, oid) for n, oid in zip(names, oids, strict=True)]
+    client = ClientPlan(
+        relations=relations,
+        late=late,
+        keys=keys,
+        case_mapping=case_mapping,
+        held=by_key,
+        params=builders,
+        semi_sql=semi_sql,
+        sql=sql,
+        needs_zone=needs_zone,
+        needs_datestyle=needs_datestyle,
+        decoders=OutputDecoders(
+            width=width,
+            # the engine's date and timestamp outputs (see _refuse_infinite_outputs)
+            dated=[i for i, o in enumerate(oids) if o in (1082, 1114, 1184)],
+            held=held_outputs,
+            padded=padded,
+            scales=scales,
+            reals=reals_out,
+            numerics=numerics,
+            quotients=avgs,
+        ),
+    )
+    plan.residual = Residual(
+        fetches,
+        client.finish,
+        needs_c_locale=needs_c,
+        reason=reason,
+        parts=[rel.describe() for rel in relations],
+    )
+    plan.text_orders = ([ordering] if orders_text else []) + list(explicit.functions.values())
+    plan.needs = [n for f in fetches for n in f.needs]
+    plan.joins = [j for f in fetches for j in f.joins]
+    plan.tables = [t for f in fetches for t in f.tables]
+    return plan
+
+
+def _bound(catalog: Catalog, stmt: exp.Expression) -> _Bound:
+    """``stmt`` normalised (age(x), literal regexes, clock values, EXISTS (SELECT *)),
+    qualified and typed against the catalog, its constants folded and precomputed
+    expressions substituted; refused or raised as PostgreSQL raises where it is not
+    evaluated exactly by the client (compile/allowed.py, engine/held.py)."""
+    if not isinstance(stmt, exp.Select | exp.SetOperation):
+        raise _refuse(f"{type(stmt).__name__} statement", stmt)
+    stmt, ages_today = _age_of_today(stmt)
+    stmt = clock_parameters(_literal_regexes(stmt))
+    check_order_names(stmt)
+    schema = schema_of(catalog, stmt)
+    tree = qualified(_exists_select_one(stmt), schema)
+    refuse_json_comparisons(catalog, tree)
+    tree = unused_columns_dropped(joins_as_derived_tables(tree))
+    annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
+    tree = fold_constants(tree)
+    extend_schema(catalog, schema, substitute(catalog, tree))
+    factor_disjunctions(tree)
+    annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
+    check_allowed(tree)
+    typed_strings(tree)  # (after the check: from_hex is the client's, not the statement's)
+    by_key = held_types(
+        col
+        for name in schema
+        if name in catalog.tables
+        for col in catalog.table(name).columns.values()
+    )
+    check_uses(tree, by_key)
+    # (before the relations' rewrite renames the tables)
+    reals = frozenset(
+        (t.alias_or_name, c)
+        for t in tree.find_all(exp.Table)
+        for c, duck in schema.get(t.name, {}).items()
+        if duck == "FLOAT"
+    )
+    check_boolean_arguments(tree)
+    check_real_arithmetic(tree, reals)
+    check_distinct_order(tree)
+    check_full_joins(tree)
+    return _Bound(stmt, tree, schema, by_key, reals, ages_today)
+
+
+def _relations(
+    catalog: Catalog, bound: _Bound
+) -> tuple[list[Pushdown], list[Relation], list[Compiled]]:
+    """The aggregations the server computes, the relations it fetches (compile/split.py)
+    and their compiled SELECTs."""
+    tree, by_key = bound.tree, bound.held
+
+    def compiles(rel: Relation, conj: list[exp.Expression]) -> bool:
+        if any(unbounded_range(c, by_key) for c in conj):
+            return False
+        return try_compile(catalog, rel, conj) is not None
+
+    pushdowns = plan_pushdowns(
+        catalog, tree, bound.schema, lambda rel: compiles_exactly(catalog, rel)
+    )
+    relations = plan_relations(catalog, tree, compiles, [p.relation for p in pushdowns])
+    for rel in relations:  # (left to the client engine: engine/held.py)
+        rel.conjuncts = [c for c in rel.conjuncts if not unbounded_range(c, by_key)]
+    fetches = [compile_relation(catalog, rel) for rel in relations]
+    if drop_applied(catalog, tree, relations):  # fewer columns to ship: compiled again
+        fetches = [compile_relation(catalog, rel) for rel in relations]
+    return pushdowns, relations, fetches
+
+
+def _engine_tables(
+    catalog: Catalog,
+    schema: dict[str, dict[str, str]],
+    relations: list[Relation],
+    pushdowns: list[Pushdown],
+) -> tuple[Tables, set[Collation | None]]:
+    """The engine's table of each relation, and the collations of the text columns the
+    statement reads (an aggregated SELECT's keys too)."""
+    tables: Tables = []
+    collations: set[Collation | None] = set()
+    for rel in relations:
+        cols = list(rel.outputs)
+        read = rel.columns if rel.query is None else []
+        for push in pushdowns:  # an aggregated SELECT's keys: their collations
+            if push.relation is rel:
+                for alias, c in push.keys:
+                    meta = catalog.table(rel.members[alias].name)
+                    if meta.column(c).type.name in TEXT_TYPES:
+                        collations.add(meta.column(c).collation)
+        for alias, c in read:
+            meta = catalog.table(rel.members[alias].name)
+            held = schema[meta.name][c]
+            if held == NOT_HELD:
+                duck_type(meta, meta.column(c))  # (its refusal, naming the column)
+            cols.append((rel.column_name(alias, c), held))
+            if meta.column(c).type.name in TEXT_TYPES:
+                collations.add(meta.column(c).collation)
+        tables.append((rel.name, cols))
+    return tables, collations
+
+
+def _case_mapping(
+    tree: exp.Expression, collations: set[Collation | None]
+) -> tuple[bool, CaseMapping | None]:
+    """(whether the answer is exact only under the C locale, the database's case mapping
+    the engine applies): case mapping (lower, upper, ILIKE) is the C ctype's, ASCII only,
+    unless the database's is known and reproducible."""
+    needs_case = any(True for _ in tree.find_all(exp.Lower, exp.Upper, exp.ILike))
+    mapping_of, default_of = DATABASE_CASE_MAPPING.get(), DATABASE_COLLATION.get()
+    if not (needs_case and mapping_of is not None and default_of is not None):
+        return needs_case, None
+    # the database's case mapping is that of text of its default collation
+    db_default = default_of()
+    if any(c is not None and c != db_default for c in collations):
+        raise _refuse("lower, upper or ILIKE of a column whose collation is not the default")
+    case_mapping = mapping_of()
+    if case_mapping.kind not in ("ascii", "icu", "libc"):
+        raise CollationUnavailable(
+            f"the database's case mapping ({case_mapping.kind} {case_mapping.locale!r}) "
+            "cannot be reproduced on the client",
+            "case mapping",
+        )
+    return False, case_mapping
+
+
+def _text_order(
+    tree: exp.Expression, collations: set[Collation | None]
+) -> tuple[Collation | None, bool, ExplicitCollations]:
+    """(the collation text is ordered under, whether the statement orders text under it,
+    the collations it names) -- the tree's text order rewritten (engine/text_order.py).
+
+    Text is ordered under the collation of the columns read (one: several are refused),
+    or without any text column the database's; a column without a recorded collation
+    orders bytewise -- which the connection accepts on a C database only."""
+    default_of = DATABASE_COLLATION.get()
+    ordering: Collation | None = next(iter(collations)) if len(collations) == 1 else None
+    if not collations and default_of is not None:
+        ordering = default_of()  # text constants only: the database's default collation
+    keyed = ordering is not None and not ordering.bytewise
+    explicit = ExplicitCollations(COLLATION_NAMED.get())
+    orders_text = text_order(tree, keyed, explicit)
+    if orders_text and len(collations) > 1:
+        raise _refuse("ordering text of columns with different collations")
+    return ordering, orders_text, explicit
+
+
+def _result_types(
+    tree: exp.Expression,
+    sql: str,
+    tables: Tables,
+    keys: dict[str, Collation],
+    case_mapping: CaseMapping | None,
+    builders: dict[str, ParamBuilder],
+) -> list[str]:
+    """The engine types of the statement's result columns: bound on the empty tables,
+    its refusals raised before anything runs."""
+    con = engine(tables, keys, None, case_mapping)
+    try:
+        described = con.execute(sql, {k: None for k in builders}).description or []
+    except duckdb.Error as exc:
+        error = translate(exc)
+        if isinstance(error, pg_errors.GroupingError) and tree.find(exp.Subquery, exp.Exists):
+            # DuckDB's grouping rules are PostgreSQL's for plain columns, not for a
+            # correlated subquery in a grouped expression (GROUP BY 1 over CASE WHEN
+            # EXISTS (... outer.id ...)), which PostgreSQL takes: refused, not its error
+            error = UnsupportedQuery(
+                f"not supported in a client-evaluated query: grouping with a subquery ({error})",
+                "grouping with a subquery",
+            )
+        raise error from None
+    finally:
+        release(con, tables)
+    return [str(d[1]) for d in described]
+
+
+# -- running the plan ------------------------------------------------------------------------
+
+Fetch = Callable[[int], list[list[Any]]]
+
+
+@dataclass
+class OutputDecoders:
+    """What the client does to the engine's result rows to give PostgreSQL's values, by
+    output index (hidden items after the first ``width``)."""
+
+    width: int
+    dated: list[int]  # date and timestamp outputs (an infinity loaded: checked)
+    held: dict[int, str]  # values held by their order keys: their engine type
+    padded: dict[int, int]  # char(n): n
+    scales: dict[int, int]  # a display scale computed beside: its item (scale_outputs)
+    reals: set[int]  # printed as PostgreSQL prints a real
+    numerics: dict[int, int]  # a numeric of text or a float: the source's oid
+    quotients: dict[int, tuple[str, int]]  # divided on the client: (kind, divisor's item)
+
+
+@dataclass
+class ClientPlan:
+    """The client's part of a residual plan: the relations fetched in order and loaded
+    into the client engine (as ``late`` loads them), the semi-join filters computed
+    between fetches, the statement in the engine's SQL with its parameters, and the
+    decoders of its outputs.  Run by :func:`run`."""
+
+    relations: list[Relation]
+    late: LatePlan  # the relations' tables as loaded, some outputs carried (late.py)
+    keys: dict[str, Collation]  # the collation key functions the engine needs
+    case_mapping: CaseMapping | None
+    held: dict[str, Encoding]  # the engine types held by order keys (engine/held.py)
+    params: dict[str, ParamBuilder]
+    semi_sql: dict[str, tuple[str, list[str]]]  # per semi-join: its query, its parameters
+    sql: str
+    needs_zone: bool  # timestamptz (now(), date_trunc of a date): the session's zone
+    needs_datestyle: bool  # a date printed as text: the session's DateStyle
+    decoders: OutputDecoders
+
+    def finish(self, fetch: Fetch, params: Params) -> list[tuple[Any, ...]]:
+        return run(self, fetch, params)
+
+
+def run(plan: ClientPlan, fetch: Fetch, params: Params) -> list[tuple[Any, ...]]:
+    """Fetch the relations in order (each semi-join filter's values computed from the
+    relations fetched before it), then run the statement over them and decode its rows."""
+    late = plan.late
+    refusals: list[CollationUnavailable] = []
+    con = engine(late.tables, plan.keys, refusals, plan.case_mapping)
+    kept: dict[tuple[int, int], list[Any]] = {}  # ciphertexts carried by reference
+    shown = Shown(plan.held)
+    try:
+        values = {k: b(params) for k, b in plan.params.items()}
+        infinite = False
+        if plan.needs_zone:
+            con.execute("SET TimeZone = $zone", {"zone": session_zone()})
+        if plan.needs_datestyle:
+            con.execute(f"SET VARIABLE {DATESTYLE} = $s", {"s": session_datestyle()})
+        found: dict[str, list[Any]] = {}
+        token = SEMI_VALUES.set(found)
+        try:
+            for i, (rel, (name, cols)) in enumerate(zip(plan.relations, late.tables, strict=True)):
+                for semi in rel.semis:
+                    _semi_values(plan, con, semi, values, found, shown)
+                columns = late.by_reference(i, fetch(i), kept)
+                for j, (_, duck) in enumerate(cols):
+                    if duck in plan.held and columns:
+                        columns[j] = shown.load(duck, columns[j])
+                infinite = load(con, name, cols, columns) or infinite
+        finally:
+            SEMI_VALUES.reset(token)
+        rows = con.execute(plan.sql, values).fetchall()
+        if infinite and plan.decoders.dated:
+            _refuse_infinite_outputs(rows, plan.decoders.dated)
+    except duckdb.Error as exc:
+        if refusals:
+            raise refusals[0] from None
+        raise translate(exc) from None
+    finally:
+        release(con, late.tables)
+    return decode(plan.decoders, late.decrypt(rows, kept), shown)
+
+
+def _semi_values(
+    plan: ClientPlan,
+    con: duckdb.DuckDBPyConnection,
+    semi: Semi,
+    values: dict[str, Any],
+    found: dict[str, list[Any]],
+    shown: Shown,
+) -> None:
+    """The values of one semi-join filter, from the relations loaded so far, into
+    ``found`` (read by the relation's fetch when it is bound)."""
+    text, used = plan.semi_sql[semi.name]
+    got = con.execute(text, {k: values[k] for k in used} or None)
+    found[semi.name] = [r[0] for r in got.fetchall()]
+    semi_type = str(got.description[0][1]) if got.description else ""
+    if semi_type in plan.held:  # (the server compares values, not keys)
+        found[semi.name] = [shown.member(semi_type, v) for v in found[semi.name]]
+    if semi.scalar:
+        if len(found[semi.name]) > 1:
+            raise pg_errors.CardinalityViolation(
+                "more than one row returned by a subquery used as an expression"
+            )
+        found[semi.name] = semi.scalar_bound(found[semi.name][0] if found[semi.name] else None)
+
+
+def decode(
+    decoders: OutputDecoders, rows: list[tuple[Any, ...]], shown: Shown
+) -> list[tuple[Any, ...]]:
+    """The engine's result rows as PostgreSQL gives them (see :class:`OutputDecoders`)."""
+    width = decoders.width
+    held, padded, scales = decoders.held, decoders.padded, decoders.scales
+    reals, numerics, avgs = decoders.reals, decoders.numerics, decoders.quotients
+    if held:  # values held by their keys, as loaded
+        rows = [
+            tuple(shown.value(held[i], v) if i in held else v for i, v in enumerate(r))
+            for r in rows
+        ]
+    if padded:  # char(n) values are printed with their padding
+        rows = [
+            tuple(
+                v.ljust(padded[i]) if i in padded and isinstance(v, str) else v
+                for i, v in enumerate(r)
+            )
+            for r in rows
+        ]
+    if scales:
+        rows = [
+            tuple(rescale(v, r[scales[i]]) if i in scales else v for i, v in enumerate(r))[
+                : None if avgs else width
+            ]
+            for r in rows
+        ]
+    if reals:  # real outputs as PostgreSQL prints them
+        rows = [tuple(float4_out(v) if i in reals else v for i, v in enumerate(r)) for r in rows]
+    if numerics:
+        rows = [
+            tuple(numeric_out(v, numerics[i]) if i in numerics else v for i, v in enumerate(r))
+            for r in rows
+        ]
+    if avgs:
+        rows = [
+            tuple(
+                pg_divide(avgs[i][0], r[i], r[avgs[i][1]]) if i in avgs else r[i]
+                for i in range(width)
+            )
+            for r in rows
+        ]
+    return rows
+
+
+def semi_select(semi: Semi, builders: dict[str, ParamBuilder]) -> tuple[str, list[str]]:
+    """The client engine's query of a semi-join filter's values (the distinct values of
+    its source column among the source relation's rows that pass its client filter),
+    and the parameters it takes."""
+    src = semi.source
+    if src is None:  # the values of an uncorrelated IN (or scalar) subquery
+        assert semi.query is not None
+        sel = exp.Select(expressions=[exp.Star()])
+        if not semi.scalar:
+            sel.set("distinct", exp.Distinct())
+        sel.set("from_", exp.From(this=exp.Subquery(this=semi.query.copy(), alias="__s")))
+    else:
+        alias, column = semi.source_column
+        sel = exp.Select(
+            expressions=[exp.column(src.column_name(alias, column), table=alias, quoted=True)]
+        )
+        sel.set("distinct", exp.Distinct())
+        sel.set("from_", exp.From(this=exp.to_table(src.name, alias=alias)))
+        if semi.client_filter:
+            sel.set("where", exp.Where(this=exp.and_(*semi.client_filter, copy=False)))
+    before = set(builders)
+    token = VALUES_ONLY.set(semi.scalar)
+    try:
+        text, _, _, _ = to_duckdb(sel, builders)
+    finally:
+        VALUES_ONLY.reset(token)
+    return text, [k for k in builders if k not in before]
+
+
+def to_duckdb(
+    tree: exp.Expression,
+    builders: dict[str, ParamBuilder],
+    reals: frozenset[tuple[str, str]] = frozenset(),
+) -> tuple[str, dict[int, tuple[str, int]], dict[int, int], dict[int, int]]:
+    """The DuckDB SQL of the annotated, qualified tree (engine/engine_sql.py) and the
+    conversions of its outputs; fills ``builders`` with the parameters ($p0, ...) it
+    takes, each built as the server path builds a parameter's value."""
+    avgs, scales, numerics = prepare_outputs(tree, reals)
+    held_params: dict[str, str] = {}
+    # a parameter written once and copied into the statement's tree (GROUP BY 1 made the
+    # select item's expression; a clock value read twice) keeps one name: the engine
+    # matches a grouped expression to its select item by its text
+    named: dict[tuple[str, Any, Any], str] = {}
+    for ph in list(tree.find_all(exp.Placeholder, exp.Literal)):
+        held = ph.meta.get("held")
+        if isinstance(ph, exp.Placeholder) and ph.name:
+            key = (ph.name, ph.meta.get("read_as"), repr(held))
+            if key in named:
+                ph.replace(exp.Placeholder(this=named[key]))
+                continue
+        if isinstance(ph, exp.Literal):
+            if held is None:
+                continue
+            builder: ParamBuilder | None = _constant(str(ph.this))
+        else:
+            builder = value_of(ph)
+        if builder is None:
+            raise _refuse("placeholder", ph)
+        kind = ph.meta.get("read_as")
+        if kind is not None:
+            builder = _read_as(builder, kind)
+        name = f"p{len(builders)}"
+        if held is not None:  # a comparand of a held column: its key (engine/held.py)
+            builder = _read_held(builder, comparand_reader(*held))
+            held_params[name] = held[0]
+        builders[name] = builder
+        if isinstance(ph, exp.Placeholder) and ph.name:
+            named[(ph.name, kind, repr(held))] = name
+        ph.replace(exp.Placeholder(this=name))
+    return engine_sql(tree, reals, held_params), avgs, scales, numerics
+
+
+def _constant(text: str) -> ParamBuilder:
+    return lambda params: text
+
+
+def _read_as(builder: ParamBuilder, kind: DType) -> ParamBuilder:
+    reader = STRING_READERS[kind][0]
+
+    def bound(params: Params) -> Any:
+        v = builder(params)
+        return reader(v) if isinstance(v, str) else v
+
+    return bound
+
+
+def _read_held(builder: ParamBuilder, reader: Callable[[Any], Any]) -> ParamBuilder:
+    return lambda params: reader(builder(params))
+
+
+def _literal_regexes(stmt: exp.Expression) -> exp.Expression:
+    """``x ~ 'abc'`` / ``x ~* '^abc$'``: a regular expression that is a plain string
+    (optionally anchored) is the LIKE / ILIKE of that string, which the client evaluates
+    exactly; other regular expressions stay refused."""
+
+    def swap(node: exp.Expression) -> exp.Expression:
+        if not isinstance(node, exp.RegexpLike | exp.RegexpILike):
+            return node
+        pattern = node.expression
+        if not (isinstance(pattern, exp.Literal) and pattern.is_string):
+            return node
+        runs = regex_runs(str(pattern.this))
+        if not runs:
+            if isinstance(node, exp.RegexpLike) and portable_regex(str(pattern.this)):
+                node.meta["portable"] = True  # the client engine matches it (transforms.py)
+            return node
+        body, at_start, at_end = runs[0]
+        escaped = body.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        like = ("" if at_start else "%") + escaped + ("" if at_end else "%")
+        kind = exp.Like if isinstance(node, exp.RegexpLike) else exp.ILike
+        return kind(this=node.this.copy(), expression=exp.Literal.string(like))
+
+    return stmt.transform(swap)
+
+
+def _age_of_today(stmt: exp.Expression) -> tuple[exp.Expression, bool]:
+    """``age(x)``: PostgreSQL's ``age(CURRENT_DATE::timestamp, x)`` (the server's date,
+    read as clock.py reads it); whether there was one."""
+    found = False
+
+    def swap(node: exp.Expression) -> exp.Expression:
+        nonlocal found
+        if (
+            isinstance(node, exp.Anonymous)
+            and node.name.lower() == "age"
+            and len(node.expressions) == 1
+        ):
+            found = True
+            today = exp.Cast(this=exp.CurrentDate(), to=exp.DataType.build("TIMESTAMP"))
+            return exp.Anonymous(this="age", expressions=[today, node.expressions[0]])
+        return node
+
+    return stmt.transform(swap), found
+
+
+def _exists_select_one(stmt: exp.Expression) -> exp.Expression:
+    """``EXISTS (SELECT * ...)`` as ``EXISTS (SELECT 1 ...)``: the same, and the star
+    would otherwise count as a use of every column (each fetched)."""
+    stmt = stmt.copy()
+    for node in stmt.find_all(exp.Exists):
+        sub = node.this
+        if isinstance(sub, exp.Select) and all(isinstance(e, exp.Star) for e in sub.expressions):
+            sub.set("expressions", [exp.Literal.number(1)])
+    return stmt
+
+
+# what the engine gives back for an infinite date or timestamp
+_INFINITY_SHOWN = frozenset({dt.date.max, dt.date.min, dt.datetime.max, dt.datetime.min})
+
+
+def _refuse_infinite_outputs(rows: list[tuple[Any, ...]], dated: list[int]) -> None:
+    """An infinite date or timestamp the engine computed into a result is given back as
+    the edge of Python's range, not as infinity: where infinities were loaded, such an
+    output is refused rather than shown as a date (a value of the edge itself too: the
+    two cannot be told apart there)."""
+    for row in rows:
+        for i in dated:
+            v = row[i]
+            if isinstance(v, str) or (v in _INFINITY_SHOWN and not isinstance(v, int)):
+                raise _refuse(
+                    "an infinite date or timestamp, or a date outside years 1 to 9999, "
+                    "computed by the client engine"
+                )
+
+
+def _no_row_fn(row: Sequence[Any]) -> Any:  # the residual's rows come whole from finish
+    raise AssertionError("residual outputs are computed by the finish")
+
+
+__all__ = ["ClientPlan", "compile_residual", "run"]

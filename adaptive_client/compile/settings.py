@@ -1,0 +1,70 @@
+"""The session settings a statement compiles under: everything compile reads besides the
+statement and the catalog snapshot.
+
+Compile is a function of ``(statement, catalog, settings)``.  What the settings know of
+the database (its default collation, its case mapping, the collation a ``COLLATE
+"name"`` names) is given as values or as callables the caller supplies: compile calls
+one only where the statement needs it (a connection reads each from the server once),
+and without one the statement compiles as on a database that has none to tell.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TypeVar
+
+from ..values.collation import (
+    COLLATION_NAMED,
+    DATABASE_CASE_MAPPING,
+    DATABASE_COLLATION,
+    CaseMapping,
+    Collation,
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """``snapshot_rows``: the transaction runs at REPEATABLE READ or SERIALIZABLE, where
+    a row read by primary key can serve a later read-modify-write of that row (see
+    :func:`~adaptive_client.compile.select.compile_select`).  ``database_collation`` and
+    ``case_mapping``: the database's default collation and case mapping (a value, or a
+    callable giving it when first needed); ``named_collation``: the collation
+    ``COLLATE "name"`` names (without it only "C" and "POSIX" are known)."""
+
+    snapshot_rows: bool = False
+    database_collation: Collation | Callable[[], Collation] | None = None
+    case_mapping: CaseMapping | Callable[[], CaseMapping] | None = None
+    named_collation: Callable[[str], Collation] | None = None
+
+
+T = TypeVar("T")
+
+
+# no database to tell: text constants ordered bytewise, no row read kept for an UPDATE
+DEFAULT_SETTINGS = Settings()
+
+
+def _reader(value: T | Callable[[], T] | None) -> Callable[[], T] | None:
+    if value is None or callable(value):
+        return value
+    return lambda: value
+
+
+@contextlib.contextmanager
+def applied(settings: Settings) -> Iterator[None]:
+    """The settings visible to the passes that read them (the client engine's text order
+    and case mapping), for the duration of one compilation."""
+    token = DATABASE_COLLATION.set(_reader(settings.database_collation))
+    case_token = DATABASE_CASE_MAPPING.set(_reader(settings.case_mapping))
+    named_token = COLLATION_NAMED.set(settings.named_collation)
+    try:
+        yield
+    finally:
+        COLLATION_NAMED.reset(named_token)
+        DATABASE_CASE_MAPPING.reset(case_token)
+        DATABASE_COLLATION.reset(token)
+
+
+__all__ = ["DEFAULT_SETTINGS", "Settings", "applied"]

@@ -1,0 +1,191 @@
+"""Compile one parsed statement (SELECT, INSERT, UPDATE, DELETE) for the encrypted schema.
+
+The entry of the compiler, :func:`compile_statement`, is a pure function of the
+statement, a catalog snapshot and the session's :class:`~.settings.Settings`: it reads
+nothing from the database and changes nothing.  It normalises the statement (views
+expanded, NATURAL joins and parenthesized joins made explicit, keys that decide other
+columns named), then compiles it:
+
+* a query by the first of :data:`STRATEGIES` that applies to it and compiles it --
+  the server evaluating it over ciphertexts (:mod:`.select`), the client aggregating
+  the rows the server filtered (:mod:`.client_aggregate`), or split execution, the
+  server fetching relations and the client engine finishing the statement
+  (:mod:`.residual`);
+* a write by its statement's compiler (:data:`WRITES`).
+
+What the statement needs before it can run is in the plan: ``needs`` (peels),
+``joins`` (column pairs to bring under one key) and ``builds`` (onions built on first
+use: the plan is then only that, to be compiled again once built).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+
+from sqlglot import exp
+
+from ..catalog import domains, views
+from ..catalog.metadata import Catalog
+from ..errors import UnsupportedQuery
+from .client_aggregate import client_aggregable, compile_client_aggregate
+from .compiler import Compiler
+from .dependent_keys import with_dependent_keys
+from .flat_joins import with_flat_joins
+from .insert import compile_insert
+from .natural_joins import with_natural_joins
+from .plan import Compiled
+from .positions import check_positions
+from .precomputed_pass import with_precomputed
+from .residual import compile_residual
+from .scope import OnionNotBuilt, unsupported
+from .select import compile_select
+from .settings import DEFAULT_SETTINGS, Settings, applied
+from .string_literals import with_plain_strings
+from .update_delete import compile_delete, compile_update
+
+
+def compile_statement(
+    catalog: Catalog, stmt: exp.Expression, settings: Settings = DEFAULT_SETTINGS
+) -> Compiled:
+    """The plan of one parsed statement against the catalog snapshot ``catalog`` under
+    ``settings``: a pure function -- it reads nothing from the database and changes
+    nothing; what the statement needs first (peels, join adjustments, onions built on
+    first use) is in the plan's ``needs``, ``joins`` and ``builds``."""
+    try:
+        with applied(settings):
+            stmt = with_natural_joins(catalog, views.expand(catalog, with_plain_strings(stmt)))
+            stmt = with_flat_joins(stmt)
+            stmt = with_dependent_keys(catalog, stmt)
+            with domains.using(catalog):  # (casts to its enums)
+                return _compile_tree(catalog, stmt, settings.snapshot_rows)
+    except OnionNotBuilt as first:
+        return Compiled(kind="build", builds=[first.need])
+    except RecursionError:  # e.g. thousands of ANDs: the rewrite recurses on the tree
+        raise UnsupportedQuery("the statement nests too deeply to rewrite", "nesting") from None
+
+
+def _with_needs(out: Compiled, c: Compiler) -> Compiled:
+    """The plan, with what compiling it found the statement needs and reads."""
+    out.needs = c.needs
+    out.joins = c.joins
+    out.tables = c.tables
+    return out
+
+
+# -- queries -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Query:
+    """A query to compile: as ``written`` (what split execution evaluates) and as the
+    server strategies compile it (``tree``: precomputed columns substituted)."""
+
+    catalog: Catalog
+    written: exp.Expression
+    tree: exp.Expression
+    snapshot_rows: bool
+
+
+def _plain_select(tree: exp.Expression) -> bool:
+    """A SELECT without WITH: what the server strategies compile."""
+    return isinstance(tree, exp.Select) and not tree.args.get("with_")
+
+
+def _client_aggregated(tree: exp.Expression) -> bool:
+    return isinstance(tree, exp.Select) and _plain_select(tree) and client_aggregable(tree)
+
+
+def _direct(query: Query, reason: str) -> Compiled:
+    assert isinstance(query.tree, exp.Select)  # (as the strategy's predicate says)
+    c = Compiler(query.catalog)
+    out = compile_select(c, query.tree, snapshot_rows=query.snapshot_rows)
+    return _with_needs(out, c)
+
+
+def _client_aggregate(query: Query, reason: str) -> Compiled:
+    assert isinstance(query.tree, exp.Select)  # (as the strategy's predicate says)
+    c = Compiler(query.catalog)
+    return _with_needs(compile_client_aggregate(c, query.tree), c)
+
+
+def _split(query: Query, reason: str) -> Compiled:
+    return compile_residual(query.catalog, query.written, reason)
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """One way to compile a query: ``applies`` says from the statement's shape whether it
+    can; ``compile`` compiles it (given why the strategies before refused, if any) or
+    refuses with :class:`UnsupportedQuery`."""
+
+    name: str
+    applies: Callable[[exp.Expression], bool]
+    compile: Callable[[Query, str], Compiled]
+
+
+def _always(tree: exp.Expression) -> bool:
+    return True
+
+
+# In order of preference: the first that applies and compiles the query is its plan.
+STRATEGIES: tuple[Strategy, ...] = (
+    Strategy("direct", _plain_select, _direct),
+    Strategy("client aggregate", _client_aggregated, _client_aggregate),
+    Strategy("split execution", _always, _split),
+)
+
+# why split execution evaluates a query no other strategy applies to
+_NOT_APPLICABLE = "a set operation or WITH query"
+
+
+def _compile_query(catalog: Catalog, tree: exp.Expression, snapshot_rows: bool) -> Compiled:
+    written = tree
+    if isinstance(tree, exp.Select) and _plain_select(tree):
+        tree = with_precomputed(catalog, tree)
+    query = Query(catalog, written, tree, snapshot_rows)
+    refusal: UnsupportedQuery | None = None
+    *tried, last = STRATEGIES
+    for strategy in tried:
+        if not strategy.applies(tree):
+            continue
+        # A refusal, not a predicate, decides here: whether the server can evaluate a
+        # query over ciphertexts depends on the onion each use of a column finds at
+        # its layer and floor, the types compared and the keys shared -- known only
+        # by compiling it.  The first refusal is the reason split execution is given.
+        try:
+            return strategy.compile(query, "")
+        except UnsupportedQuery as refused:
+            refusal = refusal or refused
+    return last.compile(query, str(refusal) if refusal is not None else _NOT_APPLICABLE)
+
+
+# -- writes ------------------------------------------------------------------------------
+
+
+def _source_query(catalog: Catalog, tree: exp.Expression) -> Compiled:
+    """The SELECT of an INSERT ... SELECT, compiled as a statement of its own."""
+    return _compile_tree(catalog, tree, False)
+
+
+# each write statement's compiler
+WRITES: dict[type[exp.Expression], Callable[[Compiler, exp.Expression], Compiled]] = {
+    exp.Insert: partial(compile_insert, compile_source=_source_query),
+    exp.Update: compile_update,  # type: ignore[dict-item]
+    exp.Delete: compile_delete,  # type: ignore[dict-item]
+}
+
+
+def _compile_tree(catalog: Catalog, stmt: exp.Expression, snapshot_rows: bool) -> Compiled:
+    check_positions(stmt)
+    if isinstance(stmt, exp.Select | exp.SetOperation):
+        return _compile_query(catalog, stmt, snapshot_rows)
+    for kind, write in WRITES.items():
+        if isinstance(stmt, kind):
+            c = Compiler(catalog)
+            return _with_needs(write(c, stmt), c)
+    raise unsupported(stmt, f"{type(stmt).__name__} statement")
+
+
+__all__ = ["STRATEGIES", "WRITES", "Query", "Strategy", "compile_statement"]

@@ -1,0 +1,171 @@
+"""UPDATE and DELETE of one table (with FROM / USING tables joined on the server).
+
+SET to constants writes every onion of the column in one server statement; SET to a
+value computed from the row (``x = x + 1``) is a read-modify-write: the rows are read
+FOR UPDATE, the client computes and writes each back by ``ctid``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlglot import exp
+
+from ..catalog import defaults, precomputed
+from ..catalog.metadata import ColumnMeta
+from .compiler import Compiler, server_sql
+from .plan import Compiled, ParamBuilder, RmwUpdate, RowFn
+from .projection import value_expr
+from .row_keys import pk_key, row_layout
+from .scope import Scope, unsupported
+from .writes import encrypting, engine_value, is_default, returning
+
+
+def _single_table(c: Compiler, scope: Scope, node: exp.Expression) -> tuple[Any, exp.Expression]:
+    if not isinstance(node, exp.Table):
+        raise unsupported(node, "UPDATE/DELETE target")
+    meta = c.catalog.table(node.name)
+    c.tables.append(meta)
+    alias = (node.alias or node.name).lower()
+    server_alias = scope.add(alias, meta)
+    return meta, exp.Table(
+        this=exp.to_identifier(meta.anon, quoted=True),
+        alias=exp.TableAlias(this=exp.to_identifier(server_alias)),
+    )
+
+
+def _extra_tables(
+    c: Compiler, scope: Scope, nodes: Sequence[exp.Expression]
+) -> list[exp.Expression]:
+    """UPDATE ... FROM / DELETE ... USING: the other tables, joined on the server (their
+    join conditions, in WHERE, compare ciphertexts under shared keys)."""
+    return [c.table_node(scope, n) for n in nodes]
+
+
+def compile_update(c: Compiler, stmt: exp.Update) -> Compiled:
+    for key in ("joins", "order", "limit"):
+        if stmt.args.get(key):
+            raise unsupported(stmt, f"UPDATE ... {key.upper().rstrip('_')}")
+    scope = Scope()
+    meta, table = _single_table(c, scope, stmt.this)
+    from_ = stmt.args.get("from_")
+    others = _extra_tables(c, scope, [from_.this] if from_ is not None else [])
+    where = stmt.args.get("where")
+    pred = c.predicate(scope, where.this) if where is not None else None
+    constant: list[tuple[ColumnMeta, ParamBuilder]] = []
+    computed: list[tuple[ColumnMeta, exp.Expression]] = []
+    precomputed.refuse_update(
+        meta,
+        [
+            a.this.name
+            for a in stmt.expressions
+            if isinstance(a, exp.EQ) and isinstance(a.this, exp.Column)
+        ],
+    )
+    for a in stmt.expressions:
+        if not isinstance(a, exp.EQ) or not isinstance(a.this, exp.Column):
+            raise unsupported(a, "SET item")
+        col = meta.column(a.this.name)
+        v = c.value_of(a.expression)
+        if v is None and not is_default(a.expression):
+            v = engine_value(c, a.expression)
+        if v is not None:
+            constant.append((col, v))
+        elif is_default(a.expression):
+            constant.append((col, defaults.builder(col)))
+        else:
+            computed.append((col, a.expression))
+    if not computed:
+        sets = []
+        for col, v in constant:
+            for oc in col.onions.values():
+                sets.append(
+                    exp.EQ(
+                        this=exp.column(oc.anon, quoted=True),
+                        expression=c.param(encrypting(col, oc, v)),
+                    )
+                )
+        out = exp.Update(this=table, expressions=sets)
+        if others:
+            out.set("from_", exp.From(this=others[0]))
+        if pred is not None:
+            out.set("where", exp.Where(this=pred))
+        plan = Compiled(kind="update", statement_type="UPDATE")
+        returning(c, stmt, out, plan, scope)
+        plan.sql = server_sql(out)
+        plan.params = c.params
+        return plan
+    if others:
+        raise unsupported(stmt, "UPDATE ... FROM with values computed from the rows")
+    where_node = where.this if where is not None else None
+    plan = _rmw_update(c, scope, meta, table, pred, constant, computed, where_node)
+    if stmt.args.get("returning") and plan.rmw is not None:
+        # the client writes each row back by ctid; RETURNING rides on those writes, over
+        # the table under the alias the items were compiled against
+        written = exp.Update(this=table)
+        returning(c, stmt, written, plan, scope)
+        plan.rmw.returning = server_sql(written.args["returning"])
+        plan.rmw.alias = scope.entries[0][2]
+    return plan
+
+
+def _rmw_update(
+    c: Compiler,
+    scope: Scope,
+    meta: Any,
+    table: exp.Expression,
+    pred: exp.Expression | None,
+    constant: list[tuple[ColumnMeta, ParamBuilder]],
+    computed: list[tuple[ColumnMeta, exp.Expression]],
+    where_node: exp.Expression | None = None,
+) -> Compiled:
+    """SET x = f(row): SELECT ... FOR UPDATE the rows, compute on the client, write back."""
+    select_list: list[exp.Expression] = row_layout(scope)
+    width = len(select_list)
+    assignments: list[tuple[ColumnMeta, Any]] = []
+    for col, e in computed:
+        c.assigning = True  # (a value assigned: the column's type decides how it is stored)
+        try:
+            fn, _, _ = value_expr(c, scope, e, select_list, {})
+        finally:
+            c.assigning = False
+        assignments.append((col, _row_fn(fn)))
+    for col, v in constant:
+        assignments.append((col, _param_fn(v)))
+    sel = exp.Select(expressions=select_list).from_(table)
+    if pred is not None:
+        sel.set("where", exp.Where(this=pred))
+    sel.set("locks", [exp.Lock(update=True)])
+    rmw = RmwUpdate(meta, server_sql(sel), dict(c.params), assignments)
+    if len(select_list) == width:  # the values come from the layout alone: cacheable
+        rmw.lock_key = pk_key(c, scope, where_node)
+    return Compiled(kind="update", rmw=rmw, statement_type="UPDATE")
+
+
+def _row_fn(fn: RowFn) -> Any:
+    return lambda row, params: fn(row)
+
+
+def _param_fn(v: ParamBuilder) -> Any:
+    return lambda row, params: v(params)
+
+
+def compile_delete(c: Compiler, stmt: exp.Delete) -> Compiled:
+    for key in ("joins", "order", "limit"):
+        if stmt.args.get(key):
+            raise unsupported(stmt, f"DELETE ... {key.upper()}")
+    scope = Scope()
+    _, table = _single_table(c, scope, stmt.this)
+    out = exp.Delete(this=table)
+    using = stmt.args.get("using") or []
+    if using:
+        out.set("using", _extra_tables(c, scope, using))
+    where = stmt.args.get("where")
+    if where is not None:
+        out.set("where", exp.Where(this=c.predicate(scope, where.this)))
+    plan = Compiled(kind="delete", statement_type="DELETE")
+    returning(c, stmt, out, plan, scope)
+    plan.sql = server_sql(out)
+    plan.params = c.params
+    return plan

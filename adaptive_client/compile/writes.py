@@ -1,0 +1,103 @@
+"""What INSERT, UPDATE and DELETE share: the values they write, encrypted for each onion,
+and the RETURNING items computed from the rows the server returns.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlglot import exp
+
+from ..catalog import precomputed, recipes
+from ..catalog.metadata import ColumnMeta, OnionColumn, TableMeta
+from .compiler import Compiler
+from .plan import Compiled, Output, ParamBuilder, Params
+from .projection import value_expr
+from .residual import compile_residual
+from .scope import Scope
+
+
+def engine_value(c: Compiler, node: exp.Expression) -> ParamBuilder | None:
+    """A value written that depends on the statement's parameters and constants only
+    (``upper(%s)``, ``%s + 1``, ``now() + interval '1 day'``): computed per execution by
+    the client engine, as a SELECT of it without FROM, with PostgreSQL's semantics; the
+    column's encoding then takes it as an assignment does.  None where it reads a column
+    or a subquery (a row's own values: not a value of the statement)."""
+    if node.find(exp.Column, exp.Subquery, exp.Select, exp.Star) is not None:
+        return None
+    plan = compile_residual(c.catalog, exp.Select(expressions=[node.copy()]))
+    assert plan.residual is not None
+    finish = plan.residual.finish
+
+    def build(params: Params) -> Any:
+        return finish(_no_fetch, params)[0][0]
+
+    return build
+
+
+def _no_fetch(i: int) -> list[list[Any]]:
+    raise AssertionError("a SELECT without FROM fetches nothing")
+
+
+def is_default(node: exp.Expression) -> bool:
+    """``DEFAULT`` as a value (sqlglot reads it as a keyword in VALUES, a column in SET)."""
+    return (
+        isinstance(node, exp.Var | exp.Column)
+        and not (isinstance(node, exp.Column) and (node.table or node.this.quoted))
+        and node.name.upper() == "DEFAULT"
+    )
+
+
+def precomputing(
+    meta: TableMeta, col: ColumnMeta, effective: dict[str, ParamBuilder]
+) -> ParamBuilder:
+    """A precomputed column's value in an inserted row, from the row's plain values."""
+    expression = precomputed.expression_of(meta, col)
+    inputs = [(name, meta.columns[name], effective[name]) for name in expression.inputs]
+
+    def build(p: Params) -> Any:
+        row = {name: None if (x := b(p)) is None else c.encoding.coerce(x) for name, c, b in inputs}
+        return precomputed.value_of(col, expression, row)
+
+    return build
+
+
+def encrypting(col: ColumnMeta, oc: OnionColumn, v: ParamBuilder) -> ParamBuilder:
+    # A single-row statement coerces per onion (cheap next to encryption); a multi-row
+    # INSERT coerces each column once (see _bulk_encrypting).
+    def build(p: Params) -> Any:
+        x = v(p)
+        if x is None:
+            return None
+        return recipes.encrypt(col, oc, col.encoding.coerce(x))
+
+    return build
+
+
+def returning(
+    c: Compiler, stmt: exp.Expression, out: exp.Expression, plan: Compiled, scope: Scope
+) -> None:
+    """RETURNING of an INSERT, UPDATE or DELETE: the server returns the onion columns the
+    items need (of the row as written), the client decrypts and computes the items."""
+    ret = stmt.args.get("returning")
+    if not ret:
+        return
+    items: list[exp.Expression] = []
+    for e in ret.expressions:
+        if isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star)):
+            qual = e.table.lower() if isinstance(e, exp.Column) and e.table else None
+            for alias, table, server_alias in scope.entries:
+                if server_alias == "excluded":  # ON CONFLICT's row is not returned
+                    continue
+                if qual is None or qual == alias:
+                    items += [exp.column(col, table=alias) for col in table.columns]
+        else:
+            items.append(e)
+    select_list: list[exp.Expression] = []
+    outputs = []
+    for e in items:
+        fn, name, oid = value_expr(c, scope, e, select_list, {})
+        outputs.append(Output(name, fn, oid))
+    out.set("returning", exp.Returning(expressions=select_list))
+    plan.outputs = outputs
+    plan.returns_rows = True

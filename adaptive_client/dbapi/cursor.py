@@ -1,0 +1,551 @@
+"""Cursors: the execution of a statement and its result.
+
+:class:`Cursor` is the DB-API / psycopg-3-style client-side cursor: ``execute()`` holds
+the session's lock for the whole statement and hands it to the dispatcher
+(``dispatch.py``), which finds where it runs; a compiled statement's plan runs here --
+its server round trips, the client's part (an UPDATE computed on the client, a residual
+finished on the client, an INSERT ... SELECT through the client) and the decryption of
+its rows.  :class:`NamedCursor` streams a SELECT the server answers alone from a
+server-side cursor.  A cursor reaches its connection only through
+:class:`~adaptive_client.dbapi.session_protocol.Session`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import operator
+from collections.abc import Iterable, Iterator, Sequence
+from functools import cmp_to_key, partial
+from time import perf_counter
+from typing import Any
+
+import psycopg
+from psycopg import sql
+from sqlglot import exp
+
+from ..compile.plan import (
+    CURRENT_PARAMS,
+    Compiled,
+    Params,
+    SortKey,
+    decrypt_columnar,
+    decrypt_columns,
+)
+from ..description import from_psycopg
+from ..errors import AdaptiveError, RowCapExceeded, UnsupportedQuery
+from ..stats import STATS, Shipped
+from ..syntax.params import normalize_placeholders
+from ..syntax.sqltext import parse as parse_sql
+from ..values.handout import application_rows
+from . import dispatch, server_errors
+from .copy import open_copy
+from .retries import fail_transaction
+from .session_protocol import Session
+
+
+def _compare(keys: list[SortKey]) -> Any:
+    def cmp(a: tuple[Any, ...], b: tuple[Any, ...]) -> int:
+        for i, k in enumerate(keys):
+            x, y = a[i], b[i]
+            if x == y:
+                continue
+            if x is None or y is None:
+                first = (x is None) == k.nulls_first
+                return -1 if first else 1
+            r = -1 if x < y else 1
+            return -r if k.desc else r
+        return 0
+
+    return cmp_to_key(cmp)
+
+
+class Cursor:
+    """A client-side cursor: each statement's result is held decrypted in memory."""
+
+    arraysize = 1
+
+    def __init__(self, conn: Session) -> None:
+        self.connection = conn
+        self._rows: list[tuple[Any, ...]] = []
+        self._pos = 0
+        self.description: Sequence[tuple[Any, ...]] | None = None
+        self.rowcount = -1
+        self.closed = False
+        self._server: psycopg.RawCursor[Any] | None = None
+        self._more_sets: list[tuple[Any, ...]] = []  # the rest of a script's results
+        # json values kept as the client holds them, not loaded (COPY TO prints them)
+        self.internal_values = False
+
+    # -- DB-API ----------------------------------------------------------------------------
+    def execute(self, query: str, params: Params | None = None) -> Cursor:
+        self._statement(query, params, None)
+        return self
+
+    def executemany(self, query: str, params_seq: Iterable[Params]) -> None:
+        self._statement(query, None, list(params_seq))
+
+    def _statement(self, query: str, params: Params | None, many: Sequence[Params] | None) -> None:
+        """Run a statement under the connection's lock; an error fails the transaction
+        where PostgreSQL would have, and reaches the application in its plain names."""
+        conn = self.connection
+        with conn.lock:
+            try:
+                dispatch.run(self, query, params, many)
+            except BaseException as exc:
+                fail_transaction(conn.pg, exc)
+                if isinstance(exc, psycopg.Error):
+                    raise self._plain_error(exc) from None
+                raise
+
+    def copy(self, statement: str, params: Params | None = None) -> Any:
+        """``COPY t FROM STDIN`` / ``COPY ... TO STDOUT`` as psycopg's ``cursor.copy()``:
+        a context manager whose object has ``write_row``/``write`` (values encrypted in
+        batches on the way) or ``rows``/``read`` (decrypted); see adaptive_client.dbapi.copy."""
+        conn = self.connection
+        conn.bind()
+        conn.refresh_catalog()
+        text, _, _ = normalize_placeholders(statement)
+        stmts = parse_sql(text)
+        if len(stmts) != 1 or not isinstance(stmts[0], exp.Copy):
+            raise UnsupportedQuery("cursor.copy() takes one COPY statement", "COPY")
+        return open_copy(self, stmts[0], params)
+
+    def _plain_error(self, exc: psycopg.Error) -> BaseException:
+        """A server error in the application's names (see server_errors); the library's
+        own errors and errors without a server report go as they are."""
+        if isinstance(exc, AdaptiveError) or exc.diag.sqlstate is None:
+            return exc.with_traceback(exc.__traceback__)
+        conn = self.connection
+        return server_errors.translate(exc, conn.catalog, conn.control)
+
+    def fetchone(self) -> tuple[Any, ...] | None:
+        if self._pos >= len(self._rows):
+            return None
+        row = self._rows[self._pos]
+        self._pos += 1
+        return row
+
+    def fetchmany(self, size: int | None = None) -> list[tuple[Any, ...]]:
+        n = size or self.arraysize
+        out = self._rows[self._pos : self._pos + n]
+        self._pos += len(out)
+        return out
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        out = self._rows[self._pos :]
+        self._pos = len(self._rows)
+        return out
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        while (row := self.fetchone()) is not None:
+            yield row
+
+    @property
+    def rownumber(self) -> int | None:
+        """The index of the next row to fetch in the current result (DB-API extension)."""
+        return self._pos if self.description is not None else None
+
+    @property
+    def lastrowid(self) -> None:
+        """Always None, as in psycopg: PostgreSQL tables have no OIDs; use RETURNING."""
+        return None
+
+    def scroll(self, value: int, mode: str = "relative") -> None:
+        """Move within the current result, as psycopg's client-side cursor does."""
+        if mode not in ("relative", "absolute"):
+            raise psycopg.ProgrammingError(
+                f"bad mode: {mode}. It should be 'relative' or 'absolute'"
+            )
+        pos = self._pos + value if mode == "relative" else value
+        if not 0 <= pos <= len(self._rows):
+            raise IndexError("position out of bound")
+        self._pos = pos
+
+    def nextset(self) -> bool | None:
+        """The next statement's result of a script, as in psycopg 3; None at the end."""
+        if not self._more_sets:
+            return None
+        self.set_result(*self._more_sets.pop(0))
+        return True
+
+    def setinputsizes(self, sizes: Any) -> None:
+        """Accepted and ignored, as DB-API allows."""
+
+    def setoutputsize(self, size: Any, column: int | None = None) -> None:
+        """Accepted and ignored, as DB-API allows."""
+
+    def close(self) -> None:
+        self.closed = True
+        if self._server is not None:
+            self._server.close()
+
+    def __enter__(self) -> Cursor:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # -- for the dispatcher and COPY (session_protocol.StatementCursor), not the application
+    def set_result(
+        self,
+        rows: list[tuple[Any, ...]],
+        desc: Sequence[tuple[Any, ...]] | None,
+        rowcount: int,
+        more: list[tuple[Any, ...]] | None = None,
+    ) -> None:
+        """Hold a statement's result (``more``: the next statements' of a script)."""
+        self._more_sets = more if more is not None else []
+        internal = self.internal_values
+        self._rows, self._pos = (rows if internal else application_rows(rows, desc)), 0
+        self.description = desc or None
+        self.rowcount = rowcount
+
+    def result(self) -> tuple[Any, ...]:
+        """The result held: its rows (all of them), description and row count."""
+        return self._rows, self.description, self.rowcount
+
+    def run_raw(self, query: str, params: Params | None) -> None:
+        """Run ``query`` on the application's session as written (a command naming no
+        table or value)."""
+        with self.connection.pg.cursor() as cur:
+            cur.execute(query.encode(), params)
+            rows = cur.fetchall() if cur.description else []
+            desc = [from_psycopg(d) for d in cur.description or []]
+            self.set_result(rows, desc, cur.rowcount)
+
+    def execute_plan(self, plan: Compiled, params: Params) -> None:
+        """Run a compiled statement's plan with ``params``; hold its result."""
+        conn = self.connection
+        CURRENT_PARAMS.set(params)
+        if plan.rmw is not None:
+            self._rmw(plan, params)
+            return
+        if plan.insert_select is not None:
+            self._insert_select(plan.insert_select, params)
+            return
+        if plan.residual is not None:
+            self._residual(plan, params)
+            return
+        t0 = perf_counter()  # (STATS.crypto(), inlined)
+        try:
+            bound = plan.bind_positional(params)
+        finally:
+            STATS.crypto_time(perf_counter() - t0)
+        raw, rowcount = self._run_server(plan.positional_sql, bound, plan.returns_rows)
+        if plan.kind != "select":
+            conn.forget(plan)
+        elif (
+            plan.lock_key is not None
+            and len(raw) == 1
+            and conn.in_transaction()
+            and (plan.locks_rows or conn.snapshot_isolation())
+        ):
+            conn.locked_rows[plan.lock_key(params)] = tuple(
+                raw[0][i] for i in plan.lock_layout or []
+            )
+        if not plan.returns_rows:
+            self.set_result([], None, rowcount)
+            return
+        with STATS.crypto():
+            if plan.reduce is not None:
+                rows = [plan.reduce(raw)]
+                self.set_result(rows, plan.description, 1)
+                return
+            rows = decrypt_columns(plan.outputs, raw)
+            if plan.client_sort:
+                keyed = [
+                    (tuple(k.fn(r) for k in plan.client_sort), row)
+                    for r, row in zip(raw, rows, strict=True)
+                ]
+                keyed.sort(key=lambda kr: _compare(plan.client_sort or [])(kr[0]))
+                rows = [row for _, row in keyed]
+                if plan.client_limit is not None:
+                    lim, off = plan.client_limit
+                    start = int(off(params)) if off is not None and off(params) is not None else 0
+                    stop = (
+                        start + int(lim(params))
+                        if lim is not None and lim(params) is not None
+                        else None
+                    )
+                    rows = rows[start:stop]
+        self.set_result(rows, plan.description, len(rows) if plan.kind == "select" else rowcount)
+
+    def _run_server(self, query: bytes, bound: Sequence[Any], rows: bool) -> tuple[list[Any], int]:
+        """(rows, rowcount) of ``query`` (``$n`` placeholders): directly once psycopg has
+        prepared it, else through this cursor's server cursor."""
+        direct = self.connection.direct.run(query, bound, rows)
+        if direct is not None:
+            return direct
+        cur = self._server_cursor()
+        try:
+            cur.execute(query, bound)
+        except psycopg.errors.FeatureNotSupported:
+            self.connection.direct.schema_changed()  # (see DirectExecutor._check)
+            raise
+        return (cur.fetchall() if rows and _has_rows(cur) else []), cur.rowcount
+
+    def _server_cursor(self) -> psycopg.RawCursor[Any]:
+        # one server-side cursor object per client cursor, as an application reuses its
+        # psycopg cursor: creating one per statement is a measurable part of a point query
+        if (
+            self._server is None
+            or self._server.closed
+            or self._server.connection is not self.connection.pg
+        ):
+            self._server = psycopg.RawCursor(self.connection.pg)
+        return self._server
+
+    def execute_many(self, plan: Compiled, seq: Sequence[Params]) -> None:
+        """Run a compiled statement's plan once per item of ``seq`` (executemany)."""
+        if plan.rmw is not None or plan.returns_rows:
+            total = 0
+            for p in seq:
+                self.execute_plan(plan, p)
+                total += max(self.rowcount, 0)
+            self.rowcount = total
+            return
+        with STATS.crypto():
+            bound = [plan.bind_positional(p) for p in seq]
+        with psycopg.RawCursor(self.connection.pg) as cur:
+            cur.executemany(plan.positional_sql, bound)
+            self.set_result([], None, cur.rowcount)
+
+    def _insert_select(self, plans: tuple[Compiled, Compiled], params: Params) -> None:
+        """Read the source rows decrypted, insert them through the single-row INSERT, in
+        one transaction (its own in autocommit mode, as the one statement would be)."""
+        source, target = plans
+        conn = self.connection
+        ctx = conn.pg.transaction() if conn.pg.autocommit else contextlib.nullcontext()
+        with ctx:
+            self.execute_plan(source, params)
+            rows = self._rows
+            if target.returns_rows:
+                returned: list[tuple[Any, ...]] = []
+                for row in rows:
+                    self.execute_plan(target, row)
+                    returned += self._rows
+                self.set_result(returned, target.description, len(rows))
+                return
+            if rows:
+                with STATS.crypto():
+                    bound = [target.bind_positional(row) for row in rows]
+                with psycopg.RawCursor(conn.pg) as cur:
+                    cur.executemany(target.positional_sql, bound)
+        conn.forget(target)
+        self.set_result([], None, len(rows))
+
+    def _residual(self, plan: Compiled, params: Params) -> None:
+        """Split execution: each relation's rows fetched decrypted on the main connection
+        (the application's transaction and snapshot), then the statement finished on the
+        client.  Past the connection's ``residual_row_cap`` the fetch stops (the server
+        is asked for one row more than the cap allows) and :class:`RowCapExceeded` names
+        the part the server could not run; the rows shipped are in ``stats.residual``."""
+        residual = plan.residual
+        assert residual is not None
+        cap = self.connection.residual_row_cap
+        shipped = Shipped(residual.reason)
+        total = 0
+
+        def fetch(i: int) -> list[list[Any]]:
+            nonlocal total
+            assert residual is not None
+            part = residual.parts[i] if i < len(residual.parts) else f"fetch {i + 1}"
+            plan_i = residual.fetches[i]
+            CURRENT_PARAMS.set(params)
+            with STATS.crypto():
+                bound = plan_i.bind_positional(params)
+            query = plan_i.positional_sql
+            if cap is not None:
+                query += b" LIMIT %d" % (cap - total + 1)
+            cur = self._server_cursor()
+            # binary results: bytea (ciphertexts, ASHE nonce lists) arrive as raw bytes,
+            # not hex text twice their size that both ends encode and decode
+            cur.execute(query, bound, binary=True)
+            raw = cur.fetchall()
+            total += len(raw)
+            shipped.fetches.append((part, len(raw), _size(raw, cur.pgresult)))
+            if cap is not None and total > cap:
+                raise RowCapExceeded(
+                    f"the statement would ship more than {cap} rows to the client "
+                    f"(residual_row_cap): {part} returns them; the server could not run: "
+                    f"{residual.reason or 'the statement'}",
+                    cap,
+                    residual.reason,
+                    part,
+                )
+            with STATS.crypto():
+                return decrypt_columnar(plan_i.outputs, raw)
+
+        try:
+            rows = residual.finish(fetch, params)
+        finally:
+            STATS.shipped(shipped)
+        self.set_result(rows, plan.description, len(rows))
+
+    def _rmw(self, plan: Compiled, params: Params) -> None:
+        conn = self.connection
+        rmw = plan.rmw
+        assert rmw is not None
+        CURRENT_PARAMS.set(params)
+        ctx = conn.pg.transaction() if conn.pg.autocommit else contextlib.nullcontext()
+        with ctx:
+            key = rmw.lock_key(params) if rmw.lock_key is not None else None
+            cached = conn.locked_rows.get(key) if key is not None else None
+            if cached is not None:
+                rows = [cached]  # this transaction holds the row lock: no SELECT needed
+                STATS.locked_reuse += 1
+            else:
+                select = rmw.select
+                with STATS.crypto():
+                    bound_select = select.bind_positional(params)
+                rows = self._run_server(select.positional_sql, bound_select, True)[0]
+            updates = []
+            with STATS.crypto():
+                for row in rows:
+                    pairs = rmw.seal([fn(row, params) for _, fn in rmw.assignments])
+                    updates.append((pairs, row[0]))
+            returned: list[tuple[Any, ...]] = []
+            if updates and rmw.returning is None:
+                write = rmw.write_sql([a for a, _ in updates[0][0]])
+                data = [[v for _, v in pairs] + [ctid] for pairs, ctid in updates]
+                if len(data) == 1:
+                    self._run_server(write, data[0], False)
+                else:
+                    self._server_cursor().executemany(write, data)
+            elif updates:
+                cols = [a for a, _ in updates[0][0]]
+                stmt = sql.SQL("UPDATE {} AS {} SET {} WHERE {}.ctid = %s {}").format(
+                    sql.Identifier(rmw.table.anon),
+                    sql.Identifier(rmw.alias),
+                    sql.SQL(", ").join(sql.SQL("{} = %s").format(sql.Identifier(c)) for c in cols),
+                    sql.Identifier(rmw.alias),
+                    sql.SQL((rmw.returning or "").replace("%", "%%")),
+                )
+                with conn.pg.cursor() as cur:
+                    for pairs, ctid in updates:
+                        cur.execute(stmt, [v for _, v in pairs] + [ctid])
+                        returned += cur.fetchall()
+        conn.forget(plan)
+        if rmw.returning is not None:
+            with STATS.crypto():
+                out = decrypt_columns(plan.outputs, returned)
+            self.set_result(out, plan.description, len(rows))
+            return
+        self.set_result([], None, len(rows))
+
+
+class NamedCursor(Cursor):
+    """A server-side cursor: a SELECT the server answers alone (no ordering, aggregate or
+    finishing left to the client) is declared on the server and fetched ``itersize``
+    rows at a time, each batch decrypted as it arrives.  Any other statement runs as on
+    a client-side cursor -- the same rows, held in memory."""
+
+    itersize = 100
+
+    def __init__(self, conn: Session, name: str, *, withhold: bool = False) -> None:
+        super().__init__(conn)
+        self.name = name
+        self.withhold = withhold
+        self._declared: psycopg.RawServerCursor[Any] | None = None
+        self._outputs: list[Any] = []
+
+    def execute(self, query: str, params: Params | None = None) -> Cursor:
+        # the previous result's server cursor goes first: an open cursor on a table
+        # would block a peel the next statement needs
+        self._close_declared()
+        return super().execute(query, params)
+
+    def execute_plan(self, plan: Compiled, params: Params) -> None:
+        streamable = (
+            plan.kind == "select"
+            and plan.returns_rows
+            and plan.rmw is None
+            and plan.reduce is None
+            and not plan.client_sort
+            and plan.insert_select is None
+            and not getattr(plan, "residual", None)
+        )
+        if not streamable:
+            self._close_declared()
+            super().execute_plan(plan, params)
+            return
+        CURRENT_PARAMS.set(params)
+        self._close_declared()
+        with STATS.crypto():
+            bound = plan.bind_positional(params)
+        cur = psycopg.RawServerCursor(self.connection.pg, self.name, withhold=self.withhold)
+        cur.execute(plan.positional_sql, bound)
+        self._declared, self._outputs = cur, plan.outputs
+        self._rows, self._pos = [], 0
+        self.description = plan.description
+        self.rowcount = -1
+
+    def _more(self, n: int | None) -> list[tuple[Any, ...]]:
+        """Up to ``n`` (None: all) more decrypted rows from the server cursor."""
+        assert self._declared is not None
+        with self.connection.lock:
+            self.connection.bind()
+            raw = self._declared.fetchall() if n is None else self._declared.fetchmany(n)
+            with STATS.crypto():
+                return application_rows(decrypt_columns(self._outputs, raw), self.description)
+
+    def fetchone(self) -> tuple[Any, ...] | None:
+        if self._declared is None:
+            return super().fetchone()
+        rows = self._more(1)
+        return rows[0] if rows else None
+
+    def fetchmany(self, size: int | None = None) -> list[tuple[Any, ...]]:
+        if self._declared is None:
+            return super().fetchmany(size)
+        return self._more(size or self.arraysize)
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        if self._declared is None:
+            return super().fetchall()
+        return self._more(None)
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        if self._declared is None:
+            yield from super().__iter__()
+            return
+        while rows := self._more(self.itersize):
+            yield from rows
+
+    def _close_declared(self) -> None:
+        if self._declared is not None:
+            with contextlib.suppress(psycopg.Error):
+                self._declared.close()
+            self._declared = None
+
+    def close(self) -> None:
+        self._close_declared()
+        super().close()
+
+
+def _size(raw: list[Any], result: psycopg.pq.abc.PGresult | None) -> int:
+    """Bytes of the values of a binary server result as received: a fixed-width type's
+    width per non-NULL value (counts, plain sums), a ciphertext's length."""
+    n = 0
+    for i in range(len(raw[0]) if raw else 0):  # a column at a time: its values of one type
+        width = result.fsize(i) if result is not None else -1
+        if width > 0:  # int8, float8, ...: no Python call per value
+            n += width * (len(raw) - list(map(operator.itemgetter(i), raw)).count(None))
+            continue
+        values = list(filter(_not_none, map(operator.itemgetter(i), raw)))
+        try:  # ciphertexts: summed without a Python loop per value
+            n += sum(map(len, values))
+        except TypeError:  # a variable-width plain value (numeric): as its text
+            n += sum(map(len, map(str, values)))
+    return n
+
+
+_not_none = partial(operator.is_not, None)
+
+
+def _has_rows(cur: psycopg.RawCursor[Any]) -> bool:
+    res = cur.pgresult
+    return res is not None and res.status == psycopg.pq.ExecStatus.TUPLES_OK
+
+
+__all__ = ["Cursor", "NamedCursor"]

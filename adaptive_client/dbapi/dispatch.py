@@ -1,0 +1,389 @@
+"""Where one statement of ``cursor.execute()`` runs: the dispatcher.
+
+A statement is, in the order they are told apart: a script of several statements; a
+session command (transaction control, savepoints, SET/SHOW) run as written with the
+client's state kept in step; a maintenance or server command (VACUUM, GRANT...); a
+call the server answers alone (``pg_advisory_lock``); a sequence call the client
+answers; a SELECT/INSERT/UPDATE/DELETE compiled and run by the cursor (with its retries
+when another client changed the layers under it); EXPLAIN; or DDL.  Each runs on the
+cursor it came from, holding the session's lock (taken by the cursor).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import psycopg
+from psycopg import sql
+from sqlglot import exp
+
+from ..catalog import sequences
+from ..compile import update_rows
+from ..compile.compiler import server_sql
+from ..compile.plan import Params
+from ..compile.server_functions import answered_by_server
+from ..description import Column
+from ..errors import (
+    AdaptiveError,
+    ParameterMismatch,
+    StaleMetadata,
+    UndefinedColumn,
+    UndefinedTable,
+    UnsupportedQuery,
+)
+from ..schema import ddl, maintenance, server_commands, typeddl
+from ..stats import STATS
+from ..syntax.sqltext import parse as parse_sql
+from ..syntax.sqltext import session_command, split_statements
+from ..values.clock import SERVER_CLOCK, ServerClock
+from . import search_path
+from .retries import INERROR
+from .session_protocol import Session, StatementCursor, cache_key
+
+_COMPILED_KINDS = frozenset({exp.Select, exp.Insert, exp.Update, exp.Delete, exp.Union})
+_EXPLAIN_OPTIONS = frozenset(
+    {
+        "ANALYZE",
+        "VERBOSE",
+        "COSTS",
+        "BUFFERS",
+        "TIMING",
+        "SUMMARY",
+        "SETTINGS",
+        "WAL",
+        "FORMAT",
+        "TEXT",
+        "JSON",
+        "TRUE",
+        "FALSE",
+        "ON",
+        "OFF",
+    }
+)
+
+
+def _check_positional_count(npos: int, params: Params | None) -> None:
+    """More parameters than ``%s`` placeholders is a mistake psycopg refuses; so do we
+    (too few is refused where a missing one is looked up, in the rewrite)."""
+    if params is None:
+        return
+    kind = type(params)  # (a tuple or a list, the usual ones, told apart cheaply)
+    if kind is not tuple and kind is not list and isinstance(params, Mapping | str | bytes):
+        return
+    if len(params) > npos:
+        raise ParameterMismatch(
+            f"the query has {npos} placeholders but {len(params)} parameters were passed"
+        )
+
+
+def run(
+    cur: StatementCursor,
+    query: str,
+    params: Params | None,
+    many: Sequence[Params] | None = None,
+    *,
+    writing_rows: bool = False,
+) -> None:
+    """Run ``query`` on ``cur`` (with ``params``, or once per item of ``many``); the
+    caller holds the session's lock.  ``writing_rows``: the writes by key of an UPDATE
+    computed on the client (see :func:`_update_by_rows`), refused as such if refused."""
+    conn = cur.connection
+    conn.bind()
+    conn.refresh_catalog()
+    with_params = params is not None or many is not None
+    # a repeated SELECT/INSERT/UPDATE/DELETE: what the checks below found the first time
+    seen = conn.compiled_kind(query if with_params else cache_key(query, False))
+    if seen is not None:
+        stmt, npos, named = seen
+        if not named:
+            for p in many if many is not None else (params,):
+                _check_positional_count(npos, p)
+        _run_compiled(cur, cache_key(query, with_params), stmt, params, many, writing_rows)
+        return
+    if not conn.parsed_before(query):  # (a statement seen before is one, and not a command)
+        parts = split_statements(query)
+        if len(parts) > 1:
+            _run_script(cur, parts, params, many)
+            return
+        kind = session_command(query)
+        if kind is not None:
+            _session_command(cur, kind, query, params)
+            return
+        if maintenance.is_maintenance(query):  # VACUUM, ANALYZE
+            cur.run_raw(maintenance.server_command(query, conn.catalog).as_string(conn.pg), None)
+            return
+        action = server_commands.route(query, conn.catalog)  # OWNER TO, GRANT, ...
+        if action is not None:
+            action(conn.pg)
+            cur.set_result([], None, -1)
+            return
+    stmt, npos, named = conn.parse(query, with_params)
+    if answered_by_server(stmt):  # SELECT pg_advisory_lock(%s), set_config(...), ...
+        kept = search_path.kept_in_set_config(stmt) if params is None and many is None else None
+        if kept is not None:
+            query = server_sql(kept)  # (the client's schema kept on the path)
+        cur.run_raw(query, params)
+        return
+    query = cache_key(query, with_params)  # the plan cache's key from here on
+    answer = sequences.answer(stmt, conn.catalog, conn.runtime)
+    if answer is not None:
+        cur.set_result(*answer)
+        return
+    if type(stmt) in _COMPILED_KINDS:  # SELECT/INSERT/UPDATE/DELETE: skip the checks below
+        conn.remember_compiled_kind(query, (stmt, npos, named))
+        if not named:  # (other statements go to psycopg, or are parsed again: EXPLAIN)
+            for p in many if many is not None else (params,):
+                _check_positional_count(npos, p)
+        _run_compiled(cur, query, stmt, params, many, writing_rows)
+        return
+    if isinstance(stmt, exp.Command) and stmt.name.upper() == "EXPLAIN":
+        _explain(cur, stmt, params)
+        return
+    if isinstance(
+        stmt, exp.Create | exp.Drop | exp.Alter | exp.TruncateTable
+    ) or typeddl.is_type_statement(stmt):
+        _ddl(conn, stmt)
+        cur.set_result([], None, -1)
+        return
+    _run_compiled(cur, query, stmt, params, many, writing_rows)
+
+
+def _run_script(
+    cur: StatementCursor, parts: list[str], params: Params | None, many: Sequence[Params] | None
+) -> None:
+    """Several statements in one execute(), as psycopg runs them: only without
+    parameters, in order, the cursor left on the last one's result.  PostgreSQL runs
+    such a script outside a transaction block as one implicit transaction (a failing
+    statement undoes the ones before it); so does the client in autocommit mode."""
+    if params or many is not None:
+        raise psycopg.errors.SyntaxError(
+            "cannot insert multiple commands into a prepared statement"
+        )
+    conn = cur.connection
+    for part in parts:  # PostgreSQL parses a whole script before it runs any of it
+        _syntax_checked(conn, part)
+    results: list[tuple[Any, ...]] = []
+
+    def run_all() -> None:
+        for part in parts:
+            run(cur, part, None)
+            results.append(cur.result())
+        # as psycopg 3: the cursor holds the first result, nextset() moves on
+        rows, desc, rowcount = results[0]
+        cur.set_result(rows, desc, rowcount, more=results[1:])
+
+    if (
+        not conn.pg.autocommit
+        or conn.in_transaction()
+        or any(session_command(p) in ("begin", "commit", "rollback") for p in parts)
+    ):
+        # inside a transaction, or a script that manages its own transactions:
+        # statement by statement
+        run_all()
+        return
+    try:
+        with conn.pg.transaction():
+            run_all()
+        conn.after_commit()
+    except BaseException:
+        conn.catalog_dirty = True  # DDL earlier in the script was undone with it
+        conn.after_rollback()
+        raise
+
+
+def _syntax_checked(conn: Session, part: str) -> None:
+    """A script's statement parsed before the script runs: its syntax error raised
+    (anything else the statement may raise is raised when it runs)."""
+    if session_command(part) is not None or maintenance.is_maintenance(part):
+        return
+    try:
+        if server_commands.route(part, conn.catalog) is not None:
+            return
+    except psycopg.Error:
+        return  # (refused, or names what the script creates first: decided when run)
+    try:
+        conn.parse(part, False)
+    except psycopg.errors.SyntaxError:
+        raise
+    except psycopg.Error:
+        pass
+
+
+def _session_command(cur: StatementCursor, kind: str, query: str, params: Params | None) -> None:
+    """Transaction control, savepoints, SET/SHOW: run as written (they name no table or
+    value), with the client's state kept in step."""
+    conn = cur.connection
+    failed = conn.pg.pgconn.transaction_status == INERROR
+    cur.run_raw(search_path.kept_in_set(query) if kind == "set" else query, params)
+    if kind == "commit":
+        conn.after_commit_of(failed)
+    elif kind == "rollback":
+        conn.after_rollback()
+    elif kind == "rollback_to":
+        conn.after_rollback_to_savepoint()
+
+
+def _run_compiled(
+    cur: StatementCursor,
+    query: str,
+    stmt: exp.Expression,
+    params: Params | None,
+    many: Sequence[Params] | None,
+    writing_rows: bool,
+) -> None:
+    """Prepare the statement's plan and run it on the cursor; retried where another
+    client's peel, join adjustment or DDL (not notified yet) made the plan stale."""
+    conn = cur.connection
+    for attempt in range(3):
+        try:
+            plan = conn.prepare(query, stmt)
+        except UnsupportedQuery as refused:
+            # an UPDATE whose values or rows need the client: read, then write by key
+            rows = (
+                update_rows.derive(conn.catalog, stmt)
+                if isinstance(stmt, exp.Update) and not writing_rows
+                else None
+            )
+            if type(refused) is not UnsupportedQuery or rows is None:
+                raise  # (the writes by key are refused as such: no second fallback)
+            total = 0
+            for p in many if many is not None else (params,):
+                total += _update_by_rows(conn, rows, p if p is not None else ())
+            cur.set_result([], None, total)
+            return
+        except (UndefinedTable, UndefinedColumn):
+            # another client's DDL, committed, whose notification has not reached
+            # this client yet: read the catalog again (between transactions) once
+            if attempt or conn.in_transaction() or not conn.catalog.refresh(conn.control):
+                raise
+            continue
+        kind = plan.statement_type
+        # the statement opens the transaction: nothing else is undone if it is retried
+        first_in_transaction = not conn.in_transaction()
+        try:
+            # (STATS.statement(kind), inlined: this wraps every statement)
+            prev, STATS.current = STATS.current, kind
+            STATS.statements[kind] += 1
+            # (the server's clock, read when a value of it is first bound)
+            clock = SERVER_CLOCK.set(ServerClock(conn.pg)) if plan.uses_clock else None
+            try:
+                if many is not None:
+                    cur.execute_many(plan, many)
+                else:
+                    cur.execute_plan(plan, params if params is not None else ())
+            finally:
+                STATS.current = prev
+                if clock is not None:
+                    SERVER_CLOCK.reset(clock)
+            return
+        except (psycopg.errors.CheckViolation, psycopg.errors.UndefinedColumn) as exc:
+            if isinstance(exc, psycopg.errors.UndefinedColumn):
+                # the statement names an onion column a join adjustment renamed
+                # (joins.py): our cached metadata is stale if the epoch moved
+                if isinstance(exc, AdaptiveError) or not conn.epoch_moved():
+                    raise
+            elif not (exc.diag.constraint_name or "").startswith("k_"):
+                raise
+            # a layer changed under us: our cached metadata was stale
+            if not conn.pg.autocommit and conn.in_transaction():
+                if first_in_transaction and attempt < 2:
+                    # (another client's peel whose notification had not arrived yet)
+                    conn.pg.rollback()
+                    conn.after_rollback()
+                    conn.catalog.reload(conn.control)
+                    STATS.retries += 1
+                    continue
+                conn.catalog.reload(conn.control)
+                raise StaleMetadata(
+                    "a value was written at a layer the column just left; retry the transaction"
+                ) from None
+            conn.catalog.reload(conn.control)
+            STATS.retries += 1
+            if attempt == 2:
+                raise StaleMetadata("layers kept changing; retry") from None
+
+
+def _update_by_rows(conn: Session, rows: update_rows.RowUpdate, params: Params) -> int:
+    """Run an UPDATE as its read and its writes by key (compile/update_rows.py), in the
+    statement's transaction (its own in autocommit mode), the table held against other
+    writers from before the read to the end of the transaction; the number of rows
+    updated."""
+    read = conn.prepare("\x01rows of an UPDATE\x00" + rows.select_sql, rows.select)
+    table = conn.catalog.table(rows.table).anon
+
+    def write() -> None:
+        conn.pg.execute(
+            sql.SQL("LOCK TABLE {} IN SHARE ROW EXCLUSIVE MODE").format(sql.Identifier(table))
+        )
+        reader = conn.cursor()
+        reader.execute_plan(read, params)
+        found.extend(reader.result()[0])
+        if found:
+            k = rows.keys
+            writes = [(*row[k:], *row[:k]) for row in found]
+            run(conn.cursor(), rows.update_sql, None, many=writes, writing_rows=True)
+
+    found: list[tuple[Any, ...]] = []
+    if not conn.pg.autocommit or conn.in_transaction():
+        write()
+        return len(found)
+    try:
+        with conn.pg.transaction():
+            write()
+        conn.after_commit()
+    except BaseException:
+        conn.after_rollback()
+        raise
+    return len(found)
+
+
+def _explain(cur: StatementCursor, stmt: exp.Expression, params: Params | None) -> None:
+    """EXPLAIN [(options)] <statement>: the server's plan for the rewritten statement
+    (anonymized names; what a DBA needs to check that indexes serve the onions)."""
+    conn = cur.connection
+    text = str(stmt.expression.this if stmt.expression is not None else "").strip()
+    options = ""
+    if text.startswith("("):
+        close = text.index(")")
+        options, text = text[: close + 1], text[close + 1 :].strip()
+        words = set(options.strip("()").replace(",", " ").upper().split())
+        if not words <= _EXPLAIN_OPTIONS:
+            raise UnsupportedQuery(f"EXPLAIN option {options}", "EXPLAIN options")
+    inner = parse_sql(text)
+    if len(inner) != 1:
+        raise UnsupportedQuery("EXPLAIN of other than one statement", "EXPLAIN")
+    plan = conn.prepare(text, inner[0])
+    if plan.rmw is not None:
+        raise UnsupportedQuery("EXPLAIN of an UPDATE computed on the client", "EXPLAIN")
+    with conn.pg.cursor() as raw:
+        raw.execute(f"EXPLAIN {options} {plan.sql}".encode(), plan.bind(params or ()))
+        rows = raw.fetchall()
+    cur.set_result(rows, [Column("QUERY PLAN", 25)], len(rows))
+
+
+def _ddl(conn: Session, stmt: exp.Expression) -> None:
+    """CREATE, ALTER, DROP, TRUNCATE and type statements (ddl.py), in the application's
+    transaction (their own in autocommit mode), the catalog kept in step."""
+    if not conn.in_transaction():
+        # decide IF [NOT] EXISTS and name clashes on the committed catalog, not on one
+        # another client's DDL notification has not reached yet
+        conn.catalog.refresh(conn.control)
+    work = ddl.statement(conn.pg, conn.catalog, conn.config, conn.runtime, stmt)
+    conn.direct.schema_changed()
+    if conn.pg.autocommit:
+        try:
+            with conn.pg.transaction():
+                work()
+            if not conn.in_transaction():
+                conn.catalog.committed()
+        except BaseException:
+            conn.catalog.reload(conn.control)
+            raise
+    else:
+        conn.catalog_dirty = True
+        work()
+    conn.forget_plans()
+
+
+__all__ = ["run"]

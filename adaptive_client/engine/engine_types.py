@@ -1,0 +1,165 @@
+"""The client engine's types of the catalog's columns (:func:`duck_type`) and of its
+results (:func:`result_oid`), the schema of a statement's tables in them
+(:func:`schema_of`), and the statement's names qualified against that schema
+(:func:`qualified`)."""
+
+from __future__ import annotations
+
+from typing import cast
+
+from sqlglot import exp
+from sqlglot.errors import OptimizeError, SqlglotError
+from sqlglot.optimizer.pushdown_projections import pushdown_projections
+from sqlglot.optimizer.qualify import qualify
+
+from ..catalog.metadata import Catalog, ColumnMeta, TableMeta
+from ..errors import UndefinedColumn, UnsupportedQuery
+from .held import held_type
+from .runtime import refusal as _refuse
+
+_INT_DUCK = {"smallint": "SMALLINT", "integer": "INTEGER", "bigint": "BIGINT"}
+
+
+_SIMPLE_DUCK = {
+    **_INT_DUCK,
+    "text": "VARCHAR",
+    "varchar": "VARCHAR",
+    "date": "DATE",
+    "timestamp": "TIMESTAMP",
+    "timestamptz": "TIMESTAMPTZ",  # (an instant; shown in the session's zone: residual.run)
+    "boolean": "BOOLEAN",
+    "real": "FLOAT",
+    "double precision": "DOUBLE",
+    # (compared bytewise, as PostgreSQL compares it; its input forms are PostgreSQL's)
+    "uuid": "UUID",
+    "bytea": "BLOB",  # (compared bytewise, a prefix first, as PostgreSQL compares it)
+}
+
+
+def duck_type(table: TableMeta, col: ColumnMeta) -> str:
+    """The DuckDB type holding ``col``'s values exactly, or a refusal."""
+    t = col.type
+    if t.name == "numeric":
+        if t.precision is None or t.precision > 38:
+            raise UnsupportedQuery(
+                f"{table.name}.{col.name} ({t.sql()}): the client engine holds numerics "
+                "of at most 38 digits with a declared precision",
+                "numeric precision",
+            )
+        return f"DECIMAL({t.precision},{t.scale or 0})"
+    if t.name in _SIMPLE_DUCK:
+        return _SIMPLE_DUCK[t.name]
+    if t.name == "char":
+        # held without its trailing spaces (stored as VARCHAR, see :func:`storage_type`):
+        # char(n) compares, concatenates and measures that way; typed CHAR(n) for the
+        # annotation, so that LIKE and the outputs get the padding back
+        return f"CHAR({t.precision or 1})"
+    held = held_type(col)
+    if held is not None:  # (by its order keys: engine/held.py)
+        return held
+    raise UnsupportedQuery(
+        f"{table.name}.{col.name} ({t.sql()}) in a client-evaluated query", f"{t.name} column"
+    )
+
+
+# DuckDB result types -> PostgreSQL type OIDs
+_OIDS = {
+    "BOOLEAN": 16,
+    "SMALLINT": 21,
+    "INTEGER": 23,
+    "BIGINT": 20,
+    "FLOAT": 700,
+    "DOUBLE": 701,
+    "VARCHAR": 25,
+    "DATE": 1082,
+    "TIMESTAMP": 1114,
+    "TIMESTAMP WITH TIME ZONE": 1184,
+    # (timestamp - timestamp, age(): values as psycopg loads PostgreSQL's, see
+    # engine.pg_interval_out)
+    "INTERVAL": 1186,
+    "UUID": 2950,
+    "BLOB": 17,
+    '"NULL"': 25,
+    "NULL": 25,
+}
+
+
+# one-dimensional arrays (array_agg): DuckDB's lists come back as Python lists, as
+# psycopg returns PostgreSQL's arrays
+_ARRAY_OIDS = {16: 1000, 21: 1005, 23: 1007, 20: 1016, 700: 1021, 701: 1022, 25: 1009,
+               1082: 1182, 1114: 1115, 1700: 1231}  # fmt: skip
+
+
+def result_oid(duck: str) -> int:
+    if duck.endswith("[]") and not duck[:-2].endswith("]"):
+        element = _ARRAY_OIDS.get(result_oid(duck[:-2]))
+        if element is None:
+            raise _refuse(f"a result of type {duck}")
+        return element
+    if duck.startswith("DECIMAL"):
+        return 1700
+    oid = _OIDS.get(duck)
+    if oid is None:
+        raise _refuse(f"a result of type {duck}")
+    return oid
+
+
+def cte_names(stmt: exp.Expression) -> set[str]:
+    return {cte.alias_or_name.lower() for cte in stmt.find_all(exp.CTE)}
+
+
+def schema_of(catalog: Catalog, stmt: exp.Expression) -> dict[str, dict[str, str]]:
+    """sqlglot schema (plain names, DuckDB types) of every base table the statement names."""
+    ctes = cte_names(stmt)
+    schema: dict[str, dict[str, str]] = {}
+    for t in stmt.find_all(exp.Table):
+        if t.args.get("db") or t.args.get("catalog"):
+            raise _refuse("schema-qualified table", t)
+        if not isinstance(t.this, exp.Identifier):
+            raise _refuse("FROM item", t)
+        name = t.name.lower()
+        if name in ctes or name in schema:
+            continue
+        meta = catalog.table(name)
+        schema[name] = {c.name: schema_type(meta, c) for c in meta.columns.values()}
+    return schema
+
+
+# a column the client engine cannot hold: named in the schema (a star expands to it, a
+# name resolves), refused only where the statement reads it (:func:`compile_residual`)
+NOT_HELD = "UNKNOWN"
+
+
+def schema_type(table: TableMeta, col: ColumnMeta) -> str:
+    try:
+        return duck_type(table, col)
+    except UnsupportedQuery:
+        return NOT_HELD
+
+
+def qualified(stmt: exp.Expression, schema: dict[str, dict[str, str]]) -> exp.Expression:
+    try:
+        return qualify(
+            stmt.copy(),
+            schema=cast(dict[str, object], schema),
+            dialect="postgres",
+            quote_identifiers=False,
+            identify=False,
+        )
+    except OptimizeError as exc:
+        msg = str(exc)
+        if "could not be resolved" in msg or "Unknown column" in msg:
+            raise UndefinedColumn(msg) from None
+        raise _refuse(f"statement the client cannot resolve ({msg})") from None
+    except SqlglotError as exc:
+        raise _refuse(f"statement the client cannot resolve ({exc})") from None
+
+
+def unused_columns_dropped(tree: exp.Expression) -> exp.Expression:
+    """The columns of derived tables and CTEs nothing reads, dropped (sqlglot's
+    ``pushdown_projections``, which keeps what decides a subquery's rows): a column
+    dropped is one the server does not ship and the client does not decrypt."""
+    try:
+        return pushdown_projections(tree)
+    except OptimizeError:  # an unexpanded star, raised before any change: nothing dropped
+        return tree

@@ -1,0 +1,489 @@
+"""The client engine of split execution: an in-process DuckDB per thread, with the
+functions that give PostgreSQL's semantics where DuckDB's differ, loaded with the
+decrypted rows of a statement's server fetches (see compile/residual.py)."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import re
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from decimal import Decimal, localcontext
+from typing import Any, Final
+
+import duckdb
+from psycopg import errors as pg_errors
+from sqlglot import exp
+
+from ..errors import CollationUnavailable, UnsupportedQuery
+from ..values import datetime_output, far_datetime
+from ..values.collation import CaseMapping, Collation, collation_key
+from ..values.datetime_input import date2j, j2date
+from ..values.encodings import Infinite, single_of
+from ..values.far_datetime import PgDate, PgTimestamp
+from .numeric import float8_in, int_in, numeric_div
+from .to_char import to_char
+
+# The scale of a numeric quotient computed inside the client engine: PostgreSQL's
+# (at least 16 significant digits) fits for quotients from 1e-8 to 1e14; others are
+# refused at run time rather than rounded differently.
+QUOTIENT_SCALE = 24
+
+
+def pg_quotient(a: str, b: str) -> Decimal:
+    """``a / b`` as PostgreSQL's numeric division gives it, if DECIMAL(38, 24) holds it."""
+    x, y = Decimal(a), Decimal(b)
+    if y == 0:
+        raise ZeroDivisionError("division by zero")
+    q = numeric_div(x, y)
+    step = Decimal(1).scaleb(-QUOTIENT_SCALE)
+    with localcontext() as ctx:  # (the default 28 digits cannot quantize every quotient)
+        ctx.prec = 2000
+        exact = q == q.quantize(step)
+    if not exact or abs(q) >= Decimal(10) ** (38 - QUOTIENT_SCALE):
+        raise ValueError("a numeric quotient beyond the client engine's DECIMAL(38,24)")
+    return q
+
+
+_LOWER = {i: i + 32 for i in range(ord("A"), ord("Z") + 1)}
+_UPPER = {i + 32: i for i in range(ord("A"), ord("Z") + 1)}
+
+
+def pg_lower(s: str) -> str:
+    """lower() under the C ctype: ASCII letters only."""
+    return s.translate(_LOWER)
+
+
+def pg_upper(s: str) -> str:
+    return s.translate(_UPPER)
+
+
+def pg_substr_from(s: str, start: int) -> str:
+    """substr(s, start) as PostgreSQL computes it."""
+    return s[max(start, 1) - 1 :]
+
+
+def pg_substr(s: str, start: int, length: int) -> str:
+    """substr(s, start, length) as PostgreSQL computes it (positions before 1 count)."""
+    if length < 0:
+        raise ValueError("negative substring length not allowed")
+    end = start + length
+    first = max(start, 1)
+    return s[first - 1 : end - 1] if end > first else ""
+
+
+def decimal_scale(duck: str) -> int:
+    """The scale of a client engine type ``DECIMAL(p,s)``."""
+    return int(duck[len("DECIMAL(") : -1].split(",")[1])
+
+
+def storage_type(duck: str) -> str:
+    """The DuckDB column type of a :func:`duck_type` (char(n) is held as VARCHAR)."""
+    return "VARCHAR" if duck.startswith("CHAR(") else duck
+
+
+def refusal(what: str, node: Any = None) -> UnsupportedQuery:
+    """The refusal of ``what`` in a statement the client engine would evaluate, naming
+    the statement's part ``node`` (cut to 80 characters)."""
+    text = ""
+    if isinstance(node, exp.Expression):
+        sql = node.sql("postgres")
+        text = f" in `{sql[:77]}...`" if len(sql) > 80 else f" in `{sql}`"
+    return UnsupportedQuery(f"not supported in a client-evaluated query: {what}{text}", what)
+
+
+_ENGINES = threading.local()
+
+
+def _engine() -> duckdb.DuckDBPyConnection:
+    """This thread's in-memory DuckDB with the pg_* functions (made once: making one
+    costs about a tenth of a second, most of a small statement's time)."""
+    con: duckdb.DuckDBPyConnection | None = getattr(_ENGINES, "con", None)
+    if con is not None:
+        return con
+    from duckdb.func import FunctionNullHandling
+    from duckdb.sqltypes import BIGINT, DATE, DOUBLE, INTEGER, TIMESTAMP, VARCHAR
+
+    con = duckdb.connect(":memory:")
+    # NULLs last whatever the direction: the order sqlglot assumes of DuckDB when it
+    # spells out PostgreSQL's (first when descending) on every ORDER BY it writes
+    con.execute("SET default_null_order = 'nulls_last'")
+    # a constant in an aggregate's or a window's ORDER BY orders nothing, as in
+    # PostgreSQL (one in a statement's own ORDER BY is refused before: compile/positions.py)
+    con.execute("SET order_by_non_integer_literal = true")
+    # the expression rewriter moves constants across a comparison (``i + 1 > 0`` becomes
+    # ``i > -1``): an integer overflow PostgreSQL raises would be answered instead
+    con.execute("SET disabled_optimizers = 'expression_rewriter'")
+    con.create_function(
+        "pg_numeric_div",
+        pg_quotient,
+        [VARCHAR, VARCHAR],
+        duckdb.decimal_type(38, QUOTIENT_SCALE),
+    )
+    con.create_function("pg_substr2", pg_substr_from, [VARCHAR, BIGINT], VARCHAR)
+    con.create_function("pg_substr3", pg_substr, [VARCHAR, BIGINT, BIGINT], VARCHAR)
+    con.create_function("pg_reverse", _reverse, [VARCHAR], VARCHAR)
+    con.create_function("pg_rint", _rint, [DOUBLE], DOUBLE)
+    con.create_function(
+        "pg_float_low_exponent",
+        float_low_exponent,
+        [DOUBLE],
+        INTEGER,
+        null_handling=FunctionNullHandling.SPECIAL,  # (zero has no lowest set bit: NULL)
+    )
+    con.create_function("pg_int_in", int_in, [VARCHAR, BIGINT], BIGINT)
+    con.create_function("pg_date_text", _date_text, [DATE, VARCHAR], VARCHAR)
+    con.create_function("pg_float8_text", _float8_text, [VARCHAR], VARCHAR)
+    for macro in (*_FLOAT8_MACROS, _INTERVAL_OUT_MACRO):
+        con.execute(macro)
+    con.create_function(
+        "pg_to_char",
+        to_char,
+        [TIMESTAMP, VARCHAR],
+        VARCHAR,
+        null_handling=FunctionNullHandling.SPECIAL,  # (an empty format gives NULL)
+    )
+    _ENGINES.con = con
+    _ENGINES.statement_functions = set()
+    return con
+
+
+# PostgreSQL's float8 operators (float.h) as macros of DuckDB's: an infinite result of
+# finite operands is an overflow; a zero product or quotient of non-zero finite operands
+# an underflow (both 22003); a zero divisor 22012 unless the dividend is NaN.  Macros, not
+# Python functions: a Python function's NaN reaches DuckDB as NULL.
+# An interval as psycopg loads PostgreSQL's: its text's years, months and days as
+# 365, 30 and 1 days (PostgreSQL prints months / 12 years and months % 12 months), its
+# time as is -- DuckDB's own conversion counts every month 30 days.  The result has no
+# months, so that DuckDB's conversion to a timedelta is then exact.
+_INTERVAL_OUT_MACRO: Final = (
+    "CREATE MACRO pg_interval_out(iv) AS to_days(CAST(365 * datepart('year', iv) "
+    "+ 30 * datepart('month', iv) + datepart('day', iv) AS INTEGER)) "
+    "+ to_microseconds(CAST(CAST(datepart('hour', iv) AS BIGINT) * 3600000000 "
+    "+ CAST(datepart('minute', iv) AS BIGINT) * 60000000 "
+    "+ CAST(datepart('microseconds', iv) AS BIGINT) AS BIGINT))"
+)
+
+_FLOAT8_MACROS: Final = [
+    "CREATE MACRO pg_float8_checked(r, a, b) AS CASE WHEN isinf(r) AND NOT (isinf(a) OR "
+    "isinf(b)) THEN error('value out of range: overflow') ELSE r END",
+    "CREATE MACRO pg_float8_add(a, b) AS pg_float8_checked(a + b, a, b)",
+    "CREATE MACRO pg_float8_sub(a, b) AS pg_float8_checked(a - b, a, b)",
+    "CREATE MACRO pg_float8_mul(a, b) AS CASE WHEN a * b = 0 AND NOT (a = 0 OR b = 0) "
+    "THEN error('value out of range: underflow') ELSE pg_float8_checked(a * b, a, b) END",
+    "CREATE MACRO pg_float8_div(a, b) AS CASE WHEN b = 0 AND NOT isnan(a) "
+    "THEN error('division by zero') WHEN isinf(a / b) AND NOT isinf(a) "
+    "THEN error('value out of range: overflow') WHEN a / b = 0 AND a <> 0 AND NOT isinf(b) "
+    "THEN error('value out of range: underflow') ELSE a / b END",
+]
+
+
+def _float8_text(text: str) -> str:
+    """``text::double precision`` as PostgreSQL reads it (numeric.float8_in), given back
+    as text DuckDB's cast reads to the same double (NaN and infinities included)."""
+    return repr(float8_in(text))
+
+
+def float_low_exponent(x: float | None) -> int | None:
+    """The exponent of ``x``'s lowest set bit (``x`` is an integer multiple of 2**it);
+    None for NULL, zero and the special values."""
+    if x is None or x == 0 or not math.isfinite(x):
+        return None
+    n, d = x.as_integer_ratio()
+    n = abs(n)
+    return (n & -n).bit_length() - d.bit_length()
+
+
+def _rint(x: float) -> float:
+    """PostgreSQL's round() of a double precision: rint(), half to even, the sign kept."""
+    if not math.isfinite(x):
+        return x
+    return math.copysign(float(round(x)), x)
+
+
+def _reverse(text: str) -> str:
+    """PostgreSQL's reverse(): code points in reverse order."""
+    return text[::-1]
+
+
+def _key_function(coll: Collation, refusals: list[CollationUnavailable]) -> Callable[[str], bytes]:
+    def key(text: str) -> bytes:
+        try:
+            return collation_key(coll, text)
+        except CollationUnavailable as exc:
+            refusals.append(exc)  # raised as itself, not as DuckDB's error
+            raise
+
+    return key
+
+
+def engine(
+    tables: Sequence[tuple[str, list[tuple[str, str]]]],
+    keys: Mapping[str, Collation] | None = None,
+    refusals: list[CollationUnavailable] | None = None,
+    case_mapping: CaseMapping | None = None,
+) -> duckdb.DuckDBPyConnection:
+    """The client engine with the statement's tables (empty) and its functions: each of
+    ``keys`` (``pg_collation_key``, ``pg_collation_key_<n>``) gives the collation key of
+    a string under its collation (a string without one is refused: the refusal is
+    appended to ``refusals``); ``pg_lower`` / ``pg_upper`` map case as ``case_mapping``
+    does (ASCII only without one, the C ctype).  :func:`release` drops the tables."""
+    from duckdb.sqltypes import BLOB, VARCHAR
+
+    if refusals is None:
+        refusals = []
+    con = _engine()
+    lower, upper = (
+        (case_mapping.lower, case_mapping.upper) if case_mapping else (pg_lower, pg_upper)
+    )
+    functions: list[tuple[str, Callable[..., Any], list[Any], Any]] = [
+        ("pg_lower", lower, [VARCHAR], VARCHAR),
+        ("pg_upper", upper, [VARCHAR], VARCHAR),
+    ]
+    for function, coll in (keys or {}).items():
+        functions.append((function, _key_function(coll, refusals), [VARCHAR], BLOB))
+    for attempt in (1, 2):
+        try:
+            registered: set[str] = getattr(_ENGINES, "statement_functions", set())
+            for name in registered:  # the previous statement's
+                con.remove_function(name)
+            _ENGINES.statement_functions = set()
+            for name, fn, args, result in functions:
+                con.create_function(name, fn, args, result)
+                _ENGINES.statement_functions.add(name)
+            for name, cols in tables:
+                defs = ", ".join(f'"{c}" {storage_type(t)}' for c, t in cols)
+                con.execute(f'CREATE OR REPLACE TABLE "{name}" ({defs})')
+            return con
+        except duckdb.Error:
+            # left unusable by a statement that failed inside it (e.g. a refusal raised
+            # from a function mid-query): this thread gets a fresh engine
+            if attempt == 2:
+                raise
+            _discard(con)
+            con = _engine()
+    raise AssertionError("unreachable")
+
+
+def _discard(con: duckdb.DuckDBPyConnection) -> None:
+    _ENGINES.con = None
+    _ENGINES.statement_functions = set()
+    with contextlib.suppress(duckdb.Error):
+        con.close()
+
+
+def release(
+    con: duckdb.DuckDBPyConnection, tables: Sequence[tuple[str, list[tuple[str, str]]]]
+) -> None:
+    """Drop the statement's tables (their rows are the decrypted data)."""
+    try:
+        for name, _ in tables:
+            con.execute(f'DROP TABLE IF EXISTS "{name}"')
+    except duckdb.Error:  # the engine is unusable: the next statement makes another
+        _ENGINES.con = None
+        release(con, tables)
+
+
+def load(
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    cols: list[tuple[str, str]],
+    columns: list[list[Any]],
+) -> bool:
+    """Insert the decrypted values, given a list per column.
+
+    Columns of strings and bytes (text, ciphertexts carried undecrypted, numerics and
+    dates as text) are handed to the engine as numpy object arrays, which it scans
+    several times faster than it converts a list parameter (38,000 rows of seven
+    ciphertexts: 0.2 s against 0.6 s); the others as one list parameter each (a NaN
+    stays a NaN there), joined to the arrays by position.
+
+    Whether an infinite date or timestamp, or a date outside Python's years, was loaded:
+    the engine compares them as PostgreSQL does, but gives them back as the last or
+    first day of year 9999 / 1, or as text."""
+    if not columns or not columns[0]:
+        return False
+    infinite = False
+    columns = list(columns)
+    arrays: dict[str, Any] = {}
+    listed: list[list[Any]] = []
+    unnested: list[str] = []
+    items = []
+    for i, (_, t) in enumerate(cols):
+        if t.startswith("CHAR("):  # char(n) held without its padding
+            columns[i] = [None if v is None else v.rstrip(" ") for v in columns[i]]
+        if t == "FLOAT":  # a real as its float4, exactly (not the double rounded again)
+            columns[i] = [None if v is None else single_of(v) for v in columns[i]]
+        if t.startswith("DECIMAL") or t in ("DATE", "TIMESTAMP"):
+            # as text, parsed by the engine: several times faster than its conversion
+            # of Python Decimal and date objects, and as exact
+            # (each distinct value converted once: a fetched column repeats values --
+            # quantities, discounts, dates; equal numerics of different scales share a
+            # text, which the cast to the column's fixed scale makes the same value)
+            texts: dict[Any, str | None] = {
+                v: None if v is None else _text(v) for v in dict.fromkeys(columns[i])
+            }
+            infinite = infinite or any(type(v) in (Infinite, PgDate) for v in texts)
+            columns[i] = list(map(texts.__getitem__, columns[i]))
+        if t.startswith(("DECIMAL", "CHAR(")) or t in ("DATE", "TIMESTAMP", "VARCHAR", "BLOB"):
+            arrays[f"c{i}"] = _objects(columns[i])
+            items.append(f"CAST(__v.c{i} AS {storage_type(t)})")
+        else:
+            listed.append(columns[i])
+            unnested.append(f"unnest(${len(listed)}::{storage_type(t)}[]) AS c{i}")
+            items.append(f"__u.c{i}")
+    view = f"__load_{name}"
+    if not arrays:
+        con.execute(
+            f'INSERT INTO "{name}" SELECT {", ".join(items)} '
+            f"FROM (SELECT {', '.join(unnested)}) AS __u",
+            listed,
+        )
+        return infinite
+    con.register(view, arrays)
+    try:
+        if listed:
+            con.execute(
+                f'INSERT INTO "{name}" SELECT {", ".join(items)} FROM "{view}" AS __v '
+                f"POSITIONAL JOIN (SELECT {', '.join(unnested)}) AS __u",
+                listed,
+            )
+        else:
+            con.execute(f'INSERT INTO "{name}" SELECT {", ".join(items)} FROM "{view}" AS __v')
+    finally:
+        con.unregister(view)
+    return infinite
+
+
+def _objects(values: list[Any]) -> Any:
+    import numpy as np
+
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+def _date_text(value: Any, datestyle: str) -> str:
+    """A date printed in the DateStyle; one outside Python's years comes from the engine
+    as its own text (``0044-03-15 (BC)``, ``10000-01-01``)."""
+    if isinstance(value, str):
+        body, bc = value.removesuffix(" (BC)"), value.endswith(" (BC)")
+        year, month, day = (int(x) for x in body.rsplit("-", 2))
+        return far_datetime.date_text(date2j(1 - year if bc else year, month, day), datestyle)
+    return datetime_output.text(value, datestyle)
+
+
+def _text(v: Any) -> str:
+    """A numeric's, date's or timestamp's text as the engine reads it (the infinities
+    as its words, which it reads as PostgreSQL's)."""
+    if isinstance(v, Decimal):
+        return format(v, "f")
+    if isinstance(v, Infinite):
+        return "infinity" if v.sign > 0 else "-infinity"
+    if isinstance(v, PgDate):  # (a date outside Python's years: the engine holds it)
+        year, month, day = j2date(v.julian)
+        era = " (BC)" if year <= 0 else ""
+        return f"{abs(year - 1) if year <= 0 else year:04d}-{month:02d}-{day:02d}{era}"
+    if isinstance(v, PgTimestamp):
+        raise UnsupportedQuery(
+            "a timestamp outside years 1 to 9999 in a client-evaluated query", "timestamp range"
+        )
+    return str(v.isoformat())
+
+
+# DuckDB's names of the integer types, and the smallest value of each: an overflow's
+# message names the type by one or, where it shows only the operands (a division, abs),
+# by the other -- the value that has no negation in its type
+_INT_NAMES: Final = {"INT16": "smallint", "INT32": "integer", "INT64": "bigint"}
+_INT_MINIMA: Final = {"-32768": "smallint", "-2147483648": "integer",
+                      "-9223372036854775808": "bigint"}  # fmt: skip
+_INT_TYPE: Final = re.compile(r"\bINT(16|32|64)\b")
+_INT_VALUE: Final = re.compile(r"-\d+")
+
+
+# psycopg's errors the pg_* functions raise, by the class name DuckDB quotes
+# error(REFUSAL_MARKER || reason) in a client engine statement: the statement is refused
+# with the reason (a float sum whose value would depend on the order of addition)
+REFUSAL_MARKER: Final = "refused by the client engine: "
+
+_UDF_ERRORS: Final[dict[str, type[pg_errors.Error]]] = {
+    "InvalidTextRepresentation": pg_errors.InvalidTextRepresentation,
+    "NumericValueOutOfRange": pg_errors.NumericValueOutOfRange,
+}
+
+# DuckDB's binder errors that are PostgreSQL's own refusals of a statement, as
+# PostgreSQL raises them (the statement is checked on the client engine's empty tables
+# before anything is fetched)
+_BINDER_ERRORS: Final[list[tuple[str, type[pg_errors.Error], str]]] = [
+    ("aggregate function calls cannot be nested", pg_errors.GroupingError,
+     "aggregate function calls cannot be nested"),
+    ("WHERE clause cannot contain aggregates", pg_errors.GroupingError,
+     "aggregate functions are not allowed in WHERE"),
+    ("GROUP BY clause cannot contain aggregates", pg_errors.GroupingError,
+     "aggregate functions are not allowed in GROUP BY"),
+    ("must appear in the GROUP BY clause", pg_errors.GroupingError,
+     "a column must appear in the GROUP BY clause or be used in an aggregate function"),
+    ("Window functions are not supported here", pg_errors.WrongObjectType,
+     "window function call requires an OVER clause"),
+]  # fmt: skip
+
+
+def _integer_overflow(msg: str, destination: bool) -> str:
+    """PostgreSQL's message for an integer overflow DuckDB reported in ``msg``: the
+    type it names (the cast's destination for a conversion), or else the one whose
+    smallest value overflowed; bigint where neither is shown (the widest, as the
+    client engine evaluates integer arithmetic in the type PostgreSQL gives it)."""
+    names = _INT_TYPE.findall(msg.split("destination type")[-1] if destination else msg)
+    if names:
+        return f"{_INT_NAMES['INT' + names[-1]]} out of range"
+    for value in _INT_VALUE.findall(msg):
+        if value in _INT_MINIMA:
+            return f"{_INT_MINIMA[value]} out of range"
+    return "bigint out of range"
+
+
+def translate(exc: duckdb.Error) -> Exception:
+    """A DuckDB error as the psycopg error PostgreSQL raises for the same cause, or a
+    typed refusal."""
+    msg = str(exc)
+    if "division by zero" in msg.lower():
+        return pg_errors.DivisionByZero("division by zero")
+    if "negative substring length" in msg:
+        return pg_errors.SubstringError("negative substring length not allowed")
+    for marker, error in _UDF_ERRORS.items():
+        # an error a pg_* function raised as PostgreSQL's: DuckDB's message ends with it
+        at = msg.find(f"{marker}: ")
+        if at >= 0:
+            return error(msg[at + len(marker) + 2 :].strip())
+    at = msg.find(REFUSAL_MARKER)
+    if at >= 0:  # a refusal the statement computes (error() of a reason)
+        reason = msg[at + len(REFUSAL_MARKER) :].strip()
+        return UnsupportedQuery(f"not supported in a client-evaluated query: {reason}", reason)
+    for reason in ("value out of range: overflow", "value out of range: underflow"):
+        if reason in msg:  # the pg_float8_* macros'
+            return pg_errors.NumericValueOutOfRange(reason)
+    if isinstance(exc, duckdb.OutOfRangeException) and "Overflow" in msg and "DECIMAL" not in msg:
+        return pg_errors.NumericValueOutOfRange(_integer_overflow(msg, destination=False))
+    if isinstance(exc, duckdb.ConversionException) and "Failed to cast decimal value" in msg:
+        return pg_errors.NumericValueOutOfRange(_integer_overflow(msg, destination=True))
+    if (
+        isinstance(exc, duckdb.ConversionException)
+        and "out of range for the destination type" in msg
+        and _INT_TYPE.search(msg.split("destination type")[-1])
+    ):
+        return pg_errors.NumericValueOutOfRange(_integer_overflow(msg, destination=True))
+    if isinstance(exc, duckdb.ConversionException) and "to type DECIMAL" in msg:
+        return pg_errors.NumericValueOutOfRange("numeric field overflow")
+    if isinstance(exc, duckdb.BinderException):
+        for pattern, error, message in _BINDER_ERRORS:
+            if pattern in msg:
+                return error(message)
+    if isinstance(exc, duckdb.InvalidInputException) and "More than one row" in msg:
+        return pg_errors.CardinalityViolation(
+            "more than one row returned by a subquery used as an expression"
+        )
+    return UnsupportedQuery(
+        "the client engine could not evaluate the statement: " + msg.splitlines()[0][:200].rstrip(),
+        "client evaluation",
+    )

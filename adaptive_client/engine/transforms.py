@@ -1,0 +1,704 @@
+"""The client engine's dialect of a PostgreSQL expression: each node of a qualified,
+annotated statement rewritten so that the client engine (DuckDB) computes what
+PostgreSQL computes, or refused where it would not.
+
+The rewrites are a table, :data:`TRANSFORMS`, of one function per node type, applied
+children first by :func:`rewrite_bottom_up`:
+
+* integer ``+ - * / %`` and negation are computed in the type PostgreSQL gives them
+  (the wider operand's: both operands cast to it), so that the client engine raises
+  where PostgreSQL raises "integer out of range" (DuckDB widens ``int + constant`` to
+  bigint); integer ``/`` truncates (DuckDB ``//``); double precision ``+ - * /`` go
+  through the ``pg_float8_*`` macros (PostgreSQL's overflow, underflow and division by
+  zero); numeric ``/`` gives PostgreSQL's quotient (its result scale: an output is
+  divided on the client, inside the statement a UDF computes it or refuses); text cast
+  to an integer type or double precision is read by PostgreSQL's input rules
+  (``pg_int_in``, ``pg_float8_text``);
+* ``sum`` and ``avg`` are typed and computed as PostgreSQL does (engine/sums.py);
+  ``round`` / ``trunc`` of numerics have the scale asked for;
+* ``lower`` / ``upper`` / ``ILIKE`` map case as the database does, ``substr`` follows
+  PostgreSQL for starts below 1, ``length`` and ``position`` are integers;
+* ``extract`` gives numeric, ``date_part`` double precision (integral fields only);
+  ``date_trunc`` of a timestamp, of a date the timestamptz one in the session's zone;
+* ``age()``, ``to_char()``, ``octet_length()`` and intervals with units DuckDB's syntax
+  lacks are written in the engine's functions;
+* choices and set operations between numerics of different scales are refused (PostgreSQL
+  keeps each value's display scale, DuckDB gives every row the widest).
+
+The rest of the statement's translation (its outputs, LIKE's escape, constant keys,
+names differing in case) is engine/engine_sql.py; text order under collations,
+engine/text_order.py.  Nothing here reads the catalog or compiles for the server.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+from psycopg import errors as pg_errors
+from sqlglot import exp
+
+from .kinds import (
+    INT_DUCK_WIDTH,
+    TYPE_WIDTH,
+    by_type,
+    char_length,
+    choice_values,
+    construct_name,
+    duck_cast,
+    has_declared_scale,
+    int_width,
+    is_clock_param,
+    is_constant_int,
+    kind_of,
+    scale_of,
+    udf,
+    varchar_length,
+)
+from .runtime import refusal as _refuse
+from .sums import avg_parts, exact_quotient, float_avg, sum_typed
+from .to_char import compile_format
+
+# functions sqlglot leaves unparsed, with DuckDB's equivalent (checked against PostgreSQL)
+ENGINE_FUNCTIONS = {
+    "octet_length": "strlen",  # bytes of the UTF-8 text (the database's encoding)
+    "to_char": "pg_to_char",  # of a date or timestamp, its format's patterns (to_char.py)
+}
+
+
+# the engine variable holding the session's DateStyle while a statement runs
+DATESTYLE = "pg_datestyle"
+
+
+def _int_typed(node: exp.Expression) -> exp.Expression:
+    """Integer arithmetic computed in the type PostgreSQL gives it: both operands cast
+    to the wider one's type, so that the client engine raises where PostgreSQL raises
+    "integer out of range" (DuckDB widens ``int + constant`` to bigint, and ``int *
+    int`` past int4 would be answered, not refused).  Other arithmetic as it is."""
+    if kind_of(node.this) != "int" or kind_of(node.expression) != "int":
+        return node
+    width = int_width(node)
+    if width is None:
+        return node
+    for key in ("this", "expression"):
+        node.set(key, duck_cast(node.args[key], INT_DUCK_WIDTH[width]))
+    return node
+
+
+def _float8(node: exp.Expression) -> bool:
+    """Arithmetic PostgreSQL computes in double precision: a float8 operand, the other
+    a number (a real beside a real, or beside an integer, stays real: not here)."""
+    kinds = (kind_of(node.this), kind_of(node.expression))
+    if "float" not in kinds or not all(k in ("int", "decimal", "float") for k in kinds):
+        return False
+    return not any(
+        k == "float" and side.type is not None and side.type.is_type(exp.DataType.Type.FLOAT)
+        for k, side in zip(kinds, (node.this, node.expression), strict=True)
+    )
+
+
+def _doubles(node: exp.Expression) -> tuple[exp.Expression, exp.Expression]:
+    return duck_cast(node.this, "DOUBLE"), duck_cast(node.expression, "DOUBLE")
+
+
+def _exponent_literal(node: exp.Literal) -> exp.Expression:
+    """A numeric constant written with an exponent (``1e30``, ``2.5E-3``): numeric in
+    PostgreSQL, with the display scale its digits and exponent give; DuckDB reads it as
+    a double."""
+    parent = node.parent
+    while isinstance(parent, exp.Paren | exp.Neg):
+        parent = parent.parent
+    if isinstance(parent, exp.Binary) and "float" in (
+        kind_of(parent.this),
+        kind_of(parent.expression),
+    ):
+        return node  # beside a double precision it is one (the same double in both)
+    value = Decimal(node.name)
+    exponent = value.as_tuple().exponent
+    assert isinstance(exponent, int)
+    scale = max(0, -exponent)
+    digits = max(value.adjusted() + 1, 0) + scale
+    if digits > 38:
+        raise _refuse("a numeric constant of more than 38 digits", node)
+    plain = exp.Literal.string(format(value, "f"))
+    return duck_cast(plain, f"DECIMAL({max(digits, 1)},{scale})")
+
+
+_ROUND_SCALE_MAX = 30  # digits left for the integer part: at least 8
+
+
+def _at_scale(node: exp.Expression, scale: int) -> exp.Expression:
+    """``node``'s numeric value at ``scale`` decimals exactly (a refusal at run time where
+    the client engine's 38 digits cannot hold it at that scale)."""
+    if scale > _ROUND_SCALE_MAX:
+        raise _refuse(f"a numeric rounded to more than {_ROUND_SCALE_MAX} decimals", node)
+    # (20 integer digits where that fits in 38: beside another scale in a choice, DuckDB's
+    # common type of two DECIMAL(38, s) would round the wider scale away)
+    to = f"DECIMAL({min(38, scale + 20)},{scale})"
+    wide = exp.TryCast(this=node.copy(), to=exp.DataType.build(to, dialect="duckdb"))
+    lost = exp.and_(exp.Not(this=exp.Is(this=node.copy(), expression=exp.Null())),
+                    exp.Is(this=wide, expression=exp.Null()))  # fmt: skip
+    message = exp.Literal.string("a numeric beyond the client engine's 38 digits")
+    scaled = exp.Case(
+        ifs=[exp.If(this=lost, true=udf("error", message))], default=duck_cast(node, to)
+    )
+    scaled.meta["scale"] = scale  # (a numeric of this scale: kind_of, scale_of)
+    return scaled
+
+
+_ISO_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2}(\.\d{1,6})?)?")
+
+
+def _age(node: exp.Anonymous) -> exp.Expression:
+    """``age(a, b)`` of timestamps (a string constant in ISO form read as one): DuckDB's
+    age() subtracts field by field, borrowing from the month before as PostgreSQL's does
+    (checked against it); ``age(b)`` was made ``age(CURRENT_DATE::timestamp, b)``
+    before (residual._age_of_today).  Of a date PostgreSQL's age is the timestamptz one,
+    in the session's time zone: refused."""
+    args = node.expressions
+    if len(args) != 2:
+        raise _refuse("age() with other than two arguments", node)
+    typed = []
+    for arg in args:
+        if isinstance(arg, exp.Literal) and arg.is_string:
+            text = arg.name
+            if not _ISO_TIMESTAMP.fullmatch(text):
+                raise _refuse("age() of a string other than an ISO timestamp", node)
+            try:
+                dt.datetime.fromisoformat(text)
+            except ValueError:
+                raise _refuse("age() of a string other than an ISO timestamp", node) from None
+            typed.append(duck_cast(arg, "TIMESTAMP"))
+        elif kind_of(arg) == "timestamp":
+            typed.append(arg)
+        else:
+            raise _refuse(f"age() of a {kind_of(arg)} value", node)
+    return exp.Anonymous(this="age", expressions=typed)
+
+
+def _micro_field(field: str, node: exp.Extract) -> exp.Expression:
+    """extract(epoch | second ...): PostgreSQL's numeric, exact to the microsecond (scale
+    6; an epoch of a date: scale 0), or date_part()'s double precision of it."""
+    value = node.expression
+    if kind_of(value) == "date":  # (epoch only: a second of a date is refused before)
+        seconds = exp.IntDiv(
+            this=udf("epoch_us", duck_cast(value, "TIMESTAMP")),
+            expression=exp.Literal.number(10**6),
+        )
+        micros: exp.Expression | None = None
+    else:
+        micros = udf("epoch_us" if field == "EPOCH" else "microsecond", value)
+    if node.meta.get("pg_function") == "date_part":
+        if micros is None:
+            return duck_cast(seconds, "DOUBLE")
+        return exp.Div(this=duck_cast(micros, "DOUBLE"), expression=exp.Literal.number("1e6"))
+    if micros is None:
+        return duck_cast(seconds, "DECIMAL(38,0)")
+    return exp.Mul(
+        this=duck_cast(micros, "DECIMAL(38,0)"),
+        expression=duck_cast(exp.Literal.number("0.000001"), "DECIMAL(7,6)"),
+    )
+
+
+def _to_char(node: exp.Anonymous) -> exp.Expression:
+    """to_char(date | timestamp, 'constant format') by the client engine, as PostgreSQL
+    formats it; other arguments, and formats with patterns not reproduced, refused."""
+    args = node.expressions
+    if len(args) != 2 or kind_of(args[0]) not in ("date", "timestamp"):
+        raise _refuse("to_char() of other than a date or timestamp", node)
+    fmt = args[1]
+    if not (isinstance(fmt, exp.Literal) and fmt.is_string):
+        raise _refuse("to_char() with other than a constant format", node)
+    if compile_format(str(fmt.this)) is None:
+        raise _refuse("to_char() format pattern", node)
+    return udf("pg_to_char", duck_cast(args[0], "TIMESTAMP"), fmt)
+
+
+def _check_cast(node: exp.Cast) -> exp.Expression:
+    if is_clock_param(node):
+        return node
+    src = kind_of(node.this)
+    # a string literal, or a parameter the cast types (psycopg's %s::integer, the way
+    # SQLAlchemy sends every value): its value is given in the type cast to
+    literal = (isinstance(node.this, exp.Literal) and node.this.is_string) or isinstance(
+        node.this, exp.Placeholder
+    )
+    to = node.to
+    T = exp.DataType.Type
+    if src == "text" and not isinstance(node.this, exp.Placeholder):
+        # text read as PostgreSQL's input functions read it (DuckDB's casts take other
+        # spellings: '1e3', ' 0x10', '1_000')
+        width = TYPE_WIDTH.get(to.this)
+        if width is not None:
+            value = udf("pg_int_in", node.this, exp.Literal.number(width))
+            return duck_cast(value, INT_DUCK_WIDTH[width])
+        if to.this is T.DOUBLE:
+            return duck_cast(udf("pg_float8_text", node.this), "DOUBLE")
+    ok = {
+        # numeric to integer rounds half away from zero in both engines, double
+        # precision half to even (rint) in both
+        T.INT: ("int", "decimal", "float"),
+        T.BIGINT: ("int", "decimal", "float"),
+        T.SMALLINT: ("int", "decimal", "float"),
+        T.DECIMAL: ("int", "decimal"),
+        T.TEXT: ("text", "int", "date"),
+        T.VARCHAR: ("text", "int", "date"),
+        T.DATE: ("date", "timestamp"),
+        T.TIMESTAMP: ("date", "timestamp"),
+        T.DOUBLE: ("int", "float"),
+        T.BOOLEAN: ("bool",),
+    }[to.this]
+    if node.meta.get("numeric_out"):  # an output converted on the client (numeric_outputs)
+        return duck_cast(node.this, "VARCHAR") if src == "text" else node.this
+    if not literal and src not in ok and not isinstance(node.this, exp.Null):
+        raise _refuse(f"cast of a {src} value to {to.sql('postgres')}", node)
+    if to.this is T.DECIMAL and not to.expressions and not literal:
+        # numeric without a precision keeps every value as it is: an integer's at scale
+        # 0 (38 digits hold any bigint), a numeric's unchanged
+        if src == "int":
+            return duck_cast(node.this, "DECIMAL(38,0)")
+        if src == "decimal":
+            return node.this
+    if to.this is T.DECIMAL:
+        params = to.expressions
+        if not params or int(params[0].name) > 38:
+            raise _refuse("cast to numeric without a precision of at most 38", node)
+    n = varchar_length(to) if to.this is T.VARCHAR else None
+    source: exp.Expression = node.this
+    if src == "date" and to.this in (T.TEXT, T.VARCHAR):
+        # printed in the session's DateStyle (set on the engine by residual.run), not ISO
+        source = udf("pg_date_text", node.this, udf("getvariable", exp.Literal.string(DATESTYLE)))
+        if n is None:
+            return source
+    if n is not None:
+        # an explicit cast to varchar(n) keeps the first n characters (DuckDB's
+        # VARCHAR has no length); code points, as PostgreSQL counts them
+        unsized = duck_cast(source, "VARCHAR")
+        return udf("pg_substr3", unsized, exp.Literal.number(1), exp.Literal.number(n))
+    return node
+
+
+def _check_uniform_scale(node: exp.Expression) -> None:
+    """CASE / COALESCE / GREATEST / LEAST over numerics of different scales: PostgreSQL
+    keeps each value's own scale (``CASE WHEN c THEN 1.50 ELSE 0 END`` prints ``1.50`` or
+    ``0``), DuckDB gives every row the widest.  Refused rather than answered differently."""
+    values = choice_values(node)
+    kinds = {kind_of(b) for b in values}
+    # (a numeric constant such as 2.5 is annotated double: the branches tell the type)
+    if "decimal" not in kinds or not kinds <= {"int", "decimal"}:
+        return
+    if node.meta.get("rescaled"):
+        return  # an output whose display scale is computed beside it (scale_outputs)
+    parent = node.parent
+    while parent is not None:  # compared or ordered by, only the value counts
+        if isinstance(parent, exp.Predicate | exp.Ordered) or parent.meta.get("rescaled"):
+            return  # (a rescaled sum: its display scale is computed, see scale_outputs)
+        parent = parent.parent
+    scales = {scale_of(b) for b in values}
+    if len(scales) > 1 or None in scales:
+        raise _refuse("a choice between numerics of different scales", node)
+
+
+def _branch_selects(node: exp.Expression) -> list[exp.Select]:
+    while isinstance(node, exp.Subquery):
+        node = node.this
+    if isinstance(node, exp.SetOperation):
+        return _branch_selects(node.this) + _branch_selects(node.expression)
+    return [node] if isinstance(node, exp.Select) else []
+
+
+def _check_set_operation_scales(node: exp.SetOperation) -> None:
+    """A set operation's column of integers and numerics, or of numerics of different
+    scales: PostgreSQL keeps each value's own scale (``SELECT 5 UNION SELECT 1.50``
+    prints ``5`` and ``1.50``), DuckDB gives every row the widest.  Refused rather than
+    answered differently, unless only compared (IN, EXISTS, ...)."""
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, exp.Predicate):
+            return
+        parent = parent.parent
+    selects = _branch_selects(node)
+    for column in zip(*(s.expressions for s in selects), strict=False):
+        values = [e.unalias() for e in column if not isinstance(e.unalias(), exp.Null)]
+        kinds = {kind_of(v) for v in values}
+        if "decimal" not in kinds or not kinds <= {"int", "decimal"}:
+            continue
+        scales = {scale_of(v) for v in values}
+        if len(scales) > 1 or None in scales:
+            raise _refuse("a set operation's column of numerics of different scales", node)
+
+
+# -- the rewrites, one per node type -----------------------------------------------------
+# Each takes one node of the annotated, qualified tree (its children already rewritten)
+# and gives what DuckDB must compute to answer what PostgreSQL answers: the node itself,
+# changed in place or checked, or a replacement.  A check that refuses raises.
+
+
+def _division(node: exp.Div) -> exp.Expression:
+    if node.meta.get("avg"):  # aggregate.py's avg parts
+        return exact_quotient(node.this, node.expression, node)
+    a, b = kind_of(node.this), kind_of(node.expression)
+    if node.this.find(exp.Placeholder) or node.expression.find(exp.Placeholder):
+        raise _refuse("division by a parameter (its type decides the division)", node)
+    if a == "int" and b == "int":
+        # truncated toward zero, in the operands' common type (INT_MIN / -1 overflows)
+        return _int_typed(exp.IntDiv(this=node.this, expression=node.expression))
+    if _float8(node):
+        return udf("pg_float8_div", *_doubles(node))
+    if "float" in (a, b) and a in ("int", "decimal", "float") and b in ("int", "decimal", "float"):
+        divisor = exp.Case(
+            ifs=[
+                exp.If(
+                    this=exp.EQ(this=node.expression.copy(), expression=exp.Literal.number(0)),
+                    true=udf("error", exp.Literal.string("division by zero")),
+                )
+            ],
+            default=node.expression,
+        )
+        return exp.Div(this=node.this, expression=divisor)
+    if a in ("int", "decimal") and b in ("int", "decimal"):
+        return exact_quotient(node.this, node.expression, node)
+    raise _refuse(f"division of {a} by {b}", node)
+
+
+def _modulo(node: exp.Mod) -> exp.Expression:
+    # exact in both engines, the dividend's sign, the larger scale of the two (a zero
+    # divisor raises in both); a float's is refused (PostgreSQL has none)
+    if kind_of(node.this) in ("int", "decimal") and kind_of(node.expression) in ("int", "decimal"):
+        return _int_typed(node)
+    raise _refuse("modulo of other than integers and numerics", node)
+
+
+_FLOAT8_OPERATORS: dict[type[exp.Expression], str] = {
+    exp.Add: "add",
+    exp.Sub: "sub",
+    exp.Mul: "mul",
+}
+
+
+def _arithmetic(node: exp.Add | exp.Sub | exp.Mul) -> exp.Expression:
+    if _float8(node):
+        return udf(f"pg_float8_{_FLOAT8_OPERATORS[type(node)]}", *_doubles(node))
+    return _int_typed(node)
+
+
+def _negation(node: exp.Neg) -> exp.Expression:
+    if kind_of(node.this) == "int" and not is_constant_int(node):
+        width = int_width(node.this)
+        if width is not None:  # DuckDB widens -x; PostgreSQL's -x of INT_MIN overflows
+            zero = duck_cast(exp.Literal.number(0), INT_DUCK_WIDTH[width])
+            return exp.Sub(this=zero, expression=duck_cast(node.this, INT_DUCK_WIDTH[width]))
+    return node
+
+
+# (each node is rewritten once, children first: a wrapper built here is not revisited)
+def _wrapped_aggregate(node: exp.Window | exp.Filter) -> exp.Expression:
+    if isinstance(node.this, exp.Sum):
+        # the sum's typing wraps the window or filtered sum, not the sum alone
+        return sum_typed(node.this, node)
+    if isinstance(node.this, exp.Avg):
+        return exact_quotient(*avg_parts(node), node)
+    return node
+
+
+def _sum(node: exp.Sum) -> exp.Expression:
+    if isinstance(node.parent, exp.Window | exp.Filter):
+        return node  # typed with its wrapper
+    return sum_typed(node, node)
+
+
+def _avg(node: exp.Avg) -> exp.Expression:
+    if isinstance(node.parent, exp.Window | exp.Filter):
+        return node  # divided with its wrapper
+    if kind_of(node.this) == "float":
+        return float_avg(node)
+    return exact_quotient(*avg_parts(node), node)
+
+
+def _nullif(node: exp.Nullif) -> exp.Expression:
+    # PostgreSQL returns the first argument promoted to the comparison's common type;
+    # DuckDB keeps the first argument's own
+    first, wider = kind_of(node.this), kind_of(node)
+    if first != wider and first in ("int", "decimal"):
+        node.set("this", duck_cast(node.this, "DOUBLE" if wider == "float" else "DECIMAL(38,0)"))
+    return node
+
+
+def _array_agg(node: exp.ArrayAgg) -> exp.Expression:
+    arg = node.this.this if isinstance(node.this, exp.Order) else node.this
+    kind = kind_of(arg)
+    if char_length(arg) is not None:
+        raise _refuse("array_agg() of char(n) (its elements are padded)", node)
+    if kind == "decimal" and not (isinstance(arg, exp.Column) and has_declared_scale(arg)):
+        # (an element keeps its own display scale; a column's is its declared one)
+        raise _refuse("array_agg() of numerics other than a numeric(p,s) column", node)
+    if kind not in ("int", "decimal", "text", "date", "timestamp", "bool"):
+        raise _refuse(f"array_agg() of a {kind} value", node)
+    return node
+
+
+def _choice(node: exp.Expression) -> exp.Expression:
+    _check_uniform_scale(node)
+    return node
+
+
+def _set_operation(node: exp.SetOperation) -> exp.Expression:
+    _check_set_operation_scales(node)
+    return node
+
+
+def _text_function(node: exp.Expression) -> exp.Expression:
+    if kind_of(node.this) != "text":
+        raise _refuse(f"{construct_name(node)} of a non-text value", node)
+    return node
+
+
+def _function_call(node: exp.Anonymous) -> exp.Expression:
+    name = node.name.lower()
+    if name == "age":
+        return _age(node)
+    if name == "to_char":
+        return _to_char(node)
+    if name in ENGINE_FUNCTIONS:
+        args = node.expressions
+        if len(args) != 1 or kind_of(args[0]) != "text" or char_length(args[0]) is not None:
+            # (char(n) arrives unpadded; PostgreSQL counts its padding's bytes)
+            raise _refuse(f"{name}() of other than one text value", node)
+        return duck_cast(udf(ENGINE_FUNCTIONS[name], args[0]), "INTEGER")
+    return node
+
+
+def _interval(node: exp.Interval) -> exp.Expression:
+    if node.unit is None:
+        return node
+    # INTERVAL '1' MON is how sqlglot writes PostgreSQL's '1 mon', a unit DuckDB's syntax
+    # lacks and its interval input reads
+    return duck_cast(exp.Literal.string(f"{node.this.name} {node.unit.name}"), "INTERVAL")
+
+
+def _concat(node: exp.Concat) -> exp.Expression:
+    for arg in node.expressions:
+        if kind_of(arg) not in ("text", "int") and not isinstance(arg, exp.Null):
+            raise _refuse("concat() of other than text or integers", node)
+    return node
+
+
+def _case_mapped(node: exp.Lower | exp.Upper) -> exp.Expression:
+    return udf("pg_" + type(node).__name__.lower(), node.this)
+
+
+def _regex_match(node: exp.RegexpLike) -> exp.Expression:  # a portable one (literal_regexes)
+    if kind_of(node.this) != "text":
+        raise _refuse("~ of a non-text value", node)
+    # 's': '.' matches a newline too, as in PostgreSQL's default (not newline-sensitive) mode
+    return udf("regexp_matches", node.this, node.expression, exp.Literal.string("s"))
+
+
+def _reverse(node: exp.Reverse) -> exp.Expression:
+    if kind_of(node.this) != "text":
+        raise _refuse("reverse() of a non-text value", node)
+    return udf("pg_reverse", node.this)  # code points (DuckDB's: graphemes)
+
+
+def _sign_ceil_floor(node: exp.Sign | exp.Ceil | exp.Floor) -> exp.Expression:
+    kind = kind_of(node.this)
+    if len([a for a in node.args.values() if a is not None]) != 1:
+        raise _refuse(f"{construct_name(node)} with more than one argument", node)
+    # PostgreSQL: sign/ceil/floor of a numeric are numeric (scale 0), of an integer or a
+    # double precision double precision (DuckDB keeps an integer's type).  DuckDB's
+    # ceil/floor of a DECIMAL(p,s) are DECIMAL(p,0) already; its sign a TINYINT.  (Not
+    # DECIMAL(38,0): beside a scaled value in a choice, no digit would be left for its
+    # fraction.)
+    if kind == "decimal":
+        return duck_cast(node, "DECIMAL(1,0)") if isinstance(node, exp.Sign) else node
+    if kind in ("int", "float"):
+        return duck_cast(node, "DOUBLE")
+    raise _refuse(f"{construct_name(node)} of a non-number", node)
+
+
+def _like(node: exp.Like | exp.ILike) -> exp.Expression:
+    n = char_length(node.this)
+    if n is not None:  # char(n) LIKE matches the padded value, as PostgreSQL does
+        pad = (exp.Literal.number(n), exp.Literal.string(" "))
+        node.set("this", udf("rpad", node.this, *pad))
+    return node
+
+
+def _ilike(node: exp.ILike) -> exp.Expression:
+    _like(node)  # (the padding of char(n), as LIKE)
+    return exp.Like(  # NOT ILIKE's negation kept (it is an argument, not a node)
+        this=udf("pg_lower", node.this),
+        expression=udf("pg_lower", node.expression),
+        negate=node.args.get("negate"),
+    )
+
+
+def _substring(node: exp.Substring) -> exp.Expression:
+    args = [node.this, node.args.get("start") or exp.Literal.number(1)]
+    if node.args.get("length") is not None:
+        args.append(node.args["length"])
+    return udf(f"pg_substr{len(args)}", *args)
+
+
+def _extract(node: exp.Extract) -> exp.Expression:
+    field = node.this.name.upper()
+    if kind_of(node.expression) not in ("date", "timestamp"):
+        raise _refuse("extract of other than a date or timestamp", node)
+    if field in ("HOUR", "MINUTE", "SECOND") and kind_of(node.expression) == "date":
+        raise pg_errors.FeatureNotSupported(  # as PostgreSQL raises it
+            f'unit "{field.lower()}" not supported for type date'
+        )
+    if field in ("EPOCH", "SECOND"):
+        return _micro_field(field, node)
+    part = exp.Anonymous(
+        this="date_part", expressions=[exp.Literal.string(field.lower()), node.expression]
+    )
+    if node.meta.get("pg_function") == "date_part":
+        return duck_cast(part, "DOUBLE")
+    return duck_cast(part, "DECIMAL(18,0)")
+
+
+def _date_trunc(node: exp.TimestampTrunc) -> exp.Expression:
+    if kind_of(node.this) == "date":
+        # PostgreSQL's date_trunc(unit, date) is the timestamptz one, of the date's
+        # midnight in the session's time zone: so computed in the engine, its time zone
+        # set to the session's (see residual.run)
+        local = duck_cast(duck_cast(node.this, "TIMESTAMP"), "TIMESTAMPTZ")
+        return exp.TimestampTrunc(this=local, unit=node.args["unit"])
+    if kind_of(node.this) != "timestamp":
+        raise _refuse("date_trunc of other than a date or timestamp", node)
+    return node
+
+
+def _round_trunc(node: exp.Round | exp.Trunc) -> exp.Expression:
+    digits = node.args.get("decimals")
+    name = "round" if isinstance(node, exp.Round) else "trunc"
+    if kind_of(node.this) == "float" and digits is None:
+        # round: half to even, as rint() (DuckDB's: away); trunc: the same in both
+        return udf("pg_rint", node.this) if name == "round" else node
+    if kind_of(node.this) != "decimal":
+        raise _refuse(f"{name} of other than a numeric", node)
+    if digits is not None and not is_constant_int(digits):
+        raise _refuse(f"{name} to other than a constant scale", node)
+    # half away from zero (round), toward zero (trunc), a negative scale to tens,
+    # hundreds...: the same in both engines.  PostgreSQL's result has the scale asked
+    # for, DuckDB's keeps a smaller one of its argument
+    scale = 0 if digits is None else int(digits.sql())
+    return _at_scale(node, scale) if scale > 0 else node
+
+
+def _text_concatenation(node: exp.DPipe) -> exp.Expression:
+    kinds = [kind_of(node.this), kind_of(node.expression)]
+    for key, other in (("this", kinds[1]), ("expression", kinds[0])):
+        if isinstance(node.args[key], exp.Placeholder) and other == "text":
+            # a parameter beside text is text, its value printed as PostgreSQL prints it
+            # ('%%' || %s || '%%': a LIKE pattern built around a value)
+            node.set(key, duck_cast(node.args[key], "VARCHAR"))
+            kinds = ["text", "text"]
+    if "text" not in kinds or any(k not in ("text", "int") for k in kinds):
+        raise _refuse("|| of other than text and integers", node)
+    for key, kind in zip(("this", "expression"), kinds, strict=True):
+        if kind == "int":  # text || 5 is text || '5' (integers print alike in both)
+            node.set(key, duck_cast(node.args[key], "VARCHAR"))
+    return node
+
+
+def _literal(node: exp.Literal) -> exp.Expression:
+    if not node.is_string and "e" in node.name.lower():
+        return _exponent_literal(node)
+    return node
+
+
+def _abs(node: exp.Abs) -> exp.Expression:
+    if kind_of(node.this) not in ("int", "decimal", "float"):
+        raise _refuse("abs of a non-number", node)
+    return node
+
+
+def _text_measure(node: exp.Length | exp.StrPosition) -> exp.Expression:
+    if kind_of(node.this) != "text":
+        raise _refuse(f"{node.sql_name().lower()} of a non-text value", node)
+    return duck_cast(node, "INTEGER")  # PostgreSQL's are integer, DuckDB's bigint
+
+
+# text functions DuckDB computes as PostgreSQL does, of text only
+_TEXT_FUNCTIONS = (exp.Left, exp.Right, exp.Pad, exp.Replace, exp.SplitPart, exp.Repeat,
+                   exp.Trim, exp.StartsWith, exp.MD5)  # fmt: skip
+
+# The rewrite of each node type, found by the node's class or its nearest base class
+# listed (:func:`kinds.by_type`: a UNION is a SetOperation, a TryCast a Cast); a node of a
+# type not listed is computed alike by both engines.
+TRANSFORMS: dict[type[exp.Expression], Callable[[Any], exp.Expression]] = {
+    exp.Div: _division,
+    exp.Mod: _modulo,
+    exp.Add: _arithmetic,
+    exp.Sub: _arithmetic,
+    exp.Mul: _arithmetic,
+    exp.Neg: _negation,
+    exp.Window: _wrapped_aggregate,
+    exp.Filter: _wrapped_aggregate,
+    exp.Sum: _sum,
+    exp.Avg: _avg,
+    exp.Nullif: _nullif,
+    exp.ArrayAgg: _array_agg,
+    exp.Case: _choice,
+    exp.Coalesce: _choice,
+    exp.Greatest: _choice,
+    exp.Least: _choice,
+    exp.SetOperation: _set_operation,
+    **dict.fromkeys(_TEXT_FUNCTIONS, _text_function),
+    exp.Anonymous: _function_call,
+    exp.Interval: _interval,
+    exp.Concat: _concat,
+    exp.Lower: _case_mapped,
+    exp.Upper: _case_mapped,
+    exp.RegexpLike: _regex_match,
+    exp.Reverse: _reverse,
+    exp.Sign: _sign_ceil_floor,
+    exp.Ceil: _sign_ceil_floor,
+    exp.Floor: _sign_ceil_floor,
+    exp.Like: _like,
+    exp.ILike: _ilike,
+    exp.Substring: _substring,
+    exp.Extract: _extract,
+    exp.TimestampTrunc: _date_trunc,
+    exp.Round: _round_trunc,
+    exp.Trunc: _round_trunc,
+    exp.DPipe: _text_concatenation,
+    exp.Cast: _check_cast,
+    exp.Literal: _literal,
+    exp.Abs: _abs,
+    exp.Length: _text_measure,
+    exp.StrPosition: _text_measure,
+}
+
+
+def rewrite_node(node: exp.Expression) -> exp.Expression:
+    """One node of the annotated, qualified tree, as DuckDB must compute it to answer
+    what PostgreSQL answers (see the module's docstring)."""
+    transform = by_type(TRANSFORMS, node)
+    return node if transform is None else transform(node)
+
+
+def rewrite_bottom_up(tree: exp.Expression) -> exp.Expression:
+    """:func:`rewrite_node` on every node, children before their parent, so that a rewritten
+    node's arguments are rewritten too (``length(lower(x))``: both PostgreSQL's).  A
+    replacement keeps the replaced node's type, which the parent's rewrite reads."""
+    for node in reversed(list(tree.dfs())):
+        assert isinstance(node, exp.Expression)
+        # where it hangs, taken before the rewrite (a wrapper built around the node
+        # becomes its parent)
+        parent, arg_key, index = node.parent, node.arg_key, node.index
+        new = rewrite_node(node)
+        if new is node:
+            continue
+        if new.type is None or new.type.is_type(exp.DataType.Type.UNKNOWN):
+            new.type = node.type
+        if node is tree:
+            tree = new
+        elif parent is not None and arg_key is not None:
+            parent.set(arg_key, new, index)
+    return tree

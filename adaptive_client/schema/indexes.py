@@ -1,0 +1,117 @@
+"""CREATE INDEX and DROP INDEX through the client.
+
+``CREATE INDEX`` builds a B-tree over the Eq onion columns (serving ``=`` once they are
+at DET) and, when every indexed column has one, a second over the Ord onion columns
+(serving ranges and ORDER BY once they are at OPE).  Peels rewrite values in place, so
+the indexes stay valid.  A UNIQUE index is enforced over the key columns' DET
+ciphertexts (injective): an Eq onion still at RND is re-encrypted to DET first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+from psycopg import sql
+from sqlglot import exp
+
+from ..adapt import range_indexes
+from ..adapt.onion_storage import bump_epoch
+from ..catalog.metadata import Catalog, IndexMeta, TableMeta
+from ..catalog.onions import Onion
+from ..catalog.tablespec import dropped_objects, key_column
+from ..errors import DuplicateTable, LayerFloorViolation, UndefinedTable, UnsupportedQuery
+from .alter import reencrypt
+
+
+def _rewrite_sealed(conn: psycopg.Connection[Any], catalog: Catalog, meta: TableMeta) -> None:
+    range_indexes.sync(conn, catalog, meta)
+    catalog.write_table(conn, meta, new=False)
+    bump_epoch(conn)
+
+
+def create_index(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Create) -> None:
+    index = stmt.this
+    assert isinstance(index, exp.Index)
+    table = index.args.get("table")
+    params = index.args.get("params")
+    if table is None or params is None:
+        raise UnsupportedQuery("CREATE INDEX needs ON table (columns)", "CREATE INDEX")
+    meta = catalog.table(table.name)
+    cols: list[str] = []
+    for e in params.args.get("columns") or []:
+        node = e.this if isinstance(e, exp.Ordered) else e
+        if not isinstance(node, exp.Column):
+            raise UnsupportedQuery("only indexes over plain columns are supported", "CREATE INDEX")
+        cols.append(meta.column(node.name).name)
+    iname = index.name.lower() if index.name else f"{meta.name}_{'_'.join(cols)}_idx"
+    if any(i.name == iname for i in meta.indexes):
+        if stmt.args.get("exists"):
+            return
+        raise DuplicateTable(f'relation "{iname}" already exists')
+    unique = bool(stmt.args.get("unique"))
+    anon = catalog.anon_index(meta.name, iname)
+    if unique:
+        for c in cols:
+            eq_oc = meta.column(c).onions.get(Onion.EQ)
+            if eq_oc is not None and eq_oc.layer == "RND" and eq_oc.floor == "RND":
+                raise LayerFloorViolation(
+                    f"UNIQUE index on {meta.name}.{c}: needs its Eq onion at DET, "
+                    "below its floor RND"
+                )
+            if eq_oc is not None and eq_oc.layer == "RND":
+                # uniqueness is enforced over DET ciphertexts: the onion goes to DET now,
+                # as ADD CONSTRAINT ... UNIQUE takes it (alter.py)
+                reencrypt(conn, meta, meta.column(c), Onion.EQ, layer="DET")
+    if unique:
+        targets = [[key_column(meta, c) for c in cols]]
+    else:
+        targets = []
+        eq = [
+            meta.column(c).onions.get(Onion.EQ) or meta.column(c).onions.get(Onion.SINGLE)
+            for c in cols
+        ]
+        if all(eq):
+            targets.append([o for o in eq if o])
+        ords = [meta.column(c).onions.get(Onion.ORD) for c in cols]
+        if all(ords):
+            targets.append([o for o in ords if o])
+        if not targets:
+            raise UnsupportedQuery(
+                f"index {iname}: its columns share no onion to index", "CREATE INDEX"
+            )
+    for i, onion_cols in enumerate(targets):
+        conn.execute(
+            sql.SQL("CREATE {} INDEX {} ON {} ({})").format(
+                sql.SQL("UNIQUE") if unique else sql.SQL(""),
+                sql.Identifier(f"{anon}_{i}"),
+                sql.Identifier(meta.anon),
+                sql.SQL(", ").join(sql.Identifier(o.anon) for o in onion_cols),
+            )
+        )
+    meta.indexes.append(IndexMeta(iname, anon, cols, unique))
+    _rewrite_sealed(conn, catalog, meta)
+
+
+def drop_index(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Drop) -> None:
+    named = dropped_objects(stmt)
+    if len(named) != 1:
+        raise UnsupportedQuery("DROP INDEX of several indexes at once", "DROP INDEX")
+    iname = named[0].name.lower()
+    for meta in catalog.tables.values():
+        for idx in meta.indexes:
+            if idx.name == iname:
+                rows = conn.execute(
+                    "SELECT indexname FROM pg_indexes WHERE tablename = %s AND indexname LIKE %s",
+                    (meta.anon, idx.anon + "_%"),
+                ).fetchall()
+                for (n,) in rows:
+                    conn.execute(sql.SQL("DROP INDEX {}").format(sql.Identifier(n)))
+                meta.indexes.remove(idx)
+                _rewrite_sealed(conn, catalog, meta)
+                return
+    if not stmt.args.get("exists"):
+        raise UndefinedTable(f'index "{iname}" does not exist')
+
+
+__all__ = ["create_index", "drop_index"]

@@ -1,0 +1,125 @@
+"""Sequences created on their own: ``CREATE SEQUENCE``, ``DROP SEQUENCE``, and columns
+whose default is ``nextval('name'::regclass)`` -- how ``pg_dump`` writes a serial column.
+
+The server holds the sequence under a keyed name (its values are what a serial column's
+are: the count of rows drawn, nothing of the data); the name and the columns that draw
+from it live in the sealed metadata (``SequenceMeta``).  A column defaulting to it draws
+its values as a serial column does (``defaults``: the client draws, then encrypts).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg import sql
+from sqlglot import exp
+
+from ..catalog.defaults import Runtime
+from ..catalog.keys import new_key
+from ..catalog.metadata import Catalog, SequenceMeta
+from ..catalog.tablespec import numbered_options
+from ..errors import DuplicateTable, UndefinedTable, UnsupportedQuery
+
+# CREATE SEQUENCE options sqlglot reads into SequenceProperties: (argument, SQL words)
+_NUMBERED = (
+    ("increment", "INCREMENT BY"),
+    ("minvalue", "MINVALUE"),
+    ("maxvalue", "MAXVALUE"),
+    ("start", "START WITH"),
+    ("cache", "CACHE"),
+)
+_WORDS = frozenset({"NO MINVALUE", "NO MAXVALUE", "CYCLE", "NO CYCLE", "NO CACHE"})
+_TYPES = {"SMALLINT": "smallint", "INT": "integer", "BIGINT": "bigint"}
+
+
+def _options(stmt: exp.Create) -> list[str]:
+    """The sequence's options as SQL of numbers and keywords only (nothing else reaches
+    the server)."""
+    out = []
+    as_type = stmt.args.get("expression")
+    if isinstance(as_type, exp.DataType):
+        name = _TYPES.get(as_type.this.name)
+        if name is None:
+            raise pg_errors.InvalidParameterValue(
+                "sequence type must be smallint, integer, or bigint"
+            )
+        out.append(f"AS {name}")
+    props = stmt.args.get("properties")
+    for prop in props.expressions if props is not None else []:
+        if not isinstance(prop, exp.SequenceProperties):
+            raise UnsupportedQuery(f"sequence option {prop.sql('postgres')}", "CREATE SEQUENCE")
+        out += numbered_options(prop, _NUMBERED, "sequence")
+        for option in prop.args.get("options") or []:
+            word = " ".join(option.name.upper().split())
+            if word not in _WORDS:
+                raise UnsupportedQuery(f"sequence option {word}", "CREATE SEQUENCE")
+            out.append(word)
+        if prop.args.get("owned") is not None:
+            raise UnsupportedQuery("CREATE SEQUENCE ... OWNED BY", "OWNED BY")
+    return out
+
+
+def create(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Create) -> None:
+    name = stmt.this.name.lower()
+    if catalog.has_relation(name):
+        if stmt.args.get("exists"):
+            return
+        raise DuplicateTable(f'relation "{name}" already exists')
+    # a name of its own for each sequence ever created (as for a serial column's)
+    anon = catalog.root.anonymize("sequence", name, new_key(8).hex())
+    conn.execute(
+        sql.SQL("CREATE SEQUENCE {} {}").format(
+            sql.Identifier(anon), sql.SQL(" ".join(_options(stmt)))
+        )
+    )
+    meta = SequenceMeta(name, anon)
+    catalog.write_table(conn, meta, new=True)
+    catalog.sequences[name] = meta
+
+
+def drop(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Drop, runtime: Runtime) -> None:
+    named = stmt.args.get("tables") or [stmt.this]
+    for table in named:
+        _drop_one(conn, catalog, table.name.lower(), stmt, runtime)
+
+
+def _drop_one(
+    conn: psycopg.Connection[Any], catalog: Catalog, name: str, stmt: exp.Drop, runtime: Runtime
+) -> None:
+    meta = catalog.sequences.get(name)
+    if meta is None:
+        if stmt.args.get("exists"):
+            return
+        if catalog.has_relation(name):
+            raise pg_errors.WrongObjectType(f'"{name}" is not a sequence')
+        raise UndefinedTable(f'sequence "{name}" does not exist')
+    users = [
+        f"default value for column {col.name} of table {table.name}"
+        for table in catalog.tables.values()
+        for col in table.columns.values()
+        if col.sequence_anon == meta.anon
+    ]
+    if users:
+        if stmt.args.get("cascade"):
+            raise UnsupportedQuery("DROP SEQUENCE ... CASCADE of a column's default", "CASCADE")
+        raise pg_errors.DependentObjectsStillExist(
+            f"cannot drop sequence {name} because other objects depend on it\n"
+            f"DETAIL:  {users[0]} depends on sequence {name}"
+        )
+    conn.execute(sql.SQL("DROP SEQUENCE {}").format(sql.Identifier(meta.anon)))
+    catalog.delete_table(conn, meta)
+    del catalog.sequences[name]
+    runtime.reset(meta.anon)
+
+
+def named(catalog: Catalog, name: str) -> SequenceMeta:
+    """The sequence a column's ``DEFAULT nextval('name')`` draws from (42P01 if none)."""
+    meta = catalog.sequences.get(name.lower().removeprefix("public."))
+    if meta is None:
+        raise UndefinedTable(f'relation "{name}" does not exist')
+    return meta
+
+
+__all__ = ["create", "drop", "named"]

@@ -1,0 +1,2 @@
+"""The application's SQL text before any rewrite: statements split, placeholders, session
+commands recognised."""
