@@ -187,13 +187,14 @@ def server_version(conn: psycopg.Connection[Any], collation: Collation) -> str |
 
 # The database's default collation, for what a statement compiled on the client orders
 # without any column to say (text constants: PostgreSQL gives them the default collation).
-# Set by the connection around a compilation: a function, so it is read only when needed.
+# Set around a compilation from its Settings (compile/settings.py): a function, so it is
+# read only when needed.
 DATABASE_COLLATION: ContextVar[Callable[[], Collation] | None] = ContextVar(
     "DATABASE_COLLATION", default=None
 )
 
 
-# Resolves ``COLLATE "name"`` in a query to a collation: set by the connection around a
+# Resolves ``COLLATE "name"`` in a query to a collation: set from the Settings around a
 # compilation (without it, only "C" and "POSIX" are known).
 COLLATION_NAMED: ContextVar[Callable[[str], Collation] | None] = ContextVar(
     "COLLATION_NAMED", default=None
@@ -545,7 +546,7 @@ def database_case_mapping(conn: psycopg.Connection[Any]) -> CaseMapping:
 
 
 # The database's case mapping, for lower / upper / ILIKE evaluated on the client: set by
-# the connection around a compilation, as DATABASE_COLLATION.
+# the Settings around a compilation, as DATABASE_COLLATION.
 DATABASE_CASE_MAPPING: ContextVar[Callable[[], CaseMapping] | None] = ContextVar(
     "DATABASE_CASE_MAPPING", default=None
 )
