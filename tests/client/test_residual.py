@@ -14,8 +14,9 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client.compile import engine, output_names, split
+from adaptive_client.compile import output_names, split
 from adaptive_client.compile.statements import compile_statement
+from adaptive_client.engine import runtime as engine
 from adaptive_client.errors import ConfigError, RowCapExceeded, UnsupportedQuery
 from adaptive_client.syntax import sqltext
 

@@ -1,42 +1,15 @@
-"""The client engine's dialect (engine/transforms.py and the modules beside it) stands
-below the compiler: it imports nothing that compiles for the server.  Its tables of
-per-node rewrites find a node's entry by the node's class or its nearest base class."""
+"""The client engine's dialect (engine/transforms.py and the modules beside it): its tables
+of per-node rewrites find a node's entry by the node's class or its nearest base class.
+(That the engine imports nothing of the compiler is the layer contract's, checked in
+tests/test_architecture.py.)"""
 
 from __future__ import annotations
-
-import ast
-from pathlib import Path
 
 import sqlglot
 from sqlglot import exp
 
-from adaptive_client import rewrite
 from adaptive_client.engine.kinds import by_type, kind_of
 from adaptive_client.engine.transforms import TRANSFORMS, rewrite_node
-
-# the client engine's modules, and the compiler's that they must not import
-ENGINE = ["engine", "held", "numeric", "order_bytes", "to_char", "kinds", "sums",
-          "transforms", "engine_sql", "engine_types", "text_order"]  # fmt: skip
-COMPILE = {"compiler", "statements", "split", "aggregate", "late", "eager", "residual",
-           "precomputed", "plan", "allowed", "output_names", "scope", "constants",
-           "comparands", "projection", "select", "client_aggregate", "insert",
-           "update_delete", "writes", "row_keys", "ordering", "relations",
-           "settings"}  # fmt: skip
-
-
-def _imported(module: str) -> set[str]:
-    """The sibling modules ``module`` imports, wherever the import is written."""
-    tree = ast.parse((Path(rewrite.__file__).parent / f"{module}.py").read_text())
-    out: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            out |= {node.module} if node.module else {a.name for a in node.names}
-    return out
-
-
-def test_the_engine_imports_nothing_of_the_compiler() -> None:
-    for module in ENGINE:
-        assert not _imported(module) & COMPILE, module
 
 
 def test_a_node_finds_its_base_class_rewrite() -> None:
