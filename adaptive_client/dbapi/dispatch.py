@@ -33,6 +33,7 @@ from ..errors import (
     UnsupportedQuery,
 )
 from ..schema import ddl, maintenance, server_commands, typeddl
+from ..schema.context import DdlContext
 from ..stats import STATS
 from ..syntax.sqltext import parse as parse_sql
 from ..syntax.sqltext import session_command, split_statements
@@ -369,7 +370,7 @@ def _ddl(conn: Session, stmt: exp.Expression) -> None:
         # decide IF [NOT] EXISTS and name clashes on the committed catalog, not on one
         # another client's DDL notification has not reached yet
         conn.catalog.refresh(conn.control)
-    work = ddl.statement(conn.pg, conn.catalog, conn.config, conn.runtime, stmt)
+    work = ddl.statement(DdlContext(conn.pg, conn.catalog, conn.config, conn.runtime), stmt)
     conn.direct.schema_changed()
     if conn.pg.autocommit:
         try:

@@ -22,8 +22,6 @@ from sqlglot import exp
 from ..adapt import ondemand, range_indexes
 from ..adapt.onion_storage import add_onion_columns, bump_epoch, set_not_null
 from ..catalog import checks, defaults, foreign_keys, precomputed, recipes, views
-from ..catalog.config import Config
-from ..catalog.defaults import Runtime
 from ..catalog.metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from ..catalog.onions import TAGS, Cap, Onion, capabilities, layer_index
 from ..catalog.tablespec import (
@@ -38,15 +36,11 @@ from ..compile.needs import BuildNeed
 from ..errors import DuplicateTable, LayerFloorViolation, UnsupportedQuery
 from ..values.encodings import TEXT_TYPES
 from .columns import build_column, create_sequence
+from .context import DdlContext
 
 
-def alter_table(
-    conn: psycopg.Connection[Any],
-    catalog: Catalog,
-    config: Config,
-    runtime: Runtime,
-    stmt: exp.Alter,
-) -> None:
+def alter_table(ctx: DdlContext, stmt: exp.Alter) -> None:
+    conn, catalog = ctx.conn, ctx.catalog
     name = stmt.this.name.lower()
     if not catalog.has_table(name):
         if stmt.args.get("exists"):
@@ -58,7 +52,7 @@ def alter_table(
     precomputed.refuse_alter(meta, stmt.args.get("actions") or [])
     for action in stmt.args.get("actions") or []:
         if isinstance(action, exp.ColumnDef):
-            _add_column(conn, catalog, config, runtime, meta, action)
+            _add_column(ctx, meta, action)
         elif isinstance(action, exp.Drop) and str(action.args.get("kind")).upper() == "COLUMN":
             drop_column(conn, catalog, meta, action)
         elif isinstance(action, exp.Drop) and str(action.args.get("kind")).upper() == "CONSTRAINT":
@@ -68,7 +62,7 @@ def alter_table(
         elif isinstance(action, exp.AlterRename):
             meta = _rename_table(conn, catalog, meta, action.this.name.lower())
         elif isinstance(action, exp.AlterColumn):
-            _alter_column(conn, catalog, config, meta, action)
+            _alter_column(ctx, meta, action)
         elif isinstance(action, exp.AddConstraint):
             for c in action.expressions:
                 inner = c.expressions if isinstance(c, exp.Constraint) else [c]
@@ -154,14 +148,8 @@ def _tag_check(conn: psycopg.Connection[Any], meta: TableMeta, oc: OnionColumn) 
 # -- actions ---------------------------------------------------------------------------------
 
 
-def _add_column(
-    conn: psycopg.Connection[Any],
-    catalog: Catalog,
-    config: Config,
-    runtime: Runtime,
-    meta: TableMeta,
-    cd: exp.ColumnDef,
-) -> None:
+def _add_column(ctx: DdlContext, meta: TableMeta, cd: exp.ColumnDef) -> None:
+    conn, catalog, runtime = ctx.conn, ctx.catalog, ctx.runtime
     cname = cd.name.lower()
     if cname in meta.columns:
         if cd.args.get("exists"):
@@ -180,11 +168,11 @@ def _add_column(
     spec.pk, spec.uniques = list(meta.primary_key), [(None, u) for u in meta.unique_keys.values()]
     shared = foreign_keys.shared_keys(catalog, spec, meta.name)
     taken = {oc.anon for c in meta.columns.values() for oc in c.onions.values()}
-    col = build_column(conn, catalog, config, spec, cname, set(), shared, taken)
+    col = build_column(conn, catalog, ctx.config, spec, cname, set(), shared, taken)
     meta.columns[cname] = col
     add_onion_columns(conn, meta, col)
     if cname in spec.sequences:
-        create_sequence(conn, meta, col, spec.sequences[cname], runtime)
+        create_sequence(ctx, meta, col, spec.sequences[cname])
     if col.has_default:
         token = defaults.RUNTIME.set(runtime)
         try:
@@ -326,16 +314,11 @@ def _rename_table(
     return meta
 
 
-def _alter_column(
-    conn: psycopg.Connection[Any],
-    catalog: Catalog,
-    config: Config,
-    meta: TableMeta,
-    action: exp.AlterColumn,
-) -> None:
+def _alter_column(ctx: DdlContext, meta: TableMeta, action: exp.AlterColumn) -> None:
+    conn = ctx.conn
     col = meta.column(action.this.name)
     if action.args.get("dtype") is not None:
-        _alter_type(conn, catalog, config, meta, col, action)
+        _alter_type(ctx, meta, col, action)
     elif action.args.get("allow_null") is not None:
         if action.args["allow_null"]:
             if col.name in meta.primary_key:
@@ -366,16 +349,10 @@ def _alter_column(
         )
 
 
-def _alter_type(
-    conn: psycopg.Connection[Any],
-    catalog: Catalog,
-    config: Config,
-    meta: TableMeta,
-    col: ColumnMeta,
-    action: exp.AlterColumn,
-) -> None:
+def _alter_type(ctx: DdlContext, meta: TableMeta, col: ColumnMeta, action: exp.AlterColumn) -> None:
     """ALTER COLUMN ... TYPE: every value decrypted, converted as PostgreSQL's assignment
     cast converts it, and encrypted into new onion columns under new keys."""
+    conn, catalog = ctx.conn, ctx.catalog
     using = action.args.get("using")
     if using and not (
         isinstance(using, exp.Cast | exp.Column)
@@ -408,7 +385,7 @@ def _alter_type(
     elif col.collation is not None and new_type.name in TEXT_TYPES:
         spec.collations[col.name] = col.collation  # text to text keeps its collation
     taken = {oc.anon for c in meta.columns.values() for oc in c.onions.values()}
-    new = build_column(conn, catalog, config, spec, col.name, set(), {}, taken)
+    new = build_column(conn, catalog, ctx.config, spec, col.name, set(), {}, taken)
     new.default, new.default_sql, new.default_volatile = (
         col.default,
         col.default_sql,

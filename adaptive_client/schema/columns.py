@@ -20,7 +20,6 @@ from sqlglot import exp
 from ..adapt.onion_storage import new_onion_column, onion_anon
 from ..catalog import foreign_keys, recipes
 from ..catalog.config import Config
-from ..catalog.defaults import Runtime
 from ..catalog.keys import new_key
 from ..catalog.metadata import Catalog, ColumnMeta, TableMeta
 from ..catalog.onions import Onion, layer_index, stack_for
@@ -29,6 +28,7 @@ from ..errors import ConfigError, LayerFloorViolation
 from ..values.collation import Collation, column_collation
 from ..values.encodings import encoding_for
 from . import sequence_objects
+from .context import DdlContext
 
 
 def _default_onions(col_type: Any, config: Config) -> tuple[Onion, ...]:
@@ -149,17 +149,11 @@ def build_column(
     return col
 
 
-def create_sequence(
-    conn: psycopg.Connection[Any],
-    meta: TableMeta,
-    col: ColumnMeta,
-    seq: SequenceSpec,
-    runtime: Runtime | None = None,
-) -> None:
+def create_sequence(ctx: DdlContext, meta: TableMeta, col: ColumnMeta, seq: SequenceSpec) -> None:
     """The server sequence of a serial or identity column, owned by the column (dropped
     with it, restarted by TRUNCATE ... RESTART IDENTITY)."""
     assert col.sequence_anon is not None
-    conn.execute(
+    ctx.conn.execute(
         sql.SQL("CREATE SEQUENCE {} AS {} {} OWNED BY {}.{}").format(
             sql.Identifier(col.sequence_anon),
             sql.SQL(col.type.sql()),
@@ -168,8 +162,7 @@ def create_sequence(
             sql.Identifier(next(iter(col.onions.values())).anon),
         )
     )
-    if runtime is not None:  # (a name freed by a dropped table may be reused)
-        runtime.reset(col.sequence_anon)
+    ctx.runtime.reset(col.sequence_anon)  # (a name freed by a dropped table may be reused)
 
 
 __all__ = ["build_column", "create_sequence"]

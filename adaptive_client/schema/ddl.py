@@ -22,7 +22,6 @@ from sqlglot import exp
 from ..adapt import ondemand, range_indexes
 from ..adapt.onion_storage import bump_epoch, fresh_name, storage_type
 from ..catalog import checks, domains, foreign_keys, precomputed, views
-from ..catalog.config import Config
 from ..catalog.defaults import Runtime
 from ..catalog.metadata import Catalog, ColumnMeta, TableMeta
 from ..catalog.tablespec import dropped_objects, key_column, parse_table
@@ -30,15 +29,11 @@ from ..compile.statements import compile_statement
 from ..errors import DuplicateTable, StaleMetadata, UndefinedTable, UnsupportedQuery
 from . import alter, indexes, sequence_objects, typeddl
 from .columns import build_column, create_sequence
+from .context import DdlContext
 
 
-def create_table(
-    conn: psycopg.Connection[Any],
-    catalog: Catalog,
-    config: Config,
-    stmt: exp.Create,
-    runtime: Runtime | None = None,
-) -> None:
+def create_table(ctx: DdlContext, stmt: exp.Create) -> None:
+    conn, catalog, config = ctx.conn, ctx.catalog, ctx.config
     spec = parse_table(stmt)
     name = spec.name
     if catalog.has_relation(name):
@@ -103,7 +98,7 @@ def create_table(
     )
     for col in columns.values():
         if col.name in spec.sequences:
-            create_sequence(conn, meta, col, spec.sequences[col.name], runtime)
+            create_sequence(ctx, meta, col, spec.sequences[col.name])
     if meta.foreign_keys:
         foreign_keys.set_null_trigger(conn, meta)
     range_indexes.sync(conn, catalog, meta)
@@ -203,38 +198,27 @@ def truncate(
                     runtime.reset(col.sequence_anon)
 
 
-def statement(
-    conn: psycopg.Connection[Any],
-    catalog: Catalog,
-    config: Config,
-    runtime: Runtime,
-    stmt: exp.Expression,
-) -> Callable[[], None]:
+def statement(ctx: DdlContext, stmt: exp.Expression) -> Callable[[], None]:
     """The DDL statement ``stmt``, as a function to run in a transaction (type names
     resolved against the catalog's enums and domains)."""
-    with domains.using(catalog):  # (statements read when made: CREATE DOMAIN)
-        run = _statement(conn, catalog, config, runtime, stmt)
+    with domains.using(ctx.catalog):  # (statements read when made: CREATE DOMAIN)
+        run = _statement(ctx, stmt)
 
     def in_context() -> None:
-        with domains.using(catalog):
+        with domains.using(ctx.catalog):
             run()
 
     return in_context
 
 
-def _statement(
-    conn: psycopg.Connection[Any],
-    catalog: Catalog,
-    config: Config,
-    runtime: Runtime,
-    stmt: exp.Expression,
-) -> Callable[[], None]:
+def _statement(ctx: DdlContext, stmt: exp.Expression) -> Callable[[], None]:
+    conn, catalog, runtime = ctx.conn, ctx.catalog, ctx.runtime
     if typeddl.is_type_statement(stmt):
         return typeddl.statement(conn, catalog, stmt)
 
     kind = (stmt.args.get("kind") or "").upper()
     if isinstance(stmt, exp.Create) and kind == "TABLE":
-        return lambda: create_table(conn, catalog, config, stmt, runtime)
+        return lambda: create_table(ctx, stmt)
     if isinstance(stmt, exp.Create) and kind == "INDEX":
         return lambda: indexes.create_index(conn, catalog, stmt)
     if isinstance(stmt, exp.Create) and kind == "SEQUENCE":
@@ -260,7 +244,7 @@ def _statement(
     if isinstance(stmt, exp.TruncateTable):
         return lambda: truncate(conn, catalog, stmt, runtime)
     if isinstance(stmt, exp.Alter) and kind == "TABLE":
-        return lambda: alter.alter_table(conn, catalog, config, runtime, stmt)
+        return lambda: alter.alter_table(ctx, stmt)
     raise UnsupportedQuery(
         f"{type(stmt).__name__} {kind} is not supported", f"{type(stmt).__name__} {kind}"
     )
