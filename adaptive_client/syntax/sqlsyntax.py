@@ -231,24 +231,7 @@ _NOT_AN_ITEM: Final = _CLAUSE_WORDS | {
 }  # fmt: skip
 
 # what follows a SELECT that lists no column
-_EMPTY_LIST_FOLLOWERS: Final = frozenset(
-    {
-        "FROM",
-        "WHERE",
-        "GROUP",
-        "HAVING",
-        "ORDER",
-        "LIMIT",
-        "OFFSET",
-        "UNION",
-        "INTERSECT",
-        "EXCEPT",
-        "WINDOW",
-        "FOR",
-        "FETCH",
-        "INTO",
-    }
-)
+_EMPTY_LIST_FOLLOWERS: Final = (_CLAUSE_WORDS - {"RETURNING"}) | {"FOR", "FETCH"}
 
 # tokens after which a list item must come (a comma there is an empty item)
 _LIST_OPENERS: Final = frozenset(
@@ -273,59 +256,8 @@ _LIST_CLOSERS: Final = frozenset(
 )
 
 # the clause keywords that end a FROM list's join tree at its depth
-_FROM_END: Final = frozenset(
-    {
-        "WHERE",
-        "GROUP",
-        "HAVING",
-        "ORDER",
-        "LIMIT",
-        "OFFSET",
-        "UNION",
-        "INTERSECT",
-        "EXCEPT",
-        "WINDOW",
-        "RETURNING",
-        "FOR",
-        "FETCH",
-    }
-)
+_FROM_END: Final = (_CLAUSE_WORDS - {"FROM", "INTO"}) | {"FOR", "FETCH"}
 
-
-# reserved words a statement cannot end with: PostgreSQL reports "at end of input"
-_WANTS_MORE: Final = frozenset(
-    {
-        "WHERE",
-        "HAVING",
-        "ON",
-        "USING",
-        "AND",
-        "OR",
-        "IS",
-        "IN",
-        "BETWEEN",
-        "LIKE",
-        "ILIKE",
-        "WHEN",
-        "THEN",
-        "ELSE",
-        "CASE",
-        "FROM",
-        "JOIN",
-        "AS",
-        "INTO",
-        "UNION",
-        "INTERSECT",
-        "EXCEPT",
-        "LIMIT",
-        "OFFSET",
-        "FETCH",
-        "SET",
-        "VALUES",
-        "ORDER",
-        "GROUP",
-    }
-)
 
 # keywords after which an operand (or a clause's first item) must come
 _NEEDS_OPERAND: Final = frozenset(
@@ -346,11 +278,18 @@ _NEEDS_OPERAND: Final = frozenset(
     }  # (not NOT: NOT IN, NOT LIKE)
 )
 
+# reserved words a statement cannot end with: PostgreSQL reports "at end of input"
+_WANTS_MORE: Final = _NEEDS_OPERAND | {
+    "USING", "IS", "IN", "CASE", "FROM", "JOIN", "AS", "INTO", "UNION", "INTERSECT", "EXCEPT",
+    "FETCH", "SET", "VALUES", "ORDER", "GROUP",
+}  # fmt: skip
+
 # what ends a CASE's expression at its depth: a CASE still open there lacks its END
 _CASE_ENDERS: Final = _CLAUSE_WORDS | {"AS"}
 
-# binary operators, and the tokens that can only follow an operand (so never an operator)
-_BINARY: Final = frozenset(
+# binary operators, and the tokens that can only follow an operand (so never an operator);
+# + and - are binary operators but may also begin an operand (a sign)
+_INFIX_ONLY: Final = frozenset(
     {
         TokenType.EQ,
         TokenType.NEQ,
@@ -360,24 +299,10 @@ _BINARY: Final = frozenset(
         TokenType.GTE,
         TokenType.SLASH,
         TokenType.MOD,
-        TokenType.PLUS,
-        TokenType.DASH,
     }
 )
-_BINARY_ONLY: Final = frozenset(
-    {
-        TokenType.EQ,
-        TokenType.NEQ,
-        TokenType.LT,
-        TokenType.GT,
-        TokenType.LTE,
-        TokenType.GTE,
-        TokenType.SLASH,
-        TokenType.MOD,
-        TokenType.R_PAREN,
-        TokenType.COMMA,
-    }
-)
+_BINARY: Final = _INFIX_ONLY | {TokenType.PLUS, TokenType.DASH}
+_BINARY_ONLY: Final = _INFIX_ONLY | {TokenType.R_PAREN, TokenType.COMMA}
 
 
 def token_word(tok: Token | None) -> str:
