@@ -84,6 +84,18 @@ def _mask_suffix(c: _Cursor, ch: str, i: int, wrote: bool) -> tuple[int, str] | 
     return bits, ch
 
 
+def _octet(dst: list[int], octet: int, ch: str) -> bool | None:
+    """One dotted octet read, followed by ``ch``, as both IPv4 readers take it: appended to
+    ``dst``; True where the address ends there (at ``/`` or the end), False where a ``.``
+    leads to another; None past four octets or before any other character."""
+    if len(dst) >= 4:
+        return None
+    dst.append(octet)
+    if ch in ("\0", "/"):
+        return True
+    return False if ch == "." else None
+
+
 # the mask of an abbreviated cidr by its first octet: classes E, D, C, B, A
 _CLASS_BITS = ((240, 32), (224, 8), (192, 24), (128, 16), (0, 8))
 
@@ -118,13 +130,11 @@ def _cidr_pton_ipv4(text: str) -> tuple[bytes, int] | None:
             if got is None:
                 return None
             tmp, ch, i = got
-            if len(dst) >= 4:
+            ended = _octet(dst, tmp, ch)
+            if ended is None:
                 return None
-            dst.append(tmp)
-            if ch in ("\0", "/"):
+            if ended:
                 break
-            if ch != ".":
-                return None
             ch = c.at(i)
             i += 1
             if ch not in _DIGITS:
@@ -139,17 +149,7 @@ def _cidr_pton_ipv4(text: str) -> tuple[bytes, int] | None:
         return None
     if bits == -1:
         first = dst[0]
-        bits = (
-            32
-            if first >= 240
-            else 8
-            if first >= 224
-            else 24
-            if first >= 192
-            else 16
-            if first >= 128
-            else 8
-        )
+        bits = next(n for least, n in _CLASS_BITS if first >= least)
         bits = max(bits, len(dst) * 8)
         if bits == 8 and first == 224:
             bits = 4
@@ -174,13 +174,11 @@ def _net_pton_ipv4(text: str) -> tuple[bytes, int] | None:
         if got is None:
             return None
         tmp, ch, i = got
-        if len(dst) == 4:
+        ended = _octet(dst, tmp, ch)
+        if ended is None:
             return None
-        dst.append(tmp)
-        if ch in ("\0", "/"):
+        if ended:
             break
-        if ch != ".":
-            return None
     suffix = _mask_suffix(c, ch, i, bool(dst))
     if suffix is None:
         return None
