@@ -29,18 +29,14 @@ import psycopg
 
 from ..errors import FormatOutdated, MetadataTampered, NotInitialized, StaleMetadata, UndefinedTable
 from ..values.encodings import SqlType
+from . import table_meta
 from .install import InstallError, install_database
 from .keys import MasterKey, RootKeys, new_key
 from .onions import Onion
-from .table_meta import (
-    ColumnMeta,
-    ForeignKeyMeta,
-    IndexMeta,
-    OnionColumn,
-    SequenceMeta,
-    TableMeta,
-    ViewMeta,
-)
+from .table_meta import ColumnMeta as ColumnMeta  # (the data model, re-exported: __all__)
+from .table_meta import ForeignKeyMeta, SequenceMeta, TableMeta, ViewMeta
+from .table_meta import IndexMeta as IndexMeta
+from .table_meta import OnionColumn as OnionColumn
 from .usertypes import TypeMeta, resolve
 
 # Keyring formats: 1 -- no catalog head; 2 -- a sealed catalog head exists; 3 -- the
@@ -560,12 +556,6 @@ __all__ = [
     "MIGRATE_HINT",
     "Catalog",
     "CatalogHead",
-    "ColumnMeta",
-    "ForeignKeyMeta",
-    "IndexMeta",
-    "OnionColumn",
-    "SequenceMeta",
-    "TableMeta",
-    "ViewMeta",
     "root_label",
 ]
+__all__ += table_meta.__all__  # (the data model, re-exported)
