@@ -22,17 +22,26 @@ from .scope import Scope, unsupported
 from .writes import encrypting, engine_value, is_default, returning
 
 
-def _single_table(c: Compiler, scope: Scope, node: exp.Expression) -> tuple[Any, exp.Expression]:
+def _target(
+    c: Compiler, stmt: exp.Update | exp.Delete, verb: str
+) -> tuple[Scope, Any, exp.Expression]:
+    """The statement's one target table, the first in a new scope: (scope, its metadata,
+    its server node); refused with a clause PostgreSQL's UPDATE and DELETE do not have."""
+    for key in ("joins", "order", "limit"):
+        if stmt.args.get(key):
+            raise unsupported(stmt, f"{verb} ... {key.upper()}")
+    scope, node = Scope(), stmt.this
     if not isinstance(node, exp.Table):
         raise unsupported(node, "UPDATE/DELETE target")
     meta = c.catalog.table(node.name)
     c.tables.append(meta)
     alias = (node.alias or node.name).lower()
     server_alias = scope.add(alias, meta)
-    return meta, exp.Table(
+    table = exp.Table(
         this=exp.to_identifier(meta.anon, quoted=True),
         alias=exp.TableAlias(this=exp.to_identifier(server_alias)),
     )
+    return scope, meta, table
 
 
 def _extra_tables(
@@ -44,11 +53,7 @@ def _extra_tables(
 
 
 def compile_update(c: Compiler, stmt: exp.Update) -> Compiled:
-    for key in ("joins", "order", "limit"):
-        if stmt.args.get(key):
-            raise unsupported(stmt, f"UPDATE ... {key.upper().rstrip('_')}")
-    scope = Scope()
-    meta, table = _single_table(c, scope, stmt.this)
+    scope, meta, table = _target(c, stmt, "UPDATE")
     from_ = stmt.args.get("from_")
     others = _extra_tables(c, scope, [from_.this] if from_ is not None else [])
     where = stmt.args.get("where")
@@ -152,11 +157,7 @@ def _param_fn(v: ParamBuilder) -> Any:
 
 
 def compile_delete(c: Compiler, stmt: exp.Delete) -> Compiled:
-    for key in ("joins", "order", "limit"):
-        if stmt.args.get(key):
-            raise unsupported(stmt, f"DELETE ... {key.upper()}")
-    scope = Scope()
-    _, table = _single_table(c, scope, stmt.this)
+    scope, _, table = _target(c, stmt, "DELETE")
     out = exp.Delete(this=table)
     using = stmt.args.get("using") or []
     if using:
