@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import Any, Protocol
 
 import psycopg
@@ -169,11 +170,8 @@ class Executor:
             try:
                 run(session.pg)
             except (*PEEL_CONFLICTS, StaleMetadata):
-                raise self._abort_transaction(
-                    PeelConflict(
-                        f"{what} this statement needs conflicted with another client's: "
-                        "roll back and retry"
-                    )
+                raise self._conflict(
+                    f"{what} this statement needs conflicted with another client's"
                 ) from None
             finally:
                 if session.pg.info.transaction_status != _INERROR:
@@ -181,22 +179,14 @@ class Executor:
             session.forget_plans()
             return
         if held:
-            raise self._abort_transaction(
-                PeelConflict(
-                    f"{what} this statement needs must rewrite a table this transaction "
-                    "holds a lock on: roll back and retry"
-                )
+            raise self._conflict(
+                f"{what} this statement needs must rewrite a table this transaction holds a lock on"
             )
         try:
-            with session.control.transaction():
-                session.control.execute(f"SET LOCAL lock_timeout = '{PEEL_LOCK_WAIT_MS}ms'")
-                run(session.control)
+            self._with_bounded_wait(run)
         except (*PEEL_CONFLICTS, StaleMetadata):
-            raise self._abort_transaction(
-                PeelConflict(
-                    f"{what} this statement needs waits on locks while this transaction is "
-                    "open: roll back and retry"
-                )
+            raise self._conflict(
+                f"{what} this statement needs waits on locks while this transaction is open"
             ) from None
         finally:
             session.catalog.reload(session.control)
@@ -257,11 +247,10 @@ class Executor:
             return
         if held:
             self.pending += todo
-            raise self._abort_transaction(
-                PeelConflict(
-                    "a layer this statement needs must be peeled, and this transaction holds "
-                    "a lock on the table: roll back and retry (the peel runs at rollback)"
-                )
+            raise self._conflict(
+                "a layer this statement needs must be peeled, and this transaction holds "
+                "a lock on the table",
+                then=" (the peel runs at rollback)",
             )
         self._peel_beside_transaction(todo)
         raise self._abort_transaction(
@@ -281,24 +270,22 @@ class Executor:
         Either way the catalog is reloaded from the server.
         """
         try:
-            self._peel_with_bounded_wait(todo)
+            self._with_bounded_wait(partial(self._peel_on, todo=todo))
         except PEEL_CONFLICTS:
             self.pending += todo
-            raise self._abort_transaction(
-                PeelConflict(
-                    "a peel this statement needs waits on locks while this transaction is "
-                    "open: roll back and retry (the peel runs at rollback)"
-                )
+            raise self._conflict(
+                "a peel this statement needs waits on locks while this transaction is open",
+                then=" (the peel runs at rollback)",
             ) from None
         finally:
             self.session.catalog.reload(self.session.control)
 
-    def _peel_with_bounded_wait(self, todo: list[peel.Need]) -> None:
-        """Peel on the control session, in one transaction whose lock waits are bounded."""
+    def _with_bounded_wait(self, run: Callable[[psycopg.Connection[Any]], None]) -> None:
+        """``run`` on the control session, in one transaction whose lock waits are bounded."""
         control = self.session.control
         with control.transaction():
             control.execute(f"SET LOCAL lock_timeout = '{PEEL_LOCK_WAIT_MS}ms'")
-            self._peel_on(control, todo)
+            run(control)
 
     def _peel_on(self, conn: psycopg.Connection[Any], todo: list[peel.Need]) -> None:
         session = self.session
@@ -326,9 +313,15 @@ class Executor:
                 oc = table.columns[need.column.name].onions[need.onion.onion]
                 if oc.stack.index(oc.layer) < oc.stack.index(need.layer):
                     with contextlib.suppress(*PEEL_CONFLICTS):
-                        self._peel_with_bounded_wait([replace(need, table=table, onion=oc)])
+                        retried = [replace(need, table=table, onion=oc)]
+                        self._with_bounded_wait(partial(self._peel_on, todo=retried))
         finally:
             catalog.reload(self.session.control)
+
+    def _conflict(self, why: str, then: str = "") -> RetryableError:
+        """A :class:`PeelConflict` saying ``why`` the application must roll back and retry
+        (``then``: what happens at the rollback), its transaction failed first."""
+        return self._abort_transaction(PeelConflict(f"{why}: roll back and retry{then}"))
 
     def _abort_transaction(self, error: RetryableError) -> RetryableError:
         """Fail the application's transaction on the server, as a serialization failure
