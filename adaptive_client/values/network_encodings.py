@@ -84,16 +84,28 @@ def _mask_suffix(c: _Cursor, ch: str, i: int, wrote: bool) -> tuple[int, str] | 
     return bits, ch
 
 
-def _octet(dst: list[int], octet: int, ch: str) -> bool | None:
-    """One dotted octet read, followed by ``ch``, as both IPv4 readers take it: appended to
-    ``dst``; True where the address ends there (at ``/`` or the end), False where a ``.``
-    leads to another; None past four octets or before any other character."""
-    if len(dst) >= 4:
-        return None
-    dst.append(octet)
-    if ch in ("\0", "/"):
-        return True
-    return False if ch == "." else None
+def _dotted(c: _Cursor, ch: str, i: int, dst: list[int], strict: bool) -> tuple[str, int] | None:
+    """Dotted decimal octets from ``ch`` (``c.at(i - 1)``) on, as both IPv4 readers take
+    them, appended to ``dst``: (the character after them, the index past it); None past
+    four octets, an octet above 255, or an octet followed by other than ``.``, ``/`` or
+    the end.  After a dot, a character other than a digit ends them -- in cidr input
+    (``strict``) it is an error."""
+    while ch in _DIGITS:
+        got = _digits_then(c, i, 255)
+        if got is None:
+            return None
+        octet, ch, i = got
+        if len(dst) >= 4:
+            return None
+        dst.append(octet)
+        if ch in ("\0", "/"):
+            break
+        if ch != ".":
+            return None
+        ch, i = c.at(i), i + 1
+        if strict and ch not in _DIGITS:
+            return None  # (a digit read here starts the next octet)
+    return ch, i
 
 
 # the mask of an abbreviated cidr by its first octet: classes E, D, C, B, A
@@ -125,20 +137,10 @@ def _cidr_pton_ipv4(text: str) -> tuple[bytes, int] | None:
                 return None
             dst.append((tmp << 4) & 0xFF)
     elif ch in _DIGITS:
-        while True:
-            got = _digits_then(c, i, 255)
-            if got is None:
-                return None
-            tmp, ch, i = got
-            ended = _octet(dst, tmp, ch)
-            if ended is None:
-                return None
-            if ended:
-                break
-            ch = c.at(i)
-            i += 1
-            if ch not in _DIGITS:
-                return None  # (a digit read here starts the next octet)
+        dotted = _dotted(c, ch, i, dst, strict=True)
+        if dotted is None:
+            return None
+        ch, i = dotted
     else:
         return None
     suffix = _mask_suffix(c, ch, i, bool(dst))
@@ -164,21 +166,10 @@ def _net_pton_ipv4(text: str) -> tuple[bytes, int] | None:
     """``inet_net_pton_ipv4``: inet input (a prefix defaults to /32 with four octets)."""
     c = _Cursor(text)
     dst: list[int] = []
-    i = 0
-    while True:
-        ch = c.at(i)
-        i += 1
-        if ch not in _DIGITS:
-            break
-        got = _digits_then(c, i, 255)
-        if got is None:
-            return None
-        tmp, ch, i = got
-        ended = _octet(dst, tmp, ch)
-        if ended is None:
-            return None
-        if ended:
-            break
+    dotted = _dotted(c, c.at(0), 1, dst, strict=False)
+    if dotted is None:
+        return None
+    ch, i = dotted
     suffix = _mask_suffix(c, ch, i, bool(dst))
     if suffix is None:
         return None
