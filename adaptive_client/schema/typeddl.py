@@ -362,7 +362,8 @@ def _alter_type(
             toks.i += 1
             where = (side, toks.string())
         toks.end()
-        return lambda: add_value(conn, catalog, name, label, where, if_not_exists)
+        new_label = NewLabel(label, where, if_not_exists)
+        return lambda: add_value(conn, catalog, name, new_label)
     raise UnsupportedQuery("ALTER TYPE other than ADD VALUE, RENAME VALUE, RENAME TO", "ALTER TYPE")
 
 
@@ -373,20 +374,23 @@ def _enum(catalog: Catalog, name: str) -> TypeMeta:
     return meta
 
 
-def add_value(
-    conn: psycopg.Connection[Any],
-    catalog: Catalog,
-    name: str,
-    label: str,
-    where: tuple[str, str] | None,
-    if_not_exists: bool,
-) -> None:
+@dataclass(frozen=True)
+class NewLabel:
+    """ALTER TYPE ... ADD VALUE [IF NOT EXISTS] 'label' [BEFORE | AFTER 'other']."""
+
+    label: str
+    where: tuple[str, str] | None  # ("BEFORE" or "AFTER", the other label)
+    if_not_exists: bool
+
+
+def add_value(conn: psycopg.Connection[Any], catalog: Catalog, name: str, new: NewLabel) -> None:
+    label, where = new.label, new.where
     meta = _enum(catalog, name)
     _check_label(label)
     ordered = meta.ordered()
     labels = [x for x, _ in ordered]
     if label in labels:
-        if if_not_exists:
+        if new.if_not_exists:
             return  # (PostgreSQL: a notice, nothing done)
         raise pg_error(pg_errors.DuplicateObject, f'enum label "{label}" already exists')
     if where is None:
