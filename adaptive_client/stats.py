@@ -67,19 +67,22 @@ class Stats:
         self.residual_rows += record.rows
         self.residual_bytes += record.bytes
 
-    def count(self, scheme: str, decrypt: bool = False, n: int = 1) -> None:
-        (self.decryptions if decrypt else self.encryptions)[scheme] += n
-        key = (_DEC if decrypt else _ENC).get(scheme) or f"{'dec' if decrypt else 'enc'}:{scheme}"
+    def _statement_counts(self) -> Counter[str]:
+        """The counts of the statement kind running now (made at its first count)."""
         per = self.by_statement.get(self.current)
         if per is None:
             per = self.by_statement[self.current] = Counter()
+        return per
+
+    def count(self, scheme: str, decrypt: bool = False, n: int = 1) -> None:
+        (self.decryptions if decrypt else self.encryptions)[scheme] += n
+        key = (_DEC if decrypt else _ENC).get(scheme) or f"{'dec' if decrypt else 'enc'}:{scheme}"
+        per = self._statement_counts()
         per[key] += n
 
     def decrypted(self, scheme: str, rnd: bool) -> None:
         """:meth:`count` of one value's decryption: ``scheme``'s, after RND's if ``rnd``."""
-        per = self.by_statement.get(self.current)
-        if per is None:
-            per = self.by_statement[self.current] = Counter()
+        per = self._statement_counts()
         if rnd:
             self.decryptions["RND"] += 1
             per["dec:RND"] += 1
@@ -88,22 +91,12 @@ class Stats:
 
     def encrypted_row(self, det: int, ope: int, search: int, rnd: int) -> None:
         """:meth:`count` of one row's encryptions at once (a single-row INSERT's)."""
-        per = self.by_statement.get(self.current)
-        if per is None:
-            per = self.by_statement[self.current] = Counter()
+        per = self._statement_counts()
         enc = self.encryptions
-        if det:
-            enc["DET"] += det
-            per["enc:DET"] += det
-        if ope:
-            enc["OPE"] += ope
-            per["enc:OPE"] += ope
-        if search:
-            enc["SEARCH"] += search
-            per["enc:SEARCH"] += search
-        if rnd:
-            enc["RND"] += rnd
-            per["enc:RND"] += rnd
+        for scheme, n in (("DET", det), ("OPE", ope), ("SEARCH", search), ("RND", rnd)):
+            if n:
+                enc[scheme] += n
+                per[_ENC[scheme]] += n
 
     def statement(self, kind: str) -> _Statement:
         """Context: counts a statement of ``kind`` and attributes what happens inside to it."""
