@@ -56,6 +56,16 @@ class Expression:
     evaluate: Evaluator
 
 
+@dataclass(frozen=True)
+class _Scope:
+    """What an operator's operands compile against: the row's columns, the place errors
+    name, and the compiler of an operand."""
+
+    columns: Mapping[str, ColumnMeta]
+    where: str
+    build: Callable[[exp.Expression], Evaluator]
+
+
 def parse(text: str, where: str) -> exp.Expression:
     try:
         tree = sqlglot.parse_one(text, read="postgres")
@@ -137,9 +147,9 @@ def compile_expression(text: str, columns: Mapping[str, ColumnMeta], where: str)
             inner = build(node.this)
             return lambda row: None if (v := inner(row)) is None else not v
         if isinstance(node, exp.Like):
-            return _like(node, build, columns, where)
+            return _like(node, _Scope(columns, where, build))
         if isinstance(node, exp.Substring):
-            return _substring(node, build, columns, where)
+            return _substring(node, _Scope(columns, where, build))
         if isinstance(node, exp.Extract):
             field = node.this.name.upper()
             if field not in _EXTRACT:
@@ -252,12 +262,8 @@ def _text_column(
     return type_name
 
 
-def _like(
-    node: exp.Like,
-    build: Callable[[exp.Expression], Evaluator],
-    columns: Mapping[str, ColumnMeta],
-    where: str,
-) -> Evaluator:
+def _like(node: exp.Like, scope: _Scope) -> Evaluator:
+    build, columns, where = scope.build, scope.columns, scope.where
     subject, pattern = node.this, node.expression
     if not isinstance(pattern, exp.Literal) or not pattern.is_string:
         raise ConfigError(f"{where}: LIKE needs a constant pattern")
@@ -267,15 +273,11 @@ def _like(
     return lambda row: None if (v := value(row)) is None else (regex.fullmatch(v) is None) == negate
 
 
-def _substring(
-    node: exp.Substring,
-    build: Callable[[exp.Expression], Evaluator],
-    columns: Mapping[str, ColumnMeta],
-    where: str,
-) -> Evaluator:
+def _substring(node: exp.Substring, scope: _Scope) -> Evaluator:
     """``substring(col FROM start [FOR count])`` with constant integer bounds, as
     PostgreSQL computes it: characters ``start`` to ``start + count - 1`` counted from 1
     (a start before 1 shortens the result), of a char(n) value without its padding."""
+    build, columns, where = scope.build, scope.columns, scope.where
     subject = node.this
     type_name = _text_column(
         subject, columns, _TEXT | {"char"}, f"{where}: substring", "text, varchar or char"
