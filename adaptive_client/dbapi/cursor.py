@@ -165,7 +165,8 @@ class Cursor:
         """The next statement's result of a script, as in psycopg 3; None at the end."""
         if not self._more_sets:
             return None
-        self.set_result(*self._more_sets.pop(0))
+        (rows, desc, rowcount), *rest = self._more_sets
+        self.set_result(rows, desc, rowcount, more=rest)  # (the rest for the next call)
         return True
 
     def setinputsizes(self, sizes: Any) -> None:

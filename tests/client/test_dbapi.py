@@ -82,6 +82,24 @@ def test_not_null_violation_names_the_column(conn: adaptive_client.Connection) -
     )
 
 
+def test_every_result_of_a_script_is_reached_by_nextset(
+    conn: adaptive_client.Connection,
+) -> None:
+    """As psycopg 3 on the same script: each statement's result in turn, then None."""
+    cur = conn.execute(
+        "INSERT INTO acct VALUES (5, 'eve', 'e@x'); SELECT name FROM acct WHERE id = 5; "
+        "SELECT email FROM acct WHERE id = 5"
+    )
+    assert cur.description is None and cur.rowcount == 1
+    assert cur.nextset() is True
+    assert [d.name for d in cur.description] == ["name"]
+    assert cur.fetchall() == [("eve",)]
+    assert cur.nextset() is True
+    assert [d.name for d in cur.description] == ["email"]
+    assert cur.fetchall() == [("e@x",)]
+    assert cur.nextset() is None
+
+
 def test_script_runs_in_order_and_is_atomic_in_autocommit(
     conn: adaptive_client.Connection,
 ) -> None:
