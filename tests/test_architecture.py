@@ -105,8 +105,6 @@ def test_no_import_cycles() -> None:
     for imp in imports():
         if imp.importer in LAZY_LOADERS or imp.imported == imp.importer:
             continue
-        # a package's __init__ that a module of it imports is not a cycle of concern when
-        # the __init__ imports nothing of the package (a package's face)
         graph[imp.importer].add(imp.imported)
     try:
         tuple(graphlib.TopologicalSorter(graph).static_order())
