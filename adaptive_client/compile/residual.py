@@ -71,6 +71,14 @@ from ..engine.engine_types import (
 )
 from ..engine.held import Shown, check_uses, comparand_reader, held_types, unbounded_range
 from ..engine.numeric import float4_out
+from ..engine.row_calls import (
+    CallContext,
+    CallSpec,
+    annotate_lowered,
+    constant_bytes,
+    engine_functions,
+    lower_calls,
+)
 from ..engine.runtime import engine, load, release, translate
 from ..engine.runtime import refusal as _refuse
 from ..engine.sums import VALUES_ONLY
@@ -123,6 +131,7 @@ class _Bound:
     held: dict[str, Encoding]  # the columns held by their order keys, by engine type
     reals: frozenset[tuple[str, str]]  # the real columns, by the alias they are read under
     ages_today: bool  # it reads age(x): the server's date
+    calls: list[CallSpec]  # its jsonb and array functions (engine/row_calls.py)
 
 
 def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -> Compiled:
@@ -154,7 +163,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
         or "TIME ZONE" in sql
         or any(duck == "TIMESTAMPTZ" for _, cols in tables for _, duck in cols)
     )
-    described = _result_types(tree, sql, tables, keys, case_mapping, builders)
+    described = _result_types(tree, sql, tables, keys, case_mapping, builders, bound.calls, by_key)
     oids = []
     held_outputs: dict[int, str] = {}
     for i, duck in enumerate(described[:width]):
@@ -187,6 +196,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
         sql=sql,
         needs_zone=needs_zone,
         needs_datestyle=needs_datestyle,
+        calls=bound.calls,
         decoders=OutputDecoders(
             width=width,
             # the engine's date and timestamp outputs (see _refuse_infinite_outputs)
@@ -232,14 +242,17 @@ def _bound(catalog: Catalog, stmt: exp.Expression) -> _Bound:
     extend_schema(catalog, schema, substitute(catalog, tree))
     factor_disjunctions(tree)
     annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
-    check_allowed(tree)
-    typed_strings(tree)  # (after the check: from_hex is the client's, not the statement's)
     by_key = held_types(
         col
         for name in schema
         if name in catalog.tables
         for col in catalog.table(name).columns.values()
     )
+    calls = lower_calls(tree, by_key)  # (jsonb and array functions: engine/row_calls.py)
+    if calls:
+        annotate_lowered(tree, schema)
+    check_allowed(tree)
+    typed_strings(tree)  # (after the check: from_hex is the client's, not the statement's)
     check_uses(tree, by_key)
     # (before the relations' rewrite renames the tables)
     reals = frozenset(
@@ -252,7 +265,7 @@ def _bound(catalog: Catalog, stmt: exp.Expression) -> _Bound:
     check_real_arithmetic(tree, reals)
     check_distinct_order(tree)
     check_full_joins(tree)
-    return _Bound(stmt, tree, schema, by_key, reals, ages_today)
+    return _Bound(stmt, tree, schema, by_key, reals, ages_today, calls)
 
 
 def _relations(
@@ -362,10 +375,14 @@ def _result_types(
     keys: dict[str, Collation],
     case_mapping: CaseMapping | None,
     builders: dict[str, ParamBuilder],
+    calls: list[CallSpec],
+    held: dict[str, Encoding],
 ) -> list[str]:
     """The engine types of the statement's result columns: bound on the empty tables,
     its refusals raised before anything runs."""
-    con = engine(tables, keys, None, case_mapping)
+    con = engine(
+        tables, keys, None, case_mapping, engine_functions(calls, CallContext(Shown(held)))
+    )
     try:
         described = con.execute(sql, {k: None for k in builders}).description or []
     except duckdb.Error as exc:
@@ -421,6 +438,7 @@ class ClientPlan:
     sql: str
     needs_zone: bool  # timestamptz (now(), date_trunc of a date): the session's zone
     needs_datestyle: bool  # a date printed as text: the session's DateStyle
+    calls: list[CallSpec]  # the engine functions of its jsonb and array calls
     decoders: OutputDecoders
 
     def finish(self, fetch: Fetch, params: Params) -> list[tuple[Any, ...]]:
@@ -432,9 +450,11 @@ def run(plan: ClientPlan, fetch: Fetch, params: Params) -> list[tuple[Any, ...]]
     relations fetched before it), then run the statement over them and decode its rows."""
     late = plan.late
     refusals: list[CollationUnavailable] = []
-    con = engine(late.tables, plan.keys, refusals, plan.case_mapping)
-    kept: dict[tuple[int, int], list[Any]] = {}  # ciphertexts carried by reference
     shown = Shown(plan.held)
+    context = CallContext(shown)
+    functions = engine_functions(plan.calls, context)
+    con = engine(late.tables, plan.keys, refusals, plan.case_mapping, functions)
+    kept: dict[tuple[int, int], list[Any]] = {}  # ciphertexts carried by reference
     try:
         values = {k: b(params) for k, b in plan.params.items()}
         infinite = False
@@ -461,6 +481,8 @@ def run(plan: ClientPlan, fetch: Fetch, params: Params) -> list[tuple[Any, ...]]
     except duckdb.Error as exc:
         if refusals:
             raise refusals[0] from None
+        if context.raised:  # (a row function's error, PostgreSQL's)
+            raise context.raised[0] from None
         raise translate(exc) from None
     finally:
         release(con, late.tables)
@@ -581,13 +603,14 @@ def to_duckdb(
     named: dict[tuple[str, Any, Any], str] = {}
     for ph in list(tree.find_all(exp.Placeholder, exp.Literal)):
         held = ph.meta.get("held")
+        row_arg = ph.meta.get("row_arg")  # (a constant a row function reads as its type)
         if isinstance(ph, exp.Placeholder) and ph.name:
             key = (ph.name, ph.meta.get("read_as"), repr(held))
             if key in named:
                 ph.replace(exp.Placeholder(this=named[key]))
                 continue
         if isinstance(ph, exp.Literal):
-            if held is None:
+            if held is None and row_arg is None:
                 continue
             builder: ParamBuilder | None = _constant(str(ph.this))
         else:
@@ -601,6 +624,9 @@ def to_duckdb(
         if held is not None:  # a comparand of a held column: its key (engine/held.py)
             builder = _read_held(builder, comparand_reader(*held))
             held_params[name] = held[0]
+        elif row_arg is not None:
+            builder = _read_held(builder, constant_bytes(row_arg))
+            held_params[name] = "BLOB"
         builders[name] = builder
         if isinstance(ph, exp.Placeholder) and ph.name:
             named[(ph.name, kind, repr(held))] = name

@@ -223,12 +223,16 @@ def engine(
     keys: Mapping[str, Collation] | None = None,
     refusals: list[CollationUnavailable] | None = None,
     case_mapping: CaseMapping | None = None,
+    row_functions: Sequence[tuple[str, Callable[..., Any], list[str], str, bool]] = (),
 ) -> duckdb.DuckDBPyConnection:
     """The client engine with the statement's tables (empty) and its functions: each of
     ``keys`` (``pg_collation_key``, ``pg_collation_key_<n>``) gives the collation key of
     a string under its collation (a string without one is refused: the refusal is
     appended to ``refusals``); ``pg_lower`` / ``pg_upper`` map case as ``case_mapping``
-    does (ASCII only without one, the C ctype).  :func:`release` drops the tables."""
+    does (ASCII only without one, the C ctype); ``row_functions``: the statement's calls
+    of jsonb and array functions (engine/row_calls.py: name, function, parameter and
+    result types, whether NULL arguments reach it).  :func:`release` drops the tables."""
+    from duckdb.func import FunctionNullHandling
     from duckdb.sqltypes import BLOB, VARCHAR
 
     if refusals is None:
@@ -237,20 +241,31 @@ def engine(
     lower, upper = (
         (case_mapping.lower, case_mapping.upper) if case_mapping else (pg_lower, pg_upper)
     )
-    functions: list[tuple[str, Callable[..., Any], list[Any], Any]] = [
-        ("pg_lower", lower, [VARCHAR], VARCHAR),
-        ("pg_upper", upper, [VARCHAR], VARCHAR),
+    functions: list[tuple[str, Callable[..., Any], list[Any], Any, bool]] = [
+        ("pg_lower", lower, [VARCHAR], VARCHAR, False),
+        ("pg_upper", upper, [VARCHAR], VARCHAR, False),
     ]
     for function, coll in (keys or {}).items():
-        functions.append((function, _key_function(coll, refusals), [VARCHAR], BLOB))
+        functions.append((function, _key_function(coll, refusals), [VARCHAR], BLOB, False))
+    for name, fn, params, result, with_nulls in row_functions:
+        types = [duckdb.sqltype(p) for p in params]
+        functions.append((name, fn, types, duckdb.sqltype(result), with_nulls))
     for attempt in (1, 2):
         try:
             registered: set[str] = getattr(_ENGINES, "statement_functions", set())
             for name in registered:  # the previous statement's
                 con.remove_function(name)
             _ENGINES.statement_functions = set()
-            for name, fn, args, result in functions:
-                con.create_function(name, fn, args, result)
+            for name, fn, args, result, with_nulls in functions:
+                con.create_function(
+                    name,
+                    fn,
+                    args,
+                    result,
+                    null_handling=(
+                        FunctionNullHandling.SPECIAL if with_nulls else FunctionNullHandling.DEFAULT
+                    ),
+                )
                 _ENGINES.statement_functions.add(name)
             for name, cols in tables:
                 defs = ", ".join(f'"{c}" {storage_type(t)}' for c, t in cols)

@@ -1,0 +1,517 @@
+"""jsonb and array operators and functions in a client-evaluated statement: each call
+evaluated by the client engine through PostgreSQL's semantics (engine/row_functions.py).
+
+:func:`lower_calls` replaces each such node of a qualified, annotated statement --
+an operator (:data:`OPERATORS`: ``@>``, ``->>``, ``= ANY``, ``||`` of arrays, ...) or a
+function (by name, or by sqlglot's class: :data:`FUNCTION_CLASSES`) -- with a call of
+a per-statement engine function ``pg_rf_<n>``, typed with the engine type of its
+result, and gives back the calls' :class:`CallSpec` (data: the plan carries them, the
+engine registers them, :class:`RowCall`).
+
+The engine function's arguments, by what each operand is (:class:`ArgSpec`):
+
+* a held value (engine/held.py) arrives as its struct of key bytes and is mapped back
+  to a value through the statement's :class:`held.Shown` -- any of the values equal
+  to it, or, for a function whose result depends on how the value prints (``->>`` of
+  a number), the value itself (refused where values equal to it print otherwise);
+* a string literal or a parameter where the function takes jsonb or an array is read
+  as PostgreSQL reads it there (the type's comparand) when the parameters are bound,
+  and arrives as its exact bytes; an ``ARRAY[...]`` constructor arrives as a list read
+  likewise;
+* anything else arrives as the engine's value (text, integers, numerics, booleans).
+
+A held result (jsonb, an array) is registered in the statement's ``Shown`` and
+returned as its struct, so that it compares, orders, groups and prints as a loaded
+value does; a text, integer or boolean result plainly.
+
+The statement's ``Shown`` and the errors the functions raise (PostgreSQL's, typed) are
+the running statement's (:class:`CallContext`): an error raised inside the engine is
+raised as itself once the engine gives up.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, cast
+
+from sqlglot import exp
+from sqlglot.optimizer.annotate_types import annotate_types
+
+from ..values.encodings import Encoding, encoding_for
+from .held import Shown, held_of
+from .row_functions import ROW_FUNCTIONS, RowFunction
+from .runtime import refusal as _refuse
+
+# PostgreSQL's operators as sqlglot parses them, by node type: the ROW_FUNCTIONS key
+OPERATORS: Final[dict[type[exp.Expression], str]] = {
+    exp.ArrayContainsAll: "@>",
+    exp.ArrayContainedBy: "<@",
+    exp.JSONBContainsTopKey: "?",
+    exp.JSONBContainsAnyTopKeys: "?|",
+    exp.JSONBContainsAllTopKeys: "?&",
+    exp.JSONExtract: "->",
+    exp.JSONExtractScalar: "->>",
+    exp.JSONBExtract: "#>",
+    exp.JSONBExtractScalar: "#>>",
+    exp.ArrayOverlaps: "&&",
+    exp.JSONBDeleteAtPath: "#-",
+}
+# operators that are jsonb's or arrays' only where an operand is one
+HELD_OPERATORS: Final[dict[type[exp.Expression], str]] = {
+    exp.DPipe: "||",
+    exp.Sub: "-",
+    exp.Bracket: "[]",
+}
+# x = ANY(array), x <> ALL(array): by the comparison and the quantifier
+QUANTIFIED: Final[dict[tuple[type[exp.Expression], type[exp.Expression]], str]] = {
+    (exp.EQ, exp.Any): "= ANY",
+    (exp.NEQ, exp.All): "<> ALL",
+}
+# PostgreSQL's functions sqlglot parses into classes of its own: their names
+FUNCTION_CLASSES: Final[dict[type[exp.Expression], str]] = {
+    exp.ArraySize: "array_length",
+}
+
+_JSONB: Final = 'STRUCT("pg jsonb" BLOB)'
+# engine types of the results that are not held
+_PLAIN_RESULTS: Final = {
+    "text": "VARCHAR",
+    "integer": "INTEGER",
+    "bigint": "BIGINT",
+    "boolean": "BOOLEAN",
+}
+# an operand's engine type -> the PostgreSQL type overloads are chosen by
+_PG_OF_ENGINE: Final = {
+    "VARCHAR": "text",
+    "TEXT": "text",
+    "INT": "integer",
+    "INTEGER": "integer",
+    "SMALLINT": "integer",
+    "BIGINT": "bigint",
+    "BOOLEAN": "boolean",
+}
+# parameters of each declared type an operand of unknown type (a string literal, a
+# parameter, NULL) is read as, best first: PostgreSQL resolves unknown to text
+_UNKNOWN_PREFERENCE: Final = ("text", "jsonb", "anyarray", "text[]", "anyelement", "integer")
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    """How one argument reaches the engine function (see the module docstring)."""
+
+    kind: str  # "held" | "const" | "list" | "plain"
+    duck: str  # the engine type of the function's parameter
+    encoding: Encoding | None = None  # held/const/list: the value's encoding
+
+
+@dataclass(frozen=True)
+class CallSpec:
+    """One call site of a row function: the engine function ``udf`` calling
+    ``ROW_FUNCTIONS[function][overload]`` with ``enc`` and the arguments."""
+
+    udf: str
+    function: str
+    overload: int
+    args: tuple[ArgSpec, ...]
+    result: str  # the engine type of the result
+    enc: Encoding | None
+    held_result: bool
+
+    @property
+    def row_function(self) -> RowFunction:
+        return ROW_FUNCTIONS[self.function][self.overload]
+
+
+@dataclass
+class CallContext:
+    """The running statement's values mapped from keys, and the errors its row
+    functions raised."""
+
+    shown: Shown
+    raised: list[BaseException] = field(default_factory=list)
+
+
+class RowCall:
+    """The engine function of one :class:`CallSpec`."""
+
+    def __init__(self, spec: CallSpec, context: CallContext) -> None:
+        self.spec = spec
+        self.context = context
+        self.function = spec.row_function
+        # (the engine counts a Python function's parameters by its signature)
+        self.__signature__ = inspect.Signature(
+            [
+                inspect.Parameter(f"a{i}", inspect.Parameter.POSITIONAL_ONLY)
+                for i in range(len(spec.args))
+            ]
+        )
+
+    def __call__(self, *raw: Any) -> Any:
+        context = self.context
+        try:
+            return self._call(context.shown, raw)
+        except Exception as exc:
+            context.raised.append(exc)
+            raise
+
+    def _call(self, shown: Shown, raw: tuple[Any, ...]) -> Any:
+        spec, function = self.spec, self.function
+        values = [
+            _argument(shown, a, v, function.text_sensitive)
+            for a, v in zip(spec.args, raw, strict=True)
+        ]
+        if function.strict and any(v is None for v in values):
+            return None
+        result = function.impl(spec.enc, *values)
+        if result is None or not spec.held_result:
+            return result
+        return shown.load(spec.result, [result])[0]
+
+
+def _argument(shown: Shown, arg: ArgSpec, raw: Any, exact: bool) -> Any:
+    if raw is None:
+        return None
+    if arg.kind == "held":
+        return shown.value(arg.duck, raw) if exact else shown.member(arg.duck, raw)
+    if arg.kind == "const":
+        assert arg.encoding is not None
+        return arg.encoding.from_exact_bytes(raw)
+    if arg.kind == "list":
+        assert arg.encoding is not None
+        return arg.encoding.comparand(raw)
+    return raw
+
+
+def constant_bytes(encoding: Encoding) -> Callable[[Any], Any]:
+    """A parameter's value (or a literal's text) given to a row function where it takes
+    ``encoding``'s type: read as PostgreSQL reads it there, as its exact bytes."""
+
+    def read(v: Any) -> Any:
+        return None if v is None else encoding.to_exact_bytes(encoding.comparand(v))
+
+    return read
+
+
+def engine_functions(
+    specs: list[CallSpec], context: CallContext
+) -> list[tuple[str, Callable[..., Any], list[str], str, bool]]:
+    """The engine functions of the calls, reading and raising into ``context``: (name,
+    function, parameter types, result type, whether it is called with NULL
+    arguments: always, as a function may return NULL of non-NULL ones).  (The engine
+    calls them from its own threads: the context is theirs, not a context variable's.)"""
+    return [(s.udf, RowCall(s, context), [a.duck for a in s.args], s.result, True) for s in specs]
+
+
+# -- lowering --------------------------------------------------------------------------------
+
+
+@dataclass
+class _Operand:
+    node: exp.Expression
+    pg: str  # "jsonb", "text[]", "text", "integer", "unknown", "array" (a constructor)
+    duck: str | None  # held: its engine type
+    encoding: Encoding | None
+
+
+def _operand(node: exp.Expression, held: Mapping[str, Encoding]) -> _Operand:
+    inner = node
+    while isinstance(inner, exp.Paren):
+        inner = inner.this
+    duck = held_of(inner, held)
+    if duck is not None:
+        encoding = held[duck]
+        return _Operand(inner, encoding.sql_type.sql(), duck, encoding)
+    if isinstance(inner, exp.Placeholder | exp.Null) or (
+        isinstance(inner, exp.Literal) and inner.is_string
+    ):
+        return _Operand(inner, "unknown", None, None)
+    if isinstance(inner, exp.Array):
+        return _Operand(inner, "array", None, None)
+    t = inner.type
+    name = t.sql("duckdb") if t is not None else "UNKNOWN"
+    return _Operand(inner, _PG_OF_ENGINE.get(name, name.lower()), None, None)
+
+
+def _fits(declared: str, op: _Operand) -> int | None:
+    """How well ``op`` fits a parameter of type ``declared``: 0 exactly, higher worse,
+    None not at all."""
+    is_array = op.pg.endswith("]") or op.pg == "array"
+    if op.pg == "unknown":
+        return _UNKNOWN_PREFERENCE.index(declared) + 1 if declared in _UNKNOWN_PREFERENCE else 9
+    if declared in ("any", "variadic any"):
+        return 1
+    if declared == "anyarray":
+        return 0 if is_array else None
+    if declared == "anyelement":
+        return 1 if not is_array else None
+    if declared == op.pg:
+        return 0
+    if declared == "text[]" and is_array:
+        return 1
+    if declared in ("integer", "bigint") and op.pg in ("integer", "bigint"):
+        return 1
+    return None
+
+
+def _choose(name: str, ops: list[_Operand]) -> int:
+    best: tuple[int, int] | None = None
+    for i, rf in enumerate(ROW_FUNCTIONS[name]):
+        declared = list(rf.args)
+        if declared and declared[-1] == "variadic any":
+            declared = declared[:-1] + ["variadic any"] * max(len(ops) - len(declared) + 1, 0)
+        if len(declared) != len(ops):
+            continue
+        scores = [_fits(d, o) for d, o in zip(declared, ops, strict=True)]
+        if any(s is None for s in scores):
+            continue
+        score = sum(s for s in scores if s is not None)
+        if best is None or score < best[0]:
+            best = (score, i)
+    if best is None:
+        types = ", ".join(o.pg for o in ops)
+        raise _refuse(f"{name}({types})")
+    return best[1]
+
+
+def _array_of(ops: list[_Operand], declared: tuple[str, ...]) -> _Operand | None:
+    """The first held array operand (the type anyarray / anyelement stand for)."""
+    for op in ops:
+        if op.duck is not None and op.encoding is not None and op.encoding.sql_type.element:
+            return op
+    return None
+
+
+def _held_duck(encoding: Encoding, held: dict[str, Encoding]) -> str:
+    for duck, enc in held.items():
+        if enc is encoding:
+            return duck
+    field_name = "pg " + encoding.sql_type.sql()
+    duck = 'STRUCT("' + field_name.replace('"', '""') + '" BLOB)'
+    held.setdefault(duck, encoding)
+    return duck
+
+
+def _jsonb(held: dict[str, Encoding]) -> tuple[str, Encoding]:
+    for duck, enc in held.items():
+        if enc.sql_type.name == "jsonb":
+            return duck, enc
+    held[_JSONB] = encoding_for("jsonb")
+    return _JSONB, held[_JSONB]
+
+
+class _Lowering:
+    def __init__(self, held: dict[str, Encoding]) -> None:
+        self.held = held
+        self.specs: list[CallSpec] = []
+        self.written: dict[tuple[Any, ...], CallSpec] = {}
+
+    def call(
+        self, node: exp.Expression, name: str, operands: list[exp.Expression]
+    ) -> exp.Expression:
+        ops = [_operand(o, self.held) for o in operands]
+        index = _choose(name, ops)
+        rf = ROW_FUNCTIONS[name][index]
+        array = _array_of(ops, rf.args)
+        uses_jsonb = "jsonb" in rf.args or rf.result.removeprefix("setof ") == "jsonb"
+        enc: Encoding | None
+        if uses_jsonb:
+            jsonb_duck, enc = _jsonb(self.held)
+        elif array is not None:
+            jsonb_duck, enc = "", array.encoding
+        else:
+            raise _refuse(f"{name} of no array argument", node)
+        declared = list(rf.args)
+        if declared and declared[-1] == "variadic any":
+            declared = declared[:-1] + ["variadic any"] * (len(ops) - len(declared) + 1)
+        args = tuple(
+            self._arg(d, op, jsonb_duck, array, node) for d, op in zip(declared, ops, strict=True)
+        )
+        result, held_result = self._result(rf.result, jsonb_duck, array, node)
+        spec = CallSpec(
+            udf=f"pg_rf_{len(self.specs)}",
+            function=name,
+            overload=index,
+            args=args,
+            result=result,
+            enc=enc,
+            held_result=held_result,
+        )
+        # one engine function for the calls written alike: the engine matches a grouped
+        # expression to a select item by its text (GROUP BY 1 copies the item)
+        same = (name, index, args, result, tuple(op.node.sql("duckdb") for op in ops))
+        if same in self.written:
+            spec = self.written[same]
+        else:
+            self.written[same] = spec
+            self.specs.append(spec)
+        call = exp.Anonymous(this=spec.udf, expressions=[op.node for op in ops])
+        call.meta["row_call"] = spec
+        call.type = exp.DataType.build(result, dialect="duckdb")
+        return call
+
+    def _arg(
+        self,
+        declared: str,
+        op: _Operand,
+        jsonb_duck: str,
+        array: _Operand | None,
+        at: exp.Expression,
+    ) -> ArgSpec:
+        encoding: Encoding | None = None
+        if declared == "jsonb":
+            encoding = self.held[jsonb_duck]
+        elif declared == "anyarray" or declared.endswith("[]"):
+            encoding = array.encoding if array is not None else encoding_for(declared)
+        elif declared == "anyelement" and array is not None:
+            encoding = getattr(array.encoding, "element", None)
+        if op.duck is not None:
+            return ArgSpec("held", op.duck, op.encoding)
+        if encoding is not None and op.pg == "unknown":
+            if isinstance(op.node, exp.Literal | exp.Placeholder):
+                op.node.meta["row_arg"] = encoding
+            return ArgSpec("const", "BLOB", encoding)
+        if encoding is not None and op.pg == "array" and declared != "anyelement":
+            element = op.node.type.sql("duckdb") if op.node.type is not None else "VARCHAR"
+            duck = element if element.endswith("[]") else "VARCHAR[]"
+            return ArgSpec("list", duck, encoding)
+        if declared in ("jsonb", "anyarray") or declared.endswith("[]"):
+            raise _refuse(f"a {op.pg} value where {declared} is taken", at)
+        duck = op.node.type.sql("duckdb") if op.node.type is not None else "VARCHAR"
+        if op.pg == "unknown" or duck == "UNKNOWN":
+            duck = "VARCHAR"
+        if declared == "anyelement" and encoding is not None:
+            duck = _PLAIN_ELEMENT.get(encoding.sql_type.name, duck)
+        return ArgSpec("plain", duck, None)
+
+    def _result(
+        self, result: str, jsonb_duck: str, array: _Operand | None, at: exp.Expression
+    ) -> tuple[str, bool]:
+        if result == "jsonb":
+            return jsonb_duck, True
+        if result == "anyarray" and array is not None and array.duck is not None:
+            return array.duck, True
+        if result.endswith("[]"):
+            return _held_duck(encoding_for(result), self.held), True
+        if result == "anyelement" and array is not None and array.encoding is not None:
+            element = getattr(array.encoding, "element", None)
+            name = element.sql_type.name if element is not None else ""
+            if name in _PLAIN_ELEMENT:
+                return _PLAIN_ELEMENT[name], False
+        if result in _PLAIN_RESULTS:
+            return _PLAIN_RESULTS[result], False
+        raise _refuse(f"a result of type {result}", at)
+
+
+# array element types given to and taken from row functions as the engine's values
+_PLAIN_ELEMENT: Final = {
+    "text": "VARCHAR",
+    "varchar": "VARCHAR",
+    "integer": "INTEGER",
+    "smallint": "SMALLINT",
+    "bigint": "BIGINT",
+    "boolean": "BOOLEAN",
+}
+
+
+def _json_path_operand(node: exp.Expression) -> exp.Expression:
+    """The right operand of ``->`` / ``->>`` as written (sqlglot reads a constant key
+    or index into a JSON path)."""
+    if not isinstance(node, exp.JSONPath):
+        return node
+    parts = node.expressions[1:]
+    if len(parts) != 1:
+        raise _refuse("a JSON path operand", node)
+    part = parts[0]
+    if isinstance(part, exp.JSONPathKey):
+        return exp.Literal.string(str(part.this))
+    if isinstance(part, exp.JSONPathSubscript):
+        return exp.Literal.number(int(part.this))
+    raise _refuse("a JSON path operand", node)
+
+
+def _operator_operands(node: exp.Expression) -> list[exp.Expression] | None:
+    """The operands of an operator node lowered here, or None where it is not one."""
+    name = OPERATORS.get(type(node))
+    if name is not None:
+        right = node.expression
+        if isinstance(node, exp.JSONExtract | exp.JSONExtractScalar):
+            right = _json_path_operand(right)
+        return [node.this, right]
+    return None
+
+
+def lower_calls(tree: exp.Expression, held: dict[str, Encoding]) -> list[CallSpec]:
+    """Replace the jsonb and array operators and functions of the annotated ``tree``
+    with engine function calls (see the module docstring), children first; ``held``
+    gains the held types of their results.  Their specs, in order."""
+    lowering = _Lowering(held)
+
+    def visit(node: exp.Expr) -> exp.Expr:
+        if not isinstance(node, exp.Expression):
+            return node
+        name, operands = _target(node, held)
+        if name is None:
+            return node
+        return lowering.call(node, name, operands)
+
+    # (bottom up, so that an operand is already a typed call: attrs -> 'a' ->> 'b')
+    for node in reversed(list(tree.walk(bfs=False))):
+        if node is tree:
+            continue
+        new = visit(node)
+        if new is not node:
+            node.replace(new)
+    return lowering.specs
+
+
+def _target(
+    node: exp.Expression, held: Mapping[str, Encoding]
+) -> tuple[str | None, list[exp.Expression]]:
+    operands = _operator_operands(node)
+    if operands is not None:
+        return OPERATORS[type(node)], operands
+    name = HELD_OPERATORS.get(type(node))
+    if name is not None:
+        if isinstance(node, exp.Bracket):
+            sides = [node.this, *node.expressions]
+        else:
+            sides = [node.this, node.expression]
+        if any(_operand(s, held).duck is not None for s in sides):
+            return name, sides
+        return None, []
+    for (comparison, quantifier), name in QUANTIFIED.items():
+        if isinstance(node, comparison) and isinstance(node.expression, quantifier):
+            inner = node.expression.this
+            if not isinstance(inner, exp.Subquery | exp.Select):
+                return name, [node.this, inner]
+    if isinstance(node, exp.Anonymous) and node.name.lower() in ROW_FUNCTIONS:
+        return node.name.lower(), list(node.expressions)
+    fn = FUNCTION_CLASSES.get(type(node))
+    if fn is not None and fn in ROW_FUNCTIONS:
+        return fn, [a for a in node.iter_expressions()]
+    return None, []
+
+
+def annotate_lowered(tree: exp.Expression, schema: dict[str, dict[str, str]]) -> None:
+    """The statement's types again once its calls are lowered: each call keeps the type
+    of its result, what stands on it is typed from it."""
+    kept = {id(n) for n in tree.walk() if "row_call" in n.meta}
+    inside = {id(d) for n in tree.walk() if id(n) in kept for d in n.walk()}
+    for node in tree.walk():
+        if id(node) not in inside:
+            node.type = None
+    annotate_types(
+        tree, schema=cast(dict[str, object], schema), dialect="postgres", overwrite_types=False
+    )
+
+
+__all__ = [
+    "CallContext",
+    "CallSpec",
+    "annotate_lowered",
+    "constant_bytes",
+    "engine_functions",
+    "lower_calls",
+]
