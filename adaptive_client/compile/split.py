@@ -129,7 +129,12 @@ def plan_relations(
     absorbed = _server_exists(tree, compiles)
     required = {id(c) for c, _ in absorbed.values()}
     for scope in traverse_scope(tree):
-        tables = {a: s for a, s in scope.sources.items() if isinstance(s, exp.Table)}
+        # (a LATERAL item's scope sees the FROM items before it: they are its parent's)
+        tables = {
+            a: s
+            for a, s in scope.sources.items()
+            if isinstance(s, exp.Table) and a not in scope.lateral_sources
+        }
         if not tables or any(id(t) in claimed for t in tables.values()):
             continue
         if _within_any(scope.expression, inside | set(absorbed)):

@@ -72,6 +72,7 @@ QUANTIFIED: Final[dict[tuple[type[exp.Expression], type[exp.Expression]], str]] 
 # PostgreSQL's functions sqlglot parses into classes of its own: their names
 FUNCTION_CLASSES: Final[dict[type[exp.Expression], str]] = {
     exp.ArraySize: "array_length",
+    exp.Explode: "unnest",
 }
 
 _JSONB: Final = 'STRUCT("pg jsonb" BLOB)'
@@ -118,6 +119,10 @@ class CallSpec:
     result: str  # the engine type of the result
     enc: Encoding | None
     held_result: bool
+    # a set-returning function's: the column of its records taken (None: its values),
+    # or its rows' numbers (WITH ORDINALITY)
+    column: int | None = None
+    ordinality: bool = False
 
     @property
     def row_function(self) -> RowFunction:
@@ -165,9 +170,23 @@ class RowCall:
         if function.strict and any(v is None for v in values):
             return None
         result = function.impl(spec.enc, *values)
+        if function.result.startswith("setof "):
+            return self._rows(shown, result)
         if result is None or not spec.held_result:
             return result
         return shown.load(spec.result, [result])[0]
+
+    def _rows(self, shown: Shown, result: Any) -> Any:
+        """A set-returning function's rows as the list the engine unnests."""
+        spec = self.spec
+        rows = list(result or ())
+        if spec.ordinality:
+            return list(range(1, len(rows) + 1))
+        if spec.column is not None:
+            rows = [None if r is None else r[spec.column] for r in rows]
+        if spec.held_result:
+            return shown.load(spec.result.removesuffix("[]"), rows)
+        return rows
 
 
 def _argument(shown: Shown, arg: ArgSpec, raw: Any, exact: bool) -> Any:
@@ -337,10 +356,20 @@ class _Lowering:
             result=result,
             enc=enc,
             held_result=held_result,
+            column=node.meta.get("srf_column"),
+            ordinality=bool(node.meta.get("ordinality")),
         )
         # one engine function for the calls written alike: the engine matches a grouped
         # expression to a select item by its text (GROUP BY 1 copies the item)
-        same = (name, index, args, result, tuple(op.node.sql("duckdb") for op in ops))
+        same = (
+            name,
+            index,
+            args,
+            result,
+            spec.column,
+            spec.ordinality,
+            tuple(op.node.sql("duckdb") for op in ops),
+        )
         if same in self.written:
             spec = self.written[same]
         else:
@@ -349,7 +378,14 @@ class _Lowering:
         call = exp.Anonymous(this=spec.udf, expressions=[op.node for op in ops])
         call.meta["row_call"] = spec
         call.type = exp.DataType.build(result, dialect="duckdb")
-        return call
+        if not rf.result.startswith("setof "):
+            return call
+        # a set-returning function: its rows unnested (several in one select list
+        # zipped, the shorter padded with NULLs, as PostgreSQL 10 and later do)
+        rows = exp.Explode(this=call)
+        rows.meta["row_call"] = spec
+        rows.type = exp.DataType.build(result.removesuffix("[]"), dialect="duckdb")
+        return rows
 
     def _arg(
         self,
@@ -365,7 +401,7 @@ class _Lowering:
         elif declared == "anyarray" or declared.endswith("[]"):
             encoding = array.encoding if array is not None else encoding_for(declared)
         elif declared == "anyelement" and array is not None:
-            encoding = getattr(array.encoding, "element", None)
+            encoding = _element(array.encoding)
         if op.duck is not None:
             return ArgSpec("held", op.duck, op.encoding)
         if encoding is not None and op.pg == "unknown":
@@ -388,6 +424,19 @@ class _Lowering:
     def _result(
         self, result: str, jsonb_duck: str, array: _Operand | None, at: exp.Expression
     ) -> tuple[str, bool]:
+        if result.startswith("setof "):
+            column = at.meta.get("srf_column")
+            element = result.removeprefix("setof ")
+            if element.startswith("record("):
+                if at.meta.get("ordinality"):
+                    return "BIGINT[]", False
+                if column is None:
+                    raise _refuse("a set-returning function of records in a select list", at)
+                element = record_columns(element)[column][1]
+            elif at.meta.get("ordinality"):
+                return "BIGINT[]", False
+            duck, held_result = self._result(element, jsonb_duck, array, at)
+            return duck + "[]", held_result
         if result == "jsonb":
             return jsonb_duck, True
         if result == "anyarray" and array is not None and array.duck is not None:
@@ -395,13 +444,18 @@ class _Lowering:
         if result.endswith("[]"):
             return _held_duck(encoding_for(result), self.held), True
         if result == "anyelement" and array is not None and array.encoding is not None:
-            element = getattr(array.encoding, "element", None)
-            name = element.sql_type.name if element is not None else ""
+            element_encoding = _element(array.encoding)
+            name = element_encoding.sql_type.name if element_encoding is not None else ""
             if name in _PLAIN_ELEMENT:
                 return _PLAIN_ELEMENT[name], False
         if result in _PLAIN_RESULTS:
             return _PLAIN_RESULTS[result], False
         raise _refuse(f"a result of type {result}", at)
+
+
+def _element(encoding: Encoding | None) -> Encoding | None:
+    """An array encoding's element encoding."""
+    return cast(Encoding | None, getattr(encoding, "element", None))
 
 
 # array element types given to and taken from row functions as the engine's values
@@ -466,6 +520,11 @@ def lower_calls(tree: exp.Expression, held: dict[str, Encoding]) -> list[CallSpe
     return lowering.specs
 
 
+def _is_held_composite(op: _Operand) -> bool:
+    """A held jsonb or array value (the others' operators are not row functions)."""
+    return op.duck is not None and (op.pg == "jsonb" or op.pg.endswith("]"))
+
+
 def _target(
     node: exp.Expression, held: Mapping[str, Encoding]
 ) -> tuple[str | None, list[exp.Expression]]:
@@ -478,7 +537,7 @@ def _target(
             sides = [node.this, *node.expressions]
         else:
             sides = [node.this, node.expression]
-        if any(_operand(s, held).duck is not None for s in sides):
+        if any(_is_held_composite(_operand(s, held)) for s in sides):
             return name, sides
         return None, []
     for (comparison, quantifier), name in QUANTIFIED.items():
@@ -492,6 +551,14 @@ def _target(
     if fn is not None and fn in ROW_FUNCTIONS:
         return fn, [a for a in node.iter_expressions()]
     return None, []
+
+
+def record_columns(record: str) -> list[tuple[str, str]]:
+    """The (name, type) columns of ``record(key text, value jsonb)``."""
+    body = record.removeprefix("record(").removesuffix(")")
+    return [
+        (part.strip().split(" ", 1)[0], part.strip().split(" ", 1)[1]) for part in body.split(",")
+    ]
 
 
 def annotate_lowered(tree: exp.Expression, schema: dict[str, dict[str, str]]) -> None:

@@ -88,3 +88,11 @@ ROW_FUNCTIONS: dict[str, tuple[RowFunction, ...]] = {
     "jsonb_array_elements": (RowFunction(_elements, ("jsonb",), "setof jsonb"),),
 }
 AGGREGATES: dict[str, tuple[RowFunction, ...]] = {}
+ROW_FUNCTIONS["unnest"] = (RowFunction(lambda enc, a: list(a), ("anyarray",), "setof anyelement"),)
+ROW_FUNCTIONS["jsonb_each"] = (
+    RowFunction(
+        lambda enc, d: [(k, _j(enc, v)) for k, v in json.loads(d.text).items()],
+        ("jsonb",),
+        "setof record(key text, value jsonb)",
+    ),
+)

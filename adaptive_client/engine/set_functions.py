@@ -1,0 +1,100 @@
+"""Set-returning jsonb and array functions in FROM (``FROM d, jsonb_array_elements(d.attrs)
+AS e``, ``CROSS JOIN LATERAL jsonb_each(attrs) AS kv(k, v)``, ``unnest(tags) WITH
+ORDINALITY``): each rewritten, before the statement is qualified, into the lateral
+subquery PostgreSQL's semantics make of it -- one select item per output column, each
+the function's rows of that column (a record's field, or the row number), zipped by the
+client engine as a select list's set-returning functions are -- named as PostgreSQL
+names the columns: the column aliases given, else the function's output names
+(``value``; ``key``, ``value``), else the FROM item's alias, else the function's name,
+and ``ordinality``.  The select items are then evaluated as any select list's calls
+(engine/row_calls.py)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from sqlglot import exp
+
+from .row_calls import record_columns
+from .row_functions import ROW_FUNCTIONS
+from .runtime import refusal as _refuse
+
+# the name of the one output column of the functions that declare it (OUT value)
+_OUTPUT_NAMES: Final = {
+    "jsonb_array_elements": "value",
+    "jsonb_array_elements_text": "value",
+}
+
+
+def _set_function(item: exp.Expression) -> tuple[str, list[exp.Expression], bool] | None:
+    """(name, arguments, with ordinality) of a FROM item that calls a set-returning
+    row function, else None."""
+    if isinstance(item, exp.Unnest):
+        offset = item.args.get("offset")
+        return "unnest", list(item.expressions), bool(offset)
+    call = item.this if isinstance(item, exp.Table | exp.Lateral) else None
+    if not isinstance(call, exp.Anonymous):
+        return None
+    name = call.name.lower()
+    functions = ROW_FUNCTIONS.get(name)
+    if not functions or not all(f.result.startswith("setof ") for f in functions):
+        return None
+    return name, list(call.expressions), bool(item.args.get("ordinality"))
+
+
+def _columns(name: str, alias: str | None) -> list[tuple[str, int | None]]:
+    """The function's output columns: (PostgreSQL's name, record field index)."""
+    result = ROW_FUNCTIONS[name][0].result.removeprefix("setof ")
+    if result.startswith("record("):
+        return [(n, i) for i, (n, _) in enumerate(record_columns(result))]
+    return [(_OUTPUT_NAMES.get(name) or alias or name, None)]
+
+
+def _lateral(item: exp.Expression) -> exp.Expression:
+    found = _set_function(item)
+    if found is None:
+        return item
+    name, args, ordinality = found
+    table_alias = item.args.get("alias")
+    alias = table_alias.name if table_alias is not None and table_alias.name else None
+    given = [c.name for c in table_alias.columns] if table_alias is not None else []
+    if isinstance(item, exp.Unnest):
+        offset = item.args.get("offset")
+        if isinstance(offset, exp.Identifier):
+            given.append(offset.name)
+        if len(args) != 1:
+            raise _refuse("unnest of several arrays", item)
+    columns = _columns(name, alias)
+    items: list[exp.Expr] = []
+    for i, (default, field) in enumerate(
+        [*columns, ("ordinality", None)][: len(columns) + ordinality]
+    ):
+        call = exp.Anonymous(this=name, expressions=[a.copy() for a in args])
+        if i < len(columns):
+            if field is not None:
+                call.meta["srf_column"] = field
+        else:
+            call.meta["ordinality"] = True
+        items.append(exp.alias_(call, given[i] if i < len(given) else default))
+    if len(given) > len(items):
+        raise _refuse("more column aliases than the function has columns", item)
+    lateral = exp.Lateral(
+        this=exp.Subquery(this=exp.Select(expressions=items)),
+        alias=exp.TableAlias(this=exp.to_identifier(alias or name)),
+    )
+    lateral.meta["row_call"] = "from"  # (allowed: compile/allowed.py)
+    return lateral
+
+
+def from_functions(stmt: exp.Expression) -> exp.Expression:
+    """``stmt`` with its FROM items that call set-returning row functions made lateral
+    subqueries (see the module docstring)."""
+    for node in list(stmt.find_all(exp.From, exp.Join)):
+        item = node.this
+        new = _lateral(item)
+        if new is not item:
+            item.replace(new)
+    return stmt
+
+
+__all__ = ["from_functions"]
