@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from psycopg import errors as pg_errors
+from psycopg import postgres
 from sqlglot import exp
 
 from ..catalog import recipes
@@ -392,6 +393,10 @@ _FLOAT8 = _OIDS["double precision"]
 _INEXACT_QUOTIENT_OIDS = frozenset(_OIDS[t] for t in ("numeric", "real", "double precision"))
 
 
+# jsonb and the array types: their operators are not arithmetic
+_COMPOSITE_OIDS = frozenset({3802} | {t.array_oid for t in postgres.types if t.array_oid})
+
+
 def _check_client_arithmetic(node: exp.Expression, loid: int, roid: int) -> None:
     """Arithmetic in the select list computed per row on the client: what the column
     types already show it cannot compute (date arithmetic, a quotient of numerics, whose
@@ -401,6 +406,8 @@ def _check_client_arithmetic(node: exp.Expression, loid: int, roid: int) -> None
     float8 operand, the other an integer, numeric or float8) is computed per row as
     PostgreSQL's float division computes it (numeric.float8_op: IEEE division, its
     22012 and 22003)."""
+    if {loid, roid} & _COMPOSITE_OIDS:  # (jsonb - key, ...: the client engine's)
+        raise unsupported(node, "an operator of jsonb or arrays in the select list")
     floats = {loid, roid} & _FLOAT_OIDS
     if isinstance(node, exp.Div) and floats == {_FLOAT8} and {loid, roid} <= NUMBER_OIDS:
         return  # (a real's value is read as its shortest decimal, not its float4 bits)

@@ -16,6 +16,7 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
+from psycopg.types.json import Jsonb
 from sqlglot import exp
 
 from ..catalog import sequences
@@ -305,6 +306,9 @@ def _run_compiled(
                 raise StaleMetadata("layers kept changing; retry") from None
 
 
+_JSONB_OID = 3802
+
+
 def _update_by_rows(conn: Session, rows: update_rows.RowUpdate, params: Params) -> int:
     """Run an UPDATE as its read and its writes by key (compile/update_rows.py), in the
     statement's transaction (its own in autocommit mode), the table held against other
@@ -322,7 +326,13 @@ def _update_by_rows(conn: Session, rows: update_rows.RowUpdate, params: Params) 
         found.extend(reader.result()[0])
         if found:
             k = rows.keys
-            writes = [(*row[k:], *row[:k]) for row in found]
+            # (a jsonb value read back as psycopg loads it -- a dict, a list, a number
+            # -- is written back as jsonb)
+            jsonb = {i for i, out in enumerate(read.outputs) if out.type_code == _JSONB_OID}
+            writes = [
+                (*(Jsonb(v) if i + k in jsonb else v for i, v in enumerate(row[k:])), *row[:k])
+                for row in found
+            ]
             run(conn.cursor(), rows.update_sql, None, many=writes, writing_rows=True)
 
     found: list[tuple[Any, ...]] = []

@@ -68,11 +68,20 @@ HELD_OPERATORS: Final[dict[type[exp.Expression], str]] = {
 QUANTIFIED: Final[dict[tuple[type[exp.Expression], type[exp.Expression]], str]] = {
     (exp.EQ, exp.Any): "= ANY",
     (exp.NEQ, exp.All): "<> ALL",
+    (exp.EQ, exp.All): "= ALL",
+    (exp.NEQ, exp.Any): "<> ANY",
 }
 # PostgreSQL's functions sqlglot parses into classes of its own: their names
 FUNCTION_CLASSES: Final[dict[type[exp.Expression], str]] = {
     exp.ArraySize: "array_length",
     exp.Explode: "unnest",
+    exp.ArrayToString: "array_to_string",
+    exp.ArrayConcat: "array_cat",
+    exp.ArrayAppend: "array_append",
+    exp.ArrayPrepend: "array_prepend",
+    exp.ArrayRemove: "array_remove",
+    exp.ArrayPosition: "array_position",
+    exp.StringToArray: "string_to_array",
 }
 
 _JSONB: Final = 'STRUCT("pg jsonb" BLOB)'
@@ -248,6 +257,8 @@ def _operand(node: exp.Expression, held: Mapping[str, Encoding]) -> _Operand:
         return _Operand(inner, "unknown", None, None)
     if isinstance(inner, exp.Array):
         return _Operand(inner, "array", None, None)
+    if isinstance(inner, exp.Literal):  # (a number; one sqlglot made has no type)
+        return _Operand(inner, "integer" if inner.name.isdigit() else "numeric", None, None)
     t = inner.type
     name = t.sql("duckdb") if t is not None else "UNKNOWN"
     return _Operand(inner, _PG_OF_ENGINE.get(name, name.lower()), None, None)
@@ -264,7 +275,7 @@ def _fits(declared: str, op: _Operand) -> int | None:
     if declared == "anyarray":
         return 0 if is_array else None
     if declared == "anyelement":
-        return 1 if not is_array else None
+        return 1 if not is_array else 2
     if declared == op.pg:
         return 0
     if declared == "text[]" and is_array:
@@ -274,12 +285,21 @@ def _fits(declared: str, op: _Operand) -> int | None:
     return None
 
 
+def _declared(rf: RowFunction, count: int) -> list[str]:
+    """The parameter types of ``count`` arguments (a variadic one repeated: ``variadic
+    any`` stays so, ``variadic text`` is text), or fewer where they do not fit."""
+    declared = list(rf.args)
+    if not declared or not declared[-1].startswith("variadic "):
+        return declared
+    last = declared[-1]
+    each = last if last == "variadic any" else last.removeprefix("variadic ")
+    return declared[:-1] + [each] * max(count - len(declared) + 1, 0)
+
+
 def _choose(name: str, ops: list[_Operand]) -> int:
     best: tuple[int, int] | None = None
     for i, rf in enumerate(ROW_FUNCTIONS[name]):
-        declared = list(rf.args)
-        if declared and declared[-1] == "variadic any":
-            declared = declared[:-1] + ["variadic any"] * max(len(ops) - len(declared) + 1, 0)
+        declared = _declared(rf, len(ops))
         if len(declared) != len(ops):
             continue
         scores = [_fits(d, o) for d, o in zip(declared, ops, strict=True)]
@@ -341,9 +361,7 @@ class _Lowering:
             jsonb_duck, enc = "", array.encoding
         else:
             raise _refuse(f"{name} of no array argument", node)
-        declared = list(rf.args)
-        if declared and declared[-1] == "variadic any":
-            declared = declared[:-1] + ["variadic any"] * (len(ops) - len(declared) + 1)
+        declared = _declared(rf, len(ops))
         args = tuple(
             self._arg(d, op, jsonb_duck, array, node) for d, op in zip(declared, ops, strict=True)
         )
@@ -419,6 +437,7 @@ class _Lowering:
             duck = "VARCHAR"
         if declared == "anyelement" and encoding is not None:
             duck = _PLAIN_ELEMENT.get(encoding.sql_type.name, duck)
+        duck = _PLAIN_RESULTS.get(declared, duck)  # (a constant of the type declared)
         return ArgSpec("plain", duck, None)
 
     def _result(
@@ -520,6 +539,13 @@ def lower_calls(tree: exp.Expression, held: dict[str, Encoding]) -> list[CallSpe
     return lowering.specs
 
 
+def _subscript(index: exp.Expression) -> exp.Expression:
+    """A subscript as written: sqlglot reads a constant one counting from 0."""
+    if isinstance(index, exp.Literal) and not index.is_string and str(index.this).isdigit():
+        return exp.Literal.number(int(index.this) + 1)
+    return index
+
+
 def _is_held_composite(op: _Operand) -> bool:
     """A held jsonb or array value (the others' operators are not row functions)."""
     return op.duck is not None and (op.pg == "jsonb" or op.pg.endswith("]"))
@@ -534,17 +560,24 @@ def _target(
     name = HELD_OPERATORS.get(type(node))
     if name is not None:
         if isinstance(node, exp.Bracket):
-            sides = [node.this, *node.expressions]
+            sides = [node.this, *map(_subscript, node.expressions)]
         else:
             sides = [node.this, node.expression]
         if any(_is_held_composite(_operand(s, held)) for s in sides):
             return name, sides
         return None, []
     for (comparison, quantifier), name in QUANTIFIED.items():
-        if isinstance(node, comparison) and isinstance(node.expression, quantifier):
-            inner = node.expression.this
-            if not isinstance(inner, exp.Subquery | exp.Select):
-                return name, [node.this, inner]
+        if not isinstance(node, comparison):
+            continue
+        right = node.expression
+        if isinstance(right, quantifier):
+            inner = right.this
+        elif isinstance(right, exp.Anonymous) and right.name.upper() == quantifier.key.upper():
+            inner = right.expressions[0] if len(right.expressions) == 1 else None
+        else:
+            continue
+        if inner is not None and not isinstance(inner, exp.Subquery | exp.Select):
+            return name, [node.this, inner]
     if isinstance(node, exp.Anonymous) and node.name.lower() in ROW_FUNCTIONS:
         return node.name.lower(), list(node.expressions)
     fn = FUNCTION_CLASSES.get(type(node))
