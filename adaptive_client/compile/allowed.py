@@ -185,8 +185,8 @@ def _allowed(node: exp.Expr) -> bool:
         return True
     if isinstance(node, exp.Array) and node.parent is not None and "row_call" in node.parent.meta:
         return True  # (an ARRAY[...] a jsonb or array function reads)
-    if "row_call" in node.meta:  # (a jsonb or array function: engine/row_calls.py)
-        return True
+    if "row_call" in node.meta or node.meta.get("set_function"):
+        return True  # (a jsonb or array function: engine/row_calls.py, set_functions.py)
     if isinstance(node, exp.Anonymous):
         return node.name.lower() in ENGINE_FUNCTIONS or node.name.lower() == "age"
     return isinstance(node, exp.RegexpLike) and bool(node.meta.get("portable"))

@@ -199,8 +199,8 @@ def check_uses(tree: exp.Expression, held: Mapping[str, Encoding]) -> None:
             if base not in _ORDERED_AGGREGATES and base != "anyarray" and not _is_enum(held[duck]):
                 fn = "min" if isinstance(parent, exp.Min) else "max"
                 raise pg_errors.UndefinedFunction(f"function {fn}({name}) does not exist")
-        if parent is None or "row_call" in parent.meta:
-            continue  # (an argument of a jsonb or array function: engine/row_calls.py)
+        if parent is None or "row_call" in parent.meta or parent.meta.get("set_function"):
+            continue  # (an argument or rows of a jsonb or array function: row_calls.py)
         if isinstance(parent, exp.Window) and parent.this is not node:
             continue  # (a PARTITION BY key)
         if isinstance(parent, _PASSING):

@@ -596,11 +596,36 @@ def record_columns(record: str) -> list[tuple[str, str]]:
 
 def annotate_lowered(tree: exp.Expression, schema: dict[str, dict[str, str]]) -> None:
     """The statement's types again once its calls are lowered: each call keeps the type
-    of its result, what stands on it is typed from it."""
-    kept = {id(n) for n in tree.walk() if "row_call" in n.meta}
-    inside = {id(d) for n in tree.walk() if id(n) in kept for d in n.walk()}
+    of its result, what stands on it is typed from it; a set-returning function's
+    columns in FROM (read through its lateral subquery, which the annotation does not
+    follow) are typed as its select items."""
+    kept = {
+        id(d) for n in tree.walk() if isinstance(n.meta.get("row_call"), CallSpec) for d in n.walk()
+    }
+    _annotate_keeping(tree, schema, kept)
+    produced: dict[tuple[str, str], exp.DataType] = {}
+    for lateral in tree.find_all(exp.Lateral):
+        sub = lateral.this
+        if not lateral.meta.get("set_function") or not isinstance(sub, exp.Subquery):
+            continue
+        for item in sub.this.expressions:
+            if item.type is not None:
+                produced[(lateral.alias_or_name, item.alias_or_name)] = item.type
+    if not produced:
+        return
+    for column in tree.find_all(exp.Column):
+        typed = produced.get((column.table, column.name))
+        if typed is not None:
+            column.type = typed.copy()
+            kept.add(id(column))
+    _annotate_keeping(tree, schema, kept)
+
+
+def _annotate_keeping(
+    tree: exp.Expression, schema: dict[str, dict[str, str]], kept: set[int]
+) -> None:
     for node in tree.walk():
-        if id(node) not in inside:
+        if id(node) not in kept:
             node.type = None
     annotate_types(
         tree, schema=cast(dict[str, object], schema), dialect="postgres", overwrite_types=False

@@ -22,7 +22,7 @@ from ..values.collation import CaseMapping, Collation, collation_key
 from ..values.datetime_input import date2j, j2date
 from ..values.encodings import Infinite, single_of
 from ..values.far_datetime import PgDate, PgTimestamp
-from .numeric import float8_in, int_in, numeric_div
+from .numeric import float8_in, int_in, numeric_div, numeric_in
 from .to_char import to_char
 
 # The scale of a numeric quotient computed inside the client engine: PostgreSQL's
@@ -44,6 +44,24 @@ def pg_quotient(a: str, b: str) -> Decimal:
     if not exact or abs(q) >= Decimal(10) ** (38 - QUOTIENT_SCALE):
         raise ValueError("a numeric quotient beyond the client engine's DECIMAL(38,24)")
     return q
+
+
+# The scale of ``text::numeric`` compared or ordered by in the client engine: values
+# with more decimals, or more than 38 - it digits before the point, are refused.
+COMPARED_NUMERIC_SCALE = 18
+
+
+def pg_numeric_text(text: str) -> Decimal:
+    """``text::numeric`` (numeric_in) where only its value counts, if DECIMAL(38, 18)
+    holds it exactly."""
+    value = numeric_in(text)
+    step = Decimal(1).scaleb(-COMPARED_NUMERIC_SCALE)
+    with localcontext() as ctx:
+        ctx.prec = 2000
+        exact = value.is_finite() and value == value.quantize(step)
+    if not exact or abs(value) >= Decimal(10) ** (38 - COMPARED_NUMERIC_SCALE):
+        raise ValueError("a numeric beyond the client engine's DECIMAL(38,18)")
+    return value
 
 
 _LOWER = {i: i + 32 for i in range(ord("A"), ord("Z") + 1)}
@@ -120,6 +138,12 @@ def _engine() -> duckdb.DuckDBPyConnection:
         pg_quotient,
         [VARCHAR, VARCHAR],
         duckdb.decimal_type(38, QUOTIENT_SCALE),
+    )
+    con.create_function(
+        "pg_numeric_text",
+        pg_numeric_text,
+        [VARCHAR],
+        duckdb.decimal_type(38, COMPARED_NUMERIC_SCALE),
     )
     con.create_function("pg_substr2", pg_substr_from, [VARCHAR, BIGINT], VARCHAR)
     con.create_function("pg_substr3", pg_substr, [VARCHAR, BIGINT, BIGINT], VARCHAR)

@@ -82,7 +82,7 @@ def _lateral(item: exp.Expression) -> exp.Expression:
         this=exp.Subquery(this=exp.Select(expressions=items)),
         alias=exp.TableAlias(this=exp.to_identifier(alias or name)),
     )
-    lateral.meta["row_call"] = "from"  # (allowed: compile/allowed.py)
+    lateral.meta["set_function"] = True  # (allowed: compile/allowed.py)
     return lateral
 
 

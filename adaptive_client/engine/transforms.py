@@ -217,6 +217,18 @@ def _to_char(node: exp.Anonymous) -> exp.Expression:
     return udf("pg_to_char", duck_cast(args[0], "TIMESTAMP"), fmt)
 
 
+# nodes that use only an operand's value: its display scale is not shown
+_VALUE_USES = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.Between, exp.In,
+               exp.Ordered)  # fmt: skip
+
+
+def _value_only(node: exp.Expression) -> bool:
+    parent = node.parent
+    while isinstance(parent, exp.Paren):
+        parent = parent.parent
+    return isinstance(parent, _VALUE_USES)
+
+
 def _check_cast(node: exp.Cast) -> exp.Expression:
     if is_clock_param(node):
         return node
@@ -237,6 +249,9 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
             return duck_cast(value, INT_DUCK_WIDTH[width])
         if to.this is T.DOUBLE:
             return duck_cast(udf("pg_float8_text", node.this), "DOUBLE")
+        if to.this is T.DECIMAL and not to.expressions and _value_only(node):
+            # compared or ordered by, only its value counts (not its display scale)
+            return udf("pg_numeric_text", node.this)
     ok = {
         # numeric to integer rounds half away from zero in both engines, double
         # precision half to even (rint) in both
