@@ -41,7 +41,7 @@ from sqlglot.optimizer.annotate_types import annotate_types
 
 from ..values.encodings import Encoding, encoding_for
 from .held import Shown, held_of
-from .row_functions import ROW_FUNCTIONS, RowFunction
+from .row_functions import AGGREGATES, ROW_FUNCTIONS, RowFunction
 from .runtime import refusal as _refuse
 
 # PostgreSQL's operators as sqlglot parses them, by node type: the ROW_FUNCTIONS key
@@ -132,10 +132,23 @@ class CallSpec:
     # or its rows' numbers (WITH ORDINALITY)
     column: int | None = None
     ordinality: bool = False
+    # an aggregate's: called once per group with the list of its rows' arguments
+    aggregate: bool = False
 
     @property
     def row_function(self) -> RowFunction:
-        return ROW_FUNCTIONS[self.function][self.overload]
+        table = AGGREGATES if self.aggregate else ROW_FUNCTIONS
+        return table[self.function][self.overload]
+
+    @property
+    def parameters(self) -> list[str]:
+        """The engine function's parameter types (an aggregate's: one list)."""
+        if not self.aggregate:
+            return [a.duck for a in self.args]
+        if len(self.args) == 1:
+            return [self.args[0].duck + "[]"]
+        fields = ", ".join(f"a{i} {a.duck}" for i, a in enumerate(self.args))
+        return [f"STRUCT({fields})[]"]
 
 
 @dataclass
@@ -158,7 +171,7 @@ class RowCall:
         self.__signature__ = inspect.Signature(
             [
                 inspect.Parameter(f"a{i}", inspect.Parameter.POSITIONAL_ONLY)
-                for i in range(len(spec.args))
+                for i in range(len(spec.parameters))
             ]
         )
 
@@ -172,6 +185,8 @@ class RowCall:
 
     def _call(self, shown: Shown, raw: tuple[Any, ...]) -> Any:
         spec, function = self.spec, self.function
+        if spec.aggregate:
+            return self._aggregate(shown, raw[0], function.text_sensitive)
         values = [
             _argument(shown, a, v, function.text_sensitive)
             for a, v in zip(spec.args, raw, strict=True)
@@ -181,6 +196,23 @@ class RowCall:
         result = function.impl(spec.enc, *values)
         if function.result.startswith("setof "):
             return self._rows(shown, result)
+        if result is None or not spec.held_result:
+            return result
+        return shown.load(spec.result, [result])[0]
+
+    def _aggregate(self, shown: Shown, rows: Any, exact: bool) -> Any:
+        """An aggregate over a group's rows (NULL for no rows, as PostgreSQL's)."""
+        spec = self.spec
+        if rows is None:
+            return None
+        if len(spec.args) == 1:
+            columns = [[_argument(shown, spec.args[0], v, exact) for v in rows]]
+        else:
+            columns = [
+                [_argument(shown, a, r[f"a{i}"], exact) for r in rows]
+                for i, a in enumerate(spec.args)
+            ]
+        result = self.function.impl(spec.enc, *columns)
         if result is None or not spec.held_result:
             return result
         return shown.load(spec.result, [result])[0]
@@ -229,7 +261,7 @@ def engine_functions(
     function, parameter types, result type, whether it is called with NULL
     arguments: always, as a function may return NULL of non-NULL ones).  (The engine
     calls them from its own threads: the context is theirs, not a context variable's.)"""
-    return [(s.udf, RowCall(s, context), [a.duck for a in s.args], s.result, True) for s in specs]
+    return [(s.udf, RowCall(s, context), s.parameters, s.result, True) for s in specs]
 
 
 # -- lowering --------------------------------------------------------------------------------
@@ -272,6 +304,8 @@ def _fits(declared: str, op: _Operand) -> int | None:
         return _UNKNOWN_PREFERENCE.index(declared) + 1 if declared in _UNKNOWN_PREFERENCE else 9
     if declared in ("any", "variadic any"):
         return 1
+    if declared == "anyelement" and op.pg == "unknown":
+        return 1
     if declared == "anyarray":
         return 0 if is_array else None
     if declared == "anyelement":
@@ -296,9 +330,11 @@ def _declared(rf: RowFunction, count: int) -> list[str]:
     return declared[:-1] + [each] * max(count - len(declared) + 1, 0)
 
 
-def _choose(name: str, ops: list[_Operand]) -> int:
+def _choose(
+    name: str, ops: list[_Operand], table: Mapping[str, tuple[RowFunction, ...]] = ROW_FUNCTIONS
+) -> int:
     best: tuple[int, int] | None = None
-    for i, rf in enumerate(ROW_FUNCTIONS[name]):
+    for i, rf in enumerate(table[name]):
         declared = _declared(rf, len(ops))
         if len(declared) != len(ops):
             continue
@@ -340,6 +376,66 @@ def _jsonb(held: dict[str, Encoding]) -> tuple[str, Encoding]:
     return _JSONB, held[_JSONB]
 
 
+@dataclass
+class _Rows:
+    """How an aggregate's rows are listed: in its ORDER BY's order, those its FILTER
+    keeps."""
+
+    ordered: list[exp.Expression]
+    where: exp.Expression | None
+
+    def listed(self, ops: list[_Operand], spec: CallSpec) -> exp.Expression:
+        """``array_agg(<the arguments> ORDER BY ...) [FILTER (WHERE ...)]``: the list
+        the engine function is called with (a struct per row for several arguments)."""
+        marked: list[exp.Expression] = []
+        element: exp.Expression
+        if len(ops) == 1:
+            element = ops[0].node
+        else:
+            fields = [
+                exp.PropertyEQ(this=exp.to_identifier(f"a{i}"), expression=op.node)
+                for i, op in enumerate(ops)
+            ]
+            element = exp.Struct(expressions=fields)
+            marked += [element, *fields]
+        order = exp.Order(this=element, expressions=self.ordered)
+        listed: exp.Expression = exp.ArrayAgg(this=order)
+        marked += [order, listed]
+        if self.where is not None:
+            listed = exp.Filter(this=listed, expression=exp.Where(this=self.where))
+            marked.append(listed)
+        for node in marked:
+            node.meta["row_call"] = spec
+        return listed
+
+
+def _aggregate_target(
+    node: exp.Expression,
+) -> tuple[str, list[exp.Expression], _Rows] | None:
+    """(name, arguments, rows) of a jsonb aggregate (under its FILTER, if any)."""
+    where = None
+    agg = node
+    if isinstance(node, exp.Filter):
+        where, agg = node.expression, node.this
+    elif isinstance(node.parent, exp.Filter):
+        return None  # (lowered with its FILTER)
+    if isinstance(agg, exp.Anonymous) and agg.name.lower() in AGGREGATES:
+        name, args = agg.name.lower(), list(agg.expressions)
+    elif isinstance(agg, exp.JSONBObjectAgg):
+        name, args = "jsonb_object_agg", [agg.this, agg.expression]
+    else:
+        return None
+    if isinstance(node.parent, exp.Window):
+        raise _refuse(f"{name} as a window function", node)
+    ordered: list[exp.Expression] = []
+    if args and isinstance(args[-1], exp.Order):
+        ordered = list(args[-1].expressions)
+        args[-1] = args[-1].this
+    if not ordered:
+        raise _refuse(f"{name} without ORDER BY (order of aggregation)", node)
+    return name, args, _Rows(ordered, where.this if isinstance(where, exp.Where) else where)
+
+
 class _Lowering:
     def __init__(self, held: dict[str, Encoding]) -> None:
         self.held = held
@@ -347,11 +443,16 @@ class _Lowering:
         self.written: dict[tuple[Any, ...], CallSpec] = {}
 
     def call(
-        self, node: exp.Expression, name: str, operands: list[exp.Expression]
+        self,
+        node: exp.Expression,
+        name: str,
+        operands: list[exp.Expression],
+        rows: _Rows | None = None,
     ) -> exp.Expression:
         ops = [_operand(o, self.held) for o in operands]
-        index = _choose(name, ops)
-        rf = ROW_FUNCTIONS[name][index]
+        table = AGGREGATES if rows is not None else ROW_FUNCTIONS
+        index = _choose(name, ops, table)
+        rf = table[name][index]
         array = _array_of(ops, rf.args)
         uses_jsonb = "jsonb" in rf.args or rf.result.removeprefix("setof ") == "jsonb"
         enc: Encoding | None
@@ -376,6 +477,7 @@ class _Lowering:
             held_result=held_result,
             column=node.meta.get("srf_column"),
             ordinality=bool(node.meta.get("ordinality")),
+            aggregate=rows is not None,
         )
         # one engine function for the calls written alike: the engine matches a grouped
         # expression to a select item by its text (GROUP BY 1 copies the item)
@@ -393,17 +495,20 @@ class _Lowering:
         else:
             self.written[same] = spec
             self.specs.append(spec)
-        call = exp.Anonymous(this=spec.udf, expressions=[op.node for op in ops])
+        if rows is not None:
+            call = exp.Anonymous(this=spec.udf, expressions=[rows.listed(ops, spec)])
+        else:
+            call = exp.Anonymous(this=spec.udf, expressions=[op.node for op in ops])
         call.meta["row_call"] = spec
         call.type = exp.DataType.build(result, dialect="duckdb")
         if not rf.result.startswith("setof "):
             return call
         # a set-returning function: its rows unnested (several in one select list
         # zipped, the shorter padded with NULLs, as PostgreSQL 10 and later do)
-        rows = exp.Explode(this=call)
-        rows.meta["row_call"] = spec
-        rows.type = exp.DataType.build(result.removesuffix("[]"), dialect="duckdb")
-        return rows
+        unnested = exp.Explode(this=call)
+        unnested.meta["row_call"] = spec
+        unnested.type = exp.DataType.build(result.removesuffix("[]"), dialect="duckdb")
+        return unnested
 
     def _arg(
         self,
@@ -524,6 +629,9 @@ def lower_calls(tree: exp.Expression, held: dict[str, Encoding]) -> list[CallSpe
     def visit(node: exp.Expr) -> exp.Expr:
         if not isinstance(node, exp.Expression):
             return node
+        aggregate = _aggregate_target(node)
+        if aggregate is not None:
+            return lowering.call(node, aggregate[0], aggregate[1], aggregate[2])
         name, operands = _target(node, held)
         if name is None:
             return node

@@ -78,6 +78,19 @@ QUERIES: list[tuple[str, Any]] = [
     ("SELECT id FROM d WHERE attrs @> %s ORDER BY id", (Jsonb({"n": 1}),)),
     ("SELECT id FROM d WHERE attrs @> %s ORDER BY id", ('{"color": "blue"}',)),
     ("SELECT id FROM d WHERE attrs ->> %s = %s ORDER BY id", ("color", "Red")),
+    # aggregates
+    ("SELECT jsonb_agg(attrs ORDER BY id) FROM d", None),
+    ("SELECT jsonb_agg(attrs ORDER BY id) FILTER (WHERE id > 1) FROM d", None),
+    ("SELECT jsonb_agg(id ORDER BY id DESC) FROM d WHERE id > 100", None),
+    ("SELECT jsonb_object_agg(id, attrs ORDER BY id) FROM d", None),
+    (
+        "SELECT jsonb_object_agg(attrs ->> 'color', id ORDER BY id) FROM d WHERE attrs ? 'color'",
+        None,
+    ),
+    ("SELECT attrs ->> 'color', jsonb_agg(tags ORDER BY id) FROM d GROUP BY 1 ORDER BY 1", None),
+    ("SELECT jsonb_build_object('n', count(*)) FROM d", None),
+    ("SELECT array_agg(attrs ->> 'color' ORDER BY id) FROM d", None),
+    ("SELECT string_agg(attrs ->> 'color', ',' ORDER BY id) FROM d", None),
     # errors: the same SQLSTATE
     ("SELECT id, attrs #- '{a}' FROM d ORDER BY id", None),
     ("SELECT id FROM d WHERE attrs @> '{bad' ORDER BY id", None),
