@@ -71,14 +71,8 @@ from ..engine.engine_types import (
 )
 from ..engine.held import Shown, check_uses, comparand_reader, held_types, unbounded_range
 from ..engine.numeric import float4_out
-from ..engine.row_calls import (
-    CallContext,
-    CallSpec,
-    annotate_lowered,
-    constant_bytes,
-    engine_functions,
-    lower_calls,
-)
+from ..engine.row_calls import CallContext, CallSpec, constant_bytes, engine_functions
+from ..engine.row_lowering import annotate_lowered, lower_calls
 from ..engine.runtime import engine, load, release, translate
 from ..engine.runtime import refusal as _refuse
 from ..engine.set_functions import from_functions

@@ -1,0 +1,559 @@
+"""jsonb and array operators and functions of a qualified, annotated client-evaluated
+statement, made calls of the client engine's functions (engine/row_calls.py).
+
+:func:`lower_calls` replaces each such node -- an operator (:data:`OPERATORS`: ``@>``,
+``->>``, ...; :data:`HELD_OPERATORS` where an operand is jsonb or an array: ``||``,
+``-``, a subscript; :data:`QUANTIFIED`: ``= ANY(array)``), a function (by name, or by
+sqlglot's class: :data:`FUNCTION_CLASSES`), a set-returning function (its rows
+unnested), an aggregate (jsonb_agg, jsonb_object_agg: the engine function of the list
+of its group's rows) -- children first, with a call of a per-statement engine function
+``pg_rf_<n>`` typed with the engine type of its result, choosing the overload as
+PostgreSQL resolves it (an unknown literal read as text first); and gives back the
+calls' :class:`~.row_calls.CallSpec`.  :func:`annotate_lowered` types the statement
+again around them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final, cast
+
+from sqlglot import exp
+from sqlglot.optimizer.annotate_types import annotate_types
+
+from ..values.encodings import Encoding, encoding_for
+from .held import held_of
+from .row_calls import ArgSpec, CallSpec, record_columns
+from .row_functions import AGGREGATES, ROW_FUNCTIONS, RowFunction
+from .runtime import refusal as _refuse
+
+# PostgreSQL's operators as sqlglot parses them, by node type: the ROW_FUNCTIONS key
+OPERATORS: Final[dict[type[exp.Expression], str]] = {
+    exp.ArrayContainsAll: "@>",
+    exp.ArrayContainedBy: "<@",
+    exp.JSONBContainsTopKey: "?",
+    exp.JSONBContainsAnyTopKeys: "?|",
+    exp.JSONBContainsAllTopKeys: "?&",
+    exp.JSONExtract: "->",
+    exp.JSONExtractScalar: "->>",
+    exp.JSONBExtract: "#>",
+    exp.JSONBExtractScalar: "#>>",
+    exp.ArrayOverlaps: "&&",
+    exp.JSONBDeleteAtPath: "#-",
+}
+# operators that are jsonb's or arrays' only where an operand is one
+HELD_OPERATORS: Final[dict[type[exp.Expression], str]] = {
+    exp.DPipe: "||",
+    exp.Sub: "-",
+    exp.Bracket: "[]",
+}
+# x = ANY(array), x <> ALL(array): by the comparison and the quantifier
+QUANTIFIED: Final[dict[tuple[type[exp.Expression], type[exp.Expression]], str]] = {
+    (exp.EQ, exp.Any): "= ANY",
+    (exp.NEQ, exp.All): "<> ALL",
+    (exp.EQ, exp.All): "= ALL",
+    (exp.NEQ, exp.Any): "<> ANY",
+}
+# PostgreSQL's functions sqlglot parses into classes of its own: their names
+FUNCTION_CLASSES: Final[dict[type[exp.Expression], str]] = {
+    exp.ArraySize: "array_length",
+    exp.Explode: "unnest",
+    exp.ArrayToString: "array_to_string",
+    exp.ArrayConcat: "array_cat",
+    exp.ArrayAppend: "array_append",
+    exp.ArrayPrepend: "array_prepend",
+    exp.ArrayRemove: "array_remove",
+    exp.ArrayPosition: "array_position",
+    exp.StringToArray: "string_to_array",
+}
+
+_JSONB: Final = 'STRUCT("pg jsonb" BLOB)'
+# engine types of the results that are not held
+_PLAIN_RESULTS: Final = {
+    "text": "VARCHAR",
+    "integer": "INTEGER",
+    "bigint": "BIGINT",
+    "boolean": "BOOLEAN",
+}
+# an operand's engine type -> the PostgreSQL type overloads are chosen by
+_PG_OF_ENGINE: Final = {
+    "VARCHAR": "text",
+    "TEXT": "text",
+    "INT": "integer",
+    "INTEGER": "integer",
+    "SMALLINT": "integer",
+    "BIGINT": "bigint",
+    "BOOLEAN": "boolean",
+}
+# parameters of each declared type an operand of unknown type (a string literal, a
+# parameter, NULL) is read as, best first: PostgreSQL resolves unknown to text
+_UNKNOWN_PREFERENCE: Final = ("text", "jsonb", "anyarray", "text[]", "anyelement", "integer")
+
+
+@dataclass
+class _Operand:
+    node: exp.Expression
+    pg: str  # "jsonb", "text[]", "text", "integer", "unknown", "array" (a constructor)
+    duck: str | None  # held: its engine type
+    encoding: Encoding | None
+
+
+def _operand(node: exp.Expression, held: Mapping[str, Encoding]) -> _Operand:
+    inner = node
+    while isinstance(inner, exp.Paren):
+        inner = inner.this
+    duck = held_of(inner, held)
+    if duck is not None:
+        encoding = held[duck]
+        return _Operand(inner, encoding.sql_type.sql(), duck, encoding)
+    if isinstance(inner, exp.Placeholder | exp.Null) or (
+        isinstance(inner, exp.Literal) and inner.is_string
+    ):
+        return _Operand(inner, "unknown", None, None)
+    if isinstance(inner, exp.Array):
+        return _Operand(inner, "array", None, None)
+    if isinstance(inner, exp.Literal):  # (a number; one sqlglot made has no type)
+        return _Operand(inner, "integer" if inner.name.isdigit() else "numeric", None, None)
+    t = inner.type
+    name = t.sql("duckdb") if t is not None else "UNKNOWN"
+    return _Operand(inner, _PG_OF_ENGINE.get(name, name.lower()), None, None)
+
+
+def _fits(declared: str, op: _Operand) -> int | None:
+    """How well ``op`` fits a parameter of type ``declared``: 0 exactly, higher worse,
+    None not at all."""
+    is_array = op.pg.endswith("]") or op.pg == "array"
+    if op.pg == "unknown":
+        return _UNKNOWN_PREFERENCE.index(declared) + 1 if declared in _UNKNOWN_PREFERENCE else 9
+    if declared in ("any", "variadic any"):
+        return 1
+    if declared == "anyelement" and op.pg == "unknown":
+        return 1
+    if declared == "anyarray":
+        return 0 if is_array else None
+    if declared == "anyelement":
+        return 1 if not is_array else 2
+    if declared == op.pg:
+        return 0
+    if declared == "text[]" and is_array:
+        return 1
+    if declared in ("integer", "bigint") and op.pg in ("integer", "bigint"):
+        return 1
+    return None
+
+
+def _declared(rf: RowFunction, count: int) -> list[str]:
+    """The parameter types of ``count`` arguments (a variadic one repeated: ``variadic
+    any`` stays so, ``variadic text`` is text), or fewer where they do not fit."""
+    declared = list(rf.args)
+    if not declared or not declared[-1].startswith("variadic "):
+        return declared
+    last = declared[-1]
+    each = last if last == "variadic any" else last.removeprefix("variadic ")
+    return declared[:-1] + [each] * max(count - len(declared) + 1, 0)
+
+
+def _choose(
+    name: str, ops: list[_Operand], table: Mapping[str, tuple[RowFunction, ...]] = ROW_FUNCTIONS
+) -> int:
+    best: tuple[int, int] | None = None
+    for i, rf in enumerate(table[name]):
+        declared = _declared(rf, len(ops))
+        if len(declared) != len(ops):
+            continue
+        scores = [_fits(d, o) for d, o in zip(declared, ops, strict=True)]
+        if any(s is None for s in scores):
+            continue
+        score = sum(s for s in scores if s is not None)
+        if best is None or score < best[0]:
+            best = (score, i)
+    if best is None:
+        types = ", ".join(o.pg for o in ops)
+        raise _refuse(f"{name}({types})")
+    return best[1]
+
+
+def _array_of(ops: list[_Operand], declared: tuple[str, ...]) -> _Operand | None:
+    """The first held array operand (the type anyarray / anyelement stand for)."""
+    for op in ops:
+        if op.duck is not None and op.encoding is not None and op.encoding.sql_type.element:
+            return op
+    return None
+
+
+def _held_duck(encoding: Encoding, held: dict[str, Encoding]) -> str:
+    for duck, enc in held.items():
+        if enc is encoding:
+            return duck
+    field_name = "pg " + encoding.sql_type.sql()
+    duck = 'STRUCT("' + field_name.replace('"', '""') + '" BLOB)'
+    held.setdefault(duck, encoding)
+    return duck
+
+
+def _jsonb(held: dict[str, Encoding]) -> tuple[str, Encoding]:
+    for duck, enc in held.items():
+        if enc.sql_type.name == "jsonb":
+            return duck, enc
+    held[_JSONB] = encoding_for("jsonb")
+    return _JSONB, held[_JSONB]
+
+
+@dataclass
+class _Rows:
+    """How an aggregate's rows are listed: in its ORDER BY's order, those its FILTER
+    keeps."""
+
+    ordered: list[exp.Expression]
+    where: exp.Expression | None
+
+    def listed(self, ops: list[_Operand], spec: CallSpec) -> exp.Expression:
+        """``array_agg(<the arguments> ORDER BY ...) [FILTER (WHERE ...)]``: the list
+        the engine function is called with (a struct per row for several arguments)."""
+        marked: list[exp.Expression] = []
+        element: exp.Expression
+        if len(ops) == 1:
+            element = ops[0].node
+        else:
+            fields = [
+                exp.PropertyEQ(this=exp.to_identifier(f"a{i}"), expression=op.node)
+                for i, op in enumerate(ops)
+            ]
+            element = exp.Struct(expressions=fields)
+            marked += [element, *fields]
+        order = exp.Order(this=element, expressions=self.ordered)
+        listed: exp.Expression = exp.ArrayAgg(this=order)
+        marked += [order, listed]
+        if self.where is not None:
+            listed = exp.Filter(this=listed, expression=exp.Where(this=self.where))
+            marked.append(listed)
+        for node in marked:
+            node.meta["row_call"] = spec
+        return listed
+
+
+def _aggregate_target(
+    node: exp.Expression,
+) -> tuple[str, list[exp.Expression], _Rows] | None:
+    """(name, arguments, rows) of a jsonb aggregate (under its FILTER, if any)."""
+    where = None
+    agg = node
+    if isinstance(node, exp.Filter):
+        where, agg = node.expression, node.this
+    elif isinstance(node.parent, exp.Filter):
+        return None  # (lowered with its FILTER)
+    if isinstance(agg, exp.Anonymous) and agg.name.lower() in AGGREGATES:
+        name, args = agg.name.lower(), list(agg.expressions)
+    elif isinstance(agg, exp.JSONBObjectAgg):
+        name, args = "jsonb_object_agg", [agg.this, agg.expression]
+    else:
+        return None
+    if isinstance(node.parent, exp.Window):
+        raise _refuse(f"{name} as a window function", node)
+    ordered: list[exp.Expression] = []
+    if args and isinstance(args[-1], exp.Order):
+        ordered = list(args[-1].expressions)
+        args[-1] = args[-1].this
+    if not ordered:
+        raise _refuse(f"{name} without ORDER BY (order of aggregation)", node)
+    return name, args, _Rows(ordered, where.this if isinstance(where, exp.Where) else where)
+
+
+class _Lowering:
+    def __init__(self, held: dict[str, Encoding]) -> None:
+        self.held = held
+        self.specs: list[CallSpec] = []
+        self.written: dict[tuple[Any, ...], CallSpec] = {}
+
+    def call(
+        self,
+        node: exp.Expression,
+        name: str,
+        operands: list[exp.Expression],
+        rows: _Rows | None = None,
+    ) -> exp.Expression:
+        ops = [_operand(o, self.held) for o in operands]
+        table = AGGREGATES if rows is not None else ROW_FUNCTIONS
+        index = _choose(name, ops, table)
+        rf = table[name][index]
+        array = _array_of(ops, rf.args)
+        uses_jsonb = "jsonb" in rf.args or rf.result.removeprefix("setof ") == "jsonb"
+        enc: Encoding | None
+        if uses_jsonb:
+            jsonb_duck, enc = _jsonb(self.held)
+        elif array is not None:
+            jsonb_duck, enc = "", array.encoding
+        else:
+            raise _refuse(f"{name} of no array argument", node)
+        declared = _declared(rf, len(ops))
+        args = tuple(
+            self._arg(d, op, jsonb_duck, array, node) for d, op in zip(declared, ops, strict=True)
+        )
+        result, held_result = self._result(rf.result, jsonb_duck, array, node)
+        spec = CallSpec(
+            udf=f"pg_rf_{len(self.specs)}",
+            function=name,
+            overload=index,
+            args=args,
+            result=result,
+            enc=enc,
+            held_result=held_result,
+            column=node.meta.get("srf_column"),
+            ordinality=bool(node.meta.get("ordinality")),
+            aggregate=rows is not None,
+        )
+        # one engine function for the calls written alike: the engine matches a grouped
+        # expression to a select item by its text (GROUP BY 1 copies the item)
+        same = (
+            name,
+            index,
+            args,
+            result,
+            spec.column,
+            spec.ordinality,
+            tuple(op.node.sql("duckdb") for op in ops),
+        )
+        if same in self.written:
+            spec = self.written[same]
+        else:
+            self.written[same] = spec
+            self.specs.append(spec)
+        if rows is not None:
+            call = exp.Anonymous(this=spec.udf, expressions=[rows.listed(ops, spec)])
+        else:
+            call = exp.Anonymous(this=spec.udf, expressions=[op.node for op in ops])
+        call.meta["row_call"] = spec
+        call.type = exp.DataType.build(result, dialect="duckdb")
+        if not rf.result.startswith("setof "):
+            return call
+        # a set-returning function: its rows unnested (several in one select list
+        # zipped, the shorter padded with NULLs, as PostgreSQL 10 and later do)
+        unnested = exp.Explode(this=call)
+        unnested.meta["row_call"] = spec
+        unnested.type = exp.DataType.build(result.removesuffix("[]"), dialect="duckdb")
+        return unnested
+
+    def _arg(
+        self,
+        declared: str,
+        op: _Operand,
+        jsonb_duck: str,
+        array: _Operand | None,
+        at: exp.Expression,
+    ) -> ArgSpec:
+        encoding: Encoding | None = None
+        if declared == "jsonb":
+            encoding = self.held[jsonb_duck]
+        elif declared == "anyarray" or declared.endswith("[]"):
+            encoding = array.encoding if array is not None else encoding_for(declared)
+        elif declared == "anyelement" and array is not None:
+            encoding = _element(array.encoding)
+        if op.duck is not None:
+            return ArgSpec("held", op.duck, op.encoding)
+        if encoding is not None and op.pg == "unknown":
+            if isinstance(op.node, exp.Literal | exp.Placeholder):
+                op.node.meta["row_arg"] = encoding
+            return ArgSpec("const", "BLOB", encoding)
+        if encoding is not None and op.pg == "array" and declared != "anyelement":
+            element = op.node.type.sql("duckdb") if op.node.type is not None else "VARCHAR"
+            duck = element if element.endswith("[]") else "VARCHAR[]"
+            return ArgSpec("list", duck, encoding)
+        if declared in ("jsonb", "anyarray") or declared.endswith("[]"):
+            raise _refuse(f"a {op.pg} value where {declared} is taken", at)
+        duck = op.node.type.sql("duckdb") if op.node.type is not None else "VARCHAR"
+        if op.pg == "unknown" or duck == "UNKNOWN":
+            duck = "VARCHAR"
+        if declared == "anyelement" and encoding is not None:
+            duck = _PLAIN_ELEMENT.get(encoding.sql_type.name, duck)
+        duck = _PLAIN_RESULTS.get(declared, duck)  # (a constant of the type declared)
+        return ArgSpec("plain", duck, None)
+
+    def _result(
+        self, result: str, jsonb_duck: str, array: _Operand | None, at: exp.Expression
+    ) -> tuple[str, bool]:
+        if result.startswith("setof "):
+            column = at.meta.get("srf_column")
+            element = result.removeprefix("setof ")
+            if element.startswith("record("):
+                if at.meta.get("ordinality"):
+                    return "BIGINT[]", False
+                if column is None:
+                    raise _refuse("a set-returning function of records in a select list", at)
+                element = record_columns(element)[column][1]
+            elif at.meta.get("ordinality"):
+                return "BIGINT[]", False
+            duck, held_result = self._result(element, jsonb_duck, array, at)
+            return duck + "[]", held_result
+        if result == "jsonb":
+            return jsonb_duck, True
+        if result == "anyarray" and array is not None and array.duck is not None:
+            return array.duck, True
+        if result.endswith("[]"):
+            return _held_duck(encoding_for(result), self.held), True
+        if result == "anyelement" and array is not None and array.encoding is not None:
+            element_encoding = _element(array.encoding)
+            name = element_encoding.sql_type.name if element_encoding is not None else ""
+            if name in _PLAIN_ELEMENT:
+                return _PLAIN_ELEMENT[name], False
+        if result in _PLAIN_RESULTS:
+            return _PLAIN_RESULTS[result], False
+        raise _refuse(f"a result of type {result}", at)
+
+
+def _element(encoding: Encoding | None) -> Encoding | None:
+    """An array encoding's element encoding."""
+    return cast(Encoding | None, getattr(encoding, "element", None))
+
+
+# array element types given to and taken from row functions as the engine's values
+_PLAIN_ELEMENT: Final = {
+    "text": "VARCHAR",
+    "varchar": "VARCHAR",
+    "integer": "INTEGER",
+    "smallint": "SMALLINT",
+    "bigint": "BIGINT",
+    "boolean": "BOOLEAN",
+}
+
+
+def _json_path_operand(node: exp.Expression) -> exp.Expression:
+    """The right operand of ``->`` / ``->>`` as written (sqlglot reads a constant key
+    or index into a JSON path)."""
+    if not isinstance(node, exp.JSONPath):
+        return node
+    parts = node.expressions[1:]
+    if len(parts) != 1:
+        raise _refuse("a JSON path operand", node)
+    part = parts[0]
+    if isinstance(part, exp.JSONPathKey):
+        return exp.Literal.string(str(part.this))
+    if isinstance(part, exp.JSONPathSubscript):
+        return exp.Literal.number(int(part.this))
+    raise _refuse("a JSON path operand", node)
+
+
+def _operator_operands(node: exp.Expression) -> list[exp.Expression] | None:
+    """The operands of an operator node lowered here, or None where it is not one."""
+    name = OPERATORS.get(type(node))
+    if name is not None:
+        right = node.expression
+        if isinstance(node, exp.JSONExtract | exp.JSONExtractScalar):
+            right = _json_path_operand(right)
+        return [node.this, right]
+    return None
+
+
+def lower_calls(tree: exp.Expression, held: dict[str, Encoding]) -> list[CallSpec]:
+    """Replace the jsonb and array operators and functions of the annotated ``tree``
+    with engine function calls (see the module docstring), children first; ``held``
+    gains the held types of their results.  Their specs, in order."""
+    lowering = _Lowering(held)
+
+    def visit(node: exp.Expr) -> exp.Expr:
+        if not isinstance(node, exp.Expression):
+            return node
+        aggregate = _aggregate_target(node)
+        if aggregate is not None:
+            return lowering.call(node, aggregate[0], aggregate[1], aggregate[2])
+        name, operands = _target(node, held)
+        if name is None:
+            return node
+        return lowering.call(node, name, operands)
+
+    # (bottom up, so that an operand is already a typed call: attrs -> 'a' ->> 'b')
+    for node in reversed(list(tree.walk(bfs=False))):
+        if node is tree:
+            continue
+        new = visit(node)
+        if new is not node:
+            node.replace(new)
+    return lowering.specs
+
+
+def _subscript(index: exp.Expression) -> exp.Expression:
+    """A subscript as written: sqlglot reads a constant one counting from 0."""
+    if isinstance(index, exp.Literal) and not index.is_string and str(index.this).isdigit():
+        return exp.Literal.number(int(index.this) + 1)
+    return index
+
+
+def _is_held_composite(op: _Operand) -> bool:
+    """A held jsonb or array value (the others' operators are not row functions)."""
+    return op.duck is not None and (op.pg == "jsonb" or op.pg.endswith("]"))
+
+
+def _target(
+    node: exp.Expression, held: Mapping[str, Encoding]
+) -> tuple[str | None, list[exp.Expression]]:
+    operands = _operator_operands(node)
+    if operands is not None:
+        return OPERATORS[type(node)], operands
+    name = HELD_OPERATORS.get(type(node))
+    if name is not None:
+        if isinstance(node, exp.Bracket):
+            sides = [node.this, *map(_subscript, node.expressions)]
+        else:
+            sides = [node.this, node.expression]
+        if any(_is_held_composite(_operand(s, held)) for s in sides):
+            return name, sides
+        return None, []
+    for (comparison, quantifier), name in QUANTIFIED.items():
+        if not isinstance(node, comparison):
+            continue
+        right = node.expression
+        if isinstance(right, quantifier):
+            inner = right.this
+        elif isinstance(right, exp.Anonymous) and right.name.upper() == quantifier.key.upper():
+            inner = right.expressions[0] if len(right.expressions) == 1 else None
+        else:
+            continue
+        if inner is not None and not isinstance(inner, exp.Subquery | exp.Select):
+            return name, [node.this, inner]
+    if isinstance(node, exp.Anonymous) and node.name.lower() in ROW_FUNCTIONS:
+        return node.name.lower(), list(node.expressions)
+    fn = FUNCTION_CLASSES.get(type(node))
+    if fn is not None and fn in ROW_FUNCTIONS:
+        return fn, [a for a in node.iter_expressions()]
+    return None, []
+
+
+def annotate_lowered(tree: exp.Expression, schema: dict[str, dict[str, str]]) -> None:
+    """The statement's types again once its calls are lowered: each call keeps the type
+    of its result, what stands on it is typed from it; a set-returning function's
+    columns in FROM (read through its lateral subquery, which the annotation does not
+    follow) are typed as its select items."""
+    kept = {
+        id(d) for n in tree.walk() if isinstance(n.meta.get("row_call"), CallSpec) for d in n.walk()
+    }
+    _annotate_keeping(tree, schema, kept)
+    produced: dict[tuple[str, str], exp.DataType] = {}
+    for lateral in tree.find_all(exp.Lateral):
+        sub = lateral.this
+        if not lateral.meta.get("set_function") or not isinstance(sub, exp.Subquery):
+            continue
+        for item in sub.this.expressions:
+            if item.type is not None:
+                produced[(lateral.alias_or_name, item.alias_or_name)] = item.type
+    if not produced:
+        return
+    for column in tree.find_all(exp.Column):
+        typed = produced.get((column.table, column.name))
+        if typed is not None:
+            column.type = typed.copy()
+            kept.add(id(column))
+    _annotate_keeping(tree, schema, kept)
+
+
+def _annotate_keeping(
+    tree: exp.Expression, schema: dict[str, dict[str, str]], kept: set[int]
+) -> None:
+    for node in tree.walk():
+        if id(node) not in kept:
+            node.type = None
+    annotate_types(
+        tree, schema=cast(dict[str, object], schema), dialect="postgres", overwrite_types=False
+    )
+
+
+__all__ = ["annotate_lowered", "lower_calls"]
