@@ -75,7 +75,7 @@ from ..engine.row_calls import CallContext, CallSpec, constant_bytes, engine_fun
 from ..engine.row_lowering import annotate_lowered, lower_calls
 from ..engine.runtime import engine, load, release, translate
 from ..engine.runtime import refusal as _refuse
-from ..engine.set_functions import from_functions
+from ..engine.set_functions import arrows_as_written, from_functions
 from ..engine.sums import VALUES_ONLY
 from ..engine.text_order import KEY_FUNCTION, ExplicitCollations, text_order
 from ..engine.transforms import DATESTYLE
@@ -228,7 +228,8 @@ def _bound(catalog: Catalog, stmt: exp.Expression) -> _Bound:
     stmt, ages_today = _age_of_today(stmt)
     stmt = clock_parameters(_literal_regexes(stmt))
     check_order_names(stmt)
-    stmt = from_functions(stmt.copy())  # (set-returning functions in FROM: lateral)
+    # (jsonb arrows sqlglot read as lambdas; set-returning functions in FROM: lateral)
+    stmt = from_functions(arrows_as_written(stmt.copy()))
     schema = schema_of(catalog, stmt)
     tree = qualified(_exists_select_one(stmt), schema)
     refuse_json_comparisons(catalog, tree)

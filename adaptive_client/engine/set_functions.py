@@ -78,6 +78,19 @@ def _lateral(item: exp.Expression) -> exp.Expression:
         items.append(exp.alias_(call, given[i] if i < len(given) else default))
     if len(given) > len(items):
         raise _refuse("more column aliases than the function has columns", item)
+    out = items[0].alias_or_name
+    # (the FROM item's alias names its one column too: jsonb_array_elements(x) AS e
+    # reads as e.value and as e; unless the statement takes all columns)
+    starred = any(True for _ in item.root().find_all(exp.Star))
+    if (
+        alias
+        and not given
+        and len(columns) == 1
+        and out != alias
+        and not ordinality
+        and not starred
+    ):
+        items.append(exp.alias_(items[0].this.copy(), alias))
     lateral = exp.Lateral(
         this=exp.Subquery(this=exp.Select(expressions=items)),
         alias=exp.TableAlias(this=exp.to_identifier(alias or name)),
@@ -97,4 +110,31 @@ def from_functions(stmt: exp.Expression) -> exp.Expression:
     return stmt
 
 
-__all__ = ["from_functions"]
+_ARROWS = (exp.JSONExtract, exp.JSONExtractScalar)
+
+
+def _arrow(lam: exp.Lambda) -> exp.Expression:
+    """``x -> 'k'`` as PostgreSQL reads it: sqlglot reads a function argument
+    ``x -> 'a' ->> 'b'`` as a lambda of ``x`` whose body starts with ``'a'``."""
+    (name,) = lam.expressions
+    base = exp.column(name.name, quoted=name.quoted)
+    body = lam.this
+    if not isinstance(body, _ARROWS):
+        return exp.JSONExtract(this=base, expression=body)
+    inner = body
+    while isinstance(inner.this, _ARROWS):
+        inner = inner.this
+    inner.set("this", exp.JSONExtract(this=base, expression=inner.this))
+    return body
+
+
+def arrows_as_written(stmt: exp.Expression) -> exp.Expression:
+    """``stmt`` with the ``->`` operators sqlglot read as lambdas (in a function's
+    arguments) made the operators PostgreSQL reads (it has no lambdas)."""
+    for lam in list(stmt.find_all(exp.Lambda)):
+        if len(lam.expressions) == 1 and isinstance(lam.expressions[0], exp.Identifier):
+            lam.replace(_arrow(lam))
+    return stmt
+
+
+__all__ = ["arrows_as_written", "from_functions"]
