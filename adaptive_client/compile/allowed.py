@@ -381,12 +381,16 @@ def check_real_arithmetic(tree: exp.Expression, reals: frozenset[tuple[str, str]
 
 _COMPARISON_SYMBOLS = {
     exp.EQ: "=", exp.NEQ: "<>", exp.LT: "<", exp.GT: ">", exp.LTE: "<=", exp.GTE: ">=",
+    # jsonb's containment and existence operators, which json has not either
+    exp.ArrayContainsAll: "@>", exp.ArrayContainedBy: "<@", exp.JSONBContainsTopKey: "?",
+    exp.JSONBContainsAnyTopKeys: "?|", exp.JSONBContainsAllTopKeys: "?&",
 }  # fmt: skip
 
 
 def refuse_json_comparisons(catalog: Catalog, tree: exp.Expression) -> None:
     """A json column compared, anywhere in the statement: PostgreSQL's error (json has no
-    comparison operators, 42883), as the server path raises it, not a refusal."""
+    comparison, containment or existence operators, 42883), as the server path raises
+    it, not a refusal."""
     tables = {
         t.alias_or_name: t.name.lower()
         for t in tree.find_all(exp.Table)
