@@ -183,13 +183,23 @@ _CHECKS: dict[type[exp.Expression], Callable[[Any], None]] = {
 def _allowed(node: exp.Expr) -> bool:
     if isinstance(node, _ALLOWED):
         return True
-    if isinstance(node, exp.Array) and node.parent is not None and "row_call" in node.parent.meta:
-        return True  # (an ARRAY[...] a jsonb or array function reads)
+    if isinstance(node, exp.Array):
+        # (read by a jsonb or array function; else a list of integers, text or booleans,
+        # which the client engine holds as PostgreSQL's array of them)
+        parent_call = node.parent is not None and "row_call" in node.parent.meta
+        return parent_call or _simple_array(node)
     if "row_call" in node.meta or node.meta.get("set_function"):
         return True  # (a jsonb or array function: engine/row_calls.py, set_functions.py)
     if isinstance(node, exp.Anonymous):
         return node.name.lower() in ENGINE_FUNCTIONS or node.name.lower() == "age"
     return isinstance(node, exp.RegexpLike) and bool(node.meta.get("portable"))
+
+
+def _simple_array(node: exp.Array) -> bool:
+    kinds = {kind_of(e) for e in node.expressions}
+    return bool(kinds) and kinds <= {"int", "text", "bool"} and not any(
+        isinstance(e, exp.Null | exp.Placeholder) for e in node.expressions
+    )
 
 
 def check_allowed(tree: exp.Expression) -> None:

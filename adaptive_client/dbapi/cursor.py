@@ -21,6 +21,7 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
+from psycopg.types.json import Jsonb
 from sqlglot import exp
 
 from ..compile.plan import (
@@ -57,6 +58,9 @@ def _compare(keys: list[SortKey]) -> Any:
         return 0
 
     return cmp_to_key(cmp)
+
+
+_JSONB_OID = 3802
 
 
 class Cursor:
@@ -328,6 +332,17 @@ class Cursor:
                 self.set_result(returned, target.description, len(rows))
                 return
             if rows:
+                # (a jsonb value read as psycopg loads it -- a dict, a list -- is
+                # inserted as jsonb)
+                jsonb = [out.type_code == _JSONB_OID for out in source.outputs]
+                if any(jsonb):
+                    rows = [
+                        tuple(
+                            Jsonb(v) if j and v is not None else v
+                            for v, j in zip(r, jsonb, strict=True)
+                        )
+                        for r in rows
+                    ]
                 with STATS.crypto():
                     bound = [target.bind_positional(row) for row in rows]
                 with psycopg.RawCursor(conn.pg) as cur:

@@ -330,7 +330,13 @@ def _update_by_rows(conn: Session, rows: update_rows.RowUpdate, params: Params) 
             # -- is written back as jsonb)
             jsonb = {i for i, out in enumerate(read.outputs) if out.type_code == _JSONB_OID}
             writes = [
-                (*(Jsonb(v) if i + k in jsonb else v for i, v in enumerate(row[k:])), *row[:k])
+                (
+                    *(
+                        Jsonb(v) if i + k in jsonb and v is not None else v
+                        for i, v in enumerate(row[k:])
+                    ),
+                    *row[:k],
+                )
                 for row in found
             ]
             run(conn.cursor(), rows.update_sql, None, many=writes, writing_rows=True)
