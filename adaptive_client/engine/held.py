@@ -261,6 +261,8 @@ class Shown:
         self._held = held
         self._values: dict[str, dict[bytes, Any]] = {duck: {} for duck in held}
         self._ambiguous: dict[str, set[bytes]] = {duck: set() for duck in held}
+        # an ambiguous key's values, one of each text
+        self._variants: dict[str, dict[bytes, dict[bytes, Any]]] = {duck: {} for duck in held}
 
     def load(self, duck: str, values: list[Any]) -> list[Any]:
         """A fetched column's values as the engine holds them."""
@@ -275,12 +277,14 @@ class Shown:
                 continue
             key = key_of(encoding, v)
             seen = known.setdefault(key, v)
-            if (
-                exact
-                and seen is not v
-                and encoding.to_exact_bytes(seen) != encoding.to_exact_bytes(v)
-            ):
-                self._ambiguous[duck].add(key)
+            if exact and seen is not v:
+                printed = encoding.to_exact_bytes(v)
+                if printed != encoding.to_exact_bytes(seen):
+                    self._ambiguous[duck].add(key)
+                    variants = self._variants[duck].setdefault(
+                        key, {encoding.to_exact_bytes(seen): seen}
+                    )
+                    variants.setdefault(printed, v)
             out.append({field: key})
         return out
 
@@ -290,6 +294,14 @@ class Shown:
         if held is None:
             return None
         return self._values[duck][next(iter(held.values()))]
+
+    def candidates(self, duck: str, held: Any) -> list[Any]:
+        """The values a key the engine returned may stand for: one, or each text of an
+        ambiguous key (a function of them answers where all give the same)."""
+        key = next(iter(held.values()))
+        if key in self._ambiguous[duck]:
+            return list(self._variants[duck][key].values())
+        return [self.value(duck, held)]
 
     def value(self, duck: str, held: Any) -> Any:
         """The value of a key the engine returned."""

@@ -30,13 +30,16 @@ raised as itself once the engine gives up.
 from __future__ import annotations
 
 import inspect
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..values.encodings import Encoding
+from ..values.json_encoding import JsonText
 from .held import Shown
 from .row_functions import AGGREGATES, ROW_FUNCTIONS, RowFunction
+from .runtime import refusal
 
 
 @dataclass(frozen=True)
@@ -119,18 +122,48 @@ class RowCall:
         spec, function = self.spec, self.function
         if spec.aggregate:
             return self._aggregate(shown, raw[0], function.text_sensitive)
-        values = [
-            _argument(shown, a, v, function.text_sensitive)
-            for a, v in zip(spec.args, raw, strict=True)
-        ]
-        if function.strict and any(v is None for v in values):
-            return None
-        result = function.impl(spec.enc, *values)
+        if function.text_sensitive:
+            # (a held argument whose key values of different text share: each of them,
+            # answered where all give the same result)
+            options = [
+                shown.candidates(a.duck, v)
+                if a.kind == "held" and v is not None
+                else [_argument(shown, a, v, False)]
+                for a, v in zip(spec.args, raw, strict=True)
+            ]
+        else:
+            options = [[_argument(shown, a, v, False)] for a, v in zip(spec.args, raw, strict=True)]
+        results = self._evaluate(options)
+        if len(results) > 1 and spec.held_result and not function.result.startswith("setof "):
+            # a held result: equal values of different text, one key (what uses it next
+            # tries each, as for a loaded value)
+            held = shown.load(spec.result, results)
+            if len({None if h is None else next(iter(h.values())) for h in held}) == 1:
+                return held[0]
+        if len({_printed(r) for r in results}) > 1:
+            raise refusal(
+                f"{spec.function} of a value equal to others that print differently, "
+                "whose result depends on which (PostgreSQL's depends on the row)"
+            )
+        result = results[0]
         if function.result.startswith("setof "):
             return self._rows(shown, result)
         if result is None or not spec.held_result:
             return result
         return shown.load(spec.result, [result])[0]
+
+    def _evaluate(self, options: list[list[Any]]) -> list[Any]:
+        """The function's results for each combination of its arguments' values."""
+        spec, function = self.spec, self.function
+        results: list[Any] = []
+        for values in itertools.islice(itertools.product(*options), _MOST_CANDIDATES + 1):
+            if function.strict and any(v is None for v in values):
+                results.append(None)
+            else:
+                results.append(function.impl(spec.enc, *values))
+        if len(results) > _MOST_CANDIDATES:
+            raise refusal(f"{spec.function} of values equal to many that print differently")
+        return results
 
     def _aggregate(self, shown: Shown, rows: Any, exact: bool) -> Any:
         """An aggregate over a group's rows (NULL for no rows, as PostgreSQL's)."""
@@ -160,6 +193,19 @@ class RowCall:
         if spec.held_result:
             return shown.load(spec.result.removesuffix("[]"), rows)
         return rows
+
+
+# the combinations of an ambiguous argument's values a call tries at most
+_MOST_CANDIDATES = 64
+
+
+def _printed(v: Any) -> Any:
+    """How a function's result prints (jsonb by its text: 1.0 is not 1)."""
+    if isinstance(v, JsonText):
+        return ("json", v.text)
+    if isinstance(v, list | tuple):
+        return (type(v).__name__, tuple(_printed(x) for x in v))
+    return (type(v).__name__, repr(v))
 
 
 def _argument(shown: Shown, arg: ArgSpec, raw: Any, exact: bool) -> Any:

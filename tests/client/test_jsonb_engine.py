@@ -21,6 +21,7 @@ ICU = "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
 DDL = [
     "CREATE TABLE d (id int PRIMARY KEY, attrs jsonb, tags text[], nums int[])",
     "CREATE TABLE j (id int PRIMARY KEY, doc json)",
+    "CREATE TABLE a (id int PRIMARY KEY, attrs jsonb)",
 ]
 ROWS = {
     "d": [
@@ -31,6 +32,8 @@ ROWS = {
         (5, Jsonb({"color": "Red", "é": "ü"}), ["Z", "é"], [5, 5]),
     ],
     "j": [(1, '{"a": 1}')],
+    # (equal under jsonb's =, printed differently: 1 and 1.0)
+    "a": [(1, '{"c": "red", "n": 1}'), (2, '{"c": "red", "n": 1.0}'), (3, '{"c": "blue", "n": 2}')],
 }
 
 QUERIES: list[tuple[str, Any]] = [
@@ -175,3 +178,25 @@ def test_json_operators_refused_clearly(pair: Pair) -> None:
         enc.execute(
             "SELECT j.id FROM j JOIN d ON d.id = j.id WHERE d.attrs ? 'color' AND j.doc ->> 'a' = '1'"
         )
+
+
+# statements over values equal under = that print differently: a function whose result
+# is the same for each is answered; one whose result shows the difference is refused
+EQUAL_VALUES = [
+    "SELECT id, attrs ->> 'c' FROM a ORDER BY 1",
+    "SELECT id, attrs - 'n' FROM a ORDER BY 1",
+    "SELECT id, jsonb_typeof(attrs -> 'n') FROM a ORDER BY 1",
+    "SELECT id FROM a WHERE attrs @> '{\"n\": 1}' ORDER BY 1",
+]
+
+
+@pytest.mark.parametrize("sql", EQUAL_VALUES)
+def test_equal_values_printed_differently(pair: Pair, sql: str) -> None:
+    plain, enc = pair
+    assert _outcome(enc, sql, None) == _outcome(plain, sql, None)
+
+
+def test_result_showing_which_equal_value_is_refused(pair: Pair) -> None:
+    _, enc = pair
+    with pytest.raises(UnsupportedQuery, match="print differently"):
+        enc.execute("SELECT id, attrs ->> 'n' FROM a ORDER BY 1")
