@@ -31,7 +31,10 @@ When the direct compilation of a SELECT (or UNION / INTERSECT / EXCEPT, or WITH)
   jsonb, bit, money, interval, time, timetz, enums, arrays) are held by their order keys
   (engine/held.py): compared, ordered, grouped, counted, min/max'd and copied, and
   mapped back to their values on the way out; a string or parameter compared with one
-  read as PostgreSQL reads it there.
+  read as PostgreSQL reads it there;
+* jsonb's and arrays' operators, functions, set-returning functions (in the select list
+  and in FROM) and aggregates are calls of engine functions with PostgreSQL's semantics
+  (engine/row_lowering.py, engine/row_calls.py, engine/set_functions.py).
 
 Anything else is refused with :class:`UnsupportedQuery` naming the construct, at compile
 time (before any peel) wherever it can be decided there.
