@@ -75,7 +75,7 @@ from ..engine.engine_types import (
 from ..engine.held import Shown, check_uses, comparand_reader, held_types, unbounded_range
 from ..engine.numeric import float4_out
 from ..engine.row_calls import CallContext, CallSpec, constant_bytes, engine_functions
-from ..engine.row_lowering import annotate_lowered, lower_calls
+from ..engine.row_lowering import annotate_lowered, lower_calls, printed_outputs
 from ..engine.runtime import engine, load, release, translate
 from ..engine.runtime import refusal as _refuse
 from ..engine.set_functions import arrows_as_written, from_functions
@@ -137,6 +137,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     ``reason``: why the server cannot run it whole (the direct compilation's refusal)."""
     bound = _bound(catalog, stmt)
     tree, by_key = bound.tree, bound.held
+    printed = printed_outputs(tree, bound.calls) if bound.calls else {}
     pushdowns, relations, fetches = _relations(catalog, bound)
     tables, collations = _engine_tables(catalog, bound.schema, relations, pushdowns)
     needs_c, case_mapping = _case_mapping(tree, collations)
@@ -165,6 +166,9 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     oids = []
     held_outputs: dict[int, str] = {}
     for i, duck in enumerate(described[:width]):
+        if i in printed:  # (a computed jsonb or array: its exact bytes)
+            oids.append(printed[i].sql_type.oid)
+            continue
         if duck in by_key:
             held_outputs[i] = duck
             oids.append(by_key[duck].sql_type.oid)
@@ -200,6 +204,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
             # the engine's date and timestamp outputs (see _refuse_infinite_outputs)
             dated=[i for i, o in enumerate(oids) if o in (1082, 1114, 1184)],
             held=held_outputs,
+            printed=printed,
             padded=padded,
             scales=scales,
             reals=reals_out,
@@ -413,7 +418,8 @@ class OutputDecoders:
 
     width: int
     dated: list[int]  # date and timestamp outputs (an infinity loaded: checked)
-    held: dict[int, str]  # values held by their order keys: their engine type
+    held: dict[int, str]  # values held by their keys: their engine type
+    printed: dict[int, Encoding]  # computed held values as their exact bytes: the encoding
     padded: dict[int, int]  # char(n): n
     scales: dict[int, int]  # a display scale computed beside: its item (scale_outputs)
     reals: set[int]  # printed as PostgreSQL prints a real
@@ -520,6 +526,15 @@ def decode(
     width = decoders.width
     held, padded, scales = decoders.held, decoders.padded, decoders.scales
     reals, numerics, avgs = decoders.reals, decoders.numerics, decoders.quotients
+    printed = decoders.printed
+    if printed:
+        rows = [
+            tuple(
+                printed[i].from_exact_bytes(v) if i in printed and v is not None else v
+                for i, v in enumerate(r)
+            )
+            for r in rows
+        ]
     if held:  # values held by their keys, as loaded
         rows = [
             tuple(shown.value(held[i], v) if i in held else v for i, v in enumerate(r))

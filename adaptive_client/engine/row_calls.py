@@ -69,6 +69,10 @@ class CallSpec:
     ordinality: bool = False
     # an aggregate's: called once per group with the list of its rows' arguments
     aggregate: bool = False
+    # a held result's encoding; ``printed``: returned as its exact bytes (an output the
+    # statement only shows: as the row computed it, not as a key several may share)
+    result_encoding: Encoding | None = None
+    printed: bool = False
 
     @property
     def row_function(self) -> RowFunction:
@@ -134,7 +138,12 @@ class RowCall:
         else:
             options = [[_argument(shown, a, v, False)] for a, v in zip(spec.args, raw, strict=True)]
         results = self._evaluate(options)
-        if len(results) > 1 and spec.held_result and not function.result.startswith("setof "):
+        if (
+            len(results) > 1
+            and spec.held_result
+            and not spec.printed
+            and not function.result.startswith("setof ")
+        ):
             # a held result: equal values of different text, one key (what uses it next
             # tries each, as for a loaded value)
             held = shown.load(spec.result, results)
@@ -148,8 +157,16 @@ class RowCall:
         result = results[0]
         if function.result.startswith("setof "):
             return self._rows(shown, result)
+        return self._held(shown, result)
+
+    def _held(self, shown: Shown, result: Any) -> Any:
+        """A result as the engine function returns it (see :class:`CallSpec`)."""
+        spec = self.spec
         if result is None or not spec.held_result:
             return result
+        if spec.printed:
+            assert spec.result_encoding is not None
+            return spec.result_encoding.to_exact_bytes(result)
         return shown.load(spec.result, [result])[0]
 
     def _evaluate(self, options: list[list[Any]]) -> list[Any]:
@@ -177,10 +194,7 @@ class RowCall:
                 [_argument(shown, a, r[f"a{i}"], exact) for r in rows]
                 for i, a in enumerate(spec.args)
             ]
-        result = self.function.impl(spec.enc, *columns)
-        if result is None or not spec.held_result:
-            return result
-        return shown.load(spec.result, [result])[0]
+        return self._held(shown, self.function.impl(spec.enc, *columns))
 
     def _rows(self, shown: Shown, result: Any) -> Any:
         """A set-returning function's rows as the list the engine unnests."""

@@ -15,6 +15,7 @@ again around them.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, cast
@@ -299,6 +300,7 @@ class _Lowering:
             result=result,
             enc=enc,
             held_result=held_result,
+            result_encoding=self.held.get(result.removesuffix("[]")) if held_result else None,
             column=node.meta.get("srf_column"),
             ordinality=bool(node.meta.get("ordinality")),
             aggregate=rows is not None,
@@ -518,6 +520,49 @@ def _target(
     return None, []
 
 
+def printed_outputs(tree: exp.Expression, specs: list[CallSpec]) -> dict[int, Encoding]:
+    """The outputs of the statement that are a call with a held result it only shows
+    (not ordered, grouped or made distinct by, not used elsewhere): made calls that
+    return the result's exact bytes (``printed``), so that it prints as computed -- two
+    rows' results equal under ``=`` may print differently (``to_jsonb(1.50)``,
+    ``to_jsonb(1.5)``).  {output index: the result's encoding}."""
+    if not isinstance(tree, exp.Select) or tree.args.get("distinct"):
+        return {}
+    uses: dict[str, int] = {}
+    for c in tree.find_all(exp.Anonymous):
+        uses[c.name] = uses.get(c.name, 0) + 1
+    group = tree.args.get("group")
+    grouped = {g.sql() for g in group.expressions} if group is not None else set()
+    order = tree.args.get("order")
+    keys = [o.this for o in order.expressions] if order is not None else []
+    out: dict[int, Encoding] = {}
+    for i, item in enumerate(tree.expressions):
+        call = item.unalias()
+        spec = call.meta.get("row_call") if isinstance(call, exp.Anonymous) else None
+        if not isinstance(spec, CallSpec) or not spec.held_result or spec.column is not None:
+            continue
+        if spec.result_encoding is None or uses.get(call.name, 0) != 1 or call.sql() in grouped:
+            continue
+        if any(_names_item(k, i, item, call) for k in keys):
+            continue
+        printed = dataclasses.replace(spec, udf=f"{spec.udf}_printed", result="BLOB", printed=True)
+        specs.append(printed)
+        call.set("this", printed.udf)
+        call.meta["row_call"] = printed
+        call.type = exp.DataType.build("BLOB")
+        out[i] = spec.result_encoding
+    return out
+
+
+def _names_item(key: exp.Expression, i: int, item: exp.Expression, call: exp.Expression) -> bool:
+    """Whether an ORDER BY key orders by the select item (its position, name, text)."""
+    if isinstance(key, exp.Literal) and not key.is_string and key.name == str(i + 1):
+        return True
+    if isinstance(key, exp.Column) and not key.table and key.name == item.alias_or_name:
+        return True
+    return key.sql() == call.sql()
+
+
 def annotate_lowered(tree: exp.Expression, schema: dict[str, dict[str, str]]) -> None:
     """The statement's types again once its calls are lowered: each call keeps the type
     of its result, what stands on it is typed from it; a set-returning function's
@@ -556,4 +601,4 @@ def _annotate_keeping(
     )
 
 
-__all__ = ["annotate_lowered", "lower_calls"]
+__all__ = ["annotate_lowered", "lower_calls", "printed_outputs"]

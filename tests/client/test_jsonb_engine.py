@@ -98,6 +98,7 @@ QUERIES: list[tuple[str, Any]] = [
     ("SELECT id, nums || 9, 0 || nums FROM d ORDER BY 1", None),
     ("SELECT id, tags[0], tags[5] FROM d ORDER BY 1", None),
     ("SELECT id, ARRAY[id, 2], ARRAY['x', attrs ->> 'color'] FROM d ORDER BY 1", None),
+    ("SELECT id, to_jsonb(id * 1.50), to_jsonb(id * 1.5::float8) FROM d ORDER BY 1", None),
     # aggregates
     ("SELECT jsonb_agg(attrs ORDER BY id) FROM d", None),
     ("SELECT jsonb_agg(attrs ORDER BY id) FILTER (WHERE id > 1) FROM d", None),
