@@ -33,6 +33,7 @@ import inspect
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from ..values.encodings import Encoding
@@ -46,7 +47,7 @@ from .runtime import refusal
 class ArgSpec:
     """How one argument reaches the engine function (see the module docstring)."""
 
-    kind: str  # "held" | "const" | "list" | "plain"
+    kind: str  # "held" | "const" | "list" | "numeric" (its text) | "plain"
     duck: str  # the engine type of the function's parameter
     encoding: Encoding | None = None  # held/const/list: the value's encoding
 
@@ -230,6 +231,8 @@ def _argument(shown: Shown, arg: ArgSpec, raw: Any, exact: bool) -> Any:
     if arg.kind == "const":
         assert arg.encoding is not None
         return arg.encoding.from_exact_bytes(raw)
+    if arg.kind == "numeric":  # (concat() of NULL is '': no numeric's text)
+        return Decimal(raw) if raw else None
     if arg.kind == "list":
         assert arg.encoding is not None
         return arg.encoding.comparand(raw)

@@ -25,6 +25,7 @@ from sqlglot.optimizer.annotate_types import annotate_types
 
 from ..values.encodings import Encoding, encoding_for
 from .held import held_of
+from .kinds import kind_of
 from .row_calls import ArgSpec, CallSpec, record_columns
 from .row_functions import AGGREGATES, ROW_FUNCTIONS, RowFunction
 from .runtime import refusal as _refuse
@@ -209,16 +210,16 @@ class _Rows:
     ordered: list[exp.Expression]
     where: exp.Expression | None
 
-    def listed(self, ops: list[_Operand], spec: CallSpec) -> exp.Expression:
+    def listed(self, ops: list[exp.Expression], spec: CallSpec) -> exp.Expression:
         """``array_agg(<the arguments> ORDER BY ...) [FILTER (WHERE ...)]``: the list
         the engine function is called with (a struct per row for several arguments)."""
         marked: list[exp.Expression] = []
         element: exp.Expression
         if len(ops) == 1:
-            element = ops[0].node
+            element = ops[0]
         else:
             fields = [
-                exp.PropertyEQ(this=exp.to_identifier(f"a{i}"), expression=op.node)
+                exp.PropertyEQ(this=exp.to_identifier(f"a{i}"), expression=op)
                 for i, op in enumerate(ops)
             ]
             element = exp.Struct(expressions=fields)
@@ -322,9 +323,13 @@ class _Lowering:
             self.written[same] = spec
             self.specs.append(spec)
         if rows is not None:
-            call = exp.Anonymous(this=spec.udf, expressions=[rows.listed(ops, spec)])
+            passed = [_passed(op, a, spec) for op, a in zip(ops, args, strict=True)]
+            call = exp.Anonymous(this=spec.udf, expressions=[rows.listed(passed, spec)])
         else:
-            call = exp.Anonymous(this=spec.udf, expressions=[op.node for op in ops])
+            call = exp.Anonymous(
+                this=spec.udf,
+                expressions=[_passed(op, a, spec) for op, a in zip(ops, args, strict=True)],
+            )
         call.meta["row_call"] = spec
         call.type = exp.DataType.build(result, dialect="duckdb")
         if not rf.result.startswith("setof "):
@@ -369,6 +374,10 @@ class _Lowering:
         if declared == "anyelement" and encoding is not None:
             duck = _PLAIN_ELEMENT.get(encoding.sql_type.name, duck)
         duck = _PLAIN_RESULTS.get(declared, duck)  # (a constant of the type declared)
+        if declared in ("any", "variadic any", "anyelement") and kind_of(op.node) == "decimal":
+            # (a numeric as its text: its display scale, which the engine's type may not
+            # show -- sqlglot types 1.50 double)
+            return ArgSpec("numeric", "VARCHAR", None)
         return ArgSpec("plain", duck, None)
 
     def _result(
@@ -518,6 +527,16 @@ def _target(
     if fn is not None and fn in ROW_FUNCTIONS:
         return fn, [a for a in node.iter_expressions()]
     return None, []
+
+
+def _passed(op: _Operand, arg: ArgSpec, spec: CallSpec) -> exp.Expression:
+    """An operand as the engine function takes it: a numeric as its text (the engine
+    prints a decimal with its scale)."""
+    if arg.kind != "numeric":
+        return op.node
+    text = exp.Anonymous(this="concat", expressions=[op.node])
+    text.meta["row_call"] = spec
+    return text
 
 
 def printed_outputs(tree: exp.Expression, specs: list[CallSpec]) -> dict[int, Encoding]:

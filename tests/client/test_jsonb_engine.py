@@ -22,6 +22,8 @@ DDL = [
     "CREATE TABLE d (id int PRIMARY KEY, attrs jsonb, tags text[], nums int[])",
     "CREATE TABLE j (id int PRIMARY KEY, doc json)",
     "CREATE TABLE a (id int PRIMARY KEY, attrs jsonb)",
+    "CREATE TABLE t (id int PRIMARY KEY, name text, price numeric(10,2), born date, "
+    "at timestamp, ok boolean, r double precision, v varchar(5))",
 ]
 ROWS = {
     "d": [
@@ -32,6 +34,10 @@ ROWS = {
         (5, Jsonb({"color": "Red", "é": "ü"}), ["Z", "é"], [5, 5]),
     ],
     "j": [(1, '{"a": 1}')],
+    "t": [
+        (1, 'a"b', "1.50", "2020-01-02", "2020-01-02 03:04:05.5", True, 1.5, "xy"),
+        (2, None, None, None, None, None, None, None),
+    ],
     # (equal under jsonb's =, printed differently: 1 and 1.0)
     "a": [(1, '{"c": "red", "n": 1}'), (2, '{"c": "red", "n": 1.0}'), (3, '{"c": "blue", "n": 2}')],
 }
@@ -98,7 +104,18 @@ QUERIES: list[tuple[str, Any]] = [
     ("SELECT id, nums || 9, 0 || nums FROM d ORDER BY 1", None),
     ("SELECT id, tags[0], tags[5] FROM d ORDER BY 1", None),
     ("SELECT id, ARRAY[id, 2], ARRAY['x', attrs ->> 'color'] FROM d ORDER BY 1", None),
-    ("SELECT id, to_jsonb(id * 1.50), to_jsonb(id * 1.5::float8) FROM d ORDER BY 1", None),
+    ("SELECT id, to_jsonb(id * 1.50), to_jsonb(id + 0.5) FROM d ORDER BY 1", None),
+    (
+        "SELECT id, to_jsonb(name), to_jsonb(price), to_jsonb(born), to_jsonb(at), "
+        "to_jsonb(ok), to_jsonb(r), to_jsonb(v) FROM t ORDER BY 1",
+        None,
+    ),
+    (
+        "SELECT id, jsonb_build_object('n', name, 'p', price, 'd', born, 't', at, 'b', ok, "
+        "'r', r) FROM t ORDER BY 1",
+        None,
+    ),
+    ("SELECT jsonb_agg(price ORDER BY id), jsonb_object_agg(id, name ORDER BY id) FROM t", None),
     # aggregates
     ("SELECT jsonb_agg(attrs ORDER BY id) FROM d", None),
     ("SELECT jsonb_agg(attrs ORDER BY id) FILTER (WHERE id > 1) FROM d", None),
