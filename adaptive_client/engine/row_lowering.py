@@ -519,7 +519,12 @@ def _target(
             inner = right.expressions[0] if len(right.expressions) == 1 else None
         else:
             continue
-        if inner is not None and not isinstance(inner, exp.Subquery | exp.Select):
+        # (over a held array; x = ANY(ARRAY[...]) or of a parameter stays the engine's)
+        if (
+            inner is not None
+            and not isinstance(inner, exp.Subquery | exp.Select)
+            and _is_held_composite(_operand(inner, held))
+        ):
             return name, [node.this, inner]
     if isinstance(node, exp.Anonymous) and node.name.lower() in ROW_FUNCTIONS:
         return node.name.lower(), list(node.expressions)
