@@ -6,8 +6,11 @@ the function's rows of that column (a record's field, or the row number), zipped
 client engine as a select list's set-returning functions are -- named as PostgreSQL
 names the columns: the column aliases given, else the function's output names
 (``value``; ``key``, ``value``), else the FROM item's alias, else the function's name,
-and ``ordinality``.  The select items are then evaluated as any select list's calls
-(engine/row_calls.py)."""
+and ``ordinality`` (:func:`from_functions`).  The select items are then evaluated as
+any select list's calls (engine/row_lowering.py).
+
+Before that too, ``x -> 'k'`` in a function's arguments, which sqlglot reads as a lambda,
+is made PostgreSQL's operator again (:func:`arrows_as_written`)."""
 
 from __future__ import annotations
 
