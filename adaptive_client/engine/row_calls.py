@@ -38,6 +38,7 @@ from typing import Any
 
 from ..values.encodings import Encoding
 from ..values.json_encoding import JsonText
+from .array_functions import OMITTED
 from .held import Shown
 from .row_functions import AGGREGATES, ROW_FUNCTIONS, RowFunction
 from .runtime import refusal
@@ -47,7 +48,7 @@ from .runtime import refusal
 class ArgSpec:
     """How one argument reaches the engine function (see the module docstring)."""
 
-    kind: str  # "held" | "const" | "list" | "numeric" (its text) | "plain"
+    kind: str  # "held" | "const" | "list" | "numeric" (its text) | "omitted" | "plain"
     duck: str  # the engine type of the function's parameter
     encoding: Encoding | None = None  # held/const/list: the value's encoding
 
@@ -224,6 +225,8 @@ def _printed(v: Any) -> Any:
 
 
 def _argument(shown: Shown, arg: ArgSpec, raw: Any, exact: bool) -> Any:
+    if arg.kind == "omitted":
+        return OMITTED
     if raw is None:
         return None
     if arg.kind == "held":

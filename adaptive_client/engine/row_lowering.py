@@ -350,6 +350,8 @@ class _Lowering:
         at: exp.Expression,
     ) -> ArgSpec:
         encoding: Encoding | None = None
+        if op.node.meta.get("omitted"):  # (a slice's bound left out)
+            return ArgSpec("omitted", "INTEGER", None)
         if declared == "jsonb":
             encoding = self.held[jsonb_duck]
         elif declared == "anyarray" or declared.endswith("[]"):
@@ -489,6 +491,20 @@ def _subscript(index: exp.Expression) -> exp.Expression:
     return index
 
 
+def _slice_bounds(index: exp.Expression) -> list[exp.Expression]:
+    """A subscript's bounds among slices, flat: ``[l:u]`` (a bound left out marked
+    omitted), ``[i]`` as ``[1:i]``."""
+    if not isinstance(index, exp.Slice):
+        return [exp.Literal.number(1), _subscript(index)]
+    bounds = []
+    for bound in (index.this, index.expression):
+        if bound is None:
+            bound = exp.Null()
+            bound.meta["omitted"] = True
+        bounds.append(bound)
+    return bounds
+
+
 def _is_held_composite(op: _Operand) -> bool:
     """A held jsonb or array value (the others' operators are not row functions)."""
     return op.duck is not None and (op.pg == "jsonb" or op.pg.endswith("]"))
@@ -502,6 +518,13 @@ def _target(
         return OPERATORS[type(node)], operands
     name = HELD_OPERATORS.get(type(node))
     if name is not None:
+        if isinstance(node, exp.Bracket) and any(
+            isinstance(e, exp.Slice) for e in node.expressions
+        ):
+            sides = [node.this, *(b for e in node.expressions for b in _slice_bounds(e))]
+            if any(_is_held_composite(_operand(s, held)) for s in sides[:1]):
+                return "[:]", sides
+            return None, []
         if isinstance(node, exp.Bracket):
             sides = [node.this, *map(_subscript, node.expressions)]
         else:

@@ -103,6 +103,7 @@ QUERIES: list[tuple[str, Any]] = [
     ("SELECT id FROM d WHERE attrs @> '{\"n\": 1.0}' ORDER BY 1", None),
     ("SELECT id, nums || 9, 0 || nums FROM d ORDER BY 1", None),
     ("SELECT id, tags[0], tags[5] FROM d ORDER BY 1", None),
+    ("SELECT id, tags[1:2], tags[:1], tags[2:], nums[2:3], tags[1:id] FROM d ORDER BY 1", None),
     ("SELECT id, ARRAY[id, 2], ARRAY['x', attrs ->> 'color'] FROM d ORDER BY 1", None),
     ("SELECT id, to_jsonb(id * 1.50), to_jsonb(id + 0.5) FROM d ORDER BY 1", None),
     (
