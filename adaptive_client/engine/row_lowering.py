@@ -20,9 +20,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
+from psycopg import errors as pg_errors
 from sqlglot import exp
 from sqlglot.optimizer.annotate_types import annotate_types
 
+from ..values.collation import DATABASE_COLLATION
 from ..values.encodings import Encoding, encoding_for
 from .held import held_of
 from .kinds import kind_of
@@ -70,7 +72,6 @@ FUNCTION_CLASSES: Final[dict[type[exp.Expression], str]] = {
     exp.StringToArray: "string_to_array",
 }
 
-_JSONB: Final = 'STRUCT("pg jsonb" BLOB)'
 # engine types of the results that are not held
 _PLAIN_RESULTS: Final = {
     "text": "VARCHAR",
@@ -156,6 +157,10 @@ def _declared(rf: RowFunction, count: int) -> list[str]:
     return declared[:-1] + [each] * max(count - len(declared) + 1, 0)
 
 
+# operand types an overload's absence is PostgreSQL's error for (42883)
+_TYPED = frozenset({"text", "integer", "bigint", "boolean", "unknown", "jsonb"})
+
+
 def _choose(
     name: str, ops: list[_Operand], table: Mapping[str, tuple[RowFunction, ...]] = ROW_FUNCTIONS
 ) -> int:
@@ -171,6 +176,13 @@ def _choose(
         if best is None or score < best[0]:
             best = (score, i)
     if best is None:
+        if all(o.pg in _TYPED for o in ops):  # (PostgreSQL's own error)
+            if name in OPERATORS.values() and len(ops) == 2:
+                raise pg_errors.UndefinedFunction(
+                    f"operator does not exist: {ops[0].pg} {name} {ops[1].pg}"
+                )
+            types = ", ".join(o.pg for o in ops)
+            raise pg_errors.UndefinedFunction(f"function {name}({types}) does not exist")
         types = ", ".join(o.pg for o in ops)
         raise _refuse(f"{name}({types})")
     return best[1]
@@ -198,8 +210,16 @@ def _jsonb(held: dict[str, Encoding]) -> tuple[str, Encoding]:
     for duck, enc in held.items():
         if enc.sql_type.name == "jsonb":
             return duck, enc
-    held[_JSONB] = encoding_for("jsonb")
-    return _JSONB, held[_JSONB]
+    # (jsonb the statement computes, none read: its strings ordered by the database's
+    # collation, as PostgreSQL orders them)
+    default_of = DATABASE_COLLATION.get()
+    collation = default_of() if default_of is not None else None
+    field_name = "pg jsonb"
+    if collation is not None and not collation.bytewise:
+        field_name += f" collate {collation.describe()}"
+    duck = 'STRUCT("' + field_name.replace('"', '""') + '" BLOB)'
+    held[duck] = encoding_for("jsonb", collation)
+    return duck, held[duck]
 
 
 @dataclass

@@ -37,6 +37,8 @@ ROWS = {
     "t": [
         (1, 'a"b', "1.50", "2020-01-02", "2020-01-02 03:04:05.5", True, 1.5, "xy"),
         (2, None, None, None, None, None, None, None),
+        (3, "B", "2.5", None, None, False, -0.5, "é"),
+        (4, "a", "0", None, None, None, None, None),
     ],
     # (equal under jsonb's =, printed differently: 1 and 1.0)
     "a": [(1, '{"c": "red", "n": 1}'), (2, '{"c": "red", "n": 1.0}'), (3, '{"c": "blue", "n": 2}')],
@@ -117,6 +119,10 @@ QUERIES: list[tuple[str, Any]] = [
         None,
     ),
     ("SELECT jsonb_agg(price ORDER BY id), jsonb_object_agg(id, name ORDER BY id) FROM t", None),
+    ("SELECT id FROM t ORDER BY to_jsonb(name), id", None),
+    ("SELECT id FROM t ORDER BY jsonb_build_object('c', name, 'i', id)", None),
+    ("SELECT id FROM t WHERE to_jsonb(name) > '\"a\"' ORDER BY 1", None),
+    ("SELECT id FROM t WHERE upper(name) = 'A' AND name -> 'c' IS NULL", None),
     # aggregates
     ("SELECT jsonb_agg(attrs ORDER BY id) FROM d", None),
     ("SELECT jsonb_agg(attrs ORDER BY id) FILTER (WHERE id > 1) FROM d", None),
