@@ -1,0 +1,165 @@
+"""The jsonb and array functions and operators the client engine evaluates row by row:
+by PostgreSQL's name (or operator symbol), each overload with its argument and result
+types, its strictness and whether its result depends on how an input's numbers are
+printed.
+
+``impl(enc, *sql_args)``: ``enc`` is the statement's jsonb encoding for a jsonb
+function, the (first) array argument's encoding for an array function.  A
+set-returning function (``result`` starting ``setof``) returns a list (of tuples for a
+record result).  ``strict``: a NULL argument gives NULL (no rows for a set-returning
+function) without calling ``impl``.  Operators are keyed by symbol with their operand
+types; ``= ANY`` / ``<> ALL`` (and ``= ALL`` / ``<> ANY``) take the scalar then the
+array; ``[]`` is a subscript (one integer per dimension given), ``[:]`` a slice (bounds
+flat, :data:`~.array_functions.OMITTED` for one left out).
+
+:data:`AGGREGATES` has the same shape: ``impl(enc, values[, values2])`` over a group's
+values in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from . import array_functions as arr
+from . import jsonb_build as build
+from . import jsonb_functions as js
+
+
+@dataclass(frozen=True)
+class RowFunction:
+    impl: Callable[..., Any]  # impl(enc, *sql_args)
+    args: tuple[str, ...]  # PostgreSQL's argument types
+    result: str  # PostgreSQL's result type, "setof ..." where set-returning
+    strict: bool = True  # a NULL argument gives NULL without calling impl
+    text_sensitive: bool = False  # the result shows how an input's numbers are printed
+
+
+def _f(
+    impl: Callable[..., Any], args: str, result: str, *, strict: bool = True, text: bool = False
+) -> RowFunction:
+    return RowFunction(impl, tuple(a.strip() for a in args.split(",") if a.strip()), result,
+                       strict, text)  # fmt: skip
+
+
+J, T, INT, B = "jsonb", "text", "integer", "boolean"
+RECORD = "record(key text, value jsonb)"
+TEXT_RECORD = "record(key text, value text)"
+
+ROW_FUNCTIONS: dict[str, tuple[RowFunction, ...]] = {
+    # -- jsonb operators --------------------------------------------------------------------
+    "->": (
+        _f(js.object_field, "jsonb, text", J, text=True),
+        _f(js.array_element, "jsonb, integer", J, text=True),
+    ),
+    "->>": (
+        _f(js.object_field_text, "jsonb, text", T, text=True),
+        _f(js.array_element_text, "jsonb, integer", T, text=True),
+    ),
+    "#>": (_f(js.extract_path, "jsonb, text[]", J, text=True),),
+    "#>>": (_f(js.extract_path_text, "jsonb, text[]", T, text=True),),
+    "@>": (
+        _f(js.contains, "jsonb, jsonb", B),
+        _f(arr.contains, "anyarray, anyarray", B),
+    ),
+    "<@": (
+        _f(js.contained, "jsonb, jsonb", B),
+        _f(arr.contained, "anyarray, anyarray", B),
+    ),
+    "?": (_f(js.exists, "jsonb, text", B),),
+    "?|": (_f(js.exists_any, "jsonb, text[]", B),),
+    "?&": (_f(js.exists_all, "jsonb, text[]", B),),
+    "&&": (_f(arr.overlap, "anyarray, anyarray", B),),
+    "||": (
+        _f(build.concat, "jsonb, jsonb", J, text=True),
+        _f(arr.array_cat, "anyarray, anyarray", "anyarray", strict=False, text=True),
+        _f(arr.array_append, "anyarray, anyelement", "anyarray", strict=False, text=True),
+        _f(arr.array_prepend, "anyelement, anyarray", "anyarray", strict=False, text=True),
+    ),
+    "-": (
+        _f(build.delete_key, "jsonb, text", J, text=True),
+        _f(build.delete_keys, "jsonb, text[]", J, text=True),
+        _f(build.delete_index, "jsonb, integer", J, text=True),
+    ),
+    "#-": (_f(build.delete_path, "jsonb, text[]", J, text=True),),
+    "= ANY": (_f(arr.eq_any, "anyelement, anyarray", B, strict=False),),
+    "<> ALL": (_f(arr.ne_all, "anyelement, anyarray", B, strict=False),),
+    "= ALL": (_f(arr.eq_all, "anyelement, anyarray", B, strict=False),),
+    "<> ANY": (_f(arr.ne_any, "anyelement, anyarray", B, strict=False),),
+    "[]": (_f(arr.subscript, "anyarray, integer, variadic integer", "anyelement", text=True),),
+    "[:]": (
+        _f(arr.slice_, "anyarray, integer, variadic integer", "anyarray", strict=False, text=True),
+    ),
+    # -- jsonb functions --------------------------------------------------------------------
+    "jsonb_typeof": (_f(js.jsonb_typeof, "jsonb", T),),
+    "jsonb_array_length": (_f(js.jsonb_array_length, "jsonb", INT),),
+    "jsonb_build_object": (
+        _f(build.jsonb_build_object, "variadic any", J, strict=False, text=True),
+    ),
+    "jsonb_build_array": (_f(build.jsonb_build_array, "variadic any", J, strict=False, text=True),),
+    "to_jsonb": (_f(build.to_jsonb, "anyelement", J, text=True),),
+    "jsonb_set": (
+        _f(build.jsonb_set, "jsonb, text[], jsonb", J, text=True),
+        _f(build.jsonb_set, "jsonb, text[], jsonb, boolean", J, text=True),
+    ),
+    "jsonb_insert": (
+        _f(build.jsonb_insert, "jsonb, text[], jsonb", J, text=True),
+        _f(build.jsonb_insert, "jsonb, text[], jsonb, boolean", J, text=True),
+    ),
+    "jsonb_strip_nulls": (_f(js.jsonb_strip_nulls, "jsonb", J, text=True),),
+    "jsonb_extract_path": (_f(js.jsonb_extract_path, "jsonb, variadic text", J, text=True),),
+    "jsonb_extract_path_text": (
+        _f(js.jsonb_extract_path_text, "jsonb, variadic text", T, text=True),
+    ),
+    "jsonb_object_keys": (_f(js.jsonb_object_keys, "jsonb", "setof text"),),
+    "jsonb_array_elements": (_f(js.jsonb_array_elements, "jsonb", "setof jsonb", text=True),),
+    "jsonb_array_elements_text": (
+        _f(js.jsonb_array_elements_text, "jsonb", "setof text", text=True),
+    ),
+    "jsonb_each": (_f(js.jsonb_each, "jsonb", f"setof {RECORD}", text=True),),
+    "jsonb_each_text": (_f(js.jsonb_each_text, "jsonb", f"setof {TEXT_RECORD}", text=True),),
+    "jsonb_pretty": (_f(js.jsonb_pretty, "jsonb", T, text=True),),
+    "jsonb_exists": (_f(js.jsonb_exists, "jsonb, text", B),),
+    "jsonb_exists_any": (_f(js.exists_any, "jsonb, text[]", B),),
+    "jsonb_exists_all": (_f(js.exists_all, "jsonb, text[]", B),),
+    "jsonb_contains": (_f(js.contains, "jsonb, jsonb", B),),
+    "jsonb_contained": (_f(js.contained, "jsonb, jsonb", B),),
+    "jsonb_concat": (_f(build.concat, "jsonb, jsonb", J, text=True),),
+    "jsonb_delete_path": (_f(build.delete_path, "jsonb, text[]", J, text=True),),
+    # -- array functions --------------------------------------------------------------------
+    "array_length": (_f(arr.array_length, "anyarray, integer", INT),),
+    "array_lower": (_f(arr.array_lower, "anyarray, integer", INT),),
+    "array_upper": (_f(arr.array_upper, "anyarray, integer", INT),),
+    "array_ndims": (_f(arr.array_ndims, "anyarray", INT),),
+    "array_dims": (_f(arr.array_dims, "anyarray", T),),
+    "cardinality": (_f(arr.cardinality, "anyarray", INT),),
+    "array_append": (_f(arr.array_append, "anyarray, anyelement", "anyarray", strict=False),),
+    "array_prepend": (_f(arr.array_prepend, "anyelement, anyarray", "anyarray", strict=False),),
+    "array_cat": (_f(arr.array_cat, "anyarray, anyarray", "anyarray", strict=False),),
+    "array_remove": (_f(arr.array_remove, "anyarray, anyelement", "anyarray", strict=False),),
+    "array_replace": (
+        _f(arr.array_replace, "anyarray, anyelement, anyelement", "anyarray", strict=False),
+    ),
+    "array_position": (
+        _f(arr.array_position, "anyarray, anyelement", INT, strict=False),
+        _f(arr.array_position, "anyarray, anyelement, integer", INT, strict=False),
+    ),
+    "array_positions": (
+        _f(arr.array_positions, "anyarray, anyelement", "integer[]", strict=False),
+    ),
+    "array_to_string": (
+        _f(arr.array_to_string, "anyarray, text", T, text=True),
+        _f(arr.array_to_string, "anyarray, text, text", T, strict=False, text=True),
+    ),
+    "unnest": (_f(arr.unnest, "anyarray", "setof anyelement", text=True),),
+    "string_to_array": (
+        _f(arr.string_to_array, "text, text", "text[]", strict=False),
+        _f(arr.string_to_array, "text, text, text", "text[]", strict=False),
+    ),
+}
+
+AGGREGATES: dict[str, tuple[RowFunction, ...]] = {
+    "jsonb_agg": (_f(build.jsonb_agg, "anyelement", J, strict=False, text=True),),
+    "jsonb_object_agg": (_f(build.jsonb_object_agg, "any, any", J, strict=False, text=True),),
+}
