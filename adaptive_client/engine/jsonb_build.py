@@ -21,6 +21,7 @@ from typing import Any
 from ..values.array_encoding import shape
 from ..values.datetime_output import fraction_text, offset_text
 from ..values.encoding_base import SqlType
+from ..values.encodings import encoding_for
 from ..values.json_encoding import JsonbEncoding, JsonbText, JsonText
 from ..values.session import time_zone
 from ..values.text_output import float8_text
@@ -31,7 +32,6 @@ from .jsonb_functions import (
     JsonbPathNotInteger,
     c_integer,
     document,
-    flat_texts,
     is_container,
     one_dimensional,
     tree,
@@ -40,14 +40,13 @@ from .jsonb_functions import (
 # --- to_jsonb ---------------------------------------------------------------------------
 
 _ENCODING = JsonbEncoding(SqlType("jsonb"))  # (reads json, prints keys)
+_NUMERIC = encoding_for(SqlType("numeric"))
 
 
 def _number(d: Decimal) -> Json:
     if not d.is_finite():  # (NaN, Infinity: numeric prints them with an N or an n)
         return "NaN" if d.is_nan() else ("-Infinity" if d < 0 else "Infinity")
-    if d.as_tuple().exponent > 0:  # type: ignore[operator]
-        d = d.quantize(Decimal(1))
-    return d.copy_abs() if d.is_zero() else d
+    return _NUMERIC.coerce(d)  # (as numeric_in reads numeric_out's text)
 
 
 def _float(f: float) -> Json:
@@ -116,7 +115,7 @@ def to_jsonb(enc: JsonbEncoding, v: Any) -> JsonbText:
 def _key(v: Any, position: int) -> str:
     """An object key made of a SQL value: its text (a container refused)."""
     if v is None:
-        raise JsonbNullNotAllowed(f"argument {position}: key must not be null")
+        raise JsonbParameterError(f"argument {position}: key must not be null")
     if isinstance(v, list | JsonbText | JsonText):
         raise JsonbParameterError("key value must be scalar, not array, composite, or json")
     t = to_tree(v)
@@ -200,9 +199,9 @@ def delete_key(enc: JsonbEncoding, doc: JsonbText, key: str) -> JsonbText:
 
 def delete_keys(enc: JsonbEncoding, doc: JsonbText, keys: list[Any]) -> JsonbText:
     """``doc - keys`` (text[]: NULL elements ignored)."""
+    gone = {k for k in one_dimensional(keys) if k is not None}
     t = tree(doc)
     _scalar_refused(t)
-    gone = {k for k in flat_texts(keys) if k is not None}
     if isinstance(t, dict):
         return document(enc, {k: v for k, v in t.items() if k not in gone})
     return document(enc, [x for x in t if not (isinstance(x, str) and x in gone)])
