@@ -255,6 +255,45 @@ CASES: list[tuple[str, tuple[Lit, ...]]] = [
         for extra in ((), (lit("false", "boolean"),), (lit("true", "boolean"),))
     ],
     ("jsonb_set", (lit(DOC), lit("{a}", TA), lit(None))),
+    # key order, nested paths, json input
+    ("||", (lit('{"aa": 1, "b": 2, "é": 3}'), lit('{"c": 1, "ab": 0, "": null}'))),
+    ("jsonb_set", (lit('{"a": [[1, 2], [3]]}'), lit("{a,1,0}", TA), lit("9"))),
+    ("jsonb_set", (lit('{"a": [[1, 2], [3]]}'), lit("{a,-1,-5}", TA), lit("9"))),
+    ("jsonb_set", (lit('{"a": [[1, 2], [3]]}'), lit("{a,0,5}", TA), lit("[9]"))),
+    ("jsonb_set", (lit(DOC), lit("{a,b,2,c}", TA), lit('"y"'))),
+    ("jsonb_set", (lit(DOC), lit("{a,b,2,zz}", TA), lit('"y"'))),
+    (
+        "jsonb_insert",
+        (lit('{"a": [[1, 2], [3]]}'), lit("{a,0,1}", TA), lit("9"), lit("true", "boolean")),
+    ),
+    ("jsonb_insert", (lit('{"a": [[1, 2], [3]]}'), lit("{a,-1,-1}", TA), lit("9"))),
+    ("to_jsonb", (lit('{"b": 1, "a": 2, "a": 3.10, "c": [1e2]}', "json"),)),
+    (
+        "jsonb_build_object",
+        (t("bb"), i(1), t("a"), i(2), t("é"), i(3), t("ccc"), i(4), t("ab"), i(5)),
+    ),
+    (
+        "jsonb_build_object",
+        (lit("2020-01-02", "date"), i(1), lit("2020-01-02 03:04:05", "timestamp"), i(2)),
+    ),
+    ("jsonb_build_object", (lit("true", "boolean"), i(1), lit("1.50", "numeric"), i(2))),
+    ("#>", (lit('{"a": {"": {"b": 1}}}'), lit('{a,"",b}', TA))),
+    ("?", (lit('{"": 1}'), t(""))),
+    (
+        "@>",
+        (lit('{"a": {"b": {"c": [1, {"d": 2}]}}, "e": 1}'), lit('{"a": {"b": {"c": [{"d": 2}]}}}')),
+    ),
+    (
+        "@>",
+        (
+            lit('{"a": {"b": {"c": [1, {"d": 2}]}}, "e": 1}'),
+            lit('{"a": {"b": {"c": [{"d": 2.0}, 1.00]}}}'),
+        ),
+    ),
+    (
+        "@>",
+        (lit('{"a": {"b": {"c": [1, {"d": 2}]}}, "e": 1}'), lit('{"a": {"b": {"c": {"d": 2}}}}')),
+    ),
     # building
     ("jsonb_build_object", ()),
     ("jsonb_build_object", (t("a"), i(1), t("b"), lit("1.50", "numeric"), t("c"), t(None))),
