@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -21,7 +22,7 @@ from typing import Any
 from ..values.array_encoding import shape
 from ..values.datetime_output import fraction_text, offset_text
 from ..values.encoding_base import SqlType
-from ..values.encodings import encoding_for
+from ..values.encodings import encoding_for, pg_text
 from ..values.json_encoding import JsonbEncoding, JsonbText, JsonText
 from ..values.session import time_zone
 from ..values.text_output import float8_text
@@ -105,7 +106,26 @@ def to_tree(v: Any) -> Json:
     for kind, conv in _CONVERTERS.items():
         if isinstance(v, kind):
             return conv(v)
-    return str(v)
+    return _far_text(pg_text(v) or "")
+
+
+_ISO_TIMESTAMP = re.compile(
+    r"(?P<date>\S+) (?P<clock>\d\d:\d\d:\d\d(?:\.\d+)?)"
+    r"(?P<zone>[+-]\d\d(?::\d\d){0,2})?(?P<bc> BC)?"
+)
+
+
+def _far_text(text: str) -> str:
+    """A value held in the client's own form (an infinity, a date beyond Python's
+    years) as to_json prints it: its ISO text, a timestamp's clock after a T and its
+    offset with minutes."""
+    m = _ISO_TIMESTAMP.fullmatch(text)
+    if m is None:
+        return text
+    zone = m["zone"] or ""
+    if zone and ":" not in zone:
+        zone += ":00"
+    return f"{m['date']}T{m['clock']}{zone}{m['bc'] or ''}"
 
 
 def to_jsonb(enc: JsonbEncoding, v: Any) -> JsonbText:
