@@ -365,6 +365,95 @@ CASES: list[tuple[str, tuple[Lit, ...]]] = [
 ]
 
 
+# facts of PostgreSQL's own regression suite (jsonb.sql), as cases
+NESTED = '{"n":null, "a":1, "b":[1,2], "c":{"1":2}, "d":{"1":[2,3]}}'
+ABC = '{"a":1,"b":[0,1,2],"c":{"d":4}}'
+A012 = '{"a": [0,1,2]}'
+REGRESSION: list[tuple[str, tuple[Lit, ...]]] = [
+    ("@>", (lit('{"a":"b", "b":1, "c":null}'), lit('{"a":"b", "c":null}'))),
+    ("@>", (lit('{"a":"b", "b":1, "c":null}'), lit('{"a":"b", "g":null}'))),
+    ("@>", (lit("[1,2]"), lit("[1,2,2]"))),
+    ("@>", (lit("[[1,2]]"), lit("[[1,2,2]]"))),
+    ("<@", (lit("[[1,2,2]]"), lit("[[1,2]]"))),
+    ("@>", (lit('["9", ["7", "3"], ["1"]]'), lit('["9", ["7", "3"], ["1"]]'))),
+    ("@>", (lit('{ "name": "Bob", "tags": [ "enim", "qui"]}'), lit('{"tags":["qu"]}'))),
+    ("jsonb_contains", (lit('{"a":"b", "b":1, "c":null}'), lit('{"a":"c"}'))),
+    ("jsonb_contained", (lit('{"a":"b"}'), lit('{"a":"b", "b":1, "c":null}'))),
+    ("jsonb_exists_any", (lit('{"a":null, "b":"qq"}'), lit("{c,a}", TA))),
+    ("jsonb_exists_all", (lit('{"a":null, "b":"qq"}'), lit("{a,a,b,b,b}", TA))),
+    ("?", (lit('{"a":"null", "b":"qq"}'), t("a"))),
+    ("->", (lit(NESTED), t("d"))),
+    ("->", (lit('["a","b","c",[1,2],null]'), i(-5))),
+    ("->", (lit('["a","b","c",[1,2],null]'), i(-6))),
+    ("#>", (lit('[0,1,2,[3,4],{"5":"five"}]'), lit("{4,5}", TA))),
+    ("#>", (lit('{"a":"b","c":[1,2,3]}'), lit("{c,-4}", TA))),
+    ("#>>", (lit('[{"b": "c"}, {"b": null}]'), lit("{1,b}", TA))),
+    ("jsonb_strip_nulls", (lit('{"a": {"b": null, "c": null}, "d": {} }'),)),
+    ("jsonb_strip_nulls", (lit('[1,{"a":1,"b":null,"c":2},3]'),)),
+    (
+        "jsonb_pretty",
+        (
+            lit(
+                '{"a": "test", "b": [1, 2, 3], "c": "test3", "d":{"dd": "test4", "dd2":{"ddd": "test5"}}}'
+            ),
+        ),
+    ),
+    ("jsonb_pretty", (lit('[{"f1":1,"f2":null},2,null,[[{"x":true},6,7],8],3]'),)),
+    (
+        "jsonb_concat",
+        (lit('{"d": "test", "a": [1, 2]}'), lit('{"g": "test2", "c": {"c1":1, "c2":2}}')),
+    ),
+    ("||", (lit('{"aa":1 , "b":2, "cq":3}'), lit('{"cq":"l", "b":"g", "fg":false}'))),
+    ("||", (lit('"b"'), lit('"a"'))),
+    ("||", (lit('"a"'), lit('{"a":1}'))),
+    ("-", (lit('["a","b","c"]'), i(-4))),
+    ("-", (lit('{"a":1 , "b":2, "c":3}'), lit("{c,b}", TA))),
+    ("jsonb_set", (lit(NESTED), lit("{d,NULL,0}", TA), lit("[1,2,3]"))),
+    ("jsonb_set", (lit(NESTED), lit("{b,-1}", TA), lit('{"f": "test"}'))),
+    ("jsonb_set", (lit(NESTED), lit("{d,1,0}", TA), lit('{"1": 2}'))),
+    ("jsonb_set", (lit("[]"), lit("{1}", TA), lit('"b"'), lit("false", "boolean"))),
+    (
+        "jsonb_set",
+        (
+            lit('[{"f1":1,"f2":null},2,null,3]'),
+            lit("{0}", TA),
+            lit("[2,3,4]"),
+            lit("false", "boolean"),
+        ),
+    ),
+    ("jsonb_set", (lit(ABC), lit("{b,-33}", TA), lit('{"foo":123}'))),
+    ("jsonb_set", (lit(ABC), lit("{b,33}", TA), lit('{"foo":123}'))),
+    (
+        "jsonb_set",
+        (lit('{"a":1,"b":[4,5,[0,1,2],6,7],"c":{"d":4}}'), lit("{b,2,33}", TA), lit('{"foo":123}')),
+    ),
+    ("jsonb_set", (lit(ABC), lit("{x,-33}", TA), lit('{"foo":123}'))),
+    ("jsonb_set", (lit("[]"), lit("{-99}", TA), lit('{"foo":123}'))),
+    ("jsonb_set", (lit('{"a": [1, 2, 3]}'), lit("{a, non_integer}", TA), lit('"new_value"'))),
+    ("jsonb_set", (lit('{"a": {"b": [1, 2, 3]}}'), lit("{a, b, NULL}", TA), lit('"new_value"'))),
+    ("jsonb_delete_path", (lit(NESTED), lit("{d,1,0}", TA))),
+    ("#-", (lit(NESTED), lit("{b,-1e}", TA))),
+    *[
+        ("jsonb_insert", (lit(d), lit(p, TA), lit('"new_value"'), *extra))
+        for d, p in [
+            (A012, "{a, 1}"),
+            (A012, "{a, 0}"),
+            (A012, "{a, 2}"),
+            (A012, "{a, -1}"),
+            ("[]", "{1}"),
+            ('{"a": []}', "{a, 1}"),
+            (A012, "{a, 10}"),
+            (A012, "{a, -10}"),
+            ('{"a": {"b": "value"}}', "{a, c}"),
+            ('{"a": {"b": "value"}}', "{a, b}"),
+            ('{"a": {"b": {"c": [0, 1, "test1", "test2"]}}}', "{a, b, c, 2}"),
+        ]
+        for extra in ((), (lit("true", "boolean"),))
+    ],
+]
+CASES += REGRESSION
+
+
 def _id(case: tuple[str, tuple[Lit, ...]]) -> str:
     name, args = case
     return f"{name}({', '.join(str(a.text) for a in args)})"[:90]
