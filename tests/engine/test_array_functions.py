@@ -172,6 +172,62 @@ CASES: list[tuple[str, tuple[Lit, ...]]] = [
 ]
 
 
+# facts of PostgreSQL's own regression suite (arrays.sql), as cases
+FA = "double precision[]"
+REGRESSION: list[tuple[str, tuple[Lit, ...]]] = [
+    ("array_cat", (lit("{1,2}", IA), lit("{{3,4},{5,6}}", IA))),
+    ("array_cat", (lit("{{3,4},{5,6}}", IA), lit("{1,2}", IA))),
+    ("||", (lit("{{{hello,world}}}", TA), lit("{{{happy,birthday}}}", TA))),
+    ("||", (lit("{{1,2},{3,4}}", IA), lit("{5,6}", IA))),
+    ("[]", (lit("[0:1]={1.1,2.2}", FA), i(0))),
+    (
+        "[:]",
+        (
+            lit("{{{aaa,aab},{aba,abb},{aca,acb}},{{baa,bab},{bba,bbb},{bca,bcb}}}", TA),
+            i(1),
+            i(2),
+            i(2),
+            i(3),
+            OMIT,
+            i(1),
+        ),
+    ),
+    ("unnest", (lit("{1,2,3,4.5}", FA),)),
+    ("unnest", (lit("{1,2,3,4.5}", NA),)),
+    ("unnest", (lit("{1,2,3,NULL,4,NULL,NULL,5,6}", TA),)),
+    ("array_remove", (lit("{1,2,2,3}", IA), i(2))),
+    ("array_remove", (lit("{1,NULL,NULL,3}", IA), i(None))),
+    ("array_remove", (lit("{A,CC,D,C,RR}", TA), t("RR"))),
+    ("array_remove", (lit("{X,X,X}", TA), t("X"))),
+    ("array_replace", (lit("{1,2,5,4}", IA), i(5), i(None))),
+    ("array_replace", (lit("{1,2,NULL,4,NULL}", IA), i(None), i(5))),
+    ("array_replace", (lit("{A,B,DD,B}", TA), t("B"), t("CC"))),
+    ("array_replace", (lit("{AB,NULL,CDE}", TA), t(None), t("12"))),
+    *[
+        ("string_to_array", (t(x), t(d), *extra))
+        for x, d, extra in [
+            ("1|2|3|", "|", ()),
+            ("1||2|3||", "||", ()),
+            ("1|2|3", "", ()),
+            ("1|2|3", None, ()),
+            ("abc", "", (t("abc"),)),
+            ("abc", ",", (t("abc"),)),
+            ("1,2,3,4,,6", ",", (t(""),)),
+            ("1,2,3,4,*,6", ",", (t("*"),)),
+        ]
+    ],
+    ("array_to_string", (lit("{1,2,3,4,NULL,6}", IA), t(","), t("*"))),
+    ("array_to_string", (lit("{1,2,3,4,NULL,6}", IA), t(None))),
+    ("cardinality", (lit("[2:4]={5,6,7}", IA),)),
+    ("cardinality", (lit("{{1,2},{3,4},{5,6}}", IA),)),
+    ("= ALL", (i(33), lit("{33,NULL,33}", IA))),
+    ("= ALL", (i(None), lit("{}", IA))),
+    ("array_append", (lit("{42}", IA), i(6))),
+    ("array_prepend", (i(6), lit("{42}", IA))),
+]
+CASES += REGRESSION
+
+
 def _id(case: tuple[str, tuple[Lit, ...]]) -> str:
     name, args = case
     return f"{name}({', '.join(str(a.text) for a in args)})"[:90]
