@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adaptive_client.engine import jsonb_build, jsonb_functions
+from adaptive_client.engine import jsonb_build, jsonb_functions, jsonb_tree
 from adaptive_client.values.encodings import encoding_for
 
 from .conftest import Judge, Lit, lit
@@ -500,12 +500,10 @@ def _render(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, tuple):
-        return v[1] if v[0] == "num" else jsonb_functions.escaped(v[1])
+        return v[1] if v[0] == "num" else jsonb_tree.escaped(v[1])
     if isinstance(v, list):
         return "[" + ", ".join(_render(x) for x in v) + "]"
-    return (
-        "{" + ", ".join(f"{jsonb_functions.escaped(k)}: {_render(x)}" for k, x in v.items()) + "}"
-    )
+    return "{" + ", ".join(f"{jsonb_tree.escaped(k)}: {_render(x)}" for k, x in v.items()) + "}"
 
 
 DOCS = st.recursive(
@@ -563,5 +561,36 @@ def _t(v: Any) -> str | None:
 
 
 def test_numbers_print_as_numeric() -> None:
-    assert jsonb_functions.number_text(Decimal("-0")) == "0"
-    assert jsonb_functions.number_text(Decimal("0.0000001")) == "0.0000001"
+    assert jsonb_tree.number_text(Decimal("-0")) == "0"
+    assert jsonb_tree.number_text(Decimal("0.0000001")) == "0.0000001"
+
+
+# --- documents nested deeper than Python's recursion ------------------------------------
+
+DEEP_ARRAY = "[" * 5000 + '1, {"a": null}' + "]" * 5000
+DEEP_OBJECT = '{"a": ' * 3000 + '[1, {"b": null}]' + "}" * 3000
+DEEP_PATH = "{" + ",".join(["a"] * 3000) + ",1}"
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        ("@>", (lit(DEEP_ARRAY), lit(DEEP_ARRAY))),
+        ("@>", (lit(DEEP_OBJECT), lit(DEEP_OBJECT))),
+        ("<@", (lit(DEEP_OBJECT), lit('{"a": {"a": {}}}'))),
+        ("||", (lit(DEEP_ARRAY), lit(DEEP_ARRAY))),
+        ("->", (lit(DEEP_ARRAY), i(0))),
+        ("->", (lit(DEEP_OBJECT), t("a"))),
+        ("#>", (lit(DEEP_OBJECT), lit(DEEP_PATH, TA))),
+        ("#-", (lit(DEEP_OBJECT), lit(DEEP_PATH, TA))),
+        ("jsonb_set", (lit(DEEP_OBJECT), lit(DEEP_PATH, TA), lit(DEEP_ARRAY))),
+        ("jsonb_insert", (lit(DEEP_OBJECT), lit(DEEP_PATH, TA), lit("2"), lit("true", "boolean"))),
+        ("jsonb_strip_nulls", (lit(DEEP_OBJECT),)),
+        ("jsonb_pretty", (lit(DEEP_OBJECT),)),
+        ("jsonb_pretty", (lit(DEEP_ARRAY),)),
+        ("jsonb_array_elements", (lit(DEEP_ARRAY),)),
+    ],
+    ids=lambda c: c[0],
+)
+def test_deep_documents(judge: Judge, case: tuple[str, tuple[Lit, ...]]) -> None:
+    judge.check(case[0], *case[1])
