@@ -1,15 +1,16 @@
 """PostgreSQL 15's jsonb operators and functions that read a document, over the client's
 values, with PostgreSQL's results, NULLs and errors.
 
-A document (:class:`JsonbText`) is read into a tree of Python values: ``None`` (null),
-``bool``, ``Decimal`` (numbers, as written: ``1.0`` stays ``1.0``), ``str``, ``list``
-and ``dict``; a result is printed back by :func:`jsonb_text` exactly as ``jsonb_out``
-prints it (keys by length then bytewise, ``{"a": 1, "b": [1, 2]}`` spacing, strings as
-``escape_json`` writes them).  A top-level scalar is PostgreSQL's raw scalar (stored as a
-one-element pseudo-array): some functions treat it as an array (``?``, ``@>``, ``->``
-with an integer), others refuse it with their own message.
+A document (:class:`JsonbText`) is read into a tree of Python values and a result
+printed back exactly as ``jsonb_out`` prints it (:mod:`.jsonb_tree`).  A top-level
+scalar is PostgreSQL's raw scalar (stored as a one-element pseudo-array): some functions
+treat it as an array (``?``, ``@>``, ``->`` with an integer), others refuse it with their
+own message.  Containment compares numbers numerically and strings bytewise, whatever
+the database's collation, as jsonb does.
 
-The trees are shared through a cache: no function here mutates a tree it was given.
+The trees are shared through a cache: no function here mutates a tree it was given, and
+none recurses over a document's depth (PostgreSQL's documents nest far deeper than
+Python's recursion goes).
 
 Every function takes the statement's :class:`JsonbEncoding` first (it builds results);
 paths and key lists (``text[]``) arrive as the array encoding gives them (lists, nested

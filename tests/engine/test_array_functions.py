@@ -224,6 +224,23 @@ REGRESSION: list[tuple[str, tuple[Lit, ...]]] = [
     ("= ALL", (i(None), lit("{}", IA))),
     ("array_append", (lit("{42}", IA), i(6))),
     ("array_prepend", (i(6), lit("{42}", IA))),
+    # elements equal as their type's = says
+    *[
+        (op, (lit(x, "double precision"), lit("{NaN,1,-0,Infinity}", FA)))
+        for op in ("= ANY", "<> ALL")
+        for x in ("NaN", "0", "-0", "1", "Infinity", "-Infinity")
+    ],
+    ("@>", (lit("{NaN,0}", FA), lit("{-0,NaN}", FA))),
+    ("array_position", (lit("{1,-0,0}", FA), lit("0", "double precision"))),
+    ("array_remove", (lit("{1,-0,0}", FA), lit("0", "double precision"))),
+    ("= ANY", (lit("ab ", "char(3)"), lit("{ab,abc}", "char(3)[]"))),
+    ("= ANY", (lit("ab", "varchar(3)"), lit('{"ab ",ab}', "varchar(3)[]"))),
+    ("array_positions", (lit('{"ab ",ab,AB}', "text[]"), t("ab"))),
+    ("= ANY", (lit("1.0", "numeric"), lit("{1.00,2}", NA))),
+    ("&&", (lit("{2020-01-01,NULL}", "date[]"), lit("{2020-01-01}", "date[]"))),
+    ("array_to_string", (lit("{2020-01-01 10:00:00.5,NULL}", "timestamp[]"), t("|"), t("?"))),
+    ("array_to_string", (lit("{1.5,NaN,-Infinity}", FA), t("|"))),
+    ("unnest", (lit("{{t,f},{NULL,t}}", "boolean[]"),)),
 ]
 CASES += REGRESSION
 
