@@ -73,7 +73,7 @@ _TOKEN = re.compile(
 _WORDS: dict[str, Json] = {"true": True, "false": False, "null": None}
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=256)  # (the documents of the rows being evaluated)
 def _parsed(text: str) -> Json:
     try:
         return json.loads(text, parse_float=Decimal, parse_int=Decimal)
