@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -21,21 +22,17 @@ from typing import Any
 from ..values.array_encoding import shape
 from ..values.datetime_output import fraction_text, offset_text
 from ..values.encoding_base import SqlType
-from ..values.encodings import encoding_for
+from ..values.encodings import encoding_for, pg_text
 from ..values.json_encoding import JsonbEncoding, JsonbText, JsonText
 from ..values.session import time_zone
 from ..values.text_output import float8_text
 from .jsonb_functions import (
-    Json,
     JsonbNullNotAllowed,
     JsonbParameterError,
     JsonbPathNotInteger,
-    c_integer,
-    document,
-    is_container,
     one_dimensional,
-    tree,
 )
+from .jsonb_tree import Json, Step, c_integer, document, is_container, run, tree
 
 # --- to_jsonb ---------------------------------------------------------------------------
 
@@ -105,7 +102,26 @@ def to_tree(v: Any) -> Json:
     for kind, conv in _CONVERTERS.items():
         if isinstance(v, kind):
             return conv(v)
-    return str(v)
+    return _far_text(pg_text(v) or "")
+
+
+_ISO_TIMESTAMP = re.compile(
+    r"(?P<date>\S+) (?P<clock>\d\d:\d\d:\d\d(?:\.\d+)?)"
+    r"(?P<zone>[+-]\d\d(?::\d\d){0,2})?(?P<bc> BC)?"
+)
+
+
+def _far_text(text: str) -> str:
+    """A value held in the client's own form (an infinity, a date beyond Python's
+    years) as to_json prints it: its ISO text, a timestamp's clock after a T and its
+    offset with minutes."""
+    m = _ISO_TIMESTAMP.fullmatch(text)
+    if m is None:
+        return text
+    zone = m["zone"] or ""
+    if zone and ":" not in zone:
+        zone += ":00"
+    return f"{m['date']}T{m['clock']}{zone}{m['bc'] or ''}"
 
 
 def to_jsonb(enc: JsonbEncoding, v: Any) -> JsonbText:
@@ -229,18 +245,18 @@ INSERT_BEFORE, INSERT_AFTER = "before", "after"
 _CREATE_OR_INSERT = frozenset({CREATE, INSERT_BEFORE, INSERT_AFTER})
 
 
-def _set_path(t: Json, path: list[str | None], level: int, new: Json, op: str) -> Json:
+def _set_path(t: Json, path: list[str | None], level: int, new: Json, op: str) -> Step:
     """setPath: the tree with the operation done at ``path[level:]``."""
     if path[level] is None:
         raise JsonbNullNotAllowed(f"path element at position {level + 1} is null")
     if isinstance(t, dict):
-        return _set_object(t, path, level, new, op)
+        return (yield _set_object(t, path, level, new, op))
     if isinstance(t, list):
-        return _set_array(t, path, level, new, op)
+        return (yield _set_array(t, path, level, new, op))
     return t  # a scalar on the way: nothing to do
 
 
-def _set_object(t: dict[str, Json], path: list[str | None], level: int, new: Json, op: str) -> Json:
+def _set_object(t: dict[str, Json], path: list[str | None], level: int, new: Json, op: str) -> Step:
     key = path[level]
     assert key is not None
     last = level == len(path) - 1
@@ -249,7 +265,7 @@ def _set_object(t: dict[str, Json], path: list[str | None], level: int, new: Jso
             return {**t, key: new}
         return t
     if not last:
-        return {**t, key: _set_path(t[key], path, level + 1, new, op)}
+        return {**t, key: (yield _set_path(t[key], path, level + 1, new, op))}
     if op in (INSERT_BEFORE, INSERT_AFTER):
         raise JsonbParameterError(
             "cannot replace existing key\nHINT:  Try using the function jsonb_set to "
@@ -260,7 +276,7 @@ def _set_object(t: dict[str, Json], path: list[str | None], level: int, new: Jso
     return {**t, key: new}
 
 
-def _set_array(t: list[Json], path: list[str | None], level: int, new: Json, op: str) -> Json:
+def _set_array(t: list[Json], path: list[str | None], level: int, new: Json, op: str) -> Step:
     text = path[level]
     assert text is not None
     idx = c_integer(text)
@@ -285,7 +301,7 @@ def _set_array(t: list[Json], path: list[str | None], level: int, new: Json, op:
             return [*t, new]
         return t
     if not last:
-        return [*t[:idx], _set_path(t[idx], path, level + 1, new, op), *t[idx + 1 :]]
+        return [*t[:idx], (yield _set_path(t[idx], path, level + 1, new, op)), *t[idx + 1 :]]
     replaced = {
         CREATE: [new], REPLACE: [new], DELETE: [], INSERT_BEFORE: [new, t[idx]],
         INSERT_AFTER: [t[idx], new],
@@ -308,7 +324,7 @@ def jsonb_set(
     t, elements = _with_path(doc, path, "cannot set path in scalar")
     if (not t and not create) or not elements:
         return document(enc, t)
-    return document(enc, _set_path(t, elements, 0, tree(new), CREATE if create else REPLACE))
+    return document(enc, run(_set_path(t, elements, 0, tree(new), CREATE if create else REPLACE)))
 
 
 def jsonb_insert(
@@ -319,7 +335,7 @@ def jsonb_insert(
     if not elements:
         return document(enc, t)
     op = INSERT_AFTER if after else INSERT_BEFORE
-    return document(enc, _set_path(t, elements, 0, tree(new), op))
+    return document(enc, run(_set_path(t, elements, 0, tree(new), op)))
 
 
 def delete_path(enc: JsonbEncoding, doc: JsonbText, path: list[Any]) -> JsonbText:
@@ -327,4 +343,4 @@ def delete_path(enc: JsonbEncoding, doc: JsonbText, path: list[Any]) -> JsonbTex
     t, elements = _with_path(doc, path, "cannot delete path in scalar")
     if not t or not elements:
         return document(enc, t)
-    return document(enc, _set_path(t, elements, 0, None, DELETE))
+    return document(enc, run(_set_path(t, elements, 0, None, DELETE)))

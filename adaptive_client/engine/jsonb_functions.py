@@ -1,15 +1,16 @@
 """PostgreSQL 15's jsonb operators and functions that read a document, over the client's
 values, with PostgreSQL's results, NULLs and errors.
 
-A document (:class:`JsonbText`) is read into a tree of Python values: ``None`` (null),
-``bool``, ``Decimal`` (numbers, as written: ``1.0`` stays ``1.0``), ``str``, ``list``
-and ``dict``; a result is printed back by :func:`jsonb_text` exactly as ``jsonb_out``
-prints it (keys by length then bytewise, ``{"a": 1, "b": [1, 2]}`` spacing, strings as
-``escape_json`` writes them).  A top-level scalar is PostgreSQL's raw scalar (stored as a
-one-element pseudo-array): some functions treat it as an array (``?``, ``@>``, ``->``
-with an integer), others refuse it with their own message.
+A document (:class:`JsonbText`) is read into a tree of Python values and a result
+printed back exactly as ``jsonb_out`` prints it (:mod:`.jsonb_tree`).  A top-level
+scalar is PostgreSQL's raw scalar (stored as a one-element pseudo-array): some functions
+treat it as an array (``?``, ``@>``, ``->`` with an integer), others refuse it with their
+own message.  Containment compares numbers numerically and strings bytewise, whatever
+the database's collation, as jsonb does.
 
-The trees are shared through a cache: no function here mutates a tree it was given.
+The trees are shared through a cache: no function here mutates a tree it was given, and
+none recurses over a document's depth (PostgreSQL's documents nest far deeper than
+Python's recursion goes).
 
 Every function takes the statement's :class:`JsonbEncoding` first (it builds results);
 paths and key lists (``text[]``) arrive as the array encoding gives them (lists, nested
@@ -22,10 +23,6 @@ What changes documents (``jsonb_set``, ``||``, ``-``, ``jsonb_build_object``, ..
 
 from __future__ import annotations
 
-import json
-import re
-from decimal import Decimal
-from functools import lru_cache
 from typing import Any
 
 from psycopg import errors as pg_errors
@@ -33,6 +30,22 @@ from psycopg import errors as pg_errors
 from ..errors import AdaptiveError
 from ..values.array_encoding import shape
 from ..values.json_encoding import JsonbEncoding, JsonbText
+from .jsonb_tree import (
+    INT_MIN,
+    Json,
+    Step,
+    as_text,
+    c_integer,
+    document,
+    escaped,
+    is_container,
+    kind,
+    run,
+    same_scalar,
+    scalar_text,
+    sorted_keys,
+    tree,
+)
 
 
 class JsonbParameterError(AdaptiveError, pg_errors.InvalidParameterValue):
@@ -51,98 +64,6 @@ class JsonbSubscriptError(AdaptiveError, pg_errors.ArraySubscriptError):
     """A path of more than one dimension (2202E)."""
 
 
-# --- the tree --------------------------------------------------------------------------
-
-Json = Any  # None | bool | Decimal | str | list[Json] | dict[str, Json]
-
-# jsonb's kinds of values (the order of JsonbValue's enum)
-NULL, STRING, NUMBER, BOOL, ARRAY, OBJECT = "null", "string", "number", "boolean", "array", "object"
-_KINDS: dict[type, str] = {
-    type(None): NULL, str: STRING, Decimal: NUMBER, bool: BOOL, list: ARRAY, dict: OBJECT,
-}  # fmt: skip
-
-
-def kind(v: Json) -> str:
-    """The jsonb kind of a tree (what jsonb_typeof names)."""
-    return _KINDS[type(v)]
-
-
-def is_container(v: Json) -> bool:
-    return isinstance(v, list | dict)
-
-
-@lru_cache(maxsize=4096)
-def _parsed(text: str) -> Json:
-    return json.loads(text, parse_float=Decimal, parse_int=Decimal)
-
-
-def tree(doc: JsonbText) -> Json:
-    """The tree of a document (shared: never mutate it)."""
-    return _parsed(doc.text)
-
-
-_OUT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r"}
-_OUT_ESCAPES["\t"] = "\\t"
-_NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f]')
-
-
-def escaped(s: str) -> str:
-    """A string as escape_json writes it."""
-    if not _NEEDS_ESCAPE.search(s):
-        return f'"{s}"'
-    body = _NEEDS_ESCAPE.sub(lambda m: _OUT_ESCAPES.get(m[0]) or f"\\u{ord(m[0]):04x}", s)
-    return f'"{body}"'
-
-
-def storage_order(key: str) -> tuple[int, bytes]:
-    """jsonb's order of an object's keys: by length in bytes, then bytewise."""
-    b = key.encode("utf-8")
-    return len(b), b
-
-
-def number_text(d: Decimal) -> str:
-    """A number as numeric_out prints it."""
-    if d.is_zero():
-        d = d.copy_abs()
-    return format(d, "f")
-
-
-def scalar_text(v: Json) -> str:
-    if v is None:
-        return "null"
-    if v is True:
-        return "true"
-    if v is False:
-        return "false"
-    if isinstance(v, str):
-        return escaped(v)
-    return number_text(v)
-
-
-def jsonb_text(v: Json) -> str:
-    """A tree printed as jsonb_out prints it."""
-    if isinstance(v, dict):
-        keys = sorted(v, key=storage_order)
-        return "{" + ", ".join(f"{escaped(k)}: {jsonb_text(v[k])}" for k in keys) + "}"
-    if isinstance(v, list):
-        return "[" + ", ".join(jsonb_text(x) for x in v) + "]"
-    return scalar_text(v)
-
-
-def document(enc: JsonbEncoding, v: Json) -> JsonbText:
-    """A tree as a jsonb value of the statement's encoding."""
-    return JsonbText(jsonb_text(v), enc)
-
-
-def as_text(v: Json) -> str | None:
-    """A value as ``->>`` gives it: NULL for null, a string unquoted, else its text."""
-    if v is None:
-        return None
-    if isinstance(v, str):
-        return v
-    return jsonb_text(v)
-
-
 def flat_texts(a: list[Any]) -> list[str | None]:
     """The elements of a text[] in storage order, whatever its dimensions."""
     return list(shape(a)[2])
@@ -153,30 +74,6 @@ def one_dimensional(path: list[Any]) -> list[str | None]:
     if len(shape(path)[0]) > 1:
         raise JsonbSubscriptError("wrong number of array subscripts")
     return flat_texts(path)
-
-
-def same_scalar(a: Json, b: Json) -> bool:
-    """equalsJsonbScalarValue: same kind, and equal (numbers numerically, strings
-    bytewise)."""
-    return type(a) is type(b) and (a is None or a == b)
-
-
-# --- strtol / strtoint as the path functions read an array index ------------------------
-
-_C_SPACE = " \t\n\v\f\r"
-_INTEGER = re.compile(r"[+-]?[0-9]+")
-_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
-
-
-def c_integer(text: str) -> int | None:
-    """The whole of ``text`` read by C's strtol (leading whitespace, a sign, digits) as
-    an int, or None where PostgreSQL's check refuses it (nothing read, junk after it, out
-    of int's range)."""
-    body = text.lstrip(_C_SPACE)
-    if not _INTEGER.fullmatch(body):
-        return None
-    n = int(body)
-    return n if _INT_MIN <= n <= _INT_MAX else None
 
 
 # --- reading ----------------------------------------------------------------------------
@@ -245,7 +142,7 @@ def _path(t: Json, path: list[str | None]) -> Any:
             if n is None:
                 return _MISSING
             if n < 0:
-                if n == _INT_MIN or -n > len(current):
+                if n == INT_MIN or -n > len(current):
                     return _MISSING
                 n += len(current)
             current = current[n] if n < len(current) else _MISSING
@@ -313,13 +210,13 @@ def deep_contains(val: Json, tmpl: Json) -> bool:
     if isinstance(val, dict) != isinstance(tmpl, dict):
         return False
     if isinstance(val, dict):
-        return _contains_object(val, tmpl)
+        return bool(run(_contains_object(val, tmpl)))
     if not isinstance(val, list):  # a raw scalar
         return not isinstance(tmpl, list) and same_scalar(val, tmpl)
-    return _contains_array(val, tmpl if isinstance(tmpl, list) else [tmpl])
+    return bool(run(_contains_array(val, tmpl if isinstance(tmpl, list) else [tmpl])))
 
 
-def _contains_object(val: dict[str, Json], tmpl: dict[str, Json]) -> bool:
+def _contains_object(val: dict[str, Json], tmpl: dict[str, Json]) -> Step:
     for key, want in tmpl.items():
         if key not in val:
             return False
@@ -327,17 +224,15 @@ def _contains_object(val: dict[str, Json], tmpl: dict[str, Json]) -> bool:
         if is_container(want) or is_container(have):
             if type(have) is not type(want):
                 return False
-            if isinstance(want, dict):
-                if not _contains_object(have, want):
-                    return False
-            elif not _contains_array(have, want):
+            sub = _contains_object if isinstance(want, dict) else _contains_array
+            if not (yield sub(have, want)):
                 return False
         elif not same_scalar(have, want):
             return False
     return True
 
 
-def _contains_array(val: list[Json], tmpl: list[Json]) -> bool:
+def _contains_array(val: list[Json], tmpl: list[Json]) -> Step:
     """Each element of ``tmpl``: a scalar equal to some scalar element of ``val``, a
     container contained by some container element of the same kind (order and
     duplicates do not matter)."""
@@ -349,11 +244,11 @@ def _contains_array(val: list[Json], tmpl: list[Json]) -> bool:
             continue
         if containers is None:
             containers = [x for x in val if is_container(x)]
-        if not any(
-            type(x) is type(want)
-            and (_contains_object(x, want) if isinstance(want, dict) else _contains_array(x, want))
-            for x in containers
-        ):
+        sub = _contains_object if isinstance(want, dict) else _contains_array
+        for x in containers:
+            if type(x) is type(want) and (yield sub(x, want)):
+                break
+        else:
             return False
     return True
 
@@ -387,7 +282,7 @@ def jsonb_array_length(enc: JsonbEncoding, doc: JsonbText) -> int:
 def jsonb_object_keys(enc: JsonbEncoding, doc: JsonbText) -> list[str]:
     t = tree(doc)
     if isinstance(t, dict):
-        return sorted(t, key=storage_order)
+        return sorted_keys(t)
     what = "an array" if isinstance(t, list) else "a scalar"
     raise JsonbParameterError(f"cannot call jsonb_object_keys on {what}")
 
@@ -410,7 +305,7 @@ def jsonb_array_elements_text(enc: JsonbEncoding, doc: JsonbText) -> list[str | 
 def _pairs(t: Json, name: str) -> list[tuple[str, Json]]:
     if not isinstance(t, dict):
         raise JsonbParameterError(f"cannot call {name} on a non-object")
-    return [(k, t[k]) for k in sorted(t, key=storage_order)]
+    return [(k, t[k]) for k in sorted_keys(t)]
 
 
 def jsonb_each(enc: JsonbEncoding, doc: JsonbText) -> list[tuple[str, JsonbText]]:
@@ -421,59 +316,59 @@ def jsonb_each_text(enc: JsonbEncoding, doc: JsonbText) -> list[tuple[str, str |
     return [(k, as_text(v)) for k, v in _pairs(tree(doc), "jsonb_each_text")]
 
 
-def _stripped(t: Json) -> Json:
+def _stripped(t: Json) -> Step:
     if isinstance(t, dict):
-        return {k: _stripped(v) for k, v in t.items() if v is not None}
-    if isinstance(t, list):
-        return [_stripped(x) for x in t]
-    return t
+        out: dict[str, Json] = {}
+        for k, v in t.items():
+            if v is not None:
+                out[k] = (yield _stripped(v)) if is_container(v) else v
+        return out
+    items: list[Json] = []
+    for x in t:
+        items.append((yield _stripped(x)) if is_container(x) else x)
+    return items
 
 
 def jsonb_strip_nulls(enc: JsonbEncoding, doc: JsonbText) -> JsonbText:
     """Object fields whose value is null removed, at every level (array nulls stay)."""
-    return document(enc, _stripped(tree(doc)))
+    t = tree(doc)
+    return document(enc, run(_stripped(t)) if is_container(t) else t)
 
 
 def jsonb_pretty(enc: JsonbEncoding, doc: JsonbText) -> str:
     """JsonbToCStringIndent: four spaces a level, the first item not indented, a
     container after its key on the key's line, ``[]`` as ``[`` newline ``]``."""
+    t = tree(doc)
+    if not is_container(t):
+        return scalar_text(t)
     out: list[str] = []
-    _pretty(tree(doc), 0, out, after_key=True)
+    # texts to write, and (container, level, whether it follows its key), last first
+    todo: list[Any] = [(t, 0, True)]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        v, level, after_key = item
+        inner = "\n" + " " * (4 * (level + 1))
+        parts: list[Any] = ["" if after_key else "\n" + " " * (4 * level)]
+        if isinstance(v, dict):
+            parts.append("{")
+            for i, k in enumerate(sorted_keys(v)):
+                parts.append(f"{',' if i else ''}{inner}{escaped(k)}: ")
+                x = v[k]
+                parts.append((x, level + 1, True) if is_container(x) else scalar_text(x))
+            closer = "}"
+        else:
+            parts.append("[")
+            for i, x in enumerate(v):
+                if i:
+                    parts.append(",")
+                parts.append((x, level + 1, False) if is_container(x) else inner + scalar_text(x))
+            closer = "]"
+        parts.append("\n" + " " * (4 * level) + closer)
+        todo.extend(reversed(parts))
     return "".join(out)
-
-
-def _pretty(v: Json, level: int, out: list[str], after_key: bool) -> None:
-    def indent(at: int) -> None:
-        out.append("\n" + " " * (4 * at))
-
-    if isinstance(v, dict):
-        if not after_key:
-            indent(level)
-        out.append("{")
-        for i, k in enumerate(sorted(v, key=storage_order)):
-            if i:
-                out.append(",")
-            indent(level + 1)
-            out.append(escaped(k) + ": ")
-            _pretty(v[k], level + 1, out, after_key=True)
-        indent(level)
-        out.append("}")
-    elif isinstance(v, list):
-        if not after_key:
-            indent(level)
-        out.append("[")
-        for i, x in enumerate(v):
-            if i:
-                out.append(",")
-            if is_container(x):
-                _pretty(x, level + 1, out, after_key=False)
-            else:
-                indent(level + 1)
-                out.append(scalar_text(x))
-        indent(level)
-        out.append("]")
-    else:
-        out.append(scalar_text(v))
 
 
 def jsonb_exists(enc: JsonbEncoding, doc: JsonbText, key: str) -> bool:

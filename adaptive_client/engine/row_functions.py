@@ -134,12 +134,24 @@ ROW_FUNCTIONS: dict[str, tuple[RowFunction, ...]] = {
     "array_ndims": (_f(arr.array_ndims, "anyarray", INT),),
     "array_dims": (_f(arr.array_dims, "anyarray", T),),
     "cardinality": (_f(arr.cardinality, "anyarray", INT),),
-    "array_append": (_f(arr.array_append, "anyarray, anyelement", "anyarray", strict=False),),
-    "array_prepend": (_f(arr.array_prepend, "anyelement, anyarray", "anyarray", strict=False),),
-    "array_cat": (_f(arr.array_cat, "anyarray, anyarray", "anyarray", strict=False),),
-    "array_remove": (_f(arr.array_remove, "anyarray, anyelement", "anyarray", strict=False),),
+    "array_append": (
+        _f(arr.array_append, "anyarray, anyelement", "anyarray", strict=False, text=True),
+    ),
+    "array_prepend": (
+        _f(arr.array_prepend, "anyelement, anyarray", "anyarray", strict=False, text=True),
+    ),
+    "array_cat": (_f(arr.array_cat, "anyarray, anyarray", "anyarray", strict=False, text=True),),
+    "array_remove": (
+        _f(arr.array_remove, "anyarray, anyelement", "anyarray", strict=False, text=True),
+    ),
     "array_replace": (
-        _f(arr.array_replace, "anyarray, anyelement, anyelement", "anyarray", strict=False),
+        _f(
+            arr.array_replace,
+            "anyarray, anyelement, anyelement",
+            "anyarray",
+            strict=False,
+            text=True,
+        ),
     ),
     "array_position": (
         _f(arr.array_position, "anyarray, anyelement", INT, strict=False),
