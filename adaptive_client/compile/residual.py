@@ -620,7 +620,7 @@ def to_duckdb(
         held = ph.meta.get("held")
         row_arg = ph.meta.get("row_arg")  # (a constant a row function reads as its type)
         if isinstance(ph, exp.Placeholder) and ph.name:
-            key = (ph.name, ph.meta.get("read_as"), repr(held))
+            key = (ph.name, ph.meta.get("read_as"), (repr(held), repr(row_arg)))
             if key in named:
                 ph.replace(exp.Placeholder(this=named[key]))
                 continue
@@ -644,7 +644,7 @@ def to_duckdb(
             held_params[name] = "BLOB"
         builders[name] = builder
         if isinstance(ph, exp.Placeholder) and ph.name:
-            named[(ph.name, kind, repr(held))] = name
+            named[(ph.name, kind, (repr(held), repr(row_arg)))] = name
         ph.replace(exp.Placeholder(this=name))
     return engine_sql(tree, reals, held_params), avgs, scales, numerics
 

@@ -136,6 +136,12 @@ QUERIES: list[tuple[str, Any]] = [
     ("SELECT jsonb_build_object('n', count(*)) FROM d", None),
     ("SELECT array_agg(attrs ->> 'color' ORDER BY id) FROM d", None),
     ("SELECT string_agg(attrs ->> 'color', ',' ORDER BY id) FROM d", None),
+    ("SELECT id FROM d WHERE tags @> %(x)s OR tags = %(x)s ORDER BY 1", {"x": ["b"]}),
+    ("SELECT id, attrs @> %(j)s, attrs = %(j)s FROM d ORDER BY 1", {"j": Jsonb({"n": 1})}),
+    (
+        "SELECT id FROM d WHERE %(t)s = ANY(tags) AND attrs ->> 'color' <> %(t)s ORDER BY 1",
+        {"t": "b"},
+    ),
     # errors: the same SQLSTATE
     ("SELECT id, attrs #- '{a}' FROM d ORDER BY id", None),
     ("SELECT id FROM d WHERE attrs @> '{bad' ORDER BY id", None),
