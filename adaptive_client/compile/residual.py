@@ -43,6 +43,7 @@ time (before any peel) wherever it can be decided there.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -162,7 +163,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
         or "TIME ZONE" in sql
         or any(duck == "TIMESTAMPTZ" for _, cols in tables for _, duck in cols)
     )
-    described = _result_types(tree, sql, tables, keys, case_mapping, builders, bound.calls, by_key)
+    described = _result_types(tree, sql, tables, keys, case_mapping, bound.calls, by_key)
     oids = []
     held_outputs: dict[int, str] = {}
     for i, duck in enumerate(described[:width]):
@@ -379,7 +380,6 @@ def _result_types(
     tables: Tables,
     keys: dict[str, Collation],
     case_mapping: CaseMapping | None,
-    builders: dict[str, ParamBuilder],
     calls: list[CallSpec],
     held: dict[str, Encoding],
 ) -> list[str]:
@@ -389,7 +389,7 @@ def _result_types(
         tables, keys, None, case_mapping, engine_functions(calls, CallContext(Shown(held)))
     )
     try:
-        described = con.execute(sql, {k: None for k in builders}).description or []
+        described = con.execute(sql, {k: None for k in sql_parameters(sql)}).description or []
     except duckdb.Error as exc:
         error = translate(exc)
         if isinstance(error, pg_errors.GroupingError) and tree.find(exp.Subquery, exp.Exists):
@@ -481,7 +481,8 @@ def run(plan: ClientPlan, fetch: Fetch, params: Params) -> list[tuple[Any, ...]]
                 infinite = load(con, name, cols, columns) or infinite
         finally:
             SEMI_VALUES.reset(token)
-        rows = con.execute(plan.sql, values).fetchall()
+        # (the statement's own: a semi-join's constants are its query's)
+        rows = con.execute(plan.sql, {k: values[k] for k in sql_parameters(plan.sql)}).fetchall()
         if infinite and plan.decoders.dated:
             _refuse_infinite_outputs(rows, plan.decoders.dated)
     except duckdb.Error as exc:
@@ -647,6 +648,14 @@ def to_duckdb(
             named[(ph.name, kind, (repr(held), repr(row_arg)))] = name
         ph.replace(exp.Placeholder(this=name))
     return engine_sql(tree, reals, held_params), avgs, scales, numerics
+
+
+_PARAMETER = re.compile(r"\$(p\d+)\b")
+
+
+def sql_parameters(sql: str) -> set[str]:
+    """The parameters ($p0, ...) the engine's SQL takes."""
+    return set(_PARAMETER.findall(sql))
 
 
 def _constant(text: str) -> ParamBuilder:

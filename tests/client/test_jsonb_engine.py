@@ -123,6 +123,17 @@ QUERIES: list[tuple[str, Any]] = [
     ("SELECT id FROM t ORDER BY jsonb_build_object('c', name, 'i', id)", None),
     ("SELECT id FROM t WHERE to_jsonb(name) > '\"a\"' ORDER BY 1", None),
     ("SELECT id FROM t WHERE upper(name) = 'A' AND name -> 'c' IS NULL", None),
+    ("SELECT id FROM d WHERE id IN (SELECT id FROM d WHERE attrs @> '{\"n\": 1}')", None),
+    ("SELECT id FROM d WHERE id IN (SELECT id FROM d WHERE tags && '{c}') ORDER BY 1", None),
+    (
+        "SELECT id, n FROM (SELECT id, jsonb_array_elements(attrs) AS n FROM d) s ORDER BY 1, 2",
+        None,
+    ),
+    (
+        "WITH x AS (SELECT id, attrs -> 'n' AS n FROM d) "
+        "SELECT id, n FROM x WHERE n IS NOT NULL ORDER BY 1",
+        None,
+    ),
     # aggregates
     ("SELECT jsonb_agg(attrs ORDER BY id) FROM d", None),
     ("SELECT jsonb_agg(attrs ORDER BY id) FILTER (WHERE id > 1) FROM d", None),
