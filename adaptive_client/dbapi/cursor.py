@@ -21,7 +21,6 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
-from psycopg.types.json import Jsonb
 from sqlglot import exp
 
 from ..compile.plan import (
@@ -58,9 +57,6 @@ def _compare(keys: list[SortKey]) -> Any:
         return 0
 
     return cmp_to_key(cmp)
-
-
-_JSONB_OID = 3802
 
 
 class Cursor:
@@ -322,7 +318,13 @@ class Cursor:
         conn = self.connection
         ctx = conn.pg.transaction() if conn.pg.autocommit else contextlib.nullcontext()
         with ctx:
-            self.execute_plan(source, params)
+            # (the values as the client holds them: a jsonb value as written, 2.50 not
+            # the 2.5 of psycopg's loaded float)
+            internal, self.internal_values = self.internal_values, True
+            try:
+                self.execute_plan(source, params)
+            finally:
+                self.internal_values = internal
             rows = self._rows
             if target.returns_rows:
                 returned: list[tuple[Any, ...]] = []
@@ -332,17 +334,6 @@ class Cursor:
                 self.set_result(returned, target.description, len(rows))
                 return
             if rows:
-                # (a jsonb value read as psycopg loads it -- a dict, a list -- is
-                # inserted as jsonb)
-                jsonb = [out.type_code == _JSONB_OID for out in source.outputs]
-                if any(jsonb):
-                    rows = [
-                        tuple(
-                            Jsonb(v) if j and v is not None else v
-                            for v, j in zip(r, jsonb, strict=True)
-                        )
-                        for r in rows
-                    ]
                 with STATS.crypto():
                     bound = [target.bind_positional(row) for row in rows]
                 with psycopg.RawCursor(conn.pg) as cur:

@@ -16,7 +16,6 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
-from psycopg.types.json import Jsonb
 from sqlglot import exp
 
 from ..catalog import sequences
@@ -306,9 +305,6 @@ def _run_compiled(
                 raise StaleMetadata("layers kept changing; retry") from None
 
 
-_JSONB_OID = 3802
-
-
 def _update_by_rows(conn: Session, rows: update_rows.RowUpdate, params: Params) -> int:
     """Run an UPDATE as its read and its writes by key (compile/update_rows.py), in the
     statement's transaction (its own in autocommit mode), the table held against other
@@ -322,23 +318,14 @@ def _update_by_rows(conn: Session, rows: update_rows.RowUpdate, params: Params) 
             sql.SQL("LOCK TABLE {} IN SHARE ROW EXCLUSIVE MODE").format(sql.Identifier(table))
         )
         reader = conn.cursor()
+        # (the values as the client holds them: a jsonb value as written, 2.50 not the
+        # 2.5 of psycopg's loaded float)
+        reader.internal_values = True
         reader.execute_plan(read, params)
         found.extend(reader.result()[0])
         if found:
             k = rows.keys
-            # (a jsonb value read back as psycopg loads it -- a dict, a list, a number
-            # -- is written back as jsonb)
-            jsonb = {i for i, out in enumerate(read.outputs) if out.type_code == _JSONB_OID}
-            writes = [
-                (
-                    *(
-                        Jsonb(v) if i + k in jsonb and v is not None else v
-                        for i, v in enumerate(row[k:])
-                    ),
-                    *row[:k],
-                )
-                for row in found
-            ]
+            writes = [(*row[k:], *row[:k]) for row in found]
             run(conn.cursor(), rows.update_sql, None, many=writes, writing_rows=True)
 
     found: list[tuple[Any, ...]] = []

@@ -200,6 +200,10 @@ WRITES = [
     "UPDATE d SET nums = ARRAY[7] WHERE 'c' = ANY(tags)",
     "UPDATE d SET tags = array_remove(tags, 'b') WHERE tags IS NOT NULL",
     "INSERT INTO d SELECT id + 10, attrs || '{\"copy\": true}', tags, nums FROM d WHERE id = 2",
+    # (numbers kept as written: 2.50, not the 2.5 of a loaded float)
+    'UPDATE d SET attrs = attrs || \'{"p": 2.50, "big": 12345678901234567890.1}\' '
+    "WHERE id = 3 OR 'c' = ANY(tags)",
+    "INSERT INTO d SELECT id + 20, attrs || '{\"q\": 1.50}', tags, nums FROM d WHERE id = 2",
 ]
 
 
@@ -208,8 +212,11 @@ def test_writes_same_as_postgresql(pair: Pair) -> None:
     for sql in WRITES:
         params = (Jsonb({"w": 1}),) if "%s" in sql else None
         assert _outcome(enc, sql, params) == _outcome(plain, sql, params)
-    check = "SELECT id, attrs, tags, nums FROM d ORDER BY id"
-    assert _outcome(enc, check, None) == _outcome(plain, check, None)
+    for check in (
+        "SELECT id, attrs, tags, nums FROM d ORDER BY id",
+        "SELECT id, attrs ->> 'p', attrs ->> 'big', attrs ->> 'q' FROM d ORDER BY id",
+    ):
+        assert _outcome(enc, check, None) == _outcome(plain, check, None)
 
 
 def test_json_operators_refused_clearly(pair: Pair) -> None:
