@@ -153,6 +153,9 @@ QUERIES: list[tuple[str, Any]] = [
         "SELECT id FROM d WHERE %(t)s = ANY(tags) AND attrs ->> 'color' <> %(t)s ORDER BY 1",
         {"t": "b"},
     ),
+    ("SELECT id FROM d WHERE attrs ->> 'color' = ANY(ARRAY['red', 'blue']) ORDER BY 1", None),
+    ("SELECT id FROM d WHERE attrs ->> 'color' = ANY(%s) ORDER BY 1", (["red"],)),
+    ("SELECT id FROM d WHERE id = ANY(%s) AND attrs ? 'color' ORDER BY 1", ([1, 2],)),
     # errors: the same SQLSTATE
     ("SELECT id, attrs #- '{a}' FROM d ORDER BY id", None),
     ("SELECT id FROM d WHERE attrs @> '{bad' ORDER BY id", None),
