@@ -96,6 +96,8 @@ _UNKNOWN_PREFERENCE: Final = ("text", "jsonb", "anyarray", "text[]", "anyelement
 
 @dataclass
 class _Operand:
+    """An operand of a call, typed as PostgreSQL chooses an overload by."""
+
     node: exp.Expression
     pg: str  # "jsonb", "text[]", "text", "integer", "unknown", "array" (a constructor)
     duck: str | None  # held: its engine type
@@ -131,8 +133,6 @@ def _fits(declared: str, op: _Operand) -> int | None:
         return _UNKNOWN_PREFERENCE.index(declared) + 1 if declared in _UNKNOWN_PREFERENCE else 9
     if declared in ("any", "variadic any"):
         return 1
-    if declared == "anyelement" and op.pg == "unknown":
-        return 1
     if declared == "anyarray":
         return 0 if is_array else None
     if declared == "anyelement":
@@ -164,6 +164,9 @@ _TYPED = frozenset({"text", "integer", "bigint", "boolean", "unknown", "jsonb"})
 def _choose(
     name: str, ops: list[_Operand], table: Mapping[str, tuple[RowFunction, ...]] = ROW_FUNCTIONS
 ) -> int:
+    """The overload of ``name`` the operands fit best (an unknown literal read as text
+    first, as PostgreSQL resolves it); where none fits, PostgreSQL's 42883 for operands
+    of known types, else a refusal."""
     best: tuple[int, int] | None = None
     for i, rf in enumerate(table[name]):
         declared = _declared(rf, len(ops))
@@ -188,7 +191,7 @@ def _choose(
     return best[1]
 
 
-def _array_of(ops: list[_Operand], declared: tuple[str, ...]) -> _Operand | None:
+def _array_of(ops: list[_Operand]) -> _Operand | None:
     """The first held array operand (the type anyarray / anyelement stand for)."""
     for op in ops:
         if op.duck is not None and op.encoding is not None and op.encoding.sql_type.element:
@@ -299,7 +302,7 @@ class _Lowering:
         table = AGGREGATES if rows is not None else ROW_FUNCTIONS
         index = _choose(name, ops, table)
         rf = table[name][index]
-        array = _array_of(ops, rf.args)
+        array = _array_of(ops)
         uses_jsonb = "jsonb" in rf.args or rf.result.removeprefix("setof ") == "jsonb"
         enc: Encoding | None
         if uses_jsonb:
