@@ -70,7 +70,18 @@ _ARRAY_OPS: dict[type[exp.Expression], frozenset[str]] = {
     exp.ArrayOverlaps: frozenset({"array"}),
 }
 _KEY_OPS = (exp.JSONBContainsTopKey, exp.JSONBContainsAnyTopKeys, exp.JSONBContainsAllTopKeys)
-PREDICATES = (*_ARRAY_OPS, *_KEY_OPS, exp.EQ)
+# (the client engine's lowered form of the same: a call of one of its row functions named
+# for the operator, with the operands as written -- engine/row_calls.py)
+PREDICATES = (*_ARRAY_OPS, *_KEY_OPS, exp.EQ, exp.Anonymous)
+_WRITTEN: dict[str, Callable[[exp.Expression, exp.Expression], exp.Expression]] = {
+    "@>": lambda a, b: exp.ArrayContainsAll(this=a, expression=b),
+    "<@": lambda a, b: exp.ArrayContainedBy(this=a, expression=b),
+    "&&": lambda a, b: exp.ArrayOverlaps(this=a, expression=b),
+    "?": lambda a, b: exp.JSONBContainsTopKey(this=a, expression=b),
+    "?|": lambda a, b: exp.JSONBContainsAnyTopKeys(this=a, expression=b),
+    "?&": lambda a, b: exp.JSONBContainsAllTopKeys(this=a, expression=b),
+    "= ANY": lambda a, b: exp.EQ(this=a, expression=exp.Any(this=b)),
+}
 # ``c op col`` read as ``col op' c``
 _FLIPPED: dict[type[exp.Expression], type[exp.Expression]] = {
     exp.ArrayContainsAll: exp.ArrayContainedBy,
@@ -90,6 +101,8 @@ def candidate_filter(
     does not have): the predicate then takes the compiler's other paths."""
     if c.negated:
         return None
+    if isinstance(node, exp.Anonymous):
+        node = _as_written(node)
     if isinstance(node, exp.EQ):
         return _member(c, scope, node)
     if isinstance(node, _KEY_OPS):
@@ -121,6 +134,16 @@ def candidate_filter(
         return oc.contain.tokens(containment.features(encoding, encoding.comparand(v)))
 
     return op(this=c.col_expr(ref, oc), expression=_tokens(c, build))
+
+
+def _as_written(call: exp.Anonymous) -> exp.Expression:
+    """The operator a lowered row-function call stands for (the call itself otherwise:
+    no filter).  The engine's meta names the operator; the operands are as written."""
+    operator = getattr(call.meta.get("row_call"), "function", None)
+    make = _WRITTEN.get(operator) if isinstance(operator, str) else None
+    if make is None or len(call.expressions) != 2:
+        return call
+    return make(*call.expressions)
 
 
 def _has_onion(ref: ColumnRef, types: frozenset[str]) -> bool:

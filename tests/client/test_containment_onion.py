@@ -413,10 +413,12 @@ def _stored_ids(enc: adaptive_client.Connection, dsn: str) -> list[int]:
     return [recipes.decrypt(col, oc, r[0]) for r in rows]
 
 
+@pytest.mark.parametrize("mode", ["server", "client"])
 def test_first_use_peels_and_shares_tokens(
-    fresh: tuple[adaptive_client.Connection, str], master_key: Any
+    fresh: tuple[adaptive_client.Connection, str], master_key: Any, mode: str
 ) -> None:
-    """The first query peels RND -> CONTAIN (the compile asks for it); then rows with a
+    """The first query peels RND -> CONTAIN (the compile asks for it; in the database or
+    by the client); then rows with a
     common path-value pair share its token, each row holds one token per distinct
     feature, equal documents hold equal token sets (INSERT and COPY alike), and the
     GIN index exists."""
@@ -426,7 +428,7 @@ def test_first_use_peels_and_shares_tokens(
         ("attrs", Onion.CONTAIN, "CONTAIN")
     ]
     with psycopg.connect(dsn, autocommit=True) as raw:
-        assert peel_column(raw, master_key, "doc", "attrs", "Contain", "CONTAIN") > 0
+        assert peel_column(raw, master_key, "doc", "attrs", "Contain", "CONTAIN", mode) > 0
         log = raw.execute(
             "SELECT from_layer, to_layer FROM adaptive.peel_log WHERE onion = 'Contain'"
         ).fetchall()
@@ -535,3 +537,32 @@ def test_gin_index_serves_a_selective_containment(new_database: Any, master_key:
                 lines = [r[0] for r in raw.execute("EXPLAIN " + plan.sql, plan.bind({}))]
             assert count == (200 if "attrs" in where else 334), where
             assert any("Bitmap Index Scan" in line for line in lines), lines
+
+
+@pytest.mark.parametrize(
+    ("where", "column"),
+    [
+        ("""attrs @> '{"color": "red"}'""", "attrs"),
+        ("attrs ? 'tags'", "attrs"),
+        ("'new' = ANY(tags)", "tags"),
+        ("nums && ARRAY[9]", "nums"),
+    ],
+)
+def test_candidates_are_filtered_on_the_server(
+    peeled: tuple[psycopg.Connection[Any], adaptive_client.Connection, str],
+    where: str,
+    column: str,
+) -> None:
+    """Through the client: the fetch of split execution carries the token filter."""
+    plain, enc, _ = peeled
+    query = f"SELECT id FROM doc WHERE {where} ORDER BY id"
+    try:
+        got = enc.execute(query).fetchall()
+    except UnsupportedQuery:
+        pytest.skip("the client engine does not evaluate these operators yet")
+    assert got == plain.execute(query).fetchall()
+    plan = enc.compile(query, enc.parse(query)[0])
+    assert plan.residual is not None
+    (fetch,) = plan.residual.fetches
+    oc = enc.catalog.table("doc").column(column).onions[Onion.CONTAIN]
+    assert oc.anon in fetch.sql, fetch.sql
