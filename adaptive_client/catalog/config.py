@@ -11,7 +11,7 @@ Format::
     hom_bits = 2048      # Paillier modulus size
     peel = "client"      # server, client or off (default: the database's recorded mode)
     residual_row_cap = 1000000  # most rows one client-evaluated statement may fetch
-    on_demand = ["Ord", "Search"]  # built when a query first needs them, not at CREATE TABLE
+    on_demand = ["Ord", "Search"]  # built when a query first needs them (also "Contain")
     statement_log = "statements.jsonl"  # record the statements rewritten (advise reads it)
     server_jit = false   # leave the server's JIT compilation on for this client's statements
     exact = true         # an Exact onion where equal values print apart (numeric's scale)
@@ -164,12 +164,13 @@ def _column(raw: Any, where: str) -> ColumnConfig:
     )
 
 
-ON_DEMAND_ONIONS = (Onion.ORD, Onion.SEARCH)
+ON_DEMAND_ONIONS = (Onion.ORD, Onion.SEARCH, Onion.CONTAIN)
 
 
 def _on_demand(raw: Any, where: str) -> tuple[Onion, ...]:
     """The onions built on first use: Ord (its OPE encryption is most of an adaptive
-    load's time, and a third of its bytes) and Search (a fifth of its bytes)."""
+    load's time, and a third of its bytes), Search (a fifth of its bytes) and Contain
+    (a jsonb document's paths and values: as many tokens as it has features)."""
     if not isinstance(raw, list):
         raise ConfigError(f"{where}: on_demand must be a list of onions")
     onions = tuple(_onion(o, where) for o in raw)

