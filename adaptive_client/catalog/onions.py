@@ -85,9 +85,9 @@ LEAKAGE = {
     "SEARCH": "which rows share a word",
     "TRIGRAM": "which rows share a 3-character sequence (case-folded): far more than words",
     "CONTAIN": (
-        "which rows share a path (jsonb: an object key at a place in the document) or a "
-        "path with its scalar value (arrays: an element), and how many distinct paths and "
-        "values (elements) each row has"
+        "jsonb: which rows share a path (a key at a place in the document) or a path with "
+        "its scalar value; arrays: which rows share an element; how many of these each row "
+        "has"
     ),
     "PLAIN": "the values themselves",
 }

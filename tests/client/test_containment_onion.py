@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import adaptive_client
+from adaptive_client.admin import cli
 from adaptive_client.admin.controls import CONTAIN_AT_RND, layers_report, peel_column
 from adaptive_client.catalog import containment, recipes
 from adaptive_client.catalog.onions import LEAKAGE, Onion
@@ -468,7 +469,10 @@ def test_first_use_peels_and_shares_tokens(
 
 
 def test_layers_report_lists_the_onion(
-    fresh: tuple[adaptive_client.Connection, str], master_key: Any
+    fresh: tuple[adaptive_client.Connection, str],
+    master_key: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     _, dsn = fresh
     with psycopg.connect(dsn, autocommit=True) as raw:
@@ -483,6 +487,15 @@ def test_layers_report_lists_the_onion(
         rows = [r for r in layers_report(raw, master_key) if r.onion == "Contain"]
     tags = next(r for r in rows if r.column == "tags")
     assert tags.layer == "CONTAIN" and tags.provider_learns == LEAKAGE["CONTAIN"]
+
+    # the command prints the same rows
+    monkeypatch.setenv("ADAPTIVE_MASTER_KEY", master_key.hex())
+    assert cli.main(["layers", "--dsn", dsn, "--log", "0"]) == 0
+    out = capsys.readouterr().out
+    contain = [line for line in out.splitlines() if "_contain " in line]
+    assert len(contain) == 3, out
+    assert any(" tags " in line and " CONTAIN " in line for line in contain), out
+    assert "doc.tags   Contain at CONTAIN" in out  # (the column's most revealing onion)
 
 
 def test_switched_off(new_database: Any, master_key: Any) -> None:
