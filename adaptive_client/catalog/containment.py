@@ -81,7 +81,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import EncodingError
@@ -192,8 +192,3 @@ def offers(encoding: Encoding) -> bool:
 def features(encoding: Encoding, value: Any) -> set[bytes]:
     """The features of a column's (coerced, non-NULL) value or of a comparand of it."""
     return _FEATURES[encoding.sql_type.name](encoding, value)
-
-
-def element_features(encoding: Any, elements: Iterable[Any]) -> set[bytes]:
-    """The features of an array column's element comparands (``x = ANY(col)``)."""
-    return array_features(encoding, list(elements))
