@@ -396,18 +396,13 @@ def refuse_written(table: TableMeta, names: list[str]) -> None:
             )
 
 
-def refuse_update(table: TableMeta, assigned: list[str]) -> None:
-    """An UPDATE of a precomputed column's input: refused until rows are re-read and
-    recomputed by the client (the server cannot compute the new value)."""
-    refuse_written(table, assigned)
-    for col in table.precomputed.values():
-        changed = set(expression_of(table, col).inputs) & {a.lower() for a in assigned}
-        if changed:
-            raise UnsupportedQuery(
-                f"UPDATE of {', '.join(sorted(changed))}: precomputed {col.name} "
-                f"({col.expression}) is computed from it by the client",
-                "UPDATE of a precomputed onion's input",
-            )
+def stale_after(table: TableMeta, assigned: list[str]) -> list[ColumnMeta]:
+    """The precomputed columns an UPDATE assigning ``assigned`` changes: those computed
+    from one of them (the client computes them again from the rows' new values)."""
+    names = {a.lower() for a in assigned}
+    return [
+        col for col in table.precomputed.values() if names & set(expression_of(table, col).inputs)
+    ]
 
 
 def refuse_alter(table: TableMeta, actions: list[exp.Expression]) -> None:
