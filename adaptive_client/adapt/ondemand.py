@@ -40,7 +40,7 @@ from psycopg import sql
 
 from ..catalog import foreign_keys, recipes
 from ..catalog.metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
-from ..catalog.onions import STACKS, Cap, Onion, capabilities
+from ..catalog.onions import STACKS, TOKEN_ONIONS, Cap, Onion, capabilities
 from ..compile.needs import BuildNeed
 from ..errors import OnionBuildDisabled, StaleMetadata
 from . import range_indexes
@@ -153,7 +153,7 @@ def _fill(
     )
     with conn.cursor().copy(sql.SQL("COPY {} (at, v) FROM STDIN").format(staged)) as copy:
         for row, ct in zip(rows, cts, strict=True):
-            copy.write_row((row[0], list(ct) if oc.onion is Onion.SEARCH else ct))
+            copy.write_row((row[0], list(ct) if oc.onion in TOKEN_ONIONS else ct))
     conn.execute(sql.SQL("ANALYZE {}").format(staged))
     cur = conn.execute(
         sql.SQL("UPDATE {t} AS t SET {c} = s.v FROM {s} AS s WHERE t.ctid = s.at").format(

@@ -28,7 +28,7 @@ from ..errors import LayerFloorViolation, PeelDisabled
 
 BATCH = 5000
 
-# A token onion (Search, Substr) at RND stores one RND value (its tokens, concatenated)
+# A token onion (Search, Substr, Contain) at RND stores one RND value (its tokens, concatenated)
 # in a one-element array; peeled, the array holds the 16-byte tokens.  The same expressions as the
 # server-side peel (sql/udf/30_peel_layer.sql).
 SEARCH_AT_RND = sql.SQL("{col} IS NOT NULL AND octet_length({col}[1]) <> 16")

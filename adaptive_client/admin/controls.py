@@ -40,9 +40,18 @@ _REVEALS = {
     "SEARCH": 1,
     "DET": 2,
     "TRIGRAM": 2,
+    "CONTAIN": 2,
     "OPE": 3,
     "PLAIN": 4,
 }
+
+
+# A Contain onion before its first use: one RND value per row whose length counts the
+# row's tokens (13 + 16 bytes per distinct feature)
+CONTAIN_AT_RND = (
+    "nothing (beyond NULLs and each row's number of distinct paths and path-values, or of "
+    "distinct elements: the RND value is 13 + 16 bytes per token)"
+)
 
 
 def _learns(
@@ -137,7 +146,9 @@ def layers_report(conn: psycopg.Connection[Any], master: MasterKey) -> list[Laye
                         f"{table.anon}.{oc.anon}",
                         oc.layer,
                         oc.floor or "-",
-                        _learns(
+                        CONTAIN_AT_RND
+                        if oc.onion is Onion.CONTAIN and oc.layer == "RND"
+                        else _learns(
                             oc.layer,
                             oc.ope_exact,
                             groups.get((table.name, col.name), col.join_group),

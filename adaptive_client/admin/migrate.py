@@ -30,12 +30,11 @@ from ..adapt import range_indexes
 from ..catalog.install import install_database
 from ..catalog.keys import MasterKey
 from ..catalog.metadata import CBC_RND_FORMATS, KEYRING_FORMAT, Catalog, OnionColumn
-from ..catalog.onions import Onion
+from ..catalog.onions import TOKEN_ONIONS
 from ..errors import MetadataTampered
 from ..schemes.rnd import RND, LegacyCbcRnd
 
 BATCH = 5_000
-_TOKEN_ARRAYS = (Onion.SEARCH, Onion.SUBSTR)  # one RND value in a one-element bytea[]
 
 
 @dataclass
@@ -73,7 +72,7 @@ def _migrate_table(conn: psycopg.Connection[Any], anon: str, columns: list[Onion
     tbl = sql.Identifier(anon)
     conn.execute(sql.SQL("LOCK TABLE {} IN ACCESS EXCLUSIVE MODE").format(tbl))
     names = [sql.Identifier(oc.anon) for oc in columns]
-    tokens = [oc.onion in _TOKEN_ARRAYS for oc in columns]
+    tokens = [oc.onion in TOKEN_ONIONS for oc in columns]  # one RND value in a bytea[]
     schemes = [(LegacyCbcRnd(oc.keys["RND"]), RND(oc.keys["RND"])) for oc in columns]
     news = [sql.Identifier(f"c{i}") for i in range(len(columns))]
     # a value left NULL in the batch (a NULL, or an empty token array) keeps what it was

@@ -7,10 +7,11 @@ Format::
     sum_layer = "ASHE"   # the Sum onion's scheme: ASHE (pads) or HOM (Paillier)
     search = true        # give string columns a Search onion
     substring = false    # give string columns a Substr onion (trigrams: LIKE, ILIKE, ~)
+    containment = true   # give jsonb and array columns a Contain onion (@>, ?, &&, = ANY)
     hom_bits = 2048      # Paillier modulus size
     peel = "client"      # server, client or off (default: the database's recorded mode)
     residual_row_cap = 1000000  # most rows one client-evaluated statement may fetch
-    on_demand = ["Ord", "Search"]  # built when a query first needs them, not at CREATE TABLE
+    on_demand = ["Ord", "Search"]  # built when a query first needs them (also "Contain")
     statement_log = "statements.jsonl"  # record the statements rewritten (advise reads it)
     server_jit = false   # leave the server's JIT compilation on for this client's statements
     exact = true         # an Exact onion where equal values print apart (numeric's scale)
@@ -69,6 +70,7 @@ class Config:
     sum_layer: str = "ASHE"  # the Sum onions' scheme (SUM_LAYERS)
     search: bool = True
     substring: bool = False
+    containment: bool = True
     hom_bits: int = 2048
     # an Exact onion (the value as written, RND alone) for the types whose equal values
     # print differently (an unconstrained numeric: 1.50 = 1.5); results read it.  None:
@@ -111,7 +113,7 @@ def _onion(name: str, where: str) -> Onion:
         if o.value.lower() == str(name).lower():
             return o
     raise ConfigError(
-        f"{where}: unknown onion {name!r} (Eq, Ord, Sum, Search, Substr, Exact or Single)"
+        f"{where}: unknown onion {name!r} (Eq, Ord, Sum, Search, Substr, Contain, Exact or Single)"
     )
 
 
@@ -162,12 +164,13 @@ def _column(raw: Any, where: str) -> ColumnConfig:
     )
 
 
-ON_DEMAND_ONIONS = (Onion.ORD, Onion.SEARCH)
+ON_DEMAND_ONIONS = (Onion.ORD, Onion.SEARCH, Onion.CONTAIN)
 
 
 def _on_demand(raw: Any, where: str) -> tuple[Onion, ...]:
     """The onions built on first use: Ord (its OPE encryption is most of an adaptive
-    load's time, and a third of its bytes) and Search (a fifth of its bytes)."""
+    load's time, and a third of its bytes), Search (a fifth of its bytes) and Contain
+    (a jsonb document's paths and values: as many tokens as it has features)."""
     if not isinstance(raw, list):
         raise ConfigError(f"{where}: on_demand must be a list of onions")
     onions = tuple(_onion(o, where) for o in raw)
@@ -229,6 +232,7 @@ def load_config(source: str | Path | dict[str, Any] | Config | None) -> Config:
         sum_layer=_sum_layer(defaults.get("sum_layer", "ASHE")),
         search=bool(defaults.get("search", True)),
         substring=bool(defaults.get("substring", False)),
+        containment=_flag(defaults.get("containment", True), "defaults", "containment"),
         hom_bits=int(defaults.get("hom_bits", 2048)),
         exact=None if "exact" not in defaults else _flag(defaults["exact"], "defaults", "exact"),
         peel=peel,

@@ -19,6 +19,9 @@ class Onion(StrEnum):
     SUM = "Sum"
     SEARCH = "Search"
     SUBSTR = "Substr"  # trigram tokens: candidate rows for LIKE / ILIKE / regex
+    # path and path-value tokens (jsonb), element tokens (arrays): candidate rows for
+    # @>, <@, ?, ?|, ?&, &&, = ANY(col)
+    CONTAIN = "Contain"
     SINGLE = "Single"
     # the value as written, under RND alone, where equal values may print differently
     # (an unconstrained numeric's scale: 1.50 = 1.5): results are read from it, while
@@ -35,6 +38,7 @@ class Cap(StrEnum):
     SUM = "sum"  # SUM, AVG, col = col + k in place
     WORD = "word search"  # col ~ '\mword\M'
     SUBSTR = "substring search"  # LIKE '%abc%', ILIKE 'abc%', ~ 'abc': candidate rows
+    CONTAIN = "containment"  # @>, <@, ?, ?|, ?&, &&, x = ANY(col): candidate rows
 
 
 # Layer stacks, outer -> inner.  Single onions have a one-layer stack chosen by the DBA.
@@ -48,6 +52,7 @@ STACKS: dict[Onion, tuple[str, ...]] = {
     # created before it existed keep the one-layer stack recorded in their metadata
     Onion.SEARCH: ("RND", "SEARCH"),
     Onion.SUBSTR: ("RND", "TRIGRAM"),
+    Onion.CONTAIN: ("RND", "CONTAIN"),
     Onion.EXACT: ("RND",),
 }
 SINGLE_LAYERS = ("PLAIN", "DET", "OPE", "RND")
@@ -64,10 +69,11 @@ SUFFIX = {
     Onion.SUM: "sum",
     Onion.SEARCH: "srch",
     Onion.SUBSTR: "substr",
+    Onion.CONTAIN: "cont",
     Onion.EXACT: "ex",
 }
 # Onions stored as token arrays (bytea[], GIN-indexed once peeled)
-TOKEN_ONIONS = frozenset({Onion.SEARCH, Onion.SUBSTR})
+TOKEN_ONIONS = frozenset({Onion.SEARCH, Onion.SUBSTR, Onion.CONTAIN})
 
 # What each layer reveals to the provider, in words, for `adaptive-db layers`.
 LEAKAGE = {
@@ -78,6 +84,11 @@ LEAKAGE = {
     "ASHE": "nothing (sums computable; a sum ships the summed rows' nonces)",
     "SEARCH": "which rows share a word",
     "TRIGRAM": "which rows share a 3-character sequence (case-folded): far more than words",
+    "CONTAIN": (
+        "jsonb: which rows share a path (a key at a place in the document) or a path with "
+        "its scalar value; arrays: which rows share an element; how many of these each row "
+        "has"
+    ),
     "PLAIN": "the values themselves",
 }
 
@@ -105,6 +116,8 @@ def capabilities(onion: Onion, layer: str, ope_exact: bool) -> frozenset[Cap]:
         return frozenset({Cap.WORD})
     if layer == "TRIGRAM":
         return frozenset({Cap.SUBSTR})
+    if layer == "CONTAIN":
+        return frozenset({Cap.CONTAIN})
     raise ConfigError(f"unknown layer {layer!r}")
 
 

@@ -19,6 +19,7 @@ from ..schemes.rnd import seal_each
 from ..stats import STATS
 from ..values.session import time_zone
 from ..values.wire import SumValue, WordTokens
+from . import containment
 from .metadata import ColumnMeta, OnionColumn
 from .onions import Onion
 
@@ -59,6 +60,10 @@ def encrypt(col: ColumnMeta, oc: OnionColumn, value: Any, layer: str | None = No
         STATS.count("SEARCH")
         grams = oc.trigram.tokens(str(value))
         return _search_rnd(oc, [grams])[0] if layer == "RND" else WordTokens(grams)
+    elif inner == "CONTAIN":
+        STATS.count("SEARCH")
+        held = oc.contain.tokens(containment.features(enc, value))
+        return _search_rnd(oc, [held])[0] if layer == "RND" else WordTokens(held)
     elif inner == "RND":  # Single or Exact onion at RND: no inner layer
         STATS.count("RND")
         return oc.rnd.encrypt(_rnd_alone(enc, oc)(value))
@@ -103,6 +108,11 @@ def encrypt_many(
         STATS.count("SEARCH", n=n)
         grams = [oc.trigram.tokens(str(v)) for v in values]
         return _search_rnd(oc, grams) if layer == "RND" else [WordTokens(g) for g in grams]
+    elif inner == "CONTAIN":
+        STATS.count("SEARCH", n=n)
+        tokenize, features = oc.contain.tokens, containment.features
+        held = [tokenize(features(enc, v)) for v in values]
+        return _search_rnd(oc, held) if layer == "RND" else [WordTokens(t) for t in held]
     elif inner == "RND":
         STATS.count("RND", n=n)
         encode = _rnd_alone(enc, oc)
@@ -208,9 +218,10 @@ _DET, _OPE, _SEARCH, _SINGLE, _OTHER = range(5)  # RowSealer's kinds of innermos
 
 
 def _search_rnd(oc: OnionColumn, token_sets: list[list[bytes]]) -> list[Any]:
-    """A Search onion at RND: each text's (sorted, 16-byte) tokens concatenated and
-    encrypted as one RND value, stored as a one-element array.  Nothing repeats across
-    rows; the length reveals how many distinct words the text has.  The peel splits the
+    """A token onion (Search, Substr, Contain) at RND: each value's (sorted, 16-byte)
+    tokens concatenated and encrypted as one RND value, stored as a one-element array.
+    Nothing repeats across rows; the length (13 + 16 bytes per token) reveals how many
+    distinct tokens the value has (words, trigrams, features).  The peel splits the
     decrypted value back into its tokens (sql/udf/30_peel_layer.sql)."""
     STATS.count("RND", n=len(token_sets))
     sealed = oc.rnd.encrypt_many([b"".join(t) for t in token_sets])
@@ -430,5 +441,6 @@ def onion_order(col: ColumnMeta) -> list[OnionColumn]:
         Onion.SUM: 3,
         Onion.SEARCH: 4,
         Onion.SUBSTR: 5,
+        Onion.CONTAIN: 6,
     }
     return sorted(col.onions.values(), key=lambda oc: pref[oc.onion])

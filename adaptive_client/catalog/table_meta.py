@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from ..errors import MetadataTampered, UndefinedColumn
-from ..schemes import ASHE, DET, HOM, OPE, RND, SEARCH, TRIGRAM
+from ..schemes import ASHE, CONTAIN, DET, HOM, OPE, RND, SEARCH, TRIGRAM
 from ..values.collation import Collation
 from ..values.encodings import (
     Encoding,
@@ -82,6 +82,10 @@ class OnionColumn:
     @cached_property
     def trigram(self) -> TRIGRAM:
         return TRIGRAM(self.keys["TRIGRAM"])
+
+    @cached_property
+    def contain(self) -> CONTAIN:
+        return CONTAIN(self.keys["CONTAIN"])
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -39,6 +39,8 @@ from .constants import (
     regex_runs,
     value_of,
 )
+from .containment import PREDICATES as CONTAINMENT_PREDICATES
+from .containment import candidate_filter as containment_filter
 from .needs import BuildNeed, JoinNeed, pending_offering
 from .plan import Need, ParamBuilder, Params
 from .scope import ColumnRef, NestedScope, OnionNotBuilt, Scope, unsupported
@@ -83,7 +85,9 @@ class CompileMode:
     """How exactly a filter compiles.  A server statement whose rows the client filters
     again (split execution's fetches: every conjunct is applied again by the client
     engine) may return a superset of its rows: then ``candidate_filters`` lets LIKE /
-    ILIKE / regex compile to a trigram filter over the Substr onion, and
+    ILIKE / regex compile to a trigram filter over the Substr onion and containment /
+    membership (``@>``, ``?``, ``&&``, ``= ANY(col)``) to a token filter over the Contain
+    onion (``containment.py``), and
     ``widen_inexact_ranges`` lets a range on a string's prefix-only Ord onion compile to
     the prefix's range, bounds included -- both never under NOT.  ``semi_values``: the
     run-time semi-join filters' values (``%(semiN)s``, a list when the fetch is bound)."""
@@ -118,6 +122,11 @@ class Compiler:
         # the statement groups (GROUP BY or HAVING): min / max of OPE ciphertexts per
         # group by the built-in text aggregate (see ``extreme``)
         self.grouped = False
+
+    @property
+    def negated(self) -> bool:
+        """Whether the predicate being compiled is under a NOT."""
+        return self._negations > 0
 
     # -- parameters ----------------------------------------------------------------------
     def param(self, builder: ParamBuilder) -> exp.Placeholder:
@@ -274,6 +283,11 @@ class Compiler:
             return node.copy()
         if isinstance(node, exp.Exists):
             return self.exists(scope, node)
+        if self.mode.candidate_filters and isinstance(node, CONTAINMENT_PREDICATES):
+            # @>, <@, ?, ?|, ?&, &&, x = ANY(col) over a Contain onion's tokens
+            contained = containment_filter(self, scope, node)
+            if contained is not None:
+                return contained
         if isinstance(node, exp.EQ | exp.NEQ):
             return self.comparison(scope, node, Cap.EQ)
         if isinstance(node, exp.GT | exp.GTE | exp.LT | exp.LTE):

@@ -18,7 +18,7 @@ from psycopg import sql
 from sqlglot import exp
 
 from ..adapt.onion_storage import new_onion_column, onion_anon
-from ..catalog import foreign_keys, recipes
+from ..catalog import containment, foreign_keys, recipes
 from ..catalog.config import Config
 from ..catalog.keys import new_key
 from ..catalog.metadata import Catalog, ColumnMeta, TableMeta
@@ -57,6 +57,9 @@ def _default_onions(col_type: Any, config: Config) -> tuple[Onion, ...]:
         if o is Onion.SUBSTR and not config.substring:
             continue
         out.append(o)
+    # jsonb, and arrays of a type with equality: containment and membership tokens
+    if config.containment and containment.offers(encoding):
+        out.append(Onion.CONTAIN)
     return tuple(out)
 
 
@@ -115,7 +118,8 @@ def build_column(
     if cname in shared or ccfg.join_group or cname in checked:
         lazy = ()
     for onion in onions:
-        if onion not in (Onion.SINGLE, Onion.EXACT) and onion.value not in enc.onions:
+        offered = containment.offers(enc) if onion is Onion.CONTAIN else onion.value in enc.onions
+        if onion not in (Onion.SINGLE, Onion.EXACT) and not offered:
             raise ConfigError(f"{name}.{cname}: type {col.type.sql()} has no {onion} onion")
         stack = stack_for(onion, ccfg.layer, config.sum_layer)
         start = ccfg.start.get(onion, stack[0])

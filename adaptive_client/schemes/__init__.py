@@ -8,6 +8,7 @@
 | ASHE   | -    | 2        | ``SUM``, ``AVG`` (the client removes the pads)    | nothing       |
 | SEARCH | -    | 2        | whole-word match (``WORD``: ``~ '\\mword\\M'``) | shared words  |
 | TRIGRAM| -    | 1        | candidate rows for LIKE / ILIKE / ``~`` (trigrams)  | shared trigrams |
+| CONTAIN| -    | 2        | candidate rows for ``@>``, ``?``, ``&&``, ``= ANY`` | shared paths  |
 | OPE    | 0x03 | 1        | comparisons, ORDER BY, MIN/MAX, equality          | order         |
 | PLAIN  | -    | 0        | everything (``*``)                                | everything    |
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 from ..errors import ConfigError
 from .ashe import ASHE
 from .base import Scheme
+from .contain import CONTAIN
 from .det import DET
 from .hom import HOM
 from .ope import OPE
@@ -26,7 +28,7 @@ from .search import SEARCH
 from .trigram import TRIGRAM
 
 SCHEMES: dict[str, type[Scheme]] = {
-    cls.name: cls for cls in (RND, DET, OPE, HOM, ASHE, SEARCH, TRIGRAM, PLAIN)
+    cls.name: cls for cls in (RND, DET, OPE, HOM, ASHE, SEARCH, TRIGRAM, CONTAIN, PLAIN)
 }
 
 
@@ -40,6 +42,7 @@ def scheme_class(name: str) -> type[Scheme]:
 
 __all__ = [
     "ASHE",
+    "CONTAIN",
     "DET",
     "HOM",
     "OPE",

@@ -128,7 +128,7 @@ def strip_rnd(v):
             f"# ('x' || encode({keystream}, 'hex'))::varbit) from 5)")
 
 
-if onion in ("Search", "Substr"):
+if onion in ("Search", "Substr", "Contain"):
     # the tokens are comparable from now on: the GIN index that serves `@>` (before the
     # peel it would index random values).  Built before the UPDATE, which then maintains
     # it: built after, over the UPDATE's broken HOT chains, it would be marked
@@ -169,7 +169,7 @@ for ix in rebuild:
         plpy.execute(ix["index_def"])
 
 tag = int(p_to_tag)
-if onion in ("Search", "Substr"):  # a stale client's RND value is one element longer than a token
+if onion in ("Search", "Substr", "Contain"):  # a stale client's RND value is one element longer than a token
     check = f"coalesce(octet_length({col}[1]), 16) = 16"
 else:
     check = f"get_byte({col}, 0) = {tag}"

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from adaptive_client.errors import ConfigError
 from adaptive_client.schemes import (
     ASHE,
+    CONTAIN,
     DET,
     HOM,
     OPE,
@@ -54,6 +55,7 @@ def test_registry() -> None:
         "ASHE": ASHE,
         "SEARCH": SEARCH,
         "TRIGRAM": TRIGRAM,
+        "CONTAIN": CONTAIN,
         "PLAIN": PLAIN,
     }
     assert scheme_class("ope") is OPE and scheme_class(" Det ") is DET

@@ -3,7 +3,8 @@ plain identifier and no key.
 
 Workloads: the differential suite's schema, data (a slice) and every statement, peeling
 in the database (``server`` mode); then a short adaptive TPC-C run (load, priming peels,
-two clients).  Sinks, for each database:
+two clients); then jsonb documents and text[] tags whose Contain onions no query ever
+used.  Sinks, for each database:
 
 * ``pg_dump`` (schema and data, plain SQL);
 * the database's files in the cluster's data directory, after ``CHECKPOINT``;
@@ -15,7 +16,9 @@ client, plain identifiers, and every key -- the master key, the root key and the
 derived from it, every layer key of every onion, the Paillier primes -- as hex and as raw
 bytes.  The one exception, documented in docs/security.md: the RND key of an onion the
 database peeled (``adaptive.peel_layer`` receives it as a bound parameter, which the log
-shows); it may appear in the log and nowhere else.
+shows); it may appear in the log and nowhere else.  The never-queried Contain onions add
+their own needles: every token their features have once peeled (no sink may hold one),
+and no 16-byte piece of their stored values may repeat across rows.
 """
 
 from __future__ import annotations
@@ -40,8 +43,10 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
 import adaptive_client
+from adaptive_client.catalog import containment
 from adaptive_client.catalog.keys import _hkdf
 from adaptive_client.catalog.metadata import Catalog
+from adaptive_client.catalog.onions import Onion
 from adaptive_client.errors import AdaptiveError
 from tpcc import driver
 from tpcc.load import TINY, load
@@ -114,6 +119,8 @@ class Scanned:
     anon_tables: list[str]
     needles: list[Needle] = field(default_factory=list)
     identifiers: list[str] = field(default_factory=list)
+    # (anonymized table, column) of the token onions no query used: still at RND
+    unused_tokens: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _key_needles(catalog: Catalog, master_hex: str, server_peeled: set[str]) -> list[Needle]:
@@ -242,6 +249,66 @@ def _tpcc(new_database: Callable[..., str], pg_cluster: str) -> Scanned:
     return out
 
 
+JSONB_IDENTIFIERS = ["catalog_item", "attrs", "tags"]
+JSONB_ROWS = 400
+
+
+def _documents() -> list[tuple[int, str, list[str]]]:
+    """Documents that share paths and values often (a token onion at RND must not show
+    it): a few colors and sizes, nested dimensions, tags from a short list."""
+    colors = ["Vermilion-Qx", "Cerulean-Qx", "Viridian-Qx"]
+    rows = []
+    for i in range(JSONB_ROWS):
+        attrs = {
+            "color": colors[i % 3],
+            "size": i % 5,
+            "dims": {"w": i % 4, "h": 2},
+            "labels": ["Zephyr-Qx", colors[(i + 1) % 3]][: 1 + i % 2],
+        }
+        rows.append((i, json.dumps(attrs), ["Marigold-Qx", f"tag{i % 6}"]))
+    return rows
+
+
+def _jsonb(new_database: Callable[..., str], pg_cluster: str) -> Scanned:
+    """jsonb and text[] columns written (INSERT and COPY) and read, never queried by
+    containment: their Contain onions stay at RND."""
+    dsn = new_database("leakjsonb")
+    dbname = str(conninfo_to_dict(dsn)["dbname"])
+    _enable_logging(pg_cluster, dbname)
+    key = os.urandom(32).hex()
+    rows = _documents()
+    half = JSONB_ROWS // 2
+    with adaptive_client.connect(dsn, master_key=key, peel="server", autocommit=True) as enc:
+        enc.execute("CREATE TABLE catalog_item (id integer PRIMARY KEY, attrs jsonb, tags text[])")
+        enc.cursor().executemany("INSERT INTO catalog_item VALUES (%s, %s, %s)", rows[:half])
+        with enc.cursor().copy("COPY catalog_item FROM STDIN") as copy:
+            for row in rows[half:]:
+                copy.write_row(row)
+        for i in range(0, JSONB_ROWS, 3):
+            enc.execute("SELECT attrs, tags FROM catalog_item WHERE id = %s", (i,)).fetchall()
+        catalog = enc.catalog
+        catalog.reload(enc.control)
+        meta = catalog.table("catalog_item")
+        out = Scanned(dsn, dbname, [meta.anon])
+        out.needles = _key_needles(catalog, key, _server_peeled(dsn))
+        for name in ("attrs", "tags"):
+            col = meta.column(name)
+            oc = col.onions[Onion.CONTAIN]
+            assert oc.layer == "RND"
+            out.unused_tokens.append((meta.anon, oc.anon))
+            features: set[bytes] = set()
+            for row in rows:
+                value = col.encoding.coerce(row[1] if name == "attrs" else row[2])
+                features |= containment.features(col.encoding, value)
+            out.needles += [
+                Needle(f"{name} token of {f!r}", oc.contain.token(f)) for f in sorted(features)
+            ]
+    values = ["Vermilion-Qx", "Cerulean-Qx", "Viridian-Qx", "Zephyr-Qx", "Marigold-Qx"]
+    out.needles += [Needle(f"value {v!r}", v.encode()) for v in values]
+    out.identifiers = JSONB_IDENTIFIERS
+    return out
+
+
 # -- sinks ---------------------------------------------------------------------------------
 
 
@@ -314,7 +381,7 @@ def scanned(
     logfile = EmbeddedCluster.default().logfile
     embedded = not os.environ.get("ADAPTIVE_TEST_DSN") and logfile.exists()
     out = []
-    for workload in (_differential, _tpcc):
+    for workload in (_differential, _tpcc, _jsonb):
         offset = logfile.stat().st_size if embedded else 0
         db = workload(new_database, pg_cluster)
         log = None
@@ -411,3 +478,25 @@ def test_server_log_has_no_plaintext_or_keys_but_the_peels_layer_keys(scanned: A
             f"{db.dbname}: {len(log)} log bytes, {len(values)} values and {len(keys)} key "
             f"needles; the log shows {len(hits & allowed) // 1} key forms (hex) of {len(allowed) // 2} peeled RND keys"
         )
+
+
+def test_never_queried_token_onions_repeat_nothing(scanned: Any) -> None:
+    """A Contain onion no query used: each row one RND value, no 16-byte piece of it
+    (a token's size, at any offset) found in another row's."""
+    checked = 0
+    for db, _ in scanned:
+        with psycopg.connect(db.dsn) as raw:
+            for table, column in db.unused_tokens:
+                stored = raw.execute(
+                    sql.SQL("SELECT {} FROM {}").format(
+                        sql.Identifier(column), sql.Identifier(table)
+                    )
+                ).fetchall()
+                values = [bytes(v[0][0]) for v in stored if v[0] is not None]
+                assert all(len(v[0]) == 1 for v in stored if v[0] is not None)
+                seen: dict[bytes, int] = {}
+                for row, blob in enumerate(values):
+                    for piece in {blob[i : i + 16] for i in range(len(blob) - 15)}:
+                        assert seen.setdefault(piece, row) == row, (db.dbname, column)
+                checked += len(values)
+    assert checked >= 2 * JSONB_ROWS
