@@ -37,7 +37,7 @@ from ..compile import needs
 from ..compile.plan import Compiled
 from ..errors import PeelConflict, RetryableError, StaleMetadata, StaleSnapshot
 from ..stats import STATS
-from . import compaction, joins, ondemand, peel, range_indexes
+from . import compaction, field_onions, joins, ondemand, peel, range_indexes
 
 # How long an adaptation run beside an open application transaction may wait for a lock.
 PEEL_LOCK_WAIT_MS = 2000
@@ -79,6 +79,8 @@ class Executor:
         self.pending: list[peel.Need] = []
         # tables an adaptation rewrote, compacted once no transaction is open
         self.rewritten: set[str] = set()
+        # field onions this session asked for (each built at most once: compile/field_onions)
+        self.tried_fields: set[needs.FieldNeed] = set()
 
     def prepare(self, query: str, stmt: exp.Expression) -> Compiled:
         """The plan of ``stmt`` once the catalog has what it needs."""
@@ -100,6 +102,14 @@ class Executor:
                 self._peel(plan)
             elif plan.joins:
                 self._adjust(plan)
+            elif self._wanted(plan):
+                builds += 1
+                for want in self._wanted(plan):
+                    self._build_field(want)
+                if builds > MAX_BUILDS:
+                    return plan
+            elif plan.refusal is not None:
+                raise plan.refusal  # (refused until field onions it cannot build now)
             else:
                 if self.rewritten:  # (once, after all of the statement's adaptations)
                     self.compact()
@@ -134,6 +144,29 @@ class Executor:
             if joins.adjust(conn, catalog, need) >= 0:
                 STATS.peels += 1
                 self.rewritten.update(catalog.table(t).anon for t in (need.a[0], need.b[0]))
+
+    def _wanted(self, plan: Compiled) -> list[needs.FieldNeed]:
+        """The field onions a plan would use that may be built now: outside the
+        application's transactions (a want never fails one: inside, the plan runs as
+        compiled), unless the peel mode is off, each tried once per session (a build that
+        lost a race leaves the plan to run as compiled)."""
+        if not plan.fields or self.session.peel_mode == "off" or self.session.in_transaction():
+            return []
+        return [f for f in plan.fields if f not in self.tried_fields]
+
+    def _build_field(self, need: needs.FieldNeed) -> None:
+        """Build a field onion a statement wants (field_onions.py), placed like a join
+        adjustment."""
+        self.tried_fields.add(need)
+
+        def run(conn: psycopg.Connection[Any]) -> None:
+            catalog = self.session.catalog
+            if field_onions.build(conn, catalog, need) >= 0:
+                STATS.peels += 1
+                self.rewritten.add(catalog.table(need.table).anon)
+
+        anon = self.session.catalog.table(need.table).anon
+        self._adapt([anon], run, "a field onion")
 
     def _build(self, need: needs.BuildNeed) -> None:
         """Build an onion a statement needs that its column builds on first use

@@ -15,6 +15,8 @@ Format::
     statement_log = "statements.jsonl"  # record the statements rewritten (advise reads it)
     server_jit = false   # leave the server's JIT compilation on for this client's statements
     exact = true         # an Exact onion where equal values print apart (numeric's scale)
+    json_fields = 8      # per jsonb column, the most field onions (attrs ->> 'k') built
+                         # when a statement first filters, orders, groups or joins by one
 
     [tables.customer.c_id]
     onions = ["Eq", "Ord"]             # any of Eq, Ord, Sum, Search -- or ["Single"]
@@ -85,6 +87,8 @@ class Config:
     on_demand: tuple[Onion, ...] = ()
     # PostgreSQL's JIT for the rewritten statements: off by default (see connection.py)
     server_jit: bool = False
+    # per jsonb column, the most field onions built on first use (adapt/field_onions.py)
+    json_fields: int = 8
     tables: dict[str, dict[str, ColumnConfig]] = field(default_factory=dict)
     # per table, per name: an expression over the row stored in onions of its own
     precomputed: dict[str, dict[str, PrecomputedConfig]] = field(default_factory=dict)
@@ -189,6 +193,12 @@ def _flag(raw: Any, where: str, what: str) -> bool:
     return raw
 
 
+def _count(raw: Any, where: str, what: str) -> int:
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
+        raise ConfigError(f"{where}: {what} must be a whole number, 0 or more")
+    return raw
+
+
 def load_config(source: str | Path | dict[str, Any] | Config | None) -> Config:
     """Read a configuration from a TOML path, a dict of the same shape, or None."""
     if source is None:
@@ -240,6 +250,7 @@ def load_config(source: str | Path | dict[str, Any] | Config | None) -> Config:
         statement_log=_optional_text(defaults.get("statement_log"), "statement_log"),
         on_demand=_on_demand(defaults.get("on_demand", []), "defaults"),
         server_jit=_flag(defaults.get("server_jit", False), "defaults", "server_jit"),
+        json_fields=_count(defaults.get("json_fields", 8), "defaults", "json_fields"),
         tables=tables,
         precomputed=precomputed,
     )

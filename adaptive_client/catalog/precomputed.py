@@ -15,8 +15,10 @@ The expression is evaluated here with PostgreSQL's semantics for the constructs 
 on integers and numerics (exact: a product's scale is the sum of its factors' scales, a
 sum's the larger), comparisons, ``AND`` / ``OR`` / ``NOT`` (three-valued), ``[NOT] LIKE``
 with a constant pattern on text, ``substring(<text> FROM m [FOR n])`` with constant bounds,
-and ``extract(year|month|day from <date>)`` (a numeric, as PostgreSQL 14 and later return
-it).  NULL in, NULL out, as PostgreSQL propagates it.
+``extract(year|month|day from <date>)`` (a numeric, as PostgreSQL 14 and later return
+it), and a jsonb column's part by a constant path (``attrs ->> 'sku'``, ``attrs -> 'a'
+->> 'b'``, ``attrs #>> '{a,0}'``: values/jsonb_paths.py).  NULL in, NULL out, as
+PostgreSQL propagates it.
 """
 
 from __future__ import annotations
@@ -32,8 +34,10 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from ..errors import ConfigError, EncodingError, UndefinedColumn, UnsupportedQuery
+from ..errors import ConfigError, EncodingError, InvalidTextInput, UndefinedColumn, UnsupportedQuery
+from ..values.array_encoding import parse_array
 from ..values.encodings import parse_sql_type
+from ..values.jsonb_paths import part_jsonb, part_text
 from .config import Config
 from .metadata import ColumnMeta, TableMeta
 from .tablespec import TableSpec
@@ -150,6 +154,8 @@ def compile_expression(text: str, columns: Mapping[str, ColumnMeta], where: str)
             return _like(node, _Scope(columns, where, build))
         if isinstance(node, exp.Substring):
             return _substring(node, _Scope(columns, where, build))
+        if type(node) in JSON_PATHS:
+            return _json_path(node, _Scope(columns, where, build))
         if isinstance(node, exp.Extract):
             field = node.this.name.upper()
             if field not in _EXTRACT:
@@ -318,6 +324,64 @@ def _substring(node: exp.Substring, scope: _Scope) -> Evaluator:
     return evaluate
 
 
+# ``->`` / ``->>`` (one key or index), ``#>`` / ``#>>`` (a text[] path); whether the
+# result is the part's text
+JSON_PATHS: dict[type[exp.Expression], bool] = {
+    exp.JSONExtract: False,
+    exp.JSONExtractScalar: True,
+    exp.JSONBExtract: False,
+    exp.JSONBExtractScalar: True,
+}
+
+
+def json_steps(node: exp.Expression) -> tuple[list[str | int], bool] | None:
+    """(the steps, whether they are ``#>``'s text[] elements) of a jsonb path operator
+    with a constant path, else None."""
+    arg = node.expression
+    if isinstance(node, exp.JSONBExtract | exp.JSONBExtractScalar):
+        if not (isinstance(arg, exp.Literal) and arg.is_string):
+            return None
+        try:
+            _, _, texts = parse_array(str(arg.this))
+        except InvalidTextInput:
+            return None
+        if any(t is None for t in texts):
+            return None
+        return [str(t) for t in texts], True
+    if isinstance(arg, exp.Neg) and isinstance(arg.this, exp.Literal) and not arg.this.is_string:
+        return ([-int(arg.this.this)], False) if str(arg.this.this).isdigit() else None
+    if not isinstance(arg, exp.JSONPath) or len(arg.expressions) != 2:
+        return None
+    step = arg.expressions[1]
+    if isinstance(step, exp.JSONPathKey) and isinstance(step.this, str):
+        return [step.this], False
+    if isinstance(step, exp.JSONPathSubscript) and isinstance(step.this, int):
+        return [step.this], False
+    return None
+
+
+def _json_path(node: exp.Expression, scope: _Scope) -> Evaluator:
+    """A part of a jsonb column of the row, by a constant path (values/jsonb_paths.py):
+    its text (``->>``, ``#>>``) or jsonb (``->``, ``#>``)."""
+    where = scope.where
+    steps = json_steps(node)
+    if steps is None:
+        raise ConfigError(f"{where}: a jsonb path operator needs a constant path")
+    path, text_path = steps
+    subject = node.this
+    if not (type(subject) in JSON_PATHS and not JSON_PATHS[type(subject)]):
+        # (a chain, ``attrs -> 'a' ->> 'b'``, reads the part its subject gives)
+        _text_column(subject, scope.columns, {"jsonb"}, f"{where}: {node.key}", "jsonb")
+    value = scope.build(node.this)
+    if JSON_PATHS[type(node)]:
+        return lambda row: (
+            None if (v := value(row)) is None else part_text(v, path, text_path=text_path)
+        )
+    return lambda row: (
+        None if (v := value(row)) is None else part_jsonb(v, path, text_path=text_path)
+    )
+
+
 def value_of(col: ColumnMeta, expression: Expression, row: Row) -> Any:
     """The precomputed column's value for ``row`` (plain values of its inputs), checked
     to be what PostgreSQL computes: a numeric keeps the declared scale exactly."""
@@ -396,18 +460,13 @@ def refuse_written(table: TableMeta, names: list[str]) -> None:
             )
 
 
-def refuse_update(table: TableMeta, assigned: list[str]) -> None:
-    """An UPDATE of a precomputed column's input: refused until rows are re-read and
-    recomputed by the client (the server cannot compute the new value)."""
-    refuse_written(table, assigned)
-    for col in table.precomputed.values():
-        changed = set(expression_of(table, col).inputs) & {a.lower() for a in assigned}
-        if changed:
-            raise UnsupportedQuery(
-                f"UPDATE of {', '.join(sorted(changed))}: precomputed {col.name} "
-                f"({col.expression}) is computed from it by the client",
-                "UPDATE of a precomputed onion's input",
-            )
+def stale_after(table: TableMeta, assigned: list[str]) -> list[ColumnMeta]:
+    """The precomputed columns an UPDATE assigning ``assigned`` changes: those computed
+    from one of them (the client computes them again from the rows' new values)."""
+    names = {a.lower() for a in assigned}
+    return [
+        col for col in table.precomputed.values() if names & set(expression_of(table, col).inputs)
+    ]
 
 
 def refuse_alter(table: TableMeta, actions: list[exp.Expression]) -> None:

@@ -3,7 +3,8 @@
 The compiler never adapts the database: where a statement needs two columns under one
 key (:class:`JoinNeed`) or an onion not built yet (:class:`BuildNeed`), it returns the
 need in the plan, and the connection meets it -- a join adjustment (joins.py), a build
-(ondemand.py) -- then compiles the statement again.
+(ondemand.py) -- then compiles the statement again.  A :class:`FieldNeed` is a want, not a
+need: the plan runs without it, and better once it is met.
 Each need names its columns by plain names, so that it survives a catalog reload.
 (A peel's need, an onion above the layer an operator requires, is ``rewrite.plan.Need``.)
 """
@@ -44,6 +45,21 @@ class BuildNeed:
         return f"{self.table}.{self.column}'s {self.onion} onion"
 
 
+@dataclass(frozen=True)
+class FieldNeed:
+    """A jsonb field (``expression``: ``attrs ->> 'sku'`` over ``table``'s ``column``)
+    a statement filters, orders, groups or joins by, which an onion of its own would let
+    the server do: built on first use where adaptations may run (adapt/field_onions.py),
+    else the statement runs as compiled."""
+
+    table: str
+    column: str
+    expression: str
+
+    def describe(self) -> str:
+        return f"{self.table}'s field onion for {self.expression}"
+
+
 def pending_offering(col: ColumnMeta, cap: Cap) -> Onion | None:
     """The onion of ``col`` not built yet that would offer ``cap`` (at some layer)."""
     for onion in col.on_demand:
@@ -54,4 +70,4 @@ def pending_offering(col: ColumnMeta, cap: Cap) -> Onion | None:
     return None
 
 
-__all__ = ["BuildNeed", "JoinNeed", "pending_offering"]
+__all__ = ["BuildNeed", "FieldNeed", "JoinNeed", "pending_offering"]

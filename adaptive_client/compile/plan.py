@@ -21,7 +21,7 @@ from ..catalog.onions import Cap
 from ..description import Column
 from ..values.array_encoding import as_list
 from ..values.collation import Collation
-from .needs import BuildNeed, JoinNeed
+from .needs import BuildNeed, FieldNeed, JoinNeed
 
 Params = Sequence[Any] | Mapping[str, Any]
 ParamBuilder = Callable[[Params], Any]
@@ -261,6 +261,12 @@ class Compiled:
     # onions built on first use that the statement needs before it can be compiled (the
     # plan is then only this: built, the statement is compiled again)
     builds: list[BuildNeed] = field(default_factory=list)
+    # field onions the plan would leave to the server once built (wants, not needs: the
+    # plan runs as it is where they cannot be built)
+    fields: list[FieldNeed] = field(default_factory=list)
+    # a plan of kind "build" with only ``fields``: why the statement is refused until
+    # they are built (raised where they cannot be)
+    refusal: Exception | None = None
     tables: list[TableMeta] = field(default_factory=list)
     statement_type: str = "other"  # for stats: "SELECT", "INSERT", ...
     # multi-row INSERT: the leading parameters (those of its VALUES, made first) all at

@@ -31,12 +31,16 @@ class Settings:
     :func:`~adaptive_client.compile.select.compile_select`).  ``database_collation`` and
     ``case_mapping``: the database's default collation and case mapping (a value, or a
     callable giving it when first needed); ``named_collation``: the collation
-    ``COLLATE "name"`` names (without it only "C" and "POSIX" are known)."""
+    ``COLLATE "name"`` names (without it only "C" and "POSIX" are known); ``json_fields``:
+    how many field onions (``attrs ->> 'k'``) a jsonb column may have built on first use
+    (compile/field_onions.py)."""
 
     snapshot_rows: bool = False
     database_collation: Collation | Callable[[], Collation] | None = None
     case_mapping: CaseMapping | Callable[[], CaseMapping] | None = None
     named_collation: Callable[[str], Collation] | None = None
+    # per jsonb column, the most field onions a statement may ask to be built (0: none)
+    json_fields: int = 0
 
 
 T = TypeVar("T")

@@ -29,6 +29,7 @@ from sqlglot import exp
 from ..catalog import domains, views
 from ..catalog.metadata import Catalog
 from ..errors import UnsupportedQuery
+from . import field_onions
 from .client_aggregate import client_aggregable, compile_client_aggregate
 from .compiler import Compiler
 from .dependent_keys import with_dependent_keys
@@ -59,7 +60,18 @@ def compile_statement(
             stmt = with_flat_joins(stmt)
             stmt = with_dependent_keys(catalog, stmt)
             with domains.using(catalog):  # (casts to its enums)
-                return _compile_tree(catalog, stmt, settings.snapshot_rows)
+                try:
+                    plan = _compile_tree(catalog, stmt, settings.snapshot_rows)
+                except UnsupportedQuery as refusal:
+                    # a statement refused over a jsonb field: the field's onion would
+                    # let the server answer it (refused still where it cannot be built)
+                    wants = field_onions.wanted(catalog, stmt, settings.json_fields)
+                    if not wants:
+                        raise
+                    return Compiled(kind="build", fields=wants, refusal=refusal)
+            if plan.residual is not None:
+                plan.fields = field_onions.wanted(catalog, stmt, settings.json_fields)
+            return plan
     except OnionNotBuilt as first:
         return Compiled(kind="build", builds=[first.need])
     except RecursionError:  # e.g. thousands of ANDs: the rewrite recurses on the tree

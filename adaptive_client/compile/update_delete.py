@@ -12,14 +12,19 @@ from typing import Any
 
 from sqlglot import exp
 
-from ..catalog import defaults, precomputed
+from ..catalog import defaults, precomputed, recipes
 from ..catalog.metadata import ColumnMeta
 from .compiler import Compiler, server_sql
-from .plan import Compiled, ParamBuilder, RmwUpdate, RowFn
+from .plan import ColumnValue, Compiled, ParamBuilder, RmwUpdate, RowFn
 from .projection import value_expr
 from .row_keys import pk_key, row_layout
 from .scope import Scope, unsupported
-from .writes import encrypting, engine_value, is_default, returning
+from .writes import encrypting, engine_value, is_default, precomputing, returning
+
+
+def _inputs(meta: Any, col: ColumnMeta) -> tuple[str, ...]:
+    """The columns a precomputed column is computed from."""
+    return precomputed.expression_of(meta, col).inputs
 
 
 def _target(
@@ -60,14 +65,13 @@ def compile_update(c: Compiler, stmt: exp.Update) -> Compiled:
     pred = c.predicate(scope, where.this) if where is not None else None
     constant: list[tuple[ColumnMeta, ParamBuilder]] = []
     computed: list[tuple[ColumnMeta, exp.Expression]] = []
-    precomputed.refuse_update(
-        meta,
-        [
-            a.this.name
-            for a in stmt.expressions
-            if isinstance(a, exp.EQ) and isinstance(a.this, exp.Column)
-        ],
-    )
+    assigned = [
+        a.this.name
+        for a in stmt.expressions
+        if isinstance(a, exp.EQ) and isinstance(a.this, exp.Column)
+    ]
+    precomputed.refuse_written(meta, assigned)
+    stale = precomputed.stale_after(meta, assigned)
     for a in stmt.expressions:
         if not isinstance(a, exp.EQ) or not isinstance(a.this, exp.Column):
             raise unsupported(a, "SET item")
@@ -81,7 +85,13 @@ def compile_update(c: Compiler, stmt: exp.Update) -> Compiled:
             constant.append((col, defaults.builder(col)))
         else:
             computed.append((col, a.expression))
-    if not computed:
+    by_name = {col.name: v for col, v in constant}
+    if not computed and all(set(_inputs(meta, p)) <= by_name.keys() for p in stale):
+        # every input of each precomputed column it changes is assigned a value: the
+        # client computes the new precomputed values from the statement's parameters
+        constant += [(p, precomputing(meta, p, by_name)) for p in stale]
+        stale = []
+    if not computed and not stale:
         sets = []
         for col, v in constant:
             for oc in col.onions.values():
@@ -104,7 +114,7 @@ def compile_update(c: Compiler, stmt: exp.Update) -> Compiled:
     if others:
         raise unsupported(stmt, "UPDATE ... FROM with values computed from the rows")
     where_node = where.this if where is not None else None
-    plan = _rmw_update(c, scope, meta, table, pred, constant, computed, where_node)
+    plan = _rmw_update(c, scope, meta, table, pred, constant, computed, where_node, stale)
     if stmt.args.get("returning") and plan.rmw is not None:
         # the client writes each row back by ctid; RETURNING rides on those writes, over
         # the table under the alias the items were compiled against
@@ -124,8 +134,11 @@ def _rmw_update(
     constant: list[tuple[ColumnMeta, ParamBuilder]],
     computed: list[tuple[ColumnMeta, exp.Expression]],
     where_node: exp.Expression | None = None,
+    stale: Sequence[ColumnMeta] = (),
 ) -> Compiled:
-    """SET x = f(row): SELECT ... FOR UPDATE the rows, compute on the client, write back."""
+    """SET x = f(row): SELECT ... FOR UPDATE the rows, compute on the client, write back
+    -- with the precomputed columns ``stale`` (their inputs assigned) computed again from
+    each row's new values."""
     select_list: list[exp.Expression] = row_layout(scope)
     width = len(select_list)
     assignments: list[tuple[ColumnMeta, Any]] = []
@@ -138,6 +151,9 @@ def _rmw_update(
         assignments.append((col, _row_fn(fn)))
     for col, v in constant:
         assignments.append((col, _param_fn(v)))
+    positions = {col.name: i for i, col in enumerate(meta.columns.values(), start=1)}
+    for col in stale:
+        assignments.append((col, _recomputed(meta, col, positions, assignments)))
     sel = exp.Select(expressions=select_list).from_(table)
     if pred is not None:
         sel.set("where", exp.Where(this=pred))
@@ -154,6 +170,33 @@ def _row_fn(fn: RowFn) -> Any:
 
 def _param_fn(v: ParamBuilder) -> Any:
     return lambda row, params: v(params)
+
+
+def _recomputed(
+    meta: Any,
+    col: ColumnMeta,
+    positions: dict[str, int],
+    assignments: Sequence[tuple[ColumnMeta, Any]],
+) -> Any:
+    """A precomputed column's value in a row an UPDATE rewrites: its expression over the
+    row's new values (each input assigned by the statement, else as read)."""
+    expression = precomputed.expression_of(meta, col)
+    new = {c.name: (c, fn) for c, fn in assignments if c.name in expression.inputs}
+    # (the row as read holds each column's ciphertext from the onion it decrypts from)
+    read = [
+        (name, ColumnValue(meta.columns[name], recipes.onion_order(meta.columns[name])[0], i))
+        for name, i in positions.items()
+        if name in expression.inputs and name not in new
+    ]
+
+    def compute(row: Sequence[Any], params: Any) -> Any:
+        values = {name: value(row) for name, value in read}
+        for name, (c, fn) in new.items():
+            v = fn(row, params)
+            values[name] = None if v is None else c.encoding.coerce(v)
+        return precomputed.value_of(col, expression, values)
+
+    return compute
 
 
 def compile_delete(c: Compiler, stmt: exp.Delete) -> Compiled:

@@ -400,6 +400,7 @@ class Connection:
             database_collation=self._database_collation,
             case_mapping=self._database_case_mapping,
             named_collation=self._named_collation,
+            json_fields=self.config.json_fields,
         )
         plan = compile_statement(self.catalog, stmt, settings)
         plan.uses_clock = plan.uses_clock or uses_clock(stmt)
@@ -411,7 +412,7 @@ class Connection:
                 "collation; this database's differs",
                 "client-evaluated text under a non-C collation",
             )
-        if not plan.needs and not plan.joins and not plan.builds:
+        if not plan.needs and not plan.joins and not plan.builds and plan.refusal is None:
             if len(self._plans) > _CACHE_LIMIT:
                 self._plans.clear()
             self._plans[key] = plan

@@ -173,8 +173,8 @@ def _bad(detail: str) -> InvalidTextInput:
     return InvalidTextInput(f"invalid input syntax for type json\nDETAIL:  {detail}")
 
 
-def _escape(s: str) -> str:
-    """A string as escape_json prints it."""
+def escape_json(s: str) -> str:
+    """A string as PostgreSQL's escape_json prints it."""
     if not _NEEDS_ESCAPE.search(s):
         return f'"{s}"'
     return (
@@ -388,7 +388,7 @@ def _key(text: str, i: int, frame: list[Any], jsonb: bool) -> int:
 
 
 def _scalar(kind: int, v: Any, key_of: Callable[[_Node, Any], Any] | None) -> Any:
-    text = _escape(v) if kind == STRING else "null" if v is None else "true" if v else "false"
+    text = escape_json(v) if kind == STRING else "null" if v is None else "true" if v else "false"
     node = _Node(kind, text, text, v)
     return node if key_of is None else key_of(node, None)
 
@@ -407,8 +407,8 @@ def _close(stack: list[list[Any]], jsonb: bool, key_of: Callable[[_Node, Any], A
         keys = sorted(pairs, key=_storage_order)
         if key_of is not None:
             return key_of(_Node(OBJECT, "", "", len(keys)), [(k, pairs[k]) for k in keys])
-        exact = ", ".join(f"{_escape(k)}: {pairs[k].exact}" for k in keys)
-        canon = ", ".join(f"{_escape(k)}: {pairs[k].canon}" for k in keys)
+        exact = ", ".join(f"{escape_json(k)}: {pairs[k].exact}" for k in keys)
+        canon = ", ".join(f"{escape_json(k)}: {pairs[k].canon}" for k in keys)
         return _Node(OBJECT, "{" + exact + "}", "{" + canon + "}", len(keys))
     if key_of is not None:
         return key_of(_Node(ARRAY, "", "", len(items)), items)
