@@ -197,8 +197,10 @@ def _allowed(node: exp.Expr) -> bool:
 
 def _simple_array(node: exp.Array) -> bool:
     kinds = {kind_of(e) for e in node.expressions}
-    return bool(kinds) and kinds <= {"int", "text", "bool"} and not any(
-        isinstance(e, exp.Null | exp.Placeholder) for e in node.expressions
+    return (
+        bool(kinds)
+        and kinds <= {"int", "text", "bool"}
+        and not any(isinstance(e, exp.Null | exp.Placeholder) for e in node.expressions)
     )
 
 
