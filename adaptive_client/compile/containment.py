@@ -236,6 +236,8 @@ def _same_kind(ref: ColumnRef, other: exp.Expression) -> bool:
     for item in items:
         if isinstance(item, exp.Null) or (item is other and item.is_string):
             continue  # ('{a,b}' is read as the column's type)
+        if isinstance(item, exp.Placeholder) and strings:
+            continue  # (a str parameter is text)
         if not isinstance(item, exp.Literal) or item.is_string != strings:
             return False
         if integers and not str(item.this).isdigit():

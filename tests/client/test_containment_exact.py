@@ -118,6 +118,7 @@ CASES: list[tuple[str, Any, bool]] = [
     ("SELECT id FROM d WHERE tags @> ARRAY['a', 'b'] ORDER BY id", None, True),
     ("SELECT id FROM d WHERE tags @> ARRAY['a', NULL] ORDER BY id", None, True),
     ("SELECT id FROM d WHERE tags @> %s ORDER BY id", (["a", None],), True),
+    ("SELECT id FROM d WHERE tags @> ARRAY[%s] ORDER BY id", ("a",), True),
     ("SELECT id FROM d WHERE tags @> '{}' ORDER BY id", None, True),
     ("SELECT id FROM d WHERE tags && ARRAY['b', 'é'] ORDER BY id", None, True),
     ("SELECT id FROM d WHERE tags && %s ORDER BY id", (["zz"],), True),
