@@ -153,6 +153,66 @@ def jsonb_features(canonical: str) -> set[bytes]:
     return out
 
 
+class _Pairs(list[tuple[str, Any]]):
+    """An object's pairs (telling objects from arrays in a parsed document)."""
+
+
+def decides_jsonb(value: Any) -> bool:
+    """Whether the features of document ``c`` decide ``A @> c`` for every A exactly --
+    ``tokens @> t(c)`` then answers it on the server, nothing left to the client:
+
+    * c is a non-empty object or a raw scalar: a top-level array would also be found in
+      a raw scalar holding the same element (which PostgreSQL does not let contain an
+      array), an empty one in any document;
+    * no container of c is empty: an empty container's path is all its features, and a
+      scalar at that path has it too;
+    * every container that is an element of an array holds exactly one scalar, however
+      deep: its one ``v`` feature is then found only in an element of A's array that
+      holds it on the same path (where two could each be found in a different element).
+
+    Given these, every step of a feature of c says the kind of A's node it passes
+    (a key step, an object; an element step, an array), each ``v`` feature pins a scalar
+    by ``equalsJsonbScalarValue``'s equality, and an object's keys are unique: A's
+    having all of c's features is ``JsonbDeepContains``."""
+    try:
+        root = json.loads(value.canonical, object_pairs_hook=_Pairs)
+    except RecursionError:
+        return False
+    if isinstance(root, list) and not isinstance(root, _Pairs):
+        return False
+    if isinstance(root, _Pairs) and not root:
+        return False
+    stack: list[Any] = [root]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, list):
+            continue
+        if not node:
+            return False
+        if isinstance(node, _Pairs):
+            stack.extend(v for _, v in node)
+            continue
+        for element in node:
+            if isinstance(element, list) and _scalars(element) != 1:
+                return False
+            stack.append(element)
+    return True
+
+
+def _scalars(node: list[Any]) -> int:
+    """How many scalars a container holds, however deep (2 once past one)."""
+    count, stack = 0, [node]
+    while stack and count < 2:
+        current = stack.pop()
+        if isinstance(current, _Pairs):
+            stack.extend(v for _, v in current)
+        elif isinstance(current, list):
+            stack.extend(current)
+        else:
+            count += 1
+    return count
+
+
 def key_features(key: str) -> list[bytes]:
     """The features one of which a document has if ``key`` exists at its top level
     (``?``): the key of its top-level object, or a string element of its top-level

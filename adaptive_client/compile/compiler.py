@@ -14,7 +14,7 @@ client; anything else raises :class:`UnsupportedQuery` naming the construct.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from itertools import count
@@ -41,6 +41,7 @@ from .constants import (
 )
 from .containment import PREDICATES as CONTAINMENT_PREDICATES
 from .containment import candidate_filter as containment_filter
+from .containment import exact_filter as exact_containment
 from .needs import BuildNeed, JoinNeed, pending_offering
 from .plan import Need, ParamBuilder, Params
 from .scope import ColumnRef, NestedScope, OnionNotBuilt, Scope, unsupported
@@ -122,6 +123,8 @@ class Compiler:
         # the statement groups (GROUP BY or HAVING): min / max of OPE ciphertexts per
         # group by the built-in text aggregate (see ``extreme``)
         self.grouped = False
+        # what the plan assumes of the parameters it is bound with (``assume``)
+        self.assumptions: list[Callable[[Params], bool]] = []
 
     @property
     def negated(self) -> bool:
@@ -133,6 +136,12 @@ class Compiler:
         name = f"p{next(self._n)}"
         self.params[name] = builder
         return exp.Placeholder(this=name)
+
+    def assume(self, holds: Callable[[Params], bool]) -> None:
+        """The plan is exact only for parameters for which ``holds`` (a containment the
+        tokens decide for some documents only): the statement's plan then carries
+        another for the rest (compile/statements.py)."""
+        self.assumptions.append(holds)
 
     def value_of(self, node: exp.Expression) -> ParamBuilder | None:
         """A builder for a constant/parameter node, or None if it is not one."""
@@ -283,9 +292,12 @@ class Compiler:
             return node.copy()
         if isinstance(node, exp.Exists):
             return self.exists(scope, node)
-        if self.mode.candidate_filters and isinstance(node, CONTAINMENT_PREDICATES):
-            # @>, <@, ?, ?|, ?&, &&, x = ANY(col) over a Contain onion's tokens
-            contained = containment_filter(self, scope, node)
+        if isinstance(node, CONTAINMENT_PREDICATES):
+            # @>, <@, ?, ?|, ?&, &&, x = ANY(col) over a Contain onion's tokens: exactly
+            # where they decide it, else (split execution's fetches) a superset
+            contained = exact_containment(self, scope, node)
+            if contained is None and self.mode.candidate_filters:
+                contained = containment_filter(self, scope, node)
             if contained is not None:
                 return contained
         if isinstance(node, exp.EQ | exp.NEQ):

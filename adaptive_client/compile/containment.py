@@ -21,9 +21,15 @@ the application's predicate            the server's filter (t: tokens of feature
                                        t(every key) OR (no key)``
 =====================================  ===============================================
 
-Never under NOT (a superset cannot be negated), never in a statement the server
-answers alone (the exact compile refuses these predicates: the conjunct is then left to
-the client engine, and the relation is fetched without it).  A parameter's tokens are
+Never under NOT (a superset cannot be negated).  Where the tokens *decide* the
+predicate (:func:`exact_filter`: arrays' ``@>``, ``&&`` and ``x = ANY(col)``; jsonb's
+``?``, ``?|``, ``?&`` of literal keys, and ``@>`` of a document whose features decide
+it -- ``catalog.containment.decides_jsonb``), the same test is exact and the statement
+the server answers alone holds it; elsewhere the exact compile refuses the predicate,
+which is then left to the client engine (the relation fetched with the filter above, a
+superset).  A jsonb ``@>`` of a parameter is decided or not by the document bound: the
+plan assumes it (``Compiler.assume``) and carries split execution's plan for the other
+documents (compile/statements.py, ``Compiled.for_params``).  A parameter's tokens are
 computed when the statement is bound; a NULL operand gives a NULL filter (no row), as
 PostgreSQL's operators give NULL -- except under ``?&``, whose NULL keys PostgreSQL skips.
 """
@@ -38,7 +44,7 @@ from sqlglot import exp
 from ..catalog import containment
 from ..catalog.metadata import OnionColumn
 from ..catalog.onions import Cap, Onion
-from ..values.array_encoding import shape
+from ..values.array_encoding import UNFIT, shape
 from ..values.encodings import encoding_for, parse_sql_type
 from .plan import ParamBuilder, Params
 from .scope import ColumnRef, Scope
@@ -136,6 +142,113 @@ def candidate_filter(
     return op(this=c.col_expr(ref, oc), expression=_tokens(c, build))
 
 
+# a token no feature has (tokens are 16 bytes): a comparand's NULL element, or one no
+# stored element can equal, makes ``@>`` false for every row, as PostgreSQL's does
+NO_TOKEN = b"\x00"
+
+
+class ExactCompiler(FilterCompiler, Protocol):
+    """What an exact filter needs besides: a place to record what it assumes of the
+    parameters (``Compiler.assume``)."""
+
+    def assume(self, holds: Callable[[Params], bool]) -> None: ...
+
+
+def exact_filter(c: ExactCompiler, scope: Scope, node: exp.Expression) -> exp.Expression | None:
+    """The server's exact test for ``node`` over a Contain onion, where the tokens decide
+    it (see the table in the docstring), else None:
+
+    * arrays: ``col @> c`` (a NULL element in c, or one the column's type cannot hold,
+      gives a token no row has: false, as in PostgreSQL), ``col && c``, ``x = ANY(col)``
+      (NULL and false alike drop a row: never under NOT);
+    * jsonb: ``?``, ``?|``, ``?&``; ``col @> c`` where c's features decide it
+      (catalog/containment.py ``decides_jsonb``): a literal checked now, a parameter
+      assumed and checked when bound (``Compiler.assume``: a value it does not hold
+      runs the statement by split execution).
+
+    ``<@`` is never exact (a NULL element or an element repeated at another depth escapes
+    the tokens), nor anything under NOT."""
+    if c.negated:
+        return None
+    if isinstance(node, exp.EQ):
+        return _member(c, scope, node)
+    if isinstance(node, _KEY_OPS):
+        if isinstance(node, exp.JSONBContainsAllTopKeys) and not _literal_keys(node.expression):
+            return None  # (keys known only when bound: a superset, ``tokens && all``)
+        return candidate_filter(c, scope, node)
+    op = type(node)
+    if op not in (exp.ArrayContainsAll, exp.ArrayContainedBy, exp.ArrayOverlaps):
+        return None
+    lref, rref = c.column_side(scope, node.this), c.column_side(scope, node.expression)
+    if lref is not None and rref is None:
+        ref, other = lref, node.expression
+    elif rref is not None and lref is None:
+        ref, other, op = rref, node.this, _FLIPPED[op]
+    else:
+        return None
+    if op is exp.ArrayContainedBy:
+        return None
+    value = c.value_of(other)
+    if value is None or not _has_onion(ref, _ARRAY_OPS[op]) or not _same_kind(ref, other):
+        return None
+    encoding = ref.column.encoding
+    jsonb = encoding.sql_type.name == "jsonb"
+    if jsonb:
+        if isinstance(other, exp.Literal):
+            if not containment.decides_jsonb(encoding.comparand(value(()))):
+                return None
+        else:
+            c.assume(lambda p: _decided(encoding, value(p)))
+    oc = c.require(ref, Cap.CONTAIN)
+    complete = op is exp.ArrayContainsAll and not jsonb
+
+    def build(p: Params) -> Any:
+        v = value(p)
+        if v is None:
+            return None
+        comparand = encoding.comparand(v)
+        tokens = oc.contain.tokens(containment.features(encoding, comparand))
+        if complete and any(x is None or x is UNFIT for x in shape(comparand)[2]):
+            tokens.append(NO_TOKEN)
+        return tokens
+
+    return op(this=c.col_expr(ref, oc), expression=_tokens(c, build))
+
+
+# the element types whose ARRAY[...] of string literals PostgreSQL reads as the column's
+_STRING_ELEMENTS = frozenset({"text", "varchar", "char"})
+_INTEGER_ELEMENTS = frozenset({"smallint", "integer", "bigint"})
+
+
+def _same_kind(ref: ColumnRef, other: exp.Expression) -> bool:
+    """Whether ``ARRAY[...]`` compared with an array column has elements of the column's
+    kind (strings for text, numbers for numbers): otherwise PostgreSQL has no such
+    operator (42883), which the client engine raises; a string literal or a parameter
+    is read as the column's type."""
+    element = ref.column.type.element
+    if element is None:
+        return True  # (jsonb: any comparand is read as jsonb)
+    items = other.expressions if isinstance(other, exp.Array) else [other]
+    if not isinstance(other, exp.Array) and not isinstance(other, exp.Literal):
+        return True  # a parameter, NULL
+    strings = element.name in _STRING_ELEMENTS
+    integers = element.name in _INTEGER_ELEMENTS
+    for item in items:
+        if isinstance(item, exp.Null) or (item is other and item.is_string):
+            continue  # ('{a,b}' is read as the column's type)
+        if isinstance(item, exp.Placeholder) and strings:
+            continue  # (a str parameter is text)
+        if not isinstance(item, exp.Literal) or item.is_string != strings:
+            return False
+        if integers and not str(item.this).isdigit():
+            return False
+    return True
+
+
+def _decided(encoding: Any, v: Any) -> bool:
+    return v is None or containment.decides_jsonb(encoding.comparand(v))
+
+
 def _as_written(call: exp.Anonymous) -> exp.Expression:
     """The operator a lowered row-function call stands for (the call itself otherwise:
     no filter).  The engine's meta names the operator; the operands are as written."""
@@ -172,6 +285,8 @@ def _member(c: FilterCompiler, scope: Scope, node: exp.EQ) -> exp.Expression | N
         return None
     value = c.value_of(other)
     if value is None or not _has_onion(ref, frozenset({"array"})):
+        return None
+    if not _same_kind(ref, other):
         return None
     oc = c.require(ref, Cap.CONTAIN)
     encoding = ref.column.encoding
@@ -210,10 +325,8 @@ def _key_filter(
         return exp.ArrayOverlaps(this=column, expression=_tokens(c, any_key))
     # ?&: every key present
     written = node.expression
-    if isinstance(written, exp.Array) and all(
-        (isinstance(x, exp.Literal) and x.is_string) or isinstance(x, exp.Null)
-        for x in written.expressions
-    ):
+    if _literal_keys(written):
+        assert isinstance(written, exp.Array)
         keys = [x for x in written.expressions if isinstance(x, exp.Literal)]
         tests: list[exp.Expression] = [
             exp.ArrayOverlaps(
@@ -222,7 +335,9 @@ def _key_filter(
             )
             for k in keys
         ]
-        return exp.and_(*tests) if tests else exp.true()  # type: ignore[return-value]
+        if not tests:  # no key: every document has them all (NULL stays NULL)
+            return exp.Not(this=exp.Is(this=column.copy(), expression=exp.Null()))
+        return exp.and_(*tests)  # type: ignore[return-value]
 
     def all_keys(p: Params) -> Any:  # None: no key, every row passes
         v = value(p)
@@ -234,6 +349,14 @@ def _key_filter(
             this=exp.ArrayOverlaps(this=column, expression=_tokens(c, all_keys)),
             expression=exp.Is(this=_tokens(c, all_keys), expression=exp.Null()),
         )
+    )
+
+
+def _literal_keys(written: exp.Expression) -> bool:
+    """Whether a key list is ``ARRAY[...]`` of string literals (and NULLs)."""
+    return isinstance(written, exp.Array) and all(
+        (isinstance(x, exp.Literal) and x.is_string) or isinstance(x, exp.Null)
+        for x in written.expressions
     )
 
 

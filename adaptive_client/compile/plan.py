@@ -19,6 +19,7 @@ from ..catalog import defaults, recipes
 from ..catalog.metadata import ColumnMeta, OnionColumn, TableMeta
 from ..catalog.onions import Cap
 from ..description import Column
+from ..errors import UnsupportedQuery
 from ..values.array_encoding import as_list
 from ..values.collation import Collation
 from .needs import BuildNeed, FieldNeed, JoinNeed
@@ -283,9 +284,27 @@ class Compiled:
     # the collations of the text the statement orders (None: a column without a recorded
     # collation, ordered bytewise); the connection checks them before running it
     text_orders: list[Collation | None] = field(default_factory=list)
+    # the plan is exact only for parameters ``serves`` holds for (a containment whose
+    # tokens decide some documents only: compile/containment.py); ``otherwise``, the plan
+    # for the rest (split execution), or None: refused for them
+    serves: Callable[[Params], bool] | None = None
+    otherwise: Compiled | None = None
 
     _positional: tuple[bytes, list[ParamBuilder]] | None = field(default=None, repr=False)
     _ordered: bool | None = field(default=None, repr=False)
+
+    def for_params(self, user: Params) -> Compiled:
+        """The plan that runs the statement for these parameters (see ``serves``)."""
+        if self.serves is None or self.serves(user):
+            return self
+        if self.otherwise is None:
+            raise UnsupportedQuery(
+                "containment of a jsonb document its tokens do not decide (an empty "
+                "container, a top-level array, an array element with several values) "
+                "in a statement split execution cannot evaluate",
+                "containment of such a document",
+            )
+        return self.otherwise.for_params(user)
 
     def bind(self, user: Params) -> dict[str, Any]:
         defaults.next_bind()

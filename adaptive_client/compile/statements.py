@@ -79,10 +79,14 @@ def compile_statement(
 
 
 def _with_needs(out: Compiled, c: Compiler) -> Compiled:
-    """The plan, with what compiling it found the statement needs and reads."""
+    """The plan, with what compiling it found the statement needs and reads, and what it
+    assumes of its parameters."""
     out.needs = c.needs
     out.joins = c.joins
     out.tables = c.tables
+    if c.assumptions:
+        assumed = tuple(c.assumptions)
+        out.serves = lambda p: all(holds(p) for holds in assumed)
     return out
 
 
@@ -113,13 +117,33 @@ def _direct(query: Query, reason: str) -> Compiled:
     assert isinstance(query.tree, exp.Select)  # (as the strategy's predicate says)
     c = Compiler(query.catalog)
     out = compile_select(c, query.tree, snapshot_rows=query.snapshot_rows)
-    return _with_needs(out, c)
+    return _with_fallback(_with_needs(out, c), query)
 
 
 def _client_aggregate(query: Query, reason: str) -> Compiled:
     assert isinstance(query.tree, exp.Select)  # (as the strategy's predicate says)
     c = Compiler(query.catalog)
-    return _with_needs(compile_client_aggregate(c, query.tree), c)
+    return _with_fallback(_with_needs(compile_client_aggregate(c, query.tree), c), query)
+
+
+# why a plan exact for some parameters only runs others by split execution
+_UNDECIDED = "a containment its tokens do not decide for every document"
+
+
+def _with_fallback(out: Compiled, query: Query) -> Compiled:
+    """A plan exact only for some parameters (``serves``), given split execution's plan
+    for the others; what that plan needs first, the statement needs."""
+    if out.serves is None:
+        return out
+    try:
+        other = compile_residual(query.catalog, query.written, _UNDECIDED)
+    except UnsupportedQuery:
+        return out  # (refused when bound with a parameter the plan does not serve)
+    out.otherwise = other
+    out.needs += other.needs
+    out.joins += other.joins
+    out.text_orders += other.text_orders
+    return out
 
 
 def _split(query: Query, reason: str) -> Compiled:

@@ -406,7 +406,8 @@ class Connection:
         plan.uses_clock = plan.uses_clock or uses_clock(stmt)
         if plan.text_orders:
             self._check_text_orders(plan.text_orders)
-        if plan.residual is not None and plan.residual.needs_c_locale and not self._c_locale():
+        residual = plan.residual or (plan.otherwise.residual if plan.otherwise else None)
+        if residual is not None and residual.needs_c_locale and not self._c_locale():
             raise UnsupportedQuery(
                 "text order and case mapping on the client are exact only under the C/POSIX "
                 "collation; this database's differs",

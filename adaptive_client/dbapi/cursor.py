@@ -218,6 +218,7 @@ class Cursor:
         """Run a compiled statement's plan with ``params``; hold its result."""
         conn = self.connection
         CURRENT_PARAMS.set(params)
+        plan = plan.for_params(params)
         if plan.rmw is not None:
             self._rmw(plan, params)
             return
@@ -463,6 +464,7 @@ class NamedCursor(Cursor):
         return super().execute(query, params)
 
     def execute_plan(self, plan: Compiled, params: Params) -> None:
+        plan = plan.for_params(params)
         streamable = (
             plan.kind == "select"
             and plan.returns_rows

@@ -357,15 +357,19 @@ def test_no_token_filter_where_it_would_lose_rows(
     assert not any(anon in plan.sql for anon in contain), plan.sql
 
 
-def test_exact_compile_leaves_containment_to_the_client(
+def test_exact_compile_takes_only_decided_containment(
     peeled: tuple[psycopg.Connection[Any], adaptive_client.Connection, str],
 ) -> None:
-    """The statement the server answers alone never holds a token filter (it keeps a
-    superset): the strict compile refuses it, split execution takes over."""
+    """The statement the server answers alone holds a token filter only where the tokens
+    decide the predicate (tests/client/test_containment_exact.py): a superset -- here a
+    document with an empty container -- is refused by the strict compile, and split
+    execution takes over."""
     _, enc, _ = peeled
-    query = """SELECT id FROM doc WHERE attrs @> '{"color": "red"}'"""
+    decided = """SELECT id FROM doc WHERE attrs @> '{"color": "red"}'"""
+    compile_select(Compiler(enc.catalog), enc.parse(decided)[0])
+    superset = """SELECT id FROM doc WHERE attrs @> '{"color": "red", "tags": []}'"""
     with pytest.raises(UnsupportedQuery):
-        compile_select(Compiler(enc.catalog), enc.parse(query)[0])
+        compile_select(Compiler(enc.catalog), enc.parse(superset)[0])
 
 
 # --- first use, before and after -------------------------------------------------------
@@ -594,13 +598,20 @@ def test_candidates_are_filtered_on_the_server(
     where: str,
     column: str,
 ) -> None:
-    """Through the client: the fetch of split execution carries the token filter."""
+    """Through the client: the server's statement carries the token filter -- the
+    statement itself where the tokens decide the predicate, else split execution's
+    fetch (a CASE around it keeps it from the server's statement here)."""
     plain, enc, _ = peeled
+    oc = enc.catalog.table("doc").column(column).onions[Onion.CONTAIN]
     query = f"SELECT id FROM doc WHERE {where} ORDER BY id"
+    got = enc.execute(query).fetchall()
+    assert got == plain.execute(query).fetchall()
+    plan = enc.compile(query, enc.parse(query)[0])
+    assert plan.residual is None and oc.anon in plan.sql, plan.sql
+    query = f"SELECT id, CASE WHEN id > 2 THEN 'x' END FROM doc WHERE {where} ORDER BY id"
     got = enc.execute(query).fetchall()
     assert got == plain.execute(query).fetchall()
     plan = enc.compile(query, enc.parse(query)[0])
     assert plan.residual is not None
     (fetch,) = plan.residual.fetches
-    oc = enc.catalog.table("doc").column(column).onions[Onion.CONTAIN]
     assert oc.anon in fetch.sql, fetch.sql
