@@ -451,6 +451,7 @@ WRITES: list[Query] = [
     "UPDATE {t} SET tags = tags || ARRAY['added'] WHERE 'sale' = ANY(tags)",
     "UPDATE {t} SET tags = array_append(tags, NULL), nums = array_prepend(0, nums) WHERE id % 3 = 0 AND array_ndims(nums) IS DISTINCT FROM 2",
     "UPDATE {t} SET attrs = attrs - 'color'",
+    "UPDATE {t} SET attrs = attrs - 'color' - 'size' WHERE jsonb_typeof(attrs) = 'object'",
     "UPDATE {t} SET attrs = attrs #- '{items,0}' WHERE attrs ? 'items'",
     'UPDATE {t} SET attrs = attrs || \'{"seen": true}\' WHERE attrs @> \'{"size": "M"}\'',
     "UPDATE {t} SET attrs = jsonb_strip_nulls(attrs), tags = array_remove(tags, NULL)",
