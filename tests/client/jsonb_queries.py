@@ -2,7 +2,9 @@
 family: each a SQL text, or a SQL text and its parameters.  Every statement runs on plain
 PostgreSQL 15 (or raises there on purpose: the ``errors`` family); every outermost ORDER
 BY is total (ties broken by ``id`` or by a unique group key), so rows compare in order
-there and as a multiset elsewhere.
+there and as a multiset elsewhere.  No statement returns one of several equal jsonb
+values that print differently (``1`` and ``1.0`` grouped, distinct or tied in an order):
+which one PostgreSQL returns depends on its plan.
 
 ``WRITES``: statements changing ``{t}``, a fresh copy of ``docs``, read back after."""
 
@@ -200,7 +202,8 @@ GROUPS: list[Query] = [
     "SELECT attrs ->> 'color', count(*) FROM docs GROUP BY 1 ORDER BY 1 NULLS FIRST",
     "SELECT attrs ->> 'size', count(*), sum((attrs ->> 'rank')::numeric) FROM docs GROUP BY 1",
     "SELECT attrs -> 'color', count(*) FROM docs GROUP BY 1",
-    "SELECT attrs -> 'price', count(*) FROM docs GROUP BY 1",
+    "SELECT attrs -> 'price', count(*) FROM docs WHERE id <> 34 GROUP BY 1",
+    "SELECT count(*), min(id), max(id) FROM docs GROUP BY attrs -> 'price'",
     "SELECT attrs ->> 'sku', count(*) FROM docs GROUP BY 1 HAVING count(*) > 1 ORDER BY 1",
     "SELECT attrs ->> 'color', sum((attrs ->> 'price')::numeric), max(attrs ->> 'name') FROM docs WHERE jsonb_typeof(attrs -> 'price') = 'number' GROUP BY 1",
     "SELECT jsonb_typeof(attrs), count(*) FROM docs GROUP BY 1 ORDER BY 1 NULLS LAST",
@@ -208,7 +211,7 @@ GROUPS: list[Query] = [
     "SELECT tags, count(*) FROM docs GROUP BY tags",
     "SELECT cardinality(tags), count(*) FROM docs GROUP BY 1 ORDER BY 1 NULLS FIRST",
     "SELECT DISTINCT attrs ->> 'color' FROM docs",
-    "SELECT DISTINCT attrs -> 'price' FROM docs",
+    "SELECT DISTINCT attrs -> 'price' FROM docs WHERE id <> 34",
     "SELECT DISTINCT attrs -> 'items' FROM docs",
     "SELECT DISTINCT tags FROM docs",
     "SELECT DISTINCT nums FROM docs",
@@ -336,7 +339,7 @@ FUNCTIONS: list[Query] = [
 ]
 
 SRFS: list[Query] = [
-    "SELECT id, jsonb_array_elements(attrs -> 'tags') FROM docs ORDER BY id",
+    "SELECT id, jsonb_array_elements(attrs -> 'tags') FROM docs",
     "SELECT id, jsonb_array_elements_text(attrs -> 'tags') FROM docs",
     "SELECT id, jsonb_array_elements(attrs) FROM docs WHERE jsonb_typeof(attrs) = 'array'",
     "SELECT jsonb_array_elements_text(attrs) AS e, count(*) FROM docs WHERE jsonb_typeof(attrs) = 'array' GROUP BY 1",
@@ -345,7 +348,7 @@ SRFS: list[Query] = [
     "SELECT id, jsonb_each(attrs -> 'dims') FROM docs",
     "SELECT id, key, value FROM docs, jsonb_each(attrs) WHERE jsonb_typeof(attrs) = 'object' ORDER BY id, key",
     "SELECT id, key, value FROM docs, jsonb_each_text(attrs) WHERE jsonb_typeof(attrs) = 'object'",
-    "SELECT d.id, e.value FROM docs d CROSS JOIN LATERAL jsonb_array_elements(d.attrs -> 'items') AS e ORDER BY d.id, e.value",
+    "SELECT d.id, e.value FROM docs d CROSS JOIN LATERAL jsonb_array_elements(d.attrs -> 'items') AS e ORDER BY d.id, e.value, e.value::text",
     "SELECT d.id, e.value ->> 'k', (e.value ->> 'n')::int FROM docs d CROSS JOIN LATERAL jsonb_array_elements(d.attrs -> 'items') AS e WHERE jsonb_typeof(e.value) = 'object'",
     "SELECT d.id, t.elem, t.ord FROM docs d CROSS JOIN LATERAL jsonb_array_elements_text(d.attrs -> 'tags') WITH ORDINALITY AS t(elem, ord) ORDER BY d.id, t.ord",
     "SELECT d.id, t.key, t.ord FROM docs d CROSS JOIN LATERAL jsonb_each(d.attrs) WITH ORDINALITY AS t(key, value, ord) WHERE jsonb_typeof(d.attrs) = 'object' ORDER BY d.id, t.ord",
