@@ -348,7 +348,7 @@ SRFS: list[Query] = [
     "SELECT id, jsonb_each(attrs -> 'dims') FROM docs",
     "SELECT id, key, value FROM docs, jsonb_each(attrs) WHERE jsonb_typeof(attrs) = 'object' ORDER BY id, key",
     "SELECT id, key, value FROM docs, jsonb_each_text(attrs) WHERE jsonb_typeof(attrs) = 'object'",
-    "SELECT d.id, e.value FROM docs d CROSS JOIN LATERAL jsonb_array_elements(d.attrs -> 'items') AS e ORDER BY d.id, e.value, e.value::text",
+    "SELECT d.id, e.value FROM docs d CROSS JOIN LATERAL jsonb_array_elements(d.attrs -> 'items') AS e",
     "SELECT d.id, e.value ->> 'k', (e.value ->> 'n')::int FROM docs d CROSS JOIN LATERAL jsonb_array_elements(d.attrs -> 'items') AS e WHERE jsonb_typeof(e.value) = 'object'",
     "SELECT d.id, t.elem, t.ord FROM docs d CROSS JOIN LATERAL jsonb_array_elements_text(d.attrs -> 'tags') WITH ORDINALITY AS t(elem, ord) ORDER BY d.id, t.ord",
     "SELECT d.id, t.key, t.ord FROM docs d CROSS JOIN LATERAL jsonb_each(d.attrs) WITH ORDINALITY AS t(key, value, ord) WHERE jsonb_typeof(d.attrs) = 'object' ORDER BY d.id, t.ord",
