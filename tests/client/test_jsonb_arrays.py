@@ -276,6 +276,9 @@ TEXT_PROBES = (
 )
 INT_PROBES = "SELECT id, nums @> %s, nums <@ %s, nums && %s, %s = ANY(nums) FROM drawn ORDER BY id"
 
+CONTAINS = "SELECT id FROM drawn WHERE attrs @> %s ORDER BY id"
+CONTAINED = "SELECT id FROM drawn WHERE attrs <@ %s ORDER BY id"
+
 
 def check_drawn(pair: Pair, data: st.DataObject) -> None:
     """Drawn rows into ``drawn`` (one INSERT), then the drawn probes as statements of
@@ -313,8 +316,8 @@ def check_drawn(pair: Pair, data: st.DataObject) -> None:
     statements += [
         (sql, (value,))
         for sql, value in [
-            ("SELECT id FROM drawn WHERE attrs @> %s ORDER BY id", sub),
-            ("SELECT id FROM drawn WHERE attrs <@ %s ORDER BY id", whole),
+            (CONTAINS, sub),
+            (CONTAINED, whole),
             ("SELECT id FROM drawn WHERE attrs ? %s ORDER BY id", key),
             ("SELECT id FROM drawn WHERE attrs ?| %s ORDER BY id", some_keys),
             ("SELECT id FROM drawn WHERE attrs ?& %s ORDER BY id", some_keys),
@@ -327,6 +330,10 @@ def check_drawn(pair: Pair, data: st.DataObject) -> None:
     ]
     with watchdog(EXAMPLE_WATCHDOG_S):
         differences = [pair.run(sql, params)[1] for sql, params in statements]
+        if stored:
+            # (the strategy itself: PostgreSQL finds the row a sub-document came from)
+            for sql, value in [(CONTAINS, sub), (CONTAINED, whole)]:
+                assert pair.plain.execute(sql, (value,)).fetchall(), (sql, value, probe)
     found = [d for d in differences if d]
     assert not found, f"{len(found)} of {len(statements)} differ:\n" + "\n".join(found)
 
