@@ -1,8 +1,8 @@
 """Hypothesis strategies of the jsonb and array differential suite: documents (objects,
 arrays and scalars, nested, with numbers written as jsonb keeps them -- ``1``, ``1.0``,
 ``-0``, ``1e2``, long decimals -- and keys and strings that collate differently under ICU
-than bytewise), sub-documents of a drawn document (what ``@>`` finds), and ``text[]`` /
-``int[]`` values with NULL elements.
+than bytewise), sub-documents of a drawn document (what ``@>`` finds), paths into one,
+and ``text[]`` / ``int[]`` values with NULL elements.
 
 A document is a tree of dicts, lists, str, bool, None and :class:`Number` (a JSON number's
 text): :func:`to_json` writes it as JSON text, numbers as drawn."""
@@ -92,6 +92,24 @@ def sub_document(data: st.DataObject, doc: Any) -> Any:
         picks = data.draw(st.lists(st.integers(0, len(doc) - 1), max_size=3))
         return [sub_document(data, doc[i]) for i in picks]
     return doc
+
+
+def path_in(data: st.DataObject, doc: Any) -> list[str]:
+    """A path (``#>``'s text[]) into ``doc``: object keys and array indexes (negative
+    ones too) down some way, now and then one more step that leads nowhere."""
+    path: list[str] = []
+    while isinstance(doc, dict | list) and doc and data.draw(st.booleans()):
+        if isinstance(doc, dict):
+            key = data.draw(st.sampled_from(sorted(doc)))
+            path.append(key)
+            doc = doc[key]
+        else:
+            index = data.draw(st.integers(-len(doc), len(doc) - 1))
+            path.append(str(index))
+            doc = doc[index]
+    if data.draw(st.integers(0, 4)) == 0:
+        path.append(data.draw(st.sampled_from(["nope", "0", "-1", "99", ""])))
+    return path
 
 
 def top_keys(doc: Any) -> list[str]:

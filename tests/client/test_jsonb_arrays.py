@@ -7,8 +7,8 @@ outermost ORDER BY makes one (each is total), as a multiset otherwise; where Pos
 raises, the client raises an error of the same SQLSTATE.  The writes run on a fresh copy
 of ``docs`` and the copies must then read back equal.
 
-Hypothesis draws documents (jsonb_strategies.py) and containment, key-existence and array
-membership probes, writes them into one table per database and compares each probe's
+Hypothesis draws documents (jsonb_strategies.py) and containment, key-existence, path and
+array membership probes, writes them into one table per database and compares each probe's
 answer, as a WHERE clause and as a value: 50 examples per database here (reported
 unshrunk), 2,000 in the slow suite.
 
@@ -41,6 +41,7 @@ from .jsonb_strategies import (
     SqlNull,
     documents,
     int_arrays,
+    path_in,
     sub_document,
     text_arrays,
     to_json,
@@ -274,6 +275,10 @@ TEXT_PROBES = (
     "SELECT id, tags @> %s, tags <@ %s, tags && %s, %s = ANY(tags), %s <> ALL(tags)"
     " FROM drawn ORDER BY id"
 )
+PATH_PROBES = (
+    "SELECT id, attrs #> %s, attrs #>> %s, attrs -> %s, attrs ->> %s, jsonb_typeof(attrs #> %s)"
+    " FROM drawn ORDER BY id"
+)
 INT_PROBES = "SELECT id, nums @> %s, nums <@ %s, nums && %s, %s = ANY(nums) FROM drawn ORDER BY id"
 
 CONTAINS = "SELECT id FROM drawn WHERE attrs @> %s ORDER BY id"
@@ -305,6 +310,8 @@ def check_drawn(pair: Pair, data: st.DataObject) -> None:
     stored_tags = [t for _, tags, _ in rows for t in tags or () if t is not None]
     tag = data.draw(st.sampled_from(stored_tags or WORDS))
     tag_list = [*data.draw(words), tag]
+    path = path_in(data, probe)
+    step = path[0] if path else key
     int_list = [Int4(n) for n in data.draw(st.lists(st.integers(-3, 3), max_size=3))]
     one = Int4(data.draw(st.integers(-3, 3)))
     statements: list[tuple[str, tuple[Any, ...] | None]] = [
@@ -312,6 +319,7 @@ def check_drawn(pair: Pair, data: st.DataObject) -> None:
         (JSONB_PROBES, (sub, other, whole, other, key, some_keys, some_keys)),
         (TEXT_PROBES, (tag_list, tag_list, tag_list, tag, tag)),
         (INT_PROBES, (int_list, int_list, int_list, one)),
+        (PATH_PROBES, (path, path, step, step, path)),
     ]
     statements += [
         (sql, (value,))
