@@ -515,6 +515,10 @@ class Compiler:
             and oa.onion is ob.onion
             and oa.innermost == ob.innermost == inner_a
             and oa.ope_bits == ob.ope_bits
+            # (a precomputed column's onions are the client's own, never re-keyed: the
+            # join is then finished by split execution)
+            and a.column.expression is None
+            and b.column.expression is None
         )
         if not same_key and adjustable:
             # under different keys: the connection brings them under one key (joins.py)

@@ -110,13 +110,20 @@ QUERIES = [
     "SELECT id FROM doc WHERE attrs -> 'dims' ->> 'w' = '3' ORDER BY id",
     "SELECT id FROM doc WHERE attrs #>> '{dims,w}' <> '3' ORDER BY id",
 ]
+# a join on two fields: their onions are never re-keyed, split execution joins them
+JOINS = [
+    "SELECT a.id, b.id FROM doc a JOIN doc b ON a.attrs ->> 'color' = b.attrs -> 'dims' ->> 'w' "
+    "ORDER BY 1, 2",
+    "SELECT a.id, b.id FROM doc a JOIN doc b ON lower(a.attrs ->> 'name') = b.attrs ->> 'color' "
+    "ORDER BY 1, 2",
+]
 
 
 def test_fields_built_on_first_use(pair: Pair) -> None:
     """The first statement comparing, ordering or grouping by a field builds its onion
     (audited as a build, listed as a precomputed column); every answer is PostgreSQL's,
     before and after; the statements then compile without the client engine."""
-    for sql in QUERIES:
+    for sql in QUERIES + JOINS:
         pair.same(sql)
     fields = _fields(pair.enc)
     for expression in ("attrs ->> 'color'", "attrs ->> 'name'", "(attrs -> 'dims') ->> 'w'"):
@@ -136,6 +143,8 @@ def test_fields_built_on_first_use(pair: Pair) -> None:
         # the client over the rows its Ord prefix passed, as for any text column)
         where = [s.split(" WHERE ", 1)[-1] for s in server if " WHERE " in s or " ORDER BY " in s]
         assert any(a in w for w in where for a in field_onions) or "GROUP BY" in sql, sql
+    for sql in JOINS:
+        pair.same(sql)
     for sql in QUERIES[:2]:  # equality: all of it on the server
         assert _plan(pair.enc, sql).residual is None, sql
 
