@@ -35,9 +35,9 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from ..errors import ConfigError, EncodingError, InvalidTextInput, UndefinedColumn, UnsupportedQuery
+from ..values import jsonb_paths
 from ..values.array_encoding import parse_array
 from ..values.encodings import parse_sql_type
-from ..values.jsonb_paths import part_jsonb, part_text
 from .config import Config
 from .metadata import ColumnMeta, TableMeta
 from .tablespec import TableSpec
@@ -360,9 +360,21 @@ def json_steps(node: exp.Expression) -> tuple[list[str | int], bool] | None:
     return None
 
 
+# the path operators' readers, by operator and kind of step (a key, an index, a text[])
+_PATH_READERS: dict[tuple[type[exp.Expression], str], Callable[..., Any]] = {
+    (exp.JSONExtract, "key"): jsonb_paths.object_field,
+    (exp.JSONExtract, "index"): jsonb_paths.array_element,
+    (exp.JSONExtractScalar, "key"): jsonb_paths.object_field_text,
+    (exp.JSONExtractScalar, "index"): jsonb_paths.array_element_text,
+    (exp.JSONBExtract, "path"): jsonb_paths.extract_path,
+    (exp.JSONBExtractScalar, "path"): jsonb_paths.extract_path_text,
+}
+
+
 def _json_path(node: exp.Expression, scope: _Scope) -> Evaluator:
-    """A part of a jsonb column of the row, by a constant path (values/jsonb_paths.py):
-    its text (``->>``, ``#>>``) or jsonb (``->``, ``#>``)."""
+    """A part of a jsonb column of the row, by a constant path, as the client engine
+    reads it (values/jsonb_paths.py): its text (``->>``, ``#>>``) or jsonb (``->``,
+    ``#>``)."""
     where = scope.where
     steps = json_steps(node)
     if steps is None:
@@ -372,14 +384,19 @@ def _json_path(node: exp.Expression, scope: _Scope) -> Evaluator:
     if not (type(subject) in JSON_PATHS and not JSON_PATHS[type(subject)]):
         # (a chain, ``attrs -> 'a' ->> 'b'``, reads the part its subject gives)
         _text_column(subject, scope.columns, {"jsonb"}, f"{where}: {node.key}", "jsonb")
-    value = scope.build(node.this)
-    if JSON_PATHS[type(node)]:
-        return lambda row: (
-            None if (v := value(row)) is None else part_text(v, path, text_path=text_path)
-        )
-    return lambda row: (
-        None if (v := value(row)) is None else part_jsonb(v, path, text_path=text_path)
-    )
+    value = scope.build(subject)
+    arg: Any = list(path)
+    if text_path:
+        read = _PATH_READERS[(type(node), "path")]
+    else:
+        arg = path[0]
+        read = _PATH_READERS[(type(node), "key" if isinstance(arg, str) else "index")]
+
+    def evaluate(row: Row) -> Any:
+        doc = value(row)
+        return None if doc is None else read(doc.encoding, doc, arg)
+
+    return evaluate
 
 
 def value_of(col: ColumnMeta, expression: Expression, row: Row) -> Any:

@@ -24,6 +24,7 @@ from ..values.datetime_output import fraction_text, offset_text
 from ..values.encoding_base import SqlType
 from ..values.encodings import encoding_for, pg_text
 from ..values.json_encoding import JsonbEncoding, JsonbText, JsonText
+from ..values.jsonb_tree import Json, Step, c_integer, document, is_container, run, tree
 from ..values.session import time_zone
 from ..values.text_output import float8_text
 from .jsonb_functions import (
@@ -32,7 +33,6 @@ from .jsonb_functions import (
     JsonbPathNotInteger,
     one_dimensional,
 )
-from .jsonb_tree import Json, Step, c_integer, document, is_container, run, tree
 
 # --- to_jsonb ---------------------------------------------------------------------------
 

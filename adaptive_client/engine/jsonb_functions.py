@@ -2,7 +2,8 @@
 values, with PostgreSQL's results, NULLs and errors.
 
 A document (:class:`JsonbText`) is read into a tree of Python values and a result
-printed back exactly as ``jsonb_out`` prints it (:mod:`.jsonb_tree`).  A top-level
+printed back exactly as ``jsonb_out`` prints it (values/jsonb_tree.py); the path
+operators (``->``, ``#>``, ...) are values/jsonb_paths.py's.  A top-level
 scalar is PostgreSQL's raw scalar (stored as a one-element pseudo-array): some functions
 treat it as an array (``?``, ``@>``, ``->`` with an integer), others refuse it with their
 own message.  Containment compares numbers numerically and strings bytewise, whatever
@@ -30,12 +31,15 @@ from psycopg import errors as pg_errors
 from ..errors import AdaptiveError
 from ..values.array_encoding import shape
 from ..values.json_encoding import JsonbEncoding, JsonbText
-from .jsonb_tree import (
-    INT_MIN,
+from ..values.jsonb_paths import (
+    extract_path,
+    extract_path_text,
+    flat_texts,
+)
+from ..values.jsonb_tree import (
     Json,
     Step,
     as_text,
-    c_integer,
     document,
     escaped,
     is_container,
@@ -64,105 +68,11 @@ class JsonbSubscriptError(AdaptiveError, pg_errors.ArraySubscriptError):
     """A path of more than one dimension (2202E)."""
 
 
-def flat_texts(a: list[Any]) -> list[str | None]:
-    """The elements of a text[] in storage order, whatever its dimensions."""
-    return list(shape(a)[2])
-
-
 def one_dimensional(path: list[Any]) -> list[str | None]:
     """A path for jsonb_set, jsonb_insert and ``#-``: more than one dimension is 2202E."""
     if len(shape(path)[0]) > 1:
         raise JsonbSubscriptError("wrong number of array subscripts")
     return flat_texts(path)
-
-
-# --- reading ----------------------------------------------------------------------------
-
-
-def object_field(enc: JsonbEncoding, doc: JsonbText, key: str) -> JsonbText | None:
-    """``doc -> key``: the field's value; NULL on anything but an object."""
-    v = _field(tree(doc), key)
-    return None if v is _MISSING else document(enc, v)
-
-
-def object_field_text(enc: JsonbEncoding, doc: JsonbText, key: str) -> str | None:
-    """``doc ->> key``."""
-    v = _field(tree(doc), key)
-    return None if v is _MISSING else as_text(v)
-
-
-_MISSING = object()
-
-
-def _field(t: Json, key: str) -> Any:
-    if isinstance(t, dict):
-        return t.get(key, _MISSING)
-    return _MISSING
-
-
-def _element(t: Json, index: int) -> Any:
-    """jsonb_array_element: an array's element (negative from the end); a raw scalar is
-    its one-element pseudo-array; NULL on an object."""
-    items = t if isinstance(t, list) else [t] if not isinstance(t, dict) else None
-    if items is None:
-        return _MISSING
-    if index < 0:
-        if -index > len(items):
-            return _MISSING
-        index += len(items)
-    return items[index] if index < len(items) else _MISSING
-
-
-def array_element(enc: JsonbEncoding, doc: JsonbText, index: int) -> JsonbText | None:
-    """``doc -> n``."""
-    v = _element(tree(doc), index)
-    return None if v is _MISSING else document(enc, v)
-
-
-def array_element_text(enc: JsonbEncoding, doc: JsonbText, index: int) -> str | None:
-    """``doc ->> n``."""
-    v = _element(tree(doc), index)
-    return None if v is _MISSING else as_text(v)
-
-
-def _path(t: Json, path: list[str | None]) -> Any:
-    """get_jsonb_path_all: follow ``path`` (keys in objects, integers in arrays); any
-    NULL element, a missing step or a step into a scalar is NULL."""
-    if any(p is None for p in path):
-        return _MISSING
-    if not path:
-        return t
-    current = t
-    for p in path:
-        assert p is not None
-        if isinstance(current, dict):
-            current = current.get(p, _MISSING)
-        elif isinstance(current, list):
-            n = c_integer(p)
-            if n is None:
-                return _MISSING
-            if n < 0:
-                if n == INT_MIN or -n > len(current):
-                    return _MISSING
-                n += len(current)
-            current = current[n] if n < len(current) else _MISSING
-        else:
-            return _MISSING
-        if current is _MISSING:
-            return _MISSING
-    return current
-
-
-def extract_path(enc: JsonbEncoding, doc: JsonbText, path: list[Any]) -> JsonbText | None:
-    """``doc #> path``."""
-    v = _path(tree(doc), flat_texts(path))
-    return None if v is _MISSING else document(enc, v)
-
-
-def extract_path_text(enc: JsonbEncoding, doc: JsonbText, path: list[Any]) -> str | None:
-    """``doc #>> path``."""
-    v = _path(tree(doc), flat_texts(path))
-    return None if v is _MISSING else as_text(v)
 
 
 def jsonb_extract_path(enc: JsonbEncoding, doc: JsonbText, *path: str | None) -> JsonbText | None:

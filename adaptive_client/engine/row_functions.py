@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..values import jsonb_paths as paths
 from . import array_functions as arr
 from . import jsonb_build as build
 from . import jsonb_functions as js
@@ -50,15 +51,15 @@ TEXT_RECORD = "record(key text, value text)"
 ROW_FUNCTIONS: dict[str, tuple[RowFunction, ...]] = {
     # -- jsonb operators --------------------------------------------------------------------
     "->": (
-        _f(js.object_field, "jsonb, text", J, text=True),
-        _f(js.array_element, "jsonb, integer", J, text=True),
+        _f(paths.object_field, "jsonb, text", J, text=True),
+        _f(paths.array_element, "jsonb, integer", J, text=True),
     ),
     "->>": (
-        _f(js.object_field_text, "jsonb, text", T, text=True),
-        _f(js.array_element_text, "jsonb, integer", T, text=True),
+        _f(paths.object_field_text, "jsonb, text", T, text=True),
+        _f(paths.array_element_text, "jsonb, integer", T, text=True),
     ),
-    "#>": (_f(js.extract_path, "jsonb, text[]", J, text=True),),
-    "#>>": (_f(js.extract_path_text, "jsonb, text[]", T, text=True),),
+    "#>": (_f(paths.extract_path, "jsonb, text[]", J, text=True),),
+    "#>>": (_f(paths.extract_path_text, "jsonb, text[]", T, text=True),),
     "@>": (
         _f(js.contains, "jsonb, jsonb", B),
         _f(arr.contains, "anyarray, anyarray", B),

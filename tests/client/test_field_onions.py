@@ -112,6 +112,9 @@ QUERIES = [
 ]
 # a join on two fields: their onions are never re-keyed, split execution joins them
 JOINS = [
+    # (a set-returning function's column, named only where split execution resolves it)
+    "SELECT d.id, k FROM doc d, jsonb_object_keys(d.attrs) AS k "
+    "WHERE jsonb_typeof(d.attrs) = 'object' ORDER BY 1, 2",
     "SELECT a.id, b.id FROM doc a JOIN doc b ON a.attrs ->> 'color' = b.attrs -> 'dims' ->> 'w' "
     "ORDER BY 1, 2",
     "SELECT a.id, b.id FROM doc a JOIN doc b ON lower(a.attrs ->> 'name') = b.attrs ->> 'color' "

@@ -22,7 +22,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
-from ..values.json_encoding import JsonbEncoding, JsonbText
+from .json_encoding import JsonbEncoding, JsonbText, escape_json
 
 Json = Any  # None | bool | Decimal | str | list[Json] | dict[str, Json]
 
@@ -127,17 +127,10 @@ def tree(doc: JsonbText) -> Json:
 
 # --- printing ---------------------------------------------------------------------------
 
-_OUT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r"}
-_OUT_ESCAPES["\t"] = "\\t"
-_NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f]')
-
 
 def escaped(s: str) -> str:
     """A string as escape_json writes it."""
-    if not _NEEDS_ESCAPE.search(s):
-        return f'"{s}"'
-    body = _NEEDS_ESCAPE.sub(lambda m: _OUT_ESCAPES.get(m[0]) or f"\\u{ord(m[0]):04x}", s)
-    return f'"{body}"'
+    return escape_json(s)
 
 
 def storage_order(key: str) -> tuple[int, bytes]:
