@@ -176,9 +176,13 @@ def value_expr(
         exact = col.onions.get(Onion.EXACT)
         if prefer is not None and not distinct and exact is not None:
             # a grouped value as written: one of the group's rows', as PostgreSQL
-            # shows one (1.50 and 1.5 group together)
+            # shows one (1.50 and 1.5 group together) -- the first its scan meets,
+            # as PostgreSQL's aggregation of a table scan shows it
+            written = c.col_expr(ref, exact)
+            ctid = exp.column("ctid", table=written.table)
+            in_scan = exp.Order(this=written, expressions=[exp.Ordered(this=ctid)])
             one = exp.Bracket(
-                this=exp.Paren(this=exp.ArrayAgg(this=c.col_expr(ref, exact))),
+                this=exp.Paren(this=exp.ArrayAgg(this=in_scan)),
                 expressions=[exp.Literal.number(0)],  # (0-based: [1] in SQL)
             )
             return ColumnValue(col, exact, add_select(select, one)), col.name, col.type.oid

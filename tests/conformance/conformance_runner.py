@@ -164,8 +164,11 @@ def norm(v: Any) -> Any:
 def _group_key(row: tuple[Any, ...]) -> tuple[Any, ...]:
     """A GROUP BY row compared up to the value shown for its group: PostgreSQL shows one
     of the group's equal values, which one depending on the plan (``1.12`` or ``1.120``,
-    ``0`` or ``-0``)."""
+    ``0`` or ``-0``, jsonb's ``1`` or ``1.0``)."""
     value, *rest = row
+    if value[0] in ("int", "float") and value[1] not in ("nan", "inf", "-inf"):
+        # (a jsonb number, loaded as an int or a float: 1 and 1.0 group together)
+        value = ("Decimal", str(Decimal(value[1]).normalize() + 0))
     if value[0] == "Decimal":
         d = Decimal(value[1])
         value = ("Decimal", "0" if d.is_zero() else str(d.normalize()) if d.is_finite() else str(d))
