@@ -385,12 +385,13 @@ def _result_types(
 ) -> list[str]:
     """The engine types of the statement's result columns: bound on the empty tables,
     its refusals raised before anything runs."""
-    con = engine(
-        tables, keys, None, case_mapping, engine_functions(calls, CallContext(Shown(held)))
-    )
+    context = CallContext(Shown(held))
+    con = engine(tables, keys, None, case_mapping, engine_functions(calls, context))
     try:
         described = con.execute(sql, {k: None for k in sql_parameters(sql)}).description or []
     except duckdb.Error as exc:
+        if context.raised:  # (a row function of constants, folded: PostgreSQL's error)
+            raise context.raised[0] from None
         error = translate(exc)
         if isinstance(error, pg_errors.GroupingError) and tree.find(exp.Subquery, exp.Exists):
             # DuckDB's grouping rules are PostgreSQL's for plain columns, not for a
