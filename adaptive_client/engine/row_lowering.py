@@ -148,13 +148,16 @@ def _fits(declared: str, op: _Operand) -> int | None:
 
 def _declared(rf: RowFunction, count: int) -> list[str]:
     """The parameter types of ``count`` arguments (a variadic one repeated: ``variadic
-    any`` stays so, ``variadic text`` is text), or fewer where they do not fit."""
+    any`` stays so, ``variadic text`` is text), or others where they do not fit: a
+    variadic array takes at least one argument (jsonb_extract_path(doc) does not exist),
+    ``variadic any`` none or more (jsonb_build_object())."""
     declared = list(rf.args)
     if not declared or not declared[-1].startswith("variadic "):
         return declared
     last = declared[-1]
     each = last if last == "variadic any" else last.removeprefix("variadic ")
-    return declared[:-1] + [each] * max(count - len(declared) + 1, 0)
+    least = 0 if last == "variadic any" else 1
+    return declared[:-1] + [each] * max(count - len(declared) + 1, least)
 
 
 # operand types an overload's absence is PostgreSQL's error for (42883)
