@@ -22,6 +22,7 @@ from typing import Any, Final, cast
 
 from psycopg import errors as pg_errors
 from sqlglot import exp
+from sqlglot.expressions.datatypes import DType
 from sqlglot.optimizer.annotate_types import annotate_types
 
 from ..values.collation import DATABASE_COLLATION
@@ -119,10 +120,21 @@ def _operand(node: exp.Expression, held: Mapping[str, Encoding]) -> _Operand:
     if isinstance(inner, exp.Array):
         return _Operand(inner, "array", None, None)
     if isinstance(inner, exp.Literal):  # (a number; one sqlglot made has no type)
-        return _Operand(inner, "integer" if inner.name.isdigit() else "numeric", None, None)
+        return _Operand(inner, _number_type(inner.name), None, None)
+    negated = inner.this if isinstance(inner, exp.Neg) else None
+    if isinstance(negated, exp.Literal) and not negated.is_string:  # (-3000000000)
+        return _Operand(inner, _number_type(negated.name), None, None)
     t = inner.type
     name = t.sql("duckdb") if t is not None else "UNKNOWN"
     return _Operand(inner, _PG_OF_ENGINE.get(name, name.lower()), None, None)
+
+
+def _number_type(text: str) -> str:
+    """The type PostgreSQL reads a number literal as: integer, bigint beyond integer's
+    range, numeric beyond bigint's or with a point or an exponent."""
+    if not text.isdigit():
+        return "numeric"
+    return "integer" if int(text) < 2**31 else "bigint" if int(text) < 2**63 else "numeric"
 
 
 def _fits(declared: str, op: _Operand) -> int | None:
@@ -488,6 +500,9 @@ def lower_calls(tree: exp.Expression, held: dict[str, Encoding]) -> list[CallSpe
     with engine function calls (see the module docstring), children first; ``held``
     gains the held types of their results.  Their specs, in order."""
     lowering = _Lowering(held)
+    for bracket in tree.find_all(exp.Bracket):
+        if _read_from_zero(bracket):
+            bracket.meta["from_zero"] = True
 
     def visit(node: exp.Expr) -> exp.Expr:
         if not isinstance(node, exp.Expression):
@@ -510,18 +525,47 @@ def lower_calls(tree: exp.Expression, held: dict[str, Encoding]) -> list[CallSpe
     return lowering.specs
 
 
-def _subscript(index: exp.Expression) -> exp.Expression:
-    """A subscript as written: sqlglot reads a constant one counting from 0."""
+def _untyped(node: exp.Expression) -> DType:
+    """The type sqlglot gives ``node`` with no schema (as it types it when it parses)."""
+    copy = node.copy()
+    for n in copy.walk():
+        if isinstance(n, exp.Expression):
+            n.type = None
+    annotate_types(copy, dialect="postgres")
+    return copy.type.this if copy.type is not None else DType.UNKNOWN
+
+
+def _read_from_zero(bracket: exp.Bracket) -> bool:
+    """Whether sqlglot read the subscript of ``bracket`` counting from 0 (less by one
+    than written): one subscript of an integer type, of an operand of no type or an
+    array, as it reads them (not a column: ``tags[id]`` is as written)."""
+    if len(bracket.expressions) != 1 or isinstance(bracket.expressions[0], exp.Slice):
+        return False
+    if _untyped(bracket.this) not in (DType.UNKNOWN, DType.ARRAY):
+        return False
+    return _untyped(bracket.expressions[0]) in exp.DataType.INTEGER_TYPES
+
+
+def _subscript(index: exp.Expression, from_zero: bool) -> exp.Expression:
+    """A subscript as written, where sqlglot read it counting from 0 (``from_zero``): a
+    constant one more, anything else plus one (``x::smallint`` read as ``x + -1``)."""
+    if not from_zero:
+        return index
     if isinstance(index, exp.Literal) and not index.is_string and str(index.this).isdigit():
         return exp.Literal.number(int(index.this) + 1)
-    return index
+    negated = index.this if isinstance(index, exp.Neg) else None
+    if isinstance(negated, exp.Literal) and str(negated.this).isdigit():  # (-3 read as -4)
+        return exp.Literal.number(1 - int(negated.this))
+    added = exp.Add(this=index, expression=exp.Literal.number(1))
+    added.type = index.type or exp.DataType.build("INT")
+    return added
 
 
 def _slice_bounds(index: exp.Expression) -> list[exp.Expression]:
     """A subscript's bounds among slices, flat: ``[l:u]`` (a bound left out marked
     omitted), ``[i]`` as ``[1:i]``."""
     if not isinstance(index, exp.Slice):
-        return [exp.Literal.number(1), _subscript(index)]
+        return [exp.Literal.number(1), _subscript(index, False)]
     bounds = []
     for bound in (index.this, index.expression):
         if bound is None:
@@ -552,7 +596,8 @@ def _target(
                 return "[:]", sides
             return None, []
         if isinstance(node, exp.Bracket):
-            sides = [node.this, *map(_subscript, node.expressions)]
+            from_zero = bool(node.meta.get("from_zero"))
+            sides = [node.this, *(_subscript(e, from_zero) for e in node.expressions)]
         else:
             sides = [node.this, node.expression]
         if any(_is_held_composite(_operand(s, held)) for s in sides):
@@ -586,6 +631,12 @@ def _target(
 def _passed(op: _Operand, arg: ArgSpec, spec: CallSpec) -> exp.Expression:
     """An operand as the engine function takes it: a numeric as its text (the engine
     prints a decimal with its scale)."""
+    if arg.kind == "plain" and arg.duck == "INTEGER" and op.pg == "bigint":
+        # (a bigint where an integer is taken, a subscript: PostgreSQL's cast, 22003
+        # beyond integer's range)
+        narrowed = exp.cast(op.node, exp.DataType.build("INTEGER"))
+        narrowed.meta["row_call"] = spec
+        return narrowed
     if arg.kind != "numeric":
         return op.node
     text = exp.Anonymous(this="concat", expressions=[op.node])
