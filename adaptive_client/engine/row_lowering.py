@@ -172,6 +172,54 @@ def _declared(rf: RowFunction, count: int) -> list[str]:
     return declared[:-1] + [each] * max(count - len(declared) + 1, least)
 
 
+# PostgreSQL's type categories of array elements: an element and an array of different
+# categories have no type in common (anycompatible)
+_CATEGORIES: Final = {
+    **dict.fromkeys(("smallint", "integer", "bigint", "numeric", "real", "double precision"), "N"),
+    **dict.fromkeys(("text", "varchar", "character varying", "character", "char"), "S"),
+    "boolean": "B",
+    "jsonb": "U",
+}
+
+
+def _element_category(ops: list[_Operand]) -> str | None:
+    """The type category of the held array operand's elements (None: no held array, or
+    elements of another category)."""
+    array = _array_of(ops)
+    element = _element(array.encoding) if array is not None else None
+    return None if element is None else _CATEGORIES.get(element.sql_type.name)
+
+
+def _category(declared: str, op: _Operand) -> str | None:
+    """The type category of an element (``declared`` anyelement) or of an array's
+    elements (anyarray) ``op`` gives; None where unknown (a literal, NULL)."""
+    if declared == "anyelement":
+        return "A" if op.pg.endswith("]") or op.pg == "array" else _CATEGORIES.get(op.pg)
+    if declared != "anyarray":
+        return None
+    if op.duck is not None:
+        return _element_category([op])
+    return _CATEGORIES.get(_constructed_element(op) or "")
+
+
+def _constructed_element(op: _Operand) -> str | None:
+    """The PostgreSQL type of an ``ARRAY[...]`` constructor's elements (None: not one,
+    or of no type the engine knows: ``ARRAY[]``)."""
+    t = op.node.type
+    if op.pg != "array" or t is None or not t.expressions:
+        return None
+    inner = t.expressions[0].sql("duckdb")
+    return None if inner == "UNKNOWN" else _PG_OF_ENGINE.get(inner, inner.lower())
+
+
+def _shown_type(op: _Operand) -> str | None:
+    """An operand's type as PostgreSQL's error names it (None: unknown to the engine)."""
+    if op.pg in _TYPED or op.pg.endswith("[]"):
+        return op.pg
+    element = _constructed_element(op)
+    return None if element is None else element + "[]"
+
+
 # operand types an overload's absence is PostgreSQL's error for (42883)
 _TYPED = frozenset({"text", "integer", "bigint", "boolean", "unknown", "jsonb"})
 
@@ -190,16 +238,26 @@ def _choose(
         scores = [_fits(d, o) for d, o in zip(declared, ops, strict=True)]
         if any(s is None for s in scores):
             continue
+        # (the elements of the overload's held anyarray operand, which the other
+        # polymorphic operands must share a type with)
+        element = _element_category(
+            [o for d, o in zip(declared, ops, strict=True) if d == "anyarray"]
+        )
+        if element is not None and any(
+            _category(d, o) not in (None, element) for d, o in zip(declared, ops, strict=True)
+        ):
+            continue  # (no type in common with the array's elements: tags || 1)
         score = sum(s for s in scores if s is not None)
         if best is None or score < best[0]:
             best = (score, i)
     if best is None:
-        if all(o.pg in _TYPED for o in ops):  # (PostgreSQL's own error)
-            if name in OPERATORS.values() and len(ops) == 2:
+        shown = [_shown_type(o) for o in ops]
+        if all(shown):  # (PostgreSQL's own error)
+            if name in (*OPERATORS.values(), *HELD_OPERATORS.values()) and len(ops) == 2:
                 raise pg_errors.UndefinedFunction(
-                    f"operator does not exist: {ops[0].pg} {name} {ops[1].pg}"
+                    f"operator does not exist: {shown[0]} {name} {shown[1]}"
                 )
-            types = ", ".join(o.pg for o in ops)
+            types = ", ".join(str(t) for t in shown)
             raise pg_errors.UndefinedFunction(f"function {name}({types}) does not exist")
         types = ", ".join(o.pg for o in ops)
         raise _refuse(f"{name}({types})")
@@ -631,7 +689,12 @@ def _target(
 def _passed(op: _Operand, arg: ArgSpec, spec: CallSpec) -> exp.Expression:
     """An operand as the engine function takes it: a numeric as its text (the engine
     prints a decimal with its scale)."""
-    if arg.kind == "plain" and arg.duck == "INTEGER" and op.pg == "bigint":
+    if (
+        spec.function == "[]"
+        and arg.kind == "plain"
+        and arg.duck == "INTEGER"
+        and op.pg == "bigint"
+    ):
         # (a bigint where an integer is taken, a subscript: PostgreSQL's cast, 22003
         # beyond integer's range)
         narrowed = exp.cast(op.node, exp.DataType.build("INTEGER"))
