@@ -621,8 +621,9 @@ def to_duckdb(
     for ph in list(tree.find_all(exp.Placeholder, exp.Literal)):
         held = ph.meta.get("held")
         row_arg = ph.meta.get("row_arg")  # (a constant a row function reads as its type)
+        operator = ph.meta.get("row_arg_operator")  # (its operator's, checked when bound)
         if isinstance(ph, exp.Placeholder) and ph.name:
-            key = (ph.name, ph.meta.get("read_as"), (repr(held), repr(row_arg)))
+            key = (ph.name, ph.meta.get("read_as"), (repr(held), repr(row_arg), operator))
             if key in named:
                 ph.replace(exp.Placeholder(this=named[key]))
                 continue
@@ -642,11 +643,11 @@ def to_duckdb(
             builder = _read_held(builder, comparand_reader(*held))
             held_params[name] = held[0]
         elif row_arg is not None:
-            builder = _read_held(builder, constant_bytes(row_arg))
+            builder = _read_held(builder, constant_bytes(row_arg, operator))
             held_params[name] = "BLOB"
         builders[name] = builder
         if isinstance(ph, exp.Placeholder) and ph.name:
-            named[(ph.name, kind, (repr(held), repr(row_arg)))] = name
+            named[(ph.name, kind, (repr(held), repr(row_arg), operator))] = name
         ph.replace(exp.Placeholder(this=name))
     return engine_sql(tree, reals, held_params), avgs, scales, numerics
 

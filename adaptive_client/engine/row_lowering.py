@@ -172,6 +172,9 @@ def _declared(rf: RowFunction, count: int) -> list[str]:
     return declared[:-1] + [each] * max(count - len(declared) + 1, least)
 
 
+# operators over two operands of one type: a parameter sent as another has none
+_ONE_TYPE_OPERATORS: Final = frozenset({"@>", "<@", "&&"})
+
 # PostgreSQL's type categories of array elements: an element and an array of different
 # categories have no type in common (anycompatible)
 _CATEGORIES: Final = {
@@ -388,6 +391,12 @@ class _Lowering:
         args = tuple(
             self._arg(d, op, jsonb_duck, array, node) for d, op in zip(declared, ops, strict=True)
         )
+        if name in _ONE_TYPE_OPERATORS and len(ops) == 2:
+            for i, op in enumerate(ops):
+                other = _shown_type(ops[1 - i])
+                if isinstance(op.node, exp.Placeholder) and args[i].kind == "const" and other:
+                    # (a parameter sent as another type: PostgreSQL's 42883 when bound)
+                    op.node.meta["row_arg_operator"] = (name, other, i == 1)
         result, held_result = self._result(rf.result, jsonb_duck, array, node)
         spec = CallSpec(
             udf=f"pg_rf_{len(self.specs)}",
