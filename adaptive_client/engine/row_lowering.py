@@ -28,7 +28,7 @@ from sqlglot.optimizer.annotate_types import annotate_types
 from ..values.collation import DATABASE_COLLATION
 from ..values.encodings import Encoding, encoding_for
 from .held import held_of
-from .kinds import kind_of
+from .kinds import kind_of, unparen
 from .row_calls import ArgSpec, CallSpec, record_columns
 from .row_functions import AGGREGATES, ROW_FUNCTIONS, RowFunction
 from .runtime import refusal as _refuse
@@ -759,15 +759,46 @@ def _names_item(key: exp.Expression, i: int, item: exp.Expression, call: exp.Exp
     return key.sql() == call.sql()
 
 
+# comparisons of a text result with a number, which PostgreSQL has no operator for
+_COMPARISONS: Final[dict[type[exp.Expression], str]] = {
+    exp.EQ: "=", exp.NEQ: "<>", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">=",
+}  # fmt: skip
+_NUMBER_NAMES: Final = {"int": "integer", "decimal": "numeric", "float": "double precision"}
+
+
+def _text_call(node: exp.Expression) -> bool:
+    """A call of a row function whose result is text (``->>``, ``#>>``)."""
+    node = unparen(node)
+    spec = node.meta.get("row_call")
+    return isinstance(spec, CallSpec) and spec.row_function.result == "text"
+
+
+def check_text_comparisons(tree: exp.Expression) -> None:
+    """PostgreSQL's 42883 for a text row function's result compared with a number
+    (``attrs ->> 'c' = 1``: text = integer), which the engine would cast."""
+    for node in tree.find_all(*_COMPARISONS):
+        sides = (node.this, node.expression)
+        for i, side in enumerate(sides):
+            other = sides[1 - i]
+            number = _NUMBER_NAMES.get(kind_of(other))
+            if _text_call(side) and number is not None:
+                types = ("text", number) if i == 0 else (number, "text")
+                raise pg_errors.UndefinedFunction(
+                    f"operator does not exist: {types[0]} {_COMPARISONS[type(node)]} {types[1]}"
+                )
+
+
 def annotate_lowered(tree: exp.Expression, schema: dict[str, dict[str, str]]) -> None:
     """The statement's types again once its calls are lowered: each call keeps the type
     of its result, what stands on it is typed from it; a set-returning function's
     columns in FROM (read through its lateral subquery, which the annotation does not
-    follow) are typed as its select items."""
+    follow) are typed as its select items.  A text result compared with a number raises
+    PostgreSQL's error (:func:`check_text_comparisons`)."""
     kept = {
         id(d) for n in tree.walk() if isinstance(n.meta.get("row_call"), CallSpec) for d in n.walk()
     }
     _annotate_keeping(tree, schema, kept)
+    check_text_comparisons(tree)
     produced: dict[tuple[str, str], exp.DataType] = {}
     for lateral in tree.find_all(exp.Lateral):
         sub = lateral.this
