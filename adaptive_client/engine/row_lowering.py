@@ -374,6 +374,13 @@ class _Lowering:
         operands: list[exp.Expression],
         rows: _Rows | None = None,
     ) -> exp.Expression:
+        # (an argument's explicit COLLATE is its text result's, as PostgreSQL derives
+        # it: attrs ->> 'name' COLLATE "C" reads 'name' COLLATE "C")
+        collation = None
+        for i, o in enumerate(operands):
+            if isinstance(unparen(o), exp.Collate):
+                collation = collation or unparen(o).expression
+                operands[i] = unparen(o).this
         ops = [_operand(o, self.held) for o in operands]
         table = AGGREGATES if rows is not None else ROW_FUNCTIONS
         index = _choose(name, ops, table)
@@ -437,6 +444,10 @@ class _Lowering:
             )
         call.meta["row_call"] = spec
         call.type = exp.DataType.build(result, dialect="duckdb")
+        if collation is not None and rf.result == "text":
+            collated = exp.Collate(this=call, expression=collation.copy())
+            collated.type = call.type
+            return collated
         if not rf.result.startswith("setof "):
             return call
         # a set-returning function: its rows unnested (several in one select list
