@@ -702,7 +702,10 @@ def _target(
         return node.name.lower(), list(node.expressions)
     fn = FUNCTION_CLASSES.get(type(node))
     if fn is not None and fn in ROW_FUNCTIONS:
-        return fn, [a for a in node.iter_expressions()]
+        operands = list(node.iter_expressions())
+        if isinstance(node, exp.ArrayPrepend):  # (sqlglot keeps the array first)
+            operands.reverse()
+        return fn, operands
     return None, []
 
 
