@@ -27,9 +27,10 @@ from sqlglot.optimizer.annotate_types import annotate_types
 from ..values.collation import DATABASE_COLLATION
 from ..values.encodings import Encoding, encoding_for
 from .held import held_of
-from .kinds import kind_of
+from .kinds import kind_of, unparen
 from .row_calls import ArgSpec, CallSpec, record_columns
 from .row_functions import AGGREGATES, ROW_FUNCTIONS, RowFunction
+from .row_operands import check_text_comparisons, number_type, read_from_zero, subscript
 from .runtime import refusal as _refuse
 
 # PostgreSQL's operators as sqlglot parses them, by node type: the ROW_FUNCTIONS key
@@ -119,7 +120,10 @@ def _operand(node: exp.Expression, held: Mapping[str, Encoding]) -> _Operand:
     if isinstance(inner, exp.Array):
         return _Operand(inner, "array", None, None)
     if isinstance(inner, exp.Literal):  # (a number; one sqlglot made has no type)
-        return _Operand(inner, "integer" if inner.name.isdigit() else "numeric", None, None)
+        return _Operand(inner, number_type(inner.name), None, None)
+    negated = inner.this if isinstance(inner, exp.Neg) else None
+    if isinstance(negated, exp.Literal) and not negated.is_string:  # (-3000000000)
+        return _Operand(inner, number_type(negated.name), None, None)
     t = inner.type
     name = t.sql("duckdb") if t is not None else "UNKNOWN"
     return _Operand(inner, _PG_OF_ENGINE.get(name, name.lower()), None, None)
@@ -148,13 +152,67 @@ def _fits(declared: str, op: _Operand) -> int | None:
 
 def _declared(rf: RowFunction, count: int) -> list[str]:
     """The parameter types of ``count`` arguments (a variadic one repeated: ``variadic
-    any`` stays so, ``variadic text`` is text), or fewer where they do not fit."""
+    any`` stays so, ``variadic text`` is text), or others where they do not fit: a
+    variadic array takes at least one argument (jsonb_extract_path(doc) does not exist),
+    ``variadic any`` none or more (jsonb_build_object())."""
     declared = list(rf.args)
     if not declared or not declared[-1].startswith("variadic "):
         return declared
     last = declared[-1]
     each = last if last == "variadic any" else last.removeprefix("variadic ")
-    return declared[:-1] + [each] * max(count - len(declared) + 1, 0)
+    least = 0 if last == "variadic any" else 1
+    return declared[:-1] + [each] * max(count - len(declared) + 1, least)
+
+
+# operators over two operands of one type: a parameter sent as another has none
+_ONE_TYPE_OPERATORS: Final = frozenset({"@>", "<@", "&&"})
+
+# PostgreSQL's type categories of array elements: an element and an array of different
+# categories have no type in common (anycompatible)
+_CATEGORIES: Final = {
+    **dict.fromkeys(("smallint", "integer", "bigint", "numeric", "real", "double precision"), "N"),
+    **dict.fromkeys(("text", "varchar", "character varying", "character", "char"), "S"),
+    "boolean": "B",
+    "jsonb": "U",
+}
+
+
+def _element_category(ops: list[_Operand]) -> str | None:
+    """The type category of the held array operand's elements (None: no held array, or
+    elements of another category)."""
+    array = _array_of(ops)
+    element = _element(array.encoding) if array is not None else None
+    return None if element is None else _CATEGORIES.get(element.sql_type.name)
+
+
+def _category(declared: str, op: _Operand) -> str | None:
+    """The type category of an element (``declared`` anyelement) or of an array's
+    elements (anyarray) ``op`` gives; None where unknown (a literal, NULL)."""
+    if declared == "anyelement":
+        return "A" if op.pg.endswith("]") or op.pg == "array" else _CATEGORIES.get(op.pg)
+    if declared != "anyarray":
+        return None
+    if op.duck is not None:
+        return _element_category([op])
+    return _CATEGORIES.get(_constructed_element(op) or "")
+
+
+def _constructed_element(op: _Operand) -> str | None:
+    """The PostgreSQL type of an ``ARRAY[...]`` constructor's elements (None: not one,
+    or of no type the engine knows: ``ARRAY[]``)."""
+    t = op.node.type
+    if op.pg != "array" or t is None or not t.expressions:
+        return None
+    inner = t.expressions[0].sql("duckdb")
+    return None if inner == "UNKNOWN" else _PG_OF_ENGINE.get(inner, inner.lower())
+
+
+def _shown_type(op: _Operand) -> str | None:
+    """An operand's type as PostgreSQL's error names it (None: unknown to the engine)."""
+    if op.pg in _TYPED or op.pg.endswith("[]"):
+        return op.pg
+    element = _constructed_element(op)
+    return None if element is None else element + "[]"
 
 
 # operand types an overload's absence is PostgreSQL's error for (42883)
@@ -175,16 +233,26 @@ def _choose(
         scores = [_fits(d, o) for d, o in zip(declared, ops, strict=True)]
         if any(s is None for s in scores):
             continue
+        # (the elements of the overload's held anyarray operand, which the other
+        # polymorphic operands must share a type with)
+        element = _element_category(
+            [o for d, o in zip(declared, ops, strict=True) if d == "anyarray"]
+        )
+        if element is not None and any(
+            _category(d, o) not in (None, element) for d, o in zip(declared, ops, strict=True)
+        ):
+            continue  # (no type in common with the array's elements: tags || 1)
         score = sum(s for s in scores if s is not None)
         if best is None or score < best[0]:
             best = (score, i)
     if best is None:
-        if all(o.pg in _TYPED for o in ops):  # (PostgreSQL's own error)
-            if name in OPERATORS.values() and len(ops) == 2:
+        shown = [_shown_type(o) for o in ops]
+        if all(shown):  # (PostgreSQL's own error)
+            if name in (*OPERATORS.values(), *HELD_OPERATORS.values()) and len(ops) == 2:
                 raise pg_errors.UndefinedFunction(
-                    f"operator does not exist: {ops[0].pg} {name} {ops[1].pg}"
+                    f"operator does not exist: {shown[0]} {name} {shown[1]}"
                 )
-            types = ", ".join(o.pg for o in ops)
+            types = ", ".join(str(t) for t in shown)
             raise pg_errors.UndefinedFunction(f"function {name}({types}) does not exist")
         types = ", ".join(o.pg for o in ops)
         raise _refuse(f"{name}({types})")
@@ -298,6 +366,13 @@ class _Lowering:
         operands: list[exp.Expression],
         rows: _Rows | None = None,
     ) -> exp.Expression:
+        # (an argument's explicit COLLATE is its text result's, as PostgreSQL derives
+        # it: attrs ->> 'name' COLLATE "C" reads 'name' COLLATE "C")
+        collation = None
+        for i, o in enumerate(operands):
+            if isinstance(unparen(o), exp.Collate):
+                collation = collation or unparen(o).expression
+                operands[i] = unparen(o).this
         ops = [_operand(o, self.held) for o in operands]
         table = AGGREGATES if rows is not None else ROW_FUNCTIONS
         index = _choose(name, ops, table)
@@ -315,6 +390,12 @@ class _Lowering:
         args = tuple(
             self._arg(d, op, jsonb_duck, array, node) for d, op in zip(declared, ops, strict=True)
         )
+        if name in _ONE_TYPE_OPERATORS and len(ops) == 2:
+            for i, op in enumerate(ops):
+                other = _shown_type(ops[1 - i])
+                if isinstance(op.node, exp.Placeholder) and args[i].kind == "const" and other:
+                    # (a parameter sent as another type: PostgreSQL's 42883 when bound)
+                    op.node.meta["row_arg_operator"] = (name, other, i == 1)
         result, held_result = self._result(rf.result, jsonb_duck, array, node)
         spec = CallSpec(
             udf=f"pg_rf_{len(self.specs)}",
@@ -355,6 +436,10 @@ class _Lowering:
             )
         call.meta["row_call"] = spec
         call.type = exp.DataType.build(result, dialect="duckdb")
+        if collation is not None and rf.result == "text":
+            collated = exp.Collate(this=call, expression=collation.copy())
+            collated.type = call.type
+            return collated
         if not rf.result.startswith("setof "):
             return call
         # a set-returning function: its rows unnested (several in one select list
@@ -485,6 +570,9 @@ def lower_calls(tree: exp.Expression, held: dict[str, Encoding]) -> list[CallSpe
     with engine function calls (see the module docstring), children first; ``held``
     gains the held types of their results.  Their specs, in order."""
     lowering = _Lowering(held)
+    for bracket in tree.find_all(exp.Bracket):
+        if read_from_zero(bracket):
+            bracket.meta["from_zero"] = True
 
     def visit(node: exp.Expr) -> exp.Expr:
         if not isinstance(node, exp.Expression):
@@ -507,18 +595,11 @@ def lower_calls(tree: exp.Expression, held: dict[str, Encoding]) -> list[CallSpe
     return lowering.specs
 
 
-def _subscript(index: exp.Expression) -> exp.Expression:
-    """A subscript as written: sqlglot reads a constant one counting from 0."""
-    if isinstance(index, exp.Literal) and not index.is_string and str(index.this).isdigit():
-        return exp.Literal.number(int(index.this) + 1)
-    return index
-
-
 def _slice_bounds(index: exp.Expression) -> list[exp.Expression]:
     """A subscript's bounds among slices, flat: ``[l:u]`` (a bound left out marked
     omitted), ``[i]`` as ``[1:i]``."""
     if not isinstance(index, exp.Slice):
-        return [exp.Literal.number(1), _subscript(index)]
+        return [exp.Literal.number(1), subscript(index, False)]
     bounds = []
     for bound in (index.this, index.expression):
         if bound is None:
@@ -549,7 +630,8 @@ def _target(
                 return "[:]", sides
             return None, []
         if isinstance(node, exp.Bracket):
-            sides = [node.this, *map(_subscript, node.expressions)]
+            from_zero = bool(node.meta.get("from_zero"))
+            sides = [node.this, *(subscript(e, from_zero) for e in node.expressions)]
         else:
             sides = [node.this, node.expression]
         if any(_is_held_composite(_operand(s, held)) for s in sides):
@@ -576,13 +658,27 @@ def _target(
         return node.name.lower(), list(node.expressions)
     fn = FUNCTION_CLASSES.get(type(node))
     if fn is not None and fn in ROW_FUNCTIONS:
-        return fn, [a for a in node.iter_expressions()]
+        operands = list(node.iter_expressions())
+        if isinstance(node, exp.ArrayPrepend):  # (sqlglot keeps the array first)
+            operands.reverse()
+        return fn, operands
     return None, []
 
 
 def _passed(op: _Operand, arg: ArgSpec, spec: CallSpec) -> exp.Expression:
     """An operand as the engine function takes it: a numeric as its text (the engine
     prints a decimal with its scale)."""
+    if (
+        spec.function == "[]"
+        and arg.kind == "plain"
+        and arg.duck == "INTEGER"
+        and op.pg == "bigint"
+    ):
+        # (a bigint where an integer is taken, a subscript: PostgreSQL's cast, 22003
+        # beyond integer's range)
+        narrowed = exp.cast(op.node, exp.DataType.build("INTEGER"))
+        narrowed.meta["row_call"] = spec
+        return narrowed
     if arg.kind != "numeric":
         return op.node
     text = exp.Anonymous(this="concat", expressions=[op.node])
@@ -637,11 +733,13 @@ def annotate_lowered(tree: exp.Expression, schema: dict[str, dict[str, str]]) ->
     """The statement's types again once its calls are lowered: each call keeps the type
     of its result, what stands on it is typed from it; a set-returning function's
     columns in FROM (read through its lateral subquery, which the annotation does not
-    follow) are typed as its select items."""
+    follow) are typed as its select items.  A text result compared with a number raises
+    PostgreSQL's error (:func:`check_text_comparisons`)."""
     kept = {
         id(d) for n in tree.walk() if isinstance(n.meta.get("row_call"), CallSpec) for d in n.walk()
     }
     _annotate_keeping(tree, schema, kept)
+    check_text_comparisons(tree)
     produced: dict[tuple[str, str], exp.DataType] = {}
     for lateral in tree.find_all(exp.Lateral):
         sub = lateral.this
