@@ -233,17 +233,41 @@ def test_the_corpus_covers_every_construct() -> None:
     assert len(WRITES) >= 12
 
 
+# Statements PostgreSQL answers that the client still refuses (0A000, or an error of
+# another class where PostgreSQL's comes from a construct refused first), by id (or
+# "ICU:id" for one locale), with the reason: expected to fail, strictly -- one that
+# starts passing must leave the list.
+GAPS: dict[str, str] = {}
+
+
+def _known_gap(request: pytest.FixtureRequest) -> None:
+    """Mark the running test an expected failure if its statement is a known gap."""
+    name = request.node.callspec.id.split("-", 1)[1]  # ("C-key-16": key-16 on C)
+    locale = request.node.callspec.params["pair"]
+    reason = GAPS.get(f"{locale}:{name}") or GAPS.get(name)
+    if reason:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
+
+
 @pytest.mark.parametrize(("sql", "params", "raises"), _params())
-def test_query(pair: Pair, sql: str, params: tuple[Any, ...] | None, raises: bool) -> None:
+def test_query(
+    request: pytest.FixtureRequest,
+    pair: Pair,
+    sql: str,
+    params: tuple[Any, ...] | None,
+    raises: bool,
+) -> None:
+    _known_gap(request)
     expected = pair.compare(sql, params)
     # (the corpus itself: an error family statement raises on PostgreSQL, no other does)
     assert (expected[0] == "error") == raises, expected
 
 
 @pytest.mark.parametrize("n", range(len(WRITES)), ids=[f"write-{n}" for n in range(len(WRITES))])
-def test_write(pair: Pair, n: int) -> None:
+def test_write(request: pytest.FixtureRequest, pair: Pair, n: int) -> None:
     """The write on a fresh copy of docs: the same count (or SQLSTATE), the same table
     after it."""
+    _known_gap(request)
     table = f"docs_w{n}"
     pair.both(DOCS_DDL.format(name=table))
     pair.load(table, docs_rows())
