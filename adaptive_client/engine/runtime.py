@@ -23,6 +23,7 @@ from ..values.datetime_input import date2j, j2date
 from ..values.encodings import Infinite, single_of
 from ..values.far_datetime import PgDate, PgTimestamp
 from .numeric import float8_in, int_in, numeric_div, numeric_in
+from .order_bytes import key_bytes
 from .to_char import to_char
 
 # The scale of a numeric quotient computed inside the client engine: PostgreSQL's
@@ -46,22 +47,16 @@ def pg_quotient(a: str, b: str) -> Decimal:
     return q
 
 
-# The scale of ``text::numeric`` compared or ordered by in the client engine: values
-# with more decimals, or more than 38 - it digits before the point, are refused.
-COMPARED_NUMERIC_SCALE = 18
+# NaN: above +Infinity (whose key it extends), equal only to itself, as PostgreSQL
+# compares numerics
+_NAN_KEY: Final = key_bytes(Decimal("Infinity")) + b"\xff"
 
 
-def pg_numeric_text(text: str) -> Decimal:
-    """``text::numeric`` (numeric_in) where only its value counts, if DECIMAL(38, 18)
-    holds it exactly."""
+def numeric_key(text: str) -> bytes:
+    """The order key of ``text::numeric`` (engine/numeric_keys.py): its bytes' order is
+    the numerics' order, whatever their size (22P02 where numeric_in refuses the text)."""
     value = numeric_in(text)
-    step = Decimal(1).scaleb(-COMPARED_NUMERIC_SCALE)
-    with localcontext() as ctx:
-        ctx.prec = 2000
-        exact = value.is_finite() and value == value.quantize(step)
-    if not exact or abs(value) >= Decimal(10) ** (38 - COMPARED_NUMERIC_SCALE):
-        raise ValueError("a numeric beyond the client engine's DECIMAL(38,18)")
-    return value
+    return _NAN_KEY if value.is_nan() else key_bytes(value)
 
 
 _LOWER = {i: i + 32 for i in range(ord("A"), ord("Z") + 1)}
@@ -121,7 +116,7 @@ def _engine() -> duckdb.DuckDBPyConnection:
     if con is not None:
         return con
     from duckdb.func import FunctionNullHandling
-    from duckdb.sqltypes import BIGINT, DATE, DOUBLE, INTEGER, TIMESTAMP, VARCHAR
+    from duckdb.sqltypes import BIGINT, BLOB, DATE, DOUBLE, INTEGER, TIMESTAMP, VARCHAR
 
     con = duckdb.connect(":memory:")
     # NULLs last whatever the direction: the order sqlglot assumes of DuckDB when it
@@ -139,12 +134,7 @@ def _engine() -> duckdb.DuckDBPyConnection:
         [VARCHAR, VARCHAR],
         duckdb.decimal_type(38, QUOTIENT_SCALE),
     )
-    con.create_function(
-        "pg_numeric_text",
-        pg_numeric_text,
-        [VARCHAR],
-        duckdb.decimal_type(38, COMPARED_NUMERIC_SCALE),
-    )
+    con.create_function("pg_numeric_key", numeric_key, [VARCHAR], BLOB)
     con.create_function("pg_substr2", pg_substr_from, [VARCHAR, BIGINT], VARCHAR)
     con.create_function("pg_substr3", pg_substr, [VARCHAR, BIGINT, BIGINT], VARCHAR)
     con.create_function("pg_reverse", _reverse, [VARCHAR], VARCHAR)

@@ -58,6 +58,7 @@ from .kinds import (
     udf,
     varchar_length,
 )
+from .numeric_keys import keyed_cast, keyed_comparison
 from .runtime import refusal as _refuse
 from .sums import avg_parts, exact_quotient, float_avg, sum_typed
 from .to_char import compile_format
@@ -251,7 +252,7 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
             return duck_cast(udf("pg_float8_text", node.this), "DOUBLE")
         if to.this is T.DECIMAL and not to.expressions and _value_only(node):
             # compared or ordered by, only its value counts (not its display scale)
-            return udf("pg_numeric_text", node.this)
+            return keyed_cast(node.this)
     ok = {
         # numeric to integer rounds half away from zero in both engines, double
         # precision half to even (rint) in both
@@ -690,6 +691,7 @@ TRANSFORMS: dict[type[exp.Expression], Callable[[Any], exp.Expression]] = {
     exp.Abs: _abs,
     exp.Length: _text_measure,
     exp.StrPosition: _text_measure,
+    **dict.fromkeys(_VALUE_USES[:-1], keyed_comparison),
 }
 
 
