@@ -219,8 +219,8 @@ def _to_char(node: exp.Anonymous) -> exp.Expression:
 
 
 # nodes that use only an operand's value: its display scale is not shown
-_VALUE_USES = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.Between, exp.In,
-               exp.Ordered)  # fmt: skip
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.Between, exp.In)
+_VALUE_USES = (*_COMPARISONS, exp.Ordered, exp.Count)  # (a count: only whether it is NULL)
 
 
 def _value_only(node: exp.Expression) -> bool:
@@ -250,6 +250,8 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
             return duck_cast(value, INT_DUCK_WIDTH[width])
         if to.this is T.DOUBLE:
             return duck_cast(udf("pg_float8_text", node.this), "DOUBLE")
+        if to.this is T.BOOLEAN:
+            return udf("pg_bool_in", node.this)
         if to.this is T.DECIMAL and not to.expressions and _value_only(node):
             # compared or ordered by, only its value counts (not its display scale)
             return keyed_cast(node.this)
@@ -421,6 +423,8 @@ def _wrapped_aggregate(node: exp.Window | exp.Filter) -> exp.Expression:
 
 
 def _sum(node: exp.Sum) -> exp.Expression:
+    if node.meta.get("text_sum"):  # an output summed on its texts (numeric_outputs)
+        return udf("pg_numeric_text_sum", exp.Anonymous(this="list", expressions=[node.this]))
     if isinstance(node.parent, exp.Window | exp.Filter):
         return node  # typed with its wrapper
     return sum_typed(node, node)
@@ -691,7 +695,7 @@ TRANSFORMS: dict[type[exp.Expression], Callable[[Any], exp.Expression]] = {
     exp.Abs: _abs,
     exp.Length: _text_measure,
     exp.StrPosition: _text_measure,
-    **dict.fromkeys(_VALUE_USES[:-1], keyed_comparison),
+    **dict.fromkeys(_COMPARISONS, keyed_comparison),
 }
 
 
