@@ -663,12 +663,19 @@ def annotate_lowered(tree: exp.Expression, schema: dict[str, dict[str, str]]) ->
 def _annotate_keeping(
     tree: exp.Expression, schema: dict[str, dict[str, str]], kept: set[int]
 ) -> None:
+    # (sqlglot leaves a column an ORDER BY reads untyped when it keeps types: its type
+    # before is its type, a column's does not depend on the calls lowered)
+    columns = {id(c): c.type for c in tree.find_all(exp.Column) if c.type is not None}
     for node in tree.walk():
         if id(node) not in kept:
             node.type = None
     annotate_types(
         tree, schema=cast(dict[str, object], schema), dialect="postgres", overwrite_types=False
     )
+    for column in tree.find_all(exp.Column):
+        before = columns.get(id(column))
+        if before is not None and (column.type is None or column.type.is_type("unknown")):
+            column.type = before
 
 
 __all__ = ["annotate_lowered", "lower_calls", "printed_outputs"]
