@@ -22,7 +22,7 @@ from sqlglot.optimizer.scope import traverse_scope
 from ..catalog import precomputed
 from ..catalog.metadata import Catalog, TableMeta
 from ..engine.engine_types import duck_type, qualified, schema_of
-from ..errors import UnsupportedQuery
+from ..errors import UndefinedColumn, UnsupportedQuery
 from .fold import fold_constants
 
 
@@ -121,7 +121,9 @@ def with_precomputed(catalog: Catalog, stmt: exp.Select) -> exp.Select:
         tree = qualified(stmt, schema)
         annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
         tree = fold_constants(tree)
-    except UnsupportedQuery:
+    except (UnsupportedQuery, UndefinedColumn):
+        # (a set-returning function's alias in FROM, ``unnest(tags) AS t``, is a column
+        # only once the residual compiler has made the function a lateral subquery)
         return stmt
     if not isinstance(tree, exp.Select) or not substitute(catalog, tree):
         return stmt
