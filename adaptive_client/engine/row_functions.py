@@ -24,6 +24,7 @@ from typing import Any
 
 from . import array_functions as arr
 from . import jsonb_build as build
+from . import jsonb_casts as casts
 from . import jsonb_functions as js
 
 
@@ -170,6 +171,14 @@ ROW_FUNCTIONS: dict[str, tuple[RowFunction, ...]] = {
         _f(arr.string_to_array, "text, text, text", "text[]", strict=False),
     ),
 }
+
+# casts of jsonb to scalar types and text (numeric's result read back from its text)
+ROW_FUNCTIONS.update(
+    {
+        name: (_f(casts.IMPLS[name], J, result, text=result == T),)
+        for name, result in casts.CASTS.values()
+    }
+)
 
 AGGREGATES: dict[str, tuple[RowFunction, ...]] = {
     "jsonb_agg": (_f(build.jsonb_agg, "anyelement", J, strict=False, text=True),),

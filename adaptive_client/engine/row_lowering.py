@@ -27,6 +27,7 @@ from sqlglot.optimizer.annotate_types import annotate_types
 from ..values.collation import DATABASE_COLLATION
 from ..values.encodings import Encoding, encoding_for
 from .held import held_of
+from .jsonb_casts import CASTS
 from .kinds import kind_of
 from .row_calls import ArgSpec, CallSpec, record_columns
 from .row_functions import AGGREGATES, ROW_FUNCTIONS, RowFunction
@@ -78,6 +79,8 @@ _PLAIN_RESULTS: Final = {
     "integer": "INTEGER",
     "bigint": "BIGINT",
     "boolean": "BOOLEAN",
+    "smallint": "SMALLINT",
+    "double precision": "DOUBLE",
 }
 # an operand's engine type -> the PostgreSQL type overloads are chosen by
 _PG_OF_ENGINE: Final = {
@@ -302,6 +305,9 @@ class _Lowering:
         table = AGGREGATES if rows is not None else ROW_FUNCTIONS
         index = _choose(name, ops, table)
         rf = table[name][index]
+        if rf.text_sensitive:  # (the others' result is the same for equal values)
+            for op in ops:
+                self._print_argument(op)
         array = _array_of(ops)
         uses_jsonb = "jsonb" in rf.args or rf.result.removeprefix("setof ") == "jsonb"
         enc: Encoding | None
@@ -364,6 +370,29 @@ class _Lowering:
         unnested.type = exp.DataType.build(result.removesuffix("[]"), dialect="duckdb")
         return unnested
 
+    def _print_argument(self, op: _Operand) -> None:
+        """A held result of a call passed to another as its exact bytes: the value the
+        row computed (``attrs -> 'price'`` is ``1.0`` in one row, ``1`` in another),
+        not a key equal values share.  Not where the call is a grouping key (the
+        engine matches grouped expressions by their text)."""
+        node = op.node
+        spec = node.meta.get("row_call")
+        if not isinstance(node, exp.Anonymous) or not isinstance(spec, CallSpec):
+            return
+        if not spec.held_result or spec.printed or spec.result_encoding is None:
+            return
+        select = node.find_ancestor(exp.Select)
+        group = select.args.get("group") if select is not None else None
+        if group is not None and any(g.sql() == node.sql() for g in group.expressions):
+            return
+        printed = dataclasses.replace(spec, udf=f"{spec.udf}_printed", result="BLOB", printed=True)
+        if all(s.udf != printed.udf for s in self.specs):
+            self.specs.append(printed)
+        node.set("this", printed.udf)
+        node.meta["row_call"] = printed
+        node.meta["printed_arg"] = True
+        node.type = exp.DataType.build("BLOB")
+
     def _arg(
         self,
         declared: str,
@@ -375,6 +404,8 @@ class _Lowering:
         encoding: Encoding | None = None
         if op.node.meta.get("omitted"):  # (a slice's bound left out)
             return ArgSpec("omitted", "INTEGER", None)
+        if op.node.meta.get("printed_arg"):  # (its exact bytes: _print_argument)
+            return ArgSpec("const", "BLOB", op.encoding)
         if declared == "jsonb":
             encoding = self.held[jsonb_duck]
         elif declared == "anyarray" or declared.endswith("[]"):
@@ -495,7 +526,12 @@ def lower_calls(tree: exp.Expression, held: dict[str, Encoding]) -> list[CallSpe
         name, operands = _target(node, held)
         if name is None:
             return node
-        return lowering.call(node, name, operands)
+        call = lowering.call(node, name, operands)
+        if name == CASTS["DECIMAL"][0]:  # (the number's text, read as numeric)
+            read = exp.Cast(this=call, to=exp.DataType.build("DECIMAL"))
+            read.type = exp.DataType.build("DECIMAL")
+            return read
+        return call
 
     # (bottom up, so that an operand is already a typed call: attrs -> 'a' ->> 'b')
     for node in reversed(list(tree.walk(bfs=False))):
@@ -572,6 +608,10 @@ def _target(
             and _is_held_composite(_operand(inner, held))
         ):
             return name, [node.this, inner]
+    if isinstance(node, exp.Cast) and not isinstance(node, exp.TryCast):
+        cast = CASTS.get(node.to.this.value) if not node.to.expressions else None
+        if cast is not None and _operand(node.this, held).pg == "jsonb":
+            return cast[0], [node.this]
     if isinstance(node, exp.Anonymous) and node.name.lower() in ROW_FUNCTIONS:
         return node.name.lower(), list(node.expressions)
     fn = FUNCTION_CLASSES.get(type(node))
