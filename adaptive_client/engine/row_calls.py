@@ -206,6 +206,9 @@ class RowCall:
             return list(range(1, len(rows) + 1))
         if spec.column is not None:
             rows = [None if r is None else r[spec.column] for r in rows]
+        if spec.printed:  # (rows only shown: each as its exact bytes)
+            assert spec.result_encoding is not None
+            return [None if r is None else spec.result_encoding.to_exact_bytes(r) for r in rows]
         if spec.held_result:
             return shown.load(spec.result.removesuffix("[]"), rows)
         return rows

@@ -648,6 +648,22 @@ def printed_outputs(tree: exp.Expression, specs: list[CallSpec]) -> dict[int, En
     out: dict[int, Encoding] = {}
     for i, item in enumerate(tree.expressions):
         call = item.unalias()
+        ordering = [k for k in keys if _names_item(k, i, item, call)]
+        if isinstance(call, exp.Column):  # (a FROM function's column: its item)
+            produced = _lateral_item(tree, call)
+            if produced is None or ordering or call.sql() in grouped:
+                continue
+            call = produced
+            if _printed_rows(call, {call.this.name: 1}, set(), []):
+                _add_spec(specs, call.meta["row_call"])
+                out[i] = call.meta["row_call"].result_encoding
+            continue
+        if isinstance(call, exp.Explode) and isinstance(call.this, exp.Anonymous):
+            # a set-returning function's rows, shown: each row's own value
+            if _printed_rows(call, uses, grouped, ordering):
+                _add_spec(specs, call.meta["row_call"])
+                out[i] = call.meta["row_call"].result_encoding
+            continue
         spec = call.meta.get("row_call") if isinstance(call, exp.Anonymous) else None
         if not isinstance(spec, CallSpec) or not spec.held_result or spec.column is not None:
             continue
@@ -662,6 +678,54 @@ def printed_outputs(tree: exp.Expression, specs: list[CallSpec]) -> dict[int, En
         call.type = exp.DataType.build("BLOB")
         out[i] = spec.result_encoding
     return out
+
+
+def _add_spec(specs: list[CallSpec], spec: CallSpec) -> None:
+    if all(s.udf != spec.udf for s in specs):
+        specs.append(spec)
+
+
+def _lateral_item(tree: exp.Select, column: exp.Column) -> exp.Explode | None:
+    """The select item of a FROM function's lateral subquery (engine/set_functions.py)
+    a column of the statement reads, where nothing else in it reads that column."""
+    reads = [
+        c for c in tree.find_all(exp.Column) if (c.table, c.name) == (column.table, column.name)
+    ]
+    if len(reads) != 1:
+        return None
+    for lateral in tree.find_all(exp.Lateral):
+        sub = lateral.this
+        if lateral.alias_or_name != column.table or not lateral.meta.get("set_function"):
+            continue
+        if not isinstance(sub, exp.Subquery) or lateral.parent_select is not tree:
+            continue
+        for item in sub.this.expressions:
+            if item.alias_or_name == column.name:
+                inner = item.unalias()
+                return inner if isinstance(inner, exp.Explode) else None
+    return None
+
+
+def _printed_rows(
+    unnested: exp.Explode, uses: dict[str, int], grouped: set[str], ordering: list[Any]
+) -> bool:
+    """Make a select list's set-returning call (``jsonb_array_elements(attrs)``) give
+    its rows as their exact bytes, where it is only shown."""
+    call = unnested.this
+    spec = call.meta.get("row_call")
+    if not isinstance(spec, CallSpec) or not spec.held_result:
+        return False
+    if spec.result_encoding is None or spec.ordinality or ordering:
+        return False
+    if uses.get(call.name, 0) != 1 or unnested.sql() in grouped:
+        return False
+    printed = dataclasses.replace(spec, udf=f"{spec.udf}_printed", result="BLOB[]", printed=True)
+    call.set("this", printed.udf)
+    call.meta["row_call"] = printed
+    call.type = exp.DataType.build("BLOB[]", dialect="duckdb")
+    unnested.meta["row_call"] = printed
+    unnested.type = exp.DataType.build("BLOB")
+    return True
 
 
 def _names_item(key: exp.Expression, i: int, item: exp.Expression, call: exp.Expression) -> bool:
