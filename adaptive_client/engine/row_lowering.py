@@ -533,14 +533,47 @@ def lower_calls(tree: exp.Expression, held: dict[str, Encoding]) -> list[CallSpe
             return read
         return call
 
-    # (bottom up, so that an operand is already a typed call: attrs -> 'a' ->> 'b')
-    for node in reversed(list(tree.walk(bfs=False))):
-        if node is tree:
-            continue
-        new = visit(node)
-        if new is not node:
-            node.replace(new)
+    # (bottom up, so that an operand is already a typed call: attrs -> 'a' ->> 'b'; the
+    # FROM functions first, so that the columns read from them are typed: e.value)
+    nodes = list(reversed(list(tree.walk(bfs=False))))
+    produced = {id(n) for lateral in _from_functions(tree) for n in lateral.walk()}
+    for phase in (True, False):
+        for node in nodes:
+            if node is tree or (id(node) in produced) != phase:
+                continue
+            new = visit(node)
+            if new is not node:
+                node.replace(new)
+        if phase and produced:
+            _type_produced_columns(tree)
     return lowering.specs
+
+
+def _from_functions(tree: exp.Expression) -> list[exp.Lateral]:
+    """The lateral subqueries of set-returning functions in FROM (set_functions.py)."""
+    return [
+        lateral
+        for lateral in tree.find_all(exp.Lateral)
+        if lateral.meta.get("set_function") and isinstance(lateral.this, exp.Subquery)
+    ]
+
+
+def _type_produced_columns(tree: exp.Expression) -> dict[int, exp.DataType]:
+    """Type the columns read from FROM functions as their lowered select items; {id of
+    each column typed: its type}."""
+    produced: dict[tuple[str, str], exp.DataType] = {}
+    for lateral in _from_functions(tree):
+        for item in lateral.this.this.expressions:
+            typed = item.unalias().type or item.type
+            if typed is not None and not typed.is_type(exp.DataType.Type.UNKNOWN):
+                produced[(lateral.alias_or_name, item.alias_or_name)] = typed
+    out: dict[int, exp.DataType] = {}
+    for column in tree.find_all(exp.Column):
+        typed = produced.get((column.table, column.name))
+        if typed is not None:
+            column.type = typed.copy()
+            out[id(column)] = column.type
+    return out
 
 
 def _subscript(index: exp.Expression) -> exp.Expression:
@@ -746,21 +779,10 @@ def annotate_lowered(tree: exp.Expression, schema: dict[str, dict[str, str]]) ->
         id(d) for n in tree.walk() if isinstance(n.meta.get("row_call"), CallSpec) for d in n.walk()
     }
     _annotate_keeping(tree, schema, kept)
-    produced: dict[tuple[str, str], exp.DataType] = {}
-    for lateral in tree.find_all(exp.Lateral):
-        sub = lateral.this
-        if not lateral.meta.get("set_function") or not isinstance(sub, exp.Subquery):
-            continue
-        for item in sub.this.expressions:
-            if item.type is not None:
-                produced[(lateral.alias_or_name, item.alias_or_name)] = item.type
-    if not produced:
+    typed = _type_produced_columns(tree)
+    if not typed:
         return
-    for column in tree.find_all(exp.Column):
-        typed = produced.get((column.table, column.name))
-        if typed is not None:
-            column.type = typed.copy()
-            kept.add(id(column))
+    kept.update(typed)
     _annotate_keeping(tree, schema, kept)
 
 
