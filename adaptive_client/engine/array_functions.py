@@ -22,6 +22,7 @@ from psycopg import errors as pg_errors
 from ..errors import AdaptiveError
 from ..values.array_encoding import ArrayEncoding, PgArray, shape
 from ..values.encodings import pg_text
+from .order_bytes import key_bytes
 
 
 class ArrayConcatError(AdaptiveError, pg_errors.ArraySubscriptError):
@@ -341,6 +342,41 @@ def eq_all(enc: ArrayEncoding, x: Any, a: list[Any] | None) -> bool | None:
 def ne_any(enc: ArrayEncoding, x: Any, a: list[Any] | None) -> bool | None:
     """``x <> ANY(a)``."""
     return _quantified(enc, x, a, equal=False, any_=True)
+
+
+# the order comparisons of ``x op ANY / ALL(a)``, over the elements' order keys
+_ORDER_TESTS: dict[str, Callable[[bytes, bytes], bool]] = {
+    "<": lambda e, x: x < e,
+    "<=": lambda e, x: x <= e,
+    ">": lambda e, x: x > e,
+    ">=": lambda e, x: x >= e,
+}
+
+
+def ordered_quantified(
+    enc: ArrayEncoding, x: Any, a: list[Any] | None, op: str, any_: bool
+) -> bool | None:
+    """``x < ANY(a)`` and its kin (``op``; ``any_`` false: ALL): as :func:`_quantified`,
+    each element compared with ``x`` in the element type's order (its collation's, for
+    text)."""
+    if a is None:
+        return None
+    flat = shape(a)[2]
+    if not flat:
+        return not any_
+    if x is None:
+        return None
+    element = enc.element
+    kx = key_bytes(element.order_key(element.coerce(x)))
+    test = _ORDER_TESTS[op]
+    unknown = False
+    for e in flat:
+        if e is None:
+            unknown = True
+            continue
+        if test(key_bytes(element.order_key(e)), kx) == any_:
+            return any_
+    return None if unknown else not any_
 
 
 # --- subscripts -------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from . import array_functions as arr
@@ -88,6 +89,18 @@ ROW_FUNCTIONS: dict[str, tuple[RowFunction, ...]] = {
     "<> ALL": (_f(arr.ne_all, "anyelement, anyarray", B, strict=False),),
     "= ALL": (_f(arr.eq_all, "anyelement, anyarray", B, strict=False),),
     "<> ANY": (_f(arr.ne_any, "anyelement, anyarray", B, strict=False),),
+    **{
+        f"{op} {q}": (
+            _f(
+                partial(arr.ordered_quantified, op=op, any_=q == "ANY"),
+                "anyelement, anyarray",
+                B,
+                strict=False,
+            ),
+        )
+        for op in ("<", "<=", ">", ">=")
+        for q in ("ANY", "ALL")
+    },
     "[]": (_f(arr.subscript, "anyarray, integer, variadic integer", "anyelement", text=True),),
     "[:]": (
         _f(arr.slice_, "anyarray, integer, variadic integer", "anyarray", strict=False, text=True),

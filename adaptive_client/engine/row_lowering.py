@@ -59,6 +59,11 @@ QUANTIFIED: Final[dict[tuple[type[exp.Expression], type[exp.Expression]], str]] 
     (exp.NEQ, exp.All): "<> ALL",
     (exp.EQ, exp.All): "= ALL",
     (exp.NEQ, exp.Any): "<> ANY",
+    **{
+        (comparison, quantifier): f"{op} {quantifier.key.upper()}"
+        for comparison, op in ((exp.LT, "<"), (exp.LTE, "<="), (exp.GT, ">"), (exp.GTE, ">="))
+        for quantifier in (exp.Any, exp.All)
+    },
 }
 # PostgreSQL's functions sqlglot parses into classes of its own: their names
 FUNCTION_CLASSES: Final[dict[type[exp.Expression], str]] = {
