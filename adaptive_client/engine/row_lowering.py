@@ -624,6 +624,11 @@ def _target(
             return None, []
         if isinstance(node, exp.Bracket):
             sides = [node.this, *map(_subscript, node.expressions)]
+            inner = node.this.meta.get("row_call")
+            if isinstance(inner, CallSpec) and inner.function == "[]" and not inner.printed:
+                # a[i][j]: one subscript per dimension, as PostgreSQL reads it (not the
+                # element a[i] subscripted again)
+                sides = [*node.this.expressions, *sides[1:]]
         else:
             sides = [node.this, node.expression]
         if any(_is_held_composite(_operand(s, held)) for s in sides):
