@@ -659,7 +659,10 @@ def _target(
         return node.name.lower(), list(node.expressions)
     fn = FUNCTION_CLASSES.get(type(node))
     if fn is not None and fn in ROW_FUNCTIONS:
-        return fn, [a for a in node.iter_expressions()]
+        args = [a for a in node.iter_expressions()]
+        if isinstance(node, exp.ArrayPrepend):  # (sqlglot holds the array first)
+            args.reverse()
+        return fn, args
     return None, []
 
 
