@@ -423,6 +423,15 @@ class _Lowering:
             if isinstance(op.node, exp.Literal | exp.Placeholder):
                 op.node.meta["row_arg"] = encoding
             return ArgSpec("const", "BLOB", encoding)
+        if encoding is not None and isinstance(op.node, exp.Cast) and op.pg.endswith("]"):
+            # a constant cast to an array type: NULL::text[], ARRAY[]::text[]
+            if isinstance(op.node.this, exp.Null):
+                op.node = exp.Null()
+                return ArgSpec("const", "BLOB", encoding)
+            if isinstance(op.node.this, exp.Array) and declared != "anyelement":
+                duck = op.node.type.sql("duckdb") if op.node.type is not None else ""
+                op.node = op.node.this
+                return ArgSpec("list", duck if duck.endswith("[]") else "VARCHAR[]", encoding)
         if encoding is not None and op.pg == "array" and declared != "anyelement":
             element = op.node.type.sql("duckdb") if op.node.type is not None else "VARCHAR"
             duck = element if element.endswith("[]") else "VARCHAR[]"
