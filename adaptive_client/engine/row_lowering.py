@@ -320,6 +320,8 @@ class _Lowering:
             jsonb_duck, enc = _jsonb(self.held)
         elif array is not None:
             jsonb_duck, enc = "", array.encoding
+        elif rf.result.endswith("[]"):  # (string_to_array of text: its result's type)
+            jsonb_duck, enc = "", encoding_for(rf.result)
         else:
             raise _refuse(f"{name} of no array argument", node)
         declared = _declared(rf, len(ops))
