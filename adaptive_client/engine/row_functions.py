@@ -185,6 +185,9 @@ ROW_FUNCTIONS: dict[str, tuple[RowFunction, ...]] = {
     ),
 }
 
+# a string constant beside a jsonb value in a CASE or COALESCE: read as jsonb
+ROW_FUNCTIONS["jsonb_in"] = (_f(js.jsonb_value, J, J, text=True),)
+
 # casts of jsonb to scalar types and text (numeric's result read back from its text)
 ROW_FUNCTIONS.update(
     {

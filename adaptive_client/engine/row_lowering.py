@@ -28,7 +28,8 @@ from ..values.collation import DATABASE_COLLATION
 from ..values.encodings import Encoding, encoding_for
 from .held import held_of
 from .jsonb_casts import CASTS
-from .kinds import kind_of
+from .kinds import choice_values, kind_of, unparen
+from .printed_outputs import printed_outputs
 from .row_calls import ArgSpec, CallSpec, record_columns
 from .row_functions import AGGREGATES, ROW_FUNCTIONS, RowFunction
 from .runtime import refusal as _refuse
@@ -539,6 +540,9 @@ def lower_calls(tree: exp.Expression, held: dict[str, Encoding]) -> list[CallSpe
         aggregate = _aggregate_target(node)
         if aggregate is not None:
             return lowering.call(node, aggregate[0], aggregate[1], aggregate[2])
+        if isinstance(node, exp.Case | exp.Coalesce):
+            _jsonb_choice(node, held, lowering)
+            return node
         name, operands = _target(node, held)
         if name is None:
             return node
@@ -563,6 +567,20 @@ def lower_calls(tree: exp.Expression, held: dict[str, Encoding]) -> list[CallSpe
         if phase and produced:
             _type_produced_columns(tree)
     return lowering.specs
+
+
+def _jsonb_choice(node: exp.Expression, held: dict[str, Encoding], lowering: _Lowering) -> None:
+    """A CASE or COALESCE of jsonb values and string constants: the constants read as
+    jsonb (PostgreSQL types them by the jsonb branch), made held values."""
+    branches = choice_values(node)
+    ducks = {held_of(unparen(b), held) for b in branches}
+    if not any(d is not None and held[d].sql_type.name == "jsonb" for d in ducks):
+        return
+    for branch in branches:
+        inner = unparen(branch)
+        if isinstance(inner, exp.Literal) and inner.is_string:
+            constant = inner.copy()
+            inner.replace(lowering.call(constant, "jsonb_in", [constant]))
 
 
 def _from_functions(tree: exp.Expression) -> list[exp.Lateral]:
@@ -685,113 +703,6 @@ def _passed(op: _Operand, arg: ArgSpec, spec: CallSpec) -> exp.Expression:
     text = exp.Anonymous(this="concat", expressions=[op.node])
     text.meta["row_call"] = spec
     return text
-
-
-def printed_outputs(tree: exp.Expression, specs: list[CallSpec]) -> dict[int, Encoding]:
-    """The outputs of the statement that are a call with a held result it only shows
-    (not ordered, grouped or made distinct by, not used elsewhere): made calls that
-    return the result's exact bytes (``printed``), so that it prints as computed -- two
-    rows' results equal under ``=`` may print differently (``to_jsonb(1.50)``,
-    ``to_jsonb(1.5)``).  {output index: the result's encoding}."""
-    if not isinstance(tree, exp.Select) or tree.args.get("distinct"):
-        return {}
-    uses: dict[str, int] = {}
-    for c in tree.find_all(exp.Anonymous):
-        uses[c.name] = uses.get(c.name, 0) + 1
-    group = tree.args.get("group")
-    grouped = {g.sql() for g in group.expressions} if group is not None else set()
-    order = tree.args.get("order")
-    keys = [o.this for o in order.expressions] if order is not None else []
-    out: dict[int, Encoding] = {}
-    for i, item in enumerate(tree.expressions):
-        call = item.unalias()
-        ordering = [k for k in keys if _names_item(k, i, item, call)]
-        if isinstance(call, exp.Column):  # (a FROM function's column: its item)
-            produced = _lateral_item(tree, call)
-            if produced is None or ordering or call.sql() in grouped:
-                continue
-            call = produced
-            if _printed_rows(call, {call.this.name: 1}, set(), []):
-                _add_spec(specs, call.meta["row_call"])
-                out[i] = call.meta["row_call"].result_encoding
-            continue
-        if isinstance(call, exp.Explode) and isinstance(call.this, exp.Anonymous):
-            # a set-returning function's rows, shown: each row's own value
-            if _printed_rows(call, uses, grouped, ordering):
-                _add_spec(specs, call.meta["row_call"])
-                out[i] = call.meta["row_call"].result_encoding
-            continue
-        spec = call.meta.get("row_call") if isinstance(call, exp.Anonymous) else None
-        if not isinstance(spec, CallSpec) or not spec.held_result or spec.column is not None:
-            continue
-        if spec.result_encoding is None or uses.get(call.name, 0) != 1 or call.sql() in grouped:
-            continue
-        if any(_names_item(k, i, item, call) for k in keys):
-            continue
-        printed = dataclasses.replace(spec, udf=f"{spec.udf}_printed", result="BLOB", printed=True)
-        specs.append(printed)
-        call.set("this", printed.udf)
-        call.meta["row_call"] = printed
-        call.type = exp.DataType.build("BLOB")
-        out[i] = spec.result_encoding
-    return out
-
-
-def _add_spec(specs: list[CallSpec], spec: CallSpec) -> None:
-    if all(s.udf != spec.udf for s in specs):
-        specs.append(spec)
-
-
-def _lateral_item(tree: exp.Select, column: exp.Column) -> exp.Explode | None:
-    """The select item of a FROM function's lateral subquery (engine/set_functions.py)
-    a column of the statement reads, where nothing else in it reads that column."""
-    reads = [
-        c for c in tree.find_all(exp.Column) if (c.table, c.name) == (column.table, column.name)
-    ]
-    if len(reads) != 1:
-        return None
-    for lateral in tree.find_all(exp.Lateral):
-        sub = lateral.this
-        if lateral.alias_or_name != column.table or not lateral.meta.get("set_function"):
-            continue
-        if not isinstance(sub, exp.Subquery) or lateral.parent_select is not tree:
-            continue
-        for item in sub.this.expressions:
-            if item.alias_or_name == column.name:
-                inner = item.unalias()
-                return inner if isinstance(inner, exp.Explode) else None
-    return None
-
-
-def _printed_rows(
-    unnested: exp.Explode, uses: dict[str, int], grouped: set[str], ordering: list[Any]
-) -> bool:
-    """Make a select list's set-returning call (``jsonb_array_elements(attrs)``) give
-    its rows as their exact bytes, where it is only shown."""
-    call = unnested.this
-    spec = call.meta.get("row_call")
-    if not isinstance(spec, CallSpec) or not spec.held_result:
-        return False
-    if spec.result_encoding is None or spec.ordinality or ordering:
-        return False
-    if uses.get(call.name, 0) != 1 or unnested.sql() in grouped:
-        return False
-    printed = dataclasses.replace(spec, udf=f"{spec.udf}_printed", result="BLOB[]", printed=True)
-    call.set("this", printed.udf)
-    call.meta["row_call"] = printed
-    call.type = exp.DataType.build("BLOB[]", dialect="duckdb")
-    unnested.meta["row_call"] = printed
-    unnested.type = exp.DataType.build("BLOB")
-    return True
-
-
-def _names_item(key: exp.Expression, i: int, item: exp.Expression, call: exp.Expression) -> bool:
-    """Whether an ORDER BY key orders by the select item (its position, name, text)."""
-    if isinstance(key, exp.Literal) and not key.is_string and key.name == str(i + 1):
-        return True
-    if isinstance(key, exp.Column) and not key.table and key.name == item.alias_or_name:
-        return True
-    return key.sql() == call.sql()
 
 
 def annotate_lowered(tree: exp.Expression, schema: dict[str, dict[str, str]]) -> None:
