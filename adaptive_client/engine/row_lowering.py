@@ -256,9 +256,14 @@ class _Rows:
             ]
             element = exp.Struct(expressions=fields)
             marked += [element, *fields]
-        order = exp.Order(this=element, expressions=self.ordered)
-        listed: exp.Expression = exp.ArrayAgg(this=order)
-        marked += [order, listed]
+        listed: exp.Expression
+        if self.ordered:
+            order = exp.Order(this=element, expressions=self.ordered)
+            listed = exp.ArrayAgg(this=order)
+            marked += [order, listed]
+        else:
+            listed = exp.ArrayAgg(this=element)
+            marked.append(listed)
         if self.where is not None:
             listed = exp.Filter(this=listed, expression=exp.Where(this=self.where))
             marked.append(listed)
@@ -289,8 +294,10 @@ def _aggregate_target(
     if args and isinstance(args[-1], exp.Order):
         ordered = list(args[-1].expressions)
         args[-1] = args[-1].this
-    if not ordered:
-        raise _refuse(f"{name} without ORDER BY (order of aggregation)", node)
+    if args and isinstance(args[0], exp.Distinct):
+        raise _refuse(f"{name} of DISTINCT values", node)
+    # (without ORDER BY: answered where the order of aggregation cannot change the
+    # result, else refused when run -- row_calls.RowCall)
     return name, args, _Rows(ordered, where.this if isinstance(where, exp.Where) else where)
 
 
@@ -342,6 +349,7 @@ class _Lowering:
             column=node.meta.get("srf_column"),
             ordinality=bool(node.meta.get("ordinality")),
             aggregate=rows is not None,
+            unordered=rows is not None and not rows.ordered,
         )
         # one engine function for the calls written alike: the engine matches a grouped
         # expression to a select item by its text (GROUP BY 1 copies the item)
