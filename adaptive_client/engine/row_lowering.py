@@ -689,6 +689,11 @@ def _target(
         ):
             return name, [node.this, inner]
     if isinstance(node, exp.Cast) and not isinstance(node, exp.TryCast):
+        literal = unparen(node.this)
+        if node.to.is_type(exp.DataType.Type.JSONB) and (
+            isinstance(literal, exp.Literal) and literal.is_string
+        ):
+            return "jsonb_in", [literal]  # (a constant document: '{"a": 1}'::jsonb)
         cast = CASTS.get(node.to.this.value) if not node.to.expressions else None
         if cast is not None and _operand(node.this, held).pg == "jsonb":
             return cast[0], [node.this]
