@@ -28,7 +28,7 @@ from ..values.collation import DATABASE_COLLATION
 from ..values.encodings import Encoding, encoding_for
 from .held import held_of
 from .jsonb_casts import CASTS
-from .kinds import choice_values, kind_of, unparen
+from .kinds import choice_values, derived_item, kind_of, unparen
 from .printed_outputs import printed_outputs
 from .row_calls import ArgSpec, CallSpec, record_columns
 from .row_functions import AGGREGATES, ROW_FUNCTIONS, RowFunction
@@ -130,6 +130,11 @@ def _operand(node: exp.Expression, held: Mapping[str, Encoding]) -> _Operand:
     if isinstance(inner, exp.Literal):  # (a number; one sqlglot made has no type)
         return _Operand(inner, "integer" if inner.name.isdigit() else "numeric", None, None)
     t = inner.type
+    if isinstance(inner, exp.Column):
+        # (a derived table's column of a call lowered before it: the call's type)
+        item = derived_item(inner)
+        if item is not None and isinstance(item.meta.get("row_call"), CallSpec) and item.type:
+            t = inner.type = item.type.copy()
     name = t.sql("duckdb") if t is not None else "UNKNOWN"
     return _Operand(inner, _PG_OF_ENGINE.get(name, name.lower()), None, None)
 
