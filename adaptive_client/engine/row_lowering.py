@@ -246,6 +246,8 @@ class _Rows:
 
     ordered: list[exp.Expression]
     where: exp.Expression | None
+    # DISTINCT values: each once, in the type's order (as PostgreSQL sorts them)
+    distinct: bool = False
 
     def listed(self, ops: list[exp.Expression], spec: CallSpec) -> exp.Expression:
         """``array_agg(<the arguments> ORDER BY ...) [FILTER (WHERE ...)]``: the list
@@ -262,7 +264,14 @@ class _Rows:
             element = exp.Struct(expressions=fields)
             marked += [element, *fields]
         listed: exp.Expression
-        if self.ordered:
+        if self.distinct:
+            order = exp.Order(
+                this=exp.Distinct(expressions=[element]),
+                expressions=[exp.Ordered(this=element.copy())],
+            )
+            listed = exp.ArrayAgg(this=order)
+            marked += [order, order.this, listed]
+        elif self.ordered:
             order = exp.Order(this=element, expressions=self.ordered)
             listed = exp.ArrayAgg(this=order)
             marked += [order, listed]
@@ -299,11 +308,15 @@ def _aggregate_target(
     if args and isinstance(args[-1], exp.Order):
         ordered = list(args[-1].expressions)
         args[-1] = args[-1].this
-    if args and isinstance(args[0], exp.Distinct):
-        raise _refuse(f"{name} of DISTINCT values", node)
+    distinct = bool(args) and isinstance(args[0], exp.Distinct)
+    if distinct:
+        if ordered or len(args[0].expressions) != 1:
+            raise _refuse(f"{name} of DISTINCT values with an ORDER BY", node)
+        args[0] = args[0].expressions[0]
     # (without ORDER BY: answered where the order of aggregation cannot change the
     # result, else refused when run -- row_calls.RowCall)
-    return name, args, _Rows(ordered, where.this if isinstance(where, exp.Where) else where)
+    rows = _Rows(ordered, where.this if isinstance(where, exp.Where) else where, distinct)
+    return name, args, rows
 
 
 class _Lowering:
@@ -323,7 +336,8 @@ class _Lowering:
         table = AGGREGATES if rows is not None else ROW_FUNCTIONS
         index = _choose(name, ops, table)
         rf = table[name][index]
-        if rf.text_sensitive:  # (the others' result is the same for equal values)
+        # (the others' result is the same for equal values; DISTINCT values are keys)
+        if rf.text_sensitive and not (rows is not None and rows.distinct):
             for op in ops:
                 self._print_argument(op)
         array = _array_of(ops)
@@ -354,7 +368,7 @@ class _Lowering:
             column=node.meta.get("srf_column"),
             ordinality=bool(node.meta.get("ordinality")),
             aggregate=rows is not None,
-            unordered=rows is not None and not rows.ordered,
+            unordered=rows is not None and not rows.ordered and not rows.distinct,
         )
         # one engine function for the calls written alike: the engine matches a grouped
         # expression to a select item by its text (GROUP BY 1 copies the item)
