@@ -379,6 +379,31 @@ def ordered_quantified(
     return None if unknown else not any_
 
 
+# --- array_agg of arrays -----------------------------------------------
+
+
+def array_agg_arrays(enc: ArrayEncoding, arrays: list[Any]) -> list[Any] | None:
+    """array_agg(anyarray): the arrays as the rows of an array of one more dimension
+    (NULL over no rows); NULL or empty arrays, or arrays of different dimensions, raise
+    as PostgreSQL's array_agg_array_transfn raises."""
+    if not arrays:
+        return None
+    first: tuple[int, ...] | None = None
+    for a in arrays:
+        if a is None:
+            raise ArrayNullNotAllowed("cannot accumulate null arrays")
+        dims, lower, _ = shape(a)
+        if not dims:
+            raise ArrayConcatError("cannot accumulate empty arrays")
+        if isinstance(a, PgArray) or any(lb != 1 for lb in lower):
+            raise ArrayUnsupported("array_agg of arrays with lower bounds other than 1")
+        if first is None:
+            first = dims
+        elif dims != first:
+            raise ArrayConcatError("cannot accumulate arrays of different dimensionality")
+    return [list(a) for a in arrays]
+
+
 # --- subscripts -------------------------------------------------------------------------
 
 

@@ -197,6 +197,7 @@ ROW_FUNCTIONS.update(
 )
 
 AGGREGATES: dict[str, tuple[RowFunction, ...]] = {
+    "array_agg": (_f(arr.array_agg_arrays, "anyarray", "anyarray", strict=False, text=True),),
     "jsonb_agg": (_f(build.jsonb_agg, "anyelement", J, strict=False, text=True),),
     "jsonb_object_agg": (_f(build.jsonb_object_agg, "any, any", J, strict=False, text=True),),
 }

@@ -286,8 +286,17 @@ class _Rows:
         return listed
 
 
+def _held_argument(agg: exp.ArrayAgg, held: Mapping[str, Encoding]) -> bool:
+    """Whether array_agg's argument is an array the engine holds by keys."""
+    arg = agg.this.this if isinstance(agg.this, exp.Order) else agg.this
+    if isinstance(arg, exp.Distinct):
+        return False
+    op = _operand(arg, held)
+    return op.duck is not None and op.pg.endswith("]")
+
+
 def _aggregate_target(
-    node: exp.Expression,
+    node: exp.Expression, held: Mapping[str, Encoding]
 ) -> tuple[str, list[exp.Expression], _Rows] | None:
     """(name, arguments, rows) of a jsonb aggregate (under its FILTER, if any)."""
     where = None
@@ -300,6 +309,8 @@ def _aggregate_target(
         name, args = agg.name.lower(), list(agg.expressions)
     elif isinstance(agg, exp.JSONBObjectAgg):
         name, args = "jsonb_object_agg", [agg.this, agg.expression]
+    elif isinstance(agg, exp.ArrayAgg) and _held_argument(agg, held):
+        name, args = "array_agg", [agg.this]  # (of arrays: a row function)
     else:
         return None
     if isinstance(node.parent, exp.Window):
@@ -564,7 +575,7 @@ def lower_calls(tree: exp.Expression, held: dict[str, Encoding]) -> list[CallSpe
     def visit(node: exp.Expr) -> exp.Expr:
         if not isinstance(node, exp.Expression):
             return node
-        aggregate = _aggregate_target(node)
+        aggregate = _aggregate_target(node, held)
         if aggregate is not None:
             return lowering.call(node, aggregate[0], aggregate[1], aggregate[2])
         if isinstance(node, exp.Case | exp.Coalesce):
@@ -660,7 +671,7 @@ def _slice_bounds(index: exp.Expression) -> list[exp.Expression]:
 
 def _is_held_composite(op: _Operand) -> bool:
     """A held jsonb or array value (the others' operators are not row functions)."""
-    return op.duck is not None and (op.pg == "jsonb" or op.pg.endswith("]"))
+    return op.duck is not None and op.pg.endswith("]")
 
 
 def _target(
