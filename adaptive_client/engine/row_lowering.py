@@ -671,7 +671,7 @@ def _slice_bounds(index: exp.Expression) -> list[exp.Expression]:
 
 def _is_held_composite(op: _Operand) -> bool:
     """A held jsonb or array value (the others' operators are not row functions)."""
-    return op.duck is not None and op.pg.endswith("]")
+    return op.duck is not None and (op.pg == "jsonb" or op.pg.endswith("]"))
 
 
 def _target(
