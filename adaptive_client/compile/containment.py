@@ -39,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from psycopg import errors as pg_errors
 from sqlglot import exp
 
 from ..catalog import containment
@@ -46,6 +47,7 @@ from ..catalog.metadata import OnionColumn
 from ..catalog.onions import Cap, Onion
 from ..values.array_encoding import UNFIT, shape
 from ..values.encodings import encoding_for, parse_sql_type
+from ..values.sent_types import mismatched
 from .plan import ParamBuilder, Params
 from .scope import ColumnRef, Scope
 
@@ -132,11 +134,14 @@ def candidate_filter(
         return None
     oc = c.require(ref, Cap.CONTAIN)
     encoding = ref.column.encoding
+    written = (type(node), lref is not None) if _bare_parameter(other) else None
 
     def build(p: Params) -> Any:
         v = value(p)
         if v is None:
             return None
+        if written is not None:
+            _sent_as_column(encoding, v, *written)
         return oc.contain.tokens(containment.features(encoding, encoding.comparand(v)))
 
     return op(this=c.col_expr(ref, oc), expression=_tokens(c, build))
@@ -201,11 +206,14 @@ def exact_filter(c: ExactCompiler, scope: Scope, node: exp.Expression) -> exp.Ex
             c.assume(lambda p: _decided(encoding, value(p)))
     oc = c.require(ref, Cap.CONTAIN)
     complete = op is exp.ArrayContainsAll and not jsonb
+    written = (type(node), lref is not None) if _bare_parameter(other) else None
 
     def build(p: Params) -> Any:
         v = value(p)
         if v is None:
             return None
+        if written is not None:
+            _sent_as_column(encoding, v, *written)
         comparand = encoding.comparand(v)
         tokens = oc.contain.tokens(containment.features(encoding, comparand))
         if complete and any(x is None or x is UNFIT for x in shape(comparand)[2]):
@@ -213,6 +221,36 @@ def exact_filter(c: ExactCompiler, scope: Scope, node: exp.Expression) -> exp.Ex
         return tokens
 
     return op(this=c.col_expr(ref, oc), expression=_tokens(c, build))
+
+
+_SYMBOLS: dict[type[exp.Expression], str] = {
+    exp.ArrayContainsAll: "@>",
+    exp.ArrayContainedBy: "<@",
+    exp.ArrayOverlaps: "&&",
+}
+
+
+def _bare_parameter(node: exp.Expression) -> bool:
+    """A parameter not cast: of the type psycopg sends it as."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    return isinstance(node, exp.Placeholder)
+
+
+def _sent_as_column(
+    encoding: Any, v: Any, written: type[exp.Expression], column_left: bool
+) -> None:
+    """PostgreSQL's 42883 where a parameter is sent as another type than the column's
+    (``integer[] && smallint[]``: psycopg sends a list of small ints as smallint[]); the
+    operators take two operands of one type."""
+    sent = mismatched(encoding.sql_type, v)
+    if sent is None:
+        return
+    column = encoding.sql_type.sql()
+    left, right = (column, sent) if column_left else (sent, column)
+    raise pg_errors.UndefinedFunction(
+        f"operator does not exist: {left} {_SYMBOLS[written]} {right}"
+    )
 
 
 # the element types whose ARRAY[...] of string literals PostgreSQL reads as the column's

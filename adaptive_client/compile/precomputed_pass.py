@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import cast
 
+from psycopg import errors as pg_errors
 from sqlglot import exp
 from sqlglot.optimizer.annotate_types import annotate_types
 from sqlglot.optimizer.scope import traverse_scope
@@ -78,6 +79,7 @@ def substitute(catalog: Catalog, tree: exp.Expression) -> list[tuple[str, str]]:
             hit = patterns.get(precomputed.canonical(node))
             if hit is None:
                 return node
+            _refuse_number_comparison(node)
             alias, table, column = hit
             used.append((table, column))
             ref = exp.column(column, table=alias)
@@ -93,6 +95,37 @@ def substitute(catalog: Catalog, tree: exp.Expression) -> list[tuple[str, str]]:
                 if isinstance(part, exp.Expression):
                     _replace_top_down(part, replace)
     return used
+
+
+# comparisons PostgreSQL has no text-and-number operator for
+_COMPARISONS: dict[type[exp.Expression], str] = {
+    exp.EQ: "=", exp.NEQ: "<>", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">=",
+}  # fmt: skip
+
+
+def _refuse_number_comparison(node: exp.Expression) -> None:
+    """PostgreSQL's 42883 for a jsonb field's text (``attrs ->> 'sku'``) compared with a
+    number literal (text = integer), which the field's onion would otherwise compare
+    with the number's text."""
+    if not isinstance(node, exp.JSONExtractScalar | exp.JSONBExtractScalar):
+        return
+    side: exp.Expression = node
+    parent = node.parent
+    while isinstance(parent, exp.Paren):
+        side, parent = parent, parent.parent
+    if not isinstance(parent, exp.Expression) or type(parent) not in _COMPARISONS:
+        return
+    symbol = _COMPARISONS[type(parent)]
+    other = parent.expression if parent.this is side else parent.this
+    while isinstance(other, exp.Paren | exp.Neg):
+        other = other.this
+    if not isinstance(other, exp.Literal) or other.is_string:
+        return
+    number = "integer" if str(other.this).isdigit() and int(other.this) < 2**31 else "numeric"
+    if str(other.this).isdigit() and 2**31 <= int(other.this) < 2**63:
+        number = "bigint"
+    left, right = ("text", number) if parent.this is side else (number, "text")
+    raise pg_errors.UndefinedFunction(f"operator does not exist: {left} {symbol} {right}")
 
 
 def _replace_top_down(

@@ -64,7 +64,7 @@ _SUM_OIDS = {
 
 
 # the column types PostgreSQL has no min() and max() for
-_NO_EXTREMES = frozenset({"bit", "varbit", "macaddr", "macaddr8"})
+_NO_EXTREMES = frozenset({"bit", "varbit", "macaddr", "macaddr8", "json", "jsonb"})
 
 
 def refuse_aggregate(kind: type, column: ColumnMeta) -> None:

@@ -385,12 +385,13 @@ def _result_types(
 ) -> list[str]:
     """The engine types of the statement's result columns: bound on the empty tables,
     its refusals raised before anything runs."""
-    con = engine(
-        tables, keys, None, case_mapping, engine_functions(calls, CallContext(Shown(held)))
-    )
+    context = CallContext(Shown(held))
+    con = engine(tables, keys, None, case_mapping, engine_functions(calls, context))
     try:
         described = con.execute(sql, {k: None for k in sql_parameters(sql)}).description or []
     except duckdb.Error as exc:
+        if context.raised:  # (a row function of constants, folded: PostgreSQL's error)
+            raise context.raised[0] from None
         error = translate(exc)
         if isinstance(error, pg_errors.GroupingError) and tree.find(exp.Subquery, exp.Exists):
             # DuckDB's grouping rules are PostgreSQL's for plain columns, not for a
@@ -620,8 +621,9 @@ def to_duckdb(
     for ph in list(tree.find_all(exp.Placeholder, exp.Literal)):
         held = ph.meta.get("held")
         row_arg = ph.meta.get("row_arg")  # (a constant a row function reads as its type)
+        operator = ph.meta.get("row_arg_operator")  # (its operator's, checked when bound)
         if isinstance(ph, exp.Placeholder) and ph.name:
-            key = (ph.name, ph.meta.get("read_as"), (repr(held), repr(row_arg)))
+            key = (ph.name, ph.meta.get("read_as"), (repr(held), repr(row_arg), operator))
             if key in named:
                 ph.replace(exp.Placeholder(this=named[key]))
                 continue
@@ -641,11 +643,11 @@ def to_duckdb(
             builder = _read_held(builder, comparand_reader(*held))
             held_params[name] = held[0]
         elif row_arg is not None:
-            builder = _read_held(builder, constant_bytes(row_arg))
+            builder = _read_held(builder, constant_bytes(row_arg, operator))
             held_params[name] = "BLOB"
         builders[name] = builder
         if isinstance(ph, exp.Placeholder) and ph.name:
-            named[(ph.name, kind, (repr(held), repr(row_arg)))] = name
+            named[(ph.name, kind, (repr(held), repr(row_arg), operator))] = name
         ph.replace(exp.Placeholder(this=name))
     return engine_sql(tree, reals, held_params), avgs, scales, numerics
 

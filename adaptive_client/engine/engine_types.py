@@ -143,10 +143,26 @@ def schema_type(table: TableMeta, col: ColumnMeta) -> str:
         return NOT_HELD
 
 
+def _subscripts_named(stmt: exp.Expression) -> exp.Expression:
+    """``stmt`` with each subscript in a select list named as PostgreSQL names it: by
+    its array's column (``tags[id]`` is ``tags``, not ``id``, which ORDER BY id would
+    take), else ``?column?``."""
+    for select in stmt.find_all(exp.Select):
+        for item in select.expressions:
+            if not isinstance(item, exp.Bracket):
+                continue
+            base = item
+            while isinstance(base, exp.Bracket):
+                base = base.this
+            name = base.name if isinstance(base, exp.Column) else "?column?"
+            item.replace(exp.alias_(item.copy(), name, quoted=True))
+    return stmt
+
+
 def qualified(stmt: exp.Expression, schema: dict[str, dict[str, str]]) -> exp.Expression:
     try:
         return qualify(
-            stmt.copy(),
+            _subscripts_named(stmt.copy()),
             schema=cast(dict[str, object], schema),
             dialect="postgres",
             quote_identifiers=False,

@@ -36,8 +36,11 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from psycopg import errors as pg_errors
+
 from ..values.encodings import Encoding
 from ..values.json_encoding import JsonText
+from ..values.sent_types import mismatched
 from .array_functions import OMITTED
 from .held import Shown
 from .row_functions import AGGREGATES, ROW_FUNCTIONS, RowFunction
@@ -259,12 +262,26 @@ def _argument(shown: Shown, arg: ArgSpec, raw: Any, exact: bool) -> Any:
     return raw
 
 
-def constant_bytes(encoding: Encoding) -> Callable[[Any], Any]:
+def constant_bytes(
+    encoding: Encoding, operator: tuple[str, str, bool] | None = None
+) -> Callable[[Any], Any]:
     """A parameter's value (or a literal's text) given to a row function where it takes
-    ``encoding``'s type: read as PostgreSQL reads it there, as its exact bytes."""
+    ``encoding``'s type: read as PostgreSQL reads it there, as its exact bytes.
+    ``operator``: (symbol, the other operand's type, the parameter on the right) of an
+    operator over two operands of one type, which a parameter sent as another type has
+    not (``integer[] && smallint[]``: PostgreSQL's 42883)."""
 
     def read(v: Any) -> Any:
-        return None if v is None else encoding.to_exact_bytes(encoding.comparand(v))
+        if v is None:
+            return None
+        sent = mismatched(encoding.sql_type, v) if operator is not None else None
+        if operator is not None and sent is not None:
+            symbol, other, right = operator
+            left, right_type = (other, sent) if right else (sent, other)
+            raise pg_errors.UndefinedFunction(
+                f"operator does not exist: {left} {symbol} {right_type}"
+            )
+        return encoding.to_exact_bytes(encoding.comparand(v))
 
     return read
 

@@ -101,10 +101,8 @@ ROW_FUNCTIONS: dict[str, tuple[RowFunction, ...]] = {
         for op in ("<", "<=", ">", ">=")
         for q in ("ANY", "ALL")
     },
-    "[]": (_f(arr.subscript, "anyarray, integer, variadic integer", "anyelement", text=True),),
-    "[:]": (
-        _f(arr.slice_, "anyarray, integer, variadic integer", "anyarray", strict=False, text=True),
-    ),
+    "[]": (_f(arr.subscript, "anyarray, variadic integer", "anyelement", text=True),),
+    "[:]": (_f(arr.slice_, "anyarray, variadic integer", "anyarray", strict=False, text=True),),
     # -- jsonb functions --------------------------------------------------------------------
     "jsonb_typeof": (_f(js.jsonb_typeof, "jsonb", T),),
     "jsonb_array_length": (_f(js.jsonb_array_length, "jsonb", INT),),

@@ -22,16 +22,22 @@ from typing import Any, Final, cast
 
 from psycopg import errors as pg_errors
 from sqlglot import exp
-from sqlglot.optimizer.annotate_types import annotate_types
 
 from ..values.collation import DATABASE_COLLATION
 from ..values.encodings import Encoding, encoding_for
 from .held import held_of
 from .jsonb_casts import CASTS
-from .kinds import choice_values, derived_item, kind_of, unparen
+from .kinds import derived_item, kind_of, unparen
+from .lowered_types import (
+    annotate_lowered,
+    from_function_laterals,
+    jsonb_constants,
+    type_produced_columns,
+)
 from .printed_outputs import printed_outputs
 from .row_calls import ArgSpec, CallSpec, record_columns
 from .row_functions import AGGREGATES, ROW_FUNCTIONS, RowFunction
+from .row_operands import number_type, read_from_zero, slice_bounds, subscript
 from .runtime import refusal as _refuse
 
 # PostgreSQL's operators as sqlglot parses them, by node type: the ROW_FUNCTIONS key
@@ -128,7 +134,10 @@ def _operand(node: exp.Expression, held: Mapping[str, Encoding]) -> _Operand:
     if isinstance(inner, exp.Array):
         return _Operand(inner, "array", None, None)
     if isinstance(inner, exp.Literal):  # (a number; one sqlglot made has no type)
-        return _Operand(inner, "integer" if inner.name.isdigit() else "numeric", None, None)
+        return _Operand(inner, number_type(inner.name), None, None)
+    negated = inner.this if isinstance(inner, exp.Neg) else None
+    if isinstance(negated, exp.Literal) and not negated.is_string:  # (-3000000000)
+        return _Operand(inner, number_type(negated.name), None, None)
     t = inner.type
     if isinstance(inner, exp.Column):
         # (a derived table's column of a call lowered before it: the call's type)
@@ -162,13 +171,67 @@ def _fits(declared: str, op: _Operand) -> int | None:
 
 def _declared(rf: RowFunction, count: int) -> list[str]:
     """The parameter types of ``count`` arguments (a variadic one repeated: ``variadic
-    any`` stays so, ``variadic text`` is text), or fewer where they do not fit."""
+    any`` stays so, ``variadic text`` is text), or others where they do not fit: a
+    variadic array takes at least one argument (jsonb_extract_path(doc) does not exist),
+    ``variadic any`` none or more (jsonb_build_object())."""
     declared = list(rf.args)
     if not declared or not declared[-1].startswith("variadic "):
         return declared
     last = declared[-1]
     each = last if last == "variadic any" else last.removeprefix("variadic ")
-    return declared[:-1] + [each] * max(count - len(declared) + 1, 0)
+    least = 0 if last == "variadic any" else 1
+    return declared[:-1] + [each] * max(count - len(declared) + 1, least)
+
+
+# operators over two operands of one type: a parameter sent as another has none
+_ONE_TYPE_OPERATORS: Final = frozenset({"@>", "<@", "&&"})
+
+# PostgreSQL's type categories of array elements: an element and an array of different
+# categories have no type in common (anycompatible)
+_CATEGORIES: Final = {
+    **dict.fromkeys(("smallint", "integer", "bigint", "numeric", "real", "double precision"), "N"),
+    **dict.fromkeys(("text", "varchar", "character varying", "character", "char"), "S"),
+    "boolean": "B",
+    "jsonb": "U",
+}
+
+
+def _element_category(ops: list[_Operand]) -> str | None:
+    """The type category of the held array operand's elements (None: no held array, or
+    elements of another category)."""
+    array = _array_of(ops)
+    element = _element(array.encoding) if array is not None else None
+    return None if element is None else _CATEGORIES.get(element.sql_type.name)
+
+
+def _category(declared: str, op: _Operand) -> str | None:
+    """The type category of an element (``declared`` anyelement) or of an array's
+    elements (anyarray) ``op`` gives; None where unknown (a literal, NULL)."""
+    if declared == "anyelement":
+        return "A" if op.pg.endswith("]") or op.pg == "array" else _CATEGORIES.get(op.pg)
+    if declared != "anyarray":
+        return None
+    if op.duck is not None:
+        return _element_category([op])
+    return _CATEGORIES.get(_constructed_element(op) or "")
+
+
+def _constructed_element(op: _Operand) -> str | None:
+    """The PostgreSQL type of an ``ARRAY[...]`` constructor's elements (None: not one,
+    or of no type the engine knows: ``ARRAY[]``)."""
+    t = op.node.type
+    if op.pg != "array" or t is None or not t.expressions:
+        return None
+    inner = t.expressions[0].sql("duckdb")
+    return None if inner == "UNKNOWN" else _PG_OF_ENGINE.get(inner, inner.lower())
+
+
+def _shown_type(op: _Operand) -> str | None:
+    """An operand's type as PostgreSQL's error names it (None: unknown to the engine)."""
+    if op.pg in _TYPED or op.pg.endswith("[]"):
+        return op.pg
+    element = _constructed_element(op)
+    return None if element is None else element + "[]"
 
 
 # operand types an overload's absence is PostgreSQL's error for (42883)
@@ -189,16 +252,26 @@ def _choose(
         scores = [_fits(d, o) for d, o in zip(declared, ops, strict=True)]
         if any(s is None for s in scores):
             continue
+        # (the elements of the overload's held anyarray operand, which the other
+        # polymorphic operands must share a type with)
+        element = _element_category(
+            [o for d, o in zip(declared, ops, strict=True) if d == "anyarray"]
+        )
+        if element is not None and any(
+            _category(d, o) not in (None, element) for d, o in zip(declared, ops, strict=True)
+        ):
+            continue  # (no type in common with the array's elements: tags || 1)
         score = sum(s for s in scores if s is not None)
         if best is None or score < best[0]:
             best = (score, i)
     if best is None:
-        if all(o.pg in _TYPED for o in ops):  # (PostgreSQL's own error)
-            if name in OPERATORS.values() and len(ops) == 2:
+        shown = [_shown_type(o) for o in ops]
+        if all(shown):  # (PostgreSQL's own error)
+            if name in (*OPERATORS.values(), *HELD_OPERATORS.values()) and len(ops) == 2:
                 raise pg_errors.UndefinedFunction(
-                    f"operator does not exist: {ops[0].pg} {name} {ops[1].pg}"
+                    f"operator does not exist: {shown[0]} {name} {shown[1]}"
                 )
-            types = ", ".join(o.pg for o in ops)
+            types = ", ".join(str(t) for t in shown)
             raise pg_errors.UndefinedFunction(f"function {name}({types}) does not exist")
         types = ", ".join(o.pg for o in ops)
         raise _refuse(f"{name}({types})")
@@ -343,6 +416,13 @@ class _Lowering:
         operands: list[exp.Expression],
         rows: _Rows | None = None,
     ) -> exp.Expression:
+        # (an argument's explicit COLLATE is its text result's, as PostgreSQL derives
+        # it: attrs ->> 'name' COLLATE "C" reads 'name' COLLATE "C")
+        collation = None
+        for i, o in enumerate(operands):
+            if isinstance(unparen(o), exp.Collate):
+                collation = collation or unparen(o).expression
+                operands[i] = unparen(o).this
         ops = [_operand(o, self.held) for o in operands]
         table = AGGREGATES if rows is not None else ROW_FUNCTIONS
         index = _choose(name, ops, table)
@@ -366,6 +446,12 @@ class _Lowering:
         args = tuple(
             self._arg(d, op, jsonb_duck, array, node) for d, op in zip(declared, ops, strict=True)
         )
+        if name in _ONE_TYPE_OPERATORS and len(ops) == 2:
+            for i, op in enumerate(ops):
+                other = _shown_type(ops[1 - i])
+                if isinstance(op.node, exp.Placeholder) and args[i].kind == "const" and other:
+                    # (a parameter sent as another type: PostgreSQL's 42883 when bound)
+                    op.node.meta["row_arg_operator"] = (name, other, i == 1)
         result, held_result = self._result(rf.result, jsonb_duck, array, node)
         spec = CallSpec(
             udf=f"pg_rf_{len(self.specs)}",
@@ -407,6 +493,10 @@ class _Lowering:
             )
         call.meta["row_call"] = spec
         call.type = exp.DataType.build(result, dialect="duckdb")
+        if collation is not None and rf.result == "text":
+            collated = exp.Collate(this=call, expression=collation.copy())
+            collated.type = call.type
+            return collated
         if not rf.result.startswith("setof "):
             return call
         # a set-returning function: its rows unnested (several in one select list
@@ -571,6 +661,9 @@ def lower_calls(tree: exp.Expression, held: dict[str, Encoding]) -> list[CallSpe
     with engine function calls (see the module docstring), children first; ``held``
     gains the held types of their results.  Their specs, in order."""
     lowering = _Lowering(held)
+    for bracket in tree.find_all(exp.Bracket):
+        if read_from_zero(bracket):
+            bracket.meta["from_zero"] = True
 
     def visit(node: exp.Expr) -> exp.Expr:
         if not isinstance(node, exp.Expression):
@@ -579,7 +672,7 @@ def lower_calls(tree: exp.Expression, held: dict[str, Encoding]) -> list[CallSpe
         if aggregate is not None:
             return lowering.call(node, aggregate[0], aggregate[1], aggregate[2])
         if isinstance(node, exp.Case | exp.Coalesce):
-            _jsonb_choice(node, held, lowering)
+            jsonb_constants(node, held, lambda c: lowering.call(c, "jsonb_in", [c]))
             return node
         name, operands = _target(node, held)
         if name is None:
@@ -594,7 +687,7 @@ def lower_calls(tree: exp.Expression, held: dict[str, Encoding]) -> list[CallSpe
     # (bottom up, so that an operand is already a typed call: attrs -> 'a' ->> 'b'; the
     # FROM functions first, so that the columns read from them are typed: e.value)
     nodes = list(reversed(list(tree.walk(bfs=False))))
-    produced = {id(n) for lateral in _from_functions(tree) for n in lateral.walk()}
+    produced = {id(n) for lateral in from_function_laterals(tree) for n in lateral.walk()}
     for phase in (True, False):
         for node in nodes:
             if node is tree or (id(node) in produced) != phase:
@@ -603,70 +696,8 @@ def lower_calls(tree: exp.Expression, held: dict[str, Encoding]) -> list[CallSpe
             if new is not node:
                 node.replace(new)
         if phase and produced:
-            _type_produced_columns(tree)
+            type_produced_columns(tree)
     return lowering.specs
-
-
-def _jsonb_choice(node: exp.Expression, held: dict[str, Encoding], lowering: _Lowering) -> None:
-    """A CASE or COALESCE of jsonb values and string constants: the constants read as
-    jsonb (PostgreSQL types them by the jsonb branch), made held values."""
-    branches = choice_values(node)
-    ducks = {held_of(unparen(b), held) for b in branches}
-    if not any(d is not None and held[d].sql_type.name == "jsonb" for d in ducks):
-        return
-    for branch in branches:
-        inner = unparen(branch)
-        if isinstance(inner, exp.Literal) and inner.is_string:
-            constant = inner.copy()
-            inner.replace(lowering.call(constant, "jsonb_in", [constant]))
-
-
-def _from_functions(tree: exp.Expression) -> list[exp.Lateral]:
-    """The lateral subqueries of set-returning functions in FROM (set_functions.py)."""
-    return [
-        lateral
-        for lateral in tree.find_all(exp.Lateral)
-        if lateral.meta.get("set_function") and isinstance(lateral.this, exp.Subquery)
-    ]
-
-
-def _type_produced_columns(tree: exp.Expression) -> dict[int, exp.DataType]:
-    """Type the columns read from FROM functions as their lowered select items; {id of
-    each column typed: its type}."""
-    produced: dict[tuple[str, str], exp.DataType] = {}
-    for lateral in _from_functions(tree):
-        for item in lateral.this.this.expressions:
-            typed = item.unalias().type or item.type
-            if typed is not None and not typed.is_type(exp.DataType.Type.UNKNOWN):
-                produced[(lateral.alias_or_name, item.alias_or_name)] = typed
-    out: dict[int, exp.DataType] = {}
-    for column in tree.find_all(exp.Column):
-        typed = produced.get((column.table, column.name))
-        if typed is not None:
-            column.type = typed.copy()
-            out[id(column)] = column.type
-    return out
-
-
-def _subscript(index: exp.Expression) -> exp.Expression:
-    """A subscript as written: sqlglot reads a constant one counting from 0."""
-    if isinstance(index, exp.Literal) and not index.is_string and str(index.this).isdigit():
-        return exp.Literal.number(int(index.this) + 1)
-    return index
-
-
-def _slice_bounds(index: exp.Expression) -> list[exp.Expression]:
-    """A subscript's bounds among slices, flat: ``[l:u]`` (a bound left out marked
-    omitted), ``[i]`` as ``[1:i]``."""
-    if not isinstance(index, exp.Slice):
-        return [exp.Literal.number(1), _subscript(index)]
-    bounds = []
-    for bound in (index.this, index.expression):
-        if bound is None:
-            bound = exp.Null()
-            bound.meta["omitted"] = True
-        bounds.append(bound)
-    return bounds
 
 
 def _is_held_composite(op: _Operand) -> bool:
@@ -685,12 +716,13 @@ def _target(
         if isinstance(node, exp.Bracket) and any(
             isinstance(e, exp.Slice) for e in node.expressions
         ):
-            sides = [node.this, *(b for e in node.expressions for b in _slice_bounds(e))]
+            sides = [node.this, *(b for e in node.expressions for b in slice_bounds(e))]
             if any(_is_held_composite(_operand(s, held)) for s in sides[:1]):
                 return "[:]", sides
             return None, []
         if isinstance(node, exp.Bracket):
-            sides = [node.this, *map(_subscript, node.expressions)]
+            from_zero = bool(node.meta.get("from_zero"))
+            sides = [node.this, *(subscript(e, from_zero) for e in node.expressions)]
             inner = node.this.meta.get("row_call")
             if isinstance(inner, CallSpec) and inner.function == "[]" and not inner.printed:
                 # a[i][j]: one subscript per dimension, as PostgreSQL reads it (not the
@@ -731,55 +763,32 @@ def _target(
         return node.name.lower(), list(node.expressions)
     fn = FUNCTION_CLASSES.get(type(node))
     if fn is not None and fn in ROW_FUNCTIONS:
-        args = [a for a in node.iter_expressions()]
-        if isinstance(node, exp.ArrayPrepend):  # (sqlglot holds the array first)
-            args.reverse()
-        return fn, args
+        operands = list(node.iter_expressions())
+        if isinstance(node, exp.ArrayPrepend):  # (sqlglot keeps the array first)
+            operands.reverse()
+        return fn, operands
     return None, []
 
 
 def _passed(op: _Operand, arg: ArgSpec, spec: CallSpec) -> exp.Expression:
     """An operand as the engine function takes it: a numeric as its text (the engine
     prints a decimal with its scale)."""
+    if (
+        spec.function == "[]"
+        and arg.kind == "plain"
+        and arg.duck == "INTEGER"
+        and op.pg == "bigint"
+    ):
+        # (a bigint where an integer is taken, a subscript: PostgreSQL's cast, 22003
+        # beyond integer's range)
+        narrowed = exp.cast(op.node, exp.DataType.build("INTEGER"))
+        narrowed.meta["row_call"] = spec
+        return narrowed
     if arg.kind != "numeric":
         return op.node
     text = exp.Anonymous(this="concat", expressions=[op.node])
     text.meta["row_call"] = spec
     return text
-
-
-def annotate_lowered(tree: exp.Expression, schema: dict[str, dict[str, str]]) -> None:
-    """The statement's types again once its calls are lowered: each call keeps the type
-    of its result, what stands on it is typed from it; a set-returning function's
-    columns in FROM (read through its lateral subquery, which the annotation does not
-    follow) are typed as its select items."""
-    kept = {
-        id(d) for n in tree.walk() if isinstance(n.meta.get("row_call"), CallSpec) for d in n.walk()
-    }
-    _annotate_keeping(tree, schema, kept)
-    typed = _type_produced_columns(tree)
-    if not typed:
-        return
-    kept.update(typed)
-    _annotate_keeping(tree, schema, kept)
-
-
-def _annotate_keeping(
-    tree: exp.Expression, schema: dict[str, dict[str, str]], kept: set[int]
-) -> None:
-    # (sqlglot leaves a column an ORDER BY reads untyped when it keeps types: its type
-    # before is its type, a column's does not depend on the calls lowered)
-    columns = {id(c): c.type for c in tree.find_all(exp.Column) if c.type is not None}
-    for node in tree.walk():
-        if id(node) not in kept:
-            node.type = None
-    annotate_types(
-        tree, schema=cast(dict[str, object], schema), dialect="postgres", overwrite_types=False
-    )
-    for column in tree.find_all(exp.Column):
-        before = columns.get(id(column))
-        if before is not None and (column.type is None or column.type.is_type("unknown")):
-            column.type = before
 
 
 __all__ = ["annotate_lowered", "lower_calls", "printed_outputs"]

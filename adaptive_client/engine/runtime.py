@@ -494,6 +494,14 @@ _BINDER_ERRORS: Final[list[tuple[str, type[pg_errors.Error], str]]] = [
 ]  # fmt: skip
 
 
+# DuckDB's binder on an operator of two string literals, which PostgreSQL cannot choose
+# an operator for either (42725)
+_AMBIGUOUS: Final = re.compile(
+    r'Could not choose a best candidate function for the function call "([^\w\s(]+)'
+    r'\(STRING_LITERAL, STRING_LITERAL\)"'
+)
+
+
 def _integer_overflow(msg: str, destination: bool) -> str:
     """PostgreSQL's message for an integer overflow DuckDB reported in ``msg``: the
     type it names (the cast's destination for a conversion), or else the one whose
@@ -541,6 +549,11 @@ def translate(exc: duckdb.Error) -> Exception:
     if isinstance(exc, duckdb.ConversionException) and "to type DECIMAL" in msg:
         return pg_errors.NumericValueOutOfRange("numeric field overflow")
     if isinstance(exc, duckdb.BinderException):
+        ambiguous = _AMBIGUOUS.search(msg)
+        if ambiguous is not None:  # ('a' - 'b': both of unknown type)
+            return pg_errors.AmbiguousFunction(
+                f"operator is not unique: unknown {ambiguous.group(1)} unknown"
+            )
         for pattern, error, message in _BINDER_ERRORS:
             if pattern in msg:
                 return error(message)
