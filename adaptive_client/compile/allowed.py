@@ -121,6 +121,8 @@ def _check_window(node: exp.Window) -> None:
 
 
 def _check_ordered_aggregate(node: exp.GroupConcat | exp.ArrayAgg) -> None:
+    if "row_call" in node.meta:
+        return  # (a jsonb aggregate's rows: its order checked when run, engine/row_calls.py)
     if not node.find(exp.Order):
         raise _refuse(f"{construct_name(node)} without ORDER BY (order of aggregation)", node)
 

@@ -22,6 +22,7 @@ from psycopg import errors as pg_errors
 from ..errors import AdaptiveError
 from ..values.array_encoding import ArrayEncoding, PgArray, shape
 from ..values.encodings import pg_text
+from .order_bytes import key_bytes
 
 
 class ArrayConcatError(AdaptiveError, pg_errors.ArraySubscriptError):
@@ -341,6 +342,66 @@ def eq_all(enc: ArrayEncoding, x: Any, a: list[Any] | None) -> bool | None:
 def ne_any(enc: ArrayEncoding, x: Any, a: list[Any] | None) -> bool | None:
     """``x <> ANY(a)``."""
     return _quantified(enc, x, a, equal=False, any_=True)
+
+
+# the order comparisons of ``x op ANY / ALL(a)``, over the elements' order keys
+_ORDER_TESTS: dict[str, Callable[[bytes, bytes], bool]] = {
+    "<": lambda e, x: x < e,
+    "<=": lambda e, x: x <= e,
+    ">": lambda e, x: x > e,
+    ">=": lambda e, x: x >= e,
+}
+
+
+def ordered_quantified(
+    enc: ArrayEncoding, x: Any, a: list[Any] | None, op: str, any_: bool
+) -> bool | None:
+    """``x < ANY(a)`` and its kin (``op``; ``any_`` false: ALL): as :func:`_quantified`,
+    each element compared with ``x`` in the element type's order (its collation's, for
+    text)."""
+    if a is None:
+        return None
+    flat = shape(a)[2]
+    if not flat:
+        return not any_
+    if x is None:
+        return None
+    element = enc.element
+    kx = key_bytes(element.order_key(element.coerce(x)))
+    test = _ORDER_TESTS[op]
+    unknown = False
+    for e in flat:
+        if e is None:
+            unknown = True
+            continue
+        if test(key_bytes(element.order_key(e)), kx) == any_:
+            return any_
+    return None if unknown else not any_
+
+
+# --- array_agg of arrays -----------------------------------------------
+
+
+def array_agg_arrays(enc: ArrayEncoding, arrays: list[Any]) -> list[Any] | None:
+    """array_agg(anyarray): the arrays as the rows of an array of one more dimension
+    (NULL over no rows); NULL or empty arrays, or arrays of different dimensions, raise
+    as PostgreSQL's array_agg_array_transfn raises."""
+    if not arrays:
+        return None
+    first: tuple[int, ...] | None = None
+    for a in arrays:
+        if a is None:
+            raise ArrayNullNotAllowed("cannot accumulate null arrays")
+        dims, lower, _ = shape(a)
+        if not dims:
+            raise ArrayConcatError("cannot accumulate empty arrays")
+        if isinstance(a, PgArray) or any(lb != 1 for lb in lower):
+            raise ArrayUnsupported("array_agg of arrays with lower bounds other than 1")
+        if first is None:
+            first = dims
+        elif dims != first:
+            raise ArrayConcatError("cannot accumulate arrays of different dimensionality")
+    return [list(a) for a in arrays]
 
 
 # --- subscripts -------------------------------------------------------------------------

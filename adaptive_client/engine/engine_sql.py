@@ -228,6 +228,30 @@ def quotient_outputs(tree: exp.Expression) -> dict[int, tuple[str, int]]:
     return out
 
 
+def _numeric_cast(node: exp.Expression) -> bool:
+    """A cast of a column or expression to numeric without a precision."""
+    return (
+        isinstance(node, exp.Cast)
+        and node.to.is_type(exp.DataType.Type.DECIMAL)
+        and not node.to.expressions
+        and not isinstance(node.this, exp.Literal | exp.Placeholder)
+    )
+
+
+def _summed_text_numeric(node: exp.Expression) -> exp.Cast | None:
+    """The cast of ``sum(text::numeric)`` (an avg's, split by quotient_outputs): summed
+    exactly on its texts (runtime.numeric_text_sum), its value's size unbounded."""
+    if not isinstance(node, exp.Sum):
+        return None
+    arg = node.this
+    while isinstance(arg, exp.Paren):
+        arg = arg.this
+    if _numeric_cast(arg) and kind_of(arg.this) == "text" and char_length(arg.this) is None:
+        assert isinstance(arg, exp.Cast)
+        return arg
+    return None
+
+
 def numeric_outputs(tree: exp.Expression, reals: frozenset[tuple[str, str]]) -> dict[int, int]:
     """The outermost SELECT's items that cast text, double precision or real to numeric
     without a precision: PostgreSQL keeps each value's own display scale (text's as
@@ -245,14 +269,13 @@ def numeric_outputs(tree: exp.Expression, reals: frozenset[tuple[str, str]]) -> 
         node = item.unalias()
         while isinstance(node, exp.Paren):
             node = node.this
-        if not (
-            isinstance(node, exp.Cast)
-            and node.to.is_type(exp.DataType.Type.DECIMAL)
-            and not node.to.expressions
-            and not isinstance(node.this, exp.Literal | exp.Placeholder)
-        ):
+        if not _numeric_cast(node) and _summed_text_numeric(node) is None:
             continue
-        src = kind_of(node.this)
+        summed = _summed_text_numeric(node)
+        if summed is not None:  # sum(text::numeric), exact whatever its size: its text
+            node.meta["text_sum"] = True
+            node = summed
+        src = kind_of(node.this) if isinstance(node, exp.Cast) else None
         if src == "text" and char_length(node.this) is None:
             oid = 25
         elif src == "float":

@@ -74,6 +74,8 @@ class CallSpec:
     ordinality: bool = False
     # an aggregate's: called once per group with the list of its rows' arguments
     aggregate: bool = False
+    # an aggregate without ORDER BY: its rows come in an order PostgreSQL's plan decides
+    unordered: bool = False
     # a held result's encoding; ``printed``: returned as its exact bytes (an output the
     # statement only shows: as the row computed it, not as a key several may share)
     result_encoding: Encoding | None = None
@@ -199,6 +201,8 @@ class RowCall:
                 [_argument(shown, a, r[f"a{i}"], exact) for r in rows]
                 for i, a in enumerate(spec.args)
             ]
+        if spec.unordered and len(columns[0]) > 1 and not _order_free(spec, columns):
+            raise refusal(f"{spec.function} without ORDER BY (order of aggregation)")
         return self._held(shown, self.function.impl(spec.enc, *columns))
 
     def _rows(self, shown: Shown, result: Any) -> Any:
@@ -209,9 +213,22 @@ class RowCall:
             return list(range(1, len(rows) + 1))
         if spec.column is not None:
             rows = [None if r is None else r[spec.column] for r in rows]
+        if spec.printed:  # (rows only shown: each as its exact bytes)
+            assert spec.result_encoding is not None
+            return [None if r is None else spec.result_encoding.to_exact_bytes(r) for r in rows]
         if spec.held_result:
             return shown.load(spec.result.removesuffix("[]"), rows)
         return rows
+
+
+def _order_free(spec: CallSpec, columns: list[list[Any]]) -> bool:
+    """Whether an aggregate's result is the same in every order of its rows: an object
+    of distinct keys (jsonb orders an object's keys itself; a repeated key keeps the
+    last value, which the order decides)."""
+    if spec.function != "jsonb_object_agg":
+        return False
+    keys = [None if k is None else str(k) for k in columns[0]]
+    return len(set(keys)) == len(keys)
 
 
 # the combinations of an ambiguous argument's values a call tries at most

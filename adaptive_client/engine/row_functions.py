@@ -20,11 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from ..values import jsonb_paths as paths
 from . import array_functions as arr
 from . import jsonb_build as build
+from . import jsonb_casts as casts
 from . import jsonb_functions as js
 
 
@@ -88,6 +90,18 @@ ROW_FUNCTIONS: dict[str, tuple[RowFunction, ...]] = {
     "<> ALL": (_f(arr.ne_all, "anyelement, anyarray", B, strict=False),),
     "= ALL": (_f(arr.eq_all, "anyelement, anyarray", B, strict=False),),
     "<> ANY": (_f(arr.ne_any, "anyelement, anyarray", B, strict=False),),
+    **{
+        f"{op} {q}": (
+            _f(
+                partial(arr.ordered_quantified, op=op, any_=q == "ANY"),
+                "anyelement, anyarray",
+                B,
+                strict=False,
+            ),
+        )
+        for op in ("<", "<=", ">", ">=")
+        for q in ("ANY", "ALL")
+    },
     "[]": (_f(arr.subscript, "anyarray, variadic integer", "anyelement", text=True),),
     "[:]": (_f(arr.slice_, "anyarray, variadic integer", "anyarray", strict=False, text=True),),
     # -- jsonb functions --------------------------------------------------------------------
@@ -170,7 +184,19 @@ ROW_FUNCTIONS: dict[str, tuple[RowFunction, ...]] = {
     ),
 }
 
+# a string constant beside a jsonb value in a CASE or COALESCE: read as jsonb
+ROW_FUNCTIONS["jsonb_in"] = (_f(js.jsonb_value, J, J, text=True),)
+
+# casts of jsonb to scalar types and text (numeric's result read back from its text)
+ROW_FUNCTIONS.update(
+    {
+        name: (_f(casts.IMPLS[name], J, result, text=result == T),)
+        for name, result in casts.CASTS.values()
+    }
+)
+
 AGGREGATES: dict[str, tuple[RowFunction, ...]] = {
+    "array_agg": (_f(arr.array_agg_arrays, "anyarray", "anyarray", strict=False, text=True),),
     "jsonb_agg": (_f(build.jsonb_agg, "anyelement", J, strict=False, text=True),),
     "jsonb_object_agg": (_f(build.jsonb_object_agg, "any, any", J, strict=False, text=True),),
 }

@@ -22,15 +22,22 @@ from typing import Any, Final, cast
 
 from psycopg import errors as pg_errors
 from sqlglot import exp
-from sqlglot.optimizer.annotate_types import annotate_types
 
 from ..values.collation import DATABASE_COLLATION
 from ..values.encodings import Encoding, encoding_for
 from .held import held_of
-from .kinds import kind_of, unparen
+from .jsonb_casts import CASTS
+from .kinds import derived_item, kind_of, unparen
+from .lowered_types import (
+    annotate_lowered,
+    from_function_laterals,
+    jsonb_constants,
+    type_produced_columns,
+)
+from .printed_outputs import printed_outputs
 from .row_calls import ArgSpec, CallSpec, record_columns
 from .row_functions import AGGREGATES, ROW_FUNCTIONS, RowFunction
-from .row_operands import check_text_comparisons, number_type, read_from_zero, subscript
+from .row_operands import number_type, read_from_zero, slice_bounds, subscript
 from .runtime import refusal as _refuse
 
 # PostgreSQL's operators as sqlglot parses them, by node type: the ROW_FUNCTIONS key
@@ -59,6 +66,11 @@ QUANTIFIED: Final[dict[tuple[type[exp.Expression], type[exp.Expression]], str]] 
     (exp.NEQ, exp.All): "<> ALL",
     (exp.EQ, exp.All): "= ALL",
     (exp.NEQ, exp.Any): "<> ANY",
+    **{
+        (comparison, quantifier): f"{op} {quantifier.key.upper()}"
+        for comparison, op in ((exp.LT, "<"), (exp.LTE, "<="), (exp.GT, ">"), (exp.GTE, ">="))
+        for quantifier in (exp.Any, exp.All)
+    },
 }
 # PostgreSQL's functions sqlglot parses into classes of its own: their names
 FUNCTION_CLASSES: Final[dict[type[exp.Expression], str]] = {
@@ -79,6 +91,8 @@ _PLAIN_RESULTS: Final = {
     "integer": "INTEGER",
     "bigint": "BIGINT",
     "boolean": "BOOLEAN",
+    "smallint": "SMALLINT",
+    "double precision": "DOUBLE",
 }
 # an operand's engine type -> the PostgreSQL type overloads are chosen by
 _PG_OF_ENGINE: Final = {
@@ -125,6 +139,11 @@ def _operand(node: exp.Expression, held: Mapping[str, Encoding]) -> _Operand:
     if isinstance(negated, exp.Literal) and not negated.is_string:  # (-3000000000)
         return _Operand(inner, number_type(negated.name), None, None)
     t = inner.type
+    if isinstance(inner, exp.Column):
+        # (a derived table's column of a call lowered before it: the call's type)
+        item = derived_item(inner)
+        if item is not None and isinstance(item.meta.get("row_call"), CallSpec) and item.type:
+            t = inner.type = item.type.copy()
     name = t.sql("duckdb") if t is not None else "UNKNOWN"
     return _Operand(inner, _PG_OF_ENGINE.get(name, name.lower()), None, None)
 
@@ -300,6 +319,8 @@ class _Rows:
 
     ordered: list[exp.Expression]
     where: exp.Expression | None
+    # DISTINCT values: each once, in the type's order (as PostgreSQL sorts them)
+    distinct: bool = False
 
     def listed(self, ops: list[exp.Expression], spec: CallSpec) -> exp.Expression:
         """``array_agg(<the arguments> ORDER BY ...) [FILTER (WHERE ...)]``: the list
@@ -315,9 +336,21 @@ class _Rows:
             ]
             element = exp.Struct(expressions=fields)
             marked += [element, *fields]
-        order = exp.Order(this=element, expressions=self.ordered)
-        listed: exp.Expression = exp.ArrayAgg(this=order)
-        marked += [order, listed]
+        listed: exp.Expression
+        if self.distinct:
+            order = exp.Order(
+                this=exp.Distinct(expressions=[element]),
+                expressions=[exp.Ordered(this=element.copy())],
+            )
+            listed = exp.ArrayAgg(this=order)
+            marked += [order, order.this, listed]
+        elif self.ordered:
+            order = exp.Order(this=element, expressions=self.ordered)
+            listed = exp.ArrayAgg(this=order)
+            marked += [order, listed]
+        else:
+            listed = exp.ArrayAgg(this=element)
+            marked.append(listed)
         if self.where is not None:
             listed = exp.Filter(this=listed, expression=exp.Where(this=self.where))
             marked.append(listed)
@@ -326,8 +359,17 @@ class _Rows:
         return listed
 
 
+def _held_argument(agg: exp.ArrayAgg, held: Mapping[str, Encoding]) -> bool:
+    """Whether array_agg's argument is an array the engine holds by keys."""
+    arg = agg.this.this if isinstance(agg.this, exp.Order) else agg.this
+    if isinstance(arg, exp.Distinct):
+        return False
+    op = _operand(arg, held)
+    return op.duck is not None and op.pg.endswith("]")
+
+
 def _aggregate_target(
-    node: exp.Expression,
+    node: exp.Expression, held: Mapping[str, Encoding]
 ) -> tuple[str, list[exp.Expression], _Rows] | None:
     """(name, arguments, rows) of a jsonb aggregate (under its FILTER, if any)."""
     where = None
@@ -340,6 +382,8 @@ def _aggregate_target(
         name, args = agg.name.lower(), list(agg.expressions)
     elif isinstance(agg, exp.JSONBObjectAgg):
         name, args = "jsonb_object_agg", [agg.this, agg.expression]
+    elif isinstance(agg, exp.ArrayAgg) and _held_argument(agg, held):
+        name, args = "array_agg", [agg.this]  # (of arrays: a row function)
     else:
         return None
     if isinstance(node.parent, exp.Window):
@@ -348,9 +392,15 @@ def _aggregate_target(
     if args and isinstance(args[-1], exp.Order):
         ordered = list(args[-1].expressions)
         args[-1] = args[-1].this
-    if not ordered:
-        raise _refuse(f"{name} without ORDER BY (order of aggregation)", node)
-    return name, args, _Rows(ordered, where.this if isinstance(where, exp.Where) else where)
+    distinct = bool(args) and isinstance(args[0], exp.Distinct)
+    if distinct:
+        if ordered or len(args[0].expressions) != 1:
+            raise _refuse(f"{name} of DISTINCT values with an ORDER BY", node)
+        args[0] = args[0].expressions[0]
+    # (without ORDER BY: answered where the order of aggregation cannot change the
+    # result, else refused when run -- row_calls.RowCall)
+    rows = _Rows(ordered, where.this if isinstance(where, exp.Where) else where, distinct)
+    return name, args, rows
 
 
 class _Lowering:
@@ -377,6 +427,10 @@ class _Lowering:
         table = AGGREGATES if rows is not None else ROW_FUNCTIONS
         index = _choose(name, ops, table)
         rf = table[name][index]
+        # (the others' result is the same for equal values; DISTINCT values are keys)
+        if rf.text_sensitive and not (rows is not None and rows.distinct):
+            for op in ops:
+                self._print_argument(op)
         array = _array_of(ops)
         uses_jsonb = "jsonb" in rf.args or rf.result.removeprefix("setof ") == "jsonb"
         enc: Encoding | None
@@ -384,6 +438,8 @@ class _Lowering:
             jsonb_duck, enc = _jsonb(self.held)
         elif array is not None:
             jsonb_duck, enc = "", array.encoding
+        elif rf.result.endswith("[]"):  # (string_to_array of text: its result's type)
+            jsonb_duck, enc = "", encoding_for(rf.result)
         else:
             raise _refuse(f"{name} of no array argument", node)
         declared = _declared(rf, len(ops))
@@ -409,6 +465,7 @@ class _Lowering:
             column=node.meta.get("srf_column"),
             ordinality=bool(node.meta.get("ordinality")),
             aggregate=rows is not None,
+            unordered=rows is not None and not rows.ordered and not rows.distinct,
         )
         # one engine function for the calls written alike: the engine matches a grouped
         # expression to a select item by its text (GROUP BY 1 copies the item)
@@ -449,6 +506,29 @@ class _Lowering:
         unnested.type = exp.DataType.build(result.removesuffix("[]"), dialect="duckdb")
         return unnested
 
+    def _print_argument(self, op: _Operand) -> None:
+        """A held result of a call passed to another as its exact bytes: the value the
+        row computed (``attrs -> 'price'`` is ``1.0`` in one row, ``1`` in another),
+        not a key equal values share.  Not where the call is a grouping key (the
+        engine matches grouped expressions by their text)."""
+        node = op.node
+        spec = node.meta.get("row_call")
+        if not isinstance(node, exp.Anonymous) or not isinstance(spec, CallSpec):
+            return
+        if not spec.held_result or spec.printed or spec.result_encoding is None:
+            return
+        select = node.find_ancestor(exp.Select)
+        group = select.args.get("group") if select is not None else None
+        if group is not None and any(g.sql() == node.sql() for g in group.expressions):
+            return
+        printed = dataclasses.replace(spec, udf=f"{spec.udf}_printed", result="BLOB", printed=True)
+        if all(s.udf != printed.udf for s in self.specs):
+            self.specs.append(printed)
+        node.set("this", printed.udf)
+        node.meta["row_call"] = printed
+        node.meta["printed_arg"] = True
+        node.type = exp.DataType.build("BLOB")
+
     def _arg(
         self,
         declared: str,
@@ -460,6 +540,8 @@ class _Lowering:
         encoding: Encoding | None = None
         if op.node.meta.get("omitted"):  # (a slice's bound left out)
             return ArgSpec("omitted", "INTEGER", None)
+        if op.node.meta.get("printed_arg"):  # (its exact bytes: _print_argument)
+            return ArgSpec("const", "BLOB", op.encoding)
         if declared == "jsonb":
             encoding = self.held[jsonb_duck]
         elif declared == "anyarray" or declared.endswith("[]"):
@@ -472,6 +554,15 @@ class _Lowering:
             if isinstance(op.node, exp.Literal | exp.Placeholder):
                 op.node.meta["row_arg"] = encoding
             return ArgSpec("const", "BLOB", encoding)
+        if encoding is not None and isinstance(op.node, exp.Cast) and op.pg.endswith("]"):
+            # a constant cast to an array type: NULL::text[], ARRAY[]::text[]
+            if isinstance(op.node.this, exp.Null):
+                op.node = exp.Null()
+                return ArgSpec("const", "BLOB", encoding)
+            if isinstance(op.node.this, exp.Array) and declared != "anyelement":
+                duck = op.node.type.sql("duckdb") if op.node.type is not None else ""
+                op.node = op.node.this
+                return ArgSpec("list", duck if duck.endswith("[]") else "VARCHAR[]", encoding)
         if encoding is not None and op.pg == "array" and declared != "anyelement":
             element = op.node.type.sql("duckdb") if op.node.type is not None else "VARCHAR"
             duck = element if element.endswith("[]") else "VARCHAR[]"
@@ -577,36 +668,36 @@ def lower_calls(tree: exp.Expression, held: dict[str, Encoding]) -> list[CallSpe
     def visit(node: exp.Expr) -> exp.Expr:
         if not isinstance(node, exp.Expression):
             return node
-        aggregate = _aggregate_target(node)
+        aggregate = _aggregate_target(node, held)
         if aggregate is not None:
             return lowering.call(node, aggregate[0], aggregate[1], aggregate[2])
+        if isinstance(node, exp.Case | exp.Coalesce):
+            jsonb_constants(node, held, lambda c: lowering.call(c, "jsonb_in", [c]))
+            return node
         name, operands = _target(node, held)
         if name is None:
             return node
-        return lowering.call(node, name, operands)
+        call = lowering.call(node, name, operands)
+        if name == CASTS["DECIMAL"][0]:  # (the number's text, read as numeric)
+            read = exp.Cast(this=call, to=exp.DataType.build("DECIMAL"))
+            read.type = exp.DataType.build("DECIMAL")
+            return read
+        return call
 
-    # (bottom up, so that an operand is already a typed call: attrs -> 'a' ->> 'b')
-    for node in reversed(list(tree.walk(bfs=False))):
-        if node is tree:
-            continue
-        new = visit(node)
-        if new is not node:
-            node.replace(new)
+    # (bottom up, so that an operand is already a typed call: attrs -> 'a' ->> 'b'; the
+    # FROM functions first, so that the columns read from them are typed: e.value)
+    nodes = list(reversed(list(tree.walk(bfs=False))))
+    produced = {id(n) for lateral in from_function_laterals(tree) for n in lateral.walk()}
+    for phase in (True, False):
+        for node in nodes:
+            if node is tree or (id(node) in produced) != phase:
+                continue
+            new = visit(node)
+            if new is not node:
+                node.replace(new)
+        if phase and produced:
+            type_produced_columns(tree)
     return lowering.specs
-
-
-def _slice_bounds(index: exp.Expression) -> list[exp.Expression]:
-    """A subscript's bounds among slices, flat: ``[l:u]`` (a bound left out marked
-    omitted), ``[i]`` as ``[1:i]``."""
-    if not isinstance(index, exp.Slice):
-        return [exp.Literal.number(1), subscript(index, False)]
-    bounds = []
-    for bound in (index.this, index.expression):
-        if bound is None:
-            bound = exp.Null()
-            bound.meta["omitted"] = True
-        bounds.append(bound)
-    return bounds
 
 
 def _is_held_composite(op: _Operand) -> bool:
@@ -625,13 +716,18 @@ def _target(
         if isinstance(node, exp.Bracket) and any(
             isinstance(e, exp.Slice) for e in node.expressions
         ):
-            sides = [node.this, *(b for e in node.expressions for b in _slice_bounds(e))]
+            sides = [node.this, *(b for e in node.expressions for b in slice_bounds(e))]
             if any(_is_held_composite(_operand(s, held)) for s in sides[:1]):
                 return "[:]", sides
             return None, []
         if isinstance(node, exp.Bracket):
             from_zero = bool(node.meta.get("from_zero"))
             sides = [node.this, *(subscript(e, from_zero) for e in node.expressions)]
+            inner = node.this.meta.get("row_call")
+            if isinstance(inner, CallSpec) and inner.function == "[]" and not inner.printed:
+                # a[i][j]: one subscript per dimension, as PostgreSQL reads it (not the
+                # element a[i] subscripted again)
+                sides = [*node.this.expressions, *sides[1:]]
         else:
             sides = [node.this, node.expression]
         if any(_is_held_composite(_operand(s, held)) for s in sides):
@@ -654,6 +750,15 @@ def _target(
             and _is_held_composite(_operand(inner, held))
         ):
             return name, [node.this, inner]
+    if isinstance(node, exp.Cast) and not isinstance(node, exp.TryCast):
+        literal = unparen(node.this)
+        if node.to.is_type(exp.DataType.Type.JSONB) and (
+            isinstance(literal, exp.Literal) and literal.is_string
+        ):
+            return "jsonb_in", [literal]  # (a constant document: '{"a": 1}'::jsonb)
+        cast = CASTS.get(node.to.this.value) if not node.to.expressions else None
+        if cast is not None and _operand(node.this, held).pg == "jsonb":
+            return cast[0], [node.this]
     if isinstance(node, exp.Anonymous) and node.name.lower() in ROW_FUNCTIONS:
         return node.name.lower(), list(node.expressions)
     fn = FUNCTION_CLASSES.get(type(node))
@@ -684,89 +789,6 @@ def _passed(op: _Operand, arg: ArgSpec, spec: CallSpec) -> exp.Expression:
     text = exp.Anonymous(this="concat", expressions=[op.node])
     text.meta["row_call"] = spec
     return text
-
-
-def printed_outputs(tree: exp.Expression, specs: list[CallSpec]) -> dict[int, Encoding]:
-    """The outputs of the statement that are a call with a held result it only shows
-    (not ordered, grouped or made distinct by, not used elsewhere): made calls that
-    return the result's exact bytes (``printed``), so that it prints as computed -- two
-    rows' results equal under ``=`` may print differently (``to_jsonb(1.50)``,
-    ``to_jsonb(1.5)``).  {output index: the result's encoding}."""
-    if not isinstance(tree, exp.Select) or tree.args.get("distinct"):
-        return {}
-    uses: dict[str, int] = {}
-    for c in tree.find_all(exp.Anonymous):
-        uses[c.name] = uses.get(c.name, 0) + 1
-    group = tree.args.get("group")
-    grouped = {g.sql() for g in group.expressions} if group is not None else set()
-    order = tree.args.get("order")
-    keys = [o.this for o in order.expressions] if order is not None else []
-    out: dict[int, Encoding] = {}
-    for i, item in enumerate(tree.expressions):
-        call = item.unalias()
-        spec = call.meta.get("row_call") if isinstance(call, exp.Anonymous) else None
-        if not isinstance(spec, CallSpec) or not spec.held_result or spec.column is not None:
-            continue
-        if spec.result_encoding is None or uses.get(call.name, 0) != 1 or call.sql() in grouped:
-            continue
-        if any(_names_item(k, i, item, call) for k in keys):
-            continue
-        printed = dataclasses.replace(spec, udf=f"{spec.udf}_printed", result="BLOB", printed=True)
-        specs.append(printed)
-        call.set("this", printed.udf)
-        call.meta["row_call"] = printed
-        call.type = exp.DataType.build("BLOB")
-        out[i] = spec.result_encoding
-    return out
-
-
-def _names_item(key: exp.Expression, i: int, item: exp.Expression, call: exp.Expression) -> bool:
-    """Whether an ORDER BY key orders by the select item (its position, name, text)."""
-    if isinstance(key, exp.Literal) and not key.is_string and key.name == str(i + 1):
-        return True
-    if isinstance(key, exp.Column) and not key.table and key.name == item.alias_or_name:
-        return True
-    return key.sql() == call.sql()
-
-
-def annotate_lowered(tree: exp.Expression, schema: dict[str, dict[str, str]]) -> None:
-    """The statement's types again once its calls are lowered: each call keeps the type
-    of its result, what stands on it is typed from it; a set-returning function's
-    columns in FROM (read through its lateral subquery, which the annotation does not
-    follow) are typed as its select items.  A text result compared with a number raises
-    PostgreSQL's error (:func:`check_text_comparisons`)."""
-    kept = {
-        id(d) for n in tree.walk() if isinstance(n.meta.get("row_call"), CallSpec) for d in n.walk()
-    }
-    _annotate_keeping(tree, schema, kept)
-    check_text_comparisons(tree)
-    produced: dict[tuple[str, str], exp.DataType] = {}
-    for lateral in tree.find_all(exp.Lateral):
-        sub = lateral.this
-        if not lateral.meta.get("set_function") or not isinstance(sub, exp.Subquery):
-            continue
-        for item in sub.this.expressions:
-            if item.type is not None:
-                produced[(lateral.alias_or_name, item.alias_or_name)] = item.type
-    if not produced:
-        return
-    for column in tree.find_all(exp.Column):
-        typed = produced.get((column.table, column.name))
-        if typed is not None:
-            column.type = typed.copy()
-            kept.add(id(column))
-    _annotate_keeping(tree, schema, kept)
-
-
-def _annotate_keeping(
-    tree: exp.Expression, schema: dict[str, dict[str, str]], kept: set[int]
-) -> None:
-    for node in tree.walk():
-        if id(node) not in kept:
-            node.type = None
-    annotate_types(
-        tree, schema=cast(dict[str, object], schema), dialect="postgres", overwrite_types=False
-    )
 
 
 __all__ = ["annotate_lowered", "lower_calls", "printed_outputs"]

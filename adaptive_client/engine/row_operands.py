@@ -89,4 +89,24 @@ def check_text_comparisons(tree: exp.Expression) -> None:
                 )
 
 
-__all__ = ["check_text_comparisons", "number_type", "read_from_zero", "subscript"]
+def slice_bounds(index: exp.Expression) -> list[exp.Expression]:
+    """A subscript's bounds among slices, flat: ``[l:u]`` (a bound left out marked
+    omitted), ``[i]`` as ``[1:i]``."""
+    if not isinstance(index, exp.Slice):
+        return [exp.Literal.number(1), subscript(index, False)]
+    bounds = []
+    for bound in (index.this, index.expression):
+        if bound is None:
+            bound = exp.Null()
+            bound.meta["omitted"] = True
+        bounds.append(bound)
+    return bounds
+
+
+__all__ = [
+    "check_text_comparisons",
+    "number_type",
+    "read_from_zero",
+    "slice_bounds",
+    "subscript",
+]

@@ -9,7 +9,7 @@ import math
 import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from decimal import Decimal, localcontext
+from decimal import Decimal, InvalidOperation, localcontext
 from typing import Any, Final
 
 import duckdb
@@ -23,6 +23,7 @@ from ..values.datetime_input import date2j, j2date
 from ..values.encodings import Infinite, single_of
 from ..values.far_datetime import PgDate, PgTimestamp
 from .numeric import float8_in, int_in, numeric_div, numeric_in
+from .order_bytes import key_bytes
 from .to_char import to_char
 
 # The scale of a numeric quotient computed inside the client engine: PostgreSQL's
@@ -46,22 +47,48 @@ def pg_quotient(a: str, b: str) -> Decimal:
     return q
 
 
-# The scale of ``text::numeric`` compared or ordered by in the client engine: values
-# with more decimals, or more than 38 - it digits before the point, are refused.
-COMPARED_NUMERIC_SCALE = 18
+# NaN: above +Infinity (whose key it extends), equal only to itself, as PostgreSQL
+# compares numerics
+_NAN_KEY: Final = key_bytes(Decimal("Infinity")) + b"\xff"
 
 
-def pg_numeric_text(text: str) -> Decimal:
-    """``text::numeric`` (numeric_in) where only its value counts, if DECIMAL(38, 18)
-    holds it exactly."""
+def numeric_key(text: str) -> bytes:
+    """The order key of ``text::numeric`` (engine/numeric_keys.py): its bytes' order is
+    the numerics' order, whatever their size (22P02 where numeric_in refuses the text)."""
     value = numeric_in(text)
-    step = Decimal(1).scaleb(-COMPARED_NUMERIC_SCALE)
+    return _NAN_KEY if value.is_nan() else key_bytes(value)
+
+
+def numeric_text_sum(texts: list[str | None]) -> str | None:
+    """``sum(text::numeric)`` as PostgreSQL's numeric sum gives it, as text: exact, at
+    the largest display scale of its values (NULL where none is given; NaN beside any
+    value, as +Infinity beside -Infinity)."""
+    values = [numeric_in(t) for t in texts if t is not None]
+    if not values:
+        return None
     with localcontext() as ctx:
         ctx.prec = 2000
-        exact = value.is_finite() and value == value.quantize(step)
-    if not exact or abs(value) >= Decimal(10) ** (38 - COMPARED_NUMERIC_SCALE):
-        raise ValueError("a numeric beyond the client engine's DECIMAL(38,18)")
-    return value
+        ctx.traps[InvalidOperation] = False
+        total = sum(values, Decimal(0))
+    if total.is_nan():
+        return "NaN"
+    return format(total, "f") if total.is_finite() else str(total)
+
+
+# boolin's words: each may be given by a prefix of at least this many characters
+_BOOL_WORDS: Final = {"true": (True, 1), "false": (False, 1), "yes": (True, 1),
+                      "no": (False, 1), "on": (True, 2), "off": (False, 2),
+                      "1": (True, 1), "0": (False, 1)}  # fmt: skip
+
+
+def pg_bool_in(text: str) -> bool:
+    """``text::boolean`` as PostgreSQL's boolin reads it: spaces around, any case, a
+    word's prefix (``'t'``, ``'ye'``, ``'of'``); anything else raises 22P02."""
+    word = text.strip(" \t\n\r\v\f").lower()
+    for full, (value, shortest) in _BOOL_WORDS.items():
+        if shortest <= len(word) <= len(full) and full.startswith(word):
+            return value
+    raise pg_errors.InvalidTextRepresentation(f'invalid input syntax for type boolean: "{text}"')
 
 
 _LOWER = {i: i + 32 for i in range(ord("A"), ord("Z") + 1)}
@@ -121,7 +148,7 @@ def _engine() -> duckdb.DuckDBPyConnection:
     if con is not None:
         return con
     from duckdb.func import FunctionNullHandling
-    from duckdb.sqltypes import BIGINT, DATE, DOUBLE, INTEGER, TIMESTAMP, VARCHAR
+    from duckdb.sqltypes import BIGINT, BLOB, BOOLEAN, DATE, DOUBLE, INTEGER, TIMESTAMP, VARCHAR
 
     con = duckdb.connect(":memory:")
     # NULLs last whatever the direction: the order sqlglot assumes of DuckDB when it
@@ -139,11 +166,10 @@ def _engine() -> duckdb.DuckDBPyConnection:
         [VARCHAR, VARCHAR],
         duckdb.decimal_type(38, QUOTIENT_SCALE),
     )
+    con.create_function("pg_numeric_key", numeric_key, [VARCHAR], BLOB)
+    con.create_function("pg_bool_in", pg_bool_in, [VARCHAR], BOOLEAN)
     con.create_function(
-        "pg_numeric_text",
-        pg_numeric_text,
-        [VARCHAR],
-        duckdb.decimal_type(38, COMPARED_NUMERIC_SCALE),
+        "pg_numeric_text_sum", numeric_text_sum, [duckdb.list_type(VARCHAR)], VARCHAR
     )
     con.create_function("pg_substr2", pg_substr_from, [VARCHAR, BIGINT], VARCHAR)
     con.create_function("pg_substr3", pg_substr, [VARCHAR, BIGINT, BIGINT], VARCHAR)

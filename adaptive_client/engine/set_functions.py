@@ -32,6 +32,8 @@ _OUTPUT_NAMES: Final = {
 def _set_function(item: exp.Expression) -> tuple[str, list[exp.Expression], bool] | None:
     """(name, arguments, with ordinality) of a FROM item that calls a set-returning
     row function, else None."""
+    if isinstance(item, exp.Lateral) and isinstance(item.this, exp.Unnest):
+        item = item.this  # (CROSS JOIN LATERAL unnest(...): the lateral's alias names it)
     if isinstance(item, exp.Unnest):
         offset = item.args.get("offset")
         return "unnest", list(item.expressions), bool(offset)
@@ -61,13 +63,20 @@ def _lateral(item: exp.Expression) -> exp.Expression:
     table_alias = item.args.get("alias")
     alias = table_alias.name if table_alias is not None and table_alias.name else None
     given = [c.name for c in table_alias.columns] if table_alias is not None else []
-    if isinstance(item, exp.Unnest):
-        offset = item.args.get("offset")
+    unnest = item.this if isinstance(item, exp.Lateral) else item
+    several = False
+    if isinstance(unnest, exp.Unnest):
+        offset = unnest.args.get("offset")
         if isinstance(offset, exp.Identifier):
             given.append(offset.name)
-        if len(args) != 1:
-            raise _refuse("unnest of several arrays", item)
+        # unnest(a, b): the arrays' elements side by side, the shorter padded with NULLs
+        # -- as a select list's set-returning functions are zipped (each named)
+        several = len(args) > 1
+        if several and (ordinality or len(given) < len(args)):
+            raise _refuse("unnest of several arrays without a name for each", item)
     columns = _columns(name, alias)
+    if several:
+        return _zipped(args, given, alias or name)
     items: list[exp.Expr] = []
     for i, (default, field) in enumerate(
         [*columns, ("ordinality", None)][: len(columns) + ordinality]
@@ -111,6 +120,20 @@ def from_functions(stmt: exp.Expression) -> exp.Expression:
         if new is not item:
             item.replace(new)
     return stmt
+
+
+def _zipped(arrays: list[exp.Expression], names: list[str], alias: str) -> exp.Expression:
+    """``unnest(a, b, ...) AS alias(x, y, ...)``: one select item per array."""
+    items: list[exp.Expr] = [
+        exp.alias_(exp.Anonymous(this="unnest", expressions=[a.copy()]), n)
+        for a, n in zip(arrays, names, strict=False)
+    ]
+    lateral = exp.Lateral(
+        this=exp.Subquery(this=exp.Select(expressions=items)),
+        alias=exp.TableAlias(this=exp.to_identifier(alias)),
+    )
+    lateral.meta["set_function"] = True
+    return lateral
 
 
 _ARROWS = (exp.JSONExtract, exp.JSONExtractScalar)

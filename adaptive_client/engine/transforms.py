@@ -58,6 +58,7 @@ from .kinds import (
     udf,
     varchar_length,
 )
+from .numeric_keys import keyed_cast, keyed_comparison
 from .runtime import refusal as _refuse
 from .sums import avg_parts, exact_quotient, float_avg, sum_typed
 from .to_char import compile_format
@@ -218,8 +219,8 @@ def _to_char(node: exp.Anonymous) -> exp.Expression:
 
 
 # nodes that use only an operand's value: its display scale is not shown
-_VALUE_USES = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.Between, exp.In,
-               exp.Ordered)  # fmt: skip
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.Between, exp.In)
+_VALUE_USES = (*_COMPARISONS, exp.Ordered, exp.Count)  # (a count: only whether it is NULL)
 
 
 def _value_only(node: exp.Expression) -> bool:
@@ -249,9 +250,11 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
             return duck_cast(value, INT_DUCK_WIDTH[width])
         if to.this is T.DOUBLE:
             return duck_cast(udf("pg_float8_text", node.this), "DOUBLE")
+        if to.this is T.BOOLEAN:
+            return udf("pg_bool_in", node.this)
         if to.this is T.DECIMAL and not to.expressions and _value_only(node):
             # compared or ordered by, only its value counts (not its display scale)
-            return udf("pg_numeric_text", node.this)
+            return keyed_cast(node.this)
     ok = {
         # numeric to integer rounds half away from zero in both engines, double
         # precision half to even (rint) in both
@@ -420,6 +423,8 @@ def _wrapped_aggregate(node: exp.Window | exp.Filter) -> exp.Expression:
 
 
 def _sum(node: exp.Sum) -> exp.Expression:
+    if node.meta.get("text_sum"):  # an output summed on its texts (numeric_outputs)
+        return udf("pg_numeric_text_sum", exp.Anonymous(this="list", expressions=[node.this]))
     if isinstance(node.parent, exp.Window | exp.Filter):
         return node  # typed with its wrapper
     return sum_typed(node, node)
@@ -690,6 +695,7 @@ TRANSFORMS: dict[type[exp.Expression], Callable[[Any], exp.Expression]] = {
     exp.Abs: _abs,
     exp.Length: _text_measure,
     exp.StrPosition: _text_measure,
+    **dict.fromkeys(_COMPARISONS, keyed_comparison),
 }
 
 

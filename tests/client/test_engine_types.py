@@ -256,8 +256,9 @@ STATEMENTS: dict[str, tuple[str, bool]] = {
 }
 
 # the refusals, by (type or "*", statement): why the client engine does not answer
-REFUSED: dict[tuple[str, str], str] = {
+REFUSED: dict[tuple[str, str], str | None] = {
     ("*", "text cast"): "cast of a held value (its text is the client's, not DuckDB's)",
+    ("jsonb", "text cast"): None,  # (jsonb's text cast is a row function: answered)
     ("cidr", "minmax"): "min/max of cidr is typed inet by PostgreSQL",
 }
 
@@ -285,7 +286,7 @@ def test_split_statements(pair: Pair, sql_type: str) -> None:
         sql = template.format(t=table, lo=_literal(lo), hi=_literal(hi))
         params = (lo,) if "%s" in sql else None
         plain, enc = (outcome(c, sql, params, ordered) for c in (pair.plain, pair.enc))
-        expected = REFUSED.get((sql_type, name)) or REFUSED.get(("*", name))
+        expected = REFUSED.get((sql_type, name), REFUSED.get(("*", name)))
         if enc == ("error", "0A000") and plain[0] == "ok":
             refused.append(name)
             if expected is None:
