@@ -21,7 +21,7 @@ from psycopg import errors as pg_errors
 
 from ..errors import AdaptiveError
 from ..values.json_encoding import JsonbEncoding, JsonbText
-from .jsonb_tree import NUMBER, Json, jsonb_text, kind, number_text, tree
+from ..values.jsonb_tree import NUMBER, Json, jsonb_text, kind, number_text, tree
 
 
 class JsonbCastError(AdaptiveError, pg_errors.InvalidParameterValue):

@@ -237,7 +237,31 @@ def test_the_corpus_covers_every_construct() -> None:
 # another class where PostgreSQL's comes from a construct refused first), by id (or
 # "ICU:id" for one locale), with the reason: expected to fail, strictly -- one that
 # starts passing must leave the list.
-GAPS: dict[str, str] = {}
+GAPS: dict[str, str] = {
+    "path-30": "attrs -> %s with an integer parameter: the operator's overload (a key or "
+    "an index) is chosen before the parameter's type is known",
+    "fn-34": "row_to_json of a whole row is not evaluated by the client engine",
+    "fn-35": "jsonpath (jsonb_path_query_first)",
+    "fn-36": "jsonpath (@?)",
+    "fn-37": "a cast of ARRAY[...] to numeric[] in the client engine",
+    "srf-6": "jsonb_each in a select list: a record value, which the client engine does not return",
+    "srf-25": "jsonb_to_recordset",
+    "agg-2": "jsonb_agg(attrs -> 'price' ORDER BY id): the SQL parser reads the arrow "
+    "before ORDER BY as a lambda",
+    "agg-16": "array_agg of jsonb: the client has no jsonb[] type",
+    "error-3": "jsonb_each in a select list is refused (PostgreSQL's 22023 comes from "
+    "evaluating it on a row that is not an object)",
+    "error-6": "json values are not evaluated by the client engine (PostgreSQL's 42883 "
+    "comes from using json's -> result afterwards)",
+    "error-7": "json values are not evaluated by the client engine (PostgreSQL's 42883 "
+    "comes from comparing json's -> result)",
+    "error-14": "jsonb_object_agg without ORDER BY over repeated keys is refused (its "
+    "result depends on the order of aggregation; PostgreSQL's 22023 comes from a NULL "
+    "key met while aggregating)",
+    "error-21": "array_fill",
+    "write-12": "IS DISTINCT FROM in an UPDATE's WHERE, and an array element assigned "
+    "(SET tags[1] = ...)",
+}
 
 
 def _known_gap(request: pytest.FixtureRequest) -> None:
