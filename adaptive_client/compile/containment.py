@@ -119,9 +119,37 @@ def candidate_filter(
             return None
         value = c.value_of(node.expression)
         return None if value is None else _key_filter(c, ref, node, value)
-    op = type(node)
-    if op not in _ARRAY_OPS:
+    if type(node) not in _ARRAY_OPS:
         return None
+    operands = _column_against_value(c, scope, node)
+    if operands is None:
+        return None
+    ref, other, op, written = operands
+    value = c.value_of(other)
+    if value is None or not _has_onion(ref, _ARRAY_OPS[op]):
+        return None
+    oc = c.require(ref, Cap.CONTAIN)
+    build = _token_builder(oc, ref.column.encoding, value, written, complete=False)
+    return op(this=c.col_expr(ref, oc), expression=_tokens(c, build))
+
+
+# a token no feature has (tokens are 16 bytes): a comparand's NULL element, or one no
+# stored element can equal, makes ``@>`` false for every row, as PostgreSQL's does
+NO_TOKEN = b"\x00"
+
+
+# (the operator as written and whether the column is its left operand: a parameter's
+# type is checked against the column's when bound, ``_sent_as_column``)
+Written = tuple[type[exp.Expression], bool] | None
+
+
+def _column_against_value(
+    c: FilterCompiler, scope: Scope, node: exp.Expression
+) -> tuple[ColumnRef, exp.Expression, type[exp.Expression], Written] | None:
+    """(the column, the other operand, the operator read with the column on its left,
+    what a bare parameter is checked against) of a binary containment predicate between
+    a column and something that is not one, else None."""
+    op = type(node)
     lref, rref = c.column_side(scope, node.this), c.column_side(scope, node.expression)
     if lref is not None and rref is None:
         ref, other = lref, node.expression
@@ -129,12 +157,16 @@ def candidate_filter(
         ref, other, op = rref, node.this, _FLIPPED[op]
     else:
         return None
-    value = c.value_of(other)
-    if value is None or not _has_onion(ref, _ARRAY_OPS[op]):
-        return None
-    oc = c.require(ref, Cap.CONTAIN)
-    encoding = ref.column.encoding
     written = (type(node), lref is not None) if _bare_parameter(other) else None
+    return ref, other, op, written
+
+
+def _token_builder(
+    oc: OnionColumn, encoding: Any, value: ParamBuilder, written: Written, complete: bool
+) -> ParamBuilder:
+    """The tokens of the comparand's features, computed when bound (NULL: a NULL
+    filter).  ``complete``: an array comparand's NULL element, or one the column's type
+    cannot hold, adds a token no row has (``@>`` is then false, as in PostgreSQL)."""
 
     def build(p: Params) -> Any:
         v = value(p)
@@ -142,14 +174,13 @@ def candidate_filter(
             return None
         if written is not None:
             _sent_as_column(encoding, v, *written)
-        return oc.contain.tokens(containment.features(encoding, encoding.comparand(v)))
+        comparand = encoding.comparand(v)
+        tokens = oc.contain.tokens(containment.features(encoding, comparand))
+        if complete and any(x is None or x is UNFIT for x in shape(comparand)[2]):
+            tokens.append(NO_TOKEN)
+        return tokens
 
-    return op(this=c.col_expr(ref, oc), expression=_tokens(c, build))
-
-
-# a token no feature has (tokens are 16 bytes): a comparand's NULL element, or one no
-# stored element can equal, makes ``@>`` false for every row, as PostgreSQL's does
-NO_TOKEN = b"\x00"
+    return build
 
 
 class ExactCompiler(FilterCompiler, Protocol):
@@ -181,18 +212,12 @@ def exact_filter(c: ExactCompiler, scope: Scope, node: exp.Expression) -> exp.Ex
         if isinstance(node, exp.JSONBContainsAllTopKeys) and not _literal_keys(node.expression):
             return None  # (keys known only when bound: a superset, ``tokens && all``)
         return candidate_filter(c, scope, node)
-    op = type(node)
-    if op not in (exp.ArrayContainsAll, exp.ArrayContainedBy, exp.ArrayOverlaps):
+    if type(node) not in _ARRAY_OPS:
         return None
-    lref, rref = c.column_side(scope, node.this), c.column_side(scope, node.expression)
-    if lref is not None and rref is None:
-        ref, other = lref, node.expression
-    elif rref is not None and lref is None:
-        ref, other, op = rref, node.this, _FLIPPED[op]
-    else:
+    operands = _column_against_value(c, scope, node)
+    if operands is None or operands[2] is exp.ArrayContainedBy:
         return None
-    if op is exp.ArrayContainedBy:
-        return None
+    ref, other, op, written = operands
     value = c.value_of(other)
     if value is None or not _has_onion(ref, _ARRAY_OPS[op]) or not _same_kind(ref, other):
         return None
@@ -206,20 +231,7 @@ def exact_filter(c: ExactCompiler, scope: Scope, node: exp.Expression) -> exp.Ex
             c.assume(lambda p: _decided(encoding, value(p)))
     oc = c.require(ref, Cap.CONTAIN)
     complete = op is exp.ArrayContainsAll and not jsonb
-    written = (type(node), lref is not None) if _bare_parameter(other) else None
-
-    def build(p: Params) -> Any:
-        v = value(p)
-        if v is None:
-            return None
-        if written is not None:
-            _sent_as_column(encoding, v, *written)
-        comparand = encoding.comparand(v)
-        tokens = oc.contain.tokens(containment.features(encoding, comparand))
-        if complete and any(x is None or x is UNFIT for x in shape(comparand)[2]):
-            tokens.append(NO_TOKEN)
-        return tokens
-
+    build = _token_builder(oc, encoding, value, written, complete)
     return op(this=c.col_expr(ref, oc), expression=_tokens(c, build))
 
 
