@@ -155,32 +155,28 @@ class Executor:
         return [f for f in plan.fields if f not in self.tried_fields]
 
     def _build_field(self, need: needs.FieldNeed) -> None:
-        """Build a field onion a statement wants (field_onions.py), placed like a join
-        adjustment."""
+        """Build a field onion a statement wants (field_onions.py)."""
         self.tried_fields.add(need)
-
-        def run(conn: psycopg.Connection[Any]) -> None:
-            catalog = self.session.catalog
-            if field_onions.build(conn, catalog, need) >= 0:
-                STATS.peels += 1
-                self.rewritten.add(catalog.table(need.table).anon)
-
-        anon = self.session.catalog.table(need.table).anon
-        self._adapt([anon], run, "a field onion")
+        self._build_on(need.table, partial(field_onions.build, need=need), "a field onion")
 
     def _build(self, need: needs.BuildNeed) -> None:
         """Build an onion a statement needs that its column builds on first use
-        (ondemand.py), placed like a join adjustment."""
+        (ondemand.py)."""
         ondemand.check_allowed(need, self.session.peel_mode)
+        build = partial(ondemand.build, need=need)
+        self._build_on(need.table, build, "an onion built on first use")
+
+    def _build_on(self, table: str, build: Callable[..., int], what: str) -> None:
+        """Run a build of ``table`` (``build(conn, catalog)``: the rows it wrote, -1 when
+        another client built it first), placed like a join adjustment."""
 
         def run(conn: psycopg.Connection[Any]) -> None:
             catalog = self.session.catalog
-            if ondemand.build(conn, catalog, need) >= 0:
+            if build(conn, catalog) >= 0:
                 STATS.peels += 1
-                self.rewritten.add(catalog.table(need.table).anon)
+                self.rewritten.add(catalog.table(table).anon)
 
-        anon = self.session.catalog.table(need.table).anon
-        self._adapt([anon], run, "an onion built on first use")
+        self._adapt([self.session.catalog.table(table).anon], run, what)
 
     def _adapt(
         self, tables: list[str], run: Callable[[psycopg.Connection[Any]], None], what: str

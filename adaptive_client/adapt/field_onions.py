@@ -34,7 +34,13 @@ from ..compile.needs import FieldNeed
 from ..errors import StaleMetadata
 from ..values.encoding_base import SqlType
 from .joins import rename_onion
-from .onion_storage import add_onion_columns, bump_epoch, new_onion_column, onion_anon
+from .onion_storage import (
+    add_onion_columns,
+    bump_epoch,
+    fresh_name,
+    new_onion_column,
+    onion_anon,
+)
 
 # the onions of a field: equality and grouping, order and ranges
 FIELD_ONIONS = (Onion.EQ, Onion.ORD)
@@ -97,12 +103,7 @@ def _name(meta: TableMeta, need: FieldNeed) -> str:
     words (``attrs_sku``), numbered where taken."""
     words = re.findall(r"[a-z0-9]+", need.expression.lower())
     base = "_".join(words)[:48] or need.column
-    taken = set(meta.columns) | set(meta.precomputed)
-    name, n = base, 1
-    while name in taken:
-        n += 1
-        name = f"{base}_{n}"
-    return name
+    return fresh_name(set(meta.columns) | set(meta.precomputed), lambda *p: "_".join(p), base)
 
 
 def _fill(

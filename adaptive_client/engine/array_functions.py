@@ -304,6 +304,21 @@ def _quantified(
 ) -> bool | None:
     """``x = ANY(a)`` and its kin as ExecEvalScalarArrayOp: an empty array decides
     alone, a NULL ``x`` is NULL, a NULL element makes an undecided result NULL."""
+    key = _key(enc)
+
+    def test_of(x: Any) -> Callable[[Any], bool]:
+        kx = key(x)
+        return lambda e: (key(e) == kx) == equal
+
+    return _scalar_array_op(x, a, any_, test_of)
+
+
+def _scalar_array_op(
+    x: Any, a: list[Any] | None, any_: bool, test_of: Callable[[Any], Callable[[Any], bool]]
+) -> bool | None:
+    """ExecEvalScalarArrayOp's three-valued reading of ``x op ANY / ALL(a)``, each
+    non-NULL element ``e`` tested by ``test_of(x)(e)``: an empty array decides alone, a
+    NULL ``x`` or array is NULL, a NULL element makes an undecided result NULL."""
     if a is None:
         return None
     flat = shape(a)[2]
@@ -311,15 +326,13 @@ def _quantified(
         return not any_
     if x is None:
         return None
-    key = _key(enc)
-    kx = key(x)
+    test = test_of(x)
     unknown = False
     for e in flat:
         if e is None:
             unknown = True
             continue
-        result = (key(e) == kx) == equal
-        if result == any_:
+        if test(e) == any_:
             return any_
     return None if unknown else not any_
 
@@ -359,24 +372,14 @@ def ordered_quantified(
     """``x < ANY(a)`` and its kin (``op``; ``any_`` false: ALL): as :func:`_quantified`,
     each element compared with ``x`` in the element type's order (its collation's, for
     text)."""
-    if a is None:
-        return None
-    flat = shape(a)[2]
-    if not flat:
-        return not any_
-    if x is None:
-        return None
     element = enc.element
-    kx = key_bytes(element.order_key(element.coerce(x)))
-    test = _ORDER_TESTS[op]
-    unknown = False
-    for e in flat:
-        if e is None:
-            unknown = True
-            continue
-        if test(key_bytes(element.order_key(e)), kx) == any_:
-            return any_
-    return None if unknown else not any_
+    compare = _ORDER_TESTS[op]
+
+    def test_of(x: Any) -> Callable[[Any], bool]:
+        kx = key_bytes(element.order_key(element.coerce(x)))
+        return lambda e: compare(key_bytes(element.order_key(e)), kx)
+
+    return _scalar_array_op(x, a, any_, test_of)
 
 
 # --- array_agg of arrays -----------------------------------------------
