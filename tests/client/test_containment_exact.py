@@ -22,6 +22,8 @@ from adaptive_client.compile.plan import Compiled
 from adaptive_client.compile.statements import compile_statement
 from adaptive_client.errors import UnsupportedQuery
 
+from .pairs import plain_and_encrypted
+
 ICU = "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
 DDL = "CREATE TABLE d (id integer PRIMARY KEY, attrs jsonb, tags text[], nums integer[])"
 DOCS: list[Any] = [
@@ -68,20 +70,10 @@ def pair(
     request: pytest.FixtureRequest, new_database: Callable[..., str], master_key: MasterKey
 ) -> Iterator[Pair]:
     locale = ICU if request.param == "ICU" else ""
-    plain = psycopg.connect(new_database(f"cx{request.param}p", locale=locale), autocommit=True)
-    enc = adaptive_client.connect(
-        new_database(f"cx{request.param}e", locale=locale),
-        master_key=master_key.hex(),
-        autocommit=True,
-    )
-    for conn in (plain, enc):
-        conn.execute(DDL)
-        conn.cursor().executemany("INSERT INTO d VALUES (%s, %s, %s, %s)", ROWS)
-    try:
+    with plain_and_encrypted(
+        new_database, master_key, f"cx{request.param}", {}, [DDL], {"d": ROWS}, locale
+    ) as (plain, enc):
         yield Pair(plain, enc)
-    finally:
-        plain.close()
-        enc.close()
 
 
 # (statement, parameters, whether the server answers it alone)

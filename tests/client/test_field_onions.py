@@ -6,6 +6,7 @@ database, before and after the build, and after writes of every kind."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import psycopg
@@ -17,6 +18,8 @@ import adaptive_client
 from adaptive_client.catalog.keys import MasterKey
 from adaptive_client.compile.statements import compile_statement
 from adaptive_client.errors import UnsupportedQuery
+
+from .pairs import plain_and_encrypted
 
 ICU = "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
 DDL = "CREATE TABLE doc (id integer PRIMARY KEY, attrs jsonb)"
@@ -57,39 +60,27 @@ class Pair:
         self.enc.execute(sql, params)
 
 
-def _open(
+@contextmanager
+def _opened(
     new_database: Callable[..., str],
     master_key: MasterKey,
     name: str,
     locale: str = "",
     config: dict[str, Any] | None = None,
-) -> Pair:
-    plain = psycopg.connect(new_database(f"{name}p", locale=locale), autocommit=True)
-    enc = adaptive_client.connect(
-        new_database(f"{name}e", locale=locale),
-        master_key=master_key.hex(),
-        config=config,
-        autocommit=True,
-    )
-    pair = Pair(plain, enc)
-    for conn in (plain, enc):
-        conn.execute(DDL)
-        conn.cursor().executemany("INSERT INTO doc VALUES (%s, %s)", ROWS)
-    return pair
+) -> Iterator[Pair]:
+    with plain_and_encrypted(
+        new_database, master_key, name, config or {}, [DDL], {"doc": ROWS}, locale
+    ) as (plain, enc):
+        yield Pair(plain, enc)
 
 
 @pytest.fixture(scope="module", params=["C", "ICU"])
 def pair(
     request: pytest.FixtureRequest, new_database: Callable[..., str], master_key: MasterKey
 ) -> Iterator[Pair]:
-    p = _open(
-        new_database, master_key, f"fld{request.param}", ICU if request.param == "ICU" else ""
-    )
-    try:
+    locale = ICU if request.param == "ICU" else ""
+    with _opened(new_database, master_key, f"fld{request.param}", locale) as p:
         yield p
-    finally:
-        p.plain.close()
-        p.enc.close()
 
 
 def _fields(conn: adaptive_client.Connection) -> dict[str, str]:
@@ -180,25 +171,17 @@ def test_not_built_where_not_wanted(
         (None, 0),
     ]
     for config, expected in configs:
-        p = _open(new_database, master_key, "fldoff", config=config)
-        try:
+        with _opened(new_database, master_key, "fldoff", config=config) as p:
             if config is None:
                 with p.enc.transaction():
                     _answered(p, sql)
             else:
                 _answered(p, sql)
             assert len(_fields(p.enc)) == expected
-        finally:
-            p.plain.close()
-            p.enc.close()
-    p = _open(new_database, master_key, "fldone", config={"defaults": {"json_fields": 1}})
-    try:
+    with _opened(new_database, master_key, "fldone", config={"defaults": {"json_fields": 1}}) as p:
         p.same(sql)
         _answered(p, QUERIES[3])
         assert list(_fields(p.enc)) == ["attrs ->> 'color'"]
-    finally:
-        p.plain.close()
-        p.enc.close()
 
 
 def _answered(p: Pair, sql: str) -> None:
