@@ -30,7 +30,7 @@ from psycopg import errors as pg_errors
 
 from ..errors import AdaptiveError
 from ..values.array_encoding import shape
-from ..values.json_encoding import JsonbEncoding, JsonbText
+from ..values.json_encoding import JsonbEncoding, JsonbText, escape_json
 from ..values.jsonb_paths import (
     extract_path,
     extract_path_text,
@@ -41,7 +41,6 @@ from ..values.jsonb_tree import (
     Step,
     as_text,
     document,
-    escaped,
     is_container,
     kind,
     run,
@@ -270,7 +269,7 @@ def jsonb_pretty(enc: JsonbEncoding, doc: JsonbText) -> str:
         if isinstance(v, dict):
             parts.append("{")
             for i, k in enumerate(sorted_keys(v)):
-                parts.append(f"{',' if i else ''}{inner}{escaped(k)}: ")
+                parts.append(f"{',' if i else ''}{inner}{escape_json(k)}: ")
                 x = v[k]
                 parts.append((x, level + 1, True) if is_container(x) else scalar_text(x))
             closer = "}"

@@ -128,11 +128,6 @@ def tree(doc: JsonbText) -> Json:
 # --- printing ---------------------------------------------------------------------------
 
 
-def escaped(s: str) -> str:
-    """A string as escape_json writes it."""
-    return escape_json(s)
-
-
 def storage_order(key: str) -> tuple[int, bytes]:
     """jsonb's order of an object's keys: by length in bytes, then bytewise."""
     b = key.encode("utf-8")
@@ -158,7 +153,7 @@ def scalar_text(v: Json) -> str:
     if v is False:
         return "false"
     if isinstance(v, str):
-        return escaped(v)
+        return escape_json(v)
     return number_text(v)
 
 
@@ -177,7 +172,7 @@ def jsonb_text(v: Json) -> str:
         if isinstance(item, dict):
             parts.append("{")
             for i, k in enumerate(sorted_keys(item)):
-                parts.append(f"{', ' if i else ''}{escaped(k)}: ")
+                parts.append(f"{', ' if i else ''}{escape_json(k)}: ")
                 x = item[k]
                 parts.append(x if is_container(x) else scalar_text(x))
             parts.append("}")

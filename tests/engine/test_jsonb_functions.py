@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from adaptive_client.engine import jsonb_build, jsonb_functions
 from adaptive_client.values import jsonb_paths, jsonb_tree
 from adaptive_client.values.encodings import encoding_for
+from adaptive_client.values.json_encoding import escape_json
 
 from .conftest import Judge, Lit, lit
 
@@ -501,10 +502,10 @@ def _render(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, tuple):
-        return v[1] if v[0] == "num" else jsonb_tree.escaped(v[1])
+        return v[1] if v[0] == "num" else escape_json(v[1])
     if isinstance(v, list):
         return "[" + ", ".join(_render(x) for x in v) + "]"
-    return "{" + ", ".join(f"{jsonb_tree.escaped(k)}: {_render(x)}" for k, x in v.items()) + "}"
+    return "{" + ", ".join(f"{escape_json(k)}: {_render(x)}" for k, x in v.items()) + "}"
 
 
 DOCS = st.recursive(
