@@ -393,7 +393,8 @@ def _scalar(kind: int, v: Any, key_of: Callable[[_Node, Any], Any] | None) -> An
     return node if key_of is None else key_of(node, None)
 
 
-def _storage_order(key: str) -> tuple[int, bytes]:
+def storage_order(key: str) -> tuple[int, bytes]:
+    """jsonb's order of an object's keys: by length in bytes, then bytewise."""
     b = key.encode("utf-8")
     return len(b), b
 
@@ -404,7 +405,7 @@ def _close(stack: list[list[Any]], jsonb: bool, key_of: Callable[[_Node, Any], A
         return None
     if is_object:
         pairs = dict(items)  # the last of duplicate keys wins
-        keys = sorted(pairs, key=_storage_order)
+        keys = sorted(pairs, key=storage_order)
         if key_of is not None:
             return key_of(_Node(OBJECT, "", "", len(keys)), [(k, pairs[k]) for k in keys])
         exact = ", ".join(f"{escape_json(k)}: {pairs[k].exact}" for k in keys)

@@ -22,7 +22,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
-from .json_encoding import JsonbEncoding, JsonbText, escape_json
+from .json_encoding import JsonbEncoding, JsonbText, escape_json, storage_order
 
 Json = Any  # None | bool | Decimal | str | list[Json] | dict[str, Json]
 
@@ -126,12 +126,6 @@ def tree(doc: JsonbText) -> Json:
 
 
 # --- printing ---------------------------------------------------------------------------
-
-
-def storage_order(key: str) -> tuple[int, bytes]:
-    """jsonb's order of an object's keys: by length in bytes, then bytewise."""
-    b = key.encode("utf-8")
-    return len(b), b
 
 
 def sorted_keys(v: dict[str, Json]) -> list[str]:
