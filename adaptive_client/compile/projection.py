@@ -47,6 +47,7 @@ _OIDS = {
 
 
 _TEXT_OIDS = frozenset({25, 1043})
+_EXTREME_OIDS = {1043: 25}  # varchar -> text (min/max)
 
 
 # the column types sum() and avg() take (of those a Sum onion may hold)
@@ -91,7 +92,11 @@ def aggregate_oid(kind: type, column: ColumnMeta | None) -> int:
         return _SUM_OIDS.get(name, 1700)
     if kind is exp.Avg:
         return 701 if name in ("real", "double precision") else 1700
-    return column.type.oid if column is not None else 25  # min, max: the column's own
+    if column is None:
+        return 25
+    # min, max: the column's own type, or the one whose aggregate PostgreSQL resolves to
+    # (varchar has none of its own: text's)
+    return _EXTREME_OIDS.get(column.type.oid, column.type.oid)
 
 
 def _constant_oid(node: exp.Expression) -> int:
@@ -345,6 +350,7 @@ def min_max_output(
     c.exact_order(ref, oc, node)
     col = ref.column
     name = type(node).__name__.lower()
+    oid = aggregate_oid(type(node), col)
     exact = col.onions.get(Onion.EXACT)
     if exact is not None and oc.innermost != "PLAIN":
         # the extreme as written (an interval's '1 year', not the 360 days its Ord
@@ -353,14 +359,14 @@ def min_max_output(
         first = exp.Ordered(this=c.col_expr(ref, oc), desc=desc, nulls_first=False)
         agg = exp.ArrayAgg(this=exp.Order(this=c.col_expr(ref, exact), expressions=[first]))
         one = exp.Bracket(this=exp.Paren(this=agg), expressions=[exp.Literal.number(0)])
-        return ColumnValue(col, exact, add_select(select, one)), name, col.type.oid
+        return ColumnValue(col, exact, add_select(select, one)), name, oid
     idx = add_select(select, extreme(c, node, ref, oc))
     if oc.innermost == "PLAIN":
-        return (lambda row: row[idx]), name, col.type.oid
+        return (lambda row: row[idx]), name, oid
     return (
         (lambda row: recipes.ope_value(col, oc, row[idx])),
         name,
-        col.type.oid,
+        oid,
     )
 
 
