@@ -52,8 +52,9 @@ from ..values.collation import (
 from .cursor import Cursor, NamedCursor
 from .direct import DirectExecutor, keep_statements_across_rollback
 from .notifications import EpochListener
+from .repeats import Repeat, repeatable
 from .retries import IDLE, INERROR
-from .session_protocol import Parsed, cache_key
+from .session_protocol import Parsed, RepeatedStatement, cache_key
 from .statement_log import StatementLog
 
 _SNAPSHOT_LEVELS = (psycopg.IsolationLevel.REPEATABLE_READ, psycopg.IsolationLevel.SERIALIZABLE)
@@ -68,6 +69,7 @@ def connect(
     peel: str | None = None,
     autocommit: bool = False,
     statement_log: str | os.PathLike[str] | None = None,
+    native: bool = True,
     **kwargs: Any,
 ) -> Connection:
     """Open a connection through which plain SQL runs over the encrypted database.
@@ -81,6 +83,8 @@ def connect(
     :class:`~adaptive_client.errors.PeelModeUnavailable`.  ``statement_log`` (or the
     configuration's) names a client-side file the statements are recorded in, for
     ``adaptive-db advise`` (see :mod:`adaptive_client.dbapi.statement_log`).
+    ``native=False`` opens results through the Python path only, as an install without
+    the compiled layer does (the same values; for comparisons and diagnosis).
     """
     key = load_master_key(master_key)
     cfg = load_config(config if not isinstance(config, os.PathLike) else str(config))  # type: ignore[arg-type]
@@ -89,7 +93,7 @@ def connect(
         raise ConfigError(f"peel mode must be one of {PEEL_MODES}, not {mode!r}")
     if statement_log is not None:
         cfg = replace(cfg, statement_log=os.fspath(statement_log))
-    return Connection(conninfo, key, cfg, mode, autocommit=autocommit, **kwargs)
+    return Connection(conninfo, key, cfg, mode, autocommit=autocommit, native=native, **kwargs)
 
 
 class Connection:
@@ -118,9 +122,13 @@ class Connection:
         peel_mode: str | None,
         *,
         autocommit: bool = False,
+        native: bool = True,
         **kwargs: Any,
     ) -> None:
         self.config = config
+        # results opened by the compiled layer where it is installed (compile/plan.py's
+        # open_rows), else by the Python path alone
+        self.native = native
         # the most rows a client-evaluated statement may fetch (None: no cap)
         self.residual_row_cap: int | None = config.residual_row_cap
         self._statement_log = StatementLog(config.statement_log) if config.statement_log else None
@@ -155,6 +163,10 @@ class Connection:
             self.control.close()
             raise
         self._plans: dict[tuple[str, int, bool], Compiled] = {}
+        # statements whose repeats skip the dispatch (repeats.py), valid while the plan
+        # generation (moved whenever the plans are dropped) is the one they were made in
+        self.repeats: dict[str, RepeatedStatement] = {}
+        self.plan_generation = 0
         self._parsed: dict[str, Parsed] = {}
         # statements seen before that go straight to the compiler (SELECT, INSERT, UPDATE,
         # DELETE, not a client-answered sequence call): their repeats skip the dispatch
@@ -303,7 +315,7 @@ class Connection:
         self.runtime.transaction_ended()
         self.catalog_dirty = False
         if self.catalog.committed():  # (enum labels added in it are usable now)
-            self._plans.clear()
+            self.forget_plans()
         self.executor.compact()
 
     def after_rollback(self) -> None:
@@ -316,7 +328,7 @@ class Connection:
         if self.catalog_dirty:
             self.catalog.reload(self.control)
             self.catalog_dirty = False
-            self._plans.clear()
+            self.forget_plans()
         self.executor.run_pending_peels()
         self.executor.compact()
 
@@ -329,7 +341,7 @@ class Connection:
         self.runtime.savepoint_rolled_back()
         if self.catalog_dirty:
             self.catalog.reload(self.pg)
-            self._plans.clear()
+            self.forget_plans()
 
     def forget(self, plan: Compiled) -> None:
         """A write to a table ends the validity of the locked rows cached for it."""
@@ -342,8 +354,25 @@ class Connection:
                 del self.locked_rows[key]
 
     def forget_plans(self) -> None:
-        """The catalog changed: no compiled plan holds any more."""
+        """The catalog changed: no compiled plan holds any more (nor the repeats made of
+        them: repeats.py)."""
         self._plans.clear()
+        self.repeats.clear()
+        self.plan_generation += 1
+
+    def keep_repeat(self, query: str, plan: Compiled, npos: int | None) -> None:
+        """``plan`` ran ``query``: its repeats skip the dispatch where the plan is the
+        cached one and runs in one round trip (repeats.py)."""
+        snapshot = self.snapshot_isolation()
+        if self._plans.get((query, self.catalog.epoch, snapshot)) is not plan:
+            return
+        if not repeatable(plan) or query in self.repeats:
+            return
+        if len(self.repeats) > _CACHE_LIMIT:
+            self.repeats.clear()
+        self.repeats[query] = Repeat(
+            plan, npos, self.catalog.epoch, self.plan_generation, snapshot, self.native
+        )
 
     # -- compilation -------------------------------------------------------------------------
     def parse(self, query: str, with_params: bool = True) -> Parsed:
@@ -415,7 +444,7 @@ class Connection:
             )
         if not plan.needs and not plan.joins and not plan.builds and plan.refusal is None:
             if len(self._plans) > _CACHE_LIMIT:
-                self._plans.clear()
+                self.forget_plans()
             self._plans[key] = plan
         return plan
 

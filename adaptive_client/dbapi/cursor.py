@@ -30,6 +30,7 @@ from ..compile.plan import (
     SortKey,
     decrypt_columnar,
     decrypt_columns,
+    open_rows,
 )
 from ..description import from_psycopg
 from ..errors import AdaptiveError, RowCapExceeded, UnsupportedQuery
@@ -40,7 +41,7 @@ from ..values.handout import application_rows
 from . import dispatch, server_errors
 from .copy import open_copy
 from .retries import fail_transaction
-from .session_protocol import Session
+from .session_protocol import RepeatedStatement, Session
 
 
 def _compare(keys: list[SortKey]) -> Any:
@@ -90,12 +91,35 @@ class Cursor:
         conn = self.connection
         with conn.lock:
             try:
+                if many is None and params is not None:
+                    repeat = conn.repeats.get(query)
+                    if repeat is not None and self._repeat(repeat, query, params):
+                        return
                 dispatch.run(self, query, params, many)
             except BaseException as exc:
                 fail_transaction(conn.pg, exc)
                 if isinstance(exc, psycopg.Error):
                     raise self._plain_error(exc) from None
                 raise
+
+    def _repeat(self, repeat: RepeatedStatement, query: str, params: Params) -> bool:
+        """Run a statement's repeat (repeats.py); False where its plan is not the one the
+        dispatcher would use now."""
+        conn = self.connection
+        conn.bind()
+        first_in_transaction = not conn.in_transaction()
+        if first_in_transaction:
+            conn.refresh_catalog()
+        if not repeat.current(conn):
+            return False
+        if repeat.npos is not None:
+            dispatch.check_positional_count(repeat.npos, params)
+        try:
+            repeat.run(self, params)
+        except (psycopg.errors.CheckViolation, psycopg.errors.UndefinedColumn) as exc:
+            dispatch.recover_stale(conn, exc, first_in_transaction, 0)
+            dispatch.run(self, query, params)  # (compiled again, on the catalog read again)
+        return True
 
     def copy(self, statement: str, params: Params | None = None) -> Any:
         """``COPY t FROM STDIN`` / ``COPY ... TO STDOUT`` as psycopg's ``cursor.copy()``:
@@ -201,6 +225,22 @@ class Cursor:
         self.description = desc or None
         self.rowcount = rowcount
 
+    def hold(
+        self,
+        rows: list[tuple[Any, ...]],
+        desc: Sequence[tuple[Any, ...]],
+        rowcount: int,
+        application_forms: bool,
+    ) -> None:
+        """:meth:`set_result` of one statement's rows, ``application_forms``: whether
+        any of its columns may hold a value in a form of the client's own."""
+        self._more_sets = []
+        if application_forms and not self.internal_values:
+            rows = application_rows(rows, desc)
+        self._rows, self._pos = rows, 0
+        self.description = desc or None
+        self.rowcount = rowcount
+
     def result(self) -> tuple[Any, ...]:
         """The result held: its rows (all of them), description and row count."""
         return self._rows, self.description, self.rowcount
@@ -233,18 +273,11 @@ class Cursor:
             bound = plan.bind_positional(params)
         finally:
             STATS.crypto_time(perf_counter() - t0)
-        raw, rowcount = self._run_server(plan.positional_sql, bound, plan.returns_rows)
+        raw, rowcount = self.run_server(plan.positional_sql, bound, plan.returns_rows)
         if plan.kind != "select":
             conn.forget(plan)
-        elif (
-            plan.lock_key is not None
-            and len(raw) == 1
-            and conn.in_transaction()
-            and (plan.locks_rows or conn.snapshot_isolation())
-        ):
-            conn.locked_rows[plan.lock_key(params)] = tuple(
-                raw[0][i] for i in plan.lock_layout or []
-            )
+        elif plan.lock_key is not None:
+            self.remember_locked(plan, params, raw)
         if not plan.returns_rows:
             self.set_result([], None, rowcount)
             return
@@ -253,7 +286,7 @@ class Cursor:
                 rows = [plan.reduce(raw)]
                 self.set_result(rows, plan.description, 1)
                 return
-            rows = decrypt_columns(plan.outputs, raw)
+            rows = open_rows(plan.outputs, raw, plan.row_opening if conn.native else None)
             if plan.client_sort:
                 keyed = [
                     (tuple(k.fn(r) for k in plan.client_sort), row)
@@ -272,7 +305,22 @@ class Cursor:
                     rows = rows[start:stop]
         self.set_result(rows, plan.description, len(rows) if plan.kind == "select" else rowcount)
 
-    def _run_server(self, query: bytes, bound: Sequence[Any], rows: bool) -> tuple[list[Any], int]:
+    def remember_locked(self, plan: Compiled, params: Params, raw: list[Any]) -> None:
+        """A SELECT by primary key whose row the transaction holds (locked ``FOR UPDATE``,
+        or read on its snapshot): the row kept for a later UPDATE of it (see
+        ``Session.locked_rows``)."""
+        conn = self.connection
+        if (
+            plan.lock_key is not None
+            and len(raw) == 1
+            and conn.in_transaction()
+            and (plan.locks_rows or conn.snapshot_isolation())
+        ):
+            conn.locked_rows[plan.lock_key(params)] = tuple(
+                raw[0][i] for i in plan.lock_layout or []
+            )
+
+    def run_server(self, query: bytes, bound: Sequence[Any], rows: bool) -> tuple[list[Any], int]:
         """(rows, rowcount) of ``query`` (``$n`` placeholders): directly once psycopg has
         prepared it, else through this cursor's server cursor."""
         direct = self.connection.direct.run(query, bound, rows)
@@ -406,7 +454,7 @@ class Cursor:
                 select = rmw.select
                 with STATS.crypto():
                     bound_select = select.bind_positional(params)
-                rows = self._run_server(select.positional_sql, bound_select, True)[0]
+                rows = self.run_server(select.positional_sql, bound_select, True)[0]
             updates = []
             with STATS.crypto():
                 for row in rows:
@@ -417,7 +465,7 @@ class Cursor:
                 write = rmw.write_sql([a for a, _ in updates[0][0]])
                 data = [[v for _, v in pairs] + [ctid] for pairs, ctid in updates]
                 if len(data) == 1:
-                    self._run_server(write, data[0], False)
+                    self.run_server(write, data[0], False)
                 else:
                     self._server_cursor().executemany(write, data)
             elif updates:

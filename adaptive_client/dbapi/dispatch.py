@@ -64,7 +64,7 @@ _EXPLAIN_OPTIONS = frozenset(
 )
 
 
-def _check_positional_count(npos: int, params: Params | None) -> None:
+def check_positional_count(npos: int, params: Params | None) -> None:
     """More parameters than ``%s`` placeholders is a mistake psycopg refuses; so do we
     (too few is refused where a missing one is looked up, in the rewrite)."""
     if params is None:
@@ -99,8 +99,16 @@ def run(
         stmt, npos, named = seen
         if not named:
             for p in many if many is not None else (params,):
-                _check_positional_count(npos, p)
-        _run_compiled(cur, cache_key(query, with_params), stmt, params, many, writing_rows)
+                check_positional_count(npos, p)
+        _run_compiled(
+            cur,
+            cache_key(query, with_params),
+            stmt,
+            params,
+            many,
+            writing_rows,
+            None if writing_rows else -1 if named else npos,
+        )
         return
     if not conn.parsed_before(query):  # (a statement seen before is one, and not a command)
         parts = split_statements(query)
@@ -135,8 +143,16 @@ def run(
         conn.remember_compiled_kind(query, (stmt, npos, named))
         if not named:  # (other statements go to psycopg, or are parsed again: EXPLAIN)
             for p in many if many is not None else (params,):
-                _check_positional_count(npos, p)
-        _run_compiled(cur, query, stmt, params, many, writing_rows)
+                check_positional_count(npos, p)
+        _run_compiled(
+            cur,
+            query,
+            stmt,
+            params,
+            many,
+            writing_rows,
+            None if writing_rows else -1 if named else npos,
+        )
         return
     if isinstance(stmt, exp.Command) and stmt.name.upper() == "EXPLAIN":
         _explain(cur, stmt, params)
@@ -232,9 +248,12 @@ def _run_compiled(
     params: Params | None,
     many: Sequence[Params] | None,
     writing_rows: bool,
+    repeat_npos: int | None = None,
 ) -> None:
     """Prepare the statement's plan and run it on the cursor; retried where another
-    client's peel, join adjustment or DDL (not notified yet) made the plan stale."""
+    client's peel, join adjustment or DDL (not notified yet) made the plan stale.
+    ``repeat_npos``: the statement's count of positional parameters (-1: named ones)
+    where its repeats may skip the dispatch (repeats.py), None where they may not."""
     conn = cur.connection
     for attempt in range(3):
         try:
@@ -277,32 +296,46 @@ def _run_compiled(
                 STATS.current = prev
                 if clock is not None:
                     SERVER_CLOCK.reset(clock)
+            if repeat_npos is not None and params is not None and many is None:
+                conn.keep_repeat(query, plan, None if repeat_npos < 0 else repeat_npos)
             return
         except (psycopg.errors.CheckViolation, psycopg.errors.UndefinedColumn) as exc:
-            if isinstance(exc, psycopg.errors.UndefinedColumn):
-                # the statement names an onion column a join adjustment renamed
-                # (joins.py): our cached metadata is stale if the epoch moved
-                if isinstance(exc, AdaptiveError) or not conn.epoch_moved():
-                    raise
-            elif not (exc.diag.constraint_name or "").startswith("k_"):
-                raise
-            # a layer changed under us: our cached metadata was stale
-            if not conn.pg.autocommit and conn.in_transaction():
-                if first_in_transaction and attempt < 2:
-                    # (another client's peel whose notification had not arrived yet)
-                    conn.pg.rollback()
-                    conn.after_rollback()
-                    conn.catalog.reload(conn.control)
-                    STATS.retries += 1
-                    continue
-                conn.catalog.reload(conn.control)
-                raise StaleMetadata(
-                    "a value was written at a layer the column just left; retry the transaction"
-                ) from None
+            recover_stale(conn, exc, first_in_transaction, attempt)
+            continue
+
+
+def recover_stale(
+    conn: Session, exc: psycopg.Error, first_in_transaction: bool, attempt: int
+) -> None:
+    """After ``exc`` from the server: return where it says our cached metadata was stale
+    (another client's peel or join adjustment, not notified yet) and the statement may
+    run again -- its transaction rolled back first where it opened it, the catalog read
+    again --; raise otherwise (the error itself, or :class:`StaleMetadata` where the
+    transaction cannot be retried here)."""
+    if isinstance(exc, psycopg.errors.UndefinedColumn):
+        # the statement names an onion column a join adjustment renamed (joins.py): our
+        # cached metadata is stale if the epoch moved
+        if isinstance(exc, AdaptiveError) or not conn.epoch_moved():
+            raise exc
+    elif not (exc.diag.constraint_name or "").startswith("k_"):
+        raise exc
+    # a layer changed under us: our cached metadata was stale
+    if not conn.pg.autocommit and conn.in_transaction():
+        if first_in_transaction and attempt < 2:
+            # (another client's peel whose notification had not arrived yet)
+            conn.pg.rollback()
+            conn.after_rollback()
             conn.catalog.reload(conn.control)
             STATS.retries += 1
-            if attempt == 2:
-                raise StaleMetadata("layers kept changing; retry") from None
+            return
+        conn.catalog.reload(conn.control)
+        raise StaleMetadata(
+            "a value was written at a layer the column just left; retry the transaction"
+        ) from None
+    conn.catalog.reload(conn.control)
+    STATS.retries += 1
+    if attempt == 2:
+        raise StaleMetadata("layers kept changing; retry") from None
 
 
 def _update_by_rows(conn: Session, rows: update_rows.RowUpdate, params: Params) -> int:

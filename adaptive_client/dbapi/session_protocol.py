@@ -21,6 +21,7 @@ from ..catalog import defaults
 from ..catalog.config import Config
 from ..catalog.metadata import Catalog, TableMeta
 from ..compile.plan import Compiled
+from ..stats import Stats
 from .direct import DirectExecutor
 
 # a parsed statement: its tree, its count of positional placeholders, whether they are
@@ -32,6 +33,16 @@ def cache_key(query: str, with_params: bool) -> str:
     """The parse and plan caches' key: the text, marked where it was run without
     parameters and has a ``%%`` that parameters would have made ``%``."""
     return query if with_params or "%%" not in query else "\x00" + query
+
+
+class RepeatedStatement(Protocol):
+    """A statement's repeat, run without the dispatch (repeats.py)."""
+
+    npos: int | None  # its positional parameters (None: named ones)
+
+    def current(self, conn: Session) -> bool: ...
+
+    def run(self, cur: StatementCursor, params: Any) -> None: ...
 
 
 class Session(Protocol):
@@ -51,6 +62,11 @@ class Session(Protocol):
     # rows this transaction locked with SELECT ... FOR UPDATE by primary key, in the RMW
     # layout: a later UPDATE SET x = x + k of the same row needs no SELECT
     locked_rows: dict[Any, tuple[Any, ...]]
+    # statements whose repeats skip the dispatch, and the generation of the compiled
+    # plans (moved whenever they are dropped)
+    repeats: dict[str, RepeatedStatement]
+    plan_generation: int
+    native: bool  # results opened by the compiled layer where it is installed
 
     # (the DB-API surface an application reaches as ``cursor.connection``)
     def cursor(self, name: str = "", *, withhold: bool = False) -> StatementCursor: ...
@@ -62,6 +78,9 @@ class Session(Protocol):
     def close(self) -> None: ...
 
     # (the session's, for its cursors)
+
+    @property
+    def stats(self) -> Stats: ...
 
     def bind(self) -> None: ...
 
@@ -84,6 +103,8 @@ class Session(Protocol):
     def prepare(self, query: str, stmt: exp.Expression) -> Compiled: ...
 
     def forget_plans(self) -> None: ...
+
+    def keep_repeat(self, query: str, plan: Compiled, npos: int | None) -> None: ...
 
     def forget(self, plan: Compiled) -> None: ...
 
@@ -127,7 +148,21 @@ class StatementCursor(Protocol):
 
     def execute_plan(self, plan: Compiled, params: Any) -> None: ...
 
+    def run_server(
+        self, query: bytes, bound: Sequence[Any], rows: bool
+    ) -> tuple[list[Any], int]: ...
+
+    def remember_locked(self, plan: Compiled, params: Any, raw: list[Any]) -> None: ...
+
+    def hold(
+        self,
+        rows: list[tuple[Any, ...]],
+        desc: Sequence[tuple[Any, ...]],
+        rowcount: int,
+        application_forms: bool,
+    ) -> None: ...
+
     def execute_many(self, plan: Compiled, seq: Sequence[Any]) -> None: ...
 
 
-__all__ = ["Parsed", "Session", "StatementCursor", "cache_key"]
+__all__ = ["Parsed", "RepeatedStatement", "Session", "StatementCursor", "cache_key"]

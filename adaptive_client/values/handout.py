@@ -44,6 +44,13 @@ def application_rows(
     at = [(i, d[1]) for i, d in enumerate(description) if d[1] in OIDS]
     if not at:
         return rows
+    # the columns that hold an internal form in some row (a set of types per column: a
+    # large result of dates holds none, and is handed out as it is)
+    at = [
+        (i, oid) for i, oid in at if not APPLICATION.keys().isdisjoint({type(r[i]) for r in rows})
+    ]
+    if not at:
+        return rows
     out = []
     for row in rows:
         if any(type(row[i]) in APPLICATION for i, _ in at):
