@@ -89,6 +89,16 @@ class Stats:
         self.decryptions[scheme] += 1
         per[_DEC.get(scheme) or f"dec:{scheme}"] += 1
 
+    def opened(self, scheme: str, n: int, rnd: int) -> None:
+        """:meth:`count` of ``n`` values' decryptions of ``scheme``, ``rnd`` of them
+        after RND's (a result opened by the compiled layer)."""
+        per = self._statement_counts()
+        if rnd:
+            self.decryptions["RND"] += rnd
+            per["dec:RND"] += rnd
+        self.decryptions[scheme] += n
+        per[_DEC.get(scheme) or f"dec:{scheme}"] += n
+
     def encrypted_row(self, det: int, ope: int, search: int, rnd: int) -> None:
         """:meth:`count` of one row's encryptions at once (a single-row INSERT's)."""
         per = self._statement_counts()
@@ -204,6 +214,9 @@ class _CurrentStats:
 
     def encrypted_row(self, det: int, ope: int, search: int, rnd: int) -> None:
         _CURRENT.get().encrypted_row(det, ope, search, rnd)
+
+    def opened(self, scheme: str, n: int, rnd: int) -> None:
+        _CURRENT.get().opened(scheme, n, rnd)
 
     def crypto(self) -> _CryptoTimer:
         return _CryptoTimer(_CURRENT.get())

@@ -15,8 +15,10 @@ from decimal import Decimal
 from typing import Any
 
 from ..errors import CiphertextError, EncodingError
+from ..schemes import native
 from ..schemes.rnd import seal_each
 from ..stats import STATS
+from ..values.encoding_base import compiled_form
 from ..values.session import time_zone
 from ..values.wire import SumValue, WordTokens
 from . import containment
@@ -229,6 +231,7 @@ def _search_rnd(oc: OnionColumn, token_sets: list[list[bytes]]) -> list[Any]:
 
 
 _MEMO_LIMIT = 100_000
+_rnd_native = native.load("adaptive_rnd_native")  # (its RowOpener: row_opener())
 
 
 def _memo_many(oc: OnionColumn, layer: str, plains: list[Any], many: Any) -> list[bytes]:
@@ -298,6 +301,18 @@ def decrypt(col: ColumnMeta, oc: OnionColumn, stored: Any) -> Any:
             opened.clear()
         opened[data] = value
     return value
+
+
+def row_opener(cells: Sequence[tuple[ColumnMeta, OnionColumn, int] | None]) -> Any | None:
+    """The compiled opener of a result's rows (native/rnd/src/open.rs ``RowOpener``):
+    per output, the (column, onion, position) it decrypts, or None for an output
+    computed otherwise; None where no output has a compiled opener."""
+    if _rnd_native is None:
+        return None
+    openers = [None if c is None else c[1].opener(compiled_form(c[0].encoding)) for c in cells]
+    if not any(openers):
+        return None
+    return _rnd_native.RowOpener(openers, [0 if c is None else c[2] for c in cells])
 
 
 def _decrypt(col: ColumnMeta, oc: OnionColumn, inner: str, data: bytes) -> Any:

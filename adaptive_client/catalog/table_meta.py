@@ -49,6 +49,8 @@ class OnionColumn:
     memo: dict[str, dict[Any, bytes]] = field(default_factory=dict, repr=False, compare=False)
     # stored value -> plaintext, for the values read again (recipes.decrypt)
     opened: dict[bytes, Any] = field(default_factory=dict, repr=False, compare=False)
+    # the compiled openers of this onion's stored values, by decoder (opener())
+    openers: dict[tuple[int, ...], Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def innermost(self) -> str:
@@ -86,6 +88,18 @@ class OnionColumn:
     @cached_property
     def contain(self) -> CONTAIN:
         return CONTAIN(self.keys["CONTAIN"])
+
+    def opener(self, form: tuple[int, int, int, int]) -> Any | None:
+        """The compiled opener of this onion's stored values, their plaintexts decoded by
+        ``form`` (``encoding_base.compiled_form``): an Eq onion's ``[RND →] DET`` only;
+        None for other onions or without the compiled layer."""
+        if form in self.openers:
+            return self.openers[form]
+        opener = None
+        if self.stack[-1] == "DET" and set(self.stack) <= {"RND", "DET"}:
+            opener = self.det.opener(self.keys["RND"] if "RND" in self.stack else None, form)
+        self.openers[form] = opener
+        return opener
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -20,7 +20,7 @@ garbage), long ones are.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from Crypto.Hash import SHA256
 from Crypto.Protocol.KDF import HKDF
@@ -29,7 +29,10 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESSIV
 
 from ..errors import CiphertextError, ConfigError
+from . import native
 from .base import Scheme
+
+_native = native.load("adaptive_rnd_native")
 
 Buffer = bytes | bytearray | memoryview
 
@@ -71,7 +74,8 @@ class DET(Scheme):
         # One AES block permutation, through OpenSSL contexts kept open: ECB has no state
         # between blocks, so each update() is an independent block operation (~0.3 us,
         # against ~4 us for a pycryptodome call)
-        block = Cipher(algorithms.AES(_subkey(key, 32, b"adaptive det block")), modes.ECB())
+        self._block_key = _subkey(key, 32, b"adaptive det block")
+        block = Cipher(algorithms.AES(self._block_key), modes.ECB())
         self._block_enc = block.encryptor()
         self._block_dec = block.decryptor()
         # OpenSSL's AES-SIV: the same RFC 5297 output as pycryptodome's, ~100x less
@@ -80,6 +84,14 @@ class DET(Scheme):
 
     def __repr__(self) -> str:
         return "DET(<key hidden>)"
+
+    def opener(self, rnd_key: bytes | None, form: tuple[int, int, int, int]) -> Any | None:
+        """The compiled opener of stored values ``[RND(rnd_key) →] DET(this key)`` whose
+        plaintexts decode by ``form`` (native/rnd/src/open.rs: what it does not decide it
+        hands back); None without the compiled module."""
+        if _native is None:
+            return None
+        return _native.Opener(rnd_key, self._block_key, *form)
 
     @staticmethod
     def _pad(plaintext: bytes) -> bytes:

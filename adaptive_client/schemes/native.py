@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import threading
 from types import ModuleType
 
@@ -20,8 +21,16 @@ _warned = False
 _lock = threading.Lock()
 
 
+# ADAPTIVE_PURE_PYTHON=1: every compiled module taken for absent (the fallbacks, and the
+# Python statement path, as an install without a Rust toolchain has them)
+PURE_PYTHON = os.environ.get("ADAPTIVE_PURE_PYTHON", "") not in ("", "0")
+
+
 def load(name: str) -> ModuleType | None:
-    """The compiled module ``adaptive_client.<name>``, or None where it was not built."""
+    """The compiled module ``adaptive_client.<name>``, or None where it was not built
+    (or ``ADAPTIVE_PURE_PYTHON`` is set)."""
+    if PURE_PYTHON:
+        return None
     try:
         return importlib.import_module(f"adaptive_client.{name}")
     except ImportError:

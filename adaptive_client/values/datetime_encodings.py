@@ -21,9 +21,12 @@ from ..errors import DatetimeOutOfRange, EncodingError, InvalidDatetimeInput, Va
 from . import datetime_input, far_datetime, handout
 from .clock import SessionTimestamp
 from .encoding_base import (
+    NATIVE_DATE,
+    NO_NATIVE_FORM,
     REGISTERED,
     TEXT_FORMATS,
     Encoding,
+    NativeForm,
     RoundedEncoding,
     SqlType,
     round_to,
@@ -184,6 +187,9 @@ class DateEncoding(Encoding):
             raise self._bad("encoding")
         return self.from_ope(int.from_bytes(b, "big"))
 
+    def native_form(self) -> NativeForm:
+        return (NATIVE_DATE, 0, 0, 0)
+
     def to_ope(self, v: Any) -> int:
         if type(v) is Infinite:
             return 0 if v.sign < 0 else self._TOP
@@ -233,6 +239,9 @@ class PythonDateEncoding(DateEncoding):
         if not 1 <= i <= self._MAX:
             raise self._bad("encoding")
         return dt.date.fromordinal(i)
+
+    def native_form(self) -> NativeForm:
+        return NO_NATIVE_FORM  # (day numbers, not Julian days)
 
     def to_ope(self, v: Any) -> int:
         if type(v) is Infinite:

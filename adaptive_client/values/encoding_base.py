@@ -154,6 +154,27 @@ def type_error(t: SqlType, value: Any) -> EncodingError | CannotAdapt:
     return EncodingError(f"{t.sql()} does not take a {type(value).__name__}")
 
 
+# How the compiled layer decodes a DET plaintext (native/rnd/src/open.rs), as
+# (decoder, width, scale, limit): its plain machine forms only, the rest decoded here.
+NativeForm = tuple[int, int, int, int]
+NATIVE_BYTES = 0  # none: the plaintext is handed back and decoded by ``from_bytes``
+NATIVE_INT = 1  # a big-endian two's-complement integer of ``width`` bytes
+NATIVE_TEXT = 2  # UTF-8
+NATIVE_BOOL = 3  # one byte, 0 or 1
+NATIVE_NUMERIC = 4  # an integer of ``width`` bytes scaled by 10**-scale, |i| < limit
+NATIVE_DATE = 5  # a 4-byte Julian day + 1; a ``date`` where Python has one
+NO_NATIVE_FORM: NativeForm = (NATIVE_BYTES, 0, 0, 0)
+
+
+def compiled_form(enc: Encoding) -> NativeForm:
+    """``enc.native_form()``, where the class that states it also decodes the bytes: a
+    subclass with a ``from_bytes`` of its own does not inherit its parent's form."""
+    mro = type(enc).__mro__
+    states = next(c for c in mro if "native_form" in c.__dict__)
+    decodes = next(c for c in mro if "from_bytes" in c.__dict__)
+    return enc.native_form() if states is decodes else NO_NATIVE_FORM
+
+
 class Encoding:
     """Encoders for one SQL type (see the table of types and onions in ``encodings``).
 
@@ -192,6 +213,11 @@ class Encoding:
 
     def from_bytes(self, b: bytes) -> Any:
         raise NotImplementedError
+
+    def native_form(self) -> NativeForm:
+        """How the compiled layer decodes ``to_bytes``' output, where it decodes it
+        exactly as :meth:`from_bytes` does (see NATIVE_*)."""
+        return NO_NATIVE_FORM
 
     def to_exact_bytes(self, v: Any) -> bytes:
         """The value as written (an Exact onion's plaintext): ``to_bytes`` unless equal

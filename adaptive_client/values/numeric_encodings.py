@@ -19,7 +19,20 @@ from functools import partial
 from typing import Any
 
 from ..errors import InvalidTextInput, NumericOutOfRange, ValueOutOfDomain
-from .encoding_base import EQ, EXACT, ORD, REGISTERED, SUM, Encoding, SqlType, type_error
+from .encoding_base import (
+    EQ,
+    EXACT,
+    NATIVE_INT,
+    NATIVE_NUMERIC,
+    NO_NATIVE_FORM,
+    ORD,
+    REGISTERED,
+    SUM,
+    Encoding,
+    NativeForm,
+    SqlType,
+    type_error,
+)
 
 _ONE = Decimal(1)
 
@@ -135,6 +148,9 @@ class IntEncoding(Encoding):
             raise self._bad("encoding")
         return int.from_bytes(b, "big", signed=True)
 
+    def native_form(self) -> NativeForm:
+        return (NATIVE_INT, self._width, 0, 0)
+
     def to_ope(self, v: int) -> int:
         return self._check(v) + self._offset
 
@@ -217,6 +233,11 @@ class NumericEncoding(Encoding):
         if abs(x) > self._limit:
             raise self._bad("encoding")
         return _scaled_decimal(x, self.s)
+
+    def native_form(self) -> NativeForm:
+        if self._width > 15:  # (beyond the compiled decoder's 120 bits)
+            return NO_NATIVE_FORM
+        return (NATIVE_NUMERIC, self._width, self.s, self._limit)
 
     def to_ope(self, v: Decimal) -> int:
         return self._checked(v) + self._limit

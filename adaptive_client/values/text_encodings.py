@@ -20,7 +20,20 @@ from psycopg import errors as pg_errors
 
 from ..errors import EncodingError, InvalidTextInput, StringTooLong
 from .collation import Collation, order_key, primary_prefix
-from .encoding_base import EQ, ORD, REGISTERED, SEARCH, SUBSTR, Encoding, SqlType, type_error
+from .encoding_base import (
+    EQ,
+    NATIVE_BOOL,
+    NATIVE_TEXT,
+    NO_NATIVE_FORM,
+    ORD,
+    REGISTERED,
+    SEARCH,
+    SUBSTR,
+    Encoding,
+    NativeForm,
+    SqlType,
+    type_error,
+)
 
 
 class TextEncoding(Encoding):
@@ -85,6 +98,9 @@ class TextEncoding(Encoding):
         except UnicodeDecodeError:
             raise self._bad("encoding") from None
         return s.ljust(self._n) if self._char and self._n is not None else s
+
+    def native_form(self) -> NativeForm:
+        return NO_NATIVE_FORM if self._char else (NATIVE_TEXT, 0, 0, 0)
 
     def to_ope(self, v: str) -> int:
         return int.from_bytes(self.order_key(v)[: self.PREFIX].ljust(self.PREFIX, b"\0"), "big")
@@ -264,6 +280,9 @@ class BoolEncoding(Encoding):
         if len(b) != 1:
             raise self._bad("encoding")
         return self.from_ope(b[0])
+
+    def native_form(self) -> NativeForm:
+        return (NATIVE_BOOL, 0, 0, 0)
 
     def to_ope(self, v: bool) -> int:
         return 1 if v else 0

@@ -30,6 +30,8 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::PyBytes;
 
+mod open;
+
 type Encryptor = cbc::Encryptor<Aes256>;
 type Decryptor = cbc::Decryptor<Aes256>;
 type Counter = ctr::Ctr32BE<Aes256>;
@@ -39,10 +41,16 @@ const NONCE: usize = 12;
 /// AES-256-CTR under one key, a 96-bit nonce and a 32-bit block counter from 0.
 #[pyclass(frozen)]
 pub struct Ctr {
-    cipher: Aes256,
+    pub(crate) cipher: Aes256,
 }
 
 impl Ctr {
+    pub fn from_key(key: &[u8]) -> PyResult<Self> {
+        let cipher = Aes256::new_from_slice(key)
+            .map_err(|_| PyValueError::new_err("AES-256 needs a 32-byte key"))?;
+        Ok(Ctr { cipher })
+    }
+
     pub fn apply_vec(&self, nonce: &[u8; NONCE], data: &[u8]) -> Vec<u8> {
         let mut block = [0u8; 16];
         block[..NONCE].copy_from_slice(nonce);
@@ -61,9 +69,7 @@ fn nonce_array(nonce: &[u8]) -> PyResult<[u8; NONCE]> {
 impl Ctr {
     #[new]
     fn new(key: &[u8]) -> PyResult<Self> {
-        let cipher = Aes256::new_from_slice(key)
-            .map_err(|_| PyValueError::new_err("AES-256 needs a 32-byte key"))?;
-        Ok(Ctr { cipher })
+        Ctr::from_key(key)
     }
 
     /// XOR ``data`` with the keystream of ``nonce`` (encryption and decryption alike).
@@ -252,6 +258,8 @@ impl Cbc {
 fn adaptive_rnd_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Cbc>()?;
     m.add_class::<Ctr>()?;
+    m.add_class::<open::Opener>()?;
+    m.add_class::<open::RowOpener>()?;
     m.add_function(wrap_pyfunction!(seal_each, m)?)?;
     Ok(())
 }

@@ -1,0 +1,365 @@
+//! A fetched result column of an Eq onion opened in one call: each stored value's RND
+//! layer (AES-256-CTR) and DET layer (one AES-256 block, ISO/IEC 7816-4 padding)
+//! removed, and the plaintext decoded into the Python value the column's encoding
+//! gives, for the encodings whose bytes are plain machine forms (integers, booleans,
+//! text, scaled numerics, dates).
+//!
+//! ```python
+//! opener = Opener(rnd_key, det_block_key, kind, width, scale, limit)
+//! values, redo, outer = opener.open(stored)   # stored: a list of bytes or None
+//! ```
+//!
+//! ``values[i]`` is the value of ``stored[i]`` (``None`` for NULL), except at the
+//! positions listed in ``redo``, which hold ``stored[i]`` unchanged: a value this opener
+//! does not decide (a long DET value under AES-SIV, a wrong tag or length, bad padding,
+//! an encoding's special value such as NaN or a date outside Python's years).  The
+//! caller opens those through its general path, which raises the precise error where
+//! there is one.  ``outer`` counts the values that had an RND layer.
+//!
+//! The decoders are the Python encodings' ``from_bytes``, written again for their plain
+//! cases only; the differential tests compare both on every value they produce.
+
+use aes::cipher::{BlockDecrypt, BlockEncrypt, KeyInit};
+use std::collections::HashMap;
+
+use aes::Aes256;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::sync::GILOnceCell;
+use pyo3::types::{PyBool, PyBytes, PyList, PyString, PyTuple};
+
+use crate::Ctr;
+
+const RND_TAG: u8 = 0x01;
+const DET_TAG: u8 = 0x02;
+const NONCE: usize = 12;
+const SEEN_LIMIT: usize = 65_536; // distinct decoded values kept per column and result
+const SHORT_LEN: usize = 17; // DET: tag + one block
+
+// the decoders, by the code the Python side passes (encoding_base.NATIVE_FORMS)
+const BYTES: u8 = 0; // the DET plaintext itself (the caller decodes)
+const INT: u8 = 1; // a big-endian two's-complement integer of `width` bytes
+const TEXT: u8 = 2; // UTF-8
+const BOOL: u8 = 3; // one byte, 0 or 1
+const NUMERIC: u8 = 4; // an integer of `width` bytes, scaled by 10**-scale
+const DATE: u8 = 5; // a 4-byte Julian day + 1 (0 and 2**32-1: the infinities)
+
+// the Julian days Python's `date` holds: 0001-01-01 and 9999-12-31
+const PY_FIRST_JULIAN: i64 = 1_721_426;
+const PY_LAST_JULIAN: i64 = 5_373_484;
+
+// (the limited API has no constructors for these: the classes, called)
+static DECIMAL: GILOnceCell<PyObject> = GILOnceCell::new();
+static DATE_TYPE: GILOnceCell<PyObject> = GILOnceCell::new();
+
+/// Opens one Eq onion's stored values (see the module's doc).
+#[pyclass(frozen)]
+pub struct Opener {
+    rnd: Option<Ctr>, // (None: an onion without an RND layer)
+    det: Aes256,
+    kind: u8,
+    width: usize,
+    scale: u32,
+    // NUMERIC: the magnitude the encoding reserves for NaN (10**precision); at and
+    // above it the value is the caller's
+    limit: u128,
+}
+
+impl Opener {
+    /// The DET plaintext of a stored value, or None where it is not a short one that
+    /// unpads; the bool: whether it had an RND layer.
+    fn plaintext(&self, stored: &[u8]) -> Option<([u8; 16], usize, bool)> {
+        let mut det = [0u8; SHORT_LEN];
+        let outer = match stored.first()? {
+            &RND_TAG => {
+                let rnd = self.rnd.as_ref()?;
+                if stored.len() != 1 + NONCE + SHORT_LEN {
+                    return None;
+                }
+                // AES-CTR over the 17 bytes: the keystream of counter blocks 0 and 1
+                let mut blocks = [aes::Block::default(); 2];
+                for (i, block) in blocks.iter_mut().enumerate() {
+                    block[..NONCE].copy_from_slice(&stored[1..1 + NONCE]);
+                    block[15] = i as u8;
+                }
+                rnd.cipher.encrypt_blocks(&mut blocks);
+                let body = &stored[1 + NONCE..];
+                for (k, d) in det.iter_mut().enumerate() {
+                    *d = body[k] ^ blocks[k / 16][k % 16];
+                }
+                true
+            }
+            &DET_TAG if stored.len() == SHORT_LEN => {
+                det.copy_from_slice(stored);
+                false
+            }
+            _ => return None,
+        };
+        if det[0] != DET_TAG {
+            return None;
+        }
+        let mut block = aes::Block::clone_from_slice(&det[1..]);
+        self.det.decrypt_block(&mut block);
+        let end = block.iter().rposition(|&b| b != 0)?;
+        if block[end] != 0x80 {
+            return None;
+        }
+        Some((block.into(), end, outer))
+    }
+
+    /// The value of one stored value (``None``: the caller's, see the module's doc) and
+    /// whether it had an RND layer.
+    ///
+    /// ``seen``: the values decoded before in this result, by padded plaintext (kinds
+    /// whose decoding calls into Python: a result's dates and prices repeat).
+    fn open_value(
+        &self,
+        py: Python<'_>,
+        item: &Bound<'_, PyAny>,
+        seen: &mut HashMap<[u8; 16], PyObject>,
+    ) -> PyResult<Option<(PyObject, bool)>> {
+        let Ok(b) = item.downcast::<PyBytes>() else {
+            return Ok(None);
+        };
+        let Some((block, len, rnd)) = self.plaintext(b.as_bytes()) else {
+            return Ok(None);
+        };
+        if self.kind != NUMERIC && self.kind != DATE {
+            return Ok(self.decode(py, &block[..len])?.map(|v| (v, rnd)));
+        }
+        if let Some(v) = seen.get(&block) {
+            return Ok(Some((v.clone_ref(py), rnd)));
+        }
+        let value = self.decode(py, &block[..len])?;
+        if let Some(v) = &value {
+            if seen.len() < SEEN_LIMIT {
+                seen.insert(block, v.clone_ref(py));
+            }
+        }
+        Ok(value.map(|v| (v, rnd)))
+    }
+
+    fn decode(&self, py: Python<'_>, p: &[u8]) -> PyResult<Option<PyObject>> {
+        Ok(Some(match self.kind {
+            BYTES => PyBytes::new(py, p).into_any().unbind(),
+            INT => match signed(p, self.width) {
+                Some(i) => i.into_pyobject(py)?.into_any().unbind(),
+                None => return Ok(None),
+            },
+            TEXT => match std::str::from_utf8(p) {
+                Ok(s) => PyString::new(py, s).into_any().unbind(),
+                Err(_) => return Ok(None),
+            },
+            BOOL => match p {
+                [0] => PyBool::new(py, false).to_owned().into_any().unbind(),
+                [1] => PyBool::new(py, true).to_owned().into_any().unbind(),
+                _ => return Ok(None),
+            },
+            NUMERIC => match signed(p, self.width) {
+                Some(i) => match self.decimal(py, i)? {
+                    Some(d) => d,
+                    None => return Ok(None),
+                },
+                None => return Ok(None),
+            },
+            DATE => match date(py, p)? {
+                Some(d) => d,
+                None => return Ok(None),
+            },
+            _ => return Ok(None),
+        }))
+    }
+
+    /// ``Decimal(i).scaleb(-scale)`` as its digits: the same value and exponent.  NaN
+    /// (the limit itself) and what lies beyond it are the caller's.
+    fn decimal(&self, py: Python<'_>, i: i128) -> PyResult<Option<PyObject>> {
+        if i.unsigned_abs() >= self.limit {
+            return Ok(None);
+        }
+        let digits = i.unsigned_abs().to_string();
+        let scale = self.scale as usize;
+        let text = if scale == 0 {
+            digits
+        } else if digits.len() > scale {
+            format!("{}.{}", &digits[..digits.len() - scale], &digits[digits.len() - scale..])
+        } else {
+            format!("0.{}{}", "0".repeat(scale - digits.len()), digits)
+        };
+        let text = if i < 0 { format!("-{text}") } else { text };
+        let decimal = DECIMAL.get_or_try_init(py, || -> PyResult<PyObject> {
+            Ok(py.import("decimal")?.getattr("Decimal")?.unbind())
+        })?;
+        Ok(Some(decimal.call1(py, (text,))?))
+    }
+}
+
+fn signed(p: &[u8], width: usize) -> Option<i128> {
+    if p.len() != width || width == 0 || width > 15 {
+        return None;
+    }
+    let mut v: i128 = if p[0] & 0x80 != 0 { -1 } else { 0 };
+    for &b in p {
+        v = (v << 8) | b as i128;
+    }
+    Some(v)
+}
+
+/// A Julian day as Python's date (proleptic Gregorian), None outside Python's years.
+fn date(py: Python<'_>, p: &[u8]) -> PyResult<Option<PyObject>> {
+    let raw: [u8; 4] = match p.try_into() {
+        Ok(r) => r,
+        Err(_) => return Ok(None),
+    };
+    let julian = u32::from_be_bytes(raw) as i64 - 1;
+    if !(PY_FIRST_JULIAN..=PY_LAST_JULIAN).contains(&julian) {
+        return Ok(None); // the infinities, BC dates, years past 9999
+    }
+    // days since 1970-01-01, then the civil date (H. Hinnant's days_from_civil inverse)
+    let z = julian - 2_440_588 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u8;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
+    let y = (yoe + era * 400 + i64::from(m <= 2)) as i32;
+    let date = DATE_TYPE.get_or_try_init(py, || -> PyResult<PyObject> {
+        Ok(py.import("datetime")?.getattr("date")?.unbind())
+    })?;
+    Ok(Some(date.call1(py, (y, m, d))?))
+}
+
+#[pymethods]
+impl Opener {
+    #[new]
+    #[pyo3(signature = (rnd_key, det_block_key, kind, width, scale, limit))]
+    fn new(
+        rnd_key: Option<&[u8]>,
+        det_block_key: &[u8],
+        kind: u8,
+        width: usize,
+        scale: u32,
+        limit: u128,
+    ) -> PyResult<Self> {
+        let det = Aes256::new_from_slice(det_block_key)
+            .map_err(|_| PyValueError::new_err("AES-256 needs a 32-byte key"))?;
+        if kind > DATE {
+            return Err(PyValueError::new_err("unknown decoder"));
+        }
+        let rnd = rnd_key.map(Ctr::from_key).transpose()?;
+        Ok(Opener { rnd, det, kind, width, scale, limit })
+    }
+
+    /// (values, positions left to the caller, values that had an RND layer): see the
+    /// module's doc.
+    fn open(&self, py: Python<'_>, stored: &Bound<'_, PyList>) -> PyResult<(Py<PyList>, Vec<usize>, usize)> {
+        let mut values: Vec<PyObject> = Vec::with_capacity(stored.len());
+        let mut redo = Vec::new();
+        let mut outer = 0usize;
+        let mut seen = HashMap::new();
+        for (i, item) in stored.iter().enumerate() {
+            if item.is_none() {
+                values.push(item.unbind());
+                continue;
+            }
+            match self.open_value(py, &item, &mut seen)? {
+                Some((v, rnd)) => {
+                    outer += usize::from(rnd);
+                    values.push(v);
+                }
+                None => {
+                    redo.push(i);
+                    values.push(item.unbind());
+                }
+            }
+        }
+        Ok((PyList::new(py, values)?.unbind(), redo, outer))
+    }
+
+    fn __repr__(&self) -> &'static str {
+        "Opener(<keys hidden>)"
+    }
+}
+
+/// A server result's rows opened in one call: output ``j`` of each row is column
+/// ``positions[j]`` of the fetched row opened by ``openers[j]`` (NULL stays NULL); the
+/// outputs without an opener (the client computes them otherwise) are taken in order
+/// from ``filled``, one list of values per such output.  Where an opener leaves a value
+/// to the caller, the output holds ``None`` and its (row, output) is listed.
+///
+/// ```python
+/// rows_opener = RowOpener(openers, positions)
+/// rows, redo, opened, outer = rows_opener.open(raw_rows, filled)
+/// ```
+///
+/// ``opened`` counts the values opened here, ``outer`` those of them that had an RND
+/// layer.
+#[pyclass(frozen)]
+pub struct RowOpener {
+    openers: Vec<Option<Py<Opener>>>,
+    positions: Vec<usize>,
+}
+
+#[pymethods]
+impl RowOpener {
+    #[new]
+    fn new(openers: Vec<Option<Py<Opener>>>, positions: Vec<usize>) -> PyResult<Self> {
+        if openers.len() != positions.len() {
+            return Err(PyValueError::new_err("one position per opener"));
+        }
+        Ok(RowOpener { openers, positions })
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn open(
+        &self,
+        py: Python<'_>,
+        raw: &Bound<'_, PyList>,
+        filled: Vec<Bound<'_, PyList>>,
+    ) -> PyResult<(Py<PyList>, Vec<(usize, usize)>, usize, usize)> {
+        let missing = self.openers.iter().filter(|o| o.is_none()).count();
+        if filled.len() != missing || filled.iter().any(|f| f.len() != raw.len()) {
+            return Err(PyValueError::new_err("one filled column per output without an opener"));
+        }
+        let mut rows: Vec<Bound<'_, PyTuple>> = Vec::with_capacity(raw.len());
+        let mut redo = Vec::new();
+        let (mut opened, mut outer) = (0usize, 0usize);
+        let none = py.None();
+        let mut seen: Vec<HashMap<[u8; 16], PyObject>> = self.openers.iter().map(|_| HashMap::new()).collect();
+        for (i, row) in raw.iter().enumerate() {
+            let row = row.downcast::<PyTuple>()?;
+            let mut out: Vec<PyObject> = Vec::with_capacity(self.openers.len());
+            let mut next_filled = 0usize;
+            for (j, (opener, &at)) in self.openers.iter().zip(&self.positions).enumerate() {
+                let Some(opener) = opener else {
+                    out.push(filled[next_filled].get_item(i)?.unbind());
+                    next_filled += 1;
+                    continue;
+                };
+                let item = row.get_item(at)?;
+                if item.is_none() {
+                    out.push(none.clone_ref(py));
+                    continue;
+                }
+                match opener.get().open_value(py, &item, &mut seen[j])? {
+                    Some((v, rnd)) => {
+                        opened += 1;
+                        outer += usize::from(rnd);
+                        out.push(v);
+                    }
+                    None => {
+                        redo.push((i, j));
+                        out.push(none.clone_ref(py));
+                    }
+                }
+            }
+            rows.push(PyTuple::new(py, out)?);
+        }
+        Ok((PyList::new(py, rows)?.unbind(), redo, opened, outer))
+    }
+
+    fn __repr__(&self) -> &'static str {
+        "RowOpener(<keys hidden>)"
+    }
+}
