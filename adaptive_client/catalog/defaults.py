@@ -239,6 +239,17 @@ def next_bind() -> None:
     _DRAWN.set({})
 
 
+def once_per_bind(key: object, make: Callable[[], Any]) -> Any:
+    """``make()``, called once per bind of a statement for ``key`` (every call for it in
+    the same bind gets that value; outside a bind, a call each)."""
+    drawn = _DRAWN.get(None)
+    if drawn is None:
+        return make()
+    if key not in drawn:
+        drawn[key] = make()
+    return drawn[key]
+
+
 def _runtime() -> Runtime:
     rt = RUNTIME.get()
     # (statements are only bound inside a connection's execute)

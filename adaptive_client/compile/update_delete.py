@@ -19,7 +19,7 @@ from .plan import ColumnValue, Compiled, ParamBuilder, RmwUpdate, RowFn
 from .projection import value_expr
 from .row_keys import pk_key, row_layout
 from .scope import Scope, unsupported
-from .writes import encrypting, engine_value, is_default, precomputing, returning
+from .writes import engine_value, is_default, precomputing, returning, sealing
 
 
 def _inputs(meta: Any, col: ColumnMeta) -> tuple[str, ...]:
@@ -94,12 +94,9 @@ def compile_update(c: Compiler, stmt: exp.Update) -> Compiled:
     if not computed and not stale:
         sets = []
         for col, v in constant:
-            for oc in col.onions.values():
+            for oc, build in zip(col.onions.values(), sealing(col, v), strict=True):
                 sets.append(
-                    exp.EQ(
-                        this=exp.column(oc.anon, quoted=True),
-                        expression=c.param(encrypting(col, oc, v)),
-                    )
+                    exp.EQ(this=exp.column(oc.anon, quoted=True), expression=c.param(build))
                 )
         out = exp.Update(this=table, expressions=sets)
         if others:

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from ..catalog import precomputed, recipes
+from ..catalog import defaults, precomputed, recipes
 from ..catalog.metadata import ColumnMeta, OnionColumn, TableMeta
 from .compiler import Compiler
 from .plan import Compiled, Output, ParamBuilder, Params
@@ -60,6 +60,30 @@ def precomputing(
         return precomputed.value_of(col, expression, row)
 
     return build
+
+
+def sealing(col: ColumnMeta, v: ParamBuilder) -> list[ParamBuilder]:
+    """The stored values of all ``col``'s onions (in ``col.onions`` order) for the value
+    ``v`` gives: one builder per onion, the value coerced and every onion sealed once per
+    bind, together (:class:`recipes.RowSealer`: the RND layers in one call, the
+    statistics counted once) -- an UPDATE's ``SET col = %s``."""
+    onions = list(col.onions.values())
+    sealer = recipes.RowSealer([(0, col, oc) for oc in onions])
+    key = object()  # (this column's sealed values, in the bind's mapping)
+
+    def sealed(p: Params) -> list[Any]:
+        x = v(p)
+        if x is None:
+            return [None] * len(onions)
+        return sealer([col.encoding.coerce(x)])
+
+    def onion(i: int) -> ParamBuilder:
+        def build(p: Params) -> Any:
+            return defaults.once_per_bind(key, lambda: sealed(p))[i]
+
+        return build
+
+    return [onion(i) for i in range(len(onions))]
 
 
 def encrypting(col: ColumnMeta, oc: OnionColumn, v: ParamBuilder) -> ParamBuilder:
