@@ -4,9 +4,13 @@ per process through the package's logger -- not once per key or per use."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
+
+import pytest
 
 from adaptive_client.schemes import native
 
@@ -61,3 +65,32 @@ def test_no_warning_for_an_explicit_pure_python_backend() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "fallback" not in proc.stderr
+
+
+@pytest.mark.slow
+def test_statement_paths_without_the_compiled_layer() -> None:
+    """ADAPTIVE_PURE_PYTHON=1, as an install without a Rust toolchain: the statement-path
+    suite (first runs, repeats, writes, the catalog followed) passes on the Python path
+    alone, and its check that the compiled layer is in use is skipped."""
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "ADAPTIVE_PURE_PYTHON": "1"}
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-rs",
+            "tests/client/test_statement_paths.py",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        check=False,
+        cwd=root,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert "1 skipped" in proc.stdout and "ADAPTIVE_PURE_PYTHON" in proc.stdout, proc.stdout
