@@ -76,7 +76,9 @@ def new_database(pg_cluster: str) -> Iterator[Callable[..., str]]:
 def _drop(dsn: str, names: list[str]) -> None:
     with psycopg.connect(dsn, autocommit=True) as c:
         for name in names:
-            c.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+            c.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
 
 
 if __name__ == "__main__":  # the detached drop of a finished run's databases

@@ -48,12 +48,8 @@ def test_layers_report(db: tuple[str, MasterKey, Path], capsys: Any) -> None:
         "acct.balance" in ln and "Ord at OPE" in ln and "order" in ln for ln in summary.splitlines()
     )
     # owner: never searched, so its Search onion is at RND too: nothing but lengths
-    assert any(
-        "acct.owner" in ln and "nothing but lengths" in ln for ln in summary.splitlines()
-    )
-    assert any(
-        line.split()[1] == "owner" and "Search" in line and "RND" in line for line in lines
-    )
+    assert any("acct.owner" in ln and "nothing but lengths" in ln for ln in summary.splitlines())
+    assert any(line.split()[1] == "owner" and "Search" in line and "RND" in line for line in lines)
     # searched once: its Search onion reveals which rows share a word
     with adaptive_client.connect(dsn, master_key=MasterKey.from_hex(key_file.read_text())) as c:
         c.execute(r"SELECT id FROM acct WHERE owner ~ '\mann\M'").fetchall()

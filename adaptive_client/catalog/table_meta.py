@@ -16,6 +16,7 @@ from typing import Any
 
 from ..errors import MetadataTampered, UndefinedColumn
 from ..schemes import ASHE, CONTAIN, DET, HOM, OPE, RND, SEARCH, TRIGRAM
+from ..schemes.rnd import single_opener
 from ..values.collation import Collation
 from ..values.encodings import (
     Encoding,
@@ -91,13 +92,15 @@ class OnionColumn:
 
     def opener(self, form: tuple[int, int, int, int]) -> Any | None:
         """The compiled opener of this onion's stored values, their plaintexts decoded by
-        ``form`` (``encoding_base.compiled_form``): an Eq onion's ``[RND →] DET`` only;
-        None for other onions or without the compiled layer."""
+        ``form`` (``encoding_base.compiled_form``): an Eq onion's ``[RND →] DET``, a
+        Single onion's RND; None for other onions or without the compiled layer."""
         if form in self.openers:
             return self.openers[form]
         opener = None
         if self.stack[-1] == "DET" and set(self.stack) <= {"RND", "DET"}:
             opener = self.det.opener(self.keys["RND"] if "RND" in self.stack else None, form)
+        elif self.stack == ("RND",) and self.onion is not Onion.EXACT:
+            opener = single_opener(self.keys["RND"], form)  # (an Exact onion decodes otherwise)
         self.openers[form] = opener
         return opener
 

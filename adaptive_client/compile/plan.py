@@ -134,6 +134,9 @@ class RowOpening:
     opener: Any
     others: list[Output]
     arrays: list[int]
+    # per output: the innermost layer its opener removes ("DET", or "RND" for a Single
+    # onion), None for the others (the statistics' names)
+    schemes: list[str | None]
 
 
 def row_opening(outputs: Sequence[Output]) -> RowOpening | None:
@@ -144,7 +147,9 @@ def row_opening(outputs: Sequence[Output]) -> RowOpening | None:
     if opener is None:
         return None
     others = [o for o, c in zip(outputs, cells, strict=True) if c is None]
-    return RowOpening(opener, others, [i for i, o in enumerate(outputs) if _is_array(o)])
+    arrays = [i for i, o in enumerate(outputs) if _is_array(o)]
+    schemes = [None if c is None else c[1].innermost for c in cells]
+    return RowOpening(opener, others, arrays, schemes)
 
 
 def open_rows(
@@ -156,10 +161,16 @@ def open_rows(
     if opening is None or not raw:
         return decrypt_columns(outputs, raw)
     others = opening.others
-    filled = decrypt_columnar(others, raw) if others else []
-    rows, redo, opened, rnd = opening.opener.open(raw, filled)
-    if opened:
-        STATS.opened("DET", opened, rnd)
+    if not others:
+        filled: list[list[Any]] = []
+    elif len(raw) < BATCH_ROWS:  # (value by value: the values read before are kept)
+        filled = [[o.fn(r) for r in raw] for o in others]
+    else:
+        filled = decrypt_columnar(others, raw)
+    rows, redo, counts = opening.opener.open(raw, filled)
+    for scheme, (opened, outer) in zip(opening.schemes, counts, strict=True):
+        if opened:
+            STATS.opened(scheme or "", opened, outer)
     if redo:  # (values the compiled opener leaves to the general path)
         at: dict[int, list[int]] = {}
         for i, j in redo:

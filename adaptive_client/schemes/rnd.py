@@ -153,6 +153,14 @@ class RND(Scheme):
         return out
 
 
+def single_opener(key: bytes, form: tuple[int, int, int, int]) -> Any | None:
+    """The compiled opener of stored values ``RND(key)`` over a value's bytes (a Single
+    onion) that decode by ``form`` (native/rnd/src/open.rs); None without the compiled
+    module."""
+    opener = _native("Opener")
+    return None if opener is None else opener(key, None, *form)
+
+
 def seal_each(schemes: Sequence[RND], inners: Sequence[bytes]) -> list[bytes]:
     """``schemes[i].encrypt(inners[i])`` for each i: the RND layers of one row's onions,
     each under its own key and a fresh nonce of its own, the nonces drawn from the CSPRNG

@@ -24,7 +24,6 @@ from .encoding_base import (
     EQ,
     NATIVE_BOOL,
     NATIVE_TEXT,
-    NO_NATIVE_FORM,
     ORD,
     REGISTERED,
     SEARCH,
@@ -100,7 +99,8 @@ class TextEncoding(Encoding):
         return s.ljust(self._n) if self._char and self._n is not None else s
 
     def native_form(self) -> NativeForm:
-        return NO_NATIVE_FORM if self._char else (NATIVE_TEXT, 0, 0, 0)
+        # (width: char(n)'s n, the value padded with spaces to n characters)
+        return (NATIVE_TEXT, (self._n or 0) if self._char else 0, 0, 0)
 
     def to_ope(self, v: str) -> int:
         return int.from_bytes(self.order_key(v)[: self.PREFIX].ljust(self.PREFIX, b"\0"), "big")

@@ -56,10 +56,7 @@ CREATE INDEX ON post (author_id);
 CREATE INDEX comment_post_idx ON comment (post_id);
 """
 
-VIEW = (
-    "CREATE VIEW published_post AS "
-    "SELECT id, author_id, title, score FROM post WHERE published"
-)
+VIEW = "CREATE VIEW published_post AS SELECT id, author_id, title, score FROM post WHERE published"
 
 TABLES = ["author", "post", "tag", "post_tag", "comment", "event"]
 

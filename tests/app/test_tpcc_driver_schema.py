@@ -18,7 +18,14 @@ from .harness import Case, Pair
 
 DDL = (Path(__file__).parent / "data" / "tpcc_ddl.sql").read_text()
 TABLES = [
-    "warehouse", "item", "stock", "district", "customer", "history", "oorder", "new_order",
+    "warehouse",
+    "item",
+    "stock",
+    "district",
+    "customer",
+    "history",
+    "oorder",
+    "new_order",
     "order_line",
 ]
 ROWS = [
@@ -66,13 +73,29 @@ def pair(new_database: Any, master_key: MasterKey) -> Iterator[Pair]:
 
 
 CASES = [
-    Case.of("fk-violation-composite", "INSERT INTO customer (c_w_id, c_d_id, c_id, c_discount, c_credit, c_last, c_first, c_credit_lim, c_balance, c_ytd_payment, c_payment_cnt, c_delivery_cnt, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_middle, c_data) VALUES (9, 9, 1, 0, 'GC', 'x', 'y', 0, 0, 0, 0, 0, 's', 's', 'c', 'st', 'z', 'p', 'OE', 'd')"),
-    Case.of("default-current-timestamp", "INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_amount, h_data) VALUES (1, 1, 2, 1, 2, 5.00, 'h2') RETURNING h_date"),
+    Case.of(
+        "fk-violation-composite",
+        "INSERT INTO customer (c_w_id, c_d_id, c_id, c_discount, c_credit, c_last, c_first, c_credit_lim, c_balance, c_ytd_payment, c_payment_cnt, c_delivery_cnt, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_middle, c_data) VALUES (9, 9, 1, 0, 'GC', 'x', 'y', 0, 0, 0, 0, 0, 's', 's', 'c', 'st', 'z', 'p', 'OE', 'd')",
+    ),
+    Case.of(
+        "default-current-timestamp",
+        "INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_amount, h_data) VALUES (1, 1, 2, 1, 2, 5.00, 'h2') RETURNING h_date",
+    ),
     Case.of("cascade-warehouse", "DELETE FROM warehouse WHERE w_id = 2"),
     Case.of("restrict-by-fk", "DELETE FROM item WHERE i_id = 2"),
-    Case.of("stock-level-join", "SELECT count(DISTINCT s_i_id) FROM order_line, stock WHERE ol_w_id = 1 AND ol_d_id = 1 AND ol_o_id < 3002 AND ol_o_id >= 2982 AND s_w_id = 1 AND s_i_id = ol_i_id AND s_quantity < 60"),
-    Case.of("new-order-delete", "DELETE FROM new_order WHERE no_w_id = 1 AND no_d_id = 1 AND no_o_id = 3001"),
-    Case.of("order-status", "SELECT o_id, o_carrier_id, o_entry_d FROM oorder WHERE o_w_id = 1 AND o_d_id = 1 AND o_c_id = 1 ORDER BY o_id DESC LIMIT 1", ordered=True),
+    Case.of(
+        "stock-level-join",
+        "SELECT count(DISTINCT s_i_id) FROM order_line, stock WHERE ol_w_id = 1 AND ol_d_id = 1 AND ol_o_id < 3002 AND ol_o_id >= 2982 AND s_w_id = 1 AND s_i_id = ol_i_id AND s_quantity < 60",
+    ),
+    Case.of(
+        "new-order-delete",
+        "DELETE FROM new_order WHERE no_w_id = 1 AND no_d_id = 1 AND no_o_id = 3001",
+    ),
+    Case.of(
+        "order-status",
+        "SELECT o_id, o_carrier_id, o_entry_d FROM oorder WHERE o_w_id = 1 AND o_d_id = 1 AND o_c_id = 1 ORDER BY o_id DESC LIMIT 1",
+        ordered=True,
+    ),
 ]
 
 

@@ -707,17 +707,57 @@ DISTINCT_LIMIT: list[Query] = [
         (dt.datetime(2024, 3, 1), dt.datetime(2024, 5, 1)),
     ),
     # choices between numeric scales, per row (CASE in case-27)
-    ("misc", "SELECT order_id, sku, coalesce(discount, 0), qty * coalesce(discount, 1) FROM item ORDER BY 1, 2", ()),
+    (
+        "misc",
+        "SELECT order_id, sku, coalesce(discount, 0), qty * coalesce(discount, 1) FROM item ORDER BY 1, 2",
+        (),
+    ),
     # op ANY / ALL (subquery): NULLs among the values, empty sets, NOT, correlated, text
-    ("sub", "SELECT sku FROM product WHERE weight > ALL (SELECT weight FROM product WHERE category = 'bath') ORDER BY sku", ()),
-    ("sub", "SELECT sku FROM product WHERE weight < ANY (SELECT weight FROM product WHERE category IS NULL) ORDER BY sku", ()),
-    ("sub", "SELECT sku, weight = ANY (SELECT weight FROM product WHERE price > 20) FROM product ORDER BY sku", ()),
-    ("sub", "SELECT sku, weight <> ALL (SELECT weight FROM product WHERE price > 20) FROM product ORDER BY sku", ()),
-    ("sub", "SELECT sku FROM product WHERE price > ALL (SELECT price FROM product WHERE category = 'none') ORDER BY sku", ()),
-    ("sub", "SELECT sku FROM product WHERE NOT price = ANY (SELECT price * 2 FROM product) ORDER BY sku", ()),
-    ("sub", "SELECT c.id FROM customer c WHERE c.credit >= ALL (SELECT d.credit FROM customer d WHERE d.region = c.region AND d.credit IS NOT NULL) ORDER BY c.id", ()),
-    ("sub", "SELECT id FROM customer WHERE name = ANY (SELECT lower(name) FROM customer) ORDER BY id", ()),
-    ("sub", "SELECT id FROM customer WHERE region = SOME (SELECT code FROM region WHERE label LIKE '%th') ORDER BY id", ()),
+    (
+        "sub",
+        "SELECT sku FROM product WHERE weight > ALL (SELECT weight FROM product WHERE category = 'bath') ORDER BY sku",
+        (),
+    ),
+    (
+        "sub",
+        "SELECT sku FROM product WHERE weight < ANY (SELECT weight FROM product WHERE category IS NULL) ORDER BY sku",
+        (),
+    ),
+    (
+        "sub",
+        "SELECT sku, weight = ANY (SELECT weight FROM product WHERE price > 20) FROM product ORDER BY sku",
+        (),
+    ),
+    (
+        "sub",
+        "SELECT sku, weight <> ALL (SELECT weight FROM product WHERE price > 20) FROM product ORDER BY sku",
+        (),
+    ),
+    (
+        "sub",
+        "SELECT sku FROM product WHERE price > ALL (SELECT price FROM product WHERE category = 'none') ORDER BY sku",
+        (),
+    ),
+    (
+        "sub",
+        "SELECT sku FROM product WHERE NOT price = ANY (SELECT price * 2 FROM product) ORDER BY sku",
+        (),
+    ),
+    (
+        "sub",
+        "SELECT c.id FROM customer c WHERE c.credit >= ALL (SELECT d.credit FROM customer d WHERE d.region = c.region AND d.credit IS NOT NULL) ORDER BY c.id",
+        (),
+    ),
+    (
+        "sub",
+        "SELECT id FROM customer WHERE name = ANY (SELECT lower(name) FROM customer) ORDER BY id",
+        (),
+    ),
+    (
+        "sub",
+        "SELECT id FROM customer WHERE region = SOME (SELECT code FROM region WHERE label LIKE '%th') ORDER BY id",
+        (),
+    ),
     # LIKE with a parameter pattern: as it comes, or built around the value with ||
     ("like", "SELECT id FROM customer WHERE name LIKE %s ORDER BY id", ("bob",)),
     ("like", "SELECT id FROM customer WHERE email LIKE %s || '%%' ORDER BY id", ("ann",)),
@@ -726,59 +766,183 @@ DISTINCT_LIMIT: list[Query] = [
     ("like", "SELECT sku, title || %s FROM product WHERE title LIKE %s ORDER BY sku", (7, "T%")),
     # functions PostgreSQL types or computes otherwise than the client engine
     ("fn", "SELECT id, reverse(name), reverse(region) FROM customer ORDER BY id", ()),
-    ("fn", "SELECT id, sign(credit), sign(-id), ceil(credit), floor(credit), ceiling(credit) FROM customer ORDER BY id", ()),
-    ("fn", "SELECT sku, ceil(weight), floor(weight * 1.5), sign(weight::float8), ceil(weight::float8 / 4) FROM product ORDER BY sku", ()),
-    ("fn", "SELECT id, name::varchar(3), email::varchar(1), id::varchar(1), (id * 100)::varchar(2) FROM customer ORDER BY id", ()),
-    ("fn", "SELECT sku, weight::numeric, price::numeric, weight::numeric / 7, sum(weight::numeric) OVER () FROM product ORDER BY sku", ()),
-    ("fn", "SELECT category, sum(ceil(price)), max(reverse(title)) FROM product GROUP BY category ORDER BY category", ()),
+    (
+        "fn",
+        "SELECT id, sign(credit), sign(-id), ceil(credit), floor(credit), ceiling(credit) FROM customer ORDER BY id",
+        (),
+    ),
+    (
+        "fn",
+        "SELECT sku, ceil(weight), floor(weight * 1.5), sign(weight::float8), ceil(weight::float8 / 4) FROM product ORDER BY sku",
+        (),
+    ),
+    (
+        "fn",
+        "SELECT id, name::varchar(3), email::varchar(1), id::varchar(1), (id * 100)::varchar(2) FROM customer ORDER BY id",
+        (),
+    ),
+    (
+        "fn",
+        "SELECT sku, weight::numeric, price::numeric, weight::numeric / 7, sum(weight::numeric) OVER () FROM product ORDER BY sku",
+        (),
+    ),
+    (
+        "fn",
+        "SELECT category, sum(ceil(price)), max(reverse(title)) FROM product GROUP BY category ORDER BY category",
+        (),
+    ),
     # array_agg: arrays of integers, text under the collation, numerics, timestamps, booleans
-    ("agg", "SELECT array_agg(name ORDER BY name), array_agg(name ORDER BY name DESC NULLS LAST) FROM customer", ()),
-    ("agg", "SELECT category, array_agg(price ORDER BY sku), array_agg(DISTINCT weight ORDER BY weight) FROM product GROUP BY category ORDER BY category", ()),
-    ("agg", "SELECT customer_id, array_agg(placed ORDER BY placed) FILTER (WHERE status <> 'new') FROM orders GROUP BY customer_id ORDER BY customer_id", ()),
-    ("agg", "SELECT array_agg(vip ORDER BY id), array_agg(born ORDER BY id) FROM customer WHERE id < 8", ()),
+    (
+        "agg",
+        "SELECT array_agg(name ORDER BY name), array_agg(name ORDER BY name DESC NULLS LAST) FROM customer",
+        (),
+    ),
+    (
+        "agg",
+        "SELECT category, array_agg(price ORDER BY sku), array_agg(DISTINCT weight ORDER BY weight) FROM product GROUP BY category ORDER BY category",
+        (),
+    ),
+    (
+        "agg",
+        "SELECT customer_id, array_agg(placed ORDER BY placed) FILTER (WHERE status <> 'new') FROM orders GROUP BY customer_id ORDER BY customer_id",
+        (),
+    ),
+    (
+        "agg",
+        "SELECT array_agg(vip ORDER BY id), array_agg(born ORDER BY id) FROM customer WHERE id < 8",
+        (),
+    ),
     ("agg", "SELECT array_agg(id ORDER BY id) FROM customer WHERE id < 0", ()),
-    ("agg", "SELECT id, array_agg(sku ORDER BY sku) OVER (ORDER BY id) FROM orders JOIN item ON item.order_id = orders.id WHERE id < 6 ORDER BY id, sku", ()),
+    (
+        "agg",
+        "SELECT id, array_agg(sku ORDER BY sku) OVER (ORDER BY id) FROM orders JOIN item ON item.order_id = orders.id WHERE id < 6 ORDER BY id, sku",
+        (),
+    ),
     # modulo of numerics, round() of doubles (half to even) and to negative scales
-    ("expr", "SELECT sku, price % 3, price * 100 % 7, price % 0.3, -price % 2, mod(price, -2) FROM product ORDER BY sku", ()),
+    (
+        "expr",
+        "SELECT sku, price % 3, price * 100 % 7, price % 0.3, -price % 2, mod(price, -2) FROM product ORDER BY sku",
+        (),
+    ),
     ("expr", "SELECT sku FROM product WHERE price * 100 % 100 > 50 ORDER BY sku", ()),
     ("expr", "SELECT id, credit % 0 FROM customer ORDER BY id", ()),
-    ("fn", "SELECT sku, round(weight::float8 / 2), round(-weight::float8 / 4), round(price, -1), round(price * 37, -2) FROM product ORDER BY sku", ()),
+    (
+        "fn",
+        "SELECT sku, round(weight::float8 / 2), round(-weight::float8 / 4), round(price, -1), round(price * 37, -2) FROM product ORDER BY sku",
+        (),
+    ),
     # extract(epoch | second): numerics exact to the microsecond; date_part(): doubles
-    ("fn", "SELECT id, extract(epoch FROM placed), extract(second FROM placed), date_part('epoch', placed), date_part('second', placed) FROM orders ORDER BY id", ()),
-    ("fn", "SELECT id, extract(epoch FROM born), date_part('epoch', born) FROM customer ORDER BY id", ()),
+    (
+        "fn",
+        "SELECT id, extract(epoch FROM placed), extract(second FROM placed), date_part('epoch', placed), date_part('second', placed) FROM orders ORDER BY id",
+        (),
+    ),
+    (
+        "fn",
+        "SELECT id, extract(epoch FROM born), date_part('epoch', born) FROM customer ORDER BY id",
+        (),
+    ),
     ("fn", "SELECT id FROM customer WHERE extract(hour FROM born) = 0 ORDER BY id", ()),
-    ("expr", "SELECT status, max(extract(epoch FROM placed)) - min(extract(epoch FROM placed)) FROM orders GROUP BY status ORDER BY status", ()),
+    (
+        "expr",
+        "SELECT status, max(extract(epoch FROM placed)) - min(extract(epoch FROM placed)) FROM orders GROUP BY status ORDER BY status",
+        (),
+    ),
     # || computed per row: under DISTINCT, ordered (by the collation), updated
     ("text", "SELECT DISTINCT status || 'x' FROM orders ORDER BY 1", ()),
     ("text", "SELECT DISTINCT status || note FROM orders ORDER BY 1 NULLS FIRST", ()),
     ("text", "SELECT id, name || '!' FROM customer ORDER BY 2, 1", ()),
     ("text", "SELECT id, %s || name FROM customer WHERE id < %s ORDER BY id", ("> ", 6)),
     # DISTINCT ON a constant keeps one row
-    ("misc", "SELECT DISTINCT ON ((0 + 2.5)) (0 + 2.5), id FROM orders WHERE lower(status) <> 'x' ORDER BY (0 + 2.5), id", ()),
+    (
+        "misc",
+        "SELECT DISTINCT ON ((0 + 2.5)) (0 + 2.5), id FROM orders WHERE lower(status) <> 'x' ORDER BY (0 + 2.5), id",
+        (),
+    ),
     # a folded constant (1 + 1) is no position: it orders, groups and keeps nothing apart
     ("misc", "SELECT id, name FROM customer WHERE lower(name) <> 'x' ORDER BY 1 + 1, id", ()),
-    ("misc", "SELECT DISTINCT ON ((1 + 1)) id FROM customer WHERE lower(name) <> 'x' ORDER BY 1 + 1, id", ()),
+    (
+        "misc",
+        "SELECT DISTINCT ON ((1 + 1)) id FROM customer WHERE lower(name) <> 'x' ORDER BY 1 + 1, id",
+        (),
+    ),
     # ... nor a negative one (0 + -0.25 folds to -0.25): DISTINCT ON keeps one row
-    ("misc", "SELECT DISTINCT ON ((0 + -0.25)) (0 + -0.25), id FROM customer WHERE lower(name) <> 'x' ORDER BY (0 + -0.25), id", ()),
-    ("misc", "SELECT 1 + 1 AS k, count(*) FROM customer WHERE lower(name) <> 'x' GROUP BY 1 + 1", ()),
+    (
+        "misc",
+        "SELECT DISTINCT ON ((0 + -0.25)) (0 + -0.25), id FROM customer WHERE lower(name) <> 'x' ORDER BY (0 + -0.25), id",
+        (),
+    ),
+    (
+        "misc",
+        "SELECT 1 + 1 AS k, count(*) FROM customer WHERE lower(name) <> 'x' GROUP BY 1 + 1",
+        (),
+    ),
     # a choice of ceil()'s numeric: its scale is 0 (found by the split fuzz suite)
-    ("fn", "SELECT id, coalesce(ceil(credit), id), coalesce(floor(credit), 0.5), coalesce(sign(credit), 2) FROM customer ORDER BY id", ()),
+    (
+        "fn",
+        "SELECT id, coalesce(ceil(credit), id), coalesce(floor(credit), 0.5), coalesce(sign(credit), 2) FROM customer ORDER BY id",
+        (),
+    ),
     # an average from a CTE or derived table, only compared or ordered by: PostgreSQL's value
-    ("cte", "WITH t AS (SELECT category, avg(price) AS a FROM product GROUP BY category) SELECT p.sku FROM product p JOIN t ON t.category = p.category WHERE p.price > t.a ORDER BY p.sku", ()),
-    ("cte", "SELECT sku FROM product p, (SELECT avg(price) AS a, avg(weight) AS w FROM product) s WHERE p.price * 3 > s.a * 4 OR p.weight < s.w ORDER BY sku", ()),
-    ("cte", "WITH t AS (SELECT customer_id, avg(qty) AS q FROM orders JOIN item ON item.order_id = orders.id GROUP BY customer_id) SELECT customer_id FROM t ORDER BY t.q DESC, customer_id NULLS FIRST", ()),
+    (
+        "cte",
+        "WITH t AS (SELECT category, avg(price) AS a FROM product GROUP BY category) SELECT p.sku FROM product p JOIN t ON t.category = p.category WHERE p.price > t.a ORDER BY p.sku",
+        (),
+    ),
+    (
+        "cte",
+        "SELECT sku FROM product p, (SELECT avg(price) AS a, avg(weight) AS w FROM product) s WHERE p.price * 3 > s.a * 4 OR p.weight < s.w ORDER BY sku",
+        (),
+    ),
+    (
+        "cte",
+        "WITH t AS (SELECT customer_id, avg(qty) AS q FROM orders JOIN item ON item.order_id = orders.id GROUP BY customer_id) SELECT customer_id FROM t ORDER BY t.q DESC, customer_id NULLS FIRST",
+        (),
+    ),
     # greatest / least keep the chosen value's own display scale
-    ("fn", "SELECT id, greatest(credit, 0.5, id), least(credit, NULL, 2.500), greatest(credit, 0) + 1 FROM customer ORDER BY id", ()),
-    ("fn", "SELECT sku, greatest(price, weight), least(price * 2, weight, 3.75) FROM product ORDER BY sku", ()),
+    (
+        "fn",
+        "SELECT id, greatest(credit, 0.5, id), least(credit, NULL, 2.500), greatest(credit, 0) + 1 FROM customer ORDER BY id",
+        (),
+    ),
+    (
+        "fn",
+        "SELECT sku, greatest(price, weight), least(price * 2, weight, 3.75) FROM product ORDER BY sku",
+        (),
+    ),
     # regular expressions both engines read alike (literals, ., anchors, groups, brackets)
-    ("like", "SELECT id, name ~ '(ee|ob)$', email ~ '^[a-z]+[0-9]{1,2}@ex\\.org$' FROM customer ORDER BY id", ()),
-    ("like", "SELECT sku FROM product WHERE title ~ 'u.' AND title !~ '^[^a-z ]+$' ORDER BY sku", ()),
+    (
+        "like",
+        "SELECT id, name ~ '(ee|ob)$', email ~ '^[a-z]+[0-9]{1,2}@ex\\.org$' FROM customer ORDER BY id",
+        (),
+    ),
+    (
+        "like",
+        "SELECT sku FROM product WHERE title ~ 'u.' AND title !~ '^[^a-z ]+$' ORDER BY sku",
+        (),
+    ),
     ("like", "SELECT id FROM customer WHERE name ~ 'Z[oö]|É' OR region ~ '^.O$' ORDER BY id", ()),
     # to_char of dates and timestamps, PostgreSQL's patterns
-    ("fn", "SELECT id, to_char(placed, 'YYYY-MM-DD HH24:MI:SS'), to_char(placed, 'FMMonth DD, YYYY'), to_char(placed, 'Dy Mon HH12:MI am') FROM orders ORDER BY id", ()),
-    ("fn", "SELECT id, to_char(born, 'YYYY\"Q\"Q IW ID DDD D WW YY Y'), to_char(born, 'Day|DAY|day|MONTH|mon|FMDD/FMMM|FMHH12') FROM customer ORDER BY id", ()),
-    ("agg", "SELECT to_char(placed, 'YYYY-MM') AS m, count(*) FROM orders GROUP BY 1 ORDER BY 1", ()),
-    ("fn", "SELECT id, to_char(placed, ''), to_char(placed, 'HH24:MI:SS.MS.US P.M. a.m. \\Y') FROM orders WHERE id < 9 ORDER BY id", ()),
+    (
+        "fn",
+        "SELECT id, to_char(placed, 'YYYY-MM-DD HH24:MI:SS'), to_char(placed, 'FMMonth DD, YYYY'), to_char(placed, 'Dy Mon HH12:MI am') FROM orders ORDER BY id",
+        (),
+    ),
+    (
+        "fn",
+        "SELECT id, to_char(born, 'YYYY\"Q\"Q IW ID DDD D WW YY Y'), to_char(born, 'Day|DAY|day|MONTH|mon|FMDD/FMMM|FMHH12') FROM customer ORDER BY id",
+        (),
+    ),
+    (
+        "agg",
+        "SELECT to_char(placed, 'YYYY-MM') AS m, count(*) FROM orders GROUP BY 1 ORDER BY 1",
+        (),
+    ),
+    (
+        "fn",
+        "SELECT id, to_char(placed, ''), to_char(placed, 'HH24:MI:SS.MS.US P.M. a.m. \\Y') FROM orders WHERE id < 9 ORDER BY id",
+        (),
+    ),
 ]
 
 QUERIES: list[Query] = (

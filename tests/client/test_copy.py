@@ -19,8 +19,13 @@ DDL = (
     "active boolean, made date, note varchar(10) DEFAULT 'none')"
 )
 ROWS: list[tuple[Any, ...]] = [
-    (i, f"name {i}\twith tab\\" if i % 5 == 0 else f"n{i}", Decimal(i) / 4, i % 2 == 0,
-     dt.date(2024, 1, 1 + i % 28))
+    (
+        i,
+        f"name {i}\twith tab\\" if i % 5 == 0 else f"n{i}",
+        Decimal(i) / 4,
+        i % 2 == 0,
+        dt.date(2024, 1, 1 + i % 28),
+    )
     for i in range(1, 2501)
 ] + [(9999, None, None, None, None)]
 
@@ -48,7 +53,9 @@ def test_copy_rows_and_data_equal_plain(pair: tuple[Any, Any]) -> None:
         with c.cursor().copy("COPY item (id, name, active) FROM STDIN") as cp:
             cp.write("10001\thello\\tworld\tt\n10002\t\\N\tf\n")
             cp.write(b"10003\tlast\\\\one\ttrue")  # the last line without its newline
-        with c.cursor().copy("COPY item (id, name, note) FROM STDIN WITH (FORMAT csv, HEADER)") as cp:
+        with c.cursor().copy(
+            "COPY item (id, name, note) FROM STDIN WITH (FORMAT csv, HEADER)"
+        ) as cp:
             cp.write('id,name,note\n20001,"a,b",\n20002,"",x\n20003,"say ""hi""",y\n')
     plain, enc = pair
     assert _all(enc) == _all(plain)
@@ -62,7 +69,9 @@ def test_copy_to_stdout_equals_plain(pair: tuple[Any, Any]) -> None:
             for r in ROWS[:50] + ROWS[-1:]:
                 cp.write_row(r)
         chunks = []
-        with c.cursor().copy("COPY (SELECT id, name, price, active, made, note FROM item ORDER BY id) TO STDOUT") as cp:
+        with c.cursor().copy(
+            "COPY (SELECT id, name, price, active, made, note FROM item ORDER BY id) TO STDOUT"
+        ) as cp:
             chunks += [bytes(d) for d in cp]
         with c.cursor().copy("COPY item (id, note) TO STDOUT WITH (FORMAT csv, HEADER true)") as cp:
             header, *lines = b"".join(bytes(d) for d in cp).splitlines(keepends=True)
@@ -83,12 +92,16 @@ def test_failed_copy_writes_nothing(pair: tuple[Any, Any]) -> None:
         with c.cursor().copy("COPY item (id, name) FROM STDIN") as cp:
             cp.write_row((1, "one"))
     plain, enc = pair
-    for c, error in ((plain, psycopg.errors.UniqueViolation), (enc, psycopg.errors.UniqueViolation)):
+    for c, error in (
+        (plain, psycopg.errors.UniqueViolation),
+        (enc, psycopg.errors.UniqueViolation),
+    ):
         with pytest.raises(error), c.cursor().copy("COPY item (id, name) FROM STDIN") as cp:
             cp.write_row((2, "two"))
             cp.write_row((1, "again"))
-    with pytest.raises(adaptive_client.errors.EncodingError), enc.cursor().copy(
-        "COPY item (id, price) FROM STDIN"
-    ) as cp:
+    with (
+        pytest.raises(adaptive_client.errors.EncodingError),
+        enc.cursor().copy("COPY item (id, price) FROM STDIN") as cp,
+    ):
         cp.write_row((3, "not a number"))
     assert _all(enc) == _all(plain) == [(1, "one", None, None, None, "none")]

@@ -86,7 +86,9 @@ def test_a_failed_schema_change_leaves_metadata_and_table_as_they_were(enc: Any)
     before = enc.catalog.table("post").column("editor").onions
     keys = {o: oc.keys for o, oc in before.items()}
     with pytest.raises(psycopg.errors.ForeignKeyViolation) as err:
-        enc.execute("ALTER TABLE post ADD CONSTRAINT ed FOREIGN KEY (editor) REFERENCES author (id)")
+        enc.execute(
+            "ALTER TABLE post ADD CONSTRAINT ed FOREIGN KEY (editor) REFERENCES author (id)"
+        )
     assert "\\x" not in str(err.value)  # no ciphertext in the message
     after = enc.catalog.table("post")
     assert not after.foreign_keys[1:]  # only author_id's
@@ -99,7 +101,9 @@ def test_a_failed_schema_change_leaves_metadata_and_table_as_they_were(enc: Any)
 
 def test_copy_and_executemany_draw_serial_values(enc: Any) -> None:
     enc.execute(BLOG)
-    enc.cursor().executemany("INSERT INTO author (name) VALUES (%s)", [(f"n{i}",) for i in range(40)])
+    enc.cursor().executemany(
+        "INSERT INTO author (name) VALUES (%s)", [(f"n{i}",) for i in range(40)]
+    )
     with enc.cursor() as cur, cur.copy("COPY author (name) FROM STDIN") as copy:
         for i in range(25):
             copy.write_row((f"c{i}",))
@@ -169,7 +173,9 @@ def test_a_foreign_key_group_moved_by_a_join_adjustment_keeps_its_constraints(
         )
     enc.control.execute("ANALYZE")  # the items' group is the larger: the authors' moves
     before = bytes(enc.catalog.table("author").column("id").onions[Onion.EQ].keys["DET"])
-    query = "SELECT p.title, count(*) FROM post p JOIN item i ON i.category_id = p.author_id GROUP BY 1"
+    query = (
+        "SELECT p.title, count(*) FROM post p JOIN item i ON i.category_id = p.author_id GROUP BY 1"
+    )
     assert sorted(enc.execute(query).fetchall()) == sorted(plain.execute(query).fetchall())
     author_key = enc.catalog.table("author").column("id").onions
     assert author_key[Onion.EQ].keys["DET"] != before  # it moved

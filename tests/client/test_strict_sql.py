@@ -29,8 +29,7 @@ from .test_read_queries import _rows
 
 # Where the client does not answer as PostgreSQL does: each a strict xfail, so that
 # closing one shows here.
-GAPS: dict[str, str] = {
-}
+GAPS: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")

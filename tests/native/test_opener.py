@@ -1,12 +1,12 @@
-"""The compiled opener of Eq onions (``adaptive_rnd_native.Opener`` / ``RowOpener``) gives
-the values the Python path gives, or hands the stored value back.
+"""The compiled opener (``adaptive_rnd_native.Opener`` / ``RowOpener``) gives the values
+the Python path gives, or hands the stored value back.
 
-For every type whose plaintext it decodes (integers, booleans, text, scaled numerics,
-dates) and one it does not (``char(n)``, handed back as bytes), values drawn by
-hypothesis -- boundaries, NaN, the infinities, BC dates, years past 9999 among them --
-are encrypted at both layers of the Eq onion (RND over DET, DET alone) and opened by the
-compiled opener and by ``recipes.decrypt``: equal values of equal types, or the position
-handed back.  Damaged ciphertexts (a wrong tag, a wrong key, a cut value, a long DET
+For every type whose plaintext it decodes (integers, booleans, text and ``char(n)``,
+scaled numerics, dates) and one it does not (``timestamp``, handed back as bytes), values
+drawn by hypothesis -- boundaries, NaN, the infinities, BC dates, years past 9999 among
+them -- are encrypted at both layers of the Eq onion (RND over DET, DET alone) and in a
+Single onion (RND alone), and opened by the compiled opener and by ``recipes.decrypt``:
+equal values of equal types, or the position handed back.  Damaged ciphertexts (a wrong tag, a wrong key, a cut value, a long DET
 value) are handed back, never decoded into a wrong value.
 """
 
@@ -26,17 +26,21 @@ from adaptive_client.catalog.metadata import ColumnMeta, OnionColumn
 from adaptive_client.catalog.onions import Onion
 from adaptive_client.compile.plan import ColumnValue, Output, decrypt_columns, open_rows
 from adaptive_client.compile.plan import row_opening as make_row_opening
+from adaptive_client.values.datetime_encodings import INFINITY, NEG_INFINITY
 from adaptive_client.values.encoding_base import NATIVE_BYTES, compiled_form
 from adaptive_client.values.encodings import parse_sql_type
 from adaptive_client.values.far_datetime import PgDate
-from adaptive_client.values.datetime_encodings import INFINITY, NEG_INFINITY
 
 native = pytest.importorskip("adaptive_client.adaptive_rnd_native")
 
 
-def _column(sql_type: str, layer: str = "RND", stack: tuple[str, ...] = ("RND", "DET")) -> ColumnMeta:
+def _column(
+    sql_type: str, layer: str = "RND", stack: tuple[str, ...] = ("RND", "DET")
+) -> ColumnMeta:
+    """A column whose one onion (key EQ) is an Eq onion, or with ``stack`` ("RND",) a
+    Single onion (the value under RND alone)."""
     oc = OnionColumn(
-        onion=Onion.EQ,
+        onion=Onion.SINGLE if stack == ("RND",) else Onion.EQ,
         anon="c_x_eq",
         stack=stack,
         layer=layer,
@@ -75,59 +79,89 @@ def _check(col: ColumnMeta, values: list[Any]) -> None:
             assert _same(col.encoding.from_bytes(got), want), (values[i], got, want)
         else:
             assert _same(got, want), (values[i], got, want)
+    # (outer: an RND layer over a DET one; a Single onion's RND is the value's only layer)
+    layered = oc.stack == ("RND", "DET")
     assert outer == sum(
-        1 for i, s in enumerate(stored) if s is not None and i not in redone and s[0] == 1
+        1
+        for i, s in enumerate(stored)
+        if layered and s is not None and i not in redone and s[0] == 1
     )
 
 
 INTS = {"smallint": 15, "integer": 31, "bigint": 63}
 
 
+# the Eq onion at RND and at DET, and a Single onion
+STACKS = {
+    "eq-rnd": ("RND", ("RND", "DET")),
+    "eq-det": ("DET", ("RND", "DET")),
+    "single": ("RND", ("RND",)),
+}
+
+
 @pytest.mark.parametrize("sql_type", sorted(INTS))
-@pytest.mark.parametrize("layer", ["RND", "DET"])
-@settings(max_examples=150, deadline=None)
+@pytest.mark.parametrize("stack", sorted(STACKS))
+@settings(max_examples=100, deadline=None)
 @given(data=st.data())
-def test_integers(sql_type: str, layer: str, data: st.DataObject) -> None:
+def test_integers(sql_type: str, stack: str, data: st.DataObject) -> None:
     bits = INTS[sql_type]
     ints = st.integers(-(2**bits), 2**bits - 1)
     values = data.draw(st.lists(st.one_of(st.none(), ints), max_size=12))
-    _check(_column(sql_type, layer), values + [-(2**bits), 2**bits - 1, 0, -1])
+    _check(_column(sql_type, *STACKS[stack]), [*values, -(2**bits), 2**bits - 1, 0, -1])
 
 
-@pytest.mark.parametrize("sql_type", ["numeric(12,2)", "numeric(5,0)", "numeric(30,10)", "numeric(3,3)"])
-@settings(max_examples=150, deadline=None)
+@pytest.mark.parametrize(
+    "sql_type", ["numeric(12,2)", "numeric(5,0)", "numeric(30,10)", "numeric(3,3)"]
+)
+@pytest.mark.parametrize("stack", sorted(STACKS))
+@settings(max_examples=100, deadline=None)
 @given(data=st.data())
-def test_numerics(sql_type: str, data: st.DataObject) -> None:
+def test_numerics(sql_type: str, stack: str, data: st.DataObject) -> None:
     t = parse_sql_type(sql_type)
     p, s = t.precision or 0, t.scale or 0
     exact = Context(prec=100)
     scaled = st.integers(-(10**p) + 1, 10**p - 1).map(lambda i: Decimal(i).scaleb(-s, exact))
     values = data.draw(st.lists(st.one_of(st.none(), scaled), max_size=12))
-    _check(_column(sql_type), [*values, Decimal("NaN"), Decimal(0), -(Decimal(1).scaleb(-s))])
+    extremes = [Decimal("NaN"), Decimal(0), -(Decimal(1).scaleb(-s))]
+    _check(_column(sql_type, *STACKS[stack]), [*values, *extremes])
 
 
-@pytest.mark.parametrize("sql_type", ["text", "varchar(20)", "char(6)"])
-@settings(max_examples=150, deadline=None)
+@pytest.mark.parametrize("sql_type", ["text", "varchar(20)", "char(6)", "char"])
+@pytest.mark.parametrize("stack", sorted(STACKS))
+@settings(max_examples=100, deadline=None)
 @given(values=st.lists(st.one_of(st.none(), st.text(max_size=15)), max_size=12))
-def test_text(sql_type: str, values: list[str | None]) -> None:
-    # (PostgreSQL's text has no NUL; varchar(20) and char(6) hold what fits)
-    fit = [None if v is None else v.replace("\x00", "")[:6] for v in values]
-    # long values (over 15 bytes: AES-SIV) are handed back
-    _check(_column(sql_type), [*fit, "", "é" * 6, "\U0001f600" * 4])
+def test_text(sql_type: str, stack: str, values: list[str | None]) -> None:
+    # (PostgreSQL's text has no NUL; varchar(20), char(6) and char hold what fits)
+    n = 1 if sql_type == "char" else 6
+    fit = [None if v is None else v.replace("\x00", "")[:n] for v in values]
+    # long values (over 15 bytes: AES-SIV in an Eq onion, handed back) and padded ones
+    extra = ["", "é" * n, "\U0001f600" * min(n, 4), "a "[:n]]
+    _check(_column(sql_type, *STACKS[stack]), [*fit, *extra])
 
 
-@settings(max_examples=150, deadline=None)
+@pytest.mark.parametrize("stack", sorted(STACKS))
+@settings(max_examples=100, deadline=None)
 @given(values=st.lists(st.one_of(st.none(), st.booleans()), max_size=12))
-def test_booleans(values: list[bool | None]) -> None:
-    _check(_column("boolean"), values)
+def test_booleans(stack: str, values: list[bool | None]) -> None:
+    _check(_column("boolean", *STACKS[stack]), values)
 
 
-@settings(max_examples=200, deadline=None)
+@pytest.mark.parametrize("stack", sorted(STACKS))
+@settings(max_examples=150, deadline=None)
 @given(values=st.lists(st.one_of(st.none(), st.dates()), max_size=12))
-def test_dates(values: list[dt.date | None]) -> None:
+def test_dates(stack: str, values: list[dt.date | None]) -> None:
     # BC dates, years past 9999 and the infinities are handed back (Python has no date)
     far = [PgDate(1_000_000), PgDate(5_373_485), PgDate(1_721_425), INFINITY, NEG_INFINITY]
-    _check(_column("date"), [*values, dt.date.min, dt.date.max, dt.date(2000, 2, 29), *far])
+    edges = [dt.date.min, dt.date.max, dt.date(2000, 2, 29)]
+    _check(_column("date", *STACKS[stack]), [*values, *edges, *far])
+
+
+@pytest.mark.parametrize("stack", sorted(STACKS))
+@settings(max_examples=50, deadline=None)
+@given(values=st.lists(st.one_of(st.none(), st.datetimes()), max_size=8))
+def test_values_it_does_not_decode(stack: str, values: list[dt.datetime | None]) -> None:
+    # timestamp: its plaintext handed back as bytes, decoded by the Python encoding
+    _check(_column("timestamp", *STACKS[stack]), values)
 
 
 def test_damaged_values_are_handed_back() -> None:
@@ -146,19 +180,22 @@ def test_damaged_values_are_handed_back() -> None:
 
 
 def test_row_opener_matches_the_python_path() -> None:
-    cols = [_column("integer"), _column("text"), _column("char(4)"), _column("numeric(8,3)")]
+    cols = [
+        _column("integer"),
+        _column("text", "RND", ("RND",)),
+        _column("timestamp"),
+        _column("numeric(8,3)"),
+    ]
     outputs = [
         Output(name=f"c{i}", type_code=0, fn=ColumnValue(c, c.onions[Onion.EQ], i))
         for i, c in enumerate(cols)
     ]
     rows = [
-        (1, "a", "ab", Decimal("1.5")),
+        (1, "a", dt.datetime(2024, 1, 2, 3, 4), Decimal("1.5")),
         (None, None, None, None),
-        (-5, "long text, more than fifteen bytes", "x", Decimal("NaN")),
+        (-5, "long text, more than fifteen bytes", dt.datetime(1999, 1, 1), Decimal("NaN")),
     ]
-    raw = [
-        tuple(_stored(c, [v])[0] for c, v in zip(cols, row, strict=True)) for row in rows
-    ]
+    raw = [tuple(_stored(c, [v])[0] for c, v in zip(cols, row, strict=True)) for row in rows]
     opening = make_row_opening(outputs)
     assert opening is not None and [o.name for o in opening.others] == ["c2"]
     got = open_rows(outputs, raw, opening)

@@ -48,9 +48,7 @@ def writes(draw: Any, schema: Schema) -> Query:
         if not draw(st.booleans()):
             return ""
         cols = draw(st.lists(st.sampled_from(table.columns), min_size=1, max_size=3))
-        return " RETURNING " + (
-            "*" if draw(st.booleans()) else ", ".join(c.name for c in cols)
-        )
+        return " RETURNING " + ("*" if draw(st.booleans()) else ", ".join(c.name for c in cols))
 
     def where() -> str:
         col = draw(st.sampled_from(table.columns))
@@ -66,9 +64,12 @@ def writes(draw: Any, schema: Schema) -> Query:
 
     kind = draw(st.sampled_from(["insert", "insert", "upsert", "update", "delete", "copy-in"]))
     if kind in ("insert", "upsert"):
-        cols = [table.columns[0], *draw(
-            st.lists(st.sampled_from(table.columns[1:]), max_size=4, unique_by=lambda c: c.name)
-        )]
+        cols = [
+            table.columns[0],
+            *draw(
+                st.lists(st.sampled_from(table.columns[1:]), max_size=4, unique_by=lambda c: c.name)
+            ),
+        ]
         nrows = draw(st.integers(1, 3))
         values = ", ".join(
             "(" + ", ".join(put(c, _value(r, table, c)) for c in cols) + ")" for _ in range(nrows)
@@ -87,7 +88,9 @@ def writes(draw: Any, schema: Schema) -> Query:
             assignment = f"{col.name} = {col.name} + 1"
         else:
             assignment = f"{col.name} = {put(col, _value(r, table, col))}"
-        return Query(f"UPDATE {table.name} SET {assignment}{where()}{returning()}", tuple(params), False)
+        return Query(
+            f"UPDATE {table.name} SET {assignment}{where()}{returning()}", tuple(params), False
+        )
     if kind == "delete":
         return Query(f"DELETE FROM {table.name}{where()}{returning()}", tuple(params), False)
     # INSERT ... SELECT of the table's own rows under new keys, then a read, as a script

@@ -113,7 +113,9 @@ def cases(draw: Any) -> list[tuple[str, tuple[Any, ...]]]:
             )
         ]
     if kind == "upsert-nothing":
-        return [(f"INSERT INTO parent (name) VALUES (%s) ON CONFLICT DO NOTHING{ret}", (draw(name),))]
+        return [
+            (f"INSERT INTO parent (name) VALUES (%s) ON CONFLICT DO NOTHING{ret}", (draw(name),))
+        ]
     if kind == "delete-parent":
         return [
             (f"DELETE FROM parent WHERE id = %s{ret}", (draw(pid),)),
@@ -182,7 +184,12 @@ def test_schema_statements_match_plain(pair: tuple[Any, Any], statements: Any) -
             got, enc_error = _run(enc, sql, params)
             if plain_error is not None:
                 assert enc_error is not None, (sql, params, plain_error)
-                assert isinstance(enc_error, type(plain_error)), (sql, params, plain_error, enc_error)
+                assert isinstance(enc_error, type(plain_error)), (
+                    sql,
+                    params,
+                    plain_error,
+                    enc_error,
+                )
                 OUTCOMES["error for both"] += 1
                 return
             assert enc_error is None, (sql, params, enc_error)

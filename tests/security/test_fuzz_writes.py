@@ -44,7 +44,9 @@ def pair(new_database: Callable[..., str]) -> Iterator[Pair]:
     schema = random_schema(SEED + 100)
     plain = psycopg.connect(new_database("fuzzwplain"), autocommit=True)
     enc = adaptive_client.connect(
-        new_database("fuzzwenc"), master_key=MasterKey.generate(), config=schema.config(),
+        new_database("fuzzwenc"),
+        master_key=MasterKey.generate(),
+        config=schema.config(),
         autocommit=True,
     )
     for t in schema.tables:
@@ -107,6 +109,6 @@ def test_write_outcomes_were_mostly_answers(pair: Pair) -> None:
     """Runs after the fuzz test of this module: most writes were carried out."""
     if not OUTCOMES:
         pytest.skip("run with the fuzz test")
-    assert OUTCOMES["equal"] + OUTCOMES["error for both"] >= sum(OUTCOMES.values()) * 2 // 3, (
-        dict(OUTCOMES)
+    assert OUTCOMES["equal"] + OUTCOMES["error for both"] >= sum(OUTCOMES.values()) * 2 // 3, dict(
+        OUTCOMES
     )

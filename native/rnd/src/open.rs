@@ -52,11 +52,41 @@ const PY_LAST_JULIAN: i64 = 5_373_484;
 static DECIMAL: GILOnceCell<PyObject> = GILOnceCell::new();
 static DATE_TYPE: GILOnceCell<PyObject> = GILOnceCell::new();
 
-/// Opens one Eq onion's stored values (see the module's doc).
+/// A stored value's plaintext: ``block[..len]``, or ``long`` where it is over a block.
+struct Plain {
+    block: [u8; 16],
+    len: usize,
+    long: Option<Vec<u8>>,
+    outer: bool,
+}
+
+/// ``out = data XOR`` AES-CTR's keystream for ``nonce`` (counter blocks ``nonce || i``,
+/// big-endian, from 0): the RND layer, its blocks encrypted in one call.
+fn keystream_xor(rnd: &Ctr, nonce: &[u8; NONCE], data: &[u8], out: &mut [u8]) {
+    let blocks = data.len().div_ceil(16);
+    let mut small = [aes::Block::default(); 4];
+    let mut large;
+    let stream: &mut [aes::Block] = if blocks <= small.len() {
+        &mut small[..blocks]
+    } else {
+        large = vec![aes::Block::default(); blocks];
+        &mut large
+    };
+    for (i, block) in stream.iter_mut().enumerate() {
+        block[..NONCE].copy_from_slice(nonce);
+        block[NONCE..].copy_from_slice(&(i as u32).to_be_bytes());
+    }
+    rnd.cipher.encrypt_blocks(stream);
+    for (k, (o, d)) in out.iter_mut().zip(data).enumerate() {
+        *o = d ^ stream[k / 16][k % 16];
+    }
+}
+
+/// Opens one onion's stored values (see the module's doc).
 #[pyclass(frozen)]
 pub struct Opener {
     rnd: Option<Ctr>, // (None: an onion without an RND layer)
-    det: Aes256,
+    det: Option<Aes256>, // (None: a Single onion, the value under RND alone)
     kind: u8,
     width: usize,
     scale: u32,
@@ -66,9 +96,27 @@ pub struct Opener {
 }
 
 impl Opener {
-    /// The DET plaintext of a stored value, or None where it is not a short one that
-    /// unpads; the bool: whether it had an RND layer.
-    fn plaintext(&self, stored: &[u8]) -> Option<([u8; 16], usize, bool)> {
+    /// The plaintext of a stored value (its first ``len`` bytes of ``block``, or
+    /// ``long`` where it is longer than a block), or None where it is not one this
+    /// opener decides; the bool: whether it had an RND layer over a DET one.
+    fn plaintext(&self, stored: &[u8]) -> Option<Plain> {
+        let Some(det_key) = &self.det else {
+            // a Single onion: RND over the value's bytes, of any length
+            let rnd = self.rnd.as_ref()?;
+            if stored.len() < 1 + NONCE || stored[0] != RND_TAG {
+                return None;
+            }
+            let nonce: [u8; NONCE] = stored[1..1 + NONCE].try_into().ok()?;
+            let body = &stored[1 + NONCE..];
+            if body.len() <= 16 {
+                let mut block = [0u8; 16];
+                keystream_xor(rnd, &nonce, body, &mut block[..body.len()]);
+                return Some(Plain { block, len: body.len(), long: None, outer: false });
+            }
+            let mut out = vec![0u8; body.len()];
+            keystream_xor(rnd, &nonce, body, &mut out);
+            return Some(Plain { block: [0u8; 16], len: out.len(), long: Some(out), outer: false });
+        };
         let mut det = [0u8; SHORT_LEN];
         let outer = match stored.first()? {
             &RND_TAG => {
@@ -76,17 +124,8 @@ impl Opener {
                 if stored.len() != 1 + NONCE + SHORT_LEN {
                     return None;
                 }
-                // AES-CTR over the 17 bytes: the keystream of counter blocks 0 and 1
-                let mut blocks = [aes::Block::default(); 2];
-                for (i, block) in blocks.iter_mut().enumerate() {
-                    block[..NONCE].copy_from_slice(&stored[1..1 + NONCE]);
-                    block[15] = i as u8;
-                }
-                rnd.cipher.encrypt_blocks(&mut blocks);
-                let body = &stored[1 + NONCE..];
-                for (k, d) in det.iter_mut().enumerate() {
-                    *d = body[k] ^ blocks[k / 16][k % 16];
-                }
+                let nonce: [u8; NONCE] = stored[1..1 + NONCE].try_into().ok()?;
+                keystream_xor(rnd, &nonce, &stored[1 + NONCE..], &mut det);
                 true
             }
             &DET_TAG if stored.len() == SHORT_LEN => {
@@ -99,12 +138,12 @@ impl Opener {
             return None;
         }
         let mut block = aes::Block::clone_from_slice(&det[1..]);
-        self.det.decrypt_block(&mut block);
+        det_key.decrypt_block(&mut block);
         let end = block.iter().rposition(|&b| b != 0)?;
         if block[end] != 0x80 {
             return None;
         }
-        Some((block.into(), end, outer))
+        Some(Plain { block: block.into(), len: end, long: None, outer })
     }
 
     /// The value of one stored value (``None``: the caller's, see the module's doc) and
@@ -116,24 +155,33 @@ impl Opener {
         &self,
         py: Python<'_>,
         item: &Bound<'_, PyAny>,
-        seen: &mut HashMap<[u8; 16], PyObject>,
+        seen: &mut HashMap<[u8; 17], PyObject>,
     ) -> PyResult<Option<(PyObject, bool)>> {
         let Ok(b) = item.downcast::<PyBytes>() else {
             return Ok(None);
         };
-        let Some((block, len, rnd)) = self.plaintext(b.as_bytes()) else {
+        let Some(plain) = self.plaintext(b.as_bytes()) else {
             return Ok(None);
         };
+        let rnd = plain.outer;
+        if let Some(long) = &plain.long {
+            return Ok(self.decode(py, long)?.map(|v| (v, rnd)));
+        }
+        let (block, len) = (plain.block, plain.len);
         if self.kind != NUMERIC && self.kind != DATE {
             return Ok(self.decode(py, &block[..len])?.map(|v| (v, rnd)));
         }
-        if let Some(v) = seen.get(&block) {
+        // (the key: the block and the length, for a Single onion's unpadded values)
+        let mut key = [0u8; 17];
+        key[..16].copy_from_slice(&block);
+        key[16] = len as u8;
+        if let Some(v) = seen.get(&key) {
             return Ok(Some((v.clone_ref(py), rnd)));
         }
         let value = self.decode(py, &block[..len])?;
         if let Some(v) = &value {
             if seen.len() < SEEN_LIMIT {
-                seen.insert(block, v.clone_ref(py));
+                seen.insert(key, v.clone_ref(py));
             }
         }
         Ok(value.map(|v| (v, rnd)))
@@ -147,6 +195,12 @@ impl Opener {
                 None => return Ok(None),
             },
             TEXT => match std::str::from_utf8(p) {
+                // (width: char(n)'s length, its value padded with spaces to n characters)
+                Ok(s) if self.width > 0 => {
+                    let n = s.chars().count();
+                    let padded = format!("{s}{}", " ".repeat(self.width.saturating_sub(n)));
+                    PyString::new(py, &padded).into_any().unbind()
+                }
                 Ok(s) => PyString::new(py, s).into_any().unbind(),
                 Err(_) => return Ok(None),
             },
@@ -236,14 +290,21 @@ impl Opener {
     #[pyo3(signature = (rnd_key, det_block_key, kind, width, scale, limit))]
     fn new(
         rnd_key: Option<&[u8]>,
-        det_block_key: &[u8],
+        det_block_key: Option<&[u8]>,
         kind: u8,
         width: usize,
         scale: u32,
         limit: u128,
     ) -> PyResult<Self> {
-        let det = Aes256::new_from_slice(det_block_key)
-            .map_err(|_| PyValueError::new_err("AES-256 needs a 32-byte key"))?;
+        let det = det_block_key
+            .map(|k| {
+                Aes256::new_from_slice(k)
+                    .map_err(|_| PyValueError::new_err("AES-256 needs a 32-byte key"))
+            })
+            .transpose()?;
+        if det.is_none() && rnd_key.is_none() {
+            return Err(PyValueError::new_err("an opener needs a layer"));
+        }
         if kind > DATE {
             return Err(PyValueError::new_err("unknown decoder"));
         }
@@ -290,11 +351,11 @@ impl Opener {
 ///
 /// ```python
 /// rows_opener = RowOpener(openers, positions)
-/// rows, redo, opened, outer = rows_opener.open(raw_rows, filled)
+/// rows, redo, counts = rows_opener.open(raw_rows, filled)
 /// ```
 ///
-/// ``opened`` counts the values opened here, ``outer`` those of them that had an RND
-/// layer.
+/// ``counts[j]``: (values output ``j``'s opener opened, those of them that had an RND
+/// layer over a DET one).
 #[pyclass(frozen)]
 pub struct RowOpener {
     openers: Vec<Option<Py<Opener>>>,
@@ -317,16 +378,16 @@ impl RowOpener {
         py: Python<'_>,
         raw: &Bound<'_, PyList>,
         filled: Vec<Bound<'_, PyList>>,
-    ) -> PyResult<(Py<PyList>, Vec<(usize, usize)>, usize, usize)> {
+    ) -> PyResult<(Py<PyList>, Vec<(usize, usize)>, Vec<(usize, usize)>)> {
         let missing = self.openers.iter().filter(|o| o.is_none()).count();
         if filled.len() != missing || filled.iter().any(|f| f.len() != raw.len()) {
             return Err(PyValueError::new_err("one filled column per output without an opener"));
         }
         let mut rows: Vec<Bound<'_, PyTuple>> = Vec::with_capacity(raw.len());
         let mut redo = Vec::new();
-        let (mut opened, mut outer) = (0usize, 0usize);
+        let mut counts = vec![(0usize, 0usize); self.openers.len()];
         let none = py.None();
-        let mut seen: Vec<HashMap<[u8; 16], PyObject>> = self.openers.iter().map(|_| HashMap::new()).collect();
+        let mut seen: Vec<HashMap<[u8; 17], PyObject>> = self.openers.iter().map(|_| HashMap::new()).collect();
         for (i, row) in raw.iter().enumerate() {
             let row = row.downcast::<PyTuple>()?;
             let mut out: Vec<PyObject> = Vec::with_capacity(self.openers.len());
@@ -344,8 +405,8 @@ impl RowOpener {
                 }
                 match opener.get().open_value(py, &item, &mut seen[j])? {
                     Some((v, rnd)) => {
-                        opened += 1;
-                        outer += usize::from(rnd);
+                        counts[j].0 += 1;
+                        counts[j].1 += usize::from(rnd);
                         out.push(v);
                     }
                     None => {
@@ -356,7 +417,7 @@ impl RowOpener {
             }
             rows.push(PyTuple::new(py, out)?);
         }
-        Ok((PyList::new(py, rows)?.unbind(), redo, opened, outer))
+        Ok((PyList::new(py, rows)?.unbind(), redo, counts))
     }
 
     fn __repr__(&self) -> &'static str {
