@@ -24,7 +24,7 @@ import psycopg
 from sqlglot import exp
 
 from ..adapt.executor import Executor
-from ..catalog import defaults
+from ..catalog import defaults, recipes
 from ..catalog.config import PEEL_MODES, Config, load_config
 from ..catalog.install import resolve_peel_mode
 from ..catalog.keys import MasterKey, load_master_key
@@ -277,6 +277,7 @@ class Connection:
         and written under) -- whatever thread, and whatever connection it served before."""
         bind_stats(self._stats)
         defaults.RUNTIME.set(self.runtime)
+        recipes.COMPILED.set(self.native)
 
     def in_transaction(self) -> bool:
         """Whether the application's session has a transaction open (or failed)."""

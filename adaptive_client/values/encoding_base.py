@@ -168,11 +168,16 @@ NO_NATIVE_FORM: NativeForm = (NATIVE_BYTES, 0, 0, 0)
 
 def compiled_form(enc: Encoding) -> NativeForm:
     """``enc.native_form()``, where the class that states it also decodes the bytes: a
-    subclass with a ``from_bytes`` of its own does not inherit its parent's form."""
-    mro = type(enc).__mro__
-    states = next(c for c in mro if "native_form" in c.__dict__)
-    decodes = next(c for c in mro if "from_bytes" in c.__dict__)
-    return enc.native_form() if states is decodes else NO_NATIVE_FORM
+    subclass with a ``from_bytes`` of its own does not inherit its parent's form.  Kept
+    on the encoding (a column's encoding is made once, and read on every value)."""
+    form: NativeForm | None = enc.__dict__.get("_compiled_form")
+    if form is None:
+        mro = type(enc).__mro__
+        states = next(c for c in mro if "native_form" in c.__dict__)
+        decodes = next(c for c in mro if "from_bytes" in c.__dict__)
+        form = enc.native_form() if states is decodes else NO_NATIVE_FORM
+        enc.__dict__["_compiled_form"] = form
+    return form
 
 
 class Encoding:
