@@ -346,6 +346,9 @@ class Compiled:
     refusal: Exception | None = None
     tables: list[TableMeta] = field(default_factory=list)
     statement_type: str = "other"  # for stats: "SELECT", "INSERT", ...
+    # whether the server's rows are all bytea (ciphertexts), fetched in binary format
+    # (None: not known until the statement's first direct run; dbapi/cursor.py)
+    binary_rows: bool | None = None
     # multi-row INSERT: the leading parameters (those of its VALUES, made first) all at
     # once, encrypted in batches; the rest (RETURNING's) by their builders
     bulk: Callable[[Params], list[Any]] | None = None

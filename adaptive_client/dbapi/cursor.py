@@ -273,7 +273,7 @@ class Cursor:
             bound = plan.bind_positional(params)
         finally:
             STATS.crypto_time(perf_counter() - t0)
-        raw, rowcount = self.run_server(plan.positional_sql, bound, plan.returns_rows)
+        raw, rowcount = self.run_server(plan.positional_sql, bound, plan.returns_rows, plan)
         if plan.kind != "select":
             conn.forget(plan)
         elif plan.lock_key is not None:
@@ -320,11 +320,19 @@ class Cursor:
                 raw[0][i] for i in plan.lock_layout or []
             )
 
-    def run_server(self, query: bytes, bound: Sequence[Any], rows: bool) -> tuple[list[Any], int]:
+    def run_server(
+        self, query: bytes, bound: Sequence[Any], rows: bool, plan: Compiled | None = None
+    ) -> tuple[list[Any], int]:
         """(rows, rowcount) of ``query`` (``$n`` placeholders): directly once psycopg has
-        prepared it, else through this cursor's server cursor."""
-        direct = self.connection.direct.run(query, bound, rows)
+        prepared it, else through this cursor's server cursor.  ``plan``: the plan whose
+        SQL it is, which learns on its first direct run whether its rows are all
+        ciphertexts, fetched in binary format from then on (``Compiled.binary_rows``)."""
+        executor = self.connection.direct
+        binary = plan.binary_rows if plan is not None and rows else False
+        direct = executor.run(query, bound, rows, binary)
         if direct is not None:
+            if binary is None and plan is not None:
+                plan.binary_rows = executor.all_bytea
             return direct
         cur = self._server_cursor()
         try:

@@ -54,6 +54,7 @@ _TUPLES_OK = pq.ExecStatus.TUPLES_OK
 _COMMAND_OK = pq.ExecStatus.COMMAND_OK
 _BAD = pq.ConnStatus.BAD
 _SYNC = pq.ExecStatus.PIPELINE_SYNC
+_BYTEA = 17
 
 try:  # (psycopg's statement cache: the connection keeps it as it is where it differs)
     from psycopg._preparing import PrepareManager
@@ -123,6 +124,8 @@ class DirectExecutor:
         self._names: Mapping[tuple[bytes, tuple[int, ...]], bytes] | None = (
             names if isinstance(names, Mapping) else None
         )
+        # whether the last run asked (binary=None) returned only bytea columns
+        self.all_bytea = False
         # the BEGIN psycopg sends before a transaction's first statement (its isolation
         # level, read-only and deferrable settings)
         self._tx_start: Callable[[], bytes] | None = getattr(conn, "_get_tx_start_command", None)
@@ -135,8 +138,14 @@ class DirectExecutor:
         if isinstance(manager, KeptAcrossRollback):
             manager.schema_changed = changed
 
-    def run(self, sql: bytes, params: Sequence[Any], rows: bool) -> tuple[list[Any], int] | None:
-        """(rows, rowcount) of ``sql`` run with ``params``; None where psycopg must run it."""
+    def run(
+        self, sql: bytes, params: Sequence[Any], rows: bool, binary: bool | None = False
+    ) -> tuple[list[Any], int] | None:
+        """(rows, rowcount) of ``sql`` run with ``params``; None where psycopg must run it.
+
+        ``binary``: the result in binary format, for a statement whose result columns are
+        all ``bytea`` (ciphertexts: loaded as they are, where text format is hex to
+        decode); ``None``: not known yet, then :attr:`all_bytea` says it after the run."""
         conn = self._conn
         pgconn = conn.pgconn
         status = pgconn.transaction_status
@@ -163,13 +172,18 @@ class DirectExecutor:
             name = names.get((sql, tuple(tx.types or ())))
             if name is None:
                 return None  # not prepared (yet, or any more): through a cursor
+            fmt = 1 if binary else 0
             if begin is not None:
-                res = self._begin_and_run(begin(), name, values, tx.formats)
+                res = self._begin_and_run(begin(), name, values, tx.formats, fmt)
             else:
-                pgconn.send_query_prepared(name, values, param_formats=tx.formats)
+                pgconn.send_query_prepared(
+                    name, values, param_formats=tx.formats, result_format=fmt
+                )
                 res = self._last(conn.wait(generators.execute(pgconn)))
         self._check(res)
         if res.status == _TUPLES_OK:
+            if binary is None:
+                self.all_bytea = all(res.ftype(i) == _BYTEA for i in range(res.nfields))
             if not rows:
                 return [], res.ntuples
             tx.set_pgresult(res)
@@ -178,7 +192,9 @@ class DirectExecutor:
         count = res.command_tuples
         return [], count if count is not None else -1
 
-    def _begin_and_run(self, begin: bytes, name: bytes, values: Sequence[Any], formats: Any) -> Any:
+    def _begin_and_run(
+        self, begin: bytes, name: bytes, values: Sequence[Any], formats: Any, fmt: int
+    ) -> Any:
         """BEGIN and the transaction's first statement in one round trip: both sent in
         pipeline mode before one Sync, as psycopg's own pipeline sends them.  BEGIN opens
         an explicit transaction, so the Sync ends nothing: a failing statement leaves it
@@ -192,7 +208,7 @@ class DirectExecutor:
         pgconn.enter_pipeline_mode()
         try:
             pgconn.send_query_params(begin, None)
-            pgconn.send_query_prepared(name, values, param_formats=formats)
+            pgconn.send_query_prepared(name, values, param_formats=formats, result_format=fmt)
             pgconn.pipeline_sync()
             wait(generators.send(pgconn))
             opened = _next_result(wait, pgconn)

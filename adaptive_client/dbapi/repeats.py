@@ -134,7 +134,7 @@ class Repeat:
             t0 = perf_counter()
             bound = plan.bind_positional(params)
             t1 = perf_counter()
-            raw, rowcount = cur.run_server(self.sql, bound, self.returns_rows)
+            raw, rowcount = cur.run_server(self.sql, bound, self.returns_rows, plan)
             if plan.kind != "select":
                 if conn.locked_rows:
                     conn.forget(plan)
