@@ -230,16 +230,29 @@ impl Opener {
         if i.unsigned_abs() >= self.limit {
             return Ok(None);
         }
-        let digits = i.unsigned_abs().to_string();
+        // the digits written from the end of a buffer: "-", "0." and zeros where the
+        // scale is longer than the digits, the point before the last ``scale`` digits
         let scale = self.scale as usize;
-        let text = if scale == 0 {
-            digits
-        } else if digits.len() > scale {
-            format!("{}.{}", &digits[..digits.len() - scale], &digits[digits.len() - scale..])
-        } else {
-            format!("0.{}{}", "0".repeat(scale - digits.len()), digits)
-        };
-        let text = if i < 0 { format!("-{text}") } else { text };
+        let mut buf = [0u8; 96];
+        let mut at = buf.len();
+        let mut m = i.unsigned_abs();
+        let mut written = 0usize;
+        while m > 0 || written <= scale {
+            if written == scale && scale > 0 {
+                at -= 1;
+                buf[at] = b'.';
+            }
+            at -= 1;
+            buf[at] = b'0' + (m % 10) as u8;
+            m /= 10;
+            written += 1;
+        }
+        if i < 0 {
+            at -= 1;
+            buf[at] = b'-';
+        }
+        // (ASCII digits, '.', '-': valid UTF-8)
+        let text = PyString::new(py, std::str::from_utf8(&buf[at..]).unwrap_or("NaN"));
         let decimal = DECIMAL.get_or_try_init(py, || -> PyResult<PyObject> {
             Ok(py.import("decimal")?.getattr("Decimal")?.unbind())
         })?;
