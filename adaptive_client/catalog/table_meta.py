@@ -39,7 +39,7 @@ class OnionColumn:
     stack: tuple[str, ...]
     layer: str
     floor: str | None
-    keys: dict[str, bytes]
+    keys: dict[str, bytes] = field(repr=False)  # (never shown: reprs reach logs)
     ope_bits: int = 64
     ope_exact: bool = True
     # Join adjustment (see joins.py): the label of the run-time key group this onion's

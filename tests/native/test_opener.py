@@ -214,3 +214,32 @@ def test_row_opener_matches_the_python_path() -> None:
     assert len(got) == len(want)
     for g, w in zip(got, want, strict=True):
         assert all(_same(a, b) for a, b in zip(g, w, strict=True)), (g, w)
+
+
+def test_openers_show_no_key() -> None:
+    col = _column("integer")
+    oc = col.onions[Onion.EQ]
+    opener = oc.opener(compiled_form(col.encoding))
+    outputs = [Output(name="c", type_code=23, fn=ColumnValue(col, oc, 0))]
+    opening = make_row_opening(outputs)
+    assert opening is not None
+    for shown in (repr(opener), str(opener), repr(opening.opener), repr(opening)):
+        assert "hidden" in shown or "RowOpener" in shown
+        for key in oc.keys.values():
+            assert key.hex() not in shown and repr(key) not in shown
+
+
+def test_plans_and_onions_show_no_key() -> None:
+    # (a plan's outputs and onions reach reprs, tracebacks and logs)
+    cols = [_column("integer"), _column("timestamp")]
+    outputs = [
+        Output(name=f"c{i}", type_code=0, fn=ColumnValue(c, c.onions[Onion.EQ], i))
+        for i, c in enumerate(cols)
+    ]
+    opening = make_row_opening(outputs)
+    assert opening is not None and opening.others
+    shown = repr(opening) + repr(outputs) + repr(cols)
+    assert "c_x_eq" in shown  # (the onions are in it)
+    for c in cols:
+        for key in c.onions[Onion.EQ].keys.values():
+            assert key.hex() not in shown and repr(key) not in shown
