@@ -268,7 +268,7 @@ def _plan_one(
             j = len(outputs)
             partial_items.append(_named(exp.Count(this=exp.Star()), f"__a{j}"))
             outputs.append((f"__a{j}", "BIGINT"))
-            push.aggregates.append((agg, _combined(exp.Sum, push.alias, f"__a{j}", _INT, agg)))
+            push.aggregates.append((agg, _count_combined(push.alias, f"__a{j}", agg)))
             continue
         if (
             isinstance(agg, exp.Count)
@@ -288,7 +288,7 @@ def _plan_one(
             )
             partial_items.append(_named(counted_distinct, f"__a{j}"))
             outputs.append((f"__a{j}", "BIGINT"))
-            push.aggregates.append((agg, _combined(exp.Sum, push.alias, f"__a{j}", _INT, agg)))
+            push.aggregates.append((agg, _count_combined(push.alias, f"__a{j}", agg)))
             push.distinct = True
             continue
         if not (isinstance(arg, exp.Column) and arg.table in tables):
@@ -307,7 +307,7 @@ def _plan_one(
             j = len(outputs)
             partial_items.append(_named(exp.Count(this=plain), f"__a{j}"))
             outputs.append((f"__a{j}", "BIGINT"))
-            push.aggregates.append((agg, _combined(exp.Sum, push.alias, f"__a{j}", _INT, agg)))
+            push.aggregates.append((agg, _count_combined(push.alias, f"__a{j}", agg)))
             continue
         # sum / avg: the server's sum, stored wide enough for any sum of the column
         wide = _sum_storage(source, arg.type)
@@ -600,6 +600,18 @@ def _combined(
     typed ``int``: their sum is then ``bigint``, as a count is)."""
     node = fn(this=_column(alias, name, dtype))
     if replaced is not None and replaced.type is not None:
+        node.type = replaced.type.copy()
+    return node
+
+
+def _count_combined(alias: str, name: str, replaced: exp.Expression) -> exp.Expression:
+    """A count from its partial counts: their sum, and 0 where there are none (an
+    aggregate without GROUP BY over no rows counts 0, where the sum of no partials is
+    NULL)."""
+    node = exp.Coalesce(
+        this=_combined(exp.Sum, alias, name, _INT, replaced), expressions=[exp.Literal.number(0)]
+    )
+    if replaced.type is not None:
         node.type = replaced.type.copy()
     return node
 

@@ -67,6 +67,11 @@ PUSHED = [
     "/ sum(e.salary) FROM emp e JOIN dept d ON e.dept = d.id",
     "SELECT sum(CASE WHEN active = true THEN bonus WHEN active = false THEN -1 END), "
     "count(*) FROM emp",
+    # ... over no rows: the counts are 0 (the sum of no partial counts is NULL)
+    "SELECT sum(CASE WHEN name = 'Ann' THEN salary ELSE salary END), count(*), count(dept) "
+    "FROM emp WHERE dept = -1",
+    "SELECT count(*), sum(CASE WHEN name = 'Ann' THEN 1 ELSE 0 END) FROM emp e "
+    "WHERE e.hired >= date '2019-06-01' AND e.dept = 2 AND e.salary < 0",
     # count(DISTINCT): counted by the server where its groups are the statement's (keys
     # of integers, dates, text; none the statement does not group by)
     "SELECT dept, count(DISTINCT bonus) FROM emp GROUP BY dept ORDER BY dept",
