@@ -1,27 +1,32 @@
 """Where the client's CPU goes per TPC-C statement: a sampled profile per statement label.
 
-    python bench/statement_profile.py [--labels no.item,pay.customer] [--n 2000]
+    python bench/statement_profile.py [--labels no.item,pay.customer] [--n 3000]
                                       [--config encrypted] [--scale tiny] [--warehouses 1]
-                                      [--rate 2000] [--detail 0]
+                                      [--rounds 3] [--rate 2000] [--detail 0] [--keep DIR]
 
-For plain psycopg and then the client (``--config``), one worker process runs, for each
-TPC-C transaction holding a selected label, that transaction in a loop (against the
-databases a sweep left, as ``tpcc_statement_cpu.py``; Delivery fed by NewOrders run
-apart, so that it always finds orders to deliver) until every selected label of it has
-run ``--n`` times after a warm-up.  The worker runs under the sampling profiler py-spy
-(native frames included; idle samples, the waits for the server, left out), and times
-each statement with ``time.process_time`` as the other benchmarks do.
+For plain psycopg and the client (``--config``), a worker process runs, for each TPC-C
+transaction holding a selected label, that transaction in a loop (against the databases
+a sweep left, as ``tpcc_statement_cpu.py``, or ``--dsn``/``--plain-dsn``; Delivery fed by
+NewOrders run apart, so that it finds orders to deliver) until each selected label has
+run ``--n`` times after a warm-up.  Each statement is timed (the thread's CPU time, and
+``getrusage``'s user and system parts of it) in ``--rounds`` runs per configuration
+taking turns, without a profiler: the median per label is its CPU per execution.  One
+more run per configuration goes under the sampling profiler py-spy (``--gil``: samples
+of the thread holding the GIL; ``--native``: with the C frames, a system call among
+them).
 
-Each sample is given to the statement whose call in ``tpcc/transactions.py`` is on its
-stack (the call's lines, read from that file), and to a category by the innermost of
-its frames that :data:`RULES` names -- a module, a function, or the source line a Python
-frame is on (a C call such as a ``ContextVar.get`` or psycopg's Transformer has no frame
-of its own) -- else ``other``.  A label's CPU per execution (the exact timer's) is split
-among the categories in proportion to their samples.  Printed: per label a table of the
-categories in µs per execution, the client's and plain psycopg's side by side (plain's
-work is psycopg's: its libpq calls, its cursor's cache and binding, its result loading),
-then a summary of all labels.  ``--detail K`` adds the K innermost functions that cost
-the most per category.
+A statement's system (kernel) time is libpq's: sending to, polling and reading its
+socket.  Its user time is split among the categories as its samples are, those in a
+system call left out (the kernel's, counted already).  A sample is given to the
+statement whose call in ``tpcc/transactions.py`` is on its stack (the calls' lines, read
+from that file), and to a category by the innermost of its frames that :data:`RULES`
+names -- a module, a function, or the source line a Python frame is on (a C call such as
+a ``ContextVar.get`` or psycopg's Transformer has no Python frame of its own) -- else
+``other``.  Printed: per label a table of the categories in µs per execution, the
+client's and plain psycopg's side by side (plain's work is psycopg's: its libpq calls,
+its cursor's statement cache and binding, its result loading), then a summary of all
+labels.  ``--detail K`` adds the K frames that decided each category most often;
+``--keep DIR`` keeps the raw samples (flamegraph.pl's input).
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ import os
 import re
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -69,6 +75,7 @@ CATEGORIES = (
     "catalog checks",
     "compilation",
     "client evaluation",
+    "garbage collection",
     "other",
 )
 SHORT = {  # summary column headings
@@ -83,6 +90,7 @@ SHORT = {  # summary column headings
     "catalog checks": "catalog",
     "compilation": "compile",
     "client evaluation": "engine",
+    "garbage collection": "gc",
     "other": "other",
 }
 LIBPQ = "libpq calls and waiting"
@@ -106,6 +114,8 @@ class Rule:
 # their package paths and functions by what they do, so that a rewritten statement path
 # still falls in its categories; what no rule names is "other".
 RULES: tuple[Rule, ...] = (
+    # the interpreter's collector, run by an allocation of the statement's
+    Rule("garbage collection", r"libpython", r"^gc_collect|collect_main|collect_with_callback"),
     # encryption schemes (the native ones are called from these)
     Rule("crypto", r"adaptive_client/schemes/"),
     Rule("crypto", r"cryptography/"),
@@ -115,8 +125,17 @@ RULES: tuple[Rule, ...] = (
     # context variables read or set (module-level ContextVars are named in capitals)
     Rule("context variables", r"adaptive_client/", "", r"\b_?[A-Z][A-Z0-9_]+\.(set|get|reset)\("),
     Rule("context variables", r"adaptive_client/", r"^(next_bind|current_runtime)$"),
-    # libpq: the calls into it and psycopg's wait loop (its I/O runs without the GIL:
-    # what the samples do not see of a statement's CPU is counted here, see Profile)
+    # catalog checks: the connection bound, other clients' peels and DDL, the epoch
+    Rule("catalog checks", r"adaptive_client/dbapi/", r"^bind$"),
+    Rule(
+        "catalog checks",
+        r"adaptive_client/",
+        r"^(refresh_catalog|epoch_moved|arrived|refresh|reload|in_transaction|"
+        r"snapshot_isolation|committed|rolled_back|_check_text_orders)$",
+    ),
+    Rule("catalog checks", r"adaptive_client/dbapi/notifications\.py"),
+    # libpq: the calls into it and psycopg's wait loop (its socket I/O is the kernel's
+    # time, counted here too: see Profile)
     Rule(LIBPQ, r"psycopg/(generators|waiting|_pipeline)\.py"),
     Rule(LIBPQ, r"psycopg/pq/"),
     Rule(LIBPQ, r"psycopg/connection\.py", r"^wait$"),
@@ -124,15 +143,18 @@ RULES: tuple[Rule, ...] = (
         LIBPQ,
         r"adaptive_client/|psycopg/",
         "",
-        r"send_query|\bwait\(|generators\.|pipeline_sync|_pipeline_mode\("
-        r"|_next_result\(|_through_sync\(|\.flush\(|consume_input|get_result",
+        r"send_query|\bwait\(|generators\.|pipeline_sync|_pipeline_mode\(|_next_result\("
+        r"|_through_sync\(|\.flush\(|consume_input|get_result|\bpgconn\.\w+"
+        r"|\bres\.(status|ntuples|command_tuples)\b|\bstatus in\b",
     ),
-    # result loading: psycopg's Transformer (C: the lines calling it), its rows, columns
+    # result loading: psycopg's Transformer (C: the lines calling it), its rows, columns;
+    # the client's cursor handing its rows over
     Rule("result loading", r"psycopg/(_transformer|_py_transformer|types/|rows|_column)"),
     Rule("result loading", r"psycopg/", r"^(fetch\w*|description|_make_row\w*)$"),
+    Rule("result loading", r"adaptive_client/dbapi/cursor\.py", r"^fetch(one|many|all)$"),
     Rule("result loading", r"adaptive_client/|psycopg/", "", r"load_rows?\(|set_pgresult\("),
     # caches: psycopg's prepared statements; the client's parsed texts, compiled kinds,
-    # plans, locked rows, its direct path's statement names
+    # plans, rows locked in the transaction, its direct path's statement names
     Rule("cache lookups", r"psycopg/_preparing\.py"),
     Rule("cache lookups", r"psycopg/", r"_get_prepared|_maybe_prepare"),
     Rule(
@@ -146,7 +168,7 @@ RULES: tuple[Rule, ...] = (
         "cache lookups",
         r"adaptive_client/",
         "",
-        r"\b_?(plans|parsed|compiled_kind|formats|names|locked_rows)\.get\(|\bnames\.get\(",
+        r"\b_?(plans|parsed|compiled_kind|formats|names)\.get\(|locked_rows|lock_layout",
     ),
     # compilation (a plan not cached: compiled per execution)
     Rule(
@@ -160,14 +182,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "client evaluation", r"adaptive_client/compile/(projection|client_aggregate|residual)\.py"
     ),
-    # catalog checks: the connection bound, other clients' peels and DDL, the epoch
-    Rule(
-        "catalog checks",
-        r"adaptive_client/",
-        r"^(bind|refresh_catalog|epoch_moved|arrived|refresh|reload|in_transaction|"
-        r"snapshot_isolation|committed|rolled_back|_check_text_orders)$",
-    ),
-    Rule("catalog checks", r"adaptive_client/dbapi/notifications\.py"),
     # psycopg: the query and its parameters dumped
     Rule("binding and encoding", r"psycopg/(_queries|adapt)\.py"),
     Rule("binding and encoding", r"psycopg/", r"dump|_convert_query"),
@@ -176,8 +190,12 @@ RULES: tuple[Rule, ...] = (
     Rule("decoding", r"adaptive_client/", r"decrypt|decode|^open|application_rows|from_server"),
     Rule("decoding", r"adaptive_client/", r"^(set_result|_as_lists|\w*columnar\w*)$"),
     Rule("decoding", r"adaptive_client/values/handout\.py"),
-    # parameters bound and encoded (their encryption apart, by the rule above)
-    Rule("binding and encoding", r"adaptive_client/", r"bind|seal|encode|encrypt|_values"),
+    # parameters checked, bound and encoded (their encryption apart, by the rule above)
+    Rule(
+        "binding and encoding",
+        r"adaptive_client/",
+        r"bind|seal|encode|encrypt|_values|_check_positional_count",
+    ),
     Rule("binding and encoding", r"adaptive_client/compile/comparands\.py"),
     Rule("binding and encoding", r"adaptive_client/catalog/recipes\.py"),
     Rule("binding and encoding", r"adaptive_client/values/"),
@@ -401,19 +419,18 @@ def worker(args: argparse.Namespace) -> None:
 @dataclass
 class Profile:
     """One configuration's statements: their CPU per label and its kernel part, timed in
-    a run without the profiler, and a profiled run's samples per (label, category).
+    runs without the profiler, and a profiled run's samples per (label, category).
 
-    The samples are wall-clock samples of the thread while it holds the GIL (py-spy's
-    ``--gil``): a Python frame running, or a C call made with the GIL held.  psycopg
-    releases the GIL for libpq's socket I/O and its wait for the server, so the samples
-    see the process's user-space work (and a preempted thread's wait for a processor,
-    alike in every category), not the kernel's.  The split: the statement's system
-    (kernel) time is libpq's -- sending, polling and reading its socket -- and its user
-    time is divided among the categories as the samples are."""
+    The samples are of the thread while it holds the GIL (py-spy's ``--gil``): a Python
+    frame running, or a C call made with the GIL held -- a system call among them (libpq
+    sending with the GIL held), left out by :func:`read_samples`.  psycopg waits for the
+    server without the GIL.  The split: the statement's system (kernel) time is libpq's
+    -- sending, polling and reading its socket -- and its user time is divided among the
+    categories as the samples are."""
 
-    cpu: dict[str, float]
-    runs: dict[str, int]
-    user: dict[str, float] = field(default_factory=dict)
+    each: dict[str, float]  # CPU µs per execution (the median of the timed rounds)
+    runs: dict[str, int]  # executions per round
+    user: dict[str, float] = field(default_factory=dict)  # seconds, all rounds
     system: dict[str, float] = field(default_factory=dict)
     samples: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     # per (label, category): the deciding frame (or the innermost), by samples
@@ -421,7 +438,7 @@ class Profile:
 
     def us(self, label: str) -> float:
         """CPU µs per execution."""
-        return self.cpu.get(label, 0.0) / max(self.runs.get(label, 0), 1) * 1e6
+        return self.each.get(label, 0.0)
 
     def kernel_share(self, label: str) -> float:
         """The part of the label's CPU the kernel spent (getrusage's split)."""
@@ -444,6 +461,14 @@ class Profile:
         return each
 
 
+# a sample in one of these C library calls is in the kernel (a system call), whose time
+# the statement's system time counts
+SYSTEM_CALL = re.compile(
+    r"^(__libc_)?(send|recv|sendto|recvfrom|sendmsg|recvmsg|poll|ppoll|select|pselect|"
+    r"epoll_wait|read|write|mmap64|munmap|mprotect|madvise|brk|futex|syscall)$"
+)
+
+
 def read_samples(raw: str, profile: Profile) -> None:
     """Give each sample of the measured statements to its label and category."""
     here = str(Path(__file__).resolve().name)
@@ -452,6 +477,8 @@ def read_samples(raw: str, profile: Profile) -> None:
         if not stack or not count.isdigit():
             continue
         frames = [parse_frame(f) for f in stack.split(";")]
+        if "libc" in frames[-1].file and SYSTEM_CALL.match(frames[-1].name):
+            continue
         names = {f.name for f in frames if f.file.endswith(here)}
         if "_measure" not in names or "_feed" in names or "_warm_up" in names:
             continue
@@ -527,8 +554,17 @@ def _run_worker(config: str, args: argparse.Namespace, raw: Path | None) -> dict
             "--warehouses", str(args.warehouses), "--out", str(out),
         ]  # fmt: skip
         if raw is not None:
-            spied = [spy, "record", "--format", "raw", "--rate", str(args.rate), "--gil"]
-            cmd = [*spied, "--nonblocking", "--full-filenames", "-o", str(raw), "--", *cmd]
+            spied = [
+                spy,
+                "record",
+                "--format",
+                "raw",
+                "--rate",
+                str(args.rate),
+                "--gil",
+                "--native",
+            ]
+            cmd = [*spied, "--full-filenames", "-o", str(raw), "--", *cmd]
         done = subprocess.run(cmd, env=env, capture_output=True, text=True)
         if done.returncode != 0 or not out.exists():
             sys.stderr.write(done.stdout + done.stderr)
@@ -537,19 +573,35 @@ def _run_worker(config: str, args: argparse.Namespace, raw: Path | None) -> dict
     return timing
 
 
-def profile_config(config: str, args: argparse.Namespace) -> Profile:
-    """``config``'s CPU per statement, timed in a run without the profiler, and its
-    samples and timings from a run under it (see :class:`Profile`)."""
-    timing = _run_worker(config, args, None)
-    profile = Profile(
-        cpu=timing["cpu"], runs=timing["runs"], user=timing["user"], system=timing["system"]
-    )
+def profile_configs(configs: list[str], args: argparse.Namespace) -> dict[str, Profile]:
+    """Each configuration's CPU per statement, timed in ``--rounds`` runs without the
+    profiler taking turns (plain, client, plain, ...: the machine's drift moves both
+    alike), and its samples from a run under the profiler (see :class:`Profile`)."""
+    timings: dict[str, list[dict[str, Any]]] = {c: [] for c in configs}
+    for _ in range(args.rounds):
+        for config in configs:
+            timings[config].append(_run_worker(config, args, None))
+    out = {}
+    for config, rounds in timings.items():
+        labels = {label for t in rounds for label in t["runs"]}
+        out[config] = Profile(
+            each={
+                label: statistics.median(
+                    t["cpu"][label] / t["runs"][label] * 1e6 for t in rounds if t["runs"].get(label)
+                )
+                for label in labels
+            },
+            runs=rounds[-1]["runs"],
+            user={label: sum(t["user"].get(label, 0.0) for t in rounds) for label in labels},
+            system={label: sum(t["system"].get(label, 0.0) for t in rounds) for label in labels},
+        )
     with tempfile.TemporaryDirectory() as tmp:
-        raw = Path(args.keep or tmp) / f"{config}.raw.txt"
-        raw.parent.mkdir(parents=True, exist_ok=True)
-        _run_worker(config, args, raw)
-        read_samples(raw.read_text(), profile)
-    return profile
+        for config in configs:
+            raw = Path(args.keep or tmp) / f"{config}.raw.txt"
+            raw.parent.mkdir(parents=True, exist_ok=True)
+            _run_worker(config, args, raw)
+            read_samples(raw.read_text(), out[config])
+    return out
 
 
 # -- the report ------------------------------------------------------------------------------
@@ -613,6 +665,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--config", default="encrypted", choices=("encrypted", "adaptive"))
     ap.add_argument("--scale", default="tiny", choices=sorted(SCALES))
     ap.add_argument("--warehouses", type=int, default=1)
+    ap.add_argument("--rounds", type=int, default=3, help="timed runs per configuration")
     ap.add_argument("--rate", type=int, default=2000, help="samples per second")
     ap.add_argument("--warmup", type=int, default=20, help="executions per label before measuring")
     ap.add_argument("--limit", type=float, default=300.0, help="seconds per transaction at most")
@@ -632,8 +685,8 @@ def main(argv: list[str] | None = None) -> None:
         worker(args)
         return
     labels = args.labels.split(",")
-    plain = profile_config("plain", args)
-    client = profile_config(args.config, args)
+    profiles = profile_configs(["plain", args.config], args)
+    plain, client = profiles["plain"], profiles[args.config]
     print(report(labels, client, plain, args.config, args.detail))
 
 

@@ -21,6 +21,7 @@ BENCH = Path(__file__).parents[2] / "bench" / "statement_profile.py"
 ROOT = BENCH.parents[1]
 
 
+@pytest.mark.slow  # (about 30 s: five worker processes, two under the profiler)
 def test_statement_profile_splits_a_label_into_its_categories(
     new_database: Any, master_key: Any
 ) -> None:
@@ -39,7 +40,9 @@ def test_statement_profile_splits_a_label_into_its_categories(
             "--labels",
             "no.item",
             "--n",
-            "200",
+            "100",
+            "--rounds",
+            "1",
             "--warmup",
             "5",
             "--dsn",
