@@ -48,14 +48,17 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import psycopg
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from tpcc_client_cpu import _dsn
 
-from tpcc.cli import master_key
+from tpcc.cli import _exists, _recreate, master_key
 from tpcc.driver import _retryable, open_connection
 from tpcc.load import SCALES
 from tpcc.rand import TpccRandom
@@ -544,9 +547,7 @@ def _run_worker(config: str, args: argparse.Namespace, raw: Path | None) -> dict
         env["PYTHONPATH"] = os.pathsep.join(
             [*_package_roots(), str(ROOT / "bench"), *filter(None, [env.get("PYTHONPATH")])]
         )
-        dsn = (args.plain_dsn if config == "plain" else args.dsn) or _dsn(
-            config, args.scale, args.warehouses
-        )
+        dsn = args.plain_dsn if config == "plain" else args.dsn
         cmd = [
             sys.executable, str(Path(__file__).resolve()), "--worker", config, "--worker-dsn", dsn,
             "--labels", args.labels, "--n", str(args.n), "--warmup", str(args.warmup),
@@ -602,6 +603,34 @@ def profile_configs(configs: list[str], args: argparse.Namespace) -> dict[str, P
             _run_worker(config, args, raw)
             read_samples(raw.read_text(), out[config])
     return out
+
+
+@contextlib.contextmanager
+def _databases(args: argparse.Namespace) -> Iterator[None]:
+    """``--dsn`` and ``--plain-dsn``, or copies of the templates a sweep left (dropped
+    after): the sweep's run databases are reset under a run by any sweep meanwhile."""
+    made = []
+    for config, attr in (("plain", "plain_dsn"), (args.config, "dsn")):
+        if getattr(args, attr):
+            continue
+        run = _dsn(config, args.scale, args.warehouses)
+        template = make_conninfo(
+            run, dbname=str(conninfo_to_dict(run)["dbname"]).replace("_run", "_template")
+        )
+        primed = make_conninfo(template, dbname=f"{conninfo_to_dict(template)['dbname']}_primed")
+        if config == "adaptive" and _exists(primed):
+            template = primed  # (the workload's peels done)
+        copy = make_conninfo(run, dbname=f"statement_profile_{config}")
+        _recreate(copy, template=template)
+        made.append(copy)
+        setattr(args, attr, copy)
+    try:
+        yield
+    finally:
+        for dsn in made:
+            with psycopg.connect(make_conninfo(dsn, dbname="postgres"), autocommit=True) as c:
+                name = sql.Identifier(str(conninfo_to_dict(dsn)["dbname"]))
+                c.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
 
 
 # -- the report ------------------------------------------------------------------------------
@@ -670,8 +699,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--warmup", type=int, default=20, help="executions per label before measuring")
     ap.add_argument("--limit", type=float, default=300.0, help="seconds per transaction at most")
     ap.add_argument("--detail", type=int, default=0, help="top functions per category")
-    ap.add_argument("--dsn", help="the client's database (default: the sweep's run database)")
-    ap.add_argument("--plain-dsn", help="plain's database (default: the sweep's run database)")
+    ap.add_argument("--dsn", help="the client's database (default: a copy of a sweep's template)")
+    ap.add_argument("--plain-dsn", help="plain's database (default: a copy of a sweep's template)")
     ap.add_argument(
         "--keep", help="directory to keep py-spy's raw samples in (flamegraph.pl's input)"
     )
@@ -685,7 +714,8 @@ def main(argv: list[str] | None = None) -> None:
         worker(args)
         return
     labels = args.labels.split(",")
-    profiles = profile_configs(["plain", args.config], args)
+    with _databases(args):
+        profiles = profile_configs(["plain", args.config], args)
     plain, client = profiles["plain"], profiles[args.config]
     print(report(labels, client, plain, args.config, args.detail))
 
