@@ -62,7 +62,7 @@ from tpcc.cli import _exists, _recreate, master_key
 from tpcc.driver import _retryable, open_connection
 from tpcc.load import SCALES
 from tpcc.rand import TpccRandom
-from tpcc.transactions import Terminal
+from tpcc.transactions import MIX, Terminal
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -324,6 +324,7 @@ class Recorder:
         self.user: dict[str, float] = defaultdict(float)
         self.system: dict[str, float] = defaultdict(float)
         self.runs: Counter[str] = Counter()
+        self.transactions: Counter[str] = Counter()  # measured, per Terminal method
         self._label = ""
         self._t0 = 0.0
         self._usage = resource.getrusage(resource.RUSAGE_THREAD)
@@ -346,7 +347,13 @@ class Recorder:
             self.runs[label] += 1
 
     def results(self) -> dict[str, Any]:
-        return {"cpu": self.cpu, "user": self.user, "system": self.system, "runs": self.runs}
+        return {
+            "cpu": self.cpu,
+            "user": self.user,
+            "system": self.system,
+            "runs": self.runs,
+            "transactions": self.transactions,
+        }
 
 
 FEED = {"delivery": 10}  # NewOrders run before each Delivery: orders for it to deliver
@@ -395,6 +402,7 @@ def _measure(
     while min(rec.runs[label] for label in labels) < n and time.monotonic() < end:
         _feed(term, conn, method, rec)
         _run_transaction(term, conn, method)
+        rec.transactions[method] += 1
     rec.on = False
 
 
@@ -433,6 +441,7 @@ class Profile:
 
     each: dict[str, float]  # CPU µs per execution (the median of the timed rounds)
     runs: dict[str, int]  # executions per round
+    transactions: dict[str, int] = field(default_factory=dict)  # per round, per method
     user: dict[str, float] = field(default_factory=dict)  # seconds, all rounds
     system: dict[str, float] = field(default_factory=dict)
     samples: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
@@ -442,6 +451,14 @@ class Profile:
     def us(self, label: str) -> float:
         """CPU µs per execution."""
         return self.each.get(label, 0.0)
+
+    def per_mix_transaction(self, label: str) -> float:
+        """The label's executions per transaction of the TPC-C mix (its transaction's
+        weight in the mix, times its executions per such transaction here)."""
+        method = transaction_of(label)
+        weight = dict(MIX)[method] / sum(w for _, w in MIX)
+        done = self.transactions.get(method, 0)
+        return weight * self.runs.get(label, 0) / done if done else 0.0
 
     def kernel_share(self, label: str) -> float:
         """The part of the label's CPU the kernel spent (getrusage's split)."""
@@ -593,6 +610,7 @@ def profile_configs(configs: list[str], args: argparse.Namespace) -> dict[str, P
                 for label in labels
             },
             runs=rounds[-1]["runs"],
+            transactions=rounds[-1]["transactions"],
             user={label: sum(t["user"].get(label, 0.0) for t in rounds) for label in labels},
             system={label: sum(t["system"].get(label, 0.0) for t in rounds) for label in labels},
         )
@@ -682,7 +700,34 @@ def report(labels: list[str], client: Profile, plain: Profile, config: str, deta
         total, base_total = client.us(label), plain.us(label)
         ratio = f"{total / base_total:>6.2f}" if base_total else f"{'-':>6}"
         lines.append(f"  {label:<26}{cells}{total:>8.1f}{base_total:>8.1f}{ratio}")
+    lines += _per_mix_transaction(labels, client, plain, config)
     return "\n".join(lines)
+
+
+def _per_mix_transaction(
+    labels: list[str], client: Profile, plain: Profile, config: str
+) -> list[str]:
+    """The labels' categories weighted by their executions per transaction of the mix."""
+    weights = {label: client.per_mix_transaction(label) for label in labels}
+    if not any(weights.values()):
+        return []
+    ours = {c: sum(weights[lb] * client.split(lb)[c] for lb in labels) for c in CATEGORIES}
+    base = {c: sum(weights[lb] * plain.split(lb)[c] for lb in labels) for c in CATEGORIES}
+    lines = [
+        "",
+        f"per transaction of the mix ({len(labels)} labels, each weighted by its executions "
+        "per transaction): µs",
+        f"  {'category':<26} {config:>10} {'plain':>8} {'+':>8}",
+    ]
+    for c in CATEGORIES:
+        if ours[c] >= 0.5 or base[c] >= 0.5:
+            lines.append(f"  {c:<26} {ours[c]:>10.0f} {base[c]:>8.0f} {ours[c] - base[c]:>+8.0f}")
+    total, base_total = sum(ours.values()), sum(base.values())
+    ratio = f"  ({total / base_total:.2f}x)" if base_total else ""
+    lines.append(
+        f"  {'total':<26} {total:>10.0f} {base_total:>8.0f} {total - base_total:>+8.0f}{ratio}"
+    )
+    return lines
 
 
 def main(argv: list[str] | None = None) -> None:
