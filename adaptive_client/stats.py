@@ -67,6 +67,10 @@ class Stats:
         self.residual_rows += record.rows
         self.residual_bytes += record.bytes
 
+    def bound(self) -> Stats:
+        """This object (:data:`STATS` gives the current connection's)."""
+        return self
+
     def _statement_counts(self) -> Counter[str]:
         """The counts of the statement kind running now (made at its first count)."""
         per = self.by_statement.get(self.current)
@@ -77,7 +81,10 @@ class Stats:
     def count(self, scheme: str, decrypt: bool = False, n: int = 1) -> None:
         (self.decryptions if decrypt else self.encryptions)[scheme] += n
         key = (_DEC if decrypt else _ENC).get(scheme) or f"{'dec' if decrypt else 'enc'}:{scheme}"
-        per = self._statement_counts()
+        # (_statement_counts, inlined: this runs for every value bound or read)
+        per = self.by_statement.get(self.current)
+        if per is None:
+            per = self.by_statement[self.current] = Counter()
         per[key] += n
 
     def decrypted(self, scheme: str, rnd: bool) -> None:
@@ -205,6 +212,11 @@ class _CurrentStats:
 
     def __setattr__(self, name: str, value: Any) -> None:
         setattr(_CURRENT.get(), name, value)
+
+    def bound(self) -> Stats:
+        """The current connection's :class:`Stats` itself: for code that reads or sets
+        several attributes (each through this proxy is a failed lookup first)."""
+        return _CURRENT.get()
 
     def count(self, scheme: str, decrypt: bool = False, n: int = 1) -> None:
         _CURRENT.get().count(scheme, decrypt, n)

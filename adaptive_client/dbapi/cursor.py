@@ -457,7 +457,7 @@ class Cursor:
             cached = conn.locked_rows.get(key) if key is not None else None
             if cached is not None:
                 rows = [cached]  # this transaction holds the row lock: no SELECT needed
-                STATS.locked_reuse += 1
+                STATS.bound().locked_reuse += 1
             else:
                 select = rmw.select
                 with STATS.crypto():

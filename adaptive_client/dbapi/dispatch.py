@@ -283,8 +283,9 @@ def _run_compiled(
         first_in_transaction = not conn.in_transaction()
         try:
             # (STATS.statement(kind), inlined: this wraps every statement)
-            prev, STATS.current = STATS.current, kind
-            STATS.statements[kind] += 1
+            stats = STATS.bound()
+            prev, stats.current = stats.current, kind
+            stats.statements[kind] += 1
             # (the server's clock, read when a value of it is first bound)
             clock = SERVER_CLOCK.set(ServerClock(conn.pg)) if plan.uses_clock else None
             try:
@@ -293,7 +294,7 @@ def _run_compiled(
                 else:
                     cur.execute_plan(plan, params if params is not None else ())
             finally:
-                STATS.current = prev
+                stats.current = prev
                 if clock is not None:
                     SERVER_CLOCK.reset(clock)
             if repeat_npos is not None and params is not None and many is None:
