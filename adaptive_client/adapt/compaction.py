@@ -14,7 +14,10 @@ PostgreSQL's own rewrite, MVCC-safe (versions a running transaction may still se
 kept), about a fifth of the time the UPDATE took.  It holds the table's ACCESS EXCLUSIVE
 lock meanwhile, as the peel did.  It first waits (at most 3 s) for the transactions that
 began before the adaptation committed to end -- anywhere in the cluster: until then the
-replaced versions are not removable -- then (at most 1 s) for the table's lock.  One
+replaced versions are not removable -- then for the table's lock: at most 1 s, and past
+the server's ``deadlock_timeout`` in any case -- an autovacuum holding the table (which
+the rewrite's dead rows themselves call in) is cancelled by the waiting VACUUM FULL's
+deadlock check after that timeout, and a shorter wait would give up first.  One
 client compacts a table at a time; another that finds it being compacted goes on.  A
 table another transaction holds a lock on past that wait, or an older transaction that
 runs on, leaves the table as it is (the DBA's ``VACUUM FULL`` does the same later), and a
@@ -37,6 +40,9 @@ MIN_PAGES = 1024  # 8 MiB of 8 KiB pages: a smaller table is read whole in no ti
 # table's lock: LOCK_WAIT_MS): an adaptation of a table this size took seconds already
 WAIT_MS = 3000
 LOCK_WAIT_MS = 1000  # (VACUUM FULL queued for the lock holds every later statement back)
+# how long past the server's deadlock_timeout the lock wait lasts at least: the deadlock
+# check then cancels an autovacuum of the table, which releases its lock at its next page
+AUTOVACUUM_CANCEL_MS = 500
 
 
 def compact(conn: psycopg.Connection[Any], tables: Iterable[str], wait_ms: int) -> list[str]:
@@ -49,8 +55,9 @@ def compact(conn: psycopg.Connection[Any], tables: Iterable[str], wait_ms: int) 
     try:
         if not mine or not _older_transactions_ended(conn, wait_ms):
             return done  # the old row versions are still visible to someone: nothing to gain
+        lock_wait = lock_wait_ms(conn)
         for anon in mine:
-            conn.execute(f"SET lock_timeout = '{LOCK_WAIT_MS}ms'")
+            conn.execute(f"SET lock_timeout = '{lock_wait}ms'")
             try:
                 conn.execute(sql.SQL("VACUUM FULL {}").format(sql.Identifier(anon)))
                 done.append(anon)
@@ -72,6 +79,16 @@ def after_adaptation(conn: psycopg.Connection[Any], tables: Iterable[str]) -> No
 
 
 _KEY = "adaptive compaction of "
+
+
+def lock_wait_ms(conn: psycopg.Connection[Any]) -> int:
+    """How long a VACUUM FULL waits for its table's lock: :data:`LOCK_WAIT_MS`, and
+    :data:`AUTOVACUUM_CANCEL_MS` past the server's ``deadlock_timeout`` at least."""
+    row = conn.execute(
+        "SELECT setting::int FROM pg_settings WHERE name = 'deadlock_timeout'"
+    ).fetchone()
+    deadlock_ms = int(row[0]) if row is not None else 1000
+    return max(LOCK_WAIT_MS, deadlock_ms + AUTOVACUUM_CANCEL_MS)
 
 
 def _try_lock(conn: psycopg.Connection[Any], anon: str) -> bool:
@@ -108,4 +125,11 @@ def _older_transactions_ended(conn: psycopg.Connection[Any], wait_ms: int) -> bo
         time.sleep(0.01)
 
 
-__all__ = ["LOCK_WAIT_MS", "MIN_PAGES", "WAIT_MS", "compact"]
+__all__ = [
+    "AUTOVACUUM_CANCEL_MS",
+    "LOCK_WAIT_MS",
+    "MIN_PAGES",
+    "WAIT_MS",
+    "compact",
+    "lock_wait_ms",
+]

@@ -114,3 +114,43 @@ def test_one_client_compacts_a_table_at_a_time(dbs: tuple[Any, Any], monkeypatch
         assert _node(enc) == node
     assert compaction.compact(enc.control, [anon], wait_ms=3000) == [anon]
     assert _node(enc) != node
+
+
+def test_the_lock_wait_outlasts_the_deadlock_check(dbs: tuple[Any, Any]) -> None:
+    """The deadlock check of a VACUUM FULL waiting for its table is what cancels an
+    autovacuum holding the table: a lock wait no longer than ``deadlock_timeout`` ends
+    first, and the table is left uncompacted (test below)."""
+    _, enc = dbs
+    for setting in ("1s", "2500ms"):
+        enc.control.execute(f"SET deadlock_timeout = '{setting}'")
+        row = enc.control.execute(
+            "SELECT setting::int FROM pg_settings WHERE name = 'deadlock_timeout'"
+        )
+        assert compaction.lock_wait_ms(enc.control) > int(row.fetchone()[0])
+    enc.control.execute("RESET deadlock_timeout")
+
+
+@pytest.mark.slow
+def test_a_table_autovacuum_is_vacuuming_is_compacted(new_database: Any) -> None:
+    """An autovacuum of the table -- which the rewrite's dead rows call in -- gives way
+    to the compaction (up to the autovacuum launcher's next visit to the database)."""
+    import time
+
+    with psycopg.connect(new_database("cav"), autocommit=True) as conn:
+        # (a slow autovacuum of the table as soon as it has dead rows)
+        conn.execute(
+            "CREATE TABLE big (id integer PRIMARY KEY, pad text) WITH ("
+            "autovacuum_vacuum_threshold = 0, autovacuum_vacuum_scale_factor = 0, "
+            "autovacuum_vacuum_cost_delay = 100, autovacuum_vacuum_cost_limit = 10)"
+        )
+        conn.execute("INSERT INTO big SELECT g, repeat('x', 500) FROM generate_series(1, 40000) g")
+        conn.execute("UPDATE big SET pad = repeat('y', 500)")
+        vacuuming = "SELECT 1 FROM pg_stat_progress_vacuum WHERE relid = 'big'::regclass"
+        deadline = time.monotonic() + 240
+        while conn.execute(vacuuming).fetchone() is None:
+            if time.monotonic() > deadline:
+                pytest.skip("no autovacuum came to the table")
+            time.sleep(0.2)
+        pages = compaction._pages(conn, "big")
+        assert compaction.compact(conn, ["big"], wait_ms=3000) == ["big"]
+        assert compaction._pages(conn, "big") < pages * 0.6
