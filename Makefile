@@ -84,6 +84,7 @@ wheels: venv
 
 demo: up
 	$(VENV)/bin/adaptive-tpcc sweep --configs plain,encrypted,adaptive --latencies 0,60,120 \
-		--clients 64 --duration 60 --warmup 10 --warehouses 64 --scale demo --reload --out results/demo
+		--clients 64 --duration 60 --warmup 10 --rounds 2 --kept-latencies 0 \
+		--warehouses 64 --scale demo --reload --out results/demo
 	$(VENV)/bin/adaptive-tpcc report results/demo
 	@echo "report: results/demo/report.md"

@@ -1,11 +1,14 @@
 """TPC-C throughput under emulated WAN latency: adaptive and encrypted against plain.
 
     python bench/tpcc_latency.py [--clients 10] [--duration 60] [--latencies 0,60]
+                                 [--rounds 3] [--kept-latencies 0]
                                  [--scale small] [--out results/bench-tpcc]
     python bench/tpcc_latency.py --results results/demo   # figures of an earlier sweep
 
 One `adaptive-tpcc sweep` of the three configurations (1 warehouse, the same clients,
-duration and latencies for all), then the ratios the performance targets name:
+duration and latencies for all; each point in ``--rounds`` interleaved rounds, the
+configurations in turn, so that a drift of the machine's speed moves them alike), then
+the ratios the performance targets name:
 adaptive/plain throughput at 60 ms (>= 0.90) and at 0 ms (>= 0.75), encrypted/plain at
 60 ms (>= 0.95), and the response-time overhead of the adaptive order-line INSERT over
 plain's at 60 ms (<= 10%).  Throughput ratios come with a rough 95% interval (counts
@@ -23,7 +26,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tpcc.cli import plain_statements_option
+from tpcc.cli import KEPT, plain_statements_option
+from tpcc.driver import variant
 
 INSERT = "no.insert_order_line"
 
@@ -32,12 +36,14 @@ def _runs(folder: Path) -> dict[tuple[str, float], dict[str, Any]]:
     out = {}
     for f in folder.glob("*-c*-l*.json"):
         r = json.loads(f.read_text())
-        out[(r["config"], float(r["latency_ms"]))] = r
+        out[(variant(r), float(r["latency_ms"]))] = r
     return out
 
 
-def _ratio(runs: dict[tuple[str, float], dict[str, Any]], config: str, lat: float) -> str:
-    a, p = runs.get((config, lat)), runs.get(("plain", lat))
+def _ratio(
+    runs: dict[tuple[str, float], dict[str, Any]], config: str, lat: float, base: str = "plain"
+) -> str:
+    a, p = runs.get((config, lat)), runs.get((base, lat))
     if not a or not p or not p["tpm"]:
         return "n/a"
     na, np_ = sum(a["committed"].values()), sum(p["committed"].values())
@@ -51,6 +57,12 @@ def main() -> None:
     ap.add_argument("--clients", default="10")
     ap.add_argument("--duration", type=float, default=60)
     ap.add_argument("--latencies", default="0,60")
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds per point")
+    ap.add_argument(
+        "--kept-latencies",
+        default="",
+        help="latencies at which plain also runs with the kept statement rule (plain-kept)",
+    )
     ap.add_argument("--scale", default="small", choices=("tiny", "small", "full"))
     ap.add_argument("--out", default="results/bench-tpcc")
     plain_statements_option(ap)
@@ -88,6 +100,10 @@ def _sweep(args: argparse.Namespace) -> None:
             "--reload",  # templates loaded by this code, not by an earlier version
             "--plain-statements",
             args.plain_statements,
+            "--rounds",
+            str(args.rounds),
+            "--kept-latencies",
+            args.kept_latencies,
         ],
         check=True,
     )
@@ -100,9 +116,15 @@ def _figures(folder: Path) -> None:
         sys.exit(f"no sweep results in {folder}")
     lats = sorted({lat for _, lat in runs})
     for lat in lats:
+        kept = (
+            f"; against plain-kept: adaptive {_ratio(runs, 'adaptive', lat, KEPT)}, "
+            f"encrypted {_ratio(runs, 'encrypted', lat, KEPT)}"
+            if (KEPT, lat) in runs
+            else ""
+        )
         print(
             f"{lat:>5g} ms: adaptive/plain {_ratio(runs, 'adaptive', lat)}, "
-            f"encrypted/plain {_ratio(runs, 'encrypted', lat)}"
+            f"encrypted/plain {_ratio(runs, 'encrypted', lat)}{kept}"
         )
     a, p = runs.get(("adaptive", 60.0)), runs.get(("plain", 60.0))
     overhead = "n/a"

@@ -20,9 +20,12 @@ from .driver import (
     CONFIGS,
     ISOLATION,
     PLAIN_STATEMENTS,
+    Collected,
     RunSpec,
+    collect,
+    merge,
     open_connection,
-    run,
+    summarize,
     write_results,
 )
 from .load import SCALES, expected_rows, load
@@ -102,6 +105,10 @@ def cmd_load(args: argparse.Namespace) -> int:
 
 
 def run_with_latency(spec: RunSpec, latency_ms: float, method: str = "auto") -> dict[str, Any]:
+    return summarize(collect_with_latency(spec, latency_ms, method))
+
+
+def collect_with_latency(spec: RunSpec, latency_ms: float, method: str = "auto") -> Collected:
     from netem import emulate
 
     info = psycopg.conninfo.conninfo_to_dict(spec.dsn)
@@ -110,15 +117,22 @@ def run_with_latency(spec: RunSpec, latency_ms: float, method: str = "auto") -> 
         spec.server_dsn = spec.dsn
         spec.dsn = psycopg.conninfo.make_conninfo(spec.dsn, host=e.host, port=e.port)
         spec.latency_ms, spec.method = latency_ms, e.method
-        return run(spec, log=lambda m: print(m, file=sys.stderr))
+        return collect(spec, log=lambda m: print(m, file=sys.stderr))
 
 
-def _spec(args: argparse.Namespace, config: str, dsn: str, clients: int) -> RunSpec:
+def _spec(
+    args: argparse.Namespace,
+    config: str,
+    dsn: str,
+    clients: int,
+    plain_statements: str | None = None,
+    duration: float | None = None,
+) -> RunSpec:
     return RunSpec(
         config=config,
         dsn=dsn,
         clients=clients,
-        duration=args.duration,
+        duration=args.duration if duration is None else duration,
         warmup=args.warmup,
         warehouses=args.warehouses,
         isolation=args.isolation,
@@ -126,7 +140,7 @@ def _spec(args: argparse.Namespace, config: str, dsn: str, clients: int) -> RunS
         scale=SCALES[args.scale],
         seed=args.seed,
         prime=not getattr(args, "no_prime", False),
-        plain_statements=args.plain_statements,
+        plain_statements=plain_statements or args.plain_statements,
     )
 
 
@@ -146,7 +160,10 @@ def _dbname(dsn: str) -> str:
 
 def _recreate(dsn: str, template: str | None = None) -> None:
     """``dsn``'s database dropped and created again, empty or a copy of ``template``'s
-    (a DSN too)."""
+    (a DSN too).  A copy is made by copying the files after a checkpoint (PostgreSQL 15's
+    default instead writes every page of the copy to the WAL through shared buffers):
+    a timed run on the copy starts with no dirty buffers, none of the copy's nor of the
+    run before it, left for the checkpointer to write meanwhile."""
     name = _dbname(dsn)
     admin = psycopg.conninfo.make_conninfo(dsn, dbname="postgres")
     with psycopg.connect(admin, autocommit=True) as c:
@@ -154,8 +171,9 @@ def _recreate(dsn: str, template: str | None = None) -> None:
         if template is None:
             c.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
         else:
+            strategy = " STRATEGY FILE_COPY" if c.info.server_version >= 150000 else ""
             c.execute(
-                sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
+                sql.SQL("CREATE DATABASE {} TEMPLATE {}" + strategy).format(
                     sql.Identifier(name), sql.Identifier(_dbname(template))
                 )
             )
@@ -229,13 +247,28 @@ def template_fingerprint(dsn: str) -> dict[str, int]:
 
 
 # What a point's result must share with the sweep to count as one of its points.
-# (plain_statements: recorded only where not psycopg's rule, so older sweeps match)
-_POINT_KEYS = ("duration", "warmup", "warehouses", "scale", "plain_statements")
+# (plain_statements, rounds, kept_latencies: recorded only where not the default, so
+# older sweeps match)
+_POINT_KEYS = (
+    "duration",
+    "warmup",
+    "warehouses",
+    "scale",
+    "plain_statements",
+    "rounds",
+    "kept_latencies",
+)
+
+# the second plain baseline: plain psycopg given the adaptive client's rule of keeping
+# prepared statements across rollbacks (driver.PLAIN_STATEMENTS)
+KEPT = "plain-kept"
 
 
 def finished_points(out: Path, meta: dict[str, Any]) -> set[tuple[str, int, float]]:
     """(configuration, clients, latency) of every point already written to ``out`` by a
     sweep with the same settings (a point's JSON is written last, atomically)."""
+    from .driver import variant
+
     done = set()
     for f in out.glob("*-c*-l*.json"):
         try:
@@ -244,7 +277,7 @@ def finished_points(out: Path, meta: dict[str, Any]) -> set[tuple[str, int, floa
             continue
         settings = r.get("sweep", {})
         if all(settings.get(k) == meta.get(k) for k in _POINT_KEYS):
-            done.add((r["config"], int(r["clients"]), float(r["latency_ms"])))
+            done.add((variant(r), int(r["clients"]), float(r["latency_ms"])))
     return done
 
 
@@ -254,11 +287,38 @@ def _write_meta(out: Path, meta: dict[str, Any]) -> None:
     tmp.replace(out / "sweep.json")
 
 
+def schedule(
+    configs: list[str],
+    clients: list[int],
+    latencies: list[float],
+    rounds: int,
+    kept_latencies: list[float],
+    done: set[tuple[str, int, float]],
+) -> list[tuple[int, float, list[list[str]]]]:
+    """The runs of a sweep: per (clients, latency) point not done yet, its rounds, each
+    the point's configurations one after another (plain, then :data:`KEPT` at the
+    ``kept_latencies``, encrypted, adaptive).  Interleaved so: a drift of the machine's
+    speed over the point's minutes moves its configurations alike, not the ratios."""
+    todo = []
+    for n in clients:
+        for lat in latencies:
+            variants = [
+                v
+                for c in configs
+                for v in ([c, KEPT] if c == "plain" and lat in kept_latencies else [c])
+            ]
+            if all((v, n, lat) in done for v in variants):
+                continue
+            todo.append((n, lat, [list(variants) for _ in range(rounds)]))
+    return todo
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
-    """Every (configuration, clients, latency): reset the database from a loaded template,
-    run with the emulated latency, write the result.  Each point is written as soon as it
-    ends; with ``--resume`` the points already in ``--out`` are skipped, so the study can
-    span several sittings (the templates are reused, and checked unchanged)."""
+    """Every (clients, latency) point: its configurations in interleaved rounds, each run
+    on a fresh copy of its loaded template with the emulated latency; a point's results
+    (its rounds merged) are written as soon as its last round ends.  With ``--resume``
+    the points already in ``--out`` are skipped, so the study can span several sittings
+    (the templates are reused, and checked unchanged)."""
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -272,9 +332,14 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     configs = [c.strip() for c in args.configs.split(",") if c.strip()]
     latencies = [float(x) for x in args.latencies.split(",")]
     clients = [int(x) for x in args.clients.split(",")]
+    kept = [float(x) for x in args.kept_latencies.split(",") if x.strip()]
     for config in configs:
         if config not in CONFIGS:
             raise AdaptiveError(f"unknown configuration {config!r}")
+    if args.rounds < 1:
+        raise AdaptiveError("--rounds must be at least 1")
+    if kept and ("plain" not in configs or args.plain_statements == "kept"):
+        raise AdaptiveError("--kept-latencies adds a second plain baseline: plain must run")
     out = Path(args.out)
     meta: dict[str, Any] = {
         "configs": configs,
@@ -290,6 +355,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     }
     if args.plain_statements != "psycopg":
         meta["plain_statements"] = args.plain_statements
+    if args.rounds != 1:
+        meta["rounds"] = args.rounds
+    if kept:
+        meta["kept_latencies"] = kept
     done: set[tuple[str, int, float]] = set()
     if args.resume and (out / "sweep.json").exists():
         before = json.loads((out / "sweep.json").read_text())
@@ -308,16 +377,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         )
     out.mkdir(parents=True, exist_ok=True)
     _write_meta(out, meta)
-    # each (clients, latency) point runs its configurations one after another, so the
-    # three runs a ratio compares are close in time (a shared machine drifts over hours)
-    # and a study stopped half-way holds complete ratios
-    todo = [
-        (config, n, lat)
-        for n in clients
-        for lat in latencies
-        for config in configs
-        if (config, n, lat) not in done
-    ]
+    # a point's rounds run its configurations in turn (see schedule), a point at a time,
+    # so that a study stopped half-way holds complete ratios
+    todo = schedule(configs, clients, latencies, args.rounds, kept, done)
     if done:
         console.print(f"resuming: {len(done)} point(s) done, {len(todo)} to run")
     columns = (
@@ -327,44 +389,98 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         TextColumn("left"),
         TimeRemainingColumn(),
     )
-    finished = 0
     revision = _revision()
+    finished = 0
     try:
         templates = {}
         for config in configs:
-            if any(p[0] == config for p in todo):
+            if todo:
                 templates[config] = _template(args, config, meta, console)
                 if config == "adaptive" and args.warmup > 0:
                     templates[config] = _primed(args, templates[config], meta, console)
                 _write_meta(out, meta)
+        _print_sizes(meta, console)
+        runs = sum(len(r) for _n, _lat, rounds in todo for r in rounds)
         with Progress(*columns, console=console) as bar:
-            task = bar.add_task("sweep", total=len(todo))
-            for config, n, lat in todo:
-                bar.update(task, description=f"{config}, {n} clients, {lat:g} ms")
-                # (named after its template: sweeps at other scales never share it)
-                target = _cluster_dsn(f"tpcc_{config}_{args.scale}_w{args.warehouses}_run")
-                _recreate(target, template=templates[config])
-                result = run_with_latency(_spec(args, config, target, n), lat, args.latency_method)
-                result["sweep"] = {k: meta.get(k) for k in _POINT_KEYS}
-                result["revision"] = revision
-                result["consistency"] = _check(config, target)
-                write_results(result, out)
+            task = bar.add_task("sweep", total=runs)
+            for n, lat, rounds in todo:
+                parts: dict[str, list[Collected]] = {}
+                problems: dict[str, list[str]] = {}
+                for round_no, variants in enumerate(rounds, 1):
+                    for v in variants:
+                        bar.update(
+                            task, description=f"{v}, {n} clients, {lat:g} ms, round {round_no}"
+                        )
+                        parts.setdefault(v, []).append(
+                            _run_round(args, templates, v, n, lat, len(rounds))
+                        )
+                        config = "plain" if v == KEPT else v
+                        target = _run_dsn(args, config)
+                        problems.setdefault(v, []).extend(_check(config, target))
+                        bar.advance(task)
+                for v, collected in parts.items():
+                    result = summarize(merge(collected))
+                    if v == KEPT:
+                        result["variant"] = KEPT
+                    result["sweep"] = {k: meta.get(k) for k in _POINT_KEYS}
+                    result["revision"] = revision
+                    result["consistency"] = problems[v]
+                    write_results(result, out)
+                    per_round = ", ".join(f"{r['tpm']:.0f}" for r in result["rounds"])
+                    console.print(
+                        f"{v}, {n} clients, {lat:g} ms: tpm {result['tpm']:.0f} "
+                        f"(rounds {per_round}), "
+                        f"tpmC {result['tpmC']:.0f}, peels {result['peels']}, "
+                        f"errors {sum(result['errors'].values())}, "
+                        f"{'consistent' if not result['consistency'] else 'INCONSISTENT'}"
+                    )
                 finished += 1
-                bar.advance(task)
-                console.print(
-                    f"{config}, {n} clients, {lat:g} ms: tpm {result['tpm']:.0f}, "
-                    f"tpmC {result['tpmC']:.0f}, peels {result['peels']}, "
-                    f"errors {sum(result['errors'].values())}, "
-                    f"{'consistent' if not result['consistency'] else 'INCONSISTENT'}"
-                )
     except KeyboardInterrupt:
         console.print(
-            f"interrupted: {len(done) + finished} point(s) kept in {out}; "
-            "run the same command with --resume to go on"
+            f"interrupted: {len({(n, lat) for _v, n, lat in done}) + finished} point(s) "
+            f"kept in {out}; run the same command with --resume to go on"
         )
         return 130
     print(out)
     return 0
+
+
+def _run_dsn(args: argparse.Namespace, config: str) -> str:
+    # (named after its template: sweeps at other scales never share it)
+    return _cluster_dsn(f"tpcc_{config}_{args.scale}_w{args.warehouses}_run")
+
+
+def _run_round(
+    args: argparse.Namespace,
+    templates: dict[str, str],
+    variant: str,
+    clients: int,
+    latency: float,
+    rounds: int,
+) -> Collected:
+    """One round of ``variant`` at a point: a fresh copy of its template, run for the
+    round's share of the point's measured seconds after the whole warm-up."""
+    config = "plain" if variant == KEPT else variant
+    target = _run_dsn(args, config)
+    _recreate(target, template=templates[config])
+    spec = _spec(
+        args,
+        config,
+        target,
+        clients,
+        plain_statements="kept" if variant == KEPT else None,
+        duration=args.duration / rounds,
+    )
+    return collect_with_latency(spec, latency, args.latency_method)
+
+
+def _print_sizes(meta: dict[str, Any], console: Any) -> None:
+    """The templates' sizes, and the primed adaptive one's against plain's."""
+    sizes = meta.get("database_mb", {})
+    console.print("templates (MB): " + ", ".join(f"{k} {v:g}" for k, v in sizes.items()))
+    primed, plain = sizes.get(PRIMED), sizes.get("plain")
+    if primed and plain:
+        console.print(f"the primed adaptive template is {primed / plain:.2f}x plain's size")
 
 
 def _revision() -> str:
@@ -387,12 +503,31 @@ def _revision() -> str:
     return f"{rev}-modified" if dirty else rev
 
 
+PRIMED = "adaptive primed"  # the primed adaptive template's key in the sweep's sizes
+
+
+def settle(dsn: str, compact: bool) -> None:
+    """A template made ready to be copied for timed runs, so that no run pays for what
+    making the template left behind.  With ``compact``, its tables are rewritten without
+    the row versions its writes replaced (``VACUUM FULL``): priming rewrites whole
+    columns of the largest tables, and the client's own compaction after each rewrite
+    gives way to whatever holds the table -- an autovacuum the rewrite itself set off
+    among them -- so a primed template could keep three times its rows' size.  Then
+    every row is frozen (a copy's readers have no commit status to look up and no hint
+    bits to write, its autovacuum nothing to freeze), the visibility maps are built and
+    the planner's statistics gathered, for the onion columns priming added too."""
+    with psycopg.connect(dsn, autocommit=True) as c:
+        if compact:
+            c.execute("VACUUM (FULL, FREEZE)")
+        c.execute("VACUUM (FREEZE, ANALYZE)")
+
+
 def _primed(args: argparse.Namespace, template: str, meta: dict[str, Any], console: Any) -> str:
     """The adaptive template once primed: a copy on which the workload's transactions
     ran until it built and peeled every onion they need (what each run's warm-up would
-    otherwise do again, for minutes at full scale).  Every adaptive point starts from it,
-    its runs then prime nothing; the copy is made again if missing, and checked unchanged
-    by its row counts like the template."""
+    otherwise do again, for minutes at full scale), then settled (:func:`settle`).  Every
+    adaptive point starts from it, its runs then prime nothing; the copy is made again if
+    missing, and checked unchanged by its row counts like the template."""
     from .driver import peel_count, prime
 
     primed = _cluster_dsn(f"{_dbname(template)}_primed")
@@ -402,11 +537,16 @@ def _primed(args: argparse.Namespace, template: str, meta: dict[str, Any], conso
         _recreate(primed, template=template)
         before, t0 = peel_count(primed), time.perf_counter()
         prime(_spec(args, "adaptive", primed, 1))
+        peels, seconds = peel_count(primed) - before, round(time.perf_counter() - t0, 1)
+        t0 = time.perf_counter()
+        settle(primed, compact=True)
         meta["primed"] = {
-            "peels": peel_count(primed) - before,
-            "seconds": round(time.perf_counter() - t0, 1),
+            "peels": peels,
+            "seconds": seconds,
+            "settle_seconds": round(time.perf_counter() - t0, 1),
             "fingerprint": template_fingerprint(primed),
         }
+        meta["database_mb"][PRIMED] = round(database_bytes(primed) / 2**20, 1)
     elif template_fingerprint(primed) != recorded:
         raise AdaptiveError(
             "the primed adaptive template changed since the sweep's first points ran on it: "
@@ -444,6 +584,7 @@ def _template(args: argparse.Namespace, config: str, meta: dict[str, Any], conso
         meta["load_seconds"][config] = round(
             _load_into(template, config, args.warehouses, args.scale), 1
         )
+        settle(template, compact=False)
     fingerprint = template_fingerprint(template)
     if recorded is not None and recorded != fingerprint:
         raise AdaptiveError(
@@ -529,6 +670,19 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--seed", type=int, default=1)
     sp.add_argument("--latency-method", choices=["auto", "netem", "proxy"], default="auto")
     plain_statements_option(sp)
+    sp.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="per point, run the configurations in turn this many times, each run a "
+        "fresh copy measured for --duration / rounds seconds after the whole --warmup",
+    )
+    sp.add_argument(
+        "--kept-latencies",
+        default="",
+        help="latencies at which plain runs a second time, with the statement rule kept "
+        "(the baseline plain-kept, beside plain in each round)",
+    )
     sp.add_argument("--reload", action="store_true", help="reload the templates")
     sp.add_argument(
         "--resume",

@@ -107,6 +107,37 @@ class ClientResult:
     crypto: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     counts: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
 
+    def add(self, other: ClientResult) -> None:
+        """``other``'s transactions, times and counts added to these."""
+        for attr in ("committed", "rolled_back", "retries", "errors"):
+            getattr(self, attr).update(getattr(other, attr))
+        for k, v in other.txn_times.items():
+            self.txn_times[k].extend(v)
+        for k, v in other.stmt_times.items():
+            self.stmt_times[k].extend(v)
+        for k, c in other.crypto.items():
+            self.crypto[k] += c
+        for k, cnt in other.counts.items():
+            self.counts[k].update(cnt)
+
+    def throughput(self) -> int:
+        """Transactions that count in tpm: the committed ones and the New-Orders the
+        specification rolls back on purpose (1 %)."""
+        return sum(self.committed.values()) + self.rolled_back["new_order"]
+
+
+@dataclass
+class Collected:
+    """What the runs of one configuration measured, unsummarized: one run, or a point's
+    rounds merged (:func:`merge`)."""
+
+    spec: RunSpec
+    total: ClientResult
+    peels_warmup: int
+    peels_measured: int
+    # per run, in order: when it started (Unix time), measured seconds, transactions, tpm
+    rounds: list[dict[str, float]]
+
 
 def _retryable(exc: BaseException) -> bool:
     from adaptive_client.errors import RetryableError
@@ -121,6 +152,17 @@ def _retryable(exc: BaseException) -> bool:
 
 
 def _client(index: int, spec: RunSpec, start_at: float, queue: Any) -> None:
+    """One client process: its result always reaches the queue, a failure counted as an
+    error (a process that died without it would hold the run until the queue's timeout)."""
+    try:
+        result = _terminal(index, spec, start_at)
+    except Exception as exc:
+        result = ClientResult()
+        result.errors[f"client: {type(exc).__name__}: {exc}"] += 1
+    queue.put(result)
+
+
+def _terminal(index: int, spec: RunSpec, start_at: float) -> ClientResult:
     from adaptive_client.stats import STATS
 
     conn = open_connection(
@@ -196,7 +238,7 @@ def _client(index: int, spec: RunSpec, start_at: float, queue: Any) -> None:
                 result.crypto[name] += sum(STATS.crypto_seconds.values()) - crypto0
             break
     conn.close()
-    queue.put(result)
+    return result
 
 
 def _reconnect(conn: Any, spec: RunSpec, until: float) -> Any:
@@ -271,6 +313,12 @@ def prime(spec: RunSpec) -> None:
 
 
 def run(spec: RunSpec, log: Any = print) -> dict[str, Any]:
+    """One run of ``spec``: its clients' measurements, summarized."""
+    return summarize(collect(spec, log))
+
+
+def collect(spec: RunSpec, log: Any = print) -> Collected:
+    """One run of ``spec``: warm-up and measured interval, every client's measurements."""
     ctx = mp.get_context("fork")
     queue = ctx.Queue()
     peels0 = peel_count(spec.server_dsn or spec.dsn) if spec.config != "plain" else 0
@@ -297,22 +345,48 @@ def run(spec: RunSpec, log: Any = print) -> dict[str, Any]:
     peels_end = peel_count(spec.server_dsn or spec.dsn) if spec.config != "plain" else 0
     total = ClientResult()
     for r in results:
-        for attr in ("committed", "rolled_back", "retries", "errors"):
-            getattr(total, attr).update(getattr(r, attr))
-        for k, v in r.txn_times.items():
-            total.txn_times[k].extend(v)
-        for k, v in r.stmt_times.items():
-            total.stmt_times[k].extend(v)
-        for k, c in r.crypto.items():
-            total.crypto[k] += c
-        for k, cnt in r.counts.items():
-            total.counts[k].update(cnt)
-    minutes = spec.duration / 60.0
-    committed = sum(total.committed.values()) + total.rolled_back["new_order"]
+        total.add(r)
+    n = total.throughput()
+    return Collected(
+        spec=spec,
+        total=total,
+        peels_warmup=peels_warm - peels0,
+        peels_measured=peels_end - peels_warm,
+        rounds=[
+            {
+                "started": start_at + spec.warmup,
+                "duration_s": spec.duration,
+                "transactions": n,
+                "tpm": n / (spec.duration / 60.0),
+            }
+        ],
+    )
+
+
+def merge(parts: list[Collected]) -> Collected:
+    """The rounds of one configuration at one point as one measurement: their
+    transactions, times and peels added, over their measured seconds added."""
+    total = ClientResult()
+    for part in parts:
+        total.add(part.total)
+    return Collected(
+        spec=parts[0].spec,
+        total=total,
+        peels_warmup=sum(p.peels_warmup for p in parts),
+        peels_measured=sum(p.peels_measured for p in parts),
+        rounds=[r for p in parts for r in p.rounds],
+    )
+
+
+def summarize(measured: Collected) -> dict[str, Any]:
+    """The result of a run (or of merged rounds), as a point's JSON holds it."""
+    spec, total = measured.spec, measured.total
+    duration = sum(r["duration_s"] for r in measured.rounds)
+    minutes = duration / 60.0
     return {
         "config": spec.config,
         "clients": spec.clients,
-        "duration_s": spec.duration,
+        "duration_s": duration,
         "warmup_s": spec.warmup,
         "warehouses": spec.warehouses,
         "isolation": spec.isolation,
@@ -320,13 +394,14 @@ def run(spec: RunSpec, log: Any = print) -> dict[str, Any]:
         "latency_ms": spec.latency_ms,
         "latency_method": spec.method,
         "scale": vars(spec.scale),
-        "tpm": committed / minutes,
+        "tpm": total.throughput() / minutes,
         "tpmC": (total.committed["new_order"] + total.rolled_back["new_order"]) / minutes,
         "committed": dict(total.committed),
         "rolled_back": dict(total.rolled_back),
         "retries": dict(total.retries),
         "errors": dict(total.errors),
-        "peels": {"warmup": peels_warm - peels0, "measured": peels_end - peels_warm},
+        "peels": {"warmup": measured.peels_warmup, "measured": measured.peels_measured},
+        "rounds": measured.rounds,
         "transactions": {
             k: {**_summary(v), "crypto_ms_mean": 1000 * total.crypto[k] / max(1, len(v))}
             for k, v in sorted(total.txn_times.items())
@@ -342,9 +417,15 @@ def run(spec: RunSpec, log: Any = print) -> dict[str, Any]:
     }
 
 
+def variant(result: dict[str, Any]) -> str:
+    """What a result is filed and compared under: its configuration, or ``plain-kept``
+    for the second plain baseline a sweep runs beside plain (``--kept-latencies``)."""
+    return str(result.get("variant") or result["config"])
+
+
 def write_results(result: dict[str, Any], out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
-    stem = f"{result['config']}-c{result['clients']}-l{int(result['latency_ms'])}"
+    stem = f"{variant(result)}-c{result['clients']}-l{int(result['latency_ms'])}"
     path = out / f"{stem}.json"
     with (out / f"{stem}-statements.csv").open("w") as f:
         f.write("statement,count,mean_ms,p50_ms,p95_ms,p99_ms,enc,enc_ope,dec,dec_ope\n")

@@ -18,8 +18,15 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+from .driver import variant
+
 CONFIG_ORDER = ["plain", "encrypted", "adaptive"]
-COLORS = {"plain": "#4c72b0", "encrypted": "#dd8452", "adaptive": "#55a868"}
+KEPT = "plain-kept"  # the second baseline: plain with the client's statement rule
+# what the points are filed under: the configurations and the second baseline
+VARIANT_ORDER = ["plain", KEPT, "encrypted", "adaptive"]
+COLORS = {"plain": "#4c72b0", KEPT: "#8172b3", "encrypted": "#dd8452", "adaptive": "#55a868"}
+PRIMED = "adaptive primed"  # (tpcc.cli.PRIMED)
+PRIMED_BOUND = 3.0  # the primed adaptive template's size, at most this times plain's
 CHOSEN_SELECT = "no.item"
 CHOSEN_INSERT = "no.insert_order_line"
 STATEMENT_CLIENTS = 10  # the study's Figs. 7-8 and Table I: 10 clients
@@ -45,7 +52,7 @@ def load_results(folder: Path) -> list[dict[str, Any]]:
 
 
 def _index(runs: list[dict[str, Any]]) -> dict[tuple[str, int, float], dict[str, Any]]:
-    return {(r["config"], r["clients"], float(r["latency_ms"])): r for r in runs}
+    return {(variant(r), r["clients"], float(r["latency_ms"])): r for r in runs}
 
 
 def _fig_throughput(runs: list[dict[str, Any]], out: Path) -> Path:
@@ -58,15 +65,15 @@ def _fig_throughput(runs: list[dict[str, Any]], out: Path) -> Path:
     )
     for col, n in enumerate(clients):
         top, bottom = axes[0][col], axes[1][col]
-        for config in CONFIG_ORDER:
+        for config in VARIANT_ORDER:
             pts = sorted(
                 (r["latency_ms"], r["tpm"])
                 for r in runs
-                if r["config"] == config and r["clients"] == n and r["tpm"] > 0
+                if variant(r) == config and r["clients"] == n and r["tpm"] > 0
             )
             if pts:
                 top.plot(*zip(*pts, strict=True), marker="o", label=config, color=COLORS[config])
-            if config == "plain":
+            if config in ("plain", KEPT):
                 continue
             ratio = sorted(
                 (lat, r["tpm"] / p["tpm"])
@@ -221,12 +228,12 @@ def _points(runs: list[dict[str, Any]]) -> list[str]:
         "| rolled back | retries | errors | consistent |",
         "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---|",
     ]
-    order = {c: i for i, c in enumerate(CONFIG_ORDER)}
-    for r in sorted(runs, key=lambda r: (r["clients"], r["latency_ms"], order[r["config"]])):
+    order = {c: i for i, c in enumerate(VARIANT_ORDER)}
+    for r in sorted(runs, key=lambda r: (r["clients"], r["latency_ms"], order[variant(r)])):
         check = r.get("consistency")
         consistent = "not checked" if check is None else "yes" if not check else "NO"
         lines.append(
-            f"| {r['config']} | {r['clients']} | {r['latency_ms']:g} | "
+            f"| {variant(r)} | {r['clients']} | {r['latency_ms']:g} | "
             f"{r.get('latency_method', '-')} | {r['tpm']:.0f} | {r['tpmC']:.0f} | "
             f"{_committed(r)} | {sum(r['rolled_back'].values())} | "
             f"{sum(r['retries'].values())} | {sum(r['errors'].values())} | {consistent} |"
@@ -249,30 +256,93 @@ def _committed(run: dict[str, Any]) -> int:
     return int(sum(run["committed"].values()))
 
 
+def _ratio_cell(o: dict[str, Any] | None, base: dict[str, Any]) -> str:
+    """``o``'s throughput relative to ``base``'s, with a rough 95% interval: transaction
+    counts taken as Poisson, so the ratio's relative standard error is
+    sqrt(1/n_base + 1/n_o); in brackets the transactions ``o`` committed."""
+    if not (o and base["tpm"] and _committed(base) and _committed(o)):
+        return "-"
+    ratio = o["tpm"] / base["tpm"]
+    err = 1.96 * ratio * (1 / _committed(base) + 1 / _committed(o)) ** 0.5
+    return f"{ratio:.2f} ± {err:.2f} ({_committed(o)})"
+
+
 def _ratios(runs: list[dict[str, Any]]) -> list[str]:
-    """Ratios with a rough 95% interval: transaction counts taken as Poisson, so the
-    ratio's relative standard error is sqrt(1/n_plain + 1/n_other)."""
+    """Throughput ratios to plain and, where the sweep ran it, to plain-kept (plain
+    psycopg with the client's rule of keeping prepared statements across rollbacks)."""
     idx = _index(runs)
+    kept = any(k[0] == KEPT for k in idx)
     lines = [
-        "| clients | latency (ms) | plain tpm (txns) | encrypted/plain | adaptive/plain |",
-        "|---:|---:|---:|---:|---:|",
+        "| clients | latency (ms) | plain tpm (txns) | encrypted/plain | adaptive/plain |"
+        + (" plain-kept tpm (txns) | encrypted/plain-kept | adaptive/plain-kept |" if kept else ""),
+        "|---:|---:|---:|---:|---:|" + ("---:|---:|---:|" if kept else ""),
     ]
     for (config, n, lat), r in sorted(idx.items(), key=lambda kv: (kv[0][1], kv[0][2])):
         if config != "plain":
             continue
+        cells = [f"{r['tpm']:.0f} ({_committed(r)})"]
+        cells += [_ratio_cell(idx.get((other, n, lat)), r) for other in ("encrypted", "adaptive")]
+        if kept:
+            k = idx.get((KEPT, n, lat))
+            cells.append(f"{k['tpm']:.0f} ({_committed(k)})" if k else "-")
+            cells += [
+                _ratio_cell(idx.get((other, n, lat)), k) if k else "-"
+                for other in ("encrypted", "adaptive")
+            ]
+        lines.append(f"| {n} | {lat:g} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _round_ratios(runs: list[dict[str, Any]]) -> list[str]:
+    """Each round's throughput ratios, round by round: the configurations ran in turn
+    within a round, so a round's ratio compares runs minutes apart at most, and the
+    spread over rounds shows what a drift of the machine would have moved."""
+    idx = _index(runs)
+    rounds = max((len(r.get("rounds", [])) for r in runs), default=0)
+    if rounds < 2:
+        return []
+    pairs = [
+        (other, base)
+        for base in ("plain", KEPT)
+        if any(k[0] == base for k in idx)
+        for other in ("encrypted", "adaptive")
+    ]
+    lines = [
+        f"Per round ({rounds} rounds, each configuration in turn):",
+        "",
+        "| clients | latency (ms) | " + " | ".join(f"{o}/{b}" for o, b in pairs) + " |",
+        "|---:|---:|" + "---|" * len(pairs),
+    ]
+    points = sorted({(n, lat) for _c, n, lat in idx})
+    for n, lat in points:
         cells = []
-        for other in ("encrypted", "adaptive"):
-            o = idx.get((other, n, lat))
-            if not (o and r["tpm"] and _committed(r) and _committed(o)):
+        for other, base in pairs:
+            o, b = idx.get((other, n, lat)), idx.get((base, n, lat))
+            if not o or not b:
                 cells.append("-")
                 continue
-            ratio = o["tpm"] / r["tpm"]
-            err = 1.96 * ratio * (1 / _committed(r) + 1 / _committed(o)) ** 0.5
-            cells.append(f"{ratio:.2f} ± {err:.2f} ({_committed(o)})")
-        lines.append(
-            f"| {n} | {lat:g} | {r['tpm']:.0f} ({_committed(r)}) | {cells[0]} | {cells[1]} |"
-        )
+            cells.append(
+                ", ".join(
+                    f"{x['tpm'] / y['tpm']:.2f}" if y["tpm"] else "-"
+                    for x, y in zip(o.get("rounds", []), b.get("rounds", []), strict=False)
+                )
+            )
+        lines.append(f"| {n} | {lat:g} | " + " | ".join(cells) + " |")
     return lines
+
+
+def _sizes(meta: dict[str, Any]) -> str:
+    """The templates' sizes; the primed adaptive one's against plain's and its bound."""
+    sizes = meta.get("database_mb", {})
+    line = "Database sizes (MB): " + ", ".join(f"{k} {v:g}" for k, v in sizes.items()) + "."
+    primed, plain = sizes.get(PRIMED), sizes.get("plain")
+    if primed and plain:
+        within = "within" if primed <= PRIMED_BOUND * plain else "OVER"
+        line += (
+            f" The primed adaptive template is {primed / plain:.2f}× plain's "
+            f"({within} the bound of {PRIMED_BOUND:g}×)."
+        )
+    return line
 
 
 def _response_ratios(runs: list[dict[str, Any]]) -> list[str]:
@@ -380,7 +450,9 @@ def write_report(folder: Path) -> Path:
     ]
     methods = sorted({r.get("latency_method", "none") for r in runs})
     # (psycopg's own rule, the default, goes unsaid)
-    plain_rules = sorted({r.get("plain_statements") or "psycopg" for r in runs} - {"psycopg"})
+    plain_rules = sorted(
+        {r.get("plain_statements") or "psycopg" for r in runs if variant(r) != KEPT} - {"psycopg"}
+    )
     peels = {
         f"{r['config']}-c{r['clients']}-l{r['latency_ms']:g}": r["peels"]
         for r in runs
@@ -393,9 +465,15 @@ def write_report(folder: Path) -> Path:
         f"{meta.get('scale', '-')}, measured {runs[0]['duration_s']:g} s after {runs[0]['warmup_s']:g} s of "
         f"warm-up, isolation {runs[0]['isolation']}; latency emulated by: {', '.join(methods)}"
         + "".join(f"; plain's prepared statements: {rule}" for rule in plain_rules)
+        + (
+            f"; each point in {meta['rounds']} interleaved rounds (the configurations in "
+            "turn, each run a fresh copy of its template)"
+            if meta.get("rounds")
+            else ""
+        )
         + ".",
-        f"Load times (s): {meta.get('load_seconds', {})}; database sizes (MB): "
-        f"{meta.get('database_mb', {})}.",
+        f"Load times (s): {meta.get('load_seconds', {})}.",
+        _sizes(meta),
         "Code: " + ", ".join(sorted({str(r.get("revision", "not recorded")) for r in runs})) + ".",
         "",
         "## Throughput vs latency (Fig. 5)",
@@ -408,6 +486,8 @@ def write_report(folder: Path) -> Path:
         "95 % intervals; in brackets the transactions each configuration committed.",
         "",
         *_ratios(runs),
+        "",
+        *_round_ratios(runs),
         "",
         "## Response time per transaction type relative to plain",
         *_response_ratios(runs),
