@@ -463,6 +463,7 @@ def _run_round(
     config = "plain" if variant == KEPT else variant
     target = _run_dsn(args, config)
     _recreate(target, template=templates[config])
+    without_autovacuum(target)
     spec = _spec(
         args,
         config,
@@ -472,6 +473,23 @@ def _run_round(
         duration=args.duration / rounds,
     )
     return collect_with_latency(spec, latency, args.latency_method)
+
+
+def without_autovacuum(dsn: str) -> None:
+    """No autovacuum of ``dsn``'s tables: a timed run's copy starts from a settled
+    template (frozen, analyzed), and whether the launcher's next visit to the copy falls
+    inside a round -- to vacuum a stock table three times plain's size for encrypted --
+    would otherwise be chance, one round's and one configuration's but not another's."""
+    with psycopg.connect(dsn, autocommit=True) as c:
+        tables = c.execute(
+            "SELECT oid::regclass::text FROM pg_class WHERE relkind = 'r' "
+            "AND relnamespace = 'public'::regnamespace"
+        ).fetchall()
+        for (table,) in tables:
+            c.execute(
+                f"ALTER TABLE {table} SET (autovacuum_enabled = off, "
+                "toast.autovacuum_enabled = off)"
+            )
 
 
 def _print_sizes(meta: dict[str, Any], console: Any) -> None:
@@ -504,6 +522,7 @@ def _revision() -> str:
 
 
 PRIMED = "adaptive primed"  # the primed adaptive template's key in the sweep's sizes
+SETTLE_WAIT_MS = 60_000  # (a sweep's own runs are over; another client's may not be)
 
 
 def settle(dsn: str, compact: bool) -> None:
@@ -515,9 +534,22 @@ def settle(dsn: str, compact: bool) -> None:
     among them -- so a primed template could keep three times its rows' size.  Then
     every row is frozen (a copy's readers have no commit status to look up and no hint
     bits to write, its autovacuum nothing to freeze), the visibility maps are built and
-    the planner's statistics gathered, for the onion columns priming added too."""
+    the planner's statistics gathered, for the onion columns priming added too.
+
+    ``VACUUM FULL`` keeps every row version a transaction running anywhere in the
+    cluster may still see: it first waits (at most :data:`SETTLE_WAIT_MS`) for those
+    running now to end, as the client's compaction does, with the template's own
+    autovacuum switched off and any running one ended (its ANALYZE holds a snapshot)."""
+    from adaptive_client.adapt.compaction import older_transactions_ended
+
+    without_autovacuum(dsn)
     with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND backend_type = 'autovacuum worker'"
+        )
         if compact:
+            older_transactions_ended(c, SETTLE_WAIT_MS)
             c.execute("VACUUM (FULL, FREEZE)")
         c.execute("VACUUM (FREEZE, ANALYZE)")
 

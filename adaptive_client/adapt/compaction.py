@@ -53,7 +53,7 @@ def compact(conn: psycopg.Connection[Any], tables: Iterable[str], wait_ms: int) 
     mine = [t for t in tables if _try_lock(conn, t)]
     done: list[str] = []
     try:
-        if not mine or not _older_transactions_ended(conn, wait_ms):
+        if not mine or not older_transactions_ended(conn, wait_ms):
             return done  # the old row versions are still visible to someone: nothing to gain
         lock_wait = lock_wait_ms(conn)
         for anon in mine:
@@ -106,7 +106,7 @@ def _pages(conn: psycopg.Connection[Any], anon: str) -> int:
     return int(row[0]) if row is not None and row[0] is not None else 0
 
 
-def _older_transactions_ended(conn: psycopg.Connection[Any], wait_ms: int) -> bool:
+def older_transactions_ended(conn: psycopg.Connection[Any], wait_ms: int) -> bool:
     """Wait (at most ``wait_ms``) until every transaction running now has ended.
 
     ``VACUUM FULL`` keeps a row version any snapshot may still see, and a snapshot's
@@ -132,4 +132,5 @@ __all__ = [
     "WAIT_MS",
     "compact",
     "lock_wait_ms",
+    "older_transactions_ended",
 ]

@@ -97,3 +97,18 @@ def test_a_settled_template_is_compact_frozen_and_analyzed(new_database: Any) ->
         assert frozen_age < 100  # every row frozen
         analyzed = {r[0] for r in c.execute("SELECT attname FROM pg_stats WHERE tablename = 't'")}
         assert {"id", "pad", "extra"} <= analyzed  # the added column's statistics too
+
+
+def test_a_run_copy_has_no_autovacuum(new_database: Any) -> None:
+    dsn = new_database("noav")
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute("CREATE TABLE t (id integer PRIMARY KEY, pad text)")
+        c.execute('CREATE TABLE "Mixed Case" (id integer)')
+    cli.without_autovacuum(dsn)
+    with psycopg.connect(dsn, autocommit=True) as c:
+        options = dict(
+            c.execute(
+                "SELECT relname, reloptions FROM pg_class WHERE relname IN ('t', 'Mixed Case')"
+            ).fetchall()
+        )
+    assert options == {name: ["autovacuum_enabled=off"] for name in ("t", "Mixed Case")}
