@@ -219,16 +219,14 @@ class Cursor:
         more: list[tuple[Any, ...]] | None = None,
     ) -> None:
         """Hold a statement's result (``more``: the next statements' of a script)."""
-        self._more_sets = more if more is not None else []
-        internal = self.internal_values
-        self._rows, self._pos = (rows if internal else application_rows(rows, desc)), 0
-        self.description = desc or None
-        self.rowcount = rowcount
+        self.hold(rows, desc, rowcount, True)
+        if more is not None:
+            self._more_sets = more
 
     def hold(
         self,
         rows: list[tuple[Any, ...]],
-        desc: Sequence[tuple[Any, ...]],
+        desc: Sequence[tuple[Any, ...]] | None,
         rowcount: int,
         application_forms: bool,
     ) -> None:

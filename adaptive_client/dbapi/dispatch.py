@@ -21,7 +21,7 @@ from sqlglot import exp
 from ..catalog import sequences
 from ..compile import update_rows
 from ..compile.compiler import server_sql
-from ..compile.plan import Params
+from ..compile.plan import Compiled, Params
 from ..compile.server_functions import answered_by_server
 from ..description import Column
 from ..errors import (
@@ -278,31 +278,38 @@ def _run_compiled(
             if attempt or conn.in_transaction() or not conn.catalog.refresh(conn.control):
                 raise
             continue
-        kind = plan.statement_type
         # the statement opens the transaction: nothing else is undone if it is retried
         first_in_transaction = not conn.in_transaction()
         try:
-            # (STATS.statement(kind), inlined: this wraps every statement)
-            stats = STATS.bound()
-            prev, stats.current = stats.current, kind
-            stats.statements[kind] += 1
-            # (the server's clock, read when a value of it is first bound)
-            clock = SERVER_CLOCK.set(ServerClock(conn.pg)) if plan.uses_clock else None
-            try:
-                if many is not None:
-                    cur.execute_many(plan, many)
-                else:
-                    cur.execute_plan(plan, params if params is not None else ())
-            finally:
-                stats.current = prev
-                if clock is not None:
-                    SERVER_CLOCK.reset(clock)
+            run_plan(cur, plan, params if params is not None else (), many)
             if repeat_npos is not None and params is not None and many is None:
                 conn.keep_repeat(query, plan, None if repeat_npos < 0 else repeat_npos)
             return
         except (psycopg.errors.CheckViolation, psycopg.errors.UndefinedColumn) as exc:
             recover_stale(conn, exc, first_in_transaction, attempt)
             continue
+
+
+def run_plan(
+    cur: StatementCursor, plan: Compiled, params: Params, many: Sequence[Params] | None = None
+) -> None:
+    """Run a prepared plan on ``cur`` (once per item of ``many`` if given), counted as its
+    statement kind, the server's clock read when a value of it is first bound."""
+    # (STATS.statement(kind), inlined: this wraps every statement)
+    stats = STATS.bound()
+    kind = plan.statement_type
+    prev, stats.current = stats.current, kind
+    stats.statements[kind] += 1
+    clock = SERVER_CLOCK.set(ServerClock(cur.connection.pg)) if plan.uses_clock else None
+    try:
+        if many is not None:
+            cur.execute_many(plan, many)
+        else:
+            cur.execute_plan(plan, params)
+    finally:
+        stats.current = prev
+        if clock is not None:
+            SERVER_CLOCK.reset(clock)
 
 
 def recover_stale(

@@ -31,8 +31,8 @@ from __future__ import annotations
 from time import perf_counter
 
 from ..compile.plan import CURRENT_PARAMS, Compiled, Params, open_rows
-from ..values.clock import SERVER_CLOCK, ServerClock
 from ..values.handout import OIDS
+from . import dispatch
 from .session_protocol import Session, StatementCursor
 
 
@@ -114,21 +114,14 @@ class Repeat:
     def run(self, cur: StatementCursor, params: Params) -> None:
         """Run the statement with ``params`` on ``cur`` and hold its result (the caller
         holds the session's lock and has checked :meth:`current`)."""
+        if not self.lean:
+            dispatch.run_plan(cur, self.plan, params)
+            return
         conn = cur.connection
         plan = self.plan
         stats = conn.stats
         prev, stats.current = stats.current, self.kind
         stats.statements[self.kind] += 1
-        if not self.lean:
-            # (the server's clock, read when a value of it is first bound)
-            clock = SERVER_CLOCK.set(ServerClock(conn.pg)) if plan.uses_clock else None
-            try:
-                cur.execute_plan(plan, params)
-            finally:
-                stats.current = prev
-                if clock is not None:
-                    SERVER_CLOCK.reset(clock)
-            return
         try:
             CURRENT_PARAMS.set(params)
             t0 = perf_counter()

@@ -157,7 +157,7 @@ class StatementCursor(Protocol):
     def hold(
         self,
         rows: list[tuple[Any, ...]],
-        desc: Sequence[tuple[Any, ...]],
+        desc: Sequence[tuple[Any, ...]] | None,
         rowcount: int,
         application_forms: bool,
     ) -> None: ...
