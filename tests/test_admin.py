@@ -70,9 +70,12 @@ def test_layers_json_and_audit_log(db: tuple[str, MasterKey, Path], capsys: Any)
     onions = {(o["table"], o["column"], o["onion"]): o for o in report["onions"]}
     assert onions[("acct", "balance", "Ord")]["layer"] == "OPE"
     assert onions[("acct", "owner", "Eq")]["floor"] == "RND"
-    assert all(
-        o["stored_as"].startswith("t_") and "acct" not in o["stored_as"] for o in report["onions"]
+    stored = [o for o in report["onions"] if o["layer"] != "(on first use)"]
+    assert stored and all(
+        o["stored_as"].startswith("t_") and "acct" not in o["stored_as"] for o in stored
     )
+    pending = [o for o in report["onions"] if o["layer"] == "(on first use)"]
+    assert all(o["stored_as"] == "-" for o in pending)
     peels = report["peels"]
     assert [
         (p["column"], p["onion"], p["from_layer"], p["to_layer"], p["mode"]) for p in peels

@@ -110,7 +110,9 @@ def build(
     """Generate the data of ``scale`` and load it into both (empty, installed) databases
     (the encrypted one with ``config``, by default :data:`CONFIG`)."""
     data = generate(scale, data_dir)
-    dbs = Databases(plain_dsn, encrypted_dsn, master_key, scale, config=config or CONFIG)
+    dbs = Databases(
+        plain_dsn, encrypted_dsn, master_key, scale, config=CONFIG if config is None else config
+    )
     t0 = time.perf_counter()
     with dbs.connect_plain() as conn:
         create_schema(conn)

@@ -9,12 +9,16 @@ order lines in four times the pages of the same rows loaded once, and its insert
 updates cost the server several times the encrypted configuration's.
 
 So once the adaptation has committed, and the application holds no transaction open, the
-client compacts the tables it rewrote with ``VACUUM FULL`` on its control connection:
-PostgreSQL's own rewrite, MVCC-safe (versions a running transaction may still see are
-kept), about a fifth of the time the UPDATE took.  It holds the table's ACCESS EXCLUSIVE
-lock meanwhile, as the peel did.  It first waits (at most 3 s) for the transactions that
+client compacts the tables it rewrote with ``VACUUM (FULL, ANALYZE)`` -- never on the
+statement's path: a :class:`Compactor` does it in the background, on a connection of its
+own, while the application goes on.  ``VACUUM FULL`` is PostgreSQL's own rewrite,
+MVCC-safe (versions a running transaction may still see are kept), about a fifth of the
+time the UPDATE took, and ``ANALYZE`` gives the planner the rewritten table's statistics
+(a new onion's values, a peeled layer's distribution).  It holds the table's ACCESS
+EXCLUSIVE lock meanwhile, as the peel did.  It first waits for the transactions that
 began before the adaptation committed to end -- anywhere in the cluster: until then the
-replaced versions are not removable -- then for the table's lock: at most 1 s, and past
+replaced versions are not removable (at most :data:`BACKGROUND_WAIT_MS` in the
+background) -- then for the table's lock: at most 1 s, and past
 the server's ``deadlock_timeout`` in any case -- an autovacuum holding the table (which
 the rewrite's dead rows themselves call in) is cancelled by the waiting VACUUM FULL's
 deadlock check after that timeout, and a shorter wait would give up first.  One
@@ -28,8 +32,9 @@ the rows and their values are the ones the adaptation wrote.
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import psycopg
@@ -45,21 +50,27 @@ LOCK_WAIT_MS = 1000  # (VACUUM FULL queued for the lock holds every later statem
 AUTOVACUUM_CANCEL_MS = 500
 
 
-def compact(conn: psycopg.Connection[Any], tables: Iterable[str], wait_ms: int) -> list[str]:
+def compact(
+    conn: psycopg.Connection[Any],
+    tables: Iterable[str],
+    wait_ms: int,
+    stopped: threading.Event | None = None,
+) -> list[str]:
     """``VACUUM FULL`` each of ``tables`` (anonymized names) of at least :data:`MIN_PAGES`
     pages on ``conn`` (autocommit, idle); return the ones compacted.  One client at a
-    time compacts a table (a session advisory lock per table): the others go on."""
+    time compacts a table (a session advisory lock per table): the others go on.
+    ``stopped``: set, the wait for older transactions ends (nothing is compacted)."""
     tables = [t for t in tables if _pages(conn, t) >= MIN_PAGES]
     mine = [t for t in tables if _try_lock(conn, t)]
     done: list[str] = []
     try:
-        if not mine or not older_transactions_ended(conn, wait_ms):
+        if not mine or not older_transactions_ended(conn, wait_ms, stopped):
             return done  # the old row versions are still visible to someone: nothing to gain
         lock_wait = lock_wait_ms(conn)
         for anon in mine:
             conn.execute(f"SET lock_timeout = '{lock_wait}ms'")
             try:
-                conn.execute(sql.SQL("VACUUM FULL {}").format(sql.Identifier(anon)))
+                conn.execute(sql.SQL("VACUUM (FULL, ANALYZE) {}").format(sql.Identifier(anon)))
                 done.append(anon)
             except psycopg.errors.LockNotAvailable:
                 pass  # another transaction holds the table: left as it is
@@ -69,6 +80,84 @@ def compact(conn: psycopg.Connection[Any], tables: Iterable[str], wait_ms: int) 
     finally:
         for anon in mine:
             conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (_KEY + anon,))
+
+
+# how long the background compaction waits for the transactions older than the adaptation
+# (it holds nothing meanwhile: a long one only delays the compaction)
+BACKGROUND_WAIT_MS = 60_000
+
+
+class Compactor:
+    """Compacts the tables a connection's adaptations rewrote, in the background.
+
+    One thread and one connection (opened by ``connect`` on first use) per client
+    connection; :meth:`submit` never waits.  The thread waits for the server only
+    through psycopg, which releases the GIL; :meth:`close` cancels a compaction under
+    way (the table stays as it was: ``VACUUM FULL`` rolls back whole) and ends the
+    thread."""
+
+    def __init__(self, connect: Callable[[], psycopg.Connection[Any]]) -> None:
+        self._connect = connect
+        self._queue: list[str] = []
+        self._busy = False
+        self._closed = threading.Event()
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._conn: psycopg.Connection[Any] | None = None
+
+    def submit(self, tables: Iterable[str]) -> None:
+        """Queue ``tables`` (anonymized names) for compaction, and return."""
+        with self._cond:
+            if self._closed.is_set():
+                return
+            self._queue += [t for t in tables if t not in self._queue]
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="adaptive-compaction", daemon=True
+                )
+                self._thread.start()
+            self._cond.notify_all()
+
+    def idle(self, timeout: float) -> bool:
+        """Wait (at most ``timeout`` seconds) until nothing is queued or under way."""
+        with self._cond:
+            return self._cond.wait_for(lambda: not self._queue and not self._busy, timeout)
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed.set()
+            self._queue.clear()
+            self._cond.notify_all()
+            conn, thread = self._conn, self._thread
+        if conn is not None and not conn.closed:
+            with contextlib.suppress(psycopg.Error):
+                (getattr(conn, "cancel_safe", None) or conn.cancel)()
+        if thread is not None:
+            thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: bool(self._queue) or self._closed.is_set())
+                if self._closed.is_set():
+                    break
+                tables, self._queue, self._busy = self._queue, [], True
+            try:
+                if self._conn is None:
+                    self._conn = self._connect()
+                compact(self._conn, tables, BACKGROUND_WAIT_MS, self._closed)
+            except psycopg.Error:
+                # it only saves the server work: the tables stay as they are, and a
+                # broken connection is opened again for the next ones
+                if self._conn is not None and self._conn.closed:
+                    self._conn = None
+            finally:
+                with self._cond:
+                    self._busy = False
+                    self._cond.notify_all()
+        if self._conn is not None:
+            with contextlib.suppress(psycopg.Error):
+                self._conn.close()
 
 
 def after_adaptation(conn: psycopg.Connection[Any], tables: Iterable[str]) -> None:
@@ -108,8 +197,11 @@ def _pages(conn: psycopg.Connection[Any], anon: str) -> int:
     return int(row[0]) if row is not None and row[0] is not None else 0
 
 
-def older_transactions_ended(conn: psycopg.Connection[Any], wait_ms: int) -> bool:
-    """Wait (at most ``wait_ms``) until every transaction running now has ended.
+def older_transactions_ended(
+    conn: psycopg.Connection[Any], wait_ms: int, stopped: threading.Event | None = None
+) -> bool:
+    """Wait (at most ``wait_ms``, and while ``stopped`` is not set) until every
+    transaction running now has ended.
 
     ``VACUUM FULL`` keeps a row version any snapshot may still see, and a snapshot's
     horizon is the oldest transaction running in the whole cluster: right after the
@@ -124,14 +216,19 @@ def older_transactions_ended(conn: psycopg.Connection[Any], wait_ms: int) -> boo
             return True
         if time.monotonic() > deadline:
             return False
-        time.sleep(0.01)
+        if stopped is None:
+            time.sleep(0.01)
+        elif stopped.wait(0.01):
+            return False
 
 
 __all__ = [
     "AUTOVACUUM_CANCEL_MS",
+    "BACKGROUND_WAIT_MS",
     "LOCK_WAIT_MS",
     "MIN_PAGES",
     "WAIT_MS",
+    "Compactor",
     "compact",
     "lock_wait_ms",
     "older_transactions_ended",

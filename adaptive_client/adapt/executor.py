@@ -37,7 +37,7 @@ from ..compile import needs
 from ..compile.plan import Compiled
 from ..errors import PeelConflict, RetryableError, StaleMetadata, StaleSnapshot
 from ..stats import STATS
-from . import compaction, field_onions, joins, ondemand, peel, range_indexes
+from . import compaction, designed, field_onions, joins, ondemand, peel, range_indexes
 
 # How long an adaptation run beside an open application transaction may wait for a lock.
 PEEL_LOCK_WAIT_MS = 2000
@@ -57,6 +57,7 @@ class AdaptationSession(Protocol):
 
     pg: psycopg.Connection[Any]  # the application's session
     control: psycopg.Connection[Any]  # the autocommit session adaptations run on
+    compactor: compaction.Compactor  # compacts rewritten tables in the background
     catalog: Catalog
     peel_mode: str
     # the catalog was changed inside the application's transaction: read again if it
@@ -80,7 +81,7 @@ class Executor:
         # tables an adaptation rewrote, compacted once no transaction is open
         self.rewritten: set[str] = set()
         # field onions this session asked for (each built at most once: compile/field_onions)
-        self.tried_fields: set[needs.FieldNeed] = set()
+        self.tried_fields: set[needs.FieldNeed | needs.DesignNeed] = set()
 
     def prepare(self, query: str, stmt: exp.Expression) -> Compiled:
         """The plan of ``stmt`` once the catalog has what it needs."""
@@ -104,8 +105,7 @@ class Executor:
                 self._adjust(plan)
             elif self._wanted(plan):
                 builds += 1
-                for want in self._wanted(plan):
-                    self._build_field(want)
+                self._build_wants(self._wanted(plan))
                 if builds > MAX_BUILDS:
                     return plan
             elif plan.refusal is not None:
@@ -117,13 +117,12 @@ class Executor:
         raise StaleMetadata("the layers kept changing while the statement was prepared")
 
     def compact(self) -> None:
-        """Compact the tables adaptations rewrote, once the application holds no
-        transaction open (its locks would make the wait end in nothing).  It only saves
-        the server work, so its failure is not the application's: the commit or statement
-        succeeded, and the table stays as it is."""
+        """Have the tables adaptations rewrote compacted in the background (compaction.py),
+        once the application holds no transaction open (its locks would make the wait
+        end in nothing).  Never on the statement's path: the statement goes on at once."""
         if self.rewritten and not self.session.in_transaction():
             tables, self.rewritten = sorted(self.rewritten), set()
-            compaction.after_adaptation(self.session.control, tables)
+            self.session.compactor.submit(tables)
 
     # -- join adjustments and builds ----------------------------------------------------------
     def _adjust(self, plan: Compiled) -> None:
@@ -145,19 +144,29 @@ class Executor:
                 STATS.peels += 1
                 self.rewritten.update(catalog.table(t).anon for t in (need.a[0], need.b[0]))
 
-    def _wanted(self, plan: Compiled) -> list[needs.FieldNeed]:
-        """The field onions a plan would use that may be built now: outside the
-        application's transactions (a want never fails one: inside, the plan runs as
-        compiled), unless the peel mode is off, each tried once per session (a build that
-        lost a race leaves the plan to run as compiled)."""
-        if not plan.fields or self.session.peel_mode == "off" or self.session.in_transaction():
+    def _wanted(self, plan: Compiled) -> list[needs.FieldNeed | needs.DesignNeed]:
+        """The field onions and the online design's onions a plan would use that may be
+        built now: outside the application's transactions (a want never fails one:
+        inside, the plan runs as compiled), unless the peel mode is off, each tried once
+        per session (a build that lost a race leaves the plan to run as compiled)."""
+        wants = [*plan.fields, *plan.designs]
+        if not wants or self.session.peel_mode == "off" or self.session.in_transaction():
             return []
-        return [f for f in plan.fields if f not in self.tried_fields]
+        return [f for f in wants if f not in self.tried_fields]
 
-    def _build_field(self, need: needs.FieldNeed) -> None:
-        """Build a field onion a statement wants (field_onions.py)."""
-        self.tried_fields.add(need)
-        self._build_on(need.table, partial(field_onions.build, need=need), "a field onion")
+    def _build_wants(self, wants: list[needs.FieldNeed | needs.DesignNeed]) -> None:
+        """Build what a statement wants: its field onions (field_onions.py), and per
+        table in one pass its Sum onions and precomputed expressions (designed.py)."""
+        self.tried_fields.update(wants)
+        per_table: dict[str, list[needs.DesignNeed]] = {}
+        for want in wants:
+            if isinstance(want, needs.FieldNeed):
+                self._build_on(want.table, partial(field_onions.build, need=want), "a field onion")
+            else:
+                per_table.setdefault(want.table, []).append(want)
+        for table, designs in per_table.items():
+            build = partial(designed.build_table, table=table, wants=designs)
+            self._build_on(table, build, "an onion the online design builds")
 
     def _build(self, need: needs.BuildNeed) -> None:
         """Build an onion a statement needs that its column builds on first use

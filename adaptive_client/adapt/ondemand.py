@@ -63,9 +63,15 @@ def check_allowed(need: BuildNeed, mode: str) -> None:
         )
 
 
-def build(conn: psycopg.Connection[Any], catalog: Catalog, need: BuildNeed) -> int:
+def build(
+    conn: psycopg.Connection[Any],
+    catalog: Catalog,
+    need: BuildNeed,
+    designed: dict[str, Any] | None = None,
+) -> int:
     """Build one pending onion in its own transaction (a savepoint inside an open one) on
-    ``conn``; return the rows written (-1: it was built already).
+    ``conn``; return the rows written (-1: it was built already).  ``designed``: the
+    online design's record of it (the table's ``designed`` list, designed.py).
 
     Raises :class:`StaleMetadata` when the catalog changed since it was loaded: the
     caller reloads it and plans again."""
@@ -88,7 +94,7 @@ def build(conn: psycopg.Connection[Any], catalog: Catalog, need: BuildNeed) -> i
         # (hom_bits unused: an Ord or Search onion has no HOM layer; no join group's keys:
         # a column in one keeps every onion from CREATE TABLE)
         oc = new_onion_column(conn, catalog, 2048, col, need.onion, stack, start, floor, anon, {})
-        source = _readable(col)
+        source = readable_onion(col)
         # the column, its layer-tag check and layer row as ADD COLUMN adds them; NOT NULL
         # once it is filled
         added = ColumnMeta(col.name, col.type, col.nullable, {need.onion: oc})
@@ -110,6 +116,8 @@ def build(conn: psycopg.Connection[Any], catalog: Catalog, need: BuildNeed) -> i
             "to_layer, mode, rows, duration_ms) VALUES (%s, %s, %s, '-', %s, 'build', %s, %s)",
             (meta.anon, anon, oc.onion.value, oc.layer, rows, (time.monotonic() - t0) * 1000),
         )
+        if designed is not None:
+            meta.designed.append({**designed, "column": col.name})
         catalog.write_table(conn, meta, new=False)
         bump_epoch(conn)
     return rows
@@ -119,7 +127,8 @@ def _t(meta: TableMeta) -> sql.Identifier:
     return sql.Identifier(meta.anon)
 
 
-def _readable(col: ColumnMeta) -> OnionColumn:
+def readable_onion(col: ColumnMeta) -> OnionColumn:
+    """The onion of ``col`` the client decrypts to compute another from (cheapest first)."""
     for oc in recipes.onion_order(col):
         if Cap.DECRYPT in capabilities(oc.onion, oc.layer, oc.ope_exact):
             return oc

@@ -17,6 +17,12 @@ Format::
     exact = true         # an Exact onion where equal values print apart (numeric's scale)
     json_fields = 8      # per jsonb column, the most field onions (attrs ->> 'k') built
                          # when a statement first filters, orders, groups or joins by one
+    design_budget = 256  # online design: the most bytes per row the Sum onions and
+                         # precomputed expressions built on first use add to a table
+                         # (0 or on_demand = false: none)
+
+    [design_budget]
+    lineitem = 512                      # a table's own budget
 
     [tables.customer.c_id]
     onions = ["Eq", "Ord"]             # any of Eq, Ord, Sum, Search -- or ["Single"]
@@ -89,9 +95,18 @@ class Config:
     server_jit: bool = False
     # per jsonb column, the most field onions built on first use (adapt/field_onions.py)
     json_fields: int = 8
+    # online design (compile/design_wants.py): the most bytes per row the Sum onions and
+    # precomputed expressions built on first use may add to a table (0: none), and per
+    # table its own
+    design_budget: int = 256
+    design_budgets: dict[str, int] = field(default_factory=dict)
     tables: dict[str, dict[str, ColumnConfig]] = field(default_factory=dict)
     # per table, per name: an expression over the row stored in onions of its own
     precomputed: dict[str, dict[str, PrecomputedConfig]] = field(default_factory=dict)
+
+    def budget(self, table: str) -> int:
+        """The online design's budget of ``table``: bytes per row."""
+        return self.design_budgets.get(table.lower(), self.design_budget)
 
     def column(self, table: str, column: str) -> ColumnConfig:
         found = self.tables.get(table.lower(), {}).get(column.lower())
@@ -174,7 +189,10 @@ ON_DEMAND_ONIONS = (Onion.ORD, Onion.SEARCH, Onion.CONTAIN)
 def _on_demand(raw: Any, where: str) -> tuple[Onion, ...]:
     """The onions built on first use: Ord (its OPE encryption is most of an adaptive
     load's time, and a third of its bytes), Search (a fifth of its bytes) and Contain
-    (a jsonb document's paths and values: as many tokens as it has features)."""
+    (a jsonb document's paths and values: as many tokens as it has features).
+    ``false``: none (and, in the defaults, no online design either)."""
+    if raw is False:
+        return ()
     if not isinstance(raw, list):
         raise ConfigError(f"{where}: on_demand must be a list of onions")
     onions = tuple(_onion(o, where) for o in raw)
@@ -185,6 +203,12 @@ def _on_demand(raw: Any, where: str) -> tuple[Onion, ...]:
                 f"on first use, not {onion}"
             )
     return onions
+
+
+def _budgets(raw: Any) -> dict[str, int]:
+    if not isinstance(raw, dict):
+        raise ConfigError("design_budget: expected a table of table = bytes per row")
+    return {t.lower(): _count(v, "design_budget", t) for t, v in raw.items()}
 
 
 def _flag(raw: Any, where: str, what: str) -> bool:
@@ -249,6 +273,10 @@ def load_config(source: str | Path | dict[str, Any] | Config | None) -> Config:
         residual_row_cap=_row_cap(defaults.get("residual_row_cap")),
         statement_log=_optional_text(defaults.get("statement_log"), "statement_log"),
         on_demand=_on_demand(defaults.get("on_demand", []), "defaults"),
+        design_budget=0
+        if defaults.get("on_demand") is False
+        else _count(defaults.get("design_budget", 256), "defaults", "design_budget"),
+        design_budgets=_budgets(data.get("design_budget", {})),
         server_jit=_flag(defaults.get("server_jit", False), "defaults", "server_jit"),
         json_fields=_count(defaults.get("json_fields", 8), "defaults", "json_fields"),
         tables=tables,

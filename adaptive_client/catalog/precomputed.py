@@ -71,13 +71,16 @@ class _Scope:
 
 
 def parse(text: str, where: str) -> exp.Expression:
+    # (read as a select list's one item: an expression that begins with a column named
+    # like a statement -- ``comment NOT LIKE ...`` -- is not read as that statement)
     try:
-        tree = sqlglot.parse_one(text, read="postgres")
+        select = sqlglot.parse_one(f"SELECT {text}", read="postgres")
     except SqlglotError as exc:
         raise ConfigError(f"{where}: cannot parse {text!r}: {exc}") from None
-    if not isinstance(tree, exp.Expression):
+    items = select.expressions if isinstance(select, exp.Select) else []
+    if len(items) != 1 or isinstance(items[0], exp.Alias) or select.args.get("from_"):
         raise ConfigError(f"{where}: {text!r} is not an expression")
-    return strip_parens(tree)
+    return strip_parens(items[0])
 
 
 def strip_parens(tree: exp.Expression) -> exp.Expression:

@@ -317,6 +317,15 @@ class TableMeta:
     # precomputed onions (precomputed.py): hidden columns, never part of SELECT * or of
     # the columns an INSERT or COPY names, computed by the client from the row's values
     precomputed: dict[str, ColumnMeta] = field(default_factory=dict)
+    # what the online design built (compile/design_wants.py), in the order it appeared:
+    # per entry what (a column's Sum onion, a precomputed expression), its onions and
+    # the bytes per row it was counted at against the table's budget
+    designed: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def designed_bytes(self) -> int:
+        """Bytes per row the online design has added to the table."""
+        return sum(int(d["bytes"]) for d in self.designed)
 
     def column(self, name: str) -> ColumnMeta:
         try:
@@ -357,6 +366,7 @@ class TableMeta:
                 if self.precomputed
                 else {}
             ),
+            **({"designed": self.designed} if self.designed else {}),
         }
 
     @classmethod
@@ -378,6 +388,7 @@ class TableMeta:
             precomputed={
                 c.name: c for c in (ColumnMeta.from_json(p) for p in d.get("precomputed", []))
             },
+            designed=list(d.get("designed", [])),
         )
 
 

@@ -6,6 +6,8 @@ need in the plan, and the connection meets it -- a join adjustment (joins.py), a
 (ondemand.py) -- then compiles the statement again.  A :class:`FieldNeed` is a want, not a
 need: the plan runs without it, and better once it is met.
 Each need names its columns by plain names, so that it survives a catalog reload.
+An :class:`ExpressionNeed` (and a :class:`BuildNeed` of a pending Sum onion) is the
+online design's want (design_wants.py), met the same way as a field's.
 (A peel's need, an onion above the layer an operator requires, is ``rewrite.plan.Need``.)
 """
 
@@ -60,9 +62,34 @@ class FieldNeed:
         return f"{self.table}'s field onion for {self.expression}"
 
 
+@dataclass(frozen=True)
+class ExpressionNeed:
+    """A precomputed expression the online design would add to ``table``
+    (compile/design_wants.py): a hidden column of ``type`` holding ``expression`` (over
+    the row's own columns, canonical text) in ``onions``, which would let the server sum,
+    group, compare or filter by it.  A want, like :class:`FieldNeed`."""
+
+    table: str
+    expression: str
+    type: str
+    onions: tuple[Onion, ...]
+
+    def describe(self) -> str:
+        kinds = ", ".join(o.value for o in self.onions)
+        return f"{self.table}'s precomputed {self.expression} ({kinds})"
+
+
+# what the online design asks for: a column's pending Sum onion, or an expression's onions
+DesignNeed = BuildNeed | ExpressionNeed
+
+
 def pending_offering(col: ColumnMeta, cap: Cap) -> Onion | None:
-    """The onion of ``col`` not built yet that would offer ``cap`` (at some layer)."""
+    """The onion of ``col`` not built yet that would offer ``cap`` (at some layer).  Not
+    a pending Sum onion: a sum the server cannot compute is computed by the client, and
+    the Sum onion is the online design's want (design_wants.py), never a need."""
     for onion in col.on_demand:
+        if onion is Onion.SUM:
+            continue
         if any(
             cap in capabilities(onion, layer, col.encoding.ope_exact) for layer in STACKS[onion]
         ):
@@ -70,4 +97,11 @@ def pending_offering(col: ColumnMeta, cap: Cap) -> Onion | None:
     return None
 
 
-__all__ = ["BuildNeed", "FieldNeed", "JoinNeed", "pending_offering"]
+__all__ = [
+    "BuildNeed",
+    "DesignNeed",
+    "ExpressionNeed",
+    "FieldNeed",
+    "JoinNeed",
+    "pending_offering",
+]

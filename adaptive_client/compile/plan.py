@@ -24,7 +24,7 @@ from ..stats import STATS
 from ..values.array_encoding import as_list
 from ..values.collation import Collation
 from ..values.encoding_base import NATIVE_BYTES, compiled_form
-from .needs import BuildNeed, FieldNeed, JoinNeed
+from .needs import BuildNeed, DesignNeed, FieldNeed, JoinNeed
 
 Params = Sequence[Any] | Mapping[str, Any]
 ParamBuilder = Callable[[Params], Any]
@@ -341,6 +341,9 @@ class Compiled:
     # field onions the plan would leave to the server once built (wants, not needs: the
     # plan runs as it is where they cannot be built)
     fields: list[FieldNeed] = field(default_factory=list)
+    # what the online design would build for the plan to leave more to the server (wants
+    # too: compile/design_wants.py)
+    designs: list[DesignNeed] = field(default_factory=list)
     # a plan of kind "build" with only ``fields``: why the statement is refused until
     # they are built (raised where they cannot be)
     refusal: Exception | None = None

@@ -23,8 +23,10 @@ from sqlglot.optimizer.scope import traverse_scope
 from ..catalog import precomputed
 from ..catalog.metadata import Catalog, TableMeta
 from ..engine.engine_types import duck_type, qualified, schema_of
+from ..engine.kinds import is_star
 from ..errors import UndefinedColumn, UnsupportedQuery
 from .fold import fold_constants
+from .output_names import pg_name
 
 
 def _patterns(table: TableMeta, alias: str) -> dict[str, str]:
@@ -160,7 +162,32 @@ def with_precomputed(catalog: Catalog, stmt: exp.Select) -> exp.Select:
         return stmt
     if not isinstance(tree, exp.Select) or not substitute(catalog, tree):
         return stmt
+    _keep_output_names(stmt, tree)
     return tree
+
+
+def _keep_output_names(original: exp.Select, tree: exp.Select) -> None:
+    """The output columns named as the application's statement names them
+    (``sum(price * weight)`` is ``sum``), not as qualification named them (``_col_0``)."""
+    items = original.expressions
+    if len(items) != len(tree.expressions) or any(is_star(e) for e in items):
+        return
+    renamed: dict[str, exp.Expression] = {}
+    for item, new in zip(items, list(tree.expressions), strict=True):
+        if isinstance(item, exp.Alias):
+            continue
+        name = pg_name(item)
+        if name is not None and new.alias_or_name != name:
+            if new.alias:
+                renamed[new.alias] = new.unalias()
+            new.replace(exp.alias_(new.unalias().copy(), exp.to_identifier(name, quoted=True)))
+    # (qualification named ``GROUP BY 1`` / ``ORDER BY 1`` by the item's alias, which
+    # two items may now share: the reference becomes the item's expression)
+    for clause in ("group", "order", "having"):
+        node = tree.args.get(clause)
+        for col in list(node.find_all(exp.Column)) if node is not None else []:
+            if not col.table and col.name in renamed:
+                col.replace(renamed[col.name].copy())
 
 
 def extend_schema(

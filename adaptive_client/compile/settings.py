@@ -33,7 +33,8 @@ class Settings:
     callable giving it when first needed); ``named_collation``: the collation
     ``COLLATE "name"`` names (without it only "C" and "POSIX" are known); ``json_fields``:
     how many field onions (``attrs ->> 'k'``) a jsonb column may have built on first use
-    (compile/field_onions.py)."""
+    (compile/field_onions.py); ``design_budget``: per table, the bytes per row the online
+    design may add (compile/design_wants.py)."""
 
     snapshot_rows: bool = False
     database_collation: Collation | Callable[[], Collation] | None = None
@@ -41,6 +42,9 @@ class Settings:
     named_collation: Callable[[str], Collation] | None = None
     # per jsonb column, the most field onions a statement may ask to be built (0: none)
     json_fields: int = 0
+    # online design (design_wants.py): per table, the bytes per row its Sum onions and
+    # precomputed expressions built on first use may add (None: no online design)
+    design_budget: Callable[[str], int] | None = None
 
 
 T = TypeVar("T")

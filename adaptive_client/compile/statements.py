@@ -29,7 +29,7 @@ from sqlglot import exp
 from ..catalog import domains, views
 from ..catalog.metadata import Catalog
 from ..errors import UnsupportedQuery
-from . import field_onions
+from . import design_wants, field_onions
 from .client_aggregate import client_aggregable, compile_client_aggregate
 from .compiler import Compiler
 from .dependent_keys import with_dependent_keys
@@ -71,6 +71,10 @@ def compile_statement(
                     return Compiled(kind="build", fields=wants, refusal=refusal)
             if plan.residual is not None:
                 plan.fields = field_onions.wanted(catalog, stmt, settings.json_fields)
+            if settings.design_budget is not None and (
+                plan.residual is not None or plan.reduce is not None
+            ):
+                plan.designs = design_wants.wanted(catalog, stmt, settings.design_budget)
             return plan
     except OnionNotBuilt as first:
         return Compiled(kind="build", builds=[first.need])

@@ -18,11 +18,13 @@ import os
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import psycopg
 from sqlglot import exp
 
+from ..adapt.compaction import Compactor
 from ..adapt.executor import Executor
 from ..catalog import defaults, recipes
 from ..catalog.config import PEEL_MODES, Config, load_config
@@ -137,6 +139,8 @@ class Connection:
         # session's, which reads the client's own metadata
         context = kwargs.pop("context", None)
         self.control = psycopg.connect(conninfo, autocommit=True, **kwargs)
+        # tables adaptations rewrote, compacted in the background on a session of its own
+        self.compactor = Compactor(partial(psycopg.connect, conninfo, autocommit=True, **kwargs))
         try:
             self.catalog = Catalog.open(self.control, master_key)
             require_collator(self.control)  # an ICU database needs PyICU: refused at connect
@@ -228,6 +232,7 @@ class Connection:
 
     def close(self) -> None:
         with self.lock:
+            self.compactor.close()
             self.pg.close()
             self.control.close()
 
@@ -431,6 +436,7 @@ class Connection:
             case_mapping=self._database_case_mapping,
             named_collation=self._named_collation,
             json_fields=self.config.json_fields,
+            design_budget=self.config.budget,
         )
         plan = compile_statement(self.catalog, stmt, settings)
         plan.uses_clock = plan.uses_clock or uses_clock(stmt)

@@ -42,6 +42,7 @@ def repeatable(plan: Compiled) -> bool:
     return (
         plan.kind in ("select", "insert", "update", "delete")
         and not plan.fields
+        and not plan.designs
         and not plan.needs
         and not plan.joins
         and not plan.builds

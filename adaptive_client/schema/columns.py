@@ -50,8 +50,8 @@ def _default_onions(col_type: Any, config: Config) -> tuple[Onion, ...]:
     for o in order:
         if o.value not in supported:
             continue
-        if o is Onion.SUM and not config.sum:
-            continue
+        if o is Onion.SUM and not (config.sum or config.design_budget):
+            continue  # (with online design: pending, built when a sum first wants it)
         if o is Onion.SEARCH and not config.search:
             continue
         if o is Onion.SUBSTR and not config.substring:
@@ -117,6 +117,14 @@ def build_column(
     checked = {c.name.lower() for _, e, _ in spec.checks for c in e.find_all(exp.Column)}
     if cname in shared or ccfg.join_group or cname in checked:
         lazy = ()
+    # a Sum onion the configuration did not ask for is the online design's to build
+    # (compile/design_wants.py): pending, or not at all where nothing may be pending
+    if Onion.SUM in onions and ccfg.onions is None and not config.sum:
+        refused = ccfg.on_demand == () or cname in shared or ccfg.join_group or cname in checked
+        if refused:
+            onions = tuple(o for o in onions if o is not Onion.SUM)
+        else:
+            lazy = (*lazy, Onion.SUM)
     for onion in onions:
         offered = containment.offers(enc) if onion is Onion.CONTAIN else onion.value in enc.onions
         if onion not in (Onion.SINGLE, Onion.EXACT) and not offered:

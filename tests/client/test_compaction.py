@@ -58,10 +58,47 @@ def test_a_peel_leaves_the_table_compact(dbs: tuple[Any, Any], monkeypatch: Any)
     monkeypatch.setattr(compaction, "MIN_PAGES", 1)
     node, pages = _file(enc)
     assert enc.execute(QUERY).fetchall() == plain.execute(QUERY).fetchall()  # peels Ord
+    assert enc.compactor.idle(60)  # (in the background)
     node_after, pages_after = _file(enc)
     assert node_after != node  # rewritten by VACUUM FULL
     assert pages_after <= pages * 1.1  # not the peel's two versions of every row
     assert enc.execute(QUERY).fetchall() == plain.execute(QUERY).fetchall()
+
+
+def test_the_statement_does_not_wait_for_the_compaction(
+    dbs: tuple[Any, Any], monkeypatch: Any
+) -> None:
+    """An older transaction elsewhere keeps the replaced versions visible: the compaction
+    waits for it in the background, and the statement that peeled has its answer
+    meanwhile; once it ends, the table is compacted."""
+    plain, enc = dbs
+    monkeypatch.setattr(compaction, "MIN_PAGES", 1)
+    node = _node(enc)
+    older = psycopg.connect(enc.control.info.dsn)
+    try:
+        older.execute("SELECT txid_current()")  # a transaction open from before the peel
+        assert enc.execute(QUERY).fetchall() == plain.execute(QUERY).fetchall()
+        assert not enc.compactor.idle(0.5)  # waiting for the older transaction
+        assert enc.execute(QUERY).fetchall() == plain.execute(QUERY).fetchall()
+        older.rollback()
+        assert enc.compactor.idle(60)
+        assert _node(enc) != node
+    finally:
+        older.close()
+
+
+def test_closing_ends_a_waiting_compaction(dbs: tuple[Any, Any], monkeypatch: Any) -> None:
+    plain, enc = dbs
+    monkeypatch.setattr(compaction, "MIN_PAGES", 1)
+    older = psycopg.connect(enc.control.info.dsn)
+    try:
+        older.execute("SELECT txid_current()")
+        assert enc.execute(QUERY).fetchall() == plain.execute(QUERY).fetchall()
+        assert not enc.compactor.idle(0.2)
+        enc.close()  # (returns: the background wait ends with it)
+        assert enc.compactor._thread is not None and not enc.compactor._thread.is_alive()
+    finally:
+        older.close()
 
 
 def test_below_the_threshold_nothing_is_compacted(dbs: tuple[Any, Any], monkeypatch: Any) -> None:
@@ -85,6 +122,7 @@ def test_a_peel_inside_a_transaction_is_compacted_at_commit(
     assert enc.execute(QUERY).fetchall() == plain.execute(QUERY).fetchall()
     assert _node(enc) == node  # not while the transaction is open
     enc.commit()
+    assert enc.compactor.idle(60)
     assert _node(enc) != node
     assert enc.execute(QUERY).fetchall() == plain.execute(QUERY).fetchall()
 

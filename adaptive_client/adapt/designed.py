@@ -1,0 +1,299 @@
+"""What the online design builds (compile/design_wants.py), and the precomputed columns
+built on first use that it shares with the field onions (field_onions.py).
+
+:func:`build_table` builds everything one statement wants of one table in **one pass**:
+its columns' pending Sum onions and its precomputed expressions (catalog/precomputed.py:
+a hidden column of the table in the onions the statement asked for, each at its outermost
+layer -- a Sum onion's one layer, RND for Eq and Ord: the provider learns nothing of the
+values until a statement peels one, as for any column's onions).  One scan reads the
+inputs' readable onions, the client computes and encrypts every new value, and one
+``UPDATE ... FROM`` joined on ``ctid`` writes them all: the table is rewritten once,
+however many onions the statement wanted.
+
+The build has an onion build's guarantees (ondemand.py): one transaction (a savepoint
+inside the application's), the table locked ``ACCESS EXCLUSIVE`` and its sealed version
+checked; each input's readable onion renamed, so that a client whose cached metadata
+predates the new onions (and would write rows without them) fails and retries from the
+reloaded catalog; audited as ``build`` rows in ``adaptive.peel_log``; recorded in the
+table's ``designed`` list with the bytes per row each was counted at.
+
+From then on the client computes the precomputed columns on every INSERT, COPY and UPDATE
+of their inputs, and the precomputed pass (compile/precomputed_pass.py) gives the
+statements naming the expressions to the server.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from ..catalog import foreign_keys, precomputed, recipes
+from ..catalog.metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
+from ..catalog.onions import STACKS, Onion
+from ..compile.design_wants import ROW_BYTES
+from ..compile.needs import BuildNeed, DesignNeed, ExpressionNeed
+from ..errors import StaleMetadata
+from ..values.encodings import parse_sql_type
+from .joins import rename_onion
+from .ondemand import readable_onion
+from .onion_storage import (
+    add_onion_columns,
+    bump_epoch,
+    fresh_name,
+    new_onion_column,
+    onion_anon,
+    set_not_null,
+    storage_type,
+)
+
+
+@dataclass(frozen=True)
+class Precomputed:
+    """A precomputed column to add: its name's stem, expression, type and onions, and
+    the entry it is recorded under in the table's ``designed`` list (None: not the
+    online design's)."""
+
+    stem: str
+    expression: str
+    type: str
+    onions: tuple[Onion, ...]
+    designed: dict[str, Any] | None = None
+
+
+@dataclass
+class _Target:
+    """One new stored onion column: the column it belongs to, the onion, and the
+    ``designed`` entry it completes (if any)."""
+
+    col: ColumnMeta
+    oc: OnionColumn
+
+
+def build_table(
+    conn: psycopg.Connection[Any], catalog: Catalog, table: str, wants: list[DesignNeed]
+) -> int:
+    """Build what the online design wants of ``table`` in one pass; return the rows
+    written (-1: everything was built already, by another client)."""
+    meta = catalog.table(table)
+    sums = [
+        w.column
+        for w in wants
+        if isinstance(w, BuildNeed) and w.onion in meta.column(w.column).on_demand
+    ]
+    exprs = [_precomputed(w) for w in wants if isinstance(w, ExpressionNeed)]
+    return _build(conn, catalog, meta, sums, exprs)
+
+
+def add_precomputed(
+    conn: psycopg.Connection[Any], catalog: Catalog, meta: TableMeta, wanted: Precomputed
+) -> int:
+    """Add one precomputed column to ``meta``'s table (a field onion); -1: it has it."""
+    return _build(conn, catalog, meta, [], [wanted])
+
+
+def _precomputed(need: ExpressionNeed) -> Precomputed:
+    record = {
+        "what": need.expression,
+        "onions": [o.value for o in need.onions],
+        "bytes": sum(ROW_BYTES[o] for o in need.onions),
+    }
+    stem = "pc_" + "_".join(re.findall(r"[a-z0-9]+", need.expression.lower()))[:40]
+    return Precomputed(stem, need.expression, need.type, need.onions, record)
+
+
+def _build(
+    conn: psycopg.Connection[Any],
+    catalog: Catalog,
+    meta: TableMeta,
+    sums: list[str],
+    exprs: list[Precomputed],
+) -> int:
+    """Add the pending Sum onions of ``sums`` and the precomputed columns ``exprs`` in
+    one transaction, one scan and one UPDATE.  Raises :class:`StaleMetadata` when the
+    catalog changed since it was loaded: the caller reloads it and plans again."""
+    t0 = time.monotonic()
+    exprs = [
+        e for e in exprs if not any(c.expression == e.expression for c in meta.precomputed.values())
+    ]
+    if not sums and not exprs:
+        return -1
+    with conn.transaction():
+        conn.execute(sql.SQL("LOCK TABLE {} IN ACCESS EXCLUSIVE MODE").format(_t(meta)))
+        head = catalog._read_head(conn, lock=True)
+        if head.tables.get(meta.anon) != meta.version:
+            raise StaleMetadata(f"table {meta.name} changed while an onion build was planned")
+        stored = {oc.anon for c in meta.stored_columns for oc in c.onions.values()}
+        targets: list[_Target] = []
+        inputs: dict[str, ColumnMeta] = {}
+        records: list[dict[str, Any]] = []
+        for name in sums:
+            col = meta.column(name)
+            pending = col.on_demand[Onion.SUM]
+            stack = STACKS[Onion.SUM]
+            anon = onion_anon(catalog, meta.name, col.name, Onion.SUM, stored)
+            stored.add(anon)
+            start = str(pending.get("start") or stack[0])
+            oc = new_onion_column(
+                conn, catalog, 2048, col, Onion.SUM, stack, start, pending.get("floor"), anon, {}
+            )
+            add_onion_columns(
+                conn, meta, ColumnMeta(col.name, col.type, col.nullable, {Onion.SUM: oc})
+            )
+            targets.append(_Target(col, oc))
+            inputs[col.name] = col
+            records.append(
+                {
+                    "what": f"{col.name}'s Sum onion",
+                    "bytes": ROW_BYTES[Onion.SUM],
+                    "column": col.name,
+                }
+            )
+        for wanted in exprs:
+            col = _hidden_column(conn, catalog, meta, wanted, stored)
+            targets += [_Target(col, oc) for oc in col.onions.values()]
+            for name in precomputed.expression_of(meta, col).inputs:
+                inputs[name] = meta.columns[name]
+            if wanted.designed is not None:
+                records.append({**wanted.designed, "column": col.name})
+        rows = _fill(conn, meta, list(inputs.values()), targets)
+        order = list(Onion)
+        for target in targets:
+            col = target.col
+            if col.expression is not None:
+                continue  # (a precomputed column: added whole)
+            if not col.nullable:
+                set_not_null(
+                    conn, meta, ColumnMeta(col.name, col.type, False, {Onion.SUM: target.oc})
+                )
+            del col.on_demand[Onion.SUM]
+            merged = {**col.onions, Onion.SUM: target.oc}
+            col.onions = dict(sorted(merged.items(), key=lambda kv: order.index(kv[0])))
+        for source in inputs.values():
+            rename_onion(conn, meta.anon, readable_onion(source), "b", head.generation + 1)
+        if meta.foreign_keys:
+            foreign_keys.set_null_trigger(conn, meta)  # (it names the renamed columns)
+        ms = (time.monotonic() - t0) * 1000
+        for target in targets:
+            conn.execute(
+                "INSERT INTO adaptive.peel_log (anon_table, anon_column, onion, from_layer, "
+                "to_layer, mode, rows, duration_ms) VALUES (%s, %s, %s, '-', %s, 'build', %s, %s)",
+                (meta.anon, target.oc.anon, target.oc.onion.value, target.oc.layer, rows, ms),
+            )
+        meta.designed.extend(records)
+        catalog.write_table(conn, meta, new=False)
+        bump_epoch(conn)
+    return rows
+
+
+def _hidden_column(
+    conn: psycopg.Connection[Any],
+    catalog: Catalog,
+    meta: TableMeta,
+    wanted: Precomputed,
+    stored: set[str],
+) -> ColumnMeta:
+    """A precomputed column's metadata and its onion columns, added to the table."""
+    name = fresh_name(
+        set(meta.columns) | set(meta.precomputed), lambda *p: "_".join(p), wanted.stem
+    )
+    col = ColumnMeta(name, parse_sql_type(wanted.type), True, {})
+    expression = precomputed.compile_expression(
+        wanted.expression, meta.columns, f"precomputed {meta.name}.{name}"
+    )
+    col.expression = expression.text
+    if col.type.name in ("text", "varchar") and expression.inputs:
+        col.collation = meta.columns[expression.inputs[0]].collation
+    for onion in wanted.onions:
+        stack = STACKS[onion]
+        anon = onion_anon(catalog, meta.name, col.name, onion, stored)
+        stored.add(anon)
+        col.onions[onion] = new_onion_column(
+            conn, catalog, 2048, col, onion, stack, stack[0], None, anon, {}
+        )
+    add_onion_columns(conn, meta, col)
+    meta.precomputed[col.name] = col
+    return col
+
+
+def _t(meta: TableMeta) -> sql.Identifier:
+    return sql.Identifier(meta.anon)
+
+
+def _fill(
+    conn: psycopg.Connection[Any],
+    meta: TableMeta,
+    inputs: list[ColumnMeta],
+    targets: list[_Target],
+) -> int:
+    """Every row's value of every target, computed from the inputs' values (read once
+    with their ``ctid``, decrypted), encrypted into each target's onion and set by one
+    UPDATE on ``ctid``."""
+    readable = [readable_onion(c) for c in inputs]
+    rows = conn.execute(
+        sql.SQL("SELECT ctid::text, {} FROM {}").format(
+            sql.SQL(", ").join(sql.Identifier(oc.anon) for oc in readable), _t(meta)
+        )
+    ).fetchall()
+    if not rows:
+        return 0
+    values = {
+        c.name: recipes.decrypt_many(c, oc, [r[k + 1] for r in rows])
+        for k, (c, oc) in enumerate(zip(inputs, readable, strict=True))
+    }
+    columns: list[list[Any]] = []
+    computed: dict[str, list[Any]] = {}
+    for target in targets:
+        col = target.col
+        if col.expression is None:
+            plain = [None if v is None else col.encoding.coerce(v) for v in values[col.name]]
+        else:
+            if col.name not in computed:
+                computed[col.name] = precomputed.values_of(meta, col, values)
+            plain = computed[col.name]
+        columns.append(_encrypted(col, target.oc, plain))
+    staged = sql.Identifier(f"adaptive_build_{targets[0].oc.anon}")
+    names = [sql.Identifier(f"v{k}") for k in range(len(targets))]
+    conn.execute(
+        sql.SQL("CREATE TEMP TABLE {} (at tid, {}) ON COMMIT DROP").format(
+            staged,
+            sql.SQL(", ").join(
+                sql.SQL("{} {}").format(n, sql.SQL(storage_type(t.col, t.oc)))
+                for n, t in zip(names, targets, strict=True)
+            ),
+        )
+    )
+    copy_sql = sql.SQL("COPY {} (at, {}) FROM STDIN").format(staged, sql.SQL(", ").join(names))
+    with conn.cursor().copy(copy_sql) as copy:
+        for i, row in enumerate(rows):
+            copy.write_row((row[0], *(column[i] for column in columns)))
+    conn.execute(sql.SQL("ANALYZE {}").format(staged))
+    sets = sql.SQL(", ").join(
+        sql.SQL("{} = s.{}").format(sql.Identifier(t.oc.anon), n)
+        for n, t in zip(names, targets, strict=True)
+    )
+    cur = conn.execute(
+        sql.SQL("UPDATE {t} AS t SET {sets} FROM {s} AS s WHERE t.ctid = s.at").format(
+            t=_t(meta), sets=sets, s=staged
+        )
+    )
+    conn.execute(sql.SQL("DROP TABLE {}").format(staged))
+    return cur.rowcount
+
+
+def _encrypted(col: ColumnMeta, oc: OnionColumn, plain: list[Any]) -> list[Any]:
+    """``plain`` encrypted into ``oc`` in one batch, NULL kept where a row has none."""
+    present = [i for i, v in enumerate(plain) if v is not None]
+    out: list[Any] = [None] * len(plain)
+    for i, ct in zip(
+        present, recipes.encrypt_many(col, oc, [plain[i] for i in present]), strict=True
+    ):
+        out[i] = ct
+    return out
+
+
+__all__ = ["Precomputed", "add_precomputed", "build_table"]
