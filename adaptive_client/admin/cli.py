@@ -160,6 +160,7 @@ def cmd_layers(args: argparse.Namespace) -> int:
     from .controls import (
         audit_log,
         column_summary,
+        design_report,
         foreign_key_report,
         layers_report,
         precomputed_report,
@@ -171,6 +172,7 @@ def cmd_layers(args: argparse.Namespace) -> int:
         catalog = Catalog.open(conn, master)
         fks = foreign_key_report(catalog)
         computed = precomputed_report(catalog)
+        designed = design_report(catalog)
         log = audit_log(conn, master, args.log) if args.log else []
     if args.json:
         print(
@@ -186,6 +188,7 @@ def cmd_layers(args: argparse.Namespace) -> int:
                         for n, c, r, learns in fks
                     ],
                     "precomputed": [vars(p) for p in computed],
+                    "designed": [vars(d) for d in designed],
                     "peels": [vars(p) for p in log],
                 },
                 default=str,
@@ -211,6 +214,18 @@ def cmd_layers(args: argparse.Namespace) -> int:
             [
                 [p.table, p.name, p.expression, p.onion, p.layer, p.provider_learns]
                 for p in computed
+            ],
+        )
+    if designed:
+        print(
+            "\nbuilt by the online design, in the order statements asked (bytes per row "
+            "against each table's design_budget):"
+        )
+        _print_table(
+            ["table", "#", "what", "stored as", "bytes/row", "table total"],
+            [
+                [d.table, str(d.order), d.what, d.column, str(d.bytes_per_row), str(d.table_total)]
+                for d in designed
             ],
         )
     print("\nper column, from all its onions together:")

@@ -220,6 +220,40 @@ def precomputed_report(catalog: Catalog) -> list[PrecomputedRow]:
     return out
 
 
+@dataclass
+class DesignedRow:
+    """One thing the online design built (compile/design_wants.py), in the order it
+    appeared: what the provider saw appear, and when, is this list."""
+
+    table: str
+    order: int
+    what: str
+    column: str
+    bytes_per_row: int
+    table_total: int
+
+
+def design_report(catalog: Catalog) -> list[DesignedRow]:
+    """Per table, what the online design built, in order, and the bytes per row spent
+    (against the client configuration's ``design_budget``)."""
+    out = []
+    for table in sorted(catalog.tables.values(), key=lambda t: t.name):
+        spent = 0
+        for n, entry in enumerate(table.designed, 1):
+            spent += int(entry["bytes"])
+            out.append(
+                DesignedRow(
+                    table.name,
+                    n,
+                    str(entry["what"]),
+                    str(entry["column"]),
+                    int(entry["bytes"]),
+                    spent,
+                )
+            )
+    return out
+
+
 def column_summary(rows: list[LayerRow]) -> list[tuple[str, str, str]]:
     """Per plain column, what the provider learns from all its onions together: the
     most revealing onion decides (the others reveal no more than it)."""

@@ -45,7 +45,6 @@ ROW_BYTES: dict[Onion, int] = {Onion.SUM: 40, Onion.EQ: 48, Onion.ORD: 48}
 
 _ORDER = {"Eq": 0, "Ord": 1, "Sum": 2}
 _INTEGERS = ("smallint", "integer", "bigint")
-_CAPPED = 38  # the client engine's widest numeric (design.type_of caps a bound there)
 
 
 def wanted(
@@ -91,15 +90,14 @@ def wanted(
 
 def _stored_exactly(sql_type: str) -> bool:
     """Whether a precomputed column of ``sql_type`` holds the expression as PostgreSQL
-    evaluates it, for every row it accepts.  Not integer arithmetic (``a * b`` over
-    integers): PostgreSQL types it integer, raises on its overflow and sums it as bigint,
-    where the stored column, wide enough for every exact value, would answer in another
-    type and without the error; nor a numeric whose bound was capped at the client
-    engine's 38 digits (a row past it, which PostgreSQL accepts, would be refused)."""
+    evaluates it.  Not integer arithmetic (``a * b`` over integers): PostgreSQL types it
+    integer, raises on its overflow and sums it as bigint, where the stored column, wide
+    enough for every exact value, would answer in another type and without the error.
+    (A numeric's bound is capped at the client engine's 38 digits, as the designer caps
+    it: a row past it -- three numeric(15,2) factors near their maximum -- is refused on
+    write with its own error, as split execution refuses to evaluate it.)"""
     found = re.fullmatch(r"numeric\((\d+),(\d+)\)", sql_type)
-    if sql_type in _INTEGERS or (found is not None and found.group(2) == "0"):
-        return False
-    return found is None or int(found.group(1)) < _CAPPED
+    return sql_type not in _INTEGERS and (found is None or found.group(2) != "0")
 
 
 def _worth_a_column(meta: TableMeta, expression: str, sql_type: str) -> bool:

@@ -6,6 +6,7 @@ database."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from decimal import Decimal
@@ -15,6 +16,7 @@ import psycopg
 import pytest
 
 import adaptive_client
+from adaptive_client.admin import cli
 from adaptive_client.admin.controls import layers_report
 from adaptive_client.catalog.keys import MasterKey
 from adaptive_client.catalog.onions import Onion
@@ -231,3 +233,28 @@ def test_integer_expressions_are_left_to_the_client(pair: Pair) -> None:
     rows = pair.same(sql)
     assert all(isinstance(v, int) for r in rows for v in r[1:] if v is not None)
     assert pair.designed() == []
+
+
+def test_the_dba_sees_what_was_designed(
+    new_database: Callable[..., str], master_key: MasterKey, tmp_path: Any, capsys: Any
+) -> None:
+    """``adaptive-db layers`` lists what the online design built, in the order it
+    appeared, with the bytes per row each added and the table's total."""
+    with _opened(new_database, master_key, "design_cli") as pair:
+        pair.same(REVENUE)
+        pair.same(NOT_SPECIAL)
+        dsn = pair.enc.pg.info.dsn
+    key_file = tmp_path / "master.key"
+    key_file.write_text(master_key.hex())
+    args = ["layers", "--dsn", dsn, "--master-key-file", str(key_file)]
+    assert cli.main([*args, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [
+        (d["order"], d["what"], d["bytes_per_row"], d["table_total"]) for d in report["designed"]
+    ] == [
+        (1, "price * (1 - disc)", 40, 40),
+        (2, "note NOT LIKE '%special%requests%'", 48, 88),
+    ]
+    assert cli.main(args) == 0
+    text = capsys.readouterr().out
+    assert "built by the online design" in text and "note NOT LIKE" in text
