@@ -51,6 +51,7 @@ from .onion_storage import (
     set_not_null,
     storage_type,
 )
+from .progress import Progress
 
 
 @dataclass(frozen=True)
@@ -234,6 +235,8 @@ def _fill(
     """Every row's value of every target, computed from the inputs' values (read once
     with their ``ctid``, decrypted), encrypted into each target's onion and set by one
     UPDATE on ``ctid``."""
+    built = sorted({t.col.expression or f"{t.col.name}'s {t.oc.onion} onion" for t in targets})
+    progress = Progress(f"{meta.name}: building {'; '.join(built)}")
     readable = [readable_onion(c) for c in inputs]
     rows = conn.execute(
         sql.SQL("SELECT ctid::text, {} FROM {}").format(
@@ -246,6 +249,7 @@ def _fill(
         c.name: recipes.decrypt_many(c, oc, [r[k + 1] for r in rows])
         for k, (c, oc) in enumerate(zip(inputs, readable, strict=True))
     }
+    progress.step("read and decrypted", len(rows))
     columns: list[list[Any]] = []
     computed: dict[str, list[Any]] = {}
     for target in targets:
@@ -257,6 +261,7 @@ def _fill(
                 computed[col.name] = precomputed.values_of(meta, col, values)
             plain = computed[col.name]
         columns.append(_encrypted(col, target.oc, plain))
+    progress.step("computed and encrypted")
     staged = sql.Identifier(f"adaptive_build_{targets[0].oc.anon}")
     names = [sql.Identifier(f"v{k}") for k in range(len(targets))]
     conn.execute(
@@ -276,6 +281,7 @@ def _fill(
     with conn.cursor().copy(copy_sql) as copy:
         lines = ("\t".join((row[0], *(t[i] for t in texts))) for i, row in enumerate(rows))
         copy.write("\n".join(lines) + "\n")
+    progress.step("sent")
     conn.execute(sql.SQL("ANALYZE {}").format(staged))
     sets = sql.SQL(", ").join(
         sql.SQL("{} = s.{}").format(sql.Identifier(t.oc.anon), n)
@@ -287,6 +293,7 @@ def _fill(
         )
     )
     conn.execute(sql.SQL("DROP TABLE {}").format(staged))
+    progress.end()
     return cur.rowcount
 
 

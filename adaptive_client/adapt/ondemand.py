@@ -53,6 +53,7 @@ from .onion_storage import (
     set_not_null,
     storage_type,
 )
+from .progress import Progress
 
 
 def check_allowed(need: BuildNeed, mode: str) -> None:
@@ -145,6 +146,7 @@ def _fill(
 ) -> int:
     """Every row's value of the new onion: the column's values read with their ``ctid``,
     decrypted and encrypted in batches, set by one UPDATE joined on ``ctid``."""
+    progress = Progress(f"{meta.name}: building {col.name}'s {oc.onion} onion")
     rows = conn.execute(
         sql.SQL("SELECT ctid::text, {c} FROM {t} WHERE {c} IS NOT NULL").format(
             c=sql.Identifier(source.anon), t=_t(meta)
@@ -153,7 +155,9 @@ def _fill(
     if not rows:
         return 0
     plains = recipes.decrypt_many(col, source, [r[1] for r in rows])
+    progress.step("read and decrypted", len(rows))
     cts = recipes.encrypt_many(col, oc, [col.encoding.coerce(v) for v in plains])
+    progress.step("encrypted")
     staged = sql.Identifier(f"adaptive_build_{oc.anon}")
     conn.execute(
         sql.SQL("CREATE TEMP TABLE {} (at tid, v {}) ON COMMIT DROP").format(
@@ -170,4 +174,5 @@ def _fill(
         )
     )
     conn.execute(sql.SQL("DROP TABLE {}").format(staged))
+    progress.end()
     return cur.rowcount

@@ -7,6 +7,7 @@ database."""
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from decimal import Decimal
@@ -16,6 +17,7 @@ import psycopg
 import pytest
 
 import adaptive_client
+from adaptive_client.adapt import progress
 from adaptive_client.admin import cli
 from adaptive_client.admin.controls import layers_report
 from adaptive_client.catalog.keys import MasterKey
@@ -258,3 +260,20 @@ def test_the_dba_sees_what_was_designed(
     assert cli.main(args) == 0
     text = capsys.readouterr().out
     assert "built by the online design" in text and "note NOT LIKE" in text
+
+
+def test_a_long_build_reports_its_progress(
+    new_database: Callable[..., str], master_key: MasterKey, caplog: Any, monkeypatch: Any
+) -> None:
+    """A build past a second logs its steps (table, what, rows) at INFO on the client's
+    logger; nothing of a key or a value appears."""
+    monkeypatch.setattr(progress, "REPORT_AFTER_S", 0.0)
+    with (
+        _opened(new_database, master_key, "design_log") as pair,
+        caplog.at_level(logging.INFO, logger="adaptive_client.adapt"),
+    ):
+        pair.same(REVENUE)
+    lines = [r.getMessage() for r in caplog.records if r.name == "adaptive_client.adapt"]
+    assert any("li: building price * (1 - disc)" in ln and "(300 rows)" in ln for ln in lines)
+    assert any(ln.startswith("li: building") and "done" in ln for ln in lines)
+    assert not any(master_key.hex() in ln or "special" in ln for ln in lines)
