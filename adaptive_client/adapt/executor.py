@@ -82,6 +82,9 @@ class Executor:
         self.rewritten: set[str] = set()
         # field onions this session asked for (each built at most once: compile/field_onions)
         self.tried_fields: set[needs.FieldNeed | needs.DesignNeed] = set()
+        # whether the database peels several columns of a table at once (None: not
+        # asked yet)
+        self.together: bool | None = None
 
     def prepare(self, query: str, stmt: exp.Expression) -> Compiled:
         """The plan of ``stmt`` once the catalog has what it needs."""
@@ -326,13 +329,38 @@ class Executor:
             run(control)
 
     def _peel_on(self, conn: psycopg.Connection[Any], todo: list[peel.Need]) -> None:
+        """The peels of ``todo``; those of one table that are each one step from RND, in
+        server mode, together: the table rewritten once (peel.peel_together)."""
         session = self.session
+        together: dict[str, list[peel.Need]] = {}
+        if session.peel_mode == "server" and self._peels_together(conn):
+            for need in todo:
+                if need.onion.layer == "RND" and need.onion.stack[1] == need.layer:
+                    together.setdefault(need.table.anon, []).append(need)
+            together = {t: group for t, group in together.items() if len(group) > 1}
+        grouped = {id(n) for group in together.values() for n in group}
+        for group in together.values():
+            table = group[0].table
+            pairs = [(n.onion, n.layer) for n in group]
+            rows = peel.peel_together(conn, table, pairs)
+            if rows > 0:
+                self.rewritten.add(table.anon)
+            STATS.peels += len(group)
+            for need in group:
+                range_indexes.after_peel(conn, session.catalog, table, need.onion, rows)
         for need in todo:
+            if id(need) in grouped:
+                continue
             rows = peel.peel(conn, need.table, need.onion, need.layer, session.peel_mode)
             if rows > 0:
                 self.rewritten.add(need.table.anon)
             STATS.peels += 1
             range_indexes.after_peel(conn, session.catalog, need.table, need.onion, rows)
+
+    def _peels_together(self, conn: psycopg.Connection[Any]) -> bool:
+        if self.together is None:
+            self.together = peel.can_peel_together(conn)
+        return self.together
 
     def run_pending_peels(self) -> None:
         """The peels a failed transaction left to run after its rollback.  They only spare

@@ -88,6 +88,39 @@ def peel(
     return total
 
 
+def peel_together(
+    control: psycopg.Connection[Any], table: TableMeta, todo: list[tuple[OnionColumn, str]]
+) -> int:
+    """Peel the RND layer of several onion columns of ``table`` in one server UPDATE
+    (``adaptive.peel_layers``): each ``(onion, layer)`` one step from RND.  Return the
+    rows rewritten (-1: every one was peeled already)."""
+    assert all(oc.layer == "RND" and oc.stack[1] == layer for oc, layer in todo)
+    _watch_client(control)
+    row = control.execute(
+        "SELECT adaptive.peel_layers(%s, %s, 'RND', %s, %s, %s)",
+        (
+            table.anon,
+            [oc.anon for oc, _ in todo],
+            [layer for _, layer in todo],
+            [oc.keys["RND"] for oc, _ in todo],
+            [TAGS.get(layer, 0) for _, layer in todo],
+        ),
+    ).fetchone()
+    for oc, layer in todo:
+        oc.layer = layer
+    return int(row[0]) if row else -1
+
+
+def can_peel_together(control: psycopg.Connection[Any]) -> bool:
+    """Whether the database has ``adaptive.peel_layers`` (installed or migrated since it
+    came: a database of before has only the one-column peel)."""
+    row = control.execute(
+        "SELECT to_regprocedure('adaptive.peel_layers(text,text[],text,text[],bytea[],integer[])')"
+        " IS NOT NULL"
+    ).fetchone()
+    return bool(row and row[0])
+
+
 def _watch_client(conn: psycopg.Connection[Any]) -> None:
     """Make the peeling backend poll its client's socket during the peel.
 

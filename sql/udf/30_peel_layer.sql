@@ -1,30 +1,34 @@
--- Peel the outer RND layer of one onion column, in place, inside the database.
+-- Peel the outer RND layer of onion columns of one table, in place, inside the database:
+-- adaptive.peel_layers for several columns at once (one UPDATE: the table is rewritten
+-- once, however many onions a statement needs peeled), adaptive.peel_layer for one.
 --
--- Called by a client (in its own transaction) with only that layer's key.  Everything
+-- Called by a client (in its own transaction) with only those layers' keys.  Everything
 -- happens in the caller's transaction, so the peel is atomic: killed at any point, the
 -- column is wholly at the old layer or wholly at the new one, and adaptive.layers and
 -- adaptive.peel_log match it (DDL is transactional in PostgreSQL: the dropped and rebuilt
 -- indexes of step 3 come back with a rollback too).
 --
---  1. lock the column's adaptive.layers row; if another client peeled it meanwhile,
---     return -1 (nothing to do);
+--  1. lock each column's adaptive.layers row; a column another client peeled meanwhile
+--     is left out (none left: return -1, nothing to do);
 --  2. lock the table (ACCESS EXCLUSIVE: the column's constraint changes);
 --  3. on a large table, drop the table's indexes (and the PRIMARY KEY / UNIQUE
 --     constraints they back), to rebuild them once at the end: maintaining every index
 --     row by row costs more than the decryption itself (see docs/peels.md);
---  4. strip the layer from every non-NULL value -- set-based through pgcrypto (AES-ECB
+--  4. strip the layer from every non-NULL value of each column, in one UPDATE -- set-based through pgcrypto (AES-ECB
 --     keystream, XOR on bit strings) when it is installed, else with adaptive.rnd_decrypt
 --     (PL/Python, pycryptodome);
 --  5. rebuild the indexes and constraints dropped in step 3, under their own names;
---  6. replace the CHECK constraint on the ciphertexts' layer tag, so that a client whose
+--  6. replace each column's CHECK constraint on the ciphertexts' layer tag, so that a client whose
 --     cached metadata is stale cannot write a value at the old layer afterwards;
---  7. record the new layer, bump the epoch, append to the audit log, notify clients.
+--  7. record the new layers, bump the epoch, append to the audit log (a row per column,
+--     with the rows the UPDATE rewrote), notify clients.
 --
 -- The table is updated in place (UPDATE), never rewritten into a new file (ALTER TABLE
 -- ... TYPE, CREATE TABLE AS + swap): a rewrite is not MVCC-safe -- a REPEATABLE READ
 -- transaction whose snapshot predates the peel would find the table empty afterwards.
-CREATE OR REPLACE FUNCTION adaptive.peel_layer(
-    p_table text, p_column text, p_from text, p_to text, p_key bytea, p_to_tag integer)
+CREATE OR REPLACE FUNCTION adaptive.peel_layers(
+    p_table text, p_columns text[], p_from text, p_tos text[], p_keys bytea[],
+    p_to_tags integer[])
 RETURNS bigint
 LANGUAGE plpython3u
 VOLATILE
@@ -71,23 +75,30 @@ if "adaptive_peel_plans" not in SD:
         "size": plpy.prepare("SELECT pg_relation_size($1::regclass) AS bytes", ["text"]),
     }
 plans = SD["adaptive_peel_plans"]
+TOKEN_ONIONS = ("Search", "Substr", "Contain")
 
 # Rebuilding indexes costs a few catalog updates; below this size maintaining them row
 # by row is as cheap (about 250 pages: some 10,000 narrow rows).
 REBUILD_FROM_BYTES = 2 * 1024 * 1024
 
-row = plpy.execute(plans["layer"], [p_table, p_column])
-if not row or row[0]["layer"] != p_from:
-    # peeled by another client meanwhile, or renamed by a join adjustment (joins.py): the
-    # caller reloads its metadata and asks again
+if not (len(p_columns) == len(p_tos) == len(p_keys) == len(p_to_tags)):
+    plpy.error("adaptive.peel_layers: one layer, key and tag per column", sqlstate="22023")
+
+# (k: the column's position in the arguments, its key $1[k]) -- the columns still at
+# p_from: another client may have peeled one meanwhile, or a join adjustment renamed it
+# (joins.py): the caller reloads its metadata and asks again
+todo = []
+for k, column in enumerate(p_columns, 1):
+    row = plpy.execute(plans["layer"], [p_table, column])
+    if row and row[0]["layer"] == p_from:
+        todo.append((k, column, row[0]["onion"]))
+if not todo:
     return -1
-onion = row[0]["onion"]
 
 tbl = q(p_table)
-col = q(p_column)
-con = q("k_" + p_column)
 plpy.execute(f"LOCK TABLE {tbl} IN ACCESS EXCLUSIVE MODE")
-plpy.execute(f"ALTER TABLE {tbl} DROP CONSTRAINT IF EXISTS {con}")
+for _, column, _ in todo:
+    plpy.execute(f"ALTER TABLE {tbl} DROP CONSTRAINT IF EXISTS {q('k_' + column)}")
 
 rebuild = []
 if plpy.execute(plans["size"], [tbl])[0]["bytes"] >= REBUILD_FROM_BYTES:
@@ -111,10 +122,10 @@ TEMPLATE_BLOCKS = 256
 template = "".join("@%08x" % i for i in range(TEMPLATE_BLOCKS))
 
 
-def strip_rnd(v):
-    """The SQL expression of the inner value of the RND ciphertext ``v``."""
+def strip_rnd(v, key):
+    """The SQL expression of the inner value of the RND ciphertext ``v`` under ``key``."""
     if not ext:
-        return f"adaptive.rnd_decrypt({v}, $1)"
+        return f"adaptive.rnd_decrypt({v}, {key})"
     encrypt = q(ext[0]["nspname"]) + ".encrypt"
     nonce = f"substring({v} from 2 for 12)"
     blocks = f"((octet_length({v}) + 2) / 16)"
@@ -123,43 +134,50 @@ def strip_rnd(v):
         f"THEN decode(replace(left($2, 9 * {blocks}), '@', encode({nonce}, 'hex')), 'hex') "
         f"ELSE (SELECT string_agg({nonce} || int4send(i), ''::bytea ORDER BY i) "
         f"FROM generate_series(0, {blocks} - 1) AS i) END")
-    keystream = f"substring({encrypt}({counters}, $1, 'aes-ecb/pad:none') from 1 for octet_length({v}) - 13)"
+    keystream = f"substring({encrypt}({counters}, {key}, 'aes-ecb/pad:none') from 1 for octet_length({v}) - 13)"
     return (f"substring(varbit_send(('x' || encode(substring({v} from 14), 'hex'))::varbit "
             f"# ('x' || encode({keystream}, 'hex'))::varbit) from 5)")
 
 
-if onion in ("Search", "Substr", "Contain"):
-    # the tokens are comparable from now on: the GIN index that serves `@>` (before the
-    # peel it would index random values).  Built before the UPDATE, which then maintains
-    # it: built after, over the UPDATE's broken HOT chains, it would be marked
-    # indcheckxmin and unusable until every older transaction of the cluster ends.
-    plpy.execute(f"CREATE INDEX IF NOT EXISTS {q('g_' + p_column)} ON {tbl} USING gin ({col})")
-    # one RND value in a one-element array: the row's 16-byte tokens concatenated (13 +
-    # 16k bytes, never 16); the stripped value is split back into the token array the
-    # GIN index serves
-    update = plpy.prepare(
-        f"UPDATE {tbl} SET {col} = (SELECT ARRAY(SELECT substring(d.v FROM 1 + 16 * i FOR 16) "
-        f"FROM generate_series(0, octet_length(d.v) / 16 - 1) AS i ORDER BY i)::bytea[] "
-        f"FROM (SELECT {strip_rnd(col + '[1]')} AS v) AS d) "
-        f"WHERE {col} IS NOT NULL AND octet_length({col}[1]) <> 16",
-        ["bytea", "text"])
-else:
-    # counter mode has no padding to fail on a wrong key: the inner layer's tag is checked
-    # on a few stripped values first (a wrong key misses it with probability 255/256 per
-    # value), the way a DET re-key checks its first block's padding
-    probe = plpy.execute(plpy.prepare(
-        f"SELECT count(*) FILTER (WHERE get_byte(s.v, 0) <> {int(p_to_tag)}) AS wrong "
-        f"FROM (SELECT {strip_rnd(col)} AS v FROM {tbl} "
-        f"WHERE {col} IS NOT NULL AND get_byte({col}, 0) = 1 LIMIT 16) AS s",
-        ["bytea", "text"]), [p_key, template])
-    if probe[0]["wrong"]:
-        plpy.error("adaptive.peel_layer: stripped values lack the inner layer's tag (wrong key?)",
-                   sqlstate="22000")
-    update = plpy.prepare(
-        f"UPDATE {tbl} SET {col} = {strip_rnd(col)} "
-        f"WHERE {col} IS NOT NULL AND get_byte({col}, 0) = 1",
-        ["bytea", "text"])
-rows = plpy.execute(update, [p_key, template]).nrows()
+sets, peelable = [], []
+for k, column, onion in todo:
+    col, key = q(column), f"($1)[{k}]"
+    if onion in TOKEN_ONIONS:
+        # the tokens are comparable from now on: the GIN index that serves `@>` (before
+        # the peel it would index random values).  Built before the UPDATE, which then
+        # maintains it: built after, over the UPDATE's broken HOT chains, it would be
+        # marked indcheckxmin and unusable until every older transaction of the cluster
+        # ends.  One RND value in a one-element array: the row's 16-byte tokens
+        # concatenated (13 + 16k bytes, never 16), split back into the token array.
+        plpy.execute(f"CREATE INDEX IF NOT EXISTS {q('g_' + column)} ON {tbl} USING gin ({col})")
+        at_rnd = f"({col} IS NOT NULL AND octet_length({col}[1]) <> 16)"
+        stripped = (
+            f"(SELECT ARRAY(SELECT substring(d.v FROM 1 + 16 * i FOR 16) "
+            f"FROM generate_series(0, octet_length(d.v) / 16 - 1) AS i ORDER BY i)::bytea[] "
+            f"FROM (SELECT {strip_rnd(col + '[1]', key)} AS v) AS d)")
+    else:
+        # counter mode has no padding to fail on a wrong key: the inner layer's tag is
+        # checked on a few stripped values first (a wrong key misses it with probability
+        # 255/256 per value), the way a DET re-key checks its first block's padding
+        at_rnd = f"({col} IS NOT NULL AND get_byte({col}, 0) = 1)"
+        probe = plpy.execute(plpy.prepare(
+            f"SELECT count(*) FILTER (WHERE get_byte(s.v, 0) <> {int(p_to_tags[k - 1])}) "
+            f"AS wrong FROM (SELECT {strip_rnd(col, key)} AS v FROM {tbl} "
+            f"WHERE {at_rnd} LIMIT 16) AS s",
+            ["bytea[]", "text"]), [p_keys, template])
+        if probe[0]["wrong"]:
+            plpy.error("adaptive.peel_layers: stripped values lack the inner layer's tag "
+                       "(wrong key?)", sqlstate="22000")
+        stripped = strip_rnd(col, key)
+    if len(todo) == 1:
+        sets.append(f"{col} = {stripped}")
+    else:
+        sets.append(f"{col} = CASE WHEN {at_rnd} THEN {stripped} ELSE {col} END")
+    peelable.append(at_rnd)
+
+update = plpy.prepare(
+    f"UPDATE {tbl} SET {', '.join(sets)} WHERE {' OR '.join(peelable)}", ["bytea[]", "text"])
+rows = plpy.execute(update, [p_keys, template]).nrows()
 
 for ix in rebuild:
     if ix["conname"] is not None:
@@ -168,16 +186,28 @@ for ix in rebuild:
     else:
         plpy.execute(ix["index_def"])
 
-tag = int(p_to_tag)
-if onion in ("Search", "Substr", "Contain"):  # a stale client's RND value is one element longer than a token
-    check = f"coalesce(octet_length({col}[1]), 16) = 16"
-else:
-    check = f"get_byte({col}, 0) = {tag}"
-plpy.execute(f"ALTER TABLE {tbl} ADD CONSTRAINT {con} CHECK ({check}) NOT VALID")
-plpy.execute(plans["set_layer"], [p_table, p_column, p_to])
+elapsed_ms = (time.monotonic() - t0) * 1000.0
+for k, column, onion in todo:
+    col = q(column)
+    if onion in TOKEN_ONIONS:  # a stale client's RND value is one element longer than a token
+        check = f"coalesce(octet_length({col}[1]), 16) = 16"
+    else:
+        check = f"get_byte({col}, 0) = {int(p_to_tags[k - 1])}"
+    plpy.execute(f"ALTER TABLE {tbl} ADD CONSTRAINT {q('k_' + column)} CHECK ({check}) NOT VALID")
+    plpy.execute(plans["set_layer"], [p_table, column, p_tos[k - 1]])
+    plpy.execute(plans["log"], [p_table, column, onion, p_from, p_tos[k - 1], rows, elapsed_ms])
 plpy.execute("UPDATE adaptive.epoch SET value = value + 1 WHERE id = 1")
-plpy.execute(plans["log"], [p_table, p_column, onion, p_from, p_to, rows,
-                             (time.monotonic() - t0) * 1000.0])
 plpy.execute("NOTIFY adaptive_epoch")
 return rows
+$$;
+
+-- One column: the same peel (clients and databases of before peel_layers call it).
+CREATE OR REPLACE FUNCTION adaptive.peel_layer(
+    p_table text, p_column text, p_from text, p_to text, p_key bytea, p_to_tag integer)
+RETURNS bigint
+LANGUAGE sql
+VOLATILE
+AS $$
+SELECT adaptive.peel_layers(p_table, ARRAY[p_column], p_from, ARRAY[p_to], ARRAY[p_key],
+                            ARRAY[p_to_tag])
 $$;
