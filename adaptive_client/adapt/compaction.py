@@ -14,7 +14,8 @@ statement's path: a :class:`Compactor` does it in the background, on a connectio
 own, while the application goes on.  ``VACUUM FULL`` is PostgreSQL's own rewrite,
 MVCC-safe (versions a running transaction may still see are kept), about a fifth of the
 time the UPDATE took, and ``ANALYZE`` gives the planner the rewritten table's statistics
-(a new onion's values, a peeled layer's distribution).  It holds the table's ACCESS
+(a new onion's values, a peeled layer's distribution); a table left uncompacted (too
+small to be worth it, or held) is analyzed alone.  It holds the table's ACCESS
 EXCLUSIVE lock meanwhile, as the peel did.  It first waits for the transactions that
 began before the adaptation committed to end -- anywhere in the cluster: until then the
 replaced versions are not removable (at most :data:`BACKGROUND_WAIT_MS` in the
@@ -145,7 +146,10 @@ class Compactor:
             try:
                 if self._conn is None:
                     self._conn = self._connect()
-                compact(self._conn, tables, BACKGROUND_WAIT_MS, self._closed)
+                compacted = compact(self._conn, tables, BACKGROUND_WAIT_MS, self._closed)
+                for anon in tables:  # (the rest: statistics of the rewritten columns)
+                    if anon not in compacted and not self._closed.is_set():
+                        self._conn.execute(sql.SQL("ANALYZE {}").format(sql.Identifier(anon)))
             except psycopg.Error:
                 # it only saves the server work: the tables stay as they are, and a
                 # broken connection is opened again for the next ones
