@@ -80,7 +80,7 @@ def wanted(
         if expression is None or any(c.expression == expression for c in meta.precomputed.values()):
             continue
         sql_type = proposal.precomputed_type[(table, text)]
-        if not _stored_exactly(sql_type) or not _worth_a_column(meta, expression, sql_type):
+        if not stored_exactly(sql_type) or not worth_a_column(meta, expression, sql_type):
             continue
         layers = tuple(Onion(k) for k in sorted(kinds, key=_ORDER.__getitem__))
         need = ExpressionNeed(table, expression, sql_type, layers)
@@ -88,7 +88,7 @@ def wanted(
     return out
 
 
-def _stored_exactly(sql_type: str) -> bool:
+def stored_exactly(sql_type: str) -> bool:
     """Whether a precomputed column of ``sql_type`` holds the expression as PostgreSQL
     evaluates it.  Not integer arithmetic (``a * b`` over integers): PostgreSQL types it
     integer, raises on its overflow and sums it as bigint, where the stored column, wide
@@ -100,7 +100,7 @@ def _stored_exactly(sql_type: str) -> bool:
     return sql_type not in _INTEGERS and (found is None or found.group(2) != "0")
 
 
-def _worth_a_column(meta: TableMeta, expression: str, sql_type: str) -> bool:
+def worth_a_column(meta: TableMeta, expression: str, sql_type: str) -> bool:
     """Whether a column of its own for ``expression`` would let the server do what no
     onion lets it do now.  A predicate is worth one only where it is a LIKE (a
     comparison the columns' own onions decide already), and not over a column whose
@@ -139,4 +139,4 @@ def _canonical(meta: TableMeta, text: str) -> str | None:
         return None
 
 
-__all__ = ["ROW_BYTES", "wanted"]
+__all__ = ["ROW_BYTES", "stored_exactly", "wanted", "worth_a_column"]

@@ -56,8 +56,8 @@ def test_online_design_agrees_with_the_designer(
     for (table, text), _ in proposal.precomputed.items():
         kind = proposal.precomputed_type[(table, text)]
         # (what the online design leaves out, and why: design_wants.py)
-        exact = design_wants._stored_exactly(kind)
-        if exact and design_wants._worth_a_column(metas[table], text, kind):
+        exact = design_wants.stored_exactly(kind)
+        if exact and design_wants.worth_a_column(metas[table], text, kind):
             offline.add((table, _normal(text)))
     assert online == offline
     assert any(what == _normal("l_extendedprice * (1 - l_discount)") for _, what in online)
