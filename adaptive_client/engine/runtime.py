@@ -195,7 +195,7 @@ def _engine() -> duckdb.DuckDBPyConnection:
         null_handling=FunctionNullHandling.SPECIAL,  # (an empty format gives NULL)
     )
     _ENGINES.con = con
-    _ENGINES.statement_functions = set()
+    _ENGINES.statement_functions = {}
     return con
 
 
@@ -257,15 +257,33 @@ def _reverse(text: str) -> str:
     return text[::-1]
 
 
-def _key_function(coll: Collation, refusals: list[CollationUnavailable]) -> Callable[[str], bytes]:
-    def key(text: str) -> bytes:
-        try:
-            return collation_key(coll, text)
-        except CollationUnavailable as exc:
-            refusals.append(exc)  # raised as itself, not as DuckDB's error
-            raise
+class _Refusals:
+    """Where this thread's collation key functions record the refusal they raised: the
+    running statement's list (set by :func:`engine` for each statement), so that the
+    functions themselves stay registered from one statement to the next."""
 
-    return key
+    current: list[CollationUnavailable]
+
+    def __init__(self) -> None:
+        self.current = []
+
+
+def _key_function(coll: Collation) -> Callable[[str], bytes]:
+    """This thread's function giving ``coll``'s keys (the same one for every statement)."""
+    made: dict[Collation, Callable[[str], bytes]] = _ENGINES.__dict__.setdefault("keys", {})
+    found = made.get(coll)
+    if found is None:
+        box: _Refusals = _ENGINES.__dict__.setdefault("refusals", _Refusals())
+
+        def key(text: str) -> bytes:
+            try:
+                return collation_key(coll, text)
+            except CollationUnavailable as exc:
+                box.current.append(exc)  # raised as itself, not as DuckDB's error
+                raise
+
+        found = made[coll] = key
+    return found
 
 
 def engine(
@@ -287,6 +305,7 @@ def engine(
 
     if refusals is None:
         refusals = []
+    _ENGINES.__dict__.setdefault("refusals", _Refusals()).current = refusals
     con = _engine()
     lower, upper = (
         (case_mapping.lower, case_mapping.upper) if case_mapping else (pg_lower, pg_upper)
@@ -296,17 +315,28 @@ def engine(
         ("pg_upper", upper, [VARCHAR], VARCHAR, False),
     ]
     for function, coll in (keys or {}).items():
-        functions.append((function, _key_function(coll, refusals), [VARCHAR], BLOB, False))
+        functions.append((function, _key_function(coll), [VARCHAR], BLOB, False))
     for name, fn, params, result, with_nulls in row_functions:
         types = [duckdb.sqltype(p) for p in params]
         functions.append((name, fn, types, duckdb.sqltype(result), with_nulls))
+    # each function as registered: kept from one statement to the next while the same
+    # (registering costs about a millisecond a statement)
+    wanted = {
+        name: (fn, tuple(str(a) for a in args), str(result), with_nulls)
+        for name, fn, args, result, with_nulls in functions
+    }
     for attempt in (1, 2):
         try:
-            registered: set[str] = getattr(_ENGINES, "statement_functions", set())
-            for name in registered:  # the previous statement's
-                con.remove_function(name)
-            _ENGINES.statement_functions = set()
+            registered: dict[str, Any] = getattr(_ENGINES, "statement_functions", {})
+            for name, spec in registered.items():  # the previous statement's, if others
+                if wanted.get(name) != spec:
+                    con.remove_function(name)
+            _ENGINES.statement_functions = {
+                n: spec for n, spec in registered.items() if wanted.get(n) == spec
+            }
             for name, fn, args, result, with_nulls in functions:
+                if _ENGINES.statement_functions.get(name) == wanted[name]:
+                    continue
                 con.create_function(
                     name,
                     fn,
@@ -316,7 +346,7 @@ def engine(
                         FunctionNullHandling.SPECIAL if with_nulls else FunctionNullHandling.DEFAULT
                     ),
                 )
-                _ENGINES.statement_functions.add(name)
+                _ENGINES.statement_functions[name] = wanted[name]
             for name, cols in tables:
                 defs = ", ".join(f'"{c}" {storage_type(t)}' for c, t in cols)
                 con.execute(f'CREATE OR REPLACE TABLE "{name}" ({defs})')
@@ -333,7 +363,7 @@ def engine(
 
 def _discard(con: duckdb.DuckDBPyConnection) -> None:
     _ENGINES.con = None
-    _ENGINES.statement_functions = set()
+    _ENGINES.statement_functions = {}
     with contextlib.suppress(duckdb.Error):
         con.close()
 
