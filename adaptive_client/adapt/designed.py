@@ -3,9 +3,11 @@ built on first use that it shares with the field onions (field_onions.py).
 
 :func:`build_table` builds everything one statement wants of one table in **one pass**:
 its columns' pending Sum onions and its precomputed expressions (catalog/precomputed.py:
-a hidden column of the table in the onions the statement asked for, each at its outermost
-layer -- a Sum onion's one layer, RND for Eq and Ord: the provider learns nothing of the
-values until a statement peels one, as for any column's onions).  One scan reads the
+a hidden column of the table in the onions the statement asked for, each at the layer
+the statement needs -- a Sum onion's one layer, DET for an Eq onion it groups or filters
+by, OPE for an Ord onion it orders or ranges over: built at RND, the statement would
+peel it there at once, a second rewrite of the table for what the provider learns
+either way).  One scan reads the
 inputs' readable onions, the client computes and encrypts every new value, and one
 ``UPDATE ... FROM`` joined on ``ctid`` writes them all: the table is rewritten once,
 however many onions the statement wanted.
@@ -65,6 +67,9 @@ class Precomputed:
     type: str
     onions: tuple[Onion, ...]
     designed: dict[str, Any] | None = None
+    # each onion at its innermost layer: the layer the statement asking for it needs
+    # (equality, grouping: DET; ranges, order: OPE), where it would peel it at once
+    inner: bool = False
 
 
 @dataclass
@@ -105,7 +110,7 @@ def _precomputed(need: ExpressionNeed) -> Precomputed:
         "bytes": sum(ROW_BYTES[o] for o in need.onions),
     }
     stem = "pc_" + "_".join(re.findall(r"[a-z0-9]+", need.expression.lower()))[:40]
-    return Precomputed(stem, need.expression, need.type, need.onions, record)
+    return Precomputed(stem, need.expression, need.type, need.onions, record, inner=True)
 
 
 def _build(
@@ -214,8 +219,9 @@ def _hidden_column(
         stack = STACKS[onion]
         anon = onion_anon(catalog, meta.name, col.name, onion, stored)
         stored.add(anon)
+        start = stack[-1] if wanted.inner else stack[0]
         col.onions[onion] = new_onion_column(
-            conn, catalog, 2048, col, onion, stack, stack[0], None, anon, {}
+            conn, catalog, 2048, col, onion, stack, start, None, anon, {}
         )
     add_onion_columns(conn, meta, col)
     meta.precomputed[col.name] = col
