@@ -157,7 +157,7 @@ def test_one_client_compacts_a_table_at_a_time(dbs: tuple[Any, Any], monkeypatch
         assert compaction._try_lock(other, anon)  # another client compacting it
         assert compaction.compact(enc.control, [anon], wait_ms=100) == []
         assert _node(enc) == node
-    assert compaction.compact(enc.control, [anon], wait_ms=3000) == [anon]
+    assert compaction.compact(enc.control, [anon], wait_ms=compaction.BACKGROUND_WAIT_MS) == [anon]
     assert _node(enc) != node
 
 
@@ -197,5 +197,5 @@ def test_a_table_autovacuum_is_vacuuming_is_compacted(new_database: Any) -> None
                 pytest.skip("no autovacuum came to the table")
             time.sleep(0.2)
         pages = compaction._pages(conn, "big")
-        assert compaction.compact(conn, ["big"], wait_ms=3000) == ["big"]
+        assert compaction.compact(conn, ["big"], wait_ms=compaction.BACKGROUND_WAIT_MS) == ["big"]
         assert compaction._pages(conn, "big") < pages * 0.6
