@@ -462,11 +462,71 @@ def expression_of(table: TableMeta, col: ColumnMeta) -> Expression:
 
 def values_of(table: TableMeta, col: ColumnMeta, rows: Mapping[str, list[Any]]) -> list[Any]:
     """The precomputed column over a batch: ``rows`` maps each input to its column of
-    (coerced, plain) values."""
+    (coerced, plain) values.  Arithmetic over numbers of fixed scale is computed a column
+    at a time on scaled integers (:func:`_scaled_arithmetic`: the same exact values, a
+    fraction of the time of a Decimal operation per row and node); the rest row by row."""
     expression = expression_of(table, col)
     n = len(next(iter(rows.values()))) if rows else 0
+    batch = _scaled_arithmetic(expression.tree, table.columns, rows, n)
+    if batch is not None and col.type.name == "numeric" and col.type.scale == batch[1]:
+        coerce = col.encoding.coerce
+        scale = -batch[1]
+        return [None if x is None else coerce(_EXACT.scaleb(Decimal(x), scale)) for x in batch[0]]
     inputs = expression.inputs
     return [value_of(col, expression, {c: rows[c][i] for c in inputs}) for i in range(n)]
+
+
+def _scaled_arithmetic(
+    node: exp.Expression, columns: Mapping[str, ColumnMeta], rows: Mapping[str, list[Any]], n: int
+) -> tuple[list[int | None], int] | None:
+    """``node`` over the batch as scaled integers and their scale (a product's is the
+    sum of its factors', a sum's the larger, as PostgreSQL's numeric arithmetic has it),
+    or None where ``node`` is not arithmetic over numbers of a fixed scale."""
+    if isinstance(node, exp.Paren):
+        return _scaled_arithmetic(node.this, columns, rows, n)
+    if isinstance(node, exp.Column):
+        col = columns.get(node.name.lower())
+        if col is None or col.type.name not in _FIXED_SCALE:
+            return None
+        if col.type.name == "numeric" and col.type.precision is None:
+            return None  # (each value its own scale)
+        scale = col.type.scale or 0
+        return [
+            None if v is None else int(_EXACT.scaleb(Decimal(v), scale)) for v in rows[col.name]
+        ], scale
+    if isinstance(node, exp.Literal) and not node.is_string:
+        d = Decimal(node.this)
+        exponent = d.as_tuple().exponent
+        if not isinstance(exponent, int):
+            return None
+        scale = max(0, -exponent)
+        return [int(_EXACT.scaleb(d, scale))] * n, scale
+    if isinstance(node, exp.Neg):
+        inner = _scaled_arithmetic(node.this, columns, rows, n)
+        if inner is None:
+            return None
+        return [None if x is None else -x for x in inner[0]], inner[1]
+    if isinstance(node, exp.Add | exp.Sub | exp.Mul):
+        a = _scaled_arithmetic(node.this, columns, rows, n)
+        b = _scaled_arithmetic(node.expression, columns, rows, n)
+        if a is None or b is None:
+            return None
+        (xs, sa), (ys, sb) = a, b
+        if isinstance(node, exp.Mul):
+            return [
+                None if x is None or y is None else x * y for x, y in zip(xs, ys, strict=True)
+            ], sa + sb
+        scale = max(sa, sb)
+        fa, fb = 10 ** (scale - sa), 10 ** (scale - sb)
+        sign = 1 if isinstance(node, exp.Add) else -1
+        return [
+            None if x is None or y is None else x * fa + sign * y * fb
+            for x, y in zip(xs, ys, strict=True)
+        ], scale
+    return None
+
+
+_FIXED_SCALE = ("smallint", "integer", "bigint", "numeric")
 
 
 def refuse_written(table: TableMeta, names: list[str]) -> None:
