@@ -42,6 +42,7 @@ from ..compile.design_wants import ROW_BYTES
 from ..compile.needs import BuildNeed, DesignNeed, ExpressionNeed
 from ..errors import StaleMetadata
 from ..values.encodings import parse_sql_type
+from .index_rebuild import indexes_dropped
 from .joins import rename_onion
 from .ondemand import readable_onion
 from .onion_storage import (
@@ -293,11 +294,13 @@ def _fill(
         sql.SQL("{} = s.{}").format(sql.Identifier(t.oc.anon), n)
         for n, t in zip(names, targets, strict=True)
     )
-    cur = conn.execute(
-        sql.SQL("UPDATE {t} AS t SET {sets} FROM {s} AS s WHERE t.ctid = s.at").format(
-            t=_t(meta), sets=sets, s=staged
+    with indexes_dropped(conn, meta.anon):
+        cur = conn.execute(
+            sql.SQL("UPDATE {t} AS t SET {sets} FROM {s} AS s WHERE t.ctid = s.at").format(
+                t=_t(meta), sets=sets, s=staged
+            )
         )
-    )
+        progress.step("written")
     conn.execute(sql.SQL("DROP TABLE {}").format(staged))
     progress.end()
     return cur.rowcount

@@ -44,6 +44,7 @@ from ..catalog.onions import STACKS, TOKEN_ONIONS, Cap, Onion, capabilities
 from ..compile.needs import BuildNeed
 from ..errors import OnionBuildDisabled, StaleMetadata
 from . import range_indexes
+from .index_rebuild import indexes_dropped
 from .joins import rename_onion
 from .onion_storage import (
     add_onion_columns,
@@ -168,11 +169,12 @@ def _fill(
         for row, ct in zip(rows, cts, strict=True):
             copy.write_row((row[0], list(ct) if oc.onion in TOKEN_ONIONS else ct))
     conn.execute(sql.SQL("ANALYZE {}").format(staged))
-    cur = conn.execute(
-        sql.SQL("UPDATE {t} AS t SET {c} = s.v FROM {s} AS s WHERE t.ctid = s.at").format(
-            t=_t(meta), c=sql.Identifier(oc.anon), s=staged
+    with indexes_dropped(conn, meta.anon):
+        cur = conn.execute(
+            sql.SQL("UPDATE {t} AS t SET {c} = s.v FROM {s} AS s WHERE t.ctid = s.at").format(
+                t=_t(meta), c=sql.Identifier(oc.anon), s=staged
+            )
         )
-    )
     conn.execute(sql.SQL("DROP TABLE {}").format(staged))
     progress.end()
     return cur.rowcount

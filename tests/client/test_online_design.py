@@ -17,7 +17,7 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client.adapt import progress
+from adaptive_client.adapt import index_rebuild, progress
 from adaptive_client.admin import cli
 from adaptive_client.admin.controls import layers_report
 from adaptive_client.catalog.keys import MasterKey
@@ -282,3 +282,30 @@ def test_a_long_build_reports_its_progress(
     assert any("li: building price * (1 - disc)" in ln and "(300 rows)" in ln for ln in lines)
     assert any(ln.startswith("li: building") and "done" in ln for ln in lines)
     assert not any(master_key.hex() in ln or "special" in ln for ln in lines)
+
+
+def test_indexes_are_built_again_as_they_were(
+    new_database: Callable[..., str], master_key: MasterKey, monkeypatch: Any
+) -> None:
+    """A build drops the table's indexes for its rewrite and builds each again, under
+    its own name: the primary key and the application's index are there after it, the
+    same, and enforce and serve as before."""
+    monkeypatch.setattr(index_rebuild, "REBUILD_FROM_BYTES", 0)
+    with _opened(new_database, master_key, "design_idx") as pair:
+        for conn in (pair.plain, pair.enc):
+            conn.execute("CREATE INDEX li_grp ON li (grp)")
+        anon = pair.enc.catalog.table("li").anon
+
+        def indexes() -> list[tuple[str, str]]:
+            return pair.enc.control.execute(
+                "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = %s ORDER BY 1",
+                (anon,),
+            ).fetchall()
+
+        before = indexes()
+        assert len(before) >= 2
+        pair.same(REVENUE)
+        assert pair.designed() and indexes() == before
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            pair.enc.execute("INSERT INTO li (id, grp, price) VALUES (1, 'x', 1)")
+        pair.same("SELECT id FROM li WHERE grp = 'north' ORDER BY id")
