@@ -40,7 +40,6 @@ from ..catalog.metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from ..catalog.onions import STACKS, Onion
 from ..compile.design_wants import ROW_BYTES
 from ..compile.needs import BuildNeed, DesignNeed, ExpressionNeed
-from ..errors import StaleMetadata
 from ..values.encodings import parse_sql_type
 from .index_rebuild import indexes_dropped
 from .joins import rename_onion
@@ -49,6 +48,7 @@ from .onion_storage import (
     add_onion_columns,
     bump_epoch,
     fresh_name,
+    lock_for_rewrite,
     new_onion_column,
     onion_anon,
     set_not_null,
@@ -131,10 +131,7 @@ def _build(
     if not sums and not exprs:
         return -1
     with conn.transaction():
-        conn.execute(sql.SQL("LOCK TABLE {} IN ACCESS EXCLUSIVE MODE").format(_t(meta)))
-        head = catalog._read_head(conn, lock=True)
-        if head.tables.get(meta.anon) != meta.version:
-            raise StaleMetadata(f"table {meta.name} changed while an onion build was planned")
+        head = lock_for_rewrite(conn, catalog, meta, "an onion build")
         stored = {oc.anon for c in meta.stored_columns for oc in c.onions.values()}
         targets: list[_Target] = []
         inputs: dict[str, ColumnMeta] = {}

@@ -49,6 +49,7 @@ from .joins import rename_onion
 from .onion_storage import (
     add_onion_columns,
     bump_epoch,
+    lock_for_rewrite,
     new_onion_column,
     onion_anon,
     set_not_null,
@@ -83,10 +84,7 @@ def build(
     if need.onion not in col.on_demand:
         return -1
     with conn.transaction():
-        conn.execute(sql.SQL("LOCK TABLE {} IN ACCESS EXCLUSIVE MODE").format(_t(meta)))
-        head = catalog._read_head(conn, lock=True)
-        if head.tables.get(meta.anon) != meta.version:
-            raise StaleMetadata(f"table {meta.name} changed while an onion build was planned")
+        head = lock_for_rewrite(conn, catalog, meta, "an onion build")
         pending = col.on_demand[need.onion]
         taken = {oc.anon for c in meta.columns.values() for oc in c.onions.values()}
         anon = onion_anon(catalog, meta.name, col.name, need.onion, taken)

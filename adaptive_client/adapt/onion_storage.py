@@ -18,8 +18,9 @@ import psycopg
 from psycopg import sql
 
 from ..catalog.keys import new_key
-from ..catalog.metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
+from ..catalog.metadata import Catalog, CatalogHead, ColumnMeta, OnionColumn, TableMeta
 from ..catalog.onions import TOKEN_ONIONS, Onion
+from ..errors import StaleMetadata
 from ..schemes import HOM
 
 # the shared key group that holds the database's one Paillier key
@@ -68,6 +69,22 @@ def onion_anon(catalog: Catalog, table: str, column: str, onion: Onion, taken: s
     while anon in taken:
         anon, n = catalog.anon_column(table, f"{column}\x1f{n}", onion), n + 1
     return anon
+
+
+def lock_for_rewrite(
+    conn: psycopg.Connection[Any], catalog: Catalog, meta: TableMeta, what: str
+) -> CatalogHead:
+    """Lock ``meta``'s table (``ACCESS EXCLUSIVE``) and the catalog head, in the
+    caller's transaction, and return the head.  Raises :class:`StaleMetadata` when the
+    table's sealed version moved since ``catalog`` was loaded (``what`` was planned from
+    older metadata: the caller reloads it and plans again)."""
+    conn.execute(
+        sql.SQL("LOCK TABLE {} IN ACCESS EXCLUSIVE MODE").format(sql.Identifier(meta.anon))
+    )
+    head = catalog._read_head(conn, lock=True)
+    if head.tables.get(meta.anon) != meta.version:
+        raise StaleMetadata(f"table {meta.name} changed while {what} was planned")
+    return head
 
 
 def new_onion_column(
@@ -141,6 +158,7 @@ __all__ = [
     "bump_epoch",
     "fresh_name",
     "hom_key",
+    "lock_for_rewrite",
     "new_onion_column",
     "onion_anon",
     "set_not_null",
