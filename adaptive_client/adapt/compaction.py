@@ -112,7 +112,8 @@ class Compactor:
             if self._closed.is_set():
                 return
             self._queue += [t for t in tables if t not in self._queue]
-            if self._thread is None:
+            if self._thread is None or not self._thread.is_alive():
+                # (none yet, or none in this process: a fork copies no thread)
                 self._thread = threading.Thread(
                     target=self._run, name="adaptive-compaction", daemon=True
                 )
