@@ -9,7 +9,11 @@
 | SEARCH | -    | 2        | whole-word match (``WORD``: ``~ '\\mword\\M'``) | shared words  |
 | TRIGRAM| -    | 1        | candidate rows for LIKE / ILIKE / ``~`` (trigrams)  | shared trigrams |
 | CONTAIN| -    | 2        | candidate rows for ``@>``, ``?``, ``&&``, ``= ANY`` | shared paths  |
-| OPE    | 0x03 | 1        | comparisons, ORDER BY, MIN/MAX, equality          | order         |
+| OPE    | 0x03 | 1        | comparisons, ORDER BY, MIN/MAX, equality          | order, and    |
+|        |      |          |                                                   | about half of |
+|        |      |          |                                                   | the bits      |
+| ORE    | 0x04 | 1        | comparisons, ORDER BY, MIN/MAX, equality (through | order, first  |
+|        |      |          | ``adaptive.ore_cmp``)                             | differing byte|
 | PLAIN  | -    | 0        | everything (``*``)                                | everything    |
 """
 
@@ -22,13 +26,14 @@ from .contain import CONTAIN
 from .det import DET
 from .hom import HOM
 from .ope import OPE
+from .ore import ORE
 from .plain import PLAIN
 from .rnd import RND
 from .search import SEARCH
 from .trigram import TRIGRAM
 
 SCHEMES: dict[str, type[Scheme]] = {
-    cls.name: cls for cls in (RND, DET, OPE, HOM, ASHE, SEARCH, TRIGRAM, CONTAIN, PLAIN)
+    cls.name: cls for cls in (RND, DET, OPE, ORE, HOM, ASHE, SEARCH, TRIGRAM, CONTAIN, PLAIN)
 }
 
 
@@ -46,6 +51,7 @@ __all__ = [
     "DET",
     "HOM",
     "OPE",
+    "ORE",
     "PLAIN",
     "RND",
     "SCHEMES",
