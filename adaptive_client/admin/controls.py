@@ -41,9 +41,17 @@ _REVEALS = {
     "DET": 2,
     "TRIGRAM": 2,
     "CONTAIN": 2,
-    "OPE": 3,
-    "PLAIN": 4,
+    "ORE": 3,
+    "OPE": 4,
+    "PLAIN": 5,
 }
+
+
+# What an inexact Ord onion's OPE ciphertexts show of its prefix (BCLO: about the leading
+# half of the plaintext's bits; a text column's first three or four characters verbatim)
+OPE_PREFIX_SHOWN = (
+    "and about its first half readable in the stored bytes (for text: the first 3 or 4 characters)"
+)
 
 
 # A Contain onion before its first use: one RND value per row whose length counts the
@@ -66,18 +74,21 @@ def _learns(
     declared join group, or a key group formed by join adjustments); ``prefix_bits``:
     the width of an inexact Ord onion's plaintext."""
     learns = LEAKAGE[layer]
-    if layer == "OPE" and not ope_exact:
+    if layer in ("OPE", "ORE") and not ope_exact:
         size = "an 8-byte" if prefix_bits == 64 else f"a {prefix_bits}-bit"
         learns = f"order of {size} prefix"
+        learns += f", {OPE_PREFIX_SHOWN}" if layer == "OPE" else ", and its first differing byte"
         if collation is not None and not collation.bytewise:
             learns = (
                 f"order under collation {collation.describe()} of an 8-byte prefix of the "
                 "sort key's primary weights, and which values tie on it (the same first "
                 "letters, up to case and accents)"
             )
-    if layer in ("DET", "OPE") and join_group:
+            if layer == "OPE":
+                learns += ", and about the first half of those weights readable in the bytes"
+    if layer in ("DET", "OPE", "ORE") and join_group:
         learns += f", also across the columns of join group {join_group}"
-    if layer in ("DET", "OPE") and shared:
+    if layer in ("DET", "OPE", "ORE") and shared:
         learns += f", also across {', '.join(shared)} (same key)"
     return learns
 
@@ -200,6 +211,11 @@ def precomputed_reveals(expression: str, layer: str, boolean: bool) -> str:
     if layer == "DET":
         return f"which rows have equal {expression}"
     if layer == "OPE":
+        return (
+            f"the order of the rows by {expression} (and equality), and its approximate "
+            "values (the stored bytes follow them)"
+        )
+    if layer == "ORE":
         return f"the order of the rows by {expression} (and equality)"
     return f"{expression} itself" if layer == "PLAIN" else LEAKAGE.get(layer, layer)
 

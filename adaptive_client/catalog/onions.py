@@ -79,7 +79,11 @@ TOKEN_ONIONS = frozenset({Onion.SEARCH, Onion.SUBSTR, Onion.CONTAIN})
 LEAKAGE = {
     "RND": "nothing (beyond exact length and NULLs)",
     "DET": "which rows are equal",
-    "OPE": "order of values (and equality)",
+    "OPE": (
+        "order of values (and equality), and their approximate values: the stored bytes "
+        "read as a number lie near the value scaled (about its leading half of bits)"
+    ),
+    "ORE": "order of values (and equality), and for two values the first byte they differ in",
     "HOM": "nothing (sums computable)",
     "ASHE": "nothing (sums computable; a sum ships the summed rows' nonces)",
     "SEARCH": "which rows share a word",

@@ -149,8 +149,9 @@ def test_layers_shows_each_new_column(
     with psycopg.connect(dsn) as raw:
         rows = admin.layers_report(raw, master_key)
         learns = {(r.column, r.onion): (r.layer, r.provider_learns) for r in rows}
-        assert learns["u", "Ord"] == ("OPE", "order of an 8-byte prefix")
-        assert learns["b", "Ord"] == ("OPE", "order of an 8-byte prefix")
+        assert learns["u", "Ord"][0] == "OPE"
+        assert learns["u", "Ord"][1].startswith("order of an 8-byte prefix, and about its first")
+        assert learns["b", "Ord"][1].startswith("order of an 8-byte prefix, and about its first")
         assert learns["u", "Eq"][0] == "DET"
         # every uuid's DET ciphertext has the same length (AES-SIV over 16 bytes)
         eq = next(r.stored_as for r in rows if r.column == "u" and r.onion == "Eq")

@@ -212,6 +212,8 @@ def test_layers_shows_network_columns(
         assert (column, sql_type, "Eq") in shown, (column, sorted(shown))
         ord_row = shown[column, sql_type, "Ord"]
         assert ord_row.layer == "OPE"
-    assert shown["i", "inet", "Ord"].provider_learns == "order of a 95-bit prefix"
-    assert shown["c", "cidr", "Ord"].provider_learns == "order of a 95-bit prefix"
-    assert shown["m", "macaddr", "Ord"].provider_learns == "order of values (and equality)"
+    assert shown["i", "inet", "Ord"].provider_learns.startswith("order of a 95-bit prefix, and")
+    assert shown["c", "cidr", "Ord"].provider_learns.startswith("order of a 95-bit prefix, and")
+    assert shown["m", "macaddr", "Ord"].provider_learns.startswith(
+        "order of values (and equality), and their approximate values"
+    )
