@@ -52,7 +52,7 @@ from ..catalog.metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from ..catalog.onions import Onion
 from ..compile.needs import JoinNeed
 from ..errors import JoinAdjustmentDisabled, JoinForbidden, StaleMetadata
-from ..schemes import DET, OPE
+from ..schemes import DET
 from .onion_storage import bump_epoch
 
 
@@ -442,7 +442,7 @@ def _rekeyed(oc: OnionColumn, key: str, new_key: bytes, olds: list[bytes]) -> li
     if key == "DET":
         news = DET(oc.keys["DET"]).rekey_many(inner, DET(new_key))
     else:
-        old_ope, new_ope = OPE(oc.keys["OPE"], oc.ope_bits), OPE(new_key, oc.ope_bits)
+        old_ope, new_ope = oc.ope_keyed(oc.keys["OPE"]), oc.ope_keyed(new_key)  # (or ORE)
         news = new_ope.encrypt_many(old_ope.decrypt_many(inner))
     return oc.rnd.encrypt_many(news) if wrapped else news
 

@@ -93,7 +93,10 @@ def build(
         floor = pending.get("floor")
         # (hom_bits unused: an Ord or Search onion has no HOM layer; no join group's keys:
         # a column in one keeps every onion from CREATE TABLE)
-        oc = new_onion_column(conn, catalog, 2048, col, need.onion, stack, start, floor, anon, {})
+        ord_layer = pending.get("ord_layer")  # (recorded at CREATE TABLE: OPE or ORE)
+        oc = new_onion_column(
+            conn, catalog, 2048, col, need.onion, stack, start, floor, anon, {}, ord_layer
+        )
         source = readable_onion(col)
         # the column, its layer-tag check and layer row as ADD COLUMN adds them; NOT NULL
         # once it is filled

@@ -17,6 +17,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
+from ..catalog import ord_layers
 from ..catalog.keys import new_key
 from ..catalog.metadata import Catalog, CatalogHead, ColumnMeta, OnionColumn, TableMeta
 from ..catalog.onions import TOKEN_ONIONS, Onion
@@ -36,7 +37,7 @@ def storage_type(col: ColumnMeta, oc: OnionColumn) -> str:
         return "int8[]" if oc.stack == ("ASHE",) else "numeric"
     if oc.onion in TOKEN_ONIONS:
         return "bytea[]"
-    return "bytea"
+    return ord_layers.ORE_TYPE if oc.ord_scheme == "ORE" else "bytea"
 
 
 def hom_key(conn: psycopg.Connection[Any], catalog: Catalog, bits: int) -> bytes:
@@ -98,9 +99,11 @@ def new_onion_column(
     floor: str | None,
     anon: str,
     group_keys: dict[str, bytes],
+    ord_layer: str | None = None,
 ) -> OnionColumn:
     """One onion of ``col`` under fresh keys (a join group's DET and OPE keys if it has
-    one), nothing written yet."""
+    one), nothing written yet; an Ord onion's order layer is ``ord_layer`` (OPE or ORE;
+    None: ``ord_layers.chosen``'s default)."""
     keys: dict[str, bytes] = {}
     for layer in stack:
         if layer in ("DET", "OPE") and layer in group_keys:
@@ -121,6 +124,7 @@ def new_onion_column(
         keys=keys,
         ope_bits=enc.ope_bits,
         ope_exact=enc.ope_exact,
+        ord_scheme=ord_layers.chosen(ord_layer) if onion is Onion.ORD else "OPE",
     )
 
 

@@ -22,7 +22,7 @@ import psycopg
 from psycopg import sql
 
 from ..catalog.metadata import OnionColumn, TableMeta
-from ..catalog.onions import TAGS, TOKEN_ONIONS
+from ..catalog.onions import TOKEN_ONIONS
 from ..compile.plan import Need
 from ..errors import LayerFloorViolation, PeelDisabled
 
@@ -78,7 +78,7 @@ def peel(
             _watch_client(control)
             row = control.execute(
                 "SELECT adaptive.peel_layer(%s, %s, %s, %s, %s, %s)",
-                (table.anon, oc.anon, oc.layer, nxt, oc.keys["RND"], TAGS.get(nxt, 0)),
+                (table.anon, oc.anon, oc.layer, nxt, oc.keys["RND"], oc.layer_tag(nxt)),
             ).fetchone()
             rows = int(row[0]) if row else -1
         else:
@@ -103,7 +103,7 @@ def peel_together(
             [oc.anon for oc, _ in todo],
             [layer for _, layer in todo],
             [oc.keys["RND"] for oc, _ in todo],
-            [TAGS.get(layer, 0) for _, layer in todo],
+            [oc.layer_tag(layer) for oc, layer in todo],
         ),
     ).fetchone()
     for oc, layer in todo:
@@ -174,7 +174,8 @@ def _client_peel(
             else:
                 src.execute(
                     sql.SQL(
-                        "SELECT ctid, {} FROM {} WHERE {} IS NOT NULL AND get_byte({}, 0) = 1"
+                        "SELECT ctid, {} FROM {} "
+                        "WHERE {} IS NOT NULL AND get_byte({}::bytea, 0) = 1"
                     ).format(col, tbl, col, col)
                 )
                 update = sql.SQL(
@@ -192,7 +193,7 @@ def _client_peel(
         check = (
             SEARCH_PEELED.format(col=col)
             if search
-            else sql.SQL("get_byte({}, 0) = {}").format(col, sql.Literal(TAGS[to]))
+            else sql.SQL("get_byte({}::bytea, 0) = {}").format(col, sql.Literal(oc.layer_tag(to)))
         )
         control.execute(
             sql.SQL("ALTER TABLE {} ADD CONSTRAINT {} CHECK ({}) NOT VALID").format(tbl, con, check)

@@ -155,12 +155,12 @@ def layers_report(conn: psycopg.Connection[Any], master: MasterKey) -> list[Laye
                         col.type.sql(),
                         oc.onion.value,
                         f"{table.anon}.{oc.anon}",
-                        oc.layer,
+                        oc.shown_layer,
                         oc.floor or "-",
                         CONTAIN_AT_RND
                         if oc.onion is Onion.CONTAIN and oc.layer == "RND"
                         else _learns(
-                            oc.layer,
+                            oc.shown_layer,
                             oc.ope_exact,
                             groups.get((table.name, col.name), col.join_group),
                             _beyond(groups.get((table.name, col.name)), catalog, table, oc),
@@ -169,7 +169,9 @@ def layers_report(conn: psycopg.Connection[Any], master: MasterKey) -> list[Laye
                         )
                         if col.expression is None
                         else "precomputed: "
-                        + precomputed_reveals(col.expression, oc.layer, col.type.name == "boolean"),
+                        + precomputed_reveals(
+                            col.expression, oc.shown_layer, col.type.name == "boolean"
+                        ),
                     )
                 )
             for onion in col.on_demand:
@@ -180,7 +182,9 @@ def layers_report(conn: psycopg.Connection[Any], master: MasterKey) -> list[Laye
                         col.type.sql(),
                         onion.value,
                         "-",
-                        "(on first use)",
+                        "(on first use)"
+                        if "ord_layer" not in col.on_demand[onion]
+                        else f"(on first use, at {col.on_demand[onion]['ord_layer']})",
                         col.on_demand[onion].get("floor") or "-",
                         "nothing (not stored: built when a query first needs it)",
                     )

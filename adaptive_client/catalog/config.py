@@ -20,6 +20,8 @@ Format::
     design_budget = 256  # online design: the most bytes per row the Sum onions and
                          # precomputed expressions built on first use add to a table
                          # (0 or on_demand = false: none)
+    ord_layer = "OPE"    # the Ord onions' order layer: OPE or ORE (ord_layers.py; the
+                         # environment's ADAPTIVE_ORD_LAYER where not configured)
 
     [design_budget]
     lineitem = 512                      # a table's own budget
@@ -31,6 +33,7 @@ Format::
     join_group = "customer_id"          # columns of a group share DET/OPE keys
     joins = true                        # false: never re-keyed to join another column
     on_demand = []                      # this column's onions built on first use
+    ord_layer = "ORE"                   # this column's Ord onion: ORE or OPE
 
     [tables.customer.c_data]
     onions = ["Single"]
@@ -54,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from . import ord_layers
 from .onions import SINGLE_LAYERS, STACKS, SUM_LAYERS, Onion
 
 PEEL_MODES = ("server", "client", "off")
@@ -70,6 +74,7 @@ class ColumnConfig:
     # onions left out at CREATE TABLE and built when a statement first needs them
     # (ondemand.py); None: the defaults'
     on_demand: tuple[Onion, ...] | None = None
+    ord_layer: str | None = None  # the Ord onion's scheme (ord_layers.py); None: the default
 
 
 @dataclass(frozen=True)
@@ -100,6 +105,8 @@ class Config:
     # table its own
     design_budget: int = 256
     design_budgets: dict[str, int] = field(default_factory=dict)
+    # the Ord onions' order layer, OPE or ORE (ord_layers.py); None: the environment's
+    ord_layer: str | None = None
     tables: dict[str, dict[str, ColumnConfig]] = field(default_factory=dict)
     # per table, per name: an expression over the row stored in onions of its own
     precomputed: dict[str, dict[str, PrecomputedConfig]] = field(default_factory=dict)
@@ -113,6 +120,10 @@ class Config:
         if found is None and column.lower() in self.precomputed.get(table.lower(), {}):
             found = self.precomputed[table.lower()][column.lower()].column
         return found or ColumnConfig()
+
+    def ord_layer_of(self, table: str, column: str) -> str:
+        """The scheme of a new Ord onion of ``table.column`` (ord_layers.chosen)."""
+        return ord_layers.chosen(self.column(table, column).ord_layer, self.ord_layer)
 
 
 @dataclass(frozen=True)
@@ -157,7 +168,9 @@ def _layers(raw: Any, where: str, what: str) -> dict[Onion, str]:
 def _column(raw: Any, where: str) -> ColumnConfig:
     if not isinstance(raw, dict):
         raise ConfigError(f"{where}: expected a table")
-    unknown = set(raw) - {"onions", "start", "floor", "layer", "join_group", "joins", "on_demand"}
+    unknown = set(raw) - {
+        "onions", "start", "floor", "layer", "join_group", "joins", "on_demand", "ord_layer"
+    }  # fmt: skip
     if unknown:
         raise ConfigError(f"{where}: unknown keys {sorted(unknown)}")
     onions = None
@@ -180,6 +193,7 @@ def _column(raw: Any, where: str) -> ColumnConfig:
         join_group=raw.get("join_group"),
         joins=_flag(raw.get("joins", True), where, "joins"),
         on_demand=_on_demand(raw["on_demand"], where) if "on_demand" in raw else None,
+        ord_layer=ord_layers.parse(raw.get("ord_layer"), where),
     )
 
 
@@ -279,6 +293,7 @@ def load_config(source: str | Path | dict[str, Any] | Config | None) -> Config:
         design_budgets=_budgets(data.get("design_budget", {})),
         server_jit=_flag(defaults.get("server_jit", False), "defaults", "server_jit"),
         json_fields=_count(defaults.get("json_fields", 8), "defaults", "json_fields"),
+        ord_layer=ord_layers.parse(defaults.get("ord_layer"), "defaults"),
         tables=tables,
         precomputed=precomputed,
     )

@@ -12,6 +12,10 @@ Two kinds of UDFs:
 * plain SQL, which any role owning the database may create: the Paillier product behind
   ``SUM``/``AVG`` (``adaptive.hom_sum``) and the ``MIN``/``MAX`` aggregates over OPE
   ciphertexts (``adaptive.min``/``adaptive.max``) -- rewritten queries call these;
+* the ``adaptive.ore`` type of Ord onions at ORE, its operators and B-tree operator class
+  (``udf/26_ore.sql``): a base type and an operator class take a superuser; elsewhere
+  the script is skipped (its comparison functions are plain PL/pgSQL, but a column
+  needs the type to be ordered by them) and Ord onions stay at OPE;
 * PL/Python (``plpython3u``, untrusted: only a superuser may create such functions): the
   server-side peel ``adaptive.peel_layer`` and its per-row ``adaptive.rnd_decrypt``.  Only
   the ``server`` peel mode calls them; no rewritten query does.
@@ -82,6 +86,7 @@ class InstallReport:
     plpython: str | None = None  #: why PL/Python is unavailable (None: it is available)
     pgcrypto: str | None = None  #: why pgcrypto is unavailable (None: it is available)
     server_peel: bool = False  #: is adaptive.peel_layer installed?
+    ore: str | None = None  #: why the ORE type is unavailable (None: it is installed)
 
     def summary(self) -> str:
         """One line for the DBA: what peels will do on this database."""
@@ -134,6 +139,11 @@ def install_files() -> list[Traversable]:
 
 def _needs_plpython(text: str) -> bool:
     return re.search(r"\bLANGUAGE\s+plpython3u\b", text, re.IGNORECASE) is not None
+
+
+def _needs_superuser(text: str) -> bool:
+    """A script that makes a base type (``LANGUAGE internal`` functions: 26_ore.sql)."""
+    return re.search(r"\bLANGUAGE\s+internal\b", text, re.IGNORECASE) is not None
 
 
 def _first_line(exc: psycopg.Error) -> str:
@@ -198,6 +208,16 @@ def install_database(
                             raise err
                         report.plpython = _first_line(err)
                     report.skipped.append(name)
+                    continue
+                if _needs_superuser(text):
+                    err = _try(conn, text.encode("utf-8"))
+                    if err is None:
+                        report.scripts.append(name)
+                    elif err.sqlstate in _NO_PLPYTHON:
+                        report.ore = _first_line(err)
+                        report.skipped.append(name)
+                    else:
+                        raise err
                     continue
                 conn.execute(text.encode("utf-8"))
                 report.scripts.append(name)

@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from ..errors import MetadataTampered, UndefinedColumn
-from ..schemes import ASHE, CONTAIN, DET, HOM, OPE, RND, SEARCH, TRIGRAM
+from ..schemes import ASHE, CONTAIN, DET, HOM, OPE, ORE, RND, SEARCH, TRIGRAM
 from ..schemes.rnd import single_opener
 from ..values.collation import Collation
 from ..values.encodings import (
@@ -27,7 +27,8 @@ from ..values.encodings import (
     ranged,
     with_python_years,
 )
-from .onions import Onion
+from . import ord_layers
+from .onions import TAGS, Onion
 
 
 @dataclass
@@ -42,6 +43,9 @@ class OnionColumn:
     keys: dict[str, bytes] = field(repr=False)  # (never shown: reprs reach logs)
     ope_bits: int = 64
     ope_exact: bool = True
+    # the scheme of an Ord onion's order layer (named OPE in its stack): OPE or ORE
+    # (ord_layers.py); recorded when the onion is made
+    ord_scheme: str = "OPE"
     # Join adjustment (see joins.py): the label of the run-time key group this onion's
     # inner key belongs to, and per adjustment the column(s) joined and whether this one
     # moved (was re-keyed) or stayed
@@ -67,8 +71,30 @@ class OnionColumn:
         return DET(self.keys["DET"])
 
     @cached_property
-    def ope(self) -> OPE:
-        return OPE(self.keys["OPE"], self.ope_bits)
+    def ope(self) -> OPE | ORE:
+        """The order layer's scheme (OPE or ORE: :attr:`ord_scheme`)."""
+        return self.ope_keyed(self.keys["OPE"])
+
+    def ope_keyed(self, key: bytes) -> OPE | ORE:
+        """The order layer's scheme under ``key`` (a join adjustment's new key)."""
+        return ORE(key, self.ope_bits) if self.ord_scheme == "ORE" else OPE(key, self.ope_bits)
+
+    def layer_tag(self, layer: str) -> int:
+        """The first byte of this onion's ciphertexts at ``layer`` (0: not bytes)."""
+        if layer == "OPE":
+            return ord_layers.TAG[self.ord_scheme]
+        return TAGS.get(layer, 0)
+
+    @property
+    def shown_layer(self) -> str:
+        """The layer's name as reports show it: ORE where the order layer is ORE."""
+        return "ORE" if self.layer == "OPE" and self.ord_scheme == "ORE" else self.layer
+
+    @property
+    def ordered_as_bytes(self) -> bool:
+        """Whether the stored bytes of the order layer sort as the values (OPE: yes;
+        ORE: only through its type's operators)."""
+        return self.ord_scheme != "ORE"
 
     @cached_property
     def hom(self) -> HOM:
@@ -116,6 +142,8 @@ class OnionColumn:
             "start": self.layer,
             "key_group": self.key_group,
             "adjustments": self.adjustments,
+            # (written only where not OPE: the catalogs made before ORE stay as they were)
+            **({"ord_scheme": self.ord_scheme} if self.ord_scheme != "OPE" else {}),
         }
 
     @classmethod
@@ -131,6 +159,7 @@ class OnionColumn:
             ope_exact=d["ope_exact"],
             key_group=d.get("key_group"),
             adjustments=list(d.get("adjustments", [])),
+            ord_scheme=d.get("ord_scheme", "OPE"),
         )
 
 

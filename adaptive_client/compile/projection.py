@@ -328,7 +328,7 @@ def extreme(c: Compiler, node: exp.Expression, ref: ColumnRef, oc: OnionColumn) 
     col = c.col_expr(ref, oc)
     if oc.innermost == "PLAIN":
         return type(node)(this=col)
-    if c.grouped:
+    if c.grouped and oc.ordered_as_bytes:  # (ORE: its type's aggregate, below)
         hexed = exp.Collate(
             this=exp.Anonymous(this="encode", expressions=[col, exp.Literal.string("hex")]),
             expression=exp.Identifier(this="C", quoted=True),

@@ -159,6 +159,7 @@ class Connection:
                 if not autocommit:
                     self.pg.commit()
             wire.register(self.pg)
+            wire.register_ore(self.pg, self.control)
             # repeated statements' server SQL, prepared (kept across rollbacks) and run
             # without a cursor
             keep_statements_across_rollback(self.pg)

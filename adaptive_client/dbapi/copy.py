@@ -61,7 +61,7 @@ def _storage_type(col: ColumnMeta, oc: OnionColumn) -> str:
         return "int8[]" if oc.stack == ("ASHE",) else "numeric"
     if oc.onion in TOKEN_ONIONS:
         return "bytea[]"
-    return "bytea"
+    return "bytea"  # (an Ord onion at ORE too: its type reads and writes bytea's forms)
 
 
 class CopyIn:

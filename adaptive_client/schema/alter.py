@@ -136,11 +136,11 @@ def _tag_check(conn: psycopg.Connection[Any], meta: TableMeta, oc: OnionColumn) 
     )
     if oc.layer in TAGS and oc.onion in (Onion.EQ, Onion.ORD):
         conn.execute(
-            sql.SQL("ALTER TABLE {} ADD CONSTRAINT {} CHECK (get_byte({}, 0) = {})").format(
+            sql.SQL("ALTER TABLE {} ADD CONSTRAINT {} CHECK (get_byte({}::bytea, 0) = {})").format(
                 sql.Identifier(meta.anon),
                 sql.Identifier("k_" + oc.anon),
                 sql.Identifier(oc.anon),
-                sql.Literal(TAGS[oc.layer]),
+                sql.Literal(oc.layer_tag(oc.layer)),
             )
         )
 
@@ -429,6 +429,7 @@ def reencrypt(
         keys={**oc.keys, **(keys or {})},
         ope_bits=oc.ope_bits,
         ope_exact=oc.ope_exact,
+        ord_scheme=oc.ord_scheme,
     )
     if new.floor is not None and layer_index(new.stack, new.layer) > layer_index(
         new.stack, new.floor

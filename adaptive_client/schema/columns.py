@@ -141,13 +141,17 @@ def build_column(
                 )
         if floor is not None and layer_index(stack, floor) < layer_index(stack, start):
             raise ConfigError(f"{name}.{cname}: floor {floor} is above the start {start}")
+        ord_layer = config.ord_layer_of(name, cname)
         if onion in lazy and len(onions) > 1:
             col.on_demand[onion] = {"start": start, "floor": floor}
+            if onion is Onion.ORD and ord_layer != "OPE":
+                col.on_demand[onion]["ord_layer"] = ord_layer
             continue
         anon = onion_anon(catalog, name, cname, onion, taken)
         col.onions[onion] = new_onion_column(
-            conn, catalog, config.hom_bits, col, onion, stack, start, floor, anon, group_keys
-        )
+            conn, catalog, config.hom_bits, col, onion, stack, start, floor, anon, group_keys,
+            ord_layer,
+        )  # fmt: skip
     if cname in spec.sequences:
         seq = spec.sequences[cname]
         col.sequence = f"{name}_{cname}_seq"

@@ -7,6 +7,10 @@ HMACs.  :class:`WordTokens` marks a token list, and its dumper writes the binary
 format instead: a fixed header and each token behind its length, nothing escaped.  The
 same for :class:`CiphertextArray`, the comparands of ``col = ANY(%s)`` (a split
 statement's semi-join sends tens of thousands: 0.17 s in text, 0.03 s so).
+
+An Ord onion at ORE is stored in a column of type ``adaptive.ore`` (bytea's forms under
+another name, sql/udf/26_ore.sql): :func:`register_ore` has its values (a MIN/MAX the
+server computes) read as bytea's are.
 """
 
 from __future__ import annotations
@@ -14,9 +18,11 @@ from __future__ import annotations
 import struct
 from typing import Any
 
+import psycopg
 from psycopg.abc import AdaptContext
 from psycopg.adapt import Dumper
 from psycopg.pq import Format
+from psycopg.types.string import ByteaBinaryLoader, ByteaLoader
 
 BYTEA_OID = 17
 BYTEA_ARRAY_OID = 1001
@@ -76,3 +82,16 @@ def register(context: AdaptContext) -> None:
     context.adapters.register_dumper(WordTokens, ByteaArrayDumper)
     context.adapters.register_dumper(CiphertextArray, ByteaArrayDumper)
     context.adapters.register_dumper(SumValue, SumValueDumper)
+
+
+#: the OID of the database's ``adaptive.ore`` type (None: not installed)
+ORE_OID_SQL = "SELECT to_regtype('adaptive.ore')::oid"
+
+
+def register_ore(context: AdaptContext, conn: psycopg.Connection[Any]) -> None:
+    """Read ``adaptive.ore`` values as bytea on this connection (or context), the type's
+    OID looked up on ``conn`` (a connection in autocommit mode)."""
+    row = conn.execute(ORE_OID_SQL).fetchone()
+    if row is not None and row[0] is not None:
+        context.adapters.register_loader(int(row[0]), ByteaLoader)
+        context.adapters.register_loader(int(row[0]), ByteaBinaryLoader)

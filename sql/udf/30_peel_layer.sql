@@ -159,20 +159,23 @@ for k, column, onion in todo:
         # counter mode has no padding to fail on a wrong key: the inner layer's tag is
         # checked on a few stripped values first (a wrong key misses it with probability
         # 255/256 per value), the way a DET re-key checks its first block's padding
-        at_rnd = f"({col} IS NOT NULL AND get_byte({col}, 0) = 1)"
+        # (cast: an Ord onion at ORE is of type adaptive.ore, which is bytea only explicitly)
+        val = f"{col}::bytea"
+        at_rnd = f"({col} IS NOT NULL AND get_byte({val}, 0) = 1)"
         probe = plpy.execute(plpy.prepare(
             f"SELECT count(*) FILTER (WHERE get_byte(s.v, 0) <> {int(p_to_tags[k - 1])}) "
-            f"AS wrong FROM (SELECT {strip_rnd(col, key)} AS v FROM {tbl} "
+            f"AS wrong FROM (SELECT {strip_rnd(val, key)} AS v FROM {tbl} "
             f"WHERE {at_rnd} LIMIT 16) AS s",
             ["bytea[]", "text"]), [p_keys, template])
         if probe[0]["wrong"]:
             plpy.error("adaptive.peel_layers: stripped values lack the inner layer's tag "
                        "(wrong key?)", sqlstate="22000")
-        stripped = strip_rnd(col, key)
+        stripped = strip_rnd(val, key)
     if len(todo) == 1:
         sets.append(f"{col} = {stripped}")
     else:
-        sets.append(f"{col} = CASE WHEN {at_rnd} THEN {stripped} ELSE {col} END")
+        kept = col if onion in TOKEN_ONIONS else f"{col}::bytea"
+        sets.append(f"{col} = CASE WHEN {at_rnd} THEN {stripped} ELSE {kept} END")
     peelable.append(at_rnd)
 
 update = plpy.prepare(
@@ -192,7 +195,7 @@ for k, column, onion in todo:
     if onion in TOKEN_ONIONS:  # a stale client's RND value is one element longer than a token
         check = f"coalesce(octet_length({col}[1]), 16) = 16"
     else:
-        check = f"get_byte({col}, 0) = {int(p_to_tags[k - 1])}"
+        check = f"get_byte({col}::bytea, 0) = {int(p_to_tags[k - 1])}"
     plpy.execute(f"ALTER TABLE {tbl} ADD CONSTRAINT {q('k_' + column)} CHECK ({check}) NOT VALID")
     plpy.execute(plans["set_layer"], [p_table, column, p_tos[k - 1]])
     plpy.execute(plans["log"], [p_table, column, onion, p_from, p_tos[k - 1], rows, elapsed_ms])
