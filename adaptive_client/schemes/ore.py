@@ -13,8 +13,10 @@ each: ``F_p`` (per-prefix permutation seeds) and ``F_h`` (per-prefix hash keys),
 inputs ``domain || i || x_0..x_(i-1) (zero-padded to 12 bytes) || j || 0``.
 
 * ``pi_i``, a pseudo-random permutation of the 256 byte values for block ``i`` keyed by
-  the prefix before it: a Fisher–Yates shuffle driven by AES-128-CTR under the seed
-  ``F_p(i, x_<i)`` (zero IV), one 64-bit draw per step (bias below 2**-55);
+  the prefix before it: ``pi_i(v)`` is the rank of ``v``'s draw among the 256 draws of
+  the AES-128-CTR keystream under the seed ``F_p(i, x_<i)`` (zero IV; draw ``v``: the
+  big-endian 64-bit word ``v``; ties, with probability below 2**-48, ranked by ``v``) --
+  a random permutation by sorting random keys;
 * the **left** part, per block: ``F_h(i, x_<i, pi_i(x_i))`` (16 bytes) then
   ``pi_i(x_i)`` (1 byte) -- deterministic, decryptable with the key (the permutations
   are undone block by block);
@@ -36,7 +38,7 @@ column and, for each pair, the first differing block -- Lewi–Wu's leakage, wit
 value usable as a left ciphertext.
 
 Backends: Python over ``cryptography`` (AES-ECB in one call per batch of PRF inputs,
-AES-CTR for the shuffles) and ``hashlib``.
+AES-CTR for the permutations' draws), ``hashlib`` and numpy.
 """
 
 from __future__ import annotations
@@ -44,10 +46,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
-import struct
 from collections.abc import Sequence
 from typing import ClassVar
 
+import numpy as np
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
 from ..errors import CiphertextError, ConfigError, EncodingError, ValueOutOfDomain
@@ -63,8 +65,8 @@ RIGHT_BLOCK = 32  # 256 bits
 NONCE = 16
 _PERM, _HASH = 1, 2  # PRF domains
 _ZERO_IV = bytes(16)
-_DRAWS = b"\x00" * (8 * 255)  # one 64-bit draw per Fisher–Yates step
-_DRAW_FORMAT = struct.Struct(">255Q")
+_DRAWS = bytes(8 * 256)  # one 64-bit draw per byte value
+_J = np.arange(256, dtype=np.uint8)
 
 
 def stored_width(blocks: int) -> int:
@@ -76,16 +78,14 @@ def _prf_input(domain: int, i: int, prefix: bytes, j: int = 0) -> bytes:
     return bytes((domain, i)) + prefix.ljust(MAX_BLOCKS, b"\x00") + bytes((j, 0))
 
 
-def _shuffle(seed: bytes) -> list[int]:
-    """The permutation of 0..255 a seed gives: ``perm[v]`` is ``pi(v)`` (Fisher–Yates,
-    step ``k`` from 255 down to 1 swapping ``k`` with the big-endian 64-bit draw
-    ``k``-th from the stream's start, modulo ``k + 1``)."""
+def _permutation(seed: bytes) -> tuple[np.ndarray, np.ndarray]:
+    """The permutation of 0..255 a seed gives, as ``(pi, pi^-1)`` arrays: ``pi[v]`` is
+    the rank of draw ``v`` (a stable sort: ties ranked by ``v``)."""
     stream = Cipher(algorithms.AES(seed), modes.CTR(_ZERO_IV)).encryptor().update(_DRAWS)
-    perm = list(range(256))
-    for k, draw in zip(range(255, 0, -1), _DRAW_FORMAT.unpack(stream), strict=True):
-        j = draw % (k + 1)
-        perm[k], perm[j] = perm[j], perm[k]
-    return perm
+    inverse = np.argsort(np.frombuffer(stream, dtype=">u8"), kind="stable").astype(np.uint8)
+    forward = np.empty(256, dtype=np.uint8)
+    forward[inverse] = _J
+    return forward, inverse
 
 
 def _h(key: bytes, nonce: bytes) -> int:
@@ -131,15 +131,15 @@ class ORE(Scheme):
             raise ValueOutOfDomain(f"ORE plaintext outside [0, 2**{self.in_bits})")
         return x
 
-    def _perms(self, digits: bytes) -> list[list[int]]:
+    def _perms(self, digits: bytes) -> list[tuple[np.ndarray, np.ndarray]]:
         """Each block's permutation, keyed by the plaintext's prefix before it."""
         seeds = self._perm_prf.encryptor().update(
             b"".join(_prf_input(_PERM, i, digits[:i]) for i in range(self.blocks))
         )
-        return [_shuffle(seeds[16 * i : 16 * i + 16]) for i in range(self.blocks)]
+        return [_permutation(seeds[16 * i : 16 * i + 16]) for i in range(self.blocks)]
 
-    def _left(self, digits: bytes, perms: list[list[int]]) -> bytes:
-        permuted = [perms[i][digits[i]] for i in range(self.blocks)]
+    def _left(self, digits: bytes, perms: list[tuple[np.ndarray, np.ndarray]]) -> bytes:
+        permuted = [int(perms[i][0][digits[i]]) for i in range(self.blocks)]
         keys = self._hash_prf.encryptor().update(
             b"".join(_prf_input(_HASH, i, digits[:i], permuted[i]) for i in range(self.blocks))
         )
@@ -147,25 +147,22 @@ class ORE(Scheme):
             keys[16 * i : 16 * i + 16] + bytes((permuted[i],)) for i in range(self.blocks)
         )
 
-    def _right(self, digits: bytes, perms: list[list[int]], nonce: bytes) -> bytes:
-        keys = self._hash_prf.encryptor().update(
-            b"".join(
-                _prf_input(_HASH, i, digits[:i], j) for i in range(self.blocks) for j in range(256)
-            )
-        )
-        out = bytearray(RIGHT_BLOCK * self.blocks)
+    def _right(
+        self, digits: bytes, perms: list[tuple[np.ndarray, np.ndarray]], nonce: bytes
+    ) -> bytes:
+        inputs = np.zeros((self.blocks, 256, 16), dtype=np.uint8)
         for i in range(self.blocks):
-            perm, y = perms[i], digits[i]
-            inverse = [0] * 256
-            for v, p in enumerate(perm):
-                inverse[p] = v
-            base = 4096 * i
-            for j in range(256):
-                k = keys[base + 16 * j : base + 16 * j + 16]
-                bit = (inverse[j] > y) ^ (hashlib.sha256(k + nonce).digest()[0] & 1)
-                if bit:
-                    out[RIGHT_BLOCK * i + (j >> 3)] |= 1 << (j & 7)
-        return bytes(out)
+            inputs[i, :, :14] = np.frombuffer(_prf_input(_HASH, i, digits[:i])[:14], np.uint8)
+        inputs[:, :, 14] = _J  # j, the permuted byte value each bit answers for
+        keys = self._hash_prf.encryptor().update(inputs.tobytes())
+        sha256 = hashlib.sha256
+        masks = np.fromiter(
+            (sha256(keys[o : o + 16] + nonce).digest()[0] & 1 for o in range(0, len(keys), 16)),
+            dtype=np.uint8,
+            count=256 * self.blocks,
+        ).reshape(self.blocks, 256)
+        above = np.stack([perms[i][1] > digits[i] for i in range(self.blocks)])
+        return np.packbits(masks ^ above, axis=1, bitorder="little").tobytes()
 
     # -- stored form ------------------------------------------------------------------------
     def encrypt(self, x: int, nonce: bytes | None = None) -> bytes:
@@ -191,11 +188,11 @@ class ORE(Scheme):
         if len(data) != self.width:
             raise CiphertextError("ORE ciphertext has the wrong width for this column")
         digits = bytearray()
-        perms: list[list[int]] = []
+        perms: list[tuple[np.ndarray, np.ndarray]] = []
         for i in range(self.blocks):  # each block's permutation is keyed by those before
             seed = self._perm_prf.encryptor().update(_prf_input(_PERM, i, bytes(digits)))
-            perms.append(_shuffle(seed))
-            digits.append(perms[i].index(data[1 + LEFT_BLOCK * i + 16]))
+            perms.append(_permutation(seed))
+            digits.append(int(perms[i][1][data[1 + LEFT_BLOCK * i + 16]]))
         if self._left(bytes(digits), perms) != data[1 : 1 + LEFT_BLOCK * self.blocks]:
             raise CiphertextError("ORE ciphertext does not decrypt under this key")
         return int.from_bytes(digits, "big")

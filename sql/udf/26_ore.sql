@@ -5,7 +5,8 @@
 -- over the built-in sha256 (no extension, no superuser): equal left parts are equal
 -- values; otherwise the first differing 17-byte left block i of a, a hash key k and a
 -- permuted byte h, unmasks bit 256 i + h of b's right part with the low bit of
--- sha256(k || b's nonce): 1 when a > b.
+-- sha256(k || b's nonce): 1 when a > b.  Values that are not two ORE ciphertexts of one
+-- domain (RND ciphertexts, before the onion's peel) compare as bytea.
 --
 -- The type adaptive.ore wraps it: bytea's representation and input/output functions, so
 -- that a column of it reads, writes and copies as bytea does (each converts to the other
@@ -49,10 +50,11 @@ DECLARE
 BEGIN
     IF octet_length(b) <> len OR n < 1 OR (len - 17) %% 49 <> 0
             OR get_byte(a, 0) <> 4 OR get_byte(b, 0) <> 4 THEN
-        RAISE EXCEPTION 'adaptive.ore_cmp: the values are not ORE ciphertexts of one domain'
-            USING ERRCODE = '22000';
-    END IF;
-    IF substr(a, 2, 17 * n) = substr(b, 2, 17 * n) THEN
+        -- not two ORE ciphertexts of one domain: an onion still at RND (tag 1) is
+        -- ordered as bytea, below every ORE value (tag 4), so that an index made on
+        -- the column before its peel stays a valid B-tree through it
+        res := CASE WHEN a < b THEN -1 WHEN a > b THEN 1 ELSE 0 END;
+    ELSIF substr(a, 2, 17 * n) = substr(b, 2, 17 * n) THEN
         res := 0;
     ELSE
         WHILE substr(a, 2 + 17 * i, 17) = substr(b, 2 + 17 * i, 17) LOOP
