@@ -5,8 +5,9 @@
 -- over the built-in sha256 (no extension, no superuser): equal left parts are equal
 -- values; otherwise the first differing 17-byte left block i of a, a hash key k and a
 -- permuted byte h, unmasks bit 256 i + h of b's right part with the low bit of
--- sha256(k || b's nonce): 1 when a > b.  Values that are not two ORE ciphertexts of one
--- domain (RND ciphertexts, before the onion's peel) compare as bytea.
+-- sha256(k || b's nonce): 1 when a > b.  An RND ciphertext (before the onion's peel)
+-- compares as bytea; other values that are not two ORE ciphertexts of one domain (an OPE
+-- ciphertext) are an error, never an order.
 --
 -- The type adaptive.ore wraps it: bytea's representation and input/output functions, so
 -- that a column of it reads, writes and copies as bytea does (each converts to the other
@@ -48,12 +49,16 @@ DECLARE
     nonce integer;
     res integer;
 BEGIN
-    IF octet_length(b) <> len OR n < 1 OR (len - 17) %% 49 <> 0
-            OR get_byte(a, 0) <> 4 OR get_byte(b, 0) <> 4 THEN
-        -- not two ORE ciphertexts of one domain: an onion still at RND (tag 1) is
-        -- ordered as bytea, below every ORE value (tag 4), so that an index made on
-        -- the column before its peel stays a valid B-tree through it
+    IF get_byte(a, 0) = 1 OR get_byte(b, 0) = 1 THEN
+        -- an onion still at RND (tag 1) is ordered as bytea, below every ORE value
+        -- (tag 4), so that an index made on the column before its peel stays a valid
+        -- B-tree through it
         res := CASE WHEN a < b THEN -1 WHEN a > b THEN 1 ELSE 0 END;
+    ELSIF octet_length(b) <> len OR n < 1 OR (len - 17) %% 49 <> 0
+            OR get_byte(a, 0) <> 4 OR get_byte(b, 0) <> 4 THEN
+        -- (an OPE ciphertext against an ORE one, or two domains: no order between them)
+        RAISE EXCEPTION 'adaptive.ore_cmp: the values are not ORE ciphertexts of one domain'
+            USING ERRCODE = '22000';
     ELSIF substr(a, 2, 17 * n) = substr(b, 2, 17 * n) THEN
         res := 0;
     ELSE

@@ -19,6 +19,7 @@ from psycopg import sql
 from psycopg.types.string import ByteaLoader
 
 from adaptive_client.catalog.install import install_database
+from adaptive_client.schemes import OPE
 from adaptive_client.schemes.ore import ORE, compare
 from adaptive_client.values.encodings import encoding_for
 
@@ -134,3 +135,17 @@ def test_without_a_superuser_the_type_is_skipped(
                 )
             )
             admin.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(role)))
+
+
+def test_rnd_values_order_as_bytes_and_ope_values_are_refused(db: psycopg.Connection[Any]) -> None:
+    """An onion still at RND (tag 1) may be indexed: its values order as bytea, below every
+    ORE value; an OPE ciphertext against an ORE one is an error, never an order."""
+    ore = ORE(KEY, 16).encrypt(5)
+    rnd_low, rnd_high = b"\x01" + bytes(30), b"\x01" + b"\xff" * 30
+    got = db.execute(
+        "SELECT adaptive.ore_cmp(%s, %s), adaptive.ore_cmp(%s, %s), adaptive.ore_cmp(%s, %s)",
+        (rnd_low, rnd_high, rnd_high, ore, ore, rnd_low),
+    ).fetchone()
+    assert got == (-1, -1, 1)
+    with pytest.raises(psycopg.errors.DataException):
+        db.execute("SELECT adaptive.ore_cmp(%s, %s)", (OPE(KEY, 16).encrypt(5), ore))
