@@ -22,8 +22,8 @@ and three attacks (Naveed, Kamara and Wright, CCS 2015, and the issue's bytes at
   nearest share -- order and frequencies only;
 * **bytes**: each stored value alone, read as a number: for text the top bytes as the
   prefix's characters (OPE's ciphertext is about the plaintext times ``2**32``), snapped
-  to the nearest known name; for numbers and dates a line through the extreme stored
-  numbers and the auxiliary sample's extremes; for ORE the same reading of its
+  to the nearest known name; for numbers and dates a line through the stored numbers'
+  and the auxiliary sample's 10th and 90th percentiles; for ORE the same reading of its
   pseudo-random bytes.
 
 Printed: per column, attack and layer, the fraction of rows recovered exactly and within
@@ -122,9 +122,9 @@ def cdf_attack(col: Column, stored: list[bytes], layer: str) -> dict[bytes, Any]
 def bytes_attack(col: Column, stored: list[bytes], layer: str) -> dict[bytes, Any]:
     """Each value alone, its bytes after the tag read as a number: text -- the top bytes
     as the prefix's characters (OPE's ciphertext is about the plaintext times 2**32),
-    snapped to the nearest known name; numbers and dates -- a line through the smallest
-    and largest stored numbers and the auxiliary sample's extremes ("two known values
-    calibrate the rest")."""
+    snapped to the nearest known name; numbers and dates -- a line through two points,
+    the stored numbers' and the auxiliary sample's 10th and 90th percentiles ("two known
+    values calibrate the rest")."""
     enc = encoding_for(col.sql_type)
     bits = enc.ope_bits
     width = (bits + 32 + 7) // 8
@@ -138,9 +138,12 @@ def bytes_attack(col: Column, stored: list[bytes], layer: str) -> dict[bytes, An
             near = [j for j in (i - 1, i) if 0 <= j < len(keys)]
             out[c] = col.domain[min(near, key=lambda j: abs(keys[j] - estimate))]
         return out
-    lo_n, hi_n = min(numbers.values()), max(numbers.values())
-    lo_v, hi_v = min(col.aux, key=col.position), max(col.aux, key=col.position)
-    lo_p, hi_p = col.position(lo_v), col.position(hi_v)
+    # two calibration points: the 10th and 90th percentiles of the stored numbers (per
+    # row) and of the auxiliary sample
+    per_row = sorted(numbers[c] for c in stored)
+    aux = sorted(col.position(v) for v in col.aux)
+    lo_n, hi_n = per_row[len(per_row) // 10], per_row[9 * len(per_row) // 10]
+    lo_p, hi_p = aux[len(aux) // 10], aux[9 * len(aux) // 10]
     for c, number in numbers.items():
         p = lo_p + (number - lo_n) * (hi_p - lo_p) / max(1, hi_n - lo_n)
         out[c] = dt.date.fromordinal(round(p)) if col.sql_type == "date" else round(p)
