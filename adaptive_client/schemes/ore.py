@@ -37,8 +37,11 @@ only a query's constant against a stored value: the provider learns the order of
 column and, for each pair, the first differing block -- Lewi–Wu's leakage, with every
 value usable as a left ciphertext.
 
-Backends: Python over ``cryptography`` (AES-ECB in one call per batch of PRF inputs,
-AES-CTR for the permutations' draws), ``hashlib`` and numpy.
+Backends: the compiled module ``adaptive_client.adaptive_ore_native`` (``native/ore``,
+Rust: encryption, the same bytes) where it is installed, else Python over
+``cryptography`` (AES-ECB in one call per batch of PRF inputs, AES-CTR for the
+permutations' draws), ``hashlib`` and numpy; decryption is Python's (one permutation
+per block).  :attr:`ORE.backend` says which.
 """
 
 from __future__ import annotations
@@ -53,7 +56,10 @@ import numpy as np
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
 from ..errors import CiphertextError, ConfigError, EncodingError, ValueOutOfDomain
+from . import native
 from .base import Scheme
+
+_native = native.load("adaptive_ore_native")
 
 Buffer = bytes | bytearray | memoryview
 
@@ -102,9 +108,10 @@ class ORE(Scheme):
     )
     strength: ClassVar[int] = 1
     key_size: ClassVar[int] = 32
-    backend: str = "python"
+    backend: str = "native" if _native is not None else "python"
 
-    def __init__(self, key: Buffer, in_bits: int) -> None:
+    def __init__(self, key: Buffer, in_bits: int, *, backend: str | None = None) -> None:
+        """``backend``: ``"native"``, ``"python"`` or None (the fastest installed)."""
         if len(key) != self.key_size:
             raise ConfigError("ORE needs a 256-bit key")
         blocks = -(-in_bits // BLOCK_BITS)
@@ -119,6 +126,13 @@ class ORE(Scheme):
         hash_key = hmac.new(key, b"adaptive ORE hash keys", "sha256").digest()
         self._perm_prf = Cipher(algorithms.AES(perm_key), modes.ECB())
         self._hash_prf = Cipher(algorithms.AES(hash_key), modes.ECB())
+        if backend not in (None, "native", "python"):
+            raise ConfigError(f"unknown ORE backend {backend!r}")
+        if backend == "native" and _native is None:
+            raise ConfigError("the native ORE backend is not installed")
+        self._native = _native if backend != "python" else None
+        self.backend = "native" if self._native is not None else "python"
+        self._keys = (perm_key, hash_key)
 
     def __repr__(self) -> str:
         return f"ORE(<key hidden>, in_bits={self.in_bits})"
@@ -168,16 +182,26 @@ class ORE(Scheme):
     def encrypt(self, x: int, nonce: bytes | None = None) -> bytes:
         """``0x04 || left || nonce || right``; ``nonce`` (16 bytes) is drawn fresh unless
         given (known-answer tests)."""
-        digits = self._check(x).to_bytes(self.blocks, "big")
+        x = self._check(x)
         if nonce is None:
             nonce = os.urandom(NONCE)
         elif len(nonce) != NONCE:
             raise ConfigError("an ORE nonce has 16 bytes")
+        if self._native is not None:
+            return bytes(self._native.encrypt(*self._keys, self.blocks, x, nonce))
+        digits = x.to_bytes(self.blocks, "big")
         perms = self._perms(digits)
         return _TAG + self._left(digits, perms) + nonce + self._right(digits, perms, nonce)
 
     def encrypt_many(self, xs: Sequence[int]) -> list[bytes]:
-        return [self.encrypt(x) for x in xs]
+        checked = [self._check(x) for x in xs]
+        if self._native is not None and checked:
+            nonces = os.urandom(NONCE * len(checked))
+            return [
+                bytes(c)
+                for c in self._native.encrypt_many(*self._keys, self.blocks, checked, nonces)
+            ]
+        return [self.encrypt(x) for x in checked]
 
     def decrypt(self, ct: Buffer) -> int:
         if not isinstance(ct, bytes | bytearray | memoryview):

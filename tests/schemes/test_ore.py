@@ -15,6 +15,12 @@ from adaptive_client.schemes.ore import compare, stored_width
 KEY = bytes(range(32))
 NONCE = bytes(range(0x40, 0x50))
 
+try:
+    ORE(KEY, 8, backend="native")
+    BACKENDS = ["python", "native"]
+except ConfigError:
+    BACKENDS = ["python"]
+
 # (in_bits, plaintext, the stored form's first 18 bytes (tag and first left block),
 # sha256 of the whole stored form) under KEY = 00 01 .. 1f and NONCE = 40 41 .. 4f.  The
 # first left block depends on the first byte only: 0 in every domain shares it.
@@ -112,9 +118,11 @@ VECTORS: list[tuple[int, int, str, str]] = [
 ]
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(("in_bits", "plain", "head", "digest"), VECTORS)
-def test_known_answers(in_bits: int, plain: int, head: str, digest: str) -> None:
-    o = ORE(KEY, in_bits)
+def test_known_answers(backend: str, in_bits: int, plain: int, head: str, digest: str) -> None:
+    o = ORE(KEY, in_bits, backend=backend)
+    assert o.backend == backend
     ct = o.encrypt(plain, nonce=NONCE)
     assert len(ct) == stored_width(o.blocks) == 17 + 49 * ((in_bits + 7) // 8)
     assert ct[:18].hex() == head
@@ -179,3 +187,15 @@ def test_domain_and_key_checks() -> None:
     with pytest.raises(EncodingError):
         o.encrypt(True)
     assert o.decrypt(o.encrypt((1 << 12) - 1)) == (1 << 12) - 1
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_encrypt_many_decrypts_and_orders(backend: str) -> None:
+    o = ORE(KEY, 40, backend=backend)
+    xs = [0, 1, 255, 256, 2**39, 2**40 - 1, 12345678, 12345679]
+    cts = o.encrypt_many(xs)
+    assert o.decrypt_many(cts) == xs
+    assert len(set(cts)) == len(xs)  # fresh nonces
+    for a, ca in zip(xs, cts, strict=True):
+        for b, cb in zip(xs, cts, strict=True):
+            assert compare(ca, cb) == (a > b) - (a < b)
