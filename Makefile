@@ -30,8 +30,8 @@ $(STAMP): pyproject.toml
 	@# the separate native distributions of earlier versions, now built into the package
 	@$(PY) -m pip uninstall -q -y adaptive-ope-native adaptive-rnd-native >/dev/null 2>&1 || true
 	$(PY) -m pip install -q -e '.[dev]'
-	@$(PY) -c 'import adaptive_client.adaptive_ope_native, adaptive_client.adaptive_rnd_native' \
-		2>/dev/null || echo "warning: the native OPE/RND layers were not built" \
+	@$(PY) -c 'import adaptive_client.adaptive_ope_native, adaptive_client.adaptive_rnd_native, adaptive_client.adaptive_ore_native' \
+		2>/dev/null || echo "warning: the native OPE/RND/ORE layers were not built" \
 			"(is cargo installed?): the pure-Python fallbacks are used"
 	@printf '#!%s\nimport sys\n\nfrom tpcc.cli import main\n\nsys.exit(main())\n' \
 		"$(abspath $(PY))" > $(VENV)/bin/adaptive-tpcc && chmod +x $(VENV)/bin/adaptive-tpcc
