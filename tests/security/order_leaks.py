@@ -25,6 +25,7 @@ from (plaintext, stored ciphertext) pairs alone:
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -94,7 +95,7 @@ def neighbour_order(plains: Sequence[Any], stored: Sequence[bytes]) -> float:
     chain = [first[p] for p in sorted(first)]
     if len(chain) < 2:
         return 0.5
-    return sum(a < b for a, b in zip(chain, chain[1:])) / (len(chain) - 1)
+    return sum(a < b for a, b in itertools.pairwise(chain)) / (len(chain) - 1)
 
 
 def order_leaks(

@@ -161,7 +161,8 @@ def _ord_samples(enc: Any, dsn: str) -> list[OrdSample]:
             if oc is None or oc.layer not in ("OPE", "ORE"):
                 continue
             rows = raw.execute(
-                sql.SQL("SELECT {}, {} FROM {} WHERE {} IS NOT NULL").format(
+                # (::bytea: an Ord onion at ORE is of type adaptive.ore)
+                sql.SQL("SELECT {}, {}::bytea FROM {} WHERE {} IS NOT NULL").format(
                     sql.Identifier(id_eq.anon),
                     sql.Identifier(oc.anon),
                     sql.Identifier(meta.anon),
@@ -173,7 +174,7 @@ def _ord_samples(enc: Any, dsn: str) -> list[OrdSample]:
             out.append(
                 OrdSample(
                     name,
-                    oc.layer,
+                    oc.shown_layer,  # (ORE: the order layer under that scheme)
                     [col.encoding.order_key(v) if text else v for v, _ in values],
                     [v.encode() for v, _ in values] if text else None,
                     [c for _, c in values],
