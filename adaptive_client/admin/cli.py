@@ -369,7 +369,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("table")
     sp.add_argument("column")
     sp.add_argument("onion", help="Eq or Ord")
-    sp.add_argument("layer", help="DET or OPE")
+    sp.add_argument("layer", help="DET, or OPE (ORE for an Ord onion at ORE)")
     sp.add_argument(
         "--mode",
         choices=["server", "client"],

@@ -353,6 +353,8 @@ def peel_column(
     if oc is None:
         raise ConfigError(f"{meta.name}.{col.name} has no {key} onion")
     layer = layer.upper()
+    if layer == "ORE" and oc.ord_scheme == "ORE":  # (the order layer, under that scheme)
+        layer = "OPE"
     if layer not in oc.stack:
         raise ConfigError(f"{layer} is not a layer of the {key} onion {oc.stack}")
     if oc.stack.index(layer) <= oc.stack.index(oc.layer):
