@@ -239,7 +239,7 @@ def _rekey_values(conn: psycopg.Connection[Any], m: Member, key: str, new_key: b
                     "SELECT CASE WHEN min(length({c})) = max(length({c})) "
                     "THEN string_agg({c}, ''::bytea) END, min(length({c})), count({c}) FROM {t} "
                     "WHERE {c} IS NOT NULL"
-                ).format(c=col, t=tbl)
+                ).format(c=_bytes(col), t=tbl)
             )
             .fetchone()
         )
@@ -302,9 +302,16 @@ def _positional_update(
                 sql.SQL(
                     "UPDATE {t} SET {c} = substring(%s::bytea FROM "
                     "(currval({p}) - 1)::integer * {nw} + 1 FOR {nw}) "
-                    "WHERE {c} IS NOT NULL AND {c} = substring(%s::bytea FROM "
+                    "WHERE {c} IS NOT NULL AND {b} = substring(%s::bytea FROM "
                     "(nextval({p}) - 1)::integer * {w} + 1 FOR {w})"
-                ).format(t=tbl, c=col, p=name, w=sql.Literal(width), nw=sql.Literal(new_width)),
+                ).format(
+                    t=tbl,
+                    c=col,
+                    b=_bytes(col),
+                    p=name,
+                    w=sql.Literal(width),
+                    nw=sql.Literal(new_width),
+                ),
                 (news, olds),
             )
             if cur.rowcount != count:
@@ -314,6 +321,12 @@ def _positional_update(
         pass
     conn.execute(sql.SQL("DROP SEQUENCE {}").format(position))
     return rows
+
+
+def _bytes(col: sql.Composable) -> sql.Composable:
+    """A column's stored bytes (an Ord onion at ORE is of type adaptive.ore, which is
+    bytea only explicitly: its bytes are compared and read as bytes here)."""
+    return sql.SQL("{}::bytea").format(col)
 
 
 class _Misplaced(Exception):
@@ -334,7 +347,11 @@ def _mapping_update(
     # read faster than the server sorts or hashes it for a DISTINCT
     row = (
         conn.cursor(binary=True)
-        .execute(sql.SQL("SELECT array_agg({}) FROM {} WHERE {} IS NOT NULL").format(col, tbl, col))
+        .execute(
+            sql.SQL("SELECT array_agg({}) FROM {} WHERE {} IS NOT NULL").format(
+                _bytes(col), tbl, col
+            )
+        )
         .fetchone()
     )
     olds = list(set(row[0])) if row is not None and row[0] is not None else []
@@ -354,8 +371,8 @@ def _mapping_update(
     # UPDATE's time)
     with _settings(conn, work_mem=_REKEY_WORK_MEM):
         cur = conn.execute(
-            sql.SQL("UPDATE {} AS t SET {} = m.new FROM {} AS m WHERE t.{} = m.old").format(
-                tbl, col, mapping, col
+            sql.SQL("UPDATE {} AS t SET {} = m.new FROM {} AS m WHERE {} = m.old").format(
+                tbl, col, mapping, _bytes(sql.SQL("t.{}").format(col))
             )
         )
     conn.execute(sql.SQL("DROP TABLE {}").format(mapping))

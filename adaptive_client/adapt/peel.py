@@ -174,7 +174,7 @@ def _client_peel(
             else:
                 src.execute(
                     sql.SQL(
-                        "SELECT ctid, {} FROM {} "
+                        "SELECT ctid, {}::bytea FROM {} "
                         "WHERE {} IS NOT NULL AND get_byte({}::bytea, 0) = 1"
                     ).format(col, tbl, col, col)
                 )

@@ -182,11 +182,14 @@ def layers_report(conn: psycopg.Connection[Any], master: MasterKey) -> list[Laye
                         col.type.sql(),
                         onion.value,
                         "-",
-                        "(on first use)"
-                        if "ord_layer" not in col.on_demand[onion]
-                        else f"(on first use, at {col.on_demand[onion]['ord_layer']})",
+                        "(on first use)",
                         col.on_demand[onion].get("floor") or "-",
-                        "nothing (not stored: built when a query first needs it)",
+                        "nothing (not stored: built when a query first needs it)"
+                        + (
+                            f"; its order layer will be {col.on_demand[onion]['ord_layer']}"
+                            if "ord_layer" in col.on_demand[onion]
+                            else ""
+                        ),
                     )
                 )
     return rows

@@ -160,6 +160,7 @@ class Connection:
                     self.pg.commit()
             wire.register(self.pg)
             wire.register_ore(self.pg, self.control)
+            wire.register_ore(self.control, self.control)  # (adaptations read on it)
             # repeated statements' server SQL, prepared (kept across rollbacks) and run
             # without a cursor
             keep_statements_across_rollback(self.pg)

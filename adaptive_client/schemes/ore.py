@@ -26,16 +26,21 @@ inputs ``domain || i || x_0..x_(i-1) (zero-padded to 12 bytes) || j || 0``.
   significant bit of ``sha256(k || r)``'s first byte, which PostgreSQL computes with
   its built-in ``sha256``.
 
-Stored form: ``0x04 || left (17 n bytes) || r (16) || right bits (32 n bytes)``, that
-is ``17 + 49 n`` bytes (409 for a 64-bit domain).  Comparing ``a`` with ``b``: their
-left parts are equal exactly when the values are; otherwise the first differing 17-byte
-left block ``i`` is where the plaintexts first differ, and ``a > b`` exactly when
-``get_bit(right_b, 256 i + h) XOR H(k, r_b)`` is 1, where ``k || h`` is ``a``'s left
-block ``i`` (``sql/udf/26_ore.sql``, ``adaptive.ore_cmp``).  Both parts are stored in
-every value so that two stored values compare (joins, ORDER BY, B-tree indexes), not
-only a query's constant against a stored value: the provider learns the order of the
-column and, for each pair, the first differing block -- Lewi–Wu's leakage, with every
-value usable as a left ciphertext.
+Stored form: ``0x04 || key id (8) || left (17 n bytes) || r (16) || right bits (32 n
+bytes)``, that is ``25 + 49 n`` bytes (417 for a 64-bit domain); the key id is the first
+8 bytes of ``HMAC-SHA256(key, "adaptive ORE key id")``.  Comparing ``a`` with ``b``:
+values under different key ids are ordered by their key ids (ORE values under two keys
+have no order between them, and a B-tree holds both while a join adjustment re-keys a
+column, dead row versions included: the comparison must stay a total order); under one
+key, their left parts are equal exactly when the values are; otherwise the first
+differing 17-byte left block ``i`` is where the plaintexts first differ, and ``a > b``
+exactly when ``get_bit(right_b, 256 i + h) XOR H(k, r_b)`` is 1, where ``k || h`` is
+``a``'s left block ``i`` (``sql/udf/26_ore.sql``, ``adaptive.ore_cmp``).  Both parts are
+stored in every value so that two stored values compare (joins, ORDER BY, B-tree
+indexes), not only a query's constant against a stored value: the provider learns the
+order of the column and, for each pair, the first differing block -- Lewi–Wu's leakage,
+with every value usable as a left ciphertext -- and which values share a key (which it
+knows anyway: a column's, or a join group's).
 
 Backends: the compiled module ``adaptive_client.adaptive_ore_native`` (``native/ore``,
 Rust: encryption, the same bytes) where it is installed, else Python over
@@ -66,6 +71,8 @@ Buffer = bytes | bytearray | memoryview
 _TAG = b"\x04"
 BLOCK_BITS = 8
 MAX_BLOCKS = 12  # the prefix must fit in one PRF input block
+KEY_ID = 8
+HEAD = 1 + KEY_ID  # the tag and the key id
 LEFT_BLOCK = 17  # hash key (16) + permuted byte (1)
 RIGHT_BLOCK = 32  # 256 bits
 NONCE = 16
@@ -77,7 +84,7 @@ _J = np.arange(256, dtype=np.uint8)
 
 def stored_width(blocks: int) -> int:
     """Bytes of a stored ORE ciphertext of ``blocks`` 8-bit blocks (the tag included)."""
-    return 1 + NONCE + (LEFT_BLOCK + RIGHT_BLOCK) * blocks
+    return HEAD + NONCE + (LEFT_BLOCK + RIGHT_BLOCK) * blocks
 
 
 def _prf_input(domain: int, i: int, prefix: bytes, j: int = 0) -> bytes:
@@ -133,6 +140,7 @@ class ORE(Scheme):
         self._native = _native if backend != "python" else None
         self.backend = "native" if self._native is not None else "python"
         self._keys = (perm_key, hash_key)
+        self.key_id = hmac.new(key, b"adaptive ORE key id", "sha256").digest()[:KEY_ID]
 
     def __repr__(self) -> str:
         return f"ORE(<key hidden>, in_bits={self.in_bits})"
@@ -180,7 +188,7 @@ class ORE(Scheme):
 
     # -- stored form ------------------------------------------------------------------------
     def encrypt(self, x: int, nonce: bytes | None = None) -> bytes:
-        """``0x04 || left || nonce || right``; ``nonce`` (16 bytes) is drawn fresh unless
+        """``0x04 || key id || left || nonce || right``; ``nonce`` (16 bytes) is drawn fresh unless
         given (known-answer tests)."""
         x = self._check(x)
         if nonce is None:
@@ -188,10 +196,11 @@ class ORE(Scheme):
         elif len(nonce) != NONCE:
             raise ConfigError("an ORE nonce has 16 bytes")
         if self._native is not None:
-            return bytes(self._native.encrypt(*self._keys, self.blocks, x, nonce))
+            return bytes(self._native.encrypt(*self._keys, self.key_id, self.blocks, x, nonce))
         digits = x.to_bytes(self.blocks, "big")
         perms = self._perms(digits)
-        return _TAG + self._left(digits, perms) + nonce + self._right(digits, perms, nonce)
+        left = self._left(digits, perms)
+        return _TAG + self.key_id + left + nonce + self._right(digits, perms, nonce)
 
     def encrypt_many(self, xs: Sequence[int]) -> list[bytes]:
         checked = [self._check(x) for x in xs]
@@ -199,7 +208,9 @@ class ORE(Scheme):
             nonces = os.urandom(NONCE * len(checked))
             return [
                 bytes(c)
-                for c in self._native.encrypt_many(*self._keys, self.blocks, checked, nonces)
+                for c in self._native.encrypt_many(
+                    *self._keys, self.key_id, self.blocks, checked, nonces
+                )
             ]
         return [self.encrypt(x) for x in checked]
 
@@ -211,13 +222,15 @@ class ORE(Scheme):
             raise CiphertextError("not an ORE ciphertext (wrong layer tag)")
         if len(data) != self.width:
             raise CiphertextError("ORE ciphertext has the wrong width for this column")
+        if data[1:HEAD] != self.key_id:
+            raise CiphertextError("ORE ciphertext does not decrypt under this key")
         digits = bytearray()
         perms: list[tuple[np.ndarray, np.ndarray]] = []
         for i in range(self.blocks):  # each block's permutation is keyed by those before
             seed = self._perm_prf.encryptor().update(_prf_input(_PERM, i, bytes(digits)))
             perms.append(_permutation(seed))
-            digits.append(int(perms[i][1][data[1 + LEFT_BLOCK * i + 16]]))
-        if self._left(bytes(digits), perms) != data[1 : 1 + LEFT_BLOCK * self.blocks]:
+            digits.append(int(perms[i][1][data[HEAD + LEFT_BLOCK * i + 16]]))
+        if self._left(bytes(digits), perms) != data[HEAD : HEAD + LEFT_BLOCK * self.blocks]:
             raise CiphertextError("ORE ciphertext does not decrypt under this key")
         return int.from_bytes(digits, "big")
 
@@ -229,20 +242,22 @@ def compare(a: Buffer, b: Buffer) -> int:
     """-1, 0 or 1 as ``a``'s plaintext is below, equal to or above ``b``'s: what the
     server computes (``adaptive.ore_cmp``), from the stored forms alone, without a key."""
     a, b = bytes(a), bytes(b)
-    if len(a) != len(b) or len(a) < stored_width(1) or (len(a) - 1 - NONCE) % 49:
+    if len(a) != len(b) or len(a) < stored_width(1) or (len(a) - HEAD - NONCE) % 49:
         raise CiphertextError("ORE ciphertexts of different widths do not compare")
-    blocks = (len(a) - 1 - NONCE) // 49
-    left_end = 1 + LEFT_BLOCK * blocks
-    if a[1:left_end] == b[1:left_end]:
+    if a[1:HEAD] != b[1:HEAD]:  # two keys: ordered by key id, a total order all the same
+        return -1 if a[1:HEAD] < b[1:HEAD] else 1
+    blocks = (len(a) - HEAD - NONCE) // 49
+    left_end = HEAD + LEFT_BLOCK * blocks
+    if a[HEAD:left_end] == b[HEAD:left_end]:
         return 0
     i = next(
         i
         for i in range(blocks)
-        if a[1 + LEFT_BLOCK * i : 1 + LEFT_BLOCK * (i + 1)]
-        != b[1 + LEFT_BLOCK * i : 1 + LEFT_BLOCK * (i + 1)]
+        if a[HEAD + LEFT_BLOCK * i : HEAD + LEFT_BLOCK * (i + 1)]
+        != b[HEAD + LEFT_BLOCK * i : HEAD + LEFT_BLOCK * (i + 1)]
     )
-    key = a[1 + LEFT_BLOCK * i : 1 + LEFT_BLOCK * i + 16]
-    h = a[1 + LEFT_BLOCK * i + 16]
+    key = a[HEAD + LEFT_BLOCK * i : HEAD + LEFT_BLOCK * i + 16]
+    h = a[HEAD + LEFT_BLOCK * i + 16]
     nonce = b[left_end : left_end + NONCE]
     byte = b[left_end + NONCE + RIGHT_BLOCK * i + (h >> 3)]
     return 1 if ((byte >> (h & 7)) & 1) ^ _h(key, nonce) else -1

@@ -1,13 +1,16 @@
 -- ORE (adaptive_client/schemes/ore.py): Lewi–Wu block order-revealing encryption.
 --
--- A stored value is  0x04 || left (17 n) || nonce (16) || right (32 n)  for n 8-bit
--- blocks.  adaptive.ore_cmp compares two of them from their bytes alone, in PL/pgSQL
--- over the built-in sha256 (no extension, no superuser): equal left parts are equal
--- values; otherwise the first differing 17-byte left block i of a, a hash key k and a
--- permuted byte h, unmasks bit 256 i + h of b's right part with the low bit of
--- sha256(k || b's nonce): 1 when a > b.  An RND ciphertext (before the onion's peel)
--- compares as bytea; other values that are not two ORE ciphertexts of one domain (an OPE
--- ciphertext) are an error, never an order.
+-- A stored value is  0x04 || key id (8) || left (17 n) || nonce (16) || right (32 n)  for
+-- n 8-bit blocks.  adaptive.ore_cmp compares two of them from their bytes alone, in
+-- PL/pgSQL over the built-in sha256 (no extension, no superuser): values under two key
+-- ids are ordered by key id (two keys' values have no order between them, yet a B-tree
+-- may hold both, dead row versions included, while a join adjustment re-keys a column:
+-- the comparison stays a total order); under one key, equal left parts are equal values;
+-- otherwise the first differing 17-byte left block i of a, a hash key k and a permuted
+-- byte h, unmasks bit 256 i + h of b's right part with the low bit of sha256(k || b's
+-- nonce): 1 when a > b.  An RND ciphertext (before the onion's peel) compares as bytea;
+-- other values that are not two ORE ciphertexts of one domain (an OPE ciphertext) are an
+-- error, never an order.
 --
 -- The type adaptive.ore wraps it: bytea's representation and input/output functions, so
 -- that a column of it reads, writes and copies as bytea does (each converts to the other
@@ -43,7 +46,7 @@ DECLARE
     a bytea := p_a::bytea;
     b bytea := p_b::bytea;
     len integer := octet_length(a);
-    n integer := (len - 17) / 49;
+    n integer := (len - 25) / 49;
     i integer := 0;
     off integer;
     nonce integer;
@@ -54,19 +57,21 @@ BEGIN
         -- (tag 4), so that an index made on the column before its peel stays a valid
         -- B-tree through it
         res := CASE WHEN a < b THEN -1 WHEN a > b THEN 1 ELSE 0 END;
-    ELSIF octet_length(b) <> len OR n < 1 OR (len - 17) %% 49 <> 0
+    ELSIF octet_length(b) <> len OR n < 1 OR (len - 25) %% 49 <> 0
             OR get_byte(a, 0) <> 4 OR get_byte(b, 0) <> 4 THEN
         -- (an OPE ciphertext against an ORE one, or two domains: no order between them)
         RAISE EXCEPTION 'adaptive.ore_cmp: the values are not ORE ciphertexts of one domain'
             USING ERRCODE = '22000';
-    ELSIF substr(a, 2, 17 * n) = substr(b, 2, 17 * n) THEN
+    ELSIF substr(a, 2, 8) <> substr(b, 2, 8) THEN
+        res := CASE WHEN substr(a, 2, 8) < substr(b, 2, 8) THEN -1 ELSE 1 END;
+    ELSIF substr(a, 10, 17 * n) = substr(b, 10, 17 * n) THEN
         res := 0;
     ELSE
-        WHILE substr(a, 2 + 17 * i, 17) = substr(b, 2 + 17 * i, 17) LOOP
+        WHILE substr(a, 10 + 17 * i, 17) = substr(b, 10 + 17 * i, 17) LOOP
             i := i + 1;
         END LOOP;
-        off := 1 + 17 * i;  -- a's left block i, from 0
-        nonce := 1 + 17 * n;  -- b's nonce, from 0
+        off := 9 + 17 * i;  -- a's left block i, from 0
+        nonce := 9 + 17 * n;  -- b's nonce, from 0
         res := CASE WHEN get_bit(b, 8 * (nonce + 16 + 32 * i) + get_byte(a, off + 16))
             # (get_byte(sha256(substr(a, off + 1, 16) || substr(b, nonce + 1, 16)), 0) & 1) = 1
             THEN 1 ELSE -1 END;

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 
 import pytest
@@ -21,99 +22,99 @@ try:
 except ConfigError:
     BACKENDS = ["python"]
 
-# (in_bits, plaintext, the stored form's first 18 bytes (tag and first left block),
+# (in_bits, plaintext, the stored form's first 26 bytes (tag, key id, first left block),
 # sha256 of the whole stored form) under KEY = 00 01 .. 1f and NONCE = 40 41 .. 4f.  The
 # first left block depends on the first byte only: 0 in every domain shares it.
 VECTORS: list[tuple[int, int, str, str]] = [
     (
         8,
         0,
-        "0425bb186e42c3c4ee701841f163bf1ad12e",
-        "20d7f9681bee050f3ae1b8f2111a07ffea20217387aa9d4ef26c803ec25502a6",
+        "0417c8326ed452268a25bb186e42c3c4ee701841f163bf1ad12e",
+        "ee8498b93ba7eaded3ca64db05c8520bde0212860312c0912e1c7bc5db5851b9",
     ),
     (
         8,
         1,
-        "042ee2ae411083e55c9035dfd0f60f71cf21",
-        "207565824a6a7af08c3ae6ec4753d1c8efd4dc53df36b25f39177532c6bc72ef",
+        "0417c8326ed452268a2ee2ae411083e55c9035dfd0f60f71cf21",
+        "b8c697ce2168d183bb77729c58616e68c388cc4a645aab30fd03faf8deeb2d40",
     ),
     (
         8,
         200,
-        "04465f4aac1c44d06b0e250efd0b25efc707",
-        "5af885b354ae12629a058a865e83bda737f4aa51ba794afd7683c95473c31b7e",
+        "0417c8326ed452268a465f4aac1c44d06b0e250efd0b25efc707",
+        "06ed9350af951fb74ba82aa89081eaf42e9d00b745cfdfa5ed3fca049043ce54",
     ),
     (
         8,
         255,
-        "047a97635f5c21a8bffc97097ad7936e16d3",
-        "2ddfb038d24fc89e67548f6f00444aa643d1be79448ada00fcc59fbfff3f29b2",
+        "0417c8326ed452268a7a97635f5c21a8bffc97097ad7936e16d3",
+        "f0a80fdc7d66c1df894c7b1ab19f12466b40ca8fdd901766ef035ad92396db77",
     ),
     (
         16,
         0,
-        "0425bb186e42c3c4ee701841f163bf1ad12e",
-        "444f0cd78d292c4dc26293e4a174b5b839ae4ab9af2ddfcca1752079bfd2a97d",
+        "0417c8326ed452268a25bb186e42c3c4ee701841f163bf1ad12e",
+        "e601967a0256823a1fd262ddfaa7ae6e10471e0e7f973310e245b6e68b1f5ab2",
     ),
     (
         16,
         12345,
-        "04dc64cfb1fe754da4740198ab515d98821f",
-        "68f14bf887b6c5b792d6ca588139abc56047af8d1b903ba3b4aae784c358c2d5",
+        "0417c8326ed452268adc64cfb1fe754da4740198ab515d98821f",
+        "7b9d2b86eecbe749b10b58c9a3a0e9110421387c79549627dbddce1f50f93c6f",
     ),
     (
         16,
         65535,
-        "047a97635f5c21a8bffc97097ad7936e16d3",
-        "96592f8a1ce35a16b5bb424ad1a6773f844a16b43e4067acac3a6b4e93010843",
+        "0417c8326ed452268a7a97635f5c21a8bffc97097ad7936e16d3",
+        "489123cddb8914a54e100a0e32c5fd15c606c1cacfea61d75d5a2e6a9bf03a92",
     ),
     (
         32,
         0,
-        "0425bb186e42c3c4ee701841f163bf1ad12e",
-        "01eee6cf23f51fb0098c6e928ced0505a7808792f8e6519757a75e3266e0fdea",
+        "0417c8326ed452268a25bb186e42c3c4ee701841f163bf1ad12e",
+        "a7e99d49c95b366feff63ba8f354f721b819dc78426ca32b867a4bcfc6af006d",
     ),
     (
         32,
         2147483648,
-        "04e8bd130214987d9e1686d9721d494aa027",
-        "239673648e04e4ec420b15e407e1c22343acf6dafa0e534e2b9a31b143a470e5",
+        "0417c8326ed452268ae8bd130214987d9e1686d9721d494aa027",
+        "0219a8d68e26471c6cbbda107241613c731ae1859dc098e5206d76b5f180c2e1",
     ),
     (
         32,
         4294967295,
-        "047a97635f5c21a8bffc97097ad7936e16d3",
-        "b53734fac8ccf1e1a629a602eb7f4bead9e0cec39e5651e26f5526bc3646527c",
+        "0417c8326ed452268a7a97635f5c21a8bffc97097ad7936e16d3",
+        "479a3f8ef7704bfd4b1fa8048a7b2216df92684feaba19edd19e6d41c7f8d0ee",
     ),
     (
         64,
         0,
-        "0425bb186e42c3c4ee701841f163bf1ad12e",
-        "855ae4b629a8c668e159e7777b89dc36be070212c8ced74e19d6fc9055d95058",
+        "0417c8326ed452268a25bb186e42c3c4ee701841f163bf1ad12e",
+        "545c5c2926e998c1dd299adf0477adeeb1694f00e5ab8f0673415d544dbcd940",
     ),
     (
         64,
         12345,
-        "0425bb186e42c3c4ee701841f163bf1ad12e",
-        "94343ef4610e5a611db0c0ca03f2db9ae4b6cc51e354fc87485693c5224fb9e0",
+        "0417c8326ed452268a25bb186e42c3c4ee701841f163bf1ad12e",
+        "1e458afa5a4e594990e93491d34f7f47b04f509698c3c687430fd6c22d12f5b8",
     ),
     (
         64,
         9223372036854775808,
-        "04e8bd130214987d9e1686d9721d494aa027",
-        "66e0e54d8eb9856fe81490f6a6907b83bb32438640a2896cfe34fcd92fc0897b",
+        "0417c8326ed452268ae8bd130214987d9e1686d9721d494aa027",
+        "0989cc1e5f2d886ea8cd56ea4a3b1c1add0a9d3134f14ec4a37d5bdfa2083487",
     ),
     (
         64,
         18446744073709551615,
-        "047a97635f5c21a8bffc97097ad7936e16d3",
-        "d4802cad7892be2a93c08689499adb9989d09067a016f7349a4ec3b43a5f36f8",
+        "0417c8326ed452268a7a97635f5c21a8bffc97097ad7936e16d3",
+        "735855377c49b24718d17bb906d087ea21e9ad028f0727e4837865ea6e31a472",
     ),
     (
         95,
         19807040628566084398385987591,
-        "049749b51666f741bd25fa3776af600abdfb",
-        "7e1c8d74ddb4e3baaae2275caf826e6f57f01785b710684cd64342bb8f497bdf",
+        "0417c8326ed452268a9749b51666f741bd25fa3776af600abdfb",
+        "4954673d7a4a13771e54eda7a2a6a840d902c2d467cf892f49973938ccc1fb39",
     ),
 ]
 
@@ -124,8 +125,8 @@ def test_known_answers(backend: str, in_bits: int, plain: int, head: str, digest
     o = ORE(KEY, in_bits, backend=backend)
     assert o.backend == backend
     ct = o.encrypt(plain, nonce=NONCE)
-    assert len(ct) == stored_width(o.blocks) == 17 + 49 * ((in_bits + 7) // 8)
-    assert ct[:18].hex() == head
+    assert len(ct) == stored_width(o.blocks) == 25 + 49 * ((in_bits + 7) // 8)
+    assert ct[:26].hex() == head
     assert hashlib.sha256(ct).hexdigest() == digest
     assert o.decrypt(ct) == plain
 
@@ -151,14 +152,14 @@ def test_order_and_first_differing_byte(x: int, y: int, flip: int) -> None:
         assert compare(cb, ca) == (b > a) - (b < a)
         # the left parts share exactly the blocks before the first differing byte
         shared = next((i for i in range(8) if (a >> 8 * (7 - i)) != (b >> 8 * (7 - i))), 8)
-        same = [ca[1 + 17 * i : 18 + 17 * i] == cb[1 + 17 * i : 18 + 17 * i] for i in range(8)]
+        same = [ca[9 + 17 * i : 26 + 17 * i] == cb[9 + 17 * i : 26 + 17 * i] for i in range(8)]
         assert same == [i < shared for i in range(8)]
 
 
 def test_nonces_are_fresh_and_left_parts_deterministic() -> None:
     o = ORE(KEY, 32)
     a, b = o.encrypt(7), o.encrypt(7)
-    assert a != b and a[: 1 + 17 * 4] == b[: 1 + 17 * 4] and compare(a, b) == 0
+    assert a != b and a[: 9 + 17 * 4] == b[: 9 + 17 * 4] and compare(a, b) == 0
 
 
 def test_decrypt_checks_tag_width_and_key() -> None:
@@ -199,3 +200,19 @@ def test_encrypt_many_decrypts_and_orders(backend: str) -> None:
     for a, ca in zip(xs, cts, strict=True):
         for b, cb in zip(xs, cts, strict=True):
             assert compare(ca, cb) == (a > b) - (a < b)
+
+
+def test_values_under_two_keys_are_ordered_by_key_id() -> None:
+    """Two keys' values have no order between them, yet a B-tree may hold both (a join
+    adjustment re-keys a column in place): the comparison stays a total order -- by key
+    id first -- and antisymmetric."""
+    one, two = ORE(KEY, 16), ORE(bytes(32), 16)
+    assert one.key_id != two.key_id
+    values = [o.encrypt(x) for o in (one, two) for x in (1, 500, 40000)]
+    for a in values:
+        for b in values:
+            assert compare(a, b) == -compare(b, a)
+            if a[1:9] != b[1:9]:
+                assert compare(a, b) == (-1 if a[1:9] < b[1:9] else 1)
+    ordered = sorted(values, key=functools.cmp_to_key(compare))
+    assert [v[1:9] for v in ordered] == sorted(v[1:9] for v in values)

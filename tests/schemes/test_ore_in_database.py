@@ -149,3 +149,10 @@ def test_rnd_values_order_as_bytes_and_ope_values_are_refused(db: psycopg.Connec
     assert got == (-1, -1, 1)
     with pytest.raises(psycopg.errors.DataException):
         db.execute("SELECT adaptive.ore_cmp(%s, %s)", (OPE(KEY, 16).encrypt(5), ore))
+    # another key's value: ordered by key id, both ways
+    other = ORE(bytes(32), 16).encrypt(5)
+    expected = -1 if ore[1:9] < other[1:9] else 1
+    got = db.execute(
+        "SELECT adaptive.ore_cmp(%s, %s), adaptive.ore_cmp(%s, %s)", (ore, other, other, ore)
+    ).fetchone()
+    assert got == (expected, -expected)

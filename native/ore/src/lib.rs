@@ -1,7 +1,7 @@
 //! Lewi–Wu block ORE over 8-bit blocks: the encryption of `adaptive_client/schemes/ore.py`
 //! (the module docstring there is the specification), byte for byte.  The Python side
-//! derives the two AES-256 PRF keys and draws the nonces; this computes the stored form
-//! `0x04 || left || nonce || right`.
+//! derives the two AES-256 PRF keys and the key id and draws the nonces; this computes the
+//! stored form `0x04 || key id (8) || left || nonce || right`.
 
 use aes::cipher::{generic_array::GenericArray, BlockEncrypt, KeyInit, KeyIvInit, StreamCipher};
 use aes::{Aes128, Aes256};
@@ -14,6 +14,7 @@ type Ctr = ctr::Ctr128BE<Aes128>;
 
 const MAX_BLOCKS: usize = 12;
 const NONCE: usize = 16;
+const KEY_ID: usize = 8;
 const PERM: u8 = 1;
 const HASH: u8 = 2;
 
@@ -54,13 +55,15 @@ fn permutation(seed: [u8; 16]) -> ([u8; 256], [u8; 256]) {
 struct Keys {
     perm: Aes256,
     hash: Aes256,
+    id: [u8; KEY_ID],
 }
 
 fn encrypt_one(keys: &Keys, blocks: usize, x: u128, nonce: &[u8]) -> Vec<u8> {
     let bytes = x.to_be_bytes();
     let digits = &bytes[16 - blocks..];
-    let mut out = Vec::with_capacity(1 + NONCE + 49 * blocks);
+    let mut out = Vec::with_capacity(1 + KEY_ID + NONCE + 49 * blocks);
     out.push(4u8);
+    out.extend_from_slice(&keys.id);
     let mut right = vec![0u8; 32 * blocks];
     let mut hasher_input = [0u8; 32];
     hasher_input[16..].copy_from_slice(nonce);
@@ -92,11 +95,12 @@ fn encrypt_one(keys: &Keys, blocks: usize, x: u128, nonce: &[u8]) -> Vec<u8> {
     out
 }
 
-fn keys(perm_key: &[u8], hash_key: &[u8]) -> PyResult<Keys> {
+fn keys(perm_key: &[u8], hash_key: &[u8], key_id: &[u8]) -> PyResult<Keys> {
     let bad = |_| PyValueError::new_err("ORE keys are 32 bytes");
     Ok(Keys {
         perm: Aes256::new_from_slice(perm_key).map_err(bad)?,
         hash: Aes256::new_from_slice(hash_key).map_err(bad)?,
+        id: key_id.try_into().map_err(|_| PyValueError::new_err("an ORE key id has 8 bytes"))?,
     })
 }
 
@@ -113,11 +117,12 @@ fn encrypt<'py>(
     py: Python<'py>,
     perm_key: &[u8],
     hash_key: &[u8],
+    key_id: &[u8],
     blocks: usize,
     x: u128,
     nonce: &[u8],
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let keys = keys(perm_key, hash_key)?;
+    let keys = keys(perm_key, hash_key, key_id)?;
     check(blocks, x)?;
     if nonce.len() != NONCE {
         return Err(PyValueError::new_err("an ORE nonce has 16 bytes"));
@@ -132,11 +137,12 @@ fn encrypt_many<'py>(
     py: Python<'py>,
     perm_key: &[u8],
     hash_key: &[u8],
+    key_id: &[u8],
     blocks: usize,
     xs: Vec<u128>,
     nonces: &[u8],
 ) -> PyResult<Vec<Bound<'py, PyBytes>>> {
-    let keys = keys(perm_key, hash_key)?;
+    let keys = keys(perm_key, hash_key, key_id)?;
     for &x in &xs {
         check(blocks, x)?;
     }
