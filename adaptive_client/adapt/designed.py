@@ -308,6 +308,7 @@ def _fill(
 # array dumper took most of a build's client time)
 _COPY_TEXT: dict[str, Callable[[Any], str]] = {
     "bytea": lambda v: "\\\\x" + bytes(v).hex(),
+    "adaptive.ore": lambda v: "\\\\x" + bytes(v).hex(),  # (an Ord onion at ORE: bytea's form)
     "int8[]": lambda v: "{" + ",".join(str(int(x)) for x in v) + "}",
     "numeric": str,
 }
