@@ -85,7 +85,7 @@ def _migrate_table(conn: psycopg.Connection[Any], anon: str, columns: list[Onion
             sql.SQL(
                 "{0} = CASE WHEN u.{1} IS NULL THEN {0} ELSE ARRAY[u.{1}] END"
                 if is_tokens
-                else "{0} = coalesce(u.{1}, {0})"
+                else "{0} = coalesce(u.{1}, {0}::bytea)"  # (an Ord onion at ORE: adaptive.ore)
             ).format(n, c)
             for n, c, is_tokens in zip(names, news, tokens, strict=True)
         ),
@@ -93,7 +93,10 @@ def _migrate_table(conn: psycopg.Connection[Any], anon: str, columns: list[Onion
         news=sql.SQL(", ").join(news),
     )
     select = sql.SQL("SELECT ctid, {} FROM {} WHERE {}").format(
-        sql.SQL(", ").join(names),
+        sql.SQL(", ").join(
+            n if is_tokens else sql.SQL("{}::bytea").format(n)
+            for n, is_tokens in zip(names, tokens, strict=True)
+        ),
         tbl,
         sql.SQL(" OR ").join(sql.SQL("{} IS NOT NULL").format(n) for n in names),
     )

@@ -105,7 +105,9 @@ def _to_previous_format(dsn: str, master: MasterKey) -> int:
             new, old = RND(oc.keys["RND"]), LegacyCbcRnd(oc.keys["RND"])
             tbl, col = sql.Identifier(table), sql.Identifier(oc.anon)
             rows = conn.execute(
-                sql.SQL("SELECT ctid, {} FROM {} WHERE {} IS NOT NULL").format(col, tbl, col)
+                sql.SQL("SELECT ctid, {} FROM {} WHERE {} IS NOT NULL").format(
+                    col if oc.onion in TOKEN_ONIONS else sql.SQL("{}::bytea").format(col), tbl, col
+                )
             ).fetchall()
             for ctid, value in rows:
                 if oc.onion in TOKEN_ONIONS:
