@@ -1,0 +1,22 @@
+"""What Django may ask of an encrypted database: the PostgreSQL backend's features, less
+what the client refuses."""
+
+from __future__ import annotations
+
+from django.db.backends.postgresql import features as pg_features
+
+
+class DatabaseFeatures(pg_features.DatabaseFeatures):  # type: ignore[misc]
+    # COMMENT ON would put the application's words in the clear next to the ciphertexts
+    supports_comments = False
+    supports_comments_inline = False
+    # the client creates databases by CREATE DATABASE and initialises them: a clone made
+    # from a template is a copy of the sealed catalog, key and all
+    can_clone_databases = True
+    # foreign keys are checked at once: the client declares no DEFERRABLE constraint
+    can_defer_constraint_checks = False
+    supports_deferrable_unique_constraints = False
+    # statements and parameters are sent apart, but the client inlines what the server
+    # must see as one value (Django's server-side binding flags are about psycopg's
+    # prepared statements)
+    uses_server_side_binding = False
