@@ -20,3 +20,5 @@ class DatabaseFeatures(pg_features.DatabaseFeatures):  # type: ignore[misc]
     # must see as one value (Django's server-side binding flags are about psycopg's
     # prepared statements)
     uses_server_side_binding = False
+    # a column the server computes from others would compute over ciphertexts
+    supports_stored_generated_columns = False

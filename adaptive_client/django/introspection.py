@@ -18,6 +18,7 @@ from django.db.models import Index
 from sqlglot import exp
 
 from ..catalog.metadata import Catalog, TableMeta
+from ..catalog.table_meta import ColumnMeta
 from ..dbapi.connection import Connection
 
 FieldInfo = pg_introspection.FieldInfo
@@ -44,6 +45,29 @@ def _check_columns(table: TableMeta, check_sql: str) -> list[str]:
         return []
     named = {c.name.lower() for c in tree.find_all(exp.Column)}
     return [name for name in table.columns if name.lower() in named]
+
+
+def _field_info(col: ColumnMeta) -> Any:
+    """A column as psycopg describes it and ``pg_catalog`` qualifies it."""
+    t = col.type
+    sized = t.name in ("varchar", "char", "bpchar") and t.precision is not None
+    default = col.default_sql or _default_sql(col.default)
+    if col.sequence and not col.identity:
+        default = f"nextval('{col.sequence}'::regclass)"
+    collation = col.collation.name if col.collation is not None else None
+    return FieldInfo(
+        col.name,
+        t.oid,
+        t.precision if sized else None,
+        t.precision if sized else None,
+        t.precision if t.name == "numeric" else None,
+        t.scale if t.name == "numeric" else None,
+        col.nullable,
+        None if col.identity else default,
+        collation,
+        bool(col.identity),
+        None,
+    )
 
 
 class DatabaseIntrospection(pg_introspection.DatabaseIntrospection):  # type: ignore[misc]
@@ -73,38 +97,10 @@ class DatabaseIntrospection(pg_introspection.DatabaseIntrospection):  # type: ig
 
     def get_table_description(self, cursor: Any, table_name: str) -> list[Any]:
         table = self._table(table_name)
-        cursor.execute("SELECT * FROM %s LIMIT 1" % self.connection.ops.quote_name(table_name))
         if table is None:  # a view: what its result describes
-            return [
-                FieldInfo(d.name, d.type_code, d.display_size, d.internal_size, d.precision,
-                          d.scale, True, None, None, False, None)
-                for d in cursor.description
-            ]
-        out = []
-        for d in cursor.description:
-            col = table.columns[d.name.lower()] if d.name.lower() in table.columns else None
-            if col is None:
-                continue
-            default = col.default_sql or _default_sql(col.default)
-            if col.sequence and not col.identity:
-                default = f"nextval('{col.sequence}'::regclass)"
-            collation = getattr(col, "collation", None)
-            out.append(
-                FieldInfo(
-                    d.name,
-                    d.type_code,
-                    d.internal_size if d.display_size is None else d.display_size,
-                    d.internal_size,
-                    d.precision,
-                    d.scale,
-                    col.nullable,
-                    None if col.identity else default,
-                    collation.name if collation is not None else None,
-                    bool(col.identity),
-                    None,
-                )
-            )
-        return out
+            cursor.execute(f"SELECT * FROM {self.connection.ops.quote_name(table_name)} LIMIT 1")
+            return [FieldInfo(*d[:6], True, None, None, False, None) for d in cursor.description]
+        return [_field_info(col) for col in table.columns.values()]
 
     def get_sequences(
         self, cursor: Any, table_name: str, table_fields: Any = ()

@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import models
-
 from django.db.backends.postgresql import operations as pg_operations
 from psycopg import ClientCursor, errors
 

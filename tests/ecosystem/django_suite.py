@@ -56,7 +56,7 @@ MODULES = [
 
 BACKENDS = {"adaptive": "adaptive_client.django", "postgresql": "django.db.backends.postgresql"}
 
-SETTINGS = '''\
+SETTINGS = """\
 DATABASES = {{
     "default": {{**{default!r}, "NAME": {name!r}}},
     "other": {{**{default!r}, "NAME": {name!r} + "_other"}},
@@ -65,7 +65,7 @@ SECRET_KEY = "django_tests_secret_key"
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 DEFAULT_AUTO_FIELD = "django.db.models.AutoField"
 USE_TZ = False
-'''
+"""
 
 # a verbose unittest line: "test_x (app.tests.Class.test_x) ... ok"
 _RESULT = re.compile(
@@ -128,9 +128,7 @@ def server() -> dict[str, str]:
         cluster.up()
         dsn = cluster.dsn("postgres")
     info = conninfo_to_dict(dsn)
-    return {
-        k.upper(): str(info[k]) for k in ("host", "port", "user", "password") if info.get(k)
-    }
+    return {k.upper(): str(info[k]) for k in ("host", "port", "user", "password") if info.get(k)}
 
 
 def write_settings(where: Path, key_file: Path) -> dict[str, str]:

@@ -1,0 +1,5 @@
+from django.contrib import admin
+
+from .models import Category, Customer, Order, Product
+
+admin.site.register([Category, Customer, Order, Product])
