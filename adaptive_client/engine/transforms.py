@@ -567,7 +567,9 @@ def _substring(node: exp.Substring) -> exp.Expression:
 
 def _extract(node: exp.Extract) -> exp.Expression:
     field = node.this.name.upper()
-    if kind_of(node.expression) not in ("date", "timestamp"):
+    # (a timestamptz's fields are those of its time in the session's zone: the engine
+    # computes in that zone)
+    if kind_of(node.expression) not in ("date", "timestamp", "timestamptz"):
         raise _refuse("extract of other than a date or timestamp", node)
     if field in ("HOUR", "MINUTE", "SECOND") and kind_of(node.expression) == "date":
         raise pg_errors.FeatureNotSupported(  # as PostgreSQL raises it
