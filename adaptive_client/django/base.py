@@ -13,7 +13,7 @@ in Django's time zone (naive where ``USE_TZ`` is off), as Django's own loader do
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,13 @@ from .schema import DatabaseSchemaEditor
 CLIENT_OPTIONS = ("master_key", "key_file", "config", "peel")
 
 _TIMESTAMPTZ_OID = 1184
+_INET_OID = 869
+_CIDR_OID = 650
+
+
+def _text(v: Any) -> str:
+    """An inet or cidr value as PostgreSQL prints it."""
+    return str(v)
 
 
 class AdaptiveDatabase:
@@ -46,6 +53,9 @@ class AdaptiveDatabase:
             if not name.startswith("__") or name == "__version__":
                 self.__dict__[name] = value
         self.connect = connect
+        # BinaryField wraps values in the DB-API's Binary: psycopg's marks a value for its
+        # binary dumper; the client encodes (and encrypts) bytes itself
+        self.Binary = bytes
 
 
 def connect(**params: Any) -> _connection.Connection:
@@ -63,9 +73,10 @@ Database = AdaptiveDatabase()
 
 
 class Cursor:
-    """The client's cursor as Django uses it: timestamptz values in the connection's
-    time zone (Django's ``register_tzloader``), ``callproc``; everything else is the
-    client cursor's."""
+    """The client's cursor as Django's PostgreSQL backend sets psycopg's up: timestamptz
+    values in the connection's time zone (``register_tzloader``), inet and cidr values
+    as text (Django's adapters context loads them with ``TextLoader``), ``callproc``;
+    everything else is the client cursor's."""
 
     def __init__(self, cursor: Any, timezone: datetime.tzinfo | None) -> None:
         self.cursor = cursor
@@ -84,37 +95,41 @@ class Cursor:
     def __exit__(self, *exc: Any) -> None:
         self.cursor.close()
 
-    def _zoned(self) -> list[int]:
+    def _zoned(self, v: Any) -> Any:
+        if not isinstance(v, datetime.datetime) or v.tzinfo is None:
+            return v
+        if self.timezone is None:
+            return v.replace(tzinfo=None)
+        return v.astimezone(self.timezone)
+
+    def _converters(self) -> list[tuple[int, Callable[[Any], Any]]]:
         desc = self.cursor.description
         if not desc:
             return []
-        return [i for i, d in enumerate(desc) if d[1] == _TIMESTAMPTZ_OID]
+        table = {_TIMESTAMPTZ_OID: self._zoned, _INET_OID: _text, _CIDR_OID: _text}
+        return [(i, table[d[1]]) for i, d in enumerate(desc) if d[1] in table]
 
-    def _row(self, row: tuple[Any, ...] | None, at: Sequence[int]) -> Any:
+    @staticmethod
+    def _row(row: tuple[Any, ...] | None, at: Sequence[tuple[int, Callable[[Any], Any]]]) -> Any:
         if row is None or not at:
             return row
         values = list(row)
-        for i in at:
-            v = values[i]
-            if isinstance(v, datetime.datetime) and v.tzinfo is not None:
-                values[i] = (
-                    v.astimezone(self.timezone).replace(tzinfo=self.timezone)
-                    if self.timezone is not None
-                    else v.replace(tzinfo=None)
-                )
+        for i, convert in at:
+            if values[i] is not None:
+                values[i] = convert(values[i])
         return tuple(values)
 
     def fetchone(self) -> Any:
-        return self._row(self.cursor.fetchone(), self._zoned())
+        return self._row(self.cursor.fetchone(), self._converters())
 
     def fetchmany(self, size: int | None = None) -> list[Any]:
         rows = self.cursor.fetchmany(size) if size is not None else self.cursor.fetchmany()
-        at = self._zoned()
+        at = self._converters()
         return [self._row(r, at) for r in rows] if at else rows
 
     def fetchall(self) -> list[Any]:
         rows = self.cursor.fetchall()
-        at = self._zoned()
+        at = self._converters()
         return [self._row(r, at) for r in rows] if at else rows
 
     def callproc(self, name: str, args: Sequence[Any] | None = None) -> Any:

@@ -20,5 +20,9 @@ class DatabaseFeatures(pg_features.DatabaseFeatures):  # type: ignore[misc]
     # must see as one value (Django's server-side binding flags are about psycopg's
     # prepared statements)
     uses_server_side_binding = False
+    # bulk_update's CASE WHEN pk = %s THEN %s ... END takes its type from the column it
+    # is assigned to (the client encrypts each value for it); a CAST around the CASE
+    # would ask the client engine to cast untyped parameters
+    requires_casted_case_in_updates = False
     # a column the server computes from others would compute over ciphertexts
     supports_stored_generated_columns = False

@@ -4,11 +4,22 @@ inlined into DDL or shown in a log is the application's, as Django's would be.""
 
 from __future__ import annotations
 
+import datetime
+import zoneinfo
 from typing import Any
 
 from django.db import models
 from django.db.backends.postgresql import operations as pg_operations
 from psycopg import ClientCursor, errors
+
+#: the units Django truncates dates and times to
+_UNITS = frozenset({"year", "quarter", "month", "week", "day", "hour", "minute", "second"})
+
+
+def _unit(lookup_type: str) -> str:
+    if lookup_type.lower() not in _UNITS:
+        raise ValueError(f"Invalid lookup type: {lookup_type!r}")
+    return f"'{lookup_type.lower()}'"
 
 
 class DatabaseOperations(pg_operations.DatabaseOperations):  # type: ignore[misc]
@@ -25,6 +36,49 @@ class DatabaseOperations(pg_operations.DatabaseOperations):  # type: ignore[misc
             return self.compose_sql(sql, params)
         except (errors.DataError, TypeError, ValueError):
             return None
+
+    # DATE_TRUNC's unit written into the statement (the PostgreSQL backend passes it as
+    # a parameter): the client engine truncates by a unit it knows when it compiles
+    def date_trunc_sql(
+        self, lookup_type: str, sql: str, params: Any, tzname: str | None = None
+    ) -> tuple[str, Any]:
+        sql, params = self._convert_sql_to_tz(sql, params, tzname)
+        return f"DATE_TRUNC({_unit(lookup_type)}, {sql})", tuple(params)
+
+    def datetime_trunc_sql(
+        self, lookup_type: str, sql: str, params: Any, tzname: str | None
+    ) -> tuple[str, Any]:
+        sql, params = self._convert_sql_to_tz(sql, params, tzname)
+        return f"DATE_TRUNC({_unit(lookup_type)}, {sql})", tuple(params)
+
+    def time_trunc_sql(
+        self, lookup_type: str, sql: str, params: Any, tzname: str | None = None
+    ) -> tuple[str, Any]:
+        sql, params = self._convert_sql_to_tz(sql, params, tzname)
+        return f"DATE_TRUNC({_unit(lookup_type)}, {sql})::time", tuple(params)
+
+    def datetime_extract_sql(
+        self, lookup_type: str, sql: str, params: Any, tzname: str | None
+    ) -> tuple[str, Any]:
+        if lookup_type == "second":
+            sql, params = self._convert_sql_to_tz(sql, params, tzname)
+            return f"EXTRACT(SECOND FROM DATE_TRUNC('second', {sql}))", tuple(params)
+        return super().datetime_extract_sql(lookup_type, sql, params, tzname)
+
+    def time_extract_sql(self, lookup_type: str, sql: str, params: Any) -> tuple[str, Any]:
+        if lookup_type == "second":
+            return f"EXTRACT(SECOND FROM DATE_TRUNC('second', {sql}))", tuple(params)
+        return super().time_extract_sql(lookup_type, sql, params)
+
+    def adapt_datetimefield_value(self, value: Any) -> Any:
+        """A naive datetime (``USE_TZ = False``) as the time it is in the connection's
+        zone: what PostgreSQL makes of it in a timestamptz column, made explicit for the
+        client, which encrypts the instant."""
+        value = super().adapt_datetimefield_value(value)
+        zone = self.connection.timezone_name
+        if isinstance(value, datetime.datetime) and value.tzinfo is None and zone:
+            return value.replace(tzinfo=zoneinfo.ZoneInfo(zone))
+        return value
 
     def deferrable_sql(self) -> str:
         # the client declares foreign keys checked at once (features.py)

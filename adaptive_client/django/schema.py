@@ -24,6 +24,20 @@ class DatabaseSchemaEditor(pg_schema.DatabaseSchemaEditor):  # type: ignore[misc
     )
     sql_delete_fk = "ALTER TABLE %(table)s DROP CONSTRAINT %(name)s"
 
+    def __exit__(self, exc_type: Any, exc_value: Any, traceback: Any) -> None:
+        # Django runs the deferred statements (constraints, indexes) before it leaves the
+        # migration's atomic block: one the client refuses would leave the block open on
+        # a failed transaction.  It is left, rolled back, before the error goes on.
+        if exc_type is None and self.deferred_sql:
+            try:
+                for statement in self.deferred_sql:
+                    self.execute(statement)
+            except Exception as exc:
+                super().__exit__(type(exc), exc, exc.__traceback__)
+                raise
+            self.deferred_sql = []
+        super().__exit__(exc_type, exc_value, traceback)
+
     def _create_like_index_sql(self, model: Any, field: Any) -> None:
         # a ``varchar_pattern_ops`` index serves LIKE over plaintext; the server holds
         # ciphertexts (the client's own onions serve LIKE)

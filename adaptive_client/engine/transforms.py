@@ -592,7 +592,8 @@ def _date_trunc(node: exp.TimestampTrunc) -> exp.Expression:
         # set to the session's (see residual.run)
         local = duck_cast(duck_cast(node.this, "TIMESTAMP"), "TIMESTAMPTZ")
         return exp.TimestampTrunc(this=local, unit=node.args["unit"])
-    if kind_of(node.this) != "timestamp":
+    # (a timestamptz is truncated in the session's time zone: the engine computes in it)
+    if kind_of(node.this) not in ("timestamp", "timestamptz"):
         raise _refuse("date_trunc of other than a date or timestamp", node)
     return node
 

@@ -1,6 +1,7 @@
-"""EXTRACT of a timestamptz finished by the client engine: the fields of the instant's
-time in the session's zone, as PostgreSQL gives them (Django's ``__year``, ``__month``,
-``__hour`` lookups on a DateTimeField are such EXTRACTs)."""
+"""EXTRACT and date_trunc of a timestamptz finished by the client engine: the fields of
+the instant's time in the session's zone, and the instant truncated there, as PostgreSQL
+gives them (Django's ``__year``, ``__month``, ``__hour`` lookups and ``datetimes()`` on a
+DateTimeField are such EXTRACTs and truncations)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ ROWS = [
     (3, "2024-07-01 12:00:00-07"),
     (4, None),
 ]
+UNITS = ["year", "quarter", "month", "week", "day", "hour", "minute", "second"]
 FIELDS = ["YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND", "EPOCH", "DOW", "QUARTER", "DOY"]
 
 
@@ -38,11 +40,14 @@ def conns(new_database: Any, master_key: MasterKey) -> Iterator[tuple[Any, Any]]
 def test_extract_of_timestamptz_equals_plain(conns: tuple[Any, Any], zone: str) -> None:
     plain, enc = conns
     items = ", ".join(f"EXTRACT({f} FROM at)" for f in FIELDS)
+    truncs = ", ".join(f"date_trunc('{u}', at)" for u in UNITS)
     for c in (plain, enc):
         c.execute(f"SET TIME ZONE '{zone}'")
     for sql, params in [
         (f"SELECT id, {items} FROM ev ORDER BY id", None),
         ("SELECT id FROM ev WHERE EXTRACT(MONTH FROM at) = %s ORDER BY id", (3,)),
         ("SELECT id FROM ev WHERE EXTRACT(YEAR FROM at) = %s ORDER BY id", (2024,)),
+        (f"SELECT id, {truncs} FROM ev ORDER BY id", None),
+        ("SELECT DISTINCT date_trunc('month', at) FROM ev ORDER BY 1", None),
     ]:
         assert enc.execute(sql, params).fetchall() == plain.execute(sql, params).fetchall()
