@@ -141,7 +141,7 @@ class Cursor:
         return args
 
 
-class DatabaseWrapper(pg_base.DatabaseWrapper):  # type: ignore[misc]
+class DatabaseWrapper(pg_base.DatabaseWrapper):
     """Django's PostgreSQL backend, connecting through :func:`adaptive_client.connect`."""
 
     display_name = "PostgreSQL (adaptive encryption)"
@@ -189,7 +189,7 @@ class DatabaseWrapper(pg_base.DatabaseWrapper):  # type: ignore[misc]
         return Cursor(raw, self.timezone)
 
     @property
-    def pg_version(self) -> int:  # type: ignore[override]
+    def pg_version(self) -> int:
         with self.temporary_connection():
             return int(self.connection.pg.info.server_version)
 

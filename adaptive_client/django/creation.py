@@ -17,7 +17,7 @@ from ..catalog.install import install
 _DJANGO_ONLY = ("context", "cursor_factory", "prepare_threshold")
 
 
-class DatabaseCreation(pg_creation.DatabaseCreation):  # type: ignore[misc]
+class DatabaseCreation(pg_creation.DatabaseCreation):
     def _create_test_db(self, verbosity: int, autoclobber: bool, keepdb: bool = False) -> str:
         name: str = super()._create_test_db(verbosity, autoclobber, keepdb)
         settings = {**self.connection.plain_settings(), "NAME": name}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.db.backends.postgresql import features as pg_features
 
 
-class DatabaseFeatures(pg_features.DatabaseFeatures):  # type: ignore[misc]
+class DatabaseFeatures(pg_features.DatabaseFeatures):
     # COMMENT ON would put the application's words in the clear next to the ciphertexts
     supports_comments = False
     supports_comments_inline = False

@@ -70,7 +70,7 @@ def _field_info(col: ColumnMeta) -> Any:
     )
 
 
-class DatabaseIntrospection(pg_introspection.DatabaseIntrospection):  # type: ignore[misc]
+class DatabaseIntrospection(pg_introspection.DatabaseIntrospection):
     def _connection(self) -> Connection:
         self.connection.ensure_connection()
         conn: Connection = self.connection.connection

@@ -22,7 +22,7 @@ def _unit(lookup_type: str) -> str:
     return f"'{lookup_type.lower()}'"
 
 
-class DatabaseOperations(pg_operations.DatabaseOperations):  # type: ignore[misc]
+class DatabaseOperations(pg_operations.DatabaseOperations):
     compiler_module = "adaptive_client.django.compiler"
 
     def compose_sql(self, sql: str, params: Any) -> str:

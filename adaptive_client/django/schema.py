@@ -18,7 +18,7 @@ from django.db.backends.postgresql import schema as pg_schema
 from psycopg import sql
 
 
-class DatabaseSchemaEditor(pg_schema.DatabaseSchemaEditor):  # type: ignore[misc]
+class DatabaseSchemaEditor(pg_schema.DatabaseSchemaEditor):
     sql_create_column_inline_fk = (
         "CONSTRAINT %(name)s REFERENCES %(to_table)s(%(to_column)s)%(deferrable)s"
     )
@@ -35,7 +35,7 @@ class DatabaseSchemaEditor(pg_schema.DatabaseSchemaEditor):  # type: ignore[misc
             except Exception as exc:
                 super().__exit__(type(exc), exc, exc.__traceback__)
                 raise
-            self.deferred_sql = []
+            self.deferred_sql.clear()
         super().__exit__(exc_type, exc_value, traceback)
 
     def _create_like_index_sql(self, model: Any, field: Any) -> None:
