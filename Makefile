@@ -3,7 +3,8 @@
 # make demo  -- the TPC-C latency sweep and its report
 #
 # Other targets: deps (Debian packages), venv (.venv with the project and its dev tools),
-# up / down (the embedded cluster), lint (ruff + mypy), wheels (dist/: the project's one
+# up / down (the embedded cluster), lint (ruff + mypy), django-suite (Django's own tests
+# through the Django backend and the PostgreSQL baseline), wheels (dist/: the project's one
 # wheel, with the compiled OPE/RND layers where cargo is installed, tagged manylinux by
 # auditwheel), clean (venv and cluster removed).
 SHELL := /bin/bash
@@ -12,7 +13,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: deps venv up down test test-slow test-all lint wheels demo clean
+.PHONY: deps venv up down test test-slow test-all lint wheels demo django-suite clean
 
 deps:
 	@bash scripts/install-system-deps.sh
@@ -81,6 +82,13 @@ wheels: venv
 	fi
 	@rm -rf dist/.build
 	@ls dist/adaptive_client-*.whl
+
+# Django's own test suite (its named app modules, from the sdist of the installed Django,
+# fetched into ~/.cache/adaptive-client) through ENGINE = "adaptive_client.django" and
+# through Django's PostgreSQL backend, the baseline: the pass counts of both, and any
+# failure of the backend's the baseline does not have and its list does not name.
+django-suite: venv up
+	$(PY) tests/ecosystem/django_suite.py
 
 demo: up
 	$(VENV)/bin/adaptive-tpcc sweep --configs plain,encrypted,adaptive --latencies 0,60,120 \

@@ -262,6 +262,12 @@ class Connection:
         return self.pg.transaction()
 
     @property
+    def info(self) -> Any:
+        """The application's session's ``ConnectionInfo`` (server version, reported
+        parameters such as TimeZone, transaction status), as psycopg's ``conn.info``."""
+        return self.pg.info
+
+    @property
     def stats(self) -> Stats:
         """This connection's counters (encryptions, peels, retries, rows shipped...)."""
         return self._stats

@@ -22,6 +22,7 @@ import psycopg
 from django.db.backends.base.base import NO_DB_ALIAS
 from django.db.backends.postgresql import base as pg_base
 from django.utils.asyncio import async_unsafe
+from django.utils.functional import cached_property
 
 from ..dbapi import connection as _connection
 from .creation import DatabaseCreation
@@ -144,7 +145,7 @@ class Cursor:
 class DatabaseWrapper(pg_base.DatabaseWrapper):
     """Django's PostgreSQL backend, connecting through :func:`adaptive_client.connect`."""
 
-    display_name = "PostgreSQL (adaptive encryption)"
+    display_name = "PostgreSQL"
     Database = Database
     SchemaEditorClass = DatabaseSchemaEditor
     creation_class = DatabaseCreation
@@ -188,7 +189,7 @@ class DatabaseWrapper(pg_base.DatabaseWrapper):
             raw = self.connection.cursor()
         return Cursor(raw, self.timezone)
 
-    @property
+    @cached_property
     def pg_version(self) -> int:
         with self.temporary_connection():
             return int(self.connection.pg.info.server_version)

@@ -24,5 +24,9 @@ class DatabaseFeatures(pg_features.DatabaseFeatures):
     # is assigned to (the client encrypts each value for it); a CAST around the CASE
     # would ask the client engine to cast untyped parameters
     requires_casted_case_in_updates = False
+    # GROUP BY every selected column, not only the primary key: PostgreSQL infers that
+    # the other columns depend on it; over ciphertexts the client groups by what the
+    # statement names
+    allows_group_by_selected_pks = False
     # a column the server computes from others would compute over ciphertexts
     supports_stored_generated_columns = False

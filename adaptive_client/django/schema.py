@@ -31,7 +31,7 @@ class DatabaseSchemaEditor(pg_schema.DatabaseSchemaEditor):
         if exc_type is None and self.deferred_sql:
             try:
                 for statement in self.deferred_sql:
-                    self.execute(statement)
+                    self.execute(statement, None)
             except Exception as exc:
                 super().__exit__(type(exc), exc, exc.__traceback__)
                 raise
@@ -74,18 +74,18 @@ class DatabaseSchemaEditor(pg_schema.DatabaseSchemaEditor):
                 continue
             cols = ", ".join(qn(c) for c in info["columns"])
             if info["index"]:
-                self.execute(f"DROP INDEX {qn(name)}")
+                self.execute(f"DROP INDEX {qn(name)}", None)
                 unique = "UNIQUE " if info["unique"] else ""
                 again.append(f"CREATE {unique}INDEX {qn(name)} ON {t} ({cols})")
             elif info["unique"]:
-                self.execute(f"ALTER TABLE {t} DROP CONSTRAINT {qn(name)}")
+                self.execute(f"ALTER TABLE {t} DROP CONSTRAINT {qn(name)}", None)
                 again.append(f"ALTER TABLE {t} ADD CONSTRAINT {qn(name)} UNIQUE ({cols})")
             elif info["check"] and checks.get(name):
-                self.execute(f"ALTER TABLE {t} DROP CONSTRAINT {qn(name)}")
+                self.execute(f"ALTER TABLE {t} DROP CONSTRAINT {qn(name)}", None)
                 again.append(f"ALTER TABLE {t} ADD CONSTRAINT {qn(name)} CHECK ({checks[name]})")
         yield
         for statement in again:
-            self.execute(statement)
+            self.execute(statement, None)
 
     def _table_meta(self, table: str) -> Any:
         self.connection.ensure_connection()
