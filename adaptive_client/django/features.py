@@ -4,6 +4,9 @@ what the client refuses."""
 from __future__ import annotations
 
 from django.db.backends.postgresql import features as pg_features
+from django.utils.functional import cached_property
+
+from . import expected_failures
 
 
 class DatabaseFeatures(pg_features.DatabaseFeatures):
@@ -30,3 +33,19 @@ class DatabaseFeatures(pg_features.DatabaseFeatures):
     allows_group_by_selected_pks = False
     # a column the server computes from others would compute over ciphertexts
     supports_stored_generated_columns = False
+
+    # Django's own test suite: what the backend does not pass, by name, with the reason
+    # (expected_failures.py); Django's runner marks them when it runs its suite
+    @cached_property
+    def django_test_expected_failures(self) -> set[str]:
+        found: set[str] = set(super().django_test_expected_failures)
+        for tests in expected_failures.EXPECTED.values():
+            found.update(tests)
+        return found
+
+    @cached_property
+    def django_test_skips(self) -> dict[str, set[str]]:
+        skips: dict[str, set[str]] = dict(super().django_test_skips)
+        for reason, tests in expected_failures.SKIPPED.items():
+            skips.setdefault(reason, set()).update(tests)
+        return skips

@@ -71,6 +71,10 @@ def _field_info(col: ColumnMeta) -> Any:
 
 
 class DatabaseIntrospection(pg_introspection.DatabaseIntrospection):
+    def identifier_converter(self, name: str) -> str:
+        """Names as the catalog keeps them: folded to lower case (operations.quote_name)."""
+        return name.lower()
+
     def _connection(self) -> Connection:
         self.connection.ensure_connection()
         conn: Connection = self.connection.connection

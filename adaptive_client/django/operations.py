@@ -25,6 +25,11 @@ def _unit(lookup_type: str) -> str:
 class DatabaseOperations(pg_operations.DatabaseOperations):
     compiler_module = "adaptive_client.django.compiler"
 
+    def quote_name(self, name: str) -> str:
+        # the client folds quoted names to lower case (its catalog keeps one spelling):
+        # a mixed-case db_table or db_column is written so wherever Django names it
+        return str(super().quote_name(name.lower()))
+
     def compose_sql(self, sql: str, params: Any) -> str:
         self.connection.ensure_connection()
         return str(ClientCursor(self.connection.connection.pg).mogrify(sql, params))
