@@ -6,8 +6,9 @@ Each reason is what the client refuses or computes differently, in its own words
 cannot be evaluated over ciphertexts (or would put plaintext on the server), and the
 client's gaps ("client gap:", "client engine:" -- SQL the client engine does not finish
 yet).  ``EXPECTED`` run as expected failures: one that passes counts as a failure of the
-run (an unexpected success), so the list stays exact.  ``SKIPPED`` name test classes whose
-fixtures (``setUpTestData``) the client refuses: none of their tests can run.
+run (an unexpected success), so the list stays exact.  ``SKIPPED`` name tests that cannot
+be either: a test class whose fixtures (``setUpTestData``) the client refuses, a test whose
+outcome varies from run to run.
 """
 
 from __future__ import annotations
@@ -416,4 +417,9 @@ EXPECTED: dict[str, tuple[str, ...]] = {
     ),
 }
 
-SKIPPED: dict[str, tuple[str, ...]] = {}
+SKIPPED: dict[str, tuple[str, ...]] = {
+    (
+        "rows equal in every ORDER BY key: the test expects PostgreSQL's order of them, which "
+        "the client's grouping gives in some runs and not in others"
+    ): ("aggregation.tests.AggregateTestCase.test_grouped_annotation_in_group_by",),
+}
