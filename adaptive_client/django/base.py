@@ -167,10 +167,6 @@ class DatabaseWrapper(pg_base.DatabaseWrapper):
         params.pop("server_side_binding", None)
         return params
 
-    @async_unsafe
-    def get_new_connection(self, conn_params: dict[str, Any]) -> Any:
-        return super().get_new_connection(conn_params)
-
     def _configure_timezone(self, connection: Any) -> bool:
         current = connection.pg.info.parameter_status("TimeZone")
         name = self.timezone_name
