@@ -264,8 +264,10 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
         T.DECIMAL: ("int", "decimal"),
         T.TEXT: ("text", "int", "date"),
         T.VARCHAR: ("text", "int", "date"),
-        T.DATE: ("date", "timestamp"),
-        T.TIMESTAMP: ("date", "timestamp"),
+        # (a timestamptz's date and local time are those in the session's time zone:
+        # the engine computes in it)
+        T.DATE: ("date", "timestamp", "timestamptz"),
+        T.TIMESTAMP: ("date", "timestamp", "timestamptz"),
         T.DOUBLE: ("int", "float"),
         T.BOOLEAN: ("bool",),
     }[to.this]

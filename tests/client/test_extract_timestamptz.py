@@ -1,10 +1,12 @@
-"""EXTRACT and date_trunc of a timestamptz finished by the client engine: the fields of
-the instant's time in the session's zone, and the instant truncated there, as PostgreSQL
-gives them (Django's ``__year``, ``__month``, ``__hour`` lookups and ``datetimes()`` on a
-DateTimeField are such EXTRACTs and truncations)."""
+"""EXTRACT, date_trunc and casts to date and timestamp of a timestamptz finished by the
+client engine: the fields of the instant's time in the session's zone, the instant
+truncated there, its date and local time there, as PostgreSQL gives them (Django's
+``__year``, ``__month``, ``__hour`` lookups and ``datetimes()`` on a DateTimeField are
+such EXTRACTs and truncations, ``__date`` such a cast)."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator
 from typing import Any
 
@@ -49,5 +51,7 @@ def test_extract_of_timestamptz_equals_plain(conns: tuple[Any, Any], zone: str) 
         ("SELECT id FROM ev WHERE EXTRACT(YEAR FROM at) = %s ORDER BY id", (2024,)),
         (f"SELECT id, {truncs} FROM ev ORDER BY id", None),
         ("SELECT DISTINCT date_trunc('month', at) FROM ev ORDER BY 1", None),
+        ("SELECT id, at::date, at::timestamp, CAST(at AS date) FROM ev ORDER BY id", None),
+        ("SELECT id FROM ev WHERE (at)::date = %s ORDER BY id", (dt.date(2024, 3, 31),)),
     ]:
         assert enc.execute(sql, params).fetchall() == plain.execute(sql, params).fetchall()
