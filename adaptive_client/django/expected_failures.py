@@ -135,12 +135,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "model_fields.test_jsonfield.TestSaveLoad.test_bulk_update_custom_get_prep_value",
         "queries.test_bulk_update.BulkUpdateTests.test_json_field",
     ),
-    "client engine: cast of a timestamptz value to DATE": (
-        "aggregation.tests.AggregateTestCase.test_group_by_transform_column",
-        "expressions.tests.FieldTransformTests.test_multiple_transforms_in_values",
-        "expressions.tests.IterableLookupInnerExpressionsTests.test_range_lookup_allows_F_expressions_and_expressions_for_dates",
-        "model_fields.test_datetimefield.DateTimeFieldTests.test_lookup_date_without_use_tz",
-    ),
     (
         "client gap: ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY (an AutoField primary key "
         "altered to another type)"
