@@ -90,8 +90,13 @@ class InstallReport:
 
     def summary(self) -> str:
         """One line for the DBA: what peels will do on this database."""
+        ore = (
+            ""
+            if self.ore is None
+            else (f"; the ORE type needs a superuser ({self.ore}): Ord onions stay at OPE")
+        )
         if self.plpython is None:
-            return f"peel mode: {self.peel_default} (the database's default)"
+            return f"peel mode: {self.peel_default} (the database's default){ore}"
         if self.server_peel:
             skipped = "the server-side peel functions installed earlier were left as they are"
         else:
@@ -104,6 +109,7 @@ class InstallReport:
             "off": "no layer is peeled",
         }[self.peel_default]
         crypto = "" if self.pgcrypto is None else f"; pgcrypto was refused too ({self.pgcrypto})"
+        crypto += ore
         return (
             f"peel mode: {self.peel_default}, recorded as the database's default -- PL/Python "
             f"is not available to this role ({self.plpython}), so {skipped} and {who}{crypto}"
@@ -214,8 +220,7 @@ def install_database(
                     if err is None:
                         report.scripts.append(name)
                     elif err.sqlstate in _NO_PLPYTHON:
-                        report.ore = _first_line(err)
-                        report.skipped.append(name)
+                        report.ore = _first_line(err)  # (said apart: not a peel function)
                     else:
                         raise err
                     continue
