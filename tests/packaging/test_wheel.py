@@ -38,12 +38,14 @@ FALLBACK_WARNING = "pure-Python fallback"
 
 NATIVE_CHECK = """
 import json, os
-from adaptive_client import adaptive_ope_native, adaptive_rnd_native
+from adaptive_client import adaptive_ope_native, adaptive_ore_native, adaptive_rnd_native
 from adaptive_client.schemes.ope import OPE
+from adaptive_client.schemes.ore import ORE
 from adaptive_client.schemes.rnd import RND
 key = os.urandom(32)
 ope, rnd = OPE(key, 32), RND(key)
 assert rnd.decrypt(rnd.encrypt(b"x")) == b"x" and ope.decrypt(ope.encrypt(7)) == 7
+assert ORE(key, 32).backend == "native" and adaptive_ore_native.__file__
 print(json.dumps([adaptive_ope_native.__file__, adaptive_rnd_native.__file__, ope.backend]))
 """
 
@@ -121,6 +123,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, 
     native = {n for n in names if n.endswith(".so")}
     assert {n.split(".")[0] for n in native} == {
         "adaptive_client/adaptive_ope_native",
+        "adaptive_client/adaptive_ore_native",
         "adaptive_client/adaptive_rnd_native",
     }, native
     # nothing but the package at the top of site-packages (no tpcc, tpch, netem)
@@ -131,6 +134,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, 
         "adaptive_client/sql/udf/10_rnd_decrypt.sql",
         "adaptive_client/sql/udf/20_hom_sum.sql",
         "adaptive_client/sql/udf/25_ope_minmax.sql",
+        "adaptive_client/sql/udf/26_ore.sql",
         "adaptive_client/sql/udf/30_peel_layer.sql",
         "adaptive_client/py.typed",
     } <= names
