@@ -43,7 +43,7 @@ from ..compile.needs import BuildNeed, DesignNeed, ExpressionNeed
 from ..values.encodings import parse_sql_type
 from .index_rebuild import indexes_dropped
 from .joins import rename_onion
-from .ondemand import readable_onion
+from .ondemand import add_pending, readable_onion, settle_pending
 from .onion_storage import (
     add_onion_columns,
     bump_epoch,
@@ -51,7 +51,6 @@ from .onion_storage import (
     lock_for_rewrite,
     new_onion_column,
     onion_anon,
-    set_not_null,
     storage_type,
 )
 from .progress import Progress
@@ -75,8 +74,7 @@ class Precomputed:
 
 @dataclass
 class _Target:
-    """One new stored onion column: the column it belongs to, the onion, and the
-    ``designed`` entry it completes (if any)."""
+    """One new stored onion column: the column it belongs to, and the onion."""
 
     col: ColumnMeta
     oc: OnionColumn
@@ -138,18 +136,7 @@ def _build(
         records: list[dict[str, Any]] = []
         for name in sums:
             col = meta.column(name)
-            pending = col.on_demand[Onion.SUM]
-            stack = STACKS[Onion.SUM]
-            anon = onion_anon(catalog, meta.name, col.name, Onion.SUM, stored)
-            stored.add(anon)
-            start = str(pending.get("start") or stack[0])
-            oc = new_onion_column(
-                conn, catalog, 2048, col, Onion.SUM, stack, start, pending.get("floor"), anon, {}
-            )
-            add_onion_columns(
-                conn, meta, ColumnMeta(col.name, col.type, col.nullable, {Onion.SUM: oc})
-            )
-            targets.append(_Target(col, oc))
+            targets.append(_Target(col, add_pending(conn, catalog, meta, col, Onion.SUM, stored)))
             inputs[col.name] = col
             records.append(
                 {
@@ -166,18 +153,9 @@ def _build(
             if wanted.designed is not None:
                 records.append({**wanted.designed, "column": col.name})
         rows = _fill(conn, meta, list(inputs.values()), targets)
-        order = list(Onion)
         for target in targets:
-            col = target.col
-            if col.expression is not None:
-                continue  # (a precomputed column: added whole)
-            if not col.nullable:
-                set_not_null(
-                    conn, meta, ColumnMeta(col.name, col.type, False, {Onion.SUM: target.oc})
-                )
-            del col.on_demand[Onion.SUM]
-            merged = {**col.onions, Onion.SUM: target.oc}
-            col.onions = dict(sorted(merged.items(), key=lambda kv: order.index(kv[0])))
+            if target.col.expression is None:  # (a precomputed column is added whole)
+                settle_pending(conn, meta, target.col, target.oc)
         for source in inputs.values():
             rename_onion(conn, meta.anon, readable_onion(source), "b", head.generation + 1)
         if meta.foreign_keys:

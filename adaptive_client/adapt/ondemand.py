@@ -70,11 +70,9 @@ def build(
     conn: psycopg.Connection[Any],
     catalog: Catalog,
     need: BuildNeed,
-    designed: dict[str, Any] | None = None,
 ) -> int:
     """Build one pending onion in its own transaction (a savepoint inside an open one) on
-    ``conn``; return the rows written (-1: it was built already).  ``designed``: the
-    online design's record of it (the table's ``designed`` list, designed.py).
+    ``conn``; return the rows written (-1: it was built already).
 
     Raises :class:`StaleMetadata` when the catalog changed since it was loaded: the
     caller reloads it and plans again."""
@@ -85,45 +83,62 @@ def build(
         return -1
     with conn.transaction():
         head = lock_for_rewrite(conn, catalog, meta, "an onion build")
-        pending = col.on_demand[need.onion]
-        taken = {oc.anon for c in meta.columns.values() for oc in c.onions.values()}
-        anon = onion_anon(catalog, meta.name, col.name, need.onion, taken)
-        stack = STACKS[need.onion]
-        start = str(pending.get("start") or stack[0])
-        floor = pending.get("floor")
-        # (hom_bits unused: an Ord or Search onion has no HOM layer; no join group's keys:
-        # a column in one keeps every onion from CREATE TABLE)
-        ord_layer = pending.get("ord_layer")  # (recorded at CREATE TABLE: OPE or ORE)
-        oc = new_onion_column(
-            conn, catalog, 2048, col, need.onion, stack, start, floor, anon, {}, ord_layer
-        )
+        taken = {oc.anon for c in meta.stored_columns for oc in c.onions.values()}
+        oc = add_pending(conn, catalog, meta, col, need.onion, taken)
         source = readable_onion(col)
-        # the column, its layer-tag check and layer row as ADD COLUMN adds them; NOT NULL
-        # once it is filled
-        added = ColumnMeta(col.name, col.type, col.nullable, {need.onion: oc})
-        add_onion_columns(conn, meta, added)
         rows = _fill(conn, meta, col, source, oc, storage_type(col, oc))
-        if not col.nullable:
-            set_not_null(conn, meta, added)
         rename_onion(conn, meta.anon, source, "b", head.generation + 1)
         if meta.foreign_keys:
             foreign_keys.set_null_trigger(conn, meta)  # (it names the renamed column)
-        del col.on_demand[need.onion]
-        order = list(Onion)
-        col.onions = dict(
-            sorted({**col.onions, need.onion: oc}.items(), key=lambda kv: order.index(kv[0]))
-        )
+        settle_pending(conn, meta, col, oc)
         range_indexes.sync(conn, catalog, meta, only=oc)  # (at OPE already: a start layer)
         conn.execute(
             "INSERT INTO adaptive.peel_log (anon_table, anon_column, onion, from_layer, "
             "to_layer, mode, rows, duration_ms) VALUES (%s, %s, %s, '-', %s, 'build', %s, %s)",
-            (meta.anon, anon, oc.onion.value, oc.layer, rows, (time.monotonic() - t0) * 1000),
+            (meta.anon, oc.anon, oc.onion.value, oc.layer, rows, (time.monotonic() - t0) * 1000),
         )
-        if designed is not None:
-            meta.designed.append({**designed, "column": col.name})
         catalog.write_table(conn, meta, new=False)
         bump_epoch(conn)
     return rows
+
+
+def add_pending(
+    conn: psycopg.Connection[Any],
+    catalog: Catalog,
+    meta: TableMeta,
+    col: ColumnMeta,
+    onion: Onion,
+    taken: set[str],
+) -> OnionColumn:
+    """``col``'s pending ``onion`` as a stored column, not filled yet: its keys, its
+    start layer and floor as recorded at CREATE TABLE, the column and its layer row as
+    ADD COLUMN adds them (``taken``: the table's onion column names, the new one added)."""
+    pending = col.on_demand[onion]
+    anon = onion_anon(catalog, meta.name, col.name, onion, taken)
+    taken.add(anon)
+    stack = STACKS[onion]
+    start = str(pending.get("start") or stack[0])
+    # (hom_bits unused: an Ord or Search onion has no HOM layer, a Sum onion is ASHE; no
+    # join group's keys: a column in one keeps every onion from CREATE TABLE)
+    ord_layer = pending.get("ord_layer")  # (recorded at CREATE TABLE: OPE or ORE)
+    oc = new_onion_column(
+        conn, catalog, 2048, col, onion, stack, start, pending.get("floor"), anon, {}, ord_layer
+    )
+    add_onion_columns(conn, meta, ColumnMeta(col.name, col.type, col.nullable, {onion: oc}))
+    return oc
+
+
+def settle_pending(
+    conn: psycopg.Connection[Any], meta: TableMeta, col: ColumnMeta, oc: OnionColumn
+) -> None:
+    """Once ``oc`` is filled: NOT NULL where ``col`` is, no longer pending, and among
+    ``col``'s onions in their order."""
+    if not col.nullable:
+        set_not_null(conn, meta, ColumnMeta(col.name, col.type, False, {oc.onion: oc}))
+    del col.on_demand[oc.onion]
+    order = list(Onion)
+    merged = {**col.onions, oc.onion: oc}
+    col.onions = dict(sorted(merged.items(), key=lambda kv: order.index(kv[0])))
 
 
 def _t(meta: TableMeta) -> sql.Identifier:
