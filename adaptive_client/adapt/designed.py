@@ -38,7 +38,7 @@ from psycopg import sql
 from ..catalog import foreign_keys, precomputed, recipes
 from ..catalog.metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from ..catalog.onions import STACKS, Onion
-from ..compile.design_wants import ROW_BYTES
+from ..compile.design_wants import row_bytes
 from ..compile.needs import BuildNeed, DesignNeed, ExpressionNeed
 from ..values.encodings import parse_sql_type
 from .index_rebuild import indexes_dropped
@@ -106,7 +106,7 @@ def _precomputed(need: ExpressionNeed) -> Precomputed:
     record = {
         "what": need.expression,
         "onions": [o.value for o in need.onions],
-        "bytes": sum(ROW_BYTES[o] for o in need.onions),
+        "bytes": row_bytes(need),
     }
     stem = "pc_" + "_".join(re.findall(r"[a-z0-9]+", need.expression.lower()))[:40]
     return Precomputed(stem, need.expression, need.type, need.onions, record, inner=True)
@@ -141,7 +141,7 @@ def _build(
             records.append(
                 {
                     "what": f"{col.name}'s Sum onion",
-                    "bytes": ROW_BYTES[Onion.SUM],
+                    "bytes": row_bytes(BuildNeed(meta.name, col.name, Onion.SUM)),
                     "column": col.name,
                 }
             )

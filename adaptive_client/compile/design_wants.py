@@ -66,14 +66,15 @@ def wanted(
     spent = {name: meta.designed_bytes for name, meta in metas.items()}
     out: list[DesignNeed] = []
 
-    def take(table: str, need: DesignNeed, cost: int) -> None:
+    def take(table: str, need: DesignNeed) -> None:
+        cost = row_bytes(need)
         if spent[table] + cost <= budget(table):
             spent[table] += cost
             out.append(need)
 
     for (table, column), onions in proposal.onions.items():
         if "Sum" in onions and Onion.SUM in metas[table].columns[column].on_demand:
-            take(table, BuildNeed(table, column, Onion.SUM), ROW_BYTES[Onion.SUM])
+            take(table, BuildNeed(table, column, Onion.SUM))
     for (table, text), kinds in proposal.precomputed.items():
         meta = metas[table]
         expression = _canonical(meta, text)
@@ -83,9 +84,14 @@ def wanted(
         if not stored_exactly(sql_type) or not worth_a_column(meta, expression, sql_type):
             continue
         layers = tuple(Onion(k) for k in sorted(kinds, key=_ORDER.__getitem__))
-        need = ExpressionNeed(table, expression, sql_type, layers)
-        take(table, need, sum(ROW_BYTES[o] for o in layers))
+        take(table, ExpressionNeed(table, expression, sql_type, layers))
     return out
+
+
+def row_bytes(need: DesignNeed) -> int:
+    """What ``need`` adds to each row of its table, counted against the budget."""
+    onions = need.onions if isinstance(need, ExpressionNeed) else (need.onion,)
+    return sum(ROW_BYTES[o] for o in onions)
 
 
 def stored_exactly(sql_type: str) -> bool:
@@ -139,4 +145,4 @@ def _canonical(meta: TableMeta, text: str) -> str | None:
         return None
 
 
-__all__ = ["ROW_BYTES", "stored_exactly", "wanted", "worth_a_column"]
+__all__ = ["ROW_BYTES", "row_bytes", "stored_exactly", "wanted", "worth_a_column"]
