@@ -293,12 +293,26 @@ def _drawn_once(draw: Callable[[], Any]) -> Callable[[Any], Any]:
     return build
 
 
+def printed_default(value: Any) -> str | None:
+    """A recorded constant default as PostgreSQL prints one (``pg_get_expr``): what
+    introspection (SQLAlchemy's reflection, Django's) reports of the column."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    text = str(value).replace("'", "''")
+    return f"'{text}'"
+
+
 __all__ = [
     "RUNTIME",
     "Runtime",
     "builder",
     "constant",
     "next_bind",
+    "printed_default",
     "runtime_expression",
     "sequence_builder",
     "sequence_named",

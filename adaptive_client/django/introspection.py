@@ -17,24 +17,13 @@ from django.db.backends.postgresql import introspection as pg_introspection
 from django.db.models import Index
 from sqlglot import exp
 
+from ..catalog.defaults import printed_default
 from ..catalog.metadata import Catalog, TableMeta
 from ..catalog.table_meta import ColumnMeta
 from ..dbapi.connection import Connection
 
 FieldInfo = pg_introspection.FieldInfo
 TableInfo = pg_introspection.TableInfo
-
-
-def _default_sql(value: Any) -> str | None:
-    """A recorded constant default as PostgreSQL prints one (``pg_get_expr``)."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return str(value)
-    text = str(value).replace("'", "''")
-    return f"'{text}'"
 
 
 def _check_columns(table: TableMeta, check_sql: str) -> list[str]:
@@ -51,7 +40,7 @@ def _field_info(col: ColumnMeta) -> Any:
     """A column as psycopg describes it and ``pg_catalog`` qualifies it."""
     t = col.type
     sized = t.name in ("varchar", "char", "bpchar") and t.precision is not None
-    default = col.default_sql or _default_sql(col.default)
+    default = col.default_sql or printed_default(col.default)
     if col.sequence and not col.identity:
         default = f"nextval('{col.sequence}'::regclass)"
     collation = col.collation.name if col.collation is not None else None

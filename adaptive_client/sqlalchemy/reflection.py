@@ -35,6 +35,7 @@ from sqlalchemy.dialects.postgresql import (
     UUID,
 )
 
+from ..catalog.defaults import printed_default
 from ..catalog.metadata import Catalog, TableMeta
 from ..catalog.usertypes import EnumType
 from ..dbapi.connection import Connection
@@ -88,18 +89,6 @@ def sa_type(t: SqlType) -> sqltypes.TypeEngine[Any]:
     return make(t) if make is not None else sqltypes.NULLTYPE
 
 
-def _default_sql(value: Any) -> str | None:
-    """A recorded constant default as PostgreSQL prints one (``pg_get_expr``)."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return str(value)
-    text = str(value).replace("'", "''")
-    return f"'{text}'"
-
-
 def catalog_of(dbapi_conn: Any) -> Catalog:
     """The catalog of an adaptive connection (sync, async or pooled), fresh where the
     connection is between transactions (other clients' DDL is notified)."""
@@ -138,7 +127,7 @@ def columns(table: TableMeta) -> list[dict[str, Any]]:
             "name": col.name,
             "type": sa_type(col.type),
             "nullable": col.nullable,
-            "default": _default_sql(col.default),
+            "default": printed_default(col.default),
             "autoincrement": False,
         }
         if identity:
