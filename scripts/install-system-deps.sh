@@ -3,13 +3,16 @@
 # PostgreSQL 15 with PL/Python, contrib (pgcrypto), pycryptodome for the server's Python,
 # python3-venv for the project's virtual environment, ICU's headers, pkg-config and a C++
 # compiler (PyICU builds against the system's ICU -- the one PostgreSQL's ICU collations
-# use, so the client's collator is the server's on one machine), and the
+# use, so the client's collator is the server's on one machine), the
 # locales package with the en_US.UTF-8 locale (the libc collation the tests compare
-# with).  Installed packages are left alone.
+# with), and the parts the cluster tests run beside the server: PgBouncer (the
+# transaction pooler) and pg_auto_failover (a monitored primary and standby).
+# Installed packages are left alone.
 set -euo pipefail
 
 packages=(postgresql-15 postgresql-plpython3-15 postgresql-contrib python3-pycryptodome python3-venv
-          libicu-dev pkg-config g++ python3-dev locales)
+          libicu-dev pkg-config g++ python3-dev locales
+          pgbouncer postgresql-15-auto-failover)
 locale_name=en_US.UTF-8
 
 # The libc locale: generated into the archive (locale-gen) and as a directory of its own,
