@@ -20,6 +20,7 @@ from ..schemes import native
 from ..schemes.rnd import seal_each
 from ..stats import STATS
 from ..values.encoding_base import NATIVE_BYTES, compiled_form
+from ..values.interval_encoding import AS_WRITTEN
 from ..values.session import time_zone
 from ..values.wire import SumValue, WordTokens
 from . import containment
@@ -348,6 +349,22 @@ def _decrypt(col: ColumnMeta, oc: OnionColumn, inner: str, data: bytes) -> Any:
     if outer:
         STATS.count("RND", decrypt=True)
     raise CiphertextError(f"cannot decrypt from a {inner} onion")
+
+
+def decrypt_stored_many(col: ColumnMeta, oc: OnionColumn, stored: list[Any]) -> list[Any]:
+    """The values of a stored column in the forms the column holds them -- what
+    ``coerce`` gave when they were written and the encoders take -- for a build that
+    encrypts them into another onion.  :func:`decrypt_many`, with an interval's Exact
+    onion read as the fields it was written with (not the timedelta an application is
+    handed, which folds months into days).  Not coerced again: a stored value is already
+    in its column's domain, and coercing it anew need not give it back (a float4 read
+    as a float rounds again; a timestamp(2) rounded past the last instant PostgreSQL
+    accepts as input is one it stores)."""
+    as_written = AS_WRITTEN.set(True)
+    try:
+        return decrypt_many(col, oc, stored)
+    finally:
+        AS_WRITTEN.reset(as_written)
 
 
 def decrypt_many(col: ColumnMeta, oc: OnionColumn, stored: list[Any]) -> list[Any]:
