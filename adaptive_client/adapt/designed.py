@@ -1,8 +1,10 @@
 """What the online design builds (compile/design_wants.py), and the precomputed columns
 built on first use that it shares with the field onions (field_onions.py).
 
-:func:`build_table` builds everything one statement wants of one table in **one pass**:
-its columns' pending Sum onions and its precomputed expressions (catalog/precomputed.py:
+:func:`build_table` builds everything one statement needs and wants of one table in
+**one pass**: its columns' pending onions (those built on first use, each at the layer
+the statement needs it at, and the Sum onions the online design pends) and its
+precomputed expressions (catalog/precomputed.py:
 a hidden column of the table in the onions the statement asked for, each at the layer
 the statement needs -- a Sum onion's one layer, DET for an Eq onion it groups or filters
 by, OPE for an Ord onion it orders or ranges over: built at RND, the statement would
@@ -41,6 +43,7 @@ from ..catalog.onions import STACKS, Onion
 from ..compile.design_wants import row_bytes
 from ..compile.needs import BuildNeed, DesignNeed, ExpressionNeed
 from ..values.encodings import parse_sql_type
+from . import range_indexes
 from .index_rebuild import indexes_dropped
 from .joins import rename_onion
 from .ondemand import add_pending, readable_onion, settle_pending
@@ -83,16 +86,16 @@ class _Target:
 def build_table(
     conn: psycopg.Connection[Any], catalog: Catalog, table: str, wants: list[DesignNeed]
 ) -> int:
-    """Build what the online design wants of ``table`` in one pass; return the rows
-    written (-1: everything was built already, by another client)."""
+    """Build what a statement needs and the online design wants of ``table`` in one
+    pass (its columns' pending onions, each at the layer asked for, and its precomputed
+    expressions); return the rows written (-1: everything was built already, by another
+    client)."""
     meta = catalog.table(table)
-    sums = [
-        w.column
-        for w in wants
-        if isinstance(w, BuildNeed) and w.onion in meta.column(w.column).on_demand
+    pending = [
+        w for w in wants if isinstance(w, BuildNeed) and w.onion in meta.column(w.column).on_demand
     ]
     exprs = [_precomputed(w) for w in wants if isinstance(w, ExpressionNeed)]
-    return _build(conn, catalog, meta, sums, exprs)
+    return _build(conn, catalog, meta, pending, exprs)
 
 
 def add_precomputed(
@@ -116,17 +119,17 @@ def _build(
     conn: psycopg.Connection[Any],
     catalog: Catalog,
     meta: TableMeta,
-    sums: list[str],
+    pending: list[BuildNeed],
     exprs: list[Precomputed],
 ) -> int:
-    """Add the pending Sum onions of ``sums`` and the precomputed columns ``exprs`` in
-    one transaction, one scan and one UPDATE.  Raises :class:`StaleMetadata` when the
+    """Add the columns' pending onions ``pending`` and the precomputed columns ``exprs``
+    in one transaction, one scan and one UPDATE.  Raises :class:`StaleMetadata` when the
     catalog changed since it was loaded: the caller reloads it and plans again."""
     t0 = time.monotonic()
     exprs = [
         e for e in exprs if not any(c.expression == e.expression for c in meta.precomputed.values())
     ]
-    if not sums and not exprs:
+    if not pending and not exprs:
         return -1
     with conn.transaction():
         head = lock_for_rewrite(conn, catalog, meta, "an onion build")
@@ -134,17 +137,19 @@ def _build(
         targets: list[_Target] = []
         inputs: dict[str, ColumnMeta] = {}
         records: list[dict[str, Any]] = []
-        for name in sums:
-            col = meta.column(name)
-            targets.append(_Target(col, add_pending(conn, catalog, meta, col, Onion.SUM, stored)))
+        for need in pending:
+            col = meta.column(need.column)
+            oc = add_pending(conn, catalog, meta, col, need.onion, stored, need.layer)
+            targets.append(_Target(col, oc))
             inputs[col.name] = col
-            records.append(
-                {
-                    "what": f"{col.name}'s Sum onion",
-                    "bytes": row_bytes(BuildNeed(meta.name, col.name, Onion.SUM)),
-                    "column": col.name,
-                }
-            )
+            if need.onion is Onion.SUM:  # (the online design's: counted against the budget)
+                records.append(
+                    {
+                        "what": f"{col.name}'s Sum onion",
+                        "bytes": row_bytes(BuildNeed(meta.name, col.name, Onion.SUM)),
+                        "column": col.name,
+                    }
+                )
         for wanted in exprs:
             col = _hidden_column(conn, catalog, meta, wanted, stored)
             targets += [_Target(col, oc) for oc in col.onions.values()]
@@ -156,6 +161,8 @@ def _build(
         for target in targets:
             if target.col.expression is None:  # (a precomputed column is added whole)
                 settle_pending(conn, meta, target.col, target.oc)
+                # (an Ord onion built at OPE serves a range index at once)
+                range_indexes.sync(conn, catalog, meta, only=target.oc)
         for source in inputs.values():
             rename_onion(conn, meta.anon, readable_onion(source), "b", head.generation + 1)
         if meta.foreign_keys:
@@ -228,7 +235,7 @@ def _fill(
     if not rows:
         return 0
     values = {
-        c.name: recipes.decrypt_many(c, oc, [r[k + 1] for r in rows])
+        c.name: recipes.decrypt_stored_many(c, oc, [r[k + 1] for r in rows])
         for k, (c, oc) in enumerate(zip(inputs, readable, strict=True))
     }
     progress.step("read and decrypted", len(rows))
@@ -237,7 +244,7 @@ def _fill(
     for target in targets:
         col = target.col
         if col.expression is None:
-            plain = [None if v is None else col.encoding.coerce(v) for v in values[col.name]]
+            plain = values[col.name]
         else:
             if col.name not in computed:
                 computed[col.name] = precomputed.values_of(meta, col, values)
@@ -288,6 +295,9 @@ _COPY_TEXT: dict[str, Callable[[Any], str]] = {
     "bytea": lambda v: "\\\\x" + bytes(v).hex(),
     "adaptive.ore": lambda v: "\\\\x" + bytes(v).hex(),  # (an Ord onion at ORE: bytea's form)
     "int8[]": lambda v: "{" + ",".join(str(int(x)) for x in v) + "}",
+    # a token onion's tokens: each element quoted, its backslash escaped for the array
+    # literal and again for COPY's text format
+    "bytea[]": lambda v: "{" + ",".join('"\\\\\\\\x' + bytes(t).hex() + '"' for t in v) + "}",
     "numeric": str,
 }
 

@@ -34,6 +34,7 @@ from sqlglot import exp
 
 from ..catalog.metadata import Catalog
 from ..compile import needs
+from ..compile.as_if_built import builds_at_layers
 from ..compile.plan import Compiled
 from ..errors import PeelConflict, RetryableError, StaleMetadata, StaleSnapshot
 from ..stats import STATS
@@ -93,14 +94,19 @@ class Executor:
         while attempt < 6:
             plan = self.session.compile(query, stmt)
             if plan.builds:
-                # one build per compile (each ends a pending onion for good: a statement
-                # ordering by five such columns builds five); bounded against conflicts
+                # the statement's pending onions, per table in one pass; bounded against
+                # conflicts (each build ends pending onions for good)
                 builds += 1
                 if builds > MAX_BUILDS:
                     break
-                for need in plan.builds:
-                    self._build(need)
-                continue
+                if self.session.in_transaction() and plan.without_builds is not None:
+                    # (a build inside the application's transaction could fail it: the
+                    # statement runs with the onions stored now; built when one runs
+                    # outside a transaction)
+                    plan = plan.without_builds
+                else:
+                    self._build_pending(plan)
+                    continue
             attempt += 1
             if plan.needs:  # peels first: a join adjustment re-keys an onion's inner layer
                 self._peel(plan)
@@ -171,12 +177,28 @@ class Executor:
             build = partial(designed.build_table, table=table, wants=designs)
             self._build_on(table, build, "an onion the online design builds")
 
-    def _build(self, need: needs.BuildNeed) -> None:
-        """Build an onion a statement needs that its column builds on first use
-        (ondemand.py)."""
-        ondemand.check_allowed(need, self.session.peel_mode)
-        build = partial(ondemand.build, need=need)
-        self._build_on(need.table, build, "an onion built on first use")
+    def _build_pending(self, plan: Compiled) -> None:
+        """Build the onions a statement needs that their columns build on first use
+        (ondemand.py), with what the online design wants of the same tables: per table
+        in one pass (designed.py), each onion at the layer the statement needs it at."""
+        pending = builds_at_layers(plan)
+        for need in pending:
+            ondemand.check_allowed(need, self.session.peel_mode)
+        as_if = plan.as_if
+        designs = [
+            w
+            for w in (self._wanted(replace(as_if, fields=[])) if as_if is not None else [])
+            if not isinstance(w, needs.FieldNeed)
+        ]
+        per_table: dict[str, list[needs.DesignNeed]] = {}
+        for want in [*pending, *designs]:
+            per_table.setdefault(want.table, []).append(want)
+        for table, wants in per_table.items():
+            if not any(isinstance(w, needs.BuildNeed) and w in pending for w in wants):
+                continue  # (a table the statement needs nothing built on: its wants later)
+            self.tried_fields.update(w for w in wants if w not in pending)
+            build = partial(designed.build_table, table=table, wants=wants)
+            self._build_on(table, build, "an onion built on first use")
 
     def _build_on(self, table: str, build: Callable[..., int], what: str) -> None:
         """Run a build of ``table`` (``build(conn, catalog)``: the rows it wrote, -1 when

@@ -109,15 +109,17 @@ def add_pending(
     col: ColumnMeta,
     onion: Onion,
     taken: set[str],
+    layer: str | None = None,
 ) -> OnionColumn:
     """``col``'s pending ``onion`` as a stored column, not filled yet: its keys, its
-    start layer and floor as recorded at CREATE TABLE, the column and its layer row as
-    ADD COLUMN adds them (``taken``: the table's onion column names, the new one added)."""
+    start layer (``layer`` if given: the one a statement needs) and floor as recorded at
+    CREATE TABLE, the column and its layer row as ADD COLUMN adds them (``taken``: the
+    table's onion column names, the new one added)."""
     pending = col.on_demand[onion]
     anon = onion_anon(catalog, meta.name, col.name, onion, taken)
     taken.add(anon)
     stack = STACKS[onion]
-    start = str(pending.get("start") or stack[0])
+    start = layer or str(pending.get("start") or stack[0])
     # (hom_bits unused: an Ord or Search onion has no HOM layer, a Sum onion is ASHE; no
     # join group's keys: a column in one keeps every onion from CREATE TABLE)
     ord_layer = pending.get("ord_layer")  # (recorded at CREATE TABLE: OPE or ORE)
@@ -171,9 +173,9 @@ def _fill(
     ).fetchall()
     if not rows:
         return 0
-    plains = recipes.decrypt_many(col, source, [r[1] for r in rows])
+    plains = recipes.decrypt_stored_many(col, source, [r[1] for r in rows])
     progress.step("read and decrypted", len(rows))
-    cts = recipes.encrypt_many(col, oc, [col.encoding.coerce(v) for v in plains])
+    cts = recipes.encrypt_many(col, oc, plains)
     progress.step("encrypted")
     staged = sql.Identifier(f"adaptive_build_{oc.anon}")
     conn.execute(

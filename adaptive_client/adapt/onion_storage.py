@@ -78,7 +78,14 @@ def lock_for_rewrite(
     """Lock ``meta``'s table (``ACCESS EXCLUSIVE``) and the catalog head, in the
     caller's transaction, and return the head.  Raises :class:`StaleMetadata` when the
     table's sealed version moved since ``catalog`` was loaded (``what`` was planned from
-    older metadata: the caller reloads it and plans again)."""
+    older metadata: the caller reloads it and plans again).
+
+    The table's layer rows are locked first, then the table: the order a peel takes
+    them in (peel.py, adaptive.peel_layers), so that a rewrite and a peel of the same
+    table queue one behind the other instead of each holding what the other waits for."""
+    conn.execute(
+        "SELECT 1 FROM adaptive.layers WHERE anon_table = %s FOR UPDATE", (meta.anon,)
+    ).fetchall()
     conn.execute(
         sql.SQL("LOCK TABLE {} IN ACCESS EXCLUSIVE MODE").format(sql.Identifier(meta.anon))
     )

@@ -42,7 +42,7 @@ from .constants import (
 from .containment import PREDICATES as CONTAINMENT_PREDICATES
 from .containment import candidate_filter as containment_filter
 from .containment import exact_filter as exact_containment
-from .needs import BuildNeed, JoinNeed, pending_offering
+from .needs import BuildNeed, JoinNeed, pending_below_floor, pending_offering
 from .plan import Need, ParamBuilder, Params
 from .scope import ColumnRef, NestedScope, OnionNotBuilt, Scope, unsupported
 
@@ -177,6 +177,11 @@ class Compiler:
                 f"below its floor {floor_hit.floor}"
             )
         pending = pending_offering(col, cap)
+        if pending is None and (held := pending_below_floor(col, cap)) is not None:
+            raise LayerFloorViolation(
+                f"{ref.table.name}.{col.name}: {cap.value} needs its {held} onion (built on "
+                f"first use) below its floor {col.on_demand[held].get('floor')}"
+            )
         if pending is not None:  # built by the caller, then compiled again
             raise OnionNotBuilt(BuildNeed(ref.table.name, col.name, pending))
         raise UnsupportedQuery(

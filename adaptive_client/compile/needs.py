@@ -13,6 +13,7 @@ online design's want (design_wants.py), met the same way as a field's.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..catalog.metadata import ColumnMeta
@@ -42,6 +43,9 @@ class BuildNeed:
     table: str
     column: str
     onion: Onion
+    # the layer to build it at, the one the statement needs it at (None: the start
+    # layer recorded at CREATE TABLE): built there, it is not peeled at once after
+    layer: str | None = None
 
     def describe(self) -> str:
         return f"{self.table}.{self.column}'s {self.onion} onion"
@@ -84,17 +88,41 @@ DesignNeed = BuildNeed | ExpressionNeed
 
 
 def pending_offering(col: ColumnMeta, cap: Cap) -> Onion | None:
-    """The onion of ``col`` not built yet that would offer ``cap`` (at some layer).  Not
-    a pending Sum onion: a sum the server cannot compute is computed by the client, and
-    the Sum onion is the online design's want (design_wants.py), never a need."""
+    """The onion of ``col`` not built yet that would offer ``cap`` (at some layer its
+    floor allows).  Not a pending Sum onion: a sum the server cannot compute is computed
+    by the client, and the Sum onion is the online design's want (design_wants.py),
+    never a need."""
     for onion in col.on_demand:
-        if onion is Onion.SUM:
-            continue
-        if any(
-            cap in capabilities(onion, layer, col.encoding.ope_exact) for layer in STACKS[onion]
+        if onion is not Onion.SUM and _offered(col, onion, cap, _allowed_layers(col, onion)):
+            return onion
+    return None
+
+
+def pending_below_floor(col: ColumnMeta, cap: Cap) -> Onion | None:
+    """The onion of ``col`` not built yet that offers ``cap`` only below the floor it
+    will have: the statement is refused before anything is built, as for a stored onion."""
+    for onion in col.on_demand:
+        if (
+            onion is not Onion.SUM
+            and _offered(col, onion, cap, STACKS[onion])
+            and not _offered(col, onion, cap, _allowed_layers(col, onion))
         ):
             return onion
     return None
+
+
+def _offered(col: ColumnMeta, onion: Onion, cap: Cap, layers: Sequence[str]) -> bool:
+    return any(cap in capabilities(onion, layer, col.encoding.ope_exact) for layer in layers)
+
+
+def _allowed_layers(col: ColumnMeta, onion: Onion) -> Sequence[str]:
+    """The layers a pending onion may reach: from its start down to its floor."""
+    stack = STACKS[onion]
+    pending = col.on_demand[onion]
+    start, floor = pending.get("start"), pending.get("floor")
+    first = stack.index(start) if start in stack else 0
+    last = stack.index(floor) if floor in stack else len(stack) - 1
+    return stack[first : last + 1]
 
 
 __all__ = [
@@ -103,5 +131,6 @@ __all__ = [
     "ExpressionNeed",
     "FieldNeed",
     "JoinNeed",
+    "pending_below_floor",
     "pending_offering",
 ]

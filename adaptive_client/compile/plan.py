@@ -338,6 +338,13 @@ class Compiled:
     # onions built on first use that the statement needs before it can be compiled (the
     # plan is then only this: built, the statement is compiled again)
     builds: list[BuildNeed] = field(default_factory=list)
+    # with ``builds``: the plan the statement would have once every onion still to be
+    # built is (compile/as_if_built.py): the layers it needs them at and what the online
+    # design wants, so that all of a table's are built in one pass
+    as_if: Compiled | None = None
+    # with ``builds``: the plan over the onions stored now, where one exists (None: the
+    # statement cannot run without the builds) -- run inside a transaction instead
+    without_builds: Compiled | None = None
     # field onions the plan would leave to the server once built (wants, not needs: the
     # plan runs as it is where they cannot be built)
     fields: list[FieldNeed] = field(default_factory=list)

@@ -30,6 +30,7 @@ from ..catalog import domains, views
 from ..catalog.metadata import Catalog
 from ..errors import UnsupportedQuery
 from . import design_wants, field_onions
+from .as_if_built import as_if_built, without_pending
 from .client_aggregate import client_aggregable, compile_client_aggregate
 from .compiler import Compiler
 from .dependent_keys import with_dependent_keys
@@ -54,6 +55,7 @@ def compile_statement(
     ``settings``: a pure function -- it reads nothing from the database and changes
     nothing; what the statement needs first (peels, join adjustments, onions built on
     first use) is in the plan's ``needs``, ``joins`` and ``builds``."""
+    written = stmt
     try:
         with applied(settings):
             stmt = with_natural_joins(catalog, views.expand(catalog, with_plain_strings(stmt)))
@@ -77,7 +79,15 @@ def compile_statement(
                 plan.designs = design_wants.wanted(catalog, stmt, settings.design_budget)
             return plan
     except OnionNotBuilt as first:
-        return Compiled(kind="build", builds=[first.need])
+        # (refused for another reason: refused before anything is built)
+        as_if = compile_statement(as_if_built(catalog), written, settings)
+        try:
+            without: Compiled | None = compile_statement(
+                without_pending(catalog), written, settings
+            )
+        except UnsupportedQuery:
+            without = None
+        return Compiled(kind="build", builds=[first.need], as_if=as_if, without_builds=without)
     except RecursionError:  # e.g. thousands of ANDs: the rewrite recurses on the tree
         raise UnsupportedQuery("the statement nests too deeply to rewrite", "nesting") from None
 

@@ -22,9 +22,9 @@ import psycopg
 import pytest
 
 import adaptive_client
-from adaptive_client.adapt import ondemand
+from adaptive_client.adapt import designed
 from adaptive_client.admin.controls import layers_report
-from adaptive_client.catalog.onions import Onion
+from adaptive_client.catalog.onions import STACKS, Onion
 from adaptive_client.errors import OnionBuildDisabled, StaleMetadata
 
 DDL = (
@@ -143,7 +143,11 @@ def test_first_use_builds_and_answers_as_plain(pair: Pair, case: int) -> None:
     query, _ = QUERIES[case]
     pair.check(query)
     built = _builds(pair)
-    assert built and all(b[1] == "-" and b[2] == "RND" and b[3] > 0 for b in built), built
+    # built at the layer the statement needs (it would peel it there at once), or at the
+    # start layer where the plan it runs by needs no peel of it (min/max: by the client)
+    needed = {"Ord": "OPE", "Search": STACKS[Onion.SEARCH][-1]}
+    assert built and all(b[1] == "-" and b[3] > 0 for b in built), built
+    assert all(b[2] == needed[b[0]] for b in built) or case == 3, built
     # writes after the build carry the new onion, and the answers stay equal
     for conn in (pair.plain, pair.enc):
         conn.execute("INSERT INTO item VALUES (100, 'fig9', 12.50, DATE '2024-01-15', 5)")
@@ -186,7 +190,7 @@ def test_a_build_that_fails_changes_nothing(
         def killed(*args: Any) -> None:
             raise RuntimeError("killed in the middle of the build")
 
-        monkeypatch.setattr(ondemand, "rename_onion", killed)
+        monkeypatch.setattr(designed, "rename_onion", killed)
         with pytest.raises(RuntimeError, match="killed"):
             p.enc.execute("SELECT id FROM item WHERE qty > 2")
         assert _stored_columns(p) == before
@@ -316,5 +320,41 @@ def test_one_statement_builds_many_onions(new_database: Any, master_key: Any) ->
     try:
         p.check("SELECT * FROM item ORDER BY qty, added, price, name, id")
         assert [b[0] for b in _builds(p)] == ["Ord"] * 5
+    finally:
+        p.close()
+
+
+def test_inside_a_transaction_the_statement_runs_without_its_build(
+    new_database: Any, master_key: Any
+) -> None:
+    """A build the statement could do without (the client finishes the sort) is not done
+    inside the application's transaction, where it could fail it: the statement runs
+    with the onions stored now, equal to plain, and the build waits for a statement
+    outside a transaction."""
+    p = _make(new_database, master_key)
+    try:
+        query = "SELECT name FROM item ORDER BY name NULLS FIRST, id"
+        expected = _norm(p.plain.execute(query).fetchall())
+        p.enc.autocommit = False
+        p.enc.execute("SELECT count(*) FROM note").fetchall()  # (the transaction is open)
+        assert _norm(p.enc.execute(query).fetchall()) == expected
+        assert _builds(p) == []
+        p.enc.commit()
+        p.enc.autocommit = True
+        assert _norm(p.enc.execute(query).fetchall()) == expected
+        assert {b[0] for b in _builds(p)} == {"Ord"}
+    finally:
+        p.close()
+
+
+def test_a_refused_statement_builds_nothing(new_database: Any, master_key: Any) -> None:
+    """Refused for another reason than its onions (a construct the client does not
+    support), a statement is refused before the onions it would need are built."""
+    p = _make(new_database, master_key)
+    try:
+        with pytest.raises(adaptive_client.UnsupportedQuery):
+            p.enc.execute("SELECT string_agg(name, ',') FROM item WHERE qty > 2")
+        assert _builds(p) == []
+        assert Onion.ORD in p.enc.catalog.table("item").column("qty").on_demand
     finally:
         p.close()
