@@ -47,9 +47,12 @@ def test_layers_report(db: tuple[str, MasterKey, Path], capsys: Any) -> None:
     assert any(
         "acct.balance" in ln and "Ord at OPE" in ln and "order" in ln for ln in summary.splitlines()
     )
-    # owner: never searched, so its Search onion is at RND too: nothing but lengths
+    # owner: never searched, so its Search onion is not stored yet: nothing but lengths
     assert any("acct.owner" in ln and "nothing but lengths" in ln for ln in summary.splitlines())
-    assert any(line.split()[1] == "owner" and "Search" in line and "RND" in line for line in lines)
+    assert any(
+        line.split()[1] == "owner" and "Search" in line and "(on first use)" in line
+        for line in lines
+    )
     # searched once: its Search onion reveals which rows share a word
     with adaptive_client.connect(dsn, master_key=MasterKey.from_hex(key_file.read_text())) as c:
         c.execute(r"SELECT id FROM acct WHERE owner ~ '\mann\M'").fetchall()
@@ -80,8 +83,9 @@ def test_layers_json_and_audit_log(db: tuple[str, MasterKey, Path], capsys: Any)
     assert [
         (p["column"], p["onion"], p["from_layer"], p["to_layer"], p["mode"]) for p in peels
     ] == [
-        ("acct.id", "Ord", "RND", "OPE", "client"),
-        ("acct.balance", "Ord", "RND", "OPE", "server"),
+        ("acct.id", "Ord", "RND", "OPE", "client"),  # (the latest first)
+        ("acct.id", "Ord", "-", "RND", "build"),  # the DBA's peel: built, then peeled
+        ("acct.balance", "Ord", "-", "OPE", "build"),  # built at the layer the range needs
     ]
     assert all(p["by_user"] and p["at"] and p["client_addr"] for p in peels)
     columns = {c["column"]: c for c in report["columns"]}

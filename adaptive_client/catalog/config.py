@@ -77,6 +77,14 @@ class ColumnConfig:
     ord_layer: str | None = None  # the Ord onion's scheme (ord_layers.py); None: the default
 
 
+ON_DEMAND_ONIONS = (Onion.ORD, Onion.SEARCH, Onion.CONTAIN)
+# What a column stores only once a statement needs it, where the configuration does not
+# say: its Ord and Search onions (the order and word-search layers are most of a load's
+# encryption time and bytes, and a column no statement orders or searches never shows
+# the provider either).  ``on_demand = []`` stores every onion at CREATE TABLE.
+DEFAULT_ON_DEMAND = (Onion.ORD, Onion.SEARCH)
+
+
 @dataclass(frozen=True)
 class Config:
     sum: bool = False
@@ -95,7 +103,7 @@ class Config:
     # a file the connection appends its statements to, for `adaptive-db advise`
     statement_log: str | None = None
     # onions a column gets by default but only builds when a statement first needs them
-    on_demand: tuple[Onion, ...] = ()
+    on_demand: tuple[Onion, ...] = DEFAULT_ON_DEMAND
     # PostgreSQL's JIT for the rewritten statements: off by default (see connection.py)
     server_jit: bool = False
     # per jsonb column, the most field onions built on first use (adapt/field_onions.py)
@@ -197,9 +205,6 @@ def _column(raw: Any, where: str) -> ColumnConfig:
     )
 
 
-ON_DEMAND_ONIONS = (Onion.ORD, Onion.SEARCH, Onion.CONTAIN)
-
-
 def _on_demand(raw: Any, where: str) -> tuple[Onion, ...]:
     """The onions built on first use: Ord (its OPE encryption is most of an adaptive
     load's time, and a third of its bytes), Search (a fifth of its bytes) and Contain
@@ -286,7 +291,9 @@ def load_config(source: str | Path | dict[str, Any] | Config | None) -> Config:
         peel=peel,
         residual_row_cap=_row_cap(defaults.get("residual_row_cap")),
         statement_log=_optional_text(defaults.get("statement_log"), "statement_log"),
-        on_demand=_on_demand(defaults.get("on_demand", []), "defaults"),
+        on_demand=_on_demand(
+            defaults.get("on_demand", [o.value for o in DEFAULT_ON_DEMAND]), "defaults"
+        ),
         design_budget=0
         if defaults.get("on_demand") is False
         else _count(defaults.get("design_budget", 256), "defaults", "design_budget"),

@@ -113,6 +113,8 @@ def build_column(
     lazy = ccfg.on_demand if ccfg.on_demand is not None else config.on_demand
     if ccfg.onions is not None and ccfg.on_demand is None:
         lazy = ()
+    if ccfg.on_demand is None:  # (an onion given a start layer is stored from the start)
+        lazy = tuple(o for o in lazy if o not in ccfg.start)
     # (nor one a CHECK constraint compares: it is enforced over the onion from the start)
     checked = {c.name.lower() for _, e, _ in spec.checks for c in e.find_all(exp.Column)}
     if cname in shared or ccfg.join_group or cname in checked:

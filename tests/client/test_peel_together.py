@@ -42,7 +42,9 @@ STATEMENT = (
 def pair(
     new_database: Callable[..., str], master_key: MasterKey
 ) -> Iterator[tuple[psycopg.Connection[Any], adaptive_client.Connection]]:
-    with plain_and_encrypted(new_database, master_key, "together", {}, [DDL], {"t": ROWS}) as p:
+    # (every onion stored at CREATE TABLE: the statement's five peels, none built first)
+    stored = {"defaults": {"on_demand": []}}
+    with plain_and_encrypted(new_database, master_key, "together", stored, [DDL], {"t": ROWS}) as p:
         yield p
 
 

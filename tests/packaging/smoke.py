@@ -7,7 +7,7 @@ in a fresh virtualenv where only the built wheel is installed::
     python smoke.py --enc-dsn DSN --plain-dsn DSN [--expect-mode client]
 
 with the master key in ``ADAPTIVE_MASTER_KEY``.  Every onion starts at RND, so the
-WHERE/ORDER BY/GROUP BY/MIN/MAX statements force peels (Eq RND -> DET, Ord RND -> OPE);
+WHERE/ORDER BY/GROUP BY/MIN/MAX statements force peels and builds (Eq RND -> DET, Ord built at OPE);
 the integer column has a Sum onion, so ``SUM``/``AVG`` run over Paillier ciphertexts
 (``adaptive.hom_sum``, plain SQL).  Prints one JSON line: the module's location, the peel
 mode in use and the peels the audit log recorded.

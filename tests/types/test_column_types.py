@@ -139,7 +139,8 @@ def test_layers_shows_each_new_column(
         expect = parsed_sql(sql_type)
         assert {(column, expect, "Eq"), (column, expect, "Ord")} <= shown, (column, shown)
     ords = {r.column: r.provider_learns for r in rows if r.table == "typed" and r.onion == "Ord"}
-    assert ords["u"] == ords["b"] == "nothing (beyond exact length and NULLs)"  # still RND
+    # never ordered: not stored yet (built on first use)
+    assert ords["u"] == ords["b"] == "nothing (not stored: built when a query first needs it)"
     # ordered once: the Ord onions are at OPE, over an 8-byte prefix (docs/security.md)
     with adaptive_client.connect(dsn, master_key=master_key.hex(), autocommit=True) as conn:
         conn.execute("INSERT INTO typed (id, u, b) VALUES (2, %s, %s)", (uuid.uuid4(), b"x" * 40))
