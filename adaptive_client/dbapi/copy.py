@@ -18,6 +18,7 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
+from psycopg.adapt import PyFormat
 from sqlglot import exp
 
 from ..catalog import defaults, precomputed, recipes
@@ -174,6 +175,9 @@ class CopyIn:
             sql.Identifier(self.table.anon),
             sql.SQL(", ").join(sql.Identifier(oc.anon) for _, oc in self.storage),
         )
+        # bytea through psycopg's compiled dumper (the one for ``bytes``), not the DB-API
+        # ``Binary`` wrapper's Python subclass that its oid maps to by default
+        raw.adapters.register_dumper(bytes, raw.adapters.get_dumper(bytes, PyFormat.BINARY))
         self._server = self._stack.enter_context(raw.copy(statement))
         self._server.set_types([_storage_type(c, oc) for c, oc in self.storage])
         return self
@@ -232,14 +236,21 @@ class CopyIn:
         columns: list[list[Any]] = []
         for col, oc in self.storage:
             values = coerced[col.name]
+            if None not in values:  # (no NULL: the batch as it is)
+                out: list[Any] = recipes.encrypt_many(col, oc, values)
+                if oc.onion in TOKEN_ONIONS:
+                    out = [list(ct) for ct in out]
+                columns.append(out)
+                continue
             present = [i for i, v in enumerate(values) if v is not None]
-            out: list[Any] = [None] * len(values)
+            out = [None] * len(values)
             cts = recipes.encrypt_many(col, oc, [values[i] for i in present])
             for i, ct in zip(present, cts, strict=True):
                 out[i] = list(ct) if oc.onion in TOKEN_ONIONS else ct
             columns.append(out)
-        for j in range(len(rows)):
-            self._server.write_row([c[j] for c in columns])
+        write_row = self._server.write_row
+        for row in zip(*columns, strict=True):
+            write_row(row)
         self.rowcount += len(rows)
 
 

@@ -200,7 +200,7 @@ class NumericEncoding(Encoding):
         if not d.is_finite():
             raise NumericOutOfRange(f"numeric field overflow for {self.sql_type.sql()}")
         q = _pg_round_away(d, self._quantum)
-        x = self._scaled(q)
+        x = int(q.scaleb(self.s, EXACT))  # (exact: q has the column's scale)
         if abs(x) >= self._limit:
             raise NumericOutOfRange(f"numeric field overflow for {self.sql_type.sql()}")
         self._last = (q, x)
@@ -216,7 +216,10 @@ class NumericEncoding(Encoding):
             return last[1]  # coerced, so within the limit
         if v.is_nan():
             return self._limit
-        x = self._scaled(v)
+        t = v.scaleb(self.s, EXACT)
+        x = int(t) if t.is_finite() else None
+        if x is None or x != t:  # more digits than the scale: rounded as coerce() rounds
+            x = self._scaled(v)
         if abs(x) >= self._limit:
             raise NumericOutOfRange(f"numeric field overflow for {self.sql_type.sql()}")
         return x
