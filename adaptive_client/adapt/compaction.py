@@ -28,6 +28,13 @@ table another transaction holds a lock on past that wait, or an older transactio
 runs on, leaves the table as it is (the DBA's ``VACUUM FULL`` does the same later), and a
 table smaller than :data:`MIN_PAGES` is not worth the lock.  The provider learns nothing:
 the rows and their values are the ones the adaptation wrote.
+
+Behind a transaction pooler the background connection's statements may each run on
+another server session: the session advisory lock would stay on one and its release
+miss it, the ``lock_timeout`` would bound some other client's statements, and
+``VACUUM`` cannot run in a transaction that would hold both.  A :class:`Compactor` made
+with ``rewrite=False`` then only analyzes the tables (the DBA's ``VACUUM FULL`` on a
+direct connection compacts them: docs/poolers.md).
 """
 
 from __future__ import annotations
@@ -95,10 +102,14 @@ class Compactor:
     connection; :meth:`submit` never waits.  The thread waits for the server only
     through psycopg, which releases the GIL; :meth:`close` cancels a compaction under
     way (the table stays as it was: ``VACUUM FULL`` rolls back whole) and ends the
-    thread."""
+    thread.  ``rewrite=False``: the tables are analyzed only (behind a transaction
+    pooler)."""
 
-    def __init__(self, connect: Callable[[], psycopg.Connection[Any]]) -> None:
+    def __init__(
+        self, connect: Callable[[], psycopg.Connection[Any]], rewrite: bool = True
+    ) -> None:
         self._connect = connect
+        self._rewrite = rewrite
         self._queue: list[str] = []
         self._busy = False
         self._closed = threading.Event()
@@ -147,7 +158,11 @@ class Compactor:
             try:
                 if self._conn is None:
                     self._conn = self._connect()
-                compacted = compact(self._conn, tables, BACKGROUND_WAIT_MS, self._closed)
+                compacted = (
+                    compact(self._conn, tables, BACKGROUND_WAIT_MS, self._closed)
+                    if self._rewrite
+                    else []
+                )
                 for anon in tables:  # (the rest: statistics of the rewritten columns)
                     if anon not in compacted and not self._closed.is_set():
                         self._conn.execute(sql.SQL("ANALYZE {}").format(sql.Identifier(anon)))
