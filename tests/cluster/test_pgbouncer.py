@@ -30,6 +30,7 @@ from typing import Any
 
 import psycopg
 import pytest
+import sqlalchemy
 from client.queries import client_aggregates, dml, queries
 from client.schema import CONFIG, DDL, dept_rows, emp_rows
 from client.test_differential import INSERT_DEPT, INSERT_EMP, run_both
@@ -49,8 +50,8 @@ from tpcc.load import TINY, load
 
 pytestmark = pytest.mark.slow
 
-TRANSACTION_PORT = 54420
-SESSION_PORT = 54421
+TRANSACTION_PORTS = range(54420, 54430)
+SESSION_PORTS = range(54430, 54440)
 POOL_SIZE = 2
 # a session pooler lends a server connection per client connection for as long as it is
 # open: an adaptive connection holds two (the application's and the control session)
@@ -60,21 +61,46 @@ LIFETIME = 900  # seconds a PgBouncer of this module lives at most (its watchdog
 
 class Bouncer:
     """A PgBouncer on loopback in front of the test server, run as the server's OS user
-    when we are root, stopped by :meth:`stop` or, at the latest, by its watchdog."""
+    when we are root, stopped by :meth:`stop` or, at the latest, by its watchdog.  It
+    listens on the first of ``ports`` it can bind (a port of the range may be another
+    connection's local end for a while)."""
 
-    def __init__(self, server_dsn: str, port: int, mode: str, pool_size: int) -> None:
-        self.port, self.mode, self.server_dsn = port, mode, server_dsn
-        server = conninfo_to_dict(server_dsn)
+    def __init__(self, server_dsn: str, ports: range, mode: str, pool_size: int) -> None:
+        self.mode, self.server_dsn, self.pool_size = mode, server_dsn, pool_size
         self.dir = Path(tempfile.mkdtemp(prefix=f"adaptive-pgbouncer-{mode}-"))
         self.dir.chmod(0o755)
+        server = conninfo_to_dict(server_dsn)
         (self.dir / "users.txt").write_text(f'"{server.get("user", SERVER_USER)}" ""\n')
+        for port in ports:
+            self.port = port
+            pid = self._start(server)
+            if pid is not None:
+                self.pid = pid
+                break
+        else:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            raise RuntimeError(f"pgbouncer could not listen on any of {ports}")
+        # the watchdog: a detached shell that stops PgBouncer after LIFETIME seconds, even
+        # where this process was killed or hangs
+        self.watchdog = subprocess.Popen(
+            ["sh", "-c", f"sleep {LIFETIME}; kill {self.pid} 2>/dev/null"],
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+
+    def _start(self, server: dict[str, Any]) -> int | None:
+        """Start PgBouncer on :attr:`port`; its pid, or None where the port was taken."""
+        for name in ("pgbouncer.log", "pgbouncer.pid"):
+            (self.dir / name).unlink(missing_ok=True)
         (self.dir / "pgbouncer.ini").write_text(
             "[databases]\n"
             f"* = host={server.get('host', '127.0.0.1')} port={server.get('port', 5432)}\n"
             "[pgbouncer]\n"
-            f"listen_addr = 127.0.0.1\nlisten_port = {port}\nunix_socket_dir =\n"
+            f"listen_addr = 127.0.0.1\nlisten_port = {self.port}\nunix_socket_dir =\n"
             f"auth_type = trust\nauth_file = {self.dir / 'users.txt'}\n"
-            f"pool_mode = {mode}\ndefault_pool_size = {pool_size}\nmax_client_conn = 100\n"
+            f"pool_mode = {self.mode}\ndefault_pool_size = {self.pool_size}\n"
+            "max_client_conn = 100\n"
             # a client waiting for a server connection fails rather than hangs
             "query_wait_timeout = 60\n"
             f"logfile = {self.dir / 'pgbouncer.log'}\npidfile = {self.dir / 'pgbouncer.pid'}\n"
@@ -86,33 +112,23 @@ class Bouncer:
                 shutil.chown(f, SERVER_USER)
             argv = ["runuser", "-u", SERVER_USER, "--", *argv]
         subprocess.run([*argv, str(self.dir / "pgbouncer.ini")], check=True, timeout=30)
-        try:
-            self.pid = self._wait_pid()
-        except BaseException:
-            self._kill_started()
-            raise
-        # the watchdog: a detached shell that stops PgBouncer after LIFETIME seconds, even
-        # where this process was killed or hangs
-        self.watchdog = subprocess.Popen(
-            ["sh", "-c", f"sleep {LIFETIME}; kill {self.pid} 2>/dev/null"],
-            start_new_session=True,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-
-    def _kill_started(self) -> None:
-        with contextlib.suppress(OSError, ValueError):
-            os.kill(int((self.dir / "pgbouncer.pid").read_text()), signal.SIGKILL)
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-    def _wait_pid(self) -> int:
         deadline = time.monotonic() + 10
+        pid = None
         while time.monotonic() < deadline:
             with contextlib.suppress(OSError, ValueError):
                 pid = int((self.dir / "pgbouncer.pid").read_text())
-                with psycopg.connect(self.dsn(self.server_dsn), connect_timeout=2):
-                    return pid
+            if pid is not None and "cannot listen" in self.log():
+                break
+            with contextlib.suppress(psycopg.OperationalError):
+                if pid is not None:
+                    with psycopg.connect(self.dsn(self.server_dsn), connect_timeout=2):
+                        return pid
             time.sleep(0.05)
+        if pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        if "cannot listen" in self.log():
+            return None
         raise RuntimeError(f"pgbouncer did not start: {self.log()}")
 
     def log(self) -> str:
@@ -147,7 +163,7 @@ class Bouncer:
 def transaction_bouncer(pg_cluster: str) -> Iterator[Bouncer]:
     if not shutil.which("pgbouncer") and not Path("/usr/sbin/pgbouncer").exists():
         pytest.skip("pgbouncer is not installed (scripts/install-system-deps.sh)")
-    bouncer = Bouncer(pg_cluster, TRANSACTION_PORT, "transaction", POOL_SIZE)
+    bouncer = Bouncer(pg_cluster, TRANSACTION_PORTS, "transaction", POOL_SIZE)
     try:
         yield bouncer
     finally:
@@ -158,7 +174,7 @@ def transaction_bouncer(pg_cluster: str) -> Iterator[Bouncer]:
 def session_bouncer(pg_cluster: str) -> Iterator[Bouncer]:
     if not shutil.which("pgbouncer") and not Path("/usr/sbin/pgbouncer").exists():
         pytest.skip("pgbouncer is not installed (scripts/install-system-deps.sh)")
-    bouncer = Bouncer(pg_cluster, SESSION_PORT, "session", SESSION_POOL_SIZE)
+    bouncer = Bouncer(pg_cluster, SESSION_PORTS, "session", SESSION_POOL_SIZE)
     try:
         yield bouncer
     finally:
@@ -249,6 +265,16 @@ def test_detected_or_told(transaction_bouncer: Bouncer, new_database: Any, maste
         assert conn.pooling.transaction and conn.pg.prepare_threshold is None
     with pytest.raises(ConfigError):
         adaptive_client.connect(f"{dsn} pool_mode=statement", master_key=master_key)
+    # a SQLAlchemy URL's query options
+    url = uri.replace("postgresql://", "postgresql+adaptive://").replace(
+        "pool_mode=transaction", "pool_mode=session&prepare=false"
+    )
+    engine = sqlalchemy.create_engine(url, connect_args={"master_key": master_key})
+    with engine.connect() as sa_conn:
+        assert sa_conn.execute(sqlalchemy.text("SELECT 1")).scalar() == 1
+        pooling = sa_conn.connection.dbapi_connection.pooling  # type: ignore[union-attr]
+        assert (pooling.mode, pooling.prepare) == ("session", False)
+    engine.dispose()
 
 
 # -- transactions on other backends --------------------------------------------------------
