@@ -1,17 +1,17 @@
 """The client behind PgBouncer (1.18: no protocol-level prepared statements).
 
 Two PgBouncers of the test's own sit in front of the shared server, one in ``transaction``
-pool mode and one in ``session`` mode, each with two server connections per database:
-a transaction of another client in between sends the next transaction of a connection
-to the other backend (asserted with ``pg_backend_pid()``).  Through the transaction
+pool mode with two server connections per database -- a transaction of another client
+in between sends the next transaction of a connection to the other backend (asserted
+with ``pg_backend_pid()``) -- and one in ``session`` mode.  Through the transaction
 pooler the client detects the pooler, prepares nothing and keeps nothing of a session
 across transactions: the differential suite with its peels, onions built on first use,
 COPY, savepoints, errors and the transaction state after them, serial values, other
-clients' peels and DDL picked up, a short TPC-C run with three clients (consistent
-afterwards), and the session state an application asks for refused
-(``PoolerUnsupported``).  Through the session pooler, told ``pool_mode=session``, the
-client behaves as on a direct connection: prepared statements, ``SET``, ``LISTEN``.
-docs/poolers.md says what each mode allows.
+clients' peels and DDL picked up, the conformance suite's checks of a few column types,
+a short TPC-C run with three clients (consistent afterwards), and the session state an
+application asks for refused (``PoolerUnsupported``).  Through the session pooler, told
+``pool_mode=session``, the client behaves as on a direct connection: prepared
+statements, ``SET``, ``LISTEN``.  docs/poolers.md says what each mode allows.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -103,6 +104,8 @@ class Bouncer:
             "max_client_conn = 100\n"
             # a client waiting for a server connection fails rather than hangs
             "query_wait_timeout = 60\n"
+            # (the conformance suite bounds its statements by a startup option: ignored)
+            "ignore_startup_parameters = options\n"
             f"logfile = {self.dir / 'pgbouncer.log'}\npidfile = {self.dir / 'pgbouncer.pid'}\n"
         )
         argv = [shutil.which("pgbouncer") or "/usr/sbin/pgbouncer", "-d"]
@@ -573,6 +576,87 @@ def test_builds_copy_savepoints_errors_serials(
         other.close()
         enc.close()
         plain.close()
+
+
+# the conformance entries run through the transaction pooler: integers, numbers, text on
+# a C and an ICU database, jsonb, and timestamptz under every DateStyle x TimeZone -- two
+# parameters PgBouncer sets again on whichever backend runs the next transaction
+CONFORMANCE = ("int4", "numeric", "text", "jsonb", "timestamptz")
+
+
+def test_conformance_through_the_pooler(
+    transaction_bouncer: Bouncer, new_database: Any, master_key: Any
+) -> None:
+    """The conformance suite's checks (tests/conformance) of a few column types, the
+    encrypted database reached through the transaction pooler while another client's
+    transactions keep moving its statements between the backends."""
+    with _conformance_modules():
+        import conformance_runner
+        from test_conformance import ENTRIES
+        from test_conformance import test_conformance as conformance_check
+
+    class PooledPair(conformance_runner.Pair):
+        def both(self, sql: str) -> None:
+            # the runner resets IntervalStyle to the server's default before it reads the
+            # values back; behind a transaction pooler a session SET of it is refused
+            # (PgBouncer does not carry it), and it is that default already
+            if sql != "SET IntervalStyle = 'postgres'":
+                super().both(sql)
+
+    encrypted: list[str] = []
+
+    def databases(name: str, locale: str = "") -> str:
+        dsn = new_database(name, locale=locale)
+        if name.endswith("_e"):
+            encrypted.append(transaction_bouncer.dsn(dsn))
+            return encrypted[-1]
+        return dsn
+
+    opened: dict[str, Any] = {}
+    closers: list[Iterator[Any]] = []
+    noises: list[Noise] = []
+
+    def pairs(locale: str) -> Any:
+        if locale not in opened:
+            gen = conformance_runner.open_pair(
+                databases,
+                master_key,
+                f"pgb_conf_{locale}",
+                "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
+                if locale == "ICU"
+                else "",
+            )
+            pair = next(gen)
+            assert pair.enc.pooling.transaction
+            pair.__class__ = PooledPair
+            opened[locale] = pair
+            closers.append(gen)
+            noises.append(Noise(encrypted[-1]))  # (PgBouncer pools per database)
+        return opened[locale]
+
+    try:
+        entries = [e for e in ENTRIES if e.name in CONFORMANCE]
+        assert len(entries) == len(CONFORMANCE)
+        for entry in entries:
+            conformance_check(entry, pairs)
+    finally:
+        for noise in noises:
+            noise.close()
+        for gen in closers:
+            next(gen, None)
+    assert all(len(noise.pids) == POOL_SIZE for noise in noises)
+
+
+@contextlib.contextmanager
+def _conformance_modules() -> Iterator[None]:
+    """The conformance suite's modules importable (they import each other by their
+    directory's names)."""
+    where = str(Path(__file__).parents[1] / "conformance")
+    sys.path.insert(0, where)
+    try:
+        yield
+    finally:
+        sys.path.remove(where)
 
 
 def test_tpcc_through_the_pooler(
