@@ -54,7 +54,7 @@ from ..values.collation import (
 from .cursor import Cursor, NamedCursor
 from .direct import DirectExecutor, keep_statements_across_rollback
 from .notifications import watch
-from .pooling import check_cursor, told
+from .pooling import told
 from .repeats import Repeat, repeatable
 from .retries import IDLE, INERROR
 from .session_protocol import Parsed, RepeatedStatement, cache_key
@@ -219,7 +219,6 @@ class Connection:
         """A client-side cursor, or with ``name`` a server-side one that streams a large
         result (``DECLARE``/``FETCH``) and decrypts it a batch at a time."""
         if name:
-            check_cursor(self.pooling, withhold)
             return NamedCursor(self, name, withhold=withhold)
         return Cursor(self)
 
