@@ -44,6 +44,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 import adaptive_client
 from adaptive_client.admin.embedded import SERVER_USER
 from adaptive_client.dbapi.notifications import EpochPoller
+from adaptive_client.dbapi.pool import ConnectionPool
 from adaptive_client.errors import ConfigError, PoolerUnsupported
 from tpcc import driver
 from tpcc.check import check
@@ -278,6 +279,18 @@ def test_detected_or_told(transaction_bouncer: Bouncer, new_database: Any, maste
         pooling = sa_conn.connection.dbapi_connection.pooling  # type: ignore[union-attr]
         assert (pooling.mode, pooling.prepare) == ("session", False)
     engine.dispose()
+    # a pool of adaptive connections in front of the pooler, the option in its string
+    with (
+        ConnectionPool(
+            f"{transaction_bouncer.dsn(dsn)} pool_mode=transaction",
+            master_key=master_key,
+            min_size=1,
+            max_size=2,
+        ) as pool,
+        pool.connection() as pooled_conn,
+    ):
+        assert pooled_conn.pooling.transaction and not pooled_conn.pooling.detected
+        assert pooled_conn.execute("SELECT 1 + %s", (1,)).fetchone() == (2,)
 
 
 # -- transactions on other backends --------------------------------------------------------
@@ -315,6 +328,18 @@ def test_consecutive_transactions_run_on_other_backends(
         holder.release()
         cur.execute("SELECT count(*), sum(balance), max(id) FROM acct WHERE balance >= %s", (0,))
         assert cur.fetchall() == [(12, sum(range(12)), 12)]
+        conn.commit()
+        # a cancel request reaches the backend the statement runs on (PgBouncer maps its
+        # key), and the transaction is failed as on a direct connection
+        timer = threading.Timer(0.3, conn.cancel)
+        timer.start()
+        with pytest.raises(psycopg.errors.QueryCanceled):
+            conn.execute("SELECT pg_sleep(10)")
+        timer.join()
+        with pytest.raises(psycopg.errors.InFailedSqlTransaction):
+            conn.execute("SELECT owner FROM acct WHERE id = %s", (1,))
+        conn.rollback()
+        assert conn.execute("SELECT owner FROM acct WHERE id = %s", (1,)).fetchall() == [("o0",)]
         conn.commit()
     finally:
         holder.close()
