@@ -34,7 +34,9 @@ another server session: the session advisory lock would stay on one and its rele
 miss it, the ``lock_timeout`` would bound some other client's statements, and
 ``VACUUM`` cannot run in a transaction that would hold both.  A :class:`Compactor` made
 with ``rewrite=False`` then only analyzes the tables (the DBA's ``VACUUM FULL`` on a
-direct connection compacts them: docs/poolers.md).
+direct connection compacts them: docs/poolers.md), and :func:`compact` compacts nothing
+on a connection it finds :func:`behind_pooler` (an explicit peel's, made from a
+connection string that reaches the server through one).
 """
 
 from __future__ import annotations
@@ -67,8 +69,11 @@ def compact(
     """``VACUUM FULL`` each of ``tables`` (anonymized names) of at least :data:`MIN_PAGES`
     pages on ``conn`` (autocommit, idle); return the ones compacted.  One client at a
     time compacts a table (a session advisory lock per table): the others go on.
-    ``stopped``: set, the wait for older transactions ends (nothing is compacted)."""
+    ``stopped``: set, the wait for older transactions ends (nothing is compacted).
+    Behind a pooler nothing is compacted (the lock and the timeout need a session)."""
     tables = [t for t in tables if _pages(conn, t) >= MIN_PAGES]
+    if tables and behind_pooler(conn):
+        return []
     mine = [t for t in tables if _try_lock(conn, t)]
     done: list[str] = []
     try:
@@ -190,6 +195,14 @@ def after_adaptation(conn: psycopg.Connection[Any], tables: Iterable[str]) -> No
 _KEY = "adaptive compaction of "
 
 
+def behind_pooler(conn: psycopg.Connection[Any]) -> bool:
+    """Whether ``conn`` reaches its backend through a pooler: the process id announced
+    at connection time (a pooler announces a cancel key of its own) is not the
+    backend's."""
+    row = conn.execute("SELECT pg_backend_pid()").fetchone()
+    return row is not None and row[0] != conn.pgconn.backend_pid
+
+
 def lock_wait_ms(conn: psycopg.Connection[Any]) -> int:
     """How long a VACUUM FULL waits for its table's lock: :data:`LOCK_WAIT_MS`, and
     :data:`AUTOVACUUM_CANCEL_MS` past the server's ``deadlock_timeout`` at least."""
@@ -249,6 +262,7 @@ __all__ = [
     "MIN_PAGES",
     "WAIT_MS",
     "Compactor",
+    "behind_pooler",
     "compact",
     "lock_wait_ms",
     "older_transactions_ended",

@@ -60,6 +60,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import psycopg
 from sqlglot import exp
 
+from ..adapt.compaction import behind_pooler
 from ..errors import ConfigError, PoolerUnsupported
 from ..syntax.sqltext import leading_words
 
@@ -146,13 +147,6 @@ def told(conninfo: str, kwargs: MutableMapping[str, Any]) -> tuple[str, Told]:
     if isinstance(prepare, str):  # (a URL's query option)
         prepare = prepare.lower() not in ("false", "0", "off", "no")
     return conninfo, Told(mode, prepare)
-
-
-def behind_pooler(conn: psycopg.Connection[Any]) -> bool:
-    """Whether ``conn`` reaches its backend through a pooler: the process id announced
-    at connection time is not the backend's."""
-    row = conn.execute("SELECT pg_backend_pid()").fetchone()
-    return row is not None and row[0] != conn.pgconn.backend_pid
 
 
 # -- the connection string ---------------------------------------------------------------
