@@ -17,12 +17,7 @@ statements, ``SET``, ``LISTEN``.  docs/poolers.md says what each mode allows.
 from __future__ import annotations
 
 import contextlib
-import os
-import shutil
-import signal
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -39,10 +34,10 @@ from client.test_on_demand import CONFIG as ON_DEMAND
 from client.test_on_demand import DDL as ITEM_DDL
 from client.test_on_demand import QUERIES as ITEM_QUERIES
 from client.test_on_demand import ROWS as ITEM_ROWS
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg.conninfo import conninfo_to_dict
 
 import adaptive_client
-from adaptive_client.admin.embedded import SERVER_USER
+from adaptive_client.admin.pgbouncer import PgBouncer, program
 from adaptive_client.dbapi.notifications import EpochPoller
 from adaptive_client.dbapi.pool import ConnectionPool
 from adaptive_client.errors import ConfigError, PoolerUnsupported
@@ -58,116 +53,19 @@ POOL_SIZE = 2
 # a session pooler lends a server connection per client connection for as long as it is
 # open: an adaptive connection holds two (the application's and the control session)
 SESSION_POOL_SIZE = 6
-LIFETIME = 900  # seconds a PgBouncer of this module lives at most (its watchdog)
 
 
-class Bouncer:
-    """A PgBouncer on loopback in front of the test server, run as the server's OS user
-    when we are root, stopped by :meth:`stop` or, at the latest, by its watchdog.  It
-    listens on the first of ``ports`` it can bind (a port of the range may be another
-    connection's local end for a while)."""
-
-    def __init__(self, server_dsn: str, ports: range, mode: str, pool_size: int) -> None:
-        self.mode, self.server_dsn, self.pool_size = mode, server_dsn, pool_size
-        self.dir = Path(tempfile.mkdtemp(prefix=f"adaptive-pgbouncer-{mode}-"))
-        self.dir.chmod(0o755)
-        server = conninfo_to_dict(server_dsn)
-        (self.dir / "users.txt").write_text(f'"{server.get("user", SERVER_USER)}" ""\n')
-        for port in ports:
-            self.port = port
-            pid = self._start(server)
-            if pid is not None:
-                self.pid = pid
-                break
-        else:
-            shutil.rmtree(self.dir, ignore_errors=True)
-            raise RuntimeError(f"pgbouncer could not listen on any of {ports}")
-        # the watchdog: a detached shell that stops PgBouncer after LIFETIME seconds, even
-        # where this process was killed or hangs
-        self.watchdog = subprocess.Popen(
-            ["sh", "-c", f"sleep {LIFETIME}; kill {self.pid} 2>/dev/null"],
-            start_new_session=True,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-
-    def _start(self, server: dict[str, Any]) -> int | None:
-        """Start PgBouncer on :attr:`port`; its pid, or None where the port was taken."""
-        for name in ("pgbouncer.log", "pgbouncer.pid"):
-            (self.dir / name).unlink(missing_ok=True)
-        (self.dir / "pgbouncer.ini").write_text(
-            "[databases]\n"
-            f"* = host={server.get('host', '127.0.0.1')} port={server.get('port', 5432)}\n"
-            "[pgbouncer]\n"
-            f"listen_addr = 127.0.0.1\nlisten_port = {self.port}\nunix_socket_dir =\n"
-            f"auth_type = trust\nauth_file = {self.dir / 'users.txt'}\n"
-            f"pool_mode = {self.mode}\ndefault_pool_size = {self.pool_size}\n"
-            "max_client_conn = 100\n"
-            # a client waiting for a server connection fails rather than hangs
-            "query_wait_timeout = 60\n"
-            # (the conformance suite bounds its statements by a startup option: ignored)
-            "ignore_startup_parameters = options\n"
-            f"logfile = {self.dir / 'pgbouncer.log'}\npidfile = {self.dir / 'pgbouncer.pid'}\n"
-        )
-        argv = [shutil.which("pgbouncer") or "/usr/sbin/pgbouncer", "-d"]
-        if os.geteuid() == 0:
-            shutil.chown(self.dir, SERVER_USER)
-            for f in self.dir.iterdir():
-                shutil.chown(f, SERVER_USER)
-            argv = ["runuser", "-u", SERVER_USER, "--", *argv]
-        subprocess.run([*argv, str(self.dir / "pgbouncer.ini")], check=True, timeout=30)
-        deadline = time.monotonic() + 10
-        pid = None
-        while time.monotonic() < deadline:
-            with contextlib.suppress(OSError, ValueError):
-                pid = int((self.dir / "pgbouncer.pid").read_text())
-            if pid is not None and "cannot listen" in self.log():
-                break
-            with contextlib.suppress(psycopg.OperationalError):
-                if pid is not None:
-                    with psycopg.connect(self.dsn(self.server_dsn), connect_timeout=2):
-                        return pid
-            time.sleep(0.05)
-        if pid is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        if "cannot listen" in self.log():
-            return None
-        raise RuntimeError(f"pgbouncer did not start: {self.log()}")
-
-    def log(self) -> str:
-        with contextlib.suppress(OSError):
-            return (self.dir / "pgbouncer.log").read_text()[-2000:]
-        return ""
-
-    def dsn(self, dsn: str, **options: Any) -> str:
-        """``dsn`` (a database of the test server) reached through this PgBouncer."""
-        return make_conninfo(dsn, host="127.0.0.1", port=self.port, **options)
-
-    def stop(self) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.pid, signal.SIGTERM)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                os.kill(self.pid, 0)
-            except ProcessLookupError:
-                break
-            time.sleep(0.05)
-        else:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.watchdog.pid, signal.SIGTERM)
-        self.watchdog.wait(timeout=10)
-        shutil.rmtree(self.dir, ignore_errors=True)
+def _require_pgbouncer() -> None:
+    try:
+        program()
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
 
 
 @pytest.fixture(scope="module")
-def transaction_bouncer(pg_cluster: str) -> Iterator[Bouncer]:
-    if not shutil.which("pgbouncer") and not Path("/usr/sbin/pgbouncer").exists():
-        pytest.skip("pgbouncer is not installed (scripts/install-system-deps.sh)")
-    bouncer = Bouncer(pg_cluster, TRANSACTION_PORTS, "transaction", POOL_SIZE)
+def transaction_bouncer(pg_cluster: str) -> Iterator[PgBouncer]:
+    _require_pgbouncer()
+    bouncer = PgBouncer(pg_cluster, TRANSACTION_PORTS, "transaction", POOL_SIZE)
     try:
         yield bouncer
     finally:
@@ -175,10 +73,9 @@ def transaction_bouncer(pg_cluster: str) -> Iterator[Bouncer]:
 
 
 @pytest.fixture(scope="module")
-def session_bouncer(pg_cluster: str) -> Iterator[Bouncer]:
-    if not shutil.which("pgbouncer") and not Path("/usr/sbin/pgbouncer").exists():
-        pytest.skip("pgbouncer is not installed (scripts/install-system-deps.sh)")
-    bouncer = Bouncer(pg_cluster, SESSION_PORTS, "session", SESSION_POOL_SIZE)
+def session_bouncer(pg_cluster: str) -> Iterator[PgBouncer]:
+    _require_pgbouncer()
+    bouncer = PgBouncer(pg_cluster, SESSION_PORTS, "session", SESSION_POOL_SIZE)
     try:
         yield bouncer
     finally:
@@ -236,7 +133,9 @@ class Noise:
 # -- detection and the connection string ---------------------------------------------------
 
 
-def test_detected_or_told(transaction_bouncer: Bouncer, new_database: Any, master_key: Any) -> None:
+def test_detected_or_told(
+    transaction_bouncer: PgBouncer, new_database: Any, master_key: Any
+) -> None:
     dsn = new_database("pgb_told")
     direct = adaptive_client.connect(dsn, master_key=master_key)
     assert (direct.pooling.mode, direct.pooling.prepare) == ("none", True)
@@ -297,7 +196,7 @@ def test_detected_or_told(transaction_bouncer: Bouncer, new_database: Any, maste
 
 
 def test_consecutive_transactions_run_on_other_backends(
-    transaction_bouncer: Bouncer, new_database: Any, master_key: Any
+    transaction_bouncer: PgBouncer, new_database: Any, master_key: Any
 ) -> None:
     dsn = transaction_bouncer.dsn(new_database("pgb_backends"))
     conn = adaptive_client.connect(dsn, master_key=master_key)
@@ -384,7 +283,7 @@ ALLOWED = [
 
 
 def test_session_state_is_refused_or_holds(
-    transaction_bouncer: Bouncer, new_database: Any, master_key: Any
+    transaction_bouncer: PgBouncer, new_database: Any, master_key: Any
 ) -> None:
     dsn = transaction_bouncer.dsn(new_database("pgb_refused"))
     conn = adaptive_client.connect(dsn, master_key=master_key)
@@ -439,7 +338,7 @@ def test_session_state_is_refused_or_holds(
 
 
 def test_differential_suite_through_the_pooler(
-    transaction_bouncer: Bouncer, new_database: Any, master_key: Any
+    transaction_bouncer: PgBouncer, new_database: Any, master_key: Any
 ) -> None:
     """The differential suite's reads, aggregates and writes -- with the peels they need,
     run by this client through the pooler -- equal plain PostgreSQL's, while another
@@ -522,7 +421,7 @@ def _server_setting(dsn: str, name: str) -> str:
 
 
 def test_builds_copy_savepoints_errors_serials(
-    transaction_bouncer: Bouncer, new_database: Any, master_key: Any
+    transaction_bouncer: PgBouncer, new_database: Any, master_key: Any
 ) -> None:
     plain = psycopg.connect(new_database("pgb_items_plain"), autocommit=True)
     server_dsn = new_database("pgb_items")
@@ -610,7 +509,7 @@ CONFORMANCE = ("int4", "numeric", "text", "jsonb", "timestamptz")
 
 
 def test_conformance_through_the_pooler(
-    transaction_bouncer: Bouncer, new_database: Any, master_key: Any
+    transaction_bouncer: PgBouncer, new_database: Any, master_key: Any
 ) -> None:
     """The conformance suite's checks (tests/conformance) of a few column types, the
     encrypted database reached through the transaction pooler while another client's
@@ -685,7 +584,7 @@ def _conformance_modules() -> Iterator[None]:
 
 
 def test_tpcc_through_the_pooler(
-    transaction_bouncer: Bouncer, new_database: Any, master_key: Any
+    transaction_bouncer: PgBouncer, new_database: Any, master_key: Any
 ) -> None:
     """A short TPC-C run of three clients through the transaction pooler (the pooler
     detected: the DSN is a plain one): no error, and consistent afterwards."""
@@ -717,7 +616,7 @@ def test_tpcc_through_the_pooler(
 
 
 def test_session_pooler_allows_session_state(
-    session_bouncer: Bouncer, new_database: Any, master_key: Any
+    session_bouncer: PgBouncer, new_database: Any, master_key: Any
 ) -> None:
     """Behind a session pooler (told so) a connection keeps its backend: prepared
     statements (the direct path), session settings and LISTEN are the client's as on a
