@@ -76,8 +76,9 @@ CARRIED: Final = frozenset(
     {"client_encoding", "datestyle", "timezone", "standard_conforming_strings",
      "application_name"}
 )  # fmt: skip
-# SET forms whose first words name a carried parameter, or that last one transaction
+# SET forms whose first words name a carried parameter
 _SET_SYNONYMS: Final = {("TIME", "ZONE"): "timezone", ("NAMES",): "client_encoding"}
+# SET forms (their second word) that last one transaction
 _TRANSACTION_SCOPED: Final = frozenset({"LOCAL", "TRANSACTION", "CONSTRAINTS"})
 # the parameter a SET or RESET names (for the message: dotted, quoted)
 _SET_NAME = re.compile(
@@ -107,9 +108,6 @@ class Pooling:
     def transaction(self) -> bool:
         """Whether consecutive transactions may run on different backends."""
         return self.mode == TRANSACTION
-
-
-DIRECT: Final = Pooling(NONE, detected=False, prepare=True)
 
 
 @dataclass(frozen=True)
@@ -256,7 +254,6 @@ def check_cursor(pooling: Pooling, withhold: bool) -> None:
 
 __all__ = [
     "CARRIED",
-    "DIRECT",
     "OPTION",
     "POOL_MODES",
     "Pooling",
