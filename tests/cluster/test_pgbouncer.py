@@ -27,7 +27,7 @@ from typing import Any
 import psycopg
 import pytest
 import sqlalchemy
-from client.queries import client_aggregates, dml, queries
+from client.queries import Q, client_aggregates, dml, queries
 from client.schema import CONFIG, DDL, dept_rows, emp_rows
 from client.test_differential import INSERT_DEPT, INSERT_EMP, run_both
 from client.test_on_demand import CONFIG as ON_DEMAND
@@ -273,6 +273,8 @@ REFUSED = [
 ]
 ALLOWED = [
     "SET LOCAL statement_timeout = '5s'",
+    "SET LOCAL search_path = ''",  # (the client's schema kept on it: search_path.py)
+    "SELECT set_config('search_path', 'pg_catalog', true)",
     "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ",
     "SET CONSTRAINTS ALL DEFERRED",
     "SELECT pg_advisory_xact_lock(42)",
@@ -306,6 +308,7 @@ def test_session_state_is_refused_or_holds(
         conn.autocommit = False
         for stmt in ALLOWED:
             conn.execute(stmt)
+            assert conn.execute("SELECT v FROM t WHERE id = %s", (1,)).fetchall() == []
             conn.commit()
         with pytest.raises(PoolerUnsupported):
             conn.cursor("held", withhold=True)
@@ -378,10 +381,14 @@ def test_differential_suite_through_the_pooler(
             plain.execute(q.sql, q.params or None)
             enc.execute(q.sql, q.params or None)
         for table in ("emp", "dept"):
-            from client.queries import Q
-
             expected, got = run_both(plain, enc, Q(f"SELECT * FROM {table} ORDER BY id", (), True))
             assert expected == got, f"{table} differs after DML"
+        # (and, whatever the other client's timing, once more with the last backend held)
+        holder = Holder(dsn)
+        mine.add(_pid(enc))
+        holder.take()
+        mine.add(_pid(enc))
+        holder.close()
         assert len(mine) == POOL_SIZE, mine  # the client's statements ran on both backends
         with psycopg.connect(server_dsn) as c:
             peels = c.execute("SELECT count(*) FROM adaptive.peel_log").fetchone()
