@@ -109,6 +109,13 @@ class UnsupportedQuery(AdaptiveError, pg_errors.FeatureNotSupported):
         self.construct = construct
 
 
+class PoolerUnsupported(UnsupportedQuery):
+    """Session state a transaction pooler cannot keep (a session ``SET``, ``LISTEN``, a
+    session advisory lock, a cursor ``WITH HOLD``), asked for on a connection behind
+    one: refused before it is sent, where behind the pooler it would silently apply to
+    one server session and be missing on the next (docs/poolers.md)."""
+
+
 class ParameterMismatch(AdaptiveError, psycopg.ProgrammingError):
     """The parameters passed do not match the statement's placeholders (too few, or not
     a mapping holding a ``%(name)s``'s key) -- a mistake psycopg refuses with a

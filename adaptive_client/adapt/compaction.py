@@ -28,6 +28,15 @@ table another transaction holds a lock on past that wait, or an older transactio
 runs on, leaves the table as it is (the DBA's ``VACUUM FULL`` does the same later), and a
 table smaller than :data:`MIN_PAGES` is not worth the lock.  The provider learns nothing:
 the rows and their values are the ones the adaptation wrote.
+
+Behind a transaction pooler the background connection's statements may each run on
+another server session: the session advisory lock would stay on one and its release
+miss it, the ``lock_timeout`` would bound some other client's statements, and
+``VACUUM`` cannot run in a transaction that would hold both.  A :class:`Compactor` made
+with ``rewrite=False`` then only analyzes the tables (the DBA's ``VACUUM FULL`` on a
+direct connection compacts them: docs/poolers.md), and :func:`compact` compacts nothing
+on a connection it finds :func:`behind_pooler` (an explicit peel's, made from a
+connection string that reaches the server through one).
 """
 
 from __future__ import annotations
@@ -60,8 +69,11 @@ def compact(
     """``VACUUM FULL`` each of ``tables`` (anonymized names) of at least :data:`MIN_PAGES`
     pages on ``conn`` (autocommit, idle); return the ones compacted.  One client at a
     time compacts a table (a session advisory lock per table): the others go on.
-    ``stopped``: set, the wait for older transactions ends (nothing is compacted)."""
+    ``stopped``: set, the wait for older transactions ends (nothing is compacted).
+    Behind a pooler nothing is compacted (the lock and the timeout need a session)."""
     tables = [t for t in tables if _pages(conn, t) >= MIN_PAGES]
+    if tables and behind_pooler(conn):
+        return []
     mine = [t for t in tables if _try_lock(conn, t)]
     done: list[str] = []
     try:
@@ -95,10 +107,14 @@ class Compactor:
     connection; :meth:`submit` never waits.  The thread waits for the server only
     through psycopg, which releases the GIL; :meth:`close` cancels a compaction under
     way (the table stays as it was: ``VACUUM FULL`` rolls back whole) and ends the
-    thread."""
+    thread.  ``rewrite=False``: the tables are analyzed only (behind a transaction
+    pooler)."""
 
-    def __init__(self, connect: Callable[[], psycopg.Connection[Any]]) -> None:
+    def __init__(
+        self, connect: Callable[[], psycopg.Connection[Any]], rewrite: bool = True
+    ) -> None:
         self._connect = connect
+        self._rewrite = rewrite
         self._queue: list[str] = []
         self._busy = False
         self._closed = threading.Event()
@@ -147,7 +163,11 @@ class Compactor:
             try:
                 if self._conn is None:
                     self._conn = self._connect()
-                compacted = compact(self._conn, tables, BACKGROUND_WAIT_MS, self._closed)
+                compacted = (
+                    compact(self._conn, tables, BACKGROUND_WAIT_MS, self._closed)
+                    if self._rewrite
+                    else []
+                )
                 for anon in tables:  # (the rest: statistics of the rewritten columns)
                     if anon not in compacted and not self._closed.is_set():
                         self._conn.execute(sql.SQL("ANALYZE {}").format(sql.Identifier(anon)))
@@ -173,6 +193,14 @@ def after_adaptation(conn: psycopg.Connection[Any], tables: Iterable[str]) -> No
 
 
 _KEY = "adaptive compaction of "
+
+
+def behind_pooler(conn: psycopg.Connection[Any]) -> bool:
+    """Whether ``conn`` reaches its backend through a pooler: the process id announced
+    at connection time (a pooler announces a cancel key of its own) is not the
+    backend's."""
+    row = conn.execute("SELECT pg_backend_pid()").fetchone()
+    return row is not None and row[0] != conn.pgconn.backend_pid
 
 
 def lock_wait_ms(conn: psycopg.Connection[Any]) -> int:
@@ -234,6 +262,7 @@ __all__ = [
     "MIN_PAGES",
     "WAIT_MS",
     "Compactor",
+    "behind_pooler",
     "compact",
     "lock_wait_ms",
     "older_transactions_ended",

@@ -15,7 +15,9 @@ the application's: a peel commits or vanishes as a whole.
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import psycopg
@@ -75,11 +77,11 @@ def peel(
         if oc.layer != "RND":  # only RND layers are peelable (DET/OPE are innermost)
             raise PeelDisabled(f"cannot peel {oc.layer}")
         if mode == "server":
-            _watch_client(control)
-            row = control.execute(
-                "SELECT adaptive.peel_layer(%s, %s, %s, %s, %s, %s)",
-                (table.anon, oc.anon, oc.layer, nxt, oc.keys["RND"], oc.layer_tag(nxt)),
-            ).fetchone()
+            with _watched(control):
+                row = control.execute(
+                    "SELECT adaptive.peel_layer(%s, %s, %s, %s, %s, %s)",
+                    (table.anon, oc.anon, oc.layer, nxt, oc.keys["RND"], oc.layer_tag(nxt)),
+                ).fetchone()
             rows = int(row[0]) if row else -1
         else:
             rows = _client_peel(control, table, oc, nxt)
@@ -95,17 +97,17 @@ def peel_together(
     (``adaptive.peel_layers``): each ``(onion, layer)`` one step from RND.  Return the
     rows rewritten (-1: every one was peeled already)."""
     assert all(oc.layer == "RND" and oc.stack[1] == layer for oc, layer in todo)
-    _watch_client(control)
-    row = control.execute(
-        "SELECT adaptive.peel_layers(%s, %s, 'RND', %s, %s, %s)",
-        (
-            table.anon,
-            [oc.anon for oc, _ in todo],
-            [layer for _, layer in todo],
-            [oc.keys["RND"] for oc, _ in todo],
-            [oc.layer_tag(layer) for oc, layer in todo],
-        ),
-    ).fetchone()
+    with _watched(control):
+        row = control.execute(
+            "SELECT adaptive.peel_layers(%s, %s, 'RND', %s, %s, %s)",
+            (
+                table.anon,
+                [oc.anon for oc, _ in todo],
+                [layer for _, layer in todo],
+                [oc.keys["RND"] for oc, _ in todo],
+                [oc.layer_tag(layer) for oc, layer in todo],
+            ),
+        ).fetchone()
     for oc, layer in todo:
         oc.layer = layer
     return int(row[0]) if row else -1
@@ -121,19 +123,27 @@ def can_peel_together(control: psycopg.Connection[Any]) -> bool:
     return bool(row and row[0])
 
 
-def _watch_client(conn: psycopg.Connection[Any]) -> None:
-    """Make the peeling backend poll its client's socket during the peel.
+@contextlib.contextmanager
+def _watched(conn: psycopg.Connection[Any]) -> Iterator[None]:
+    """Make the peeling backend poll its client's socket during the peel run inside.
 
     A client that dies mid-peel would otherwise leave its backend peeling, holding the
     table's lock, until the statement ends -- and then committing, since the request
     was complete.  Polled every 100 ms, a vanished client ends the peel rolled back.
-    The setting takes effect from the next statement, hence its own round trip; inside
-    the application's transaction (READ COMMITTED peels) it lasts until that ends.
+    The setting takes effect from the next statement, hence its own round trip, in the
+    peel's transaction: opened here where ``conn`` has none (a session setting would
+    stay on a server session a transaction pooler lends to others, and be missing on
+    the one the peel runs on); inside the application's transaction (READ COMMITTED
+    peels) it lasts until that ends.
     """
-    local = conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
-    conn.execute(
-        f"SET {'LOCAL ' if local else ''}client_connection_check_interval = '{CLIENT_CHECK_MS}ms'"
-    )
+    watch = f"SET LOCAL client_connection_check_interval = '{CLIENT_CHECK_MS}ms'"
+    if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+        conn.execute(watch)
+        yield
+        return
+    with conn.transaction():
+        conn.execute(watch)
+        yield
 
 
 def _client_peel(

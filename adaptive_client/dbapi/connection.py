@@ -53,7 +53,8 @@ from ..values.collation import (
 )
 from .cursor import Cursor, NamedCursor
 from .direct import DirectExecutor, keep_statements_across_rollback
-from .notifications import EpochListener
+from .notifications import watch
+from .pooling import told
 from .repeats import Repeat, repeatable
 from .retries import IDLE, INERROR
 from .session_protocol import Parsed, RepeatedStatement, cache_key
@@ -87,6 +88,10 @@ def connect(
     ``adaptive-db advise`` (see :mod:`adaptive_client.dbapi.statement_log`).
     ``native=False`` opens results through the Python path only, as an install without
     the compiled layer does (the same values; for comparisons and diagnosis).
+    ``pool_mode`` (``transaction``, ``session``, ``none``; also an option of
+    ``conninfo``) says what pooler is in front of the server, detected where not said;
+    ``prepare=False`` turns prepared statements off (see
+    :mod:`adaptive_client.dbapi.pooling` and docs/poolers.md).
     """
     key = load_master_key(master_key)
     cfg = load_config(config if not isinstance(config, os.PathLike) else str(config))  # type: ignore[arg-type]
@@ -138,23 +143,34 @@ class Connection:
         # application's session's, whose values the application reads; not the control
         # session's, which reads the client's own metadata
         context = kwargs.pop("context", None)
+        conninfo, pool_told = told(conninfo, kwargs)  # (pooling.py: a pooler in front)
         self.control = psycopg.connect(conninfo, autocommit=True, **kwargs)
-        # tables adaptations rewrote, compacted in the background on a session of its own
-        self.compactor = Compactor(partial(psycopg.connect, conninfo, autocommit=True, **kwargs))
         try:
+            self.pooling = pool_told.settle(self.control)
+            if not self.pooling.prepare:
+                kwargs["prepare_threshold"] = self.control.prepare_threshold = None
+            # tables adaptations rewrote, compacted in the background on a session of its
+            # own (analyzed only behind a transaction pooler)
+            self.compactor = Compactor(
+                partial(psycopg.connect, conninfo, autocommit=True, **kwargs),
+                rewrite=not self.pooling.transaction,
+            )
             self.catalog = Catalog.open(self.control, master_key)
             require_collator(self.control)  # an ICU database needs PyICU: refused at connect
             self.peel_mode: str = resolve_peel_mode(self.control, peel_mode)
-            self._notifications = EpochListener(self.control)
+            self._notifications = watch(
+                self.control, self.catalog, listen=not self.pooling.transaction
+            )
             if context is not None:
                 kwargs["context"] = context
             self.pg = psycopg.connect(conninfo, autocommit=autocommit, **kwargs)
-            if not config.server_jit:
+            if not config.server_jit and not self.pooling.transaction:
                 # The rewritten statements compare and sum ciphertexts: their planner costs
                 # grow with the onions' width and pass the JIT thresholds on tables a few
                 # GB wide, where compiling costs seconds (2.6 s of TPC-H Q6's 6.1 s at
                 # SF 1) and saves little on bytea comparisons.  Not a startup option:
-                # connection poolers refuse those.
+                # connection poolers refuse those.  (Behind a transaction pooler it would
+                # stay on a shared server session: ALTER ROLE ... SET jit = off there.)
                 self.pg.execute("SET jit = off")
                 if not autocommit:
                     self.pg.commit()
@@ -163,7 +179,8 @@ class Connection:
             wire.register_ore(self.control, self.control)  # (adaptations read on it)
             # repeated statements' server SQL, prepared (kept across rollbacks) and run
             # without a cursor
-            keep_statements_across_rollback(self.pg)
+            if self.pooling.prepare:
+                keep_statements_across_rollback(self.pg)
             self.direct = DirectExecutor(self.pg)
         except BaseException:
             self.control.close()

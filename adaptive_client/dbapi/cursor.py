@@ -40,6 +40,7 @@ from ..syntax.sqltext import parse as parse_sql
 from ..values.handout import application_rows
 from . import dispatch, server_errors
 from .copy import open_copy
+from .pooling import check_cursor
 from .retries import fail_transaction
 from .session_protocol import RepeatedStatement, Session
 
@@ -505,6 +506,7 @@ class NamedCursor(Cursor):
     itersize = 100
 
     def __init__(self, conn: Session, name: str, *, withhold: bool = False) -> None:
+        check_cursor(conn.pooling, withhold)  # (kept past its transaction: pooling.py)
         super().__init__(conn)
         self.name = name
         self.withhold = withhold

@@ -38,7 +38,7 @@ from ..stats import STATS
 from ..syntax.sqltext import parse as parse_sql
 from ..syntax.sqltext import session_command, split_statements
 from ..values.clock import SERVER_CLOCK, ServerClock
-from . import search_path
+from . import pooling, search_path
 from .retries import INERROR
 from .session_protocol import Session, StatementCursor, cache_key
 
@@ -129,6 +129,7 @@ def run(
             return
     stmt, npos, named = conn.parse(query, with_params)
     if answered_by_server(stmt):  # SELECT pg_advisory_lock(%s), set_config(...), ...
+        pooling.check_server_call(conn.pooling, stmt)
         kept = search_path.kept_in_set_config(stmt) if params is None and many is None else None
         if kept is not None:
             query = server_sql(kept)  # (the client's schema kept on the path)
@@ -231,6 +232,7 @@ def _session_command(cur: StatementCursor, kind: str, query: str, params: Params
     """Transaction control, savepoints, SET/SHOW: run as written (they name no table or
     value), with the client's state kept in step."""
     conn = cur.connection
+    pooling.check_session_command(conn.pooling, kind, query)
     failed = conn.pg.pgconn.transaction_status == INERROR
     cur.run_raw(search_path.kept_in_set(query) if kind == "set" else query, params)
     if kind == "commit":

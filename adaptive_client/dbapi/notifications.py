@@ -3,6 +3,11 @@
 Every change of the catalog bumps its epoch and notifies ``adaptive_epoch``; a
 connection listens on its control session and, between transactions, reads the catalog
 again once something arrived (:meth:`EpochListener.arrived`).
+
+Behind a transaction pooler a ``LISTEN`` holds on whichever server session ran it, and
+the notifications go there, not to this client (pooling.py): there the connection reads
+the epoch itself before each transaction instead (:class:`EpochPoller`), one round trip
+that a notification saves.
 """
 
 from __future__ import annotations
@@ -10,6 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 import psycopg
+
+from ..catalog.metadata import Catalog
 
 CHANNEL = "adaptive_epoch"
 
@@ -44,4 +51,26 @@ class EpochListener:
         return False
 
 
-__all__ = ["CHANNEL", "EpochListener"]
+class EpochPoller:
+    """Reads the catalog's epoch on an autocommit session (the control one) each time it
+    is asked, for a session that cannot listen."""
+
+    def __init__(self, control: psycopg.Connection[Any], catalog: Catalog) -> None:
+        self.control = control
+        self.catalog = catalog
+
+    def arrived(self) -> bool:
+        """Whether the catalog's epoch on the server is not the one this client read."""
+        row = self.control.execute("SELECT value FROM adaptive.epoch WHERE id = 1").fetchone()
+        return row is not None and row[0] != self.catalog.epoch
+
+
+def watch(
+    control: psycopg.Connection[Any], catalog: Catalog, listen: bool
+) -> EpochListener | EpochPoller:
+    """What tells the connection of ``control`` that other clients changed the catalog:
+    notifications where the session can ``listen``, else the epoch read each time."""
+    return EpochListener(control) if listen else EpochPoller(control, catalog)
+
+
+__all__ = ["CHANNEL", "EpochListener", "EpochPoller", "watch"]

@@ -23,6 +23,7 @@ from ..catalog.metadata import Catalog, TableMeta
 from ..compile.plan import Compiled
 from ..stats import Stats
 from .direct import DirectExecutor
+from .pooling import Pooling
 
 # a parsed statement: its tree, its count of positional placeholders, whether they are
 # named ones
@@ -55,6 +56,7 @@ class Session(Protocol):
     config: Config
     runtime: defaults.Runtime  # sequence blocks, the transaction's stable defaults
     direct: DirectExecutor  # prepared server statements run without a cursor
+    pooling: Pooling  # the pooler in front of the server, if any (pooling.py)
     residual_row_cap: int | None
     # the catalog was changed inside the application's transaction: read again if it
     # rolls back
