@@ -217,6 +217,14 @@ def _statement(ctx: DdlContext, stmt: exp.Expression) -> Callable[[], None]:
         return typeddl.statement(conn, catalog, stmt)
 
     kind = (stmt.args.get("kind") or "").upper()
+    if isinstance(stmt, exp.Create) and stmt.find(exp.TemporaryProperty) is not None:
+        # (the client's tables are described by sealed metadata in the database, which
+        # every session reads: a temporary one would be seen, and outlive its session)
+        raise UnsupportedQuery(
+            f"CREATE TEMPORARY {kind or 'object'} through the client (create it on a "
+            "plain connection, or a regular table dropped when done)",
+            "temporary table",
+        )
     if isinstance(stmt, exp.Create) and kind == "TABLE":
         return lambda: create_table(ctx, stmt)
     if isinstance(stmt, exp.Create) and kind == "INDEX":

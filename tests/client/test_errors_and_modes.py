@@ -69,6 +69,9 @@ def acct(
         ("SELECT to_char(balance, '999') FROM acct", "to_char() of other than a date or timestamp"),
         ("SELECT initcap(owner) FROM acct", "function initcap()"),
         ("SELECT id FROM acct WHERE balance = opened", "client evaluation"),
+        # (its sealed metadata would be every session's, and outlive this one)
+        ("CREATE TEMP TABLE scratch (id integer)", "temporary table"),
+        ("CREATE TEMPORARY TABLE scratch AS SELECT id FROM acct", "temporary table"),
     ],
 )
 def test_unsupported_names_construct_and_changes_nothing(
