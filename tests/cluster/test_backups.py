@@ -264,8 +264,12 @@ def target() -> Iterator[OwnServer]:
         server.destroy()
 
 
-def check_copy(src: Source, dsn: str) -> None:
-    """The copy at ``dsn`` answers, sequences, indexes and layers as the source did."""
+def check_copy(src: Source, dsn: str, *, recovered: bool = False) -> None:
+    """The copy at ``dsn`` answers, sequences, indexes and layers as the source did.
+
+    ``recovered``: a physical copy started by replaying WAL.  PostgreSQL logs a sequence
+    32 values ahead of what it hands out, so such a copy's sequences may continue a few
+    values further than the source's (as after a crash): above, never at or below."""
     assert range_indexes(dsn) == src.range_indexes
     with psycopg.connect(dsn) as raw:
         (ore_columns,) = raw.execute(
@@ -286,7 +290,11 @@ def check_copy(src: Source, dsn: str) -> None:
     with pytest.raises(WrongMasterKey):
         adaptive_client.connect(dsn, master_key=MasterKey.generate()).close()
     # sequences continue where the source's were when it was copied
-    assert next_ids(dsn, src.key) == src.next_ids
+    ids = next_ids(dsn, src.key)
+    if recovered:
+        assert all(got >= expected for got, expected in zip(ids, src.next_ids, strict=True))
+    else:
+        assert ids == src.next_ids
     # the peel functions came along: a peel the source did after the copy, here in the
     # server mode too
     with adaptive_client.connect(dsn, master_key=src.key, config=CONFIG, autocommit=True) as conn:
@@ -328,6 +336,6 @@ def test_base_backup_started_as_a_server(source: Source) -> None:
         server.datadir.parent.mkdir(parents=True)
         shutil.copytree(source.basebackup, server.datadir)
         server.start_existing()
-        check_copy(source, make_conninfo(server.dsn(DBNAME), user=OWNER))
+        check_copy(source, make_conninfo(server.dsn(DBNAME), user=OWNER), recovered=True)
     finally:
         server.destroy()
