@@ -57,9 +57,18 @@ _NO_PLPYTHON = frozenset({"42501", "58P01", "42704", "0A000"})
 
 
 #: is the server-side peel installed (now, or by a superuser's earlier installation)?
+#: The one-column ``peel_layer`` and the PL/Python function that does the work: a restore
+#: by a role that may not use PL/Python (pg_restore --no-owner on hosted PostgreSQL)
+#: creates ``peel_layer``, a SQL wrapper (function bodies are not checked then), but not
+#: the ``peel_layers`` it calls.  (An installation of before the wrapper has
+#: ``peel_layer`` itself in PL/Python.)
+_PROC = (
+    "SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+    "JOIN pg_language l ON l.oid = p.prolang WHERE n.nspname = 'adaptive' AND "
+)
 _HAS_PEEL_SQL = (
-    "SELECT EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
-    "WHERE n.nspname = 'adaptive' AND p.proname = 'peel_layer')"
+    f"SELECT EXISTS ({_PROC}p.proname = 'peel_layer') AND EXISTS ({_PROC}"
+    "p.proname IN ('peel_layers', 'peel_layer') AND l.lanname = 'plpython3u')"
 )
 
 
