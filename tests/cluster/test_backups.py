@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -34,9 +35,10 @@ from psycopg.conninfo import make_conninfo
 
 import adaptive_client
 from adaptive_client.admin import cli
+from adaptive_client.admin.controls import layers_report as admin_layers
 from adaptive_client.catalog.install import install
 from adaptive_client.catalog.keys import MasterKey
-from adaptive_client.errors import WrongMasterKey
+from adaptive_client.errors import PeelModeUnavailable, WrongMasterKey
 
 from .own_servers import OwnServer, bin_path, scratch_dir
 
@@ -61,6 +63,17 @@ CONFIG: dict[str, Any] = {
         },
     },
 }
+
+#: the same without ORE (a base type and an operator class take a superuser): what a
+#: database meant for hosted PostgreSQL is made with
+CONFIG_HOSTED: dict[str, Any] = {
+    **CONFIG,
+    "tables": {
+        **CONFIG["tables"],
+        "customer": {**CONFIG["tables"]["customer"], "score": {"onions": ["Eq", "Ord"]}},
+    },
+}
+HOSTED_DB, HOSTED_ROLE = "shop_hosted", "app"
 
 DDL = [
     "CREATE SEQUENCE invoice_no START 1000",
@@ -110,8 +123,25 @@ RANGE_QUERIES = [
     "SELECT id FROM customer WHERE id > 30",
     "SELECT id FROM customer WHERE score > 30",
 ]
-#: a peel the copies have not seen: run in the server peel mode by the restored PL/Python
-LATE_PEEL = "SELECT id FROM orders WHERE placed = '2024-03-12' ORDER BY id"
+#: a peel the copies have not seen (orders.amount's Eq onion, RND -> DET: its Ord onion is
+#: at RND too), run in the server peel mode by the restored PL/Python
+LATE_PEEL = "SELECT id FROM orders WHERE amount = 14.02 ORDER BY id"
+
+
+def late_peel_state(dsn: str, key: MasterKey) -> tuple[str, str | None]:
+    """LATE_PEEL's onion: its layer, and the peel mode of the newest audit row if it is
+    this onion's."""
+    with psycopg.connect(dsn) as raw:
+        (row,) = [
+            r
+            for r in admin_layers(raw, key)
+            if (r.table, r.column, r.onion) == ("orders", "amount", "Eq")
+        ]
+        newest = raw.execute(
+            "SELECT anon_table || '.' || anon_column, mode FROM adaptive.peel_log "
+            "ORDER BY at DESC LIMIT 1"
+        ).fetchone()
+    return row.layer, newest[1] if newest and newest[0] == row.stored_as else None
 
 
 def fill(conn: Any) -> None:
@@ -206,6 +236,27 @@ class Source:
     range_indexes: dict[str, str]
     next_ids: list[Any]  # after the copies: its next inserts' ids ...
     late_peel: list[tuple[Any, ...]]  # ... and LATE_PEEL's answer
+    hosted_dump: Path  # pg_dump -Fc of HOSTED_DB, made with CONFIG_HOSTED ...
+    hosted_answers: list[list[tuple[Any, ...]]]  # ... and its QUERIES' answers
+
+
+def build_hosted(server: OwnServer, key: MasterKey, workdir: Path) -> tuple[Path, Any]:
+    """HOSTED_DB on the source server, filled and asked as the other, and its dump."""
+    with psycopg.connect(server.dsn("postgres"), autocommit=True) as admin:
+        admin.execute(
+            sql.SQL("CREATE DATABASE {} OWNER {}").format(
+                sql.Identifier(HOSTED_DB), sql.Identifier(OWNER)
+            )
+        )
+    dsn = make_conninfo(server.dsn(HOSTED_DB), user=OWNER)
+    with psycopg.connect(dsn) as conn:
+        install(conn)
+    with adaptive_client.connect(dsn, master_key=key, config=CONFIG_HOSTED, autocommit=True) as c:
+        fill(c)
+        answers = [c.execute(q).fetchall() for q in QUERIES]
+    dump = workdir / "hosted.dump"
+    run([bin_path("pg_dump"), "-Fc", "-f", str(dump), "-d", dsn])
+    return dump, answers
 
 
 @pytest.fixture(scope="module")
@@ -230,6 +281,7 @@ def source() -> Iterator[Source]:
         with adaptive_client.connect(dsn, master_key=key, config=CONFIG, autocommit=True) as c:
             fill(c)
             answers = [c.execute(q).fetchall() for q in QUERIES]
+        hosted_dump, hosted_answers = build_hosted(server, key, workdir)
         # the state copied: every peel and build the queries needed is done
         layers = layers_report(dsn, key_file)
         indexes = range_indexes(dsn)
@@ -244,7 +296,11 @@ def source() -> Iterator[Source]:
         ids = next_ids(dsn, key)
         with adaptive_client.connect(dsn, master_key=key, config=CONFIG, autocommit=True) as c:
             late = c.execute(LATE_PEEL).fetchall()
-        yield Source(key, key_file, dump, basebackup, answers, layers, indexes, ids, late)
+        assert late and late_peel_state(dsn, key) == ("DET", "server")
+        yield Source(
+            key, key_file, dump, basebackup, answers, layers, indexes, ids, late,
+            hosted_dump, hosted_answers,
+        )  # fmt: skip
     finally:
         server.destroy()
         shutil.rmtree(workdir, ignore_errors=True)
@@ -297,11 +353,10 @@ def check_copy(src: Source, dsn: str, *, recovered: bool = False) -> None:
         assert ids == src.next_ids
     # the peel functions came along: a peel the source did after the copy, here in the
     # server mode too
+    assert late_peel_state(dsn, src.key) == ("RND", None)
     with adaptive_client.connect(dsn, master_key=src.key, config=CONFIG, autocommit=True) as conn:
         assert conn.execute(LATE_PEEL).fetchall() == src.late_peel
-    with psycopg.connect(dsn) as raw:
-        row = raw.execute("SELECT mode FROM adaptive.peel_log ORDER BY at DESC LIMIT 1").fetchone()
-    assert row == ("server",)
+    assert late_peel_state(dsn, src.key) == ("DET", "server")
 
 
 def restore(target: OwnServer, src: Source, dbname: str, *options: str) -> str:
@@ -339,3 +394,45 @@ def test_base_backup_started_as_a_server(source: Source) -> None:
         check_copy(source, make_conninfo(server.dsn(DBNAME), user=OWNER), recovered=True)
     finally:
         server.destroy()
+
+
+#: what a role that is not a superuser may not restore: PL/Python (the server-side peel)
+#: and the ORE type with what is made of it (its input and output functions, in the
+#: language ``internal``; its comparisons, operators and operator class)
+NEEDS_SUPERUSER = re.compile(r"plpython3u|adaptive\.ore|language internal|must be superuser")
+
+
+def test_restore_by_a_role_that_is_not_a_superuser(source: Source, target: OwnServer) -> None:
+    """Hosted PostgreSQL: the database's owner restores with ``--no-owner``; what needs a
+    superuser fails (and only that), ``adaptive-db init --peel client`` records the
+    client peel mode, and the client reads and peels as before."""
+    with psycopg.connect(target.dsn("postgres"), autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(HOSTED_ROLE)))
+        admin.execute(
+            sql.SQL("CREATE DATABASE {} OWNER {}").format(
+                sql.Identifier(HOSTED_DB), sql.Identifier(HOSTED_ROLE)
+            )
+        )
+    dsn = make_conninfo(target.dsn(HOSTED_DB), user=HOSTED_ROLE)
+    proc = subprocess.run(
+        [bin_path("pg_restore"), "--no-owner", "--no-privileges", "-d", dsn,
+         str(source.hosted_dump)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    errors = [line for line in proc.stderr.splitlines() if "ERROR:" in line]
+    assert errors and all(NEEDS_SUPERUSER.search(e) for e in errors), [
+        e for e in errors if not NEEDS_SUPERUSER.search(e)
+    ]
+    run([bin_path("vacuumdb"), "--analyze-only", "-d", dsn])
+    # the server peel is not there: said at once, with what to do
+    with pytest.raises(PeelModeUnavailable, match="adaptive-db init --peel client"):
+        adaptive_client.connect(dsn, master_key=source.key)
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert cli.main(["init", "--dsn", dsn, "--peel", "client"]) == 0
+    with adaptive_client.connect(
+        dsn, master_key=source.key, config=CONFIG_HOSTED, autocommit=True
+    ) as conn:
+        for query, expected in zip(QUERIES, source.hosted_answers, strict=True):
+            assert conn.execute(query).fetchall() == expected, query
+        assert conn.execute(LATE_PEEL).fetchall() == source.late_peel
+    assert late_peel_state(dsn, source.key) == ("DET", "client")
