@@ -132,7 +132,9 @@ class Recording:
         self.order, self.payment = None, False
         try:
             self.conn.commit()
-        except psycopg.OperationalError:  # sent, or not: in doubt
+        except RETRYABLE:  # refused: rolled back
+            raise
+        except psycopg.OperationalError:  # the connection lost: committed or not, in doubt
             if order:
                 self.ledger.doubtful_orders.add(order)
             self.ledger.doubtful_payments += payment
