@@ -257,7 +257,7 @@ class Setup:
 
 
 @pytest.fixture(scope="module")
-def setup() -> Iterator[Setup]:
+def tpcc_formation() -> Iterator[Setup]:
     formation = Formation(MONITOR_PORT, NODE_PORTS, DBNAME)
     try:
         formation.start()
@@ -308,8 +308,8 @@ def wait_for_peel_blocked(dsn: str, timeout: float = 30) -> None:
             time.sleep(0.05)
 
 
-def test_primary_lost_mid_tpcc(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
-    formation, key, dsn = setup.formation, setup.key, setup.dsn
+def test_primary_lost_mid_tpcc(tpcc_formation: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
+    formation, key, dsn = tpcc_formation.formation, tpcc_formation.key, tpcc_formation.dsn
     with connect(dsn, key) as c:
         before_orders = set(c.execute("SELECT o_w_id, o_d_id, o_id FROM orders").fetchall())
         (before_history,) = c.execute("SELECT count(*) FROM history").fetchone()
