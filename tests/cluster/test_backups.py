@@ -40,11 +40,14 @@ from adaptive_client.catalog.install import install
 from adaptive_client.catalog.keys import MasterKey
 from adaptive_client.errors import PeelModeUnavailable, WrongMasterKey
 
-from .own_servers import OwnServer, bin_path, scratch_dir
+from .own_servers import OwnServer, bin_path, free_ports, scratch_dir
 
 pytestmark = pytest.mark.slow
 
-SOURCE_PORT, TARGET_PORT, BASEBACKUP_PORT = 54440, 54441, 54442
+#: each server's port: the first free of its three (the test's ports: 54440-54449)
+SOURCE_PORTS = (54440, 54443, 54446)
+TARGET_PORTS = (54441, 54444, 54447)
+BASEBACKUP_PORTS = (54442, 54445, 54448)
 OWNER = "shop_owner"
 DBNAME = "shop"
 
@@ -261,7 +264,7 @@ def build_hosted(server: OwnServer, key: MasterKey, workdir: Path) -> tuple[Path
 
 @pytest.fixture(scope="module")
 def source() -> Iterator[Source]:
-    server = OwnServer(SOURCE_PORT, prefix="adaptive-backup-src-")
+    server = OwnServer(free_ports(SOURCE_PORTS)[0], prefix="adaptive-backup-src-")
     workdir = scratch_dir("adaptive-backup-files-")
     try:
         server.start()
@@ -310,7 +313,7 @@ def source() -> Iterator[Source]:
 def target() -> Iterator[OwnServer]:
     """Another server, with the owner role of the source's database (the roles are not in
     a database's dump: ``pg_dumpall --roles-only`` carries them)."""
-    server = OwnServer(TARGET_PORT, prefix="adaptive-backup-dst-")
+    server = OwnServer(free_ports(TARGET_PORTS)[0], prefix="adaptive-backup-dst-")
     try:
         server.start()
         with psycopg.connect(server.dsn("postgres"), autocommit=True) as admin:
@@ -386,7 +389,7 @@ def test_restore_without_owners_into_another_name(source: Source, target: OwnSer
 
 
 def test_base_backup_started_as_a_server(source: Source) -> None:
-    server = OwnServer(BASEBACKUP_PORT, prefix="adaptive-backup-bb-")
+    server = OwnServer(free_ports(BASEBACKUP_PORTS)[0], prefix="adaptive-backup-bb-")
     try:
         server.datadir.parent.mkdir(parents=True)
         shutil.copytree(source.basebackup, server.datadir)

@@ -60,10 +60,13 @@ from tpcc.schema import TABLES
 from tpcc.transactions import MIX, Terminal, pick
 
 from .auto_failover import Formation
+from .own_servers import free_ports
 
 pytestmark = pytest.mark.slow
 
-MONITOR_PORT, NODE_PORTS = 54450, (54451, 54452)
+#: the monitor's and the nodes' ports: the first three free in a row from one of these
+#: (the test's ports: 54450-54469)
+PORT_RUNS = (54450, 54455, 54460, 54465)
 DBNAME = "tpcc"
 CLIENTS = 4
 WARMUP_S, AFTER_S = 3.0, 5.0
@@ -258,7 +261,8 @@ class Setup:
 
 @pytest.fixture(scope="module")
 def tpcc_formation() -> Iterator[Setup]:
-    formation = Formation(MONITOR_PORT, NODE_PORTS, DBNAME)
+    monitor, *nodes = free_ports(PORT_RUNS, 3)
+    formation = Formation(monitor, (nodes[0], nodes[1]), DBNAME)
     try:
         formation.start()
         with psycopg.connect(formation.dsn("node1"), autocommit=True) as c:
