@@ -464,6 +464,22 @@ class Connection:
             design_budget=self.config.budget,
         )
         plan = compile_statement(self.catalog, stmt, settings)
+        self._check_plan(plan, stmt)
+        if plan.without_builds is not None:  # (run inside a transaction instead of a build)
+            try:
+                self._check_plan(plan.without_builds, stmt)
+            except UnsupportedQuery:
+                plan.without_builds = None  # (the build it is, then)
+        if not plan.needs and not plan.joins and not plan.builds and plan.refusal is None:
+            if len(self._plans) > _CACHE_LIMIT:
+                self.forget_plans()
+            self._plans[key] = plan
+        return plan
+
+    def _check_plan(self, plan: Compiled, stmt: exp.Expression) -> None:
+        """What a compiled plan needs of the session, checked before it runs: the
+        server's clock read as it runs, text orders and case mappings the client can
+        reproduce on this database."""
         plan.uses_clock = plan.uses_clock or uses_clock(stmt)
         if plan.text_orders:
             self._check_text_orders(plan.text_orders)
@@ -474,11 +490,6 @@ class Connection:
                 "collation; this database's differs",
                 "client-evaluated text under a non-C collation",
             )
-        if not plan.needs and not plan.joins and not plan.builds and plan.refusal is None:
-            if len(self._plans) > _CACHE_LIMIT:
-                self.forget_plans()
-            self._plans[key] = plan
-        return plan
 
     def _named_collation(self, name: str) -> Collation:
         """The collation ``COLLATE "name"`` names in a query (read once per name)."""
