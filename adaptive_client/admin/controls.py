@@ -13,8 +13,8 @@ from ..adapt import compaction, ondemand, range_indexes
 from ..adapt import peel as peeling
 from ..adapt.joins import key_group_members
 from ..catalog.keys import MasterKey
-from ..catalog.metadata import Catalog, root_label
-from ..catalog.onions import LEAKAGE, Cap, Onion
+from ..catalog.metadata import Catalog, ColumnMeta, TableMeta, root_label
+from ..catalog.onions import LEAKAGE, STACKS, Cap, Onion
 from ..compile.needs import BuildNeed
 from ..errors import ConfigError, LayerFloorViolation, MetadataTampered
 from ..values.collation import Collation
@@ -333,6 +333,14 @@ def audit_log(
     return out
 
 
+def _check_pending_floor(meta: TableMeta, col: ColumnMeta, onion: Onion, layer: str) -> None:
+    """A peel the DBA asks of an onion not built yet, below the floor it will have."""
+    stack, floor = STACKS[onion], col.on_demand[onion].get("floor")
+    target = "OPE" if layer.upper() == "ORE" else layer.upper()  # (the order layer)
+    if floor in stack and target in stack and stack.index(target) > stack.index(floor):
+        raise LayerFloorViolation(f"{meta.name}.{col.name}: {target} is below the floor {floor}")
+
+
 def peel_column(
     conn: psycopg.Connection[Any],
     master: MasterKey,
@@ -351,6 +359,7 @@ def peel_column(
     except StopIteration:
         raise ConfigError(f"unknown onion {onion!r}") from None
     if key in col.on_demand:  # built first (ondemand.py: it updates ``col`` too), then peeled
+        _check_pending_floor(meta, col, key, layer)  # (refused before anything is built)
         ondemand.build(conn, catalog, BuildNeed(meta.name, col.name, key))
     oc = col.onions.get(key)
     if oc is None:
