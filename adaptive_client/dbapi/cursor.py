@@ -116,7 +116,10 @@ class Cursor:
         if repeat.npos is not None:
             dispatch.check_positional_count(repeat.npos, params)
         try:
-            repeat.run(self, params)
+            if conn.replicas is None:
+                repeat.run(self, params)
+            else:  # (on the server the plan goes to: replicas.py)
+                conn.replicas.run(repeat.plan, partial(repeat.run, self, params))
         except (psycopg.errors.CheckViolation, psycopg.errors.UndefinedColumn) as exc:
             dispatch.recover_stale(conn, exc, first_in_transaction, 0)
             dispatch.run(self, query, params)  # (compiled again, on the catalog read again)

@@ -1,0 +1,159 @@
+"""Servers beyond the shared one: a primary and its streaming standbys of the suite's own.
+
+The primary is an embedded cluster under a temporary directory on port 54400, its
+standbys (``EmbeddedCluster.up_standbys``, the code behind ``adaptive-db up --standbys``)
+on 54401 and 54402; the shared cluster is never touched.  Everything is stopped and
+removed at the end of the session, and by a watchdog process if the session dies first.
+Other suites of this directory keep their fixtures in files of their own.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
+
+from adaptive_client.admin.embedded import EmbeddedCluster, EmbeddedStandby, find_bindir
+from adaptive_client.catalog.install import install
+
+PRIMARY_PORT = 54400
+STANDBYS = 2
+
+# Stops the servers and removes their directory once the test session's process is gone
+# (killed, or hung and killed): a finalizer that runs even when the session's do not.
+_WATCHDOG = r"""
+import os, shutil, subprocess, sys, time
+parent, runuser, pg_ctl, base, *datadirs = sys.argv[1:]
+while True:
+    try:
+        os.kill(int(parent), 0)
+    except OSError:
+        break
+    time.sleep(1)
+for datadir in datadirs:
+    argv = [pg_ctl, "stop", "-m", "immediate", "-D", datadir]
+    subprocess.run(([runuser, "-u", "postgres", "--"] if runuser else []) + argv,
+                   capture_output=True, timeout=60)
+shutil.rmtree(base, ignore_errors=True)
+"""
+
+
+@dataclass
+class ReplicaSet:
+    """A running primary and its standbys."""
+
+    primary: EmbeddedCluster
+    standbys: list[EmbeddedStandby]
+
+    def primary_dsn(self, dbname: str | None = None) -> str:
+        return self.primary.dsn(dbname)
+
+    def standby_dsns(self, dbname: str | None = None) -> list[str]:
+        return [s.dsn(dbname) for s in self.standbys]
+
+    def set_apply_delay(self, number: int, ms: int) -> None:
+        """``recovery_min_apply_delay`` of standby ``number`` (1, 2...), in force at once."""
+        with psycopg.connect(self.standbys[number - 1].dsn("postgres"), autocommit=True) as c:
+            c.execute(sql.SQL("ALTER SYSTEM SET recovery_min_apply_delay = {}").format(ms))
+            c.execute("SELECT pg_reload_conf()")
+
+    def pause_replay(self, number: int, paused: bool) -> None:
+        """Pause (or resume) the replay of standby ``number``."""
+        call = "pg_wal_replay_pause" if paused else "pg_wal_replay_resume"
+        with psycopg.connect(self.standbys[number - 1].dsn("postgres"), autocommit=True) as c:
+            c.execute(f"SELECT {call}()")
+
+    def wait_replayed(self, timeout: float = 30.0) -> None:
+        """Until every running standby has replayed what the primary has written."""
+        import time
+
+        with psycopg.connect(self.primary.dsn("postgres"), autocommit=True) as p:
+            row = p.execute("SELECT pg_current_wal_insert_lsn()").fetchone()
+        assert row is not None
+        target = row[0]
+        deadline = time.monotonic() + timeout
+        for standby in self.standbys:
+            if not standby.running():
+                continue
+            with psycopg.connect(standby.dsn("postgres"), autocommit=True) as s:
+                while True:
+                    done = s.execute(
+                        "SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", (target,)
+                    ).fetchone()
+                    if done and done[0]:
+                        break
+                    assert time.monotonic() < deadline, "a standby does not replay"
+                    time.sleep(0.02)
+
+
+@pytest.fixture(scope="session")
+def replica_set() -> Iterator[ReplicaSet]:
+    """A primary and two streaming standbys of the session's own (see the module doc)."""
+    if os.environ.get("ADAPTIVE_TEST_DSN"):
+        pytest.skip("the cluster suites start servers of their own on this machine")
+    root = Path(tempfile.mkdtemp(prefix="adaptive-replicas-"))
+    root.chmod(0o755)
+    primary = EmbeddedCluster(root, port=PRIMARY_PORT)
+    standbys = [primary.standby(n) for n in range(1, STANDBYS + 1)]
+    bindir = find_bindir()
+    runuser = "/usr/sbin/runuser" if os.geteuid() == 0 else ""
+    if runuser and not Path(runuser).exists():
+        runuser = "/sbin/runuser"
+    watchdog = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            _WATCHDOG,
+            str(os.getpid()),
+            runuser,
+            str(bindir / "pg_ctl"),
+            str(primary.base),
+            str(primary.datadir),
+            *[str(s.datadir) for s in standbys],
+        ],
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        primary.up()
+        with psycopg.connect(primary.dsn(), autocommit=True) as conn:
+            install(conn)
+        primary.up_standbys(STANDBYS)
+        yield ReplicaSet(primary, standbys)
+    finally:
+        primary.destroy()
+        import shutil
+
+        shutil.rmtree(root, ignore_errors=True)
+        watchdog.kill()
+
+
+@pytest.fixture
+def replica_db(replica_set: ReplicaSet) -> Callable[[], tuple[str, list[str]]]:
+    """Factory: a fresh database on the primary with the metadata schema, replayed on
+    the standbys; (primary DSN, standby DSNs)."""
+
+    def make() -> tuple[str, list[str]]:
+        name = f"r_{uuid.uuid4().hex[:10]}"
+        with psycopg.connect(replica_set.primary_dsn("postgres"), autocommit=True) as c:
+            c.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        dsn = make_conninfo(replica_set.primary_dsn(), dbname=name)
+        with psycopg.connect(dsn, autocommit=True) as c:
+            c.execute("CREATE EXTENSION IF NOT EXISTS plpython3u")
+            c.execute("CREATE EXTENSION IF NOT EXISTS pgcrypto")
+            install(c)
+        replica_set.wait_replayed()
+        return dsn, replica_set.standby_dsns(name)
+
+    return make
