@@ -19,8 +19,9 @@ read from the primary; a standby that has not replayed the adaptations that cata
 reflects would hold the columns at their old layers (an equality on a column just
 peeled to DET would find nothing on the RND ciphertexts still there).  So every plan
 placed on a standby needs the standby to have replayed the primary's WAL up to a
-position read on the primary *after* the catalog was loaded (``pg_current_wal_insert_lsn()``,
-read again whenever the catalog's epoch moves, which every adaptation and DDL moves),
+position read on the primary *after* the catalog was loaded (``pg_current_wal_flush_lsn()``,
+which covers every commit visible then; read again whenever the catalog's epoch moves,
+which every adaptation and DDL moves),
 compared with the standby's ``pg_last_wal_replay_lsn()``.  A standby that is behind is
 waited for up to ``replica_wait`` seconds (polled), then the statement runs on the
 primary.  A standby *ahead* of the catalog (another client's peel, not notified yet)
@@ -70,6 +71,17 @@ RETRY_DOWN = 5.0
 _POLL_FIRST = 0.0005
 _POLL_MAX = 0.01
 _CONNECT_TIMEOUT = 5
+# The primary's WAL position that covers every commit a snapshot taken before can see: a
+# commit waits for its record's flush before it becomes visible, so the flushed position
+# covers it -- unless commits do not wait (synchronous_commit = off), where the inserted
+# position does (and a standby reaches it only once the WAL writer has flushed it).
+_POSITION = (
+    "SELECT (CASE WHEN current_setting('synchronous_commit') = 'off' "
+    "THEN pg_current_wal_insert_lsn() ELSE pg_current_wal_flush_lsn() END "
+    "- '0/0'::pg_lsn)::int8"
+)
+# psycopg.connect()'s keywords that are not libpq connection parameters
+_PSYCOPG_OPTIONS = frozenset({"context", "prepare_threshold", "row_factory", "cursor_factory"})
 _SNAPSHOT_LEVELS = (psycopg.IsolationLevel.REPEATABLE_READ, psycopg.IsolationLevel.SERIALIZABLE)
 
 # What makes an autocommit read placed on a standby run on the primary instead: the
@@ -187,9 +199,7 @@ class Router:
         catalog = self.session.catalog
         if self.wrote or catalog.epoch != self._required_epoch:
             epoch = catalog.epoch
-            row = self.session.control.execute(
-                "SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::int8"
-            ).fetchone()
+            row = self.session.control.execute(_POSITION).fetchone()
             self._required = int(row[0]) if row is not None else 0
             self._required_epoch = epoch
             self.wrote = False
@@ -471,7 +481,12 @@ def router_for(
     connection options, its adapters context among them); None without ``replicas``."""
     if not replicas:
         return None
-    options = dict(kwargs)
+    # psycopg's own options go to the standbys' sessions as given; the rest are libpq
+    # parameters of the primary (SQLAlchemy passes its URL's host, port, user... so),
+    # which a replica named by host[:port] takes as the conninfo's
+    options = {k: v for k, v in kwargs.items() if k in _PSYCOPG_OPTIONS}
+    params = {k: v for k, v in kwargs.items() if k not in _PSYCOPG_OPTIONS}
+    primary = make_conninfo(primary, **params) if params else primary
     context = options.pop("context", None)
     jit = bool(getattr(getattr(session, "config", None), "server_jit", False))
     opener = partial(

@@ -2,7 +2,8 @@
 
 The primary is an embedded cluster under a temporary directory on port 54400, its
 standbys (``EmbeddedCluster.up_standbys``, the code behind ``adaptive-db up --standbys``)
-on 54401 and 54402; the shared cluster is never touched.  Everything is stopped and
+on 54401 and 54402 (or the next free run of 54400-54416); the shared cluster is never
+touched.  Everything is stopped and
 removed at the end of the session, and by a watchdog process if the session dies first.
 Other suites of this directory keep their fixtures in files of their own.
 """
@@ -26,8 +27,37 @@ from psycopg.conninfo import make_conninfo
 from adaptive_client.admin.embedded import EmbeddedCluster, EmbeddedStandby, find_bindir
 from adaptive_client.catalog.install import install
 
-PRIMARY_PORT = 54400
+# The suite's ports: the primary's and its standbys' after it.  They lie in the range the
+# kernel hands out to clients' sockets, so one may be held a while (TIME_WAIT) by a
+# connection elsewhere: the first run of free ports among these is taken.
+PRIMARY_PORTS = (54400, 54407, 54414)
 STANDBYS = 2
+
+
+def free_ports(starts: tuple[int, ...], width: int, wait: float = 90.0) -> int:
+    """The first of ``starts`` whose ``width`` ports from it are all free on loopback,
+    waited for up to ``wait`` seconds."""
+    import socket
+    import time
+
+    def free(port: int) -> bool:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                return False
+        return True
+
+    deadline = time.monotonic() + wait
+    while True:
+        for start in starts:
+            if all(free(p) for p in range(start, start + width)):
+                return start
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"no {width} free ports from any of {starts}")
+        time.sleep(1)
+
 
 # Stops the servers and removes their directory once the test session's process is gone
 # (killed, or hung and killed): a finalizer that runs even when the session's do not.
@@ -103,7 +133,7 @@ def replica_set() -> Iterator[ReplicaSet]:
         pytest.skip("the cluster suites start servers of their own on this machine")
     root = Path(tempfile.mkdtemp(prefix="adaptive-replicas-"))
     root.chmod(0o755)
-    primary = EmbeddedCluster(root, port=PRIMARY_PORT)
+    primary = EmbeddedCluster(root, port=free_ports(PRIMARY_PORTS, STANDBYS + 1))
     standbys = [primary.standby(n) for n in range(1, STANDBYS + 1)]
     bindir = find_bindir()
     runuser = "/usr/sbin/runuser" if os.geteuid() == 0 else ""

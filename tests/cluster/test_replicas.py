@@ -17,7 +17,7 @@ import adaptive_client
 from adaptive_client.catalog.keys import MasterKey
 from adaptive_client.dbapi.replicas import replica_dsns
 
-from .conftest import ReplicaSet
+from .conftest import ReplicaSet, free_ports
 
 pytestmark = pytest.mark.slow
 
@@ -302,3 +302,63 @@ def test_without_the_replay_check_a_lagging_standby_answers_wrong(
         assert got == []  # (rows 0, 7, 14... hold v0: read at RND, none matched)
     finally:
         replica_set.pause_replay(2, False)
+
+
+def test_sqlalchemy_url_and_pool_take_replicas(replica_db: Factory, master_key: MasterKey) -> None:
+    import sqlalchemy as sa
+    from psycopg.conninfo import conninfo_to_dict
+
+    from adaptive_client.dbapi.pool import ConnectionPool
+
+    dsn, standbys = replica_db()
+    _load(dsn, master_key, rows=10)
+    p = conninfo_to_dict(dsn)
+    hosts = ",".join(f"127.0.0.1:{conninfo_to_dict(s)['port']}" for s in standbys)
+    url = (
+        f"postgresql+adaptive://{p['user']}@127.0.0.1:{p['port']}/{p['dbname']}"
+        f"?replicas={hosts}&replica_wait=0.2"
+    )
+    engine = sa.create_engine(url, connect_args={"master_key": master_key})
+    try:
+        with engine.connect() as c:
+            ro = c.execution_options(postgresql_readonly=True)
+            assert ro.execute(sa.text("SELECT count(*) FROM item")).scalar() == 10
+            raw = c.connection.dbapi_connection
+            assert raw is not None
+            ports = {conninfo_to_dict(s)["port"] for s in standbys}
+            assert conninfo_to_dict(raw.replicas.last)["port"] in ports
+            assert raw.replicas.wait == 0.2
+    finally:
+        engine.dispose()
+    kwargs = {"replicas": standbys, "autocommit": True}
+    pool = ConnectionPool(dsn, master_key=master_key, kwargs=kwargs, min_size=1, max_size=2)
+    with pool, pool.connection() as conn:
+        assert conn.execute("SELECT count(*) FROM item").fetchone() == (10,)
+        assert conn.replicas.last in standbys
+
+
+def test_adaptive_db_up_with_standbys(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``adaptive-db up --standbys 1`` / ``status`` / ``down`` on an embedded cluster of
+    the test's own (port 54405, or 54417)."""
+    from adaptive_client.admin import cli
+    from adaptive_client.admin.embedded import EmbeddedCluster
+
+    tmp_path.chmod(0o755)
+    monkeypatch.setenv("ADAPTIVE_HOME", str(tmp_path))
+    port = free_ports((54405, 54417), 2)
+    monkeypatch.setenv("ADAPTIVE_DB_PORT", str(port))
+    cluster = EmbeddedCluster.default()
+    try:
+        assert cli.main(["up", "--standbys", "1"]) == 0
+        out = capsys.readouterr().out.split("\n")
+        assert f"port={port}" in out[0] and f"port={port + 1}" in out[1]
+        with psycopg.connect(cluster.standby(1).dsn()) as s:
+            assert s.execute("SELECT pg_is_in_recovery()").fetchone() == (True,)
+        assert cli.main(["status"]) == 0
+        assert f"standby 1: running (port {port + 1}, replayed to" in capsys.readouterr().out
+        assert cli.main(["down"]) == 0
+        assert not cluster.standby(1).running() and not cluster.running()
+    finally:
+        cluster.destroy()
