@@ -5,8 +5,8 @@
 
 A primary and three streaming standbys of the benchmark's own (the embedded cluster's
 code, as ``adaptive-db up --standbys 3`` starts them) under a temporary directory on
-``--port`` and the three ports after it, stopped and removed at the end.  One TPC-C
-warehouse is loaded twice on the primary: plain, and through the client with the
+``--port`` and the three ports after it (or the next free run), stopped and removed at
+the end.  One TPC-C warehouse is loaded twice on the primary: plain, and through the client with the
 adaptive configuration (peeled to what the workload needs before timing, the peels
 replayed by the standbys).
 
@@ -46,7 +46,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from scratch import scratch
 
 import adaptive_client
-from adaptive_client.admin.embedded import EmbeddedCluster
+from adaptive_client.admin.embedded import EmbeddedCluster, free_ports
 from tpcc.driver import config_file
 from tpcc.load import SCALES, Scale, load
 from tpcc.rand import TpccRandom
@@ -182,7 +182,9 @@ def main() -> None:
     key = secrets.token_hex(32)
     root = Path(tempfile.mkdtemp(prefix="adaptive-bench-replicas-"))
     root.chmod(0o755)
-    primary = EmbeddedCluster(root, port=args.port)
+    # (the first run of free ports from --port, or from 5 after it)
+    port = free_ports((args.port, args.port + 5), max(counts) + 1)
+    primary = EmbeddedCluster(root, port=port)
     try:
         primary.up()
         plain, adaptive = prepare(primary, key, scale)

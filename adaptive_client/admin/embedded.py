@@ -97,6 +97,31 @@ def find_bindir() -> Path:
     )
 
 
+def port_free(port: int) -> bool:
+    """Whether a server could listen on ``port`` on loopback now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_ports(starts: tuple[int, ...], width: int, wait: float = 90.0) -> int:
+    """The first of ``starts`` from which ``width`` ports are all free on loopback, waited
+    for up to ``wait`` seconds.  (Ports in the range the kernel hands to clients' sockets
+    can be held a while by a closed connection, in TIME_WAIT.)"""
+    deadline = time.monotonic() + wait
+    while True:
+        for start in starts:
+            if all(port_free(p) for p in range(start, start + width)):
+                return start
+        if time.monotonic() > deadline:
+            raise EmbeddedDbError(f"no {width} free ports on 127.0.0.1 from any of {starts}")
+        time.sleep(1)
+
+
 @dataclass
 class EmbeddedCluster:
     root: Path
@@ -179,13 +204,7 @@ class EmbeddedCluster:
         return proc.returncode == 0
 
     def _port_free(self) -> bool:
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                s.bind(("127.0.0.1", self.port))
-            except OSError:
-                return False
-        return True
+        return port_free(self.port)
 
     # -- lifecycle -----------------------------------------------------------------------
     def init(self) -> None:

@@ -188,6 +188,7 @@ class Router:
         self.pinned: Standby | None = None  # the standby a READ ONLY transaction runs on
         self._pinned_at = -1  # the replay position the pinned transaction started from
         self._placing = False  # (a plan run inside a placed one: where it is)
+        self._routed = False  # (the statement running was placed on a standby)
         self.on_primary = 0  # statements the primary answered
         self.waits = 0  # placements that waited for a standby's replay
         self.last: str = "primary"  # which server answered the last statement
@@ -238,26 +239,40 @@ class Router:
         if self._placing:
             run()
             return
-        if self.pinned is not None:
+        pinned = self.pinned
+        if pinned is not None:
             self._check_pinned()
-            self._counted(run, self.pinned)
+            try:
+                self._counted(run, pinned)
+            except psycopg.Error:
+                if pinned.pg is None or pinned.pg.broken or pinned.pg.closed:
+                    # the transaction is gone with its standby: the session is the
+                    # primary's again, where the application's rollback finds nothing
+                    pinned.mark_down()
+                    self._unpin()
+                raise
             return
         home = self._home[0]
-        if home.pgconn.transaction_status != IDLE:
-            self.wrote = True
-            self._counted(run, None)
-            return
-        if home.autocommit:
-            if reads_only(plan):
-                self._read(run)
+        if home.pgconn.transaction_status == IDLE:
+            if home.autocommit:
+                if reads_only(plan):
+                    self._read(run)
+                    return
+            elif home.read_only:
+                self._open_read_only(run)
                 return
-        elif home.read_only:
-            self._open_read_only(run)
-            return
-        self.wrote = True
         self._counted(run, None)
 
+    def statement_done(self) -> None:
+        """A statement of the application's ended: one that ran on the primary, by
+        whatever path (DDL, COPY, a command the server answers...), may have written."""
+        if self._routed:
+            self._routed = False
+        elif self.pinned is None:
+            self.wrote = True
+
     def _counted(self, run: Callable[[], None], standby: Standby | None) -> None:
+        self._routed = standby is not None
         self._placing = True
         try:
             run()

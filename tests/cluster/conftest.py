@@ -24,39 +24,19 @@ import pytest
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
-from adaptive_client.admin.embedded import EmbeddedCluster, EmbeddedStandby, find_bindir
+from adaptive_client.admin.embedded import (
+    EmbeddedCluster,
+    EmbeddedStandby,
+    find_bindir,
+    free_ports,
+)
 from adaptive_client.catalog.install import install
 
 # The suite's ports: the primary's and its standbys' after it.  They lie in the range the
 # kernel hands out to clients' sockets, so one may be held a while (TIME_WAIT) by a
-# connection elsewhere: the first run of free ports among these is taken.
+# connection elsewhere: the first run of free ports among these is taken (free_ports).
 PRIMARY_PORTS = (54400, 54407, 54414)
 STANDBYS = 2
-
-
-def free_ports(starts: tuple[int, ...], width: int, wait: float = 90.0) -> int:
-    """The first of ``starts`` whose ``width`` ports from it are all free on loopback,
-    waited for up to ``wait`` seconds."""
-    import socket
-    import time
-
-    def free(port: int) -> bool:
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                return False
-        return True
-
-    deadline = time.monotonic() + wait
-    while True:
-        for start in starts:
-            if all(free(p) for p in range(start, start + width)):
-                return start
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"no {width} free ports from any of {starts}")
-        time.sleep(1)
 
 
 # Stops the servers and removes their directory once the test session's process is gone

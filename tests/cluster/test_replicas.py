@@ -14,10 +14,11 @@ import psycopg
 import pytest
 
 import adaptive_client
+from adaptive_client.admin.embedded import free_ports
 from adaptive_client.catalog.keys import MasterKey
 from adaptive_client.dbapi.replicas import replica_dsns
 
-from .conftest import ReplicaSet, free_ports
+from .conftest import ReplicaSet
 
 pytestmark = pytest.mark.slow
 
