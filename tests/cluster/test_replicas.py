@@ -98,6 +98,12 @@ def test_the_side_channel_is_the_server(replica_db: Factory, master_key: MasterK
         # and a read after them sees them (read your writes), from a standby
         rows, server = _answers(conn, "SELECT qty FROM item WHERE id = %s", (3,))
         assert rows == [(4,)] and server in standbys
+        # COPY too
+        with conn.cursor().copy("COPY item (id, name, price, qty) FROM STDIN") as copy:
+            for i in range(100, 150):
+                copy.write_row((i, "copied", "1.00", 1))
+        rows, server = _answers(conn, "SELECT count(*) FROM item WHERE name = %s", ("copied",))
+        assert rows == [(50,)] and server in standbys
 
 
 def test_writes_in_transactions_never_go_to_a_standby(
@@ -161,6 +167,20 @@ def test_a_standby_that_is_down_sends_reads_to_the_primary(
             standby.down_until = 0.0
         rows, server = _answers(conn, "SELECT count(*) FROM item")
         assert rows == [(50,)] and server in standbys
+    # a READ ONLY transaction whose standby goes away mid-way: the connection error, then
+    # the session is the primary's again
+    with _connect(dsn, master_key, standbys[:1]) as conn:
+        conn.read_only = True
+        assert _answers(conn, "SELECT count(*) FROM item") == ([(50,)], standbys[0])
+        replica_set.standbys[0].down()
+        try:
+            with pytest.raises(psycopg.OperationalError):
+                conn.execute("SELECT count(*) FROM item WHERE qty = %s", (1,))
+            conn.rollback()
+            assert _answers(conn, "SELECT count(*) FROM item") == ([(50,)], "primary")
+            conn.rollback()
+        finally:
+            replica_set.standbys[0].up()
 
 
 def test_replica_shorthand_takes_the_primarys_settings() -> None:
