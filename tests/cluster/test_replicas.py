@@ -184,14 +184,16 @@ def test_a_standby_that_is_down_sends_reads_to_the_primary(
 
 
 def test_replica_shorthand_takes_the_primarys_settings() -> None:
+    from psycopg.conninfo import conninfo_to_dict
+
     primary = "host=db.example.com port=5432 dbname=app user=u password=p sslmode=require"
-    out = replica_dsns(primary, "replica-1.example.com,replica-2.example.com:6432")
-    assert (
-        out[0] == ("host=replica-1.example.com dbname=app user=u password=p sslmode=require")
-        or "host=replica-1.example.com" in out[0]
-    )
-    assert "port=6432" in out[1] and "sslmode=require" in out[1]
+    one, two = replica_dsns(primary, "replica-1.example.com,replica-2.example.com:6432")
+    same = {"dbname": "app", "user": "u", "password": "p", "sslmode": "require"}
+    assert conninfo_to_dict(one) == {"host": "replica-1.example.com", **same}
+    assert conninfo_to_dict(two) == {"host": "replica-2.example.com", "port": "6432", **same}
     assert replica_dsns(primary, ["host=r port=1 dbname=app"]) == ["host=r port=1 dbname=app"]
+    uri = "postgresql://reader@r1:5433/app?sslmode=require"
+    assert replica_dsns(primary, uri) == [uri]
 
 
 def test_a_read_only_transaction_needing_a_peel_is_retryable(
