@@ -526,7 +526,8 @@ def open_standby(
     """A standby's session set up as the primary's application session is (adapters,
     jit, prepared statements kept across rollbacks), autocommit."""
     options = dict(kwargs)
-    options.setdefault("connect_timeout", _CONNECT_TIMEOUT)
+    if "connect_timeout" not in conninfo_to_dict(conninfo):
+        options["connect_timeout"] = _CONNECT_TIMEOUT
     if context is not None:
         options["context"] = context
     pg = psycopg.connect(conninfo, autocommit=True, **options)
