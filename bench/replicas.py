@@ -19,9 +19,10 @@ N = 0 is the reference: both on the primary, no standbys.
 For each N in ``--standbys``, ``--rounds`` rounds alternate plain and client for
 ``--seconds`` each, so that other load on the machine moves both alike.
 
-Printed: committed transactions per second per round, then per N the medians, the
-ratio client/plain (the target: at least 0.9 at each N) and each side's scaling against
-its own rate on one standby.
+Printed: committed transactions per second per round (with the terminals' own CPU time
+per transaction, and the statements each server answered for the client), then per N
+the medians, the ratio client/plain (the target: at least 0.9 at each N) and each
+side's scaling against its own rate on one standby.
 """
 
 from __future__ import annotations
@@ -105,20 +106,23 @@ def _terminal(
         one()
     start.wait()
     done = 0
+    cpu = time.process_time()
     stop = time.perf_counter() + seconds
     while time.perf_counter() < stop:
         done += one()
+    cpu = time.process_time() - cpu
     router = getattr(conns[0], "replicas", None)
     answered = router.answered() if router is not None else {}
     for c in conns:
         c.close()
-    out.put((done, answered))
+    out.put((done, answered, cpu))
 
 
 def measure(
     variant: str, dsn: str, standbys: list[str], key: str, scale: Scale, args: Any
-) -> tuple[float, dict[str, int]]:
-    """Committed transactions per second of ``--terminals`` processes for ``--seconds``."""
+) -> tuple[float, dict[str, int], float]:
+    """Committed transactions per second of ``--terminals`` processes for ``--seconds``,
+    the statements each server answered, and the terminals' CPU ms per transaction."""
     ctx = mp.get_context("fork")
     start = ctx.Barrier(args.terminals)
     out = ctx.Queue()
@@ -135,10 +139,12 @@ def measure(
     for p in procs:
         p.join(timeout=60)
     answered: dict[str, int] = {}
-    for _, a in results:
+    for _, a, _ in results:
         for k, v in a.items():
             answered[k] = answered.get(k, 0) + v
-    return sum(r[0] for r in results) / args.seconds, answered
+    done = sum(r[0] for r in results)
+    cpu_ms = 1000 * sum(r[2] for r in results) / max(done, 1)
+    return done / args.seconds, answered, cpu_ms
 
 
 def prepare(primary: EmbeddedCluster, key: str, scale: Scale) -> tuple[str, str]:
@@ -202,8 +208,8 @@ def main() -> None:
                 psycopg.conninfo.make_conninfo(s, dbname=_db(adaptive)) for s in standbys[:n]
             ]
             for r in range(args.rounds):
-                p, _ = measure("plain", plain, plain_sb, key, scale, args)
-                c, answered = measure("client", adaptive, adaptive_sb, key, scale, args)
+                p, _, p_cpu = measure("plain", plain, plain_sb, key, scale, args)
+                c, answered, c_cpu = measure("client", adaptive, adaptive_sb, key, scale, args)
                 rates.setdefault(("plain", n), []).append(p)
                 rates.setdefault(("client", n), []).append(c)
                 served = ", ".join(
@@ -212,7 +218,8 @@ def main() -> None:
                 )
                 print(
                     f"standbys={n} round {r + 1}: plain {p:8.1f} tx/s  client {c:8.1f} tx/s  "
-                    f"ratio {c / p:.2f}  (client statements answered by {served})",
+                    f"ratio {c / p:.2f}  terminal CPU/tx plain {p_cpu:.2f} ms client "
+                    f"{c_cpu:.2f} ms  ({served or 'the primary'})",
                     flush=True,
                 )
         print()
