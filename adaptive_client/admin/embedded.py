@@ -243,7 +243,7 @@ class EmbeddedCluster:
 
     def up(self) -> str:
         """Create (first time) and start the cluster; return its DSN.  Idempotent."""
-        bindir = find_bindir()
+        find_bindir()  # (missing binaries said before anything is created)
         if not self.initialized():
             self.init()
         if not self.running():
@@ -252,8 +252,17 @@ class EmbeddedCluster:
                     f"port {self.port} on 127.0.0.1 is taken by another program; "
                     "set ADAPTIVE_DB_PORT to another port"
                 )
-            self.logfile.touch(exist_ok=True)
-            self._chown(self.logfile)
+            self._start()
+        self._wait_ready()
+        self.ensure_database(self.dbname)
+        return self.dsn()
+
+    def _start(self) -> None:
+        """``pg_ctl start``; a failure says what the server's log says."""
+        bindir = find_bindir()
+        self.logfile.touch(exist_ok=True)
+        self._chown(self.logfile)
+        try:
             self._run(
                 [
                     str(bindir / "pg_ctl"),
@@ -269,9 +278,9 @@ class EmbeddedCluster:
                     f"-p {self.port} -k {self.sockdir}",
                 ]
             )
-        self._wait_ready()
-        self.ensure_database(self.dbname)
-        return self.dsn()
+        except EmbeddedDbError as exc:
+            tail = self.logfile.read_text(errors="replace").strip().splitlines()[-5:]
+            raise EmbeddedDbError(f"{exc}; the server's log ends: {' / '.join(tail)}") from None
 
     def _wait_ready(self, timeout: float = 30.0) -> None:
         import psycopg
@@ -425,24 +434,7 @@ class EmbeddedStandby(EmbeddedCluster):
                     f"port {self.port} on 127.0.0.1 (standby {self.number}) is taken by "
                     "another program; set ADAPTIVE_DB_PORT to another port"
                 )
-            self.logfile.touch(exist_ok=True)
-            self._chown(self.logfile)
-            bindir = find_bindir()
-            self._run(
-                [
-                    str(bindir / "pg_ctl"),
-                    "start",
-                    "-w",
-                    "-t",
-                    "60",
-                    "-D",
-                    str(self.datadir),
-                    "-l",
-                    str(self.logfile),
-                    "-o",
-                    f"-p {self.port} -k {self.sockdir}",
-                ]
-            )
+            self._start()
         self._wait_ready()
         return self.dsn()
 
