@@ -246,8 +246,8 @@ def test_a_read_racing_a_peel_is_never_wrong(
 ) -> None:
     """500 reads each needing a layer a peel has just made (the reader's own peel, or
     another client's, racing it), one standby replaying with a random delay, the other
-    pausing its replay now and then: every answer is the primary's; some came from the standbys, some waited, some from the
-    primary."""
+    pausing its replay now and then: every answer is the primary's; the standbys answered,
+    some after a wait."""
     dsn, standbys = replica_db()
     rng = random.Random(44)
     other = adaptive_client.connect(dsn, master_key=master_key, autocommit=True)
