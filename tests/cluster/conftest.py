@@ -3,14 +3,15 @@
 The primary is an embedded cluster under a temporary directory on port 54400, its
 standbys (``EmbeddedCluster.up_standbys``, the code behind ``adaptive-db up --standbys``)
 on 54401 and 54402 (or the next free run of 54400-54416); the shared cluster is never
-touched.  Everything is stopped and
-removed at the end of the session, and by a watchdog process if the session dies first.
-Other suites of this directory keep their fixtures in files of their own.
+touched.  Everything is stopped and removed at the end of the session, and by a watchdog
+process if the session dies first.  Other suites of this directory keep their fixtures in
+files of their own.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -26,6 +27,7 @@ from psycopg.conninfo import make_conninfo
 
 from adaptive_client.admin.embedded import (
     EmbeddedCluster,
+    EmbeddedDbError,
     EmbeddedStandby,
     find_bindir,
     free_ports,
@@ -42,19 +44,19 @@ STANDBYS = 2
 # Stops the servers and removes their directory once the test session's process is gone
 # (killed, or hung and killed): a finalizer that runs even when the session's do not.
 _WATCHDOG = r"""
-import os, shutil, subprocess, sys, time
-parent, runuser, pg_ctl, base, *datadirs = sys.argv[1:]
+import glob, os, shutil, subprocess, sys, time
+parent, runuser, pg_ctl, root = sys.argv[1:]
 while True:
     try:
         os.kill(int(parent), 0)
     except OSError:
         break
     time.sleep(1)
-for datadir in datadirs:
-    argv = [pg_ctl, "stop", "-m", "immediate", "-D", datadir]
+for pid_file in glob.glob(os.path.join(root, "**", "postmaster.pid"), recursive=True):
+    argv = [pg_ctl, "stop", "-m", "immediate", "-D", os.path.dirname(pid_file)]
     subprocess.run(([runuser, "-u", "postgres", "--"] if runuser else []) + argv,
                    capture_output=True, timeout=60)
-shutil.rmtree(base, ignore_errors=True)
+shutil.rmtree(root, ignore_errors=True)
 """
 
 
@@ -112,39 +114,49 @@ def replica_set() -> Iterator[ReplicaSet]:
     if os.environ.get("ADAPTIVE_TEST_DSN"):
         pytest.skip("the cluster suites start servers of their own on this machine")
     root = Path(tempfile.mkdtemp(prefix="adaptive-replicas-"))
-    root.chmod(0o755)
-    primary = EmbeddedCluster(root, port=free_ports(PRIMARY_PORTS, STANDBYS + 1))
-    standbys = [primary.standby(n) for n in range(1, STANDBYS + 1)]
-    bindir = find_bindir()
-    runuser = "/usr/sbin/runuser" if os.geteuid() == 0 else ""
-    if runuser and not Path(runuser).exists():
-        runuser = "/sbin/runuser"
+    root.chmod(0o755)  # (the server user reaches the data under it)
+    runuser = shutil.which("runuser") if os.geteuid() == 0 else None
     watchdog = subprocess.Popen(
         [
             sys.executable,
             "-c",
             _WATCHDOG,
             str(os.getpid()),
-            runuser,
-            str(bindir / "pg_ctl"),
-            str(primary.base),
-            str(primary.datadir),
-            *[str(s.datadir) for s in standbys],
+            runuser or "",
+            str(find_bindir() / "pg_ctl"),
+            str(root),
         ],
         start_new_session=True,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+    primary: EmbeddedCluster | None = None
     try:
-        primary.up()
+        # a port that looked free may still be refused to the server (another program
+        # took it meanwhile): then the next run of free ports, on a cluster of its own
+        starts = list(PRIMARY_PORTS)
+        while primary is None:
+            port = free_ports(tuple(starts), STANDBYS + 1)
+            candidate = EmbeddedCluster(root / str(port), port=port)
+            (root / str(port)).mkdir()
+            (root / str(port)).chmod(0o755)
+            try:
+                candidate.up()
+            except EmbeddedDbError:
+                candidate.destroy()
+                starts.remove(port)
+                if not starts:
+                    raise
+                continue
+            primary = candidate
         with psycopg.connect(primary.dsn(), autocommit=True) as conn:
             install(conn)
         primary.up_standbys(STANDBYS)
+        standbys = [primary.standby(n) for n in range(1, STANDBYS + 1)]
         yield ReplicaSet(primary, standbys)
     finally:
-        primary.destroy()
-        import shutil
-
+        if primary is not None:
+            primary.destroy()
         shutil.rmtree(root, ignore_errors=True)
         watchdog.kill()
 
