@@ -44,7 +44,7 @@ STANDBYS = 2
 # Stops the servers and removes their directory once the test session's process is gone
 # (killed, or hung and killed): a finalizer that runs even when the session's do not.
 _WATCHDOG = r"""
-import glob, os, shutil, subprocess, sys, time
+import os, shutil, subprocess, sys, time
 parent, runuser, pg_ctl, root = sys.argv[1:]
 while True:
     try:
@@ -52,10 +52,11 @@ while True:
     except OSError:
         break
     time.sleep(1)
-for pid_file in glob.glob(os.path.join(root, "**", "postmaster.pid"), recursive=True):
-    argv = [pg_ctl, "stop", "-m", "immediate", "-D", os.path.dirname(pid_file)]
-    subprocess.run(([runuser, "-u", "postgres", "--"] if runuser else []) + argv,
-                   capture_output=True, timeout=60)
+for where, _, files in os.walk(root):  # (the data directories lie under .pgdata)
+    if "postmaster.pid" in files:
+        argv = [pg_ctl, "stop", "-m", "immediate", "-D", where]
+        subprocess.run(([runuser, "-u", "postgres", "--"] if runuser else []) + argv,
+                       capture_output=True, timeout=60)
 shutil.rmtree(root, ignore_errors=True)
 """
 
