@@ -47,7 +47,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from scratch import scratch
 
 import adaptive_client
-from adaptive_client.admin.embedded import EmbeddedCluster, free_ports
+from adaptive_client.admin.embedded import EmbeddedCluster, free_ports, watchdog
 from tpcc.driver import config_file
 from tpcc.load import SCALES, Scale, load
 from tpcc.rand import TpccRandom
@@ -188,6 +188,7 @@ def main() -> None:
     key = secrets.token_hex(32)
     root = Path(tempfile.mkdtemp(prefix="adaptive-bench-replicas-"))
     root.chmod(0o755)
+    guard = watchdog(root)  # (stops the servers if this process is killed)
     # (the first run of free ports from --port, or from 5 after it)
     port = free_ports((args.port, args.port + 5), max(counts) + 1)
     primary = EmbeddedCluster(root, port=port)
@@ -237,6 +238,7 @@ def main() -> None:
     finally:
         primary.destroy()
         shutil.rmtree(root, ignore_errors=True)
+        guard.kill()
 
 
 def _db(dsn: str) -> str:

@@ -24,6 +24,7 @@ import pwd
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,6 +121,48 @@ def free_ports(starts: tuple[int, ...], width: int, wait: float = 90.0) -> int:
         if time.monotonic() > deadline:
             raise EmbeddedDbError(f"no {width} free ports on 127.0.0.1 from any of {starts}")
         time.sleep(1)
+
+
+# Stops every server whose data lies under a directory, and removes the directory, once
+# the process that started them is gone (killed, or hung and killed): a finalizer that
+# runs even when the process's own do not.
+_WATCHDOG = r"""
+import os, shutil, subprocess, sys, time
+parent, runuser, pg_ctl, root = sys.argv[1:]
+while True:
+    try:
+        os.kill(int(parent), 0)
+    except OSError:
+        break
+    time.sleep(1)
+for where, _, files in os.walk(root):
+    if "postmaster.pid" in files:
+        argv = [pg_ctl, "stop", "-m", "immediate", "-D", where]
+        subprocess.run(([runuser, "-u", "postgres", "--"] if runuser else []) + argv,
+                       capture_output=True, timeout=60)
+shutil.rmtree(root, ignore_errors=True)
+"""
+
+
+def watchdog(root: Path) -> subprocess.Popen[bytes]:
+    """A detached process that, once this one is gone, stops the servers whose data lie
+    under ``root`` (clusters of a test's or a benchmark's own) and removes ``root``.
+    Kill it when they were stopped in the ordinary way."""
+    runuser = shutil.which("runuser") if os.geteuid() == 0 else None
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            _WATCHDOG,
+            str(os.getpid()),
+            runuser or "",
+            str(find_bindir() / "pg_ctl"),
+            str(root),
+        ],
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 @dataclass

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import uuid
 from collections.abc import Callable, Iterator
@@ -29,8 +27,8 @@ from adaptive_client.admin.embedded import (
     EmbeddedCluster,
     EmbeddedDbError,
     EmbeddedStandby,
-    find_bindir,
     free_ports,
+    watchdog,
 )
 from adaptive_client.catalog.install import install
 
@@ -39,26 +37,6 @@ from adaptive_client.catalog.install import install
 # connection elsewhere: the first run of free ports among these is taken (free_ports).
 PRIMARY_PORTS = (54400, 54407, 54414)
 STANDBYS = 2
-
-
-# Stops the servers and removes their directory once the test session's process is gone
-# (killed, or hung and killed): a finalizer that runs even when the session's do not.
-_WATCHDOG = r"""
-import os, shutil, subprocess, sys, time
-parent, runuser, pg_ctl, root = sys.argv[1:]
-while True:
-    try:
-        os.kill(int(parent), 0)
-    except OSError:
-        break
-    time.sleep(1)
-for where, _, files in os.walk(root):  # (the data directories lie under .pgdata)
-    if "postmaster.pid" in files:
-        argv = [pg_ctl, "stop", "-m", "immediate", "-D", where]
-        subprocess.run(([runuser, "-u", "postgres", "--"] if runuser else []) + argv,
-                       capture_output=True, timeout=60)
-shutil.rmtree(root, ignore_errors=True)
-"""
 
 
 @dataclass
@@ -116,21 +94,7 @@ def replica_set() -> Iterator[ReplicaSet]:
         pytest.skip("the cluster suites start servers of their own on this machine")
     root = Path(tempfile.mkdtemp(prefix="adaptive-replicas-"))
     root.chmod(0o755)  # (the server user reaches the data under it)
-    runuser = shutil.which("runuser") if os.geteuid() == 0 else None
-    watchdog = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            _WATCHDOG,
-            str(os.getpid()),
-            runuser or "",
-            str(find_bindir() / "pg_ctl"),
-            str(root),
-        ],
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    guard = watchdog(root)  # (stops the servers if this session is killed)
     primary: EmbeddedCluster | None = None
     try:
         # a port that looked free may still be refused to the server (another program
@@ -159,7 +123,7 @@ def replica_set() -> Iterator[ReplicaSet]:
         if primary is not None:
             primary.destroy()
         shutil.rmtree(root, ignore_errors=True)
-        watchdog.kill()
+        guard.kill()
 
 
 @pytest.fixture
