@@ -89,10 +89,14 @@ def _connect(dsn: str, autocommit: bool = True) -> psycopg.Connection[Any]:
 def cmd_up(args: argparse.Namespace) -> int:
     from ..catalog.install import install
 
-    dsn = _cluster().up()
+    cluster = _cluster()
+    dsn = cluster.up()
     with _connect(dsn) as conn:
         install(conn)
     print(dsn)
+    if args.standbys is not None:
+        for standby_dsn in cluster.up_standbys(args.standbys):
+            print(standby_dsn)
     return 0
 
 
@@ -114,6 +118,19 @@ def cmd_status(args: argparse.Namespace) -> int:
     cluster = _cluster()
     state = "running" if cluster.running() else ("stopped" if cluster.initialized() else "absent")
     print(f"embedded cluster: {state} ({cluster.datadir}, port {cluster.port})")
+    for standby in cluster.standbys():
+        running = standby.running()
+        replay = ""
+        if running:
+            try:
+                in_recovery, lsn = standby.replay_position()
+                replay = f", replayed to {lsn}" if in_recovery else ", promoted (not a standby)"
+            except Exception as exc:  # (status reports; it does not fail on one server)
+                replay = f", not answering: {str(exc).strip()}"
+        print(
+            f"  standby {standby.number}: {'running' if running else 'stopped'} "
+            f"(port {standby.port}{replay})"
+        )
     return 0 if state == "running" else 3
 
 
@@ -347,10 +364,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = add("keygen", cmd_keygen, "write a new random master key to a new file (mode 0600)")
     sp.add_argument("file", help="the key file to create (never overwritten)")
-    add("up", cmd_up, "start (creating on first use) the embedded cluster; print its DSN")
-    add("down", cmd_down, "stop the embedded cluster")
+    sp = add("up", cmd_up, "start (creating on first use) the embedded cluster; print its DSN")
+    sp.add_argument(
+        "--standbys",
+        type=int,
+        metavar="N",
+        help="also start N streaming standbys (ports after the primary's), printing their "
+        "DSNs; further ones are stopped",
+    )
+    add("down", cmd_down, "stop the embedded cluster and its standbys")
     add("dsn", cmd_dsn, "print the embedded cluster's conninfo")
-    add("status", cmd_status, "is the embedded cluster running?")
+    add("status", cmd_status, "is the embedded cluster running? (and its standbys)")
     sp = add("init", cmd_init, "install the metadata schema and stored procedures", dsn=True)
     sp.add_argument(
         "--peel",

@@ -5,6 +5,13 @@ string order is byte order, the order the client reproduces when it finishes a s
 starts it on its own port and socket directory, and creates the extensions the project
 needs (``plpython3u`` and ``pgcrypto``) in its database.  PostgreSQL refuses to run as
 root, so when we are root the server runs as the unprivileged ``postgres`` OS user.
+
+``adaptive-db up --standbys N`` adds N streaming standbys beside it, for tests and
+benchmarks of read replicas: each a ``pg_basebackup -R`` copy on the next port
+(``port + 1`` ...), replicating through a physical slot of its own, hot standby (it
+answers reads).  initdb's defaults already allow it (``wal_level = replica``, WAL senders,
+slots, and replication connections from loopback under trust), so the primary's
+configuration is not changed.  ``down`` stops the standbys first.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ import pwd
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,6 +95,73 @@ def find_bindir() -> Path:
         "/usr/lib/postgresql/*/bin and on PATH). Install PostgreSQL 15 "
         "(Debian: apt-get install postgresql-15 postgresql-plpython3-15 postgresql-contrib) "
         "or set ADAPTIVE_PG_BINDIR."
+    )
+
+
+def port_free(port: int) -> bool:
+    """Whether a server could listen on ``port`` on loopback now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_ports(starts: tuple[int, ...], width: int, wait: float = 90.0) -> int:
+    """The first of ``starts`` from which ``width`` ports are all free on loopback, waited
+    for up to ``wait`` seconds.  (Ports in the range the kernel hands to clients' sockets
+    can be held a while by a closed connection, in TIME_WAIT.)"""
+    deadline = time.monotonic() + wait
+    while True:
+        for start in starts:
+            if all(port_free(p) for p in range(start, start + width)):
+                return start
+        if time.monotonic() > deadline:
+            raise EmbeddedDbError(f"no {width} free ports on 127.0.0.1 from any of {starts}")
+        time.sleep(1)
+
+
+# Stops every server whose data lies under a directory, and removes the directory, once
+# the process that started them is gone (killed, or hung and killed): a finalizer that
+# runs even when the process's own do not.
+_WATCHDOG = r"""
+import os, shutil, subprocess, sys, time
+parent, runuser, pg_ctl, root = sys.argv[1:]
+while True:
+    try:
+        os.kill(int(parent), 0)
+    except OSError:
+        break
+    time.sleep(1)
+for where, _, files in os.walk(root):
+    if "postmaster.pid" in files:
+        argv = [pg_ctl, "stop", "-m", "immediate", "-D", where]
+        subprocess.run(([runuser, "-u", "postgres", "--"] if runuser else []) + argv,
+                       capture_output=True, timeout=60)
+shutil.rmtree(root, ignore_errors=True)
+"""
+
+
+def watchdog(root: Path) -> subprocess.Popen[bytes]:
+    """A detached process that, once this one is gone, stops the servers whose data lie
+    under ``root`` (clusters of a test's or a benchmark's own) and removes ``root``.
+    Kill it when they were stopped in the ordinary way."""
+    runuser = shutil.which("runuser") if os.geteuid() == 0 else None
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            _WATCHDOG,
+            str(os.getpid()),
+            runuser or "",
+            str(find_bindir() / "pg_ctl"),
+            str(root),
+        ],
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
 
 
@@ -172,13 +247,7 @@ class EmbeddedCluster:
         return proc.returncode == 0
 
     def _port_free(self) -> bool:
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                s.bind(("127.0.0.1", self.port))
-            except OSError:
-                return False
-        return True
+        return port_free(self.port)
 
     # -- lifecycle -----------------------------------------------------------------------
     def init(self) -> None:
@@ -217,7 +286,7 @@ class EmbeddedCluster:
 
     def up(self) -> str:
         """Create (first time) and start the cluster; return its DSN.  Idempotent."""
-        bindir = find_bindir()
+        find_bindir()  # (missing binaries said before anything is created)
         if not self.initialized():
             self.init()
         if not self.running():
@@ -226,8 +295,17 @@ class EmbeddedCluster:
                     f"port {self.port} on 127.0.0.1 is taken by another program; "
                     "set ADAPTIVE_DB_PORT to another port"
                 )
-            self.logfile.touch(exist_ok=True)
-            self._chown(self.logfile)
+            self._start()
+        self._wait_ready()
+        self.ensure_database(self.dbname)
+        return self.dsn()
+
+    def _start(self) -> None:
+        """``pg_ctl start``; a failure says what the server's log says."""
+        bindir = find_bindir()
+        self.logfile.touch(exist_ok=True)
+        self._chown(self.logfile)
+        try:
             self._run(
                 [
                     str(bindir / "pg_ctl"),
@@ -243,9 +321,9 @@ class EmbeddedCluster:
                     f"-p {self.port} -k {self.sockdir}",
                 ]
             )
-        self._wait_ready()
-        self.ensure_database(self.dbname)
-        return self.dsn()
+        except EmbeddedDbError as exc:
+            tail = self.logfile.read_text(errors="replace").strip().splitlines()[-5:]
+            raise EmbeddedDbError(f"{exc}; the server's log ends: {' / '.join(tail)}") from None
 
     def _wait_ready(self, timeout: float = 30.0) -> None:
         import psycopg
@@ -275,17 +353,158 @@ class EmbeddedCluster:
             create_extensions(conn)
 
     def down(self) -> bool:
-        """Stop the cluster; return False if it was not running.  Idempotent."""
+        """Stop the cluster (its standbys first); return False if it was not running.
+        Idempotent."""
+        for standby in self.standbys():
+            standby.down()
+        return self._stop()
+
+    def _stop(self) -> bool:
         if not self.running():
             return False
         bindir = find_bindir()
         self._run([str(bindir / "pg_ctl"), "stop", "-w", "-m", "fast", "-D", str(self.datadir)])
         return True
 
+    # -- streaming standbys ----------------------------------------------------------------
+    def standby(self, number: int) -> EmbeddedStandby:
+        """The ``number``-th standby (1, 2, ...), on port ``port + number``."""
+        return EmbeddedStandby(self.root, port=self.port + number, primary=self, number=number)
+
+    def standbys(self) -> list[EmbeddedStandby]:
+        """The standbys created so far, in order."""
+        found: list[EmbeddedStandby] = []
+        while (standby := self.standby(len(found) + 1)).initialized():
+            found.append(standby)
+        return found
+
+    def up_standbys(self, count: int) -> list[str]:
+        """Create (first time) and start standbys 1..``count`` of the running primary,
+        stop any further ones; return their DSNs.  Idempotent."""
+        wanted = [self.standby(n) for n in range(1, count + 1)]
+        for extra in self.standbys()[count:]:
+            extra.down()
+        return [standby.up() for standby in wanted]
+
     def destroy(self) -> None:
         with contextlib.suppress(EmbeddedDbError):
             self.down()
         shutil.rmtree(self.base, ignore_errors=True)
+
+
+@dataclass
+class EmbeddedStandby(EmbeddedCluster):
+    """A streaming standby of an embedded cluster: a ``pg_basebackup -R`` copy of the
+    primary under ``standby<N>`` beside its data, following it through the physical
+    replication slot ``adaptive_standby_<N>``."""
+
+    primary: EmbeddedCluster | None = None
+    number: int = 1
+
+    @property
+    def base(self) -> Path:
+        assert self.primary is not None
+        return self.primary.base / f"standby{self.number}"
+
+    @property
+    def slot(self) -> str:
+        return f"adaptive_standby_{self.number}"
+
+    def init(self) -> None:
+        """Copy the primary (which must be running) and configure the copy as a standby."""
+        assert self.primary is not None
+        bindir = find_bindir()
+        self.base.mkdir(parents=True, exist_ok=True)
+        self._chown(self.base)
+        self.sockdir.mkdir(exist_ok=True)
+        self._chown(self.sockdir)
+        shutil.rmtree(self.datadir, ignore_errors=True)  # (a copy interrupted before)
+        self._drop_slot()
+        self._run(
+            [
+                str(bindir / "pg_basebackup"),
+                "-D",
+                str(self.datadir),
+                "-h",
+                "127.0.0.1",
+                "-p",
+                str(self.primary.port),
+                "-U",
+                SERVER_USER,
+                "-X",
+                "stream",
+                "-R",  # standby.signal and primary_conninfo
+                "-C",
+                "-S",
+                self.slot,
+                "-c",
+                "fast",
+            ]
+        )
+        conf = self.datadir / "postgresql.conf"
+        with conf.open("a") as f:
+            f.write(
+                "\n# embedded standby settings\n"
+                f"port = {self.port}\n"
+                f"unix_socket_directories = '{self.sockdir}'\n"
+                "hot_standby = on\n"
+                # the primary keeps the rows a standby's running reads still see, so a
+                # replayed VACUUM does not cancel them
+                "hot_standby_feedback = on\n"
+            )
+
+    def _drop_slot(self) -> None:
+        import psycopg
+
+        assert self.primary is not None
+        with psycopg.connect(self.primary.dsn("postgres"), autocommit=True) as conn:
+            conn.execute(
+                "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
+                "WHERE slot_name = %s AND NOT active",
+                (self.slot,),
+            )
+
+    def up(self) -> str:
+        """Create (first time) and start the standby; return its DSN.  Idempotent."""
+        assert self.primary is not None
+        if not self.primary.running():
+            raise EmbeddedDbError("the primary is not running: start it first")
+        if not self.initialized():
+            self.init()
+        if not self.running():
+            if not self._port_free():
+                raise EmbeddedDbError(
+                    f"port {self.port} on 127.0.0.1 (standby {self.number}) is taken by "
+                    "another program; set ADAPTIVE_DB_PORT to another port"
+                )
+            self._start()
+        self._wait_ready()
+        return self.dsn()
+
+    def down(self) -> bool:
+        return self._stop()
+
+    def destroy(self) -> None:
+        with contextlib.suppress(EmbeddedDbError):
+            self.down()
+        shutil.rmtree(self.base, ignore_errors=True)
+        if self.primary is not None and self.primary.running():
+            with contextlib.suppress(Exception):
+                self._drop_slot()
+
+    def standbys(self) -> list[EmbeddedStandby]:
+        return []
+
+    def replay_position(self) -> tuple[bool, str | None]:
+        """Whether the server is in recovery, and its last replayed WAL position."""
+        import psycopg
+
+        with psycopg.connect(self.dsn("postgres"), connect_timeout=5) as conn:
+            row = conn.execute(
+                "SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn()::text"
+            ).fetchone()
+        assert row is not None
+        return bool(row[0]), row[1]
 
 
 def create_extensions(conn: object) -> None:

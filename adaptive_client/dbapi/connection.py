@@ -56,6 +56,7 @@ from .direct import DirectExecutor, keep_statements_across_rollback
 from .notifications import watch
 from .pooling import told
 from .repeats import Repeat, repeatable
+from .replicas import Router, router_for
 from .retries import IDLE, INERROR
 from .session_protocol import Parsed, RepeatedStatement, cache_key
 from .statement_log import StatementLog
@@ -92,6 +93,9 @@ def connect(
     ``conninfo``) says what pooler is in front of the server, detected where not said;
     ``prepare=False`` turns prepared statements off (see
     :mod:`adaptive_client.dbapi.pooling` and docs/poolers.md).
+    ``replicas`` (a list of conninfos or ``host[:port]``) names streaming standbys that
+    read-only work runs on, waiting for their replay up to ``replica_wait`` seconds
+    (see :mod:`adaptive_client.dbapi.replicas`).
     """
     key = load_master_key(master_key)
     cfg = load_config(config if not isinstance(config, os.PathLike) else str(config))  # type: ignore[arg-type]
@@ -144,6 +148,7 @@ class Connection:
         # session's, which reads the client's own metadata
         context = kwargs.pop("context", None)
         conninfo, pool_told = told(conninfo, kwargs)  # (pooling.py: a pooler in front)
+        standbys = kwargs.pop("replicas", None), kwargs.pop("replica_wait", None)
         self.control = psycopg.connect(conninfo, autocommit=True, **kwargs)
         try:
             self.pooling = pool_told.settle(self.control)
@@ -213,6 +218,8 @@ class Connection:
         # held for the whole of each statement, commit and rollback (see the class's doc)
         self.lock = threading.RLock()
         self._stats = Stats()
+        # the standbys read-only work runs on (replicas.py), None: all on the primary
+        self.replicas: Router | None = router_for(self, conninfo, *standbys, kwargs)
 
     # -- DB-API ----------------------------------------------------------------------------
     def cursor(self, name: str = "", *, withhold: bool = False) -> Cursor:
@@ -252,6 +259,8 @@ class Connection:
     def close(self) -> None:
         with self.lock:
             self.compactor.close()
+            if self.replicas is not None:
+                self.replicas.close()
             self.pg.close()
             self.control.close()
 
@@ -266,6 +275,16 @@ class Connection:
     @autocommit.setter
     def autocommit(self, value: bool) -> None:
         self.pg.autocommit = value
+
+    @property
+    def read_only(self) -> bool | None:
+        """As psycopg's: the application's transactions are READ ONLY (and run on a
+        standby where the connection has ``replicas``)."""
+        return self.pg.read_only
+
+    @read_only.setter
+    def read_only(self, value: bool | None) -> None:
+        self.pg.read_only = value
 
     @property
     def isolation_level(self) -> Any:
@@ -348,6 +367,8 @@ class Connection:
         if self.catalog.committed():  # (enum labels added in it are usable now)
             self.forget_plans()
         self.executor.compact()
+        if self.replicas is not None:
+            self.replicas.transaction_ended()
 
     def after_rollback(self) -> None:
         """The client's state after the application's transaction rolled back: metadata
@@ -362,6 +383,8 @@ class Connection:
             self.forget_plans()
         self.executor.run_pending_peels()
         self.executor.compact()
+        if self.replicas is not None:
+            self.replicas.transaction_ended()
 
     def after_rollback_to_savepoint(self) -> None:
         """ROLLBACK TO SAVEPOINT may undo this transaction's DDL or peels made after the
@@ -445,6 +468,8 @@ class Connection:
 
     def prepare(self, query: str, stmt: exp.Expression) -> Compiled:
         """The plan of ``stmt`` once the catalog has what it needs (executor.py)."""
+        if self.replicas is not None and self.replicas.pinned is not None:
+            return self.replicas.at_home(partial(self.executor.prepare, query, stmt))
         return self.executor.prepare(query, stmt)
 
     def compile(self, query: str, stmt: exp.Expression) -> Compiled:

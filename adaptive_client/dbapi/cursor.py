@@ -102,6 +102,9 @@ class Cursor:
                 if isinstance(exc, psycopg.Error):
                     raise self._plain_error(exc) from None
                 raise
+            finally:
+                if conn.replicas is not None:  # (where it ran: replicas.py)
+                    conn.replicas.statement_done()
 
     def _repeat(self, repeat: RepeatedStatement, query: str, params: Params) -> bool:
         """Run a statement's repeat (repeats.py); False where its plan is not the one the
@@ -116,7 +119,10 @@ class Cursor:
         if repeat.npos is not None:
             dispatch.check_positional_count(repeat.npos, params)
         try:
-            repeat.run(self, params)
+            if conn.replicas is None:
+                repeat.run(self, params)
+            else:  # (on the server the plan goes to: replicas.py)
+                conn.replicas.run(repeat.plan, partial(repeat.run, self, params))
         except (psycopg.errors.CheckViolation, psycopg.errors.UndefinedColumn) as exc:
             dispatch.recover_stale(conn, exc, first_in_transaction, 0)
             dispatch.run(self, query, params)  # (compiled again, on the catalog read again)
@@ -129,6 +135,8 @@ class Cursor:
         conn = self.connection
         conn.bind()
         conn.refresh_catalog()
+        if conn.replicas is not None:
+            conn.replicas.statement_done()  # (a COPY runs on the primary)
         text, _, _ = normalize_placeholders(statement)
         stmts = parse_sql(text)
         if len(stmts) != 1 or not isinstance(stmts[0], exp.Copy):

@@ -12,6 +12,7 @@ cursor it came from, holding the session's lock (taken by the cursor).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import psycopg
@@ -296,7 +297,18 @@ def run_plan(
     cur: StatementCursor, plan: Compiled, params: Params, many: Sequence[Params] | None = None
 ) -> None:
     """Run a prepared plan on ``cur`` (once per item of ``many`` if given), counted as its
-    statement kind, the server's clock read when a value of it is first bound."""
+    statement kind, the server's clock read when a value of it is first bound -- on the
+    server the plan goes to where the connection has standbys (replicas.py)."""
+    router = cur.connection.replicas
+    if router is not None:
+        router.run(plan, partial(_run_plan, cur, plan, params, many))
+    else:
+        _run_plan(cur, plan, params, many)
+
+
+def _run_plan(
+    cur: StatementCursor, plan: Compiled, params: Params, many: Sequence[Params] | None
+) -> None:
     # (STATS.statement(kind), inlined: this wraps every statement)
     stats = STATS.bound()
     kind = plan.statement_type

@@ -24,6 +24,7 @@ from ..compile.plan import Compiled
 from ..stats import Stats
 from .direct import DirectExecutor
 from .pooling import Pooling
+from .replicas import Router
 
 # a parsed statement: its tree, its count of positional placeholders, whether they are
 # named ones
@@ -40,6 +41,7 @@ class RepeatedStatement(Protocol):
     """A statement's repeat, run without the dispatch (repeats.py)."""
 
     npos: int | None  # its positional parameters (None: named ones)
+    plan: Compiled
 
     def current(self, conn: Session) -> bool: ...
 
@@ -69,6 +71,7 @@ class Session(Protocol):
     repeats: dict[str, RepeatedStatement]
     plan_generation: int
     native: bool  # results opened by the compiled layer where it is installed
+    replicas: Router | None  # the standbys read-only plans run on (replicas.py)
 
     # (the DB-API surface an application reaches as ``cursor.connection``)
     def cursor(self, name: str = "", *, withhold: bool = False) -> StatementCursor: ...
