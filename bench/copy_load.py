@@ -46,17 +46,9 @@ def rows(n: int) -> list[tuple[Any, ...]]:
     ]
 
 
-def _plain_copy(conn: psycopg.Connection[Any], data: list[tuple[Any, ...]]) -> float:
-    conn.execute("DROP TABLE IF EXISTS reading")
-    conn.execute(DDL)
-    t = time.perf_counter()
-    with conn.cursor().copy(f"COPY reading ({COLUMNS}) FROM STDIN") as cp:
-        for r in data:
-            cp.write_row(r)
-    return time.perf_counter() - t
-
-
-def _client_copy(conn: adaptive_client.Connection, data: list[tuple[Any, ...]]) -> float:
+def _copy(conn: Any, data: list[tuple[Any, ...]]) -> float:
+    """The time of one COPY of ``data`` into a table made again (plain psycopg's or the
+    client's connection: the same calls)."""
     conn.execute("DROP TABLE IF EXISTS reading")
     conn.execute(DDL)
     t = time.perf_counter()
@@ -106,8 +98,8 @@ def main() -> None:
     )
     times: dict[str, list[float]] = {"plain": [], "copy": [], "insert": []}
     for _ in range(args.rounds):  # interleaved: a drift of the machine moves all three
-        times["plain"].append(_plain_copy(plain, data))
-        times["copy"].append(_client_copy(via_copy, data))
+        times["plain"].append(_copy(plain, data))
+        times["copy"].append(_copy(via_copy, data))
         times["insert"].append(_client_insert(via_insert, data, args.batch))
 
     query = "SELECT * FROM reading ORDER BY id"
