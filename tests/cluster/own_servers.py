@@ -17,36 +17,22 @@ import contextlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 from pathlib import Path
 
 from adaptive_client.admin.embedded import SERVER_USER, EmbeddedCluster, find_bindir
+from adaptive_client.admin.embedded import free_ports as embedded_free_ports
 
 #: how long a watchdog lets a server live (seconds)
 DEFAULT_LIFETIME = 900
 
 
-def port_free(port: int) -> bool:
-    """Can a server listen on ``port`` of the loopback now?  (A port of the clients'
-    ephemeral range may be the local end of some connection for a while.)"""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
 def free_ports(starts: tuple[int, ...], count: int = 1) -> tuple[int, ...]:
-    """The first run of ``count`` free consecutive ports beginning at one of ``starts``."""
-    for start in starts:
-        run = tuple(range(start, start + count))
-        if all(port_free(p) for p in run):
-            return run
-    raise RuntimeError(f"no {count} free ports from any of {starts}")
+    """The first run of ``count`` free consecutive ports beginning at one of ``starts``
+    (the embedded cluster's own search, not waited for)."""
+    start = embedded_free_ports(starts, count, wait=0)
+    return tuple(range(start, start + count))
 
 
 def scratch_dir(prefix: str) -> Path:
