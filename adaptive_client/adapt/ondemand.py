@@ -6,11 +6,11 @@ as *to be built*, with the start layer and floor it will have, and nothing of it
 stored -- no ciphertexts, no keys.  The first statement that needs what only that onion
 offers (an order, a range, a word search) builds it, an adaptation with a peel's guarantees:
 
-* **by the client** in every peel mode: only it can compute a new onion's values.  It
-  reads the column's readable onion with each row's ``ctid``, decrypts the values,
-  encrypts them into the new onion at its start layer (RND outermost: the provider
-  learns nothing new until a peel), loads them by COPY into a temporary table and sets
-  them with one ``UPDATE ... FROM`` it joined on ``ctid``;
+* **by the client** in every peel mode: only it can compute a new onion's values.  The
+  build is designed.py's (``build_table``: a statement's pending onions of one table in
+  one pass, at the layers it needs, else at their start layers); this module adds and
+  settles the pending onion's column (:func:`add_pending`, :func:`settle_pending`) and
+  names the onion it is computed from (:func:`readable_onion`);
 * **atomic**: one transaction (a savepoint inside the application's) adds the column,
   fills it, records its layer row, the audit row and the table's sealed metadata.
   Killed at any point, the column is as it was: onion not built, still pending;
@@ -32,30 +32,22 @@ nothing from it, since it does not exist.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import psycopg
 from psycopg import sql
 
-from ..catalog import foreign_keys, recipes
+from ..catalog import recipes
 from ..catalog.metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
-from ..catalog.onions import STACKS, TOKEN_ONIONS, Cap, Onion, capabilities
+from ..catalog.onions import STACKS, Cap, Onion, capabilities
 from ..compile.needs import BuildNeed
 from ..errors import OnionBuildDisabled, StaleMetadata
-from . import range_indexes
-from .index_rebuild import indexes_dropped
-from .joins import rename_onion
 from .onion_storage import (
     add_onion_columns,
-    bump_epoch,
-    lock_for_rewrite,
     new_onion_column,
     onion_anon,
     set_not_null,
-    storage_type,
 )
-from .progress import Progress
 
 
 def check_allowed(need: BuildNeed, mode: str) -> None:
@@ -64,42 +56,6 @@ def check_allowed(need: BuildNeed, mode: str) -> None:
             f"{need.describe()} is built when a query first needs it (an adaptation like a "
             "peel), and peeling is off"
         )
-
-
-def build(
-    conn: psycopg.Connection[Any],
-    catalog: Catalog,
-    need: BuildNeed,
-) -> int:
-    """Build one pending onion in its own transaction (a savepoint inside an open one) on
-    ``conn``; return the rows written (-1: it was built already).
-
-    Raises :class:`StaleMetadata` when the catalog changed since it was loaded: the
-    caller reloads it and plans again."""
-    t0 = time.monotonic()
-    meta = catalog.table(need.table)
-    col = meta.column(need.column)
-    if need.onion not in col.on_demand:
-        return -1
-    with conn.transaction():
-        head = lock_for_rewrite(conn, catalog, meta, "an onion build")
-        taken = {oc.anon for c in meta.stored_columns for oc in c.onions.values()}
-        oc = add_pending(conn, catalog, meta, col, need.onion, taken)
-        source = readable_onion(col)
-        rows = _fill(conn, meta, col, source, oc, storage_type(col, oc))
-        rename_onion(conn, meta.anon, source, "b", head.generation + 1)
-        if meta.foreign_keys:
-            foreign_keys.set_null_trigger(conn, meta)  # (it names the renamed column)
-        settle_pending(conn, meta, col, oc)
-        range_indexes.sync(conn, catalog, meta, only=oc)  # (at OPE already: a start layer)
-        conn.execute(
-            "INSERT INTO adaptive.peel_log (anon_table, anon_column, onion, from_layer, "
-            "to_layer, mode, rows, duration_ms) VALUES (%s, %s, %s, '-', %s, 'build', %s, %s)",
-            (meta.anon, oc.anon, oc.onion.value, oc.layer, rows, (time.monotonic() - t0) * 1000),
-        )
-        catalog.write_table(conn, meta, new=False)
-        bump_epoch(conn)
-    return rows
 
 
 def add_pending(
@@ -153,46 +109,3 @@ def readable_onion(col: ColumnMeta) -> OnionColumn:
         if Cap.DECRYPT in capabilities(oc.onion, oc.layer, oc.ope_exact):
             return oc
     raise StaleMetadata(f"no onion of {col.name} can be decrypted to build another")
-
-
-def _fill(
-    conn: psycopg.Connection[Any],
-    meta: TableMeta,
-    col: ColumnMeta,
-    source: OnionColumn,
-    oc: OnionColumn,
-    storage: str,
-) -> int:
-    """Every row's value of the new onion: the column's values read with their ``ctid``,
-    decrypted and encrypted in batches, set by one UPDATE joined on ``ctid``."""
-    progress = Progress(f"{meta.name}: building {col.name}'s {oc.onion} onion")
-    rows = conn.execute(
-        sql.SQL("SELECT ctid::text, {c} FROM {t} WHERE {c} IS NOT NULL").format(
-            c=sql.Identifier(source.anon), t=_t(meta)
-        )
-    ).fetchall()
-    if not rows:
-        return 0
-    plains = recipes.decrypt_stored_many(col, source, [r[1] for r in rows])
-    progress.step("read and decrypted", len(rows))
-    cts = recipes.encrypt_many(col, oc, plains)
-    progress.step("encrypted")
-    staged = sql.Identifier(f"adaptive_build_{oc.anon}")
-    conn.execute(
-        sql.SQL("CREATE TEMP TABLE {} (at tid, v {}) ON COMMIT DROP").format(
-            staged, sql.SQL(storage)
-        )
-    )
-    with conn.cursor().copy(sql.SQL("COPY {} (at, v) FROM STDIN").format(staged)) as copy:
-        for row, ct in zip(rows, cts, strict=True):
-            copy.write_row((row[0], list(ct) if oc.onion in TOKEN_ONIONS else ct))
-    conn.execute(sql.SQL("ANALYZE {}").format(staged))
-    with indexes_dropped(conn, meta.anon):
-        cur = conn.execute(
-            sql.SQL("UPDATE {t} AS t SET {c} = s.v FROM {s} AS s WHERE t.ctid = s.at").format(
-                t=_t(meta), c=sql.Identifier(oc.anon), s=staged
-            )
-        )
-    conn.execute(sql.SQL("DROP TABLE {}").format(staged))
-    progress.end()
-    return cur.rowcount

@@ -9,7 +9,7 @@ from typing import Any
 import psycopg
 from psycopg import pq
 
-from ..adapt import compaction, ondemand, range_indexes
+from ..adapt import compaction, designed, range_indexes
 from ..adapt import peel as peeling
 from ..adapt.joins import key_group_members
 from ..catalog.keys import MasterKey
@@ -360,7 +360,7 @@ def peel_column(
         raise ConfigError(f"unknown onion {onion!r}") from None
     if key in col.on_demand:  # built first (ondemand.py: it updates ``col`` too), then peeled
         _check_pending_floor(meta, col, key, layer)  # (refused before anything is built)
-        ondemand.build(conn, catalog, BuildNeed(meta.name, col.name, key))
+        designed.build_table(conn, catalog, meta.name, [BuildNeed(meta.name, col.name, key)])
     oc = col.onions.get(key)
     if oc is None:
         raise ConfigError(f"{meta.name}.{col.name} has no {key} onion")

@@ -19,7 +19,7 @@ from psycopg import errors as pg_errors
 from psycopg import sql
 from sqlglot import exp
 
-from ..adapt import ondemand, range_indexes
+from ..adapt import designed, range_indexes
 from ..adapt.onion_storage import add_onion_columns, bump_epoch, set_not_null
 from ..catalog import checks, defaults, foreign_keys, precomputed, recipes, views
 from ..catalog.metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
@@ -513,7 +513,9 @@ def _add_constraint(
         for column in {c.name.lower() for c in item.this.find_all(exp.Column)}:
             if column in meta.columns and Onion.ORD in meta.column(column).on_demand:
                 # the check compares over the Ord onion: built now (ondemand.py)
-                ondemand.build(conn, catalog, BuildNeed(meta.name, column, Onion.ORD))
+                designed.build_table(
+                    conn, catalog, meta.name, [BuildNeed(meta.name, column, Onion.ORD)]
+                )
         before = {
             c: dict((o, oc.layer) for o, oc in col.onions.items())
             for c, col in meta.columns.items()

@@ -19,7 +19,7 @@ from psycopg import errors as pg_errors
 from psycopg import sql
 from sqlglot import exp
 
-from ..adapt import ondemand, range_indexes
+from ..adapt import designed, range_indexes
 from ..adapt.onion_storage import bump_epoch, fresh_name, storage_type
 from ..catalog import checks, domains, foreign_keys, precomputed, views
 from ..catalog.defaults import Runtime
@@ -262,13 +262,13 @@ def _output_names(
     conn: psycopg.Connection[Any], catalog: Catalog, query: exp.Expression
 ) -> list[str]:
     """A view's column names, as its query compiles; an onion the query needs that its
-    column builds on first use is built now (ondemand.py), in the DDL's transaction."""
+    column builds on first use is built now (designed.py), in the DDL's transaction."""
     for _ in range(8):
         plan = compile_statement(catalog, query)
         if not plan.builds:
             return [o.name for o in plan.outputs]
         for need in plan.builds:
-            ondemand.build(conn, catalog, need)
+            designed.build_table(conn, catalog, need.table, [need])
     raise StaleMetadata("the view's columns kept changing while it was created")
 
 
