@@ -322,6 +322,11 @@ def _schema_is(node: exp.Expression | None, name: str) -> bool:
 
 
 def _unqualify(node: exp.Expression) -> exp.Expression:
+    if isinstance(node, exp.Placeholder):
+        # ``%(Name)s`` is a key of the application's parameters, not a name PostgreSQL
+        # folds: sqlglot's identifier normalisation (its ``qualify``) leaves it as written
+        node.meta["case_sensitive"] = True
+        return node
     if isinstance(node, exp.Table | exp.Column) and not node.args.get("catalog"):
         if _schema_is(node.args.get("db"), _OWN_SCHEMA):
             node.set("db", None)
@@ -347,7 +352,7 @@ def _unqualify(node: exp.Expression) -> exp.Expression:
 
 def _unqualified(stmt: exp.Expression) -> exp.Expression:
     """``stmt`` with the ``public.`` of its tables and the ``pg_catalog.`` of its functions
-    and types dropped (see ``_OWN_SCHEMA``)."""
+    and types dropped (see ``_OWN_SCHEMA``), its named placeholders marked as written."""
     return stmt.transform(_unqualify, copy=False)
 
 

@@ -359,6 +359,26 @@ def test_residual_in_a_transaction_sees_its_writes(pair: Pair) -> None:
         pair.enc.execute("DELETE FROM author WHERE id = 99")
 
 
+def test_named_parameters_keep_their_case(pair: Pair) -> None:
+    # keys as SQLAlchemy escapes them (``percent%signs`` -> ``percentPsigns_1``): the
+    # split plan's fetches bind them by the application's key, not a lowered one
+    sql = (
+        "SELECT id, lower(name) FROM author WHERE name IN (%(percentPsigns_1)s, %(Par_2)s) "
+        "OR id = %(ID)s ORDER BY id"
+    )
+    params = {"percentPsigns_1": "bob", "Par_2": "Zoë", "ID": 1}
+    expected = pair.plain.execute(sql, params).fetchall()
+    assert (
+        pair.enc.execute(sql, params).fetchall()
+        == expected
+        == [
+            (1, "ann"),
+            (2, "bob"),
+            (5, "zoë"),
+        ]
+    )
+
+
 # -- the small functions, alone -----------------------------------------------------------
 
 

@@ -183,7 +183,9 @@ def _ord_samples(enc: Any, dsn: str) -> list[OrdSample]:
     return out
 
 
-def _key_needles(catalog: Catalog, master_hex: str, server_peeled: set[str]) -> list[Needle]:
+def _key_needles(
+    catalog: Catalog, master_hex: str, server_peeled: set[tuple[str, str]]
+) -> list[Needle]:
     out: list[Needle] = []
 
     def add(what: str, raw: bytes, allowed: bool = False) -> None:
@@ -207,14 +209,22 @@ def _key_needles(catalog: Catalog, master_hex: str, server_peeled: set[str]) -> 
                             out.append(Needle(f"{what}: a prime", str(p).encode()))
                             out.append(Needle(f"{what}: a prime (hex)", f"{p:x}".encode()))
                         continue
-                    add(what, key, allowed=layer == "RND" and oc.anon in server_peeled)
+                    peeled = (_column_base(oc.anon), oc.onion.value) in server_peeled
+                    add(what, key, allowed=layer == "RND" and peeled)
     return out
 
 
-def _server_peeled(dsn: str) -> set[str]:
+def _server_peeled(dsn: str) -> set[tuple[str, str]]:
+    """The onions peeled by the server (their layer key sent to it), by the column's
+    anonymized name without its onion suffix -- an onion renamed since (a build or a
+    join adjustment renames the onion it reads) keeps it -- and the onion."""
     with psycopg.connect(dsn) as raw:
-        rows = raw.execute("SELECT anon_column FROM adaptive.peel_log WHERE mode = 'server'")
-        return {r[0] for r in rows}
+        rows = raw.execute("SELECT anon_column, onion FROM adaptive.peel_log WHERE mode = 'server'")
+        return {(_column_base(r[0]), r[1]) for r in rows}
+
+
+def _column_base(anon: str) -> str:
+    return anon.rsplit("_", 1)[0]
 
 
 def _enable_logging(admin_dsn: str, dbname: str) -> None:
