@@ -10,13 +10,22 @@ applied to the SQL the client generates.
 from __future__ import annotations
 
 import re
+import threading
 
 from sqlglot.tokens import Tokenizer, TokenType
 
 from ..errors import UnsupportedQuery
 from .sqltext import tokenize_error
 
-_tokenizer = Tokenizer()
+
+class _Tokenizers(threading.local):
+    """A tokenizer per thread (sqlglot's keeps the text it reads in its own fields)."""
+
+    def __init__(self) -> None:
+        self.generic = Tokenizer()
+
+
+_PER_THREAD = _Tokenizers()
 _GENERATED = re.compile(r"%(?!\(p\d+\)s)")
 _QUOTED = frozenset(
     {
@@ -38,7 +47,7 @@ def normalize_placeholders(sql: str, quoted_percents: bool = False) -> tuple[str
     if "%" not in sql:
         return sql, 0, False
     try:
-        tokens = _tokenizer.tokenize(sql)
+        tokens = _PER_THREAD.generic.tokenize(sql)
     except Exception:  # sqlglot raises TokenError: an unterminated string, name or comment
         raise tokenize_error(sql) from None
     out: list[str] = []

@@ -41,6 +41,7 @@ WITHIN GROUP of an aggregate that is not ordered-set (42883, count(*)'s 42809),
 from __future__ import annotations
 
 import re
+import threading
 from typing import Final
 
 from psycopg import errors as pg_errors
@@ -50,8 +51,23 @@ from sqlglot.dialects.postgres import Postgres
 from sqlglot.errors import ParseError
 from sqlglot.tokens import Token, TokenType
 
-# the tokenizer of PostgreSQL's SQL the client reads statements with (sqltext too)
-TOKENIZER: Final = Postgres.Tokenizer()
+
+class _Tokenizers(threading.local):
+    """A tokenizer per thread: sqlglot's keeps the text it reads and its position in its
+    own fields, so one shared by threads reads one thread's statement with another's
+    position (cut short, or another thread's statement)."""
+
+    def __init__(self) -> None:
+        self.postgres = Postgres.Tokenizer()
+
+
+_PER_THREAD = _Tokenizers()
+
+
+def tokenize(text: str) -> list[Token]:
+    """The tokens of PostgreSQL's SQL ``text`` (the client reads statements with these;
+    sqltext too), by this thread's tokenizer."""
+    return _PER_THREAD.postgres.tokenize(text)
 
 
 def syntax_error(message: str, position: int | None) -> pg_errors.SyntaxError:
@@ -327,7 +343,7 @@ def check_syntax(text: str) -> None:
     complaint (the module's docstring): each rule below names the form it refuses and
     points where PostgreSQL's parser stops."""
     try:
-        tokens = TOKENIZER.tokenize(_PLACEHOLDER.sub(_as_name, text))
+        tokens = tokenize(_PLACEHOLDER.sub(_as_name, text))
     except Exception:
         raise tokenize_error(text) from None
     if not tokens:
@@ -575,7 +591,7 @@ def _close_from(text: str, joins: dict[int, list[int]], depth: int, at: Token | 
 
 def _tokens_at(text: str, line: int, col: int) -> tuple[list[Token], int | None]:
     try:
-        tokens = TOKENIZER.tokenize(text)
+        tokens = tokenize(text)
     except Exception:
         return [], None
     for i, tok in enumerate(tokens):
@@ -647,11 +663,11 @@ def _joined_table(sub: exp.Subquery) -> bool:
 
 
 __all__ = [
-    "TOKENIZER",
     "check_syntax",
     "check_tree",
     "parse_error",
     "syntax_error",
     "token_word",
+    "tokenize",
     "tokenize_error",
 ]

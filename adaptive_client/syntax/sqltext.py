@@ -35,12 +35,12 @@ from sqlglot.tokens import TokenType
 
 from ..errors import UnsupportedQuery
 from .sqlsyntax import (
-    TOKENIZER,
     check_syntax,
     check_tree,
     parse_error,
     syntax_error,
     token_word,
+    tokenize,
     tokenize_error,
 )
 
@@ -51,7 +51,7 @@ def split_statements(text: str) -> list[str]:
     if ";" not in text:
         return [text]
     try:
-        tokens = TOKENIZER.tokenize(text)
+        tokens = tokenize(text)
     except Exception:  # sqlglot raises TokenError on an unterminated string
         raise tokenize_error(text) from None
     out: list[str] = []
@@ -92,7 +92,7 @@ _FIRST_WORD: Final = {
 def _words(text: str, n: int) -> list[str]:
     """The first ``n`` words of the statement, upper-cased, comments skipped."""
     try:
-        tokens = TOKENIZER.tokenize(text)
+        tokens = tokenize(text)
     except Exception:
         return []
     return [t.text.upper() for t in tokens[:n]]
@@ -106,7 +106,7 @@ def leading_words(text: str, n: int) -> list[str]:
 def first_token_start(text: str) -> int:
     """Where the statement's first token starts (after leading comments)."""
     try:
-        tokens = TOKENIZER.tokenize(text)
+        tokens = tokenize(text)
     except Exception:
         return 0
     if not tokens:
@@ -300,7 +300,7 @@ def _sequence_defaults_dropped(text: str) -> str:
     """A CREATE SEQUENCE without its ``NO MINVALUE``, ``NO MAXVALUE`` and ``NO CYCLE``:
     they say what a new sequence has anyway, and the SQL parser misreads them side by
     side (``NO MAXVALUE NO MINVALUE`` as a maximum named ``NO``)."""
-    tokens = TOKENIZER.tokenize(text)
+    tokens = tokenize(text)
     cuts = []
     for a, b in itertools.pairwise(tokens):
         if token_word(a) == "NO" and token_word(b) in ("MINVALUE", "MAXVALUE", "CYCLE"):
