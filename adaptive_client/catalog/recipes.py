@@ -168,15 +168,21 @@ class RowSealer:
             self._slots.append(entry)
 
     def __call__(self, values: Sequence[Any]) -> list[Any]:
-        out: list[Any] = [None] * self._width
+        return self.fill(values, [None] * self._width)
+
+    def fill(
+        self, values: Sequence[Any], out: list[Any], only: Sequence[int] | None = None
+    ) -> list[Any]:
+        """``out`` with the stored values of the slots ``only`` (all: None) made from
+        ``values``, each column's coerced value (by the slots' value indexes)."""
         det = ope = search = 0
         # the slots whose inner value gets its onion's RND layer, their schemes and values
         wrap: list[int] = []
         rnds: list[Any] = []
         inners: list[bytes] = []
-        slot = -1
-        for ci, col, oc, kind, encode, memo, fn, rnd in self._slots:
-            slot += 1
+        entries = self._slots
+        for slot in range(self._width) if only is None else only:
+            ci, col, oc, kind, encode, memo, fn, rnd = entries[slot]
             v = values[ci]
             if v is None:
                 continue

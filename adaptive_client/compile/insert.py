@@ -13,6 +13,7 @@ from psycopg import errors as pg_errors
 from sqlglot import exp
 
 from ..catalog import defaults, precomputed, recipes, sequences
+from ..catalog.compiled_sealing import compiled_row_sealer
 from ..catalog.metadata import Catalog, ColumnMeta, OnionColumn
 from ..catalog.tablespec import key_column
 from ..errors import UnsupportedQuery
@@ -235,9 +236,25 @@ def _row_encrypting(
         for b in (effective[col.name],)
     ]
     needed = 1 + max((i for i, _, _ in getters), default=-1)
+    # every value a plain %s: the compiled layer seals the row from the parameters
+    compiled = (
+        compiled_row_sealer(
+            sealer,
+            [(getters[position[col.name]][0], position[col.name], col, oc) for col, oc in storage],
+        )
+        if all(i >= 0 for i, _, _ in getters)
+        else None
+    )
 
     def bind(p: Params) -> list[Any]:
         kind = type(p)
+        if (
+            compiled is not None
+            and (kind is tuple or kind is list)
+            and len(p) >= needed
+            and recipes.COMPILED.get()
+        ):
+            return compiled(p)  # type: ignore[arg-type]
         by_index = (kind is tuple or kind is list or not isinstance(p, Mapping | str | bytes)) and (
             len(p) >= needed
         )  # else the builders raise the typed error

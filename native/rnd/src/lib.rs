@@ -31,6 +31,7 @@ use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::PyBytes;
 
 mod open;
+mod seal;
 
 type Encryptor = cbc::Encryptor<Aes256>;
 type Decryptor = cbc::Decryptor<Aes256>;
@@ -260,6 +261,7 @@ fn adaptive_rnd_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Ctr>()?;
     m.add_class::<open::Opener>()?;
     m.add_class::<open::RowOpener>()?;
+    m.add_class::<seal::RowSealer>()?;
     m.add_function(wrap_pyfunction!(seal_each, m)?)?;
     Ok(())
 }

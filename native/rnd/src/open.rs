@@ -30,27 +30,27 @@ use pyo3::types::{PyBool, PyBytes, PyList, PyString, PyTuple};
 
 use crate::Ctr;
 
-const RND_TAG: u8 = 0x01;
-const DET_TAG: u8 = 0x02;
-const NONCE: usize = 12;
+pub(crate) const RND_TAG: u8 = 0x01;
+pub(crate) const DET_TAG: u8 = 0x02;
+pub(crate) const NONCE: usize = 12;
 const SEEN_LIMIT: usize = 65_536; // distinct decoded values kept per column and result
-const SHORT_LEN: usize = 17; // DET: tag + one block
+pub(crate) const SHORT_LEN: usize = 17; // DET: tag + one block
 
 // the decoders, by the code the Python side passes (encoding_base.NATIVE_FORMS)
 const BYTES: u8 = 0; // the DET plaintext itself (the caller decodes)
-const INT: u8 = 1; // a big-endian two's-complement integer of `width` bytes
-const TEXT: u8 = 2; // UTF-8
-const BOOL: u8 = 3; // one byte, 0 or 1
-const NUMERIC: u8 = 4; // an integer of `width` bytes, scaled by 10**-scale
-const DATE: u8 = 5; // a 4-byte Julian day + 1 (0 and 2**32-1: the infinities)
+pub(crate) const INT: u8 = 1; // a big-endian two's-complement integer of `width` bytes
+pub(crate) const TEXT: u8 = 2; // UTF-8
+pub(crate) const BOOL: u8 = 3; // one byte, 0 or 1
+pub(crate) const NUMERIC: u8 = 4; // an integer of `width` bytes, scaled by 10**-scale
+pub(crate) const DATE: u8 = 5; // a 4-byte Julian day + 1 (0 and 2**32-1: the infinities)
 
 // the Julian days Python's `date` holds: 0001-01-01 and 9999-12-31
 const PY_FIRST_JULIAN: i64 = 1_721_426;
 const PY_LAST_JULIAN: i64 = 5_373_484;
 
 // (the limited API has no constructors for these: the classes, called)
-static DECIMAL: GILOnceCell<PyObject> = GILOnceCell::new();
-static DATE_TYPE: GILOnceCell<PyObject> = GILOnceCell::new();
+pub(crate) static DECIMAL: GILOnceCell<PyObject> = GILOnceCell::new();
+pub(crate) static DATE_TYPE: GILOnceCell<PyObject> = GILOnceCell::new();
 
 /// A stored value's plaintext: ``block[..len]``, or ``long`` where it is over a block.
 struct Plain {
@@ -62,7 +62,7 @@ struct Plain {
 
 /// ``out = data XOR`` AES-CTR's keystream for ``nonce`` (counter blocks ``nonce || i``,
 /// big-endian, from 0): the RND layer, its blocks encrypted in one call.
-fn keystream_xor(rnd: &Ctr, nonce: &[u8; NONCE], data: &[u8], out: &mut [u8]) {
+pub(crate) fn keystream_xor(rnd: &Ctr, nonce: &[u8; NONCE], data: &[u8], out: &mut [u8]) {
     let blocks = data.len().div_ceil(16);
     let mut small = [aes::Block::default(); 4];
     let mut large;
@@ -85,14 +85,14 @@ fn keystream_xor(rnd: &Ctr, nonce: &[u8; NONCE], data: &[u8], out: &mut [u8]) {
 /// Opens one onion's stored values (see the module's doc).
 #[pyclass(frozen)]
 pub struct Opener {
-    rnd: Option<Ctr>, // (None: an onion without an RND layer)
-    det: Option<Aes256>, // (None: a Single onion, the value under RND alone)
-    kind: u8,
-    width: usize,
-    scale: u32,
+    pub(crate) rnd: Option<Ctr>, // (None: an onion without an RND layer)
+    pub(crate) det: Option<Aes256>, // (None: a Single onion, the value under RND alone)
+    pub(crate) kind: u8,
+    pub(crate) width: usize,
+    pub(crate) scale: u32,
     // NUMERIC: the magnitude the encoding reserves for NaN (10**precision); at and
     // above it the value is the caller's
-    limit: u128,
+    pub(crate) limit: u128,
 }
 
 impl Opener {
