@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -96,15 +97,23 @@ class Stats:
         self.decryptions[scheme] += 1
         per[_DEC.get(scheme) or f"dec:{scheme}"] += 1
 
-    def opened(self, scheme: str, n: int, rnd: int) -> None:
-        """:meth:`count` of ``n`` values' decryptions of ``scheme``, ``rnd`` of them
-        after RND's (a result opened by the compiled layer)."""
+    def opened_columns(
+        self, schemes: Sequence[str | None], counts: Sequence[tuple[int, int]]
+    ) -> None:
+        """:meth:`count` of the decryptions of a result the compiled layer opened: per
+        column its scheme and (values opened, those of them after RND's), in one call."""
         per = self._statement_counts()
-        if rnd:
-            self.decryptions["RND"] += rnd
-            per["dec:RND"] += rnd
-        self.decryptions[scheme] += n
-        per[_DEC.get(scheme) or f"dec:{scheme}"] += n
+        decryptions = self.decryptions
+        after_rnd = 0
+        for scheme, (n, rnd) in zip(schemes, counts, strict=True):
+            if n:
+                name = scheme or ""
+                decryptions[name] += n
+                per[_DEC.get(name) or f"dec:{name}"] += n
+                after_rnd += rnd
+        if after_rnd:
+            decryptions["RND"] += after_rnd
+            per["dec:RND"] += after_rnd
 
     def encrypted_row(self, det: int, ope: int, search: int, rnd: int) -> None:
         """:meth:`count` of one row's encryptions at once (a single-row INSERT's)."""
@@ -227,8 +236,10 @@ class _CurrentStats:
     def encrypted_row(self, det: int, ope: int, search: int, rnd: int) -> None:
         _CURRENT.get().encrypted_row(det, ope, search, rnd)
 
-    def opened(self, scheme: str, n: int, rnd: int) -> None:
-        _CURRENT.get().opened(scheme, n, rnd)
+    def opened_columns(
+        self, schemes: Sequence[str | None], counts: Sequence[tuple[int, int]]
+    ) -> None:
+        _CURRENT.get().opened_columns(schemes, counts)
 
     def crypto(self) -> _CryptoTimer:
         return _CryptoTimer(_CURRENT.get())

@@ -168,9 +168,7 @@ def open_rows(
     else:
         filled = decrypt_columnar(others, raw)
     rows, redo, counts = opening.opener.open(raw, filled)
-    for scheme, (opened, outer) in zip(opening.schemes, counts, strict=True):
-        if opened:
-            STATS.opened(scheme or "", opened, outer)
+    STATS.opened_columns(opening.schemes, counts)
     if redo:  # (values the compiled opener leaves to the general path)
         at: dict[int, list[int]] = {}
         for i, j in redo:
@@ -381,6 +379,7 @@ class Compiled:
 
     _positional: tuple[bytes, list[ParamBuilder]] | None = field(default=None, repr=False)
     _ordered: bool | None = field(default=None, repr=False)
+    _placed: list[int] | None = field(default=None, repr=False)
 
     def for_params(self, user: Params) -> Compiled:
         """The plan that runs the statement for these parameters (see ``serves``)."""
@@ -435,8 +434,15 @@ class Compiled:
             return [build(user) for build in builders]
         # built in creation order (a row's given values are checked before its defaults
         # draw sequence numbers), sent in $n order
-        made = {id(build): build(user) for build in self.params.values()}
-        return [made[id(build)] for build in builders]
+        made = [build(user) for build in self.params.values()]
+        return [made[i] for i in self._positions()]
+
+    def _positions(self) -> list[int]:
+        """Per ``$n``, the place of its builder among the parameters in creation order."""
+        if self._placed is None:
+            place = {id(build): i for i, build in enumerate(self.params.values())}
+            self._placed = [place[id(build)] for build in self._to_positional()[1]]
+        return self._placed
 
     def _in_creation_order(self) -> bool:
         """Do the ``$n`` follow the order the parameters were made in (textual order)?"""
