@@ -73,7 +73,7 @@ class CompiledRowSealer:
         self,
         compiled: Any,
         python: RowSealer,
-        slots: Sequence[tuple[int, int, ColumnMeta, OnionColumn]],
+        slots: Sequence[tuple[int | None, int, ColumnMeta, OnionColumn]],
     ) -> None:
         self._compiled = compiled
         self._python = python  # (its slots: the same, by the columns' places)
@@ -97,17 +97,19 @@ class CompiledRowSealer:
                 column = columns[j]
                 if column not in coerced:
                     coerced.add(column)
-                    raw = params[self._indexes[j]]
+                    index = self._indexes[j]
+                    raw = None if index is None else params[index]
                     values[column] = None if raw is None else self._coerce[j](raw)
             self._python.fill(values, stored, left)
         return stored
 
 
 def compiled_row_sealer(
-    python: RowSealer, slots: Sequence[tuple[int, int, ColumnMeta, OnionColumn]]
+    python: RowSealer, slots: Sequence[tuple[int | None, int, ColumnMeta, OnionColumn]]
 ) -> CompiledRowSealer | None:
     """The compiled sealer of a row whose stored columns are ``slots`` -- per stored
-    column, the index of its parameter, the column's place in the statement, the column
+    column, the index of its parameter (None: a NULL written in the statement), the
+    column's place in the statement, the column
     and the onion; ``python``: the RowSealer of the same slots, for what it leaves -- or
     None without the compiled layer or where it would decide no slot."""
     if _rnd_native is None:

@@ -28,7 +28,7 @@ from ..values.array_encoding import Constructed, construct
 from ..values.clock import CLOCK_PREFIX, clock_kind, clock_param, is_clock_cast
 from ..values.encodings import SqlType, encoding_for, parse_sql_type
 from ..values.interval_input import RANGES
-from .plan import ParamBuilder
+from .plan import ParamBuilder, Params
 from .scope import unsupported
 
 
@@ -236,6 +236,12 @@ def _literal_value(node: exp.Expression) -> Any:
     raise unsupported(node)
 
 
+def null_value(p: Params) -> None:
+    """The value of a NULL written in the statement (one function: a row's NULL is known
+    as such where its values are sealed, compile/insert.py)."""
+    return None
+
+
 def value_of(
     node: exp.Expression, semi_values: ContextVar[dict[str, list[Any]]] | None = None
 ) -> ParamBuilder | None:
@@ -261,7 +267,7 @@ def value_of(
             return clock_param(key[len(CLOCK_PREFIX) :])
         return lambda p: _named_param(p, key)
     if isinstance(node, exp.Null):
-        return lambda p: None
+        return null_value
     kind = clock_kind(node)
     if kind is not None:  # now(), CURRENT_DATE, ...: read from the server when bound
         return clock_param(kind)

@@ -19,7 +19,7 @@ from ..catalog.tablespec import key_column
 from ..errors import UnsupportedQuery
 from ..syntax.sqltext import syntax_error
 from .compiler import Compiler, server_sql
-from .constants import PositionalParam
+from .constants import PositionalParam, null_value
 from .plan import Compiled, ParamBuilder, Params
 from .scope import Scope, unsupported
 from .writes import encrypting, engine_value, is_default, precomputing, returning
@@ -236,13 +236,17 @@ def _row_encrypting(
         for b in (effective[col.name],)
     ]
     needed = 1 + max((i for i, _, _ in getters), default=-1)
-    # every value a plain %s: the compiled layer seals the row from the parameters
+    # every value a plain %s or NULL: the compiled layer seals the row from the parameters
     compiled = (
         compiled_row_sealer(
             sealer,
-            [(getters[position[col.name]][0], position[col.name], col, oc) for col, oc in storage],
+            [
+                (None if i < 0 else i, position[col.name], col, oc)
+                for col, oc in storage
+                for i, _, _ in (getters[position[col.name]],)
+            ],
         )
-        if all(i >= 0 for i, _, _ in getters)
+        if all(i >= 0 or build is null_value for i, build, _ in getters)
         else None
     )
 

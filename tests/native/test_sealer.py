@@ -116,7 +116,9 @@ def _seal_both(cols: list[ColumnMeta], params: tuple[Any, ...]) -> tuple[Any, An
             return exc
 
     def by_python() -> Any:
-        return python([None if v is None else c.encoding.coerce(v) for c, v in zip(cols, params)])
+        return python(
+            [None if v is None else c.encoding.coerce(v) for c, v in zip(cols, params, strict=True)]
+        )
 
     want = run(by_python)
     got = want if compiled is None else run(lambda: compiled(params))
@@ -222,3 +224,18 @@ def test_floats_at_fifteen_digit_ties(sql_type: str) -> None:
         assert got == want, (v, got, want)
         compared += 1
     assert compared > 500
+
+
+def test_a_null_written_in_the_statement_stays_null() -> None:
+    """``VALUES (%s, NULL)``: the NULL's slot has no parameter and is stored NULL."""
+    cols = [_column("a", "integer", "eq-rnd"), _column("b", "date", "eq-rnd")]
+    slots = [
+        (0, 0, cols[0], cols[0].onions[Onion.EQ]),
+        (None, 1, cols[1], cols[1].onions[Onion.EQ]),
+    ]
+    python = recipes.RowSealer([(i, c, oc) for _, i, c, oc in slots])
+    compiled = compiled_row_sealer(python, slots)
+    assert compiled is not None
+    stored = compiled((3,))
+    assert stored[1] is None
+    assert recipes.decrypt(cols[0], cols[0].onions[Onion.EQ], stored[0]) == 3

@@ -4,6 +4,7 @@
 //!
 //! ```python
 //! sealer = RowSealer([(param_index, opener, chars, onion), ...])   # one per stored column
+//! # (param_index None: a NULL the statement writes)
 //! stored, left, det, rnd = sealer.seal(params, nonces)   # nonces: 12 random bytes a slot
 //! ```
 //!
@@ -41,7 +42,7 @@ const PY_ORDINAL_TO_STORED: i64 = 1_721_426; // date.toordinal() to the Julian d
 const MAX_DIGITS: usize = 38; // numeric digits held in an i128 without overflow
 
 struct Slot {
-    index: usize,
+    index: Option<usize>, // (None: a NULL written in the statement)
     opener: Option<Py<Opener>>,
     // varchar(n) / char(n): n (a longer string is the caller's: PostgreSQL's rules for
     // the excess), 0 for text
@@ -252,7 +253,7 @@ fn parse_scaled(text: &str, scale: i32) -> Option<i128> {
 #[pymethods]
 impl RowSealer {
     #[new]
-    fn new(slots: Vec<(usize, Option<Py<Opener>>, usize, PyObject)>) -> Self {
+    fn new(slots: Vec<(Option<usize>, Option<Py<Opener>>, usize, PyObject)>) -> Self {
         RowSealer {
             slots: slots
                 .into_iter()
@@ -284,9 +285,13 @@ impl RowSealer {
         let mut left = Vec::new();
         let (mut det_made, mut rnd_made) = (0usize, 0usize);
         for (j, slot) in self.slots.iter().enumerate() {
+            let Some(index) = slot.index else {
+                out.push(py.None()); // (NULL written in the statement)
+                continue;
+            };
             let value = match (&tuple, &list) {
-                (Some(t), _) => t.get_item(slot.index),
-                (_, Some(l)) => l.get_item(slot.index),
+                (Some(t), _) => t.get_item(index),
+                (_, Some(l)) => l.get_item(index),
                 _ => unreachable!(),
             };
             let Ok(value) = value else {
