@@ -4,12 +4,13 @@ parameters as they are (native/rnd/src/seal.rs ``RowSealer``).
 :class:`recipes.RowSealer` coerces each value in Python, encodes it for each of its
 onions, encrypts its DET layers one call each and seals the row's RND layers in one
 batch.  For the commonest row -- integers, short strings, numerics, dates and booleans
-in Eq onions -- the compiled sealer does all of it in one call: it checks each
-parameter as the column's encoding checks it, encodes it as ``to_bytes`` does, and
-encrypts it under the onion's DET key and, at RND, its RND key and a nonce from the
-CSPRNG (one read for the row).  What it does not decide (another Python type, a value
-out of range or too long for one block, an onion whose innermost layer is not DET, a
-layer other than RND or DET) it leaves, and those slots are made here as
+in Eq, Ord and Single onions -- the compiled sealer does all of it in one call: it checks each
+parameter as the column's encoding checks it, encodes it as ``to_bytes`` (Eq) or
+``to_ope`` (Ord) does, encrypts it under the onion's DET key or by its order scheme
+(memoized as the Python path memoizes it) and, at RND, under its RND key and a nonce
+from the CSPRNG (one read for the row).  What it does not decide (another Python type,
+a value out of range or too long for one block, another onion, a layer other than RND
+or the inner one) it leaves, and those slots are made here as
 :func:`recipes.encrypt` makes them, the columns coerced in the statement's order so that
 a bad value raises the error, and the first one, the Python path raises.
 
@@ -20,7 +21,7 @@ or encode otherwise, and then is left to the Python path whole.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ..schemes import native
@@ -33,27 +34,20 @@ from ..values.text_encodings import BoolEncoding, CollatedTextEncoding, TextEnco
 from .metadata import ColumnMeta, OnionColumn
 from .recipes import RowSealer
 
-
-def _no_limit(enc: Encoding) -> int:
-    return 0
-
-
-def _characters(enc: Encoding) -> int:
-    return enc.sql_type.precision or 0  # varchar(n), char(n): n; text: none
-
-
-# the encodings the compiled sealer takes (by exact class), and the characters a string
-# for one may have before PostgreSQL's rules for the excess apply (the caller's then)
-SEALED: dict[type[Encoding], Callable[[Encoding], int]] = {
-    IntEncoding: _no_limit,
-    NumericEncoding: _no_limit,
-    TextEncoding: _characters,
-    CollatedTextEncoding: _characters,
-    BoolEncoding: _no_limit,
-    DateEncoding: _no_limit,
+# the encodings the compiled sealer takes (by exact class: a subclass may coerce or encode
+# otherwise) and whether it makes their Ord onion's integer too (text's only under the
+# C collation: a collated one's is the collator's sort key)
+SEALED: dict[type[Encoding], bool] = {
+    IntEncoding: True,
+    NumericEncoding: True,
+    TextEncoding: True,
+    CollatedTextEncoding: False,
+    BoolEncoding: True,
+    DateEncoding: True,
 }
 
 _rnd_native = native.load("adaptive_rnd_native")
+_NATIVE_CTR: Any = getattr(_rnd_native, "Ctr", ())  # (an onion's RND key, compiled)
 
 
 class CompiledRowSealer:
@@ -86,9 +80,9 @@ class CompiledRowSealer:
         self._width = 1 + max(self._columns, default=-1)
 
     def __call__(self, params: tuple[Any, ...] | list[Any]) -> list[Any]:
-        stored, left, det, rnd = self._compiled.seal(params, os.urandom(self._nonce_bytes))
-        if det or rnd:
-            STATS.encrypted_row(det, 0, 0, rnd)
+        stored, left, (det, ope, rnd) = self._compiled.seal(params, os.urandom(self._nonce_bytes))
+        if det or ope or rnd:
+            STATS.encrypted_row(det, ope, 0, rnd)
         if left:
             columns = self._columns
             values: list[Any] = [None] * self._width
@@ -114,18 +108,31 @@ def compiled_row_sealer(
     None without the compiled layer or where it would decide no slot."""
     if _rnd_native is None:
         return None
-    native_slots = []
-    for index, _, col, oc in slots:
-        enc = col.encoding
-        chars = SEALED.get(type(enc))
-        form = compiled_form(enc)
-        opener = None
-        if chars is not None and form[0] != NATIVE_BYTES and oc.innermost == "DET":
-            opener = oc.opener(form)
-        native_slots.append((index, opener, 0 if chars is None else chars(enc), oc))
-    if not any(s[1] is not None for s in native_slots):
+    native_slots = [(index, *_parts(col, oc), oc) for index, _, col, oc in slots]
+    if not any(s[2] is not None or s[3] is not None for s in native_slots):
         return None
     return CompiledRowSealer(_rnd_native.RowSealer(native_slots), python, slots)
+
+
+def _parts(col: ColumnMeta, oc: OnionColumn) -> tuple[Any, Any, Any]:
+    """A slot's form, and its Eq onion's opener or its Ord onion's parts (None, None:
+    the Python path's slot)."""
+    enc = col.encoding
+    ord_too = SEALED.get(type(enc))
+    kind, width, scale, limit = compiled_form(enc)
+    chars = enc.sql_type.precision or 0 if isinstance(enc, TextEncoding) else 0
+    form = (kind, width, scale, limit, chars, enc.sql_type.name == "char")
+    if ord_too is None or kind == NATIVE_BYTES:
+        return form, None, None
+    if oc.innermost == "DET" or oc.stack == ("RND",):  # (an Exact onion has no opener)
+        return form, oc.opener(compiled_form(enc)), None
+    ctr = getattr(oc.rnd, "_ctr", None) if "RND" in oc.stack else None
+    if oc.innermost == "OPE" and ord_too and (ctr is None) == ("RND" not in oc.stack):
+        if ctr is not None and not isinstance(ctr, _NATIVE_CTR):
+            return form, None, None  # (another RND backend: the Python path's)
+        parts = (ctr, oc.memo.setdefault("OPE", {}), oc.ope.encrypt, oc.innermost)
+        return form, None, parts
+    return form, None, None
 
 
 __all__ = ["SEALED", "CompiledRowSealer", "compiled_row_sealer"]

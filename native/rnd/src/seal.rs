@@ -1,37 +1,44 @@
-//! A single-row INSERT's stored values made in one call: the inverse of ``RowOpener``
-//! for the onions whose innermost layer is DET (an Eq onion), from the application's
-//! own parameters.
+//! A single-row INSERT's stored values made in one call, from the application's own
+//! parameters: the inverse of ``RowOpener`` for the Eq onions (DET), and the Ord onions
+//! (OPE or ORE) through their scheme's ``encrypt``.
 //!
 //! ```python
-//! sealer = RowSealer([(param_index, opener, chars, onion), ...])   # one per stored column
-//! # (param_index None: a NULL the statement writes)
-//! stored, left, det, rnd = sealer.seal(params, nonces)   # nonces: 12 random bytes a slot
+//! sealer = RowSealer([(param_index, form, eq_opener, ord_parts, onion), ...])
+//! stored, left, (det, ord, rnd) = sealer.seal(params, nonces)  # 12 random bytes a slot
 //! ```
 //!
-//! Slot ``j`` takes ``params[param_index]``, checks it as the column's encoding checks
-//! it, encodes it to the bytes the encoding's ``to_bytes`` gives (the opener's decoder
-//! names the form: integers, text, booleans, scaled numerics, dates), encrypts them
-//! under the opener's DET key (one AES block, ISO/IEC 7816-4 padding) and, where the
-//! onion is at RND now (its ``layer`` read on each call: a peel may move it), under its
-//! RND key with the slot's nonce.  NULL stays NULL (``None``).
+//! One slot per stored column.  Slot ``j`` takes ``params[param_index]`` (``None``: a
+//! NULL the statement writes), checks it as the column's encoding checks it and encodes
+//! it as the encoding does -- ``form`` names how: the decoder's code (integers, text,
+//! booleans, scaled numerics, dates), width, scale and limit, the characters a string
+//! may have, whether it is a char(n).  An Eq onion (``eq_opener``: the compiled opener,
+//! which holds its keys) gets the ``to_bytes`` plaintext under DET (one AES block,
+//! ISO/IEC 7816-4 padding), a Single onion (an opener with the RND key alone) the
+//! plaintext under RND alone; an Ord onion (``ord_parts``: its RND ``Ctr``, its memo, its
+//! scheme's ``encrypt``, the name of its inner layer) gets the ``to_ope`` integer
+//! encrypted by the scheme, memoized in the onion's memo as the Python path memoizes it.
+//! Where the onion is at RND now (its ``layer`` read on each call: a peel may move it),
+//! the value is sealed under its RND key with the slot's nonce.  NULL stays NULL.
 //!
 //! It decides only the plain cases: a parameter of exactly the Python type the form
 //! names (``int``, ``str``, ``bool``; ``Decimal``, ``int`` or ``float`` for a numeric;
 //! ``date`` or its ISO text for a date) whose value the column holds as it is or rounds
-//! as PostgreSQL rounds (numeric's scale), whose bytes fit one block.  Every other slot -- a slot without an opener, another type, a value out of
-//! range, too long, a layer other than RND or DET -- is listed in ``left`` with
-//! ``None`` in its place: the caller makes it (and raises the precise error where there
-//! is one).  ``det`` and ``rnd`` count the DET values made and those sealed under RND.
+//! as PostgreSQL rounds (numeric's scale), a DET plaintext within one block.  Every
+//! other slot -- another onion, another type, a value out of range or too long, a layer
+//! other than RND or the inner one -- is listed in ``left`` with ``None`` in its place:
+//! the caller makes it (and raises the precise error where there is one).  The counts:
+//! DET and Ord values made, and those sealed under RND.
 //!
-//! The encoders are the Python encodings' ``coerce`` and ``to_bytes``, written again for
-//! their plain cases only; the differential tests compare both on every value.
+//! The encoders are the Python encodings' ``coerce``, ``to_bytes`` and ``to_ope``, written
+//! again for their plain cases only; the differential tests compare both on every value.
 
 use aes::cipher::BlockEncrypt;
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
+use crate::Ctr;
 use crate::open::{
     keystream_xor, Opener, BOOL, DATE, DATE_TYPE, DECIMAL, DET_TAG, INT, NONCE, NUMERIC,
     RND_TAG, SHORT_LEN, TEXT,
@@ -40,13 +47,22 @@ use crate::open::{
 const SHORT_MAX: usize = 15; // the longest DET plaintext of one block
 const PY_ORDINAL_TO_STORED: i64 = 1_721_426; // date.toordinal() to the Julian day + 1
 const MAX_DIGITS: usize = 38; // numeric digits held in an i128 without overflow
+const MEMO_LIMIT: usize = 100_000; // an Ord onion's memo, cleared when full (recipes._MEMO_LIMIT)
+
+/// What a slot's onion is made of below its RND layer.
+enum Inner {
+    /// an Eq onion: DET under the opener's key (its RND key too); a Single onion (an
+    /// opener without a DET key): the value's bytes under RND alone
+    Det(Py<Opener>),
+    /// an Ord onion: the scheme's ``encrypt`` of the integer (OPE or ORE), memoized in
+    /// the onion's memo as the Python path memoizes it; the onion's RND key (a ``Ctr``)
+    Ord { rnd: Option<Py<Ctr>>, memo: Py<PyDict>, encrypt: PyObject, layer: Py<PyString> },
+}
 
 struct Slot {
     index: Option<usize>, // (None: a NULL written in the statement)
-    opener: Option<Py<Opener>>,
-    // varchar(n) / char(n): n (a longer string is the caller's: PostgreSQL's rules for
-    // the excess), 0 for text
-    chars: usize,
+    form: Form,
+    inner: Option<Inner>, // (None: the caller's)
     onion: PyObject,
 }
 
@@ -56,77 +72,100 @@ pub struct RowSealer {
     slots: Vec<Slot>,
 }
 
-/// The DET plaintext of ``value`` in ``opener``'s form, or None where it is the caller's.
-fn plaintext(
-    py: Python<'_>,
-    opener: &Opener,
+/// How a slot's parameters are read: the decoder's code of the column's encoding and
+/// its width, scale and limit (as the opener has them), the characters a string may
+/// have (varchar(n), char(n): n; 0: any) and whether it is a char(n).
+struct Form {
+    kind: u8,
+    width: usize,
+    scale: u32,
+    limit: u128,
     chars: usize,
-    value: &Bound<'_, PyAny>,
-    out: &mut [u8; SHORT_MAX],
-) -> PyResult<Option<usize>> {
-    Ok(match opener.kind {
-        INT => {
-            let Ok(i) = value.downcast_exact::<PyInt>() else { return Ok(None) };
-            let Ok(v) = i.extract::<i64>() else { return Ok(None) };
-            let width = opener.width;
-            if !(1..=8).contains(&width) {
-                return Ok(None);
-            }
-            let bits = 8 * width as u32;
-            if bits < 64 && (v < -(1i64 << (bits - 1)) || v >= 1i64 << (bits - 1)) {
-                return Ok(None); // out of range: the caller raises
-            }
-            out[..width].copy_from_slice(&v.to_be_bytes()[8 - width..]);
-            Some(width)
-        }
-        BOOL => {
-            let Ok(b) = value.downcast_exact::<PyBool>() else { return Ok(None) };
-            out[0] = u8::from(b.is_true());
-            Some(1)
-        }
-        TEXT => {
-            let Ok(s) = value.downcast_exact::<PyString>() else { return Ok(None) };
-            let Ok(s) = s.to_str() else { return Ok(None) }; // (lone surrogates)
-            if s.contains('\0') || (chars > 0 && s.chars().count() > chars) {
-                return Ok(None);
-            }
-            // char(n) (the opener's width): stored without its trailing spaces
-            let s = if opener.width > 0 { s.trim_end_matches(' ') } else { s };
-            if s.len() > SHORT_MAX {
-                return Ok(None); // (AES-SIV: the caller's)
-            }
-            out[..s.len()].copy_from_slice(s.as_bytes());
-            Some(s.len())
-        }
-        NUMERIC => {
-            let Some(x) = scaled(py, opener, value)? else { return Ok(None) };
-            let width = opener.width;
-            if width == 0 || width > 15 || x.unsigned_abs() >= opener.limit {
-                return Ok(None); // (NaN's place and beyond: the caller's overflow error)
-            }
-            out[..width].copy_from_slice(&x.to_be_bytes()[16 - width..]);
-            Some(width)
-        }
-        DATE => {
-            let date = DATE_TYPE.get_or_try_init(py, || -> PyResult<PyObject> {
-                Ok(py.import("datetime")?.getattr("date")?.unbind())
-            })?;
-            let ordinal: i64 = if value.get_type().is(date.bind(py)) {
-                value.call_method0(intern!(py, "toordinal"))?.extract()?
-            } else if let Ok(s) = value.downcast_exact::<PyString>() {
-                // (the ISO form ``date.fromisoformat`` reads; any other is the caller's)
-                let Some(ordinal) = s.to_str().ok().and_then(iso_ordinal) else {
-                    return Ok(None);
-                };
-                ordinal
-            } else {
-                return Ok(None); // (a datetime, a PgDate, an infinity: the caller's)
-            };
-            let stored = u32::try_from(ordinal + PY_ORDINAL_TO_STORED).ok();
-            let Some(stored) = stored else { return Ok(None) };
-            out[..4].copy_from_slice(&stored.to_be_bytes());
-            Some(4)
-        }
+    padded: bool,
+}
+
+/// An integer parameter in ``width`` bytes' range.
+fn int_of(value: &Bound<'_, PyAny>, width: usize) -> Option<i64> {
+    let v = value.downcast_exact::<PyInt>().ok()?.extract::<i64>().ok()?;
+    if !(1..=8).contains(&width) {
+        return None;
+    }
+    let bits = 8 * width as u32;
+    if bits < 64 && (v < -(1i64 << (bits - 1)) || v >= 1i64 << (bits - 1)) {
+        return None; // out of range: the caller raises
+    }
+    Some(v)
+}
+
+/// A string parameter as the column stores it (char(n): without its trailing spaces).
+fn text_of<'a>(value: &'a Bound<'_, PyAny>, form: &Form) -> Option<std::borrow::Cow<'a, str>> {
+    let s = value.downcast_exact::<PyString>().ok()?.to_cow().ok()?; // (lone surrogates)
+    if s.contains('\0') || (form.chars > 0 && s.chars().count() > form.chars) {
+        return None;
+    }
+    Some(if form.padded {
+        std::borrow::Cow::Owned(s.trim_end_matches(' ').to_owned())
+    } else {
+        s
+    })
+}
+
+/// A date parameter (a ``date``, or its ISO text) as its Julian day + 1.
+fn date_of(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Option<u32>> {
+    let date = DATE_TYPE.get_or_try_init(py, || -> PyResult<PyObject> {
+        Ok(py.import("datetime")?.getattr("date")?.unbind())
+    })?;
+    let ordinal: i64 = if value.get_type().is(date.bind(py)) {
+        value.call_method0(intern!(py, "toordinal"))?.extract()?
+    } else if let Ok(s) = value.downcast_exact::<PyString>() {
+        // (the ISO form ``date.fromisoformat`` reads; any other is the caller's)
+        let Some(ordinal) = s.to_str().ok().and_then(iso_ordinal) else {
+            return Ok(None);
+        };
+        ordinal
+    } else {
+        return Ok(None); // (a datetime, a PgDate, an infinity: the caller's)
+    };
+    Ok(u32::try_from(ordinal + PY_ORDINAL_TO_STORED).ok())
+}
+
+/// A numeric parameter as its scaled integer, within the column's precision.
+fn numeric_of(py: Python<'_>, form: &Form, value: &Bound<'_, PyAny>) -> PyResult<Option<i128>> {
+    let Some(x) = scaled(py, form.scale, value)? else { return Ok(None) };
+    if form.width == 0 || form.width > 15 || x.unsigned_abs() >= form.limit {
+        return Ok(None); // (NaN's place and beyond: the caller's overflow error)
+    }
+    Ok(Some(x))
+}
+
+/// The plaintext of ``value`` (the encoding's ``to_bytes``), or None where it is the
+/// caller's.
+fn plaintext(py: Python<'_>, form: &Form, value: &Bound<'_, PyAny>) -> PyResult<Option<Vec<u8>>> {
+    Ok(match form.kind {
+        INT => int_of(value, form.width).map(|v| v.to_be_bytes()[8 - form.width..].to_vec()),
+        BOOL => value.downcast_exact::<PyBool>().ok().map(|b| vec![u8::from(b.is_true())]),
+        TEXT => text_of(value, form).map(|s| s.as_bytes().to_vec()),
+        NUMERIC => numeric_of(py, form, value)?.map(|x| x.to_be_bytes()[16 - form.width..].to_vec()),
+        DATE => date_of(py, value)?.map(|d| d.to_be_bytes().to_vec()),
+        _ => None,
+    })
+}
+
+/// The Ord onion's plaintext of ``value`` (the encoding's ``to_ope``: integers offset by
+/// half their domain, numerics by their limit, dates' Julian day + 1, booleans 0 and 1,
+/// text's first 8 bytes under the C collation), or None where it is the caller's.
+fn ope_plaintext(py: Python<'_>, form: &Form, value: &Bound<'_, PyAny>) -> PyResult<Option<i128>> {
+    Ok(match form.kind {
+        INT => int_of(value, form.width).map(|v| i128::from(v) + (1i128 << (8 * form.width - 1))),
+        BOOL => value.downcast_exact::<PyBool>().ok().map(|b| i128::from(b.is_true())),
+        TEXT => text_of(value, form).map(|s| {
+            let mut prefix = [0u8; 8];
+            let n = s.len().min(8);
+            prefix[..n].copy_from_slice(&s.as_bytes()[..n]);
+            i128::from(u64::from_be_bytes(prefix))
+        }),
+        NUMERIC => numeric_of(py, form, value)?.map(|x| x + form.limit as i128),
+        DATE => date_of(py, value)?.map(i128::from),
         _ => None,
     })
 }
@@ -134,8 +173,8 @@ fn plaintext(
 /// An int or a Decimal as numeric(p, s) stores it: the integer value·10**s, rounded half
 /// away from zero at the scale (PostgreSQL's numeric rounding); None where it is the
 /// caller's (another type, NaN, an infinity, more digits than an i128 holds).
-fn scaled(py: Python<'_>, opener: &Opener, value: &Bound<'_, PyAny>) -> PyResult<Option<i128>> {
-    let scale = opener.scale as i32;
+fn scaled(py: Python<'_>, scale: u32, value: &Bound<'_, PyAny>) -> PyResult<Option<i128>> {
+    let scale = scale as i32;
     if let Ok(i) = value.downcast_exact::<PyInt>() {
         let Ok(v) = i.extract::<i128>() else { return Ok(None) };
         return Ok(pow10(scale).and_then(|p| v.checked_mul(p)));
@@ -250,27 +289,147 @@ fn parse_scaled(text: &str, scale: i32) -> Option<i128> {
     Some(if negative { -magnitude } else { magnitude })
 }
 
-#[pymethods]
+/// ``tag || nonce || CTR(ct)``: a value sealed under an onion's RND layer.
+fn rnd_sealed<'py>(py: Python<'py>, rnd: &Ctr, nonce: &[u8], ct: &[u8]) -> Bound<'py, PyBytes> {
+    let nonce: &[u8; NONCE] = nonce.try_into().expect("12-byte nonce");
+    let mut stored = vec![0u8; 1 + NONCE + ct.len()];
+    stored[0] = RND_TAG;
+    stored[1..1 + NONCE].copy_from_slice(nonce);
+    keystream_xor(rnd, nonce, ct, &mut stored[1 + NONCE..]);
+    PyBytes::new(py, &stored)
+}
+
+/// What a slot's value seals to, and the counts it adds.
+#[derive(Default)]
+struct Counts {
+    det: usize,
+    ord: usize,
+    rnd: usize,
+}
+
 impl RowSealer {
-    #[new]
-    fn new(slots: Vec<(Option<usize>, Option<Py<Opener>>, usize, PyObject)>) -> Self {
-        RowSealer {
-            slots: slots
-                .into_iter()
-                .map(|(index, opener, chars, onion)| Slot { index, opener, chars, onion })
-                .collect(),
+    /// The stored value of ``value`` in ``slot`` (at the onion's layer now), or None
+    /// where it is the caller's.
+    fn seal_value(
+        &self,
+        py: Python<'_>,
+        slot: &Slot,
+        value: &Bound<'_, PyAny>,
+        nonce: &[u8],
+        counts: &mut Counts,
+    ) -> PyResult<Option<PyObject>> {
+        let Some(inner) = &slot.inner else { return Ok(None) };
+        let layer = slot.onion.bind(py).getattr(intern!(py, "layer"))?;
+        let at_rnd = layer.eq(intern!(py, "RND"))?;
+        match inner {
+            Inner::Det(opener) => {
+                let opener = opener.get();
+                let Some(det) = &opener.det else {
+                    // a Single onion: the value's bytes under RND alone
+                    let (Some(rnd), true) = (&opener.rnd, at_rnd) else { return Ok(None) };
+                    let Some(plain) = plaintext(py, &slot.form, value)? else { return Ok(None) };
+                    counts.rnd += 1;
+                    return Ok(Some(rnd_sealed(py, rnd, nonce, &plain).into_any().unbind()));
+                };
+                if !at_rnd && !layer.eq(intern!(py, "DET"))? || at_rnd && opener.rnd.is_none() {
+                    return Ok(None);
+                }
+                let Some(plain) = plaintext(py, &slot.form, value)? else { return Ok(None) };
+                let n = plain.len();
+                if n > SHORT_MAX {
+                    return Ok(None); // (over a block: AES-SIV, the caller's)
+                }
+                let mut block = [0u8; 16];
+                block[..n].copy_from_slice(&plain);
+                block[n] = 0x80;
+                let mut block = aes::Block::from(block);
+                det.encrypt_block(&mut block);
+                let mut ct = [0u8; SHORT_LEN];
+                ct[0] = DET_TAG;
+                ct[1..].copy_from_slice(&block);
+                counts.det += 1;
+                Ok(Some(match (&opener.rnd, at_rnd) {
+                    (Some(rnd), true) => {
+                        counts.rnd += 1;
+                        rnd_sealed(py, rnd, nonce, &ct).into_any().unbind()
+                    }
+                    _ => PyBytes::new(py, &ct).into_any().unbind(),
+                }))
+            }
+            Inner::Ord { rnd, memo, encrypt, layer: inner_layer } => {
+                if !at_rnd && !layer.eq(inner_layer.bind(py))? || at_rnd && rnd.is_none() {
+                    return Ok(None);
+                }
+                let Some(x) = ope_plaintext(py, &slot.form, value)? else { return Ok(None) };
+                let key = x.into_pyobject(py)?;
+                let memo = memo.bind(py);
+                let ct = match memo.get_item(&key)? {
+                    Some(ct) => ct,
+                    None => {
+                        if memo.len() >= MEMO_LIMIT {
+                            memo.clear();
+                        }
+                        let ct = encrypt.bind(py).call1((&key,))?;
+                        memo.set_item(&key, &ct)?;
+                        ct
+                    }
+                };
+                counts.ord += 1;
+                Ok(Some(match (rnd, at_rnd) {
+                    (Some(rnd), true) => {
+                        counts.rnd += 1;
+                        let ct = ct.downcast::<PyBytes>()?;
+                        rnd_sealed(py, rnd.get(), nonce, ct.as_bytes()).into_any().unbind()
+                    }
+                    _ => ct.unbind(),
+                }))
+            }
         }
     }
+}
 
-    /// (stored values, the slots left to the caller, DET values made, those sealed under
-    /// RND): see the module's doc.  ``params``: a tuple or a list.
+#[pymethods]
+impl RowSealer {
+    /// ``slots``: per stored column, (parameter index or None, (decoder code, width,
+    /// scale, limit, characters, char(n)), the Eq onion's opener or None, the Ord
+    /// onion's (RND ``Ctr`` or None, memo, encrypt, inner layer's name) or None, the
+    /// onion).
+    #[new]
+    #[allow(clippy::type_complexity)]
+    fn new(
+        slots: Vec<(
+            Option<usize>,
+            (u8, usize, u32, u128, usize, bool),
+            Option<Py<Opener>>,
+            Option<(Option<Py<Ctr>>, Py<PyDict>, PyObject, Py<PyString>)>,
+            PyObject,
+        )>,
+    ) -> Self {
+        let slots = slots
+            .into_iter()
+            .map(|(index, (kind, width, scale, limit, chars, padded), opener, ord, onion)| {
+                let inner = match (opener, ord) {
+                    (Some(opener), _) => Some(Inner::Det(opener)),
+                    (None, Some((rnd, memo, encrypt, layer))) => {
+                        Some(Inner::Ord { rnd, memo, encrypt, layer })
+                    }
+                    _ => None,
+                };
+                Slot { index, form: Form { kind, width, scale, limit, chars, padded }, inner, onion }
+            })
+            .collect();
+        RowSealer { slots }
+    }
+
+    /// (stored values, the slots left to the caller, (DET, OPE, RND) values made): see
+    /// the module's doc.  ``params``: a tuple or a list.
     #[allow(clippy::type_complexity)]
     fn seal(
         &self,
         py: Python<'_>,
         params: &Bound<'_, PyAny>,
         nonces: &[u8],
-    ) -> PyResult<(Py<PyList>, Vec<usize>, usize, usize)> {
+    ) -> PyResult<(Py<PyList>, Vec<usize>, (usize, usize, usize))> {
         if nonces.len() != NONCE * self.slots.len() {
             return Err(PyValueError::new_err("seal needs one 12-byte nonce per slot"));
         }
@@ -279,11 +438,9 @@ impl RowSealer {
         if tuple.is_none() && list.is_none() {
             return Err(PyValueError::new_err("the parameters are a tuple or a list"));
         }
-        let rnd_word = intern!(py, "RND");
-        let det_word = intern!(py, "DET");
         let mut out: Vec<PyObject> = Vec::with_capacity(self.slots.len());
         let mut left = Vec::new();
-        let (mut det_made, mut rnd_made) = (0usize, 0usize);
+        let mut counts = Counts::default();
         for (j, slot) in self.slots.iter().enumerate() {
             let Some(index) = slot.index else {
                 out.push(py.None()); // (NULL written in the statement)
@@ -303,47 +460,8 @@ impl RowSealer {
                 out.push(py.None());
                 continue;
             }
-            let Some(opener) = &slot.opener else {
-                left.push(j);
-                out.push(py.None());
-                continue;
-            };
-            let opener = opener.get();
-            let layer = slot.onion.bind(py).getattr(intern!(py, "layer"))?;
-            let at_rnd = layer.eq(rnd_word)?;
-            let sealed = if !at_rnd && !layer.eq(det_word)? {
-                None
-            } else {
-                let mut plain = [0u8; SHORT_MAX];
-                match (&opener.det, plaintext(py, opener, slot.chars, &value, &mut plain)?) {
-                    (Some(det), Some(n)) if !at_rnd || opener.rnd.is_some() => {
-                        let mut block = [0u8; 16];
-                        block[..n].copy_from_slice(&plain[..n]);
-                        block[n] = 0x80;
-                        let mut block = aes::Block::from(block);
-                        det.encrypt_block(&mut block);
-                        let mut ct = [0u8; SHORT_LEN];
-                        ct[0] = DET_TAG;
-                        ct[1..].copy_from_slice(&block);
-                        det_made += 1;
-                        Some(match (&opener.rnd, at_rnd) {
-                            (Some(rnd), true) => {
-                                let nonce: [u8; NONCE] =
-                                    nonces[j * NONCE..(j + 1) * NONCE].try_into().unwrap();
-                                let mut stored = [0u8; 1 + NONCE + SHORT_LEN];
-                                stored[0] = RND_TAG;
-                                stored[1..1 + NONCE].copy_from_slice(&nonce);
-                                keystream_xor(rnd, &nonce, &ct, &mut stored[1 + NONCE..]);
-                                rnd_made += 1;
-                                PyBytes::new(py, &stored).into_any().unbind()
-                            }
-                            _ => PyBytes::new(py, &ct).into_any().unbind(),
-                        })
-                    }
-                    _ => None,
-                }
-            };
-            match sealed {
+            let nonce = &nonces[j * NONCE..(j + 1) * NONCE];
+            match self.seal_value(py, slot, &value, nonce, &mut counts)? {
                 Some(v) => out.push(v),
                 None => {
                     left.push(j);
@@ -351,7 +469,7 @@ impl RowSealer {
                 }
             }
         }
-        Ok((PyList::new(py, out)?.unbind(), left, det_made, rnd_made))
+        Ok((PyList::new(py, out)?.unbind(), left, (counts.det, counts.ord, counts.rnd)))
     }
 
     fn __repr__(&self) -> &'static str {
