@@ -16,6 +16,7 @@ from functools import cached_property
 from typing import Any
 
 from ..catalog import defaults, recipes
+from ..catalog.compiled_sealing import CompiledRowSealer, compiled_row_sealer
 from ..catalog.metadata import ColumnMeta, OnionColumn, TableMeta
 from ..catalog.onions import Cap
 from ..description import Column
@@ -260,25 +261,35 @@ class RmwUpdate:
         return Compiled(kind="select", sql=self.select_sql, params=self.select_params)
 
     @cached_property
-    def _sealer(self) -> tuple[list[OnionColumn], recipes.RowSealer]:
+    def _sealer(
+        self,
+    ) -> tuple[list[OnionColumn], recipes.RowSealer, CompiledRowSealer | None]:
         slots = [
             (i, col, oc)
             for i, (col, _) in enumerate(self.assignments)
             for oc in col.onions.values()
         ]
-        return [oc for _, _, oc in slots], recipes.RowSealer(slots)
+        python = recipes.RowSealer(slots)
+        compiled = compiled_row_sealer(python, [(i, i, col, oc) for i, col, oc in slots])
+        return [oc for _, _, oc in slots], python, compiled
 
     def seal(self, values: Sequence[Any]) -> list[tuple[str, Any]]:
         """(onion column, stored value) of every onion of every assigned column, from the
         assigned plaintexts in order: one :class:`recipes.RowSealer` call (the row's RND
-        layers sealed together, as a single-row INSERT's)."""
-        onions, sealer = self._sealer
-        coerced = [
-            None if v is None else col.encoding.coerce(v)
-            for (col, _), v in zip(self.assignments, values, strict=True)
-        ]
+        layers sealed together, as a single-row INSERT's), or one call of the compiled
+        layer where it takes them."""
+        onions, sealer, compiled = self._sealer
+        if compiled is not None and recipes.COMPILED.get():
+            stored = compiled(tuple(values))
+        else:
+            stored = sealer(
+                [
+                    None if v is None else col.encoding.coerce(v)
+                    for (col, _), v in zip(self.assignments, values, strict=True)
+                ]
+            )
         # (names read now: a join adjustment renames an onion column in place)
-        return [(oc.anon, v) for oc, v in zip(onions, sealer(coerced), strict=True)]
+        return [(oc.anon, v) for oc, v in zip(onions, stored, strict=True)]
 
     def write_sql(self, columns: Sequence[str]) -> bytes:
         """``UPDATE t SET c1 = $1, ... WHERE ctid = $n`` for these onion columns: the text
