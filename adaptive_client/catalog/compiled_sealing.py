@@ -21,33 +21,55 @@ or encode otherwise, and then is left to the Python path whole.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..schemes import native
 from ..schemes.rnd import NONCE_BYTES
 from ..stats import STATS
-from ..values.datetime_encodings import DateEncoding
-from ..values.encoding_base import NATIVE_BYTES, Encoding, compiled_form
+from ..values import far_datetime
+from ..values.datetime_encodings import DateEncoding, TimestampEncoding
+from ..values.encoding_base import (
+    NATIVE_BYTES,
+    NO_NATIVE_FORM,
+    Encoding,
+    NativeForm,
+    compiled_form,
+)
 from ..values.numeric_encodings import IntEncoding, NumericEncoding
 from ..values.text_encodings import BoolEncoding, CollatedTextEncoding, TextEncoding
 from .metadata import ColumnMeta, OnionColumn
 from .recipes import RowSealer
 
+# the sealer's own form of a timestamp (the opener hands timestamps back): microseconds,
+# and the offset making them the encoding's integer
+_TIMESTAMP = 6
+
+
+def _timestamp_form(enc: Encoding) -> NativeForm:
+    """A timestamp without time zone at microseconds: naive datetimes, as they are."""
+    assert isinstance(enc, TimestampEncoding)
+    if enc.zoned or enc.precision != 6:
+        return NO_NATIVE_FORM
+    return (_TIMESTAMP, 8, 0, 1 - far_datetime.MIN_TIMESTAMP)
+
+
 # the encodings the compiled sealer takes (by exact class: a subclass may coerce or encode
-# otherwise) and whether it makes their Ord onion's integer too (text's only under the
-# C collation: a collated one's is the collator's sort key)
-SEALED: dict[type[Encoding], bool] = {
-    IntEncoding: True,
-    NumericEncoding: True,
-    TextEncoding: True,
-    CollatedTextEncoding: False,
-    BoolEncoding: True,
-    DateEncoding: True,
+# otherwise): how it reads their values, and whether it makes their Ord onion's integer
+# too (text's only under the C collation: a collated one's is the collator's sort key)
+SEALED: dict[type[Encoding], tuple[Callable[[Encoding], NativeForm], bool]] = {
+    IntEncoding: (compiled_form, True),
+    NumericEncoding: (compiled_form, True),
+    TextEncoding: (compiled_form, True),
+    CollatedTextEncoding: (compiled_form, False),
+    BoolEncoding: (compiled_form, True),
+    DateEncoding: (compiled_form, True),
+    TimestampEncoding: (_timestamp_form, True),
 }
 
 _rnd_native = native.load("adaptive_rnd_native")
 _NATIVE_CTR: Any = getattr(_rnd_native, "Ctr", ())  # (an onion's RND key, compiled)
+_NO_FORM = (NATIVE_BYTES, 0, 0, 0, 0, False)  # (a slot left to the Python path)
 
 
 class CompiledRowSealer:
@@ -115,24 +137,27 @@ def compiled_row_sealer(
 
 
 def _parts(col: ColumnMeta, oc: OnionColumn) -> tuple[Any, Any, Any]:
-    """A slot's form, and its Eq onion's opener or its Ord onion's parts (None, None:
-    the Python path's slot)."""
+    """A slot's form, and its Eq or Single onion's opener or its Ord onion's parts
+    (neither: the Python path's slot)."""
     enc = col.encoding
-    ord_too = SEALED.get(type(enc))
-    kind, width, scale, limit = compiled_form(enc)
+    sealed = SEALED.get(type(enc))
+    if sealed is None:
+        return _NO_FORM, None, None
+    read, ord_too = sealed
+    kind, width, scale, limit = read(enc)
     chars = enc.sql_type.precision or 0 if isinstance(enc, TextEncoding) else 0
     form = (kind, width, scale, limit, chars, enc.sql_type.name == "char")
-    if ord_too is None or kind == NATIVE_BYTES:
-        return form, None, None
+    if kind == NATIVE_BYTES:
+        return _NO_FORM, None, None
     if oc.innermost == "DET" or oc.stack == ("RND",):  # (an Exact onion has no opener)
         return form, oc.opener(compiled_form(enc)), None
     ctr = getattr(oc.rnd, "_ctr", None) if "RND" in oc.stack else None
     if oc.innermost == "OPE" and ord_too and (ctr is None) == ("RND" not in oc.stack):
         if ctr is not None and not isinstance(ctr, _NATIVE_CTR):
-            return form, None, None  # (another RND backend: the Python path's)
+            return _NO_FORM, None, None  # (another RND backend: the Python path's)
         parts = (ctr, oc.memo.setdefault("OPE", {}), oc.ope.encrypt, oc.innermost)
         return form, None, parts
-    return form, None, None
+    return _NO_FORM, None, None
 
 
 __all__ = ["SEALED", "CompiledRowSealer", "compiled_row_sealer"]

@@ -2,7 +2,8 @@
 makes the stored values the Python path makes, or leaves the slot to it.
 
 Rows of one column per type it encodes (integers of each width, numeric(p,s), text,
-varchar(n), char(n), boolean, date) and one it does not (timestamp), in Eq onions at RND
+varchar(n), char(n), boolean, date, timestamp) and two it does not (timestamp(3),
+timestamptz), in Eq onions at RND
 and at DET, Ord onions at RND and at OPE and a Single onion, take parameters drawn by hypothesis from every Python
 type an application passes -- ints beyond the column's range, bools, floats with NaN
 and the infinities, Decimals with NaN, many digits and exponents, strings with NUL,
@@ -45,6 +46,8 @@ TYPES = [
     "boolean",
     "date",
     "timestamp",
+    "timestamp(3)",
+    "timestamptz",
 ]
 # the Eq onion at RND and at DET, the Ord onion at RND and at OPE, and a Single onion
 STACKS = {
@@ -103,6 +106,8 @@ VALUES = st.one_of(
     TEXTS,
     st.dates(),
     st.datetimes(),
+    st.datetimes(timezones=st.just(dt.UTC)),
+    st.sampled_from([dt.datetime(1999, 12, 31, 23, 59, 59, 999999), dt.datetime(1, 1, 1)]),
     st.sampled_from(["2024-02-29", "2023-02-29", "0001-01-01", "9999-12-31", "2024-1-1"]),
     st.sampled_from(["yesterday", "epoch", "1999-01-08 04:05:06", " 2024-01-01", "Jan 8 1999"]),
     st.dates().map(lambda d: d.isoformat()),
@@ -172,13 +177,21 @@ def test_plain_rows_are_sealed_by_the_compiled_layer() -> None:
         _column("c", "varchar(20)", "eq-det"),
         _column("d", "date", "eq-rnd"),
         _column("e", "boolean", "eq-rnd"),
+        _column("f", "timestamp", "ord-rnd"),
     ]
     slots = [(i, i, col, col.onions[Onion.EQ]) for i, col in enumerate(cols)]
     compiled = compiled_row_sealer(recipes.RowSealer([s[1:] for s in slots]), slots)
     assert compiled is not None
-    params = (7, Decimal("10.50"), "owner 7", dt.date(2024, 1, 1), True)
+    params = (
+        7,
+        Decimal("10.50"),
+        "owner 7",
+        dt.date(2024, 1, 1),
+        True,
+        dt.datetime(2024, 1, 2, 3, 4, 5, 6),
+    )
     stored, left, counts = compiled._compiled.seal(params, os.urandom(12 * len(cols)))
-    assert left == [] and counts == (5, 0, 4)
+    assert left == [] and counts == (5, 1, 5)
     for col, s, v in zip(cols, stored, params, strict=True):
         assert recipes.decrypt(col, col.onions[Onion.EQ], s) == v
 

@@ -51,6 +51,7 @@ const PY_LAST_JULIAN: i64 = 5_373_484;
 // (the limited API has no constructors for these: the classes, called)
 pub(crate) static DECIMAL: GILOnceCell<PyObject> = GILOnceCell::new();
 pub(crate) static DATE_TYPE: GILOnceCell<PyObject> = GILOnceCell::new();
+pub(crate) static DATETIME_TYPE: GILOnceCell<PyObject> = GILOnceCell::new();
 
 /// A stored value's plaintext: ``block[..len]``, or ``long`` where it is over a block.
 struct Plain {

@@ -22,7 +22,7 @@
 //!
 //! It decides only the plain cases: a parameter of exactly the Python type the form
 //! names (``int``, ``str``, ``bool``; ``Decimal``, ``int`` or ``float`` for a numeric;
-//! ``date`` or its ISO text for a date) whose value the column holds as it is or rounds
+//! ``date`` or its ISO text for a date; a naive ``datetime`` for a timestamp) whose value the column holds as it is or rounds
 //! as PostgreSQL rounds (numeric's scale), a DET plaintext within one block.  Every
 //! other slot -- another onion, another type, a value out of range or too long, a layer
 //! other than RND or the inner one -- is listed in ``left`` with ``None`` in its place:
@@ -40,14 +40,19 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyT
 
 use crate::Ctr;
 use crate::open::{
-    keystream_xor, Opener, BOOL, DATE, DATE_TYPE, DECIMAL, DET_TAG, INT, NONCE, NUMERIC,
+    keystream_xor, Opener, BOOL, DATE, DATE_TYPE, DATETIME_TYPE, DECIMAL, DET_TAG, INT, NONCE, NUMERIC,
     RND_TAG, SHORT_LEN, TEXT,
 };
 
 const SHORT_MAX: usize = 15; // the longest DET plaintext of one block
 const PY_ORDINAL_TO_STORED: i64 = 1_721_426; // date.toordinal() to the Julian day + 1
 const MAX_DIGITS: usize = 38; // numeric digits held in an i128 without overflow
-const MEMO_LIMIT: usize = 100_000; // an Ord onion's memo, cleared when full (recipes._MEMO_LIMIT)
+const MEMO_LIMIT: usize = 100_000;
+// a timestamp (without time zone, microseconds): the sealer's own form (the opener hands
+// timestamps back); ``limit`` holds the offset making it the encoding's integer
+const TIMESTAMP: u8 = 6;
+const DAYS_1970_TO_2000: i64 = 10_957;
+const US_PER_DAY: i64 = 86_400_000_000; // an Ord onion's memo, cleared when full (recipes._MEMO_LIMIT)
 
 /// What a slot's onion is made of below its RND layer.
 enum Inner {
@@ -129,6 +134,34 @@ fn date_of(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Option<u32>> {
     Ok(u32::try_from(ordinal + PY_ORDINAL_TO_STORED).ok())
 }
 
+/// A naive ``datetime`` parameter as microseconds since 2000-01-01 00:00 (None: another
+/// type, an aware one, a subclass such as the session's ``now()``).
+fn micros_of(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
+    let datetime = DATETIME_TYPE.get_or_try_init(py, || -> PyResult<PyObject> {
+        Ok(py.import("datetime")?.getattr("datetime")?.unbind())
+    })?;
+    if !value.get_type().is(datetime.bind(py)) || !value.getattr(intern!(py, "tzinfo"))?.is_none() {
+        return Ok(None);
+    }
+    let field = |name: &Bound<'_, PyString>| -> PyResult<i64> { value.getattr(name)?.extract() };
+    let (y, m, d) = (field(intern!(py, "year"))?, field(intern!(py, "month"))?, field(intern!(py, "day"))?);
+    let clock = (field(intern!(py, "hour"))? * 60 + field(intern!(py, "minute"))?) * 60
+        + field(intern!(py, "second"))?;
+    let days = days_from_civil(y, m, d) - DAYS_1970_TO_2000;
+    Ok(Some(days * US_PER_DAY + clock * 1_000_000 + field(intern!(py, "microsecond"))?))
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let yy = if m <= 2 { y - 1 } else { y };
+    let era = yy.div_euclid(400);
+    let yoe = yy - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 /// A numeric parameter as its scaled integer, within the column's precision.
 fn numeric_of(py: Python<'_>, form: &Form, value: &Bound<'_, PyAny>) -> PyResult<Option<i128>> {
     let Some(x) = scaled(py, form.scale, value)? else { return Ok(None) };
@@ -147,8 +180,16 @@ fn plaintext(py: Python<'_>, form: &Form, value: &Bound<'_, PyAny>) -> PyResult<
         TEXT => text_of(value, form).map(|s| s.as_bytes().to_vec()),
         NUMERIC => numeric_of(py, form, value)?.map(|x| x.to_be_bytes()[16 - form.width..].to_vec()),
         DATE => date_of(py, value)?.map(|d| d.to_be_bytes().to_vec()),
+        TIMESTAMP => timestamp_of(py, form, value)?.map(|t| t.to_be_bytes().to_vec()),
         _ => None,
     })
+}
+
+/// A timestamp parameter as the encoding's integer (microseconds from PostgreSQL's first
+/// timestamp, plus one), within its range.
+fn timestamp_of(py: Python<'_>, form: &Form, value: &Bound<'_, PyAny>) -> PyResult<Option<u64>> {
+    let Some(micros) = micros_of(py, value)? else { return Ok(None) };
+    Ok(u64::try_from(i128::from(micros) + form.limit as i128).ok())
 }
 
 /// The Ord onion's plaintext of ``value`` (the encoding's ``to_ope``: integers offset by
@@ -166,6 +207,7 @@ fn ope_plaintext(py: Python<'_>, form: &Form, value: &Bound<'_, PyAny>) -> PyRes
         }),
         NUMERIC => numeric_of(py, form, value)?.map(|x| x + form.limit as i128),
         DATE => date_of(py, value)?.map(i128::from),
+        TIMESTAMP => timestamp_of(py, form, value)?.map(i128::from),
         _ => None,
     })
 }
@@ -217,14 +259,7 @@ fn iso_ordinal(text: &str) -> Option<i64> {
     if y < 1 || !(1..=12).contains(&m) || d < 1 || d > days[(m - 1) as usize] {
         return None;
     }
-    // days since 1970-01-01 (H. Hinnant's days_from_civil), then Python's ordinal
-    let yy = if m <= 2 { y - 1 } else { y };
-    let era = yy.div_euclid(400);
-    let yoe = yy - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    Some(era * 146_097 + doe - 719_468 + 719_163)
+    Some(days_from_civil(y, m, d) + 719_163) // (1970-01-01 is Python's day 719,163)
 }
 
 fn pow10(k: i32) -> Option<i128> {
