@@ -80,7 +80,8 @@ class DET(Scheme):
         self._block_dec = block.decryptor()
         # OpenSSL's AES-SIV: the same RFC 5297 output as pycryptodome's, ~100x less
         # per-call overhead (a fresh pycryptodome SIV object costs ~90 us per value)
-        self._siv = AESSIV(_subkey(key, 64, b"adaptive det siv"))
+        self._siv_key = _subkey(key, 64, b"adaptive det siv")
+        self._siv = AESSIV(self._siv_key)
 
     def __repr__(self) -> str:
         return "DET(<key hidden>)"
@@ -91,7 +92,7 @@ class DET(Scheme):
         hands back); None without the compiled module."""
         if _native is None:
             return None
-        return _native.Opener(rnd_key, self._block_key, *form)
+        return _native.Opener(rnd_key, self._block_key, *form, self._siv_key)
 
     @staticmethod
     def _pad(plaintext: bytes) -> bytes:

@@ -140,13 +140,13 @@ def test_numerics(sql_type: str, stack: str, data: st.DataObject) -> None:
 @pytest.mark.parametrize("sql_type", ["text", "varchar(20)", "char(6)", "char"])
 @pytest.mark.parametrize("stack", sorted(STACKS))
 @settings(max_examples=100, deadline=None)
-@given(values=st.lists(st.one_of(st.none(), st.text(max_size=15)), max_size=12))
+@given(values=st.lists(st.one_of(st.none(), st.text(max_size=40)), max_size=12))
 def test_text(sql_type: str, stack: str, values: list[str | None]) -> None:
     # (PostgreSQL's text has no NUL; varchar(20), char(6) and char hold what fits)
-    n = 1 if sql_type == "char" else 6
+    n = {"char": 1, "char(6)": 6, "varchar(20)": 20}.get(sql_type, 40)
     fit = [None if v is None else v.replace("\x00", "")[:n] for v in values]
-    # long values (over 15 bytes: AES-SIV in an Eq onion, handed back) and padded ones
-    extra = ["", "é" * n, "\U0001f600" * min(n, 4), "a "[:n]]
+    # long values (over 15 bytes: AES-SIV in an Eq onion) and padded ones
+    extra = ["", "é" * n, "\U0001f600" * min(n, 4), "a "[:n], "x" * min(n, 16)]
     _check(_column(sql_type, *STACKS[stack]), [*fit, *extra])
 
 
@@ -185,6 +185,13 @@ def test_damaged_values_are_handed_back() -> None:
     values, redo, _ = opener.open([*damaged, good])
     assert redo == list(range(len(damaged)))
     assert values[-1] == 7
+    # a long (AES-SIV) value with one bit flipped does not authenticate: handed back
+    text = _column("text")
+    long = _stored(text, ["more than fifteen bytes of text"])[0]
+    flipped = long[:-1] + bytes([long[-1] ^ 1])
+    text_opener = text.onions[Onion.EQ].opener(compiled_form(text.encoding))
+    values, redo, _ = text_opener.open([flipped, long])
+    assert redo == [0] and values[1] == "more than fifteen bytes of text"
     # another key's value: its padding fails (a short DET value is not authenticated; a
     # foreign block unpads to four bytes with probability about 2**-88)
     assert opener.open([other])[1] == [0]

@@ -1,26 +1,28 @@
 //! A fetched result column of an Eq onion opened in one call: each stored value's RND
-//! layer (AES-256-CTR) and DET layer (one AES-256 block, ISO/IEC 7816-4 padding)
-//! removed, and the plaintext decoded into the Python value the column's encoding
+//! layer (AES-256-CTR) and DET layer (one AES-256 block, ISO/IEC 7816-4 padding; a
+//! value over one block: AES-SIV, RustCrypto's) removed, and the plaintext decoded into the Python value the column's encoding
 //! gives, for the encodings whose bytes are plain machine forms (integers, booleans,
 //! text, scaled numerics, dates).
 //!
 //! ```python
-//! opener = Opener(rnd_key, det_block_key, kind, width, scale, limit)
+//! opener = Opener(rnd_key, det_block_key, kind, width, scale, limit, det_siv_key)
 //! values, redo, outer = opener.open(stored)   # stored: a list of bytes or None
 //! ```
 //!
 //! ``values[i]`` is the value of ``stored[i]`` (``None`` for NULL), except at the
 //! positions listed in ``redo``, which hold ``stored[i]`` unchanged: a value this opener
-//! does not decide (a long DET value under AES-SIV, a wrong tag or length, bad padding,
-//! an encoding's special value such as NaN or a date outside Python's years).  The
-//! caller opens those through its general path, which raises the precise error where
-//! there is one.  ``outer`` counts the values that had an RND layer.
+//! does not decide (a long DET value under AES-SIV without the SIV key, one that does not
+//! authenticate, a wrong tag or length, bad padding, an encoding's special value such as
+//! NaN or a date outside Python's years).  The caller opens those through its general
+//! path, which raises the precise error where there is one.  ``outer`` counts the values that had an RND layer.
 //!
 //! The decoders are the Python encodings' ``from_bytes``, written again for their plain
 //! cases only; the differential tests compare both on every value they produce.
 
 use aes::cipher::{BlockDecrypt, BlockEncrypt, KeyInit};
+use aes_siv::siv::Aes256Siv;
 use std::collections::HashMap;
+use std::sync::Mutex;
 
 use aes::Aes256;
 use pyo3::exceptions::PyValueError;
@@ -88,6 +90,8 @@ pub(crate) fn keystream_xor(rnd: &Ctr, nonce: &[u8; NONCE], data: &[u8], out: &m
 pub struct Opener {
     pub(crate) rnd: Option<Ctr>, // (None: an onion without an RND layer)
     pub(crate) det: Option<Aes256>, // (None: a Single onion, the value under RND alone)
+    // the DET layer's AES-SIV (values over one block); None: those are the caller's
+    pub(crate) siv: Option<Mutex<Aes256Siv>>,
     pub(crate) kind: u8,
     pub(crate) width: usize,
     pub(crate) scale: u32,
@@ -120,6 +124,15 @@ impl Opener {
         };
         let mut det = [0u8; SHORT_LEN];
         let outer = match stored.first()? {
+            &RND_TAG if stored.len() > 1 + NONCE + SHORT_LEN => {
+                // a long DET value (AES-SIV) under RND
+                let rnd = self.rnd.as_ref()?;
+                let nonce: [u8; NONCE] = stored[1..1 + NONCE].try_into().ok()?;
+                let mut long = vec![0u8; stored.len() - 1 - NONCE];
+                keystream_xor(rnd, &nonce, &stored[1 + NONCE..], &mut long);
+                return self.siv_plaintext(&long, true);
+            }
+            &DET_TAG if stored.len() > SHORT_LEN => return self.siv_plaintext(stored, false),
             &RND_TAG => {
                 let rnd = self.rnd.as_ref()?;
                 if stored.len() != 1 + NONCE + SHORT_LEN {
@@ -145,6 +158,17 @@ impl Opener {
             return None;
         }
         Some(Plain { block: block.into(), len: end, long: None, outer })
+    }
+
+    /// The plaintext of a long DET value (``tag || SIV || ciphertext``), None where it is
+    /// not one or does not authenticate (the caller raises the precise error).
+    fn siv_plaintext(&self, det: &[u8], outer: bool) -> Option<Plain> {
+        if det.first() != Some(&DET_TAG) {
+            return None;
+        }
+        let mut siv = self.siv.as_ref()?.lock().ok()?;
+        let long = siv.decrypt::<&[&[u8]], &&[u8]>(&[], &det[1..]).ok()?;
+        Some(Plain { block: [0u8; 16], len: long.len(), long: Some(long), outer })
     }
 
     /// The value of one stored value (``None``: the caller's, see the module's doc) and
@@ -301,7 +325,8 @@ fn date(py: Python<'_>, p: &[u8]) -> PyResult<Option<PyObject>> {
 #[pymethods]
 impl Opener {
     #[new]
-    #[pyo3(signature = (rnd_key, det_block_key, kind, width, scale, limit))]
+    #[pyo3(signature = (rnd_key, det_block_key, kind, width, scale, limit, det_siv_key=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         rnd_key: Option<&[u8]>,
         det_block_key: Option<&[u8]>,
@@ -309,6 +334,7 @@ impl Opener {
         width: usize,
         scale: u32,
         limit: u128,
+        det_siv_key: Option<&[u8]>,
     ) -> PyResult<Self> {
         let det = det_block_key
             .map(|k| {
@@ -323,7 +349,14 @@ impl Opener {
             return Err(PyValueError::new_err("unknown decoder"));
         }
         let rnd = rnd_key.map(Ctr::from_key).transpose()?;
-        Ok(Opener { rnd, det, kind, width, scale, limit })
+        let siv = det_siv_key
+            .map(|k| {
+                <Aes256Siv as aes_siv::KeyInit>::new_from_slice(k)
+                    .map(Mutex::new)
+                    .map_err(|_| PyValueError::new_err("AES-SIV-256 needs a 64-byte key"))
+            })
+            .transpose()?;
+        Ok(Opener { rnd, det, siv, kind, width, scale, limit })
     }
 
     /// (values, positions left to the caller, values that had an RND layer): see the

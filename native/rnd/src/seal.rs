@@ -13,7 +13,7 @@
 //! booleans, scaled numerics, dates), width, scale and limit, the characters a string
 //! may have, whether it is a char(n).  An Eq onion (``eq_opener``: the compiled opener,
 //! which holds its keys) gets the ``to_bytes`` plaintext under DET (one AES block,
-//! ISO/IEC 7816-4 padding), a Single onion (an opener with the RND key alone) the
+//! ISO/IEC 7816-4 padding; over one block, AES-SIV), a Single onion (an opener with the RND key alone) the
 //! plaintext under RND alone; an Ord onion (``ord_parts``: its RND ``Ctr``, its memo, its
 //! scheme's ``encrypt``, the name of its inner layer) gets the ``to_ope`` integer
 //! encrypted by the scheme, memoized in the onion's memo as the Python path memoizes it.
@@ -23,8 +23,8 @@
 //! It decides only the plain cases: a parameter of exactly the Python type the form
 //! names (``int``, ``str``, ``bool``; ``Decimal``, ``int`` or ``float`` for a numeric;
 //! ``date`` or its ISO text for a date; a naive ``datetime`` for a timestamp) whose value the column holds as it is or rounds
-//! as PostgreSQL rounds (numeric's scale), a DET plaintext within one block.  Every
-//! other slot -- another onion, another type, a value out of range or too long, a layer
+//! as PostgreSQL rounds (numeric's scale).  Every other slot -- another onion, another
+//! type, a value out of range or too long for its column, a layer
 //! other than RND or the inner one -- is listed in ``left`` with ``None`` in its place:
 //! the caller makes it (and raises the precise error where there is one).  The counts:
 //! DET and Ord values made, and those sealed under RND.
@@ -371,17 +371,28 @@ impl RowSealer {
                 }
                 let Some(plain) = plaintext(py, &slot.form, value)? else { return Ok(None) };
                 let n = plain.len();
-                if n > SHORT_MAX {
-                    return Ok(None); // (over a block: AES-SIV, the caller's)
-                }
-                let mut block = [0u8; 16];
-                block[..n].copy_from_slice(&plain);
-                block[n] = 0x80;
-                let mut block = aes::Block::from(block);
-                det.encrypt_block(&mut block);
-                let mut ct = [0u8; SHORT_LEN];
-                ct[0] = DET_TAG;
-                ct[1..].copy_from_slice(&block);
+                let ct = if n > SHORT_MAX {
+                    // over a block: AES-SIV (without the opener's SIV key, the caller's)
+                    let Some(siv) = &opener.siv else { return Ok(None) };
+                    let Ok(mut siv) = siv.lock() else { return Ok(None) };
+                    let Ok(sealed) = siv.encrypt::<&[&[u8]], &&[u8]>(&[], &plain) else {
+                        return Ok(None);
+                    };
+                    let mut ct = Vec::with_capacity(1 + sealed.len());
+                    ct.push(DET_TAG);
+                    ct.extend_from_slice(&sealed);
+                    ct
+                } else {
+                    let mut block = [0u8; 16];
+                    block[..n].copy_from_slice(&plain);
+                    block[n] = 0x80;
+                    let mut block = aes::Block::from(block);
+                    det.encrypt_block(&mut block);
+                    let mut ct = Vec::with_capacity(SHORT_LEN);
+                    ct.push(DET_TAG);
+                    ct.extend_from_slice(&block);
+                    ct
+                };
                 counts.det += 1;
                 Ok(Some(match (&opener.rnd, at_rnd) {
                     (Some(rnd), true) => {
