@@ -42,6 +42,19 @@ def parse(raw: Any, where: str) -> str | None:
     return layer
 
 
+def require_type(conn: Any, where: str) -> None:
+    """Refuse an Ord onion at ORE where the database lacks ``adaptive.ore`` (installed by
+    a role without superuser, which cannot create a type's operator class): refused when
+    the table is made, before its first ORDER BY would fail to build the onion."""
+    row = conn.execute("SELECT to_regtype(%s)", (ORE_TYPE,)).fetchone()
+    if row is None or row[0] is None:
+        raise ConfigError(
+            f"{where}: ord_layer = ORE needs the {ORE_TYPE} type, which this database does "
+            "not have (`adaptive-db init` run by a superuser installs it); "
+            'or set ord_layer = "OPE"'
+        )
+
+
 def chosen(column: str | None = None, defaults: str | None = None) -> str:
     """The scheme of a new Ord onion: the column's choice, the configuration's default,
     the environment's, or OPE."""

@@ -18,7 +18,7 @@ from psycopg import sql
 from sqlglot import exp
 
 from ..adapt.onion_storage import new_onion_column, onion_anon
-from ..catalog import containment, foreign_keys, recipes
+from ..catalog import containment, foreign_keys, ord_layers, recipes
 from ..catalog.config import Config
 from ..catalog.keys import new_key
 from ..catalog.metadata import Catalog, ColumnMeta, TableMeta
@@ -144,6 +144,8 @@ def build_column(
         if floor is not None and layer_index(stack, floor) < layer_index(stack, start):
             raise ConfigError(f"{name}.{cname}: floor {floor} is above the start {start}")
         ord_layer = config.ord_layer_of(name, cname)
+        if onion is Onion.ORD and ord_layer == "ORE":
+            ord_layers.require_type(conn, f"{name}.{cname}")
         if onion in lazy and len(onions) > 1:
             col.on_demand[onion] = {"start": start, "floor": floor}
             if onion is Onion.ORD and ord_layer != "OPE":

@@ -98,3 +98,29 @@ def test_ord_onion_at_each_layer_answers_as_plain(
         assert learns == "order of an 8-byte prefix, and its first differing byte"
     else:
         assert "readable in the stored bytes" in learns
+
+
+@pytest.mark.parametrize("on_demand", [[], ["Ord"]], ids=["stored", "on-first-use"])
+def test_ore_without_its_type_is_refused_at_create_table(
+    new_database: Any, master_key: Any, on_demand: list[str]
+) -> None:
+    """A database initialised without a superuser has no ``adaptive.ore``: a table whose
+    Ord onion would be at ORE is refused when it is made (a ConfigError naming the way
+    out), nothing created -- not at its first ORDER BY, nor as a server error."""
+    dsn = new_database("orenotype")
+    with psycopg.connect(dsn, autocommit=True) as raw:
+        raw.execute("DROP TYPE adaptive.ore CASCADE")
+    at_ope = {"ord_layer": "OPE"}
+    config = {
+        "defaults": {"ord_layer": "ORE", "on_demand": on_demand},
+        "tables": {"u": {"id": at_ope, "v": at_ope}},
+    }
+    with adaptive_client.connect(dsn, master_key=master_key, config=config) as conn:
+        with pytest.raises(ConfigError, match=r"adaptive\.ore"):
+            conn.execute("CREATE TABLE t (id integer PRIMARY KEY, v integer)")
+        conn.rollback()
+        assert "t" not in conn.catalog.tables
+        conn.execute("CREATE TABLE u (id integer PRIMARY KEY, v text)")  # (at OPE)
+    with psycopg.connect(dsn) as raw:
+        tables = raw.execute("SELECT count(*) FROM adaptive.tables").fetchone()
+        assert tables is not None and tables[0] == 1  # (u, committed as the block ended)
