@@ -47,12 +47,12 @@ use crate::open::{
 const SHORT_MAX: usize = 15; // the longest DET plaintext of one block
 const PY_ORDINAL_TO_STORED: i64 = 1_721_426; // date.toordinal() to the Julian day + 1
 const MAX_DIGITS: usize = 38; // numeric digits held in an i128 without overflow
-const MEMO_LIMIT: usize = 100_000;
+const MEMO_LIMIT: usize = 100_000; // an Ord onion's memo, cleared when full (recipes._MEMO_LIMIT)
 // a timestamp (without time zone, microseconds): the sealer's own form (the opener hands
 // timestamps back); ``limit`` holds the offset making it the encoding's integer
 const TIMESTAMP: u8 = 6;
 const DAYS_1970_TO_2000: i64 = 10_957;
-const US_PER_DAY: i64 = 86_400_000_000; // an Ord onion's memo, cleared when full (recipes._MEMO_LIMIT)
+const US_PER_DAY: i64 = 86_400_000_000;
 
 /// What a slot's onion is made of below its RND layer.
 enum Inner {
@@ -334,7 +334,7 @@ fn rnd_sealed<'py>(py: Python<'py>, rnd: &Ctr, nonce: &[u8], ct: &[u8]) -> Bound
     PyBytes::new(py, &stored)
 }
 
-/// What a slot's value seals to, and the counts it adds.
+/// The values a row's sealing made: DET and Ord plaintexts encrypted, values under RND.
 #[derive(Default)]
 struct Counts {
     det: usize,
