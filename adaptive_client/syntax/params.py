@@ -10,22 +10,13 @@ applied to the SQL the client generates.
 from __future__ import annotations
 
 import re
-import threading
 
-from sqlglot.tokens import Tokenizer, TokenType
+from sqlglot.tokens import TokenType
 
 from ..errors import UnsupportedQuery
+from .sqlsyntax import tokenize_generic
 from .sqltext import tokenize_error
 
-
-class _Tokenizers(threading.local):
-    """A tokenizer per thread (sqlglot's keeps the text it reads in its own fields)."""
-
-    def __init__(self) -> None:
-        self.generic = Tokenizer()
-
-
-_PER_THREAD = _Tokenizers()
 _GENERATED = re.compile(r"%(?!\(p\d+\)s)")
 _QUOTED = frozenset(
     {
@@ -47,7 +38,7 @@ def normalize_placeholders(sql: str, quoted_percents: bool = False) -> tuple[str
     if "%" not in sql:
         return sql, 0, False
     try:
-        tokens = _PER_THREAD.generic.tokenize(sql)
+        tokens = tokenize_generic(sql)
     except Exception:  # sqlglot raises TokenError: an unterminated string, name or comment
         raise tokenize_error(sql) from None
     out: list[str] = []

@@ -49,16 +49,17 @@ from psycopg.pq import DiagnosticField
 from sqlglot import exp
 from sqlglot.dialects.postgres import Postgres
 from sqlglot.errors import ParseError
-from sqlglot.tokens import Token, TokenType
+from sqlglot.tokens import Token, Tokenizer, TokenType
 
 
 class _Tokenizers(threading.local):
-    """A tokenizer per thread: sqlglot's keeps the text it reads and its position in its
-    own fields, so one shared by threads reads one thread's statement with another's
+    """The tokenizers of a thread: sqlglot's keeps the text it reads and its position in
+    its own fields, so one shared by threads reads one thread's statement with another's
     position (cut short, or another thread's statement)."""
 
     def __init__(self) -> None:
         self.postgres = Postgres.Tokenizer()
+        self.generic = Tokenizer()
 
 
 _PER_THREAD = _Tokenizers()
@@ -68,6 +69,12 @@ def tokenize(text: str) -> list[Token]:
     """The tokens of PostgreSQL's SQL ``text`` (the client reads statements with these;
     sqltext too), by this thread's tokenizer."""
     return _PER_THREAD.postgres.tokenize(text)
+
+
+def tokenize_generic(text: str) -> list[Token]:
+    """The tokens of ``text`` by sqlglot's dialect-free tokenizer (this thread's): what
+    finds psycopg's ``%s`` and ``%(name)s`` placeholders (syntax/params.py)."""
+    return _PER_THREAD.generic.tokenize(text)
 
 
 def syntax_error(message: str, position: int | None) -> pg_errors.SyntaxError:
@@ -670,4 +677,5 @@ __all__ = [
     "token_word",
     "tokenize",
     "tokenize_error",
+    "tokenize_generic",
 ]
