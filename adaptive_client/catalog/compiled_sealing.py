@@ -9,10 +9,10 @@ parameter as the column's encoding checks it, encodes it as ``to_bytes`` (Eq) or
 ``to_ope`` (Ord) does, encrypts it under the onion's DET key or by its order scheme
 (memoized as the Python path memoizes it) and, at RND, under its RND key and a nonce
 from the CSPRNG (one read for the row).  What it does not decide (another Python type,
-a value out of range or too long for one block, another onion, a layer other than RND
-or the inner one) it leaves, and those slots are made here as
-:func:`recipes.encrypt` makes them, the columns coerced in the statement's order so that
-a bad value raises the error, and the first one, the Python path raises.
+a value out of range for its column, another onion, a layer other than RND or the inner
+one) it leaves, and those slots are made by the RowSealer of the same row, their
+columns coerced in the statement's order so that a bad value raises the error, and the
+first one, the Python path raises.
 
 The encodings it takes are listed by exact class (``SEALED``): a subclass may coerce
 or encode otherwise, and then is left to the Python path whole.
@@ -31,6 +31,7 @@ from ..values import far_datetime
 from ..values.datetime_encodings import DateEncoding, TimestampEncoding
 from ..values.encoding_base import (
     NATIVE_BYTES,
+    NATIVE_TIMESTAMP,
     NO_NATIVE_FORM,
     Encoding,
     NativeForm,
@@ -41,17 +42,13 @@ from ..values.text_encodings import BoolEncoding, CollatedTextEncoding, TextEnco
 from .metadata import ColumnMeta, OnionColumn
 from .recipes import RowSealer
 
-# the sealer's own form of a timestamp (the opener hands timestamps back): microseconds,
-# and the offset making them the encoding's integer
-_TIMESTAMP = 6
-
 
 def _timestamp_form(enc: Encoding) -> NativeForm:
     """A timestamp without time zone at microseconds: naive datetimes, as they are."""
     assert isinstance(enc, TimestampEncoding)
     if enc.zoned or enc.precision != 6:
         return NO_NATIVE_FORM
-    return (_TIMESTAMP, 8, 0, 1 - far_datetime.MIN_TIMESTAMP)
+    return (NATIVE_TIMESTAMP, 8, 0, 1 - far_datetime.MIN_TIMESTAMP)
 
 
 # the encodings the compiled sealer takes (by exact class: a subclass may coerce or encode
@@ -92,7 +89,7 @@ class CompiledRowSealer:
         slots: Sequence[tuple[int | None, int, ColumnMeta, OnionColumn]],
     ) -> None:
         self._compiled = compiled
-        self._python = python  # (its slots: the same, by the columns' places)
+        self._python = python  # (made of the same slots: row_sealers)
         self._nonce_bytes = NONCE_BYTES * len(slots)
         self._indexes = [index for index, _, _, _ in slots]
         # per slot, its column's place in the statement: left slots are coerced in that
@@ -120,20 +117,22 @@ class CompiledRowSealer:
         return stored
 
 
-def compiled_row_sealer(
-    python: RowSealer, slots: Sequence[tuple[int | None, int, ColumnMeta, OnionColumn]]
-) -> CompiledRowSealer | None:
-    """The compiled sealer of a row whose stored columns are ``slots`` -- per stored
-    column, the index of its parameter (None: a NULL written in the statement), the
-    column's place in the statement, the column
-    and the onion; ``python``: the RowSealer of the same slots, for what it leaves -- or
-    None without the compiled layer or where it would decide no slot."""
-    if _rnd_native is None:
-        return None
+def row_sealers(
+    slots: Sequence[tuple[int | None, int, ColumnMeta, OnionColumn]], compiled: bool = True
+) -> tuple[RowSealer, CompiledRowSealer | None]:
+    """The sealers of a row whose stored columns are ``slots`` -- per stored column, the
+    index of its parameter (None: a NULL written in the statement), the column's place in
+    the statement, the column and the onion: the Python path's (it takes the coerced
+    values, by the columns' places), and the compiled layer's (it takes the parameters),
+    or None without the compiled layer, where ``compiled`` is false, or where it would
+    decide no slot."""
+    python = RowSealer([(column, col, oc) for _, column, col, oc in slots])
+    if _rnd_native is None or not compiled:
+        return python, None
     native_slots = [(index, *_parts(col, oc), oc) for index, _, col, oc in slots]
     if not any(s[2] is not None or s[3] is not None for s in native_slots):
-        return None
-    return CompiledRowSealer(_rnd_native.RowSealer(native_slots), python, slots)
+        return python, None
+    return python, CompiledRowSealer(_rnd_native.RowSealer(native_slots), python, slots)
 
 
 def _parts(col: ColumnMeta, oc: OnionColumn) -> tuple[Any, Any, Any]:
@@ -160,4 +159,4 @@ def _parts(col: ColumnMeta, oc: OnionColumn) -> tuple[Any, Any, Any]:
     return _NO_FORM, None, None
 
 
-__all__ = ["SEALED", "CompiledRowSealer", "compiled_row_sealer"]
+__all__ = ["SEALED", "CompiledRowSealer", "row_sealers"]

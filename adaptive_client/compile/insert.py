@@ -13,7 +13,7 @@ from psycopg import errors as pg_errors
 from sqlglot import exp
 
 from ..catalog import defaults, precomputed, recipes, sequences
-from ..catalog.compiled_sealing import compiled_row_sealer
+from ..catalog.compiled_sealing import row_sealers
 from ..catalog.metadata import Catalog, ColumnMeta, OnionColumn
 from ..catalog.tablespec import key_column
 from ..errors import UnsupportedQuery
@@ -229,7 +229,6 @@ def _row_encrypting(
     order of ``columns`` (given values before defaults); then every onion's stored value
     in one call (:class:`recipes.RowSealer`)."""
     position = {col.name: i for i, col in enumerate(columns)}
-    sealer = recipes.RowSealer([(position[col.name], col, oc) for col, oc in storage])
     getters = [
         (b.index if isinstance(b, PositionalParam) else -1, b, col.encoding.coerce)
         for col in columns
@@ -237,17 +236,13 @@ def _row_encrypting(
     ]
     needed = 1 + max((i for i, _, _ in getters), default=-1)
     # every value a plain %s or NULL: the compiled layer seals the row from the parameters
-    compiled = (
-        compiled_row_sealer(
-            sealer,
-            [
-                (None if i < 0 else i, position[col.name], col, oc)
-                for col, oc in storage
-                for i, _, _ in (getters[position[col.name]],)
-            ],
-        )
-        if all(i >= 0 or build is null_value for i, build, _ in getters)
-        else None
+    sealer, compiled = row_sealers(
+        [
+            (None if i < 0 else i, position[col.name], col, oc)
+            for col, oc in storage
+            for i, _, _ in (getters[position[col.name]],)
+        ],
+        compiled=all(i >= 0 or build is null_value for i, build, _ in getters),
     )
 
     def bind(p: Params) -> list[Any]:

@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import Any
 
 from ..catalog import defaults, recipes
-from ..catalog.compiled_sealing import CompiledRowSealer, compiled_row_sealer
+from ..catalog.compiled_sealing import CompiledRowSealer, row_sealers
 from ..catalog.metadata import ColumnMeta, OnionColumn, TableMeta
 from ..catalog.onions import Cap
 from ..description import Column
@@ -265,22 +265,20 @@ class RmwUpdate:
         self,
     ) -> tuple[list[OnionColumn], recipes.RowSealer, CompiledRowSealer | None]:
         slots = [
-            (i, col, oc)
+            (i, i, col, oc)
             for i, (col, _) in enumerate(self.assignments)
             for oc in col.onions.values()
         ]
-        python = recipes.RowSealer(slots)
-        compiled = compiled_row_sealer(python, [(i, i, col, oc) for i, col, oc in slots])
-        return [oc for _, _, oc in slots], python, compiled
+        return [oc for _, _, _, oc in slots], *row_sealers(slots)
 
-    def seal(self, values: Sequence[Any]) -> list[tuple[str, Any]]:
+    def seal(self, values: list[Any]) -> list[tuple[str, Any]]:
         """(onion column, stored value) of every onion of every assigned column, from the
         assigned plaintexts in order: one :class:`recipes.RowSealer` call (the row's RND
         layers sealed together, as a single-row INSERT's), or one call of the compiled
         layer where it takes them."""
         onions, sealer, compiled = self._sealer
         if compiled is not None and recipes.COMPILED.get():
-            stored = compiled(tuple(values))
+            stored = compiled(values)
         else:
             stored = sealer(
                 [

@@ -9,7 +9,7 @@ from typing import Any
 from sqlglot import exp
 
 from ..catalog import defaults, precomputed, recipes
-from ..catalog.compiled_sealing import compiled_row_sealer
+from ..catalog.compiled_sealing import row_sealers
 from ..catalog.metadata import ColumnMeta, OnionColumn, TableMeta
 from .compiler import Compiler
 from .plan import Compiled, Output, ParamBuilder, Params
@@ -69,9 +69,8 @@ def sealing(col: ColumnMeta, v: ParamBuilder) -> list[ParamBuilder]:
     bind, together (:class:`recipes.RowSealer`: the RND layers in one call, the
     statistics counted once) -- an UPDATE's ``SET col = %s``."""
     onions = list(col.onions.values())
-    sealer = recipes.RowSealer([(0, col, oc) for oc in onions])
     # (the compiled layer seals the value as the application gave it, where it can)
-    compiled = compiled_row_sealer(sealer, [(0, 0, col, oc) for oc in onions])
+    sealer, compiled = row_sealers([(0, 0, col, oc) for oc in onions])
     key = object()  # (this column's sealed values, in the bind's mapping)
 
     def sealed(p: Params) -> list[Any]:

@@ -26,7 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adaptive_client.catalog import recipes
-from adaptive_client.catalog.compiled_sealing import compiled_row_sealer
+from adaptive_client.catalog.compiled_sealing import row_sealers
 from adaptive_client.catalog.metadata import ColumnMeta, OnionColumn
 from adaptive_client.catalog.onions import Onion
 from adaptive_client.values.encodings import encoding_for, parse_sql_type
@@ -116,9 +116,7 @@ VALUES = st.one_of(
 
 def _seal_both(cols: list[ColumnMeta], params: tuple[Any, ...]) -> tuple[Any, Any]:
     """(the compiled path's stored row or its error, the Python path's)."""
-    slots = [(i, col, col.onions[Onion.EQ]) for i, col in enumerate(cols)]
-    python = recipes.RowSealer(slots)
-    compiled = compiled_row_sealer(python, [(i, i, col, oc) for i, col, oc in slots])
+    python, compiled = row_sealers([(i, i, c, c.onions[Onion.EQ]) for i, c in enumerate(cols)])
 
     def run(fn: Any) -> Any:
         try:
@@ -180,7 +178,7 @@ def test_plain_rows_are_sealed_by_the_compiled_layer() -> None:
         _column("f", "timestamp", "ord-rnd"),
     ]
     slots = [(i, i, col, col.onions[Onion.EQ]) for i, col in enumerate(cols)]
-    compiled = compiled_row_sealer(recipes.RowSealer([s[1:] for s in slots]), slots)
+    _, compiled = row_sealers(slots)
     assert compiled is not None
     params = (
         7,
@@ -213,7 +211,7 @@ def test_a_peel_between_rows_is_followed() -> None:
     col = _column("a", "integer", "eq-rnd")
     oc = col.onions[Onion.EQ]
     slots = [(0, 0, col, oc)]
-    compiled = compiled_row_sealer(recipes.RowSealer([(0, col, oc)]), slots)
+    _, compiled = row_sealers(slots)
     assert compiled is not None
     at_rnd = compiled((5,))[0]
     oc.layer = "DET"
@@ -252,8 +250,7 @@ def test_a_null_written_in_the_statement_stays_null() -> None:
         (0, 0, cols[0], cols[0].onions[Onion.EQ]),
         (None, 1, cols[1], cols[1].onions[Onion.EQ]),
     ]
-    python = recipes.RowSealer([(i, c, oc) for _, i, c, oc in slots])
-    compiled = compiled_row_sealer(python, slots)
+    _, compiled = row_sealers(slots)
     assert compiled is not None
     stored = compiled((3,))
     assert stored[1] is None

@@ -92,12 +92,12 @@ pub struct Opener {
     pub(crate) det: Option<Aes256>, // (None: a Single onion, the value under RND alone)
     // the DET layer's AES-SIV (values over one block); None: those are the caller's
     pub(crate) siv: Option<Mutex<Aes256Siv>>,
-    pub(crate) kind: u8,
-    pub(crate) width: usize,
-    pub(crate) scale: u32,
+    kind: u8,
+    width: usize,
+    scale: u32,
     // NUMERIC: the magnitude the encoding reserves for NaN (10**precision); at and
     // above it the value is the caller's
-    pub(crate) limit: u128,
+    limit: u128,
 }
 
 impl Opener {
