@@ -24,7 +24,6 @@ compacted once no transaction of the application's is open (compaction.py).
 from __future__ import annotations
 
 import contextlib
-import logging
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
@@ -37,11 +36,9 @@ from ..catalog.metadata import Catalog
 from ..compile import needs
 from ..compile.as_if_built import builds_at_layers
 from ..compile.plan import Compiled
-from ..errors import AdaptiveError, PeelConflict, RetryableError, StaleMetadata, StaleSnapshot
+from ..errors import PeelConflict, RetryableError, StaleMetadata, StaleSnapshot
 from ..stats import STATS
 from . import compaction, designed, field_onions, joins, ondemand, peel, range_indexes
-
-_log = logging.getLogger("adaptive_client.adapt")
 
 # How long an adaptation run beside an open application transaction may wait for a lock.
 PEEL_LOCK_WAIT_MS = 2000
@@ -89,9 +86,6 @@ class Executor:
         # whether the database peels several columns of a table at once (None: not
         # asked yet)
         self.together: bool | None = None
-        # statements that ran inside the application's transaction without the onions
-        # they needed built (a build there could fail it): built once it has ended
-        self.deferred: dict[str, exp.Expression] = {}
 
     def prepare(self, query: str, stmt: exp.Expression) -> Compiled:
         """The plan of ``stmt`` once the catalog has what it needs."""
@@ -107,9 +101,8 @@ class Executor:
                     break
                 if self.session.in_transaction() and plan.without_builds is not None:
                     # (a build inside the application's transaction could fail it: the
-                    # statement runs with the onions stored now; they are built once the
-                    # transaction has ended, build_deferred)
-                    self.deferred.setdefault(query, stmt)
+                    # statement runs with the onions stored now; built when one runs
+                    # outside a transaction)
                     plan = plan.without_builds
                 else:
                     self._build_pending(plan)
@@ -131,23 +124,6 @@ class Executor:
                     self.compact()
                 return plan
         raise StaleMetadata("the layers kept changing while the statement was prepared")
-
-    def build_deferred(self) -> None:
-        """Build what the statements of the application's last transaction ran without
-        (``deferred``), now that it has ended: each statement compiled again on the
-        catalog as it is (another client may have built it meanwhile), its onions built
-        as outside a transaction.  A build that cannot run now (a conflict, a refusal)
-        is left: the statement ran without it, and asks again the next time."""
-        if not self.deferred or self.session.in_transaction():
-            return
-        deferred, self.deferred = self.deferred, {}
-        for query, stmt in deferred.items():
-            try:
-                plan = self.session.compile(query, stmt)
-                if plan.builds:
-                    self._build_pending(plan)
-            except (AdaptiveError, psycopg.Error) as exc:
-                _log.info("an onion build after the transaction was left: %s", exc)
 
     def compact(self) -> None:
         """Have the tables adaptations rewrote compacted in the background (compaction.py),

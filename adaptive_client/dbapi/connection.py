@@ -366,7 +366,6 @@ class Connection:
         self.catalog_dirty = False
         if self.catalog.committed():  # (enum labels added in it are usable now)
             self.forget_plans()
-        self.executor.build_deferred()
         self.executor.compact()
         if self.replicas is not None:
             self.replicas.transaction_ended()
