@@ -24,6 +24,8 @@ compacted once no transaction of the application's is open (compaction.py).
 from __future__ import annotations
 
 import contextlib
+import logging
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
@@ -36,12 +38,18 @@ from ..catalog.metadata import Catalog
 from ..compile import needs
 from ..compile.as_if_built import builds_at_layers
 from ..compile.plan import Compiled
-from ..errors import PeelConflict, RetryableError, StaleMetadata, StaleSnapshot
+from ..errors import AdaptiveError, PeelConflict, RetryableError, StaleMetadata, StaleSnapshot
 from ..stats import STATS
 from . import compaction, designed, field_onions, joins, ondemand, peel, range_indexes
 
+_log = logging.getLogger("adaptive_client.adapt")
+
 # How long an adaptation run beside an open application transaction may wait for a lock.
 PEEL_LOCK_WAIT_MS = 2000
+# How long an onion build after the application's commit waits for its table (the commit
+# waits for it), and how many statements' builds wait for one.
+DEFERRED_LOCK_WAIT_MS = 200
+MAX_DEFERRED = 256
 MAX_BUILDS = 64  # onions one statement may build on first use (one per compile)
 
 # What a peel meets when other clients peel the same table at the same moment: two
@@ -86,11 +94,20 @@ class Executor:
         # whether the database peels several columns of a table at once (None: not
         # asked yet)
         self.together: bool | None = None
+        # statements that ran inside the application's transaction without the onions
+        # they needed built (a build there could fail it): built once it has ended
+        self.deferred: dict[str, exp.Expression] = {}
+        self._deferred_failures = 0  # deferred builds that could not run, in a row
+        self._deferred_after = 0.0  # (time.monotonic(): not tried again before)
+        # the bound on an adaptation's lock waits outside a transaction (None: none)
+        self._lock_wait_ms: int | None = None
 
     def prepare(self, query: str, stmt: exp.Expression) -> Compiled:
         """The plan of ``stmt`` once the catalog has what it needs."""
         builds = 0
         attempt = 0
+        # the builds last tried of those the statement can do without (bounded waits)
+        tried: list[needs.BuildNeed] | None = None
         while attempt < 6:
             plan = self.session.compile(query, stmt)
             if plan.builds:
@@ -99,14 +116,25 @@ class Executor:
                 builds += 1
                 if builds > MAX_BUILDS:
                     break
-                if self.session.in_transaction() and plan.without_builds is not None:
-                    # (a build inside the application's transaction could fail it: the
-                    # statement runs with the onions stored now; built when one runs
-                    # outside a transaction)
-                    plan = plan.without_builds
-                else:
+                if plan.without_builds is None:
                     self._build_pending(plan)
                     continue
+                stuck = plan.builds == tried
+                if not (stuck or self.session.in_transaction()):
+                    # (a statement that can do without them does not wait long for the
+                    # table: other sessions' transactions may hold it)
+                    tried = plan.builds
+                    self._build_pending(plan, DEFERRED_LOCK_WAIT_MS)
+                    continue
+                # A build inside the application's transaction could fail it; one that
+                # could not have the table soon is left too: the statement runs with the
+                # onions stored now, and they are built once the transaction has ended
+                # (build_deferred).
+                if stuck:
+                    self._deferred_failed()
+                if len(self.deferred) < MAX_DEFERRED:
+                    self.deferred.setdefault(query, stmt)
+                plan = plan.without_builds
             attempt += 1
             if plan.needs:  # peels first: a join adjustment re-keys an onion's inner layer
                 self._peel(plan)
@@ -124,6 +152,41 @@ class Executor:
                     self.compact()
                 return plan
         raise StaleMetadata("the layers kept changing while the statement was prepared")
+
+    def build_deferred(self) -> None:
+        """Build what the statements of the application's transactions ran without
+        (``deferred``), now that the last one has ended: each statement compiled again on
+        the catalog as it is (another client may have built it meanwhile), its onions
+        built as outside a transaction -- but waiting at most DEFERRED_LOCK_WAIT_MS for
+        the table (the application's commit waits for the build).  A build that cannot
+        run now (other sessions hold the table, a conflict) is kept for a later commit,
+        tried again after a pause that doubles with each failure (up to a minute), so
+        that a table always in use costs the commits little; a refused one is dropped."""
+        if not self.deferred or self.session.in_transaction():
+            return
+        now = time.monotonic()
+        if now < self._deferred_after:
+            return
+        deferred, self.deferred = self.deferred, {}
+        for query, stmt in deferred.items():
+            try:
+                plan = self.session.compile(query, stmt)
+                if plan.builds:
+                    self._build_pending(plan, DEFERRED_LOCK_WAIT_MS)
+                    if self.session.compile(query, stmt).builds:
+                        self.deferred[query] = stmt  # (not built now: kept)
+            except (AdaptiveError, psycopg.Error) as exc:
+                _log.info("an onion build after the transaction was dropped: %s", exc)
+        if self.deferred:
+            self._deferred_failed()
+        else:
+            self._deferred_failures = 0
+
+    def _deferred_failed(self) -> None:
+        """A build could not have its table: the next try waits a pause that doubles."""
+        self._deferred_failures += 1
+        pause = min(60.0, 0.25 * 2**self._deferred_failures)
+        self._deferred_after = time.monotonic() + pause
 
     def compact(self) -> None:
         """Have the tables adaptations rewrote compacted in the background (compaction.py),
@@ -177,10 +240,19 @@ class Executor:
             build = partial(designed.build_table, table=table, wants=designs)
             self._build_on(table, build, "an onion the online design builds")
 
-    def _build_pending(self, plan: Compiled) -> None:
+    def _build_pending(self, plan: Compiled, lock_wait_ms: int | None = None) -> None:
         """Build the onions a statement needs that their columns build on first use
         (ondemand.py), with what the online design wants of the same tables: per table
-        in one pass (designed.py), each onion at the layer the statement needs it at."""
+        in one pass (designed.py), each onion at the layer the statement needs it at;
+        outside a transaction, waiting at most ``lock_wait_ms`` for a table if given (a
+        build that waited longer is left)."""
+        self._lock_wait_ms = lock_wait_ms
+        try:
+            self._build_tables(plan)
+        finally:
+            self._lock_wait_ms = None
+
+    def _build_tables(self, plan: Compiled) -> None:
         pending = builds_at_layers(plan)
         for need in pending:
             ondemand.check_allowed(need, self.session.peel_mode)
@@ -221,7 +293,10 @@ class Executor:
         session = self.session
         if not session.in_transaction():
             try:
-                run(session.control)
+                if self._lock_wait_ms is None:
+                    run(session.control)
+                else:
+                    self._with_bounded_wait(run, self._lock_wait_ms)
             except (*PEEL_CONFLICTS, StaleMetadata):
                 pass  # planned again from the reloaded catalog
             finally:
@@ -343,11 +418,13 @@ class Executor:
         finally:
             self.session.catalog.reload(self.session.control)
 
-    def _with_bounded_wait(self, run: Callable[[psycopg.Connection[Any]], None]) -> None:
+    def _with_bounded_wait(
+        self, run: Callable[[psycopg.Connection[Any]], None], wait_ms: int = PEEL_LOCK_WAIT_MS
+    ) -> None:
         """``run`` on the control session, in one transaction whose lock waits are bounded."""
         control = self.session.control
         with control.transaction():
-            control.execute(f"SET LOCAL lock_timeout = '{PEEL_LOCK_WAIT_MS}ms'")
+            control.execute(f"SET LOCAL lock_timeout = '{wait_ms}ms'")
             run(control)
 
     def _peel_on(self, conn: psycopg.Connection[Any], todo: list[peel.Need]) -> None:

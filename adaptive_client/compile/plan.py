@@ -386,6 +386,9 @@ class Compiled:
     serves: Callable[[Params], bool] | None = None
     otherwise: Compiled | None = None
 
+    # a plain read, after which a transaction may be started again (dbapi/restart.py;
+    # None: not known yet)
+    only_reads: bool | None = field(default=None, repr=False)
     _positional: tuple[bytes, list[ParamBuilder]] | None = field(default=None, repr=False)
     _ordered: bool | None = field(default=None, repr=False)
     _placed: list[int] | None = field(default=None, repr=False)

@@ -57,6 +57,7 @@ from .notifications import watch
 from .pooling import told
 from .repeats import Repeat, repeatable
 from .replicas import Router, router_for
+from .restart import TransactionReads
 from .retries import IDLE, INERROR
 from .session_protocol import Parsed, RepeatedStatement, cache_key
 from .statement_log import StatementLog
@@ -220,6 +221,9 @@ class Connection:
         self._stats = Stats()
         # the standbys read-only work runs on (replicas.py), None: all on the primary
         self.replicas: Router | None = router_for(self, conninfo, *standbys, kwargs)
+        # whether the open transaction has only read so far: a statement another
+        # client's adaptation made stale may then start it again (restart.py)
+        self.reads = TransactionReads()
 
     # -- DB-API ----------------------------------------------------------------------------
     def cursor(self, name: str = "", *, withhold: bool = False) -> Cursor:
@@ -366,9 +370,15 @@ class Connection:
         self.catalog_dirty = False
         if self.catalog.committed():  # (enum labels added in it are usable now)
             self.forget_plans()
+        self.executor.build_deferred()
         self.executor.compact()
         if self.replicas is not None:
             self.replicas.transaction_ended()
+
+    def build_deferred(self) -> None:
+        """Outside a transaction: the onions statements ran without, built (executor)."""
+        if self.executor.deferred and not self.in_transaction():
+            self.executor.build_deferred()
 
     def after_rollback(self) -> None:
         """The client's state after the application's transaction rolled back: metadata

@@ -41,6 +41,7 @@ from ..values.handout import application_rows
 from . import dispatch, server_errors
 from .copy import open_copy
 from .pooling import check_cursor
+from .restart import only_reads
 from .retries import fail_transaction
 from .session_protocol import RepeatedStatement, Session
 
@@ -91,12 +92,16 @@ class Cursor:
         where PostgreSQL would have, and reaches the application in its plain names."""
         conn = self.connection
         with conn.lock:
+            conn.reads.statement_starts(conn.in_transaction())
             try:
                 if many is None and params is not None:
                     repeat = conn.repeats.get(query)
                     if repeat is not None and self._repeat(repeat, query, params):
+                        conn.reads.statement_ends()
                         return
                 dispatch.run(self, query, params, many)
+                conn.reads.statement_ends()
+                conn.build_deferred()  # (after a statement run in autocommit mode)
             except BaseException as exc:
                 fail_transaction(conn.pg, exc)
                 if isinstance(exc, psycopg.Error):
@@ -123,6 +128,7 @@ class Cursor:
                 repeat.run(self, params)
             else:  # (on the server the plan goes to: replicas.py)
                 conn.replicas.run(repeat.plan, partial(repeat.run, self, params))
+            conn.reads.ran(only_reads(repeat.plan, None))
         except (psycopg.errors.CheckViolation, psycopg.errors.UndefinedColumn) as exc:
             dispatch.recover_stale(conn, exc, first_in_transaction, 0)
             dispatch.run(self, query, params)  # (compiled again, on the catalog read again)
@@ -135,6 +141,7 @@ class Cursor:
         conn = self.connection
         conn.bind()
         conn.refresh_catalog()
+        conn.reads.left()
         if conn.replicas is not None:
             conn.replicas.statement_done()  # (a COPY runs on the primary)
         text, _, _ = normalize_placeholders(statement)
@@ -544,6 +551,7 @@ class NamedCursor(Cursor):
             return
         CURRENT_PARAMS.set(params)
         self._close_declared()
+        self.connection.reads.ran(False)  # (the server's cursor would not survive a restart)
         with STATS.crypto():
             bound = plan.bind_positional(params)
         cur = psycopg.RawServerCursor(self.connection.pg, self.name, withhold=self.withhold)

@@ -40,6 +40,7 @@ from ..syntax.sqltext import parse as parse_sql
 from ..syntax.sqltext import session_command, split_statements
 from ..values.clock import SERVER_CLOCK, ServerClock
 from . import pooling, search_path
+from .restart import only_reads
 from .retries import INERROR
 from .session_protocol import Session, StatementCursor, cache_key
 
@@ -236,6 +237,8 @@ def _session_command(cur: StatementCursor, kind: str, query: str, params: Params
     pooling.check_session_command(conn.pooling, kind, query)
     failed = conn.pg.pgconn.transaction_status == INERROR
     cur.run_raw(search_path.kept_in_set(query) if kind == "set" else query, params)
+    if kind == "set" and "isolation" in query.lower():  # (SET SESSION CHARACTERISTICS)
+        conn.reads.isolation_set = True
     if kind == "commit":
         conn.after_commit_of(failed)
     elif kind == "rollback":
@@ -285,6 +288,7 @@ def _run_compiled(
         first_in_transaction = not conn.in_transaction()
         try:
             run_plan(cur, plan, params if params is not None else (), many)
+            conn.reads.ran(many is None and only_reads(plan, stmt))
             if repeat_npos is not None and params is not None and many is None:
                 conn.keep_repeat(query, plan, None if repeat_npos < 0 else repeat_npos)
             return
@@ -330,10 +334,11 @@ def recover_stale(
     conn: Session, exc: psycopg.Error, first_in_transaction: bool, attempt: int
 ) -> None:
     """After ``exc`` from the server: return where it says our cached metadata was stale
-    (another client's peel or join adjustment, not notified yet) and the statement may
-    run again -- its transaction rolled back first where it opened it, the catalog read
-    again --; raise otherwise (the error itself, or :class:`StaleMetadata` where the
-    transaction cannot be retried here)."""
+    (another client's peel, join adjustment or onion build, not notified yet) and the
+    statement may run again -- its transaction rolled back first where it opened it or
+    had only read before it (restart.py), the catalog read again --; raise otherwise
+    (the error itself, or :class:`StaleMetadata` where the transaction cannot be
+    retried here)."""
     if isinstance(exc, psycopg.errors.UndefinedColumn):
         # the statement names an onion column a join adjustment renamed (joins.py): our
         # cached metadata is stale if the epoch moved
@@ -343,8 +348,11 @@ def recover_stale(
         raise exc
     # a layer changed under us: our cached metadata was stale
     if not conn.pg.autocommit and conn.in_transaction():
-        if first_in_transaction and attempt < 2:
-            # (another client's peel whose notification had not arrived yet)
+        if attempt < 2 and (
+            first_in_transaction
+            or (conn.replicas is None and conn.reads.may_restart(conn.pg, conn.control))
+        ):
+            # (another client's adaptation whose notification had not arrived yet)
             conn.pg.rollback()
             conn.after_rollback()
             conn.catalog.reload(conn.control)
@@ -353,6 +361,9 @@ def recover_stale(
         conn.catalog.reload(conn.control)
         raise StaleMetadata(
             "a value was written at a layer the column just left; retry the transaction"
+            if isinstance(exc, psycopg.errors.CheckViolation)
+            else "another client changed the onions of a column this statement names "
+            "while the transaction was open; retry the transaction"
         ) from None
     conn.catalog.reload(conn.control)
     STATS.retries += 1

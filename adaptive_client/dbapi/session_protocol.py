@@ -25,6 +25,7 @@ from ..stats import Stats
 from .direct import DirectExecutor
 from .pooling import Pooling
 from .replicas import Router
+from .restart import TransactionReads
 
 # a parsed statement: its tree, its count of positional placeholders, whether they are
 # named ones
@@ -72,6 +73,8 @@ class Session(Protocol):
     plan_generation: int
     native: bool  # results opened by the compiled layer where it is installed
     replicas: Router | None  # the standbys read-only plans run on (replicas.py)
+    # whether the open transaction has only read so far (restart.py)
+    reads: TransactionReads
 
     # (the DB-API surface an application reaches as ``cursor.connection``)
     def cursor(self, name: str = "", *, withhold: bool = False) -> StatementCursor: ...
@@ -122,6 +125,8 @@ class Session(Protocol):
     def after_rollback(self) -> None: ...
 
     def after_rollback_to_savepoint(self) -> None: ...
+
+    def build_deferred(self) -> None: ...
 
 
 class StatementCursor(Protocol):

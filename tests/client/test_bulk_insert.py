@@ -55,7 +55,9 @@ def pair(new_database: Any, master_key: Any) -> Any:
         plain.execute(
             "INSERT INTO bulk VALUES (6, 1, 'x', 1, NULL, DEFAULT), (7, 2, 'y', 2, NULL, 'z')"
         )
-        with adaptive_client.connect(enc_dsn, master_key=master_key, autocommit=True, config=STORED) as conn:
+        with adaptive_client.connect(
+            enc_dsn, master_key=master_key, autocommit=True, config=STORED
+        ) as conn:
             conn.execute(DDL)
             STATS.reset()
             conn.execute(INSERT, [v for r in ROWS for v in r])

@@ -210,13 +210,14 @@ def test_a_stale_client_write_is_retried_with_the_new_onion(
     p = _make(new_database, master_key)
     stale = adaptive_client.connect(p.dsn, master_key=master_key, peel="server", config=CONFIG)
     try:
-        # metadata cached, then a transaction open (no refresh) holding no lock on the
-        # table the build rewrites
-        stale.execute("SELECT count(*) FROM note").fetchall()
+        # metadata cached, then a transaction open (no refresh) that has written, holding
+        # no lock on the table the build rewrites: it cannot be started again
+        stale.execute("INSERT INTO note VALUES (1)")
         p.check("SELECT id FROM item WHERE qty > 2 ORDER BY id")  # builds qty's Ord
-        with pytest.raises(StaleMetadata):
+        with pytest.raises(StaleMetadata, match="another client changed the onions"):
             stale.execute("INSERT INTO item VALUES (300, 'stale', 1, NULL, 9)")
         stale.rollback()
+        assert p.enc.execute("SELECT count(*) FROM note").fetchall() == [(0,)]
         stale.execute("INSERT INTO item VALUES (300, 'stale', 1, NULL, 9)")
         stale.execute("UPDATE item SET qty = 8 WHERE id = 1")
         stale.commit()
@@ -329,8 +330,9 @@ def test_inside_a_transaction_the_statement_runs_without_its_build(
 ) -> None:
     """A build the statement could do without (the client finishes the sort) is not done
     inside the application's transaction, where it could fail it: the statement runs
-    with the onions stored now, equal to plain, and the build waits for a statement
-    outside a transaction."""
+    with the onions stored now, equal to plain, and the build is done once the
+    transaction has committed -- an application whose every statement runs in a
+    transaction gets its onions too (a rolled-back one leaves it for the next commit)."""
     p = _make(new_database, master_key)
     try:
         query = "SELECT name FROM item ORDER BY name NULLS FIRST, id"
@@ -339,11 +341,56 @@ def test_inside_a_transaction_the_statement_runs_without_its_build(
         p.enc.execute("SELECT count(*) FROM note").fetchall()  # (the transaction is open)
         assert _norm(p.enc.execute(query).fetchall()) == expected
         assert _builds(p) == []
-        p.enc.commit()
-        p.enc.autocommit = True
+        p.enc.rollback()
+        assert _builds(p) == []  # (left for the next commit)
+        p.enc.execute("SELECT count(*) FROM note").fetchall()
         assert _norm(p.enc.execute(query).fetchall()) == expected
-        assert {b[0] for b in _builds(p)} == {"Ord"}
+        assert _builds(p) == []
+        p.enc.commit()
+        built = _builds(p)
+        assert {b[0] for b in built} == {"Ord"}
+        assert Onion.ORD not in p.enc.catalog.table("item").column("name").on_demand
+        assert _norm(p.enc.execute(query).fetchall()) == expected  # (over the built onion)
+        p.enc.commit()
+        assert _builds(p) == built  # (nothing more to build)
     finally:
+        p.close()
+
+
+def test_a_build_after_commit_does_not_wait_for_other_sessions(
+    new_database: Any, master_key: Any
+) -> None:
+    """Another session's transaction holds the table: the build after the commit waits a
+    bounded time for it, and is kept for a later commit, tried again after a pause."""
+    p = _make(new_database, master_key)
+    holder = psycopg.connect(p.dsn)
+    try:
+        anon = p.enc.catalog.table("item").anon
+        holder.execute(f'SELECT count(*) FROM "{anon}"').fetchall()  # (its lock held)
+        query = "SELECT name FROM item ORDER BY name NULLS FIRST, id"
+        expected = _norm(p.plain.execute(query).fetchall())
+        p.enc.autocommit = False
+        assert _norm(p.enc.execute(query).fetchall()) == expected
+        done = threading.Event()
+        committer = threading.Thread(target=lambda: (p.enc.commit(), done.set()), daemon=True)
+        committer.start()
+        assert done.wait(30), "the commit waited for the other session's transaction"
+        assert _builds(p) == []
+        executor = p.enc.executor
+        assert executor.deferred and executor._deferred_after > 0
+        holder.rollback()
+        p.enc.execute("SELECT count(*) FROM note").fetchall()
+        p.enc.commit()
+        assert _builds(p) == []  # (within the pause: not tried)
+        executor._deferred_after = 0.0
+        p.enc.execute("SELECT count(*) FROM note").fetchall()
+        p.enc.commit()
+        assert {b[0] for b in _builds(p)} == {"Ord"}
+        assert not executor.deferred
+        assert _norm(p.enc.execute(query).fetchall()) == expected
+        p.enc.commit()
+    finally:
+        holder.close()
         p.close()
 
 
