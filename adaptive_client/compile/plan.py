@@ -170,17 +170,53 @@ def open_rows(
         filled = decrypt_columnar(others, raw)
     rows, redo, counts = opening.opener.open(raw, filled)
     STATS.opened_columns(opening.schemes, counts)
-    if redo:  # (values the compiled opener leaves to the general path)
-        at: dict[int, list[int]] = {}
-        for i, j in redo:
-            at.setdefault(i, []).append(j)
-        for i, js in at.items():
-            values = list(rows[i])
-            for j in js:
-                values[j] = outputs[j].fn(raw[i])
-            rows[i] = tuple(values)
+    if redo:
+        _open_left(outputs, rows, redo, raw.__getitem__)
     arrays = opening.arrays
     return _as_lists(rows, arrays) if arrays and rows else rows
+
+
+def open_result(
+    outputs: Sequence[Output],
+    result: Any,
+    opening: RowOpening,
+    functions: tuple[int, int, int],
+) -> list[tuple[Any, ...]]:
+    """:func:`open_rows` of a server result still in libpq's hands (psycopg's
+    ``PGresult``, every column a ``bytea`` in binary format), each of whose outputs has
+    a compiled opener: read in one call through libpq's ``functions``
+    (dbapi/libpq.py), no stored value made a Python object first."""
+    with STATS.crypto():
+        rows, redo, counts = opening.opener.open_result(
+            result.pgresult_ptr, result.ntuples, functions
+        )
+        STATS.opened_columns(opening.schemes, counts)
+        if redo:
+            width = result.nfields
+            _open_left(
+                outputs, rows, redo, lambda i: tuple(result.get_value(i, k) for k in range(width))
+            )
+        arrays = opening.arrays
+        return _as_lists(rows, arrays) if arrays and rows else rows
+
+
+def _open_left(
+    outputs: Sequence[Output],
+    rows: list[tuple[Any, ...]],
+    redo: list[tuple[int, int]],
+    raw_row: Callable[[int], Sequence[Any]],
+) -> None:
+    """The values the compiled opener left to the general path (``redo``: (row,
+    output)), computed from the fetched row ``raw_row(i)``, in place."""
+    at: dict[int, list[int]] = {}
+    for i, j in redo:
+        at.setdefault(i, []).append(j)
+    for i, js in at.items():
+        raw = raw_row(i)
+        values = list(rows[i])
+        for j in js:
+            values[j] = outputs[j].fn(raw)
+        rows[i] = tuple(values)
 
 
 def _cell(fn: RowFn) -> tuple[ColumnMeta, OnionColumn, int] | None:

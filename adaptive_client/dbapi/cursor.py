@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import operator
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cmp_to_key, partial
 from time import perf_counter
 from typing import Any
@@ -30,6 +30,7 @@ from ..compile.plan import (
     SortKey,
     decrypt_columnar,
     decrypt_columns,
+    open_result,
     open_rows,
 )
 from ..description import from_psycopg
@@ -40,6 +41,7 @@ from ..syntax.sqltext import parse as parse_sql
 from ..values.handout import application_rows
 from . import dispatch, server_errors
 from .copy import open_copy
+from .libpq import result_functions
 from .pooling import check_cursor
 from .restart import only_reads
 from .retries import fail_transaction
@@ -60,6 +62,23 @@ def _compare(keys: list[SortKey]) -> Any:
         return 0
 
     return cmp_to_key(cmp)
+
+
+def _opened_in_libpq(plan: Compiled) -> Callable[[Any], list[Any]] | None:
+    """How ``plan``'s rows are opened straight from the server's result (compile/plan.py
+    ``open_result``), where the compiled layer opens every output and nothing else reads
+    the fetched rows (a client sort, a reduction, a locked row kept); else None."""
+    if plan.kind != "select" or not plan.binary_rows or plan.reduce is not None:
+        return None
+    if plan.client_sort:
+        return None
+    opening = plan.row_opening
+    if opening is None or opening.others or plan.lock_key is not None:
+        return None
+    functions = result_functions()
+    if functions is None:
+        return None
+    return partial(open_result, plan.outputs, opening=opening, functions=functions)
 
 
 class Cursor:
@@ -287,7 +306,13 @@ class Cursor:
             bound = plan.bind_positional(params)
         finally:
             STATS.crypto_time(perf_counter() - t0)
-        raw, rowcount = self.run_server(plan.positional_sql, bound, plan.returns_rows, plan)
+        in_libpq = _opened_in_libpq(plan) if conn.native else None
+        raw, rowcount = self.run_server(
+            plan.positional_sql, bound, plan.returns_rows, plan, in_libpq
+        )
+        if in_libpq is not None and conn.direct.opened:
+            self.set_result(raw, plan.description, len(raw))
+            return
         if plan.kind != "select":
             conn.forget(plan)
         elif plan.lock_key is not None:
@@ -335,15 +360,22 @@ class Cursor:
             )
 
     def run_server(
-        self, query: bytes, bound: Sequence[Any], rows: bool, plan: Compiled | None = None
+        self,
+        query: bytes,
+        bound: Sequence[Any],
+        rows: bool,
+        plan: Compiled | None = None,
+        opened: Callable[[Any], list[Any]] | None = None,
     ) -> tuple[list[Any], int]:
         """(rows, rowcount) of ``query`` (``$n`` placeholders): directly once psycopg has
         prepared it, else through this cursor's server cursor.  ``plan``: the plan whose
         SQL it is, which learns on its first direct run whether its rows are all
-        ciphertexts, fetched in binary format from then on (``Compiled.binary_rows``)."""
+        ciphertexts, fetched in binary format from then on (``Compiled.binary_rows``).
+        ``opened``: see DirectExecutor.run (the direct executor's ``opened`` says whether
+        the rows are its)."""
         executor = self.connection.direct
         binary = plan.binary_rows if plan is not None and rows else False
-        direct = executor.run(query, bound, rows, binary)
+        direct = executor.run(query, bound, rows, binary, opened)
         if direct is not None:
             if binary is None and plan is not None:
                 plan.binary_rows = executor.all_bytea

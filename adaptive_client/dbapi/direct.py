@@ -126,6 +126,8 @@ class DirectExecutor:
         )
         # whether the last run asked (binary=None) returned only bytea columns
         self.all_bytea = False
+        # whether the last run's rows were opened from the server's result (run's opened)
+        self.opened = False
         # the BEGIN psycopg sends before a transaction's first statement (its isolation
         # level, read-only and deferrable settings)
         self._tx_start: Callable[[], bytes] | None = getattr(conn, "_get_tx_start_command", None)
@@ -139,13 +141,21 @@ class DirectExecutor:
             manager.schema_changed = changed
 
     def run(
-        self, sql: bytes, params: Sequence[Any], rows: bool, binary: bool | None = False
+        self,
+        sql: bytes,
+        params: Sequence[Any],
+        rows: bool,
+        binary: bool | None = False,
+        opened: Callable[[Any], list[Any]] | None = None,
     ) -> tuple[list[Any], int] | None:
         """(rows, rowcount) of ``sql`` run with ``params``; None where psycopg must run it.
 
         ``binary``: the result in binary format, for a statement whose result columns are
         all ``bytea`` (ciphertexts: loaded as they are, where text format is hex to
-        decode); ``None``: not known yet, then :attr:`all_bytea` says it after the run."""
+        decode); ``None``: not known yet, then :attr:`all_bytea` says it after the run.
+        ``opened``: with ``binary``, the rows of the server's result (psycopg's
+        ``PGresult``) as the statement hands them back -- then :attr:`opened` is set."""
+        self.opened = False
         conn = self._conn
         pgconn = conn.pgconn
         status = pgconn.transaction_status
@@ -186,8 +196,13 @@ class DirectExecutor:
                 self.all_bytea = all(res.ftype(i) == _BYTEA for i in range(res.nfields))
             if not rows:
                 return [], res.ntuples
+            out: list[Any]
+            if opened is not None and binary:
+                out = opened(res)
+                self.opened = True
+                return out, len(out)
             tx.set_pgresult(res)
-            out: list[Any] = tx.load_rows(0, res.ntuples, tuple)
+            out = tx.load_rows(0, res.ntuples, tuple)
             return out, len(out)
         count = res.command_tuples
         return [], count if count is not None else -1

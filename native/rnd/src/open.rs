@@ -21,7 +21,8 @@
 
 use aes::cipher::{BlockDecrypt, BlockEncrypt, KeyInit};
 use aes_siv::siv::Aes256Siv;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
+use std::ffi::{c_char, c_int, c_void};
 use std::sync::Mutex;
 
 use aes::Aes256;
@@ -185,7 +186,16 @@ impl Opener {
         let Ok(b) = item.downcast::<PyBytes>() else {
             return Ok(None);
         };
-        let Some(plain) = self.plaintext(b.as_bytes()) else {
+        self.open_bytes(py, b.as_bytes(), seen)
+    }
+
+    fn open_bytes(
+        &self,
+        py: Python<'_>,
+        stored: &[u8],
+        seen: &mut HashMap<[u8; 17], PyObject>,
+    ) -> PyResult<Option<(PyObject, bool)>> {
+        let Some(plain) = self.plaintext(stored) else {
             return Ok(None);
         };
         let rnd = plain.outer;
@@ -365,7 +375,7 @@ impl Opener {
         let mut values: Vec<PyObject> = Vec::with_capacity(stored.len());
         let mut redo = Vec::new();
         let mut outer = 0usize;
-        let mut seen = HashMap::new();
+        let mut seen = HashMap::default();
         for (i, item) in stored.iter().enumerate() {
             if item.is_none() {
                 values.push(item.unbind());
@@ -434,7 +444,7 @@ impl RowOpener {
         let mut redo = Vec::new();
         let mut counts = vec![(0usize, 0usize); self.openers.len()];
         let none = py.None();
-        let mut seen: Vec<HashMap<[u8; 17], PyObject>> = self.openers.iter().map(|_| HashMap::new()).collect();
+        let mut seen: Vec<HashMap<[u8; 17], PyObject>> = self.openers.iter().map(|_| HashMap::default()).collect();
         for (i, row) in raw.iter().enumerate() {
             let row = row.downcast::<PyTuple>()?;
             let mut out: Vec<PyObject> = Vec::with_capacity(self.openers.len());
@@ -467,7 +477,87 @@ impl RowOpener {
         Ok((PyList::new(py, rows)?.unbind(), redo, counts))
     }
 
+    /// ``open`` of a server result still in libpq's hands: the ``PGresult`` at address
+    /// ``result`` (``ntuples`` rows, every column a ``bytea`` in binary format), its
+    /// values read through ``libpq``'s ``(PQgetvalue, PQgetlength, PQgetisnull)``
+    /// (addresses in the libpq that made it) -- no Python object is made for a stored
+    /// value.  Only for a result each output of which has an opener (``filled`` empty);
+    /// a value left to the caller is listed in ``redo`` as by ``open``.
+    ///
+    /// # Safety (kept by the caller)
+    /// ``result`` is a live ``PGresult`` of at least ``ntuples`` rows and of every column
+    /// of ``positions``, held for the call; the three addresses are those functions.
+    #[allow(clippy::type_complexity)]
+    fn open_result(
+        &self,
+        py: Python<'_>,
+        result: usize,
+        ntuples: usize,
+        libpq: (usize, usize, usize),
+    ) -> PyResult<(Py<PyList>, Vec<(usize, usize)>, Vec<(usize, usize)>)> {
+        if self.openers.iter().any(|o| o.is_none()) {
+            return Err(PyValueError::new_err("a result opened in libpq needs an opener per output"));
+        }
+        if result == 0 || libpq.0 == 0 || libpq.1 == 0 || libpq.2 == 0 {
+            return Err(PyValueError::new_err("no result or no libpq"));
+        }
+        let res = result as *const c_void;
+        // SAFETY: the addresses are libpq's functions of these signatures (the caller's
+        // contract), called on the live result with in-range row and column numbers.
+        let (getvalue, getlength, getisnull) = unsafe {
+            (
+                std::mem::transmute::<usize, PqGetValue>(libpq.0),
+                std::mem::transmute::<usize, PqGetInt>(libpq.1),
+                std::mem::transmute::<usize, PqGetInt>(libpq.2),
+            )
+        };
+        let mut rows: Vec<Bound<'_, PyTuple>> = Vec::with_capacity(ntuples);
+        let mut redo = Vec::new();
+        let mut counts = vec![(0usize, 0usize); self.openers.len()];
+        let none = py.None();
+        let openers: Vec<&Opener> = self.openers.iter().flatten().map(|o| o.get()).collect();
+        let mut seen: Vec<HashMap<[u8; 17], PyObject>> = openers.iter().map(|_| HashMap::default()).collect();
+        let mut out: Vec<PyObject> = Vec::with_capacity(openers.len());
+        for i in 0..ntuples {
+            let row = c_int::try_from(i).map_err(|_| PyValueError::new_err("too many rows"))?;
+            out.clear();
+            for (j, (opener, &at)) in openers.iter().zip(&self.positions).enumerate() {
+                let col = c_int::try_from(at).map_err(|_| PyValueError::new_err("bad column"))?;
+                // SAFETY: see above; the bytes live as long as the result.
+                let stored = unsafe {
+                    if getisnull(res, row, col) != 0 {
+                        None
+                    } else {
+                        let len = usize::try_from(getlength(res, row, col)).unwrap_or(0);
+                        let ptr = getvalue(res, row, col) as *const u8;
+                        Some(if len == 0 || ptr.is_null() { &[][..] } else { std::slice::from_raw_parts(ptr, len) })
+                    }
+                };
+                let Some(stored) = stored else {
+                    out.push(none.clone_ref(py));
+                    continue;
+                };
+                match opener.open_bytes(py, stored, &mut seen[j])? {
+                    Some((v, rnd)) => {
+                        counts[j].0 += 1;
+                        counts[j].1 += usize::from(rnd);
+                        out.push(v);
+                    }
+                    None => {
+                        redo.push((i, j));
+                        out.push(none.clone_ref(py));
+                    }
+                }
+            }
+            rows.push(PyTuple::new(py, out.drain(..))?);
+        }
+        Ok((PyList::new(py, rows)?.unbind(), redo, counts))
+    }
+
     fn __repr__(&self) -> &'static str {
         "RowOpener(<keys hidden>)"
     }
 }
+
+type PqGetValue = unsafe extern "C" fn(*const c_void, c_int, c_int) -> *const c_char;
+type PqGetInt = unsafe extern "C" fn(*const c_void, c_int, c_int) -> c_int;
