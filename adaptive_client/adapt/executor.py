@@ -167,7 +167,8 @@ class Executor:
         now = time.monotonic()
         if now < self._deferred_after:
             return
-        deferred, self.deferred = self.deferred, {}
+        deferred = dict(self.deferred)
+        self.deferred.clear()  # (in place: the connection's cursors read it)
         for query, stmt in deferred.items():
             try:
                 plan = self.session.compile(query, stmt)

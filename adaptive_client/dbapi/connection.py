@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterable, Mapping
+from contextvars import ContextVar
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -62,6 +63,8 @@ from .retries import IDLE, INERROR
 from .session_protocol import Parsed, RepeatedStatement, cache_key
 from .statement_log import StatementLog
 
+# the token of the connection the current thread's context variables serve (bind)
+_BOUND: ContextVar[object | None] = ContextVar("adaptive_bound_connection", default=None)
 _SNAPSHOT_LEVELS = (psycopg.IsolationLevel.REPEATABLE_READ, psycopg.IsolationLevel.SERIALIZABLE)
 _CACHE_LIMIT = 2048
 
@@ -202,6 +205,7 @@ class Connection:
         self._compiled_kind: dict[str, Parsed] = {}
         # the peels, join adjustments and builds the statements' plans need
         self.executor = Executor(self)
+        self.deferred_builds = self.executor.deferred  # (the same dict, for the cursors)
         # the catalog was changed inside the application's transaction (DDL, a peel
         # inside it): read again if it rolls back
         self.catalog_dirty = False
@@ -219,6 +223,9 @@ class Connection:
         # held for the whole of each statement, commit and rollback (see the class's doc)
         self.lock = threading.RLock()
         self._stats = Stats()
+        # which connection the current thread's context variables are bound to (bind):
+        # a token of its own, so that a closed connection's identity cannot be reused
+        self._token = object()
         # the standbys read-only work runs on (replicas.py), None: all on the primary
         self.replicas: Router | None = router_for(self, conninfo, *standbys, kwargs)
         # whether the open transaction has only read so far: a statement another
@@ -328,9 +335,12 @@ class Connection:
         """Make this connection the one the current thread works for: its statistics,
         sequence blocks and session settings (the TimeZone and DateStyle values are read
         and written under) -- whatever thread, and whatever connection it served before."""
+        if _BOUND.get() is self._token:  # (this thread works for it already)
+            return
         bind_stats(self._stats)
         defaults.RUNTIME.set(self.runtime)
         recipes.COMPILED.set(self.native)
+        _BOUND.set(self._token)
 
     def in_transaction(self) -> bool:
         """Whether the application's session has a transaction open (or failed)."""
@@ -377,7 +387,7 @@ class Connection:
 
     def build_deferred(self) -> None:
         """Outside a transaction: the onions statements ran without, built (executor)."""
-        if self.executor.deferred and not self.in_transaction():
+        if self.deferred_builds and not self.in_transaction():
             self.executor.build_deferred()
 
     def after_rollback(self) -> None:

@@ -43,7 +43,6 @@ from . import dispatch, server_errors
 from .copy import open_copy
 from .libpq import result_functions
 from .pooling import check_cursor
-from .restart import only_reads
 from .retries import fail_transaction
 from .session_protocol import RepeatedStatement, Session
 
@@ -111,16 +110,21 @@ class Cursor:
         where PostgreSQL would have, and reaches the application in its plain names."""
         conn = self.connection
         with conn.lock:
-            conn.reads.statement_starts(conn.in_transaction())
+            # (TransactionReads.statement_starts and statement_ends, inlined: restart.py)
+            reads = conn.reads
+            reads.before = reads.only_reads or not conn.in_transaction()
+            reads.only_reads = False
+            reads.statement = None
             try:
                 if many is None and params is not None:
                     repeat = conn.repeats.get(query)
                     if repeat is not None and self._repeat(repeat, query, params):
-                        conn.reads.statement_ends()
+                        reads.only_reads = reads.before and reads.statement is True
                         return
                 dispatch.run(self, query, params, many)
-                conn.reads.statement_ends()
-                conn.build_deferred()  # (after a statement run in autocommit mode)
+                reads.only_reads = reads.before and reads.statement is True
+                if conn.deferred_builds:  # (after a statement run in autocommit mode)
+                    conn.build_deferred()
             except BaseException as exc:
                 fail_transaction(conn.pg, exc)
                 if isinstance(exc, psycopg.Error):
@@ -147,7 +151,7 @@ class Cursor:
                 repeat.run(self, params)
             else:  # (on the server the plan goes to: replicas.py)
                 conn.replicas.run(repeat.plan, partial(repeat.run, self, params))
-            conn.reads.ran(only_reads(repeat.plan, None))
+            conn.reads.statement = repeat.plan.only_reads is True
         except (psycopg.errors.CheckViolation, psycopg.errors.UndefinedColumn) as exc:
             dispatch.recover_stale(conn, exc, first_in_transaction, 0)
             dispatch.run(self, query, params)  # (compiled again, on the catalog read again)

@@ -60,27 +60,28 @@ def only_reads(plan: Compiled, stmt: exp.Expression | None) -> bool:
 
 class TransactionReads:
     """What the application's open transaction has run, as far as a restart goes: the
-    connection's, updated by its cursors around each statement."""
+    connection's, updated by its cursors around each statement (cursor.py sets the
+    three fields itself on its hot path, as these methods would)."""
 
     def __init__(self) -> None:
         self.only_reads = False  # the transaction open now has run plain reads only
-        self._before = False  # ... before the statement running now
-        self._statement: bool | None = None  # the statement running now: plain reads
+        self.before = False  # ... before the statement running now
+        self.statement: bool | None = None  # the statement running now: plain reads
         # the session's isolation may be other than the server's default (SET)
         self.isolation_set = False
         self._default_read_committed: bool | None = None  # (asked once)
 
     def statement_starts(self, in_transaction: bool) -> None:
-        self._before = self.only_reads if in_transaction else True
+        self.before = self.only_reads or not in_transaction
         self.only_reads = False  # (until the statement has run, and was a read)
-        self._statement = None
+        self.statement = None
 
     def ran(self, reads: bool) -> None:
         """A part of the statement running now ran: a plain read or not."""
-        self._statement = reads if self._statement is None else self._statement and reads
+        self.statement = reads if self.statement is None else self.statement and reads
 
     def statement_ends(self) -> None:
-        self.only_reads = self._before and self._statement is True
+        self.only_reads = self.before and self.statement is True
 
     def left(self) -> None:
         """Something not a plain read ran outside the statements (COPY)."""
@@ -89,7 +90,7 @@ class TransactionReads:
     def may_restart(self, pg: psycopg.Connection[Any], control: psycopg.Connection[Any]) -> bool:
         """Whether the transaction, failed by the statement running now, may be rolled
         back and the statement run again in a new one."""
-        if not (self._before and self._statement is not False):
+        if not (self.before and self.statement is not False):
             return False
         if self.isolation_set or pg.isolation_level not in _READ_COMMITTED:
             return False

@@ -75,6 +75,8 @@ class Session(Protocol):
     replicas: Router | None  # the standbys read-only plans run on (replicas.py)
     # whether the open transaction has only read so far (restart.py)
     reads: TransactionReads
+    # statements that ran without onions still to be built (adapt/executor.py)
+    deferred_builds: dict[str, Any]
 
     # (the DB-API surface an application reaches as ``cursor.connection``)
     def cursor(self, name: str = "", *, withhold: bool = False) -> StatementCursor: ...
