@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any
 
 from ..catalog import defaults, recipes
@@ -176,6 +176,11 @@ def open_rows(
     return _as_lists(rows, arrays) if arrays and rows else rows
 
 
+# rows of a server result opened in one call (about a millisecond of work: the GIL it
+# holds is given to other threads between calls)
+OPENED_AT_ONCE = 2048
+
+
 def open_result(
     outputs: Sequence[Output],
     result: Any,
@@ -186,18 +191,25 @@ def open_result(
     ``PGresult``, every column a ``bytea`` in binary format), each of whose outputs has
     a compiled opener: read in one call through libpq's ``functions``
     (dbapi/libpq.py), no stored value made a Python object first."""
+    opener, ptr, n, width = opening.opener, result.pgresult_ptr, result.ntuples, result.nfields
     with STATS.crypto():
-        rows, redo, counts = opening.opener.open_result(
-            result.pgresult_ptr, result.ntuples, functions
-        )
-        STATS.opened_columns(opening.schemes, counts)
-        if redo:
-            width = result.nfields
-            _open_left(
-                outputs, rows, redo, lambda i: tuple(result.get_value(i, k) for k in range(width))
+        rows: list[tuple[Any, ...]] = []
+        for start in range(0, n, OPENED_AT_ONCE):
+            # (a range at a time: the opener holds the GIL, given to other threads between)
+            part, redo, counts = opener.open_result(
+                ptr, start, min(n, start + OPENED_AT_ONCE), functions
             )
+            STATS.opened_columns(opening.schemes, counts)
+            if redo:
+                _open_left(outputs, part, redo, partial(_fetched_row, result, start, width))
+            rows += part
         arrays = opening.arrays
         return _as_lists(rows, arrays) if arrays and rows else rows
+
+
+def _fetched_row(result: Any, start: int, width: int, i: int) -> tuple[Any, ...]:
+    """Row ``start + i`` of a server result as psycopg loads a row of ``bytea``s."""
+    return tuple(result.get_value(start + i, k) for k in range(width))
 
 
 def _open_left(

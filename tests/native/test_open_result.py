@@ -1,6 +1,6 @@
 """A result opened by the compiled layer straight from libpq's ``PGresult``
 (``RowOpener.open_result``, dbapi/libpq.py) gives the rows the Python path gives and
-plain PostgreSQL gives: NULLs, values the compiled opener leaves to the general path
+plain PostgreSQL gives, opened a range of rows at a time: NULLs, values the compiled opener leaves to the general path
 (NaN, the infinities, BC dates and years past 9999, long text under AES-SIV), arrays,
 a result of one row and of many.  Where libpq's functions cannot be found, the rows are
 loaded by psycopg and opened as before."""
@@ -14,6 +14,7 @@ import psycopg
 import pytest
 
 import adaptive_client
+from adaptive_client.compile import plan
 from adaptive_client.dbapi import cursor as cursor_module
 from adaptive_client.dbapi import libpq
 
@@ -30,6 +31,7 @@ SPECIAL = [
     "'-Infinity', '-infinity', false, '{}')",
     "(4, 0, 'tab\tand\nnewline', 'é', 0.001, 1e300, '0044-03-15 BC', NULL, '{-7}')",
     "(5, 42, 'x', 'y', 1.5, -0.0, '10000-01-01', true, NULL)",
+    "(900, 1, 'z', 'z', 'NaN', 1.0, '2020-01-01', true, NULL)",  # (in a later range)
 ]
 # (query, opened in libpq: a double precision or an array column is opened by the Python
 # path, and so is then the whole result)
@@ -61,6 +63,13 @@ def dbs(new_database: Any, master_key: Any) -> Iterator[tuple[Any, Any, Any]]:
     yield plain, enc, python
     for conn in (plain, enc, python):
         conn.close()
+
+
+@pytest.fixture(autouse=True)
+def small_ranges(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A result opened seven rows at a time: the ranges, and the rows left to the general
+    path in a later range, are exercised on a small table."""
+    monkeypatch.setattr(plan, "OPENED_AT_ONCE", 7)
 
 
 def _typed(rows: list[Any]) -> list[Any]:

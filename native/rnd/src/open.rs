@@ -477,22 +477,25 @@ impl RowOpener {
         Ok((PyList::new(py, rows)?.unbind(), redo, counts))
     }
 
-    /// ``open`` of a server result still in libpq's hands: the ``PGresult`` at address
-    /// ``result`` (``ntuples`` rows, every column a ``bytea`` in binary format), its
+    /// ``open`` of rows ``start..stop`` of a server result still in libpq's hands: the
+    /// ``PGresult`` at address ``result`` (every column a ``bytea`` in binary format), its
     /// values read through ``libpq``'s ``(PQgetvalue, PQgetlength, PQgetisnull)``
     /// (addresses in the libpq that made it) -- no Python object is made for a stored
     /// value.  Only for a result each output of which has an opener (``filled`` empty);
-    /// a value left to the caller is listed in ``redo`` as by ``open``.
+    /// a value left to the caller is listed in ``redo`` as by ``open``, its row counted
+    /// from ``start``.  (The caller opens a large result a range at a time, so that the
+    /// GIL this holds is given to other threads in between.)
     ///
     /// # Safety (kept by the caller)
-    /// ``result`` is a live ``PGresult`` of at least ``ntuples`` rows and of every column
+    /// ``result`` is a live ``PGresult`` of at least ``stop`` rows and of every column
     /// of ``positions``, held for the call; the three addresses are those functions.
     #[allow(clippy::type_complexity)]
     fn open_result(
         &self,
         py: Python<'_>,
         result: usize,
-        ntuples: usize,
+        start: usize,
+        stop: usize,
         libpq: (usize, usize, usize),
     ) -> PyResult<(Py<PyList>, Vec<(usize, usize)>, Vec<(usize, usize)>)> {
         if self.openers.iter().any(|o| o.is_none()) {
@@ -511,15 +514,15 @@ impl RowOpener {
                 std::mem::transmute::<usize, PqGetInt>(libpq.2),
             )
         };
-        let mut rows: Vec<Bound<'_, PyTuple>> = Vec::with_capacity(ntuples);
+        let mut rows: Vec<Bound<'_, PyTuple>> = Vec::with_capacity(stop.saturating_sub(start));
         let mut redo = Vec::new();
         let mut counts = vec![(0usize, 0usize); self.openers.len()];
         let none = py.None();
         let openers: Vec<&Opener> = self.openers.iter().flatten().map(|o| o.get()).collect();
         let mut seen: Vec<HashMap<[u8; 17], PyObject>> = openers.iter().map(|_| HashMap::default()).collect();
         let mut out: Vec<PyObject> = Vec::with_capacity(openers.len());
-        for i in 0..ntuples {
-            let row = c_int::try_from(i).map_err(|_| PyValueError::new_err("too many rows"))?;
+        for i in 0..stop.saturating_sub(start) {
+            let row = c_int::try_from(start + i).map_err(|_| PyValueError::new_err("too many rows"))?;
             out.clear();
             for (j, (opener, &at)) in openers.iter().zip(&self.positions).enumerate() {
                 let col = c_int::try_from(at).map_err(|_| PyValueError::new_err("bad column"))?;
