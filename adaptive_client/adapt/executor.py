@@ -46,9 +46,10 @@ _log = logging.getLogger("adaptive_client.adapt")
 
 # How long an adaptation run beside an open application transaction may wait for a lock.
 PEEL_LOCK_WAIT_MS = 2000
-# How long an onion build after the application's commit waits for its table (the commit
-# waits for it), and how many statements' builds wait for one.
-DEFERRED_LOCK_WAIT_MS = 200
+# How many statements' builds wait for the end of a transaction at most.  (How long such a
+# build waits for its table: the server's deadlock_timeout and a half-second more, as a
+# compaction waits -- past it the deadlock check cancels an autovacuum of the table, which
+# the adaptations' rewrites call in; see compaction.lock_wait_ms.)
 MAX_DEFERRED = 256
 MAX_BUILDS = 64  # onions one statement may build on first use (one per compile)
 
@@ -101,6 +102,7 @@ class Executor:
         self._deferred_after = 0.0  # (time.monotonic(): not tried again before)
         # the bound on an adaptation's lock waits outside a transaction (None: none)
         self._lock_wait_ms: int | None = None
+        self._bounded_ms: int | None = None  # (the bound of builds left otherwise: asked once)
 
     def prepare(self, query: str, stmt: exp.Expression) -> Compiled:
         """The plan of ``stmt`` once the catalog has what it needs."""
@@ -124,7 +126,7 @@ class Executor:
                     # (a statement that can do without them does not wait long for the
                     # table: other sessions' transactions may hold it)
                     tried = plan.builds
-                    self._build_pending(plan, DEFERRED_LOCK_WAIT_MS)
+                    self._build_pending(plan, self._bounded_wait())
                     continue
                 # A build inside the application's transaction could fail it; one that
                 # could not have the table soon is left too: the statement runs with the
@@ -157,8 +159,9 @@ class Executor:
         """Build what the statements of the application's transactions ran without
         (``deferred``), now that the last one has ended: each statement compiled again on
         the catalog as it is (another client may have built it meanwhile), its onions
-        built as outside a transaction -- but waiting at most DEFERRED_LOCK_WAIT_MS for
-        the table (the application's commit waits for the build).  A build that cannot
+        built as outside a transaction -- but waiting for the table only as long as a
+        compaction does (:meth:`_bounded_wait`; the application's commit waits for the
+        build).  A build that cannot
         run now (other sessions hold the table, a conflict) is kept for a later commit,
         tried again after a pause that doubles with each failure (up to a minute), so
         that a table always in use costs the commits little; a refused one is dropped."""
@@ -173,7 +176,7 @@ class Executor:
             try:
                 plan = self.session.compile(query, stmt)
                 if plan.builds:
-                    self._build_pending(plan, DEFERRED_LOCK_WAIT_MS)
+                    self._build_pending(plan, self._bounded_wait())
                     if self.session.compile(query, stmt).builds:
                         self.deferred[query] = stmt  # (not built now: kept)
             except (AdaptiveError, psycopg.Error) as exc:
@@ -182,6 +185,14 @@ class Executor:
             self._deferred_failed()
         else:
             self._deferred_failures = 0
+
+    def _bounded_wait(self) -> int:
+        """How long a build the statement can do without waits for its table (ms); this
+        client's own compaction of a table, if under way, first given as long to end."""
+        if self._bounded_ms is None:
+            self._bounded_ms = compaction.lock_wait_ms(self.session.control)
+        self.session.compactor.idle(self._bounded_ms / 1000)
+        return self._bounded_ms
 
     def _deferred_failed(self) -> None:
         """A build could not have its table: the next try waits a pause that doubles."""

@@ -45,6 +45,10 @@ def test_statement_profile_splits_a_label_into_its_categories(
             "1",
             "--warmup",
             "5",
+            # (py-spy stops the worker for each sample: where a stop costs a fraction of a
+            # millisecond, the default 2,000 a second would stop it most of the time)
+            "--rate",
+            "250",
             "--dsn",
             dsns["encrypted"],
             "--plain-dsn",
