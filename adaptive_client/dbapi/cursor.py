@@ -110,7 +110,8 @@ class Cursor:
         where PostgreSQL would have, and reaches the application in its plain names."""
         conn = self.connection
         with conn.lock:
-            # (TransactionReads.statement_starts and statement_ends, inlined: restart.py)
+            # (what the transaction has run, for a restart: restart.py TransactionReads;
+            # only_reads stays False until the statement has run, and was a read)
             reads = conn.reads
             reads.before = reads.only_reads or not conn.in_transaction()
             reads.only_reads = False

@@ -60,8 +60,8 @@ def only_reads(plan: Compiled, stmt: exp.Expression | None) -> bool:
 
 class TransactionReads:
     """What the application's open transaction has run, as far as a restart goes: the
-    connection's, updated by its cursors around each statement (cursor.py sets the
-    three fields itself on its hot path, as these methods would)."""
+    connection's, updated by its cursors around each statement (``Cursor._statement``
+    sets the three fields below as the statement starts and ends, on the hot path)."""
 
     def __init__(self) -> None:
         self.only_reads = False  # the transaction open now has run plain reads only
@@ -71,17 +71,9 @@ class TransactionReads:
         self.isolation_set = False
         self._default_read_committed: bool | None = None  # (asked once)
 
-    def statement_starts(self, in_transaction: bool) -> None:
-        self.before = self.only_reads or not in_transaction
-        self.only_reads = False  # (until the statement has run, and was a read)
-        self.statement = None
-
     def ran(self, reads: bool) -> None:
         """A part of the statement running now ran: a plain read or not."""
         self.statement = reads if self.statement is None else self.statement and reads
-
-    def statement_ends(self) -> None:
-        self.only_reads = self.before and self.statement is True
 
     def left(self) -> None:
         """Something not a plain read ran outside the statements (COPY)."""
