@@ -460,17 +460,8 @@ impl RowOpener {
                     out.push(none.clone_ref(py));
                     continue;
                 }
-                match opener.get().open_value(py, &item, &mut seen[j])? {
-                    Some((v, rnd)) => {
-                        counts[j].0 += 1;
-                        counts[j].1 += usize::from(rnd);
-                        out.push(v);
-                    }
-                    None => {
-                        redo.push((i, j));
-                        out.push(none.clone_ref(py));
-                    }
-                }
+                let opened = opener.get().open_value(py, &item, &mut seen[j])?;
+                out.push(placed(py, opened, &mut counts[j], &mut redo, (i, j)));
             }
             rows.push(PyTuple::new(py, out)?);
         }
@@ -540,17 +531,8 @@ impl RowOpener {
                     out.push(none.clone_ref(py));
                     continue;
                 };
-                match opener.open_bytes(py, stored, &mut seen[j])? {
-                    Some((v, rnd)) => {
-                        counts[j].0 += 1;
-                        counts[j].1 += usize::from(rnd);
-                        out.push(v);
-                    }
-                    None => {
-                        redo.push((i, j));
-                        out.push(none.clone_ref(py));
-                    }
-                }
+                let opened = opener.open_bytes(py, stored, &mut seen[j])?;
+                out.push(placed(py, opened, &mut counts[j], &mut redo, (i, j)));
             }
             rows.push(PyTuple::new(py, out.drain(..))?);
         }
@@ -559,6 +541,28 @@ impl RowOpener {
 
     fn __repr__(&self) -> &'static str {
         "RowOpener(<keys hidden>)"
+    }
+}
+
+/// A row opener's output value: the opened value (counted: opened, and had an RND layer),
+/// or ``None`` with its (row, output) listed for the caller.
+fn placed(
+    py: Python<'_>,
+    opened: Option<(PyObject, bool)>,
+    count: &mut (usize, usize),
+    redo: &mut Vec<(usize, usize)>,
+    at: (usize, usize),
+) -> PyObject {
+    match opened {
+        Some((v, rnd)) => {
+            count.0 += 1;
+            count.1 += usize::from(rnd);
+            v
+        }
+        None => {
+            redo.push(at);
+            py.None()
+        }
     }
 }
 
