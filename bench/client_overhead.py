@@ -16,6 +16,19 @@ whole table, four columns, read by plain psycopg, by the client decrypting it a 
 a time (batched calls per layer) and by the client decrypting value by value, in
 alternating rounds; per row and as ratios.
 
+Placement.  Each statement is a round trip to a server on the same two cores, and the
+CPU time a round trip charges to this process depends on where the scheduler put the
+backend: one sharing this process's core preempts it and answers before it sleeps
+(cheap), one on the other core wakes it from sleep (dear).  Left to the scheduler, the
+two connections' backends land apart -- measured on two cores, plain psycopg's backend
+shared the bench's core (0.6 voluntary and 0.4 involuntary context switches a
+statement) while the client's sat on the other (1.0 and 0.0), and that alone made an
+UPDATE read 2.4x where the same statements run back to back read 1.0x.  So, on a local
+server with two cores or more, this process is pinned to one core and both backends to
+another (``--no-pin``: left to the scheduler): every statement then wakes this process
+once, as it does against a server on another machine, and the context switches a
+statement, printed per run, show both connections placed alike.
+
 The whole measurement runs ``--runs`` times (5) in one process; each run's ratios are
 printed, then their medians against the targets: point SELECT ≤ 1.25×, UPDATE by key
 ≤ 1.3×, single-row INSERT ≤ 1.5×, large result ≤ 2× per row.
@@ -25,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import secrets
 import statistics
 import time
@@ -88,6 +102,29 @@ def fill(conn: Any, rows: int) -> None:
     conn.commit()
 
 
+def pin(connections: list[Any]) -> bool:
+    """This process on one core and the backends of ``connections`` on another (see the
+    module's docstring); False where the machine has one core or the server is not
+    local (its backends are not this machine's processes)."""
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2:
+        return False
+    pids = [c.pgconn.backend_pid for c in connections]
+    try:
+        for pid in pids:
+            os.sched_setaffinity(pid, {cores[1]})
+    except (PermissionError, ProcessLookupError):
+        return False
+    os.sched_setaffinity(0, {cores[0]})
+    return True
+
+
+def switches() -> int:
+    """Context switches of this process so far (voluntary and involuntary)."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_nvcsw + r.ru_nivcsw
+
+
 def run_chunk(
     conn: Any, sql: str, params: Callable[[int, int], tuple[Any, ...]], start: int, rows: int
 ) -> float:
@@ -141,6 +178,9 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=10_000)
     ap.add_argument("--n", type=int, default=3000, help="executions per statement")
     ap.add_argument("--runs", type=int, default=5, help="measurements, their median reported")
+    ap.add_argument(
+        "--no-pin", action="store_true", help="leave this process and the backends unpinned"
+    )
     args = ap.parse_args()
     admin = args.dsn or EmbeddedCluster.default().dsn()
     plain = psycopg.connect(scratch_database(admin, "bench_overhead_plain"))
@@ -153,6 +193,16 @@ def main() -> None:
     client = adaptive_client.connect(enc_dsn, master_key=key, config=config)
     fill(plain, args.rows)
     fill(client, args.rows)
+    local = args.dsn is None
+    pinned = local and not args.no_pin and pin([plain, client.pg, client.control])
+    print(
+        "placement: "
+        + (
+            "this process on one core, the backends on another"
+            if pinned
+            else "left to the scheduler"
+        )
+    )
     ratios: dict[str, list[float]] = {label: [] for label in TARGETS}
     for run in range(args.runs):
         # (each run inserts rows of its own: its INSERTs start past the previous run's)
@@ -164,15 +214,28 @@ def main() -> None:
                 run_chunk(client, sql, shifted, 0, args.rows)  # peels, warms caches
                 run_chunk(plain, sql, shifted, 0, args.rows)
             t_plain = t_client = 0.0
+            cs_plain = cs_client = 0
             for start in range(CHUNK, CHUNK + args.n, CHUNK):
+                s0 = switches()
                 t_plain += run_chunk(plain, sql, shifted, start, args.rows)
+                s1 = switches()
                 t_client += run_chunk(client, sql, shifted, start, args.rows)
+                cs_plain += s1 - s0
+                cs_client += switches() - s1
             done = (args.n // CHUNK) * CHUNK
-            results[label] = (1e6 * t_plain / done, 1e6 * t_client / done)
+            results[label] = (
+                1e6 * t_plain / done,
+                1e6 * t_client / done,
+                cs_plain / done,
+                cs_client / done,
+            )
         print(f"run {run + 1} of {args.runs}")
-        print(f"{'statement':<28}{'plain us':>10}{'client us':>11}{'ratio':>8}")
-        for label, (p, c) in results.items():
-            print(f"{label:<28}{p:>10.1f}{c:>11.1f}{c / p:>8.2f}")
+        print(
+            f"{'statement':<28}{'plain us':>10}{'client us':>11}{'ratio':>8}"
+            f"{'switches/stmt plain':>21}{'client':>8}"
+        )
+        for label, (p, c, sp, sc) in results.items():
+            print(f"{label:<28}{p:>10.1f}{c:>11.1f}{c / p:>8.2f}{sp:>21.2f}{sc:>8.2f}")
             ratios[label].append(c / p)
         p, c = large_result(plain, client, args.rows)
         ratios["large result, per row"].append(c / p)
