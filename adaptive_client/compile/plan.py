@@ -181,30 +181,47 @@ def open_rows(
 OPENED_AT_ONCE = 2048
 
 
-def open_result(
-    outputs: Sequence[Output],
-    result: Any,
-    opening: RowOpening,
-    functions: tuple[int, int, int],
-) -> list[tuple[Any, ...]]:
+class ResultOpener:
     """:func:`open_rows` of a server result still in libpq's hands (psycopg's
     ``PGresult``, every column a ``bytea`` in binary format), each of whose outputs has
     a compiled opener: read in one call through libpq's ``functions``
-    (dbapi/libpq.py), no stored value made a Python object first."""
-    opener, ptr, n, width = opening.opener, result.pgresult_ptr, result.ntuples, result.nfields
-    with STATS.crypto():
-        rows: list[tuple[Any, ...]] = []
-        for start in range(0, n, OPENED_AT_ONCE):
-            # (a range at a time: the opener holds the GIL, given to other threads between)
-            part, redo, counts = opener.open_result(
-                ptr, start, min(n, start + OPENED_AT_ONCE), functions
-            )
-            STATS.opened_columns(opening.schemes, counts)
-            if redo:
-                _open_left(outputs, part, redo, partial(_fetched_row, result, start, width))
-            rows += part
-        arrays = opening.arrays
-        return _as_lists(rows, arrays) if arrays and rows else rows
+    (dbapi/libpq.py), no stored value made a Python object first.
+
+    ``left``: whether the last result had values the compiled opener left to the
+    general path -- the only values of such a result that can be a form of the client's
+    own (values/handout.py), so that a result without any is handed out as it is."""
+
+    __slots__ = ("functions", "left", "opening", "outputs")
+
+    def __init__(
+        self, outputs: Sequence[Output], opening: RowOpening, functions: tuple[int, int, int]
+    ) -> None:
+        self.outputs = outputs
+        self.opening = opening
+        self.functions = functions
+        self.left = False
+
+    def __call__(self, result: Any) -> list[tuple[Any, ...]]:
+        opening = self.opening
+        opener, ptr, n, width = opening.opener, result.pgresult_ptr, result.ntuples, result.nfields
+        self.left = False
+        with STATS.crypto():
+            rows: list[tuple[Any, ...]] = []
+            for start in range(0, n, OPENED_AT_ONCE):
+                # (a range at a time: the opener holds the GIL, given to other threads
+                # between)
+                part, redo, counts = opener.open_result(
+                    ptr, start, min(n, start + OPENED_AT_ONCE), self.functions
+                )
+                STATS.opened_columns(opening.schemes, counts)
+                if redo:
+                    self.left = True
+                    _open_left(
+                        self.outputs, part, redo, partial(_fetched_row, result, start, width)
+                    )
+                rows += part
+            arrays = opening.arrays
+            return _as_lists(rows, arrays) if arrays and rows else rows
 
 
 def _fetched_row(result: Any, start: int, width: int, i: int) -> tuple[Any, ...]:
@@ -437,6 +454,9 @@ class Compiled:
     # a plain read, after which a transaction may be started again (dbapi/restart.py;
     # None: not known yet)
     only_reads: bool | None = field(default=None, repr=False)
+    # how the rows are opened from the server's result (dbapi/cursor.py; False: they are
+    # not, None: not known until binary_rows is)
+    result_opener: ResultOpener | bool | None = field(default=None, repr=False)
     _positional: tuple[bytes, list[ParamBuilder]] | None = field(default=None, repr=False)
     _ordered: bool | None = field(default=None, repr=False)
     _placed: list[int] | None = field(default=None, repr=False)

@@ -27,10 +27,10 @@ from ..compile.plan import (
     CURRENT_PARAMS,
     Compiled,
     Params,
+    ResultOpener,
     SortKey,
     decrypt_columnar,
     decrypt_columns,
-    open_result,
     open_rows,
 )
 from ..description import from_psycopg
@@ -63,21 +63,33 @@ def _compare(keys: list[SortKey]) -> Any:
     return cmp_to_key(cmp)
 
 
-def _opened_in_libpq(plan: Compiled) -> Callable[[Any], list[Any]] | None:
+def _opened_in_libpq(plan: Compiled) -> ResultOpener | None:
     """How ``plan``'s rows are opened straight from the server's result (compile/plan.py
-    ``open_result``), where the compiled layer opens every output and nothing else reads
-    the fetched rows (a client sort, a reduction, a locked row kept); else None."""
-    if plan.kind != "select" or not plan.binary_rows or plan.reduce is not None:
-        return None
-    if plan.client_sort:
+    ``ResultOpener``), where the compiled layer opens every output and nothing else reads
+    the fetched rows (a client sort, a reduction, a locked row kept); else None.  Decided
+    once per plan, when its first direct run has said whether its rows are all
+    ciphertexts."""
+    known = plan.result_opener
+    if known is not None:
+        return known if isinstance(known, ResultOpener) else None
+    if plan.binary_rows is None:
         return None
     opening = plan.row_opening
-    if opening is None or opening.others or plan.lock_key is not None:
-        return None
     functions = result_functions()
-    if functions is None:
+    if (
+        plan.kind != "select"
+        or not plan.binary_rows
+        or plan.reduce is not None
+        or plan.client_sort
+        or opening is None
+        or opening.others
+        or plan.lock_key is not None
+        or functions is None
+    ):
+        plan.result_opener = False
         return None
-    return partial(open_result, plan.outputs, opening=opening, functions=functions)
+    plan.result_opener = ResultOpener(plan.outputs, opening, functions)
+    return plan.result_opener
 
 
 class Cursor:
@@ -316,7 +328,7 @@ class Cursor:
             plan.positional_sql, bound, plan.returns_rows, plan, in_libpq
         )
         if in_libpq is not None and conn.direct.opened:
-            self.set_result(raw, plan.description, len(raw))
+            self.hold(raw, plan.description, len(raw), in_libpq.left)
             return
         if plan.kind != "select":
             conn.forget(plan)

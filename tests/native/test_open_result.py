@@ -78,13 +78,13 @@ def _typed(rows: list[Any]) -> list[Any]:
 
 def _counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     calls: list[int] = []
-    original = cursor_module.open_result
+    original = plan.ResultOpener.__call__
 
-    def counting(*args: Any, **kwargs: Any) -> Any:
+    def counting(self: plan.ResultOpener, result: Any) -> Any:
         calls.append(1)
-        return original(*args, **kwargs)
+        return original(self, result)
 
-    monkeypatch.setattr(cursor_module, "open_result", counting)
+    monkeypatch.setattr(plan.ResultOpener, "__call__", counting)
     return calls
 
 

@@ -38,6 +38,7 @@ pub(crate) const DET_TAG: u8 = 0x02;
 pub(crate) const NONCE: usize = 12;
 const SEEN_LIMIT: usize = 65_536; // distinct decoded values kept per column and result
 pub(crate) const SHORT_LEN: usize = 17; // DET: tag + one block
+const OUTER_LEN: usize = 1 + NONCE + SHORT_LEN; // a one-block DET value under RND
 
 // the decoders, by the code the Python side passes (encoding_base.NATIVE_FORMS)
 const BYTES: u8 = 0; // the DET plaintext itself (the caller decodes)
@@ -62,6 +63,68 @@ struct Plain {
     len: usize,
     long: Option<Vec<u8>>,
     outer: bool,
+}
+
+/// A stored value as a row opener reads it: NULL, its bytes, or something else (left
+/// to the caller).
+#[derive(Clone, Copy)]
+enum Stored<'a> {
+    Null,
+    Bytes(&'a [u8]),
+    Other,
+}
+
+impl<'a> Stored<'a> {
+    fn bytes(&self) -> Option<&'a [u8]> {
+        match self {
+            Stored::Bytes(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    fn of(item: &'a Bound<'_, PyAny>) -> Self {
+        if item.is_none() {
+            Stored::Null
+        } else if let Ok(b) = item.downcast::<PyBytes>() {
+            Stored::Bytes(b.as_bytes())
+        } else {
+            Stored::Other
+        }
+    }
+}
+
+/// An opened value: NULL, the value (and whether it had an RND layer), or left to the
+/// caller.
+enum Cell {
+    Null,
+    Value(PyObject, bool),
+    Left,
+}
+
+/// The values of a column decoded before in a result (see ``open_plain``), given up on
+/// where they do not repeat: the memo of a column of distinct prices costs more than
+/// it saves.
+#[derive(Default)]
+struct Seen {
+    values: HashMap<[u8; 17], PyObject>,
+    hits: usize,
+    misses: usize,
+}
+
+impl Seen {
+    fn off(&self) -> bool {
+        self.misses >= 1024 && self.hits * 8 < self.misses
+    }
+}
+
+/// A one-block DET value's plaintext, its ISO/IEC 7816-4 padding removed (None: bad
+/// padding).
+fn unpadded(block: &aes::Block, outer: bool) -> Option<Plain> {
+    let end = block.iter().rposition(|&b| b != 0)?;
+    if block[end] != 0x80 {
+        return None;
+    }
+    Some(Plain { block: (*block).into(), len: end, long: None, outer })
 }
 
 /// ``out = data XOR`` AES-CTR's keystream for ``nonce`` (counter blocks ``nonce || i``,
@@ -154,11 +217,82 @@ impl Opener {
         }
         let mut block = aes::Block::clone_from_slice(&det[1..]);
         det_key.decrypt_block(&mut block);
-        let end = block.iter().rposition(|&b| b != 0)?;
-        if block[end] != 0x80 {
-            return None;
+        unpadded(&block, outer)
+    }
+
+    /// The plaintexts of a result column's stored values (None: not one this opener
+    /// decides, or NULL).  The common forms -- a one-block DET value, alone or under RND
+    /// -- have their AES blocks processed together, a few thousand a call, which AES-NI
+    /// pipelines (one block at a time, each waits for the last); the others one by one
+    /// (``plaintext``).  The same plaintexts as ``plaintext`` of each.
+    fn plaintexts(&self, stored: &[Stored<'_>]) -> Vec<Option<Plain>> {
+        let Some(det_key) = &self.det else {
+            return stored.iter().map(|s| s.bytes().and_then(|b| self.plaintext(b))).collect();
+        };
+        let under_rnd = |b: &[u8]| self.rnd.is_some() && b.len() == OUTER_LEN && b[0] == RND_TAG;
+        // the RND layer's counter blocks (nonce || 0, nonce || 1) of each short value
+        let mut stream: Vec<aes::Block> = Vec::new();
+        if let Some(rnd) = &self.rnd {
+            for b in stored.iter().filter_map(Stored::bytes).filter(|b| under_rnd(b)) {
+                for counter in 0..2u32 {
+                    let mut block = aes::Block::default();
+                    block[..NONCE].copy_from_slice(&b[1..1 + NONCE]);
+                    block[NONCE..].copy_from_slice(&counter.to_be_bytes());
+                    stream.push(block);
+                }
+            }
+            rnd.cipher.encrypt_blocks(&mut stream);
         }
-        Some(Plain { block: block.into(), len: end, long: None, outer })
+        // the DET blocks (RND removed), and where each goes
+        let mut out: Vec<Option<Plain>> = Vec::with_capacity(stored.len());
+        let mut blocks: Vec<aes::Block> = Vec::with_capacity(stored.len());
+        let mut at: Vec<(usize, bool)> = Vec::with_capacity(stored.len());
+        let mut keystream = stream.chunks_exact(2);
+        for (k, s) in stored.iter().enumerate() {
+            out.push(None);
+            let Some(b) = s.bytes() else { continue };
+            if under_rnd(b) {
+                let Some(ks) = keystream.next() else { continue };
+                let body = &b[1 + NONCE..];
+                let key_byte = |i: usize| ks[i / 16][i % 16];
+                if body[0] ^ key_byte(0) != DET_TAG {
+                    continue;
+                }
+                let mut block = aes::Block::default();
+                for (i, byte) in block.iter_mut().enumerate() {
+                    *byte = body[i + 1] ^ key_byte(i + 1);
+                }
+                blocks.push(block);
+                at.push((k, true));
+            } else if b.len() == SHORT_LEN && b[0] == DET_TAG {
+                blocks.push(aes::Block::clone_from_slice(&b[1..]));
+                at.push((k, false));
+            } else {
+                out[k] = self.plaintext(b);
+            }
+        }
+        det_key.decrypt_blocks(&mut blocks);
+        for (block, (k, outer)) in blocks.iter().zip(at) {
+            out[k] = unpadded(block, outer);
+        }
+        out
+    }
+
+    /// A column's values opened (see the module's doc): ``Left`` where this opener does
+    /// not decide one.
+    fn open_column(&self, py: Python<'_>, stored: &[Stored<'_>], seen: &mut Seen) -> PyResult<Vec<Cell>> {
+        let mut cells = Vec::with_capacity(stored.len());
+        for (s, plain) in stored.iter().zip(self.plaintexts(stored)) {
+            cells.push(match (s, plain) {
+                (Stored::Null, _) => Cell::Null,
+                (_, None) => Cell::Left,
+                (_, Some(plain)) => match self.open_plain(py, plain, seen)? {
+                    Some((v, rnd)) => Cell::Value(v, rnd),
+                    None => Cell::Left,
+                },
+            });
+        }
+        Ok(cells)
     }
 
     /// The plaintext of a long DET value (``tag || SIV || ciphertext``), None where it is
@@ -172,51 +306,33 @@ impl Opener {
         Some(Plain { block: [0u8; 16], len: long.len(), long: Some(long), outer })
     }
 
-    /// The value of one stored value (``None``: the caller's, see the module's doc) and
+    /// The value of a plaintext (``None``: the caller's, see the module's doc) and
     /// whether it had an RND layer.
     ///
     /// ``seen``: the values decoded before in this result, by padded plaintext (kinds
     /// whose decoding calls into Python: a result's dates and prices repeat).
-    fn open_value(
-        &self,
-        py: Python<'_>,
-        item: &Bound<'_, PyAny>,
-        seen: &mut HashMap<[u8; 17], PyObject>,
-    ) -> PyResult<Option<(PyObject, bool)>> {
-        let Ok(b) = item.downcast::<PyBytes>() else {
-            return Ok(None);
-        };
-        self.open_bytes(py, b.as_bytes(), seen)
-    }
-
-    fn open_bytes(
-        &self,
-        py: Python<'_>,
-        stored: &[u8],
-        seen: &mut HashMap<[u8; 17], PyObject>,
-    ) -> PyResult<Option<(PyObject, bool)>> {
-        let Some(plain) = self.plaintext(stored) else {
-            return Ok(None);
-        };
+    fn open_plain(&self, py: Python<'_>, plain: Plain, seen: &mut Seen) -> PyResult<Option<(PyObject, bool)>> {
         let rnd = plain.outer;
         if let Some(long) = &plain.long {
             return Ok(self.decode(py, long)?.map(|v| (v, rnd)));
         }
         let (block, len) = (plain.block, plain.len);
-        if self.kind != NUMERIC && self.kind != DATE {
+        if (self.kind != NUMERIC && self.kind != DATE) || seen.off() {
             return Ok(self.decode(py, &block[..len])?.map(|v| (v, rnd)));
         }
         // (the key: the block and the length, for a Single onion's unpadded values)
         let mut key = [0u8; 17];
         key[..16].copy_from_slice(&block);
         key[16] = len as u8;
-        if let Some(v) = seen.get(&key) {
+        if let Some(v) = seen.values.get(&key) {
+            seen.hits += 1;
             return Ok(Some((v.clone_ref(py), rnd)));
         }
+        seen.misses += 1;
         let value = self.decode(py, &block[..len])?;
         if let Some(v) = &value {
-            if seen.len() < SEEN_LIMIT {
-                seen.insert(key, v.clone_ref(py));
+            if seen.values.len() < SEEN_LIMIT {
+                seen.values.insert(key, v.clone_ref(py));
             }
         }
         Ok(value.map(|v| (v, rnd)))
@@ -372,25 +488,24 @@ impl Opener {
     /// (values, positions left to the caller, values that had an RND layer): see the
     /// module's doc.
     fn open(&self, py: Python<'_>, stored: &Bound<'_, PyList>) -> PyResult<(Py<PyList>, Vec<usize>, usize)> {
-        let mut values: Vec<PyObject> = Vec::with_capacity(stored.len());
+        let items: Vec<Bound<'_, PyAny>> = stored.iter().collect();
+        let views: Vec<Stored<'_>> = items.iter().map(Stored::of).collect();
+        let cells = self.open_column(py, &views, &mut Seen::default())?;
+        let mut values: Vec<PyObject> = Vec::with_capacity(items.len());
         let mut redo = Vec::new();
         let mut outer = 0usize;
-        let mut seen = HashMap::default();
-        for (i, item) in stored.iter().enumerate() {
-            if item.is_none() {
-                values.push(item.unbind());
-                continue;
-            }
-            match self.open_value(py, &item, &mut seen)? {
-                Some((v, rnd)) => {
+        for (i, (cell, item)) in cells.into_iter().zip(items).enumerate() {
+            values.push(match cell {
+                Cell::Value(v, rnd) => {
                     outer += usize::from(rnd);
-                    values.push(v);
+                    v
                 }
-                None => {
+                Cell::Null => item.unbind(),
+                Cell::Left => {
                     redo.push(i);
-                    values.push(item.unbind());
+                    item.unbind()
                 }
-            }
+            });
         }
         Ok((PyList::new(py, values)?.unbind(), redo, outer))
     }
@@ -440,32 +555,38 @@ impl RowOpener {
         if filled.len() != missing || filled.iter().any(|f| f.len() != raw.len()) {
             return Err(PyValueError::new_err("one filled column per output without an opener"));
         }
-        let mut rows: Vec<Bound<'_, PyTuple>> = Vec::with_capacity(raw.len());
+        let rows: Vec<Bound<'_, PyTuple>> =
+            raw.iter().map(|r| r.downcast_into::<PyTuple>()).collect::<Result<_, _>>()?;
+        // each opened output's column, opened as a whole (its AES blocks together)
+        let mut columns: Vec<Option<std::vec::IntoIter<Cell>>> = Vec::with_capacity(self.openers.len());
+        for (opener, &at) in self.openers.iter().zip(&self.positions) {
+            let Some(opener) = opener else {
+                columns.push(None);
+                continue;
+            };
+            let items: Vec<Bound<'_, PyAny>> = rows.iter().map(|r| r.get_item(at)).collect::<Result<_, _>>()?;
+            let views: Vec<Stored<'_>> = items.iter().map(Stored::of).collect();
+            let mut seen = Seen::default();
+            columns.push(Some(opener.get().open_column(py, &views, &mut seen)?.into_iter()));
+        }
+        let mut out_rows: Vec<Bound<'_, PyTuple>> = Vec::with_capacity(rows.len());
         let mut redo = Vec::new();
         let mut counts = vec![(0usize, 0usize); self.openers.len()];
-        let none = py.None();
-        let mut seen: Vec<HashMap<[u8; 17], PyObject>> = self.openers.iter().map(|_| HashMap::default()).collect();
-        for (i, row) in raw.iter().enumerate() {
-            let row = row.downcast::<PyTuple>()?;
-            let mut out: Vec<PyObject> = Vec::with_capacity(self.openers.len());
+        let mut out: Vec<PyObject> = Vec::with_capacity(self.openers.len());
+        for i in 0..rows.len() {
+            out.clear();
             let mut next_filled = 0usize;
-            for (j, (opener, &at)) in self.openers.iter().zip(&self.positions).enumerate() {
-                let Some(opener) = opener else {
+            for (j, column) in columns.iter_mut().enumerate() {
+                let Some(column) = column else {
                     out.push(filled[next_filled].get_item(i)?.unbind());
                     next_filled += 1;
                     continue;
                 };
-                let item = row.get_item(at)?;
-                if item.is_none() {
-                    out.push(none.clone_ref(py));
-                    continue;
-                }
-                let opened = opener.get().open_value(py, &item, &mut seen[j])?;
-                out.push(placed(py, opened, &mut counts[j], &mut redo, (i, j)));
+                out.push(placed(py, column.next(), &mut counts[j], &mut redo, (i, j)));
             }
-            rows.push(PyTuple::new(py, out)?);
+            out_rows.push(PyTuple::new(py, out.drain(..))?);
         }
-        Ok((PyList::new(py, rows)?.unbind(), redo, counts))
+        Ok((PyList::new(py, out_rows)?.unbind(), redo, counts))
     }
 
     /// ``open`` of rows ``start..stop`` of a server result still in libpq's hands: the
@@ -505,35 +626,40 @@ impl RowOpener {
                 std::mem::transmute::<usize, PqGetInt>(libpq.2),
             )
         };
-        let mut rows: Vec<Bound<'_, PyTuple>> = Vec::with_capacity(stop.saturating_sub(start));
-        let mut redo = Vec::new();
-        let mut counts = vec![(0usize, 0usize); self.openers.len()];
-        let none = py.None();
-        let openers: Vec<&Opener> = self.openers.iter().flatten().map(|o| o.get()).collect();
-        let mut seen: Vec<HashMap<[u8; 17], PyObject>> = openers.iter().map(|_| HashMap::default()).collect();
-        let mut out: Vec<PyObject> = Vec::with_capacity(openers.len());
-        for i in 0..stop.saturating_sub(start) {
-            let row = c_int::try_from(start + i).map_err(|_| PyValueError::new_err("too many rows"))?;
-            out.clear();
-            for (j, (opener, &at)) in openers.iter().zip(&self.positions).enumerate() {
-                let col = c_int::try_from(at).map_err(|_| PyValueError::new_err("bad column"))?;
-                // SAFETY: see above; the bytes live as long as the result.
-                let stored = unsafe {
-                    if getisnull(res, row, col) != 0 {
-                        None
-                    } else {
+        let n = stop.saturating_sub(start);
+        let first = c_int::try_from(start).map_err(|_| PyValueError::new_err("too many rows"))?;
+        c_int::try_from(stop).map_err(|_| PyValueError::new_err("too many rows"))?;
+        // each output's column, opened as a whole (its AES blocks together)
+        let mut columns: Vec<std::vec::IntoIter<Cell>> = Vec::with_capacity(self.openers.len());
+        for (opener, &at) in self.openers.iter().flatten().zip(&self.positions) {
+            let col = c_int::try_from(at).map_err(|_| PyValueError::new_err("bad column"))?;
+            let views: Vec<Stored<'_>> = (first..first + n as c_int)
+                .map(|row| {
+                    // SAFETY: see above; the bytes live as long as the result.
+                    unsafe {
+                        if getisnull(res, row, col) != 0 {
+                            return Stored::Null;
+                        }
                         let len = usize::try_from(getlength(res, row, col)).unwrap_or(0);
                         let ptr = getvalue(res, row, col) as *const u8;
-                        Some(if len == 0 || ptr.is_null() { &[][..] } else { std::slice::from_raw_parts(ptr, len) })
+                        Stored::Bytes(if len == 0 || ptr.is_null() { &[][..] } else { std::slice::from_raw_parts(ptr, len) })
                     }
-                };
-                let Some(stored) = stored else {
-                    out.push(none.clone_ref(py));
-                    continue;
-                };
-                let opened = opener.open_bytes(py, stored, &mut seen[j])?;
-                out.push(placed(py, opened, &mut counts[j], &mut redo, (i, j)));
-            }
+                })
+                .collect();
+            let mut seen = Seen::default();
+            columns.push(opener.get().open_column(py, &views, &mut seen)?.into_iter());
+        }
+        let mut rows: Vec<Bound<'_, PyTuple>> = Vec::with_capacity(n);
+        let mut redo = Vec::new();
+        let mut counts = vec![(0usize, 0usize); self.openers.len()];
+        let mut out: Vec<PyObject> = Vec::with_capacity(columns.len());
+        for i in 0..n {
+            out.extend(
+                columns
+                    .iter_mut()
+                    .enumerate()
+                    .map(|(j, column)| placed(py, column.next(), &mut counts[j], &mut redo, (i, j))),
+            );
             rows.push(PyTuple::new(py, out.drain(..))?);
         }
         Ok((PyList::new(py, rows)?.unbind(), redo, counts))
@@ -545,21 +671,22 @@ impl RowOpener {
 }
 
 /// A row opener's output value: the opened value (counted: opened, and had an RND layer),
-/// or ``None`` with its (row, output) listed for the caller.
+/// NULL, or ``None`` with its (row, output) listed for the caller.
 fn placed(
     py: Python<'_>,
-    opened: Option<(PyObject, bool)>,
+    cell: Option<Cell>,
     count: &mut (usize, usize),
     redo: &mut Vec<(usize, usize)>,
     at: (usize, usize),
 ) -> PyObject {
-    match opened {
-        Some((v, rnd)) => {
+    match cell {
+        Some(Cell::Value(v, rnd)) => {
             count.0 += 1;
             count.1 += usize::from(rnd);
             v
         }
-        None => {
+        Some(Cell::Null) => py.None(),
+        Some(Cell::Left) | None => {
             redo.push(at);
             py.None()
         }
