@@ -352,6 +352,14 @@ class Connection:
         SERIALIZABLE)."""
         return self.pg.isolation_level in _SNAPSHOT_LEVELS
 
+    def snapshot_rows(self) -> bool:
+        """Whether a row read by key may serve a later read-modify-write of it in the
+        same transaction (compile/select.py): under snapshot isolation, unless the
+        connection's transactions are READ ONLY -- there no write follows, and the whole
+        row such a read fetches would be work for nothing."""
+        pg = self.pg
+        return pg.isolation_level in _SNAPSHOT_LEVELS and not pg.read_only
+
     def refresh_catalog(self) -> None:
         """Between transactions, pick up other clients' peels and DDL (notified)."""
         if self.in_transaction():
@@ -437,7 +445,7 @@ class Connection:
     def keep_repeat(self, query: str, plan: Compiled, npos: int | None) -> None:
         """``plan`` ran ``query``: its repeats skip the dispatch where the plan is the
         cached one and runs in one round trip (repeats.py)."""
-        snapshot = self.snapshot_isolation()
+        snapshot = self.snapshot_rows()
         if self._plans.get((query, self.catalog.epoch, snapshot)) is not plan:
             return
         if not repeatable(plan) or query in self.repeats:
@@ -495,7 +503,7 @@ class Connection:
     def compile(self, query: str, stmt: exp.Expression) -> Compiled:
         """The plan of ``stmt`` against the catalog as it is (cached per catalog epoch
         while it needs no adaptation)."""
-        snapshot = self.snapshot_isolation()
+        snapshot = self.snapshot_rows()
         key = (query, self.catalog.epoch, snapshot)
         plan = self._plans.get(key)
         if plan is not None:

@@ -15,7 +15,7 @@ dispatcher runs them (``Cursor.execute_plan``), only without the dispatch.
 A repeat is run only while its plan is the one the dispatcher would use: the catalog's
 epoch and the connection's plan generation (moved by every change that drops the
 compiled plans: DDL, a rollback of a transaction that changed the catalog, enum labels
-committed) and the isolation's snapshot rule are those it was made under; otherwise the
+committed) and the snapshot rule (isolation, read-only) are those it was made under; otherwise the
 statement goes through the dispatcher again, which makes a new one.  What the
 dispatcher does besides -- the session bound to the current thread, other clients'
 peels picked up between transactions, the parameter count checked, the statistics
@@ -109,7 +109,7 @@ class Repeat:
         return (
             self.epoch == conn.catalog.epoch
             and self.generation == conn.plan_generation
-            and self.snapshot == conn.snapshot_isolation()
+            and self.snapshot == conn.snapshot_rows()
         )
 
     def run(self, cur: StatementCursor, params: Params) -> None:

@@ -58,6 +58,29 @@ def test_snapshot_read_serves_the_update(accounts: tuple[str, Any], level: Any) 
     assert _balance(dsn, key, 1) == 105
 
 
+def test_read_only_snapshot_reads_fetch_only_what_they_ask(accounts: tuple[str, Any]) -> None:
+    """A READ ONLY transaction writes nothing: its reads by key fetch the columns they
+    name, not the whole row a later read-modify-write would reuse; read-write again, the
+    same text keeps its row."""
+    dsn, key = accounts
+    conn = _client(dsn, key, RR)
+    conn.read_only = True
+    assert conn.execute("SELECT name FROM acct WHERE id = %s", (1,)).fetchone() == ("a",)
+    assert conn.locked_rows == {}
+    with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
+        conn.execute("UPDATE acct SET bal = bal + %s WHERE id = %s", (5, 1))
+    conn.rollback()
+    conn.read_only = False
+    before = STATS.locked_reuse
+    assert conn.execute("SELECT name FROM acct WHERE id = %s", (1,)).fetchone() == ("a",)
+    assert len(conn.locked_rows) == 1
+    conn.execute("UPDATE acct SET bal = bal + %s WHERE id = %s", (5, 1))
+    assert STATS.locked_reuse == before + 1
+    conn.commit()
+    conn.close()
+    assert _balance(dsn, key, 1) == 105
+
+
 def test_read_committed_never_reuses_an_unlocked_read(accounts: tuple[str, Any]) -> None:
     dsn, key = accounts
     conn = _client(dsn, key, RC)
