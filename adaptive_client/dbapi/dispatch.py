@@ -36,6 +36,7 @@ from ..errors import (
 from ..schema import ddl, maintenance, server_commands, typeddl
 from ..schema.context import DdlContext
 from ..stats import STATS
+from ..syntax.params import normalize_placeholders
 from ..syntax.sqltext import parse as parse_sql
 from ..syntax.sqltext import session_command, split_statements
 from ..values.clock import SERVER_CLOCK, ServerClock
@@ -420,12 +421,26 @@ def _explain(cur: StatementCursor, stmt: exp.Expression, params: Params | None) 
         words = set(options.strip("()").replace(",", " ").upper().split())
         if not words <= _EXPLAIN_OPTIONS:
             raise UnsupportedQuery(f"EXPLAIN option {options}", "EXPLAIN options")
+    # (the tokenizer reads EXPLAIN's statement as one command word: its placeholders are
+    # told apart here, as conn.parse tells them apart in a statement of its own)
+    text, npos, named = normalize_placeholders(text, quoted_percents=params is not None)
     inner = parse_sql(text)
     if len(inner) != 1:
         raise UnsupportedQuery("EXPLAIN of other than one statement", "EXPLAIN")
-    plan = conn.prepare(text, inner[0])
+    if not named:
+        check_positional_count(npos, params)
+    plan = conn.prepare(cache_key(text, params is not None), inner[0])
     if plan.rmw is not None:
         raise UnsupportedQuery("EXPLAIN of an UPDATE computed on the client", "EXPLAIN")
+    if plan.residual is not None or plan.insert_select is not None or not plan.sql:
+        # (its server statements, one per relation, may take parameters from the one
+        # before: there is no one plan to show)
+        raise UnsupportedQuery(
+            "EXPLAIN of a statement finished on the client (split execution"
+            + (f": the server cannot run {plan.residual.reason}" if plan.residual else "")
+            + ")",
+            "EXPLAIN",
+        )
     with conn.pg.cursor() as raw:
         raw.execute(f"EXPLAIN {options} {plan.sql}".encode(), plan.bind(params or ()))
         rows = raw.fetchall()

@@ -13,7 +13,7 @@ import sqlglot
 import adaptive_client
 from adaptive_client.catalog.config import load_config
 from adaptive_client.catalog.keys import MasterKey
-from adaptive_client.errors import ConfigError
+from adaptive_client.errors import ConfigError, UnsupportedQuery
 
 
 @pytest.fixture()
@@ -244,3 +244,28 @@ def test_description_entries_are_named_as_psycopgs(
             assert all(len(d) == 7 for d in got)
     explain = conn.execute("EXPLAIN SELECT id FROM acct WHERE id = 1").description or []
     assert [d.name for d in explain] == ["QUERY PLAN"]
+
+
+def test_explain_takes_parameters_as_the_statement_would(
+    conn: adaptive_client.Connection, pg_dsn: str
+) -> None:
+    """EXPLAIN of a statement with several ``%s`` (and a ``%%`` in a literal) plans it
+    with its parameters, as psycopg's EXPLAIN does; one parameter too many is psycopg's
+    ProgrammingError, before anything is sent.  A statement the client finishes has no
+    one server plan: refused, by name."""
+    query = (
+        "EXPLAIN SELECT id FROM acct WHERE id >= %s AND id < %s AND name = %s AND email <> '5%%'"
+    )
+    params = (1, 20, "ann")
+    with psycopg.connect(pg_dsn) as plain:
+        plain.execute("CREATE TEMP TABLE acct (id integer PRIMARY KEY, name text, email text)")
+        want = plain.execute(query, params).fetchall()
+        with pytest.raises(psycopg.ProgrammingError):
+            plain.execute(query, (*params, 4))
+    got = conn.execute(query, params).fetchall()
+    assert want and got and all(len(r) == 1 and isinstance(r[0], str) for r in got)
+    with pytest.raises(psycopg.ProgrammingError):
+        conn.execute(query, (*params, 4))
+    with pytest.raises(UnsupportedQuery, match="split execution"):
+        conn.execute("EXPLAIN SELECT id FROM acct WHERE email LIKE %s", ("a%",))
+    assert conn.execute("SELECT name FROM acct WHERE id = %s", (2,)).fetchall() == [("bob",)]
