@@ -244,6 +244,32 @@ def _blocked_update(driver: str, dsn: str) -> tuple[Any, Any]:
     return conn, other
 
 
+def _once_waiting(dsn: str, conn: Any, act: Callable[[], Any]) -> threading.Thread:
+    """A thread that does ``act`` once the server shows ``conn``'s statement waiting for
+    the lock (not after a fixed delay: on a loaded machine a signal sent before the
+    statement reached its wait would interrupt psycopg's own sending, and leave the
+    statement running on the server, as it would in any psycopg application)."""
+    pg = conn if isinstance(conn, psycopg.Connection) else conn.pg
+    pid = pg.pgconn.backend_pid
+
+    def watch() -> None:
+        with psycopg.connect(dsn, autocommit=True) as probe:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                row = probe.execute(
+                    "SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", (pid,)
+                ).fetchone()
+                if row and row[0] == "Lock":
+                    break
+                time.sleep(0.02)
+        time.sleep(0.2)  # (the client well inside its wait)
+        act()
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    return thread
+
+
 def _after_cancel(conn: Any, error: BaseException) -> dict[str, Any]:
     out: dict[str, Any] = {"error": type(error).__name__}
     out["sqlstate"] = getattr(error, "sqlstate", None)
@@ -260,8 +286,7 @@ def _after_cancel(conn: Any, error: BaseException) -> dict[str, Any]:
 def cancel_from_thread(driver: str, dsn: str) -> dict[str, Any]:
     """``conn.cancel()`` from another thread ends a lock wait with QueryCanceled."""
     conn, other = _blocked_update(driver, dsn)
-    timer = threading.Timer(0.5, lambda: (conn.cancel_safe if driver == "plain" else conn.cancel)())
-    timer.start()
+    _once_waiting(dsn, conn, lambda: (conn.cancel_safe if driver == "plain" else conn.cancel)())
     started = time.perf_counter()
     try:
         conn.execute("UPDATE t SET x = x + 1 WHERE id = 3")
@@ -280,7 +305,7 @@ def interrupt(driver: str, dsn: str) -> dict[str, Any]:
     import signal
 
     conn, other = _blocked_update(driver, dsn)
-    threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+    _once_waiting(dsn, conn, lambda: os.kill(os.getpid(), signal.SIGINT))
     started = time.perf_counter()
     try:
         conn.execute("UPDATE t SET x = x + 1 WHERE id = 3")
