@@ -91,6 +91,8 @@ django-suite: venv up
 	$(PY) tests/ecosystem/django_suite.py
 
 demo: up
+	@# (the last run's results kept beside the new ones, as results/demo.previous)
+	@if [ -d results/demo ]; then rm -rf results/demo.previous && mv results/demo results/demo.previous; fi
 	$(VENV)/bin/adaptive-tpcc sweep --configs plain,encrypted,adaptive --latencies 0,60,120 \
 		--clients 64 --duration 60 --warmup 10 --rounds 2 --kept-latencies 0 \
 		--warehouses 64 --scale demo --reload --out results/demo
