@@ -34,7 +34,9 @@ $(STAMP): pyproject.toml
 	@$(PY) -c 'import adaptive_client.adaptive_ope_native, adaptive_client.adaptive_rnd_native, adaptive_client.adaptive_ore_native' \
 		2>/dev/null || echo "warning: the native OPE/RND/ORE layers were not built" \
 			"(is cargo installed?): the pure-Python fallbacks are used"
-	@printf '#!%s\nimport sys\n\nfrom tpcc.cli import main\n\nsys.exit(main())\n' \
+	@# (guarded: a process the sweep spawns -- the latency proxy -- imports this script
+	@# as its main module, and must not run the command again)
+	@printf '#!%s\nimport sys\n\nfrom tpcc.cli import main\n\nif __name__ == "__main__":\n    sys.exit(main())\n' \
 		"$(abspath $(PY))" > $(VENV)/bin/adaptive-tpcc && chmod +x $(VENV)/bin/adaptive-tpcc
 	@touch $(STAMP)
 
