@@ -304,6 +304,10 @@ def interrupt(driver: str, dsn: str) -> dict[str, Any]:
     import os
     import signal
 
+    # (a process started in the background of a shell without job control inherits
+    # SIGINT ignored, and Python then leaves it so: Ctrl-C must raise here, as at a
+    # terminal)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     conn, other = _blocked_update(driver, dsn)
     _once_waiting(dsn, conn, lambda: os.kill(os.getpid(), signal.SIGINT))
     started = time.perf_counter()
