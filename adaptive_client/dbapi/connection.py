@@ -357,8 +357,7 @@ class Connection:
         same transaction (compile/select.py): under snapshot isolation, unless the
         connection's transactions are READ ONLY -- there no write follows, and the whole
         row such a read fetches would be work for nothing."""
-        pg = self.pg
-        return pg.isolation_level in _SNAPSHOT_LEVELS and not pg.read_only
+        return self.snapshot_isolation() and not self.pg.read_only
 
     def refresh_catalog(self) -> None:
         """Between transactions, pick up other clients' peels and DDL (notified)."""

@@ -244,11 +244,10 @@ def _blocked_update(driver: str, dsn: str) -> tuple[Any, Any]:
     return conn, other
 
 
-def _once_waiting(dsn: str, conn: Any, act: Callable[[], Any]) -> threading.Thread:
-    """A thread that does ``act`` once the server shows ``conn``'s statement waiting for
-    the lock (not after a fixed delay: on a loaded machine a signal sent before the
-    statement reached its wait would interrupt psycopg's own sending, and leave the
-    statement running on the server, as it would in any psycopg application)."""
+def _once_waiting(dsn: str, conn: Any, act: Callable[[], Any]) -> None:
+    """Do ``act`` in a thread once the server shows ``conn``'s statement waiting for the
+    lock (not after a fixed delay, which a loaded machine can outrun: a cancel or Ctrl-C
+    sent before the statement is in its wait is not the case these scenarios test)."""
     pg = conn if isinstance(conn, psycopg.Connection) else conn.pg
     pid = pg.pgconn.backend_pid
 
@@ -265,9 +264,7 @@ def _once_waiting(dsn: str, conn: Any, act: Callable[[], Any]) -> threading.Thre
         time.sleep(0.2)  # (the client well inside its wait)
         act()
 
-    thread = threading.Thread(target=watch, daemon=True)
-    thread.start()
-    return thread
+    threading.Thread(target=watch, daemon=True).start()
 
 
 def _after_cancel(conn: Any, error: BaseException) -> dict[str, Any]:
