@@ -447,8 +447,11 @@ class Connection:
         snapshot = self.snapshot_rows()
         if self._plans.get((query, self.catalog.epoch, snapshot)) is not plan:
             return
-        if not repeatable(plan) or query in self.repeats:
+        if not repeatable(plan):
             return
+        kept = self.repeats.get(query)
+        if kept is not None and kept.current(self):
+            return  # (one made under another epoch or snapshot rule is replaced)
         if len(self.repeats) > _CACHE_LIMIT:
             self.repeats.clear()
         self.repeats[query] = Repeat(

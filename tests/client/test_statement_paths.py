@@ -152,6 +152,8 @@ def test_repeats_follow_another_connections_peel_and_ddl(
         b.execute("ALTER TABLE t ADD COLUMN z integer DEFAULT 9")
         for i in range(5):
             assert a.execute(q, (i,)).fetchall() == [(i, i % 5)]
+        # ... and made again for the new catalog, not left to the dispatcher from then on
+        assert a.repeats[q].current(a)  # type: ignore[attr-defined]
         assert a.execute("SELECT id, z FROM t WHERE id = %s", (3,)).fetchall() == [(3, 9)]
         # DDL on this connection drops the repeats made before it
         a.execute("ALTER TABLE t DROP COLUMN w")
