@@ -43,7 +43,7 @@ from .containment import PREDICATES as CONTAINMENT_PREDICATES
 from .containment import candidate_filter as containment_filter
 from .containment import exact_filter as exact_containment
 from .needs import BuildNeed, JoinNeed, pending_below_floor, pending_offering
-from .plan import Need, ParamBuilder, Params
+from .plan import ColumnValue, Need, OpenedValue, ParamBuilder, Params, RowFn
 from .scope import ColumnRef, NestedScope, OnionNotBuilt, Scope, unsupported
 
 
@@ -125,6 +125,9 @@ class Compiler:
         self.grouped = False
         # what the plan assumes of the parameters it is bound with (``assume``)
         self.assumptions: list[Callable[[Params], bool]] = []
+        # compiling a read-modify-write's assignments: the stored columns they read, by
+        # position in the row, opened together before they run (``row_value``)
+        self.opened: dict[int, ColumnValue] | None = None
 
     @property
     def negated(self) -> bool:
@@ -146,6 +149,16 @@ class Compiler:
     def value_of(self, node: exp.Expression) -> ParamBuilder | None:
         """A builder for a constant/parameter node, or None if it is not one."""
         return value_of(node, self.mode.semi_values)
+
+    def row_value(self, value: ColumnValue) -> RowFn:
+        """The row function reading the stored column ``value`` decrypts: ``value``
+        itself, or, while ``opened`` collects them, one that reads the plaintext the
+        caller put at its position (an array keeps its own decryption: its internal form
+        is not what a result opens)."""
+        if self.opened is None or value.column.type.element is not None:
+            return value
+        self.opened.setdefault(value.index, value)
+        return OpenedValue(value.index)
 
     # -- choosing onions -------------------------------------------------------------------
     def require(self, ref: ColumnRef, cap: Cap, prefer: OnionColumn | None = None) -> OnionColumn:

@@ -86,6 +86,18 @@ class StoredValue:
 
 
 @dataclass(frozen=True)
+class OpenedValue:
+    """A row function giving a stored column's plaintext that its caller decrypted
+    before calling it, with others of the row (a read-modify-write's assignments read
+    the row so: ``RmwUpdate.open_row``)."""
+
+    index: int
+
+    def __call__(self, row: Sequence[Any]) -> Any:
+        return row[self.index]
+
+
+@dataclass(frozen=True)
 class AsheSum:
     """A row function that decrypts a SUM the server computed over an ASHE onion
     (``[hi, lo, count, nonces]`` at these indexes of the row).  Recognizable, so that a
@@ -311,6 +323,8 @@ class RmwUpdate:
     select_params: dict[str, ParamBuilder]
     # for each assigned column: function(row of the SELECT, user params) -> plaintext
     assignments: list[tuple[ColumnMeta, Callable[[Sequence[Any], Params], Any]]]
+    # the stored columns the assignments read (as OpenedValue): opened together first
+    opened: list[ColumnValue] = field(default_factory=list)
     # the WHERE names one row by its primary key: rows this transaction already locked
     # with SELECT ... FOR UPDATE (cached in the row layout) spare the SELECT's round trip
     lock_key: Callable[[Params], Any] | None = None
@@ -324,6 +338,24 @@ class RmwUpdate:
         """The SELECT ... FOR UPDATE as a compiled statement: ``$n`` placeholders, run
         like any other (prepared by the server once repeated)."""
         return Compiled(kind="select", sql=self.select_sql, params=self.select_params)
+
+    @cached_property
+    def _opening(self) -> tuple[list[Output], RowOpening | None]:
+        outputs = [Output(v.column.name, v) for v in self.opened]
+        return outputs, row_opening(outputs)
+
+    def open_row(self, row: Sequence[Any]) -> Sequence[Any]:
+        """``row`` (the SELECT's, or the row this transaction locked) with the stored
+        values the assignments read replaced by their plaintexts, which the compiled
+        layer opens in one call (their AES blocks together) where it has openers."""
+        if not self.opened:
+            return row
+        outputs, opening = self._opening
+        values = list(row)
+        (plain,) = open_rows(outputs, [tuple(row)], opening)
+        for value, plaintext in zip(self.opened, plain, strict=True):
+            values[value.index] = plaintext
+        return values
 
     @cached_property
     def _sealer(

@@ -192,7 +192,7 @@ def value_expr(
             )
             return ColumnValue(col, exact, add_select(select, one)), col.name, col.type.oid
         idx = add_select(select, c.col_expr(ref, oc))
-        return ColumnValue(col, oc, idx), col.name, col.type.oid
+        return c.row_value(ColumnValue(col, oc, idx)), col.name, col.type.oid
     if isinstance(node, exp.Count):
         return count_output(c, scope, node, select)
     if isinstance(node, exp.Sum | exp.Avg):

@@ -139,23 +139,29 @@ def _rmw_update(
     select_list: list[exp.Expression] = row_layout(scope)
     width = len(select_list)
     assignments: list[tuple[ColumnMeta, Any]] = []
-    for col, e in computed:
-        c.assigning = True  # (a value assigned: the column's type decides how it is stored)
-        try:
-            fn, _, _ = value_expr(c, scope, e, select_list, {})
-        finally:
-            c.assigning = False
-        assignments.append((col, _row_fn(fn)))
-    for col, v in constant:
-        assignments.append((col, _param_fn(v)))
-    positions = {col.name: i for i, col in enumerate(meta.columns.values(), start=1)}
-    for col in stale:
-        assignments.append((col, _recomputed(meta, col, positions, assignments)))
+    # (the stored values the assignments read, decrypted together: RmwUpdate.open_row)
+    opened: dict[int, ColumnValue] = {}
+    c.opened = opened
+    try:
+        for col, e in computed:
+            c.assigning = True  # (a value assigned: the column's type decides how it is stored)
+            try:
+                fn, _, _ = value_expr(c, scope, e, select_list, {})
+            finally:
+                c.assigning = False
+            assignments.append((col, _row_fn(fn)))
+        for col, v in constant:
+            assignments.append((col, _param_fn(v)))
+        positions = {col.name: i for i, col in enumerate(meta.columns.values(), start=1)}
+        for col in stale:
+            assignments.append((col, _recomputed(c, meta, col, positions, assignments)))
+    finally:
+        c.opened = None
     sel = exp.Select(expressions=select_list).from_(table)
     if pred is not None:
         sel.set("where", exp.Where(this=pred))
     sel.set("locks", [exp.Lock(update=True)])
-    rmw = RmwUpdate(meta, server_sql(sel), dict(c.params), assignments)
+    rmw = RmwUpdate(meta, server_sql(sel), dict(c.params), assignments, list(opened.values()))
     if len(select_list) == width:  # the values come from the layout alone: cacheable
         rmw.lock_key = pk_key(c, scope, where_node)
     return Compiled(kind="update", rmw=rmw, statement_type="UPDATE")
@@ -170,6 +176,7 @@ def _param_fn(v: ParamBuilder) -> Any:
 
 
 def _recomputed(
+    c: Compiler,
     meta: Any,
     col: ColumnMeta,
     positions: dict[str, int],
@@ -181,7 +188,12 @@ def _recomputed(
     new = {c.name: (c, fn) for c, fn in assignments if c.name in expression.inputs}
     # (the row as read holds each column's ciphertext from the onion it decrypts from)
     read = [
-        (name, ColumnValue(meta.columns[name], recipes.onion_order(meta.columns[name])[0], i))
+        (
+            name,
+            c.row_value(
+                ColumnValue(meta.columns[name], recipes.onion_order(meta.columns[name])[0], i)
+            ),
+        )
         for name, i in positions.items()
         if name in expression.inputs and name not in new
     ]

@@ -529,7 +529,8 @@ class Cursor:
             updates = []
             with STATS.crypto():
                 for row in rows:
-                    pairs = rmw.seal([fn(row, params) for _, fn in rmw.assignments])
+                    opened = rmw.open_row(row)
+                    pairs = rmw.seal([fn(opened, params) for _, fn in rmw.assignments])
                     updates.append((pairs, row[0]))
             returned: list[tuple[Any, ...]] = []
             if updates and rmw.returning is None:
