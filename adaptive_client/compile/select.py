@@ -63,7 +63,9 @@ def _nested_query(node: exp.Expr, stmt: exp.Select) -> bool:
     return where is None or parent is not where
 
 
-def compile_select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False) -> Compiled:
+def compile_select(
+    c: Compiler, stmt: exp.Select, *, snapshot_rows: frozenset[str] = frozenset()
+) -> Compiled:
     extra = {k for k, v in stmt.args.items() if v} - _SELECT_ARGS_OK
     if extra:
         raise unsupported(stmt, ", ".join(sorted(extra)).upper())
@@ -255,12 +257,20 @@ def compile_select(c: Compiler, stmt: exp.Select, *, snapshot_rows: bool = False
             plan.lock_key = row_key
             plan.lock_layout = [add_select(select_list, e) for e in row_layout(scope)]
             plan.locks_rows = True
-    elif snapshot_rows and not group and distinct is None and not has_aggregates(stmt):
+    elif (
+        len(scope.entries) == 1
+        and scope.entries[0][1].name in snapshot_rows
+        and not group
+        and distinct is None
+        and not has_aggregates(stmt)
+    ):
         # Under REPEATABLE READ or SERIALIZABLE a row read by key also serves a later
         # UPDATE x = x + k of that row in the same transaction (no SELECT FOR UPDATE round
         # trip): the UPDATE targets the version read, by ctid, and if another transaction
         # changed the row since the snapshot it fails with a serialization error -- exactly
         # when the plain UPDATE would.  (Not under READ COMMITTED, where it could miss.)
+        # Only for a table the session updates so: elsewhere the whole row, which such a
+        # read fetches, would be work for nothing.
         row_key = pk_key(c, scope, where_node)
         if row_key is not None:
             plan.lock_key = row_key

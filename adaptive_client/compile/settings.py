@@ -26,17 +26,19 @@ from ..values.collation import (
 
 @dataclass(frozen=True)
 class Settings:
-    """``snapshot_rows``: the transaction runs at REPEATABLE READ or SERIALIZABLE, where
-    a row read by primary key can serve a later read-modify-write of that row (see
-    :func:`~adaptive_client.compile.select.compile_select`).  ``database_collation`` and
-    ``case_mapping``: the database's default collation and case mapping (a value, or a
-    callable giving it when first needed); ``named_collation``: the collation
-    ``COLLATE "name"`` names (without it only "C" and "POSIX" are known); ``json_fields``:
-    how many field onions (``attrs ->> 'k'``) a jsonb column may have built on first use
-    (compile/field_onions.py); ``design_budget``: per table, the bytes per row the online
-    design may add (compile/design_wants.py)."""
+    """``snapshot_rows``: the tables whose rows, read by primary key, are kept to serve a
+    later read-modify-write of that row (see
+    :func:`~adaptive_client.compile.select.compile_select`): those the session has
+    updated so, while its transactions run at REPEATABLE READ or SERIALIZABLE and may
+    write.  ``database_collation`` and ``case_mapping``: the database's default
+    collation and case mapping (a value, or a callable giving it when first needed);
+    ``named_collation``: the collation ``COLLATE "name"`` names (without it only "C" and
+    "POSIX" are known); ``json_fields``: how many field onions (``attrs ->> 'k'``) a
+    jsonb column may have built on first use (compile/field_onions.py);
+    ``design_budget``: per table, the bytes per row the online design may add
+    (compile/design_wants.py)."""
 
-    snapshot_rows: bool = False
+    snapshot_rows: frozenset[str] = frozenset()
     database_collation: Collation | Callable[[], Collation] | None = None
     case_mapping: CaseMapping | Callable[[], CaseMapping] | None = None
     named_collation: Callable[[str], Collation] | None = None

@@ -115,7 +115,7 @@ class Query:
     catalog: Catalog
     written: exp.Expression
     tree: exp.Expression
-    snapshot_rows: bool
+    snapshot_rows: frozenset[str]
 
 
 def _plain_select(tree: exp.Expression) -> bool:
@@ -190,7 +190,9 @@ STRATEGIES: tuple[Strategy, ...] = (
 _NOT_APPLICABLE = "a set operation or WITH query"
 
 
-def _compile_query(catalog: Catalog, tree: exp.Expression, snapshot_rows: bool) -> Compiled:
+def _compile_query(
+    catalog: Catalog, tree: exp.Expression, snapshot_rows: frozenset[str]
+) -> Compiled:
     written = tree
     if isinstance(tree, exp.Select) and _plain_select(tree):
         tree = with_precomputed(catalog, tree)
@@ -216,7 +218,7 @@ def _compile_query(catalog: Catalog, tree: exp.Expression, snapshot_rows: bool) 
 
 def _source_query(catalog: Catalog, tree: exp.Expression) -> Compiled:
     """The SELECT of an INSERT ... SELECT, compiled as a statement of its own."""
-    return _compile_tree(catalog, tree, False)
+    return _compile_tree(catalog, tree, frozenset())
 
 
 # each write statement's compiler
@@ -227,7 +229,9 @@ WRITES: dict[type[exp.Expression], Callable[[Compiler, exp.Expression], Compiled
 }
 
 
-def _compile_tree(catalog: Catalog, stmt: exp.Expression, snapshot_rows: bool) -> Compiled:
+def _compile_tree(
+    catalog: Catalog, stmt: exp.Expression, snapshot_rows: frozenset[str]
+) -> Compiled:
     check_positions(stmt)
     if isinstance(stmt, exp.Select | exp.SetOperation):
         return _compile_query(catalog, stmt, snapshot_rows)

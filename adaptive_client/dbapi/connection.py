@@ -67,6 +67,7 @@ from .statement_log import StatementLog
 _BOUND: ContextVar[object | None] = ContextVar("adaptive_bound_connection", default=None)
 _SNAPSHOT_LEVELS = (psycopg.IsolationLevel.REPEATABLE_READ, psycopg.IsolationLevel.SERIALIZABLE)
 _CACHE_LIMIT = 2048
+_NO_TABLES: frozenset[str] = frozenset()
 
 
 def connect(
@@ -194,7 +195,7 @@ class Connection:
         except BaseException:
             self.control.close()
             raise
-        self._plans: dict[tuple[str, int, bool], Compiled] = {}
+        self._plans: dict[tuple[str, int, frozenset[str]], Compiled] = {}
         # statements whose repeats skip the dispatch (repeats.py), valid while the plan
         # generation (moved whenever the plans are dropped) is the one they were made in
         self.repeats: dict[str, RepeatedStatement] = {}
@@ -212,6 +213,8 @@ class Connection:
         # rows this transaction locked with SELECT ... FOR UPDATE by primary key, in the
         # RMW layout: a later UPDATE SET x = x + k of the same row needs no SELECT
         self.locked_rows: dict[Any, tuple[Any, ...]] = {}
+        # the tables this session has updated by read-modify-write (snapshot_rows)
+        self.rmw_tables: frozenset[str] = _NO_TABLES
         self._c_locale_db: bool | None = None
         self.runtime = defaults.Runtime(self.pg)  # sequence blocks, transaction's now()
         # the database's default collation, and the server's collator version of each
@@ -352,12 +355,15 @@ class Connection:
         SERIALIZABLE)."""
         return self.pg.isolation_level in _SNAPSHOT_LEVELS
 
-    def snapshot_rows(self) -> bool:
-        """Whether a row read by key may serve a later read-modify-write of it in the
-        same transaction (compile/select.py): under snapshot isolation, unless the
-        connection's transactions are READ ONLY -- there no write follows, and the whole
-        row such a read fetches would be work for nothing."""
-        return self.snapshot_isolation() and not self.pg.read_only
+    def snapshot_rows(self) -> frozenset[str]:
+        """The tables whose rows, read by key, may serve a later read-modify-write of
+        that row in the same transaction (compile/select.py): under snapshot isolation,
+        those this session has updated so (``rmw_tables``) -- unless its transactions are
+        READ ONLY.  Elsewhere no such write follows, and the whole row such a read
+        fetches would be work for nothing."""
+        if self.pg.read_only or not self.snapshot_isolation():
+            return _NO_TABLES
+        return self.rmw_tables
 
     def refresh_catalog(self) -> None:
         """Between transactions, pick up other clients' peels and DDL (notified)."""
@@ -520,6 +526,9 @@ class Connection:
         )
         plan = compile_statement(self.catalog, stmt, settings)
         self._check_plan(plan, stmt)
+        if plan.rmw is not None and plan.rmw.table.name not in self.rmw_tables:
+            # (reads by key of its rows are kept from now on: plans compiled again once)
+            self.rmw_tables = self.rmw_tables | {plan.rmw.table.name}
         if plan.without_builds is not None:  # (run inside a transaction instead of a build)
             try:
                 self._check_plan(plan.without_builds, stmt)

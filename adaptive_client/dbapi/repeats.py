@@ -15,8 +15,9 @@ dispatcher runs them (``Cursor.execute_plan``), only without the dispatch.
 A repeat is run only while its plan is the one the dispatcher would use: the catalog's
 epoch and the connection's plan generation (moved by every change that drops the
 compiled plans: DDL, a rollback of a transaction that changed the catalog, enum labels
-committed) and the snapshot rule (isolation, read-only) are those it was made under;
-otherwise the statement goes through the dispatcher again, which makes a new one.  What the
+committed) and the snapshot rule (isolation, read-only, the tables updated by
+read-modify-write) are those it was made under; otherwise the statement goes through
+the dispatcher again, which makes a new one.  What the
 dispatcher does besides -- the session bound to the current thread, other clients'
 peels picked up between transactions, the parameter count checked, the statistics
 counted, rows locked ``FOR UPDATE`` remembered, the server's clock read for ``now()``,
@@ -88,7 +89,7 @@ class Repeat:
         npos: int | None,
         epoch: int,
         generation: int,
-        snapshot: bool,
+        snapshot: frozenset[str],
         native: bool,
     ) -> None:
         self.plan = plan

@@ -1,8 +1,9 @@
 """UPDATE x = x + k (read, compute on the client, write back) and the rows it may reuse.
 
 A row this transaction already read by primary key -- locked with SELECT ... FOR UPDATE,
-or, under REPEATABLE READ / SERIALIZABLE, read from the transaction's snapshot -- serves
-the read of the read-modify-write, saving a round trip.  These tests show the saving is
+or, under REPEATABLE READ / SERIALIZABLE, read from the transaction's snapshot from a
+table the session updates so -- serves the read of the read-modify-write, saving a round
+trip.  These tests show the saving is
 taken only where it is correct, and that a concurrent change still ends in the same
 serialization failure the plain UPDATE would raise, never in a lost update.
 """
@@ -34,9 +35,40 @@ def accounts(new_database: Any, master_key: Any) -> Iterator[tuple[str, Any]]:
 
 
 def _client(dsn: str, key: Any, level: psycopg.IsolationLevel) -> Any:
+    """A connection at ``level`` that has updated ``acct`` by read-modify-write once
+    (rolled back): its reads by key of ``acct`` keep their rows from then on."""
     conn = adaptive_client.connect(dsn, master_key=key)
     conn.pg.isolation_level = level
+    conn.execute("UPDATE acct SET bal = bal + 0 WHERE id = 1")
+    conn.rollback()
     return conn
+
+
+def test_reads_keep_rows_only_of_tables_the_session_updates_so(
+    accounts: tuple[str, Any],
+) -> None:
+    """A read by key fetches the whole row only for a table this session has updated by
+    read-modify-write: until its first such UPDATE the read fetches what it names, and
+    that UPDATE reads the row itself."""
+    dsn, key = accounts
+    conn = adaptive_client.connect(dsn, master_key=key)
+    conn.pg.isolation_level = RR
+    before = STATS.locked_reuse
+    assert conn.execute("SELECT name FROM acct WHERE id = %s", (1,)).fetchone() == ("a",)
+    assert conn.locked_rows == {}
+    conn.execute("UPDATE acct SET bal = bal + %s WHERE id = %s", (5, 1))
+    assert STATS.locked_reuse == before
+    assert conn.rmw_tables == {"acct"}
+    assert conn.execute("SELECT name FROM acct WHERE id = %s", (2,)).fetchone() == ("b",)
+    assert len(conn.locked_rows) == 1
+    conn.execute("UPDATE acct SET bal = bal + %s WHERE id = %s", (5, 2))
+    assert STATS.locked_reuse == before + 1
+    # the read's repeat, made before the rule changed, is made again under the new one
+    assert conn.execute("SELECT name FROM acct WHERE id = %s", (2,)).fetchone() == ("b",)
+    assert conn.repeats["SELECT name FROM acct WHERE id = %s"].current(conn)
+    conn.commit()
+    conn.close()
+    assert (_balance(dsn, key, 1), _balance(dsn, key, 2)) == (105, 205)
 
 
 def _balance(dsn: str, key: Any, acct: int) -> Any:
