@@ -2,7 +2,8 @@
 
 Encryptions and decryptions are counted per scheme (OPE apart from the rest, as in the
 source paper's Table I) and per statement kind; client-side crypto time is accumulated
-per statement kind; peels are counted.  Counting is cheap (dict increments).
+per statement kind; peels are counted.  Counting is cheap: what a statement counts is
+a record counted in a dict, added up when the counters are read.
 
 Each connection has its own :class:`Stats`.  The modules that count write to
 :data:`STATS`, which stands for the statistics of the connection whose statement the
@@ -13,6 +14,7 @@ it.  Outside any connection's work, :data:`STATS` is a process-wide :class:`Stat
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -44,11 +46,8 @@ RESIDUAL_HISTORY = 100
 
 @dataclass
 class Stats:
-    encryptions: Counter[str] = field(default_factory=Counter)
-    decryptions: Counter[str] = field(default_factory=Counter)
-    by_statement: dict[str, Counter[str]] = field(default_factory=dict)
-    crypto_seconds: dict[str, float] = field(default_factory=dict)
     statements: Counter[str] = field(default_factory=Counter)
+    crypto_seconds: dict[str, float] = field(default_factory=dict)
     peels: int = 0
     retries: int = 0
     locked_reuse: int = 0  # RMW updates served from rows locked by SELECT ... FOR UPDATE
@@ -57,6 +56,33 @@ class Stats:
     residual: list[Shipped] = field(default_factory=list)
     residual_rows: int = 0
     residual_bytes: int = 0
+    # Encryptions and decryptions as counted, not yet added up: every value a statement
+    # binds or reads is counted, alike from one run of a statement to the next, and one
+    # count of a record (what, statement kind, schemes, numbers) costs a fraction of
+    # adding to three counters; the counters add the records up when read (``_fold``).
+    _pending: dict[tuple[Any, ...], int] = field(default_factory=dict, repr=False)
+    _encryptions: Counter[str] = field(default_factory=Counter, repr=False)
+    _decryptions: Counter[str] = field(default_factory=Counter, repr=False)
+    _by_statement: dict[str, Counter[str]] = field(default_factory=dict, repr=False)
+    _folding: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def encryptions(self) -> Counter[str]:
+        """Encryptions per scheme."""
+        self._fold()
+        return self._encryptions
+
+    @property
+    def decryptions(self) -> Counter[str]:
+        """Decryptions per scheme."""
+        self._fold()
+        return self._decryptions
+
+    @property
+    def by_statement(self) -> dict[str, Counter[str]]:
+        """Per statement kind, ``enc:SCHEME`` and ``dec:SCHEME`` counts."""
+        self._fold()
+        return self._by_statement
 
     @property
     def last_residual(self) -> Shipped | None:
@@ -72,57 +98,73 @@ class Stats:
         """This object (:data:`STATS` gives the current connection's)."""
         return self
 
-    def _statement_counts(self) -> Counter[str]:
-        """The counts of the statement kind running now (made at its first count)."""
-        per = self.by_statement.get(self.current)
-        if per is None:
-            per = self.by_statement[self.current] = Counter()
-        return per
+    def _logged(self, record: tuple[Any, ...]) -> None:
+        pending = self._pending
+        pending[record] = pending.get(record, 0) + 1
+        if len(pending) >= _PENDING_LIMIT:
+            self._fold()
 
     def count(self, scheme: str, decrypt: bool = False, n: int = 1) -> None:
-        (self.decryptions if decrypt else self.encryptions)[scheme] += n
-        key = (_DEC if decrypt else _ENC).get(scheme) or f"{'dec' if decrypt else 'enc'}:{scheme}"
-        # (_statement_counts, inlined: this runs for every value bound or read)
-        per = self.by_statement.get(self.current)
-        if per is None:
-            per = self.by_statement[self.current] = Counter()
-        per[key] += n
+        self._logged((_COUNT, self.current, scheme, decrypt, n))
 
     def decrypted(self, scheme: str, rnd: bool) -> None:
         """:meth:`count` of one value's decryption: ``scheme``'s, after RND's if ``rnd``."""
-        per = self._statement_counts()
-        if rnd:
-            self.decryptions["RND"] += 1
-            per["dec:RND"] += 1
-        self.decryptions[scheme] += 1
-        per[_DEC.get(scheme) or f"dec:{scheme}"] += 1
+        self._logged((_DECRYPTED, self.current, scheme, rnd))
 
     def opened_columns(
         self, schemes: Sequence[str | None], counts: Sequence[tuple[int, int]]
     ) -> None:
         """:meth:`count` of the decryptions of a result the compiled layer opened: per
         column its scheme and (values opened, those of them after RND's), in one call."""
-        per = self._statement_counts()
-        decryptions = self.decryptions
-        after_rnd = 0
-        for scheme, (n, rnd) in zip(schemes, counts, strict=True):
-            if n:
-                name = scheme or ""
-                decryptions[name] += n
-                per[_DEC.get(name) or f"dec:{name}"] += n
-                after_rnd += rnd
-        if after_rnd:
-            decryptions["RND"] += after_rnd
-            per["dec:RND"] += after_rnd
+        self._logged((_OPENED, self.current, tuple(schemes), tuple(counts)))
 
     def encrypted_row(self, det: int, ope: int, search: int, rnd: int) -> None:
         """:meth:`count` of one row's encryptions at once (a single-row INSERT's)."""
-        per = self._statement_counts()
-        enc = self.encryptions
-        for scheme, n in (("DET", det), ("OPE", ope), ("SEARCH", search), ("RND", rnd)):
+        self._logged((_ROW, self.current, det, ope, search, rnd))
+
+    def _fold(self) -> None:
+        """Add the records counted so far to the counters, each once, times its number."""
+        if not self._pending:
+            return
+        with self._folding:
+            pending, self._pending = self._pending, {}
+            for record, times in pending.items():
+                per = self._by_statement.get(record[1])
+                if per is None:
+                    per = self._by_statement[record[1]] = Counter()
+                _FOLD[record[0]](self, per, record, times)
+
+    def _fold_count(self, per: Counter[str], record: tuple[Any, ...], times: int) -> None:
+        _, _, scheme, decrypt, n = record
+        (self._decryptions if decrypt else self._encryptions)[scheme] += n * times
+        names = _DEC if decrypt else _ENC
+        per[names.get(scheme) or f"{'dec' if decrypt else 'enc'}:{scheme}"] += n * times
+
+    def _fold_decrypted(self, per: Counter[str], record: tuple[Any, ...], times: int) -> None:
+        _, _, scheme, rnd = record
+        if rnd:
+            self._decryptions["RND"] += times
+            per["dec:RND"] += times
+        self._decryptions[scheme] += times
+        per[_DEC.get(scheme) or f"dec:{scheme}"] += times
+
+    def _fold_opened(self, per: Counter[str], record: tuple[Any, ...], times: int) -> None:
+        after_rnd = 0
+        for scheme, (n, rnd) in zip(record[2], record[3], strict=True):
             if n:
-                enc[scheme] += n
-                per[_ENC[scheme]] += n
+                name = scheme or ""
+                self._decryptions[name] += n * times
+                per[_DEC.get(name) or f"dec:{name}"] += n * times
+                after_rnd += rnd * times
+        if after_rnd:
+            self._decryptions["RND"] += after_rnd
+            per["dec:RND"] += after_rnd
+
+    def _fold_row(self, per: Counter[str], record: tuple[Any, ...], times: int) -> None:
+        for scheme, n in zip(("DET", "OPE", "SEARCH", "RND"), record[2:], strict=True):
+            if n:
+                self._encryptions[scheme] += n * times
+                per[_ENC[scheme]] += n * times
 
     def statement(self, kind: str) -> _Statement:
         """Context: counts a statement of ``kind`` and attributes what happens inside to it."""
@@ -140,9 +182,10 @@ class Stats:
         return _CryptoTimer(self)
 
     def reset(self) -> None:
-        self.encryptions.clear()
-        self.decryptions.clear()
-        self.by_statement.clear()
+        self._fold()
+        self._encryptions.clear()
+        self._decryptions.clear()
+        self._by_statement.clear()
         self.crypto_seconds.clear()
         self.statements.clear()
         self.peels = 0
@@ -166,6 +209,14 @@ class Stats:
             "residual_bytes": self.residual_bytes,
         }
 
+
+# what a log record counts (its first item)
+_COUNT, _DECRYPTED, _OPENED, _ROW = range(4)
+# distinct records kept before they are added up, whatever reads the counters
+_PENDING_LIMIT = 1024
+
+# how each kind of record adds up
+_FOLD = (Stats._fold_count, Stats._fold_decrypted, Stats._fold_opened, Stats._fold_row)
 
 _DEC = {scheme: f"dec:{scheme}" for scheme in ("DET", "OPE", "RND", "HOM", "ASHE", "SEARCH")}
 _ENC = {scheme: f"enc:{scheme}" for scheme in _DEC}
