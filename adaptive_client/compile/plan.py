@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cached_property, partial
+from operator import itemgetter
 from typing import Any
 
 from ..catalog import defaults, recipes
@@ -492,6 +493,12 @@ class Compiled:
     _positional: tuple[bytes, list[ParamBuilder]] | None = field(default=None, repr=False)
     _ordered: bool | None = field(default=None, repr=False)
     _placed: list[int] | None = field(default=None, repr=False)
+
+    @cached_property
+    def locked_row(self) -> Callable[[Sequence[Any]], tuple[Any, ...]]:
+        """The row layout's values out of a result row (``lock_layout``'s positions:
+        ctid and a stored value per column, never fewer than two)."""
+        return itemgetter(*(self.lock_layout or []))
 
     def for_params(self, user: Params) -> Compiled:
         """The plan that runs the statement for these parameters (see ``serves``)."""

@@ -63,7 +63,10 @@ def pk_key(c: Compiler, scope: Scope, where: exp.Expression | None) -> Any:
     encs = [meta.columns[n].encoding for n in names]
     builders = [parts[n] for n in names]
 
+    anon = meta.anon
+    parts_of = list(zip(encs, builders, strict=True))
+
     def key(p: Params) -> Any:
-        return (meta.anon, tuple(e.coerce(b(p)) for e, b in zip(encs, builders, strict=True)))
+        return (anon, tuple([e.coerce(b(p)) for e, b in parts_of]))
 
     return key

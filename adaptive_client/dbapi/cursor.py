@@ -372,9 +372,7 @@ class Cursor:
             and conn.in_transaction()
             and (plan.locks_rows or conn.snapshot_isolation())
         ):
-            conn.locked_rows[plan.lock_key(params)] = tuple(
-                raw[0][i] for i in plan.lock_layout or []
-            )
+            conn.locked_rows[plan.lock_key(params)] = plan.locked_row(raw[0])
 
     def run_server(
         self,
