@@ -126,7 +126,7 @@ class Compiler:
         # what the plan assumes of the parameters it is bound with (``assume``)
         self.assumptions: list[Callable[[Params], bool]] = []
         # compiling a read-modify-write's assignments: the stored columns they read, by
-        # position in the row, opened together before they run (``row_value``)
+        # position in the row (``row_value``)
         self.opened: dict[int, ColumnValue] | None = None
 
     @property
@@ -155,9 +155,11 @@ class Compiler:
         itself, or, while ``opened`` collects them, one that reads the plaintext the
         caller put at its position (an array keeps its own decryption: its internal form
         is not what a result opens)."""
-        if self.opened is None or value.column.type.element is not None:
+        if self.opened is None:
             return value
         self.opened.setdefault(value.index, value)
+        if value.column.type.element is not None:
+            return value
         return OpenedValue(value.index)
 
     # -- choosing onions -------------------------------------------------------------------

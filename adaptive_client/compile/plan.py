@@ -326,6 +326,9 @@ class RmwUpdate:
     assignments: list[tuple[ColumnMeta, Callable[[Sequence[Any], Params], Any]]]
     # the stored columns the assignments read (as OpenedValue): opened together first
     opened: list[ColumnValue] = field(default_factory=list)
+    # the names of every column the assignments read: a kept row serves the update if
+    # it holds them (Compiled.lock_columns)
+    reads: frozenset[str] = frozenset()
     # the WHERE names one row by its primary key: rows this transaction already locked
     # with SELECT ... FOR UPDATE (cached in the row layout) spare the SELECT's round trip
     lock_key: Callable[[Params], Any] | None = None
@@ -436,6 +439,8 @@ class Compiled:
     # SELECT ... FOR UPDATE by primary key: the key, and where the row layout sits
     lock_key: Callable[[Params], Any] | None = None
     lock_layout: list[int] | None = None
+    # the columns whose values the layout holds (NULL in the others' places); None: all
+    lock_columns: frozenset[str] | None = None
     locks_rows: bool = False  # SELECT ... FOR UPDATE (else a snapshot read, see _select)
     needs: list[Need] = field(default_factory=list)
     # column pairs to bring under one key (join adjustments) before the statement runs

@@ -21,12 +21,17 @@ def has_aggregates(stmt: exp.Select) -> bool:
     return any(isinstance(e, exp.AggFunc) for e in stmt.find_all(exp.AggFunc))
 
 
-def row_layout(scope: Scope) -> list[exp.Expression]:
+def row_layout(scope: Scope, columns: frozenset[str] | None = None) -> list[exp.Expression]:
     """ctid and, in table order, the onion each column decrypts from: the shape in which
-    locked rows are fetched, whether by an RMW UPDATE or by an earlier SELECT FOR UPDATE."""
+    locked rows are fetched, whether by an RMW UPDATE or by an earlier SELECT FOR UPDATE.
+    ``columns``: the columns whose values are fetched, NULL in the others' places (the
+    positions stay those of every column); None: all."""
     _, meta, alias = scope.entries[0]
     out: list[exp.Expression] = [exp.column("ctid", table=alias)]
     for col in meta.columns.values():
+        if columns is not None and col.name not in columns:
+            out.append(exp.Null())
+            continue
         oc = recipes.onion_order(col)[0]
         out.append(exp.column(oc.anon, table=alias, quoted=True))
     return out

@@ -25,6 +25,7 @@ from .plan import Compiled, Output, ParamBuilder, Params, SortKey
 from .projection import add_select, extreme, value_expr
 from .row_keys import has_aggregates, pk_key, row_layout
 from .scope import ColumnRef, Scope, unsupported
+from .settings import NO_KEPT_ROWS, KeptRows
 
 _SELECT_ARGS_OK = {
     "expressions",
@@ -64,7 +65,7 @@ def _nested_query(node: exp.Expr, stmt: exp.Select) -> bool:
 
 
 def compile_select(
-    c: Compiler, stmt: exp.Select, *, snapshot_rows: frozenset[str] = frozenset()
+    c: Compiler, stmt: exp.Select, *, kept_rows: KeptRows = NO_KEPT_ROWS
 ) -> Compiled:
     extra = {k for k, v in stmt.args.items() if v} - _SELECT_ARGS_OK
     if extra:
@@ -254,12 +255,15 @@ def compile_select(
         out.set("locks", [lock.copy() for lock in stmt.args["locks"]])
         row_key = pk_key(c, scope, where_node) if not group and distinct is None else None
         if row_key is not None:
+            kept = kept_rows.columns(scope.entries[0][1].name)
             plan.lock_key = row_key
-            plan.lock_layout = [add_select(select_list, e) for e in row_layout(scope)]
+            plan.lock_layout = [add_select(select_list, e) for e in row_layout(scope, kept)]
+            plan.lock_columns = kept
             plan.locks_rows = True
     elif (
-        len(scope.entries) == 1
-        and scope.entries[0][1].name in snapshot_rows
+        kept_rows.snapshot
+        and len(scope.entries) == 1
+        and kept_rows.columns(scope.entries[0][1].name) is not None
         and not group
         and distinct is None
         and not has_aggregates(stmt)
@@ -269,12 +273,14 @@ def compile_select(
         # trip): the UPDATE targets the version read, by ctid, and if another transaction
         # changed the row since the snapshot it fails with a serialization error -- exactly
         # when the plain UPDATE would.  (Not under READ COMMITTED, where it could miss.)
-        # Only for a table the session updates so: elsewhere the whole row, which such a
-        # read fetches, would be work for nothing.
+        # Only for a table the session updates so, and only the columns those updates
+        # read: anything more such a read fetches would be work for nothing.
         row_key = pk_key(c, scope, where_node)
         if row_key is not None:
+            kept = kept_rows.columns(scope.entries[0][1].name)
             plan.lock_key = row_key
-            plan.lock_layout = [add_select(select_list, e) for e in row_layout(scope)]
+            plan.lock_layout = [add_select(select_list, e) for e in row_layout(scope, kept)]
+            plan.lock_columns = kept
     if distinct is not None:
         out.set("distinct", exp.Distinct())
     if not select_list:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 from ..values.collation import (
@@ -25,12 +25,44 @@ from ..values.collation import (
 
 
 @dataclass(frozen=True)
+class KeptRows:
+    """Rows read by primary key that are kept for a later ``UPDATE ... SET x = x + k``
+    of the same row in the transaction, so that it needs no read of its own
+    (compile/select.py): the rows of the tables the session updates so, and of each only
+    the columns those updates read (``tables``: the table's name and those columns'),
+    learned as the updates are compiled.  A ``SELECT ... FOR UPDATE`` keeps its row
+    (every column where the table is not known yet); a plain read keeps its row only
+    where ``snapshot`` -- its transaction runs on one snapshot (REPEATABLE READ,
+    SERIALIZABLE) and may write -- and only for a known table."""
+
+    snapshot: bool = False
+    tables: tuple[tuple[str, frozenset[str]], ...] = ()
+
+    def columns(self, table: str) -> frozenset[str] | None:
+        """The columns kept of ``table``'s rows; None where the session has not updated
+        it by read-modify-write."""
+        for name, columns in self.tables:
+            if name == table:
+                return columns
+        return None
+
+    def learned(self, table: str, reads: frozenset[str]) -> KeptRows:
+        """These rules once an update of ``table`` reading ``reads`` is compiled."""
+        known = self.columns(table)
+        if known is not None and reads <= known:
+            return self
+        others = tuple(entry for entry in self.tables if entry[0] != table)
+        return replace(self, tables=(*others, (table, reads | (known or frozenset()))))
+
+
+NO_KEPT_ROWS = KeptRows()
+
+
+@dataclass(frozen=True)
 class Settings:
-    """``snapshot_rows``: the tables whose rows, read by primary key, are kept to serve a
-    later read-modify-write of that row (see
-    :func:`~adaptive_client.compile.select.compile_select`): those the session has
-    updated so, while its transactions run at REPEATABLE READ or SERIALIZABLE and may
-    write.  ``database_collation`` and ``case_mapping``: the database's default
+    """``kept_rows``: which rows read by primary key are kept to serve a later
+    read-modify-write of that row, and which of their columns (:class:`KeptRows`).
+    ``database_collation`` and ``case_mapping``: the database's default
     collation and case mapping (a value, or a callable giving it when first needed);
     ``named_collation``: the collation ``COLLATE "name"`` names (without it only "C" and
     "POSIX" are known); ``json_fields``: how many field onions (``attrs ->> 'k'``) a
@@ -38,7 +70,7 @@ class Settings:
     ``design_budget``: per table, the bytes per row the online design may add
     (compile/design_wants.py)."""
 
-    snapshot_rows: frozenset[str] = frozenset()
+    kept_rows: KeptRows = field(default_factory=lambda: NO_KEPT_ROWS)
     database_collation: Collation | Callable[[], Collation] | None = None
     case_mapping: CaseMapping | Callable[[], CaseMapping] | None = None
     named_collation: Callable[[str], Collation] | None = None

@@ -43,7 +43,7 @@ from .precomputed_pass import with_precomputed
 from .residual import compile_residual
 from .scope import OnionNotBuilt, unsupported
 from .select import compile_select
-from .settings import DEFAULT_SETTINGS, Settings, applied
+from .settings import DEFAULT_SETTINGS, NO_KEPT_ROWS, KeptRows, Settings, applied
 from .string_literals import with_plain_strings
 from .update_delete import compile_delete, compile_update
 
@@ -63,7 +63,7 @@ def compile_statement(
             stmt = with_dependent_keys(catalog, stmt)
             with domains.using(catalog):  # (casts to its enums)
                 try:
-                    plan = _compile_tree(catalog, stmt, settings.snapshot_rows)
+                    plan = _compile_tree(catalog, stmt, settings.kept_rows)
                 except UnsupportedQuery as refusal:
                     # a statement refused over a jsonb field: the field's onion would
                     # let the server answer it (refused still where it cannot be built)
@@ -115,7 +115,7 @@ class Query:
     catalog: Catalog
     written: exp.Expression
     tree: exp.Expression
-    snapshot_rows: frozenset[str]
+    kept_rows: KeptRows
 
 
 def _plain_select(tree: exp.Expression) -> bool:
@@ -130,7 +130,7 @@ def _client_aggregated(tree: exp.Expression) -> bool:
 def _direct(query: Query, reason: str) -> Compiled:
     assert isinstance(query.tree, exp.Select)  # (as the strategy's predicate says)
     c = Compiler(query.catalog)
-    out = compile_select(c, query.tree, snapshot_rows=query.snapshot_rows)
+    out = compile_select(c, query.tree, kept_rows=query.kept_rows)
     return _with_fallback(_with_needs(out, c), query)
 
 
@@ -190,13 +190,11 @@ STRATEGIES: tuple[Strategy, ...] = (
 _NOT_APPLICABLE = "a set operation or WITH query"
 
 
-def _compile_query(
-    catalog: Catalog, tree: exp.Expression, snapshot_rows: frozenset[str]
-) -> Compiled:
+def _compile_query(catalog: Catalog, tree: exp.Expression, kept_rows: KeptRows) -> Compiled:
     written = tree
     if isinstance(tree, exp.Select) and _plain_select(tree):
         tree = with_precomputed(catalog, tree)
-    query = Query(catalog, written, tree, snapshot_rows)
+    query = Query(catalog, written, tree, kept_rows)
     refusal: UnsupportedQuery | None = None
     *tried, last = STRATEGIES
     for strategy in tried:
@@ -218,7 +216,7 @@ def _compile_query(
 
 def _source_query(catalog: Catalog, tree: exp.Expression) -> Compiled:
     """The SELECT of an INSERT ... SELECT, compiled as a statement of its own."""
-    return _compile_tree(catalog, tree, frozenset())
+    return _compile_tree(catalog, tree, NO_KEPT_ROWS)
 
 
 # each write statement's compiler
@@ -229,12 +227,10 @@ WRITES: dict[type[exp.Expression], Callable[[Compiler, exp.Expression], Compiled
 }
 
 
-def _compile_tree(
-    catalog: Catalog, stmt: exp.Expression, snapshot_rows: frozenset[str]
-) -> Compiled:
+def _compile_tree(catalog: Catalog, stmt: exp.Expression, kept_rows: KeptRows) -> Compiled:
     check_positions(stmt)
     if isinstance(stmt, exp.Select | exp.SetOperation):
-        return _compile_query(catalog, stmt, snapshot_rows)
+        return _compile_query(catalog, stmt, kept_rows)
     for kind, write in WRITES.items():
         if isinstance(stmt, kind):
             c = Compiler(catalog)

@@ -157,11 +157,21 @@ def _rmw_update(
             assignments.append((col, _recomputed(c, meta, col, positions, assignments)))
     finally:
         c.opened = None
-    sel = exp.Select(expressions=select_list).from_(table)
+    reads = frozenset(v.column.name for v in opened.values())
+    # (the columns read fetched, NULL in the others' places: the positions stay)
+    fetched = row_layout(scope, reads) + select_list[width:]
+    sel = exp.Select(expressions=fetched).from_(table)
     if pred is not None:
         sel.set("where", exp.Where(this=pred))
     sel.set("locks", [exp.Lock(update=True)])
-    rmw = RmwUpdate(meta, server_sql(sel), dict(c.params), assignments, list(opened.values()))
+    rmw = RmwUpdate(
+        meta,
+        server_sql(sel),
+        dict(c.params),
+        assignments,
+        [v for v in opened.values() if v.column.type.element is None],
+        reads,
+    )
     if len(select_list) == width:  # the values come from the layout alone: cacheable
         rmw.lock_key = pk_key(c, scope, where_node)
     return Compiled(kind="update", rmw=rmw, statement_type="UPDATE")

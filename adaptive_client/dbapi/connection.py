@@ -33,7 +33,7 @@ from ..catalog.install import resolve_peel_mode
 from ..catalog.keys import MasterKey, load_master_key
 from ..catalog.metadata import Catalog, TableMeta
 from ..compile.plan import Compiled, Params
-from ..compile.settings import Settings
+from ..compile.settings import NO_KEPT_ROWS, KeptRows, Settings
 from ..compile.statements import compile_statement
 from ..errors import AdaptiveError, CollationUnavailable, ConfigError, UnsupportedQuery
 from ..stats import Stats
@@ -67,7 +67,6 @@ from .statement_log import StatementLog
 _BOUND: ContextVar[object | None] = ContextVar("adaptive_bound_connection", default=None)
 _SNAPSHOT_LEVELS = (psycopg.IsolationLevel.REPEATABLE_READ, psycopg.IsolationLevel.SERIALIZABLE)
 _CACHE_LIMIT = 2048
-_NO_TABLES: frozenset[str] = frozenset()
 
 
 def connect(
@@ -195,7 +194,7 @@ class Connection:
         except BaseException:
             self.control.close()
             raise
-        self._plans: dict[tuple[str, int, frozenset[str]], Compiled] = {}
+        self._plans: dict[tuple[str, int, KeptRows], Compiled] = {}
         # statements whose repeats skip the dispatch (repeats.py), valid while the plan
         # generation (moved whenever the plans are dropped) is the one they were made in
         self.repeats: dict[str, RepeatedStatement] = {}
@@ -212,9 +211,11 @@ class Connection:
         self.catalog_dirty = False
         # rows this transaction locked with SELECT ... FOR UPDATE by primary key, in the
         # RMW layout: a later UPDATE SET x = x + k of the same row needs no SELECT
-        self.locked_rows: dict[Any, tuple[Any, ...]] = {}
-        # the tables this session has updated by read-modify-write (snapshot_rows)
-        self.rmw_tables: frozenset[str] = _NO_TABLES
+        self.locked_rows: dict[Any, tuple[frozenset[str] | None, tuple[Any, ...]]] = {}
+        # which rows read by key are kept for a read-modify-write (kept_rows), learned
+        # from the updates compiled: as plain reads keep them, and as those of a snapshot
+        self._kept = NO_KEPT_ROWS
+        self._kept_on_snapshot = replace(NO_KEPT_ROWS, snapshot=True)
         self._c_locale_db: bool | None = None
         self.runtime = defaults.Runtime(self.pg)  # sequence blocks, transaction's now()
         # the database's default collation, and the server's collator version of each
@@ -355,15 +356,14 @@ class Connection:
         SERIALIZABLE)."""
         return self.pg.isolation_level in _SNAPSHOT_LEVELS
 
-    def snapshot_rows(self) -> frozenset[str]:
-        """The tables whose rows, read by key, may serve a later read-modify-write of
-        that row in the same transaction (compile/select.py): under snapshot isolation,
-        those this session has updated so (``rmw_tables``) -- unless its transactions are
-        READ ONLY.  Elsewhere no such write follows, and the whole row such a read
-        fetches would be work for nothing."""
+    def kept_rows(self) -> KeptRows:
+        """Which rows read by key are kept for a later read-modify-write of the same row
+        in the transaction, and which of their columns (compile/settings.py): those of
+        the tables this session updates so, also by plain reads under snapshot isolation
+        -- unless its transactions are READ ONLY, where no write follows."""
         if self.pg.read_only or not self.snapshot_isolation():
-            return _NO_TABLES
-        return self.rmw_tables
+            return self._kept
+        return self._kept_on_snapshot
 
     def refresh_catalog(self) -> None:
         """Between transactions, pick up other clients' peels and DDL (notified)."""
@@ -450,18 +450,18 @@ class Connection:
     def keep_repeat(self, query: str, plan: Compiled, npos: int | None) -> None:
         """``plan`` ran ``query``: its repeats skip the dispatch where the plan is the
         cached one and runs in one round trip (repeats.py)."""
-        snapshot = self.snapshot_rows()
-        if self._plans.get((query, self.catalog.epoch, snapshot)) is not plan:
+        kept = self.kept_rows()
+        if self._plans.get((query, self.catalog.epoch, kept)) is not plan:
             return
         if not repeatable(plan):
             return
-        kept = self.repeats.get(query)
-        if kept is not None and kept.current(self):
-            return  # (one made under another epoch or snapshot rule is replaced)
+        existing = self.repeats.get(query)
+        if existing is not None and existing.current(self):
+            return  # (one made under another epoch or rule of kept rows is replaced)
         if len(self.repeats) > _CACHE_LIMIT:
             self.repeats.clear()
         self.repeats[query] = Repeat(
-            plan, npos, self.catalog.epoch, self.plan_generation, snapshot, self.native
+            plan, npos, self.catalog.epoch, self.plan_generation, kept, self.native
         )
 
     # -- compilation -------------------------------------------------------------------------
@@ -511,13 +511,13 @@ class Connection:
     def compile(self, query: str, stmt: exp.Expression) -> Compiled:
         """The plan of ``stmt`` against the catalog as it is (cached per catalog epoch
         while it needs no adaptation)."""
-        snapshot = self.snapshot_rows()
-        key = (query, self.catalog.epoch, snapshot)
+        kept = self.kept_rows()
+        key = (query, self.catalog.epoch, kept)
         plan = self._plans.get(key)
         if plan is not None:
             return plan
         settings = Settings(
-            snapshot_rows=snapshot,
+            kept_rows=kept,
             database_collation=self._database_collation,
             case_mapping=self._database_case_mapping,
             named_collation=self._named_collation,
@@ -526,9 +526,12 @@ class Connection:
         )
         plan = compile_statement(self.catalog, stmt, settings)
         self._check_plan(plan, stmt)
-        if plan.rmw is not None and plan.rmw.table.name not in self.rmw_tables:
-            # (reads by key of its rows are kept from now on: plans compiled again once)
-            self.rmw_tables = self.rmw_tables | {plan.rmw.table.name}
+        if plan.rmw is not None:
+            learned = self._kept.learned(plan.rmw.table.name, plan.rmw.reads)
+            if learned is not self._kept:
+                # (reads by key of its rows keep them from now on: plans compiled again)
+                self._kept = learned
+                self._kept_on_snapshot = replace(learned, snapshot=True)
         if plan.without_builds is not None:  # (run inside a transaction instead of a build)
             try:
                 self._check_plan(plan.without_builds, stmt)

@@ -372,7 +372,7 @@ class Cursor:
             and conn.in_transaction()
             and (plan.locks_rows or conn.snapshot_isolation())
         ):
-            conn.locked_rows[plan.lock_key(params)] = plan.locked_row(raw[0])
+            conn.locked_rows[plan.lock_key(params)] = (plan.lock_columns, plan.locked_row(raw[0]))
 
     def run_server(
         self,
@@ -515,9 +515,9 @@ class Cursor:
         ctx = conn.pg.transaction() if conn.pg.autocommit else contextlib.nullcontext()
         with ctx:
             key = rmw.lock_key(params) if rmw.lock_key is not None else None
-            cached = conn.locked_rows.get(key) if key is not None else None
-            if cached is not None:
-                rows = [cached]  # this transaction holds the row lock: no SELECT needed
+            kept = conn.locked_rows.get(key) if key is not None else None
+            if kept is not None and (kept[0] is None or rmw.reads <= kept[0]):
+                rows = [kept[1]]  # this transaction holds the row lock: no SELECT needed
                 STATS.bound().locked_reuse += 1
             else:
                 select = rmw.select

@@ -15,10 +15,10 @@ dispatcher runs them (``Cursor.execute_plan``), only without the dispatch.
 A repeat is run only while its plan is the one the dispatcher would use: the catalog's
 epoch and the connection's plan generation (moved by every change that drops the
 compiled plans: DDL, a rollback of a transaction that changed the catalog, enum labels
-committed) and the snapshot rule (isolation, read-only, the tables updated by
-read-modify-write) are those it was made under; otherwise the statement goes through
-the dispatcher again, which makes a new one.  What the
-dispatcher does besides -- the session bound to the current thread, other clients'
+committed) and the rule of kept rows (isolation, read-only, the tables updated by
+read-modify-write: compile/settings.py KeptRows) are those it was made under;
+otherwise the statement goes through the dispatcher again, which makes a new one.
+What the dispatcher does besides -- the session bound to the current thread, other clients'
 peels picked up between transactions, the parameter count checked, the statistics
 counted, rows locked ``FOR UPDATE`` remembered, the server's clock read for ``now()``,
 errors failing the transaction and translated -- a repeat does the same way, and a stale
@@ -32,6 +32,7 @@ from __future__ import annotations
 from time import perf_counter
 
 from ..compile.plan import CURRENT_PARAMS, Compiled, Params, open_rows
+from ..compile.settings import KeptRows
 from ..values.handout import OIDS
 from . import dispatch
 from .session_protocol import Session, StatementCursor
@@ -73,13 +74,13 @@ class Repeat:
         "application_forms",
         "epoch",
         "generation",
+        "kept",
         "kind",
         "lean",
         "npos",
         "opener",
         "plan",
         "returns_rows",
-        "snapshot",
         "sql",
     )
 
@@ -89,14 +90,14 @@ class Repeat:
         npos: int | None,
         epoch: int,
         generation: int,
-        snapshot: frozenset[str],
+        kept: KeptRows,
         native: bool,
     ) -> None:
         self.plan = plan
         self.npos = npos  # (None: named parameters, checked by binding)
         self.epoch = epoch
         self.generation = generation
-        self.snapshot = snapshot
+        self.kept = kept
         self.sql = plan.positional_sql
         self.kind = plan.statement_type
         self.returns_rows = plan.returns_rows
@@ -110,7 +111,7 @@ class Repeat:
         return (
             self.epoch == conn.catalog.epoch
             and self.generation == conn.plan_generation
-            and self.snapshot == conn.snapshot_rows()
+            and self.kept is conn.kept_rows()
         )
 
     def run(self, cur: StatementCursor, params: Params) -> None:

@@ -21,6 +21,7 @@ from ..catalog import defaults
 from ..catalog.config import Config
 from ..catalog.metadata import Catalog, TableMeta
 from ..compile.plan import Compiled
+from ..compile.settings import KeptRows
 from ..stats import Stats
 from .direct import DirectExecutor
 from .pooling import Pooling
@@ -64,9 +65,10 @@ class Session(Protocol):
     # the catalog was changed inside the application's transaction: read again if it
     # rolls back
     catalog_dirty: bool
-    # rows this transaction locked with SELECT ... FOR UPDATE by primary key, in the RMW
-    # layout: a later UPDATE SET x = x + k of the same row needs no SELECT
-    locked_rows: dict[Any, tuple[Any, ...]]
+    # rows this transaction locked with SELECT ... FOR UPDATE by primary key (or read on
+    # its snapshot), in the RMW layout with the columns it holds (None: all): a later
+    # UPDATE SET x = x + k of the same row needs no SELECT
+    locked_rows: dict[Any, tuple[frozenset[str] | None, tuple[Any, ...]]]
     # statements whose repeats skip the dispatch, and the generation of the compiled
     # plans (moved whenever they are dropped)
     repeats: dict[str, RepeatedStatement]
@@ -99,7 +101,7 @@ class Session(Protocol):
     def in_transaction(self) -> bool: ...
 
     def snapshot_isolation(self) -> bool: ...
-    def snapshot_rows(self) -> frozenset[str]: ...
+    def kept_rows(self) -> KeptRows: ...
 
     def epoch_moved(self) -> bool: ...
 

@@ -58,7 +58,7 @@ def test_reads_keep_rows_only_of_tables_the_session_updates_so(
     assert conn.locked_rows == {}
     conn.execute("UPDATE acct SET bal = bal + %s WHERE id = %s", (5, 1))
     assert STATS.locked_reuse == before
-    assert conn.rmw_tables == {"acct"}
+    assert conn.kept_rows().columns("acct") == {"bal"}  # (what such an UPDATE reads)
     assert conn.execute("SELECT name FROM acct WHERE id = %s", (2,)).fetchone() == ("b",)
     assert len(conn.locked_rows) == 1
     conn.execute("UPDATE acct SET bal = bal + %s WHERE id = %s", (5, 2))
@@ -88,6 +88,30 @@ def test_snapshot_read_serves_the_update(accounts: tuple[str, Any], level: Any) 
     conn.commit()
     conn.close()
     assert _balance(dsn, key, 1) == 105
+
+
+def test_kept_rows_hold_the_columns_the_updates_read(accounts: tuple[str, Any]) -> None:
+    """A kept row holds the values of the columns the session's updates of its table
+    read (NULL in the others' places); an update reading one more column reads the row
+    itself, and from then on the rows kept hold that column too."""
+    dsn, key = accounts
+    conn = _client(dsn, key, RR)  # (it has updated acct's bal)
+    assert conn.execute("SELECT name FROM acct WHERE id = %s", (1,)).fetchone() == ("a",)
+    ((columns, row),) = conn.locked_rows.values()
+    assert columns == {"bal"}
+    assert row[1] is None and row[2] is None and isinstance(row[3], bytes)  # ctid, id, name, bal
+    before = STATS.locked_reuse
+    conn.execute("UPDATE acct SET name = name || %s WHERE id = %s", ("!", 1))
+    assert STATS.locked_reuse == before  # (name was not kept: read with the update)
+    assert conn.execute("SELECT id FROM acct WHERE id = %s", (2,)).fetchone() == (2,)
+    conn.execute("UPDATE acct SET bal = bal + 1, name = name || %s WHERE id = %s", ("?", 2))
+    assert STATS.locked_reuse == before + 1
+    conn.commit()
+    assert conn.execute("SELECT id, name, bal FROM acct ORDER BY id").fetchall() == [
+        (1, "a!", 100),
+        (2, "b?", 201),
+    ]
+    conn.close()
 
 
 def test_read_only_snapshot_reads_fetch_only_what_they_ask(accounts: tuple[str, Any]) -> None:
