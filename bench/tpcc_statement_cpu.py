@@ -1,14 +1,16 @@
 """Client CPU per TPC-C statement in the mix, under contention: adaptive client vs psycopg.
 
     python bench/tpcc_statement_cpu.py [--configs encrypted,adaptive] [--clients 10]
-                                       [--duration 30] [--scale small] [--warehouses 1]
-                                       [--plain-statements kept]
+                                       [--duration 30] [--rounds 2] [--scale small]
+                                       [--warehouses 1] [--plain-statements kept]
 
-For plain and each configuration in turn, ``--clients`` terminals (processes) run the
-TPC-C mix for ``--duration`` seconds against the databases a sweep left
-(``tpcc_<config>_<scale>_w<n>_run``: run ``adaptive-tpcc sweep`` at those settings
-first).  Each statement's client CPU (``time.process_time`` around it: the process's own
-user and system time; the server's work and the waits are excluded) is summed per
+For plain and each configuration in turn, ``--rounds`` times interleaved (plain, the
+others, plain, ...: a drift of the machine's speed moves them alike), ``--clients``
+terminals (processes) run the TPC-C mix for ``--duration`` seconds against the
+databases a sweep left (``tpcc_<config>_<scale>_w<n>_run``: run ``adaptive-tpcc sweep``
+at those settings first).  Each statement's client CPU (``time.process_time`` around
+it: the process's own user and system time; the server's work and the waits are
+excluded) is summed per
 statement label, the attempts rolled back included -- a statement that failed counts
 under its label with a ``!`` -- and the rollbacks apart.  Printed per configuration, the
 labels that cost the most: executions per committed transaction, µs per execution and
@@ -124,17 +126,40 @@ def main() -> None:
     plain_statements_option(ap)
     ap.set_defaults(plain_statements="kept")  # (this bench compares like with like)
     ap.add_argument("--top", type=int, default=8, help="labels shown per configuration")
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=2,
+        help="runs of each configuration, interleaved (plain, the others, plain, ...) so "
+        "that a drift of the machine's speed moves every configuration alike; summed",
+    )
     args = ap.parse_args()
     configs = ["plain", *args.configs.split(",")]
-    results = {c: _run(c, args) for c in configs}
+    results: dict[str, dict[str, Any]] = {}
+    per_round: dict[str, list[float]] = defaultdict(list)
+    for _round in range(args.rounds):
+        for c in configs:
+            part = _run(c, args)
+            per_round[c].append(sum(part["cpu"].values()) / max(part["committed"], 1))
+            total = results.setdefault(
+                c, {"cpu": defaultdict(float), "runs": defaultdict(int), "committed": 0}
+            )
+            for k, v in part["cpu"].items():
+                total["cpu"][k] += v
+            for k, n in part["runs"].items():
+                total["runs"][k] += n
+            total["committed"] += part["committed"]
     plain = results["plain"]
     for config in configs:
         r = results[config]
         n = max(r["committed"], 1)
         total = sum(r["cpu"].values())
+        rounds = ", ".join(f"{x * 1e3:.2f}" for x in per_round[config])
+        ratio = total / n / (sum(plain["cpu"].values()) / max(plain["committed"], 1))
         print(
             f"{config}: {args.clients} clients, {r['committed']} committed, "
-            f"client CPU in statements and rollbacks {total / n * 1e3:.2f} ms per commit"
+            f"client CPU in statements and rollbacks {total / n * 1e3:.2f} ms per commit "
+            f"({ratio:.2f}x plain; by round {rounds})"
         )
         print(f"  {'label':<26} {'per commit':>10} {'us each':>8} {'x plain':>8} {'ms/commit':>10}")
         for label in sorted(r["cpu"], key=lambda k: -r["cpu"][k])[: args.top]:
