@@ -64,6 +64,7 @@ class Stats:
     _encryptions: Counter[str] = field(default_factory=Counter, repr=False)
     _decryptions: Counter[str] = field(default_factory=Counter, repr=False)
     _by_statement: dict[str, Counter[str]] = field(default_factory=dict, repr=False)
+    _counting: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _folding: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
@@ -99,9 +100,14 @@ class Stats:
         return self
 
     def _logged(self, record: tuple[Any, ...]) -> None:
-        pending = self._pending
-        pending[record] = pending.get(record, 0) + 1
-        if len(pending) >= _PENDING_LIMIT:
+        # (under a lock: another thread may count to the same statistics -- the
+        # PROCESS ones, a connection's while another thread reads them -- and a fold
+        # must not miss a count made while it takes the records)
+        with self._counting:
+            pending = self._pending
+            pending[record] = pending.get(record, 0) + 1
+            full = len(pending) >= _PENDING_LIMIT
+        if full:
             self._fold()
 
     def count(self, scheme: str, decrypt: bool = False, n: int = 1) -> None:
@@ -127,7 +133,8 @@ class Stats:
         if not self._pending:
             return
         with self._folding:
-            pending, self._pending = self._pending, {}
+            with self._counting:
+                pending, self._pending = self._pending, {}
             for record, times in pending.items():
                 per = self._by_statement.get(record[1])
                 if per is None:

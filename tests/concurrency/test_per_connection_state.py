@@ -3,9 +3,11 @@ statistics each connection reports count its own statements and nothing else's."
 
 from __future__ import annotations
 
+import sys
 import threading
 
 import adaptive_client
+from adaptive_client.stats import Stats
 
 from .conftest import Pair, Watchdog
 
@@ -61,3 +63,39 @@ def test_a_fetch_reads_in_its_own_connections_session(pair: Pair) -> None:
     cur.close()
     for conn in (kolkata, utc):
         conn.close()
+
+
+def test_counts_made_while_another_thread_reads_them_are_all_kept(watchdog: Watchdog) -> None:
+    """Statistics shared by threads (the process-wide ones, or a connection's read by one
+    thread while another counts) lose no count to a read adding them up meanwhile."""
+    stats = Stats()
+    done = threading.Event()
+
+    def count(i: int) -> None:
+        for n in range(20_000):
+            stats.count("DET")
+            stats.opened_columns(("DET", f"column {n % 1500}"), [(1, 0), (2, 1)])
+
+    seen: list[int] = []
+
+    def read() -> None:
+        while not done.is_set():
+            seen.append(sum(stats.decryptions.values()))  # (adds up what was counted)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # (threads switched as often as they can be: races show)
+    try:
+        reader = threading.Thread(target=read)
+        reader.start()
+        for i in range(4):
+            watchdog.start(count, i, name=f"counter {i}")
+        watchdog.join_all(120)
+        done.set()
+        reader.join(60)
+    finally:
+        sys.setswitchinterval(interval)
+    assert stats.encryptions["DET"] == 4 * 20_000
+    assert stats.decryptions["DET"] == 4 * 20_000
+    assert sum(v for k, v in stats.decryptions.items() if k not in ("DET", "RND")) == 4 * 40_000
+    assert stats.decryptions["RND"] == 4 * 20_000
+    assert seen and seen == sorted(seen)  # (what a read saw only grew)
