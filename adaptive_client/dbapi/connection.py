@@ -209,8 +209,9 @@ class Connection:
         # the catalog was changed inside the application's transaction (DDL, a peel
         # inside it): read again if it rolls back
         self.catalog_dirty = False
-        # rows this transaction locked with SELECT ... FOR UPDATE by primary key, in the
-        # RMW layout: a later UPDATE SET x = x + k of the same row needs no SELECT
+        # rows this transaction locked with SELECT ... FOR UPDATE by primary key (or read
+        # on its snapshot), in the RMW layout with the columns they hold (None: all): a
+        # later UPDATE SET x = x + k of the same row needs no SELECT
         self.locked_rows: dict[Any, tuple[frozenset[str] | None, tuple[Any, ...]]] = {}
         # which rows read by key are kept for a read-modify-write (kept_rows), learned
         # from the updates compiled: as plain reads keep them, and as those of a snapshot
