@@ -356,7 +356,8 @@ class RmwUpdate:
             return row
         outputs, opening = self._opening
         values = list(row)
-        (plain,) = open_rows(outputs, [tuple(row)], opening)
+        # (a connection made with native=False opens in Python alone, as its results)
+        (plain,) = open_rows(outputs, [tuple(row)], opening if recipes.COMPILED.get() else None)
         for value, plaintext in zip(self.opened, plain, strict=True):
             values[value.index] = plaintext
         return values

@@ -116,6 +116,7 @@ def test_writes_repeated_match_plain(trio: Trio) -> None:
     # the same single-row statements again with other values, half through each
     insert = "INSERT INTO dept (id, dname, budget, region) VALUES (%s, %s, %s, %s)"
     update = "UPDATE dept SET budget = %s WHERE id = %s"
+    increment = "UPDATE dept SET budget = budget + %s WHERE id = %s"  # (read, computed, written)
     delete = "DELETE FROM dept WHERE id = %s"
     for i in range(900, 940):
         conn = fast if i % 2 else slow
@@ -123,6 +124,7 @@ def test_writes_repeated_match_plain(trio: Trio) -> None:
         for c in (plain, conn):
             c.execute(insert, row)
             c.execute(update, (i * 7, i))
+            c.execute(increment, (i % 4, i))
             if i % 5 == 0:
                 c.execute(delete, (i,))
     for table in ("emp", "dept"):
