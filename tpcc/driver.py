@@ -106,11 +106,17 @@ class ClientResult:
     stmt_times: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     crypto: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     counts: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    # per client: seconds its connection took to open, and from the run's start to the end
+    # of its first transaction (where a round that commits nothing had its clients)
+    connect_s: list[float] = field(default_factory=list)
+    first_done_s: list[float] = field(default_factory=list)
 
     def add(self, other: ClientResult) -> None:
         """``other``'s transactions, times and counts added to these."""
         for attr in ("committed", "rolled_back", "retries", "errors"):
             getattr(self, attr).update(getattr(other, attr))
+        self.connect_s.extend(other.connect_s)
+        self.first_done_s.extend(other.first_done_s)
         for k, v in other.txn_times.items():
             self.txn_times[k].extend(v)
         for k, v in other.stmt_times.items():
@@ -165,12 +171,14 @@ def _client(index: int, spec: RunSpec, start_at: float, queue: Any) -> None:
 def _terminal(index: int, spec: RunSpec, start_at: float) -> ClientResult:
     from adaptive_client.stats import STATS
 
+    opening = time.time()
     conn = open_connection(
         spec.config, spec.dsn, spec.master_key, spec.isolation, spec.plain_statements
     )
     measure_from = start_at + spec.warmup
     end = measure_from + spec.duration
     result = ClientResult()
+    result.connect_s.append(time.time() - opening)
     measuring = False
 
     @contextmanager
@@ -237,6 +245,8 @@ def _terminal(index: int, spec: RunSpec, start_at: float) -> ClientResult:
                 result.txn_times[name].append(time.perf_counter() - t0)
                 result.crypto[name] += sum(STATS.crypto_seconds.values()) - crypto0
             break
+        if not result.first_done_s:
+            result.first_done_s.append(time.time() - start_at)
     conn.close()
     return result
 
@@ -358,6 +368,10 @@ def collect(spec: RunSpec, log: Any = print) -> Collected:
                 "duration_s": spec.duration,
                 "transactions": n,
                 "tpm": n / (spec.duration / 60.0),
+                # where a round's clients were, should it commit little or nothing
+                "slowest_connect_s": round(max(total.connect_s, default=0.0), 3),
+                "last_first_transaction_s": round(max(total.first_done_s, default=0.0), 3),
+                "clients_without_commits": sum(1 for r in results if r.throughput() == 0),
             }
         ],
     )

@@ -40,6 +40,11 @@ def test_load_run_check(config: str, new_database: Any, master_key: Any, tmp_pat
     result = driver.run(spec, log=lambda m: None)
     assert result["tpm"] > 0 and result["tpmC"] > 0
     assert not result["errors"], result["errors"]
+    # where the round's clients were: connected, past a first transaction, committing
+    (run,) = result["rounds"]
+    assert 0 < run["slowest_connect_s"] < 60
+    assert 0 < run["last_first_transaction_s"] < spec.warmup + spec.duration + 60
+    assert run["clients_without_commits"] == 0
     assert set(result["transactions"]) == {name for name, _ in MIX}
     assert "no.insert_order_line" in result["statements"] and "sl.stock_count" in result["table1"]
     if config == "adaptive":
