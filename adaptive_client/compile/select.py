@@ -64,6 +64,20 @@ def _nested_query(node: exp.Expr, stmt: exp.Select) -> bool:
     return where is None or parent is not where
 
 
+def _keep_row(
+    plan: Compiled,
+    scope: Scope,
+    select_list: list[exp.Expression],
+    row_key: Any,
+    kept: frozenset[str] | None,
+) -> None:
+    """``plan`` keeps the row it reads by ``row_key`` for a later read-modify-write of
+    it: fetched in the row layout, with the values of ``kept``'s columns (None: all)."""
+    plan.lock_key = row_key
+    plan.lock_layout = [add_select(select_list, e) for e in row_layout(scope, kept)]
+    plan.lock_columns = kept
+
+
 def compile_select(
     c: Compiler, stmt: exp.Select, *, kept_rows: KeptRows = NO_KEPT_ROWS
 ) -> Compiled:
@@ -251,19 +265,18 @@ def compile_select(
                 raise unsupported(stmt, "non-constant OFFSET")
             out.set("offset", exp.Offset(expression=c.param(off)))
     where_node = stmt.args["where"].this if stmt.args.get("where") else None
+    # the columns a row read by key keeps for a read-modify-write (None: all, or none
+    # where the table is not one the session updates so)
+    kept = kept_rows.columns(scope.entries[0][1].name) if len(scope.entries) == 1 else None
     if stmt.args.get("locks"):
         out.set("locks", [lock.copy() for lock in stmt.args["locks"]])
         row_key = pk_key(c, scope, where_node) if not group and distinct is None else None
         if row_key is not None:
-            kept = kept_rows.columns(scope.entries[0][1].name)
-            plan.lock_key = row_key
-            plan.lock_layout = [add_select(select_list, e) for e in row_layout(scope, kept)]
-            plan.lock_columns = kept
+            _keep_row(plan, scope, select_list, row_key, kept)
             plan.locks_rows = True
     elif (
         kept_rows.snapshot
-        and len(scope.entries) == 1
-        and kept_rows.columns(scope.entries[0][1].name) is not None
+        and kept is not None
         and not group
         and distinct is None
         and not has_aggregates(stmt)
@@ -277,10 +290,7 @@ def compile_select(
         # read: anything more such a read fetches would be work for nothing.
         row_key = pk_key(c, scope, where_node)
         if row_key is not None:
-            kept = kept_rows.columns(scope.entries[0][1].name)
-            plan.lock_key = row_key
-            plan.lock_layout = [add_select(select_list, e) for e in row_layout(scope, kept)]
-            plan.lock_columns = kept
+            _keep_row(plan, scope, select_list, row_key, kept)
     if distinct is not None:
         out.set("distinct", exp.Distinct())
     if not select_list:
