@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from ..values.collation import (
@@ -70,7 +70,7 @@ class Settings:
     ``design_budget``: per table, the bytes per row the online design may add
     (compile/design_wants.py)."""
 
-    kept_rows: KeptRows = field(default_factory=lambda: NO_KEPT_ROWS)
+    kept_rows: KeptRows = NO_KEPT_ROWS
     database_collation: Collation | Callable[[], Collation] | None = None
     case_mapping: CaseMapping | Callable[[], CaseMapping] | None = None
     named_collation: Callable[[str], Collation] | None = None
