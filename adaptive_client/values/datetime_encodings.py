@@ -22,6 +22,7 @@ from . import datetime_input, far_datetime, handout
 from .clock import SessionTimestamp
 from .encoding_base import (
     NATIVE_DATE,
+    NATIVE_TIMESTAMP,
     NO_NATIVE_FORM,
     REGISTERED,
     TEXT_FORMATS,
@@ -421,6 +422,12 @@ class TimestampEncoding(Encoding):
         if len(b) != 8:
             raise self._bad("encoding")
         return self.from_ope(int.from_bytes(b, "big"))
+
+    def native_form(self) -> NativeForm:
+        # (a timestamptz's value is placed in the session's time zone: the Python path's)
+        if self.zoned:
+            return NO_NATIVE_FORM
+        return (NATIVE_TIMESTAMP, 8, 0, 1 - far_datetime.MIN_TIMESTAMP)
 
     def to_ope(self, v: Any) -> int:
         if type(v) is Infinite:

@@ -163,8 +163,9 @@ NATIVE_TEXT = 2  # UTF-8
 NATIVE_BOOL = 3  # one byte, 0 or 1
 NATIVE_NUMERIC = 4  # an integer of ``width`` bytes scaled by 10**-scale, |i| < limit
 NATIVE_DATE = 5  # a 4-byte Julian day + 1; a ``date`` where Python has one
-# (the compiled sealer's alone, native/rnd/src/seal.rs: the opener hands timestamps back)
-NATIVE_TIMESTAMP = 6  # microseconds from PostgreSQL's first timestamp + 1, in 8 bytes
+# microseconds from PostgreSQL's first timestamp + 1 (8 bytes; limit: that offset from
+# 2000-01-01), a naive ``datetime`` where Python has one
+NATIVE_TIMESTAMP = 6
 NO_NATIVE_FORM: NativeForm = (NATIVE_BYTES, 0, 0, 0)
 
 

@@ -2,7 +2,8 @@
 the Python path gives, or hands the stored value back.
 
 For every type whose plaintext it decodes (integers, booleans, text and ``char(n)``,
-scaled numerics, dates) and one it does not (``timestamp``, handed back as bytes), values
+scaled numerics, dates, timestamps) and one it does not (``timestamptz``, handed back as
+bytes), values
 drawn by hypothesis -- boundaries, NaN, the infinities, BC dates, years past 9999 among
 them -- are encrypted at both layers of the Eq onion (RND over DET, DET alone) and in a
 Single onion (RND alone), and opened by the compiled opener and by ``recipes.decrypt``:
@@ -26,10 +27,11 @@ from adaptive_client.catalog.metadata import ColumnMeta, OnionColumn
 from adaptive_client.catalog.onions import Onion
 from adaptive_client.compile.plan import ColumnValue, Output, decrypt_columns, open_rows
 from adaptive_client.compile.plan import row_opening as make_row_opening
+from adaptive_client.values import far_datetime
 from adaptive_client.values.datetime_encodings import INFINITY, NEG_INFINITY
-from adaptive_client.values.encoding_base import NATIVE_BYTES, compiled_form
+from adaptive_client.values.encoding_base import NATIVE_BYTES, NATIVE_TIMESTAMP, compiled_form
 from adaptive_client.values.encodings import parse_sql_type
-from adaptive_client.values.far_datetime import PgDate
+from adaptive_client.values.far_datetime import _PY_END_US, _PY_FIRST_US, PgDate, PgTimestamp
 
 native = pytest.importorskip("adaptive_client.adaptive_rnd_native")
 
@@ -167,12 +169,42 @@ def test_dates(stack: str, values: list[dt.date | None]) -> None:
     _check(_column("date", *STACKS[stack]), [*values, *edges, *far])
 
 
+@pytest.mark.parametrize("sql_type", ["timestamp", "timestamp(2)"])
+@pytest.mark.parametrize("stack", sorted(STACKS))
+@settings(max_examples=100, deadline=None)
+@given(values=st.lists(st.one_of(st.none(), st.datetimes()), max_size=12))
+def test_timestamps(sql_type: str, stack: str, values: list[dt.datetime | None]) -> None:
+    # BC timestamps, years past 9999 and the infinities are handed back (Python has no
+    # datetime); the last microsecond of each side of a day, of Python's years, of 2000
+    far = [
+        PgTimestamp(far_datetime.MIN_TIMESTAMP, False),
+        PgTimestamp(far_datetime.END_TIMESTAMP - 1, False),
+        PgTimestamp(_PY_FIRST_US - 1, False),
+        PgTimestamp(_PY_END_US, False),
+        INFINITY,
+        NEG_INFINITY,
+    ]
+    edges = [
+        dt.datetime.min,
+        dt.datetime.max,
+        dt.datetime(1999, 12, 31, 23, 59, 59, 999999),
+        dt.datetime(2000, 1, 1),
+        dt.datetime(1600, 2, 29, 12, 0, 0, 1),
+    ]
+    col = _column(sql_type, *STACKS[stack])
+    assert compiled_form(col.encoding)[0] == NATIVE_TIMESTAMP
+    _check(col, [*values, *edges, *far])
+
+
 @pytest.mark.parametrize("stack", sorted(STACKS))
 @settings(max_examples=50, deadline=None)
-@given(values=st.lists(st.one_of(st.none(), st.datetimes()), max_size=8))
+@given(values=st.lists(st.one_of(st.none(), st.datetimes(timezones=st.just(dt.UTC))), max_size=8))
 def test_values_it_does_not_decode(stack: str, values: list[dt.datetime | None]) -> None:
-    # timestamp: its plaintext handed back as bytes, decoded by the Python encoding
-    _check(_column("timestamp", *STACKS[stack]), values)
+    # timestamptz: its plaintext handed back as bytes, decoded by the Python encoding (in
+    # the session's time zone)
+    col = _column("timestamptz", *STACKS[stack])
+    assert compiled_form(col.encoding)[0] == NATIVE_BYTES
+    _check(col, values)
 
 
 def test_damaged_values_are_handed_back() -> None:
@@ -201,17 +233,19 @@ def test_row_opener_matches_the_python_path() -> None:
     cols = [
         _column("integer"),
         _column("text", "RND", ("RND",)),
-        _column("timestamp"),
+        _column("timestamptz"),
         _column("numeric(8,3)"),
+        _column("timestamp"),
     ]
     outputs = [
         Output(name=f"c{i}", type_code=0, fn=ColumnValue(c, c.onions[Onion.EQ], i))
         for i, c in enumerate(cols)
     ]
+    zoned = dt.datetime(2024, 1, 2, 3, 4, tzinfo=dt.UTC)
     rows = [
-        (1, "a", dt.datetime(2024, 1, 2, 3, 4), Decimal("1.5")),
-        (None, None, None, None),
-        (-5, "long text, more than fifteen bytes", dt.datetime(1999, 1, 1), Decimal("NaN")),
+        (1, "a", zoned, Decimal("1.5"), dt.datetime(2024, 1, 2, 3, 4, 5, 6)),
+        (None, None, None, None, None),
+        (-5, "long text, more than fifteen bytes", zoned, Decimal("NaN"), INFINITY),
     ]
     raw = [tuple(_stored(c, [v])[0] for c, v in zip(cols, row, strict=True)) for row in rows]
     opening = make_row_opening(outputs)
@@ -238,7 +272,7 @@ def test_openers_show_no_key() -> None:
 
 def test_plans_and_onions_show_no_key() -> None:
     # (a plan's outputs and onions reach reprs, tracebacks and logs)
-    cols = [_column("integer"), _column("timestamp")]
+    cols = [_column("integer"), _column("timestamptz")]
     outputs = [
         Output(name=f"c{i}", type_code=0, fn=ColumnValue(c, c.onions[Onion.EQ], i))
         for i, c in enumerate(cols)

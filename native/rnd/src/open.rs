@@ -2,7 +2,7 @@
 //! layer (AES-256-CTR) and DET layer (one AES-256 block, ISO/IEC 7816-4 padding; a
 //! value over one block: AES-SIV, RustCrypto's) removed, and the plaintext decoded into the Python value the column's encoding
 //! gives, for the encodings whose bytes are plain machine forms (integers, booleans,
-//! text, scaled numerics, dates).
+//! text, scaled numerics, dates, timestamps without time zone).
 //!
 //! ```python
 //! opener = Opener(rnd_key, det_block_key, kind, width, scale, limit, det_siv_key)
@@ -47,10 +47,15 @@ pub(crate) const TEXT: u8 = 2; // UTF-8
 pub(crate) const BOOL: u8 = 3; // one byte, 0 or 1
 pub(crate) const NUMERIC: u8 = 4; // an integer of `width` bytes, scaled by 10**-scale
 pub(crate) const DATE: u8 = 5; // a 4-byte Julian day + 1 (0 and 2**32-1: the infinities)
+// a timestamp without time zone: 8 bytes, microseconds from PostgreSQL's first timestamp
+// plus ``limit`` (0 and 2**64-1: the infinities)
+pub(crate) const TIMESTAMP: u8 = 6;
 
 // the Julian days Python's `date` holds: 0001-01-01 and 9999-12-31
 const PY_FIRST_JULIAN: i64 = 1_721_426;
 const PY_LAST_JULIAN: i64 = 5_373_484;
+const PG_EPOCH_JULIAN: i64 = 2_451_545; // 2000-01-01, PostgreSQL's epoch
+const US_PER_DAY: i128 = 86_400_000_000;
 
 // (the limited API has no constructors for these: the classes, called)
 pub(crate) static DECIMAL: GILOnceCell<PyObject> = GILOnceCell::new();
@@ -317,7 +322,7 @@ impl Opener {
             return Ok(self.decode(py, long)?.map(|v| (v, rnd)));
         }
         let (block, len) = (plain.block, plain.len);
-        if (self.kind != NUMERIC && self.kind != DATE) || seen.off() {
+        if !matches!(self.kind, NUMERIC | DATE | TIMESTAMP) || seen.off() {
             return Ok(self.decode(py, &block[..len])?.map(|v| (v, rnd)));
         }
         // (the key: the block and the length, for a Single onion's unpadded values)
@@ -371,6 +376,10 @@ impl Opener {
                 Some(d) => d,
                 None => return Ok(None),
             },
+            TIMESTAMP => match timestamp(py, p, self.limit)? {
+                Some(t) => t,
+                None => return Ok(None),
+            },
             _ => return Ok(None),
         }))
     }
@@ -422,6 +431,20 @@ fn signed(p: &[u8], width: usize) -> Option<i128> {
     Some(v)
 }
 
+/// A Julian day's proleptic Gregorian (year, month, day): H. Hinnant's inverse of
+/// days_from_civil, over the days since 1970-01-01.
+fn civil(julian: i64) -> (i32, u8, u8) {
+    let z = julian - 2_440_588 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u8;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
+    ((yoe + era * 400 + i64::from(m <= 2)) as i32, m, d)
+}
+
 /// A Julian day as Python's date (proleptic Gregorian), None outside Python's years.
 fn date(py: Python<'_>, p: &[u8]) -> PyResult<Option<PyObject>> {
     let raw: [u8; 4] = match p.try_into() {
@@ -432,20 +455,38 @@ fn date(py: Python<'_>, p: &[u8]) -> PyResult<Option<PyObject>> {
     if !(PY_FIRST_JULIAN..=PY_LAST_JULIAN).contains(&julian) {
         return Ok(None); // the infinities, BC dates, years past 9999
     }
-    // days since 1970-01-01, then the civil date (H. Hinnant's days_from_civil inverse)
-    let z = julian - 2_440_588 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u8;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
-    let y = (yoe + era * 400 + i64::from(m <= 2)) as i32;
+    let (y, m, d) = civil(julian);
     let date = DATE_TYPE.get_or_try_init(py, || -> PyResult<PyObject> {
         Ok(py.import("datetime")?.getattr("date")?.unbind())
     })?;
     Ok(Some(date.call1(py, (y, m, d))?))
+}
+
+/// A timestamp without time zone (8 bytes: microseconds since 2000-01-01 plus
+/// ``offset``) as Python's naive datetime, None for the infinities and outside Python's
+/// years (``far_datetime.timestamp_of`` of the same microseconds, zone None).
+fn timestamp(py: Python<'_>, p: &[u8], offset: u128) -> PyResult<Option<PyObject>> {
+    let raw: [u8; 8] = match p.try_into() {
+        Ok(r) => r,
+        Err(_) => return Ok(None),
+    };
+    let i = u64::from_be_bytes(raw);
+    if i == 0 || i == u64::MAX {
+        return Ok(None); // -infinity, infinity
+    }
+    let micros = i as i128 - offset as i128;
+    let julian = micros.div_euclid(US_PER_DAY) as i64 + PG_EPOCH_JULIAN;
+    if !(PY_FIRST_JULIAN..=PY_LAST_JULIAN).contains(&julian) {
+        return Ok(None);
+    }
+    let (y, m, d) = civil(julian);
+    let us = micros.rem_euclid(US_PER_DAY) as i64;
+    let (hour, minute) = ((us / 3_600_000_000) as u8, (us / 60_000_000 % 60) as u8);
+    let (second, micro) = ((us / 1_000_000 % 60) as u8, (us % 1_000_000) as u32);
+    let datetime = DATETIME_TYPE.get_or_try_init(py, || -> PyResult<PyObject> {
+        Ok(py.import("datetime")?.getattr("datetime")?.unbind())
+    })?;
+    Ok(Some(datetime.call1(py, (y, m, d, hour, minute, second, micro))?))
 }
 
 #[pymethods]
@@ -471,7 +512,7 @@ impl Opener {
         if det.is_none() && rnd_key.is_none() {
             return Err(PyValueError::new_err("an opener needs a layer"));
         }
-        if kind > DATE {
+        if kind > TIMESTAMP {
             return Err(PyValueError::new_err("unknown decoder"));
         }
         let rnd = rnd_key.map(Ctr::from_key).transpose()?;

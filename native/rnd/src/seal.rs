@@ -41,16 +41,13 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyT
 use crate::Ctr;
 use crate::open::{
     keystream_xor, Opener, BOOL, DATE, DATE_TYPE, DATETIME_TYPE, DECIMAL, DET_TAG, INT, NONCE, NUMERIC,
-    RND_TAG, SHORT_LEN, TEXT,
+    RND_TAG, SHORT_LEN, TEXT, TIMESTAMP,
 };
 
 const SHORT_MAX: usize = 15; // the longest DET plaintext of one block
 const PY_ORDINAL_TO_STORED: i64 = 1_721_426; // date.toordinal() to the Julian day + 1
 const MAX_DIGITS: usize = 38; // numeric digits held in an i128 without overflow
 const MEMO_LIMIT: usize = 100_000; // an Ord onion's memo, cleared when full (recipes._MEMO_LIMIT)
-// a timestamp (without time zone, microseconds): the sealer's own form (the opener hands
-// timestamps back); ``limit`` holds the offset making it the encoding's integer
-const TIMESTAMP: u8 = 6;
 const DAYS_1970_TO_2000: i64 = 10_957;
 const US_PER_DAY: i64 = 86_400_000_000;
 
