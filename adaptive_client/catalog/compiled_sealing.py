@@ -27,11 +27,11 @@ from typing import Any
 from ..schemes import native
 from ..schemes.rnd import NONCE_BYTES
 from ..stats import STATS
-from ..values import far_datetime
 from ..values.datetime_encodings import DateEncoding, TimestampEncoding
 from ..values.encoding_base import (
     NATIVE_BYTES,
-    NATIVE_TIMESTAMP,
+    NATIVE_INT,
+    NATIVE_TEXT,
     NO_NATIVE_FORM,
     Encoding,
     NativeForm,
@@ -44,11 +44,10 @@ from .recipes import RowSealer
 
 
 def _timestamp_form(enc: Encoding) -> NativeForm:
-    """A timestamp without time zone at microseconds: naive datetimes, as they are."""
+    """A timestamp without time zone at microseconds: naive datetimes, as they are (a
+    timestamp(p) rounds them: the Python path's)."""
     assert isinstance(enc, TimestampEncoding)
-    if enc.zoned or enc.precision != 6:
-        return NO_NATIVE_FORM
-    return (NATIVE_TIMESTAMP, 8, 0, 1 - far_datetime.MIN_TIMESTAMP)
+    return compiled_form(enc) if enc.precision == 6 else NO_NATIVE_FORM
 
 
 # the encodings the compiled sealer takes (by exact class: a subclass may coerce or encode
@@ -135,6 +134,42 @@ def row_sealers(
     return python, CompiledRowSealer(_rnd_native.RowSealer(native_slots), python, slots)
 
 
+# the forms whose stored value of a parameter is its comparand (the value as given)
+_EXACT_COMPARANDS = frozenset({NATIVE_INT, NATIVE_TEXT})
+
+
+class _InnerLayer:
+    """An onion as a comparand's slot shows it to the compiled sealer: always at its
+    inner layer (a comparand is the DET ciphertext, never sealed under RND)."""
+
+    __slots__ = ("layer",)
+
+    def __init__(self, layer: str) -> None:
+        self.layer = layer
+
+
+def comparand_slot(index: int, col: ColumnMeta, oc: OnionColumn) -> tuple[Any, ...] | None:
+    """The compiled layer's slot for the DET comparand of parameter ``index`` -- the
+    ciphertext ``col``'s Eq onion at DET is compared with -- or None where it does not
+    make it: integers and text only (a numeric's comparand is not rounded to the
+    column's scale as its stored value is: ``numeric(7,2) = 0.125`` matches nothing)."""
+    if _rnd_native is None or oc.innermost != "DET":
+        return None
+    form, opener, _ = _parts(col, oc)
+    if opener is None or form[0] not in _EXACT_COMPARANDS:
+        return None
+    return (index, form, opener, None, _InnerLayer("DET"))
+
+
+def comparand_sealer(slots: Sequence[tuple[Any, ...]]) -> Any:
+    """The maker of the comparands of ``slots`` (:func:`comparand_slot`'s) in one call:
+    its ``seal(params, nonces)`` gives them as :class:`RowSealer` gives stored values,
+    ``left`` the slots it does not decide (another Python type, a value the column
+    cannot hold), whose builders decide them."""
+    assert _rnd_native is not None
+    return _rnd_native.RowSealer(list(slots))
+
+
 def _parts(col: ColumnMeta, oc: OnionColumn) -> tuple[Any, Any, Any]:
     """A slot's form, and its Eq or Single onion's opener or its Ord onion's parts
     (neither: the Python path's slot)."""
@@ -159,4 +194,4 @@ def _parts(col: ColumnMeta, oc: OnionColumn) -> tuple[Any, Any, Any]:
     return _NO_FORM, None, None
 
 
-__all__ = ["SEALED", "CompiledRowSealer", "row_sealers"]
+__all__ = ["SEALED", "CompiledRowSealer", "comparand_sealer", "comparand_slot", "row_sealers"]

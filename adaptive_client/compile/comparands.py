@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..catalog import recipes
+from ..catalog.compiled_sealing import comparand_slot
 from ..catalog.metadata import OnionColumn
 from ..catalog.onions import Cap
 from ..errors import DatetimeOutOfRange, EncodingError, UnsupportedQuery, ValueOutOfDomain
@@ -28,6 +29,7 @@ from ..values.encodings import (
     TextEncoding,
 )
 from ..values.wire import CiphertextArray
+from .constants import PositionalParam
 from .plan import ParamBuilder, Params
 from .scope import ColumnRef
 
@@ -106,6 +108,16 @@ class _DeterministicComparand:
         self._value = value
         self._type = kept
         self._kept: dict[Any, Any] = {}
+
+    def compiled_slot(self) -> tuple[Any, ...] | None:
+        """The compiled layer's slot for this comparand (compile/plan.py
+        ``CompiledBinder``), where it makes it from the parameter as given: a DET
+        comparand of a ``%s`` parameter, of an integer or text column.  What it does
+        not decide, this builder does."""
+        ref, oc, _, layer = self._args
+        if layer != "DET" or type(self._value) is not PositionalParam:
+            return None
+        return comparand_slot(self._value.index, ref.column, oc)
 
     def __call__(self, p: Params) -> Any:
         v = self._value(p)

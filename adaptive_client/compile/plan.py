@@ -17,7 +17,7 @@ from operator import itemgetter
 from typing import Any
 
 from ..catalog import defaults, recipes
-from ..catalog.compiled_sealing import CompiledRowSealer, row_sealers
+from ..catalog.compiled_sealing import CompiledRowSealer, comparand_sealer, row_sealers
 from ..catalog.metadata import ColumnMeta, OnionColumn, TableMeta
 from ..catalog.onions import Cap
 from ..description import Column
@@ -425,6 +425,49 @@ class Residual:
     parts: list[str] = field(default_factory=list)
 
 
+class CompiledBinder:
+    """A statement's parameters in ``$n`` order, its DET comparands of ``%s`` parameters
+    -- the keys of a point statement -- made by the compiled layer in one call
+    (``comparand_sealer``), the others by their builders, in order.  A comparand the
+    compiled layer does not decide (another Python type, a value the column cannot
+    hold) is its builder's, which gives the precise value or error."""
+
+    __slots__ = ("_at", "_builders", "_nonces", "_sealer")
+
+    def __init__(self, builders: list[ParamBuilder], at: list[int], sealer: Any) -> None:
+        self._builders = builders
+        self._at = at  # per builder, its slot in the sealer (-1: the builder's)
+        self._sealer = sealer
+        # (the sealer's nonces, never read: a comparand's slot is never sealed under RND)
+        self._nonces = bytes(12 * sum(1 for j in at if j >= 0))
+
+    @classmethod
+    def of(cls, builders: list[ParamBuilder]) -> CompiledBinder | bool:
+        """The binder of ``builders``, or False where the compiled layer makes none of
+        their values."""
+        at: list[int] = []
+        slots: list[tuple[Any, ...]] = []
+        for build in builders:
+            slot_of = getattr(build, "compiled_slot", None)
+            slot = slot_of() if slot_of is not None else None
+            at.append(len(slots) if slot is not None else -1)
+            if slot is not None:
+                slots.append(slot)
+        return cls(builders, at, comparand_sealer(slots)) if slots else False
+
+    def __call__(self, user: Params) -> list[Any]:
+        if type(user) is not tuple and type(user) is not list:
+            return [build(user) for build in self._builders]
+        made, left, (det, _, _) = self._sealer.seal(user, self._nonces)
+        out = [
+            made[j] if j >= 0 and (not left or j not in left) else build(user)
+            for build, j in zip(self._builders, self._at, strict=True)
+        ]
+        if det:
+            STATS.count("DET", False, det)  # (as each builder counts one it made)
+        return out
+
+
 @dataclass
 class Compiled:
     kind: str  # select | insert | update | delete | ddl | utility | build (see builds)
@@ -499,6 +542,8 @@ class Compiled:
     _positional: tuple[bytes, list[ParamBuilder]] | None = field(default=None, repr=False)
     _ordered: bool | None = field(default=None, repr=False)
     _placed: list[int] | None = field(default=None, repr=False)
+    # (False: the statement's parameters have no comparand the compiled layer makes)
+    _binder: CompiledBinder | bool | None = field(default=None, repr=False)
 
     @cached_property
     def locked_row(self) -> Callable[[Sequence[Any]], tuple[Any, ...]]:
@@ -556,6 +601,11 @@ class Compiled:
                 if self.bulk_size == len(builders):  # (no RETURNING, ON CONFLICT)
                     return self.bulk(user)
                 return self._values(user, builders)
+            binder = self._binder
+            if binder is None:
+                binder = self._binder = CompiledBinder.of(builders)
+            if isinstance(binder, CompiledBinder) and recipes.COMPILED.get():
+                return binder(user)
             return [build(user) for build in builders]
         # built in creation order (a row's given values are checked before its defaults
         # draw sequence numbers), sent in $n order

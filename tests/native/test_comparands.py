@@ -1,0 +1,121 @@
+"""The compiled binder (``compile/plan.py CompiledBinder``) makes a statement's DET
+comparands -- what ``WHERE key = %s`` compares an Eq onion with -- as the Python path's
+builders make them, or leaves them to those builders.
+
+Parameters drawn by hypothesis from every Python type an application passes (see
+``test_sealer.VALUES``: ints beyond a column's range, bools, floats with NaN, Decimals,
+strings with NUL, trailing spaces and beyond a column's length, dates) are bound for
+columns of every type whose comparands a builder keeps (integers, numerics, text,
+``varchar(n)``, ``char(n)``), their Eq onion at RND and at DET, by both paths: either
+both raise the same error, or both give the same parameters -- the DET ciphertext, never
+sealed under RND, or the comparand that matches nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_sealer import VALUES, _column
+
+from adaptive_client.catalog.metadata import ColumnMeta
+from adaptive_client.catalog.onions import Cap, Onion
+from adaptive_client.compile.comparands import NO_MATCH, comparand_builder
+from adaptive_client.compile.constants import PositionalParam
+from adaptive_client.compile.plan import CompiledBinder, ParamBuilder
+from adaptive_client.compile.scope import ColumnRef
+from adaptive_client.stats import PROCESS, Stats, bind
+
+pytest.importorskip("adaptive_client.adaptive_rnd_native")
+
+TYPES = [
+    "smallint",
+    "integer",
+    "bigint",
+    "numeric(7,2)",
+    "numeric(4,0)",
+    "text",
+    "varchar(6)",
+    "char(5)",
+]
+
+
+def _builders(cols: list[ColumnMeta]) -> list[ParamBuilder]:
+    return [
+        comparand_builder(
+            ColumnRef("t", None, col),  # type: ignore[arg-type]
+            col.onions[Onion.EQ],
+            Cap.EQ,
+            "DET",
+            PositionalParam(i),
+        )
+        for i, col in enumerate(cols)
+    ]
+
+
+def _outcome(fn: Any) -> Any:
+    try:
+        return fn()
+    except Exception as exc:  # (compared by class and message)
+        return exc
+
+
+@pytest.mark.parametrize("stack", ["eq-rnd", "eq-det"])
+@settings(max_examples=int(os.environ.get("SEALER_EXAMPLES", "300")), deadline=None)
+@given(data=st.data())
+def test_comparands_made_as_the_builders_make_them(stack: str, data: st.DataObject) -> None:
+    kinds = data.draw(st.lists(st.sampled_from(TYPES), min_size=1, max_size=4))
+    cols = [_column(f"x{i}", t, stack) for i, t in enumerate(kinds)]
+    params = tuple(data.draw(VALUES) for _ in cols)
+    builders = _builders(cols)
+    binder = CompiledBinder.of(builders)
+    if not isinstance(binder, CompiledBinder):
+        assert not {"smallint", "integer", "bigint", "text", "varchar(6)", "char(5)"} & set(kinds)
+        return  # (numerics alone: every comparand its builder's)
+    want = _outcome(lambda: [b(params) for b in builders])
+    got = _outcome(lambda: binder(params))
+    if isinstance(want, Exception):
+        assert type(got) is type(want) and str(got) == str(want), (params, got, want)
+        return
+    assert got == want, (params, got, want)
+    for ct in got:
+        if ct is not None and ct != NO_MATCH:
+            assert ct[0] == 2  # (the DET layer's tag: never sealed under RND)
+
+
+def test_a_key_lookup_is_bound_in_one_call_and_counted() -> None:
+    """Integer and text keys leave nothing to the builders; each comparand made is
+    counted as one DET encryption, as the builders count theirs."""
+    cols = [_column("a", "integer", "eq-rnd"), _column("b", "varchar(20)", "eq-det")]
+    builders = _builders(cols)
+    binder = CompiledBinder.of(builders)
+    assert isinstance(binder, CompiledBinder)
+    sealed, left, counts = binder._sealer.seal((7, "owner"), bytes(24))
+    assert left == [] and counts == (2, 0, 0)
+    stats = Stats()
+    bind(stats)
+    try:
+        bound = binder([7, "owner"])
+        assert stats.encryptions["DET"] == 2
+        assert bound == [b([7, "owner"]) for b in builders] == list(sealed)
+        assert stats.encryptions["DET"] == 4
+        # NULL is no encryption; a string over the column's length is its builder's,
+        # which encrypts it (it equals no stored value)
+        assert binder((None, "x" * 30))[0] is None
+        assert stats.encryptions["DET"] == 5
+    finally:
+        bind(PROCESS)
+
+
+def test_too_few_parameters_raise_as_the_builders_raise() -> None:
+    cols = [_column("a", "integer", "eq-det"), _column("b", "integer", "eq-det")]
+    builders = _builders(cols)
+    binder = CompiledBinder.of(builders)
+    assert isinstance(binder, CompiledBinder)
+    want = _outcome(lambda: [b((1,)) for b in builders])
+    got = _outcome(lambda: binder((1,)))
+    assert isinstance(want, Exception)
+    assert type(got) is type(want) and str(got) == str(want)
