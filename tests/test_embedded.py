@@ -87,3 +87,18 @@ def test_missing_binaries_are_a_clear_error(
     with pytest.raises(EmbeddedDbError, match="binaries not found"):
         EmbeddedCluster(tmp_path / "cluster").up()
     assert not (tmp_path / "cluster" / ".pgdata").exists()
+
+
+def test_a_checkout_keeps_its_cluster_at_its_root_from_any_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run from another directory (a script beside the checkout, a test run from its
+    folder), the checkout's own cluster and keys are found -- not a new ``.pgdata``
+    made in the current directory."""
+    root = Path(embedded.__file__).resolve().parents[2]
+    assert (root / "pyproject.toml").exists()  # (this test runs from a checkout)
+    monkeypatch.delenv("ADAPTIVE_HOME", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert embedded.project_root() == root
+    monkeypatch.setenv("ADAPTIVE_HOME", str(tmp_path))
+    assert embedded.project_root() == tmp_path.resolve()

@@ -45,7 +45,7 @@ def project_root() -> Path:
     env = os.environ.get("ADAPTIVE_HOME")
     if env:
         return Path(env).resolve()
-    here = Path(__file__).resolve().parent.parent
+    here = Path(__file__).resolve().parents[2]  # (adaptive_client/admin/embedded.py)
     if (here / "pyproject.toml").exists():
         return here
     return Path.cwd()
