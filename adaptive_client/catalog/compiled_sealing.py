@@ -134,13 +134,9 @@ def row_sealers(
     return python, CompiledRowSealer(_rnd_native.RowSealer(native_slots), python, slots)
 
 
-# the forms whose stored value of a parameter is its comparand (the value as given)
-_EXACT_COMPARANDS = frozenset({NATIVE_INT, NATIVE_TEXT})
-
-
 class _InnerLayer:
     """An onion as a comparand's slot shows it to the compiled sealer: always at its
-    inner layer (a comparand is the DET ciphertext, never sealed under RND)."""
+    inner layer (a comparand is the DET or OPE ciphertext, never sealed under RND)."""
 
     __slots__ = ("layer",)
 
@@ -149,16 +145,20 @@ class _InnerLayer:
 
 
 def comparand_slot(index: int, col: ColumnMeta, oc: OnionColumn) -> tuple[Any, ...] | None:
-    """The compiled layer's slot for the DET comparand of parameter ``index`` -- the
-    ciphertext ``col``'s Eq onion at DET is compared with -- or None where it does not
-    make it: integers and text only (a numeric's comparand is not rounded to the
-    column's scale as its stored value is: ``numeric(7,2) = 0.125`` matches nothing)."""
-    if _rnd_native is None or oc.innermost != "DET":
+    """The compiled layer's slot for the comparand of parameter ``index`` -- the
+    ciphertext ``col``'s onion is compared with at its inner layer: an Eq onion's DET
+    value, an Ord onion's OPE value -- or None where it does not make it: integers
+    (and text, at DET) only.  A numeric's comparand is not rounded to the column's scale
+    as its stored value is (``numeric(7,2) = 0.125`` matches nothing), and a text's
+    Ord value is its collation's sort key."""
+    if _rnd_native is None or oc.innermost not in ("DET", "OPE"):
         return None
-    form, opener, _ = _parts(col, oc)
-    if opener is None or form[0] not in _EXACT_COMPARANDS:
-        return None
-    return (index, form, opener, None, _InnerLayer("DET"))
+    form, opener, ord_parts = _parts(col, oc)
+    if opener is not None and oc.innermost == "DET" and form[0] in (NATIVE_INT, NATIVE_TEXT):
+        return (index, form, opener, None, _InnerLayer("DET"))
+    if ord_parts is not None and form[0] == NATIVE_INT:
+        return (index, form, None, ord_parts, _InnerLayer("OPE"))
+    return None
 
 
 def comparand_sealer(slots: Sequence[tuple[Any, ...]]) -> Any:

@@ -111,11 +111,11 @@ class _DeterministicComparand:
 
     def compiled_slot(self) -> tuple[Any, ...] | None:
         """The compiled layer's slot for this comparand (compile/plan.py
-        ``CompiledBinder``), where it makes it from the parameter as given: a DET
-        comparand of a ``%s`` parameter, of an integer or text column.  What it does
-        not decide, this builder does."""
-        ref, oc, _, layer = self._args
-        if layer != "DET" or type(self._value) is not PositionalParam:
+        ``CompiledBinder``), where it makes it from the parameter as given: a DET or OPE
+        comparand of a ``%s`` parameter (``comparand_slot`` says of which columns).
+        What it does not decide, this builder does."""
+        ref, oc, _, _ = self._args
+        if type(self._value) is not PositionalParam:
             return None
         return comparand_slot(self._value.index, ref.column, oc)
 

@@ -426,11 +426,11 @@ class Residual:
 
 
 class CompiledBinder:
-    """A statement's parameters in ``$n`` order, its DET comparands of ``%s`` parameters
-    -- the keys of a point statement -- made by the compiled layer in one call
-    (``comparand_sealer``), the others by their builders, in order.  A comparand the
-    compiled layer does not decide (another Python type, a value the column cannot
-    hold) is its builder's, which gives the precise value or error."""
+    """A statement's parameters in ``$n`` order, its DET and OPE comparands of ``%s``
+    parameters -- the keys and bounds of a point statement -- made by the compiled
+    layer in one call (``comparand_sealer``), the others by their builders, in order.
+    A comparand the compiled layer does not decide (another Python type, a value the
+    column cannot hold) is its builder's, which gives the precise value or error."""
 
     __slots__ = ("_at", "_builders", "_nonces", "_sealer")
 
@@ -458,13 +458,15 @@ class CompiledBinder:
     def __call__(self, user: Params) -> list[Any]:
         if type(user) is not tuple and type(user) is not list:
             return [build(user) for build in self._builders]
-        made, left, (det, _, _) = self._sealer.seal(user, self._nonces)
+        made, left, (det, ope, _) = self._sealer.seal(user, self._nonces)
         out = [
             made[j] if j >= 0 and (not left or j not in left) else build(user)
             for build, j in zip(self._builders, self._at, strict=True)
         ]
-        if det:
-            STATS.count("DET", False, det)  # (as each builder counts one it made)
+        if det:  # (as each builder counts one it made)
+            STATS.count("DET", False, det)
+        if ope:
+            STATS.count("OPE", False, ope)
         return out
 
 

@@ -1,14 +1,16 @@
-"""The compiled binder (``compile/plan.py CompiledBinder``) makes a statement's DET
-comparands -- what ``WHERE key = %s`` compares an Eq onion with -- as the Python path's
-builders make them, or leaves them to those builders.
+"""The compiled binder (``compile/plan.py CompiledBinder``) makes a statement's DET and
+OPE comparands -- what ``WHERE key = %s`` compares an Eq onion with, and a range bound
+an Ord onion -- as the Python path's builders make them, or leaves them to those
+builders.
 
 Parameters drawn by hypothesis from every Python type an application passes (see
 ``test_sealer.VALUES``: ints beyond a column's range, bools, floats with NaN, Decimals,
 strings with NUL, trailing spaces and beyond a column's length, dates) are bound for
 columns of every type whose comparands a builder keeps (integers, numerics, text,
-``varchar(n)``, ``char(n)``), their Eq onion at RND and at DET, by both paths: either
-both raise the same error, or both give the same parameters -- the DET ciphertext, never
-sealed under RND, or the comparand that matches nothing.
+``varchar(n)``, ``char(n)``), their Eq onion at RND and at DET and their Ord onion at RND
+and at OPE (a range's bound), by both paths: either both raise the same error, or both
+give the same parameters -- the DET or OPE ciphertext, never sealed under RND, or the
+comparand that matches nothing.
 """
 
 from __future__ import annotations
@@ -44,16 +46,15 @@ TYPES = [
 
 
 def _builders(cols: list[ColumnMeta]) -> list[ParamBuilder]:
-    return [
-        comparand_builder(
-            ColumnRef("t", None, col),  # type: ignore[arg-type]
-            col.onions[Onion.EQ],
-            Cap.EQ,
-            "DET",
-            PositionalParam(i),
-        )
-        for i, col in enumerate(cols)
-    ]
+    """Each column's comparand builder: equality with an Eq onion (at DET), a range
+    bound of an Ord onion (at OPE)."""
+    out = []
+    for i, col in enumerate(cols):
+        oc = col.onions[Onion.EQ]  # (test_sealer's columns keep any onion there)
+        cap, layer = (Cap.EQ, "DET") if oc.innermost == "DET" else (Cap.ORD, "OPE")
+        ref = ColumnRef("t", None, col)  # type: ignore[arg-type]
+        out.append(comparand_builder(ref, oc, cap, layer, PositionalParam(i)))
+    return out
 
 
 def _outcome(fn: Any) -> Any:
@@ -63,7 +64,7 @@ def _outcome(fn: Any) -> Any:
         return exc
 
 
-@pytest.mark.parametrize("stack", ["eq-rnd", "eq-det"])
+@pytest.mark.parametrize("stack", ["eq-rnd", "eq-det", "ord-rnd", "ord-ope"])
 @settings(max_examples=int(os.environ.get("SEALER_EXAMPLES", "300")), deadline=None)
 @given(data=st.data())
 def test_comparands_made_as_the_builders_make_them(stack: str, data: st.DataObject) -> None:
@@ -73,8 +74,11 @@ def test_comparands_made_as_the_builders_make_them(stack: str, data: st.DataObje
     builders = _builders(cols)
     binder = CompiledBinder.of(builders)
     if not isinstance(binder, CompiledBinder):
-        assert not {"smallint", "integer", "bigint", "text", "varchar(6)", "char(5)"} & set(kinds)
-        return  # (numerics alone: every comparand its builder's)
+        taken = {"smallint", "integer", "bigint"}
+        if stack.startswith("eq"):
+            taken |= {"text", "varchar(6)", "char(5)"}
+        assert not taken & set(kinds)
+        return  # (every comparand its builder's: numerics, an Ord onion's text)
     want = _outcome(lambda: [b(params) for b in builders])
     got = _outcome(lambda: binder(params))
     if isinstance(want, Exception):
@@ -82,7 +86,7 @@ def test_comparands_made_as_the_builders_make_them(stack: str, data: st.DataObje
         return
     assert got == want, (params, got, want)
     for ct in got:
-        if ct is not None and ct != NO_MATCH:
+        if ct is not None and ct != NO_MATCH and stack.startswith("eq"):
             assert ct[0] == 2  # (the DET layer's tag: never sealed under RND)
 
 
@@ -95,6 +99,12 @@ def test_a_key_lookup_is_bound_in_one_call_and_counted() -> None:
     assert isinstance(binder, CompiledBinder)
     sealed, left, counts = binder._sealer.seal((7, "owner"), bytes(24))
     assert left == [] and counts == (2, 0, 0)
+    ordered = _column("o", "integer", "ord-rnd")
+    (bound_builder,) = _builders([ordered])
+    ord_binder = CompiledBinder.of([bound_builder])
+    assert isinstance(ord_binder, CompiledBinder)
+    assert ord_binder._sealer.seal((7,), bytes(12))[1:] == ([], (0, 1, 0))
+    assert ord_binder((7,)) == [bound_builder((7,))]
     stats = Stats()
     bind(stats)
     try:
