@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from ..catalog import recipes
 from ..engine.numeric import pg_avg
 from ..errors import UnsupportedQuery
 from ..values.array_encoding import as_list
@@ -20,7 +21,7 @@ from ..values.collation import Collation
 from ..values.encodings import SUM
 from .compiler import Compiler, server_sql
 from .ordering import keyed, textual
-from .plan import Compiled, Output, RowFn
+from .plan import ColumnValue, Compiled, Output, RowFn, open_rows, row_opening
 from .projection import aggregate_oid, refuse_aggregate, value_expr
 from .scope import Scope
 
@@ -77,7 +78,7 @@ def compile_client_aggregate(c: Compiler, stmt: exp.Select) -> Compiled:
             fn, _, _ = value_expr(c, scope, arg, select_list, {})
             if isinstance(node, exp.Min | exp.Max) and textual(col):
                 text_orders.append(col.collation)
-        reducers.append((type(node), fn, distinct, col))
+        reducers.append((type(node), _ColumnReader.of(fn), distinct, col))
         names.append(Output(name, lambda row: None, aggregate_oid(type(node), col)))
     if not select_list:
         select_list.append(exp.Literal.number(1))
@@ -95,12 +96,36 @@ def compile_client_aggregate(c: Compiler, stmt: exp.Select) -> Compiled:
     return plan
 
 
+class _ColumnReader:
+    """The values an aggregate reads from the server's rows: a stored column's opened in
+    one call for the whole result (the compiled row opener, or the Python path's
+    column-wise decryption), any other expression computed row by row."""
+
+    __slots__ = ("_fn", "_opening", "_outputs")
+
+    def __init__(self, fn: RowFn) -> None:
+        self._fn = fn
+        self._outputs = [Output("value", fn)] if type(fn) is ColumnValue else None
+        self._opening = row_opening(self._outputs) if self._outputs is not None else None
+
+    @classmethod
+    def of(cls, fn: RowFn | None) -> _ColumnReader | None:
+        return None if fn is None else cls(fn)
+
+    def __call__(self, rows: list[Sequence[Any]]) -> list[Any]:
+        if self._outputs is None:
+            return [self._fn(r) for r in rows]
+        # (a connection made with native=False opens in Python alone, as its results)
+        opening = self._opening if recipes.COMPILED.get() else None
+        return [r[0] for r in open_rows(self._outputs, [tuple(r) for r in rows], opening)]
+
+
 def _reduce(
-    kind: type, fn: RowFn | None, distinct: bool, col: Any, rows: list[Sequence[Any]]
+    kind: type, read: _ColumnReader | None, distinct: bool, col: Any, rows: list[Sequence[Any]]
 ) -> Any:
-    if fn is None:  # COUNT(*)
+    if read is None:  # COUNT(*)
         return len(rows)
-    values = [v for v in (fn(r) for r in rows) if v is not None]
+    values = [v for v in read(rows) if v is not None]
     if distinct:
         values = list(set(values))
     if kind is exp.Count:
