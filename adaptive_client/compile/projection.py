@@ -21,7 +21,7 @@ from ..catalog import recipes
 from ..catalog.metadata import ColumnMeta, OnionColumn
 from ..catalog.onions import Cap, Onion
 from ..catalog.usertypes import EnumType
-from ..engine.numeric import NUMBER_OIDS, pg_arith, pg_avg, pg_negate, result_oid
+from ..engine.numeric import NUMBER_OIDS, int_range, pg_arith, pg_avg, pg_negate, result_oid
 from ..errors import UnsupportedQuery
 from ..values.clock import OIDS as CLOCK_OIDS
 from ..values.clock import clock_kind, clock_name
@@ -223,6 +223,9 @@ def value_expr(
         op = _ARITH[type(node)]
         name = str(node.meta.get("pg_function", "?column?"))  # mod(a, b) is named mod
         oid = result_oid(loid, roid) if {loid, roid} <= NUMBER_OIDS else max(loid, roid)
+        held = int_range(loid)
+        if op in "+-" and held is not None:  # (x = x + k: every counter a statement adds to)
+            return _IntegerSum(op, lf, rf, loid, roid, held), name, oid
         return (lambda row: _apply(op, lf(row), rf(row), loid, roid)), name, oid
     if isinstance(node, exp.Neg):
         f, _, oid = value_expr(c, scope, node.this, select, grouped)
@@ -438,12 +441,35 @@ def _check_client_arithmetic(node: exp.Expression, loid: int, roid: int) -> None
             raise unsupported(node, "a quotient other than of integers in the select list")
 
 
+class _IntegerSum:
+    """``a + b`` or ``a - b`` per row, ``a`` of an integer type: two ints whose result
+    that type holds are added as they are -- the result's type is that one or a wider
+    one, which holds it too -- and anything else is :func:`_apply`'s, which types the
+    operands and raises PostgreSQL's errors."""
+
+    __slots__ = ("_held", "_left", "_op", "_right", "_types")
+
+    def __init__(
+        self, op: str, left: RowFn, right: RowFn, loid: int, roid: int, held: tuple[int, int]
+    ) -> None:
+        self._op, self._left, self._right = op, left, right
+        self._types = (loid, roid)
+        self._held = held
+
+    def __call__(self, row: Any) -> Any:
+        a, b = self._left(row), self._right(row)
+        if type(a) is int and type(b) is int:
+            r = a + b if self._op == "+" else a - b
+            low, high = self._held
+            if low <= r <= high:
+                return r
+        return _apply(self._op, a, b, *self._types)
+
+
 def _apply(op: str, a: Any, b: Any, left: int, right: int) -> Any:
     """``a op b`` per row as PostgreSQL computes it for operands of the types ``left``
     and ``right`` (a parameter's: its value's): integer overflow, division by zero and
     float overflow raise PostgreSQL's errors, integer division truncates."""
-    if a is None or b is None:
-        return None
     if isinstance(a, _dt.date) or isinstance(b, _dt.date):
         raise UnsupportedQuery("date arithmetic on the client", "date arithmetic")
-    return pg_arith(op, a, b, left, right)
+    return pg_arith(op, a, b, left, right)  # (NULL if either is, its operand typed)

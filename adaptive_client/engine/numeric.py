@@ -13,7 +13,14 @@ import math
 import operator
 import re
 from collections.abc import Callable
-from decimal import ROUND_HALF_UP, Decimal, localcontext
+from decimal import (
+    ROUND_HALF_UP,
+    Context,
+    Decimal,
+    DivisionByZero,
+    Overflow,
+    localcontext,
+)
 from typing import Any
 
 import numpy as np
@@ -110,6 +117,12 @@ def value_oid(value: Any, literal: bool = False) -> int | None:
     return None
 
 
+def int_range(oid: int | None) -> tuple[int, int] | None:
+    """The values an integer type holds (smallint, integer, bigint), None for others."""
+    bounds = _INT_BOUNDS.get(oid) if oid is not None else None
+    return None if bounds is None else (bounds[0], bounds[1])
+
+
 def result_oid(left: int, right: int) -> int:
     """The type of ``left op right`` for + - * / % of PostgreSQL's number types: the
     wider integer type of two, numeric beside an integer or numeric, double precision
@@ -185,12 +198,28 @@ _DECIMAL_OPS: dict[str, Callable[[Decimal, Decimal], Decimal]] = {
 }
 
 
+# exact: + - keep the larger scale, * adds the scales (2,000 digits: more than a
+# numeric holds before its point, 131,072 digits in PostgreSQL, is beyond what the
+# client computes on anyway); a context of its own rather than a local one made per
+# operation (a read-modify-write adds to a numeric per row).  An invalid operation is
+# NaN, as PostgreSQL's: Infinity + -Infinity, Infinity * 0.
+_EXACT = Context(prec=2000, traps=[DivisionByZero, Overflow])
+_EXACT_OPS: dict[str, Callable[[Decimal, Decimal], Decimal]] = {
+    "+": _EXACT.add,
+    "-": _EXACT.subtract,
+    "*": _EXACT.multiply,
+}
+
+
 def _numeric_op(op: str, a: Decimal, b: Decimal) -> Decimal:
     if op in "/%" and b == 0:
         raise pg_errors.DivisionByZero("division by zero")
     if op == "/":
         return numeric_div(a, b)
-    with localcontext() as ctx:  # exact: + - keep the larger scale, * adds the scales
+    exact = _EXACT_OPS.get(op)
+    if exact is not None:
+        return pg_scaled(exact(a, b))
+    with localcontext() as ctx:
         ctx.prec = 2000
         # (% : the dividend's sign, the larger scale, as C's fmod)
         return pg_scaled(_DECIMAL_OPS[op](a, b))
@@ -212,10 +241,17 @@ def pg_arith(op: str, a: Any, b: Any, left: int | None = None, right: int | None
     types ``left`` and ``right`` (oids; None: the value's own, as a parameter's), NULL
     if either is NULL.  Raises PostgreSQL's errors: "integer out of range" and its kin,
     "division by zero", "value out of range: overflow"."""
-    if a is None or b is None:
-        return None
     lt = left if left in NUMBER_OIDS else value_oid(a)
     rt = right if right in NUMBER_OIDS else value_oid(b)
+    if a is None or b is None:
+        # (NULL, but the other operand is still typed: PostgreSQL refuses integer +
+        # boolean when it plans the statement, whatever a row holds)
+        for value, oid in ((a, lt), (b, rt)):
+            if value is not None and oid is None and not isinstance(value, str):
+                raise pg_errors.UndefinedFunction(
+                    f"operator does not exist: {type(a).__name__} {op} {type(b).__name__}"
+                )
+        return None
     # a string constant beside a number is of the number's type, read by its input
     # function ('5' + i: PostgreSQL resolves the unknown literal so)
     if isinstance(a, str) and rt is not None:
