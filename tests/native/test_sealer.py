@@ -148,13 +148,23 @@ def _same_stored(col: ColumnMeta, got: Any, want: Any) -> None:
     assert oc.rnd.decrypt(got) == oc.rnd.decrypt(want)
 
 
+EXAMPLES = int(os.environ.get("SEALER_EXAMPLES", "300"))
+
+
+def drawn_row(
+    data: st.DataObject, stack: str, types: list[str] = TYPES
+) -> tuple[list[str], list[ColumnMeta], tuple[Any, ...]]:
+    """One to four columns of ``types`` in onions of ``stack``, and a parameter each."""
+    kinds = data.draw(st.lists(st.sampled_from(types), min_size=1, max_size=4))
+    cols = [_column(f"x{i}", t, stack) for i, t in enumerate(kinds)]
+    return kinds, cols, tuple(data.draw(VALUES) for _ in cols)
+
+
 @pytest.mark.parametrize("stack", sorted(STACKS))
-@settings(max_examples=int(os.environ.get("SEALER_EXAMPLES", "300")), deadline=None)
+@settings(max_examples=EXAMPLES, deadline=None)
 @given(data=st.data())
 def test_rows_sealed_as_the_python_path_seals_them(stack: str, data: st.DataObject) -> None:
-    kinds = data.draw(st.lists(st.sampled_from(TYPES), min_size=1, max_size=4))
-    cols = [_column(f"x{i}", t, stack) for i, t in enumerate(kinds)]
-    params = tuple(data.draw(VALUES) for _ in cols)
+    _, cols, params = drawn_row(data, stack)
     got, want = _seal_both(cols, params)
     if got is want:
         return  # (no slot the compiled layer takes: the Python path alone)
