@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import multiprocessing as mp
+import queue as mp_queue
 import statistics
 import time
 from collections import Counter, defaultdict
@@ -327,9 +328,46 @@ def run(spec: RunSpec, log: Any = print) -> dict[str, Any]:
     return summarize(collect(spec, log))
 
 
+def client_context() -> Any:
+    """Where client processes come from: a fork server, which imported the client once.
+    Not forks of this process: a sweep's process holds the results of every point run so
+    far (hundreds of MB by its last points), and 64 children filling the free slots of that
+    heap copied most of its pages each -- a ``make demo`` ran out of the machine's 24 GiB
+    at its 120 ms point and had its processes killed."""
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(["tpcc.driver", "adaptive_client"])
+    return ctx
+
+
+def _results(procs: list[Any], queue: Any, deadline: float) -> list[ClientResult]:
+    """Every client's result; a client that died without one (killed) counts as an error
+    at once, rather than holding the round until the deadline."""
+    results: list[ClientResult] = []
+    while len(results) < len(procs):
+        try:
+            results.append(queue.get(timeout=1.0))
+            continue
+        except mp_queue.Empty:
+            pass
+        dead = [p for p in procs if p.exitcode not in (None, 0)]
+        if len(results) + len(dead) >= len(procs) or time.time() > deadline:
+            with contextlib.suppress(mp_queue.Empty):  # (a last result in flight)
+                while len(results) < len(procs):
+                    results.append(queue.get(timeout=1.0))
+            for p in dead[: len(procs) - len(results)]:
+                lost = ClientResult()
+                lost.errors[f"client: died (exit code {p.exitcode})"] += 1
+                results.append(lost)
+            if len(results) < len(procs):
+                raise TimeoutError(f"{len(procs) - len(results)} clients never reported")
+    for p in procs:
+        p.join()
+    return results
+
+
 def collect(spec: RunSpec, log: Any = print) -> Collected:
     """One run of ``spec``: warm-up and measured interval, every client's measurements."""
-    ctx = mp.get_context("fork")
+    ctx = client_context()
     queue = ctx.Queue()
     peels0 = peel_count(spec.server_dsn or spec.dsn) if spec.config != "plain" else 0
     if spec.warmup > 0 and spec.config == "adaptive" and spec.prime:
@@ -349,9 +387,7 @@ def collect(spec: RunSpec, log: Any = print) -> Collected:
         time.sleep(max(0.0, start_at + spec.warmup - time.time()))
         peels_warm = peel_count(spec.server_dsn or spec.dsn)
         log(f"warm-up done: {peels_warm - peels0} peels")
-    results = [queue.get(timeout=spec.warmup + spec.duration + 600) for _ in procs]
-    for p in procs:
-        p.join()
+    results = _results(procs, queue, time.time() + spec.warmup + spec.duration + 600)
     peels_end = peel_count(spec.server_dsn or spec.dsn) if spec.config != "plain" else 0
     total = ClientResult()
     for r in results:

@@ -4,6 +4,11 @@ templates settled (compacted, frozen, analyzed) before they are copied for timed
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import signal
+import socket
+import threading
 import time
 from collections import Counter
 from typing import Any
@@ -75,6 +80,54 @@ def test_a_client_that_cannot_connect_reports_instead_of_holding_the_run() -> No
     assert time.monotonic() - t0 < 60  # (a lost client held it for the queue's 600 s)
     assert sum(result["errors"].values()) == 2
     assert all(k.startswith("client: OperationalError") for k in result["errors"])
+
+
+def test_a_killed_client_counts_as_an_error_at_once() -> None:
+    """A client killed mid-run (the machine's OOM killer, an operator) never reports: the
+    round counts it as an error as soon as it is gone, rather than waiting out the
+    queue's ten minutes."""
+    silent = socket.socket()  # (a server that never answers: the clients wait in connect)
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)
+    port = silent.getsockname()[1]
+    spec = driver.RunSpec(
+        config="plain",
+        dsn=f"host=127.0.0.1 port={port} dbname=nowhere connect_timeout=8",
+        clients=2,
+        duration=0.5,
+        warmup=0,
+        warehouses=1,
+        scale=TINY,
+    )
+
+    def kill_one() -> None:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            children = multiprocessing.active_children()
+            if len(children) == 2:
+                time.sleep(1.0)  # (both connecting)
+                os.kill(children[0].pid, signal.SIGKILL)
+                return
+            time.sleep(0.05)
+
+    killer = threading.Thread(target=kill_one, daemon=True)
+    killer.start()
+    t0 = time.monotonic()
+    try:
+        result = driver.run(spec, log=lambda m: None)
+    finally:
+        silent.close()
+    killer.join(timeout=5)
+    assert time.monotonic() - t0 < 60
+    assert result["errors"]["client: died (exit code -9)"] == 1
+    assert sum(result["errors"].values()) == 2  # (the other: its connection timed out)
+    assert result["rounds"][0]["clients_without_commits"] == 2
+
+
+def test_clients_do_not_inherit_the_sweeps_heap() -> None:
+    """Clients come from a fork server, not from forks of the sweep's process, whose heap
+    holds every point's results."""
+    assert driver.client_context().get_start_method() == "forkserver"
 
 
 def test_a_settled_template_is_compact_frozen_and_analyzed(new_database: Any) -> None:
