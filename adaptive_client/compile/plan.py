@@ -442,8 +442,8 @@ class CompiledBinder:
         self._nonces = bytes(12 * sum(1 for j in at if j >= 0))
 
     @classmethod
-    def of(cls, builders: list[ParamBuilder]) -> CompiledBinder | bool:
-        """The binder of ``builders``, or False where the compiled layer makes none of
+    def of(cls, builders: list[ParamBuilder]) -> CompiledBinder | None:
+        """The binder of ``builders``, or None where the compiled layer makes none of
         their values."""
         at: list[int] = []
         slots: list[tuple[Any, ...]] = []
@@ -453,7 +453,7 @@ class CompiledBinder:
             at.append(len(slots) if slot is not None else -1)
             if slot is not None:
                 slots.append(slot)
-        return cls(builders, at, comparand_sealer(slots)) if slots else False
+        return cls(builders, at, comparand_sealer(slots)) if slots else None
 
     def __call__(self, user: Params) -> list[Any]:
         if type(user) is not tuple and type(user) is not list:
@@ -544,8 +544,12 @@ class Compiled:
     _positional: tuple[bytes, list[ParamBuilder]] | None = field(default=None, repr=False)
     _ordered: bool | None = field(default=None, repr=False)
     _placed: list[int] | None = field(default=None, repr=False)
-    # (False: the statement's parameters have no comparand the compiled layer makes)
-    _binder: CompiledBinder | bool | None = field(default=None, repr=False)
+
+    @cached_property
+    def binder(self) -> CompiledBinder | None:
+        """The compiled binder of the parameters in ``$n`` order (None: the compiled
+        layer makes none of them)."""
+        return CompiledBinder.of(self._to_positional()[1])
 
     @cached_property
     def locked_row(self) -> Callable[[Sequence[Any]], tuple[Any, ...]]:
@@ -603,10 +607,8 @@ class Compiled:
                 if self.bulk_size == len(builders):  # (no RETURNING, ON CONFLICT)
                     return self.bulk(user)
                 return self._values(user, builders)
-            binder = self._binder
-            if binder is None:
-                binder = self._binder = CompiledBinder.of(builders)
-            if isinstance(binder, CompiledBinder) and recipes.COMPILED.get():
+            binder = self.binder
+            if binder is not None and recipes.COMPILED.get():
                 return binder(user)
             return [build(user) for build in builders]
         # built in creation order (a row's given values are checked before its defaults

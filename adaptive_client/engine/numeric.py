@@ -10,7 +10,6 @@ and no fewer decimals than either input shows.  Rounding is half away from zero.
 from __future__ import annotations
 
 import math
-import operator
 import re
 from collections.abc import Callable
 from decimal import (
@@ -190,14 +189,6 @@ def _int_op(op: str, a: int, b: int, oid: int) -> int:
     return _checked_int(a + b if op == "+" else a - b if op == "-" else a * b, oid)
 
 
-_DECIMAL_OPS: dict[str, Callable[[Decimal, Decimal], Decimal]] = {
-    "+": operator.add,
-    "-": operator.sub,
-    "*": operator.mul,
-    "%": operator.mod,
-}
-
-
 # exact: + - keep the larger scale, * adds the scales (2,000 digits: more than a
 # numeric holds before its point, 131,072 digits in PostgreSQL, is beyond what the
 # client computes on anyway); a context of its own rather than a local one made per
@@ -222,7 +213,7 @@ def _numeric_op(op: str, a: Decimal, b: Decimal) -> Decimal:
     with localcontext() as ctx:
         ctx.prec = 2000
         # (% : the dividend's sign, the larger scale, as C's fmod)
-        return pg_scaled(_DECIMAL_OPS[op](a, b))
+        return pg_scaled(a % b)
 
 
 def pg_scaled(value: Decimal) -> Decimal:
