@@ -4,8 +4,8 @@ must store what PostgreSQL stores and raise what it raises -- at each integer ty
 edge (the result type widened by a parameter's, the stored type narrower), with NULLs,
 with numeric infinities and NaN (``Infinity + -Infinity`` and ``Infinity * 0`` are NaN
 in PostgreSQL, not an error).  Each statement runs on a plain database with psycopg and
-through the client, in autocommit mode; the SQLSTATE of an error, or the table read back
-afterwards, must be equal."""
+through the client, in autocommit mode, on databases of the C and of an ICU collation;
+the SQLSTATE of an error, or the table read back afterwards, must be equal."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ import pytest
 from adaptive_client.catalog.keys import MasterKey
 
 from .pairs import Pair, plain_and_encrypted
+from .test_engine_gaps import ICU
 
 I_MAX, S_MAX, B_MAX = 2**31 - 1, 2**15 - 1, 2**63 - 1
 INF, NAN = Decimal("Infinity"), Decimal("NaN")
@@ -65,10 +66,14 @@ STATEMENTS: list[tuple[str, tuple[Any, ...]]] = [
 ]
 
 
-@pytest.fixture(scope="module")
-def pair(new_database: Callable[..., str], master_key: MasterKey) -> Iterator[Pair]:
+@pytest.fixture(scope="module", params=["", ICU], ids=["C", "ICU"])
+def pair(
+    request: pytest.FixtureRequest, new_database: Callable[..., str], master_key: MasterKey
+) -> Iterator[Pair]:
     config: dict[str, Any] = {"defaults": {"sum": False, "search": False}}
-    with plain_and_encrypted(new_database, master_key, "rmwarith", config, DDL, ROWS) as both:
+    with plain_and_encrypted(
+        new_database, master_key, "rmwarith", config, DDL, ROWS, locale=request.param
+    ) as both:
         yield both
 
 
