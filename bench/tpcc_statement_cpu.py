@@ -16,6 +16,12 @@ under its label with a ``!`` -- and the rollbacks apart.  Printed per configurat
 labels that cost the most: executions per committed transaction, µs per execution and
 that as a multiple of plain psycopg's, ms per committed transaction.  With one client
 it shows what a statement costs in the mix; with many, what contention adds to it.
+
+The server's CPU over the same measured interval is printed beside the client's, per
+committed transaction (the embedded cluster's processes: its backends, those that exited
+counted in the postmaster's children's time, and its background workers), so that what
+encryption costs each side of the connection can be weighed: at zero latency on shared
+cores, throughput follows the sum.
 """
 
 from __future__ import annotations
@@ -23,9 +29,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import multiprocessing
+import os
 import time
 from collections import defaultdict
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from tpcc_client_cpu import _dsn
@@ -97,6 +105,32 @@ def _terminal(args: tuple[str, str, int, str, float, float, str, int]) -> dict[s
     return {"cpu": dict(cpu), "runs": dict(runs), "committed": committed}
 
 
+def _server_cpu() -> float | None:
+    """Seconds of CPU the embedded cluster has used so far: the postmaster's own and its
+    exited children's (``cutime``/``cstime``), and every live child's; None where the
+    cluster is not this machine's embedded one."""
+    from adaptive_client.admin.embedded import EmbeddedCluster
+
+    try:
+        pid = int((EmbeddedCluster.default().datadir / "postmaster.pid").read_text().split()[0])
+        procs = {int(p) for p in os.listdir("/proc") if p.isdigit()}
+    except (OSError, ValueError, IndexError):
+        return None
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for proc in procs:
+        try:
+            fields = Path(f"/proc/{proc}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # (exited since the listing)
+        # after the command: state, ppid, ..., utime [11], stime, cutime, cstime [14]
+        if proc == pid:
+            total += sum(int(f) for f in fields[11:15])
+        elif int(fields[1]) == pid:
+            total += int(fields[11]) + int(fields[12])
+    return total / tick
+
+
 def _run(config: str, args: argparse.Namespace) -> dict[str, Any]:
     dsn = _dsn(config, args.scale, args.warehouses)
     start = time.time() + 2.0
@@ -104,8 +138,17 @@ def _run(config: str, args: argparse.Namespace) -> dict[str, Any]:
         (config, dsn, i, args.scale, start, args.duration, args.plain_statements, args.warehouses)
         for i in range(args.clients)
     ]
+    server: float | None = None
     with multiprocessing.get_context("spawn").Pool(args.clients) as pool:
-        parts = pool.map(_terminal, jobs)
+        pending = pool.map_async(_terminal, jobs)
+        # sampled at the terminals' measured interval's ends (their warm-up excluded)
+        time.sleep(max(0.0, start + WARMUP - time.time()))
+        before = _server_cpu()
+        time.sleep(max(0.0, start + WARMUP + args.duration - time.time()))
+        after = _server_cpu()
+        if before is not None and after is not None:
+            server = after - before
+        parts = pending.get()
     cpu: dict[str, float] = defaultdict(float)
     runs: dict[str, int] = defaultdict(int)
     for part in parts:
@@ -113,7 +156,12 @@ def _run(config: str, args: argparse.Namespace) -> dict[str, Any]:
             cpu[k] += v
         for k, n in part["runs"].items():
             runs[k] += n
-    return {"cpu": cpu, "runs": runs, "committed": sum(p["committed"] for p in parts)}
+    return {
+        "cpu": cpu,
+        "runs": runs,
+        "committed": sum(p["committed"] for p in parts),
+        "server": server,
+    }
 
 
 def main() -> None:
@@ -137,10 +185,13 @@ def main() -> None:
     configs = ["plain", *args.configs.split(",")]
     results: dict[str, dict[str, Any]] = {}
     per_round: dict[str, list[float]] = defaultdict(list)
+    server: dict[str, list[float]] = defaultdict(list)  # seconds, commits: per round
     for _round in range(args.rounds):
         for c in configs:
             part = _run(c, args)
             per_round[c].append(sum(part["cpu"].values()) / max(part["committed"], 1))
+            if part["server"] is not None:
+                server[c].append(part["server"] / max(part["committed"], 1))
             total = results.setdefault(
                 c, {"cpu": defaultdict(float), "runs": defaultdict(int), "committed": 0}
             )
@@ -161,6 +212,14 @@ def main() -> None:
             f"client CPU in statements and rollbacks {total / n * 1e3:.2f} ms per commit "
             f"({ratio:.2f}x plain; by round {rounds})"
         )
+        if server[config] and server["plain"]:
+            mean = sum(server[config]) / len(server[config])
+            base = sum(server["plain"]) / len(server["plain"])
+            by_round = ", ".join(f"{x * 1e3:.2f}" for x in server[config])
+            print(
+                f"  server CPU {mean * 1e3:.2f} ms per commit ({mean / base:.2f}x plain; "
+                f"by round {by_round})"
+            )
         print(f"  {'label':<26} {'per commit':>10} {'us each':>8} {'x plain':>8} {'ms/commit':>10}")
         for label in sorted(r["cpu"], key=lambda k: -r["cpu"][k])[: args.top]:
             each = r["cpu"][label] / r["runs"][label]
