@@ -49,6 +49,7 @@ _COMPILED_KINDS = frozenset({exp.Select, exp.Insert, exp.Update, exp.Delete, exp
 _EXPLAIN_OPTIONS = frozenset(
     {
         "ANALYZE",
+        "ANALYSE",
         "VERBOSE",
         "COSTS",
         "BUFFERS",
@@ -59,6 +60,8 @@ _EXPLAIN_OPTIONS = frozenset(
         "FORMAT",
         "TEXT",
         "JSON",
+        "XML",
+        "YAML",
         "TRUE",
         "FALSE",
         "ON",
@@ -409,6 +412,18 @@ def _update_by_rows(conn: Session, rows: update_rows.RowUpdate, params: Params) 
     return len(found)
 
 
+def _legacy_explain_options(text: str) -> tuple[str, str]:
+    """The options of ``EXPLAIN [ANALYZE | ANALYSE] [VERBOSE] statement`` (PostgreSQL's
+    grammar: in that order, each at most once), and the statement after them."""
+    options = []
+    for allowed in (("ANALYZE", "ANALYSE"), ("VERBOSE",)):
+        words = text.split(None, 1)
+        if len(words) == 2 and words[0].upper() in allowed:
+            options.append(words[0].upper())
+            text = words[1]
+    return " ".join(options), text
+
+
 def _explain(cur: StatementCursor, stmt: exp.Expression, params: Params | None) -> None:
     """EXPLAIN [(options)] <statement>: the server's plan for the rewritten statement
     (anonymized names; what a DBA needs to check that indexes serve the onions)."""
@@ -421,6 +436,9 @@ def _explain(cur: StatementCursor, stmt: exp.Expression, params: Params | None) 
         words = set(options.strip("()").replace(",", " ").upper().split())
         if not words <= _EXPLAIN_OPTIONS:
             raise UnsupportedQuery(f"EXPLAIN option {options}", "EXPLAIN options")
+    else:
+        # the older form, without parentheses: EXPLAIN [ANALYZE | ANALYSE] [VERBOSE] stmt
+        options, text = _legacy_explain_options(text)
     # (the tokenizer reads EXPLAIN's statement as one command word: its placeholders are
     # told apart here, as conn.parse tells them apart in a statement of its own)
     text, npos, named = normalize_placeholders(text, quoted_percents=params is not None)

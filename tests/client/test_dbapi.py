@@ -246,6 +246,41 @@ def test_description_entries_are_named_as_psycopgs(
     assert [d.name for d in explain] == ["QUERY PLAN"]
 
 
+def test_explain_takes_the_options_without_parentheses(
+    conn: adaptive_client.Connection, pg_dsn: str
+) -> None:
+    """``EXPLAIN [ANALYZE | ANALYSE] [VERBOSE] statement``, PostgreSQL's older form, is
+    accepted as the parenthesized one is: ANALYZE runs the statement (its plan has actual
+    times), VERBOSE shows each node's output; the options in the other order are
+    PostgreSQL's syntax error."""
+    forms = {
+        "EXPLAIN ANALYZE SELECT id FROM acct WHERE id = %s": ("actual time", None),
+        "explain analyse\n  select id from acct where id = %s": ("actual time", None),
+        "EXPLAIN VERBOSE SELECT id FROM acct WHERE id = %s": ("Output:", "actual time"),
+        "EXPLAIN ANALYZE VERBOSE SELECT id FROM acct WHERE id = %s": ("Output:", None),
+        "EXPLAIN (ANALYZE, VERBOSE) SELECT id FROM acct WHERE id = %s": ("Output:", None),
+        "EXPLAIN (FORMAT YAML) SELECT id FROM acct WHERE id = %s": ("Node Type", None),
+    }
+    with psycopg.connect(pg_dsn) as plain:
+        plain.execute("CREATE TEMP TABLE acct (id integer PRIMARY KEY, name text, email text)")
+        for sql, (present, absent) in forms.items():
+            for rows in (plain.execute(sql, (1,)).fetchall(), conn.execute(sql, (1,)).fetchall()):
+                text = "\n".join(r[0] for r in rows)
+                assert present in text, (sql, text)
+                assert absent is None or absent not in text, (sql, text)
+        with pytest.raises(psycopg.errors.SyntaxError):
+            plain.execute("EXPLAIN VERBOSE ANALYZE SELECT id FROM acct")
+        with pytest.raises(psycopg.errors.InFailedSqlTransaction):
+            plain.execute("SELECT 1")
+    conn.autocommit = False  # (as the plain session: the error fails the transaction)
+    with pytest.raises(psycopg.errors.SyntaxError):
+        conn.execute("EXPLAIN VERBOSE ANALYZE SELECT id FROM acct")
+    with pytest.raises(psycopg.errors.InFailedSqlTransaction):
+        conn.execute("SELECT 1")
+    conn.rollback()
+    assert conn.execute("SELECT name FROM acct WHERE id = %s", (2,)).fetchall() == [("bob",)]
+
+
 def test_explain_takes_parameters_as_the_statement_would(
     conn: adaptive_client.Connection, pg_dsn: str
 ) -> None:
