@@ -125,8 +125,9 @@ def run(
         if kind is not None:
             _session_command(cur, kind, query, params)
             return
-        if maintenance.is_maintenance(query):  # VACUUM, ANALYZE
-            cur.run_raw(maintenance.server_command(query, conn.catalog).as_string(conn.pg), None)
+        if maintenance.is_maintenance(query):  # VACUUM, ANALYZE, CLUSTER, REINDEX
+            for command in maintenance.server_commands(query, conn.catalog, conn.pg):
+                cur.run_raw(command.as_string(conn.pg), None)
             return
         action = server_commands.route(query, conn.catalog)  # OWNER TO, GRANT, ...
         if action is not None:

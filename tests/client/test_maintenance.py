@@ -1,6 +1,6 @@
-"""VACUUM and ANALYZE through the client (maintenance.py), judged against PostgreSQL:
-the same commands succeed, fail with the same error classes, and leave the server's
-statistics on the encrypted tables."""
+"""VACUUM, ANALYZE, CLUSTER and REINDEX through the client (maintenance.py), judged
+against PostgreSQL: the same commands succeed, fail with the same error classes, and
+leave the server's statistics, physical order and indexes on the encrypted tables."""
 
 from __future__ import annotations
 
@@ -22,10 +22,27 @@ COMMANDS = [
     "VACUUM (ANALYZE, VERBOSE) item (name)",
     "VACUUM FULL ANALYZE note;",
     "VACUUM",
+    "CLUSTER item USING item_pkey",
+    "CLUSTER VERBOSE item USING item_qty",
+    "CLUSTER (VERBOSE) public.item USING item_name_key",
+    "CLUSTER item",
+    "CLUSTER",
+    "REINDEX TABLE item",
+    "REINDEX (VERBOSE) TABLE public.item",
+    "REINDEX INDEX item_qty",
+    "REINDEX INDEX item_pkey",
+    "REINDEX TABLE CONCURRENTLY item",
+    "REINDEX SCHEMA public",
 ]
 FAILING = [
     ("ANALYZE nosuch", psycopg.errors.UndefinedTable),
     ("ANALYZE item (nosuch)", psycopg.errors.UndefinedColumn),
+    ("CLUSTER item USING nosuch", psycopg.errors.UndefinedObject),
+    ("CLUSTER nosuch USING item_pkey", psycopg.errors.UndefinedTable),
+    ("CLUSTER note", psycopg.errors.UndefinedObject),  # (never clustered: no index to use)
+    ("REINDEX INDEX nosuch", psycopg.errors.UndefinedTable),
+    ("REINDEX TABLE nosuch", psycopg.errors.UndefinedTable),
+    ("REINDEX FOO item", psycopg.errors.SyntaxError),
 ]
 
 
@@ -34,10 +51,11 @@ def pair(new_database: Any, master_key: MasterKey) -> Any:
     plain = psycopg.connect(new_database("mplain"), autocommit=True)
     enc = adaptive_client.connect(new_database("menc"), master_key=master_key, autocommit=True)
     for conn in (plain, enc):
-        conn.execute("CREATE TABLE item (id integer PRIMARY KEY, name text, qty integer)")
+        conn.execute("CREATE TABLE item (id integer PRIMARY KEY, name text UNIQUE, qty integer)")
+        conn.execute("CREATE INDEX item_qty ON item (qty)")
         conn.execute("CREATE TABLE note (id integer, body text)")
         conn.cursor().executemany(
-            "INSERT INTO item VALUES (%s, %s, %s)", [(i, f"n{i % 5}", i % 7) for i in range(50)]
+            "INSERT INTO item VALUES (%s, %s, %s)", [(i, f"n{i}", i % 7) for i in range(50)]
         )
     yield plain, enc
     plain.close()
@@ -54,6 +72,16 @@ def test_the_commands_run_as_on_postgresql(pair: Any) -> None:
         "SELECT count(*) FROM pg_stats WHERE tablename = %s", (anon,)
     ).fetchone()
     assert analyzed is not None and analyzed[0] >= 3  # every onion column of item
+    # the stored table is clustered on one of the server's indexes, as PostgreSQL's is
+    for conn, table in ((plain, "item"), (enc.control, anon)):
+        clustered = conn.execute(
+            "SELECT count(*) FROM pg_index WHERE indrelid = %s::regclass AND indisclustered",
+            (table,),
+        ).fetchone()
+        assert clustered == (1,)
+    assert enc.execute("SELECT name FROM item WHERE qty = 3 ORDER BY id").fetchall() == (
+        plain.execute("SELECT name FROM item WHERE qty = 3 ORDER BY id").fetchall()
+    )
 
 
 def test_errors_as_on_postgresql(pair: Any) -> None:
@@ -64,10 +92,16 @@ def test_errors_as_on_postgresql(pair: Any) -> None:
                 conn.execute(command)
 
 
-def test_vacuum_inside_a_transaction_is_refused_as_by_postgresql(pair: Any) -> None:
+@pytest.mark.parametrize("command", ["VACUUM item", "REINDEX TABLE CONCURRENTLY item"])
+def test_what_cannot_run_in_a_transaction_is_refused_as_by_postgresql(
+    pair: Any, command: str
+) -> None:
     plain, enc = pair
     for conn in (plain, enc):
         conn.autocommit = False
         with pytest.raises(psycopg.errors.ActiveSqlTransaction):
-            conn.execute("VACUUM item")
+            conn.execute(command)
+        with pytest.raises(psycopg.errors.InFailedSqlTransaction):
+            conn.execute("SELECT 1")
         conn.rollback()
+        conn.autocommit = True
