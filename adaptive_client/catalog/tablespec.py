@@ -78,6 +78,11 @@ class TableSpec:
     uniques: list[tuple[str | None, list[str]]] = field(default_factory=list)
     foreign_keys: list[ForeignKeySpec] = field(default_factory=list)
     checks: list[tuple[str | None, exp.Expression, str | None]] = field(default_factory=list)
+    # the table's own storage clauses, carried to the server's table as written (they
+    # hold no application value): UNLOGGED, WITH (storage parameters), TABLESPACE
+    unlogged: bool = False
+    storage_parameters: list[str] = field(default_factory=list)
+    tablespace: str | None = None
     # COLLATE "name" of a text column (or the collation an altered column keeps)
     collations: dict[str, str | Collation] = field(default_factory=dict)
     # columns declared with an enum or a domain: the type's anon name, and what the
@@ -234,11 +239,41 @@ def read_default(spec: TableSpec, cname: str, node: exp.Expression) -> None:
     spec.runtime[cname] = defaults.runtime_expression(node, f"{spec.name}.{cname}")
 
 
+#: the clauses of CREATE TABLE a table over onions cannot take: partitions and inheritance
+#: place rows by a column's value (the server holds ciphertexts, at RND when created)
+_REFUSED_PROPERTIES: dict[type[exp.Expression], str] = {
+    exp.PartitionedByProperty: "PARTITION BY",
+    exp.PartitionedOfProperty: "PARTITION OF",
+    exp.InheritsProperty: "INHERITS",
+}
+
+
+def _table_properties(spec: TableSpec, stmt: exp.Create) -> None:
+    """The storage clauses of ``stmt`` into ``spec``; the others refused by name (never
+    dropped: a table made without its PARTITION BY would take rows PostgreSQL refuses)."""
+    props = stmt.args.get("properties")
+    for prop in props.expressions if props is not None else []:
+        if isinstance(prop, exp.UnloggedProperty):
+            spec.unlogged = True
+        elif isinstance(prop, exp.TableSpaceProperty):
+            spec.tablespace = prop.this.name
+        elif type(prop) is exp.Property:  # WITH (fillfactor = 70, ...)
+            spec.storage_parameters.append(f"{prop.name} = {prop.args['value'].sql('postgres')}")
+        else:
+            clause = _REFUSED_PROPERTIES.get(type(prop), prop.sql("postgres"))
+            raise UnsupportedQuery(
+                f"CREATE TABLE ... {clause} over encrypted columns", f"CREATE TABLE {clause}"
+            )
+
+
 def parse_table(stmt: exp.Create) -> TableSpec:
     schema = stmt.this
     if not isinstance(schema, exp.Schema):
+        if stmt.find(exp.PartitionedOfProperty) is not None:
+            _table_properties(TableSpec(""), stmt)  # (refused, by name)
         raise UnsupportedQuery("CREATE TABLE ... AS is not supported", "CREATE TABLE AS")
     spec = TableSpec(schema.this.name.lower())
+    _table_properties(spec, stmt)
     for item in schema.expressions:
         if isinstance(item, exp.ColumnDef):
             read_column(spec, item)

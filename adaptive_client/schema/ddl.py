@@ -91,9 +91,19 @@ def create_table(ctx: DdlContext, stmt: exp.Create) -> None:
         )
     parts += foreign_keys.server_constraints(catalog, meta, meta.foreign_keys)
     parts += check_parts
+    storage = (
+        [sql.SQL("WITH ({})").format(sql.SQL(", ").join(map(sql.SQL, spec.storage_parameters)))]
+        if spec.storage_parameters
+        else []
+    )
+    if spec.tablespace is not None:
+        storage.append(sql.SQL("TABLESPACE {}").format(sql.Identifier(spec.tablespace)))
     conn.execute(
-        sql.SQL("CREATE TABLE {} ({})").format(
-            sql.Identifier(anon_table), sql.SQL(", ").join(parts)
+        sql.SQL("CREATE {}TABLE {} ({}) {}").format(
+            sql.SQL("UNLOGGED " if spec.unlogged else ""),
+            sql.Identifier(anon_table),
+            sql.SQL(", ").join(parts),
+            sql.SQL(" ").join(storage),
         )
     )
     for col in columns.values():

@@ -200,3 +200,35 @@ def test_a_foreign_key_group_moved_by_a_join_adjustment_keeps_its_constraints(
         assert enc.execute(q).fetchall() == plain.execute(q).fetchall(), q
     plain.close()
     enc.close()
+
+
+def test_storage_clauses_reach_the_stored_table_and_placement_clauses_are_refused(
+    enc: Any,
+) -> None:
+    """UNLOGGED, WITH (storage parameters) and TABLESPACE are carried to the server's
+    table as written (a bad parameter is PostgreSQL's own error); PARTITION BY, PARTITION
+    OF and INHERITS, which place rows by a column's value, are refused by name and
+    nothing is created -- never a table made without them."""
+    enc.execute(
+        "CREATE UNLOGGED TABLE u (a integer PRIMARY KEY, b text) "
+        "WITH (fillfactor = 70, autovacuum_enabled = false) TABLESPACE pg_default"
+    )
+    enc.execute("INSERT INTO u VALUES (1, 'x')")
+    assert enc.execute("SELECT b FROM u").fetchall() == [("x",)]
+    stored = enc.control.execute(
+        "SELECT relpersistence, reloptions FROM pg_class WHERE relname = %s",
+        (enc.catalog.table("u").anon,),
+    ).fetchone()
+    assert stored == ("u", ["fillfactor=70", "autovacuum_enabled=false"])
+    with pytest.raises(psycopg.errors.InvalidParameterValue):
+        enc.execute("CREATE TABLE w (a integer) WITH (fillfactor = 5)")
+    before = _server_tables(enc)
+    for ddl, clause in [
+        ("CREATE TABLE p (id integer, k text) PARTITION BY LIST (k)", "PARTITION BY"),
+        ("CREATE TABLE p_a PARTITION OF u FOR VALUES IN (1)", "PARTITION OF"),
+        ("CREATE TABLE i (c integer) INHERITS (u)", "INHERITS"),
+    ]:
+        with pytest.raises(adaptive_client.NotSupportedError, match=clause):
+            enc.execute(ddl)
+    assert _server_tables(enc) == before
+    assert not enc.catalog.has_table("p") and not enc.catalog.has_table("i")
