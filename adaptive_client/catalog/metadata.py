@@ -27,7 +27,14 @@ from typing import Any
 
 import psycopg
 
-from ..errors import FormatOutdated, MetadataTampered, NotInitialized, StaleMetadata, UndefinedTable
+from ..errors import (
+    FormatOutdated,
+    MetadataTampered,
+    NotInitialized,
+    StaleMetadata,
+    UndefinedTable,
+    UnsupportedQuery,
+)
 from ..values.encodings import SqlType
 from . import table_meta
 from .install import InstallError, install_database
@@ -405,6 +412,15 @@ class Catalog:
         try:
             return self.tables[name.lower()]
         except KeyError:
+            if name.lower().startswith("pg_"):
+                # the server's own catalog (pg_class, pg_stat_user_tables, ...): it is
+                # there, and describes the anonymized tables, not the application's
+                raise UnsupportedQuery(
+                    f"the server's system catalog relation {name} through the client (it "
+                    "describes the stored, anonymized tables: `adaptive-db layers` shows "
+                    "them by the application's names)",
+                    "system catalog",
+                ) from None
             raise UndefinedTable(f'relation "{name}" does not exist') from None
 
     def has_table(self, name: str) -> bool:

@@ -104,6 +104,7 @@ class Cursor:
         self.description: Sequence[tuple[Any, ...]] | None = None
         self.rowcount = -1
         self.closed = False
+        self._executed = False  # (whether a statement has run: which error a fetch raises)
         self._server: psycopg.RawCursor[Any] | None = None
         self._more_sets: list[tuple[Any, ...]] = []  # the rest of a script's results
         # json values kept as the client holds them, not loaded (COPY TO prints them)
@@ -195,6 +196,8 @@ class Cursor:
         return server_errors.translate(exc, conn.catalog, conn.control)
 
     def fetchone(self) -> tuple[Any, ...] | None:
+        if self.description is None or self.closed:
+            self._not_fetchable()
         if self._pos >= len(self._rows):
             return None
         row = self._rows[self._pos]
@@ -202,15 +205,32 @@ class Cursor:
         return row
 
     def fetchmany(self, size: int | None = None) -> list[tuple[Any, ...]]:
+        if self.description is None or self.closed:
+            self._not_fetchable()
         n = size or self.arraysize
         out = self._rows[self._pos : self._pos + n]
         self._pos += len(out)
         return out
 
     def fetchall(self) -> list[tuple[Any, ...]]:
+        if self.description is None or self.closed:
+            self._not_fetchable()
         out = self._rows[self._pos :]
         self._pos = len(self._rows)
         return out
+
+    def _not_fetchable(self) -> None:
+        """psycopg's errors for a fetch without rows to fetch: a closed cursor's, one
+        that has run nothing's, and one whose statement returned no rows (a command,
+        an INSERT without RETURNING) -- a fetch there is a mistake, not an empty result."""
+        if self.closed:
+            raise psycopg.InterfaceError("the cursor is closed")
+        if self.description is None:
+            raise psycopg.ProgrammingError(
+                "the last operation didn't produce records"
+                if self._executed
+                else "no result available"
+            )
 
     def __iter__(self) -> Iterator[tuple[Any, ...]]:
         while (row := self.fetchone()) is not None:
@@ -228,6 +248,8 @@ class Cursor:
 
     def scroll(self, value: int, mode: str = "relative") -> None:
         """Move within the current result, as psycopg's client-side cursor does."""
+        if self.description is None or self.closed:
+            self._not_fetchable()
         if mode not in ("relative", "absolute"):
             raise psycopg.ProgrammingError(
                 f"bad mode: {mode}. It should be 'relative' or 'absolute'"
@@ -288,8 +310,11 @@ class Cursor:
         if application_forms and not self.internal_values:
             rows = application_rows(rows, desc)
         self._rows, self._pos = rows, 0
-        self.description = desc or None
+        # (an empty description is a result of no columns -- SELECT FROM t -- as in
+        # psycopg; None, a statement that returned no result)
+        self.description = desc
         self.rowcount = rowcount
+        self._executed = True
 
     def result(self) -> tuple[Any, ...]:
         """The result held: its rows (all of them), description and row count."""
@@ -300,9 +325,11 @@ class Cursor:
         table or value)."""
         with self.connection.pg.cursor() as cur:
             cur.execute(query.encode(), params)
-            rows = cur.fetchall() if cur.description else []
-            desc = [from_psycopg(d) for d in cur.description or []]
-            self.set_result(rows, desc, cur.rowcount)
+            if cur.description is None:  # (a command: no result, as psycopg has none)
+                self.set_result([], None, cur.rowcount)
+            else:
+                desc = [from_psycopg(d) for d in cur.description]
+                self.set_result(cur.fetchall(), desc, cur.rowcount)
 
     def execute_plan(self, plan: Compiled, params: Params) -> None:
         """Run a compiled statement's plan with ``params``; hold its result."""

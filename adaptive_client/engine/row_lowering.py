@@ -756,7 +756,11 @@ def _target(
             isinstance(literal, exp.Literal) and literal.is_string
         ):
             return "jsonb_in", [literal]  # (a constant document: '{"a": 1}'::jsonb)
-        cast = CASTS.get(node.to.this.value) if not node.to.expressions else None
+        cast = (
+            CASTS.get(node.to.this.value)
+            if isinstance(node.to.this, exp.DataType.Type) and not node.to.expressions
+            else None  # (an object identifier type: 't'::regclass)
+        )
         if cast is not None and _operand(node.this, held).pg == "jsonb":
             return cast[0], [node.this]
     if isinstance(node, exp.Anonymous) and node.name.lower() in ROW_FUNCTIONS:

@@ -304,3 +304,60 @@ def test_explain_takes_parameters_as_the_statement_would(
     with pytest.raises(UnsupportedQuery, match="split execution"):
         conn.execute("EXPLAIN SELECT id FROM acct WHERE email LIKE %s", ("a%",))
     assert conn.execute("SELECT name FROM acct WHERE id = %s", (2,)).fetchall() == [("bob",)]
+
+
+def test_a_fetch_without_rows_is_psycopgs_error(
+    conn: adaptive_client.Connection, pg_dsn: str
+) -> None:
+    """fetchone/fetchmany/fetchall/scroll after a statement that returned no rows (a
+    command, an INSERT without RETURNING), before any statement, or on a closed cursor
+    raise psycopg's errors, as a plain cursor does; a result of no columns (SELECT FROM)
+    and an empty one are results."""
+    statements = [
+        "CREATE TABLE IF NOT EXISTS acct (id integer PRIMARY KEY, name text, email text)",
+        "INSERT INTO acct VALUES (7, 'gus', 'g@x')",
+        "UPDATE acct SET name = 'gil' WHERE id = 7",
+        "SET statement_timeout = 0",
+        "ANALYZE acct",
+    ]
+    fetches = [
+        lambda c: c.fetchone(),
+        lambda c: c.fetchmany(2),
+        lambda c: c.fetchall(),
+        lambda c: c.scroll(0),
+    ]
+    with psycopg.connect(pg_dsn, autocommit=True) as plain:
+        for db in (plain, conn):
+            fresh = db.cursor()
+            with pytest.raises(psycopg.ProgrammingError, match="no result available"):
+                fresh.fetchone()
+            for sql in statements:
+                cur = db.execute(sql)
+                assert cur.description is None
+                for fetch in fetches:
+                    with pytest.raises(psycopg.ProgrammingError, match="didn't produce"):
+                        fetch(cur)
+            cur = db.execute("SELECT FROM acct WHERE id = 7")
+            assert cur.description == [] and cur.fetchall() == [()]
+            assert db.execute("SELECT id FROM acct WHERE id < 0").fetchall() == []
+            cur.close()
+            with pytest.raises(psycopg.InterfaceError, match="closed"):
+                cur.fetchall()
+
+
+def test_the_servers_system_catalog_is_refused_by_name(conn: adaptive_client.Connection) -> None:
+    """The server's catalog describes the stored, anonymized tables: a query of it, or
+    of an object identifier cast, is refused (0A000), never answered with the stored
+    names nor failed as a missing relation; a missing table of the application's is
+    still PostgreSQL's 42P01."""
+    for sql in [
+        "SELECT count(*) FROM pg_stat_user_tables",
+        "SELECT relname FROM pg_class WHERE relname = 'acct'",
+        "SELECT count(*) FROM pg_catalog.pg_class",
+        "SELECT column_name FROM information_schema.columns WHERE table_name = 'acct'",
+        "SELECT obj_description('acct'::regclass)",
+    ]:
+        with pytest.raises(adaptive_client.NotSupportedError):
+            conn.execute(sql)
+    with pytest.raises(psycopg.errors.UndefinedTable):
+        conn.execute("SELECT * FROM nosuch")
