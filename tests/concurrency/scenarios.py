@@ -26,7 +26,7 @@ import psycopg
 import adaptive_client
 
 # How long the holder of a lock keeps it while the other connection waits.
-HOLD_SECONDS = 2.0
+HOLD_SECONDS = 1.0
 
 
 def connect(driver: str, dsn: str, autocommit: bool = False) -> Any:

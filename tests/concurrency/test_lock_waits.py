@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from .conftest import Pair
-from .scenarios import CONTENTION
+from .scenarios import CONTENTION, HOLD_SECONDS
 
 ROOT = Path(__file__).parents[2]
 TIMEOUT = 90  # seconds a scenario may take before it counts as hung
@@ -51,7 +51,7 @@ def test_two_connections_in_threads(kind: str, pair: Pair) -> None:
     assert enc["final"] == plain["final"]
     assert enc["order_ok"], "the waiter finished before the holder committed"
     if kind != "peel":
-        assert enc["waited"] > 1.0  # it did wait for the holder
+        assert enc["waited"] > 0.75 * HOLD_SECONDS  # it did wait for the holder
     assert enc["gap"] < 0.1, f"the process stood still {enc['gap']:.3f} s"
 
 
@@ -65,10 +65,10 @@ def test_two_connections_in_asyncio(kind: str, pair: Pair) -> None:
 
 
 def test_other_threads_run_during_a_lock_wait(pair: Pair) -> None:
-    """A 2 s wait for a row another session holds: the largest gap a ticker thread sees
+    """A 1 s wait for a row another session holds: the largest gap a ticker thread sees
     is under 100 ms (it was the whole wait when libpq waited holding the GIL)."""
     enc = run("lock_wait_ticker", "adaptive", pair.enc, pair)
-    assert enc["waited"] > 1.5
+    assert enc["waited"] > 0.75 * HOLD_SECONDS
     assert enc["gap"] < 0.1, f"the process stood still {enc['gap']:.3f} s"
 
 
