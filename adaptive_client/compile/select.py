@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from psycopg import errors as pg_errors
 from sqlglot import exp
 
 from ..catalog import recipes
@@ -269,7 +270,7 @@ def compile_select(
     # where the table is not one the session updates so)
     kept = kept_rows.columns(scope.entries[0][1].name) if len(scope.entries) == 1 else None
     if stmt.args.get("locks"):
-        out.set("locks", [lock.copy() for lock in stmt.args["locks"]])
+        out.set("locks", [_server_lock(scope, lock) for lock in stmt.args["locks"]])
         row_key = pk_key(c, scope, where_node) if not group and distinct is None else None
         if row_key is not None:
             _keep_row(plan, scope, select_list, row_key, kept)
@@ -411,3 +412,22 @@ def _having_extreme(
         raise unsupported(node, "HAVING over encrypted aggregates")
     server_extreme = extreme(c, side, ref, oc)
     return type(node)(this=server_extreme, expression=c.encrypted_param(ref, oc, Cap.ORD, v))
+
+
+def _server_lock(scope: Scope, lock: exp.Lock) -> exp.Lock:
+    """A locking clause with its ``OF`` tables named by their server aliases (the
+    application's names never reach the server); a name the FROM clause lacks is
+    PostgreSQL's error."""
+    out = lock.copy()
+    named = []
+    for table in out.expressions:
+        alias = table.name.lower()
+        server = next((s for a, _, s in scope.entries if a == alias), None)
+        if server is None:
+            raise pg_errors.UndefinedTable(
+                f'relation "{table.name}" in FOR {"UPDATE" if lock.args.get("update") else "SHARE"}'
+                " clause not found in FROM clause"
+            )
+        named.append(exp.Table(this=exp.to_identifier(server)))
+    out.set("expressions", named)
+    return out

@@ -361,3 +361,31 @@ def test_the_servers_system_catalog_is_refused_by_name(conn: adaptive_client.Con
             conn.execute(sql)
     with pytest.raises(psycopg.errors.UndefinedTable):
         conn.execute("SELECT * FROM nosuch")
+
+
+def test_locking_clauses_name_the_servers_tables(
+    conn: adaptive_client.Connection, pg_dsn: str
+) -> None:
+    """``FOR UPDATE OF t`` / ``FOR SHARE OF alias``: the rows PostgreSQL returns, the
+    tables named in the server's statement by their server aliases (the application's
+    table name reached the server, which then refused it as missing: 42P01), and a name
+    the FROM clause lacks is PostgreSQL's 42P01."""
+    from adaptive_client.compile.statements import compile_statement
+
+    queries = [
+        "SELECT id, name FROM acct WHERE name = 'ann' FOR UPDATE OF acct",
+        "SELECT x.id FROM acct x WHERE x.id = 2 FOR SHARE OF x SKIP LOCKED",
+        "SELECT id FROM acct WHERE id = 1 FOR NO KEY UPDATE OF acct NOWAIT",
+    ]
+    with psycopg.connect(pg_dsn) as plain:
+        plain.execute("CREATE TEMP TABLE acct (id integer PRIMARY KEY, name text, email text)")
+        plain.execute("INSERT INTO acct VALUES (1, 'ann', 'a@x'), (2, 'bob', 'b@x')")
+        for sql in queries:
+            assert conn.execute(sql).fetchall() == plain.execute(sql).fetchall(), sql
+            server = compile_statement(conn.catalog, conn.parse(sql)[0]).sql
+            assert "acct" not in server and " OF " in server, server
+        missing = "SELECT id FROM acct x WHERE id = 1 FOR UPDATE OF acct"
+        with pytest.raises(psycopg.errors.UndefinedTable):
+            plain.execute(missing)
+    with pytest.raises(psycopg.errors.UndefinedTable):
+        conn.execute(missing)
