@@ -8,6 +8,7 @@ recent ciphertexts per builder (a repeated statement's parameter costs a lookup)
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 from typing import Any
 
@@ -157,11 +158,55 @@ def _comparands(ref: ColumnRef, oc: OnionColumn, cap: Cap, layer: str, items: An
     return out
 
 
+def _float_on_scale(encoding: Any, v: float, ref: ColumnRef) -> Any:
+    """A float compared with a ``numeric(p,s)`` column, as the one value of the column's
+    scale it equals: PostgreSQL compares ``numeric = float8`` as float8 (the numeric
+    converted, correctly rounded), so the rows that match are those whose value rounds
+    to ``v`` -- of the values on the scale's grid, the nearest to ``v`` or one of its
+    two neighbours.  None of them: a value the column cannot hold (no row equals it; a
+    range with it is refused, as with any value off the grid).  More than one (a scale
+    finer than a float's precision there): refused, no one comparand says which."""
+    quantum = Decimal(1).scaleb(-encoding.s)
+    nearest = Decimal(v).quantize(quantum)
+    equal = [g for g in (nearest - quantum, nearest, nearest + quantum) if float(g) == v]
+    if len(equal) > 1:
+        raise UnsupportedQuery(
+            f"comparing {ref.table.name}.{ref.column.name} ({ref.column.type.sql()}) with "
+            f"the float {v!r}: several of its values convert to it (pass a Decimal)",
+            "float comparand of several numeric values",
+        )
+    return equal[0] if equal else Decimal(v)  # (off the grid: unrepresentable)
+
+
+def _float_refused(encoding: Any, v: float, ref: ColumnRef) -> Any:
+    """A float compared with an unconstrained ``numeric``: PostgreSQL compares the two
+    as float8, so every stored value that rounds to ``v`` matches -- decimals of any
+    length, which no one comparand of the Eq onion finds (it would miss 1/7 stored to
+    28 digits where PostgreSQL finds it): refused, by name."""
+    raise UnsupportedQuery(
+        f"comparing {ref.table.name}.{ref.column.name} (numeric without a scale) with the "
+        f"float {v!r}: PostgreSQL compares them as float8, which its Eq onion cannot "
+        "(pass a Decimal, or declare numeric(p,s))",
+        "float comparand of an unconstrained numeric",
+    )
+
+
+# how a float parameter or constant is compared with a numeric column's values
+_FLOAT_AS_NUMERIC: dict[type, Any] = {
+    NumericEncoding: _float_on_scale,
+    FreeNumericEncoding: _float_refused,
+}
+
+
 def _stored_form(ref: ColumnRef, cap: Cap, v: Any) -> Any:
     """``v`` coerced to the column's type, NO_MATCH where it equals no value the column
     can hold (``int_col = 2.5``, ``varchar(3)_col = 'abcd'``); a range with such a
     value is refused."""
     col = ref.column
+    if type(v) is float and math.isfinite(v):
+        numeric = _FLOAT_AS_NUMERIC.get(type(col.encoding))
+        if numeric is not None:
+            v = numeric(col.encoding, v, ref)
     try:
         c = col.encoding.comparand(v)  # (not rounded to a timestamp(p)'s precision)
     except DatetimeOutOfRange:
