@@ -70,6 +70,18 @@ class DatetimeOutOfRange(ValueOutOfDomain, pg_errors.DatetimeFieldOverflow):
     """A date or timestamp beyond what its type holds (PostgreSQL's 22008)."""
 
 
+class ValueTypeMismatch(EncodingError, pg_errors.DatatypeMismatch):
+    """A value of a type PostgreSQL does not assign to the column's (an integer column
+    given a bool, a date column given an int): its 42804, raised before anything is
+    sent."""
+
+
+class OperandTypeMismatch(EncodingError, pg_errors.UndefinedFunction):
+    """A parameter of a type PostgreSQL has no operator for against the column's
+    (``text_col = %s`` given an int, ``int_col = %s`` given a bool): its 42883, raised
+    before anything is sent."""
+
+
 class InvalidTextInput(EncodingError, pg_errors.InvalidTextRepresentation):
     """A string that is not valid input for the column's type (PostgreSQL's 22P02)."""
 

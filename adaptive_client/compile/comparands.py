@@ -8,7 +8,9 @@ recent ciphertexts per builder (a repeated statement's parameter costs a lookup)
 
 from __future__ import annotations
 
+import datetime
 import math
+import uuid
 from decimal import Decimal
 from typing import Any
 
@@ -16,7 +18,14 @@ from ..catalog import recipes
 from ..catalog.compiled_sealing import comparand_slot
 from ..catalog.metadata import OnionColumn
 from ..catalog.onions import Cap
-from ..errors import DatetimeOutOfRange, EncodingError, UnsupportedQuery, ValueOutOfDomain
+from ..errors import (
+    DatetimeOutOfRange,
+    EncodingError,
+    OperandTypeMismatch,
+    UnsupportedQuery,
+    ValueOutOfDomain,
+    ValueTypeMismatch,
+)
 from ..stats import STATS
 from ..values.array_encoding import same_elements
 from ..values.encodings import (
@@ -29,12 +38,14 @@ from ..values.encodings import (
     NumericEncoding,
     TextEncoding,
 )
+from ..values.session import time_zone
 from ..values.wire import CiphertextArray
 from .constants import PositionalParam
 from .plan import ParamBuilder, Params
 from .scope import ColumnRef
 
 _UNREPRESENTABLE = object()
+_UNREPRESENTABLE_DATETIME = object()  # (a datetime not at midnight, against a date)
 
 
 # A ciphertext no stored value equals: real ones start with a layer tag (1..3).
@@ -167,6 +178,8 @@ def _float_on_scale(encoding: Any, v: float, ref: ColumnRef) -> Any:
     range with it is refused, as with any value off the grid).  More than one (a scale
     finer than a float's precision there): refused, no one comparand says which."""
     quantum = Decimal(1).scaleb(-encoding.s)
+    if encoding.p and abs(Decimal(v)) >= Decimal(1).scaleb(encoding.p - encoding.s):
+        return Decimal(v)  # (beyond the column's precision: no value of it is that large)
     nearest = Decimal(v).quantize(quantum)
     equal = [g for g in (nearest - quantum, nearest, nearest + quantum) if float(g) == v]
     if len(equal) > 1:
@@ -198,17 +211,85 @@ _FLOAT_AS_NUMERIC: dict[type, Any] = {
 }
 
 
+# What PostgreSQL calls a parameter of each Python type psycopg sends typed (a str goes
+# untyped -- 'unknown' -- and is read with the column type's input function, so it is
+# checked there), and the parameter types it compares a column of each type with
+# (through an operator or an implicit cast; numbers with numbers, dates with dates and
+# timestamps).  Any other pair has no operator: 42883.  Types not listed are not checked.
+_PARAMETER_TYPES: tuple[tuple[type | tuple[type, ...], str], ...] = (
+    (bool, "boolean"),  # (before int: a bool is an int)
+    ((int, float, Decimal), "number"),
+    ((bytes, bytearray, memoryview), "bytea"),
+    (datetime.datetime, "timestamp"),  # (before date: a datetime is a date)
+    (datetime.date, "date"),
+    (datetime.time, "time"),
+    (datetime.timedelta, "interval"),
+    (uuid.UUID, "uuid"),
+)
+_NUMBERS = frozenset({"number"})
+_DATES = frozenset({"date", "timestamp"})
+_COMPARED_WITH: dict[str, frozenset[str]] = {
+    "smallint": _NUMBERS,
+    "integer": _NUMBERS,
+    "bigint": _NUMBERS,
+    "numeric": _NUMBERS,
+    "real": _NUMBERS,
+    "double precision": _NUMBERS,
+    "text": frozenset(),
+    "varchar": frozenset(),
+    "char": frozenset(),
+    "boolean": frozenset({"boolean"}),
+    "date": _DATES,
+    "timestamp": _DATES,
+    "timestamptz": _DATES,
+    "time": frozenset({"time"}),
+    "interval": frozenset({"interval", "time"}),  # (a time casts to an interval)
+    "uuid": frozenset({"uuid"}),
+    "bytea": frozenset({"bytea"}),
+}
+_PSYCOPG_NAMES = {"number": "integer", "timestamp": "timestamp without time zone"}
+
+
+def _check_operand_type(ref: ColumnRef, cap: Cap, v: Any) -> None:
+    """PostgreSQL's error where it has no operator between the column's type and the
+    parameter's (as psycopg types it)."""
+    col_type = ref.column.type
+    allowed = _COMPARED_WITH.get(col_type.name) if col_type.element is None else None
+    if allowed is None or isinstance(v, str):
+        return
+    kind = next((k for types, k in _PARAMETER_TYPES if isinstance(v, types)), None)
+    if kind is not None and kind not in allowed:
+        name = _PSYCOPG_NAMES.get(kind, kind) if not isinstance(v, float) else "double precision"
+        if isinstance(v, Decimal):
+            name = "numeric"
+        raise OperandTypeMismatch(
+            f"operator does not exist: {col_type.sql()} {'=' if cap is Cap.EQ else '<'} {name}"
+        )
+
+
 def _stored_form(ref: ColumnRef, cap: Cap, v: Any) -> Any:
     """``v`` coerced to the column's type, NO_MATCH where it equals no value the column
     can hold (``int_col = 2.5``, ``varchar(3)_col = 'abcd'``); a range with such a
     value is refused."""
     col = ref.column
+    _check_operand_type(ref, cap, v)
+    if type(v) is datetime.datetime and col.type.name == "date":
+        # date = timestamp(tz) compares the date as its midnight (a timestamptz's in the
+        # session's time zone): a datetime at midnight is that date, any other equals
+        # no date (and is refused in a range)
+        local = v if v.tzinfo is None else v.astimezone(time_zone()).replace(tzinfo=None)
+        v = local.date() if local.time() == datetime.time() else _UNREPRESENTABLE_DATETIME
     if type(v) is float and math.isfinite(v):
         numeric = _FLOAT_AS_NUMERIC.get(type(col.encoding))
         if numeric is not None:
             v = numeric(col.encoding, v, ref)
     try:
+        if v is _UNREPRESENTABLE_DATETIME:
+            raise ValueOutOfDomain("a time of day compared with a date")
         c = col.encoding.comparand(v)  # (not rounded to a timestamp(p)'s precision)
+    except ValueTypeMismatch as mismatch:
+        # (the type's own check, for the types _check_operand_type does not list)
+        raise OperandTypeMismatch(str(mismatch)) from None
     except DatetimeOutOfRange:
         raise  # the comparand itself is out of range: PostgreSQL fails the statement
     except ValueOutOfDomain:

@@ -121,6 +121,8 @@ class Cursor:
     def _statement(self, query: str, params: Params | None, many: Sequence[Params] | None) -> None:
         """Run a statement under the connection's lock; an error fails the transaction
         where PostgreSQL would have, and reaches the application in its plain names."""
+        if self.closed:
+            raise psycopg.InterfaceError("the cursor is closed")
         conn = self.connection
         with conn.lock:
             # (what the transaction has run, for a restart: restart.py TransactionReads;

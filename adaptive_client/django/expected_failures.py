@@ -381,9 +381,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
     "client gap: GROUP BY an expression of parameters, selected as the same expression": (
         "aggregation.tests.AggregateTestCase.test_group_by_nested_expression_with_params",
     ),
-    "client gap: a closed cursor's execute() raises no InterfaceError": (
-        "backends.tests.BackendTestCase.test_cursor_contextmanager",
-    ),
     "client gap: a jsonb null and SQL NULL order apart in DISTINCT ... ORDER BY": (
         "model_fields.test_jsonfield.TestQuerying.test_deep_distinct",
     ),

@@ -162,7 +162,11 @@ class DateEncoding(Encoding):
         if isinstance(value, SessionTimestamp):
             return value.date()  # now() assigned to a date: the session's local date
         if isinstance(value, dt.datetime):
-            raise EncodingError("date does not take a datetime (pass .date())")
+            # assigned to a date, a timestamp is truncated to its date -- a timestamptz
+            # first placed in the session's time zone -- as PostgreSQL's casts do
+            if value.tzinfo is not None:
+                value = value.astimezone(time_zone())
+            return value.date()
         if isinstance(value, dt.date):
             return value
         if isinstance(value, str):

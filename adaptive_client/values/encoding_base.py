@@ -24,7 +24,7 @@ from typing import Any
 import psycopg
 from psycopg.adapt import PyFormat
 
-from ..errors import CannotAdapt, EncodingError
+from ..errors import CannotAdapt, EncodingError, ValueTypeMismatch
 
 # Exact decimal arithmetic (the default context rounds to 28 digits).
 EXACT = decimal.Context(
@@ -144,14 +144,15 @@ TEXT_FORMATS: dict[type, Callable[[Any], str]] = {}
 
 def type_error(t: SqlType, value: Any) -> EncodingError | CannotAdapt:
     """The error of a value of the wrong Python type: psycopg's, where psycopg could not
-    send it to PostgreSQL either (no dumper for its type)."""
+    send it to PostgreSQL either (no dumper for its type); else PostgreSQL's when it is
+    assigned to the column (42804: a comparison turns it into its own, 42883)."""
     try:
         psycopg.adapters.get_dumper(type(value), PyFormat.AUTO)
     except psycopg.ProgrammingError:
         return CannotAdapt(
             f"cannot adapt type {type(value).__name__!r} using placeholder '%s' (format: AUTO)"
         )
-    return EncodingError(f"{t.sql()} does not take a {type(value).__name__}")
+    return ValueTypeMismatch(f"{t.sql()} does not take a {type(value).__name__}")
 
 
 # How the compiled layer decodes a DET plaintext (native/rnd/src/open.rs), as

@@ -248,6 +248,10 @@ class IntervalEncoding(Encoding):
             return PgInterval(0, value.days, value.seconds * _US + value.microseconds)
         if isinstance(value, str):
             return PgInterval(*interval_input.parse(value, rng, _session_interval_style()))
+        if isinstance(value, dt.time) and value.tzinfo is None:
+            # PostgreSQL's implicit cast of a time: the interval since midnight
+            clock = (value.hour * 60 + value.minute) * 60 + value.second
+            return PgInterval(0, 0, clock * _US + value.microsecond)
         raise type_error(self.sql_type, value)
 
     @staticmethod

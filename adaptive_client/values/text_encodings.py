@@ -11,6 +11,7 @@ words), with their errors.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import uuid
 from decimal import Decimal
@@ -33,6 +34,23 @@ from .encoding_base import (
     SqlType,
     type_error,
 )
+from .session import time_zone
+
+
+def _assigned_text(value: Any) -> str | None:
+    """The text PostgreSQL stores in a text column assigned a parameter of another type
+    psycopg sends typed: the type's output under the session's settings (a boolean's
+    cast: ``true``; a timestamptz in the session's time zone); None for a type psycopg
+    does not send."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float | uuid.UUID | dt.date | dt.time | dt.timedelta | bytes):
+        from .encodings import pg_text  # (encodings imports this module)
+
+        if isinstance(value, dt.datetime) and value.tzinfo is not None:
+            value = value.astimezone(time_zone())  # (timestamptz prints in the session's)
+        return pg_text(value)
+    return None
 
 
 class TextEncoding(Encoding):
@@ -67,6 +85,8 @@ class TextEncoding(Encoding):
         elif isinstance(value, Decimal) and value.is_finite():
             # numeric's text form: no exponent, no negative zero
             v = format(value.copy_abs() if value.is_zero() else value, "f")
+        elif stored and (assigned := _assigned_text(value)) is not None:
+            v = assigned
         else:
             raise type_error(t, value)
         if "\x00" in v:

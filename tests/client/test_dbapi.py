@@ -343,6 +343,8 @@ def test_a_fetch_without_rows_is_psycopgs_error(
             cur.close()
             with pytest.raises(psycopg.InterfaceError, match="closed"):
                 cur.fetchall()
+            with pytest.raises(psycopg.InterfaceError, match="closed"):
+                cur.execute("SELECT 1")
 
 
 def test_the_servers_system_catalog_is_refused_by_name(conn: adaptive_client.Connection) -> None:
