@@ -121,6 +121,11 @@ class UnsupportedQuery(AdaptiveError, pg_errors.FeatureNotSupported):
         self.construct = construct
 
 
+class TwoPhaseCommitRefused(UnsupportedQuery):
+    """PREPARE TRANSACTION through the client: refused, its transaction rolled back --
+    as PostgreSQL rolls back one whose PREPARE fails (the session is idle after it)."""
+
+
 class PoolerUnsupported(UnsupportedQuery):
     """Session state a transaction pooler cannot keep (a session ``SET``, ``LISTEN``, a
     session advisory lock, a cursor ``WITH HOLD``), asked for on a connection behind

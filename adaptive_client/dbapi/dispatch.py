@@ -29,6 +29,7 @@ from ..errors import (
     AdaptiveError,
     ParameterMismatch,
     StaleMetadata,
+    TwoPhaseCommitRefused,
     UndefinedColumn,
     UndefinedTable,
     UnsupportedQuery,
@@ -37,8 +38,8 @@ from ..schema import ddl, maintenance, server_commands, typeddl
 from ..schema.context import DdlContext
 from ..stats import STATS
 from ..syntax.params import normalize_placeholders
+from ..syntax.sqltext import leading_words, session_command, split_statements
 from ..syntax.sqltext import parse as parse_sql
-from ..syntax.sqltext import session_command, split_statements
 from ..values.clock import SERVER_CLOCK, ServerClock
 from . import pooling, search_path
 from .restart import only_reads
@@ -125,6 +126,9 @@ def run(
         if kind is not None:
             _session_command(cur, kind, query, params)
             return
+        head = leading_words(query, 2)  # (the tokenizer keeps PREPARE's rest as one)
+        if head[:1] == ["PREPARE"] and " ".join(head[1:]).split()[:1] == ["TRANSACTION"]:
+            _prepare_transaction(conn)
         if maintenance.is_maintenance(query):  # VACUUM, ANALYZE, CLUSTER, REINDEX
             for command in maintenance.server_commands(query, conn.catalog, conn.pg):
                 cur.run_raw(command.as_string(conn.pg), None)
@@ -233,6 +237,20 @@ def _syntax_checked(conn: Session, part: str) -> None:
         raise
     except psycopg.Error:
         pass
+
+
+def _prepare_transaction(conn: Session) -> None:
+    """PREPARE TRANSACTION: refused, and, as PostgreSQL ends the transaction whose
+    PREPARE fails (a server without prepared transactions, the default, refuses it so),
+    the transaction rolled back.  (A prepared transaction outlives the session whose
+    client state -- sequence blocks, kept rows, pending adaptations -- it carries.)"""
+    conn.pg.rollback()
+    conn.after_rollback()
+    raise TwoPhaseCommitRefused(
+        "PREPARE TRANSACTION (two-phase commit) through the client: the transaction is "
+        "rolled back, as PostgreSQL rolls back one whose PREPARE fails",
+        "two-phase commit",
+    )
 
 
 def _session_command(cur: StatementCursor, kind: str, query: str, params: Params | None) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 
 import psycopg
 
-from ..errors import AdaptiveError, ParameterMismatch
+from ..errors import AdaptiveError, ParameterMismatch, TwoPhaseCommitRefused
 
 IDLE = psycopg.pq.TransactionStatus.IDLE
 INTRANS = psycopg.pq.TransactionStatus.INTRANS
@@ -36,8 +36,8 @@ def fails_transaction(exc: BaseException) -> bool:
     """Whether PostgreSQL would have failed the transaction at ``exc``: every error of a
     statement but psycopg's own, raised before anything is sent (a wrong number of
     parameters, a value psycopg cannot adapt: they carry no SQLSTATE)."""
-    if isinstance(exc, ParameterMismatch):
-        return False
+    if isinstance(exc, ParameterMismatch | TwoPhaseCommitRefused):
+        return False  # (nothing sent; or the transaction rolled back already)
     if isinstance(exc, psycopg.Error) and not isinstance(exc, AdaptiveError):
         return exc.sqlstate is not None
     return True

@@ -1,5 +1,5 @@
-"""VACUUM, ANALYZE, CLUSTER and REINDEX through the client: the application's names, the
-server's tables.
+"""VACUUM, ANALYZE, CLUSTER, REINDEX and LOCK through the client: the application's
+names, the server's tables.
 
 ``VACUUM [(options) | FULL FREEZE VERBOSE ANALYZE] [table [(columns)], ...]`` and
 ``ANALYZE [(options) | VERBOSE] [table [(columns)], ...]`` run as written with each table
@@ -9,7 +9,8 @@ written.  ``CLUSTER [(options) | VERBOSE] [table [USING index]]`` orders the sto
 by one of the server's indexes of the application's index (its Ord onions' where it has
 one); ``REINDEX [(options)] {INDEX | TABLE | SCHEMA | DATABASE | SYSTEM} [CONCURRENTLY]
 [name]`` rebuilds the server's indexes of the index or table named (several commands
-where one application index is several server indexes, one per onion).  They reveal
+where one application index is several server indexes, one per onion); ``LOCK [TABLE]
+[ONLY] name [*] [, ...] [IN mode MODE] [NOWAIT]`` locks the stored tables.  They reveal
 nothing: the server already holds every table, column and index they name.
 """
 
@@ -24,7 +25,7 @@ from psycopg import sql
 from ..catalog.metadata import Catalog
 from ..errors import UndefinedTable, UnsupportedQuery
 
-_COMMAND = re.compile(r"\s*(VACUUM|ANALY[SZ]E|CLUSTER|REINDEX)\b", re.IGNORECASE)
+_COMMAND = re.compile(r"\s*(VACUUM|ANALY[SZ]E|CLUSTER|REINDEX|LOCK)\b", re.IGNORECASE)
 _WORDS = {"FULL", "FREEZE", "VERBOSE", "ANALYZE", "ANALYSE", "SKIP_LOCKED"}
 _TOKEN = re.compile(r'\s*("(?:[^"]|"")*"|[A-Za-z_][A-Za-z0-9_$]*|[(),.;]|\S)')
 
@@ -48,6 +49,8 @@ def server_commands(text: str, catalog: Catalog, pg: psycopg.Connection[Any]) ->
         return [_cluster(head, tokens, catalog, pg)]
     if head[0] == "REINDEX":
         return _reindex(head, tokens, catalog, pg)
+    if head[0] == "LOCK":
+        return [_lock(head, tokens, catalog)]
     return [_vacuum_or_analyze(head, tokens, catalog)]
 
 
@@ -135,6 +138,30 @@ def _reindex(
         sql.SQL("{} {}").format(command, sql.Identifier(server))
         for server in _server_indexes(name, catalog, None, pg)
     ]
+
+
+def _lock(head: list[str], tokens: list[str], catalog: Catalog) -> sql.Composed:
+    """LOCK [TABLE] [ONLY] name [*] [, ...] [IN mode MODE] [NOWAIT], the tables named by
+    the server's names, the rest as written (a lock mode is words of the grammar)."""
+    if tokens[:1] and tokens[0].upper() == "TABLE":
+        head.append(tokens.pop(0).upper())
+    if tokens[:1] and tokens[0].upper() == "ONLY":
+        head.append(tokens.pop(0).upper())
+    tables: list[sql.Composable] = []
+    while tokens and tokens[0].upper() not in ("IN", "NOWAIT"):
+        tables.append(sql.Identifier(catalog.table(_qualified_name(tokens)).anon))
+        if tokens[:1] == ["*"]:
+            tokens.pop(0)
+        if tokens[:1] == [","]:
+            tokens.pop(0)
+    if not tables:
+        raise psycopg.errors.SyntaxError("syntax error at end of input")
+    rest = [t.upper() for t in tokens]
+    if any(not word.isalpha() for word in rest):
+        raise psycopg.errors.SyntaxError(f'syntax error at or near "{tokens[0]}"')
+    return sql.SQL("{} {} {}").format(
+        sql.SQL(" ".join(head)), sql.SQL(", ").join(tables), sql.SQL(" ".join(rest))
+    )
 
 
 def _server_indexes(

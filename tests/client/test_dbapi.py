@@ -391,3 +391,27 @@ def test_locking_clauses_name_the_servers_tables(
             plain.execute(missing)
     with pytest.raises(psycopg.errors.UndefinedTable):
         conn.execute(missing)
+
+
+def test_prepare_transaction_is_refused_and_rolls_back_as_postgresql_does(
+    conn: adaptive_client.Connection, pg_dsn: str
+) -> None:
+    """PREPARE TRANSACTION: PostgreSQL without prepared transactions (the default)
+    refuses it and rolls the transaction back, leaving the session idle; the client
+    refuses two-phase commit by name and leaves the same state: the row inserted before
+    is gone, the next statement runs."""
+    with psycopg.connect(pg_dsn) as plain:
+        plain.execute("CREATE TABLE IF NOT EXISTS acct (id integer PRIMARY KEY, name text)")
+        plain.commit()
+        conn.autocommit = False
+        for db, refused in (
+            (plain, psycopg.errors.ObjectNotInPrerequisiteState),
+            (conn, adaptive_client.NotSupportedError),
+        ):
+            db.execute("INSERT INTO acct (id, name) VALUES (90, 'tmp')")
+            with pytest.raises(refused):
+                db.execute("PREPARE TRANSACTION 'tx1'")
+            session = db.pg if isinstance(db, adaptive_client.Connection) else db
+            assert session.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+            assert db.execute("SELECT count(*) FROM acct WHERE id = 90").fetchall() == [(0,)]
+            db.rollback()

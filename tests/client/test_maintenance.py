@@ -105,3 +105,31 @@ def test_what_cannot_run_in_a_transaction_is_refused_as_by_postgresql(
             conn.execute("SELECT 1")
         conn.rollback()
         conn.autocommit = True
+
+
+def test_lock_table_locks_the_stored_table_as_on_postgresql(
+    pair: Any, new_database: Any, master_key: MasterKey
+) -> None:
+    """LOCK [TABLE] [ONLY] name [, ...] [IN mode MODE] [NOWAIT] in a transaction: a
+    second session's NOWAIT lock of the same table fails with PostgreSQL's 55P03 while
+    it is held; outside a transaction block it is PostgreSQL's 25P01."""
+    plain, enc = pair
+    second_plain = psycopg.connect(plain.info.dsn, autocommit=False)
+    second_enc = adaptive_client.connect(enc.pg.info.dsn, master_key=master_key)
+    for holder, other in ((plain, second_plain), (enc, second_enc)):
+        with pytest.raises(psycopg.errors.NoActiveSqlTransaction):
+            holder.execute("LOCK TABLE item IN EXCLUSIVE MODE")
+        holder.autocommit = False
+        holder.execute("lock table only item, public.note * in share row exclusive mode nowait")
+        with pytest.raises(psycopg.errors.LockNotAvailable):
+            other.execute("LOCK item IN ACCESS EXCLUSIVE MODE NOWAIT")
+        other.rollback()
+        holder.rollback()
+        other.execute("LOCK item IN ACCESS EXCLUSIVE MODE NOWAIT")  # (released)
+        other.rollback()
+        with pytest.raises(psycopg.errors.UndefinedTable):
+            holder.execute("LOCK TABLE nosuch")
+        holder.rollback()
+        holder.autocommit = True
+    second_plain.close()
+    second_enc.close()
