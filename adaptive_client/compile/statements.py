@@ -34,6 +34,7 @@ from .as_if_built import as_if_built, without_pending
 from .client_aggregate import client_aggregable, compile_client_aggregate
 from .compiler import Compiler
 from .dependent_keys import with_dependent_keys
+from .expansions import with_expansions
 from .flat_joins import with_flat_joins
 from .insert import compile_insert
 from .natural_joins import with_natural_joins
@@ -231,7 +232,7 @@ WRITES: dict[type[exp.Expression], Callable[[Compiler, exp.Expression], Compiled
 def _compile_tree(catalog: Catalog, stmt: exp.Expression, kept_rows: KeptRows) -> Compiled:
     check_positions(stmt)
     without_write_dml_ctes(stmt)
-    stmt = with_write_ctes(stmt)
+    stmt = with_expansions(with_write_ctes(stmt))
     if isinstance(stmt, exp.Select | exp.SetOperation):
         return _compile_query(catalog, stmt, kept_rows)
     for kind, write in WRITES.items():

@@ -1,0 +1,63 @@
+"""BETWEEN SYMMETRIC and row comparisons (compile/expansions.py), judged against
+PostgreSQL on rows with NULLs: the client dropped SYMMETRIC (``BETWEEN SYMMETRIC 7 AND
+1`` found nothing) and its engine compared rows with NULLs ordered (``(NULL, 2) > (5,
+1)`` was true)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from decimal import Decimal
+
+import pytest
+
+from adaptive_client.catalog.keys import MasterKey
+
+from .pairs import Pair, plain_and_encrypted
+
+ROWS = [
+    (1, "Alpha", 5, Decimal("1.50")),
+    (2, "beta", None, Decimal("2.00")),
+    (3, "Gamma", 7, None),
+    (4, "delta", 5, Decimal("10.25")),
+    (5, None, 0, Decimal("0.00")),
+    (6, "beta", 5, Decimal("2.00")),
+]
+QUERIES = [
+    "SELECT id FROM w WHERE qty BETWEEN SYMMETRIC 7 AND 1 ORDER BY id",
+    "SELECT id FROM w WHERE qty BETWEEN SYMMETRIC 1 AND 7 ORDER BY id",
+    "SELECT id FROM w WHERE qty NOT BETWEEN SYMMETRIC 7 AND 1 ORDER BY id",
+    "SELECT id FROM w WHERE qty BETWEEN SYMMETRIC NULL AND 1 ORDER BY id",
+    "SELECT id FROM w WHERE price BETWEEN SYMMETRIC 10.25 AND 1.5 ORDER BY id",
+    "SELECT id FROM w WHERE name BETWEEN SYMMETRIC 'z' AND 'b' ORDER BY id",
+    "SELECT id, qty BETWEEN SYMMETRIC 7 AND 1 FROM w ORDER BY id",
+    "SELECT id FROM w WHERE (qty, id) > (5, 1) ORDER BY id",
+    "SELECT id FROM w WHERE (qty, id) >= (5, 4) ORDER BY id",
+    "SELECT id FROM w WHERE (qty, id) < (5, 4) ORDER BY id",
+    "SELECT id FROM w WHERE (qty, id) <= (5, 4) ORDER BY id",
+    "SELECT id FROM w WHERE (qty, name) = (5, 'beta') ORDER BY id",
+    "SELECT id FROM w WHERE (qty, name) <> (5, 'beta') ORDER BY id",
+    "SELECT id FROM w WHERE (qty, name, id) > (5, 'beta', 0) ORDER BY id",
+    "SELECT id, (qty, id) > (5, 1), (name, qty) = ('beta', 5) FROM w ORDER BY id",
+    "SELECT id FROM w WHERE NOT ((qty, id) > (5, 1)) ORDER BY id",
+    "SELECT id FROM w WHERE (qty, id) > (%s, %s) ORDER BY id",
+]
+
+
+@pytest.fixture(scope="module")
+def pair(new_database: Callable[..., str], master_key: MasterKey) -> Iterator[Pair]:
+    with plain_and_encrypted(
+        new_database,
+        master_key,
+        "expansions",
+        {},
+        ["CREATE TABLE w (id integer PRIMARY KEY, name text, qty integer, price numeric(8,2))"],
+        {"w": ROWS},
+    ) as pair:
+        yield pair
+
+
+@pytest.mark.parametrize("sql", QUERIES)
+def test_expanded_comparisons_answer_as_postgresql(pair: Pair, sql: str) -> None:
+    plain, enc = pair
+    params = (5, 1) if "%s" in sql else None
+    assert enc.execute(sql, params).fetchall() == plain.execute(sql, params).fetchall()
