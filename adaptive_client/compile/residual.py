@@ -92,7 +92,9 @@ from ..values.collation import (
     CaseMapping,
     Collation,
 )
+from ..values.datetime_fields import date2j
 from ..values.encodings import TEXT_TYPES, Encoding, session_datestyle
+from ..values.far_datetime import POSTGRES_EPOCH_JDATE, US_PER_DAY, PgDate, PgTimestamp
 from .aggregate import Pushdown, compiles_exactly, plan_pushdowns
 from .aggregate import apply as apply_pushdown
 from .allowed import (
@@ -203,7 +205,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
         decoders=OutputDecoders(
             width=width,
             # the engine's date and timestamp outputs (see _refuse_infinite_outputs)
-            dated=[i for i, o in enumerate(oids) if o in (1082, 1114, 1184)],
+            dated={i: o for i, o in enumerate(oids) if o in (1082, 1114, 1184)},
             held=held_outputs,
             printed=printed,
             padded=padded,
@@ -418,7 +420,7 @@ class OutputDecoders:
     output index (hidden items after the first ``width``)."""
 
     width: int
-    dated: list[int]  # date and timestamp outputs (an infinity loaded: checked)
+    dated: dict[int, int]  # date and timestamp outputs, their type OIDs
     held: dict[int, str]  # values held by their keys: their engine type
     printed: dict[int, Encoding]  # computed held values as their exact bytes: the encoding
     padded: dict[int, int]  # char(n): n
@@ -484,8 +486,8 @@ def run(plan: ClientPlan, fetch: Fetch, params: Params) -> list[tuple[Any, ...]]
             SEMI_VALUES.reset(token)
         # (the statement's own: a semi-join's constants are its query's)
         rows = con.execute(plan.sql, {k: values[k] for k in sql_parameters(plan.sql)}).fetchall()
-        if infinite and plan.decoders.dated:
-            _refuse_infinite_outputs(rows, plan.decoders.dated)
+        if plan.decoders.dated:
+            rows = _dated_outputs(rows, plan.decoders.dated, infinite)
     except duckdb.Error as exc:
         if refusals:
             raise refusals[0] from None
@@ -738,19 +740,53 @@ def _exists_select_one(stmt: exp.Expression) -> exp.Expression:
 _INFINITY_SHOWN = frozenset({dt.date.max, dt.date.min, dt.datetime.max, dt.datetime.min})
 
 
-def _refuse_infinite_outputs(rows: list[tuple[Any, ...]], dated: list[int]) -> None:
-    """An infinite date or timestamp the engine computed into a result is given back as
-    the edge of Python's range, not as infinity: where infinities were loaded, such an
-    output is refused rather than shown as a date (a value of the edge itself too: the
-    two cannot be told apart there)."""
-    for row in rows:
-        for i in dated:
-            v = row[i]
-            if isinstance(v, str) or (v in _INFINITY_SHOWN and not isinstance(v, int)):
-                raise _refuse(
-                    "an infinite date or timestamp, or a date outside years 1 to 9999, "
-                    "computed by the client engine"
-                )
+# a date or timestamp outside Python's years, as the engine gives it: its text
+_FAR_TEXT = re.compile(
+    r"(\d{4,})-(\d\d)-(\d\d)( \(BC\))?(?: (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?)?"
+)
+_DATE_OID, _TIMESTAMP_OID = 1082, 1114
+
+
+def _dated_outputs(
+    rows: list[tuple[Any, ...]], dated: dict[int, int], infinite: bool
+) -> list[tuple[Any, ...]]:
+    """The engine's date and timestamp outputs as the client holds them: one outside
+    Python's years (the engine gives its text, ``0001-12-31 (BC)``) as a ``PgDate`` or
+    ``PgTimestamp``, which the application receives as psycopg gives it (by default
+    psycopg's DataError: the date is too small) -- it was handed out as that text.
+    An infinite one is given back as the edge of Python's range, not as infinity:
+    where infinities were loaded, such an output is refused rather than shown as a
+    date (a value of the edge itself too: the two cannot be told apart there)."""
+    far = [i for i in dated if any(isinstance(row[i], str) for row in rows)]
+    if infinite and any(row[i] in _INFINITY_SHOWN for row in rows for i in dated):
+        raise _refuse(
+            "an infinite date or timestamp computed by the client engine (where infinities "
+            "were loaded)"
+        )
+    if not far:
+        return rows
+    oids = {i: dated[i] for i in far}
+    return [
+        tuple(
+            _far_value(v, oids[i]) if i in oids and isinstance(v, str) else v
+            for i, v in enumerate(row)
+        )
+        for row in rows
+    ]
+
+
+def _far_value(text: str, oid: int) -> Any:
+    m = _FAR_TEXT.fullmatch(text)
+    if m is None or oid not in (_DATE_OID, _TIMESTAMP_OID):
+        # (a timestamptz's text would be read in the engine's zone, not the session's)
+        raise _refuse("a timestamptz outside years 1 to 9999 computed by the client engine")
+    year = int(m[1])
+    julian = date2j(1 - year if m[4] else year, int(m[2]), int(m[3]))
+    if oid == _DATE_OID:
+        return PgDate(julian)
+    clock = (int(m[5] or 0) * 60 + int(m[6] or 0)) * 60 + int(m[7] or 0)
+    micros = clock * 1_000_000 + int((m[8] or "0").ljust(6, "0"))
+    return PgTimestamp((julian - POSTGRES_EPOCH_JDATE) * US_PER_DAY + micros, False)
 
 
 def _no_row_fn(row: Sequence[Any]) -> Any:  # the residual's rows come whole from finish
