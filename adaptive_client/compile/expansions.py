@@ -11,12 +11,17 @@
   client's engine, finishing a statement, compared rows with NULLs ordered instead
   (``(NULL, 2) > (5, 1)`` was true).
 
+* A row assignment ``UPDATE t SET (a, b) = (x, y)`` (and in ``ON CONFLICT DO UPDATE``)
+  is ``SET a = x, b = y``: every source expression reads the row as it was.  (It is
+  not a row comparison: expanded as one, it was refused as a SET item.)
+
 Each rewrite keeps a statement's meaning exactly; the compiled statement then holds
 only comparisons of one column with one value, which every path compiles.
 """
 
 from __future__ import annotations
 
+from psycopg import errors as pg_errors
 from sqlglot import exp
 
 _ORDERED: dict[type[exp.Expr], type[exp.Expr]] = {
@@ -30,16 +35,53 @@ _ORDERED: dict[type[exp.Expr], type[exp.Expr]] = {
 def with_expansions(tree: exp.Expression) -> exp.Expression:
     """``tree`` with its symmetric BETWEENs and row comparisons expanded (a copy where
     it has any)."""
-    if not _found(tree):
+    for item in tree.find_all(exp.EQ):
+        if (
+            _is_assignment(item)
+            and isinstance(item.this, exp.Tuple)
+            and isinstance(item.expression, exp.Tuple)
+            and len(item.this.expressions) != len(item.expression.expressions)
+        ):
+            raise pg_errors.SyntaxError("number of columns does not match number of values")
+    if not _found(tree) and not _row_assignments(tree):
         return tree
     tree = tree.copy()
     for node in _found(tree):
         node.replace(exp.Paren(this=_expanded(node)))
+    for owner in _row_assignments(tree):
+        items: list[exp.Expr] = []
+        for item in owner.expressions:
+            if _is_assignment(item) and _expandable(item):
+                items += [
+                    exp.EQ(this=a.copy(), expression=b.copy())
+                    for a, b in zip(item.this.expressions, item.expression.expressions, strict=True)
+                ]
+            else:
+                items.append(item)
+        owner.set("expressions", items)
     return tree
 
 
 def _found(tree: exp.Expr) -> list[exp.Expr]:
-    return [n for n in tree.find_all(exp.Between, exp.EQ, exp.NEQ, *_ORDERED) if _expandable(n)]
+    return [
+        n
+        for n in tree.find_all(exp.Between, exp.EQ, exp.NEQ, *_ORDERED)
+        if _expandable(n) and not _is_assignment(n)
+    ]
+
+
+def _is_assignment(node: exp.Expr) -> bool:
+    """Is ``node`` an item of an UPDATE's (or ON CONFLICT DO UPDATE's) SET list?"""
+    return isinstance(node, exp.EQ) and isinstance(node.parent, exp.Update | exp.OnConflict)
+
+
+def _row_assignments(tree: exp.Expr) -> list[exp.Expr]:
+    """The SET lists holding a row assignment, ``(a, b) = (x, y)``."""
+    return [
+        owner
+        for owner in tree.find_all(exp.Update, exp.OnConflict)
+        if any(_is_assignment(i) and _expandable(i) for i in owner.expressions)
+    ]
 
 
 def _expandable(node: exp.Expr) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 
+import psycopg
 import pytest
 
 from adaptive_client.catalog.keys import MasterKey
@@ -61,3 +62,33 @@ def test_expanded_comparisons_answer_as_postgresql(pair: Pair, sql: str) -> None
     plain, enc = pair
     params = (5, 1) if "%s" in sql else None
     assert enc.execute(sql, params).fetchall() == plain.execute(sql, params).fetchall()
+
+
+def test_row_assignments_set_each_column(pair: Pair) -> None:
+    """``SET (a, b) = (x, y)`` -- in an UPDATE and in ON CONFLICT DO UPDATE -- sets each
+    column from the row as it was (it was expanded as a row comparison and refused);
+    a count that does not match is PostgreSQL's syntax error."""
+    plain, enc = pair
+    writes = [
+        "UPDATE w SET (qty, price) = (qty + 1, price * 2) WHERE id IN (1, 2) "
+        "RETURNING id, qty, price",
+        "UPDATE w SET (name, qty) = (%s, %s) WHERE id = 3 RETURNING name, qty",
+        "INSERT INTO w (id, name) VALUES (4, 'x') "
+        "ON CONFLICT (id) DO UPDATE SET (name, qty) = ('oc', 11) RETURNING id, name, qty",
+    ]
+    for conn in pair:
+        conn.autocommit = False
+    try:
+        for sql in writes:
+            params = ("set", 9) if "%s" in sql else None
+            got = sorted(enc.execute(sql, params).fetchall())
+            assert got == sorted(plain.execute(sql, params).fetchall()), sql
+        every = "SELECT * FROM w ORDER BY id"
+        assert enc.execute(every).fetchall() == plain.execute(every).fetchall()
+        for conn in pair:
+            with pytest.raises(psycopg.errors.SyntaxError):
+                conn.execute("UPDATE w SET (qty, price) = (1, 2, 3) WHERE id = 1")
+    finally:
+        for conn in pair:
+            conn.rollback()
+            conn.autocommit = True
