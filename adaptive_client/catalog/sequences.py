@@ -13,7 +13,7 @@ from psycopg import errors as pg_errors
 from psycopg import sql
 from sqlglot import exp
 
-from ..description import Column
+from ..description import Column, described
 from .defaults import Runtime
 from .metadata import Catalog
 
@@ -90,7 +90,7 @@ def answer(
                 )
             ).fetchone()
             row.append(result[0] if result else None)
-    description = [Column(name, _INT8) for name, _ in calls]
+    description = [described(name, _INT8) for name, _ in calls]
     return [tuple(row)], description, 1
 
 

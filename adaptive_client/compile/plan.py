@@ -20,7 +20,7 @@ from ..catalog import defaults, recipes
 from ..catalog.compiled_sealing import CompiledRowSealer, comparand_sealer, row_sealers
 from ..catalog.metadata import ColumnMeta, OnionColumn, TableMeta
 from ..catalog.onions import Cap
-from ..description import Column
+from ..description import described
 from ..errors import UnsupportedQuery
 from ..stats import STATS
 from ..values.array_encoding import as_list
@@ -590,7 +590,12 @@ class Compiled:
     @cached_property
     def description(self) -> list[tuple[Any, ...]]:
         """DB-API ``cursor.description`` of the decrypted result (fixed once compiled)."""
-        return [Column(o.name, o.type_code) for o in self.outputs]
+        return [
+            described(
+                o.name, o.type_code, o.fn.column.type.typmod if type(o.fn) is ColumnValue else -1
+            )
+            for o in self.outputs
+        ]
 
     @property
     def positional_sql(self) -> bytes:

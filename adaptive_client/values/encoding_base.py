@@ -70,6 +70,22 @@ class SqlType:
             return ARRAY_OIDS[self.element.name]
         return TYPE_OIDS[self.name]
 
+    @property
+    def typmod(self) -> int:
+        """PostgreSQL's type modifier of the declared type, as a result column read from
+        it reports it (-1: none; an interval's field restriction is not given)."""
+        if self.element is not None:
+            return self.element.typmod  # (an array column reports its element's)
+        if self.precision is None or self.fields is not None:
+            return -1
+        if self.name == "numeric":
+            return ((self.precision << 16) | (self.scale or 0)) + 4
+        if self.name in ("varchar", "char"):
+            return self.precision + 4
+        if self.name in ("timestamp", "timestamptz", "time", "timetz") or self.name in BIT_TYPES:
+            return self.precision
+        return -1
+
     def own_encoding(self) -> Encoding | None:
         """The encoding of a type that brings its own (an enum, ``usertypes``)."""
         return None

@@ -415,3 +415,30 @@ def test_prepare_transaction_is_refused_and_rolls_back_as_postgresql_does(
             assert session.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
             assert db.execute("SELECT count(*) FROM acct WHERE id = 90").fetchall() == [(0,)]
             db.rollback()
+
+
+def test_descriptions_carry_psycopgs_sizes(conn: adaptive_client.Connection, pg_dsn: str) -> None:
+    """Each description entry whole -- display size, internal size, precision and scale
+    -- as psycopg gives it for the same result: from the declared type of a stored
+    column (varchar(12), numeric(10,2), timestamp(3), an array's element), from the
+    result type for an expression; they were None."""
+    table = (
+        "CREATE TABLE dsc (id integer PRIMARY KEY, a varchar(12), b char(3), n numeric(10,2), "
+        "m numeric, t timestamp(3), tz timestamptz, d date, f float8, r real, bo boolean, "
+        "u uuid, bi bigserial, si smallint, tm time(2), arr varchar(5)[], tx text)"
+    )
+    queries = [
+        "SELECT * FROM dsc",
+        "SELECT count(*), sum(n), max(a), min(d), avg(si) FROM dsc",
+        "SELECT id, a || 'x', n * 2, t FROM dsc WHERE id = 1",
+        "INSERT INTO dsc (id) VALUES (2) RETURNING *",
+        "SELECT nextval('dsc_bi_seq')",
+    ]
+    with psycopg.connect(pg_dsn, autocommit=True) as plain:
+        for db in (plain, conn):
+            db.execute(table)
+            db.execute("INSERT INTO dsc (id) VALUES (1)")
+        for sql in queries:
+            want = [tuple(d) for d in plain.execute(sql).description or []]
+            got = [tuple(d) for d in conn.execute(sql).description or []]
+            assert got == want, sql
