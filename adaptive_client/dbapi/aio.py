@@ -278,9 +278,13 @@ class AsyncCursor:
         await self.connection.run_in_worker(self._cur.execute, query, params)
         return self
 
-    async def executemany(self, query: str, params_seq: Iterable[Params]) -> None:
+    async def executemany(
+        self, query: str, params_seq: Iterable[Params], *, returning: bool = False
+    ) -> None:
         seq: Sequence[Params] = list(params_seq)
-        await self.connection.run_in_worker(self._cur.executemany, query, seq)
+        await self.connection.run_in_worker(
+            partial(self._cur.executemany, returning=returning), query, seq
+        )
 
     async def fetchone(self) -> Row | None:
         return self._cur.fetchone()

@@ -115,8 +115,23 @@ class Cursor:
         self._statement(query, params, None)
         return self
 
-    def executemany(self, query: str, params_seq: Iterable[Params]) -> None:
-        self._statement(query, None, list(params_seq))
+    def executemany(
+        self, query: str, params_seq: Iterable[Params], *, returning: bool = False
+    ) -> None:
+        """The statement once per parameter set, as psycopg's; ``returning``: each run's
+        result kept, the first held and the next ones reached by :meth:`nextset`."""
+        if not returning:
+            self._statement(query, None, list(params_seq))
+            return
+        results: list[tuple[Any, ...]] = []
+        for params in params_seq:
+            self._statement(query, params, None)
+            results.append(self.result())
+        if results:
+            rows, desc, rowcount = results[0]
+            self.set_result(rows, desc, rowcount, more=results[1:])
+        else:
+            self.set_result([], None, 0)
 
     def _statement(self, query: str, params: Params | None, many: Sequence[Params] | None) -> None:
         """Run a statement under the connection's lock; an error fails the transaction

@@ -442,3 +442,22 @@ def test_descriptions_carry_psycopgs_sizes(conn: adaptive_client.Connection, pg_
             want = [tuple(d) for d in plain.execute(sql).description or []]
             got = [tuple(d) for d in conn.execute(sql).description or []]
             assert got == want, sql
+
+
+def test_executemany_returning_keeps_each_result(
+    conn: adaptive_client.Connection, pg_dsn: str
+) -> None:
+    """psycopg's ``executemany(..., returning=True)``: each run's rows, the first held,
+    the next reached by nextset() (it was a TypeError)."""
+    sql = "INSERT INTO acct (id, name) VALUES (%s, %s) RETURNING id, name"
+    with psycopg.connect(pg_dsn, autocommit=True) as plain:
+        plain.execute("CREATE TEMP TABLE acct (id integer PRIMARY KEY, name text, email text)")
+        results = []
+        for db in (plain, conn):
+            cur = db.cursor()
+            cur.executemany(sql, [(30, "x"), (31, "y")], returning=True)
+            sets = [cur.fetchall()]
+            while cur.nextset():
+                sets.append(cur.fetchall())
+            results.append(sets)
+        assert results[0] == results[1] == [[(30, "x")], [(31, "y")]]
