@@ -24,12 +24,13 @@ from sqlglot import exp
 from ..catalog import defaults, precomputed, recipes
 from ..catalog.metadata import ColumnMeta, OnionColumn, TableMeta
 from ..catalog.onions import TOKEN_ONIONS, Onion
-from ..errors import StaleMetadata, UnsupportedQuery
+from ..errors import AdaptiveError, StaleMetadata, UnsupportedQuery
 from ..stats import STATS
 from ..values import handout, text_output
 from ..values.array_encoding import array_text
 from ..values.encodings import pg_text
 from ..values.interval_encoding import AS_WRITTEN
+from . import server_errors
 from .session_protocol import StatementCursor
 
 BATCH = 2000  # rows encrypted per batched call
@@ -192,7 +193,15 @@ class CopyIn:
         except BaseException as err:
             self._stack.__exit__(type(err), err, err.__traceback__)
             raise
-        self._stack.__exit__(exc_type, exc, tb)
+        try:
+            self._stack.__exit__(exc_type, exc, tb)
+        except psycopg.Error as err:
+            if isinstance(err, AdaptiveError) or err.diag.sqlstate is None:
+                raise
+            # the server's error in the application's names (a key's constraint), as a
+            # statement's is
+            conn = self.cursor.connection
+            raise server_errors.translate(err, conn.catalog, conn.control) from None
         self.cursor.set_result([], None, self.rowcount)
         self.cursor.connection.forget_table(self.table)
 

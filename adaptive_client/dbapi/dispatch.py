@@ -166,6 +166,9 @@ def run(
             None if writing_rows else -1 if named else npos,
         )
         return
+    if isinstance(stmt, exp.Copy):
+        # (psycopg's error, before anything is sent: its copy() runs COPY)
+        raise psycopg.ProgrammingError("COPY cannot be used with this method; use copy() instead")
     if isinstance(stmt, exp.Command) and stmt.name.upper() == "EXPLAIN":
         _explain(cur, stmt, params)
         return

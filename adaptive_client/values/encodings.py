@@ -84,12 +84,9 @@ its literal blindly (the predicate is simply false for such values in PostgreSQL
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections.abc import Callable
-from decimal import Decimal
 from functools import lru_cache
-from typing import Any
 
 from ..errors import ConfigError
 
@@ -107,7 +104,6 @@ from .encoding_base import (
     SEARCH,
     SUBSTR,
     SUM,
-    TEXT_FORMATS,
     TEXT_TYPES,
     TYPE_OIDS,
     Encoding,
@@ -116,7 +112,6 @@ from .encoding_base import (
     ranged,
     with_python_years,
 )
-from .interval_encoding import PgInterval, interval_text
 from .json_encoding import json_encoding
 from .numeric_encodings import (
     FloatEncoding,
@@ -126,6 +121,7 @@ from .numeric_encodings import (
     single_of,
 )
 from .text_encodings import CollatedTextEncoding, TextEncoding
+from .value_text import COMPOSITE_TEXT, pg_text
 
 __all__ = [
     "ARRAY_OIDS",
@@ -299,55 +295,11 @@ def _datetime_type(text: str, m: re.Match[str]) -> SqlType:
 
 # --- text output --------------------------------------------------------------------------
 
-# the text output of values of composite types, by Python type, filled by their modules
-# (array_encoding: lists)
-COMPOSITE_TEXT: dict[type, Callable[[Any], str]] = {}
-
 
 def session_datestyle() -> str:
     """The DateStyle of the session running the current statement (as the server reports
     it: no round trip); PostgreSQL's default where none runs."""
     return text_output.current().datestyle
-
-
-def pg_text(v: Any) -> str | None:
-    """A value's text as PostgreSQL prints it under the session's output settings
-    (``text_output.current()``: DateStyle, IntervalStyle, extra_float_digits,
-    bytea_output): what COPY ... TO and a text result show.  A float is printed as a
-    double precision (``text_output.float4_text`` prints a real).  ``None`` is NULL."""
-    if v is None:
-        return None
-    for kind, out in COMPOSITE_TEXT.items():
-        if isinstance(v, kind):
-            return out(v)
-    if isinstance(v, bool):
-        return "t" if v else "f"
-    if isinstance(v, dt.datetime):
-        return datetime_output.text(v, text_output.current().datestyle)
-    if isinstance(v, dt.time):
-        clock = f"{v.hour:02d}:{v.minute:02d}:{v.second:02d}" + datetime_output.fraction_text(
-            v.microsecond
-        )
-        return clock + datetime_output.offset_text(v.utcoffset())  # (timetz: with its zone)
-    if isinstance(v, dt.timedelta):
-        fields = PgInterval(0, v.days, v.seconds * 1_000_000 + v.microseconds)
-        return interval_text(fields, text_output.current().intervalstyle)
-    if isinstance(v, dt.date):
-        return datetime_output.text(v, text_output.current().datestyle)
-    if isinstance(v, bytes | bytearray | memoryview):
-        return text_output.bytea_text(bytes(v), text_output.current().bytea_output)
-    if isinstance(v, Decimal):
-        if v.is_nan():
-            return "NaN"
-        if v.is_infinite():
-            return "-Infinity" if v.is_signed() else "Infinity"
-        return format(v, "f")
-    fmt = TEXT_FORMATS.get(type(v))
-    if fmt is not None:
-        return fmt(v)
-    if isinstance(v, float):
-        return text_output.float8_text(v, text_output.current().extra_float_digits)
-    return str(v)
 
 
 # --- the encodings, by type ---------------------------------------------------------------

@@ -35,6 +35,7 @@ from .encoding_base import (
     type_error,
 )
 from .session import time_zone
+from .value_text import pg_text
 
 
 def _assigned_text(value: Any) -> str | None:
@@ -45,8 +46,6 @@ def _assigned_text(value: Any) -> str | None:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float | uuid.UUID | dt.date | dt.time | dt.timedelta | bytes):
-        from .encodings import pg_text  # (encodings imports this module)
-
         if isinstance(value, dt.datetime) and value.tzinfo is not None:
             value = value.astimezone(time_zone())  # (timestamptz prints in the session's)
         return pg_text(value)

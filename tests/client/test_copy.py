@@ -105,3 +105,33 @@ def test_failed_copy_writes_nothing(pair: tuple[Any, Any]) -> None:
     ):
         cp.write_row((3, "not a number"))
     assert _all(enc) == _all(plain) == [(1, "one", None, None, None, "none")]
+
+
+def test_copy_errors_and_execute_as_psycopg(new_database: Any, master_key: MasterKey) -> None:
+    """A key the server refuses during a COPY is named as the application named it
+    (the constraint's name, not the stored index's), and ``execute("COPY ...")`` is
+    psycopg's ProgrammingError, raised before anything is sent (the transaction goes
+    on)."""
+    plain = psycopg.connect(new_database("copyerr_plain"))
+    enc = adaptive_client.connect(new_database("copyerr_enc"), master_key=master_key)
+    for conn in (plain, enc):
+        conn.execute("CREATE TABLE cp (id integer PRIMARY KEY, name text)")
+        conn.execute("INSERT INTO cp VALUES (1, 'a')")
+        conn.commit()
+    messages = []
+    for conn in (plain, enc):
+        with (
+            pytest.raises(psycopg.errors.UniqueViolation) as refused,
+            conn.cursor().copy("COPY cp (id, name) FROM STDIN") as copy,
+        ):
+            copy.write_row((1, "dup"))
+        messages.append(str(refused.value).splitlines()[0])
+        conn.rollback()
+    assert (
+        messages[0] == messages[1] == ('duplicate key value violates unique constraint "cp_pkey"')
+    )
+    with pytest.raises(psycopg.ProgrammingError, match="use copy"):
+        enc.execute("COPY cp TO STDOUT")
+    assert enc.execute("SELECT name FROM cp").fetchall() == [("a",)]
+    plain.close()
+    enc.close()
