@@ -53,6 +53,28 @@ def described(name: str, oid: int, typmod: int = -1) -> Column:
     )
 
 
+class ResultShape:
+    """What psycopg's row factories (``psycopg.rows``) read of a cursor's result --
+    ``pgresult``'s field count, field names and status -- for a result the client holds
+    decrypted: ``dict_row`` and the others then make its rows as psycopg's would."""
+
+    __slots__ = ("_names",)
+    status = psycopg.pq.ExecStatus.TUPLES_OK
+
+    def __init__(self, names: list[str]) -> None:
+        self._names = [n.encode() for n in names]
+
+    @property
+    def nfields(self) -> int:
+        return len(self._names)
+
+    def fname(self, index: int) -> bytes:
+        return self._names[index]
+
+    def __bool__(self) -> bool:
+        return True
+
+
 def from_psycopg(column: Any) -> Column:
     """The entry of a psycopg ``Column`` (a statement psycopg ran as it was)."""
     return Column(
@@ -66,4 +88,4 @@ def from_psycopg(column: Any) -> Column:
     )
 
 
-__all__ = ["FIXED_SIZES", "Column", "described", "from_psycopg"]
+__all__ = ["FIXED_SIZES", "Column", "ResultShape", "described", "from_psycopg"]

@@ -34,11 +34,13 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 import psycopg
+from psycopg.rows import RowFactory
 
 from ..catalog.config import Config
 from ..catalog.keys import MasterKey
 from ..compile.plan import Params
 from .connection import Connection, Cursor, NamedCursor, connect
+from .query_forms import Query
 
 T = TypeVar("T")
 
@@ -111,14 +113,39 @@ class AsyncConnection:
         return self._sync
 
     # -- psycopg's AsyncConnection surface ---------------------------------------------------
-    def cursor(self, name: str = "", *, withhold: bool = False) -> AsyncCursor:
+    def cursor(
+        self,
+        name: str = "",
+        *,
+        withhold: bool = False,
+        row_factory: RowFactory[Any] | None = None,
+        binary: bool | None = None,
+        scrollable: bool | None = None,
+    ) -> AsyncCursor:
         """A client-side cursor, or with ``name`` a server-side one (streamed, each batch
-        decrypted as it is fetched)."""
+        decrypted as it is fetched); its rows made by ``row_factory`` (as the
+        synchronous connection's cursors)."""
         if name:
-            return AsyncNamedCursor(self, NamedCursor(self._sync, name, withhold=withhold))
-        return AsyncCursor(self, Cursor(self._sync))
+            named = NamedCursor(self._sync, name, withhold=withhold, row_factory=row_factory)
+            return AsyncNamedCursor(self, named)
+        return AsyncCursor(self, Cursor(self._sync, row_factory=row_factory))
 
-    async def execute(self, query: str, params: Params | None = None) -> AsyncCursor:
+    @property
+    def row_factory(self) -> RowFactory[Any]:
+        return self._sync.row_factory
+
+    @row_factory.setter
+    def row_factory(self, factory: RowFactory[Any]) -> None:
+        self._sync.row_factory = factory
+
+    async def execute(
+        self,
+        query: Query,
+        params: Params | None = None,
+        *,
+        prepare: bool | None = None,
+        binary: bool = False,
+    ) -> AsyncCursor:
         cur = self.cursor()
         await cur.execute(query, params)
         return cur
@@ -274,12 +301,33 @@ class AsyncCursor:
     def closed(self) -> bool:
         return self._cur.closed
 
-    async def execute(self, query: str, params: Params | None = None) -> AsyncCursor:
+    async def execute(
+        self,
+        query: Query,
+        params: Params | None = None,
+        *,
+        prepare: bool | None = None,
+        binary: bool | None = None,
+    ) -> AsyncCursor:
         await self.connection.run_in_worker(self._cur.execute, query, params)
         return self
 
+    async def stream(self, query: Query, params: Params | None = None) -> AsyncIterator[Row]:
+        """psycopg's ``stream()``: the statement's rows one at a time."""
+        await self.execute(query, params)
+        while (row := await self.fetchone()) is not None:
+            yield row
+
+    @property
+    def row_factory(self) -> RowFactory[Any]:
+        return self._cur.row_factory
+
+    @row_factory.setter
+    def row_factory(self, factory: RowFactory[Any]) -> None:
+        self._cur.row_factory = factory
+
     async def executemany(
-        self, query: str, params_seq: Iterable[Params], *, returning: bool = False
+        self, query: Query, params_seq: Iterable[Params], *, returning: bool = False
     ) -> None:
         seq: Sequence[Params] = list(params_seq)
         await self.connection.run_in_worker(

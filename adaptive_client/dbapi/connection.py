@@ -23,6 +23,7 @@ from functools import partial
 from typing import Any
 
 import psycopg
+from psycopg.rows import RowFactory, tuple_row
 from sqlglot import exp
 
 from ..adapt.compaction import Compactor
@@ -52,7 +53,7 @@ from ..values.collation import (
     require_collator,
     server_version,
 )
-from .cursor import Cursor, NamedCursor
+from .cursor import Cursor, NamedCursor, Query
 from .direct import DirectExecutor, keep_statements_across_rollback
 from .notifications import watch
 from .pooling import told
@@ -151,6 +152,9 @@ class Connection:
         # application's session's, whose values the application reads; not the control
         # session's, which reads the client's own metadata
         context = kwargs.pop("context", None)
+        # psycopg's row factory of the application's cursors (not of the client's own
+        # sessions, which read tuples)
+        self.row_factory: RowFactory[Any] = kwargs.pop("row_factory", None) or tuple_row
         conninfo, pool_told = told(conninfo, kwargs)  # (pooling.py: a pooler in front)
         standbys = kwargs.pop("replicas", None), kwargs.pop("replica_wait", None)
         self.control = psycopg.connect(conninfo, autocommit=True, **kwargs)
@@ -238,14 +242,32 @@ class Connection:
         self.reads = TransactionReads()
 
     # -- DB-API ----------------------------------------------------------------------------
-    def cursor(self, name: str = "", *, withhold: bool = False) -> Cursor:
+    def cursor(
+        self,
+        name: str = "",
+        *,
+        withhold: bool = False,
+        row_factory: RowFactory[Any] | None = None,
+        binary: bool | None = None,
+        scrollable: bool | None = None,
+    ) -> Cursor:
         """A client-side cursor, or with ``name`` a server-side one that streams a large
-        result (``DECLARE``/``FETCH``) and decrypts it a batch at a time."""
+        result (``DECLARE``/``FETCH``) and decrypts it a batch at a time.  Its rows are
+        made by ``row_factory`` (psycopg's; the connection's ``row_factory`` where not
+        given); ``binary`` and ``scrollable`` are psycopg's, taken and left to the
+        client (a value loads to the same Python value in either format)."""
         if name:
-            return NamedCursor(self, name, withhold=withhold)
-        return Cursor(self)
+            return NamedCursor(self, name, withhold=withhold, row_factory=row_factory)
+        return Cursor(self, row_factory=row_factory)
 
-    def execute(self, query: str, params: Params | None = None) -> Cursor:
+    def execute(
+        self,
+        query: Query,
+        params: Params | None = None,
+        *,
+        prepare: bool | None = None,
+        binary: bool = False,
+    ) -> Cursor:
         cur = self.cursor()
         cur.execute(query, params)
         return cur

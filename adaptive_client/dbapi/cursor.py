@@ -21,6 +21,7 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
+from psycopg.rows import RowFactory, tuple_row
 from sqlglot import exp
 
 from ..compile.plan import (
@@ -33,7 +34,7 @@ from ..compile.plan import (
     decrypt_columns,
     open_rows,
 )
-from ..description import from_psycopg
+from ..description import ResultShape, from_psycopg
 from ..errors import AdaptiveError, RowCapExceeded, UnsupportedQuery
 from ..stats import STATS, Shipped
 from ..syntax.params import normalize_placeholders
@@ -43,6 +44,7 @@ from . import dispatch, server_errors
 from .copy import open_copy
 from .libpq import result_functions
 from .pooling import check_cursor
+from .query_forms import Query, query_text
 from .retries import fail_transaction
 from .session_protocol import RepeatedStatement, Session
 
@@ -97,11 +99,17 @@ class Cursor:
 
     arraysize = 1
 
-    def __init__(self, conn: Session) -> None:
+    def __init__(self, conn: Session, *, row_factory: RowFactory[Any] | None = None) -> None:
         self.connection = conn
         self._rows: list[tuple[Any, ...]] = []
         self._pos = 0
         self.description: Sequence[tuple[Any, ...]] | None = None
+        # psycopg's row factories (dict_row, namedtuple_row, class_row, ...): the maker of
+        # the held result's rows (None: tuples as they are)
+        self._row_factory: RowFactory[Any] = (
+            row_factory or getattr(conn, "row_factory", None) or tuple_row
+        )
+        self._make_row: Callable[[Sequence[Any]], Any] | None = None
         self.rowcount = -1
         self.closed = False
         self._executed = False  # (whether a statement has run: which error a fetch raises)
@@ -111,21 +119,66 @@ class Cursor:
         self.internal_values = False
 
     # -- DB-API ----------------------------------------------------------------------------
-    def execute(self, query: str, params: Params | None = None) -> Cursor:
-        self._statement(query, params, None)
+    def execute(
+        self,
+        query: Query,
+        params: Params | None = None,
+        *,
+        prepare: bool | None = None,
+        binary: bool | None = None,
+    ) -> Cursor:
+        """Run a statement (psycopg's ``prepare`` and ``binary`` are taken and left to
+        the client: it prepares its statements itself, and a value loads to the same
+        Python value in either format)."""
+        self._statement(query_text(query, self.connection.pg), params, None)
         return self
 
+    def stream(self, query: Query, params: Params | None = None) -> Iterator[Any]:
+        """psycopg's ``stream()``: the statement's rows one at a time."""
+        self.execute(query, params)
+        while (row := self.fetchone()) is not None:
+            yield row
+
+    @property
+    def row_factory(self) -> RowFactory[Any]:
+        return self._row_factory
+
+    @row_factory.setter
+    def row_factory(self, factory: RowFactory[Any]) -> None:
+        self._row_factory = factory
+        self._make_row = self._maker()
+
+    @property
+    def pgresult(self) -> ResultShape | None:
+        """What psycopg's row factories read of a result (psycopg.rows): its fields'
+        names and its status; None without a result."""
+        if self.description is None:
+            return None
+        return ResultShape([d[0] for d in self.description])
+
+    _encoding = "utf-8"  # (the names' encoding, for psycopg's row factories)
+
+    def _maker(self) -> Callable[[Sequence[Any]], Any] | None:
+        if self._row_factory is tuple_row or self.description is None:
+            return None
+        return self._row_factory(self)  # type: ignore[arg-type]
+
+    def _shaped(self, rows: list[Any]) -> list[Any]:
+        make = self._make_row
+        return rows if make is None else [make(r) for r in rows]
+
     def executemany(
-        self, query: str, params_seq: Iterable[Params], *, returning: bool = False
+        self, query: Query, params_seq: Iterable[Params], *, returning: bool = False
     ) -> None:
         """The statement once per parameter set, as psycopg's; ``returning``: each run's
         result kept, the first held and the next ones reached by :meth:`nextset`."""
+        text = query_text(query, self.connection.pg)
         if not returning:
-            self._statement(query, None, list(params_seq))
+            self._statement(text, None, list(params_seq))
             return
         results: list[tuple[Any, ...]] = []
         for params in params_seq:
-            self._statement(query, params, None)
+            self._statement(text, params, None)
             results.append(self.result())
         if results:
             rows, desc, rowcount = results[0]
@@ -219,7 +272,7 @@ class Cursor:
             return None
         row = self._rows[self._pos]
         self._pos += 1
-        return row
+        return row if self._make_row is None else self._make_row(row)
 
     def fetchmany(self, size: int | None = None) -> list[tuple[Any, ...]]:
         if self.description is None or self.closed:
@@ -227,14 +280,14 @@ class Cursor:
         n = size or self.arraysize
         out = self._rows[self._pos : self._pos + n]
         self._pos += len(out)
-        return out
+        return self._shaped(out)
 
     def fetchall(self) -> list[tuple[Any, ...]]:
         if self.description is None or self.closed:
             self._not_fetchable()
         out = self._rows[self._pos :]
         self._pos = len(self._rows)
-        return out
+        return self._shaped(out)
 
     def _not_fetchable(self) -> None:
         """psycopg's errors for a fetch without rows to fetch: a closed cursor's, one
@@ -332,6 +385,7 @@ class Cursor:
         self.description = desc
         self.rowcount = rowcount
         self._executed = True
+        self._make_row = self._maker()
 
     def result(self) -> tuple[Any, ...]:
         """The result held: its rows (all of them), description and row count."""
@@ -612,15 +666,29 @@ class NamedCursor(Cursor):
 
     itersize = 100
 
-    def __init__(self, conn: Session, name: str, *, withhold: bool = False) -> None:
+    def __init__(
+        self,
+        conn: Session,
+        name: str,
+        *,
+        withhold: bool = False,
+        row_factory: RowFactory[Any] | None = None,
+    ) -> None:
         check_cursor(conn.pooling, withhold)  # (kept past its transaction: pooling.py)
-        super().__init__(conn)
+        super().__init__(conn, row_factory=row_factory)
         self.name = name
         self.withhold = withhold
         self._declared: psycopg.RawServerCursor[Any] | None = None
         self._outputs: list[Any] = []
 
-    def execute(self, query: str, params: Params | None = None) -> Cursor:
+    def execute(
+        self,
+        query: Query,
+        params: Params | None = None,
+        *,
+        prepare: bool | None = None,
+        binary: bool | None = None,
+    ) -> Cursor:
         # the previous result's server cursor goes first: an open cursor on a table
         # would block a peel the next statement needs
         self._close_declared()
@@ -652,6 +720,7 @@ class NamedCursor(Cursor):
         self._rows, self._pos = [], 0
         self.description = plan.description
         self.rowcount = -1
+        self._make_row = self._maker()
 
     def _more(self, n: int | None) -> list[tuple[Any, ...]]:
         """Up to ``n`` (None: all) more decrypted rows from the server cursor."""
@@ -660,7 +729,8 @@ class NamedCursor(Cursor):
             self.connection.bind()
             raw = self._declared.fetchall() if n is None else self._declared.fetchmany(n)
             with STATS.crypto():
-                return application_rows(decrypt_columns(self._outputs, raw), self.description)
+                rows = application_rows(decrypt_columns(self._outputs, raw), self.description)
+        return self._shaped(rows)
 
     def fetchone(self) -> tuple[Any, ...] | None:
         if self._declared is None:

@@ -34,6 +34,7 @@ from ..catalog.keys import MasterKey
 from ..compile.plan import Params
 from .aio import AsyncConnection
 from .connection import Connection, Cursor, connect
+from .cursor import Query
 
 
 class PoolConnection(Connection):
@@ -63,8 +64,15 @@ class PoolConnection(Connection):
     def broken(self) -> bool:
         return bool(self.pg.broken or self.control.broken)
 
-    def execute(self, query: str, params: Params | None = None) -> Cursor:
-        if not query.strip():  # the pool's liveness check
+    def execute(
+        self,
+        query: Query,
+        params: Params | None = None,
+        *,
+        prepare: bool | None = None,
+        binary: bool = False,
+    ) -> Cursor:
+        if isinstance(query, str) and not query.strip():  # the pool's liveness check
             ping(self)
             return self.cursor()
         return super().execute(query, params)
@@ -92,8 +100,15 @@ class AsyncPoolConnection(AsyncConnection):
         assert isinstance(conn, AsyncPoolConnection)
         return conn
 
-    async def execute(self, query: str, params: Params | None = None) -> Any:
-        if not query.strip():  # the pool's liveness check
+    async def execute(
+        self,
+        query: Query,
+        params: Params | None = None,
+        *,
+        prepare: bool | None = None,
+        binary: bool = False,
+    ) -> Any:
+        if isinstance(query, str) and not query.strip():  # the pool's liveness check
             await self.run_in_worker(ping, self.sync_connection)
             return self.cursor()
         return await super().execute(query, params)

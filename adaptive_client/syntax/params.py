@@ -18,6 +18,7 @@ from .sqlsyntax import tokenize_generic
 from .sqltext import tokenize_error
 
 _GENERATED = re.compile(r"%(?!\(p\d+\)s)")
+_FORMATS = frozenset({"s", "t", "b"})  # %s, and psycopg's text and binary placeholders
 _QUOTED = frozenset(
     {
         TokenType.STRING,
@@ -59,7 +60,9 @@ def normalize_placeholders(sql: str, quoted_percents: bool = False) -> tuple[str
             i += 1
             continue
         if tok.token_type is TokenType.MOD and adjacent and nxt is not None:
-            if nxt.token_type is TokenType.VAR and sql[nxt.start : nxt.end + 1] == "s":
+            # (psycopg's %t and %b ask for a text or binary parameter: one format is the
+            # other's value, so they are %s here)
+            if nxt.token_type is TokenType.VAR and sql[nxt.start : nxt.end + 1] in _FORMATS:
                 out.append(sql[pos : tok.start])
                 out.append(f"%(u{count})s")
                 count += 1
@@ -74,6 +77,18 @@ def normalize_placeholders(sql: str, quoted_percents: bool = False) -> tuple[str
                 continue
             if nxt.token_type is TokenType.L_PAREN:
                 named = True
+                close = i + 3  # %(name)t, %(name)b: as %(name)s
+                if (
+                    close + 1 < len(tokens)
+                    and tokens[close].token_type is TokenType.R_PAREN
+                    and tokens[close + 1].start == tokens[close].end + 1
+                    and sql[tokens[close + 1].start : tokens[close + 1].end + 1] in ("t", "b")
+                ):
+                    out.append(sql[pos : tokens[close + 1].start])
+                    out.append("s")
+                    pos = tokens[close + 1].end + 1
+                    i = close + 2
+                    continue
         i += 1
     out.append(sql[pos:])
     if count and named:

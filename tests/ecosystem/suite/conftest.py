@@ -45,12 +45,7 @@ KNOWN: dict[str, str] = {
         "connection dropped is still listed inside the transaction that saw it"
     ),
     # the client's gaps in SQL SQLAlchemy writes
-    "CTETest::test_insert_from_select_round_trip": _GAP
-    + "INSERT ... SELECT from a CTE with parameters",
     "CTETest::test_select_recursive_round_trip": _GAP + "WITH RECURSIVE",
-    "DateTimeCoercedToDateTimeTest::": (
-        _GAP + "a datetime bound to a date column (PostgreSQL truncates it, the client refuses)"
-    ),
     "DifficultParametersTest::test_round_trip_same_named_column": (
         _GAP
         + "%(name)s placeholders whose names are not identifiers (slashes, colons, digits first)"
@@ -152,16 +147,8 @@ EXPECTED: dict[str, list[str]] = {
     "HasIndexTest::test_has_index": [
         "HasIndexTest::test_has_index[inspector]",
     ],
-    "CTETest::test_insert_from_select_round_trip": [
-        "CTETest::test_insert_from_select_round_trip",
-    ],
     "CTETest::test_select_recursive_round_trip": [
         "CTETest::test_select_recursive_round_trip",
-    ],
-    "DateTimeCoercedToDateTimeTest::": [
-        "DateTimeCoercedToDateTimeTest::test_null_bound_comparison",
-        "DateTimeCoercedToDateTimeTest::test_round_trip",
-        "DateTimeCoercedToDateTimeTest::test_round_trip_decorated",
     ],
     "DifficultParametersTest::test_round_trip_same_named_column": [
         "DifficultParametersTest::test_round_trip_same_named_column[/slashes/]",
