@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Generator, Iterable, Mapping
 from contextvars import ContextVar
 from dataclasses import replace
 from functools import partial
@@ -284,6 +284,20 @@ class Connection:
             self.bind()
             self.pg.rollback()
             self.after_rollback()
+
+    # -- LISTEN / NOTIFY: the application's channels are the application's session's (the
+    # client's own catalog notifications arrive on its control session)
+    def notifies(
+        self, *, timeout: float | None = None, stop_after: int | None = None
+    ) -> Generator[psycopg.Notify]:
+        """psycopg's ``notifies()``: the notifications of the channels LISTENed to."""
+        return self.pg.notifies(timeout=timeout, stop_after=stop_after)
+
+    def add_notify_handler(self, callback: Callable[[psycopg.Notify], None]) -> None:
+        self.pg.add_notify_handler(callback)
+
+    def remove_notify_handler(self, callback: Callable[[psycopg.Notify], None]) -> None:
+        self.pg.remove_notify_handler(callback)
 
     def cancel(self) -> None:
         """Cancel what this connection is running, from another thread (as psycopg's

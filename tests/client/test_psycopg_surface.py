@@ -107,3 +107,29 @@ def test_the_asyncio_cursors_take_them_too(pair: Pair, master_key: MasterKey) ->
             await conn.close()
 
     assert asyncio.run(main()) == [[{"id": 1}, {"id": 2}, {"id": 3}], [("a",), ("b",), (None,)]]
+
+
+def test_notifications_of_the_applications_channels(pair: Pair) -> None:
+    """LISTEN / NOTIFY through the client, read by psycopg's ``notifies()`` or by a
+    notify handler (psycopg says not to mix the two on a connection): the application's
+    channels, not the client's own (it was an AttributeError)."""
+    got: dict[str, list[str]] = {}
+    for name, conn in zip(("plain", "client"), pair, strict=True):
+        conn.execute("LISTEN app_channel")
+        conn.execute("NOTIFY app_channel, 'hello'")
+        got[name] = [n.payload for n in conn.notifies(timeout=2.0, stop_after=1)]
+        conn.execute("UNLISTEN app_channel")
+        heard: list[str] = []
+
+        def handler(n: Any, heard: list[str] = heard) -> None:
+            heard.append(n.payload)
+
+        conn.add_notify_handler(handler)
+        conn.execute("LISTEN app_channel")
+        conn.execute("NOTIFY app_channel, 'again'")
+        conn.execute("SELECT 1")
+        conn.remove_notify_handler(handler)
+        conn.execute("NOTIFY app_channel, 'unheard'")
+        conn.execute("UNLISTEN app_channel")
+        got[name] += heard
+    assert got["client"] == got["plain"] == ["hello", "again"]
