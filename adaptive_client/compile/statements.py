@@ -47,7 +47,7 @@ from .select import compile_select
 from .settings import DEFAULT_SETTINGS, NO_KEPT_ROWS, KeptRows, Settings, applied
 from .string_literals import with_plain_strings
 from .update_delete import compile_delete, compile_update
-from .write_ctes import with_write_ctes, without_write_dml_ctes
+from .write_ctes import with_write_ctes, refuse_data_modifying_ctes
 
 
 def compile_statement(
@@ -231,7 +231,7 @@ WRITES: dict[type[exp.Expression], Callable[[Compiler, exp.Expression], Compiled
 
 def _compile_tree(catalog: Catalog, stmt: exp.Expression, kept_rows: KeptRows) -> Compiled:
     check_positions(stmt)
-    without_write_dml_ctes(stmt)
+    refuse_data_modifying_ctes(stmt)
     stmt = with_expansions(with_write_ctes(stmt))
     if isinstance(stmt, exp.Select | exp.SetOperation):
         return _compile_query(catalog, stmt, kept_rows)

@@ -27,7 +27,7 @@ from .scope import unsupported
 _WRITES = (exp.Insert, exp.Update, exp.Delete)
 
 
-def without_write_dml_ctes(stmt: exp.Expression) -> None:
+def refuse_data_modifying_ctes(stmt: exp.Expression) -> None:
     """Refuse a data-modifying CTE anywhere in ``stmt``."""
     for cte in stmt.find_all(exp.CTE):
         if isinstance(cte.this, _WRITES):
@@ -78,4 +78,4 @@ def _inline(readers: list[exp.Expression], cte: exp.CTE) -> None:
     ref.replace(exp.Subquery(this=cte.this.copy(), alias=alias))
 
 
-__all__ = ["with_write_ctes", "without_write_dml_ctes"]
+__all__ = ["with_write_ctes", "refuse_data_modifying_ctes"]
