@@ -47,7 +47,7 @@ from .select import compile_select
 from .settings import DEFAULT_SETTINGS, NO_KEPT_ROWS, KeptRows, Settings, applied
 from .string_literals import with_plain_strings
 from .update_delete import compile_delete, compile_update
-from .write_ctes import with_write_ctes, refuse_data_modifying_ctes
+from .write_ctes import refuse_data_modifying_ctes, with_write_ctes
 
 
 def compile_statement(

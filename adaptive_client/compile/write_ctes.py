@@ -78,4 +78,4 @@ def _inline(readers: list[exp.Expression], cte: exp.CTE) -> None:
     ref.replace(exp.Subquery(this=cte.this.copy(), alias=alias))
 
 
-__all__ = ["with_write_ctes", "refuse_data_modifying_ctes"]
+__all__ = ["refuse_data_modifying_ctes", "with_write_ctes"]
