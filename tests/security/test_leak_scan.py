@@ -265,6 +265,21 @@ def _differential(new_database: Callable[..., str], pg_cluster: str) -> Scanned:
             except AdaptiveError:
                 pass
         assert ran >= 150
+        # the commands that name tables, indexes and columns and pass to the server
+        # with the server's names (a name written as the application's reached it once:
+        # FOR UPDATE OF emp)
+        with enc.transaction():
+            enc.execute("SELECT id FROM emp e WHERE id = %s FOR UPDATE OF e", (1,))
+            enc.execute("SELECT id FROM emp WHERE id = %s FOR SHARE OF emp", (2,))
+            enc.execute("LOCK TABLE emp, dept IN SHARE MODE")
+            enc.execute("EXPLAIN ANALYZE VERBOSE SELECT name FROM emp WHERE id = 3")
+        for command in (
+            "CLUSTER emp USING emp_dept_idx",
+            "REINDEX TABLE dept",
+            "REINDEX INDEX emp_dept_idx",
+            "ANALYZE emp (salary, name)",
+        ):
+            enc.execute(command)
         catalog = enc.catalog
         catalog.reload(enc.control)
         out = Scanned(dsn, dbname, [t.anon for t in catalog.tables.values()])
