@@ -73,6 +73,7 @@ def compile_insert(c: Compiler, stmt: exp.Insert, compile_source: CompileSource)
     widths = {len(_row_items(tup)) for tup in values.expressions}
     if len(widths) > 1:
         raise syntax_error("VALUES lists must all be the same length", None)
+    overriding = stmt.meta.get("overriding")  # OVERRIDING SYSTEM | USER VALUE (sqltext)
     for tup in values.expressions:
         exprs = _row_items(tup)
         if len(exprs) != len(cols):
@@ -84,10 +85,13 @@ def compile_insert(c: Compiler, stmt: exp.Insert, compile_source: CompileSource)
             )
         given: dict[str, ParamBuilder | None] = {}
         for name, e in zip(cols, exprs, strict=True):
-            if isinstance(e, exp.Var) and e.name.upper() == "DEFAULT":
+            identity = meta.column(name).identity
+            if (isinstance(e, exp.Var) and e.name.upper() == "DEFAULT") or (
+                identity is not None and overriding == "user"
+            ):  # (OVERRIDING USER VALUE: an identity column's value is its sequence's)
                 given[name] = None
                 continue
-            if meta.column(name).identity == "always":
+            if identity == "always" and overriding != "system":
                 raise pg_errors.GeneratedAlways(
                     f'cannot insert a non-DEFAULT value into column "{name}"'
                 )

@@ -277,6 +277,7 @@ def parse(text: str) -> list[exp.Expression]:
     check_syntax(text)
     if _words(text, 2) == ["CREATE", "SEQUENCE"]:
         text = _sequence_defaults_dropped(text)
+    text, overriding = _overriding_taken(text)
     token = _PARSING.set(True)
     try:
         stmts = sqlglot.parse(text, read=PostgresSource)
@@ -293,7 +294,33 @@ def parse(text: str) -> list[exp.Expression]:
     out = [_unqualified(s) for s in stmts if isinstance(s, exp.Expression)]
     for stmt in out:
         check_tree(stmt)
+    if overriding is not None:
+        if len(out) != 1 or not isinstance(out[0], exp.Insert):
+            raise syntax_error('syntax error at or near "OVERRIDING"', None)
+        out[0].meta["overriding"] = overriding
     return out
+
+
+def _overriding_taken(text: str) -> tuple[str, str | None]:
+    """An INSERT's ``OVERRIDING SYSTEM VALUE`` or ``OVERRIDING USER VALUE`` (sqlglot does
+    not read them): the statement without the clause, and which one (the INSERT keeps
+    it in its ``meta``: compile/insert.py)."""
+    if "overriding" not in text.lower():
+        return text, None
+    try:
+        tokens = tokenize(text)
+    except Exception:
+        return text, None  # (check_syntax has judged the text)
+    for i in range(len(tokens) - 2):
+        word, kind, value = tokens[i : i + 3]
+        if (
+            word.token_type is not TokenType.STRING
+            and word.text.upper() == "OVERRIDING"
+            and kind.text.upper() in ("SYSTEM", "USER")
+            and value.text.upper() == "VALUE"
+        ):
+            return text[: word.start] + text[value.end + 1 :], kind.text.lower()
+    return text, None
 
 
 def _sequence_defaults_dropped(text: str) -> str:
