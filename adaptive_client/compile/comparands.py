@@ -27,7 +27,7 @@ from ..errors import (
     ValueTypeMismatch,
 )
 from ..stats import STATS
-from ..values.array_encoding import same_elements
+from ..values.array_encoding import parse_array, same_elements
 from ..values.encodings import (
     PARSED_STRING_TYPES,
     TEXT_TYPES,
@@ -339,6 +339,8 @@ def comparand_list_builder(
         items = value(p)
         if items is None:
             return None
+        if isinstance(items, str):  # an array literal, '{5,0}': its elements' texts
+            items = parse_array(items)[2]
         if not isinstance(items, list | tuple):
             raise EncodingError(
                 f"ANY/ALL of {ref.table.name}.{ref.column.name} needs a list, "

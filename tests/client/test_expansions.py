@@ -1,7 +1,8 @@
-"""BETWEEN SYMMETRIC and row comparisons (compile/expansions.py), judged against
-PostgreSQL on rows with NULLs: the client dropped SYMMETRIC (``BETWEEN SYMMETRIC 7 AND
-1`` found nothing) and its engine compared rows with NULLs ordered (``(NULL, 2) > (5,
-1)`` was true)."""
+"""BETWEEN SYMMETRIC and row comparisons (compile/expansions.py), and ANY/ALL of an
+array literal, judged against PostgreSQL on rows with NULLs: the client dropped
+SYMMETRIC (``BETWEEN SYMMETRIC 7 AND 1`` found nothing), its engine compared rows with
+NULLs ordered (``(NULL, 2) > (5, 1)`` was true), and ``qty = ANY ('{5,0}')`` was an
+error ("needs a list, not a str")."""
 
 from __future__ import annotations
 
@@ -41,6 +42,13 @@ QUERIES = [
     "SELECT id, (qty, id) > (5, 1), (name, qty) = ('beta', 5) FROM w ORDER BY id",
     "SELECT id FROM w WHERE NOT ((qty, id) > (5, 1)) ORDER BY id",
     "SELECT id FROM w WHERE (qty, id) > (%s, %s) ORDER BY id",
+    # an array literal's elements (it was "needs a list, not a str")
+    "SELECT id FROM w WHERE qty = ANY ('{5,0}') ORDER BY id",
+    "SELECT id FROM w WHERE qty <> ALL ('{5,0}') ORDER BY id",
+    "SELECT id FROM w WHERE qty > ANY ('{0,5}') ORDER BY id",
+    "SELECT id FROM w WHERE qty >= ALL ('{0,5}') ORDER BY id",
+    "SELECT id FROM w WHERE name = ANY ('{beta,\"Alpha\",NULL}') ORDER BY id",
+    "SELECT id FROM w WHERE price = ANY ('{{2.00},{10.25}}') ORDER BY id",
 ]
 
 
