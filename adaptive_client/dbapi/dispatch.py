@@ -38,8 +38,8 @@ from ..schema import ddl, maintenance, server_commands, typeddl
 from ..schema.context import DdlContext
 from ..stats import STATS
 from ..syntax.params import normalize_placeholders
-from ..syntax.sqltext import leading_words, session_command, split_statements
 from ..syntax.sqltext import parse as parse_sql
+from ..syntax.sqltext import prepares_transaction, session_command, split_statements
 from ..values.clock import SERVER_CLOCK, ServerClock
 from . import pooling, search_path
 from .restart import only_reads
@@ -126,8 +126,7 @@ def run(
         if kind is not None:
             _session_command(cur, kind, query, params)
             return
-        head = leading_words(query, 2)  # (the tokenizer keeps PREPARE's rest as one)
-        if head[:1] == ["PREPARE"] and " ".join(head[1:]).split()[:1] == ["TRANSACTION"]:
+        if prepares_transaction(query):
             _prepare_transaction(conn)
         if maintenance.is_maintenance(query):  # VACUUM, ANALYZE, CLUSTER, REINDEX
             for command in maintenance.server_commands(query, conn.catalog, conn.pg):

@@ -93,6 +93,18 @@ def create_index(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Crea
     _rewrite_sealed(conn, catalog, meta)
 
 
+def server_index_names(conn: psycopg.Connection[Any], meta: TableMeta, idx: IndexMeta) -> list[str]:
+    """The server's indexes of the application's index ``idx`` on ``meta``: one per onion
+    its columns share (``{anon}_0``, ``{anon}_1``, made by :func:`create_index`), in the
+    order made."""
+    rows = conn.execute(
+        "SELECT indexname FROM pg_indexes WHERE tablename = %s AND indexname LIKE %s "
+        "ORDER BY indexname",
+        (meta.anon, idx.anon + "\\_%"),
+    ).fetchall()
+    return [n for (n,) in rows]
+
+
 def drop_index(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Drop) -> None:
     named = dropped_objects(stmt)
     if len(named) != 1:
@@ -101,11 +113,7 @@ def drop_index(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Drop) 
     for meta in catalog.tables.values():
         for idx in meta.indexes:
             if idx.name == iname:
-                rows = conn.execute(
-                    "SELECT indexname FROM pg_indexes WHERE tablename = %s AND indexname LIKE %s",
-                    (meta.anon, idx.anon + "_%"),
-                ).fetchall()
-                for (n,) in rows:
+                for n in server_index_names(conn, meta, idx):
                     conn.execute(sql.SQL("DROP INDEX {}").format(sql.Identifier(n)))
                 meta.indexes.remove(idx)
                 _rewrite_sealed(conn, catalog, meta)
@@ -114,4 +122,4 @@ def drop_index(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Drop) 
         raise UndefinedTable(f'index "{iname}" does not exist')
 
 
-__all__ = ["create_index", "drop_index"]
+__all__ = ["create_index", "drop_index", "server_index_names"]

@@ -24,6 +24,7 @@ from psycopg import sql
 
 from ..catalog.metadata import Catalog
 from ..errors import UndefinedTable, UnsupportedQuery
+from .indexes import server_index_names
 
 _COMMAND = re.compile(r"\s*(VACUUM|ANALY[SZ]E|CLUSTER|REINDEX|LOCK)\b", re.IGNORECASE)
 _WORDS = {"FULL", "FREEZE", "VERBOSE", "ANALYZE", "ANALYSE", "SKIP_LOCKED"}
@@ -59,11 +60,7 @@ def _vacuum_or_analyze(head: list[str], tokens: list[str], catalog: Catalog) -> 
         head.append(tokens.pop(0).upper())
     targets: list[sql.Composable] = []
     while tokens:
-        name = _name(tokens)
-        if "." in tokens[:1]:  # schema-qualified: the tables are in the connection's schema
-            tokens.pop(0)
-            name = _name(tokens)
-        meta = catalog.table(name)
+        meta = catalog.table(_qualified_name(tokens))
         target: sql.Composable = sql.Identifier(meta.anon)
         if tokens[:1] == ["("]:
             tokens.pop(0)
@@ -178,12 +175,7 @@ def _server_indexes(
                 return [anon]
         for idx in meta.indexes:
             if idx.name == name:
-                rows = pg.execute(
-                    "SELECT indexname FROM pg_indexes WHERE tablename = %s "
-                    "AND indexname LIKE %s ORDER BY indexname",
-                    (meta.anon, idx.anon + "\\_%"),
-                ).fetchall()
-                return [n for (n,) in rows]
+                return server_index_names(pg, meta, idx)
     raise UndefinedTable(f'index "{name}" does not exist')
 
 

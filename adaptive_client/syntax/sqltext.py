@@ -140,6 +140,17 @@ def session_command(text: str) -> str | None:
     return kind
 
 
+def prepares_transaction(text: str) -> bool:
+    """Is ``text`` ``PREPARE TRANSACTION`` (two-phase commit's first step)?  Decided from
+    the text's start as :func:`session_command` decides, the statement tokenized only
+    where it may be one."""
+    head = text.lstrip()[:7].upper()
+    if head[:1].isalpha() and head != "PREPARE":
+        return False
+    words = _words(text, 2)  # (the tokenizer keeps PREPARE's rest as one word)
+    return words[:1] == ["PREPARE"] and " ".join(words[1:]).split()[:1] == ["TRANSACTION"]
+
+
 # -- parsing ---------------------------------------------------------------------------
 
 
@@ -388,6 +399,7 @@ __all__ = [
     "first_token_start",
     "leading_words",
     "parse",
+    "prepares_transaction",
     "session_command",
     "split_statements",
     "syntax_error",
