@@ -45,7 +45,6 @@ from .plan import ParamBuilder, Params
 from .scope import ColumnRef
 
 _UNREPRESENTABLE = object()
-_UNREPRESENTABLE_DATETIME = object()  # (a datetime not at midnight, against a date)
 
 
 # A ciphertext no stored value equals: real ones start with a layer tag (1..3).
@@ -179,7 +178,7 @@ def _float_on_scale(encoding: Any, v: float, ref: ColumnRef) -> Any:
     finer than a float's precision there): refused, no one comparand says which."""
     quantum = Decimal(1).scaleb(-encoding.s)
     if encoding.p and abs(Decimal(v)) >= Decimal(1).scaleb(encoding.p - encoding.s):
-        return Decimal(v)  # (beyond the column's precision: no value of it is that large)
+        return _UNREPRESENTABLE  # (beyond the column's precision: no value is that large)
     nearest = Decimal(v).quantize(quantum)
     equal = [g for g in (nearest - quantum, nearest, nearest + quantum) if float(g) == v]
     if len(equal) > 1:
@@ -188,7 +187,7 @@ def _float_on_scale(encoding: Any, v: float, ref: ColumnRef) -> Any:
             f"the float {v!r}: several of its values convert to it (pass a Decimal)",
             "float comparand of several numeric values",
         )
-    return equal[0] if equal else Decimal(v)  # (off the grid: unrepresentable)
+    return equal[0] if equal else _UNREPRESENTABLE  # (off the grid)
 
 
 def _float_refused(encoding: Any, v: float, ref: ColumnRef) -> Any:
@@ -216,15 +215,18 @@ _FLOAT_AS_NUMERIC: dict[type, Any] = {
 # checked there), and the parameter types it compares a column of each type with
 # (through an operator or an implicit cast; numbers with numbers, dates with dates and
 # timestamps).  Any other pair has no operator: 42883.  Types not listed are not checked.
-_PARAMETER_TYPES: tuple[tuple[type | tuple[type, ...], str], ...] = (
-    (bool, "boolean"),  # (before int: a bool is an int)
-    ((int, float, Decimal), "number"),
-    ((bytes, bytearray, memoryview), "bytea"),
-    (datetime.datetime, "timestamp"),  # (before date: a datetime is a date)
-    (datetime.date, "date"),
-    (datetime.time, "time"),
-    (datetime.timedelta, "interval"),
-    (uuid.UUID, "uuid"),
+_PARAMETER_TYPES: tuple[tuple[type | tuple[type, ...], str, str], ...] = (
+    # (Python type, its kind here, PostgreSQL's name for it in the error)
+    (bool, "boolean", "boolean"),  # (before int: a bool is an int)
+    (int, "number", "integer"),
+    (float, "number", "double precision"),
+    (Decimal, "number", "numeric"),
+    ((bytes, bytearray, memoryview), "bytea", "bytea"),
+    (datetime.datetime, "timestamp", "timestamp without time zone"),  # (before date)
+    (datetime.date, "date", "date"),
+    (datetime.time, "time", "time"),
+    (datetime.timedelta, "interval", "interval"),
+    (uuid.UUID, "uuid", "uuid"),
 )
 _NUMBERS = frozenset({"number"})
 _DATES = frozenset({"date", "timestamp"})
@@ -247,7 +249,6 @@ _COMPARED_WITH: dict[str, frozenset[str]] = {
     "uuid": frozenset({"uuid"}),
     "bytea": frozenset({"bytea"}),
 }
-_PSYCOPG_NAMES = {"number": "integer", "timestamp": "timestamp without time zone"}
 
 
 def _check_operand_type(ref: ColumnRef, cap: Cap, v: Any) -> None:
@@ -257,36 +258,37 @@ def _check_operand_type(ref: ColumnRef, cap: Cap, v: Any) -> None:
     allowed = _COMPARED_WITH.get(col_type.name) if col_type.element is None else None
     if allowed is None or isinstance(v, str):
         return
-    kind = next((k for types, k in _PARAMETER_TYPES if isinstance(v, types)), None)
-    if kind is not None and kind not in allowed:
-        name = _PSYCOPG_NAMES.get(kind, kind) if not isinstance(v, float) else "double precision"
-        if isinstance(v, Decimal):
-            name = "numeric"
+    kind, name = next(
+        ((k, n) for types, k, n in _PARAMETER_TYPES if isinstance(v, types)), ("", "")
+    )
+    if kind and kind not in allowed:
         raise OperandTypeMismatch(
             f"operator does not exist: {col_type.sql()} {'=' if cap is Cap.EQ else '<'} {name}"
         )
 
 
-def _stored_form(ref: ColumnRef, cap: Cap, v: Any) -> Any:
-    """``v`` coerced to the column's type, NO_MATCH where it equals no value the column
-    can hold (``int_col = 2.5``, ``varchar(3)_col = 'abcd'``); a range with such a
-    value is refused."""
+def _operand(ref: ColumnRef, v: Any) -> Any:
+    """``v`` as PostgreSQL compares it with the column where it is of another type: a
+    datetime with a date as the date at its midnight (a timestamptz's in the session's
+    time zone), a float with a numeric as the value it converts to (_FLOAT_AS_NUMERIC);
+    _UNREPRESENTABLE where no value of the column equals it."""
     col = ref.column
-    _check_operand_type(ref, cap, v)
     if type(v) is datetime.datetime and col.type.name == "date":
-        # date = timestamp(tz) compares the date as its midnight (a timestamptz's in the
-        # session's time zone): a datetime at midnight is that date, any other equals
-        # no date (and is refused in a range)
         local = v if v.tzinfo is None else v.astimezone(time_zone()).replace(tzinfo=None)
-        v = local.date() if local.time() == datetime.time() else _UNREPRESENTABLE_DATETIME
+        return local.date() if local.time() == datetime.time() else _UNREPRESENTABLE
     if type(v) is float and math.isfinite(v):
         numeric = _FLOAT_AS_NUMERIC.get(type(col.encoding))
         if numeric is not None:
-            v = numeric(col.encoding, v, ref)
+            return numeric(col.encoding, v, ref)
+    return v
+
+
+def _coerced(ref: ColumnRef, v: Any) -> Any:
+    """``v`` read by the column's type for a comparison (not rounded to a timestamp(p)'s
+    precision); _UNREPRESENTABLE where the type holds no such value."""
+    col = ref.column
     try:
-        if v is _UNREPRESENTABLE_DATETIME:
-            raise ValueOutOfDomain("a time of day compared with a date")
-        c = col.encoding.comparand(v)  # (not rounded to a timestamp(p)'s precision)
+        return col.encoding.comparand(v)
     except ValueTypeMismatch as mismatch:
         # (the type's own check, for the types _check_operand_type does not list)
         raise OperandTypeMismatch(str(mismatch)) from None
@@ -297,7 +299,17 @@ def _stored_form(ref: ColumnRef, cap: Cap, v: Any) -> Any:
             # a string constant (or parameter) has no type of its own: PostgreSQL reads it
             # with the column type's input function, and its error is the statement's
             raise
-        c = _UNREPRESENTABLE
+        return _UNREPRESENTABLE
+
+
+def _stored_form(ref: ColumnRef, cap: Cap, v: Any) -> Any:
+    """``v`` coerced to the column's type, NO_MATCH where it equals no value the column
+    can hold (``int_col = 2.5``, ``varchar(3)_col = 'abcd'``); a range with such a
+    value is refused."""
+    col = ref.column
+    _check_operand_type(ref, cap, v)
+    v = _operand(ref, v)
+    c = v if v is _UNREPRESENTABLE else _coerced(ref, v)
     parsed = isinstance(v, str) and col.type.name in PARSED_STRING_TYPES
     if isinstance(v, str) and isinstance(c, str) and col.type.name != "char":
         # (trailing spaces count in varchar and text: 'ab   ' stored in a varchar(2)
