@@ -77,7 +77,7 @@ from ..engine.held import Shown, check_uses, comparand_reader, held_types, unbou
 from ..engine.numeric import float4_out
 from ..engine.row_calls import CallContext, CallSpec, constant_bytes, engine_functions
 from ..engine.row_lowering import annotate_lowered, lower_calls, printed_outputs
-from ..engine.runtime import engine, load, release, translate
+from ..engine.runtime import engine, far_date, load, release, translate
 from ..engine.runtime import refusal as _refuse
 from ..engine.set_functions import arrows_as_written, from_functions
 from ..engine.sums import VALUES_ONLY
@@ -92,7 +92,6 @@ from ..values.collation import (
     CaseMapping,
     Collation,
 )
-from ..values.datetime_fields import date2j
 from ..values.encodings import TEXT_TYPES, Encoding, session_datestyle
 from ..values.far_datetime import POSTGRES_EPOCH_JDATE, US_PER_DAY, PgDate, PgTimestamp
 from .aggregate import Pushdown, compiles_exactly, plan_pushdowns
@@ -740,10 +739,8 @@ def _exists_select_one(stmt: exp.Expression) -> exp.Expression:
 _INFINITY_SHOWN = frozenset({dt.date.max, dt.date.min, dt.datetime.max, dt.datetime.min})
 
 
-# a date or timestamp outside Python's years, as the engine gives it: its text
-_FAR_TEXT = re.compile(
-    r"(\d{4,})-(\d\d)-(\d\d)( \(BC\))?(?: (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?)?"
-)
+# a time of day of the engine's text of a timestamp outside Python's years
+_CLOCK = re.compile(r"(\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?")
 _DATE_OID, _TIMESTAMP_OID = 1082, 1114
 
 
@@ -776,16 +773,16 @@ def _dated_outputs(
 
 
 def _far_value(text: str, oid: int) -> Any:
-    m = _FAR_TEXT.fullmatch(text)
-    if m is None or oid not in (_DATE_OID, _TIMESTAMP_OID):
+    read = far_date(text)
+    clock = _CLOCK.fullmatch(read[1] or "00:00:00") if read is not None else None
+    if read is None or clock is None or oid not in (_DATE_OID, _TIMESTAMP_OID):
         # (a timestamptz's text would be read in the engine's zone, not the session's)
         raise _refuse("a timestamptz outside years 1 to 9999 computed by the client engine")
-    year = int(m[1])
-    julian = date2j(1 - year if m[4] else year, int(m[2]), int(m[3]))
+    julian = read[0]
     if oid == _DATE_OID:
         return PgDate(julian)
-    clock = (int(m[5] or 0) * 60 + int(m[6] or 0)) * 60 + int(m[7] or 0)
-    micros = clock * 1_000_000 + int((m[8] or "0").ljust(6, "0"))
+    seconds = (int(clock[1]) * 60 + int(clock[2])) * 60 + int(clock[3])
+    micros = seconds * 1_000_000 + int((clock[4] or "0").ljust(6, "0"))
     return PgTimestamp((julian - POSTGRES_EPOCH_JDATE) * US_PER_DAY + micros, False)
 
 

@@ -459,13 +459,28 @@ def _objects(values: list[Any]) -> Any:
     return out
 
 
+# a date or timestamp outside Python's years as the engine prints it: the date, its era,
+# a timestamp's time of day (``0044-03-15 (BC)``, ``0001-12-31 (BC) 23:00:00``)
+_FAR_TEXT = re.compile(r"(\d{4,})-(\d\d)-(\d\d)( \(BC\))?(?: (.+))?")
+
+
+def far_date(text: str) -> tuple[int, str | None] | None:
+    """The Julian day of a date or timestamp the engine gives as its text (outside
+    Python's years), and a timestamp's time of day as written; None for other text."""
+    m = _FAR_TEXT.fullmatch(text)
+    if m is None:
+        return None
+    year = int(m[1])
+    return date2j(1 - year if m[4] else year, int(m[2]), int(m[3])), m[5]
+
+
 def _date_text(value: Any, datestyle: str) -> str:
     """A date printed in the DateStyle; one outside Python's years comes from the engine
     as its own text (``0044-03-15 (BC)``, ``10000-01-01``)."""
     if isinstance(value, str):
-        body, bc = value.removesuffix(" (BC)"), value.endswith(" (BC)")
-        year, month, day = (int(x) for x in body.rsplit("-", 2))
-        return far_datetime.date_text(date2j(1 - year if bc else year, month, day), datestyle)
+        read = far_date(value)
+        assert read is not None  # (the engine's own text of a date)
+        return far_datetime.date_text(read[0], datestyle)
     return datetime_output.text(value, datestyle)
 
 
