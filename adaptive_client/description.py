@@ -71,9 +71,6 @@ class ResultShape:
     def fname(self, index: int) -> bytes:
         return self._names[index]
 
-    def __bool__(self) -> bool:
-        return True
-
 
 def from_psycopg(column: Any) -> Column:
     """The entry of a psycopg ``Column`` (a statement psycopg ran as it was)."""
