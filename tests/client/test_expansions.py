@@ -15,6 +15,7 @@ import pytest
 from adaptive_client.catalog.keys import MasterKey
 
 from .pairs import Pair, plain_and_encrypted
+from .test_engine_gaps import ICU
 
 ROWS = [
     (1, "Alpha", 5, Decimal("1.50")),
@@ -52,8 +53,10 @@ QUERIES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def pair(new_database: Callable[..., str], master_key: MasterKey) -> Iterator[Pair]:
+@pytest.fixture(scope="module", params=["", ICU], ids=["C", "ICU"])
+def pair(
+    request: pytest.FixtureRequest, new_database: Callable[..., str], master_key: MasterKey
+) -> Iterator[Pair]:
     with plain_and_encrypted(
         new_database,
         master_key,
@@ -61,6 +64,7 @@ def pair(new_database: Callable[..., str], master_key: MasterKey) -> Iterator[Pa
         {},
         ["CREATE TABLE w (id integer PRIMARY KEY, name text, qty integer, price numeric(8,2))"],
         {"w": ROWS},
+        locale=request.param,
     ) as pair:
         yield pair
 

@@ -24,6 +24,7 @@ import adaptive_client
 from adaptive_client.catalog.keys import MasterKey
 
 from .pairs import Pair, plain_and_encrypted
+from .test_engine_gaps import ICU
 
 COLUMNS = ["i", "t", "vc", "d", "u", "n", "b", "ts", "tz", "ba", "iv"]
 VALUES: list[Any] = [
@@ -50,8 +51,10 @@ STATEMENTS = [
 ]
 
 
-@pytest.fixture
-def pair(new_database: Callable[..., str], master_key: MasterKey) -> Iterator[Pair]:
+@pytest.fixture(params=["", ICU], ids=["C", "ICU"])
+def pair(
+    request: pytest.FixtureRequest, new_database: Callable[..., str], master_key: MasterKey
+) -> Iterator[Pair]:
     with plain_and_encrypted(
         new_database,
         master_key,
@@ -63,6 +66,7 @@ def pair(new_database: Callable[..., str], master_key: MasterKey) -> Iterator[Pa
             "ba bytea, iv interval)"
         ],
         {},
+        locale=request.param,
     ) as pair:
         for conn in pair:
             conn.execute("SET TimeZone = 'America/New_York'")

@@ -14,6 +14,7 @@ import adaptive_client
 from adaptive_client.catalog.keys import MasterKey
 
 from .pairs import Pair, plain_and_encrypted
+from .test_engine_gaps import ICU
 
 RUN = [
     "WITH x AS (SELECT 1 AS a) INSERT INTO w (name) SELECT 'q' || a FROM x",
@@ -36,8 +37,10 @@ REFUSED = [
 ROWS = "SELECT id, name, qty FROM w ORDER BY id"
 
 
-@pytest.fixture
-def pair(new_database: Callable[..., str], master_key: MasterKey) -> Iterator[Pair]:
+@pytest.fixture(params=["", ICU], ids=["C", "ICU"])
+def pair(
+    request: pytest.FixtureRequest, new_database: Callable[..., str], master_key: MasterKey
+) -> Iterator[Pair]:
     with plain_and_encrypted(
         new_database,
         master_key,
@@ -45,6 +48,7 @@ def pair(new_database: Callable[..., str], master_key: MasterKey) -> Iterator[Pa
         {},
         ["CREATE TABLE w (id serial PRIMARY KEY, name text, qty integer)"],
         {},
+        locale=request.param,
     ) as pair:
         for conn in pair:
             conn.execute("INSERT INTO w (name, qty) VALUES ('a', 1), ('b', 2), ('c', 3)")
