@@ -270,7 +270,8 @@ def _check_operand_type(ref: ColumnRef, cap: Cap, v: Any) -> None:
 def _operand(ref: ColumnRef, v: Any) -> Any:
     """``v`` as PostgreSQL compares it with the column where it is of another type: a
     datetime with a date as the date at its midnight (a timestamptz's in the session's
-    time zone), a float with a numeric as the value it converts to (_FLOAT_AS_NUMERIC);
+    time zone), a float with a numeric as the value it converts to (_FLOAT_AS_NUMERIC),
+    a number with a real or double precision column as the float8 it converts to;
     _UNREPRESENTABLE where no value of the column equals it."""
     col = ref.column
     if type(v) is datetime.datetime and col.type.name == "date":
@@ -280,6 +281,15 @@ def _operand(ref: ColumnRef, v: Any) -> Any:
         numeric = _FLOAT_AS_NUMERIC.get(type(col.encoding))
         if numeric is not None:
             return numeric(col.encoding, v, ref)
+    if type(v) in (float, Decimal, int) and type(col.encoding) is FloatEncoding:
+        # a number with a real or double precision column: PostgreSQL compares them as
+        # float8, the number converted (correctly rounded) to it, a real widened
+        try:
+            f = float(v)
+        except OverflowError:
+            return _UNREPRESENTABLE
+        equal = col.encoding.equal_to_double(f)
+        return _UNREPRESENTABLE if equal is None else equal
     return v
 
 

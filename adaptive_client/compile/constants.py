@@ -28,6 +28,7 @@ from ..values.array_encoding import Constructed, construct
 from ..values.clock import CLOCK_PREFIX, clock_kind, clock_param, is_clock_cast
 from ..values.encodings import SqlType, encoding_for, parse_sql_type
 from ..values.interval_input import RANGES
+from ..values.numeric_encodings import SingleValue
 from .plan import ParamBuilder, Params
 from .scope import unsupported
 
@@ -202,7 +203,8 @@ def cast_value(
         value = value[: t.precision]
     elif isinstance(value, Constructed):
         value = Constructed(value.items, "cast")  # each element read as the cast's type
-    return encoding_for(t).coerce(value)
+    out = encoding_for(t).coerce(value)
+    return SingleValue(out) if t.name == "real" and type(out) is float else out
 
 
 def interval_constant(node: exp.Interval) -> ParamBuilder | None:

@@ -337,6 +337,12 @@ class FreeNumericEncoding(Encoding):
         return self.from_bytes(text[:-1])
 
 
+class SingleValue(float):
+    """A value of type real -- the double of its shortest text, as psycopg loads one --
+    made by the client (``0.1::real``): compared with a real column as that real, where
+    a float8 of the same Python value would be the float8 0.1 (FloatEncoding.equal_to_double)."""
+
+
 class FloatEncoding(Encoding):
     """real and double precision: IEEE-754 bits; order by flipping the sign bit (or all
     bits of negatives), so ``-inf < … < -0.0 = 0.0 < … < +inf < NaN``: every NaN is
@@ -372,6 +378,20 @@ class FloatEncoding(Encoding):
                 raise NumericOutOfRange("value out of range for real: underflow")
             return _shortest_single(f32)
         return f
+
+    def equal_to_double(self, f: float) -> float | None:
+        """The value of this type PostgreSQL finds equal to the float8 ``f`` (it compares
+        a real with a float8 or a numeric as float8, the real widened): ``f`` itself for
+        a double; for a real, the real that widens to exactly ``f`` -- held as the double
+        of its shortest text, as psycopg loads it -- or None (0.1 widened is
+        0.10000000149011612: no real equals the float8 0.1)."""
+        if not self._single or not math.isfinite(f):
+            return f
+        try:
+            f32 = struct.unpack(">f", struct.pack(">f", f))[0]
+        except OverflowError:
+            return None
+        return _shortest_single(f32) if f32 == f else None
 
     def _to_double(self, value: Any) -> float:
         name = self.sql_type.name

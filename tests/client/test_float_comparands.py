@@ -96,3 +96,55 @@ def test_an_unconstrained_numeric_refuses_a_float(pair: Pair) -> None:
     with pytest.raises(adaptive_client.NotSupportedError, match="float8"):
         enc.execute("SELECT id FROM fq WHERE f = %s", (1 / 7,))
     assert enc.execute("SELECT id FROM fq WHERE f = %s", (Decimal("1.235"),)).fetchall() == [(200,)]
+
+
+# -- numbers compared with real and double precision columns --------------------------
+
+FLOAT_ROWS = [(1, 0.1, 0.1), (2, 0.5, 0.5), (3, 0.3, 0.30000000000000004), (4, 16777216.0, 1e20)]
+FLOAT_QUERIES = [
+    "SELECT id FROM fl WHERE d IN (0.1, 0.3) ORDER BY id",
+    "SELECT id FROM fl WHERE d = 0.1 + 0.2 ORDER BY id",
+    "SELECT id FROM fl WHERE d = 0.1 + 0.2 - 0.3 + 0.5 ORDER BY id",
+    "SELECT id FROM fl WHERE d = 100000000000000000000 ORDER BY id",
+    "SELECT id FROM fl WHERE d < 0.15 ORDER BY id",
+    "SELECT id FROM fl WHERE d >= 0.5 ORDER BY id",
+    "SELECT id FROM fl WHERE r = 0.1 ORDER BY id",
+    "SELECT id FROM fl WHERE r = 0.5 ORDER BY id",
+    "SELECT id FROM fl WHERE r = 0.1::real ORDER BY id",
+    "SELECT id FROM fl WHERE r = '0.1' ORDER BY id",
+    "SELECT id FROM fl WHERE r IN (0.5, 16777216) ORDER BY id",
+    "SELECT id FROM fl WHERE r = %s ORDER BY id",
+    "SELECT id FROM fl WHERE d = %s ORDER BY id",
+]
+FLOAT_PARAMETERS = [0.1, 0.5, Decimal("0.1"), Decimal("0.5"), 16777216, 0.30000000000000004]
+
+
+@pytest.fixture(scope="module")
+def float_pair(new_database: Callable[..., str], master_key: MasterKey) -> Iterator[Pair]:
+    with plain_and_encrypted(
+        new_database,
+        master_key,
+        "float_cols",
+        {},
+        ["CREATE TABLE fl (id integer PRIMARY KEY, r real, d double precision)"],
+        {"fl": FLOAT_ROWS},
+    ) as pair:
+        for conn in pair:  # (the Ord onion at the layer the ranges need)
+            conn.execute("SELECT count(*) FROM fl WHERE d > 0").fetchall()
+        yield pair
+
+
+@pytest.mark.parametrize("sql", FLOAT_QUERIES)
+def test_numbers_compare_with_float_columns_as_float8(float_pair: Pair, sql: str) -> None:
+    """A numeric constant compared with a double precision column is the float8 it
+    converts to (``d IN (0.1, 0.3)`` found nothing: the decimal 0.1 was compared
+    exactly); a real is widened to float8 for the comparison, so no real equals the
+    float8 0.1 (``r = 0.1`` is false in PostgreSQL), while ``0.1::real`` and ``'0.1'``
+    are the real 0.1."""
+    plain, enc = float_pair
+    for value in FLOAT_PARAMETERS if "%s" in sql else [None]:
+        params = None if value is None else (value,)
+        assert enc.execute(sql, params).fetchall() == plain.execute(sql, params).fetchall(), (
+            sql,
+            value,
+        )
