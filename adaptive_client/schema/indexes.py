@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import psycopg
+from psycopg import errors as pg_errors
 from psycopg import sql
 from sqlglot import exp
 
@@ -20,7 +21,7 @@ from ..adapt.onion_storage import bump_epoch
 from ..catalog.metadata import Catalog, IndexMeta, TableMeta
 from ..catalog.onions import Onion
 from ..catalog.tablespec import dropped_objects, key_column
-from ..errors import DuplicateTable, LayerFloorViolation, UndefinedTable, UnsupportedQuery
+from ..errors import DuplicateTable, LayerFloorViolation, UnsupportedQuery
 from .alter import reencrypt
 
 
@@ -80,16 +81,23 @@ def create_index(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Crea
             raise UnsupportedQuery(
                 f"index {iname}: its columns share no onion to index", "CREATE INDEX"
             )
-    for i, onion_cols in enumerate(targets):
-        conn.execute(
-            sql.SQL("CREATE {} INDEX {} ON {} ({})").format(
-                sql.SQL("UNIQUE") if unique else sql.SQL(""),
-                sql.Identifier(f"{anon}_{i}"),
-                sql.Identifier(meta.anon),
-                sql.SQL(", ").join(sql.Identifier(o.anon) for o in onion_cols),
+    index = IndexMeta(iname, anon, cols, unique)
+    # (in the catalog before it is made: a unique index the rows violate is reported in
+    # the application's name, server_errors.constraint_name)
+    meta.indexes.append(index)
+    try:
+        for i, onion_cols in enumerate(targets):
+            conn.execute(
+                sql.SQL("CREATE {} INDEX {} ON {} ({})").format(
+                    sql.SQL("UNIQUE") if unique else sql.SQL(""),
+                    sql.Identifier(f"{anon}_{i}"),
+                    sql.Identifier(meta.anon),
+                    sql.SQL(", ").join(sql.Identifier(o.anon) for o in onion_cols),
+                )
             )
-        )
-    meta.indexes.append(IndexMeta(iname, anon, cols, unique))
+    except BaseException:
+        meta.indexes.remove(index)
+        raise
     _rewrite_sealed(conn, catalog, meta)
 
 
@@ -119,7 +127,7 @@ def drop_index(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Drop) 
                 _rewrite_sealed(conn, catalog, meta)
                 return
     if not stmt.args.get("exists"):
-        raise UndefinedTable(f'index "{iname}" does not exist')
+        raise pg_errors.UndefinedObject(f'index "{iname}" does not exist')
 
 
 __all__ = ["create_index", "drop_index", "server_index_names"]
