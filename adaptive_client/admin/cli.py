@@ -29,6 +29,7 @@ from ..catalog.keys import (
     load_master_key,
 )
 from ..errors import AdaptiveError, ConfigError, MasterKeyMissing
+from ..syntax.names import as_written, shown
 
 DESCRIPTION = "Adaptive encryption for PostgreSQL: the DBA's commands and the embedded cluster."
 EPILOG = (
@@ -194,20 +195,22 @@ def cmd_layers(args: argparse.Namespace) -> int:
     if args.json:
         print(
             json.dumps(
-                {
-                    "onions": [vars(r) for r in rows],
-                    "columns": [
-                        {"column": c, "most_revealing": o, "provider_learns": learns}
-                        for c, o, learns in column_summary(rows)
-                    ],
-                    "foreign_keys": [
-                        {"name": n, "columns": c, "references": r, "provider_learns": learns}
-                        for n, c, r, learns in fks
-                    ],
-                    "precomputed": [vars(p) for p in computed],
-                    "designed": [vars(d) for d in designed],
-                    "peels": [vars(p) for p in log],
-                },
+                as_written(
+                    {
+                        "onions": [vars(r) for r in rows],
+                        "columns": [
+                            {"column": c, "most_revealing": o, "provider_learns": learns}
+                            for c, o, learns in column_summary(rows)
+                        ],
+                        "foreign_keys": [
+                            {"name": n, "columns": c, "references": r, "provider_learns": learns}
+                            for n, c, r, learns in fks
+                        ],
+                        "precomputed": [vars(p) for p in computed],
+                        "designed": [vars(d) for d in designed],
+                        "peels": [vars(p) for p in log],
+                    }
+                ),
                 default=str,
                 indent=2,
             )
@@ -328,6 +331,7 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 
 
 def _print_table(headers: list[str], rows: list[list[str]]) -> None:
+    rows = [[shown(c) for c in r] for r in rows]  # (names as written: syntax/names.py)
     widths = [
         max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)
     ]

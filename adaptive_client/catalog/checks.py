@@ -152,7 +152,7 @@ def add_checks(
 
 def parse_condition(text: str) -> exp.Expression:
     """A check's condition from its recorded text."""
-    return parse(f"SELECT {text}")[0].expressions[0]
+    return parse(f"SELECT {text}", names_folded=True)[0].expressions[0]
 
 
 def columns_of(text: str) -> set[str]:

@@ -29,6 +29,7 @@ from psycopg import sql
 from sqlglot import exp
 
 from ..errors import UnsupportedQuery
+from ..syntax.names import relation_named
 from ..values.session import RUNTIME
 
 # Functions a default may call: stable within a transaction, or volatile (once per row).
@@ -99,7 +100,7 @@ def sequence_named(node: exp.Expression) -> str | None:
         if isinstance(arg, exp.Cast):
             arg = arg.this
         if isinstance(arg, exp.Literal) and arg.is_string:
-            return str(arg.this).lower().removeprefix("public.")
+            return relation_named(str(arg.this))
     return None
 
 

@@ -23,6 +23,7 @@ from psycopg.pq import DiagnosticField
 from sqlglot import exp
 
 from ..errors import ConfigError, UnsupportedQuery
+from ..syntax.names import quoted_shown
 from ..values.encodings import SqlType, encoding_for, parse_sql_type
 from . import checks, defaults
 from .metadata import Catalog, ColumnMeta
@@ -124,7 +125,7 @@ def domain_report(catalog: Catalog, sqlstate: str, constraint: str | None,
             for c in table.checks:
                 if c["anon"] == constraint and c.get("domain"):
                     t = catalog.types.get(c["domain"])
-                    name = t.name if t else c["domain"]
+                    name = quoted_shown(t.name if t else c["domain"])
                     return f'value for domain {name} violates check constraint "{c["name"]}"'
         if sqlstate == "23502" and column:
             for col in table.columns.values():

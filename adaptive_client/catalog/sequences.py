@@ -14,6 +14,7 @@ from psycopg import sql
 from sqlglot import exp
 
 from ..description import Column, described
+from ..syntax.names import relation_named
 from .defaults import Runtime
 from .metadata import Catalog
 
@@ -41,7 +42,7 @@ def _sequence(catalog: Catalog, node: exp.Expression) -> tuple[str, str | None]:
     arg = node.this if isinstance(node, exp.Cast) else node
     if not (isinstance(arg, exp.Literal) and arg.is_string):
         raise pg_errors.FeatureNotSupported("the sequence must be named by a constant")
-    return named(catalog, str(arg.this).lower().removeprefix("public.").strip('"'))
+    return named(catalog, relation_named(str(arg.this)))
 
 
 def named(catalog: Catalog, name: str) -> tuple[str, str | None]:

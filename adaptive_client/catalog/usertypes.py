@@ -38,6 +38,7 @@ from typing import Any
 from psycopg import errors as pg_errors
 
 from ..errors import AdaptiveError, EncodingError, InvalidTextInput, MetadataTampered
+from ..syntax.names import quoted_shown
 from ..values.encodings import EQ, ORD, Encoding, SqlType, parse_sql_type
 
 POSITION_BITS = 64
@@ -99,7 +100,9 @@ class EnumEncoding(Encoding):
             kind = "integer" if isinstance(value, int) else type(value).__name__
             raise EnumTypeMismatch(f"value of type {kind} for enum {self._type.name}")
         if value not in self._position:
-            raise InvalidTextInput(f'invalid input value for enum {self._type.name}: "{value}"')
+            raise InvalidTextInput(
+                f'invalid input value for enum {quoted_shown(self._type.name)}: "{value}"'
+            )
         if value in self._type.unsafe:
             raise UnsafeNewEnumValue(
                 f'unsafe use of new value "{value}" of enum type {self._type.name}'

@@ -22,7 +22,7 @@ from .metadata import Catalog, ViewMeta
 
 def definition(view: ViewMeta) -> exp.Expression:
     """The view's query, parsed from its stored text."""
-    (stmt,) = parse(view.sql)
+    (stmt,) = parse(view.sql, names_folded=True)
     return stmt
 
 

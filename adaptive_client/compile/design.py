@@ -36,6 +36,7 @@ from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from ..catalog.metadata import ColumnMeta
 from ..catalog.precomputed import canonical, compile_expression, strip_parens
+from ..engine.engine_types import outputs_named
 from ..errors import AdaptiveError, ConfigError
 from ..values.encodings import SqlType
 from .fold import fold_constants
@@ -90,7 +91,7 @@ def analyse(tables: Tables, tree: exp.Expression, label: str, proposal: Proposal
         placeholder.replace(exp.Null())
     schema = {name: {c: _glot_type(t) for c, t in types.items()} for name, types in tables.items()}
     tree = qualify(
-        tree,
+        outputs_named(tree),
         schema=cast(dict[str, object], schema),
         dialect="postgres",
         quote_identifiers=False,

@@ -23,6 +23,7 @@ from ..catalog.onions import Cap
 from ..description import described
 from ..errors import UnsupportedQuery
 from ..stats import STATS
+from ..syntax.names import shown
 from ..values.array_encoding import as_list
 from ..values.collation import Collation
 from ..values.encoding_base import NATIVE_BYTES, compiled_form
@@ -592,7 +593,9 @@ class Compiled:
         """DB-API ``cursor.description`` of the decrypted result (fixed once compiled)."""
         return [
             described(
-                o.name, o.type_code, o.fn.column.type.typmod if type(o.fn) is ColumnValue else -1
+                shown(o.name),
+                o.type_code,
+                o.fn.column.type.typmod if type(o.fn) is ColumnValue else -1,
             )
             for o in self.outputs
         ]

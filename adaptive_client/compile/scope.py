@@ -9,10 +9,11 @@ statement needs an onion built on first use (the entry returns it as a need).
 
 from __future__ import annotations
 
+from psycopg import errors as pg_errors
 from sqlglot import exp
 
 from ..catalog.metadata import ColumnMeta, TableMeta
-from ..errors import UndefinedColumn, UnsupportedQuery
+from ..errors import UndefinedColumn, UndefinedTable, UnsupportedQuery
 from .needs import BuildNeed
 
 
@@ -58,7 +59,7 @@ class Scope:
     def add(self, alias: str, table: TableMeta, server_alias: str | None = None) -> str:
         server_alias = server_alias or f"a{len(self.entries)}"
         if any(a == alias for a, _, _ in self.entries):
-            raise UnsupportedQuery(f'table name "{alias}" specified more than once', "alias")
+            raise pg_errors.DuplicateAlias(f'table name "{alias}" specified more than once')
         self.entries.append((alias, table, server_alias))
         return server_alias
 
@@ -76,13 +77,17 @@ class Scope:
             elif qual is not None and name in table.precomputed:  # (compile/precomputed_pass.py)
                 hits.append(ColumnRef(server_alias, table, table.precomputed[name]))
         if not hits:
-            where = f"{qual}.{name}" if qual else name
-            raise UndefinedColumn(f'column "{where}" does not exist')
+            if qual is not None and all(a != qual for a, _, _ in self.entries):
+                raise UndefinedTable(f'missing FROM-clause entry for table "{qual}"')
+            where = f"{qual}.{name}" if qual else f'"{name}"'  # (as PostgreSQL quotes it)
+            raise UndefinedColumn(f"column {where} does not exist")
         if len(hits) > 1:
-            raise UnsupportedQuery(f'column reference "{name}" is ambiguous', "ambiguous column")
+            raise pg_errors.AmbiguousColumn(f'column reference "{name}" is ambiguous')
         return hits[0]
 
     def star(self, qual: str | None) -> list[ColumnRef]:
+        if qual is not None and all(a != qual for a, _, _ in self.entries):
+            raise UndefinedTable(f'missing FROM-clause entry for table "{qual}"')
         refs = []
         for alias, table, server_alias in self.entries:
             if qual is None or qual == alias:

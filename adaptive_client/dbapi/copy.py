@@ -26,6 +26,7 @@ from ..catalog.metadata import ColumnMeta, OnionColumn, TableMeta
 from ..catalog.onions import TOKEN_ONIONS, Onion
 from ..errors import AdaptiveError, StaleMetadata, UnsupportedQuery
 from ..stats import STATS
+from ..syntax.names import show_names
 from ..values import handout, text_output
 from ..values.array_encoding import array_text
 from ..values.encodings import pg_text
@@ -454,6 +455,8 @@ def open_copy(cursor: StatementCursor, node: exp.Copy, params: Any) -> CopyIn | 
             raise UnsupportedQuery("COPY FROM into other than a table", "COPY")
         table = cursor.connection.catalog.table(target.name)
         return CopyIn(cursor, table, cols or list(table.columns), opts)
+    # (the query runs as the application's statement: its names as written, names.py)
+    target = target.transform(show_names)
     if isinstance(target, exp.Subquery):
         query = target.this.sql("postgres")
     else:

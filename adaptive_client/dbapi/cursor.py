@@ -37,6 +37,7 @@ from ..compile.plan import (
 from ..description import ResultShape, from_psycopg
 from ..errors import AdaptiveError, RowCapExceeded, UnsupportedQuery
 from ..stats import STATS, Shipped
+from ..syntax.names import names_shown
 from ..syntax.params import normalize_placeholders
 from ..syntax.sqltext import parse as parse_sql
 from ..values.handout import application_rows
@@ -261,9 +262,9 @@ class Cursor:
         """A server error in the application's names (see server_errors); the library's
         own errors and errors without a server report go as they are."""
         if isinstance(exc, AdaptiveError) or exc.diag.sqlstate is None:
-            return exc.with_traceback(exc.__traceback__)
+            return names_shown(exc.with_traceback(exc.__traceback__))
         conn = self.connection
-        return server_errors.translate(exc, conn.catalog, conn.control)
+        return names_shown(server_errors.translate(exc, conn.catalog, conn.control))
 
     def fetchone(self) -> tuple[Any, ...] | None:
         if self.description is None or self.closed:

@@ -26,6 +26,7 @@ from ..catalog import domains
 from ..catalog.metadata import Catalog, ColumnMeta, OnionColumn
 from ..catalog.recipes import decrypt
 from ..errors import AdaptiveError
+from ..syntax.names import shown
 
 _ANON = re.compile(r"\b[tcis]_[0-9a-f]{8,}(?:_[0-9a-z]+)?\b")
 _FIELDS = pq.DiagnosticField
@@ -135,9 +136,9 @@ def translate(
         (_FIELDS.CONSTRAINT_NAME, plain_constraint or plain(constraint)),
     ):
         if value is not None:
-            info[fld] = value.encode()
+            info[fld] = shown(value).encode()
     message = primary if detail is None else f"{primary}\nDETAIL:  {detail}"
-    return type(exc)(message, info=info)
+    return type(exc)(shown(message), info=info)
 
 
 def _names_encrypted(diag: psycopg.errors.Diagnostic) -> bool:

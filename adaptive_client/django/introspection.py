@@ -21,6 +21,7 @@ from ..catalog.defaults import printed_default
 from ..catalog.metadata import Catalog, TableMeta
 from ..catalog.table_meta import ColumnMeta
 from ..dbapi.connection import Connection
+from ..syntax.names import reflecting_names_as_written, shown
 
 FieldInfo = pg_introspection.FieldInfo
 TableInfo = pg_introspection.TableInfo
@@ -59,10 +60,10 @@ def _field_info(col: ColumnMeta) -> Any:
     )
 
 
+@reflecting_names_as_written(("get_",))
 class DatabaseIntrospection(pg_introspection.DatabaseIntrospection):
-    def identifier_converter(self, name: str) -> str:
-        """Names as the catalog keeps them: folded to lower case (operations.quote_name)."""
-        return name.lower()
+    """Django's introspection from the sealed catalog, in the names Django gives and
+    reads (its names are quoted: exact)."""
 
     def _connection(self) -> Connection:
         self.connection.ensure_connection()
@@ -91,7 +92,8 @@ class DatabaseIntrospection(pg_introspection.DatabaseIntrospection):
     def get_table_description(self, cursor: Any, table_name: str) -> list[Any]:
         table = self._table(table_name)
         if table is None:  # a view: what its result describes
-            cursor.execute(f"SELECT * FROM {self.connection.ops.quote_name(table_name)} LIMIT 1")
+            view = self.connection.ops.quote_name(shown(table_name))
+            cursor.execute(f"SELECT * FROM {view} LIMIT 1")
             return [FieldInfo(*d[:6], True, None, None, False, None) for d in cursor.description]
         return [_field_info(col) for col in table.columns.values()]
 

@@ -12,6 +12,8 @@ from django.db import models
 from django.db.backends.postgresql import operations as pg_operations
 from psycopg import ClientCursor, errors
 
+from ..syntax.names import folded, quoted_shown
+
 #: the units Django truncates dates and times to
 _UNITS = frozenset({"year", "quarter", "month", "week", "day", "hour", "minute", "second"})
 
@@ -26,9 +28,7 @@ class DatabaseOperations(pg_operations.DatabaseOperations):
     compiler_module = "adaptive_client.django.compiler"
 
     def quote_name(self, name: str) -> str:
-        # the client folds quoted names to lower case (its catalog keeps one spelling):
-        # a mixed-case db_table or db_column is written so wherever Django names it
-        return str(super().quote_name(name.lower()))
+        return str(super().quote_name(name))
 
     def compose_sql(self, sql: str, params: Any) -> str:
         self.connection.ensure_connection()
@@ -93,10 +93,11 @@ class DatabaseOperations(pg_operations.DatabaseOperations):
         """The sequence the client draws a serial or identity column's values from."""
         self.connection.ensure_connection()
         catalog = self.connection.connection.catalog
+        table = folded(table, True)  # (Django's names are quoted: syntax/names.py)
         if not catalog.has_table(table):
             return None
-        col = catalog.table(table).columns.get(column.lower())
-        return col.sequence if col is not None else None
+        col = catalog.table(table).columns.get(folded(column, True))
+        return quoted_shown(col.sequence) if col is not None and col.sequence else None
 
     def sequence_reset_by_name_sql(self, style: Any, sequences: list[dict[str, Any]]) -> list[str]:
         out = []

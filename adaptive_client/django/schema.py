@@ -17,6 +17,8 @@ from typing import Any
 from django.db.backends.postgresql import schema as pg_schema
 from psycopg import sql
 
+from ..syntax.names import folded
+
 
 class DatabaseSchemaEditor(pg_schema.DatabaseSchemaEditor):
     sql_create_column_inline_fk = (
@@ -89,7 +91,7 @@ class DatabaseSchemaEditor(pg_schema.DatabaseSchemaEditor):
 
     def _table_meta(self, table: str) -> Any:
         self.connection.ensure_connection()
-        return self.connection.connection.catalog.table(table)
+        return self.connection.connection.catalog.table(folded(table, True))
 
     def quote_value(self, value: Any) -> str:
         self.connection.ensure_connection()

@@ -143,10 +143,11 @@ def schema_type(table: TableMeta, col: ColumnMeta) -> str:
         return NOT_HELD
 
 
-def _subscripts_named(stmt: exp.Expression) -> exp.Expression:
-    """``stmt`` with each subscript in a select list named as PostgreSQL names it: by
-    its array's column (``tags[id]`` is ``tags``, not ``id``, which ORDER BY id would
-    take), else ``?column?``."""
+def outputs_named(stmt: exp.Expression) -> exp.Expression:
+    """``stmt`` with the select-list items sqlglot's qualify misreads named before it
+    runs: each subscript as PostgreSQL names it, by its array's column (``tags[id]`` is
+    ``tags``, not ``id``, which ORDER BY id would take), else ``?column?``; each scalar
+    subquery by its output."""
     for select in stmt.find_all(exp.Select):
         for item in select.expressions:
             if not isinstance(item, exp.Bracket):
@@ -156,13 +157,31 @@ def _subscripts_named(stmt: exp.Expression) -> exp.Expression:
                 base = base.this
             name = base.name if isinstance(base, exp.Column) else "?column?"
             item.replace(exp.alias_(item.copy(), name, quoted=True))
+        for item in select.expressions:
+            # a scalar subquery: named by its one output (sqlglot's qualify reads ORDER BY
+            # 1 of an unnamed one as a mistake)
+            if isinstance(item, exp.Subquery) and not item.alias:
+                inner = item.unnest()
+                first = inner.expressions[0] if isinstance(inner, exp.Select) else None
+                name = _figured_name(first) if first is not None else "?column?"
+                # (exp.alias_ would name the subquery, not the output)
+                item.replace(exp.Alias(this=item.copy(), alias=exp.to_identifier(name, True)))
     return stmt
+
+
+def _figured_name(node: exp.Expression) -> str:
+    """Most of PostgreSQL's name of an output (a column's, an alias', a function's)."""
+    if isinstance(node, exp.Alias | exp.Column):
+        return node.alias_or_name
+    if isinstance(node, exp.Anonymous):
+        return node.name.lower()
+    return node.key if isinstance(node, exp.Func) else "?column?"
 
 
 def qualified(stmt: exp.Expression, schema: dict[str, dict[str, str]]) -> exp.Expression:
     try:
         return qualify(
-            _subscripts_named(stmt.copy()),
+            outputs_named(stmt.copy()),
             schema=cast(dict[str, object], schema),
             dialect="postgres",
             quote_identifiers=False,

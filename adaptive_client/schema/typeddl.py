@@ -42,6 +42,7 @@ from ..catalog.usertypes import (
     position_between,
 )
 from ..errors import ConfigError, UnsupportedQuery
+from ..syntax.names import folded
 from ..syntax.sqltext import syntax_error
 from ..values.encodings import FOREIGN_TYPE_NAMES, SqlType, parse_sql_type
 from .alter import drop_column
@@ -102,7 +103,7 @@ class _Tokens:
         ):
             raise self.error()
         self.i += 1
-        return t.text if t.token_type == TokenType.IDENTIFIER else t.text.lower()
+        return folded(t.text, t.token_type == TokenType.IDENTIFIER)  # (syntax/names.py)
 
     def string(self) -> str:
         t = self.peek()

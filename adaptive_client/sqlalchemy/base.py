@@ -33,6 +33,7 @@ from sqlalchemy.sql.compiler import InsertmanyvaluesSentinelOpts
 from ..catalog.metadata import TableMeta
 from ..dbapi import connection as _connection
 from ..dbapi.pool import ping
+from ..syntax.names import reflecting_names_as_written
 from . import reflection as refl
 
 logger = logging.getLogger("adaptive_client.sqlalchemy")
@@ -82,6 +83,7 @@ def _pg(dbapi_conn: Any) -> psycopg.Connection[Any]:
     return refl.sync_connection(dbapi_conn).pg
 
 
+@reflecting_names_as_written(("get_", "has_", "_load_"))
 class AdaptiveDialect(PGDialect_psycopg):
     """SQLAlchemy's psycopg dialect, connecting through :func:`adaptive_client.connect`."""
 

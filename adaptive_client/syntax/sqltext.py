@@ -34,6 +34,7 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
 from ..errors import UnsupportedQuery
+from .names import fold_names
 from .sqlsyntax import (
     check_syntax,
     check_tree,
@@ -279,9 +280,11 @@ for _name in ("sqlglot", "sqlglot.parser", "sqlglot.generator", "sqlglot.optimiz
     logging.getLogger(_name).addFilter(_QUIET)
 
 
-def parse(text: str) -> list[exp.Expression]:
+def parse(text: str, *, names_folded: bool = False) -> list[exp.Expression]:
     """sqlglot's parse of ``text``, refused as PostgreSQL refuses it where its syntax is
-    wrong (``psycopg.errors.SyntaxError``, see the module's docstring).  Besides its
+    wrong (``psycopg.errors.SyntaxError``, see the module's docstring), its names in their
+    folded forms (names.py) -- ``names_folded``: the text is the client's own, written
+    from a statement already parsed (a view's or a check's as the catalog keeps it).  Besides its
     own ParseError and TokenError, sqlglot lets builtin errors escape on some malformed
     input (found by fuzzing: RecursionError on deep nesting, ValueError on a placeholder
     where a name belongs): an UnsupportedQuery, without sqlglot's text."""
@@ -303,6 +306,8 @@ def parse(text: str) -> list[exp.Expression]:
     finally:
         _PARSING.reset(token)
     out = [_unqualified(s) for s in stmts if isinstance(s, exp.Expression)]
+    if not names_folded:
+        out = [_named(s) for s in out]
     for stmt in out:
         check_tree(stmt)
     if overriding is not None:
@@ -386,6 +391,14 @@ def _unqualify(node: exp.Expression) -> exp.Expression:
             written = node.sql(dialect=PostgresSource).split(".", 1)[1]
             return exp.DataType.build(written, dialect=PostgresSource)
     return node
+
+
+def _named(stmt: exp.Expression) -> exp.Expression:
+    """``stmt`` with its names in their folded forms (names.py) -- but for a SET's or
+    SHOW's setting, whose name PostgreSQL reads without case, quoted or not."""
+    if isinstance(stmt, exp.Set | exp.Command | exp.Show):
+        return stmt
+    return stmt.transform(fold_names, copy=False)
 
 
 def _unqualified(stmt: exp.Expression) -> exp.Expression:
