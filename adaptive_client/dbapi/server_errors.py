@@ -105,7 +105,9 @@ def translate(
     names = _names(catalog)
     constraint = diag.constraint_name
     try:
-        plain_constraint = constraint_name(control, catalog, constraint)
+        plain_constraint = getattr(exc, "plain_constraint", None) or constraint_name(
+            control, catalog, constraint
+        )
     except psycopg.Error:
         plain_constraint = None
 

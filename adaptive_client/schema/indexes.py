@@ -81,12 +81,8 @@ def create_index(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Crea
             raise UnsupportedQuery(
                 f"index {iname}: its columns share no onion to index", "CREATE INDEX"
             )
-    index = IndexMeta(iname, anon, cols, unique)
-    # (in the catalog before it is made: a unique index the rows violate is reported in
-    # the application's name, server_errors.constraint_name)
-    meta.indexes.append(index)
-    try:
-        for i, onion_cols in enumerate(targets):
+    for i, onion_cols in enumerate(targets):
+        try:
             conn.execute(
                 sql.SQL("CREATE {} INDEX {} ON {} ({})").format(
                     sql.SQL("UNIQUE") if unique else sql.SQL(""),
@@ -95,9 +91,12 @@ def create_index(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Crea
                     sql.SQL(", ").join(sql.Identifier(o.anon) for o in onion_cols),
                 )
             )
-    except BaseException:
-        meta.indexes.remove(index)
-        raise
+        except pg_errors.UniqueViolation as exc:
+            # rows that violate it: reported in the index's name (server_errors.translate
+            # reads it here, the catalog having no record of the index)
+            exc.plain_constraint = iname  # type: ignore[attr-defined]
+            raise
+    meta.indexes.append(IndexMeta(iname, anon, cols, unique))
     _rewrite_sealed(conn, catalog, meta)
 
 

@@ -21,7 +21,7 @@ SCHEMA = [
     "note text, PRIMARY KEY (person_id, day))",
     "INSERT INTO person VALUES (1, 'ann@example.org', '1990-05-17', 12.50, 'annie'), "
     "(2, 'bob@example.org', '1985-01-02', 7.25, 'bobby')",
-    "INSERT INTO visit VALUES (1, '2024-03-01', 'first')",
+    "INSERT INTO visit VALUES (1, '2024-03-01', 'first'), (1, '2024-03-05', 'second')",
 ]
 VIOLATIONS = [
     "INSERT INTO person VALUES (1, 'x@example.org', NULL, NULL, NULL)",
@@ -30,6 +30,8 @@ VIOLATIONS = [
     "INSERT INTO visit VALUES (42, '2024-03-02', 'nobody')",
     "UPDATE person SET email = 'bob@example.org' WHERE id = 1",
     "DELETE FROM person WHERE id = 1",
+    # an index the rows violate: named as the application named it (it was the server's)
+    "CREATE UNIQUE INDEX one_visit ON visit (person_id)",
 ]
 
 
@@ -60,3 +62,9 @@ def test_violation_reported_as_postgresql(pair: Pair, sql: str) -> None:
     got = _report(enc, sql)
     assert got == expected
     assert expected[3] and "=(" in expected[3]  # (the DETAIL quotes the key's values)
+
+
+def test_a_missing_index_dropped_is_an_undefined_object(pair: Pair) -> None:
+    for conn in pair:
+        with pytest.raises(psycopg.errors.UndefinedObject, match='index "nope" does not exist'):
+            conn.execute("DROP INDEX nope")
