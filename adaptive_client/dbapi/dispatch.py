@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import psycopg
 from psycopg import sql
@@ -41,7 +41,7 @@ from ..syntax.params import normalize_placeholders
 from ..syntax.sqltext import parse as parse_sql
 from ..syntax.sqltext import prepares_transaction, session_command, split_statements
 from ..values.clock import SERVER_CLOCK, ServerClock
-from . import pooling, search_path
+from . import pooling, search_path, upserts
 from .restart import only_reads
 from .retries import INERROR
 from .session_protocol import Session, StatementCursor, cache_key
@@ -290,6 +290,11 @@ def _run_compiled(
         try:
             plan = conn.prepare(query, stmt)
         except UnsupportedQuery as refused:
+            if type(refused) is UnsupportedQuery and upserts.applies(stmt) and not writing_rows:
+                # an ON CONFLICT DO UPDATE computed from the rows: by its steps
+                for p in many if many is not None else (params,):
+                    upserts.run_upsert(cur, cast(exp.Insert, stmt), p, refused, run)
+                return
             # an UPDATE whose values or rows need the client: read, then write by key
             rows = (
                 update_rows.derive(conn.catalog, stmt)
