@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from ..catalog.metadata import Catalog
+from ..syntax.names import shown
 from .writes import is_default
 
 
@@ -74,7 +75,8 @@ def derive(catalog: Catalog, stmt: exp.Update) -> RowUpdate | None:
         select.set("where", where.copy())
 
     def quoted(name: str) -> str:
-        return exp.to_identifier(name, quoted=True).sql("postgres")
+        # (the text is parsed again: the name as written, syntax/names.py)
+        return exp.to_identifier(shown(name), quoted=True).sql("postgres")
 
     update_sql = (
         f"UPDATE {quoted(meta.name)} SET "

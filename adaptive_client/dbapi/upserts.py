@@ -61,7 +61,7 @@ class _Upsert:
             columns = [c.name for c in target.expressions]
             target = target.this
         assert isinstance(target, exp.Table)
-        meta = catalog.table(target.name)
+        meta = catalog.table(folded(target.name, True))
         self.table = target
         self.alias = target.alias or target.name
         self.columns = columns if columns is not None else _written_columns(meta)

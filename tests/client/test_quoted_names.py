@@ -37,8 +37,8 @@ SCRIPT = [
     'SELECT name FROM "Foo"',
     'SELECT "Name" AS "NN", val AS "Val" FROM "Foo" ORDER BY "Name"',
     'SELECT f."Name", g.name FROM "Foo" f JOIN foo g ON f.id = g.id',
-    "UPDATE \"Foo\" SET \"Name\" = 'c' WHERE id = 2",
-    "SELECT \"Name\", val FROM \"Foo\" WHERE \"Name\" = 'c'",
+    'UPDATE "Foo" SET "Name" = \'c\' WHERE id = 2',
+    'SELECT "Name", val FROM "Foo" WHERE "Name" = \'c\'',
     'SELECT "Nope" FROM "Foo"',
     'SELECT * FROM "NoTable"',
     'CREATE TABLE "MiXed" ("A" integer, a integer)',
@@ -70,7 +70,7 @@ SCRIPT = [
     'ALTER TABLE "Acct" RENAME TO "Account"',
     'SELECT "Owner" FROM "Account" ORDER BY 1',
     'SELECT "Owner" FROM "Acct"',
-    "ALTER TABLE \"Account\" ADD COLUMN \"Note\" text DEFAULT 'n'",
+    'ALTER TABLE "Account" ADD COLUMN "Note" text DEFAULT \'n\'',
     'SELECT "Note", "Id" FROM "Account" ORDER BY "Id"',
     f'CREATE TABLE "{MARK}" ("{MARK}1" integer, "{MARK}65{MARK}" integer)',
     f'INSERT INTO "{MARK}" VALUES (4, 5)',
@@ -82,9 +82,17 @@ SCRIPT = [
     # a qualifier naming no FROM item, an ambiguous column, a repeated alias
     'SELECT "Acct"."Owner" FROM "Account"',
     "SELECT nope.* FROM foo",
-    "SELECT t.name FROM foo, \"Foo\" t WHERE t.id = 1",
-    "SELECT id FROM foo, \"Foo\"",
-    "SELECT * FROM foo t, \"Foo\" t",
+    'SELECT t.name FROM foo, "Foo" t WHERE t.id = 1',
+    'SELECT id FROM foo, "Foo"',
+    'SELECT * FROM foo t, "Foo" t',
+    # statements the client runs as several (their text written again from the parse)
+    'CREATE TABLE "People" ("Id" integer PRIMARY KEY, "Name" text, n integer)',
+    "INSERT INTO \"People\" VALUES (1, 'ann', 1), (2, 'bob', 2)",
+    'UPDATE "People" SET "Name" = upper("Name") WHERE "Id" = 1',
+    'UPDATE "People" SET n = n * 3 + length("Name")',
+    'INSERT INTO "People" VALUES (1, \'x\', 5) ON CONFLICT ("Id") '
+    'DO UPDATE SET n = "People".n + EXCLUDED.n RETURNING "Id", n',
+    'SELECT * FROM "People" ORDER BY "Id"',
     # a correlated scalar subquery, ordered by its position
     'SELECT (SELECT max(val) FROM "Foo" WHERE "Foo".id >= foo.id) FROM foo ORDER BY 1',
     'SELECT id, (SELECT count(*) FROM "Foo" f WHERE f.id >= foo.id) FROM foo ORDER BY 2, 1',
@@ -154,3 +162,17 @@ def test_folded_forms() -> None:
     assert relation_named('public."Acct_Id_seq"') == folded("Acct_Id_seq", True)
     assert relation_named("T_ID_SEQ") == "t_id_seq"
     assert relation_named('"a""b"') == 'a"b'
+
+
+def test_copy_names_as_written(pair: Pair) -> None:
+    plain, enc = pair
+    for conn in (plain, enc):
+        conn.execute('CREATE TABLE "Sheet" ("Col" integer, col text)')
+        conn.execute("INSERT INTO \"Sheet\" VALUES (1, 'a')")
+    out = []
+    for conn in (plain, enc):
+        with conn.cursor().copy(
+            'COPY "Sheet" ("Col", col) TO STDOUT WITH (FORMAT csv, HEADER)'
+        ) as copy:
+            out.append(b"".join(bytes(chunk) for chunk in copy))
+    assert out[0] == out[1] == b"Col,col\n1,a\n"
