@@ -38,6 +38,7 @@ from ..catalog.metadata import ColumnMeta
 from ..catalog.precomputed import canonical, compile_expression, strip_parens
 from ..engine.engine_types import outputs_named
 from ..errors import AdaptiveError, ConfigError
+from ..syntax.names import fold_names
 from ..values.encodings import SqlType
 from .fold import fold_constants
 
@@ -76,7 +77,8 @@ def propose(tables: Tables, statements: Iterable[str], sums: bool = True) -> Pro
     for n, text in enumerate(statements, 1):
         try:
             tree = sqlglot.parse_one(_literal_placeholders(text), read="postgres")
-            analyse(tables, cast(exp.Expression, tree), f"#{n}", proposal)
+            tree = tree.transform(fold_names, copy=False)  # (the catalog's names: names.py)
+            analyse(tables, tree, f"#{n}", proposal)
         except (SqlglotError, AdaptiveError) as exc:
             proposal.unread.append((text, str(exc).splitlines()[0]))
     return proposal
