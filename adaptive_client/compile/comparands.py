@@ -21,6 +21,7 @@ from ..catalog.onions import Cap
 from ..errors import (
     DatetimeOutOfRange,
     EncodingError,
+    NumericOutOfRange,
     OperandTypeMismatch,
     UnsupportedQuery,
     ValueOutOfDomain,
@@ -304,8 +305,12 @@ def _coerced(ref: ColumnRef, v: Any) -> Any:
         raise OperandTypeMismatch(str(mismatch)) from None
     except DatetimeOutOfRange:
         raise  # the comparand itself is out of range: PostgreSQL fails the statement
-    except ValueOutOfDomain:
+    except ValueOutOfDomain as exc:
         if isinstance(v, str) and col.type.name not in TEXT_TYPES:
+            if isinstance(exc, NumericOutOfRange) and type(col.encoding) is NumericEncoding:
+                # a number beyond numeric(p,s)'s precision: PostgreSQL reads the text as
+                # numeric, without the column's precision -- a value no row holds
+                return _UNREPRESENTABLE
             # a string constant (or parameter) has no type of its own: PostgreSQL reads it
             # with the column type's input function, and its error is the statement's
             raise

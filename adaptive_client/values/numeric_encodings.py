@@ -127,8 +127,10 @@ class IntEncoding(Encoding):
             v = int(value.quantize(_ONE, rounding=ROUND_HALF_UP, context=EXACT))
         elif isinstance(value, str):
             if not _INT_RE.fullmatch(value):
-                raise InvalidTextInput(f"invalid input syntax for type {name}")
+                raise InvalidTextInput(f'invalid input syntax for type {name}: "{value}"')
             v = int(value)
+            if not self._lo <= v <= self._hi:  # (the input function's own message)
+                raise NumericOutOfRange(f'value "{value}" is out of range for type {name}')
         else:
             raise type_error(self.sql_type, value)
         if not self._lo <= v <= self._hi:
@@ -411,7 +413,7 @@ class FloatEncoding(Encoding):
             if _NAN_RE.fullmatch(value):
                 return math.nan
             if not _NUM_RE.fullmatch(value):
-                raise InvalidTextInput(f"invalid input syntax for type {name}")
+                raise InvalidTextInput(f'invalid input syntax for type {name}: "{value}"')
             value = Decimal(value.strip())
         if isinstance(value, Decimal):
             if value.is_nan():

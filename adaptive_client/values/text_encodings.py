@@ -289,7 +289,7 @@ class BoolEncoding(Encoding):
             v = _parse_bool(value.strip().lower())
             if v is not None:
                 return v
-            raise InvalidTextInput("invalid input syntax for type boolean")
+            raise InvalidTextInput(f'invalid input syntax for type boolean: "{value}"')
         raise type_error(self.sql_type, value)
 
     def to_bytes(self, v: bool) -> bytes:
