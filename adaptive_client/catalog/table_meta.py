@@ -363,7 +363,7 @@ class TableMeta:
             if name.lower() in self.precomputed:
                 return self.precomputed[name.lower()]
             raise UndefinedColumn(
-                f'column "{name}" of table "{self.name}" does not exist'
+                f'column "{name}" of relation "{self.name}" does not exist'
             ) from None
 
     @property

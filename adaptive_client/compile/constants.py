@@ -29,6 +29,7 @@ from ..values.clock import CLOCK_PREFIX, clock_kind, clock_param, is_clock_cast
 from ..values.encodings import SqlType, encoding_for, parse_sql_type
 from ..values.interval_input import RANGES
 from ..values.numeric_encodings import SingleValue
+from ..values.text_encodings import BlankPadded
 from .plan import ParamBuilder, Params
 from .scope import unsupported
 
@@ -204,6 +205,8 @@ def cast_value(
     elif isinstance(value, Constructed):
         value = Constructed(value.items, "cast")  # each element read as the cast's type
     out = encoding_for(t).coerce(value)
+    if t.name == "char" and type(out) is str:
+        return BlankPadded(out)
     return SingleValue(out) if t.name == "real" and type(out) is float else out
 
 

@@ -17,6 +17,7 @@ from ..catalog.compiled_sealing import row_sealers
 from ..catalog.metadata import Catalog, ColumnMeta, OnionColumn
 from ..catalog.tablespec import key_column
 from ..errors import UnsupportedQuery
+from ..syntax.names import shown
 from ..syntax.sqltext import syntax_error
 from .compiler import Compiler, server_sql
 from .constants import PositionalParam, null_value
@@ -34,6 +35,9 @@ def _target(c: Compiler, node: exp.Expression) -> tuple[Any, list[str] | None, s
     if isinstance(node, exp.Schema):
         cols = [i.name.lower() for i in node.expressions]
         node = node.this
+        for i, name in enumerate(cols):
+            if name in cols[:i]:
+                raise pg_errors.DuplicateColumn(f'column "{shown(name)}" specified more than once')
     if not isinstance(node, exp.Table):
         raise unsupported(node, "INSERT target")
     meta = c.catalog.table(node.name)

@@ -200,11 +200,11 @@ class NumericEncoding(Encoding):
         if d.is_nan():
             return d
         if not d.is_finite():
-            raise NumericOutOfRange(f"numeric field overflow for {self.sql_type.sql()}")
+            raise self._overflow(infinite=True)
         q = _pg_round_away(d, self._quantum)
         x = int(q.scaleb(self.s, EXACT))  # (exact: q has the column's scale)
         if abs(x) >= self._limit:
-            raise NumericOutOfRange(f"numeric field overflow for {self.sql_type.sql()}")
+            raise self._overflow()
         self._last = (q, x)
         return q
 
@@ -223,8 +223,21 @@ class NumericEncoding(Encoding):
         if x is None or x != t:  # more digits than the scale: rounded as coerce() rounds
             x = self._scaled(v)
         if abs(x) >= self._limit:
-            raise NumericOutOfRange(f"numeric field overflow for {self.sql_type.sql()}")
+            raise self._overflow()
         return x
+
+    def _overflow(self, infinite: bool = False) -> NumericOutOfRange:
+        """PostgreSQL's error for a value the column's precision cannot hold."""
+        p, s = self.sql_type.precision, self.s
+        if infinite:
+            detail = f"A field with precision {p}, scale {s} cannot hold an infinite value."
+        else:
+            bound = f"10^{p - s}" if p is not None and p > s else "1"
+            detail = (
+                f"A field with precision {p}, scale {s} must round to an absolute value "
+                f"less than {bound}."
+            )
+        return NumericOutOfRange(f"numeric field overflow\nDETAIL:  {detail}")
 
     def to_bytes(self, v: Decimal) -> bytes:
         return self._checked(v).to_bytes(self._width, "big", signed=True)
@@ -371,13 +384,13 @@ class FloatEncoding(Encoding):
             try:
                 f32 = struct.unpack(">f", struct.pack(">f", f))[0]
             except OverflowError:
-                raise NumericOutOfRange("value out of range for real: overflow") from None
+                raise self._out_of_range(value, "overflow") from None
             if isinstance(value, str | Decimal) and f32 != 0 and math.isfinite(f32):
                 f32 = _nearest_single(
                     Decimal(value.strip()) if isinstance(value, str) else value, f32
                 )
             if f32 == 0 and f != 0:
-                raise NumericOutOfRange("value out of range for real: underflow")
+                raise self._out_of_range(value, "underflow")
             return _shortest_single(f32)
         return f
 
@@ -395,8 +408,18 @@ class FloatEncoding(Encoding):
             return None
         return _shortest_single(f32) if f32 == f else None
 
+    def _out_of_range(self, value: Any, which: str) -> NumericOutOfRange:
+        """PostgreSQL's error for a value beyond the type: its input function's, naming
+        the text (a numeric's digits), for a text or a numeric; a float8's conversion's
+        (``value out of range: overflow``) for a float."""
+        if isinstance(value, str | Decimal):
+            text = value if isinstance(value, str) else format(value, "f")
+            return NumericOutOfRange(f'"{text}" is out of range for type {self.sql_type.sql()}')
+        return NumericOutOfRange(f"value out of range: {which}")
+
     def _to_double(self, value: Any) -> float:
         name = self.sql_type.name
+        text: str | None = None  # (the text read, for the error of a value out of range)
         if isinstance(value, bool):
             raise type_error(self.sql_type, value)
         if isinstance(value, float):
@@ -414,13 +437,13 @@ class FloatEncoding(Encoding):
                 return math.nan
             if not _NUM_RE.fullmatch(value):
                 raise InvalidTextInput(f'invalid input syntax for type {name}: "{value}"')
-            value = Decimal(value.strip())
+            text, value = value, Decimal(value.strip())
         if isinstance(value, Decimal):
             if value.is_nan():
                 return math.nan
             f = float(value)
             if value.is_finite() and (math.isinf(f) or (f == 0 and not value.is_zero())):
-                raise NumericOutOfRange(f"value out of range for {name}")
+                raise self._out_of_range(text if text is not None else value, "overflow")
             return f
         raise type_error(self.sql_type, value)
 

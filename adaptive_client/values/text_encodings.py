@@ -52,6 +52,12 @@ def _assigned_text(value: Any) -> str | None:
     return None
 
 
+class BlankPadded(str):
+    """A value of type char(n) the client made (``'ab'::char(5)``, padded): converted to
+    varchar or text -- assigned, or compared -- its trailing spaces go, as PostgreSQL's
+    conversion from char drops them."""
+
+
 class TextEncoding(Encoding):
     """varchar(n), text, char(n): UTF-8 bytes; OPE over the first 8 bytes (inexact)."""
 
@@ -78,7 +84,7 @@ class TextEncoding(Encoding):
             return None
         t = self.sql_type
         if isinstance(value, str):
-            v = value
+            v = value.rstrip(" ") if type(value) is BlankPadded and not self._char else value
         elif isinstance(value, int) and not isinstance(value, bool):
             v = str(value)
         elif isinstance(value, Decimal) and value.is_finite():
