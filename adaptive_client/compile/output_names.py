@@ -10,7 +10,7 @@ from typing import Any
 from sqlglot import exp
 from sqlglot.optimizer.scope import traverse_scope
 
-from ..catalog.metadata import Catalog
+from ..catalog.metadata import Catalog, ColumnMeta
 from ..engine.kinds import by_type, char_length, is_star, leftmost
 from .relations import source_of
 
@@ -129,9 +129,11 @@ def char_outputs(tree: exp.Expression, width: int) -> list[int | None]:
     return out
 
 
-def varchar_outputs(catalog: Catalog, tree: exp.Expression, width: int) -> set[int]:
-    """Outputs that are a varchar column itself (PostgreSQL reports varchar's OID)."""
-    out = set()
+def column_outputs(catalog: Catalog, tree: exp.Expression, width: int) -> dict[int, ColumnMeta]:
+    """Outputs that are a stored column itself, by position: PostgreSQL describes them
+    by the column's declared type (varchar's OID, a varchar(n)'s or numeric(p,s)'s
+    modifier)."""
+    out = {}
     items = leftmost(tree).expressions[:width]
     scopes = {id(s.expression): s for s in traverse_scope(tree)}
     scope = scopes.get(id(leftmost(tree)))
@@ -141,6 +143,13 @@ def varchar_outputs(catalog: Catalog, tree: exp.Expression, width: int) -> set[i
             src = source_of(scope, node.table)
             if isinstance(src, exp.Table):
                 col = catalog.table(src.name).columns.get(node.name.lower())
-                if col is not None and col.type.name == "varchar":
-                    out.add(i)
+                if col is not None:
+                    out[i] = col
     return out
+
+
+def varchar_outputs(catalog: Catalog, tree: exp.Expression, width: int) -> set[int]:
+    """Outputs that are a varchar column itself (PostgreSQL reports varchar's OID)."""
+    return {
+        i for i, col in column_outputs(catalog, tree, width).items() if col.type.name == "varchar"
+    }

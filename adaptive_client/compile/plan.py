@@ -59,6 +59,7 @@ class Output:
     name: str
     fn: RowFn
     type_code: int = 25  # text's OID unless known
+    typmod: int = -1  # the type modifier described (a stored column's), else none
 
 
 @dataclass(frozen=True)
@@ -595,7 +596,7 @@ class Compiled:
             described(
                 shown(o.name),
                 o.type_code,
-                o.fn.column.type.typmod if type(o.fn) is ColumnValue else -1,
+                o.fn.column.type.typmod if type(o.fn) is ColumnValue else o.typmod,
             )
             for o in self.outputs
         ]

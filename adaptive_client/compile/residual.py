@@ -54,7 +54,7 @@ from sqlglot import exp
 from sqlglot.expressions.datatypes import DType
 from sqlglot.optimizer.annotate_types import annotate_types
 
-from ..catalog.metadata import Catalog
+from ..catalog.metadata import Catalog, ColumnMeta
 from ..engine.engine_sql import (
     STRING_READERS,
     engine_sql,
@@ -109,7 +109,7 @@ from .constants import regex_runs, value_of
 from .fold import factor_disjunctions, fold_constants
 from .late import LatePlan, plan_late
 from .nested_joins import joins_as_derived_tables
-from .output_names import char_outputs, output_names, varchar_outputs
+from .output_names import char_outputs, column_outputs, output_names
 from .plan import Compiled, Output, ParamBuilder, Params, Residual
 from .precomputed_pass import extend_schema, substitute
 from .relations import SEMI_VALUES, Relation, Semi
@@ -134,6 +134,10 @@ class _Bound:
     calls: list[CallSpec]  # its jsonb and array functions (engine/row_calls.py)
 
 
+def _typmod(col: ColumnMeta | None, oid: int) -> int:
+    return col.type.typmod if col is not None and col.type.oid == oid else -1
+
+
 def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -> Compiled:
     """The residual plan of a SELECT / set operation (see the module docstring);
     ``reason``: why the server cannot run it whole (the direct compilation's refusal)."""
@@ -150,7 +154,8 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
         keys[KEY_FUNCTION] = ordering
     width = len(names)
     char_widths = char_outputs(tree, width)
-    varchar_cols = varchar_outputs(catalog, tree, width)
+    stored = column_outputs(catalog, tree, width)
+    varchar_cols = {i for i, col in stored.items() if col.type.name == "varchar"}
     for push in pushdowns:
         apply_pushdown(push)
     rewrite_to_relations(tree, relations)
@@ -188,7 +193,11 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     plan = Compiled(kind="select", returns_rows=True, statement_type="SELECT")
     # (the session's zone is read with the clock)
     plan.uses_clock = needs_zone or bound.ages_today
-    plan.outputs = [Output(n, _no_row_fn, oid) for n, oid in zip(names, oids, strict=True)]
+    plan.outputs = [
+        # (a stored column's modifier where the output is that column, of its type)
+        Output(n, _no_row_fn, oid, _typmod(stored.get(i), oid))
+        for i, (n, oid) in enumerate(zip(names, oids, strict=True))
+    ]
     client = ClientPlan(
         relations=relations,
         late=late,

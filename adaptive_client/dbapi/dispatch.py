@@ -41,7 +41,7 @@ from ..syntax.params import normalize_placeholders
 from ..syntax.sqltext import parse as parse_sql
 from ..syntax.sqltext import prepares_transaction, session_command, split_statements
 from ..values.clock import SERVER_CLOCK, ServerClock
-from . import pooling, search_path, upserts
+from . import create_as, pooling, search_path, upserts
 from .restart import only_reads
 from .retries import INERROR
 from .session_protocol import Session, StatementCursor, cache_key
@@ -149,6 +149,11 @@ def run(
     answer = sequences.answer(stmt, conn.catalog, conn.runtime)
     if answer is not None:
         cur.set_result(*answer)
+        return
+    if create_as.is_create_as(stmt):  # CREATE TABLE ... AS, SELECT ... INTO
+        if many is not None:
+            raise psycopg.ProgrammingError("executemany() of CREATE TABLE ... AS")
+        create_as.run_create_as(cur, stmt, params, run)
         return
     if type(stmt) in _COMPILED_KINDS:  # SELECT/INSERT/UPDATE/DELETE: skip the checks below
         conn.remember_compiled_kind(query, (stmt, npos, named))
