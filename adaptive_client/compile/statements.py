@@ -47,6 +47,7 @@ from .select import compile_select
 from .settings import DEFAULT_SETTINGS, NO_KEPT_ROWS, KeptRows, Settings, applied
 from .string_literals import with_plain_strings
 from .update_delete import compile_delete, compile_update
+from .values_lists import with_values_as_selects
 from .write_ctes import refuse_data_modifying_ctes, with_write_ctes
 
 
@@ -60,7 +61,8 @@ def compile_statement(
     written = stmt
     try:
         with applied(settings):
-            stmt = with_natural_joins(catalog, views.expand(catalog, with_plain_strings(stmt)))
+            stmt = with_values_as_selects(with_plain_strings(stmt))
+            stmt = with_natural_joins(catalog, views.expand(catalog, stmt))
             stmt = with_flat_joins(stmt)
             stmt = with_dependent_keys(catalog, stmt)
             with domains.using(catalog):  # (casts to its enums)
