@@ -82,7 +82,9 @@ class Scope:
             where = f"{qual}.{name}" if qual else f'"{name}"'  # (as PostgreSQL quotes it)
             raise UndefinedColumn(f"column {where} does not exist")
         if len(hits) > 1:
-            raise pg_errors.AmbiguousColumn(f'column reference "{name}" is ambiguous')
+            # (refused, not PostgreSQL's 42702 yet: ORDER BY id may name an output column,
+            # which the client's engine resolves -- and raises 42702 where it is not)
+            raise UnsupportedQuery(f'column reference "{name}" is ambiguous', "ambiguous column")
         return hits[0]
 
     def star(self, qual: str | None) -> list[ColumnRef]:

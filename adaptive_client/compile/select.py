@@ -98,7 +98,12 @@ def compile_select(
     items: list[exp.Expression] = []
     for e in stmt.expressions:
         if isinstance(e, exp.Star):
-            items += [exp.column(r.column.name, table=None) for r in scope.star(None)]
+            # (each qualified by its FROM item: a name two tables share is not ambiguous)
+            items += [
+                exp.column(col, table=alias)
+                for alias, table, _ in scope.entries
+                for col in table.columns
+            ]
         elif isinstance(e, exp.Column) and isinstance(e.this, exp.Star):
             qual = e.table.lower()
             items += [exp.column(r.column.name, table=qual) for r in scope.star(qual)]

@@ -5,8 +5,10 @@ results (:func:`result_oid`), the schema of a statement's tables in them
 
 from __future__ import annotations
 
+import re
 from typing import cast
 
+from psycopg import errors as pg_errors
 from sqlglot import exp
 from sqlglot.errors import OptimizeError, SqlglotError
 from sqlglot.optimizer.pushdown_projections import pushdown_projections
@@ -14,6 +16,7 @@ from sqlglot.optimizer.qualify import qualify
 
 from ..catalog.metadata import Catalog, ColumnMeta, TableMeta
 from ..errors import UndefinedColumn, UnsupportedQuery
+from ..syntax.names import shown
 from .held import held_type
 from .runtime import refusal as _refuse
 
@@ -189,7 +192,15 @@ def qualified(stmt: exp.Expression, schema: dict[str, dict[str, str]]) -> exp.Ex
         )
     except OptimizeError as exc:
         msg = str(exc)
-        if "could not be resolved" in msg or "Unknown column" in msg:
+        unresolved = re.match(r"Column '([^']+)' could not be resolved", msg)
+        if unresolved is not None:
+            name = unresolved.group(1)
+            if sum(name in columns for columns in schema.values()) > 1:
+                # (a name of several of the statement's tables: PostgreSQL's 42702)
+                raise pg_errors.AmbiguousColumn(
+                    f'column reference "{shown(name)}" is ambiguous'
+                ) from None
+        if unresolved is not None or "Unknown column" in msg:
             raise UndefinedColumn(msg) from None
         raise _refuse(f"statement the client cannot resolve ({msg})") from None
     except SqlglotError as exc:

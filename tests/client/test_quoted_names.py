@@ -176,3 +176,35 @@ def test_copy_names_as_written(pair: Pair) -> None:
         ) as copy:
             out.append(b"".join(bytes(chunk) for chunk in copy))
     assert out[0] == out[1] == b"Col,col\n1,a\n"
+
+
+# names an ORDER BY or a WHERE resolves: an output column's name first (ORDER BY), a name
+# two FROM items share is 42702 (the server path refused them and the client's engine
+# said 42703)
+RESOLVED = [
+    "CREATE TABLE ra (id integer PRIMARY KEY, x integer, s text)",
+    "CREATE TABLE rb (id integer PRIMARY KEY, aid integer, y integer, s text)",
+    "INSERT INTO ra VALUES (1, 10, 'p'), (2, 20, 'q'), (3, NULL, NULL)",
+    "INSERT INTO rb VALUES (1, 1, 5, 'p'), (2, 1, 6, 'z'), (3, 4, 7, NULL), (4, NULL, 8, 'q')",
+    "SELECT a.id FROM ra a JOIN rb b ON a.id = b.aid ORDER BY id",
+    "SELECT a.id, b.s FROM ra a JOIN rb b ON a.id = b.aid ORDER BY s",
+    "SELECT b.id AS id FROM ra a JOIN rb b ON a.id = b.aid ORDER BY id DESC",
+    "SELECT a.s FROM ra a JOIN rb b ON a.id = b.aid GROUP BY a.s ORDER BY s",
+    "SELECT a.id, count(*) FROM ra a JOIN rb b ON a.id = b.aid GROUP BY a.id ORDER BY id",
+    "SELECT id FROM ra a JOIN rb b USING (id) ORDER BY id",
+    "SELECT id FROM ra a, rb b",
+    "SELECT a.id FROM ra a, rb b WHERE s = 'p'",
+    "SELECT a.id AS k FROM ra a JOIN rb b ON a.id = b.aid ORDER BY k, id",
+    "SELECT a.id FROM ra a JOIN rb b ON a.id = b.aid WHERE id > 0",
+    "SELECT s FROM ra a JOIN rb b ON a.id = b.aid GROUP BY s",
+]
+
+
+def test_names_resolved_as_postgresql_resolves_them(pair: Pair) -> None:
+    plain, enc = pair
+    differ = []
+    for sql in RESOLVED:
+        want, got = _outcome(plain, sql), _outcome(enc, sql)
+        if want != got:
+            differ.append((sql, want, got))
+    assert differ == []
