@@ -46,7 +46,7 @@ _ALLOWED: tuple[type[exp.Expression], ...] = (
     exp.Upper, exp.Length, exp.Substring, exp.StrPosition, exp.Cast, exp.DataType,
     exp.DataTypeParam, exp.Count, exp.Sum, exp.Min, exp.Max, exp.Avg, exp.Window,
     exp.WindowSpec, exp.RowNumber, exp.Rank, exp.DenseRank, exp.Extract, exp.Var,
-    exp.TimestampTrunc, exp.Filter, exp.Tuple, exp.Collate,
+    exp.TimestampTrunc, exp.Filter, exp.Tuple, exp.Collate, exp.AtTimeZone,
     # text functions DuckDB computes as PostgreSQL does on text (char(n) arrives unpadded,
     # as PostgreSQL's cast of char(n) to text leaves it)
     exp.Left, exp.Right, exp.Replace, exp.Pad, exp.SplitPart, exp.Concat, exp.MD5,

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import zoneinfo
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -600,6 +601,35 @@ def _date_trunc(node: exp.TimestampTrunc) -> exp.Expression:
     return node
 
 
+def _zones_by_folded_name() -> dict[str, str]:
+    return {z.lower(): z for z in zoneinfo.available_timezones() if "/" in z} | {"utc": "UTC"}
+
+
+_ZONES = _zones_by_folded_name()
+
+
+def _at_time_zone(node: exp.AtTimeZone) -> exp.Expression:
+    """``x AT TIME ZONE 'Area/City'``: a timestamptz's local time there (a timestamp), a
+    timestamp read as the local time there (a timestamptz) -- DuckDB's ``timezone()``
+    over its ICU zones, the IANA zones PostgreSQL reads.  Only a zone so named (or
+    UTC): PostgreSQL reads other text first as an abbreviation (``CET``: +1 all year,
+    where the IANA zone CET keeps summer time) or a POSIX offset (its sign inverted)."""
+    kind = kind_of(node.this)
+    zone = node.args.get("zone")
+    if kind not in ("timestamp", "timestamptz"):
+        raise _refuse("AT TIME ZONE of other than a timestamp", node)
+    if not (isinstance(zone, exp.Literal) and zone.is_string):
+        raise _refuse("AT TIME ZONE other than a zone named by a constant", node)
+    name = _ZONES.get(zone.name.lower())
+    if name is None and "/" in zone.name:
+        raise pg_errors.InvalidParameterValue(f'time zone "{zone.name}" not recognized')
+    if name is None:
+        raise _refuse("AT TIME ZONE other than an IANA zone (Area/City) or UTC", node)
+    out = exp.Anonymous(this="timezone", expressions=[exp.Literal.string(name), node.this])
+    out.type = exp.DataType.build("TIMESTAMP" if kind == "timestamptz" else "TIMESTAMPTZ")
+    return out
+
+
 def _round_trunc(node: exp.Round | exp.Trunc) -> exp.Expression:
     digits = node.args.get("decimals")
     name = "round" if isinstance(node, exp.Round) else "trunc"
@@ -692,6 +722,7 @@ TRANSFORMS: dict[type[exp.Expression], Callable[[Any], exp.Expression]] = {
     exp.Substring: _substring,
     exp.Extract: _extract,
     exp.TimestampTrunc: _date_trunc,
+    exp.AtTimeZone: _at_time_zone,
     exp.Round: _round_trunc,
     exp.Trunc: _round_trunc,
     exp.DPipe: _text_concatenation,
