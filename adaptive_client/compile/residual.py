@@ -82,7 +82,7 @@ from ..engine.runtime import refusal as _refuse
 from ..engine.set_functions import arrows_as_written, from_functions
 from ..engine.sums import VALUES_ONLY
 from ..engine.text_order import KEY_FUNCTION, ExplicitCollations, text_order
-from ..engine.transforms import DATESTYLE
+from ..engine.transforms import DATESTYLE, zone_name
 from ..errors import CollationUnavailable, UnsupportedQuery
 from ..values.clock import clock_parameters, session_zone
 from ..values.collation import (
@@ -162,6 +162,9 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     late = plan_late(tree, relations, tables, fetches, width)
     builders: dict[str, ParamBuilder] = {}
     semi_sql = {semi.name: semi_select(semi, builders) for rel in relations for semi in rel.semis}
+    for shift in tree.find_all(exp.AtTimeZone):  # (AT TIME ZONE %s: read by zone_name)
+        if isinstance(shift.args.get("zone"), exp.Placeholder):
+            shift.args["zone"].meta["time_zone"] = True
     sql, avgs, scales, numerics = to_duckdb(tree, builders, bound.reals)
     needs_datestyle = "PG_DATE_TEXT(" in sql.upper()
     needs_zone = (
@@ -648,6 +651,8 @@ def to_duckdb(
         kind = ph.meta.get("read_as")
         if kind is not None:
             builder = _read_as(builder, kind)
+        if ph.meta.get("time_zone"):  # (AT TIME ZONE %s: the zone's name checked)
+            builder = _zone_named(builder)
         name = f"p{len(builders)}"
         if held is not None:  # a comparand of a held column: its key (engine/held.py)
             builder = _read_held(builder, comparand_reader(*held))
@@ -668,6 +673,14 @@ _PARAMETER = re.compile(r"\$(p\d+)\b")
 def sql_parameters(sql: str) -> set[str]:
     """The parameters ($p0, ...) the engine's SQL takes."""
     return set(_PARAMETER.findall(sql))
+
+
+def _zone_named(builder: ParamBuilder) -> ParamBuilder:
+    def bound(params: Params) -> Any:
+        value = builder(params)
+        return None if value is None else zone_name(value)
+
+    return bound
 
 
 def _constant(text: str) -> ParamBuilder:

@@ -186,11 +186,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "model_fields.test_jsonfield.TestQuerying.test_nested_key_transform_expression",
         "model_fields.test_jsonfield.TestQuerying.test_nested_key_transform_raw_expression",
     ),
-    "client engine: AtTimeZone": (
-        "aggregation.tests.AggregateTestCase.test_aggregation_default_using_date_from_database",
-        "aggregation.tests.AggregateTestCase.test_aggregation_default_using_datetime_from_database",
-        "model_fields.test_datetimefield.DateTimeFieldTests.test_lookup_date_with_use_tz",
-    ),
     "client engine: BitwiseXor": (
         "expressions.tests.ExpressionOperatorTests.test_lefthand_bitwise_xor",
         "expressions.tests.ExpressionOperatorTests.test_lefthand_bitwise_xor_null",

@@ -42,6 +42,7 @@ from typing import Any
 from psycopg import errors as pg_errors
 from sqlglot import exp
 
+from ..errors import UnsupportedQuery
 from .kinds import (
     INT_DUCK_WIDTH,
     TYPE_WIDTH,
@@ -608,6 +609,23 @@ def _zones_by_folded_name() -> dict[str, str]:
 _ZONES = _zones_by_folded_name()
 
 
+def zone_name(text: Any) -> str:
+    """The IANA zone ``text`` names, as the engine knows it, for AT TIME ZONE: an
+    Area/City name or UTC, in any case; an unknown Area/City is PostgreSQL's 22023; any
+    other text is refused (PostgreSQL reads it first as an abbreviation or a POSIX
+    offset)."""
+    name = _ZONES.get(str(text).lower())
+    if name is None and "/" in str(text):
+        raise pg_errors.InvalidParameterValue(f'time zone "{text}" not recognized')
+    if name is None:
+        raise UnsupportedQuery(
+            f"not supported in a client-evaluated query: AT TIME ZONE {text!r}, other than "
+            "an IANA zone (Area/City) or UTC",
+            "AT TIME ZONE",
+        )
+    return name
+
+
 def _at_time_zone(node: exp.AtTimeZone) -> exp.Expression:
     """``x AT TIME ZONE 'Area/City'``: a timestamptz's local time there (a timestamp), a
     timestamp read as the local time there (a timestamptz) -- DuckDB's ``timezone()``
@@ -618,14 +636,13 @@ def _at_time_zone(node: exp.AtTimeZone) -> exp.Expression:
     zone = node.args.get("zone")
     if kind not in ("timestamp", "timestamptz"):
         raise _refuse("AT TIME ZONE of other than a timestamp", node)
-    if not (isinstance(zone, exp.Literal) and zone.is_string):
+    if isinstance(zone, exp.Placeholder):
+        named: exp.Expression = zone  # (its value read by zone_name when bound: residual.py)
+    elif isinstance(zone, exp.Literal) and zone.is_string:
+        named = exp.Literal.string(zone_name(zone.name))
+    else:
         raise _refuse("AT TIME ZONE other than a zone named by a constant", node)
-    name = _ZONES.get(zone.name.lower())
-    if name is None and "/" in zone.name:
-        raise pg_errors.InvalidParameterValue(f'time zone "{zone.name}" not recognized')
-    if name is None:
-        raise _refuse("AT TIME ZONE other than an IANA zone (Area/City) or UTC", node)
-    out = exp.Anonymous(this="timezone", expressions=[exp.Literal.string(name), node.this])
+    out = exp.Anonymous(this="timezone", expressions=[named, node.this])
     out.type = exp.DataType.build("TIMESTAMP" if kind == "timestamptz" else "TIMESTAMPTZ")
     return out
 

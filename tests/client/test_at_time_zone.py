@@ -58,3 +58,26 @@ def test_at_time_zone_as_in_postgresql(pair: Pair) -> None:
     assert differ == []
     with pytest.raises(adaptive_client.NotSupportedError):
         enc.execute("SELECT at AT TIME ZONE 'CET' FROM ev")
+
+
+def test_a_zone_passed_as_a_parameter(pair: Pair) -> None:
+    """Django's date lookups write ``AT TIME ZONE %s``: the zone is read when bound."""
+    plain, enc = pair
+    for conn in pair:
+        for sql in SCRIPT[:3]:
+            conn.execute(sql)
+    sql = (
+        "SELECT id, (at AT TIME ZONE %s)::date FROM ev "
+        "WHERE (at AT TIME ZONE %s)::date = %s ORDER BY id"
+    )
+    for zone in ["America/Vancouver", "utc", "Asia/Kolkata", "Nowhere/City"]:
+        params = (zone, zone, "2024-03-10")
+        outcomes = []
+        for conn in pair:
+            try:
+                outcomes.append(("rows", conn.execute(sql, params).fetchall()))
+            except psycopg.Error as exc:
+                outcomes.append(("error", exc.sqlstate))
+        assert outcomes[0] == outcomes[1], zone
+    with pytest.raises(adaptive_client.NotSupportedError):
+        enc.execute(sql, ("CET", "CET", "2024-03-10"))
