@@ -62,7 +62,7 @@ def test_at_time_zone_as_in_postgresql(pair: Pair) -> None:
 
 def test_a_zone_passed_as_a_parameter(pair: Pair) -> None:
     """Django's date lookups write ``AT TIME ZONE %s``: the zone is read when bound."""
-    plain, enc = pair
+    enc = pair[1]
     for conn in pair:
         for sql in SCRIPT[:3]:
             conn.execute(sql)
