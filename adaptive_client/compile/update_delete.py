@@ -8,7 +8,7 @@ FOR UPDATE, the client computes and writes each back by ``ctid``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from sqlglot import exp
 
@@ -53,8 +53,58 @@ def _extra_tables(
     c: Compiler, scope: Scope, nodes: Sequence[exp.Expression]
 ) -> list[exp.Expression]:
     """UPDATE ... FROM / DELETE ... USING: the other tables, joined on the server (their
-    join conditions, in WHERE, compare ciphertexts under shared keys)."""
-    return [c.table_node(scope, n) for n in nodes]
+    join conditions, in WHERE or in an inner JOIN's ON written after them -- ``FROM t1
+    JOIN t2 ON t1.a = t2.a`` -- compare ciphertexts under shared keys).  Another kind of
+    join is refused (its table was taken without its condition: every row of the target
+    matched)."""
+    out: list[exp.Expression] = []
+    pending: list[tuple[exp.Expression, exp.Join, exp.Expression, exp.Expression | None]] = []
+    for node in nodes:
+        joins = node.args.get("joins") or []
+        bare = node.copy()
+        bare.set("joins", None)
+        server = c.table_node(scope, bare)
+        before = [bare]
+        for j in joins:
+            kind = (j.args.get("kind") or "").upper()
+            if j.args.get("side") or kind not in ("", "INNER", "CROSS"):
+                raise unsupported(j, "UPDATE ... FROM / DELETE ... USING with an outer join")
+            on = j.args.get("on") or _using_condition(c, before, j)
+            pending.append((server, j, c.table_node(scope, j.this), on))
+            before.append(j.this)
+        out.append(server)
+    for server, j, table, on in pending:  # (every table in scope: ON reads those before it)
+        new = exp.Join(this=table)
+        if j.args.get("kind"):
+            new.set("kind", j.args["kind"])
+        if on is not None:
+            new.set("on", c.predicate(scope, on))
+        server.append("joins", new)
+    return out
+
+
+def _using_condition(
+    c: Compiler, before: list[exp.Expression], join: exp.Join
+) -> exp.Expression | None:
+    """``JOIN t2 USING (a)``'s condition: ``t2.a`` equal to the ``a`` of the one table
+    before it that has such a column (none or several: refused)."""
+    names = [u.name.lower() for u in join.args.get("using") or []]
+    if not names:
+        return None
+    right = join.this
+    conditions = []
+    for name in names:
+        owners = [t for t in before if name in c.catalog.table(t.name).columns]
+        if len(owners) != 1:
+            raise unsupported(join, "JOIN ... USING a column of several tables before it")
+        left = owners[0]
+        conditions.append(
+            exp.EQ(
+                this=exp.column(name, table=left.alias_or_name),
+                expression=exp.column(name, table=right.alias_or_name),
+            )
+        )
+    return cast(exp.Expression, exp.and_(*conditions))
 
 
 def compile_update(c: Compiler, stmt: exp.Update) -> Compiled:
