@@ -37,9 +37,6 @@ KNOWN: dict[str, str] = {
     ),
     "ComponentReflectionTest::test_get_multi_indexes": "as test_get_indexes",
     "ComponentReflectionTest::test_get_multi_unique_constraints": "as test_get_indexes",
-    "ComponentReflectionTest::test_get_indexes_quoted_name": (
-        _GAP + "a quoted mixed-case index name is folded to lower case by the client's DDL"
-    ),
     "HasIndexTest::test_has_index": (
         "the client reads its catalog again between transactions; an index another "
         "connection dropped is still listed inside the transaction that saw it"
@@ -103,10 +100,6 @@ TIMING = {"ReturningTest::test_insertmanyvalues_returning", "JSONTest::test_inde
 EXPECTED: dict[str, list[str]] = {
     "ComponentReflectionTest::test_get_indexes": [
         "ComponentReflectionTest::test_get_indexes[False-_exclusions_00]",
-    ],
-    "ComponentReflectionTest::test_get_indexes_quoted_name": [
-        "ComponentReflectionTest::test_get_indexes_quoted_name[IX_test_data]",
-        "ComponentReflectionTest::test_get_indexes_quoted_name[mixedCaseIndex]",
     ],
     "ComponentReflectionTest::test_get_multi_indexes": [
         "ComponentReflectionTest::test_get_multi_indexes[False-ObjectKind.ANY-ObjectScope.ANY-None-_exclusions_00]",
