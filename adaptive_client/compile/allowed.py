@@ -12,6 +12,7 @@ from typing import Any
 
 from psycopg import errors as pg_errors
 from sqlglot import exp
+from sqlglot.optimizer.scope import traverse_scope
 
 from ..catalog.metadata import Catalog
 from ..engine.kinds import (
@@ -456,6 +457,39 @@ def check_full_joins(tree: exp.Expression) -> None:
                     "join conditions"
                 )
             left |= right
+
+
+def check_chained_using(stmt: exp.Expression) -> None:
+    """A USING join after a RIGHT or FULL USING join on the same column: PostgreSQL joins
+    on the merged column (``COALESCE(t1.c, t2.c)``), the SQL parser's expansion on the
+    first table's column alone (``t1.c = t3.c``, which drops the rows only ``t2`` had):
+    refused, not answered differently.  Checked on the statement as written."""
+    for select in stmt.find_all(exp.Select):
+        merged_outer: set[str] = set()
+        for join in select.args.get("joins") or []:
+            names = {u.name.lower() for u in join.args.get("using") or []}
+            if names & merged_outer:
+                raise _refuse("a USING join on a column an earlier RIGHT or FULL join merged", join)
+            if (join.side or "").upper() in ("RIGHT", "FULL"):
+                merged_outer |= names
+
+
+def check_outer_aggregates(tree: exp.Expression) -> None:
+    """An aggregate in a subquery whose argument is a subquery reading only an outer
+    query's columns belongs, in SQL, to that outer query (``SELECT (SELECT max((SELECT
+    ... WHERE i.u = o.u))) FROM o`` is one row); the client's engine computes it per row
+    of the outer query: refused.  (Without the inner subquery, ``(SELECT max(o.u))``,
+    the engine places it as PostgreSQL does.)  Checked on the qualified tree."""
+    for scope in traverse_scope(tree):
+        if scope.parent is None:
+            continue
+        local = set(scope.sources)
+        for agg in scope.expression.find_all(exp.AggFunc):
+            if agg.find(exp.Subquery, exp.Select) is None:
+                continue
+            columns = [c for c in agg.find_all(exp.Column) if c.table]
+            if columns and not any(c.table in local for c in columns):
+                raise _refuse("an aggregate of an outer query's values in a subquery", agg)
 
 
 def _hashable(on: exp.Expression, left: set[str], right: set[str]) -> bool:

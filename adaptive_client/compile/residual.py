@@ -99,9 +99,11 @@ from .aggregate import apply as apply_pushdown
 from .allowed import (
     check_allowed,
     check_boolean_arguments,
+    check_chained_using,
     check_distinct_order,
     check_full_joins,
     check_order_names,
+    check_outer_aggregates,
     check_real_arithmetic,
     refuse_json_comparisons,
 )
@@ -250,6 +252,7 @@ def _bound(catalog: Catalog, stmt: exp.Expression) -> _Bound:
     stmt, ages_today = _age_of_today(stmt)
     stmt = clock_parameters(_literal_regexes(stmt))
     check_order_names(stmt)
+    check_chained_using(stmt)
     # (jsonb arrows sqlglot read as lambdas; set-returning functions in FROM: lateral)
     stmt = from_functions(arrows_as_written(stmt.copy()))
     schema = schema_of(catalog, stmt)
@@ -284,6 +287,7 @@ def _bound(catalog: Catalog, stmt: exp.Expression) -> _Bound:
     check_real_arithmetic(tree, reals)
     check_distinct_order(tree)
     check_full_joins(tree)
+    check_outer_aggregates(tree)
     return _Bound(stmt, tree, schema, by_key, reals, ages_today, calls)
 
 

@@ -1,0 +1,63 @@
+"""Statements the client's engine would answer differently from PostgreSQL, refused by
+name instead (compile/allowed.py), each judged by running it: a USING join on a column an
+earlier RIGHT or FULL USING join merged (the engine joined on the first table's column,
+splitting a row PostgreSQL joins), and an aggregate in a subquery whose argument reads
+only an outer query's values (PostgreSQL aggregates it in the outer query: one row; the
+engine gave one per row).  The forms PostgreSQL and the engine agree on still answer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+
+import adaptive_client
+from adaptive_client.catalog.keys import MasterKey
+
+from .pairs import Pair, plain_and_encrypted
+
+SCHEMA = [
+    "CREATE TABLE t1 (name text, n integer)",
+    "CREATE TABLE t2 (name text, n integer)",
+    "CREATE TABLE t3 (name text, n integer)",
+    "CREATE TABLE o (u integer)",
+]
+ROWS = {
+    "t1": [("bb", 11)],
+    "t2": [("bb", 12), ("cc", 22)],
+    "t3": [("bb", 13), ("cc", 23)],
+    "o": [(1,), (2,), (3,)],
+}
+REFUSED = [
+    "SELECT * FROM t1 FULL JOIN t2 USING (name) FULL JOIN t3 USING (name)",
+    "SELECT name FROM t1 RIGHT JOIN t2 USING (name) JOIN t3 USING (name)",
+    "SELECT (SELECT max((SELECT i.u FROM o i WHERE i.u = o.u))) FROM o",
+]
+ANSWERED = [
+    "SELECT * FROM t1 FULL JOIN t2 USING (name) ORDER BY name",
+    "SELECT name, t1.n, t3.n FROM t1 LEFT JOIN t2 USING (name) JOIN t3 USING (name)",
+    "SELECT (SELECT max(o.u)) FROM o",
+    "SELECT (SELECT max(i.u) FROM o i WHERE i.u <= o.u) FROM o ORDER BY 1",
+]
+
+
+@pytest.fixture(scope="module")
+def pair(new_database: Callable[..., str], master_key: MasterKey) -> Iterator[Pair]:
+    with plain_and_encrypted(new_database, master_key, "engine_refusals", {}, SCHEMA, ROWS) as pair:
+        yield pair
+
+
+@pytest.mark.parametrize("sql", REFUSED)
+def test_refused_where_the_engine_would_answer_differently(pair: Pair, sql: str) -> None:
+    plain, enc = pair
+    plain.execute(sql).fetchall()  # (PostgreSQL answers it)
+    with pytest.raises(adaptive_client.NotSupportedError):
+        enc.execute(sql)
+
+
+@pytest.mark.parametrize("sql", ANSWERED)
+def test_the_forms_both_agree_on_answer(pair: Pair, sql: str) -> None:
+    plain, enc = pair
+    assert sorted(enc.execute(sql).fetchall(), key=repr) == sorted(
+        plain.execute(sql).fetchall(), key=repr
+    )
