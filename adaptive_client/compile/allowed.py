@@ -388,9 +388,17 @@ def _cte_select(select: exp.Select, name: str) -> exp.Expression | None:
 def check_real_arithmetic(tree: exp.Expression, reals: frozenset[tuple[str, str]]) -> None:
     """Arithmetic between two reals is real in PostgreSQL (float4pl...), which the client
     engine would compute in double precision (sqlglot types a real column double):
-    refused.  A real beside any other number is computed in double precision in both."""
+    refused -- a string literal beside a real is one (PostgreSQL reads ``'-10'`` as the
+    other operand's type).  A real beside any other number is computed in double
+    precision in both."""
+
+    def real(node: exp.Expression, other: exp.Expression) -> bool:
+        if isinstance(node, exp.Literal) and node.is_string:
+            return real_valued(other, reals)
+        return real_valued(node, reals)
+
     for node in tree.find_all(exp.Add, exp.Sub, exp.Mul, exp.Div):
-        if real_valued(node.this, reals) and real_valued(node.expression, reals):
+        if real(node.this, node.expression) and real(node.expression, node.this):
             raise _refuse("arithmetic between two real values", node)
 
 

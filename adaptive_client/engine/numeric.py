@@ -25,6 +25,8 @@ from typing import Any
 import numpy as np
 from psycopg import errors as pg_errors
 
+from ..values.numeric_encodings import shortest_single
+
 NBASE = 10000
 DEC_DIGITS = 4
 MIN_SIG_DIGITS = 16
@@ -169,13 +171,14 @@ def float8_op(op: str, a: float, b: float) -> float:
 
 def _float4(value: float) -> float:
     """A real's value: the double rounded to single precision (exact for + - * /: a
-    double holds every such result of two singles before the one rounding)."""
+    double holds every such result of two singles before the one rounding), held as
+    psycopg loads a real -- the double of its shortest text (994.3, not 994.29998...)."""
     r = float(np.float32(value))
     if math.isinf(r) and not math.isinf(value):
         raise pg_errors.NumericValueOutOfRange("value out of range: overflow")
     if r == 0.0 and value != 0.0:
         raise pg_errors.NumericValueOutOfRange("value out of range: underflow")
-    return r
+    return shortest_single(r)
 
 
 def _int_op(op: str, a: int, b: int, oid: int) -> int:
@@ -256,9 +259,12 @@ def pg_arith(op: str, a: Any, b: Any, left: int | None = None, right: int | None
     oid = result_oid(lt, rt)
     if oid in _INT_RANK:
         return _int_op(op, int(a), int(b), oid)
-    if oid in _FLOATS:
-        r = float8_op(op, float(a), float(b))
-        return _float4(r) if oid == FLOAT4 else r
+    if oid == FLOAT4:  # (each operand a real's own bits: 1004.3 is 1004.2999877...)
+        return _float4(float8_op(op, float(np.float32(a)), float(np.float32(b))))
+    if oid in _FLOATS:  # (a real widened to float8 is its own bits, as PostgreSQL's)
+        x = float(np.float32(a)) if lt == FLOAT4 else float(a)
+        y = float(np.float32(b)) if rt == FLOAT4 else float(b)
+        return float8_op(op, x, y)
     return _numeric_op(op, Decimal(a), Decimal(b))
 
 

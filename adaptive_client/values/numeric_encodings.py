@@ -391,7 +391,7 @@ class FloatEncoding(Encoding):
                 )
             if f32 == 0 and f != 0:
                 raise self._out_of_range(value, "underflow")
-            return _shortest_single(f32)
+            return shortest_single(f32)
         return f
 
     def equal_to_double(self, f: float) -> float | None:
@@ -406,7 +406,7 @@ class FloatEncoding(Encoding):
             f32 = struct.unpack(">f", struct.pack(">f", f))[0]
         except OverflowError:
             return None
-        return _shortest_single(f32) if f32 == f else None
+        return shortest_single(f32) if f32 == f else None
 
     def _out_of_range(self, value: Any, which: str) -> NumericOutOfRange:
         """PostgreSQL's error for a value beyond the type: its input function's, naming
@@ -455,10 +455,10 @@ class FloatEncoding(Encoding):
         except OverflowError:
             raise NumericOutOfRange("value out of range for real") from None
         u = int(struct.unpack(self._ufmt, packed)[0])
-        if self._single and v != 0 and math.isfinite(v) and _shortest_single(self._float32(u)) != v:
+        if self._single and v != 0 and math.isfinite(v) and shortest_single(self._float32(u)) != v:
             # v is the double of a float4's shortest text, which rounds to a neighbour of
             # that float4 when the text lies near the middle between two (7.038531e-26)
-            u = next((w for w in (u - 1, u + 1) if _shortest_single(self._float32(w)) == v), u)
+            u = next((w for w in (u - 1, u + 1) if shortest_single(self._float32(w)) == v), u)
         return u
 
     @staticmethod
@@ -471,7 +471,7 @@ class FloatEncoding(Encoding):
             if u != self._nan_bits:
                 raise self._bad("encoding")
             return math.nan
-        return _shortest_single(f) if self._single else f
+        return shortest_single(f) if self._single else f
 
     def to_bytes(self, v: float) -> bytes:
         return self._bits(v).to_bytes(self.ope_bits // 8, "big")
@@ -512,7 +512,7 @@ def _nearest_single(d: Decimal, f32: float) -> float:
 
 def single_of(v: float) -> float:
     """The float4 a real value stands for, as a double (exactly): the client holds a
-    real as the double of its shortest text (``_shortest_single``), which rounded again
+    real as the double of its shortest text (``shortest_single``), which rounded again
     to a float4 can land one off; read once from that text, as PostgreSQL's strtof."""
     if v == 0 or not math.isfinite(v):
         return v
@@ -520,7 +520,7 @@ def single_of(v: float) -> float:
     return _nearest_single(Decimal(repr(v)), f32)
 
 
-def _shortest_single(x: float) -> float:
+def shortest_single(x: float) -> float:
     """A float4 value as psycopg returns it: the double nearest PostgreSQL's shortest
     decimal text for it (``0.1``, not ``0.10000000149011612``)."""
     if x == 0 or not math.isfinite(x):

@@ -148,3 +148,20 @@ def test_numbers_compare_with_float_columns_as_float8(float_pair: Pair, sql: str
             sql,
             value,
         )
+
+
+REAL_ARITHMETIC = [
+    "SELECT id, r + '-10', r * '-10', r - '0.1' FROM fl ORDER BY id",
+    "SELECT id, r + %s::real FROM fl ORDER BY id",
+    "SELECT id, r * 3, r + 0.5, d + r FROM fl ORDER BY id",
+]
+
+
+@pytest.mark.parametrize("sql", REAL_ARITHMETIC)
+def test_real_arithmetic_is_single_precision(float_pair: Pair, sql: str) -> None:
+    """``r + '-10'`` is real + real in PostgreSQL: computed on the reals' own bits and
+    rounded to single precision, shown as its shortest text (994.3, where the client
+    gave 994.2999877929688); a real beside another number is double precision."""
+    plain, enc = float_pair
+    params = (1.5,) if "%s" in sql else None
+    assert enc.execute(sql, params).fetchall() == plain.execute(sql, params).fetchall()
