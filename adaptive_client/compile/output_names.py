@@ -29,6 +29,7 @@ _FUNC_NAMES: dict[type[exp.Expression], str] = {
     exp.LastValue: "last_value", exp.NthValue: "nth_value", exp.Ntile: "ntile",
     exp.PercentRank: "percent_rank", exp.CumeDist: "cume_dist", exp.Reverse: "reverse",
     exp.Sign: "sign", exp.Ceil: "ceil", exp.Floor: "floor", exp.AtTimeZone: "timezone",
+    exp.Array: "array",
 }  # fmt: skip
 
 

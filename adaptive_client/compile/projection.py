@@ -203,6 +203,10 @@ def value_expr(
     if kind is not None:  # now(), CURRENT_DATE, ...: the server's own values
         idx = add_select(select, node.copy())
         return (lambda row: row[idx]), clock_name(node), CLOCK_OIDS[kind]
+    if isinstance(node, exp.Array):
+        # (an array constructor's elements give its type: the client's engine types it,
+        # where a constant here would be handed out untyped)
+        raise unsupported(node, "ARRAY[...] in the select list")
     const = c.value_of(node)
     if const is not None:
         # parameters are read from the statement's current parameters when rows decode

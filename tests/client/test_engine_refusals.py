@@ -61,3 +61,27 @@ def test_the_forms_both_agree_on_answer(pair: Pair, sql: str) -> None:
     assert sorted(enc.execute(sql).fetchall(), key=repr) == sorted(
         plain.execute(sql).fetchall(), key=repr
     )
+
+
+ARRAYS = [
+    "SELECT ARRAY[true, false]",
+    "SELECT ARRAY['a', 'b'] AS x",
+    "SELECT ARRAY[1, 2]::bigint[]",
+    "SELECT u, ARRAY[u, u + 1] FROM o ORDER BY u",
+    "SELECT ARRAY[1, NULL, 3]",
+    "SELECT ARRAY[ARRAY[1], ARRAY[2]]",
+]
+
+
+@pytest.mark.parametrize("sql", ARRAYS)
+def test_array_constructors_answer_or_are_refused(pair: Pair, sql: str) -> None:
+    """An ARRAY[...] in a select list: PostgreSQL's list under its name (``array``), or
+    refused -- it was handed out as the client's internal object, named ?column?."""
+    plain, enc = pair
+    try:
+        cur = enc.execute(sql)
+    except adaptive_client.NotSupportedError:
+        return
+    want = plain.execute(sql)
+    assert cur.fetchall() == want.fetchall()
+    assert [d.name for d in cur.description or []] == [d.name for d in want.description or []]
