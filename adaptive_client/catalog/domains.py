@@ -185,6 +185,10 @@ def declared(kind: exp.Expression) -> tuple[str, SqlType] | None:
         try:  # a built-in type the parser does not know by name (_int4, timetz(3), ...)
             parse_sql_type(kind.sql("postgres"))
         except ConfigError:
+            if psycopg.postgres.types.get(name) is not None:  # (PostgreSQL's own: path...)
+                raise UnsupportedQuery(
+                    f'column type "{name}": not supported by the client', "column type"
+                ) from None
             raise pg_error(pg_errors.UndefinedObject, f'type "{name}" does not exist') from None
         return None
     return meta.anon, catalog.resolve_type(meta.anon)

@@ -143,7 +143,11 @@ def column_type(kind: exp.Expression) -> SqlType:
     named = isinstance(kind, exp.DataType) and isinstance(kind.this, exp.DataType.Type)
     if named and kind.this.value.lower() in FOREIGN_TYPE_NAMES:
         raise UndefinedType(f'type "{kind.this.value.lower()}" does not exist')
-    return parse_sql_type(kind.sql("postgres"))
+    try:
+        return parse_sql_type(kind.sql("postgres"))
+    except ConfigError as unknown:
+        # (PostgreSQL's own type, which the client has no encoding for: name, point...)
+        raise UnsupportedQuery(str(unknown), "column type") from None
 
 
 def read_column(spec: TableSpec, cd: exp.ColumnDef) -> None:

@@ -389,7 +389,11 @@ def _unqualify(node: exp.Expression) -> exp.Expression:
             return node
         if isinstance(kind, exp.Dot) and _schema_is(kind.this, _SYSTEM_SCHEMA):
             written = node.sql(dialect=PostgresSource).split(".", 1)[1]
-            return exp.DataType.build(written, dialect=PostgresSource)
+            try:
+                return exp.DataType.build(written, dialect=PostgresSource)
+            except ParseError:  # (a name the parser has no type for: pg_catalog.path)
+                node.set("kind", kind.expression)
+                return node
     return node
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+import psycopg
 import pytest
 
 import adaptive_client
@@ -85,3 +86,17 @@ def test_array_constructors_answer_or_are_refused(pair: Pair, sql: str) -> None:
     want = plain.execute(sql)
     assert cur.fetchall() == want.fetchall()
     assert [d.name for d in cur.description or []] == [d.name for d in want.description or []]
+
+
+@pytest.mark.parametrize(
+    "kind", ["name", "point", "xml", "int4range", "path", "pg_catalog.path", "tsvector"]
+)
+def test_types_the_client_has_no_encoding_for_are_refused(pair: Pair, kind: str) -> None:
+    """PostgreSQL's own types the client cannot store: 0A000 (they were a ConfigError
+    without SQLSTATE, 42704 as if PostgreSQL had no such type, or sqlglot's ParseError,
+    outside the DB-API's exceptions)."""
+    _, enc = pair
+    with pytest.raises(adaptive_client.NotSupportedError):
+        enc.execute(f"CREATE TABLE unstorable (a {kind})")
+    with pytest.raises(psycopg.errors.UndefinedObject):
+        enc.execute("CREATE TABLE unstorable (a nosuchtype)")
