@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, cast
 
+from psycopg import errors as pg_errors
 from sqlglot import exp
 
 from ..catalog import defaults, precomputed, recipes
 from ..catalog.metadata import ColumnMeta
+from ..syntax.names import shown
 from .compiler import Compiler, server_sql
 from .plan import ColumnValue, Compiled, ParamBuilder, RmwUpdate, RowFn
 from .projection import value_expr
@@ -108,6 +110,14 @@ def _using_condition(
 
 
 def compile_update(c: Compiler, stmt: exp.Update) -> Compiled:
+    seen: set[str] = set()
+    for a in stmt.expressions:  # (PostgreSQL's check, whether or not a row matches)
+        if isinstance(a, exp.EQ) and isinstance(a.this, exp.Column):
+            if a.this.name.lower() in seen:
+                raise pg_errors.SyntaxError(
+                    f'multiple assignments to same column "{shown(a.this.name)}"'
+                )
+            seen.add(a.this.name.lower())
     scope, meta, table = _target(c, stmt, "UPDATE")
     from_ = stmt.args.get("from_")
     others = _extra_tables(c, scope, [from_.this] if from_ is not None else [])

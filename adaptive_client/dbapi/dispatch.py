@@ -499,6 +499,12 @@ def _explain(cur: StatementCursor, stmt: exp.Expression, params: Params | None) 
 def _ddl(conn: Session, stmt: exp.Expression) -> None:
     """CREATE, ALTER, DROP, TRUNCATE and type statements (ddl.py), in the application's
     transaction (their own in autocommit mode), the catalog kept in step."""
+    if conn.pg.pgconn.transaction_status == INERROR:
+        # (PostgreSQL's answer to any statement there; a savepoint around the DDL, below,
+        # would fail itself first)
+        raise psycopg.errors.InFailedSqlTransaction(
+            "current transaction is aborted, commands ignored until end of transaction block"
+        )
     if not conn.in_transaction():
         # decide IF [NOT] EXISTS and name clashes on the committed catalog, not on one
         # another client's DDL notification has not reached yet

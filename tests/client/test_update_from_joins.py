@@ -69,3 +69,22 @@ def test_an_outer_join_is_refused_and_writes_nothing(pair: Pair) -> None:
     with pytest.raises(adaptive_client.NotSupportedError):
         enc.execute("UPDATE t3 SET y = 9 FROM t1 LEFT JOIN t2 ON t1.a = t2.a WHERE t3.x = 6")
     assert enc.execute("SELECT * FROM t3 ORDER BY x").fetchall() == before
+
+
+def test_a_column_assigned_twice_is_42601_whether_or_not_a_row_matches(pair: Pair) -> None:
+    plain, enc = pair
+    for where in ("x = 99", "x = 6"):
+        sql = f"UPDATE t3 SET (y, x) = (1, x + 1), y = 2 WHERE {where}"
+        assert _outcome(enc, sql) == _outcome(plain, sql) == ("error", "42601")
+
+
+def test_ddl_in_a_failed_transaction_is_25p02(pair: Pair) -> None:
+    """PostgreSQL's answer to any statement in a failed transaction; the client tried a
+    savepoint around the DDL, which failed first (and psycopg logged its rollback)."""
+    for conn in pair:
+        conn.execute("BEGIN")
+        with pytest.raises(psycopg.errors.DivisionByZero):
+            conn.execute("SELECT 1 / 0")
+        with pytest.raises(psycopg.errors.InFailedSqlTransaction):
+            conn.execute("CREATE TABLE t4 (a integer)")
+        conn.execute("ROLLBACK")
