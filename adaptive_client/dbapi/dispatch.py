@@ -11,6 +11,7 @@ cursor it came from, holding the session's lock (taken by the cursor).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any, cast
@@ -46,6 +47,10 @@ from .restart import only_reads
 from .retries import INERROR
 from .session_protocol import Session, StatementCursor, cache_key
 
+_NONSTANDARD_STRINGS = re.compile(
+    r"standard_conforming_strings'?\s*(?:=|\bTO\b|,)\s*'?(?:off|false|no|0|of)'?",
+    re.IGNORECASE,
+)
 _COMPILED_KINDS = frozenset({exp.Select, exp.Insert, exp.Update, exp.Delete, exp.Union})
 _EXPLAIN_OPTIONS = frozenset(
     {
@@ -140,6 +145,9 @@ def run(
     stmt, npos, named = conn.parse(query, with_params)
     if answered_by_server(stmt):  # SELECT pg_advisory_lock(%s), set_config(...), ...
         pooling.check_server_call(conn.pooling, stmt)
+        if _NONSTANDARD_STRINGS.search(query):  # (set_config of it: as SET, above)
+            _session_command(cur, "set", query, params)
+            return
         kept = search_path.kept_in_set_config(stmt) if params is None and many is None else None
         if kept is not None:
             query = server_sql(kept)  # (the client's schema kept on the path)
@@ -265,6 +273,13 @@ def _session_command(cur: StatementCursor, kind: str, query: str, params: Params
     value), with the client's state kept in step."""
     conn = cur.connection
     pooling.check_session_command(conn.pooling, kind, query)
+    if kind == "set" and _NONSTANDARD_STRINGS.search(query):
+        # (the client reads a string literal's backslashes as the SQL standard does)
+        raise UnsupportedQuery(
+            "standard_conforming_strings = off: string literals with backslash escapes "
+            "(write E'...' literals instead)",
+            "standard_conforming_strings",
+        )
     failed = conn.pg.pgconn.transaction_status == INERROR
     cur.run_raw(search_path.kept_in_set(query) if kind == "set" else query, params)
     if kind == "set" and "isolation" in query.lower():  # (SET SESSION CHARACTERISTICS)

@@ -100,3 +100,22 @@ def test_types_the_client_has_no_encoding_for_are_refused(pair: Pair, kind: str)
         enc.execute(f"CREATE TABLE unstorable (a {kind})")
     with pytest.raises(psycopg.errors.UndefinedObject):
         enc.execute("CREATE TABLE unstorable (a nosuchtype)")
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SET standard_conforming_strings = off",
+        "SET standard_conforming_strings TO 'off'",
+        "SELECT set_config('standard_conforming_strings', 'off', false)",
+    ],
+)
+def test_nonstandard_strings_are_refused(pair: Pair, sql: str) -> None:
+    """With standard_conforming_strings off PostgreSQL reads a backslash in a string
+    literal as an escape, which the client does not (``'a\\\\b'`` was stored as four
+    characters, three in PostgreSQL): refused, the setting left on."""
+    _, enc = pair
+    with pytest.raises(adaptive_client.NotSupportedError):
+        enc.execute(sql)
+    assert enc.execute("SHOW standard_conforming_strings").fetchone() == ("on",)
+    enc.execute("SET standard_conforming_strings = on")
