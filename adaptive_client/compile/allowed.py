@@ -132,6 +132,8 @@ def _check_split_part(node: exp.SplitPart) -> None:
     index = node.args.get("part_index")
     if not (isinstance(index, exp.Literal) and str(index.this).isdigit()):
         raise _refuse("split_part with other than a positive constant index", node)
+    if int(str(index.this)) == 0:  # (PostgreSQL's check, whatever the rows)
+        raise pg_errors.InvalidParameterValue("field position must not be zero")
 
 
 def _check_interval(node: exp.Interval) -> None:

@@ -23,7 +23,13 @@ from sqlglot import exp
 from ..catalog.domains import cast_type
 from ..catalog.metadata import ColumnMeta
 from ..engine.numeric import pg_scaled
-from ..errors import EncodingError, ParameterMismatch, UnsupportedQuery, ValueOutOfDomain
+from ..errors import (
+    EncodingError,
+    NumericOutOfRange,
+    ParameterMismatch,
+    UnsupportedQuery,
+    ValueOutOfDomain,
+)
 from ..values.array_encoding import Constructed, construct
 from ..values.clock import CLOCK_PREFIX, clock_kind, clock_param, is_clock_cast
 from ..values.encodings import SqlType, encoding_for, parse_sql_type
@@ -93,6 +99,21 @@ def _negated(value: Any) -> Any:
 
 
 _INT_RANGES = {"smallint": 2**15, "integer": 2**31, "bigint": 2**63}
+
+
+def _cast_int_range(node: exp.Cast) -> tuple[str, int] | None:
+    """(type name, 2**bits-1) of a cast to an integer type, else None."""
+    t = cast_target(node.to)
+    if t is None or t.name not in _INT_RANGES or t.element is not None:
+        return None
+    return t.name, _INT_RANGES[t.name]
+
+
+def _negated_int(value: Any, name: str, bound: int) -> Any:
+    negated = _negated(value)
+    if isinstance(negated, int) and not -bound <= negated < bound:
+        raise NumericOutOfRange(f"{name} out of range")
+    return negated
 
 
 _RANGE_OPS = {exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
@@ -283,6 +304,11 @@ def value_of(
         inner = value_of(node.this, semi_values)
         if inner is None:
             return None
+        typed = node.this.unnest()
+        limit = _cast_int_range(typed) if isinstance(typed, exp.Cast) else None
+        if limit is not None:  # -(x::bigint): PostgreSQL's int8um overflows at -2**63
+            name, bound = limit
+            return lambda p: None if (x := inner(p)) is None else _negated_int(x, name, bound)
         return lambda p: None if (x := inner(p)) is None else _negated(x)
     if isinstance(node, exp.Cast):
         if is_clock_cast(node):

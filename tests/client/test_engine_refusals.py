@@ -119,3 +119,24 @@ def test_nonstandard_strings_are_refused(pair: Pair, sql: str) -> None:
         enc.execute(sql)
     assert enc.execute("SHOW standard_conforming_strings").fetchone() == ("on",)
     enc.execute("SET standard_conforming_strings = on")
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT -('-9223372036854775808'::int8)",
+        "SELECT -('-32768'::int2)",
+        "SELECT split_part('a,b', ',', 0)",
+        "SELECT split_part(name, ',', 0) FROM t1",
+    ],
+)
+def test_errors_of_constants_as_in_postgresql(pair: Pair, sql: str) -> None:
+    """PostgreSQL's errors where the client answered: the negation of an integer type's
+    lowest value overflows (it gave 9223372036854775808), split_part's position 0 is
+    22023 (it gave '')."""
+    plain, enc = pair
+    with pytest.raises(psycopg.Error) as want:
+        plain.execute(sql)
+    with pytest.raises(psycopg.Error) as got:
+        enc.execute(sql)
+    assert got.value.sqlstate == want.value.sqlstate
