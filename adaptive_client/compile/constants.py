@@ -11,6 +11,7 @@ runs of LIKE patterns and plain regular expressions (for trigram candidate filte
 from __future__ import annotations
 
 import datetime as _dt
+import struct
 from collections.abc import Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -79,6 +80,8 @@ def concat_text(a: Any, b: Any) -> str | None:
 def _text_of(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
+    if type(v) is BlankPadded:  # (char(n) to text drops the padding)
+        return v.rstrip(" ")
     if isinstance(v, str | int | Decimal):
         return str(v)
     if isinstance(v, _dt.date) and not isinstance(v, _dt.datetime):
@@ -225,6 +228,8 @@ def cast_value(
         value = value[: t.precision]
     elif isinstance(value, Constructed):
         value = Constructed(value.items, "cast")  # each element read as the cast's type
+    elif type(value) is SingleValue and t.name in _INT_RANGES:
+        value = float(struct.unpack(">f", struct.pack(">f", value))[0])  # (a real's own bits)
     out = encoding_for(t).coerce(value)
     if t.name == "char" and type(out) is str:
         return BlankPadded(out)

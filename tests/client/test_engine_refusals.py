@@ -140,3 +140,26 @@ def test_errors_of_constants_as_in_postgresql(pair: Pair, sql: str) -> None:
     with pytest.raises(psycopg.Error) as got:
         enc.execute(sql)
     assert got.value.sqlstate == want.value.sqlstate
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT char(20) 'characters' || ' and text' AS r",
+        "SELECT text 'text' || char(20) ' and characters' AS r",
+        "SELECT '2147483520'::float4::int4",
+        "SELECT CAST('36854775807.0'::float4 AS int8)",
+        "SELECT '1.5'::float4::int2, '2.5'::real::integer",
+    ],
+)
+def test_typed_constants_as_in_postgresql(pair: Pair, sql: str) -> None:
+    """A char(n) constant concatenated drops its padding; a real cast to an integer
+    rounds the real's own bits (2147483520, where the client rounded 2147483500)."""
+    plain, enc = pair
+    assert enc.execute(sql).fetchall() == plain.execute(sql).fetchall()
+
+
+def test_a_real_beyond_an_integer_type_overflows(pair: Pair) -> None:
+    for conn in pair:
+        with pytest.raises(psycopg.errors.NumericValueOutOfRange):
+            conn.execute("SELECT '2147483647'::float4::int4")
