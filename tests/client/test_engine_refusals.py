@@ -163,3 +163,19 @@ def test_a_real_beyond_an_integer_type_overflows(pair: Pair) -> None:
     for conn in pair:
         with pytest.raises(psycopg.errors.NumericValueOutOfRange):
             conn.execute("SELECT '2147483647'::float4::int4")
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT json_extract_path('{\"f2\":[\"f3\",1]}', 'f2', 0::text)",
+        "SELECT json_extract_path_text('{\"f2\":{\"f3\":1}}', 'f2')",
+    ],
+)
+def test_json_functions_of_json_text_are_refused(pair: Pair, sql: str) -> None:
+    """json's json_extract_path keeps the text as written and reads every path element;
+    the engine's jsonb arrow read the first only and reformatted the text: refused."""
+    plain, enc = pair
+    plain.execute(sql).fetchall()
+    with pytest.raises(adaptive_client.NotSupportedError):
+        enc.execute(sql)
