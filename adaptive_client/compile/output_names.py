@@ -149,6 +149,12 @@ def column_outputs(catalog: Catalog, tree: exp.Expression, width: int) -> dict[i
     return out
 
 
+def stored_typmod(col: ColumnMeta | None, oid: int) -> int:
+    """The type modifier a result column describes: its stored column's, where it is one
+    of that column's type; else none (-1)."""
+    return col.type.typmod if col is not None and col.type.oid == oid else -1
+
+
 def varchar_outputs(catalog: Catalog, tree: exp.Expression, width: int) -> set[int]:
     """Outputs that are a varchar column itself (PostgreSQL reports varchar's OID)."""
     return {

@@ -54,13 +54,12 @@ from sqlglot import exp
 from sqlglot.expressions.datatypes import DType
 from sqlglot.optimizer.annotate_types import annotate_types
 
-from ..catalog.metadata import Catalog, ColumnMeta
+from ..catalog.metadata import Catalog
 from ..engine.engine_sql import (
     STRING_READERS,
     engine_sql,
     numeric_out,
     pg_divide,
-    portable_regex,
     prepare_outputs,
     rescale,
     typed_strings,
@@ -82,7 +81,7 @@ from ..engine.runtime import refusal as _refuse
 from ..engine.set_functions import arrows_as_written, from_functions
 from ..engine.sums import VALUES_ONLY
 from ..engine.text_order import KEY_FUNCTION, ExplicitCollations, text_order
-from ..engine.transforms import DATESTYLE, zone_name
+from ..engine.transforms import DATESTYLE, mark_zone_parameters, zone_named
 from ..errors import CollationUnavailable, UnsupportedQuery
 from ..values.clock import clock_parameters, session_zone
 from ..values.collation import (
@@ -107,14 +106,15 @@ from .allowed import (
     check_real_arithmetic,
     refuse_json_comparisons,
 )
-from .constants import regex_runs, value_of
+from .constants import value_of
 from .fold import factor_disjunctions, fold_constants
 from .late import LatePlan, plan_late
 from .nested_joins import joins_as_derived_tables
-from .output_names import char_outputs, column_outputs, output_names
+from .output_names import char_outputs, column_outputs, output_names, stored_typmod
 from .plan import Compiled, Output, ParamBuilder, Params, Residual
 from .precomputed_pass import extend_schema, substitute
 from .relations import SEMI_VALUES, Relation, Semi
+from .residual_inputs import age_of_today, exists_select_one, literal_regexes
 from .split import compile_relation, drop_applied, plan_relations, rewrite_to_relations, try_compile
 
 # -- the plan --------------------------------------------------------------------------------
@@ -134,10 +134,6 @@ class _Bound:
     reals: frozenset[tuple[str, str]]  # the real columns, by the alias they are read under
     ages_today: bool  # it reads age(x): the server's date
     calls: list[CallSpec]  # its jsonb and array functions (engine/row_calls.py)
-
-
-def _typmod(col: ColumnMeta | None, oid: int) -> int:
-    return col.type.typmod if col is not None and col.type.oid == oid else -1
 
 
 def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -> Compiled:
@@ -164,9 +160,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     late = plan_late(tree, relations, tables, fetches, width)
     builders: dict[str, ParamBuilder] = {}
     semi_sql = {semi.name: semi_select(semi, builders) for rel in relations for semi in rel.semis}
-    for shift in tree.find_all(exp.AtTimeZone):  # (AT TIME ZONE %s: read by zone_name)
-        if isinstance(shift.args.get("zone"), exp.Placeholder):
-            shift.args["zone"].meta["time_zone"] = True
+    mark_zone_parameters(tree)
     sql, avgs, scales, numerics = to_duckdb(tree, builders, bound.reals)
     needs_datestyle = "PG_DATE_TEXT(" in sql.upper()
     needs_zone = (
@@ -200,7 +194,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     plan.uses_clock = needs_zone or bound.ages_today
     plan.outputs = [
         # (a stored column's modifier where the output is that column, of its type)
-        Output(n, _no_row_fn, oid, _typmod(stored.get(i), oid))
+        Output(n, _no_row_fn, oid, stored_typmod(stored.get(i), oid))
         for i, (n, oid) in enumerate(zip(names, oids, strict=True))
     ]
     client = ClientPlan(
@@ -249,14 +243,14 @@ def _bound(catalog: Catalog, stmt: exp.Expression) -> _Bound:
     evaluated exactly by the client (compile/allowed.py, engine/held.py)."""
     if not isinstance(stmt, exp.Select | exp.SetOperation):
         raise _refuse(f"{type(stmt).__name__} statement", stmt)
-    stmt, ages_today = _age_of_today(stmt)
-    stmt = clock_parameters(_literal_regexes(stmt))
+    stmt, ages_today = age_of_today(stmt)
+    stmt = clock_parameters(literal_regexes(stmt))
     check_order_names(stmt)
     check_chained_using(stmt)
     # (jsonb arrows sqlglot read as lambdas; set-returning functions in FROM: lateral)
     stmt = from_functions(arrows_as_written(stmt.copy()))
     schema = schema_of(catalog, stmt)
-    tree = qualified(_exists_select_one(stmt), schema)
+    tree = qualified(exists_select_one(stmt), schema)
     refuse_json_comparisons(catalog, tree)
     tree = unused_columns_dropped(joins_as_derived_tables(tree))
     annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")
@@ -656,7 +650,7 @@ def to_duckdb(
         if kind is not None:
             builder = _read_as(builder, kind)
         if ph.meta.get("time_zone"):  # (AT TIME ZONE %s: the zone's name checked)
-            builder = _zone_named(builder)
+            builder = zone_named(builder)
         name = f"p{len(builders)}"
         if held is not None:  # a comparand of a held column: its key (engine/held.py)
             builder = _read_held(builder, comparand_reader(*held))
@@ -679,14 +673,6 @@ def sql_parameters(sql: str) -> set[str]:
     return set(_PARAMETER.findall(sql))
 
 
-def _zone_named(builder: ParamBuilder) -> ParamBuilder:
-    def bound(params: Params) -> Any:
-        value = builder(params)
-        return None if value is None else zone_name(value)
-
-    return bound
-
-
 def _constant(text: str) -> ParamBuilder:
     return lambda params: text
 
@@ -703,62 +689,6 @@ def _read_as(builder: ParamBuilder, kind: DType) -> ParamBuilder:
 
 def _read_held(builder: ParamBuilder, reader: Callable[[Any], Any]) -> ParamBuilder:
     return lambda params: reader(builder(params))
-
-
-def _literal_regexes(stmt: exp.Expression) -> exp.Expression:
-    """``x ~ 'abc'`` / ``x ~* '^abc$'``: a regular expression that is a plain string
-    (optionally anchored) is the LIKE / ILIKE of that string, which the client evaluates
-    exactly; other regular expressions stay refused."""
-
-    def swap(node: exp.Expression) -> exp.Expression:
-        if not isinstance(node, exp.RegexpLike | exp.RegexpILike):
-            return node
-        pattern = node.expression
-        if not (isinstance(pattern, exp.Literal) and pattern.is_string):
-            return node
-        runs = regex_runs(str(pattern.this))
-        if not runs:
-            if isinstance(node, exp.RegexpLike) and portable_regex(str(pattern.this)):
-                node.meta["portable"] = True  # the client engine matches it (transforms.py)
-            return node
-        body, at_start, at_end = runs[0]
-        escaped = body.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        like = ("" if at_start else "%") + escaped + ("" if at_end else "%")
-        kind = exp.Like if isinstance(node, exp.RegexpLike) else exp.ILike
-        return kind(this=node.this.copy(), expression=exp.Literal.string(like))
-
-    return stmt.transform(swap)
-
-
-def _age_of_today(stmt: exp.Expression) -> tuple[exp.Expression, bool]:
-    """``age(x)``: PostgreSQL's ``age(CURRENT_DATE::timestamp, x)`` (the server's date,
-    read as clock.py reads it); whether there was one."""
-    found = False
-
-    def swap(node: exp.Expression) -> exp.Expression:
-        nonlocal found
-        if (
-            isinstance(node, exp.Anonymous)
-            and node.name.lower() == "age"
-            and len(node.expressions) == 1
-        ):
-            found = True
-            today = exp.Cast(this=exp.CurrentDate(), to=exp.DataType.build("TIMESTAMP"))
-            return exp.Anonymous(this="age", expressions=[today, node.expressions[0]])
-        return node
-
-    return stmt.transform(swap), found
-
-
-def _exists_select_one(stmt: exp.Expression) -> exp.Expression:
-    """``EXISTS (SELECT * ...)`` as ``EXISTS (SELECT 1 ...)``: the same, and the star
-    would otherwise count as a use of every column (each fetched)."""
-    stmt = stmt.copy()
-    for node in stmt.find_all(exp.Exists):
-        sub = node.this
-        if isinstance(sub, exp.Select) and all(isinstance(e, exp.Star) for e in sub.expressions):
-            sub.set("expressions", [exp.Literal.number(1)])
-    return stmt
 
 
 # what the engine gives back for an infinite date or timestamp

@@ -651,11 +651,7 @@ def _operator_operands(node: exp.Expression) -> list[exp.Expression] | None:
     if name is not None:
         right = node.expression
         if isinstance(node, exp.JSONExtract | exp.JSONExtractScalar):
-            if node.args.get("expressions") or (
-                isinstance(node.this, exp.Literal) and node.this.is_string
-            ):
-                # json_extract_path(json, a, b, ...): json's function (its text kept as
-                # written), with path elements beyond the first -- not jsonb's ->
+            if node.args.get("expressions") or node.this.is_string:  # (json's, not ->)
                 raise _refuse("json_extract_path of a json value", node)
             right = _json_path_operand(right)
         return [node.this, right]

@@ -626,6 +626,24 @@ def zone_name(text: Any) -> str:
     return name
 
 
+def mark_zone_parameters(tree: exp.Expression) -> None:
+    """Mark each ``AT TIME ZONE %s`` parameter, whose value :func:`zone_named` reads when
+    bound (compile/residual.py's to_duckdb)."""
+    for shift in tree.find_all(exp.AtTimeZone):
+        if isinstance(shift.args.get("zone"), exp.Placeholder):
+            shift.args["zone"].meta["time_zone"] = True
+
+
+def zone_named(builder: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """A parameter's builder whose value is a zone's name, read by :func:`zone_name`."""
+
+    def bound(params: Any) -> Any:
+        value = builder(params)
+        return None if value is None else zone_name(value)
+
+    return bound
+
+
 def _at_time_zone(node: exp.AtTimeZone) -> exp.Expression:
     """``x AT TIME ZONE 'Area/City'``: a timestamptz's local time there (a timestamp), a
     timestamp read as the local time there (a timestamptz) -- DuckDB's ``timezone()``
