@@ -26,21 +26,13 @@ from sqlglot import exp
 
 from ..errors import UnsupportedQuery
 from ..syntax.names import folded, show_names, shown
+from ..values.sent_types import PG_TYPE_NAMES
 from .session_protocol import StatementCursor
 
 logger = logging.getLogger("adaptive_client")
 
 Run = Callable[..., None]
 
-# the name PostgreSQL's DDL gives a type psycopg knows by its internal name
-_DDL_NAMES = {
-    "int2": "smallint",
-    "int4": "integer",
-    "int8": "bigint",
-    "float4": "real",
-    "float8": "double precision",
-    "bool": "boolean",
-}
 _LENGTHS = frozenset({"varchar", "bpchar"})
 _PRECISIONS = frozenset({"time", "timetz", "timestamp", "timestamptz", "interval"})
 
@@ -72,8 +64,8 @@ def column_type(desc: Any) -> str:
         text = f"numeric({desc[4]},{desc[5] or 0})"
     elif name in _PRECISIONS and desc[4] is not None:
         text = f"{name}({desc[4]})"
-    else:
-        text = _DDL_NAMES.get(name, name)
+    else:  # (bpchar without a length: unbounded, which "character" is not)
+        text = name if name == "bpchar" else PG_TYPE_NAMES.get(name, name)
     return text + "[]" if array else text
 
 

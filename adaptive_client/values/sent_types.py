@@ -17,7 +17,7 @@ from psycopg.adapt import PyFormat
 from .encoding_base import SqlType
 
 # psycopg's type names that PostgreSQL's messages spell otherwise
-_PG_NAMES: Final = {
+PG_TYPE_NAMES: Final = {
     "int2": "smallint",
     "int4": "integer",
     "int8": "bigint",
@@ -44,7 +44,7 @@ def sent_type(v: Any) -> tuple[int, str] | None:
     info = psycopg.postgres.types.get(oid) if oid else None
     if info is None:
         return None
-    name = _PG_NAMES.get(info.name, info.name)
+    name = PG_TYPE_NAMES.get(info.name, info.name)
     return oid, name + "[]" if oid == info.array_oid else name
 
 
@@ -61,4 +61,4 @@ def mismatched(column: SqlType, v: Any) -> str | None:
     return None if sent[0] == oid else sent[1]
 
 
-__all__ = ["mismatched", "sent_type"]
+__all__ = ["PG_TYPE_NAMES", "mismatched", "sent_type"]

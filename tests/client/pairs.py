@@ -45,3 +45,36 @@ def plain_and_encrypted(
     finally:
         plain.close()
         enc.close()
+
+
+def outcome(
+    conn: Any,
+    sql: str,
+    params: Any = None,
+    describe: Callable[[Any], Any] = lambda d: d.name,
+) -> tuple[Any, ...]:
+    """What a statement gives, as a differential test compares it: ``("error",
+    SQLSTATE)``, ``("ok", rowcount)`` for a statement without a result, or ``("rows",
+    rows, [describe(column) ...])``."""
+    cur = conn.cursor()
+    try:
+        cur.execute(sql, params)
+    except psycopg.Error as exc:
+        return ("error", exc.sqlstate)
+    if cur.description is None:
+        return ("ok", cur.rowcount)
+    return ("rows", cur.fetchall(), [describe(d) for d in cur.description])
+
+
+def script_differences(
+    pair: Pair, script: Sequence[str], describe: Callable[[Any], Any] = lambda d: d.name
+) -> list[tuple[str, tuple[Any, ...], tuple[Any, ...]]]:
+    """Each statement of ``script`` run on both databases in turn: those whose
+    :func:`outcome` differs, with PostgreSQL's and the client's."""
+    plain, enc = pair
+    return [
+        (sql, want, got)
+        for sql in script
+        if (want := outcome(plain, sql, describe=describe))
+        != (got := outcome(enc, sql, describe=describe))
+    ]

@@ -8,7 +8,6 @@ still refused: the engine's IANA zone of that name keeps summer time."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
 
 import psycopg
 import pytest
@@ -16,7 +15,7 @@ import pytest
 import adaptive_client
 from adaptive_client.catalog.keys import MasterKey
 
-from .pairs import Pair, plain_and_encrypted
+from .pairs import Pair, plain_and_encrypted, script_differences
 
 SCRIPT = [
     "SET TIME ZONE 'America/New_York'",
@@ -31,17 +30,6 @@ SCRIPT = [
 ]
 
 
-def _outcome(conn: Any, sql: str) -> tuple[Any, ...]:
-    cur = conn.cursor()
-    try:
-        cur.execute(sql)
-    except psycopg.Error as exc:
-        return ("error", exc.sqlstate)
-    if cur.description is None:
-        return ("ok", cur.rowcount)
-    return ("rows", cur.fetchall(), [(d.name, d.type_code) for d in cur.description])
-
-
 @pytest.fixture
 def pair(new_database: Callable[..., str], master_key: MasterKey) -> Iterator[Pair]:
     with plain_and_encrypted(new_database, master_key, "at_time_zone", {}, [], {}) as pair:
@@ -49,15 +37,9 @@ def pair(new_database: Callable[..., str], master_key: MasterKey) -> Iterator[Pa
 
 
 def test_at_time_zone_as_in_postgresql(pair: Pair) -> None:
-    plain, enc = pair
-    differ = [
-        (sql, want, got)
-        for sql in SCRIPT
-        if (want := _outcome(plain, sql)) != (got := _outcome(enc, sql))
-    ]
-    assert differ == []
+    assert script_differences(pair, SCRIPT, lambda d: (d.name, d.type_code)) == []
     with pytest.raises(adaptive_client.NotSupportedError):
-        enc.execute("SELECT at AT TIME ZONE 'CET' FROM ev")
+        pair[1].execute("SELECT at AT TIME ZONE 'CET' FROM ev")
 
 
 def test_a_zone_passed_as_a_parameter(pair: Pair) -> None:

@@ -10,12 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import psycopg
 import pytest
 
 from adaptive_client.catalog.keys import MasterKey
 
-from .pairs import Pair, plain_and_encrypted
+from .pairs import Pair, outcome, plain_and_encrypted, script_differences
 
 SCRIPT = [
     "CREATE TABLE src (id integer PRIMARY KEY, name varchar(20), price numeric(8,2), ts timestamp(0), tags text[], doc jsonb, f real, ok boolean, c char(3))",
@@ -39,16 +38,8 @@ SCRIPT = [
 ]
 
 
-def _outcome(conn: Any, sql: str) -> tuple[Any, ...]:
-    cur = conn.cursor()
-    try:
-        cur.execute(sql)
-    except psycopg.Error as exc:
-        return ("error", exc.sqlstate)
-    if cur.description is None:
-        return ("ok", cur.rowcount)
-    desc = [(d[0], d[1], d[2], d[4], d[5]) for d in cur.description]
-    return ("rows", cur.fetchall(), desc)
+def _described(d: Any) -> tuple[Any, ...]:
+    return (d[0], d[1], d[2], d[4], d[5])
 
 
 @pytest.fixture
@@ -58,13 +49,7 @@ def pair(new_database: Callable[..., str], master_key: MasterKey) -> Iterator[Pa
 
 
 def test_tables_made_from_queries_as_in_postgresql(pair: Pair) -> None:
-    plain, enc = pair
-    differ = [
-        (sql, want, got)
-        for sql in SCRIPT
-        if (want := _outcome(plain, sql)) != (got := _outcome(enc, sql))
-    ]
-    assert differ == []
+    assert script_differences(pair, SCRIPT, _described) == []
 
 
 def test_a_failed_create_as_leaves_nothing(pair: Pair) -> None:
@@ -74,11 +59,11 @@ def test_a_failed_create_as_leaves_nothing(pair: Pair) -> None:
         conn.execute("INSERT INTO s VALUES (1, 'a'), (2, NULL)")
     # the query fails on its second row: no table, in autocommit and in a transaction
     bad = "CREATE TABLE t AS SELECT id, 10 / (id - 2) AS q FROM s ORDER BY id"
-    assert _outcome(enc, bad) == _outcome(plain, bad) == ("error", "22012")
+    assert outcome(enc, bad) == outcome(plain, bad) == ("error", "22012")
     for conn in pair:
         conn.autocommit = False
     try:
-        assert _outcome(enc, bad) == _outcome(plain, bad)
+        assert outcome(enc, bad) == outcome(plain, bad)
         assert enc.pg.pgconn.transaction_status == plain.pgconn.transaction_status
         for conn in pair:
             conn.rollback()
@@ -86,7 +71,7 @@ def test_a_failed_create_as_leaves_nothing(pair: Pair) -> None:
         for conn in pair:
             conn.autocommit = True
     check = "SELECT count(*) FROM t"
-    assert _outcome(enc, check) == _outcome(plain, check) == ("error", "42P01")
+    assert outcome(enc, check) == outcome(plain, check) == ("error", "42P01")
 
 
 def test_first_query_of_a_transaction_describes_declared_types(pair: Pair) -> None:
@@ -97,7 +82,9 @@ def test_first_query_of_a_transaction_describes_declared_types(pair: Pair) -> No
         conn.autocommit = False
     try:
         query = "SELECT * FROM d WHERE id < 3"
-        assert _outcome(enc, query) == _outcome(plain, query)
+        assert outcome(enc, query, describe=_described) == outcome(
+            plain, query, describe=_described
+        )
     finally:
         for conn in pair:
             conn.rollback()

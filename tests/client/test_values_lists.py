@@ -6,14 +6,12 @@ The client's engine refused VALUES."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
 
-import psycopg
 import pytest
 
 from adaptive_client.catalog.keys import MasterKey
 
-from .pairs import Pair, plain_and_encrypted
+from .pairs import Pair, outcome, plain_and_encrypted, script_differences
 from .test_engine_gaps import ICU
 
 SCRIPT = [
@@ -35,17 +33,6 @@ SCRIPT = [
 ]
 
 
-def _outcome(conn: Any, sql: str) -> tuple[Any, ...]:
-    cur = conn.cursor()
-    try:
-        cur.execute(sql)
-    except psycopg.Error as exc:
-        return ("error", exc.sqlstate)
-    if cur.description is None:
-        return ("ok", cur.rowcount)
-    return ("rows", cur.fetchall(), [d.name for d in cur.description])
-
-
 @pytest.fixture(params=["", ICU], ids=["C", "ICU"])
 def pair(
     request: pytest.FixtureRequest, new_database: Callable[..., str], master_key: MasterKey
@@ -57,17 +44,11 @@ def pair(
 
 
 def test_values_lists_as_in_postgresql(pair: Pair) -> None:
-    plain, enc = pair
-    differ = [
-        (sql, want, got)
-        for sql in SCRIPT
-        if (want := _outcome(plain, sql)) != (got := _outcome(enc, sql))
-    ]
-    assert differ == []
+    assert script_differences(pair, SCRIPT) == []
 
 
 def test_a_long_values_list(pair: Pair) -> None:
     plain, enc = pair
     rows = ", ".join(f"({i}, 'v{i}')" for i in range(300))
     sql = f"SELECT count(*), max(x), min(y) FROM (VALUES {rows}) AS v(x, y)"
-    assert _outcome(enc, sql) == _outcome(plain, sql)
+    assert outcome(enc, sql) == outcome(plain, sql)
