@@ -31,7 +31,7 @@ from ..engine.kinds import (
 from ..engine.runtime import refusal as _refuse
 from ..engine.sums import real_valued
 from ..engine.transforms import ENGINE_FUNCTIONS
-from ..errors import UnsupportedQuery
+from ..errors import UndefinedColumn, UndefinedTable, UnsupportedQuery
 from ..values.json_encoding import operator_refusal as json_operator_refusal
 from .relations import conjuncts
 
@@ -334,6 +334,28 @@ def check_order_names(stmt: exp.Expression) -> None:
             matches = [e for n, e in outputs if n == name]
             if len(matches) > 1 and any(m != matches[0] for m in matches[1:]):
                 raise pg_errors.AmbiguousColumn(f'ORDER BY "{key.name}" is ambiguous')
+
+
+def check_set_operation_order(stmt: exp.Expression) -> None:
+    """The ORDER BY of a UNION, INTERSECT or EXCEPT names its result's columns (or their
+    positions) only: another name is PostgreSQL's 42703 (the client's engine ordered by
+    a column of the left query that the result does not have)."""
+    for node in stmt.find_all(exp.SetOperation):
+        order = node.args.get("order")
+        left = node.this
+        while isinstance(left, exp.SetOperation | exp.Subquery):
+            left = left.this
+        if order is None or not isinstance(left, exp.Select):
+            continue
+        names = {e.alias_or_name for e in left.expressions}
+        if any(isinstance(e, exp.Star) or e.is_star for e in left.expressions):
+            continue  # (the star's names: known only once qualified)
+        for o in order.expressions:
+            key = o.this
+            if isinstance(key, exp.Column) and key.table:
+                raise UndefinedTable(f'missing FROM-clause entry for table "{key.table}"')
+            if isinstance(key, exp.Column) and key.name not in names:
+                raise UndefinedColumn(f'column "{key.name}" does not exist')
 
 
 def _folded_outputs(select: exp.Select) -> list[tuple[str, object]] | None:

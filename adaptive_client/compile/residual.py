@@ -104,6 +104,7 @@ from .allowed import (
     check_order_names,
     check_outer_aggregates,
     check_real_arithmetic,
+    check_set_operation_order,
     refuse_json_comparisons,
 )
 from .constants import value_of
@@ -246,6 +247,7 @@ def _bound(catalog: Catalog, stmt: exp.Expression) -> _Bound:
     stmt, ages_today = age_of_today(stmt)
     stmt = clock_parameters(literal_regexes(stmt))
     check_order_names(stmt)
+    check_set_operation_order(stmt)
     check_chained_using(stmt)
     # (jsonb arrows sqlglot read as lambdas; set-returning functions in FROM: lateral)
     stmt = from_functions(arrows_as_written(stmt.copy()))

@@ -179,3 +179,20 @@ def test_json_functions_of_json_text_are_refused(pair: Pair, sql: str) -> None:
     plain.execute(sql).fetchall()
     with pytest.raises(adaptive_client.NotSupportedError):
         enc.execute(sql)
+
+
+def test_a_set_operation_orders_by_its_own_columns(pair: Pair) -> None:
+    """ORDER BY of a UNION / EXCEPT names the result's columns: another is PostgreSQL's
+    42703 (42P01 qualified); the engine ordered by the left query's column."""
+    plain, enc = pair
+    for sql in [
+        "SELECT u FROM o EXCEPT SELECT n FROM t1 ORDER BY n",
+        "SELECT u FROM o UNION SELECT n FROM t1 ORDER BY o.u",
+    ]:
+        with pytest.raises(psycopg.Error) as want:
+            plain.execute(sql)
+        with pytest.raises(psycopg.Error) as got:
+            enc.execute(sql)
+        assert got.value.sqlstate == want.value.sqlstate
+    sql = "SELECT u AS x FROM o UNION SELECT n FROM t1 ORDER BY x"
+    assert enc.execute(sql).fetchall() == plain.execute(sql).fetchall()
