@@ -32,6 +32,7 @@ from ..errors import UnsupportedQuery
 from . import design_wants, field_onions
 from .as_if_built import as_if_built, without_pending
 from .client_aggregate import client_aggregable, compile_client_aggregate
+from .column_aliases import with_column_aliases
 from .compiler import Compiler
 from .dependent_keys import with_dependent_keys
 from .expansions import with_expansions
@@ -62,6 +63,7 @@ def compile_statement(
     try:
         with applied(settings):
             stmt = with_values_as_selects(with_plain_strings(stmt))
+            stmt = with_column_aliases(catalog, stmt)
             stmt = with_natural_joins(catalog, views.expand(catalog, stmt))
             stmt = with_flat_joins(stmt)
             stmt = with_dependent_keys(catalog, stmt)
