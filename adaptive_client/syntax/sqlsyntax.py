@@ -373,10 +373,16 @@ def check_syntax(text: str) -> None:
         last in _WANTS_MORE and tokens[-1].token_type not in _QUOTED and not default_values
     ) or _fetch_unended(tokens):
         raise _at(text, None)
+    scanned = _PLACEHOLDER.sub(_as_name, text)  # (the text the tokens' offsets are in)
     for i, tok in enumerate(tokens):
         prev = tokens[i - 1] if i else None
         nxt = tokens[i + 1] if i + 1 < n else None
         kind, word = tok.token_type, token_word(tok)
+        if kind is TokenType.STRING and nxt is not None and nxt.token_type is TokenType.STRING:
+            # 'a' 'b' is one string only across a line break, and no /* comment */
+            gap = scanned[tok.end + 1 : nxt.start]
+            if "\n" not in gap or "/*" in gap:
+                raise _at(text, nxt)
         if kind is TokenType.L_PAREN:
             depth += 1
         elif kind is TokenType.R_PAREN:

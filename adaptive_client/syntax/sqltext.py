@@ -365,6 +365,12 @@ def _schema_is(node: exp.Expression | None, name: str) -> bool:
 
 
 def _unqualify(node: exp.Expression) -> exp.Expression:
+    if (
+        isinstance(node, exp.Concat)
+        and not node.args.get("safe")
+        and all(isinstance(e, exp.Literal) and e.is_string for e in node.expressions)
+    ):  # 'a'\n'b': one string constant, as PostgreSQL's lexer reads it (not a concat())
+        return exp.Literal.string("".join(str(e.this) for e in node.expressions))
     if isinstance(node, exp.Placeholder):
         # ``%(Name)s`` is a key of the application's parameters, not a name PostgreSQL
         # folds: sqlglot's identifier normalisation (its ``qualify``) leaves it as written

@@ -9,7 +9,7 @@ import pytest
 
 from adaptive_client.catalog.keys import MasterKey
 
-from .pairs import Pair, plain_and_encrypted
+from .pairs import Pair, outcome, plain_and_encrypted
 
 SCHEMA = ["CREATE TABLE g (id integer PRIMARY KEY, name text, tag varchar(20))"]
 WRITES = [
@@ -45,3 +45,19 @@ def test_string_constants_as_postgresql(pair: Pair, sql: str) -> None:
     expected = plain.execute(sql).fetchall()
     assert enc.execute(sql).fetchall() == expected
     assert expected
+
+
+CONTINUED = [
+    "SELECT 'a' 'b'",
+    "SELECT 'a'\n'b'",
+    "SELECT 'first line'\n' - next line' /* c */\n' - third line'",
+    "SELECT 'a' -- c\n'b'",
+    "SELECT 'x' || 'y'\n'z'",
+]
+
+
+@pytest.mark.parametrize("sql", CONTINUED)
+def test_continued_string_constants_as_postgresql(pair: Pair, sql: str) -> None:
+    """Two string constants are one only across a line break, and without a /* comment
+    */ between them (the client took 'a' 'b' and named the result concat)."""
+    assert outcome(pair[1], sql) == outcome(pair[0], sql)
