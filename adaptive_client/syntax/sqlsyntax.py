@@ -407,6 +407,7 @@ def check_syntax(text: str) -> None:
             (kind in _BINARY or _binary_star(tokens, i))
             and nxt is not None
             and (nxt.token_type in _BINARY_ONLY or nxt.token_type is TokenType.STAR)
+            and not _shift(tok, nxt)
         ):
             raise _at(text, nxt)
         # a keyword that needs an operand or a clause after it, and meets a clause
@@ -518,6 +519,15 @@ def check_syntax(text: str) -> None:
 _OPERANDS: Final = frozenset(
     {TokenType.VAR, TokenType.NUMBER, TokenType.IDENTIFIER, TokenType.STRING, TokenType.R_PAREN}
 )
+
+
+def _shift(tok: Token, nxt: Token) -> bool:
+    """``<<`` or ``>>`` (the tokenizer reads two ``<`` or ``>``): one operator."""
+    return (
+        tok.token_type is nxt.token_type
+        and tok.token_type in (TokenType.LT, TokenType.GT)
+        and nxt.start == tok.end + 1
+    )
 
 
 def _binary_star(tokens: list[Token], i: int) -> bool:

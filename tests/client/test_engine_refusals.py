@@ -196,3 +196,13 @@ def test_a_set_operation_orders_by_its_own_columns(pair: Pair) -> None:
         assert got.value.sqlstate == want.value.sqlstate
     sql = "SELECT u AS x FROM o UNION SELECT n FROM t1 ORDER BY x"
     assert enc.execute(sql).fetchall() == plain.execute(sql).fetchall()
+
+
+def test_shift_operators_are_not_syntax_errors(pair: Pair) -> None:
+    """``<<`` and ``>>`` (read as two tokens): operators, refused by the engine, where
+    the client's syntax check said 42601."""
+    plain, enc = pair
+    for sql in ["SELECT u << 2 FROM o", "SELECT u >> 1 FROM o"]:
+        plain.execute(sql).fetchall()
+        with pytest.raises(adaptive_client.NotSupportedError):
+            enc.execute(sql)
