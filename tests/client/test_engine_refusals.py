@@ -206,3 +206,15 @@ def test_shift_operators_are_not_syntax_errors(pair: Pair) -> None:
         plain.execute(sql).fetchall()
         with pytest.raises(adaptive_client.NotSupportedError):
             enc.execute(sql)
+
+
+@pytest.mark.parametrize(
+    "sql", ["SELECT t - '00:01' FROM tm", "SELECT t + t FROM tm", "SELECT d + t FROM tm"]
+)
+def test_time_arithmetic_is_refused_not_an_operator_error(pair: Pair, sql: str) -> None:
+    """Arithmetic of a time column in the select list: refused by name (it was 42883,
+    "operator does not exist", where PostgreSQL answers)."""
+    _, enc = pair
+    enc.execute("CREATE TABLE IF NOT EXISTS tm (t time, d date)")
+    with pytest.raises(adaptive_client.NotSupportedError):
+        enc.execute(sql)
