@@ -383,8 +383,10 @@ def check_syntax(text: str) -> None:
             gap = scanned[tok.end + 1 : nxt.start]
             if "\n" not in gap or "/*" in gap:
                 raise _at(text, nxt)
-        if kind is TokenType.L_PAREN:
+        if kind in (TokenType.L_PAREN, TokenType.L_BRACKET):  # (ARRAY['a', 'b'] nests)
             depth += 1
+        elif kind is TokenType.R_BRACKET:
+            depth -= 1
         elif kind is TokenType.R_PAREN:
             if cases and cases[-1] >= depth:  # CASE ... ) without END
                 raise _at(text, tok)

@@ -61,3 +61,10 @@ def test_continued_string_constants_as_postgresql(pair: Pair, sql: str) -> None:
     """Two string constants are one only across a line break, and without a /* comment
     */ between them (the client took 'a' 'b' and named the result concat)."""
     assert outcome(pair[1], sql) == outcome(pair[0], sql)
+
+
+def test_a_case_branch_of_an_array_constructor(pair: Pair) -> None:
+    """The comma inside ARRAY[...] in a CASE branch is the constructor's (the client's
+    syntax check read it as ending the CASE: 42601)."""
+    sql = "SELECT CASE WHEN true THEN ARRAY['a', 'b'] END"
+    assert outcome(pair[1], sql) == outcome(pair[0], sql)
