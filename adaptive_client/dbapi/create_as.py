@@ -28,6 +28,7 @@ from ..errors import UnsupportedQuery
 from ..syntax.names import folded, show_names, shown
 from ..values.sent_types import PG_TYPE_NAMES
 from .session_protocol import StatementCursor
+from .statement_units import as_one_statement
 
 logger = logging.getLogger("adaptive_client")
 
@@ -133,17 +134,7 @@ def run_create_as(cur: StatementCursor, stmt: exp.Expression, params: Any, run: 
         run(step, insert, None, many=[tuple(r) for r in rows])
         return len(rows)
 
-    if not conn.pg.autocommit or conn.in_transaction():
-        written = steps()
-    else:
-        try:
-            with conn.pg.transaction():
-                written = steps()
-            conn.after_commit()
-        except BaseException:
-            conn.after_rollback()
-            raise
-    cur.set_result([], None, written)
+    cur.set_result([], None, as_one_statement(conn, steps))
 
 
 __all__ = ["column_type", "is_create_as", "run_create_as"]

@@ -46,6 +46,7 @@ from . import create_as, pooling, search_path, upserts
 from .restart import only_reads
 from .retries import INERROR
 from .session_protocol import Session, StatementCursor, cache_key
+from .statement_units import as_one_statement
 
 _NONSTANDARD_STRINGS = re.compile(
     r"standard_conforming_strings'?\s*(?:=|\bTO\b|,)\s*'?(?:off|false|no|0|of)'?",
@@ -145,9 +146,7 @@ def run(
     stmt, npos, named = conn.parse(query, with_params)
     if answered_by_server(stmt):  # SELECT pg_advisory_lock(%s), set_config(...), ...
         pooling.check_server_call(conn.pooling, stmt)
-        if _NONSTANDARD_STRINGS.search(query):  # (set_config of it: as SET, above)
-            _session_command(cur, "set", query, params)
-            return
+        _refuse_nonstandard_strings(query)  # (set_config of it, as its SET)
         kept = search_path.kept_in_set_config(stmt) if params is None and many is None else None
         if kept is not None:
             query = server_sql(kept)  # (the client's schema kept on the path)
@@ -254,6 +253,17 @@ def _syntax_checked(conn: Session, part: str) -> None:
         pass
 
 
+def _refuse_nonstandard_strings(query: str) -> None:
+    """``standard_conforming_strings`` set off (SET, or set_config): refused, as the
+    client reads a string literal's backslashes as the SQL standard does."""
+    if _NONSTANDARD_STRINGS.search(query):
+        raise UnsupportedQuery(
+            "standard_conforming_strings = off: string literals with backslash escapes "
+            "(write E'...' literals instead)",
+            "standard_conforming_strings",
+        )
+
+
 def _prepare_transaction(conn: Session) -> None:
     """PREPARE TRANSACTION: refused, and, as PostgreSQL ends the transaction whose
     PREPARE fails (a server without prepared transactions, the default, refuses it so),
@@ -273,13 +283,8 @@ def _session_command(cur: StatementCursor, kind: str, query: str, params: Params
     value), with the client's state kept in step."""
     conn = cur.connection
     pooling.check_session_command(conn.pooling, kind, query)
-    if kind == "set" and _NONSTANDARD_STRINGS.search(query):
-        # (the client reads a string literal's backslashes as the SQL standard does)
-        raise UnsupportedQuery(
-            "standard_conforming_strings = off: string literals with backslash escapes "
-            "(write E'...' literals instead)",
-            "standard_conforming_strings",
-        )
+    if kind == "set":
+        _refuse_nonstandard_strings(query)
     failed = conn.pg.pgconn.transaction_status == INERROR
     cur.run_raw(search_path.kept_in_set(query) if kind == "set" else query, params)
     if kind == "set" and "isolation" in query.lower():  # (SET SESSION CHARACTERISTICS)
@@ -445,16 +450,7 @@ def _update_by_rows(conn: Session, rows: update_rows.RowUpdate, params: Params) 
             run(conn.cursor(), rows.update_sql, None, many=writes, writing_rows=True)
 
     found: list[tuple[Any, ...]] = []
-    if not conn.pg.autocommit or conn.in_transaction():
-        write()
-        return len(found)
-    try:
-        with conn.pg.transaction():
-            write()
-        conn.after_commit()
-    except BaseException:
-        conn.after_rollback()
-        raise
+    as_one_statement(conn, write)
     return len(found)
 
 

@@ -28,11 +28,12 @@ from typing import Any
 import psycopg
 from sqlglot import exp
 
-from ..catalog.metadata import Catalog, TableMeta
+from ..catalog.metadata import Catalog, ColumnMeta, TableMeta
 from ..compile.writes import is_default
 from ..errors import UnsupportedQuery
 from ..syntax.names import folded, show_names, shown
 from .session_protocol import Session, StatementCursor
+from .statement_units import as_one_statement
 
 # how many times a row's insert is tried again after its conflicting row vanished
 _ATTEMPTS = 3
@@ -74,7 +75,7 @@ class _Upsert:
         where = conflict.args.get("where")
         self.where = where.this if where is not None else None
         self.returning = written.args.get("returning")
-        self.defaults = {c: _default_of(meta, c) for c in _written_columns(meta)}
+        self.defaults = {shown(name): _default_of(col) for name, col in meta.columns.items()}
         self.rows = [list(row.expressions) for row in written.expression.expressions]
         for row in self.rows:
             if len(row) != len(self.columns):
@@ -119,7 +120,7 @@ class _Upsert:
 
         def excluded(node: exp.Expression) -> exp.Expression:
             if isinstance(node, exp.Column) and node.table.lower() == "excluded":
-                value = proposed.get(node.name, self.defaults.get(node.name))
+                value = proposed.get(node.name)
                 if value is None or is_default(value):
                     value = self.defaults.get(node.name)
                 if value is None:
@@ -151,11 +152,10 @@ def _written_columns(meta: TableMeta) -> list[str]:
     return [shown(c) for c in meta.columns]
 
 
-def _default_of(meta: TableMeta, column: str) -> exp.Expression | None:
+def _default_of(col: ColumnMeta) -> exp.Expression | None:
     """The value a column not written gets, where computing it again gives the same:
     NULL for a column without a default; None for any other default."""
-    col = meta.columns.get(folded(column, True))
-    if col is None or col.default is not None or col.default_sql or col.sequence:
+    if col.default is not None or col.default_sql or col.sequence:
         return None
     return exp.Null()
 
@@ -233,17 +233,7 @@ def run_upsert(
             total += done
         return rows, desc, total
 
-    if not conn.pg.autocommit or conn.in_transaction():
-        result = steps()
-    else:
-        try:
-            with conn.pg.transaction():
-                result = steps()
-            conn.after_commit()
-        except BaseException:
-            conn.after_rollback()
-            raise
-    rows, desc, total = result
+    rows, desc, total = as_one_statement(conn, steps)
     cur.set_result(rows, desc if upsert.returning is not None else None, total)
 
 
