@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
 from sqlglot import exp
+from sqlglot.errors import SqlglotError
 
 # a letter without case (U+01C2 LATIN LETTER ALVEOLAR CLICK): a lower-casing keeps it,
 # and a name of it needs no quotes in PostgreSQL or sqlglot's output
@@ -65,29 +66,16 @@ def shown(text: str) -> str:
 
 def relation_named(text: str) -> str:
     """The folded form of a relation named in a string, as ``'...'::regclass`` reads it
-    (``'t_id_seq'``, ``'"Acct_Id_seq"'``, ``'public.t'``): dot-separated parts, each
-    folded as written, quoted or not, the client's schema ``public`` dropped."""
-    parts: list[str] = []
-    i, n = 0, len(text)
-    while i <= n:
-        while i < n and text[i].isspace():
-            i += 1
-        if i < n and text[i] == '"':
-            end = i + 1
-            chars = []
-            while end < n and not (text[end] == '"' and text[end + 1 : end + 2] != '"'):
-                chars.append(text[end])
-                end += 2 if text[end] == '"' else 1
-            parts.append(folded("".join(chars), True))
-            i = end + 1
-            while i < n and text[i].isspace():
-                i += 1
-        else:
-            end = text.find(".", i)
-            end = n if end < 0 else end
-            parts.append(folded(text[i:end].strip(), False))
-            i = end
-        i += 1  # (the dot)
+    (``'t_id_seq'``, ``'"Acct_Id_seq"'``, ``'public.t'``): dot-separated parts (read by
+    the SQL parser), each folded as written, quoted or not, the client's schema
+    ``public`` dropped."""
+    try:
+        parts = [
+            folded(p.name, bool(p.args.get("quoted")))
+            for p in exp.to_table(text, dialect="postgres").parts
+        ]
+    except SqlglotError:
+        return folded(text.strip(), False)  # (no such relation: the caller's error)
     if len(parts) > 1 and parts[0] == "public":
         parts = parts[1:]
     return ".".join(parts)
