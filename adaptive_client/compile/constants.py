@@ -11,7 +11,6 @@ runs of LIKE patterns and plain regular expressions (for trigram candidate filte
 from __future__ import annotations
 
 import datetime as _dt
-import struct
 from collections.abc import Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -35,7 +34,7 @@ from ..values.array_encoding import Constructed, construct
 from ..values.clock import CLOCK_PREFIX, clock_kind, clock_param, is_clock_cast
 from ..values.encodings import SqlType, encoding_for, parse_sql_type
 from ..values.interval_input import RANGES
-from ..values.numeric_encodings import SingleValue
+from ..values.numeric_encodings import SingleValue, single_bits
 from ..values.text_encodings import BlankPadded
 from .plan import ParamBuilder, Params
 from .scope import unsupported
@@ -229,7 +228,7 @@ def cast_value(
     elif isinstance(value, Constructed):
         value = Constructed(value.items, "cast")  # each element read as the cast's type
     elif type(value) is SingleValue and t.name in _INT_RANGES:
-        value = float(struct.unpack(">f", struct.pack(">f", value))[0])  # (a real's own bits)
+        value = single_bits(value)
     out = encoding_for(t).coerce(value)
     if t.name == "char" and type(out) is str:
         return BlankPadded(out)

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from psycopg import errors as pg_errors
 
-from ..values.numeric_encodings import shortest_single
+from ..values.numeric_encodings import shortest_single, single_bits
 
 NBASE = 10000
 DEC_DIGITS = 4
@@ -259,12 +259,11 @@ def pg_arith(op: str, a: Any, b: Any, left: int | None = None, right: int | None
     oid = result_oid(lt, rt)
     if oid in _INT_RANK:
         return _int_op(op, int(a), int(b), oid)
-    if oid == FLOAT4:  # (each operand a real's own bits: 1004.3 is 1004.2999877...)
-        return _float4(float8_op(op, float(np.float32(a)), float(np.float32(b))))
-    if oid in _FLOATS:  # (a real widened to float8 is its own bits, as PostgreSQL's)
-        x = float(np.float32(a)) if lt == FLOAT4 else float(a)
-        y = float(np.float32(b)) if rt == FLOAT4 else float(b)
-        return float8_op(op, x, y)
+    if oid in _FLOATS:  # (a real is its own bits, as PostgreSQL's: 1004.3 is 1004.29998...)
+        x = single_bits(float(a)) if lt == FLOAT4 else float(a)
+        y = single_bits(float(b)) if rt == FLOAT4 else float(b)
+        r = float8_op(op, x, y)
+        return _float4(r) if oid == FLOAT4 else r
     return _numeric_op(op, Decimal(a), Decimal(b))
 
 

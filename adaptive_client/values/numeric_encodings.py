@@ -520,6 +520,12 @@ def single_of(v: float) -> float:
     return _nearest_single(Decimal(repr(v)), f32)
 
 
+def single_bits(x: float) -> float:
+    """The double a real held as psycopg loads it widens to in PostgreSQL: its float4's
+    own bits (0.10000000149011612 for the real 0.1), which its arithmetic and casts use."""
+    return float(struct.unpack(">f", struct.pack(">f", x))[0])
+
+
 def shortest_single(x: float) -> float:
     """A float4 value as psycopg returns it: the double nearest PostgreSQL's shortest
     decimal text for it (``0.1``, not ``0.10000000149011612``)."""
