@@ -154,9 +154,3 @@ def stored_typmod(col: ColumnMeta | None, oid: int) -> int:
     of that column's type; else none (-1)."""
     return col.type.typmod if col is not None and col.type.oid == oid else -1
 
-
-def varchar_outputs(catalog: Catalog, tree: exp.Expression, width: int) -> set[int]:
-    """Outputs that are a varchar column itself (PostgreSQL reports varchar's OID)."""
-    return {
-        i for i, col in column_outputs(catalog, tree, width).items() if col.type.name == "varchar"
-    }
