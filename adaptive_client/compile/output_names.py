@@ -153,4 +153,3 @@ def stored_typmod(col: ColumnMeta | None, oid: int) -> int:
     """The type modifier a result column describes: its stored column's, where it is one
     of that column's type; else none (-1)."""
     return col.type.typmod if col is not None and col.type.oid == oid else -1
-

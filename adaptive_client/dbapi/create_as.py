@@ -84,11 +84,19 @@ def _parts(stmt: exp.Expression) -> tuple[exp.Table, list[str], exp.Expression, 
     if isinstance(target, exp.Schema):
         names = [i.name for i in target.expressions]
         target = target.this
-    properties = stmt.args.get("properties")
-    no_data = properties is not None and any(
-        isinstance(p, exp.WithDataProperty) and p.args.get("no") for p in properties.expressions
+    if any(isinstance(p, exp.TemporaryProperty) for p in _properties(stmt)):
+        raise UnsupportedQuery("CREATE TEMPORARY TABLE ... AS", "temporary table")
+    no_data = any(
+        isinstance(p, exp.WithDataProperty) and p.args.get("no") for p in _properties(stmt)
     )
     return target, names, stmt.expression, not no_data, bool(stmt.args.get("exists"))
+
+
+def _properties(stmt: exp.Expression) -> list[exp.Expression]:
+    """A CREATE's properties (UNLOGGED, TEMPORARY, WITH [NO] DATA ...); none for a
+    SELECT ... INTO."""
+    properties = stmt.args.get("properties")
+    return list(properties.expressions) if properties is not None else []
 
 
 def run_create_as(cur: StatementCursor, stmt: exp.Expression, params: Any, run: Run) -> None:
@@ -99,16 +107,7 @@ def run_create_as(cur: StatementCursor, stmt: exp.Expression, params: Any, run: 
         logger.info('relation "%s" already exists, skipping', shown(table.name))
         cur.set_result([], None, -1)
         return
-    temporary = isinstance(stmt, exp.Create) and any(
-        isinstance(p, exp.TemporaryProperty)
-        for p in (stmt.args.get("properties") or exp.Properties()).expressions
-    )
-    if temporary:
-        raise UnsupportedQuery("CREATE TEMPORARY TABLE ... AS", "temporary table")
-    unlogged = isinstance(stmt, exp.Create) and any(
-        isinstance(p, exp.UnloggedProperty)
-        for p in (stmt.args.get("properties") or exp.Properties()).expressions
-    )
+    unlogged = any(isinstance(p, exp.UnloggedProperty) for p in _properties(stmt))
 
     def steps() -> int:
         step = conn.cursor()
@@ -118,9 +117,11 @@ def run_create_as(cur: StatementCursor, stmt: exp.Expression, params: Any, run: 
         if len(listed) > len(desc):
             raise pg_errors.SyntaxError("too many column names were specified")
         names = [shown(n) for n in listed] + [d[0] for d in desc[len(listed) :]]
-        for i, name in enumerate(names):
-            if folded(name, True) in {folded(n, True) for n in names[:i]}:
+        seen: set[str] = set()
+        for name in names:
+            if folded(name, True) in seen:
                 raise pg_errors.DuplicateColumn(f'column "{name}" specified more than once')
+            seen.add(folded(name, True))
         quoted = [exp.column(n, quoted=True).sql("postgres") for n in names]
         name = exp.column(shown(table.name), quoted=True).sql("postgres")
         columns = ", ".join(f"{q} {column_type(d)}" for q, d in zip(quoted, desc, strict=True))
