@@ -67,14 +67,21 @@ def outcome(
 
 
 def script_differences(
-    pair: Pair, script: Sequence[str], describe: Callable[[Any], Any] = lambda d: d.name
+    pair: Pair,
+    script: Sequence[str],
+    describe: Callable[[Any], Any] = lambda d: d.name,
+    judged: Callable[[Any, str], tuple[Any, ...]] | None = None,
 ) -> list[tuple[str, tuple[Any, ...], tuple[Any, ...]]]:
     """Each statement of ``script`` run on both databases in turn: those whose
-    :func:`outcome` differs, with PostgreSQL's and the client's."""
+    :func:`outcome` (or ``judged``'s outcome) differs, with PostgreSQL's and the
+    client's."""
     plain, enc = pair
+
+    def judge(conn: Any, sql: str) -> tuple[Any, ...]:
+        return judged(conn, sql) if judged is not None else outcome(conn, sql, describe=describe)
+
     return [
         (sql, want, got)
         for sql in script
-        if (want := outcome(plain, sql, describe=describe))
-        != (got := outcome(enc, sql, describe=describe))
+        if (want := judge(plain, sql)) != (got := judge(enc, sql))
     ]

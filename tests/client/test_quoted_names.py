@@ -22,7 +22,7 @@ from psycopg.rows import dict_row
 from adaptive_client.catalog.keys import MasterKey
 from adaptive_client.syntax.names import MARK, folded, relation_named, shown
 
-from .pairs import Pair, plain_and_encrypted
+from .pairs import Pair, plain_and_encrypted, script_differences
 from .test_engine_gaps import ICU
 
 SCRIPT = [
@@ -120,13 +120,7 @@ def pair(
 
 
 def test_names_are_told_apart_as_postgresql_tells_them(pair: Pair) -> None:
-    plain, enc = pair
-    differ = []
-    for sql in SCRIPT:
-        want, got = _outcome(plain, sql), _outcome(enc, sql)
-        if want != got:
-            differ.append((sql, want, got))
-    assert differ == []
+    assert script_differences(pair, SCRIPT, judged=_outcome) == []
 
 
 def test_names_as_written_reach_row_factories_and_errors(pair: Pair) -> None:
@@ -201,10 +195,4 @@ RESOLVED = [
 
 
 def test_names_resolved_as_postgresql_resolves_them(pair: Pair) -> None:
-    plain, enc = pair
-    differ = []
-    for sql in RESOLVED:
-        want, got = _outcome(plain, sql), _outcome(enc, sql)
-        if want != got:
-            differ.append((sql, want, got))
-    assert differ == []
+    assert script_differences(pair, RESOLVED, judged=_outcome) == []
