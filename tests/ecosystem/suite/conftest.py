@@ -77,12 +77,6 @@ KNOWN: dict[str, str] = {
         "type: json operators are not run over ciphertexts yet"
     ),
     # SQLAlchemy 2.1's suite
-    "NameDenormalizeTest::test_cols_driver_cols": (
-        _GAP + 'quoted upper- and mixed-case column names ("ALL_UPPERCASE", '
-        '"MixedCase") are folded to lower case by the client\'s DDL, so results name '
-        "them in lower case"
-    ),
-    "TableViaSelectTest::test_without_metadata": _GAP + "CREATE TABLE ... AS SELECT",
     "ReturningTest::test_insertmanyvalues_returning": (
         _GAP + "a connection's cached block of serial values outlives another connection's "
         "DROP TABLE and CREATE TABLE of the same table: its next rows get the old "
@@ -190,19 +184,6 @@ EXPECTED: dict[str, list[str]] = {
     "JSONTest::test_eval_none_flag_orm": ["JSONTest::test_eval_none_flag_orm"],
     # (SQLAlchemy 2.1's suite: 171 parametrisations)
     "JSONTest::test_index_cross_casts": ["JSONTest::test_index_cross_casts[*]"],
-    "NameDenormalizeTest::test_cols_driver_cols": [
-        "NameDenormalizeTest::test_cols_driver_cols[not_use_driver_cols-driver_sql]",
-        "NameDenormalizeTest::test_cols_driver_cols[not_use_driver_cols-text_cols]",
-        "NameDenormalizeTest::test_cols_driver_cols[not_use_driver_cols-text_star]",
-        "NameDenormalizeTest::test_cols_driver_cols[use_driver_cols-core_select]",
-        "NameDenormalizeTest::test_cols_driver_cols[use_driver_cols-driver_sql]",
-        "NameDenormalizeTest::test_cols_driver_cols[use_driver_cols-text_cols]",
-        "NameDenormalizeTest::test_cols_driver_cols[use_driver_cols-text_star]",
-    ],
-    "TableViaSelectTest::test_without_metadata": [
-        "TableViaSelectTest::test_without_metadata[plain0]",
-        "TableViaSelectTest::test_without_metadata[plain1]",
-    ],
     "TrueDivTest::": [
         "TrueDivTest::test_floordiv_numeric[5.52-2.4-2.0]",
         "TrueDivTest::test_truediv_divisor[float-untyped_function]",
