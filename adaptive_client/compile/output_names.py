@@ -61,6 +61,8 @@ _FORM_NAMES: dict[type[exp.Expression], Callable[[Any], str | None]] = {
     exp.Alias: lambda node: node.alias,
     exp.Paren: lambda node: pg_name(node.this),
     exp.Column: lambda node: node.name,
+    # (a subscript is named after what it subscripts: tags[1] is "tags")
+    exp.Bracket: lambda node: pg_name(node.this),
     exp.Window: lambda node: pg_name(node.this),
     exp.Filter: lambda node: pg_name(node.this),
     exp.Cast: lambda node: pg_name(node.this) or _TYPE_NAMES.get(node.to.this),
@@ -77,11 +79,11 @@ _WRITTEN_NAMES: dict[type[exp.Expression], Callable[[Any], str]] = {
 
 def pg_name(node: exp.Expression) -> str | None:
     """PostgreSQL's FigureColname: None where it would say ``?column?``."""
+    if node.meta.get("pg_function"):  # a function's name as written (syntax/sqltext.py)
+        return str(node.meta["pg_function"])
     named = by_type(_FORM_NAMES, node)
     if named is not None:
         return named(node)
-    if node.meta.get("pg_function"):  # the name as written, where sqlglot merges several
-        return str(node.meta["pg_function"])
     written = by_type(_WRITTEN_NAMES, node)
     if written is not None:
         return written(node)

@@ -398,8 +398,9 @@ def ashe_aggregates(cexp: exp.Expression) -> list[exp.Expression]:
 _ARITH: dict[type, str] = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%"}
 
 
-# dates, times and timestamps: their arithmetic is the client engine's, or refused
-_DATE_OIDS = frozenset(_OIDS[t] for t in ("date", "timestamp")) | {1083, 1184, 1266}
+# dates, times, timestamps and intervals: their arithmetic is the client engine's, or
+# refused
+_DATE_OIDS = frozenset(_OIDS[t] for t in ("date", "timestamp")) | {1083, 1184, 1186, 1266}
 
 
 _FLOAT_OIDS = frozenset(_OIDS[t] for t in ("real", "double precision"))

@@ -158,8 +158,8 @@ def prepares_transaction(text: str) -> bool:
 def _marking(name: str, build: Any) -> Any:
     """A function builder that marks its node with the function's name as written."""
 
-    def marked(*args: Any) -> Any:
-        node = build(*args)
+    def marked(*args: Any, **kwargs: Any) -> Any:
+        node = build(*args, **kwargs)  # (sqlglot passes dialect= to a builder that takes it)
         node.meta["pg_function"] = name
         return node
 
@@ -170,10 +170,11 @@ class PostgresSource(Postgres):
     """PostgreSQL as applications write it.  sqlglot reads ``date_part``/``extract``,
     ``substr``/``substring``, ``char_length``/``length``, ``strpos``/``position`` and
     ``trim``/``btrim``/``ltrim``/``rtrim``, ``mod``/``%`` into one node each, while
-    PostgreSQL types or names their results differently; this dialect's parse marks the
-    node with the name written (``node.meta["pg_function"]``), for the client-side
-    evaluation to tell them apart.  Nothing else differs from sqlglot's PostgreSQL, whose
-    own parser is left as it is for the application's use."""
+    PostgreSQL types or names their results differently; this dialect's parse marks every
+    function it builds by name with the name written (``node.meta["pg_function"]``), for
+    the client-side evaluation to tell them apart and to name the output column as
+    PostgreSQL does.  Nothing else differs from sqlglot's PostgreSQL, whose own parser is
+    left as it is for the application's use."""
 
     class Parser(PostgresParser):
         FUNCTION_PARSERS: ClassVar[dict[str, Any]] = {
@@ -181,22 +182,11 @@ class PostgresSource(Postgres):
             "DATE_PART": _marking("date_part", PostgresParser.FUNCTION_PARSERS["DATE_PART"]),
         }
         FUNCTIONS: ClassVar[dict[str, Any]] = {
-            **PostgresParser.FUNCTIONS,
+            # (every function sqlglot builds by its name: PostgreSQL names the output
+            # column after the function as written, whichever node sqlglot makes of it)
             **{
-                name: _marking(name.lower(), PostgresParser.FUNCTIONS[name])
-                for name in (
-                    "SUBSTR",
-                    "CHAR_LENGTH",
-                    "CHARACTER_LENGTH",
-                    "STRPOS",
-                    "LTRIM",
-                    "RTRIM",
-                    "BTRIM",
-                    "MOD",
-                    "CEILING",
-                    "NOW",
-                )
-                if name in PostgresParser.FUNCTIONS
+                name: _marking(name.lower(), build)
+                for name, build in PostgresParser.FUNCTIONS.items()
             },
             # every() is the SQL standard's bool_and()
             "EVERY": _marking("every", lambda args: exp.LogicalAnd(this=args[0])),

@@ -1,0 +1,47 @@
+"""Output column names of functions and subscripts, judged against PostgreSQL: a function
+is named after the name written, whichever node the SQL parser makes of it
+(``array_length``, ``array_to_string``, ``concat_ws``), a subscript after what it
+subscripts (``tags[1]`` is ``tags``).  They were ``?column?``.  Arithmetic on an
+interval column in the select list is refused (0A000) rather than failing as an
+operator PostgreSQL lacks (42883)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from adaptive_client.catalog.keys import MasterKey
+
+from .pairs import Pair, outcome, plain_and_encrypted, script_differences
+
+SCRIPT = [
+    "CREATE TABLE ev (id int PRIMARY KEY, tags text[], n int, s text)",
+    "INSERT INTO ev VALUES (1, '{x,y}', 3, 'ab'), (2, '{}', -4, NULL), (3, NULL, NULL, 'c')",
+    "SELECT id, tags[1], array_length(tags, 1) FROM ev ORDER BY id",
+    "SELECT id, array_to_string(tags, ',') FROM ev ORDER BY id",
+    "SELECT id, cardinality(tags) FROM ev ORDER BY id",
+    "SELECT abs(n), sign(n), upper(s), ceiling(n), btrim(s) FROM ev ORDER BY id",
+    "SELECT id, char_length(s), substr(s, 1, 1), strpos(s, 'b') FROM ev ORDER BY id",
+    "SELECT concat_ws('-', s, n) FROM ev ORDER BY id",
+]
+
+
+@pytest.fixture
+def pair(new_database: Callable[..., str], master_key: MasterKey) -> Iterator[Pair]:
+    with plain_and_encrypted(new_database, master_key, "fn_names", {}, [], {}) as pair:
+        yield pair
+
+
+def test_output_names_as_in_postgresql(pair: Pair) -> None:
+    assert script_differences(pair, SCRIPT) == []
+
+
+def test_interval_arithmetic_in_select_list_is_refused_not_undefined(pair: Pair) -> None:
+    plain, enc = pair
+    for conn in pair:
+        conn.execute("CREATE TABLE iv (id int PRIMARY KEY, dur interval)")
+        conn.execute("INSERT INTO iv VALUES (1, '1 day 2 hours')")
+    for sql in ("SELECT dur * 2 FROM iv", "SELECT dur + dur FROM iv"):
+        assert outcome(plain, sql)[0] == "rows"
+        assert outcome(enc, sql) == ("error", "0A000")
