@@ -38,6 +38,7 @@ from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from ..catalog.metadata import Catalog
+from ..engine.engine_types import NOT_HELD
 from ..engine.runtime import decimal_scale
 from ..errors import AdaptiveError
 from .compiler import Compiler
@@ -195,6 +196,8 @@ def _plan_one(
                             if (o.table, o.name.lower()) == (c.table, c.name.lower())
                         ),
                     )
+    if any(schema[tables[a].name.lower()][c] == NOT_HELD for a, c in keys):
+        return None  # (a key the client engine cannot hold: refused naming the column)
     # every aggregate: of a bare column of these tables (or count(*)), nothing else
     partial_items: list[exp.Expression] = []
     outputs: list[tuple[str, str]] = []

@@ -120,6 +120,14 @@ class _ColumnReader:
         return [r[0] for r in open_rows(self._outputs, [tuple(r) for r in rows], opening)]
 
 
+def _distinct(values: list[Any]) -> list[Any]:
+    """The distinct values, NaN once: PostgreSQL's NaN equals itself (Python's is
+    unequal to every NaN, itself included, and hashed by identity)."""
+    out = list({v for v in values if v == v})
+    nan = next((v for v in values if v != v), None)
+    return out if nan is None else [*out, nan]
+
+
 def _reduce(
     kind: type, read: _ColumnReader | None, distinct: bool, col: Any, rows: list[Sequence[Any]]
 ) -> Any:
@@ -127,15 +135,16 @@ def _reduce(
         return len(rows)
     values = [v for v in read(rows) if v is not None]
     if distinct:
-        values = list(set(values))
+        values = _distinct(values)
     if kind is exp.Count:
         return len(values)
     if not values:
         return None
     if kind in (exp.Min, exp.Max):
         pick = min if kind is exp.Min else max
-        if col is not None and keyed(col):
-            # the collation's order; an array as psycopg returns it (a list)
+        if col is not None and (keyed(col) or any(v != v for v in values)):
+            # the collation's order; an array as psycopg returns it (a list); NaN above
+            # every number, as PostgreSQL orders it
             return as_list(pick(values, key=col.encoding.order_key))
         return pick(values)
     if col is not None and col.encoding.keyed_order and SUM in col.encoding.onions:

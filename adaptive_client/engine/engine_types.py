@@ -17,7 +17,7 @@ from sqlglot.optimizer.qualify import qualify
 from ..catalog.metadata import Catalog, ColumnMeta, TableMeta
 from ..errors import UndefinedColumn, UnsupportedQuery
 from ..syntax.names import shown
-from .held import held_type
+from .held import DECIMAL_DIGITS, held_type
 from .runtime import refusal as _refuse
 
 _INT_DUCK = {"smallint": "SMALLINT", "integer": "INTEGER", "bigint": "BIGINT"}
@@ -42,13 +42,7 @@ _SIMPLE_DUCK = {
 def duck_type(table: TableMeta, col: ColumnMeta) -> str:
     """The DuckDB type holding ``col``'s values exactly, or a refusal."""
     t = col.type
-    if t.name == "numeric":
-        if t.precision is None or t.precision > 38:
-            raise UnsupportedQuery(
-                f"{table.name}.{col.name} ({t.sql()}): the client engine holds numerics "
-                "of at most 38 digits with a declared precision",
-                "numeric precision",
-            )
+    if t.name == "numeric" and t.precision is not None and t.precision <= DECIMAL_DIGITS:
         return f"DECIMAL({t.precision},{t.scale or 0})"
     if t.name in _SIMPLE_DUCK:
         return _SIMPLE_DUCK[t.name]

@@ -1,6 +1,7 @@
 """Columns the client engine holds by their order keys: inet, cidr, macaddr, macaddr8,
-jsonb, bit, varbit, money, interval, time, timetz, enums and arrays, which DuckDB has no
-type for with PostgreSQL's semantics.
+jsonb, bit, varbit, money, interval, time, timetz, enums, arrays and numerics beyond
+DuckDB's 38 digits (``numeric`` without a precision), which DuckDB has no type for with
+PostgreSQL's semantics.
 
 Such a column is loaded as ``STRUCT("pg <type>" BLOB)``: one field, named after the
 column's type (and collation, where the type's order depends on it), holding
@@ -52,7 +53,9 @@ _HELD_NAMES: Final = frozenset(
 )  # fmt: skip
 # the types PostgreSQL has min() and max() for (anyarray's and anyenum's included);
 # cidr's are inet's (their result is an inet): refused rather than typed so
-_ORDERED_AGGREGATES: Final = frozenset({"inet", "money", "interval", "time", "timetz"})
+_ORDERED_AGGREGATES: Final = frozenset({"inet", "money", "interval", "time", "timetz", "numeric"})
+# the most digits DuckDB's DECIMAL holds: a numeric that may have more is held
+DECIMAL_DIGITS: Final = 38
 _STRUCT: Final = re.compile(r'STRUCT\("((?:[^"]|"")*)" BLOB\)')
 
 
@@ -63,6 +66,7 @@ def held_type(col: ColumnMeta) -> str | None:
     element = t.element
     if not (
         t.name in _HELD_NAMES
+        or (t.name == "numeric" and (t.precision is None or t.precision > DECIMAL_DIGITS))
         or isinstance(t, EnumType)
         or (element is not None and element.name not in ("json",))
     ):
@@ -247,6 +251,13 @@ def _compared(
     if isinstance(inner, exp.Placeholder) or (isinstance(inner, exp.Literal) and inner.is_string):
         inner.meta["held"] = (duck, held[duck])
         return
+    if type_name(duck) == "numeric":  # (a number: read by numeric's input function)
+        number = inner.this if isinstance(inner, exp.Neg) else inner
+        if isinstance(number, exp.Literal) and not number.is_string:
+            sign = "-" if number is not inner else ""
+            written = inner.replace(exp.Literal.string(sign + str(number.this)))
+            written.meta["held"] = (duck, held[duck])
+            return
     found = held_of(inner, held)
     if found == duck:
         return
