@@ -275,7 +275,7 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
     }[to.this]
     if node.meta.get("numeric_out"):  # an output converted on the client (numeric_outputs)
         return duck_cast(node.this, "VARCHAR") if src == "text" else node.this
-    if not literal and src not in ok and not isinstance(node.this, exp.Null):
+    if not literal and src not in ok and not _printed_alike(node.this, to):
         raise _refuse(f"cast of a {src} value to {to.sql('postgres')}", node)
     if to.this is T.DECIMAL and not to.expressions and not literal:
         # numeric without a precision keeps every value as it is: an integer's at scale
@@ -301,6 +301,24 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
         unsized = duck_cast(source, "VARCHAR")
         return udf("pg_substr3", unsized, exp.Literal.number(1), exp.Literal.number(n))
     return node
+
+
+def _printed_alike(value: exp.Expression, to: exp.DataType) -> bool:
+    """A cast the engine prints as PostgreSQL's output function does: NULL to anything;
+    to text, a boolean (``true``), a uuid (lower-case, hyphenated) and a numeric column
+    of declared scale (its digits at that scale: an expression's display scale may be
+    another in PostgreSQL)."""
+    if isinstance(value, exp.Null):
+        return True
+    if not to.is_type(exp.DataType.Type.TEXT, exp.DataType.Type.VARCHAR):
+        return False
+    kind = kind_of(value)
+    if kind == "bool":
+        return True
+    if kind == "decimal":
+        return isinstance(value, exp.Column) and has_declared_scale(value)
+    typed = value.type
+    return typed is not None and typed.is_type(exp.DataType.Type.UUID)
 
 
 def _check_uniform_scale(node: exp.Expression) -> None:
