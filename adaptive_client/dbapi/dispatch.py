@@ -44,7 +44,7 @@ from ..syntax.sqltext import prepares_transaction, session_command, split_statem
 from ..values.clock import SERVER_CLOCK, ServerClock
 from . import create_as, pooling, search_path, upserts
 from .restart import only_reads
-from .retries import INERROR
+from .retries import INERROR, ended_by
 from .session_protocol import Session, StatementCursor, cache_key
 from .statement_units import as_one_statement
 
@@ -104,6 +104,13 @@ def run(
     computed on the client (see :func:`_update_by_rows`), refused as such if refused."""
     conn = cur.connection
     conn.bind()
+    if conn.pg.pgconn.transaction_status == INERROR and session_command(query) is None:
+        # PostgreSQL's answer to any statement there, before the client answers it or
+        # finds an error in it (an unknown name, lastval()); the session's commands
+        # are the server's to judge (ROLLBACK ends it)
+        raise psycopg.errors.InFailedSqlTransaction(
+            "current transaction is aborted, commands ignored until end of transaction block"
+        )
     conn.refresh_catalog()
     with_params = params is not None or many is not None
     # a repeated SELECT/INSERT/UPDATE/DELETE: what the checks below found the first time
@@ -196,9 +203,9 @@ def _run_script(
     cur: StatementCursor, parts: list[str], params: Params | None, many: Sequence[Params] | None
 ) -> None:
     """Several statements in one execute(), as psycopg runs them: only without
-    parameters, in order, the cursor left on the last one's result.  PostgreSQL runs
-    such a script outside a transaction block as one implicit transaction (a failing
-    statement undoes the ones before it); so does the client in autocommit mode."""
+    parameters, in order, the cursor left on the first one's result (``nextset()``
+    moves on).  Their transactions are PostgreSQL's for a query string
+    (:class:`_ScriptBlocks`)."""
     if params or many is not None:
         raise psycopg.errors.SyntaxError(
             "cannot insert multiple commands into a prepared statement"
@@ -207,32 +214,73 @@ def _run_script(
     for part in parts:  # PostgreSQL parses a whole script before it runs any of it
         _syntax_checked(conn, part)
     results: list[tuple[Any, ...]] = []
-
-    def run_all() -> None:
+    blocks = _ScriptBlocks(cur)
+    try:
         for part in parts:
+            blocks.before(session_command(part))
             run(cur, part, None)
             results.append(cur.result())
-        # as psycopg 3: the cursor holds the first result, nextset() moves on
-        rows, desc, rowcount = results[0]
-        cur.set_result(rows, desc, rowcount, more=results[1:])
-
-    if (
-        not conn.pg.autocommit
-        or conn.in_transaction()
-        or any(session_command(p) in ("begin", "commit", "rollback") for p in parts)
-    ):
-        # inside a transaction, or a script that manages its own transactions:
-        # statement by statement
-        run_all()
-        return
-    try:
-        with conn.pg.transaction():
-            run_all()
-        conn.after_commit()
-    except BaseException:
-        conn.catalog_dirty = True  # DDL earlier in the script was undone with it
-        conn.after_rollback()
+    except BaseException as exc:
+        if blocks.failed():
+            raise ended_by(exc) from None
         raise
+    blocks.ended()
+    rows, desc, rowcount = results[0]
+    cur.set_result(rows, desc, rowcount, more=results[1:])
+
+
+class _ScriptBlocks:
+    """The transactions of a query string, as PostgreSQL runs one: statements outside a
+    transaction block run in an *implicit* one -- committed at the string's end or at
+    its COMMIT, undone whole by a failing statement or a ROLLBACK, turned into an
+    explicit block by a BEGIN (which the string's end leaves open) -- in which SAVEPOINT
+    and its kin are 25P01 and VACUUM is 25001.  A string run inside the application's
+    transaction (or psycopg's, opened before it) runs in that block until a COMMIT or
+    ROLLBACK of the string ends it."""
+
+    def __init__(self, cur: StatementCursor) -> None:
+        self._cur = cur
+        conn = cur.connection
+        self._state = "explicit" if conn.in_transaction() or not conn.pg.autocommit else None
+
+    def before(self, kind: str | None) -> None:
+        """Before a statement of this ``session_command`` kind runs."""
+        if kind == "begin":
+            self._state = "explicit"
+        elif kind in ("commit", "rollback"):
+            self._state = None  # (what the string runs next is in an implicit block)
+        elif kind in _SAVEPOINT_COMMANDS and self._state != "explicit":
+            raise psycopg.errors.NoActiveSqlTransaction(
+                f"{_SAVEPOINT_COMMANDS[kind]} can only be used in transaction blocks"
+            )
+        elif self._state is None:
+            self._cur.run_raw("BEGIN", None)
+            self._state = "implicit"
+
+    def failed(self) -> bool:
+        """A statement failed: an implicit block is undone (True), an explicit one left
+        failed, as PostgreSQL leaves it."""
+        if self._state != "implicit":
+            return False
+        conn = self._cur.connection
+        conn.pg.rollback()
+        conn.catalog_dirty = True  # (DDL earlier in the block was undone with it)
+        conn.after_rollback()
+        return True
+
+    def ended(self) -> None:
+        if self._state == "implicit":
+            conn = self._cur.connection
+            conn.pg.commit()
+            conn.after_commit_of(False)
+
+
+# the savepoint commands PostgreSQL refuses outside a transaction block, as it names them
+_SAVEPOINT_COMMANDS = {
+    "savepoint": "SAVEPOINT",
+    "rollback_to": "ROLLBACK TO SAVEPOINT",
+    "release": "RELEASE SAVEPOINT",
+}
 
 
 def _syntax_checked(conn: Session, part: str) -> None:
@@ -510,12 +558,6 @@ def _explain(cur: StatementCursor, stmt: exp.Expression, params: Params | None) 
 def _ddl(conn: Session, stmt: exp.Expression) -> None:
     """CREATE, ALTER, DROP, TRUNCATE and type statements (ddl.py), in the application's
     transaction (their own in autocommit mode), the catalog kept in step."""
-    if conn.pg.pgconn.transaction_status == INERROR:
-        # (PostgreSQL's answer to any statement there; a savepoint around the DDL, below,
-        # would fail itself first)
-        raise psycopg.errors.InFailedSqlTransaction(
-            "current transaction is aborted, commands ignored until end of transaction block"
-        )
     if not conn.in_transaction():
         # decide IF [NOT] EXISTS and name clashes on the committed catalog, not on one
         # another client's DDL notification has not reached yet
@@ -526,7 +568,10 @@ def _ddl(conn: Session, stmt: exp.Expression) -> None:
         try:
             with conn.pg.transaction():
                 work()
-            if not conn.in_transaction():
+            if conn.in_transaction():
+                # (in a transaction an explicit BEGIN opened: its ROLLBACK undoes it)
+                conn.catalog_dirty = True
+            else:
                 conn.catalog.committed()
         except BaseException:
             conn.catalog.reload(conn.control)

@@ -32,11 +32,24 @@ FAIL_TRANSACTION = (
 )
 
 
+# the attribute marking an error whose transaction is over already (:func:`ended_by`)
+_ENDED = "_adaptive_transaction_ended"
+
+
+def ended_by(exc: BaseException) -> BaseException:
+    """``exc``, marked as having ended its transaction (a query string's implicit block,
+    rolled back whole at its failing statement): nothing is left to fail."""
+    with contextlib.suppress(AttributeError):
+        setattr(exc, _ENDED, True)
+    return exc
+
+
 def fails_transaction(exc: BaseException) -> bool:
     """Whether PostgreSQL would have failed the transaction at ``exc``: every error of a
     statement but psycopg's own, raised before anything is sent (a wrong number of
-    parameters, a value psycopg cannot adapt: they carry no SQLSTATE)."""
-    if isinstance(exc, ParameterMismatch | TwoPhaseCommitRefused):
+    parameters, a value psycopg cannot adapt: they carry no SQLSTATE), and but one that
+    ended its transaction (:func:`ended_by`)."""
+    if isinstance(exc, ParameterMismatch | TwoPhaseCommitRefused) or getattr(exc, _ENDED, False):
         return False  # (nothing sent; or the transaction rolled back already)
     if isinstance(exc, psycopg.Error) and not isinstance(exc, AdaptiveError):
         return exc.sqlstate is not None
@@ -57,4 +70,4 @@ def fail_transaction(pg: psycopg.Connection[Any], exc: BaseException) -> None:
             pg.execute(FAIL_TRANSACTION)
 
 
-__all__ = ["FAIL_TRANSACTION", "fail_transaction", "fails_transaction"]
+__all__ = ["FAIL_TRANSACTION", "ended_by", "fail_transaction", "fails_transaction"]

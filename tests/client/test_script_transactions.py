@@ -1,0 +1,93 @@
+"""Transactions of query strings and of DDL under SQL transaction control, judged against
+PostgreSQL in both autocommit modes: the outcome of each execute() and the transaction
+status after it.
+
+- A string of several statements runs as PostgreSQL runs a query string: outside a
+  transaction block in an implicit one, undone whole by a failing statement or a
+  ROLLBACK, committed at its COMMIT or end; SAVEPOINT there is 25P01, VACUUM 25001.  A
+  string with COMMIT or ROLLBACK ran statement by statement: ``insert; rollback;
+  select`` kept the row.
+- DDL in a transaction opened by a ``BEGIN`` statement (autocommit mode) is undone from
+  the client's catalog by its ``ROLLBACK`` (or ROLLBACK TO SAVEPOINT): the table was
+  still known, so creating it again was 42P07 and then reading it 42P01."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from adaptive_client.catalog.keys import MasterKey
+
+from .pairs import Pair, outcome, plain_and_encrypted
+
+SCRIPT = [
+    "CREATE TABLE t (a int)",
+    "INSERT INTO t VALUES (9); ROLLBACK; SELECT 2",
+    "SELECT a FROM t ORDER BY a",
+    "INSERT INTO t VALUES (7); COMMIT; INSERT INTO t VALUES (8); SELECT 1/0",
+    "SELECT a FROM t ORDER BY a",
+    "INSERT INTO t VALUES (1); COMMIT; INSERT INTO t VALUES (2)",
+    "SELECT a FROM t ORDER BY a",
+    "INSERT INTO t VALUES (3); SELECT 1/0",
+    "SELECT a FROM t ORDER BY a",
+    "SELECT 1; SAVEPOINT sp",
+    "ROLLBACK TO SAVEPOINT sp; SELECT 2",
+    "SELECT 1; COMMIT; VACUUM t",
+    "BEGIN; INSERT INTO t VALUES (4); COMMIT; INSERT INTO t VALUES (5)",
+    "SELECT a FROM t ORDER BY a",
+    "INSERT INTO t VALUES (6); BEGIN; INSERT INTO t VALUES (10)",
+    "SELECT a FROM t ORDER BY a",
+    "ROLLBACK",
+    "SELECT a FROM t ORDER BY a",
+    "CREATE TABLE s1 (a int); CREATE TABLE s2 (b int); SELECT 1/0",
+    "CREATE TABLE s1 (a int)",
+    "BEGIN",
+    "CREATE TABLE k3 (a int)",
+    "ROLLBACK",
+    "CREATE TABLE k3 (a int)",
+    "SELECT * FROM k3",
+    "BEGIN",
+    "SAVEPOINT x",
+    "CREATE TABLE k4 (a int UNIQUE)",
+    "ROLLBACK TO x",
+    "CREATE TABLE k4 (a int UNIQUE)",
+    "INSERT INTO k4 VALUES (1)",
+    "COMMIT",
+    "SELECT a FROM k4",
+    "CREATE TYPE mood AS ENUM ('sad')",
+    "BEGIN",
+    "ALTER TYPE mood ADD VALUE 'new'",
+    "ROLLBACK",
+    "SELECT 'new'::mood",
+]
+
+
+def _judged(conn: Any, sql: str) -> tuple[Any, ...]:
+    got = outcome(conn, sql)
+    pg = conn if hasattr(conn, "pgconn") else conn.pg
+    return (*got, pg.pgconn.transaction_status)
+
+
+@pytest.fixture(params=[True, False], ids=["autocommit", "transactions"])
+def pair(
+    request: pytest.FixtureRequest, new_database: Callable[..., str], master_key: MasterKey
+) -> Iterator[Pair]:
+    with plain_and_encrypted(new_database, master_key, "script_tx", {}, [], {}) as pair:
+        for conn in pair:
+            conn.autocommit = request.param
+        yield pair
+
+
+def test_script_and_ddl_transactions_as_in_postgresql(pair: Pair) -> None:
+    plain, enc = pair
+    differences = []
+    for sql in SCRIPT:
+        want, got = _judged(plain, sql), _judged(enc, sql)
+        if want != got:
+            differences.append((sql, want, got))
+        if want[-1] != got[-1]:  # (a state apart: both ended, so the rest is judged alone)
+            plain.rollback()
+            enc.rollback()
+    assert differences == []
