@@ -20,6 +20,7 @@ from psycopg import sql
 from sqlglot import exp
 
 from ..adapt import designed, range_indexes
+from ..adapt.joins import group_of
 from ..adapt.onion_storage import add_onion_columns, bump_epoch, set_not_null
 from ..catalog import checks, defaults, foreign_keys, precomputed, recipes, views
 from ..catalog.metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
@@ -547,14 +548,8 @@ def _add_foreign_keys(
     referenced column's keys (the implied group), then the server constraint."""
     shared = foreign_keys.shared_keys(catalog, spec, meta.name)
     for cname, (keys, label) in shared.items():
-        if cname not in meta.columns:
-            continue
-        col = meta.columns[cname]
-        col.join_group = label
-        if Onion.EQ in col.onions:
-            reencrypt(conn, meta, col, Onion.EQ, layer="DET", keys={"DET": keys["DET"]})
-        if Onion.ORD in col.onions and "OPE" in keys:
-            reencrypt(conn, meta, col, Onion.ORD, keys={"OPE": keys["OPE"]})
+        if cname in meta.columns:
+            _join_key_group(conn, catalog, meta, meta.columns[cname], keys, label)
     fks = foreign_keys.resolve(catalog, spec, meta)
     for fk in fks:
         fk.anon = catalog.anon_index(meta.name, "__fkey__" + fk.name)
@@ -562,6 +557,53 @@ def _add_foreign_keys(
         conn.execute(sql.SQL("ALTER TABLE {} ADD {}").format(sql.Identifier(meta.anon), part))
     meta.foreign_keys += fks
     foreign_keys.set_null_trigger(conn, meta)
+
+
+def _join_key_group(
+    conn: psycopg.Connection[Any],
+    catalog: Catalog,
+    meta: TableMeta,
+    col: ColumnMeta,
+    keys: dict[str, bytes],
+    label: str,
+) -> None:
+    """``col`` re-encrypted under the keys of the column it now references -- and with
+    it every column sharing its keys (the columns referencing it, those its join
+    adjustments joined), whose comparisons with it would fail otherwise.  The server's
+    foreign keys between those columns are dropped meanwhile and added again, checked,
+    once all are re-keyed."""
+    eq = col.onions.get(Onion.EQ)
+    old = eq.keys.get("DET") if eq is not None else None
+    members = [(meta, col)]
+    if old is not None and old != keys["DET"]:
+        members = [(m.table, m.column) for m in group_of(catalog, Onion.EQ, "DET", old)]
+    names = {(m.name, c.name) for m, c in members}
+    held = [
+        (table, fk)
+        for table in catalog.tables.values()
+        for fk in table.foreign_keys
+        if any((table.name, c) in names for c in fk.columns)
+        or any((fk.ref_table, c) in names for c in fk.ref_columns)
+    ]
+    for table, fk in held:
+        conn.execute(
+            sql.SQL("ALTER TABLE {} DROP CONSTRAINT {}").format(
+                sql.Identifier(table.anon), sql.Identifier(fk.anon)
+            )
+        )
+    ord_key = col.onions[Onion.ORD].keys.get("OPE") if Onion.ORD in col.onions else None
+    for table, member in members:
+        member.join_group = label
+        if Onion.EQ in member.onions:
+            reencrypt(conn, table, member, Onion.EQ, layer="DET", keys={"DET": keys["DET"]})
+        ord_ = member.onions.get(Onion.ORD)
+        if ord_ is not None and "OPE" in keys and ord_.keys.get("OPE") in (ord_key, None):
+            reencrypt(conn, table, member, Onion.ORD, keys={"OPE": keys["OPE"]})
+    for table, fk in held:
+        for part in foreign_keys.server_constraints(catalog, table, [fk]):
+            conn.execute(sql.SQL("ALTER TABLE {} ADD {}").format(sql.Identifier(table.anon), part))
+    for table in {id(t): t for t, _ in members if t is not meta}.values():
+        catalog.write_table(conn, table, new=False)
 
 
 def _drop_constraint(

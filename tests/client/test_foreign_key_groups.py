@@ -61,3 +61,55 @@ def test_foreign_keys_in_either_order(new_database: Callable[..., str], order: l
     assert got == expected
     assert expected[3] == expected[4] == "23503"  # (the references are enforced)
     assert len(det_keys) == 1  # one key group
+
+
+CHAIN = [
+    "CREATE TABLE ta (col1 integer PRIMARY KEY)",
+    "CREATE TABLE tb (a int REFERENCES ta)",
+    "CREATE TABLE tc (a serial PRIMARY KEY)",
+    "INSERT INTO tc VALUES (1), (2)",
+    "INSERT INTO ta VALUES (1), (2)",
+    "INSERT INTO tb VALUES (1), (2), (2)",
+    # ta.col1, which tb.a references, now references tc.a: the three share one key
+    "ALTER TABLE ta ADD FOREIGN KEY (col1) REFERENCES tc",
+]
+CHAIN_AFTER = [
+    "INSERT INTO tc VALUES (3)",
+    "INSERT INTO ta VALUES (3)",
+    "INSERT INTO tb VALUES (3)",
+    "INSERT INTO tb VALUES (4)",
+    "INSERT INTO ta VALUES (5)",
+    "SELECT a FROM tb ORDER BY a",
+    "SELECT tb.a, tc.a FROM tb JOIN tc ON tb.a = tc.a ORDER BY 1",
+    "SELECT count(*) FROM tb JOIN ta ON tb.a = ta.col1",
+    "DELETE FROM tc WHERE a = 1",
+    "DELETE FROM ta WHERE col1 = 3",
+]
+
+
+def _chain(conn: Any) -> list[Any]:
+    for sql in CHAIN:
+        conn.execute(sql)
+    out: list[Any] = []
+    for sql in CHAIN_AFTER:
+        try:
+            cur = conn.execute(sql)
+            out.append(cur.fetchall() if cur.description else cur.rowcount)
+        except psycopg.Error as exc:
+            out.append(exc.sqlstate)
+    return out
+
+
+def test_referenced_key_joining_another_group_takes_its_referencers(
+    new_database: Callable[..., str],
+) -> None:
+    """A referenced key that gains a foreign key of its own moves to the new key with the
+    columns referencing it (with their rows): a valid insert into tb was 23503."""
+    key = MasterKey.generate()
+    with psycopg.connect(new_database("fkchainplain"), autocommit=True) as plain:
+        expected = _chain(plain)
+    with adaptive_client.connect(new_database("fkchain"), master_key=key, autocommit=True) as enc:
+        assert _chain(enc) == expected
+        members = [("ta", "col1"), ("tb", "a"), ("tc", "a")]
+        det_keys = {enc.catalog.table(t).column(c).onions[Onion.EQ].keys["DET"] for t, c in members}
+        assert len(det_keys) == 1
