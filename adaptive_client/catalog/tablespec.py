@@ -315,6 +315,37 @@ def key_column(meta: TableMeta, cname: str) -> OnionColumn:
     )
 
 
+def null_tests(meta: TableMeta, node: exp.Expression) -> exp.Expression:
+    """A partial index's predicate (or an ON CONFLICT's inferring it) over the server's
+    columns: NULL tests of the table's columns -- over any onion of the column, which is
+    NULL exactly where the value is (``deleted_at IS NULL``) -- joined by AND, OR and
+    NOT.  Any other predicate compares values, which the server holds only as
+    ciphertexts: refused (a partial UNIQUE index taken as a whole one would refuse rows
+    PostgreSQL stores)."""
+    if isinstance(node, exp.And | exp.Or):
+        return type(node)(
+            this=null_tests(meta, node.this), expression=null_tests(meta, node.expression)
+        )
+    if isinstance(node, exp.Not | exp.Paren):
+        return type(node)(this=null_tests(meta, node.this))
+    if (
+        isinstance(node, exp.Is)
+        and isinstance(node.this, exp.Column)
+        and isinstance(node.expression, exp.Null)
+    ):
+        col = meta.column(node.this.name)
+        onion = next(iter(col.onions.values()))
+        return exp.Is(
+            this=exp.column(onion.anon, quoted=True),
+            expression=exp.Null(),
+            negate=node.args.get("negate"),
+        )
+    raise UnsupportedQuery(
+        f"a partial index's predicate other than NULL tests of columns: {node.sql('postgres')}",
+        "partial index predicate",
+    )
+
+
 def dropped_objects(stmt: exp.Drop) -> list[exp.Expression]:
     """The objects a DROP names (sqlglot keeps them under ``tables`` or ``this``)."""
     named = stmt.args.get("tables") or stmt.expressions or [stmt.this]

@@ -15,7 +15,7 @@ from sqlglot import exp
 from ..catalog import defaults, precomputed, recipes, sequences
 from ..catalog.compiled_sealing import row_sealers
 from ..catalog.metadata import Catalog, ColumnMeta, OnionColumn
-from ..catalog.tablespec import key_column
+from ..catalog.tablespec import key_column, null_tests
 from ..errors import UnsupportedQuery
 from ..syntax.names import shown
 from ..syntax.sqltext import syntax_error
@@ -320,6 +320,18 @@ def _bulk_encrypting(
     return bind
 
 
+def _check_inferable(meta: Any, keys: list[str]) -> None:
+    """PostgreSQL's 42P10 for a conflict target no unique key of the table has exactly
+    these columns (the server infers the key among those, a partial one by its
+    predicate)."""
+    uniques = [meta.primary_key, *meta.unique_keys.values()]
+    uniques += [ix.columns for ix in meta.indexes if ix.unique]
+    if set(keys) not in [set(u) for u in uniques if u]:
+        raise pg_errors.InvalidColumnReference(
+            "there is no unique or exclusion constraint matching the ON CONFLICT specification"
+        )
+
+
 def _on_conflict(c: Compiler, scope: Scope, meta: Any, node: exp.OnConflict) -> exp.OnConflict:
     """ON CONFLICT over the keys' ciphertexts: the conflict target names the key columns'
     Eq onions (the unique index the server enforces); DO UPDATE SET writes every onion of
@@ -344,11 +356,16 @@ def _on_conflict(c: Compiler, scope: Scope, meta: Any, node: exp.OnConflict) -> 
             if not isinstance(col, exp.Column | exp.Identifier):
                 raise unsupported(node, "ON CONFLICT over an expression")
             keys.append(meta.column(col.name).name)
+    if keys and node.args.get("constraint") is None:
+        _check_inferable(meta, keys)
     if keys:
         out.set(
             "conflict_keys",
             [exp.to_identifier(key_column(meta, k).anon, quoted=True) for k in keys],
         )
+    inferring = node.args.get("index_predicate")
+    if inferring is not None:  # (infers a partial unique index: its predicate's form)
+        out.set("index_predicate", exp.Where(this=null_tests(meta, inferring.this)))
     action = node.args.get("action")
     verb = action.name.upper() if action is not None else ""
     if verb == "DO NOTHING":

@@ -4,7 +4,8 @@
 at DET) and, when every indexed column has one, a second over the Ord onion columns
 (serving ranges and ORDER BY once they are at OPE).  Peels rewrite values in place, so
 the indexes stay valid.  A UNIQUE index is enforced over the key columns' DET
-ciphertexts (injective): an Eq onion still at RND is re-encrypted to DET first.
+ciphertexts (injective): an Eq onion still at RND is re-encrypted to DET first.  A
+partial index keeps its predicate where it tests columns for NULL.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from ..adapt import range_indexes
 from ..adapt.onion_storage import bump_epoch
 from ..catalog.metadata import Catalog, IndexMeta, TableMeta
 from ..catalog.onions import Onion
-from ..catalog.tablespec import dropped_objects, key_column
+from ..catalog.tablespec import dropped_objects, key_column, null_tests
 from ..errors import DuplicateTable, LayerFloorViolation, UnsupportedQuery
 from .alter import reencrypt
 
@@ -81,14 +82,16 @@ def create_index(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Crea
             raise UnsupportedQuery(
                 f"index {iname}: its columns share no onion to index", "CREATE INDEX"
             )
+    predicate = _predicate(meta, params.args.get("where"), unique)
     for i, onion_cols in enumerate(targets):
         try:
             conn.execute(
-                sql.SQL("CREATE {} INDEX {} ON {} ({})").format(
+                sql.SQL("CREATE {} INDEX {} ON {} ({}){}").format(
                     sql.SQL("UNIQUE") if unique else sql.SQL(""),
                     sql.Identifier(f"{anon}_{i}"),
                     sql.Identifier(meta.anon),
                     sql.SQL(", ").join(sql.Identifier(o.anon) for o in onion_cols),
+                    predicate,
                 )
             )
         except pg_errors.UniqueViolation as exc:
@@ -98,6 +101,22 @@ def create_index(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Crea
             raise
     meta.indexes.append(IndexMeta(iname, anon, cols, unique))
     _rewrite_sealed(conn, catalog, meta)
+
+
+def _predicate(meta: TableMeta, where: exp.Where | None, unique: bool) -> sql.Composable:
+    """`` WHERE ...`` of a partial index on the server (catalog.tablespec.null_tests),
+    or nothing.  A partial UNIQUE index whose predicate the server cannot hold is
+    refused; any other index whose predicate it cannot hold covers every row (the same
+    answers, from a larger index)."""
+    if where is None:
+        return sql.SQL("")
+    try:
+        tests = null_tests(meta, where.this)
+    except UnsupportedQuery:
+        if unique:
+            raise
+        return sql.SQL("")
+    return sql.SQL(" WHERE ") + sql.SQL(tests.sql("postgres"))
 
 
 def server_index_names(conn: psycopg.Connection[Any], meta: TableMeta, idx: IndexMeta) -> list[str]:
