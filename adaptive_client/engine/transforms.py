@@ -489,6 +489,19 @@ def _choice(node: exp.Expression) -> exp.Expression:
     return node
 
 
+def _shifted(node: exp.Lag | exp.Lead) -> exp.Expression:
+    """lag/lead with a default of another kind than the value: PostgreSQL gives both
+    their common type, each value keeping its own display scale (``lag(i, 1, 0.7)`` is
+    0.7 or the integer, as numerics); DuckDB casts the default to the value's type (1).
+    Refused rather than answered so."""
+    default = node.args.get("default")
+    if default is not None:
+        kinds = {kind_of(node.this), kind_of(default)}
+        if None not in kinds and len(kinds) > 1:
+            raise _refuse(f"{node.key}() with a default of another type than its value", node)
+    return node
+
+
 def _set_operation(node: exp.SetOperation) -> exp.Expression:
     _check_set_operation_scales(node)
     return node
@@ -758,6 +771,8 @@ TRANSFORMS: dict[type[exp.Expression], Callable[[Any], exp.Expression]] = {
     exp.Coalesce: _choice,
     exp.Greatest: _choice,
     exp.Least: _choice,
+    exp.Lag: _shifted,
+    exp.Lead: _shifted,
     exp.SetOperation: _set_operation,
     **dict.fromkeys(_TEXT_FUNCTIONS, _text_function),
     exp.Anonymous: _function_call,
