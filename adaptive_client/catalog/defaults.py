@@ -143,7 +143,8 @@ class Runtime:
         self._pools: dict[str, deque[int]] = {}
         self._block: dict[str, int] = {}
         self._current: dict[str, int] = {}  # plain sequence name -> last value handed out
-        self.lastval: int | None = None
+        # the sequence nextval() drew from last: lastval() is its current value
+        self._last: str | None = None
         self._stable: dict[tuple[str, str], Any] = {}
         # sequences created or restarted in the open transaction: a rollback undoes that,
         # so the values drawn from them since are void then
@@ -159,11 +160,14 @@ class Runtime:
             # PostgreSQL draws it
             draw = sql.SQL(
                 "SELECT nextval({name}) FROM generate_series(1, coalesce((SELECT least(%s, "
-                "greatest(1, (CASE WHEN increment_by > 0 "
-                "THEN max_value - coalesce(last_value, start_value - increment_by) "
-                "ELSE coalesce(last_value, start_value - increment_by) - min_value END) "
-                "/ abs(increment_by))) FROM pg_sequences WHERE sequencename = %s LIMIT 1), %s))"
-            ).format(name=sql.Literal(sql.Identifier(anon).as_string(self.conn)))
+                "greatest(1, trunc((CASE WHEN increment_by > 0 THEN max_value - {last} "
+                "ELSE {last} - min_value END) / abs(increment_by::numeric)))) "
+                "FROM pg_sequences WHERE sequencename = %s LIMIT 1), %s))"
+            ).format(
+                name=sql.Literal(sql.Identifier(anon).as_string(self.conn)),
+                # (in numeric: a descending sequence's distance to its bound is 2**63)
+                last=sql.SQL("coalesce(last_value::numeric, start_value - increment_by::numeric)"),
+            )
             try:
                 block = self._block[anon]
                 rows = self.conn.execute(draw, (block, anon, block)).fetchall()
@@ -177,7 +181,7 @@ class Runtime:
             pool = self._pools[anon] = deque(sorted(drawn, reverse=drawn[0] > drawn[-1]))
         value = pool.popleft()
         self._current[plain] = value
-        self.lastval = value
+        self._last = plain
         return value
 
     def currval(self, plain: str) -> int:
@@ -188,16 +192,31 @@ class Runtime:
         return self._current[plain]
 
     def last(self) -> int:
-        if self.lastval is None:
+        if self._last is None:
             raise psycopg.errors.ObjectNotInPrerequisiteState(
                 "lastval is not yet defined in this session"
             )
-        return self.lastval
+        return self._current[self._last]
 
     def forget(self, anon: str) -> None:
         """The sequence was set (``setval``): its drawn block is void."""
         self._pools.pop(anon, None)
         self._block.pop(anon, None)
+
+    def set(self, anon: str, plain: str, value: int, called: bool) -> None:
+        """``setval(plain, value, called)`` ran: the drawn block is void, and where
+        ``called`` the session's current value is ``value`` (as PostgreSQL's)."""
+        self.forget(anon)
+        if called:
+            self._current[plain] = value
+
+    def dropped(self, anon: str, plain: str) -> None:
+        """The sequence was dropped: its values are gone (``currval`` of a new one of
+        the name is not yet defined, nor ``lastval`` where it was the last drawn)."""
+        self.forget(anon)
+        self._current.pop(plain, None)
+        if self._last == plain:
+            self._last = None
 
     def reset(self, anon: str) -> None:
         """The sequence was created or restarted in this transaction."""

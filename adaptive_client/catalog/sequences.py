@@ -83,14 +83,16 @@ def answer(
             values = [a.to_py() for a in args[1:] if isinstance(a, exp.Literal | exp.Boolean)]
             if len(values) != len(args) - 1 or not values:
                 raise pg_errors.FeatureNotSupported("setval needs constant arguments")
-            runtime.forget(anon)
             result = runtime.conn.execute(
                 sql.SQL("SELECT setval({}, {})").format(
                     sql.Literal(sql.Identifier(anon).as_string(runtime.conn)),
                     sql.SQL(", ").join(sql.Literal(v) for v in values),
                 )
             ).fetchone()
-            row.append(result[0] if result else None)
+            value = result[0] if result else None
+            if value is not None:
+                runtime.set(anon, name, value, bool(values[1]) if len(values) > 1 else True)
+            row.append(value)
     description = [described(name, _INT8) for name, _ in calls]
     return [tuple(row)], description, 1
 

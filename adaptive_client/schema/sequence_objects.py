@@ -92,6 +92,21 @@ def _drop_one(
     if meta is None:
         if stmt.args.get("exists"):
             return
+        owner = next(
+            (
+                (table.name, col.name)
+                for table in catalog.tables.values()
+                for col in table.columns.values()
+                if col.sequence == name
+            ),
+            None,
+        )
+        if owner is not None:  # a serial column's own sequence
+            raise pg_errors.DependentObjectsStillExist(
+                f"cannot drop sequence {name} because other objects depend on it\n"
+                f"DETAIL:  default value for column {owner[1]} of table {owner[0]} depends "
+                f"on sequence {name}"
+            )
         if catalog.has_relation(name):
             raise pg_errors.WrongObjectType(f'"{name}" is not a sequence')
         raise UndefinedTable(f'sequence "{name}" does not exist')
@@ -111,7 +126,7 @@ def _drop_one(
     conn.execute(sql.SQL("DROP SEQUENCE {}").format(sql.Identifier(meta.anon)))
     catalog.delete_table(conn, meta)
     del catalog.sequences[name]
-    runtime.reset(meta.anon)
+    runtime.dropped(meta.anon, name)
 
 
 def named(catalog: Catalog, name: str) -> SequenceMeta:

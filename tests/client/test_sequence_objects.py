@@ -44,6 +44,24 @@ STEPS = [
     "DROP SEQUENCE actor_actor_id_seq",
     "DROP SEQUENCE IF EXISTS actor_actor_id_seq",
     "SELECT nextval('actor_actor_id_seq')",
+    # setval sets the session's current value (currval, lastval); a dropped sequence's
+    # is gone; a descending sequence from its default start draws (was 22003)
+    "CREATE SEQUENCE s",
+    "SELECT nextval('s')",
+    "SELECT setval('s', 99)",
+    "SELECT lastval(), currval('s')",
+    "SELECT setval('s', 7, false)",
+    "SELECT lastval(), currval('s'), nextval('s')",
+    "DROP SEQUENCE s",
+    "SELECT lastval()",
+    "CREATE SEQUENCE s4 INCREMENT BY -1",
+    "SELECT nextval('s4'), nextval('s4')",
+    # a serial column's own sequence is its default's: not dropped alone (2BP01)
+    "CREATE TABLE ser (id serial, v text)",
+    "DROP SEQUENCE ser_id_seq",
+    "INSERT INTO ser (v) VALUES ('x') RETURNING id",
+    "DROP TABLE ser",
+    "SELECT lastval()",
 ]
 
 
