@@ -24,7 +24,7 @@ import psycopg
 from psycopg import errors as pg_errors
 from sqlglot import exp
 
-from ..errors import UnsupportedQuery
+from ..errors import DuplicateTable, UnsupportedQuery
 from ..syntax.names import folded, show_names, shown
 from ..values.sent_types import PG_TYPE_NAMES
 from .session_protocol import StatementCursor
@@ -103,10 +103,13 @@ def run_create_as(cur: StatementCursor, stmt: exp.Expression, params: Any, run: 
     """Run ``stmt`` (see the module); its row count on ``cur``."""
     conn = cur.connection
     table, listed, query, with_data, if_not_exists = _parts(stmt)
-    if if_not_exists and conn.catalog.has_table(table.name):
-        logger.info('relation "%s" already exists, skipping', shown(table.name))
-        cur.set_result([], None, -1)
-        return
+    if conn.catalog.has_relation(table.name):
+        if if_not_exists:
+            logger.info('relation "%s" already exists, skipping', shown(table.name))
+            cur.set_result([], None, -1)
+            return
+        # (PostgreSQL's check before the query runs: its errors do not come first)
+        raise DuplicateTable(f'relation "{shown(table.name)}" already exists')
     unlogged = any(isinstance(p, exp.UnloggedProperty) for p in _properties(stmt))
 
     def steps() -> int:

@@ -27,6 +27,7 @@ SCRIPT = [
     "SELECT * FROM dst3",
     "CREATE TABLE IF NOT EXISTS dst AS SELECT 1",
     "CREATE TABLE dst AS SELECT 1",
+    "CREATE TABLE dst AS SELECT 1/0",  # (42P07: the name is checked before the query runs)
     "CREATE TABLE dst4 (a, b, c) AS SELECT id, name FROM src",
     "CREATE TABLE dst5 AS SELECT id, id FROM src",
     "SELECT id, name INTO dst6 FROM src WHERE price > 2",
