@@ -150,6 +150,22 @@ def column_type(kind: exp.Expression) -> SqlType:
         raise UnsupportedQuery(str(unknown), "column type") from None
 
 
+# PostgreSQL's other names of the serial types, which the SQL parser reads as user types
+_SERIAL_NAMES = {"serial2": "smallint", "serial4": "integer", "serial8": "bigint"}
+
+
+def _serial_type(kind: exp.Expression) -> str | None:
+    """The integer type of a serial column's declared type; None for any other."""
+    if not isinstance(kind, exp.DataType):
+        return None
+    if kind.this in _SERIAL:
+        return _SERIAL[kind.this]
+    written = kind.args.get("kind")
+    if kind.this is exp.DataType.Type.USERDEFINED and isinstance(written, exp.Identifier):
+        return _SERIAL_NAMES.get(written.name.lower()) if not written.quoted else None
+    return None
+
+
 def read_column(spec: TableSpec, cd: exp.ColumnDef) -> None:
     cname = cd.name.lower()
     if cname in spec.types:
@@ -158,8 +174,9 @@ def read_column(spec: TableSpec, cd: exp.ColumnDef) -> None:
     kind = cd.args.get("kind")
     if kind is None:
         raise UnsupportedQuery(f"column {cname} needs a type", "column without type")
-    if isinstance(kind, exp.DataType) and kind.this in _SERIAL:
-        spec.types[cname] = parse_sql_type(_SERIAL[kind.this])
+    serial = _serial_type(kind)
+    if serial is not None:
+        spec.types[cname] = parse_sql_type(serial)
         spec.sequences[cname] = SequenceSpec(None)
         spec.nullable[cname] = False
     elif (user := domains.declared(kind)) is not None:

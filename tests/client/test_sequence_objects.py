@@ -62,6 +62,9 @@ STEPS = [
     "INSERT INTO ser (v) VALUES ('x') RETURNING id",
     "DROP TABLE ser",
     "SELECT lastval()",
+    # serial2/serial4/serial8: the serial types' other names (were 42704)
+    "CREATE TABLE st2 (f1 text, f4 serial2, f5 SERIAL4, f6 serial8)",
+    "INSERT INTO st2 (f1) VALUES ('x'), ('y') RETURNING f4, f5, f6",
 ]
 
 
