@@ -11,6 +11,7 @@ from sqlglot import exp
 from ..catalog import defaults, precomputed, recipes
 from ..catalog.compiled_sealing import row_sealers
 from ..catalog.metadata import ColumnMeta, OnionColumn, TableMeta
+from ..errors import UndefinedTable
 from .compiler import Compiler
 from .plan import Compiled, Output, ParamBuilder, Params
 from .projection import value_expr
@@ -114,11 +115,15 @@ def returning(
     for e in ret.expressions:
         if isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star)):
             qual = e.table.lower() if isinstance(e, exp.Column) and e.table else None
+            matched = False
             for alias, table, server_alias in scope.entries:
                 if server_alias == "excluded":  # ON CONFLICT's row is not returned
                     continue
                 if qual is None or qual == alias:
                     items += [exp.column(col, table=alias) for col in table.columns]
+                    matched = True
+            if not matched:
+                raise _no_entry(scope, qual or "")
         else:
             items.append(e)
     select_list: list[exp.Expression] = []
@@ -129,3 +134,11 @@ def returning(
     out.set("returning", exp.Returning(expressions=select_list))
     plan.outputs = outputs
     plan.returns_rows = True
+
+
+def _no_entry(scope: Scope, qual: str) -> UndefinedTable:
+    """PostgreSQL's 42P01 for ``qual.*`` naming no entry of the statement: a table
+    known by another alias is an invalid reference, any other name a missing entry."""
+    if any(table.name == qual for _, table, _ in scope.entries):
+        return UndefinedTable(f'invalid reference to FROM-clause entry for table "{qual}"')
+    return UndefinedTable(f'missing FROM-clause entry for table "{qual}"')

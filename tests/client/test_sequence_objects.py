@@ -65,6 +65,12 @@ STEPS = [
     # serial2/serial4/serial8: the serial types' other names (were 42704)
     "CREATE TABLE st2 (f1 text, f4 serial2, f5 SERIAL4, f6 serial8)",
     "INSERT INTO st2 (f1) VALUES ('x'), ('y') RETURNING f4, f5, f6",
+    # RETURNING t.* of a table written under an alias: 42P01 before a value is drawn
+    "CREATE TABLE foo (f1 serial, f2 text, f3 int DEFAULT 42)",
+    "INSERT INTO foo AS bar DEFAULT VALUES RETURNING *",
+    "INSERT INTO foo AS bar DEFAULT VALUES RETURNING foo.*",
+    "INSERT INTO foo AS bar DEFAULT VALUES RETURNING nosuch.*",
+    "INSERT INTO foo AS bar DEFAULT VALUES RETURNING bar.*",
 ]
 
 
