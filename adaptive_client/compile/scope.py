@@ -13,6 +13,7 @@ from psycopg import errors as pg_errors
 from sqlglot import exp
 
 from ..catalog.metadata import ColumnMeta, TableMeta
+from ..engine.engine_types import SYSTEM_COLUMNS
 from ..errors import UndefinedColumn, UndefinedTable, UnsupportedQuery
 from .needs import BuildNeed
 
@@ -79,6 +80,8 @@ class Scope:
         if not hits:
             if qual is not None and all(a != qual for a, _, _ in self.entries):
                 raise UndefinedTable(f'missing FROM-clause entry for table "{qual}"')
+            if name in SYSTEM_COLUMNS and self.entries:
+                raise UnsupportedQuery(f"the system column {name}", "system column")
             where = f"{qual}.{name}" if qual else f'"{name}"'  # (as PostgreSQL quotes it)
             raise UndefinedColumn(f"column {where} does not exist")
         if len(hits) > 1:

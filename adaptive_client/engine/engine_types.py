@@ -175,6 +175,11 @@ def _figured_name(node: exp.Expression) -> str:
     return node.key if isinstance(node, exp.Func) else "?column?"
 
 
+# the columns PostgreSQL gives every table's rows besides its own: the server's, of
+# the stored rows, which the client does not read through yet
+SYSTEM_COLUMNS = frozenset({"ctid", "xmin", "xmax", "cmin", "cmax", "tableoid"})
+
+
 def qualified(stmt: exp.Expression, schema: dict[str, dict[str, str]]) -> exp.Expression:
     try:
         return qualify(
@@ -189,12 +194,17 @@ def qualified(stmt: exp.Expression, schema: dict[str, dict[str, str]]) -> exp.Ex
         unresolved = re.match(r"Column '([^']+)' could not be resolved", msg)
         if unresolved is not None:
             name = unresolved.group(1)
+            if name.lower() in SYSTEM_COLUMNS:
+                raise _refuse(f"the system column {name}") from None
             if sum(name in columns for columns in schema.values()) > 1:
                 # (a name of several of the statement's tables: PostgreSQL's 42702)
                 raise pg_errors.AmbiguousColumn(
                     f'column reference "{shown(name)}" is ambiguous'
                 ) from None
-        if unresolved is not None or "Unknown column" in msg:
+        unknown = re.search(r"Unknown column: (\S+)", msg)
+        if unknown is not None and unknown.group(1).lower() in SYSTEM_COLUMNS:
+            raise _refuse(f"the system column {unknown.group(1)}") from None
+        if unresolved is not None or unknown is not None:
             raise UndefinedColumn(msg) from None
         raise _refuse(f"statement the client cannot resolve ({msg})") from None
     except SqlglotError as exc:

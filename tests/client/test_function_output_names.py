@@ -45,3 +45,21 @@ def test_interval_arithmetic_in_select_list_is_refused_not_undefined(pair: Pair)
     for sql in ("SELECT dur * 2 FROM iv", "SELECT dur + dur FROM iv"):
         assert outcome(plain, sql)[0] == "rows"
         assert outcome(enc, sql) == ("error", "0A000")
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT xmin = xmin FROM ev",
+        "SELECT xmin FROM ev",
+        "SELECT id FROM ev WHERE ctid = '(0,1)'",
+        "SELECT ev.tableoid > 0 FROM ev",
+    ],
+)
+def test_system_columns_are_refused_not_undefined(pair: Pair, sql: str) -> None:
+    """A system column PostgreSQL answers is a refusal (0A000), not an unknown column
+    (42703)."""
+    plain, enc = pair
+    script_differences(pair, SCRIPT[:2])
+    assert outcome(plain, sql)[0] == "rows"
+    assert outcome(enc, sql) == ("error", "0A000")
