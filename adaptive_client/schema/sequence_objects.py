@@ -34,13 +34,20 @@ _WORDS = frozenset({"NO MINVALUE", "NO MAXVALUE", "CYCLE", "NO CYCLE", "NO CACHE
 _TYPES = {"SMALLINT": "smallint", "INT": "integer", "BIGINT": "bigint"}
 
 
-def _options(stmt: exp.Create) -> list[str]:
+def _options(catalog: Catalog, stmt: exp.Create) -> list[str]:
     """The sequence's options as SQL of numbers and keywords only (nothing else reaches
     the server)."""
     out = []
     as_type = stmt.args.get("expression")
     if isinstance(as_type, exp.DataType):
         name = _TYPES.get(as_type.this.name)
+        written = as_type.args.get("kind")
+        if (
+            as_type.this is exp.DataType.Type.USERDEFINED
+            and isinstance(written, exp.Identifier)
+            and catalog.user_type(written.name) is None
+        ):
+            raise pg_errors.UndefinedObject(f'type "{written.name}" does not exist')
         if name is None:
             raise pg_errors.InvalidParameterValue(
                 "sequence type must be smallint, integer, or bigint"
@@ -71,7 +78,7 @@ def create(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Create) ->
     anon = catalog.root.anonymize("sequence", name, new_key(8).hex())
     conn.execute(
         sql.SQL("CREATE SEQUENCE {} {}").format(
-            sql.Identifier(anon), sql.SQL(" ".join(_options(stmt)))
+            sql.Identifier(anon), sql.SQL(" ".join(_options(catalog, stmt)))
         )
     )
     meta = SequenceMeta(name, anon)

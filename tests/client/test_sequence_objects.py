@@ -35,6 +35,7 @@ STEPS = [
     "SELECT nextval('down'), nextval('down'), nextval('down')",
     "SELECT nextval('down')",
     "CREATE SEQUENCE bad AS text",
+    "CREATE SEQUENCE bad AS nosuchtype",
     "CREATE TABLE other (id integer DEFAULT nextval('nosuch'::regclass))",
     "CREATE TABLE shared (id bigint DEFAULT nextval('actor_actor_id_seq') PRIMARY KEY)",
     "INSERT INTO shared DEFAULT VALUES RETURNING id",
