@@ -35,7 +35,7 @@ from ..errors import (
     UndefinedTable,
     UnsupportedQuery,
 )
-from ..schema import ddl, maintenance, server_commands, typeddl
+from ..schema import ddl, maintenance, sequence_objects, server_commands, typeddl
 from ..schema.context import DdlContext
 from ..stats import STATS
 from ..syntax.params import normalize_placeholders
@@ -144,6 +144,10 @@ def run(
         if maintenance.is_maintenance(query):  # VACUUM, ANALYZE, CLUSTER, REINDEX
             for command in maintenance.server_commands(query, conn.catalog, conn.pg):
                 cur.run_raw(command.as_string(conn.pg), None)
+            return
+        if sequence_objects.is_alter(query):
+            sequence_objects.alter(conn.pg, conn.catalog, query, conn.runtime)
+            cur.set_result([], None, -1)
             return
         action = server_commands.route(query, conn.catalog)  # OWNER TO, GRANT, ...
         if action is not None:

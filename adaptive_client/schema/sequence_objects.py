@@ -1,5 +1,6 @@
-"""Sequences created on their own: ``CREATE SEQUENCE``, ``DROP SEQUENCE``, and columns
-whose default is ``nextval('name'::regclass)`` -- how ``pg_dump`` writes a serial column.
+"""Sequences created on their own: ``CREATE SEQUENCE``, ``ALTER SEQUENCE`` (its numbers
+and keywords), ``DROP SEQUENCE``, and columns whose default is
+``nextval('name'::regclass)`` -- how ``pg_dump`` writes a serial column.
 
 The server holds the sequence under a keyed name (its values are what a serial column's
 are: the count of rows drawn, nothing of the data); the name and the columns that draw
@@ -9,6 +10,7 @@ its values as a serial column does (``defaults``: the client draws, then encrypt
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import psycopg
@@ -19,8 +21,11 @@ from sqlglot import exp
 from ..catalog.defaults import Runtime
 from ..catalog.keys import new_key
 from ..catalog.metadata import Catalog, SequenceMeta
+from ..catalog.sequences import named as sequence_named
 from ..catalog.tablespec import numbered_options
 from ..errors import DuplicateTable, UndefinedTable, UnsupportedQuery
+from ..syntax.names import relation_named
+from ..syntax.sqltext import tokenize
 
 # CREATE SEQUENCE options sqlglot reads into SequenceProperties: (argument, SQL words)
 _NUMBERED = (
@@ -136,6 +141,53 @@ def _drop_one(
     runtime.dropped(meta.anon, name)
 
 
+_ALTER_RE = re.compile(
+    r"(?is)\s*ALTER\s+SEQUENCE\s+(IF\s+EXISTS\s+)?"
+    r"((?:\"(?:[^\"]|\"\")+\"|[\w$]+)(?:\s*\.\s*(?:\"(?:[^\"]|\"\")+\"|[\w$]+))?)\s+(.*?)\s*;?\s*\Z"
+)
+# the words of ALTER SEQUENCE's options that take numbers or nothing (the server reads
+# them; AS names one of the sequence types)
+_ALTER_WORDS = frozenset(
+    {"AS", "INCREMENT", "BY", "MINVALUE", "MAXVALUE", "NO", "START", "WITH", "RESTART",
+     "CACHE", "CYCLE", "SMALLINT", "INTEGER", "INT", "BIGINT", "INT2", "INT4", "INT8"}
+)  # fmt: skip
+
+
+def is_alter(text: str) -> bool:
+    """``ALTER SEQUENCE name <options>`` (an ``OWNER TO`` is server_commands')."""
+    m = _ALTER_RE.match(text)
+    return m is not None and not re.match(r"(?is)OWNER\s+TO\b", m.group(3))
+
+
+def alter(conn: psycopg.Connection[Any], catalog: Catalog, text: str, runtime: Runtime) -> None:
+    """``ALTER SEQUENCE`` of the numbers and keywords of its options (RESTART [WITH n],
+    INCREMENT BY n, MINVALUE, MAXVALUE, START, CACHE, [NO] CYCLE, AS type): run on the
+    sequence's server name, the values the session drew ahead dropped.  Renaming it,
+    OWNED BY and SET SCHEMA are refused."""
+    m = _ALTER_RE.match(text)
+    assert m is not None
+    options = m.group(3)
+    words = []
+    for token in tokenize(options):
+        word = token.text.upper()
+        if not (word in _ALTER_WORDS or token.text.isdigit() or word in ("-", "+")):
+            raise UnsupportedQuery(f"ALTER SEQUENCE ... {options}", "ALTER SEQUENCE")
+        words.append(token.text)
+    name = relation_named(m.group(2))
+    try:
+        _, anon = sequence_named(catalog, name)
+    except pg_errors.UndefinedTable:
+        if m.group(1):
+            return
+        raise
+    if anon is None:
+        raise UndefinedTable(f'relation "{name}" does not exist')
+    conn.execute(
+        sql.SQL("ALTER SEQUENCE {} {}").format(sql.Identifier(anon), sql.SQL(" ".join(words)))
+    )
+    runtime.reset(anon)
+
+
 def named(catalog: Catalog, name: str) -> SequenceMeta:
     """The sequence a column's ``DEFAULT nextval('name')`` draws from (42P01 if none)."""
     meta = catalog.sequences.get(name.lower().removeprefix("public."))
@@ -144,4 +196,4 @@ def named(catalog: Catalog, name: str) -> SequenceMeta:
     return meta
 
 
-__all__ = ["create", "drop", "named"]
+__all__ = ["alter", "create", "drop", "is_alter", "named"]

@@ -66,6 +66,22 @@ STEPS = [
     # serial2/serial4/serial8: the serial types' other names (were 42704)
     "CREATE TABLE st2 (f1 text, f4 serial2, f5 SERIAL4, f6 serial8)",
     "INSERT INTO st2 (f1) VALUES ('x'), ('y') RETURNING f4, f5, f6",
+    # ALTER SEQUENCE of its numbers and keywords (was refused)
+    "CREATE SEQUENCE a1",
+    "SELECT nextval('a1')",
+    "ALTER SEQUENCE a1 RESTART WITH 100",
+    "SELECT nextval('a1'), nextval('a1')",
+    "ALTER SEQUENCE a1 RESTART",
+    "SELECT nextval('a1')",
+    "ALTER SEQUENCE IF EXISTS nosuch RESTART",
+    "ALTER SEQUENCE nosuch RESTART",
+    "ALTER SEQUENCE a1 MAXVALUE 5 MINVALUE 10",
+    "ALTER SEQUENCE a1 AS smallint MAXVALUE 30000 RESTART WITH 7 NO CYCLE CACHE 1",
+    "SELECT nextval('a1')",
+    "CREATE TABLE ra (id serial, v text)",
+    "INSERT INTO ra (v) VALUES ('a') RETURNING id",
+    "ALTER SEQUENCE ra_id_seq RESTART WITH 50",
+    "INSERT INTO ra (v) VALUES ('b') RETURNING id",
     # RETURNING t.* of a table written under an alias: 42P01 before a value is drawn
     "CREATE TABLE foo (f1 serial, f2 text, f3 int DEFAULT 42)",
     "INSERT INTO foo AS bar DEFAULT VALUES RETURNING *",
@@ -105,3 +121,12 @@ def test_the_sequence_name_stays_off_the_server(pair: Pair) -> None:
     enc.execute("SELECT nextval('invoice_number_seq')")
     names = enc.pg.execute("SELECT relname FROM pg_class WHERE relkind = 'S'").fetchall()
     assert names and not any("invoice" in n for (n,) in names)
+
+
+def test_alter_sequence_beyond_its_numbers_is_refused(pair: Pair) -> None:
+    plain, enc = pair
+    for conn in pair:
+        conn.execute("CREATE SEQUENCE IF NOT EXISTS own1")
+    for sql in ("ALTER SEQUENCE own1 OWNED BY NONE", "ALTER SEQUENCE own1 RENAME TO own2"):
+        assert _outcome(plain, sql)[0] == "ok"
+        assert _outcome(enc, sql) == ("error", "0A000")
