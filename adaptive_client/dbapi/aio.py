@@ -286,6 +286,10 @@ class AsyncCursor:
         return self._cur.rowcount
 
     @property
+    def statusmessage(self) -> str | None:
+        return self._cur.statusmessage
+
+    @property
     def rownumber(self) -> int | None:
         return self._cur.rownumber
 

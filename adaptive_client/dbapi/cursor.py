@@ -37,6 +37,7 @@ from ..compile.plan import (
 from ..description import ResultShape, from_psycopg
 from ..errors import AdaptiveError, RowCapExceeded, UnsupportedQuery
 from ..stats import STATS, Shipped
+from ..syntax.command_tags import command_tag
 from ..syntax.names import names_shown
 from ..syntax.params import normalize_placeholders
 from ..syntax.sqltext import parse as parse_sql
@@ -115,7 +116,9 @@ class Cursor:
         self.closed = False
         self._executed = False  # (whether a statement has run: which error a fetch raises)
         self._server: psycopg.RawCursor[Any] | None = None
-        self._more_sets: list[tuple[Any, ...]] = []  # the rest of a script's results
+        # the rest of a script's results: (rows, description, row count, statement)
+        self._more_sets: list[tuple[Any, ...]] = []
+        self._statement_text: str | None = None  # (what statusmessage is the tag of)
         # json values kept as the client holds them, not loaded (COPY TO prints them)
         self.internal_values = False
 
@@ -180,9 +183,9 @@ class Cursor:
         results: list[tuple[Any, ...]] = []
         for params in params_seq:
             self._statement(text, params, None)
-            results.append(self.result())
+            results.append((*self.result(), text))
         if results:
-            rows, desc, rowcount = results[0]
+            rows, desc, rowcount, _ = results[0]
             self.set_result(rows, desc, rowcount, more=results[1:])
         else:
             self.set_result([], None, 0)
@@ -193,6 +196,7 @@ class Cursor:
         if self.closed:
             raise psycopg.InterfaceError("the cursor is closed")
         conn = self.connection
+        self._statement_text = query
         with conn.lock:
             # (what the transaction has run, for a restart: restart.py TransactionReads;
             # only_reads stays False until the statement has run, and was a read)
@@ -334,9 +338,19 @@ class Cursor:
         """The next statement's result of a script, as in psycopg 3; None at the end."""
         if not self._more_sets:
             return None
-        (rows, desc, rowcount), *rest = self._more_sets
+        (rows, desc, rowcount, text), *rest = self._more_sets
         self.set_result(rows, desc, rowcount, more=rest)  # (the rest for the next call)
+        self._statement_text = text
         return True
+
+    @property
+    def statusmessage(self) -> str | None:
+        """psycopg's: the command tag of the statement whose result is held (``INSERT 0
+        2``, ``UPDATE 1``, ``CREATE TABLE``), PostgreSQL's for the application's
+        statement; None before one ran."""
+        if not self._executed or self._statement_text is None:
+            return None
+        return command_tag(self._statement_text, self.rowcount)
 
     def setinputsizes(self, sizes: Any) -> None:
         """Accepted and ignored, as DB-API allows."""

@@ -223,13 +223,13 @@ def _run_script(
         for part in parts:
             blocks.before(session_command(part))
             run(cur, part, None)
-            results.append(cur.result())
+            results.append((*cur.result(), part))
     except BaseException as exc:
         if blocks.failed():
             raise ended_by(exc) from None
         raise
     blocks.ended()
-    rows, desc, rowcount = results[0]
+    rows, desc, rowcount, _ = results[0]
     cur.set_result(rows, desc, rowcount, more=results[1:])
 
 
