@@ -207,10 +207,12 @@ def _micro_field(field: str, node: exp.Extract) -> exp.Expression:
 
 
 def _to_char(node: exp.Anonymous) -> exp.Expression:
-    """to_char(date | timestamp, 'constant format') by the client engine, as PostgreSQL
-    formats it; other arguments, and formats with patterns not reproduced, refused."""
+    """to_char(date | timestamp | timestamptz, 'constant format') by the client engine,
+    as PostgreSQL formats it -- a timestamptz as its local time in the session's zone,
+    which the engine computes in (a zone's name or offset, TZ and OF, are patterns not
+    reproduced); other arguments, and formats with patterns not reproduced, refused."""
     args = node.expressions
-    if len(args) != 2 or kind_of(args[0]) not in ("date", "timestamp"):
+    if len(args) != 2 or kind_of(args[0]) not in ("date", "timestamp", "timestamptz"):
         raise _refuse("to_char() of other than a date or timestamp", node)
     fmt = args[1]
     if not (isinstance(fmt, exp.Literal) and fmt.is_string):
