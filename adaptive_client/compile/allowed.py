@@ -87,11 +87,6 @@ _CAST_TARGETS = {
 # -- the checks of allowed nodes, one per node type --------------------------------------
 
 
-def _check_with(node: exp.With) -> None:
-    if node.args.get("recursive"):
-        raise _refuse("WITH RECURSIVE", node)
-
-
 def _check_select(node: exp.Select) -> None:
     if node.args.get("locks"):
         raise _refuse("FOR UPDATE/SHARE", node)
@@ -170,7 +165,6 @@ def _check_cast_target(node: exp.Cast) -> None:
 # The checks of the allowed nodes whose arguments decide whether the client answers
 # exactly, by node type (:func:`kinds.by_type`: a TryCast is checked as a Cast).
 _CHECKS: dict[type[exp.Expression], Callable[[Any], None]] = {
-    exp.With: _check_with,
     exp.Select: _check_select,
     exp.Join: _check_join,
     exp.Extract: _check_extract,

@@ -114,6 +114,7 @@ from .nested_joins import joins_as_derived_tables
 from .output_names import char_outputs, column_outputs, output_names, stored_typmod
 from .plan import Compiled, Output, ParamBuilder, Params, Residual
 from .precomputed_pass import extend_schema, substitute
+from .recursive_ctes import check_recursive
 from .relations import SEMI_VALUES, Relation, Semi
 from .residual_inputs import age_of_today, exists_select_one, literal_regexes
 from .split import compile_relation, drop_applied, plan_relations, rewrite_to_relations, try_compile
@@ -253,6 +254,7 @@ def _bound(catalog: Catalog, stmt: exp.Expression) -> _Bound:
     stmt = from_functions(arrows_as_written(stmt.copy()))
     schema = schema_of(catalog, stmt)
     tree = qualified(exists_select_one(stmt), schema)
+    check_recursive(catalog, tree)
     refuse_json_comparisons(catalog, tree)
     tree = unused_columns_dropped(joins_as_derived_tables(tree))
     annotate_types(tree, schema=cast(dict[str, object], schema), dialect="postgres")

@@ -42,7 +42,6 @@ KNOWN: dict[str, str] = {
         "connection dropped is still listed inside the transaction that saw it"
     ),
     # the client's gaps in SQL SQLAlchemy writes
-    "CTETest::test_select_recursive_round_trip": _GAP + "WITH RECURSIVE",
     "DifficultParametersTest::test_round_trip_same_named_column": (
         _GAP
         + "%(name)s placeholders whose names are not identifiers (slashes, colons, digits first)"
@@ -133,9 +132,6 @@ EXPECTED: dict[str, list[str]] = {
     ],
     "HasIndexTest::test_has_index": [
         "HasIndexTest::test_has_index[inspector]",
-    ],
-    "CTETest::test_select_recursive_round_trip": [
-        "CTETest::test_select_recursive_round_trip",
     ],
     "DifficultParametersTest::test_round_trip_same_named_column": [
         "DifficultParametersTest::test_round_trip_same_named_column[/slashes/]",
