@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from functools import cached_property
 from typing import Any
 
@@ -211,7 +212,7 @@ class ColumnMeta:
             "name": self.name,
             "type": self.type.sql(),
             "nullable": self.nullable,
-            "default": self.default,
+            "default": _default_json(self.default),
             "join_group": self.join_group,
             "joinable": self.joinable,
             "onions": [o.to_json() for o in self.onions.values()],
@@ -255,7 +256,7 @@ class ColumnMeta:
             name=d["name"],
             type=sql_type,
             nullable=d["nullable"],
-            default=d.get("default"),
+            default=_default_value(d.get("default")),
             join_group=d.get("join_group"),
             joinable=d.get("joinable", True),
             onions={o.onion: o for o in onions},
@@ -278,6 +279,20 @@ class IndexMeta:
     anon: str
     columns: list[str]
     unique: bool
+
+
+def _default_json(value: Any) -> Any:
+    """A constant default as the sealed metadata's JSON holds it: a number with a
+    fraction or an exponent (``DEFAULT 1.5``, a numeric constant) as its exact text."""
+    if isinstance(value, Decimal | float):
+        return {"numeric": str(value)}
+    return value
+
+
+def _default_value(stored: Any) -> Any:
+    if isinstance(stored, dict) and set(stored) == {"numeric"}:
+        return Decimal(stored["numeric"])
+    return stored
 
 
 @dataclass
