@@ -357,6 +357,10 @@ class TableMeta:
     # server constraint (or unique index) name -> the application's name for it
     constraints: dict[str, str] = field(default_factory=dict)
     unique_keys: dict[str, list[str]] = field(default_factory=dict)  # server name -> columns
+    # the key constraints declared DEFERRABLE and checked at the end of each statement
+    # (not INITIALLY DEFERRED), by server name: a statement the client runs as several
+    # defers them until its last (cursor.py _rmw)
+    statement_checked: list[str] = field(default_factory=list)
     checks: list[dict[str, str]] = field(default_factory=list)  # name, anon, sql
     # precomputed onions (precomputed.py): hidden columns, never part of SELECT * or of
     # the columns an INSERT or COPY names, computed by the client from the row's values
@@ -411,6 +415,7 @@ class TableMeta:
                 else {}
             ),
             **({"designed": self.designed} if self.designed else {}),
+            **({"statement_checked": self.statement_checked} if self.statement_checked else {}),
         }
 
     @classmethod
@@ -433,6 +438,7 @@ class TableMeta:
                 c.name: c for c in (ColumnMeta.from_json(p) for p in d.get("precomputed", []))
             },
             designed=list(d.get("designed", [])),
+            statement_checked=list(d.get("statement_checked", [])),
         )
 
 

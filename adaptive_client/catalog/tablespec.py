@@ -14,7 +14,7 @@ for the compiler's ON CONFLICT.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from psycopg import errors as pg_errors
 from sqlglot import exp
@@ -76,6 +76,9 @@ class TableSpec:
     pk: list[str] = field(default_factory=list)
     pk_name: str | None = None
     uniques: list[tuple[str | None, list[str]]] = field(default_factory=list)
+    # DEFERRABLE [INITIALLY DEFERRED] of the primary key ("pk") and of each unique key
+    # (its index in ``uniques``), as the server's constraint declares it
+    timing: dict[str | int, str] = field(default_factory=dict)
     foreign_keys: list[ForeignKeySpec] = field(default_factory=list)
     checks: list[tuple[str | None, exp.Expression, str | None]] = field(default_factory=list)
     # the table's own storage clauses, carried to the server's table as written (they
@@ -112,6 +115,27 @@ def reference(cols: list[str], ref: exp.Reference, name: str | None) -> ForeignK
     return fk
 
 
+_TIMINGS: Final = frozenset(
+    {"DEFERRABLE", "NOT DEFERRABLE", "INITIALLY DEFERRED", "INITIALLY IMMEDIATE"}
+)
+
+
+def checked_per_statement(timing: str) -> bool:
+    """Whether a key of this timing is checked at the end of each statement (DEFERRABLE,
+    INITIALLY IMMEDIATE): neither per row nor at commit."""
+    return "DEFERRABLE" in timing.split() and "NOT" not in timing and "DEFERRED" not in timing
+
+
+def key_timing(item: exp.Expression) -> str:
+    """A key constraint's ``DEFERRABLE [INITIALLY DEFERRED]`` as the server's constraint
+    declares it ("" for none); any other option refused."""
+    words = [" ".join(str(o).upper().split()) for o in item.args.get("options") or []]
+    for word in words:
+        if word not in _TIMINGS:
+            raise UnsupportedQuery(f"key constraint option {word}", "constraint option")
+    return " ".join(words)
+
+
 def _table_constraint(spec: TableSpec, item: exp.Expression, name: str | None) -> None:
     if isinstance(item, exp.PrimaryKey):
         if spec.pk:
@@ -119,8 +143,10 @@ def _table_constraint(spec: TableSpec, item: exp.Expression, name: str | None) -
                 f'multiple primary keys for table "{spec.name}" are not allowed'
             )
         spec.pk, spec.pk_name = _names(item), name
+        spec.timing["pk"] = key_timing(item)
     elif isinstance(item, exp.UniqueColumnConstraint):
         target = item.this
+        spec.timing[len(spec.uniques)] = key_timing(item)
         spec.uniques.append((name, _names(target) if isinstance(target, exp.Schema) else []))
     elif isinstance(item, exp.ForeignKey):
         ref = item.args.get("reference")
@@ -191,8 +217,10 @@ def read_column(spec: TableSpec, cd: exp.ColumnDef) -> None:
         if isinstance(kind_, exp.NotNullColumnConstraint):
             spec.nullable[cname] = bool(kind_.args.get("allow_null"))
         elif isinstance(kind_, exp.PrimaryKeyColumnConstraint):
-            _table_constraint(spec, exp.PrimaryKey(expressions=[cd.this.copy()]), cname_constraint)
+            key = exp.PrimaryKey(expressions=[cd.this.copy()], options=kind_.args.get("options"))
+            _table_constraint(spec, key, cname_constraint)
         elif isinstance(kind_, exp.UniqueColumnConstraint):
+            spec.timing[len(spec.uniques)] = key_timing(kind_)
             spec.uniques.append((cname_constraint, [cname]))
         elif isinstance(kind_, exp.DefaultColumnConstraint):
             read_default(spec, cname, kind_.this)

@@ -81,7 +81,8 @@ from ..engine.runtime import refusal as _refuse
 from ..engine.set_functions import arrows_as_written, from_functions
 from ..engine.sums import VALUES_ONLY
 from ..engine.text_order import KEY_FUNCTION, ExplicitCollations, text_order
-from ..engine.transforms import DATESTYLE, mark_zone_parameters, zone_named
+from ..engine.time_zones import mark_zone_parameters, zone_named
+from ..engine.transforms import DATESTYLE
 from ..errors import CollationUnavailable, UnsupportedQuery
 from ..values.clock import clock_parameters, session_zone
 from ..values.collation import (

@@ -3,10 +3,10 @@
 :class:`Cursor` is the DB-API / psycopg-3-style client-side cursor: ``execute()`` holds
 the session's lock for the whole statement and hands it to the dispatcher
 (``dispatch.py``), which finds where it runs; a compiled statement's plan runs here --
-its server round trips, the client's part (an UPDATE computed on the client, a residual
-finished on the client, an INSERT ... SELECT through the client) and the decryption of
-its rows.  :class:`NamedCursor` streams a SELECT the server answers alone from a
-server-side cursor.  A cursor reaches its connection only through
+its server round trips, the client's part (an UPDATE computed on the client, in
+rmw_run.py; a residual finished on the client; an INSERT ... SELECT through the client)
+and the decryption of its rows.  :class:`NamedCursor` streams a SELECT the server
+answers alone from a server-side cursor.  A cursor reaches its connection only through
 :class:`~adaptive_client.dbapi.session_protocol.Session`.
 """
 
@@ -20,7 +20,6 @@ from time import perf_counter
 from typing import Any
 
 import psycopg
-from psycopg import sql
 from psycopg.rows import RowFactory, tuple_row
 from sqlglot import exp
 
@@ -48,6 +47,7 @@ from .libpq import result_functions
 from .pooling import check_cursor
 from .query_forms import Query, query_text
 from .retries import fail_transaction
+from .rmw_run import run_rmw
 from .session_protocol import RepeatedStatement, Session
 
 
@@ -423,7 +423,7 @@ class Cursor:
         CURRENT_PARAMS.set(params)
         plan = plan.for_params(params)
         if plan.rmw is not None:
-            self._rmw(plan, params)
+            run_rmw(self, plan, params)
             return
         if plan.insert_select is not None:
             self._insert_select(plan.insert_select, params)
@@ -619,58 +619,6 @@ class Cursor:
         finally:
             STATS.shipped(shipped)
         self.set_result(rows, plan.description, len(rows))
-
-    def _rmw(self, plan: Compiled, params: Params) -> None:
-        conn = self.connection
-        rmw = plan.rmw
-        assert rmw is not None
-        CURRENT_PARAMS.set(params)
-        ctx = conn.pg.transaction() if conn.pg.autocommit else contextlib.nullcontext()
-        with ctx:
-            key = rmw.lock_key(params) if rmw.lock_key is not None else None
-            kept = conn.locked_rows.get(key) if key is not None else None
-            if kept is not None and (kept[0] is None or rmw.reads <= kept[0]):
-                rows = [kept[1]]  # this transaction holds the row lock: no SELECT needed
-                STATS.bound().locked_reuse += 1
-            else:
-                select = rmw.select
-                with STATS.crypto():
-                    bound_select = select.bind_positional(params)
-                rows = self.run_server(select.positional_sql, bound_select, True)[0]
-            updates = []
-            with STATS.crypto():
-                for row in rows:
-                    opened = rmw.open_row(row)
-                    pairs = rmw.seal([fn(opened, params) for _, fn in rmw.assignments])
-                    updates.append((pairs, row[0]))
-            returned: list[tuple[Any, ...]] = []
-            if updates and rmw.returning is None:
-                write = rmw.write_sql([a for a, _ in updates[0][0]])
-                data = [[v for _, v in pairs] + [ctid] for pairs, ctid in updates]
-                if len(data) == 1:
-                    self.run_server(write, data[0], False)
-                else:
-                    self._server_cursor().executemany(write, data)
-            elif updates:
-                cols = [a for a, _ in updates[0][0]]
-                stmt = sql.SQL("UPDATE {} AS {} SET {} WHERE {}.ctid = %s {}").format(
-                    sql.Identifier(rmw.table.anon),
-                    sql.Identifier(rmw.alias),
-                    sql.SQL(", ").join(sql.SQL("{} = %s").format(sql.Identifier(c)) for c in cols),
-                    sql.Identifier(rmw.alias),
-                    sql.SQL((rmw.returning or "").replace("%", "%%")),
-                )
-                with conn.pg.cursor() as cur:
-                    for pairs, ctid in updates:
-                        cur.execute(stmt, [v for _, v in pairs] + [ctid])
-                        returned += cur.fetchall()
-        conn.forget(plan)
-        if rmw.returning is not None:
-            with STATS.crypto():
-                out = decrypt_columns(plan.outputs, returned)
-            self.set_result(out, plan.description, len(rows))
-            return
-        self.set_result([], None, len(rows))
 
 
 class NamedCursor(Cursor):

@@ -42,7 +42,7 @@ from ..syntax.params import normalize_placeholders
 from ..syntax.sqltext import parse as parse_sql
 from ..syntax.sqltext import prepares_transaction, session_command, split_statements
 from ..values.clock import SERVER_CLOCK, ServerClock
-from . import create_as, pooling, search_path, upserts
+from . import create_as, pooling, search_path, set_constraints, upserts
 from .restart import only_reads
 from .retries import INERROR, ended_by
 from .session_protocol import Session, StatementCursor, cache_key
@@ -338,7 +338,10 @@ def _session_command(cur: StatementCursor, kind: str, query: str, params: Params
     if kind == "set":
         _refuse_nonstandard_strings(query)
     failed = conn.pg.pgconn.transaction_status == INERROR
-    cur.run_raw(search_path.kept_in_set(query) if kind == "set" else query, params)
+    if kind == "set":
+        sent = set_constraints.server_form(search_path.kept_in_set(query), conn.catalog)
+        query = sent if isinstance(sent, str) else sent.as_string(conn.pg)
+    cur.run_raw(query, params)
     if kind == "set" and "isolation" in query.lower():  # (SET SESSION CHARACTERISTICS)
         conn.reads.isolation_set = True
     if kind == "commit":

@@ -27,8 +27,10 @@ from ..catalog.metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from ..catalog.onions import TAGS, Cap, Onion, capabilities, layer_index
 from ..catalog.tablespec import (
     TableSpec,
+    checked_per_statement,
     column_type,
     key_column,
+    key_timing,
     read_column,
     read_default,
     reference,
@@ -488,14 +490,17 @@ def _add_constraint(
                 set_not_null(conn, meta, meta.column(c))
                 meta.column(c).nullable = False
         conn.execute(
-            sql.SQL("ALTER TABLE {} ADD CONSTRAINT {} {} ({})").format(
+            sql.SQL("ALTER TABLE {} ADD CONSTRAINT {} {} ({}) {}").format(
                 sql.Identifier(meta.anon),
                 sql.Identifier(anon),
                 sql.SQL("PRIMARY KEY" if primary else "UNIQUE"),
                 sql.SQL(", ").join(sql.Identifier(key_column(meta, c).anon) for c in cols),
+                sql.SQL(key_timing(item)),
             )
         )
         meta.constraints[anon] = plain
+        if checked_per_statement(key_timing(item)):
+            meta.statement_checked.append(anon)
         if primary:
             meta.primary_key = cols
         else:
@@ -635,6 +640,8 @@ def _drop_constraint(
         if anon not in meta.unique_keys and all(c["anon"] != anon for c in meta.checks):
             meta.primary_key = []
         meta.unique_keys.pop(anon, None)
+        if anon in meta.statement_checked:
+            meta.statement_checked.remove(anon)
         meta.checks = [c for c in meta.checks if c["anon"] != anon]
         if cascade:
             for other, ofk in catalog.referencing(meta.name):

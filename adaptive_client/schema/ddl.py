@@ -24,7 +24,7 @@ from ..adapt.onion_storage import bump_epoch, fresh_name, storage_type
 from ..catalog import checks, domains, foreign_keys, precomputed, views
 from ..catalog.defaults import Runtime
 from ..catalog.metadata import Catalog, ColumnMeta, TableMeta
-from ..catalog.tablespec import dropped_objects, key_column, parse_table
+from ..catalog.tablespec import checked_per_statement, dropped_objects, key_column, parse_table
 from ..compile.statements import compile_statement
 from ..errors import DuplicateTable, StaleMetadata, UndefinedTable, UnsupportedQuery
 from . import alter, indexes, sequence_objects, typeddl
@@ -55,10 +55,14 @@ def create_table(ctx: DdlContext, stmt: exp.Create) -> None:
     )
     if spec.pk:
         meta.constraints[catalog.anon_index(name, "__pkey__")] = spec.pk_name or f"{name}_pkey"
+        if checked_per_statement(spec.timing.get("pk", "")):
+            meta.statement_checked.append(catalog.anon_index(name, "__pkey__"))
     for i, (uname, cols) in enumerate(spec.uniques):
         anon = catalog.anon_index(name, f"__unique{i}__")
         meta.unique_keys[anon] = list(cols)
         meta.constraints[anon] = uname or f"{name}_{'_'.join(cols)}_key"
+        if checked_per_statement(spec.timing.get(i, "")):
+            meta.statement_checked.append(anon)
     meta.foreign_keys = foreign_keys.resolve(catalog, spec, meta)
     check_parts = checks.add_checks(  # (before the columns: a check sets start layers)
         meta, spec.checks, lambda plain: catalog.anon_index(name, "__check__" + plain)
@@ -77,16 +81,18 @@ def create_table(ctx: DdlContext, stmt: exp.Create) -> None:
             parts.append(piece)
     if spec.pk:
         parts.append(
-            sql.SQL("CONSTRAINT {} PRIMARY KEY ({})").format(
+            sql.SQL("CONSTRAINT {} PRIMARY KEY ({}) {}").format(
                 sql.Identifier(catalog.anon_index(name, "__pkey__")),
                 sql.SQL(", ").join(sql.Identifier(key_column(meta, c).anon) for c in spec.pk),
+                sql.SQL(spec.timing.get("pk", "")),
             )
         )
-    for anon, u in meta.unique_keys.items():
+    for i, (anon, u) in enumerate(meta.unique_keys.items()):
         parts.append(
-            sql.SQL("CONSTRAINT {} UNIQUE ({})").format(
+            sql.SQL("CONSTRAINT {} UNIQUE ({}) {}").format(
                 sql.Identifier(anon),
                 sql.SQL(", ").join(sql.Identifier(key_column(meta, c).anon) for c in u),
+                sql.SQL(spec.timing.get(i, "")),  # (DEFERRABLE ...: words of a fixed set)
             )
         )
     parts += foreign_keys.server_constraints(catalog, meta, meta.foreign_keys)
