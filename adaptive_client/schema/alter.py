@@ -71,7 +71,9 @@ def alter_table(ctx: DdlContext, stmt: exp.Alter) -> None:
                 inner = c.expressions if isinstance(c, exp.Constraint) else [c]
                 cname = c.name if isinstance(c, exp.Constraint) else None
                 for item in inner:
-                    _add_constraint(conn, catalog, meta, item, cname)
+                    _add_constraint(
+                        conn, catalog, meta, item, cname, bool(stmt.args.get("not_valid"))
+                    )
         else:
             raise UnsupportedQuery(
                 f"ALTER TABLE ... {action.sql('postgres')} is not supported", "ALTER TABLE"
@@ -464,7 +466,14 @@ def _add_constraint(
     meta: TableMeta,
     item: exp.Expression,
     name: str | None,
+    not_valid: bool = False,
 ) -> None:
+    """ADD CONSTRAINT: a key, a foreign key or a check (``not_valid``: a check or a
+    foreign key the rows already there need not meet, as PostgreSQL's NOT VALID)."""
+    if not_valid and not isinstance(item, exp.CheckColumnConstraint | exp.ForeignKey):
+        raise pg_errors.FeatureNotSupported(
+            "UNIQUE and PRIMARY KEY constraints cannot be marked NOT VALID"
+        )
     if name is not None and name.lower() in set(meta.constraints.values()) | {
         f.name for f in meta.foreign_keys
     }:
@@ -514,7 +523,7 @@ def _add_constraint(
         spec.foreign_keys.append(reference([e.name.lower() for e in item.expressions], ref, name))
         spec.pk = list(meta.primary_key)
         spec.uniques = [(None, u) for u in meta.unique_keys.values()]
-        _add_foreign_keys(conn, catalog, meta, spec)
+        _add_foreign_keys(conn, catalog, meta, spec, not_valid)
     elif isinstance(item, exp.CheckColumnConstraint):
         for column in {c.name.lower() for c in item.this.find_all(exp.Column)}:
             if column in meta.columns and Onion.ORD in meta.column(column).on_demand:
@@ -538,8 +547,19 @@ def _add_constraint(
                 if now != was:
                     col.onions[onion].layer = was
                     reencrypt(conn, meta, col, onion, layer=now)
-        for part in parts:
-            conn.execute(sql.SQL("ALTER TABLE {} ADD {}").format(sql.Identifier(meta.anon), part))
+        added = meta.checks[-len(parts) :] if parts else []
+        for part, entry in zip(parts, added, strict=True):
+            try:
+                conn.execute(
+                    sql.SQL("ALTER TABLE {} ADD {}{}").format(
+                        sql.Identifier(meta.anon), part, sql.SQL(" NOT VALID" if not_valid else "")
+                    )
+                )
+            except pg_errors.CheckViolation as exc:
+                # (a row that violates it: reported in the check's name, which the
+                # catalog holds only once the check is added)
+                exc.plain_constraint = entry["name"]  # type: ignore[attr-defined]
+                raise
     else:
         raise UnsupportedQuery(
             f"ADD CONSTRAINT {item.sql('postgres')} is not supported", "ADD CONSTRAINT"
@@ -547,7 +567,11 @@ def _add_constraint(
 
 
 def _add_foreign_keys(
-    conn: psycopg.Connection[Any], catalog: Catalog, meta: TableMeta, spec: TableSpec
+    conn: psycopg.Connection[Any],
+    catalog: Catalog,
+    meta: TableMeta,
+    spec: TableSpec,
+    not_valid: bool = False,
 ) -> None:
     """Foreign keys on existing columns: each referencing onion re-encrypted under the
     referenced column's keys (the implied group), then the server constraint."""
@@ -559,7 +583,11 @@ def _add_foreign_keys(
     for fk in fks:
         fk.anon = catalog.anon_index(meta.name, "__fkey__" + fk.name)
     for part in foreign_keys.server_constraints(catalog, meta, fks):
-        conn.execute(sql.SQL("ALTER TABLE {} ADD {}").format(sql.Identifier(meta.anon), part))
+        conn.execute(
+            sql.SQL("ALTER TABLE {} ADD {}{}").format(
+                sql.Identifier(meta.anon), part, sql.SQL(" NOT VALID" if not_valid else "")
+            )
+        )
     meta.foreign_keys += fks
     foreign_keys.set_null_trigger(conn, meta)
 
