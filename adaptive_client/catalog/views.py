@@ -9,11 +9,14 @@ can, else split).  Writing through a view is refused.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import psycopg
 from psycopg import errors as pg_errors
 from sqlglot import exp
+from sqlglot.errors import SqlglotError
+from sqlglot.optimizer.qualify import qualify
+from sqlglot.optimizer.scope import traverse_scope
 
 from ..errors import DuplicateTable, UndefinedTable, UnsupportedQuery
 from ..syntax.sqltext import parse
@@ -87,6 +90,7 @@ def create_view(
         raise pg_errors.InvalidTableDefinition(
             f'cannot change name of view column "{old.columns[0]}"'
         )
+    body = _stars_expanded(catalog, body)
     tables = sorted({t.name.lower() for t in body.find_all(exp.Table)})
     anon = old.anon if old is not None else catalog.root.anonymize("view", name)
     view = ViewMeta(name, anon, body.sql("postgres"), outputs, tables)
@@ -94,6 +98,53 @@ def create_view(
         view.version = old.version
     catalog.write_table(conn, view, new=old is None)
     catalog.views[name] = view
+
+
+def reads_column(catalog: Catalog, view: ViewMeta, table: str, column: str) -> bool:
+    """Whether ``view`` reads ``table.column`` (its ``*`` too, written out when it was
+    made); where the client cannot resolve the view's names, it is taken to."""
+    try:
+        body = _qualified(catalog, definition(view))
+    except SqlglotError:
+        return True
+    for scope in traverse_scope(body):
+        for col in scope.columns:
+            source = scope.sources.get(col.table)
+            if isinstance(source, exp.Table) and source.name == table and col.name == column:
+                return True
+        if any(isinstance(s, exp.Table) and s.name == table for s in scope.sources.values()) and (
+            any(True for _ in scope.expression.find_all(exp.Star))
+        ):
+            return True
+    return False
+
+
+def _qualified(catalog: Catalog, body: exp.Expression) -> exp.Expression:
+    schema: dict[str, dict[str, str]] = {
+        t.name: {c: "INT" for c in t.columns} for t in catalog.tables.values()
+    }
+    schema.update({v.name: {c: "INT" for c in v.columns} for v in catalog.views.values()})
+    return qualify(
+        body.copy(),
+        schema=cast(dict[str, object], schema),
+        dialect="postgres",
+        expand_stars=True,
+        quote_identifiers=False,
+        identify=False,
+        validate_qualify_columns=False,
+    )
+
+
+def _stars_expanded(catalog: Catalog, body: exp.Expression) -> exp.Expression:
+    """The view's query with each ``*`` written out as the columns it reads now:
+    PostgreSQL fixes a view's columns when it is made, so a column added to its table
+    later is not among them, and one dropped that it never named does not depend on it."""
+    if not any(True for _ in body.find_all(exp.Star)):
+        return body
+    try:
+        return _qualified(catalog, body)
+    except SqlglotError:
+        return body  # (what the client cannot expand is refused when the view is read)
 
 
 def drop_view(
@@ -134,4 +185,4 @@ def drop_dependents(
         drop_view(conn, catalog, [v.name], exists=True, cascade=True)
 
 
-__all__ = ["create_view", "definition", "drop_dependents", "drop_view", "expand"]
+__all__ = ["create_view", "definition", "drop_dependents", "drop_view", "expand", "reads_column"]

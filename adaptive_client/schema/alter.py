@@ -200,9 +200,7 @@ def _add_column(ctx: DdlContext, meta: TableMeta, cd: exp.ColumnDef) -> None:
 def _views_using(catalog: Catalog, meta: TableMeta, column: str | None) -> list[str]:
     out = []
     for v in views.dependents(catalog, meta.name):
-        body = views.definition(v)
-        names = {c.name.lower() for c in body.find_all(exp.Column)}
-        if column is None or column in names or body.find(exp.Star) is not None:
+        if column is None or views.reads_column(catalog, v, meta.name, column):
             out.append(v.name)
     return out
 
