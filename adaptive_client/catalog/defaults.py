@@ -145,6 +145,9 @@ class Runtime:
         self._current: dict[str, int] = {}  # plain sequence name -> last value handed out
         # the sequence nextval() drew from last: lastval() is its current value
         self._last: str | None = None
+        # the session's values of the sequences dropped in the open transaction (name,
+        # current value, whether it was the last drawn): a rollback gives them back
+        self._dropped: list[tuple[str, int, bool]] = []
         self._stable: dict[tuple[str, str], Any] = {}
         # sequences created or restarted in the open transaction: a rollback undoes that,
         # so the values drawn from them since are void then
@@ -210,11 +213,13 @@ class Runtime:
         if called:
             self._current[plain] = value
 
-    def dropped(self, anon: str, plain: str) -> None:
-        """The sequence was dropped: its values are gone (``currval`` of a new one of
-        the name is not yet defined, nor ``lastval`` where it was the last drawn)."""
-        self.forget(anon)
-        self._current.pop(plain, None)
+    def dropped(self, plain: str) -> None:
+        """The sequence was dropped: the session's values of it are gone (``currval`` of
+        a new one of the name is not yet defined, nor ``lastval`` where it was the last
+        drawn) -- until a rollback of the drop gives them back.  (Its drawn block stays:
+        a rollback gives the sequence back where those values were drawn from.)"""
+        if plain in self._current:
+            self._dropped.append((plain, self._current.pop(plain), self._last == plain))
         if self._last == plain:
             self._last = None
 
@@ -239,11 +244,21 @@ class Runtime:
         if rolled_back:
             for anon in self._touched:
                 self.forget(anon)
+            self._undrop()
+        self._dropped.clear()
         self._touched.clear()
 
     def savepoint_rolled_back(self) -> None:
         for anon in self._touched:
             self.forget(anon)
+        self._undrop()
+
+    def _undrop(self) -> None:
+        for plain, value, last in reversed(self._dropped):
+            self._current.setdefault(plain, value)
+            if last:
+                self._last = plain
+        self._dropped.clear()
 
 
 # The values drawn in the current bind of a statement's parameters, per default: a

@@ -580,6 +580,7 @@ def _ddl(conn: Session, stmt: exp.Expression) -> None:
                 conn.catalog_dirty = True
             else:
                 conn.catalog.committed()
+                conn.runtime.transaction_ended()  # (its sequences' changes committed)
         except BaseException:
             conn.catalog.reload(conn.control)
             raise

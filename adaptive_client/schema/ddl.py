@@ -177,8 +177,8 @@ def drop_table(
         del catalog.tables[meta.name]
         catalog.by_anon.pop(meta.anon, None)
         for col in meta.columns.values():  # (its serial columns' sequences, dropped with it)
-            if col.sequence is not None and col.sequence_anon is not None:
-                runtime.dropped(col.sequence_anon, col.sequence)
+            if col.sequence is not None:
+                runtime.dropped(col.sequence)
     for other in catalog.tables.values():  # their foreign keys into the dropped tables
         kept = [fk for fk in other.foreign_keys if fk.ref_table not in names]
         if len(kept) != len(other.foreign_keys):

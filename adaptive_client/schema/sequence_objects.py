@@ -138,7 +138,8 @@ def _drop_one(
     conn.execute(sql.SQL("DROP SEQUENCE {}").format(sql.Identifier(meta.anon)))
     catalog.delete_table(conn, meta)
     del catalog.sequences[name]
-    runtime.dropped(meta.anon, name)
+    runtime.reset(meta.anon)
+    runtime.dropped(name)
 
 
 _ALTER_RE = re.compile(

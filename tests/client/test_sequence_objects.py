@@ -130,3 +130,19 @@ def test_alter_sequence_beyond_its_numbers_is_refused(pair: Pair) -> None:
     for sql in ("ALTER SEQUENCE own1 OWNED BY NONE", "ALTER SEQUENCE own1 RENAME TO own2"):
         assert _outcome(plain, sql)[0] == "ok"
         assert _outcome(enc, sql) == ("error", "0A000")
+
+
+def test_a_rolled_back_drop_keeps_the_sessions_values(pair: Pair) -> None:
+    """DROP TABLE of a serial column's table, rolled back: the next value follows the
+    last one (the values drawn ahead were not thrown away), and currval is kept."""
+    results = []
+    for conn in pair:
+        conn.execute("CREATE TABLE kept_ser (id serial, v text)")
+        conn.execute("INSERT INTO kept_ser (v) VALUES ('a')")
+        conn.execute("BEGIN")
+        conn.execute("DROP TABLE kept_ser")
+        conn.execute("ROLLBACK")
+        got = [_outcome(conn, "SELECT currval('kept_ser_id_seq')")]
+        got.append(_outcome(conn, "INSERT INTO kept_ser (v) VALUES ('b') RETURNING id"))
+        results.append(got)
+    assert results[0] == results[1] == [("ok", [(1,)]), ("ok", [(2,)])]
