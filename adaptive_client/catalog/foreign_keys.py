@@ -40,6 +40,12 @@ def _ref_columns(catalog: Catalog, spec: Any, fk: Any) -> list[str]:
         ref = catalog.table(fk.ref_table)
         pk, uniques = ref.primary_key, list(ref.unique_keys.values())
     cols = fk.ref_columns
+    known = spec.types if fk.ref_table == spec.name else catalog.table(fk.ref_table).columns
+    for col in cols or []:
+        if col not in known:
+            raise pg_errors.UndefinedColumn(
+                f'column "{col}" referenced in foreign key constraint does not exist'
+            )
     if cols is None:
         if not pk:
             raise pg_errors.InvalidForeignKey(

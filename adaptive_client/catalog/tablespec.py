@@ -192,10 +192,18 @@ def _serial_type(kind: exp.Expression) -> str | None:
     return None
 
 
+# the columns PostgreSQL gives every table's rows: no column of a table may be named so
+_SYSTEM_COLUMNS: Final = frozenset({"ctid", "xmin", "xmax", "cmin", "cmax", "tableoid"})
+
+
 def read_column(spec: TableSpec, cd: exp.ColumnDef) -> None:
     cname = cd.name.lower()
     if cname in spec.types:
         raise pg_errors.DuplicateColumn(f'column "{cname}" specified more than once')
+    if cname in _SYSTEM_COLUMNS:
+        raise pg_errors.DuplicateColumn(
+            f'column name "{cname}" conflicts with a system column name'
+        )
     spec.order.append(cname)
     kind = cd.args.get("kind")
     if kind is None:

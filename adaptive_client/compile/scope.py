@@ -82,6 +82,8 @@ class Scope:
                 raise UndefinedTable(f'missing FROM-clause entry for table "{qual}"')
             if name in SYSTEM_COLUMNS and self.entries:
                 raise UnsupportedQuery(f"the system column {name}", "system column")
+            if qual is None and any(a == name for a, _, _ in self.entries):
+                raise UnsupportedQuery(f"a whole-row reference ({name})", "whole-row reference")
             where = f"{qual}.{name}" if qual else f'"{name}"'  # (as PostgreSQL quotes it)
             raise UndefinedColumn(f"column {where} does not exist")
         if len(hits) > 1:

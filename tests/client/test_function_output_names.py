@@ -2,8 +2,10 @@
 is named after the name written, whichever node the SQL parser makes of it
 (``array_length``, ``array_to_string``, ``concat_ws``), a subscript after what it
 subscripts (``tags[1]`` is ``tags``).  They were ``?column?``.  Arithmetic on an
-interval column in the select list is refused (0A000) rather than failing as an
-operator PostgreSQL lacks (42883)."""
+interval column in the select list, a system column and a whole-row reference are
+refused (0A000) rather than failing as an operator or a column PostgreSQL lacks (42883,
+42703); DDL naming a system column or an unknown referenced column fails with
+PostgreSQL's SQLSTATE."""
 
 from __future__ import annotations
 
@@ -63,3 +65,27 @@ def test_system_columns_are_refused_not_undefined(pair: Pair, sql: str) -> None:
     script_differences(pair, SCRIPT[:2])
     assert outcome(plain, sql)[0] == "rows"
     assert outcome(enc, sql) == ("error", "0A000")
+
+
+@pytest.mark.parametrize(
+    "sql", ["SELECT ev FROM ev", "SELECT e FROM ev e", "SELECT id FROM ev e WHERE e IS NOT NULL"]
+)
+def test_whole_row_references_are_refused_not_undefined(pair: Pair, sql: str) -> None:
+    """A whole-row reference (a table's name as a value) is a refusal, not 42703."""
+    plain, enc = pair
+    script_differences(pair, SCRIPT[:2])
+    assert outcome(plain, sql)[0] == "rows"
+    assert outcome(enc, sql) == ("error", "0A000")
+
+
+DDL_ERRORS = [
+    "CREATE TABLE sx (a int, xmin int)",  # 42701: a system column's name
+    "CREATE TABLE sy (a int)",
+    "ALTER TABLE sy ADD COLUMN ctid text",
+    "CREATE TABLE pk (id int PRIMARY KEY)",
+    "CREATE TABLE fk (pid int REFERENCES pk (nosuch))",  # 42703 (was 42830)
+]
+
+
+def test_ddl_errors_as_in_postgresql(pair: Pair) -> None:
+    assert script_differences(pair, DDL_ERRORS) == []
