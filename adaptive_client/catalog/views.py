@@ -20,6 +20,7 @@ from sqlglot.optimizer.scope import traverse_scope
 
 from ..errors import DuplicateTable, UndefinedTable, UnsupportedQuery
 from ..syntax.sqltext import parse
+from .keys import new_key
 from .metadata import Catalog, ViewMeta
 
 
@@ -93,6 +94,9 @@ def create_view(
     body = _stars_expanded(catalog, body)
     tables = sorted({t.name.lower() for t in body.find_all(exp.Table)})
     anon = old.anon if old is not None else catalog.root.anonymize("view", name)
+    if old is None and any(v.anon == anon for v in catalog.views.values()):
+        # (the name's keyed name is a renamed view's: one of its own)
+        anon = catalog.root.anonymize("view", name, new_key(8).hex())
     view = ViewMeta(name, anon, body.sql("postgres"), outputs, tables)
     if old is not None:
         view.version = old.version
@@ -147,6 +151,33 @@ def _stars_expanded(catalog: Catalog, body: exp.Expression) -> exp.Expression:
         return body  # (what the client cannot expand is refused when the view is read)
 
 
+def renaming(catalog: Catalog, stmt: exp.Alter) -> tuple[str, str] | None:
+    """(view, new name) of an ``ALTER VIEW | TABLE view RENAME TO new``; None for any
+    other statement."""
+    actions = stmt.args.get("actions") or []
+    name = stmt.this.name.lower()
+    if name not in catalog.views or len(actions) != 1:
+        return None
+    if not isinstance(actions[0], exp.AlterRename):
+        return None
+    return name, actions[0].this.name.lower()
+
+
+def rename_view(conn: psycopg.Connection[Any], catalog: Catalog, name: str, new: str) -> None:
+    """A view renamed.  One another view reads is refused: that view's stored query
+    names it (PostgreSQL's follows the view itself)."""
+    if catalog.has_relation(new):
+        raise DuplicateTable(f'relation "{new}" already exists')
+    if dependents(catalog, name):
+        raise UnsupportedQuery(
+            f"renaming view {name}, which other views read", "rename of a view read by views"
+        )
+    view = catalog.views.pop(name)
+    view.name = new
+    catalog.write_table(conn, view, new=False)
+    catalog.views[new] = view
+
+
 def drop_view(
     conn: psycopg.Connection[Any],
     catalog: Catalog,
@@ -185,4 +216,13 @@ def drop_dependents(
         drop_view(conn, catalog, [v.name], exists=True, cascade=True)
 
 
-__all__ = ["create_view", "definition", "drop_dependents", "drop_view", "expand", "reads_column"]
+__all__ = [
+    "create_view",
+    "definition",
+    "drop_dependents",
+    "drop_view",
+    "expand",
+    "reads_column",
+    "rename_view",
+    "renaming",
+]

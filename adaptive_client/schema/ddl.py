@@ -270,8 +270,19 @@ def _statement(ctx: DdlContext, stmt: exp.Expression) -> Callable[[], None]:
         )
     if isinstance(stmt, exp.TruncateTable):
         return lambda: truncate(conn, catalog, stmt, runtime)
-    if isinstance(stmt, exp.Alter) and kind == "TABLE":
-        return lambda: alter.alter_table(ctx, stmt)
+    if isinstance(stmt, exp.Alter) and kind in ("TABLE", "VIEW"):
+        renamed = views.renaming(catalog, stmt)
+        if renamed is not None:  # (ALTER VIEW v RENAME TO w; ALTER TABLE v, as PostgreSQL)
+            return lambda: views.rename_view(conn, catalog, *renamed)
+        if kind == "TABLE":
+            return lambda: alter.alter_table(ctx, stmt)
+        name = stmt.this.name.lower()
+        if name not in catalog.views:
+            if stmt.args.get("exists"):
+                return lambda: None
+            if catalog.has_relation(name):
+                raise pg_errors.WrongObjectType(f'"{name}" is not a view')
+            raise UndefinedTable(f'relation "{name}" does not exist')
     raise UnsupportedQuery(
         f"{type(stmt).__name__} {kind} is not supported", f"{type(stmt).__name__} {kind}"
     )

@@ -1,7 +1,7 @@
 """A view's columns are fixed when it is made, judged against PostgreSQL: its ``*`` is
 written out then, so a column added to its table later is not among them (it was), and
 dropping a column the view does not read is allowed (it was 2BP01) while dropping one
-it reads is refused."""
+it reads is refused.  A view is renamed by ALTER VIEW or ALTER TABLE."""
 
 from __future__ import annotations
 
@@ -36,6 +36,20 @@ SCRIPT = [
     'CREATE VIEW mv AS SELECT * FROM "Mixed"',
     """INSERT INTO "Mixed" VALUES (1, 2)""",
     "SELECT * FROM mv",
+    # a view renamed, by ALTER VIEW or ALTER TABLE (was 42809), its old name free again
+    "CREATE TABLE rv (a int)",
+    "INSERT INTO rv VALUES (1)",
+    "CREATE VIEW rvv AS SELECT * FROM rv",
+    "ALTER TABLE rvv RENAME TO rvv2",
+    "SELECT * FROM rvv2",
+    "SELECT * FROM rvv",
+    "CREATE VIEW rvv AS SELECT a + 1 AS b FROM rv",
+    "SELECT * FROM rvv",
+    "ALTER VIEW rvv2 RENAME TO rvv",
+    "ALTER VIEW rvv2 RENAME TO rvv3",
+    "SELECT * FROM rvv3",
+    "ALTER VIEW nosuch RENAME TO x",
+    "ALTER VIEW rv RENAME TO x",
 ]
 
 
