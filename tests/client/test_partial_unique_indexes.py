@@ -61,3 +61,24 @@ def test_partial_unique_index_over_values_is_refused(pair: Pair) -> None:
     # nothing half made: the name is free, the rows it would refuse are stored
     enc.execute("INSERT INTO v VALUES (13, 'x'), (13, 'x')")
     assert outcome(enc, "CREATE INDEX v_low ON v (k)") == ("ok", -1)
+
+
+def test_the_server_predicate_tests_onions_for_null_only(pair: Pair) -> None:
+    """docs/security.md: the server's partial index holds the NULL tests over keyed
+    onion columns, and none of the application's names."""
+    _, enc = pair
+    enc.execute("CREATE TABLE soft (email text, deleted_at date)")
+    enc.execute("CREATE UNIQUE INDEX soft_live ON soft (email) WHERE deleted_at IS NULL")
+    anon = enc.catalog.table("soft").anon
+    defs = [
+        r[0]
+        for r in enc.control.execute(
+            "SELECT indexdef FROM pg_indexes WHERE tablename = %s", (anon,)
+        ).fetchall()
+    ]
+    partial = [d for d in defs if " WHERE " in d]
+    assert len(partial) == 1
+    predicate = partial[0].split(" WHERE ", 1)[1]
+    assert "IS NULL" in predicate
+    for name in ("soft", "email", "deleted_at", "live"):
+        assert name not in partial[0]
