@@ -85,3 +85,26 @@ def script_differences(
         for sql in script
         if (want := judge(plain, sql)) != (got := judge(enc, sql))
     ]
+
+
+def with_status(conn: Any, sql: str) -> tuple[Any, ...]:
+    """:func:`outcome`, and the transaction status the statement leaves."""
+    pg = conn if hasattr(conn, "pgconn") else conn.pg
+    return (*outcome(conn, sql), pg.pgconn.transaction_status)
+
+
+def transaction_differences(
+    pair: Pair, script: Sequence[str]
+) -> list[tuple[str, tuple[Any, ...], tuple[Any, ...]]]:
+    """:func:`script_differences` judged by :func:`with_status`; where the transaction
+    states part, both are rolled back, so that the rest is judged apart from it."""
+    plain, enc = pair
+    differences = []
+    for sql in script:
+        want, got = with_status(plain, sql), with_status(enc, sql)
+        if want != got:
+            differences.append((sql, want, got))
+        if want[-1] != got[-1]:
+            plain.rollback()
+            enc.rollback()
+    return differences

@@ -11,13 +11,12 @@ transaction status of each statement):
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
 
 import pytest
 
 from adaptive_client.catalog.keys import MasterKey
 
-from .pairs import Pair, outcome, plain_and_encrypted
+from .pairs import Pair, plain_and_encrypted, transaction_differences
 
 SCRIPT = [
     "CREATE TABLE u1 (i int UNIQUE DEFERRABLE, t text)",
@@ -60,11 +59,6 @@ SCRIPT = [
 ]
 
 
-def _judged(conn: Any, sql: str) -> tuple[Any, ...]:
-    pg = conn if hasattr(conn, "pgconn") else conn.pg
-    return (*outcome(conn, sql), pg.pgconn.transaction_status)
-
-
 @pytest.fixture
 def pair(new_database: Callable[..., str], master_key: MasterKey) -> Iterator[Pair]:
     with plain_and_encrypted(new_database, master_key, "deferrable", {}, [], {}) as pair:
@@ -72,12 +66,4 @@ def pair(new_database: Callable[..., str], master_key: MasterKey) -> Iterator[Pa
 
 
 def test_deferrable_keys_as_in_postgresql(pair: Pair) -> None:
-    plain, enc = pair
-    differences = []
-    for sql in SCRIPT:
-        want, got = _judged(plain, sql), _judged(enc, sql)
-        if want != got:
-            differences.append((sql, want, got))
-            plain.rollback()
-            enc.rollback()
-    assert differences == []
+    assert transaction_differences(pair, SCRIPT) == []

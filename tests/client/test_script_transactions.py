@@ -14,13 +14,12 @@ status after it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
 
 import pytest
 
 from adaptive_client.catalog.keys import MasterKey
 
-from .pairs import Pair, outcome, plain_and_encrypted
+from .pairs import Pair, plain_and_encrypted, transaction_differences
 
 SCRIPT = [
     "CREATE TABLE t (a int)",
@@ -64,12 +63,6 @@ SCRIPT = [
 ]
 
 
-def _judged(conn: Any, sql: str) -> tuple[Any, ...]:
-    got = outcome(conn, sql)
-    pg = conn if hasattr(conn, "pgconn") else conn.pg
-    return (*got, pg.pgconn.transaction_status)
-
-
 @pytest.fixture(params=[True, False], ids=["autocommit", "transactions"])
 def pair(
     request: pytest.FixtureRequest, new_database: Callable[..., str], master_key: MasterKey
@@ -81,13 +74,4 @@ def pair(
 
 
 def test_script_and_ddl_transactions_as_in_postgresql(pair: Pair) -> None:
-    plain, enc = pair
-    differences = []
-    for sql in SCRIPT:
-        want, got = _judged(plain, sql), _judged(enc, sql)
-        if want != got:
-            differences.append((sql, want, got))
-        if want[-1] != got[-1]:  # (a state apart: both ended, so the rest is judged alone)
-            plain.rollback()
-            enc.rollback()
-    assert differences == []
+    assert transaction_differences(pair, SCRIPT) == []
