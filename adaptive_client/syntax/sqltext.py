@@ -177,6 +177,12 @@ class PostgresSource(Postgres):
     left as it is for the application's use."""
 
     class Parser(PostgresParser):
+        # ALTER TABLE ... ADD CHECK (...): PostgreSQL's unnamed check, which sqlglot's
+        # PostgreSQL reads only named (ADD CONSTRAINT c CHECK)
+        ADD_CONSTRAINT_KEYWORDS: ClassVar[set[str]] = {
+            *PostgresParser.ADD_CONSTRAINT_KEYWORDS,
+            "CHECK",
+        }
         FUNCTION_PARSERS: ClassVar[dict[str, Any]] = {
             **PostgresParser.FUNCTION_PARSERS,
             "DATE_PART": _marking("date_part", PostgresParser.FUNCTION_PARSERS["DATE_PART"]),

@@ -2,7 +2,8 @@
 rows already there need not meet, enforced on the rows written after (a check was
 rejected over the existing rows, then never made, so later violating rows were stored);
 a key cannot be NOT VALID (0A000); a check the rows violate is reported under its own
-name, not the server's."""
+name, not the server's; an unnamed check (``ADD CHECK (...)``) takes PostgreSQL's
+name."""
 
 from __future__ import annotations
 
@@ -32,6 +33,15 @@ SCRIPT = [
     "INSERT INTO c VALUES (1)",
     "SELECT pid FROM c ORDER BY pid",
     "ALTER TABLE c ADD CONSTRAINT c_fk2 FOREIGN KEY (pid) REFERENCES p",
+    # an unnamed check (was refused: the SQL parser read it only named)
+    "CREATE TABLE uc (b int, c int)",
+    "INSERT INTO uc VALUES (5, 1)",
+    "ALTER TABLE uc ADD CHECK (b < 0)",
+    "ALTER TABLE uc ADD CHECK (b > 0)",
+    "INSERT INTO uc VALUES (-1, 1)",
+    "ALTER TABLE uc ADD CHECK (c > 0) NOT VALID",
+    "INSERT INTO uc VALUES (7, -1)",
+    "SELECT b, c FROM uc ORDER BY b",
 ]
 
 
