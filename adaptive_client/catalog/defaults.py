@@ -233,7 +233,8 @@ class Runtime:
         in_tx = self.conn.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
         if not volatile and in_tx and key in self._stable:
             return self._stable[key]
-        row = self.conn.execute(f"SELECT CAST(({text}) AS {type_sql})").fetchone()
+        # (in binary: whatever the session's DateStyle)
+        row = self.conn.execute(f"SELECT CAST(({text}) AS {type_sql})", binary=True).fetchone()
         value = row[0] if row else None
         if not volatile and in_tx:
             self._stable[key] = value

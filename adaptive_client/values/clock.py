@@ -116,8 +116,11 @@ class ServerClock:
     def value(self, kind: str) -> Any:
         if self._values is None:
             kinds = list(_READ)
+            # (in binary: the session's DateStyle may be one psycopg's text loaders do not
+            # read, 'Postgres' or 'SQL')
             row = self._conn.execute(
-                "SELECT " + ", ".join(_READ[k] for k in kinds) + ", current_setting('TimeZone')"
+                "SELECT " + ", ".join(_READ[k] for k in kinds) + ", current_setting('TimeZone')",
+                binary=True,
             ).fetchone()
             zone = str(row[-1])
             values = dict(zip(kinds, row, strict=False))
