@@ -354,6 +354,7 @@ class Catalog:
                     list(payload["columns"]),
                     list(payload["tables"]),
                     version,
+                    [int(t) for t in payload.get("types", [])],
                 )
                 continue
             if "sequence" in payload:

@@ -319,6 +319,8 @@ class ViewMeta:
     columns: list[str]
     tables: list[str]
     version: int = 1
+    # the type OIDs of its columns (none recorded for a view made before they were)
+    types: list[int] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -327,6 +329,7 @@ class ViewMeta:
             "sql": self.sql,
             "columns": self.columns,
             "tables": self.tables,
+            **({"types": self.types} if self.types else {}),
         }
 
 

@@ -13,6 +13,7 @@ from typing import Any, cast
 
 import psycopg
 from psycopg import errors as pg_errors
+from psycopg import postgres
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.qualify import qualify
@@ -82,22 +83,22 @@ def create_view(
     old = catalog.views.get(name)
     if old is not None and not stmt.args.get("replace"):
         raise DuplicateTable(f'relation "{name}" already exists')
-    outputs: list[str] = compile_outputs(expand(catalog, body))
+    described: list[tuple[str, int]] = compile_outputs(expand(catalog, body))
+    outputs = [n for n, _ in described]
+    types = [t for _, t in described]
     if columns:
         if len(columns) > len(outputs):
             raise pg_errors.SyntaxError("CREATE VIEW specifies more column names than columns")
         outputs = columns + outputs[len(columns) :]
-    if old is not None and outputs[: len(old.columns)] != old.columns:
-        raise pg_errors.InvalidTableDefinition(
-            f'cannot change name of view column "{old.columns[0]}"'
-        )
+    if old is not None:
+        _check_replacement(old, outputs, types)
     body = _stars_expanded(catalog, body)
     tables = sorted({t.name.lower() for t in body.find_all(exp.Table)})
     anon = old.anon if old is not None else catalog.root.anonymize("view", name)
     if old is None and any(v.anon == anon for v in catalog.views.values()):
         # (the name's keyed name is a renamed view's: one of its own)
         anon = catalog.root.anonymize("view", name, new_key(8).hex())
-    view = ViewMeta(name, anon, body.sql("postgres"), outputs, tables)
+    view = ViewMeta(name, anon, body.sql("postgres"), outputs, tables, types=types)
     if old is not None:
         view.version = old.version
     catalog.write_table(conn, view, new=old is None)
@@ -149,6 +150,28 @@ def _stars_expanded(catalog: Catalog, body: exp.Expression) -> exp.Expression:
         return _qualified(catalog, body)
     except SqlglotError:
         return body  # (what the client cannot expand is refused when the view is read)
+
+
+def _check_replacement(old: ViewMeta, outputs: list[str], types: list[int]) -> None:
+    """CREATE OR REPLACE VIEW keeps the old view's columns, names and types, in order
+    (it may add columns after them), as PostgreSQL requires."""
+    if len(outputs) < len(old.columns):
+        raise pg_errors.InvalidTableDefinition("cannot drop columns from view")
+    for i, (was, now) in enumerate(zip(old.columns, outputs, strict=False)):
+        if was != now:
+            raise pg_errors.InvalidTableDefinition(
+                f'cannot change name of view column "{was}" to "{now}"'
+            )
+        if i < len(old.types) and i < len(types) and old.types[i] != types[i]:
+            raise pg_errors.InvalidTableDefinition(
+                f'cannot change data type of view column "{was}" from '
+                f"{_type_name(old.types[i])} to {_type_name(types[i])}"
+            )
+
+
+def _type_name(oid: int) -> str:
+    info = postgres.types.get(oid)
+    return info.regtype if info is not None else str(oid)
 
 
 def renaming(catalog: Catalog, stmt: exp.Alter) -> tuple[str, str] | None:

@@ -290,13 +290,14 @@ def _statement(ctx: DdlContext, stmt: exp.Expression) -> Callable[[], None]:
 
 def _output_names(
     conn: psycopg.Connection[Any], catalog: Catalog, query: exp.Expression
-) -> list[str]:
-    """A view's column names, as its query compiles; an onion the query needs that its
-    column builds on first use is built now (designed.py), in the DDL's transaction."""
+) -> list[tuple[str, int]]:
+    """A view's columns, name and type OID, as its query compiles; an onion the query
+    needs that its column builds on first use is built now (designed.py), in the DDL's
+    transaction."""
     for _ in range(8):
         plan = compile_statement(catalog, query)
         if not plan.builds:
-            return [o.name for o in plan.outputs]
+            return [(o.name, o.type_code) for o in plan.outputs]
         for need in plan.builds:
             designed.build_table(conn, catalog, need.table, [need])
     raise StaleMetadata("the view's columns kept changing while it was created")

@@ -1,7 +1,8 @@
 """A view's columns are fixed when it is made, judged against PostgreSQL: its ``*`` is
 written out then, so a column added to its table later is not among them (it was), and
 dropping a column the view does not read is allowed (it was 2BP01) while dropping one
-it reads is refused.  A view is renamed by ALTER VIEW or ALTER TABLE."""
+it reads is refused.  A view is renamed by ALTER VIEW or ALTER TABLE; CREATE OR REPLACE
+VIEW keeps its columns' names and types (42P16)."""
 
 from __future__ import annotations
 
@@ -50,6 +51,16 @@ SCRIPT = [
     "SELECT * FROM rvv3",
     "ALTER VIEW nosuch RENAME TO x",
     "ALTER VIEW rv RENAME TO x",
+    # CREATE OR REPLACE VIEW keeps the columns' names and types (a type change was taken)
+    "CREATE TABLE vt (a int, b int, c text)",
+    "INSERT INTO vt VALUES (1, 2, 'x')",
+    "CREATE VIEW vv AS SELECT a, b FROM vt",
+    "CREATE OR REPLACE VIEW vv AS SELECT a, b::numeric / 3 AS b FROM vt",
+    "CREATE OR REPLACE VIEW vv AS SELECT a FROM vt",
+    "CREATE OR REPLACE VIEW vv AS SELECT a, c AS b FROM vt",
+    "CREATE OR REPLACE VIEW vv AS SELECT a AS x, b FROM vt",
+    "CREATE OR REPLACE VIEW vv AS SELECT a + 1 AS a, b * 2 AS b, c || 'y' AS c FROM vt",
+    "SELECT * FROM vv",
 ]
 
 
