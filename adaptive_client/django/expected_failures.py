@@ -48,15 +48,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "aggregation.tests.AggregateTestCase.test_expression_on_aggregation",
         "aggregation.tests.AggregateTestCase.test_order_of_precedence",
     ),
-    "client engine: cast of a other value to TEXT": (
-        "model_fields.test_uuid.TestQuerying.test_contains",
-        "model_fields.test_uuid.TestQuerying.test_endswith",
-        "model_fields.test_uuid.TestQuerying.test_icontains",
-        "model_fields.test_uuid.TestQuerying.test_iendswith",
-        "model_fields.test_uuid.TestQuerying.test_iexact",
-        "model_fields.test_uuid.TestQuerying.test_istartswith",
-        "model_fields.test_uuid.TestQuerying.test_startswith",
-    ),
     "client engine: function cast()": (
         "lookup.tests.LookupTests.test_regex",
         "lookup.tests.LookupTests.test_regex_backreferencing",
@@ -96,17 +87,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "aggregation.tests.AggregateTestCase.test_group_by_exists_annotation",
         "aggregation.tests.AggregateTestCase.test_group_by_subquery_annotation",
     ),
-    (
-        "client gap: a Decimal column default (AddField with a default) is not recorded in "
-        "the sealed catalog"
-    ): (
-        "migrations.test_operations.OperationTests.test_add_field",
-        "migrations.test_operations.OperationTests.test_add_field_both_defaults",
-        "migrations.test_operations.OperationTests.test_add_field_database_default",
-        "migrations.test_operations.OperationTests.test_add_field_preserve_default",
-        "migrations.test_operations.OperationTests.test_alter_field_add_database_default",
-        "migrations.test_operations.OperationTests.test_alter_field_change_nullable_to_decimal_database_default_not_null",
-    ),
     "an index over expressions (functional index) cannot be built over ciphertexts": (
         "migrations.test_operations.OperationTests.test_add_func_index",
         "migrations.test_operations.OperationTests.test_add_func_unique_constraint",
@@ -141,15 +121,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "migrations.test_operations.OperationTests.test_alter_field_pk",
         "migrations.test_operations.OperationTests.test_alter_field_pk_fk",
         "migrations.test_operations.OperationTests.test_composite_pk_operations",
-    ),
-    (
-        "client gap: STATEMENT_TIMESTAMP() (Now()) in a multi-row INSERT reaches the encoder "
-        "as a naive datetime"
-    ): (
-        "bulk_create.tests.BulkCreateTests.test_bulk_insert_now",
-        "queries.test_db_returning.ReturningValuesTests.test_bulk_insert",
-        "queries.test_db_returning.ReturningValuesTests.test_insert_returning_multiple",
-        "queries.test_db_returning.ReturningValuesTests.test_insert_returning_non_integer",
     ),
     (
         "psycopg_pool pools psycopg connections: the backend opens adaptive connections one "
