@@ -192,15 +192,16 @@ def _serial_type(kind: exp.Expression) -> str | None:
     return None
 
 
-# the columns PostgreSQL gives every table's rows: no column of a table may be named so
-_SYSTEM_COLUMNS: Final = frozenset({"ctid", "xmin", "xmax", "cmin", "cmax", "tableoid"})
+# the columns PostgreSQL gives every table's rows: no column of a table may be named so,
+# and a statement naming one reads the server's stored rows (refused by the compiler)
+SYSTEM_COLUMNS: Final = frozenset({"ctid", "xmin", "xmax", "cmin", "cmax", "tableoid"})
 
 
 def read_column(spec: TableSpec, cd: exp.ColumnDef) -> None:
     cname = cd.name.lower()
     if cname in spec.types:
         raise pg_errors.DuplicateColumn(f'column "{cname}" specified more than once')
-    if cname in _SYSTEM_COLUMNS:
+    if cname in SYSTEM_COLUMNS:
         raise pg_errors.DuplicateColumn(
             f'column name "{cname}" conflicts with a system column name'
         )
@@ -228,8 +229,10 @@ def read_column(spec: TableSpec, cd: exp.ColumnDef) -> None:
             key = exp.PrimaryKey(expressions=[cd.this.copy()], options=kind_.args.get("options"))
             _table_constraint(spec, key, cname_constraint)
         elif isinstance(kind_, exp.UniqueColumnConstraint):
-            spec.timing[len(spec.uniques)] = key_timing(kind_)
-            spec.uniques.append((cname_constraint, [cname]))
+            unique = exp.UniqueColumnConstraint(
+                this=exp.Schema(expressions=[cd.this.copy()]), options=kind_.args.get("options")
+            )
+            _table_constraint(spec, unique, cname_constraint)
         elif isinstance(kind_, exp.DefaultColumnConstraint):
             read_default(spec, cname, kind_.this)
         elif isinstance(kind_, exp.GeneratedAsIdentityColumnConstraint):
@@ -406,13 +409,17 @@ def dropped_objects(stmt: exp.Drop) -> list[exp.Expression]:
 
 
 __all__ = [
+    "SYSTEM_COLUMNS",
     "ForeignKeySpec",
     "SequenceSpec",
     "TableSpec",
     "UndefinedType",
+    "checked_per_statement",
     "column_type",
     "dropped_objects",
     "key_column",
+    "key_timing",
+    "null_tests",
     "numbered_options",
     "parse_table",
     "read_column",

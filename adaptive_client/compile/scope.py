@@ -13,7 +13,7 @@ from psycopg import errors as pg_errors
 from sqlglot import exp
 
 from ..catalog.metadata import ColumnMeta, TableMeta
-from ..engine.engine_types import SYSTEM_COLUMNS
+from ..catalog.tablespec import SYSTEM_COLUMNS
 from ..errors import UndefinedColumn, UndefinedTable, UnsupportedQuery
 from .needs import BuildNeed
 

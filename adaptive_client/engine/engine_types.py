@@ -15,6 +15,7 @@ from sqlglot.optimizer.pushdown_projections import pushdown_projections
 from sqlglot.optimizer.qualify import qualify
 
 from ..catalog.metadata import Catalog, ColumnMeta, TableMeta
+from ..catalog.tablespec import SYSTEM_COLUMNS
 from ..errors import UndefinedColumn, UnsupportedQuery
 from ..syntax.names import shown
 from .held import DECIMAL_DIGITS, held_type
@@ -173,11 +174,6 @@ def _figured_name(node: exp.Expression) -> str:
     if isinstance(node, exp.Anonymous):
         return node.name.lower()
     return node.key if isinstance(node, exp.Func) else "?column?"
-
-
-# the columns PostgreSQL gives every table's rows besides its own: the server's, of
-# the stored rows, which the client does not read through yet
-SYSTEM_COLUMNS = frozenset({"ctid", "xmin", "xmax", "cmin", "cmax", "tableoid"})
 
 
 def qualified(stmt: exp.Expression, schema: dict[str, dict[str, str]]) -> exp.Expression:

@@ -496,17 +496,18 @@ def _add_constraint(
             for c in cols:
                 set_not_null(conn, meta, meta.column(c))
                 meta.column(c).nullable = False
+        timing = key_timing(item)
         conn.execute(
             sql.SQL("ALTER TABLE {} ADD CONSTRAINT {} {} ({}) {}").format(
                 sql.Identifier(meta.anon),
                 sql.Identifier(anon),
                 sql.SQL("PRIMARY KEY" if primary else "UNIQUE"),
                 sql.SQL(", ").join(sql.Identifier(key_column(meta, c).anon) for c in cols),
-                sql.SQL(key_timing(item)),
+                sql.SQL(timing),
             )
         )
         meta.constraints[anon] = plain
-        if checked_per_statement(key_timing(item)):
+        if checked_per_statement(timing):
             meta.statement_checked.append(anon)
         if primary:
             meta.primary_key = cols
