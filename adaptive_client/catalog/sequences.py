@@ -1,8 +1,10 @@
-"""``SELECT currval('t_id_seq')``, ``lastval()``, ``nextval(...)``, ``setval(...)``.
+"""``SELECT currval('t_id_seq')``, ``lastval()``, ``nextval(...)``, ``setval(...)``,
+``pg_get_serial_sequence('t', 'id')``.
 
 The client hands out a serial column's values (see defaults.py), so the server's own
 ``currval`` of the session does not know them: these calls are answered by the client,
-in PostgreSQL's terms (the same errors before a first ``nextval``).
+in PostgreSQL's terms (the same errors before a first ``nextval``).  The server's
+sequences and tables have keyed names: which sequence a column owns is the catalog's.
 """
 
 from __future__ import annotations
@@ -14,12 +16,12 @@ from psycopg import sql
 from sqlglot import exp
 
 from ..description import Column, described
-from ..syntax.names import relation_named
+from ..syntax.names import folded, quoted_shown, relation_named
 from .defaults import Runtime
 from .metadata import Catalog
 
-_FUNCTIONS = {"currval", "lastval", "nextval", "setval"}
-_INT8 = 20
+_FUNCTIONS = {"currval", "lastval", "nextval", "setval", "pg_get_serial_sequence"}
+_INT8, _TEXT = 20, 25
 
 
 def _calls(stmt: exp.Expression) -> list[tuple[str, exp.Anonymous]] | None:
@@ -57,6 +59,28 @@ def named(catalog: Catalog, name: str) -> tuple[str, str | None]:
     raise pg_errors.UndefinedTable(f'relation "{name}" does not exist')
 
 
+def _serial_sequence(catalog: Catalog, args: list[exp.Expression]) -> str | None:
+    """``pg_get_serial_sequence(table, column)``: the sequence a serial or identity
+    column owns, schema-qualified; None for any other column."""
+    if len(args) != 2 or not all(isinstance(a, exp.Literal) and a.is_string for a in args):
+        raise pg_errors.FeatureNotSupported("pg_get_serial_sequence() needs constant arguments")
+    table = relation_named(str(args[0].this))
+    column = folded(str(args[1].this), True)  # (a column name, its case kept as given)
+    if not catalog.has_table(table):
+        if table in catalog.views:
+            return None
+        raise pg_errors.UndefinedTable(f'relation "{args[0].this}" does not exist')
+    meta = catalog.table(table)
+    if column not in meta.columns:
+        raise pg_errors.UndefinedColumn(
+            f'column "{args[1].this}" of relation "{args[0].this}" does not exist'
+        )
+    sequence = meta.columns[column].sequence
+    if sequence is None or sequence in catalog.sequences:  # (one created on its own)
+        return None
+    return f"public.{quoted_shown(sequence)}"
+
+
 def answer(
     stmt: exp.Expression, catalog: Catalog, runtime: Runtime
 ) -> tuple[list[tuple[Any, ...]], list[Column], int] | None:
@@ -70,9 +94,19 @@ def answer(
         if fn == "lastval":
             row.append(runtime.last())
             continue
+        if fn == "pg_get_serial_sequence":
+            row.append(_serial_sequence(catalog, args))
+            continue
         if not args:
             raise pg_errors.UndefinedFunction(f"function {fn}() does not exist")
-        name, anon = _sequence(catalog, args[0])
+        target = args[0].this if isinstance(args[0], exp.Cast) else args[0]
+        if isinstance(target, exp.Anonymous) and target.name.lower() == "pg_get_serial_sequence":
+            serial = _serial_sequence(catalog, target.expressions)
+            if serial is None:  # (the functions are strict)
+                row.append(None)
+                continue
+            target = exp.Literal.string(serial)
+        name, anon = _sequence(catalog, target)
         if anon is None:
             raise pg_errors.UndefinedFunction(f"function {fn}() does not exist")
         if fn == "currval":
@@ -93,7 +127,10 @@ def answer(
             if value is not None:
                 runtime.set(anon, name, value, bool(values[1]) if len(values) > 1 else True)
             row.append(value)
-    description = [described(name, _INT8) for name, _ in calls]
+    description = [
+        described(name, _TEXT if call.name.lower() == "pg_get_serial_sequence" else _INT8)
+        for name, call in calls
+    ]
     return [tuple(row)], description, 1
 
 

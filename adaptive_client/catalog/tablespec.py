@@ -73,6 +73,8 @@ class TableSpec:
     sequences: dict[str, SequenceSpec] = field(default_factory=dict)
     # DEFAULT nextval('name'): the sequence created on its own that the column draws from
     drawn_from: dict[str, str] = field(default_factory=dict)
+    # the columns declaring a DEFAULT (a DEFAULT NULL included: it keeps no value)
+    given_defaults: set[str] = field(default_factory=set)
     pk: list[str] = field(default_factory=list)
     pk_name: str | None = None
     uniques: list[tuple[str | None, list[str]]] = field(default_factory=list)
@@ -197,6 +199,24 @@ def _serial_type(kind: exp.Expression) -> str | None:
 SYSTEM_COLUMNS: Final = frozenset({"ctid", "xmin", "xmax", "cmin", "cmax", "tableoid"})
 
 
+def _one_default(spec: TableSpec, cname: str, given: str) -> None:
+    """PostgreSQL's 42601 where a column declares a second default or identity (a
+    serial's sequence is its default)."""
+    seq = spec.sequences.get(cname)
+    has_default = cname in spec.given_defaults or (seq is not None and seq.identity is None)
+    where = f'column "{cname}" of table "{spec.name}"'
+    if given == "identity" and seq is not None and seq.identity is not None:
+        raise pg_errors.SyntaxError(f"multiple identity specifications for {where}")
+    if given == "default" and has_default:
+        raise pg_errors.SyntaxError(f"multiple default values specified for {where}")
+    if (given == "identity" and has_default) or (
+        given == "default" and seq is not None and seq.identity is not None
+    ):
+        raise pg_errors.SyntaxError(f"both default and identity specified for {where}")
+    if given == "default":
+        spec.given_defaults.add(cname)
+
+
 def read_column(spec: TableSpec, cd: exp.ColumnDef) -> None:
     cname = cd.name.lower()
     if cname in spec.types:
@@ -234,8 +254,10 @@ def read_column(spec: TableSpec, cd: exp.ColumnDef) -> None:
             )
             _table_constraint(spec, unique, cname_constraint)
         elif isinstance(kind_, exp.DefaultColumnConstraint):
+            _one_default(spec, cname, "default")
             read_default(spec, cname, kind_.this)
         elif isinstance(kind_, exp.GeneratedAsIdentityColumnConstraint):
+            _one_default(spec, cname, "identity")
             spec.sequences[cname] = SequenceSpec(
                 "always" if kind_.this else "by default", _sequence_options(kind_)
             )

@@ -23,7 +23,14 @@ from .compiler import Compiler, server_sql
 from .constants import PositionalParam, null_value
 from .plan import Compiled, ParamBuilder, Params
 from .scope import Scope, unsupported
-from .writes import encrypting, engine_value, is_default, precomputing, returning
+from .writes import (
+    check_assignment,
+    encrypting,
+    engine_value,
+    is_default,
+    precomputing,
+    returning,
+)
 
 # compiles a statement nested in another (the SELECT of INSERT ... SELECT)
 CompileSource = Callable[[Catalog, exp.Expression], Compiled]
@@ -385,6 +392,7 @@ def _on_conflict(c: Compiler, scope: Scope, meta: Any, node: exp.OnConflict) -> 
             raise unsupported(a, "ON CONFLICT SET item")
         col = meta.column(a.this.name)
         src = a.expression
+        check_assignment(col, src)
         if (
             isinstance(src, exp.Column)
             and (src.table or "").lower() == "excluded"

@@ -21,7 +21,14 @@ from .plan import ColumnValue, Compiled, ParamBuilder, RmwUpdate, RowFn
 from .projection import value_expr
 from .row_keys import pk_key, row_layout
 from .scope import Scope, unsupported
-from .writes import engine_value, is_default, precomputing, returning, sealing
+from .writes import (
+    check_assignment,
+    engine_value,
+    is_default,
+    precomputing,
+    returning,
+    sealing,
+)
 
 
 def _inputs(meta: Any, col: ColumnMeta) -> tuple[str, ...]:
@@ -136,6 +143,7 @@ def compile_update(c: Compiler, stmt: exp.Update) -> Compiled:
         if not isinstance(a, exp.EQ) or not isinstance(a.this, exp.Column):
             raise unsupported(a, "SET item")
         col = meta.column(a.this.name)
+        check_assignment(col, a.expression)
         v = c.value_of(a.expression)
         if v is None and not is_default(a.expression):
             v = engine_value(c, a.expression)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from psycopg import errors as pg_errors
 from sqlglot import exp
 
 from ..catalog import defaults, precomputed, recipes
@@ -48,6 +49,13 @@ def is_default(node: exp.Expression) -> bool:
         and not (isinstance(node, exp.Column) and (node.table or node.this.quoted))
         and node.name.upper() == "DEFAULT"
     )
+
+
+def check_assignment(col: ColumnMeta, value: exp.Expression) -> None:
+    """PostgreSQL's 428C9 for an UPDATE (or ON CONFLICT DO UPDATE) setting a GENERATED
+    ALWAYS identity column to anything but DEFAULT."""
+    if col.identity == "always" and not is_default(value):
+        raise pg_errors.GeneratedAlways(f'column "{col.name}" can only be updated to DEFAULT')
 
 
 def precomputing(

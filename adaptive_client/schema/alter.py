@@ -37,7 +37,9 @@ from ..catalog.tablespec import (
 )
 from ..compile.needs import BuildNeed
 from ..errors import DuplicateTable, LayerFloorViolation, UnsupportedQuery
+from ..syntax.identity_actions import AlterIdentity
 from ..values.encodings import TEXT_TYPES
+from . import identity
 from .columns import build_column, create_sequence
 from .context import DdlContext
 
@@ -66,6 +68,8 @@ def alter_table(ctx: DdlContext, stmt: exp.Alter) -> None:
             meta = _rename_table(conn, catalog, meta, action.this.name.lower())
         elif isinstance(action, exp.AlterColumn):
             _alter_column(ctx, meta, action)
+        elif isinstance(action, AlterIdentity):
+            identity.alter_identity(ctx, meta, action)
         elif isinstance(action, exp.AddConstraint):
             for c in action.expressions:
                 inner = c.expressions if isinstance(c, exp.Constraint) else [c]
@@ -324,6 +328,7 @@ def _alter_column(ctx: DdlContext, meta: TableMeta, action: exp.AlterColumn) -> 
         _alter_type(ctx, meta, col, action)
     elif action.args.get("allow_null") is not None:
         if action.args["allow_null"]:
+            identity.refuse_default_change(meta, col, "")
             if col.name in meta.primary_key:
                 raise pg_errors.InvalidTableDefinition(f'column "{col.name}" is in a primary key')
             for oc in col.onions.values():
@@ -337,15 +342,16 @@ def _alter_column(ctx: DdlContext, meta: TableMeta, action: exp.AlterColumn) -> 
             set_not_null(conn, meta, col)
             col.nullable = False
     elif action.args.get("default") is not None:
+        identity.refuse_default_change(meta, col, "")
         spec = TableSpec(meta.name)
         read_default(spec, col.name, action.args["default"])
         col.default = spec.defaults.get(col.name)
         col.default_sql, col.default_volatile = spec.runtime.get(col.name, (None, False))
     elif action.args.get("drop"):
-        if col.identity is None:
-            col.default, col.default_sql, col.default_volatile = None, None, False
-            if col.sequence is not None:  # a serial column's default is its sequence
-                col.sequence = None
+        identity.refuse_default_change(meta, col, "DROP IDENTITY")
+        col.default, col.default_sql, col.default_volatile = None, None, False
+        if col.sequence is not None:  # a serial column's default is its sequence
+            col.sequence = None
     else:
         raise UnsupportedQuery(
             f"ALTER COLUMN {action.sql('postgres')} is not supported", "ALTER COLUMN"
@@ -363,6 +369,8 @@ def _alter_type(ctx: DdlContext, meta: TableMeta, col: ColumnMeta, action: exp.A
     ):
         raise UnsupportedQuery("ALTER COLUMN TYPE ... USING an expression", "ALTER TYPE USING")
     new_type = column_type(action.args["dtype"])
+    if col.identity is not None:
+        identity.check_type(new_type.name)
     keyed = (
         col.name in meta.primary_key
         or any(col.name in u for u in meta.unique_keys.values())
@@ -397,6 +405,17 @@ def _alter_type(ctx: DdlContext, meta: TableMeta, col: ColumnMeta, action: exp.A
     new.sequence, new.sequence_anon, new.identity = col.sequence, col.sequence_anon, col.identity
     meta.columns[col.name] = new
     add_onion_columns(conn, meta, new)
+    if new.sequence_anon is not None and new.sequence not in catalog.sequences:
+        # the column's own sequence, owned by an onion column dropped below: owned by the
+        # new one instead (an identity column's takes its new type, as PostgreSQL's does)
+        conn.execute(
+            sql.SQL("ALTER SEQUENCE {} {} OWNED BY {}.{}").format(
+                sql.Identifier(new.sequence_anon),
+                sql.SQL(f"AS {new_type.name}" if new.identity is not None else ""),
+                sql.Identifier(meta.anon),
+                sql.Identifier(next(iter(new.onions.values())).anon),
+            )
+        )
     targets = [(new, oc) for oc in new.onions.values()]
     _rewrite(conn, meta, targets, lambda row: {col.name: row[0]}, [col])
     for oc in col.onions.values():

@@ -29,11 +29,12 @@ from typing import Any, ClassVar, Final
 import sqlglot
 from psycopg import errors as pg_errors
 from sqlglot import exp
-from sqlglot.dialects.postgres import Postgres, PostgresParser
+from sqlglot.dialects.postgres import Postgres, PostgresGenerator, PostgresParser
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
 from ..errors import UnsupportedQuery
+from .identity_actions import AlterIdentity, identity_sql, parse_identity_action
 from .names import fold_names
 from .sqlsyntax import (
     check_syntax,
@@ -177,6 +178,12 @@ class PostgresSource(Postgres):
     left as it is for the application's use."""
 
     class Parser(PostgresParser):
+        def _parse_alter_table_alter(self) -> exp.Expr | None:
+            # (ALTER COLUMN c ADD GENERATED ... AS IDENTITY, SET GENERATED, RESTART, DROP
+            # IDENTITY: identity_actions.py; sqlglot reads the others)
+            action = parse_identity_action(self)
+            return action if action is not None else super()._parse_alter_table_alter()
+
         # ALTER TABLE ... ADD CHECK (...): PostgreSQL's unnamed check, which sqlglot's
         # PostgreSQL reads only named (ADD CONSTRAINT c CHECK)
         ADD_CONSTRAINT_KEYWORDS: ClassVar[set[str]] = {
@@ -259,6 +266,12 @@ class PostgresSource(Postgres):
                 # (as interval '1.5' day: one day): the string as written
                 interval.meta["written"] = this.name
             return interval
+
+    class Generator(PostgresGenerator):
+        TRANSFORMS: ClassVar[dict[type[exp.Expr], Any]] = {
+            **PostgresGenerator.TRANSFORMS,
+            AlterIdentity: identity_sql,
+        }
 
 
 _PARSING: contextvars.ContextVar[bool] = contextvars.ContextVar("adaptive_parsing", default=False)
