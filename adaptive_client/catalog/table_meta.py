@@ -186,6 +186,9 @@ class ColumnMeta:
     collation: Collation | None = None
     # a precomputed column (see precomputed.py): the expression over the row it holds
     expression: str | None = None
+    # a stored generated column: its expression over the row's other columns, as SQL
+    # (compile/generated.py computes it on every write)
+    generated: str | None = None
     # onions not built yet, each built when a statement first needs it (ondemand.py):
     # per onion, the start layer and floor it will have
     on_demand: dict[Onion, dict[str, str | None]] = field(default_factory=dict)
@@ -231,6 +234,7 @@ class ColumnMeta:
             },
             **({"collation": self.collation.to_json()} if self.collation else {}),
             **({"expression": self.expression} if self.expression else {}),
+            **({"generated": self.generated} if self.generated else {}),
             **({"udt": self.udt, "from_domain": self.from_domain} if self.udt else {}),
             **(
                 {"on_demand": {o.value: v for o, v in self.on_demand.items()}}
@@ -267,6 +271,7 @@ class ColumnMeta:
             default_volatile=bool(d.get("default_volatile")),
             collation=Collation.from_json(d["collation"]) if d.get("collation") else None,
             expression=d.get("expression"),
+            generated=d.get("generated"),
             on_demand={Onion(o): dict(v) for o, v in d.get("on_demand", {}).items()},
             udt=udt,
             from_domain=list(d.get("from_domain", [])),

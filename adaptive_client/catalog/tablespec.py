@@ -75,6 +75,8 @@ class TableSpec:
     drawn_from: dict[str, str] = field(default_factory=dict)
     # the columns declaring a DEFAULT (a DEFAULT NULL included: it keeps no value)
     given_defaults: set[str] = field(default_factory=set)
+    # GENERATED ALWAYS AS (expression) STORED: the expression (compile/generated.py)
+    generated: dict[str, exp.Expression] = field(default_factory=dict)
     pk: list[str] = field(default_factory=list)
     pk_name: str | None = None
     uniques: list[tuple[str | None, list[str]]] = field(default_factory=list)
@@ -205,6 +207,20 @@ def _one_default(spec: TableSpec, cname: str, given: str) -> None:
     seq = spec.sequences.get(cname)
     has_default = cname in spec.given_defaults or (seq is not None and seq.identity is None)
     where = f'column "{cname}" of table "{spec.name}"'
+    if cname in spec.generated:
+        if given == "generated":
+            raise pg_errors.SyntaxError(f"multiple generation clauses specified for {where}")
+        raise pg_errors.SyntaxError(f"both {given} and generation expression specified for {where}")
+    if given == "generated":
+        if seq is not None and seq.identity is not None:
+            raise pg_errors.SyntaxError(
+                f"both identity and generation expression specified for {where}"
+            )
+        if has_default:
+            raise pg_errors.SyntaxError(
+                f"both default and generation expression specified for {where}"
+            )
+        return
     if given == "identity" and seq is not None and seq.identity is not None:
         raise pg_errors.SyntaxError(f"multiple identity specifications for {where}")
     if given == "default" and has_default:
@@ -262,6 +278,9 @@ def read_column(spec: TableSpec, cd: exp.ColumnDef) -> None:
                 "always" if kind_.this else "by default", _sequence_options(kind_)
             )
             spec.nullable[cname] = False
+        elif isinstance(kind_, exp.ComputedColumnConstraint):
+            _one_default(spec, cname, "generated")
+            spec.generated[cname] = kind_.this
         elif isinstance(kind_, exp.Reference):
             spec.foreign_keys.append(reference([cname], kind_, cname_constraint))
         elif isinstance(kind_, exp.CheckColumnConstraint):

@@ -21,14 +21,16 @@ from ..syntax.names import shown
 from ..syntax.sqltext import syntax_error
 from .compiler import Compiler, server_sql
 from .constants import PositionalParam, null_value
+from .generated import computed_columns
 from .plan import Compiled, ParamBuilder, Params
 from .scope import Scope, unsupported
 from .writes import (
+    ComputedValue,
     check_assignment,
+    computing,
     encrypting,
     engine_value,
     is_default,
-    precomputing,
     returning,
 )
 
@@ -96,6 +98,7 @@ def compile_insert(c: Compiler, stmt: exp.Insert, compile_source: CompileSource)
             )
         given: dict[str, ParamBuilder | None] = {}
         for name, e in zip(cols, exprs, strict=True):
+            check_assignment(meta.column(name), e, update=False)
             identity = meta.column(name).identity
             if (isinstance(e, exp.Var) and e.name.upper() == "DEFAULT") or (
                 identity is not None and overriding == "user"
@@ -115,10 +118,12 @@ def compile_insert(c: Compiler, stmt: exp.Insert, compile_source: CompileSource)
                 raise unsupported(e, "non-constant value in INSERT")
             given[name] = v
         effective = {
-            col.name: given.get(col.name) or defaults.builder(col) for col in meta.columns.values()
+            col.name: given.get(col.name) or defaults.builder(col)
+            for col in meta.columns.values()
+            if col.generated is None
         }
-        for col in meta.precomputed.values():
-            effective[col.name] = precomputing(meta, col, effective)
+        for col in computed_columns(meta):
+            effective[col.name] = computing(c.catalog, meta, col, effective)
         row_values.append(effective)
         # (the VALUES parameters are made by plan.bulk: these builders, one per onion, are
         # their placeholders, and what Compiled.bind would call without it)
@@ -142,8 +147,12 @@ def compile_insert(c: Compiler, stmt: exp.Insert, compile_source: CompileSource)
     # column by column: the given values are bound (coerced, checked) before the defaults
     # are drawn, so that a value PostgreSQL rejects costs no sequence number, as on the
     # server.
-    ordered = sorted(meta.columns.values(), key=lambda col: col.name not in cols)
-    ordered += meta.precomputed.values()
+    # (the computed columns last: computed from the others' values)
+    ordered = sorted(
+        (col for col in meta.columns.values() if col.generated is None),
+        key=lambda col: col.name not in cols,
+    )
+    ordered += computed_columns(meta)
     if len(rows) > 1:
         plan.bulk = _bulk_encrypting(ordered, storage, row_values)
     else:
@@ -273,9 +282,12 @@ def _row_encrypting(
             len(p) >= needed
         )  # else the builders raise the typed error
         seq = cast(Sequence[Any], p)
-        values = []
+        values: list[Any] = []
         for i, build, coerce in getters:
-            x = seq[i] if by_index and i >= 0 else build(p)
+            if isinstance(build, ComputedValue):
+                x = build.from_values({n: values[position[n]] for n in build.computation.inputs})
+            else:
+                x = seq[i] if by_index and i >= 0 else build(p)
             values.append(None if x is None else coerce(x))
         return sealer(values)
 
@@ -311,6 +323,11 @@ def _bulk_encrypting(
             if idx is not None:
                 seq = cast(Sequence[Any], p)
                 coerced[name] = [None if (x := seq[i]) is None else coerce(x) for i in idx]
+            elif isinstance(row_values[0][name], ComputedValue):
+                coerced[name] = [
+                    None if (x := _computed(row[name], coerced, r)) is None else coerce(x)
+                    for r, row in enumerate(row_values)
+                ]
             else:
                 coerced[name] = [
                     None if (x := row[name](p)) is None else coerce(x) for row in row_values
@@ -325,6 +342,13 @@ def _bulk_encrypting(
         return out
 
     return bind
+
+
+def _computed(value: ParamBuilder, coerced: dict[str, list[Any]], r: int) -> Any:
+    """A computed column's value in row ``r`` of a multi-row INSERT, from the row's
+    values of the columns it reads (coerced already)."""
+    assert isinstance(value, ComputedValue)
+    return value.from_values({n: coerced[n][r] for n in value.computation.inputs})
 
 
 def _check_inferable(meta: Any, keys: list[str]) -> None:

@@ -17,23 +17,24 @@ from ..catalog import defaults, precomputed, recipes
 from ..catalog.metadata import ColumnMeta
 from ..syntax.names import shown
 from .compiler import Compiler, server_sql
+from .generated import computation_of, stale_after
 from .plan import ColumnValue, Compiled, ParamBuilder, RmwUpdate, RowFn
 from .projection import value_expr
 from .row_keys import pk_key, row_layout
 from .scope import Scope, unsupported
 from .writes import (
     check_assignment,
+    computing,
     engine_value,
     is_default,
-    precomputing,
     returning,
     sealing,
 )
 
 
-def _inputs(meta: Any, col: ColumnMeta) -> tuple[str, ...]:
-    """The columns a precomputed column is computed from."""
-    return precomputed.expression_of(meta, col).inputs
+def _inputs(c: Compiler, meta: Any, col: ColumnMeta) -> tuple[str, ...]:
+    """The columns a computed (generated or precomputed) column is computed from."""
+    return computation_of(c.catalog, meta, col).inputs
 
 
 def _target(
@@ -138,12 +139,15 @@ def compile_update(c: Compiler, stmt: exp.Update) -> Compiled:
         if isinstance(a, exp.EQ) and isinstance(a.this, exp.Column)
     ]
     precomputed.refuse_written(meta, assigned)
-    stale = precomputed.stale_after(meta, assigned)
+    stale = stale_after(c.catalog, meta, assigned)
     for a in stmt.expressions:
         if not isinstance(a, exp.EQ) or not isinstance(a.this, exp.Column):
             raise unsupported(a, "SET item")
         col = meta.column(a.this.name)
         check_assignment(col, a.expression)
+        if col.generated is not None:  # (SET g = DEFAULT: computed again)
+            stale += [] if col in stale else [col]
+            continue
         v = c.value_of(a.expression)
         if v is None and not is_default(a.expression):
             v = engine_value(c, a.expression)
@@ -154,10 +158,10 @@ def compile_update(c: Compiler, stmt: exp.Update) -> Compiled:
         else:
             computed.append((col, a.expression))
     by_name = {col.name: v for col, v in constant}
-    if not computed and all(set(_inputs(meta, p)) <= by_name.keys() for p in stale):
-        # every input of each precomputed column it changes is assigned a value: the
-        # client computes the new precomputed values from the statement's parameters
-        constant += [(p, precomputing(meta, p, by_name)) for p in stale]
+    if not computed and all(set(_inputs(c, meta, p)) <= by_name.keys() for p in stale):
+        # every input of each computed column it changes is assigned a value: the
+        # client computes the new values from the statement's parameters
+        constant += [(p, computing(c.catalog, meta, p, by_name)) for p in stale]
         stale = []
     if not computed and not stale:
         sets = []
@@ -260,9 +264,9 @@ def _recomputed(
     positions: dict[str, int],
     assignments: Sequence[tuple[ColumnMeta, Any]],
 ) -> Any:
-    """A precomputed column's value in a row an UPDATE rewrites: its expression over the
+    """A computed column's value in a row an UPDATE rewrites: its expression over the
     row's new values (each input assigned by the statement, else as read)."""
-    expression = precomputed.expression_of(meta, col)
+    expression = computation_of(c.catalog, meta, col)
     new = {c.name: (c, fn) for c, fn in assignments if c.name in expression.inputs}
     # (the row as read holds each column's ciphertext from the onion it decrypts from)
     read = [
@@ -281,7 +285,7 @@ def _recomputed(
         for name, (c, fn) in new.items():
             v = fn(row, params)
             values[name] = None if v is None else c.encoding.coerce(v)
-        return precomputed.value_of(col, expression, values)
+        return expression.value(values)
 
     return compute
 

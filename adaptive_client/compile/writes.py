@@ -4,16 +4,19 @@ and the RETURNING items computed from the rows the server returns.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from psycopg import errors as pg_errors
 from sqlglot import exp
 
-from ..catalog import defaults, precomputed, recipes
+from ..catalog import defaults, recipes
 from ..catalog.compiled_sealing import row_sealers
-from ..catalog.metadata import ColumnMeta, OnionColumn, TableMeta
+from ..catalog.metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from ..errors import UndefinedTable
+from ..syntax.names import shown
 from .compiler import Compiler
+from .generated import Computation, computation_of
 from .plan import Compiled, Output, ParamBuilder, Params
 from .projection import value_expr
 from .residual import compile_residual
@@ -51,25 +54,59 @@ def is_default(node: exp.Expression) -> bool:
     )
 
 
-def check_assignment(col: ColumnMeta, value: exp.Expression) -> None:
-    """PostgreSQL's 428C9 for an UPDATE (or ON CONFLICT DO UPDATE) setting a GENERATED
-    ALWAYS identity column to anything but DEFAULT."""
-    if col.identity == "always" and not is_default(value):
-        raise pg_errors.GeneratedAlways(f'column "{col.name}" can only be updated to DEFAULT')
+def check_assignment(col: ColumnMeta, value: exp.Expression, update: bool = True) -> None:
+    """PostgreSQL's 428C9 for a value other than DEFAULT written to a generated column,
+    and for an UPDATE (or ON CONFLICT DO UPDATE) setting a GENERATED ALWAYS identity
+    column to anything but DEFAULT (an INSERT's is compile/insert.py's: OVERRIDING)."""
+    if is_default(value):
+        return
+    name = shown(col.name)
+    if col.generated is not None:
+        message = (
+            f'column "{name}" can only be updated to DEFAULT'
+            if update
+            else f'cannot insert a non-DEFAULT value into column "{name}"'
+        )
+        raise pg_errors.GeneratedAlways(
+            f'{message}\nDETAIL:  Column "{name}" is a generated column.'
+        )
+    if update and col.identity == "always":
+        raise pg_errors.GeneratedAlways(f'column "{name}" can only be updated to DEFAULT')
 
 
-def precomputing(
-    meta: TableMeta, col: ColumnMeta, effective: dict[str, ParamBuilder]
-) -> ParamBuilder:
-    """A precomputed column's value in an inserted row, from the row's plain values."""
-    expression = precomputed.expression_of(meta, col)
-    inputs = [(name, meta.columns[name], effective[name]) for name in expression.inputs]
+class ComputedValue:
+    """A computed (generated or precomputed) column's value in a written row, from the
+    row's other values: called as a parameter builder it computes them from their own
+    builders; the INSERT binders give it the row's values they computed already
+    (:meth:`from_values`), so that a value drawn from a sequence is drawn once."""
 
-    def build(p: Params) -> Any:
-        row = {name: None if (x := b(p)) is None else c.encoding.coerce(x) for name, c, b in inputs}
-        return precomputed.value_of(col, expression, row)
+    def __init__(
+        self, computation: Computation, inputs: list[tuple[str, ColumnMeta, ParamBuilder]]
+    ) -> None:
+        self.computation = computation
+        self.inputs = inputs
 
-    return build
+    def __call__(self, p: Params) -> Any:
+        return self.computation.value(
+            {
+                name: None if (x := b(p)) is None else c.encoding.coerce(x)
+                for name, c, b in self.inputs
+            }
+        )
+
+    def from_values(self, values: Mapping[str, Any]) -> Any:
+        return self.computation.value(values)
+
+
+def computing(
+    catalog: Catalog, meta: TableMeta, col: ColumnMeta, effective: dict[str, ParamBuilder]
+) -> ComputedValue:
+    """A computed column's value in a written row whose columns' values ``effective``
+    gives (see :class:`ComputedValue`)."""
+    computation = computation_of(catalog, meta, col)
+    return ComputedValue(
+        computation, [(n, meta.columns[n], effective[n]) for n in computation.inputs]
+    )
 
 
 def sealing(col: ColumnMeta, v: ParamBuilder) -> list[ParamBuilder]:

@@ -24,9 +24,10 @@ from sqlglot import exp
 from ..catalog import defaults, precomputed, recipes
 from ..catalog.metadata import ColumnMeta, OnionColumn, TableMeta
 from ..catalog.onions import TOKEN_ONIONS, Onion
+from ..compile.generated import computation_of, computed_columns
 from ..errors import AdaptiveError, StaleMetadata, UnsupportedQuery
 from ..stats import STATS
-from ..syntax.names import show_names
+from ..syntax.names import show_names, shown
 from ..values import handout, text_output
 from ..values.array_encoding import array_text
 from ..values.encodings import pg_text
@@ -226,6 +227,8 @@ class CopyIn:
         names = [c.name for c in self.given]
         coerced: dict[str, list[Any]] = {}
         for col in self.table.columns.values():
+            if col.generated is not None:
+                continue  # (computed below, from the row's other values)
             if col.name in names:
                 i = names.index(col.name)
                 coerce = col.encoding.coerce
@@ -241,8 +244,21 @@ class CopyIn:
                     f'null value in column "{col.name}" of relation "{self.table.name}" '
                     "violates not-null constraint"
                 )
-        for col in self.table.precomputed.values():
-            coerced[col.name] = precomputed.values_of(self.table, col, coerced)
+        catalog = self.cursor.connection.catalog
+        for col in computed_columns(self.table):
+            if col.generated is None:
+                coerced[col.name] = precomputed.values_of(self.table, col, coerced)
+                continue
+            computation = computation_of(catalog, self.table, col)
+            coerced[col.name] = [
+                computation.value({n: coerced[n][i] for n in computation.inputs})
+                for i in range(len(rows))
+            ]
+            if not col.nullable and any(v is None for v in coerced[col.name]):
+                raise psycopg.errors.NotNullViolation(
+                    f'null value in column "{col.name}" of relation "{self.table.name}" '
+                    "violates not-null constraint"
+                )
         columns: list[list[Any]] = []
         for col, oc in self.storage:
             values = coerced[col.name]
@@ -454,7 +470,15 @@ def open_copy(cursor: StatementCursor, node: exp.Copy, params: Any) -> CopyIn | 
         if not isinstance(target, exp.Table):
             raise UnsupportedQuery("COPY FROM into other than a table", "COPY")
         table = cursor.connection.catalog.table(target.name)
-        return CopyIn(cursor, table, cols or list(table.columns), opts)
+        for name in cols or []:
+            if name in table.columns and table.columns[name].generated is not None:
+                raise psycopg.errors.InvalidColumnReference(
+                    f'column "{shown(name)}" is a generated column\n'
+                    "DETAIL:  Generated columns cannot be used in COPY."
+                )
+        # (without a column list: every column but the generated ones, as PostgreSQL)
+        given = cols or [c.name for c in table.columns.values() if c.generated is None]
+        return CopyIn(cursor, table, given, opts)
     # (the query runs as the application's statement: its names as written, names.py)
     target = target.transform(show_names)
     if isinstance(target, exp.Subquery):

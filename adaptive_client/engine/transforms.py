@@ -378,11 +378,23 @@ def _check_set_operation_scales(node: exp.SetOperation) -> None:
 # changed in place or checked, or a replacement.  A check that refuses raises.
 
 
+def _untyped_parameter(operand: exp.Expression) -> bool:
+    """A parameter in ``operand`` whose value's own type decides the operand's (no cast
+    to a type between them): its division is integer or exact by the value given."""
+    for p in operand.find_all(exp.Placeholder):
+        node: exp.Expr | None = p
+        while node is not None and node is not operand and not isinstance(node, exp.Cast):
+            node = node.parent
+        if not isinstance(node, exp.Cast):
+            return True
+    return False
+
+
 def _division(node: exp.Div) -> exp.Expression:
     if node.meta.get("avg"):  # aggregate.py's avg parts
         return exact_quotient(node.this, node.expression, node)
     a, b = kind_of(node.this), kind_of(node.expression)
-    if node.this.find(exp.Placeholder) or node.expression.find(exp.Placeholder):
+    if _untyped_parameter(node.this) or _untyped_parameter(node.expression):
         raise _refuse("division by a parameter (its type decides the division)", node)
     if a == "int" and b == "int":
         # truncated toward zero, in the operands' common type (INT_MIN / -1 overflows)

@@ -35,6 +35,13 @@ from ..catalog.tablespec import (
     read_default,
     reference,
 )
+from ..compile.generated import (
+    check_generation,
+    computation_of,
+    generation_text,
+    generation_tree,
+    inputs_of,
+)
 from ..compile.needs import BuildNeed
 from ..errors import DuplicateTable, LayerFloorViolation, UnsupportedQuery
 from ..syntax.identity_actions import AlterIdentity
@@ -178,10 +185,23 @@ def _add_column(ctx: DdlContext, meta: TableMeta, cd: exp.ColumnDef) -> None:
     shared = foreign_keys.shared_keys(catalog, spec, meta.name)
     taken = {oc.anon for c in meta.columns.values() for oc in c.onions.values()}
     col = build_column(conn, catalog, ctx.config, spec, cname, set(), shared, taken)
+    if cname in spec.generated:
+        col.generated = generation_text(spec.generated[cname])
+        check_generation(catalog, {**meta.columns, cname: col}, cname, spec.generated[cname])
     meta.columns[cname] = col
     add_onion_columns(conn, meta, col)
     if cname in spec.sequences:
         create_sequence(ctx, meta, col, spec.sequences[cname])
+    if col.generated is not None:  # (the rows there: their values computed)
+        computation = computation_of(catalog, meta, col)
+        sources = [meta.columns[n] for n in computation.inputs]
+        _rewrite(
+            conn,
+            meta,
+            [(col, oc) for oc in col.onions.values()],
+            lambda row: {cname: computation.value(dict(zip(computation.inputs, row, strict=True)))},
+            sources,
+        )
     if col.has_default:
         token = defaults.RUNTIME.set(runtime)
         try:
@@ -221,40 +241,59 @@ def drop_column(
             raise pg_errors.UndefinedColumn(
                 f'column "{cname}" of relation "{meta.name}" does not exist'
             )
-        used = _views_using(catalog, meta, cname)
-        if used and not cascade:
-            raise pg_errors.DependentObjectsStillExist(
-                f"cannot drop column {cname} of table {meta.name} because other objects "
-                "depend on it"
+        _drop_one(conn, catalog, meta, cname, cascade)
+
+
+def _drop_one(
+    conn: psycopg.Connection[Any], catalog: Catalog, meta: TableMeta, cname: str, cascade: bool
+) -> None:
+    if cname not in meta.columns:  # (dropped already, with a column it was generated from)
+        return
+    generated = [
+        c.name
+        for c in meta.columns.values()
+        if c.generated is not None and cname in inputs_of(c.generated)
+    ]
+    if generated and not cascade:
+        raise pg_errors.DependentObjectsStillExist(
+            f"cannot drop column {cname} of table {meta.name} because other objects depend on it"
+            f"\nDETAIL:  column {generated[0]} of table {meta.name} depends on column {cname}"
+        )
+    for name in generated:
+        _drop_one(conn, catalog, meta, name, cascade)
+    used = _views_using(catalog, meta, cname)
+    if used and not cascade:
+        raise pg_errors.DependentObjectsStillExist(
+            f"cannot drop column {cname} of table {meta.name} because other objects depend on it"
+        )
+    for v in used:
+        views.drop_view(conn, catalog, [v], exists=True, cascade=True)
+    col = meta.columns[cname]
+    for oc in col.onions.values():
+        conn.execute(
+            sql.SQL("ALTER TABLE {} DROP COLUMN {} {}").format(
+                sql.Identifier(meta.anon),
+                sql.Identifier(oc.anon),
+                sql.SQL("CASCADE" if cascade else ""),
             )
-        for v in used:
-            views.drop_view(conn, catalog, [v], exists=True, cascade=True)
-        col = meta.columns[cname]
-        for oc in col.onions.values():
-            conn.execute(
-                sql.SQL("ALTER TABLE {} DROP COLUMN {} {}").format(
-                    sql.Identifier(meta.anon),
-                    sql.Identifier(oc.anon),
-                    sql.SQL("CASCADE" if cascade else ""),
-                )
-            )
-            conn.execute(
-                "DELETE FROM adaptive.layers WHERE anon_table = %s AND anon_column = %s",
-                (meta.anon, oc.anon),
-            )
-        del meta.columns[cname]
-        # what PostgreSQL drops with the column: its indexes and constraints
-        if cname in meta.primary_key:
-            meta.primary_key = []
-        meta.unique_keys = {a: u for a, u in meta.unique_keys.items() if cname not in u}
-        meta.indexes = [i for i in meta.indexes if cname not in i.columns]
-        meta.foreign_keys = [f for f in meta.foreign_keys if cname not in f.columns]
-        meta.checks = [c for c in meta.checks if cname not in checks.columns_of(c["sql"])]
-        for other, fk in catalog.referencing(meta.name):
-            if cname in fk.ref_columns and other is not meta:
-                other.foreign_keys.remove(fk)
-                catalog.write_table(conn, other, new=False)
-        foreign_keys.set_null_trigger(conn, meta)
+        )
+        conn.execute(
+            "DELETE FROM adaptive.layers WHERE anon_table = %s AND anon_column = %s",
+            (meta.anon, oc.anon),
+        )
+    del meta.columns[cname]
+    # what PostgreSQL drops with the column: its indexes and constraints
+    if cname in meta.primary_key:
+        meta.primary_key = []
+    meta.unique_keys = {a: u for a, u in meta.unique_keys.items() if cname not in u}
+    meta.indexes = [i for i in meta.indexes if cname not in i.columns]
+    meta.foreign_keys = [f for f in meta.foreign_keys if cname not in f.columns]
+    meta.checks = [c for c in meta.checks if cname not in checks.columns_of(c["sql"])]
+    for other, fk in catalog.referencing(meta.name):
+        if cname in fk.ref_columns and other is not meta:
+            other.foreign_keys.remove(fk)
+            catalog.write_table(conn, other, new=False)
+    foreign_keys.set_null_trigger(conn, meta)
 
 
 def _rename_column(
@@ -292,6 +331,13 @@ def _rename_column(
             if node.name.lower() == old:
                 node.set("this", exp.to_identifier(new))
         c["sql"] = tree.sql("postgres")
+    for gen in meta.columns.values():  # (a generated column's expression naming it)
+        if gen.generated is not None and old in inputs_of(gen.generated):
+            expression = generation_tree(gen.generated)
+            for node in expression.find_all(exp.Column):
+                if node.name.lower() == old:
+                    node.set("this", exp.to_identifier(new))
+            gen.generated = generation_text(expression)
 
 
 def _rename_table(
@@ -343,12 +389,14 @@ def _alter_column(ctx: DdlContext, meta: TableMeta, action: exp.AlterColumn) -> 
             col.nullable = False
     elif action.args.get("default") is not None:
         identity.refuse_default_change(meta, col, "")
+        _refuse_generated_default(meta, col, "")
         spec = TableSpec(meta.name)
         read_default(spec, col.name, action.args["default"])
         col.default = spec.defaults.get(col.name)
         col.default_sql, col.default_volatile = spec.runtime.get(col.name, (None, False))
     elif action.args.get("drop"):
         identity.refuse_default_change(meta, col, "DROP IDENTITY")
+        _refuse_generated_default(meta, col, "DROP EXPRESSION")
         col.default, col.default_sql, col.default_volatile = None, None, False
         if col.sequence is not None:  # a serial column's default is its sequence
             col.sequence = None
@@ -358,17 +406,37 @@ def _alter_column(ctx: DdlContext, meta: TableMeta, action: exp.AlterColumn) -> 
         )
 
 
+def _refuse_generated_default(meta: TableMeta, col: ColumnMeta, hint: str) -> None:
+    """PostgreSQL's 42601 for SET DEFAULT or DROP DEFAULT of a generated column."""
+    if col.generated is not None:
+        raise pg_errors.SyntaxError(
+            f'column "{col.name}" of relation "{meta.name}" is a generated column'
+            + (f"\nHINT:  Use ALTER TABLE ... ALTER COLUMN ... {hint} instead." if hint else "")
+        )
+
+
 def _alter_type(ctx: DdlContext, meta: TableMeta, col: ColumnMeta, action: exp.AlterColumn) -> None:
     """ALTER COLUMN ... TYPE: every value decrypted, converted as PostgreSQL's assignment
     cast converts it, and encrypted into new onion columns under new keys."""
     conn, catalog = ctx.conn, ctx.catalog
     using = action.args.get("using")
+    if using and col.generated is not None:
+        raise pg_errors.InvalidColumnDefinition(
+            "cannot specify USING when altering type of generated column\n"
+            f'DETAIL:  Column "{col.name}" is a generated column.'
+        )
     if using and not (
         isinstance(using, exp.Cast | exp.Column)
         and (using.this if isinstance(using, exp.Cast) else using).name.lower() == col.name
     ):
         raise UnsupportedQuery("ALTER COLUMN TYPE ... USING an expression", "ALTER TYPE USING")
     new_type = column_type(action.args["dtype"])
+    for other in meta.columns.values():
+        if other.generated is not None and col.name in inputs_of(other.generated):
+            raise pg_errors.FeatureNotSupported(
+                "cannot alter type of a column used by a generated column\n"
+                f'DETAIL:  Column "{col.name}" is used by generated column "{other.name}".'
+            )
     if col.identity is not None:
         identity.check_type(new_type.name)
     keyed = (
@@ -403,6 +471,7 @@ def _alter_type(ctx: DdlContext, meta: TableMeta, col: ColumnMeta, action: exp.A
         col.default_volatile,
     )
     new.sequence, new.sequence_anon, new.identity = col.sequence, col.sequence_anon, col.identity
+    new.generated = col.generated
     meta.columns[col.name] = new
     add_onion_columns(conn, meta, new)
     if new.sequence_anon is not None and new.sequence not in catalog.sequences:

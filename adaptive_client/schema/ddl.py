@@ -25,6 +25,7 @@ from ..catalog import checks, domains, foreign_keys, precomputed, views
 from ..catalog.defaults import Runtime
 from ..catalog.metadata import Catalog, ColumnMeta, TableMeta
 from ..catalog.tablespec import checked_per_statement, dropped_objects, key_column, parse_table
+from ..compile.generated import check_generation, generation_text
 from ..compile.statements import compile_statement
 from ..errors import DuplicateTable, StaleMetadata, UndefinedTable, UnsupportedQuery
 from . import alter, indexes, sequence_objects, typeddl
@@ -49,6 +50,10 @@ def create_table(ctx: DdlContext, stmt: exp.Create) -> None:
     columns: dict[str, ColumnMeta] = {}
     for cname in spec.order:
         columns[cname] = build_column(conn, catalog, config, spec, cname, keyed, shared)
+    for cname, tree in spec.generated.items():
+        columns[cname].generated = generation_text(tree)
+    for cname, tree in spec.generated.items():
+        check_generation(catalog, columns, cname, tree)
     meta = TableMeta(name, anon_table, columns, primary_key=spec.pk)
     meta.precomputed = precomputed.build_columns(
         config, spec, columns, lambda p: build_column(conn, catalog, config, spec, p, set(), {})
