@@ -128,3 +128,18 @@ def test_copy_computes_generated_columns(pair: Pair) -> None:
         except Exception as exc:  # (the class is what is compared)
             errors.append(getattr(exc, "sqlstate", type(exc).__name__))
     assert errors == ["42P10", "42P10"]
+
+
+def test_expression_stays_with_the_client(pair: Pair) -> None:
+    """What docs/security.md says of generated columns: the server holds ordinary columns
+    and no generation expression (it lives in the sealed metadata)."""
+    _, enc = pair
+    raw = enc.pg  # (the server's own view, as the provider has it)
+    generated = raw.execute(
+        "SELECT count(*) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid "
+        "JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = 'public' AND a.attgenerated <> ''"
+    ).fetchone()
+    assert generated == (0,)
+    expressions = raw.execute("SELECT pg_get_expr(d.adbin, d.adrelid) FROM pg_attrdef d").fetchall()
+    assert not [e for (e,) in expressions if "lower" in e or "* 2" in e or "price" in e]
