@@ -22,11 +22,13 @@ rewrite's refusal.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from sqlglot import exp
 
 from ..catalog.metadata import Catalog
 from ..syntax.names import shown
+from .expansions import with_expansions
 from .writes import is_default
 
 
@@ -47,6 +49,7 @@ class RowUpdate:
 
 def derive(catalog: Catalog, stmt: exp.Update) -> RowUpdate | None:
     """The row-by-row form of ``stmt``, or None where it has none (see the module)."""
+    stmt = cast(exp.Update, with_expansions(stmt))  # (SET (a, b) = (x, y): one by one)
     if any(stmt.args.get(k) for k in ("from_", "returning", "joins", "order", "limit", "with_")):
         return None
     table = stmt.this

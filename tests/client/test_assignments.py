@@ -72,6 +72,9 @@ SCRIPT = [
     "UPDATE w SET n = n * 100 WHERE n IS NOT NULL",
     "UPDATE w SET v = v || 'zz' WHERE v IS NOT NULL",
     "UPDATE w SET c = upper(c) WHERE c IS NOT NULL",
+    # a row assignment whose values need the client: row by row (was refused)
+    "UPDATE w SET (t, i) = (lower(c) || '!', i + 1) WHERE c IS NOT NULL",
+    "SELECT id, i, t FROM w WHERE c IS NOT NULL ORDER BY id",
     "SELECT id, n, v, c FROM w WHERE n IS NOT NULL OR v IS NOT NULL OR c IS NOT NULL ORDER BY id",
 ]
 
