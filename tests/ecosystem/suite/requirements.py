@@ -208,7 +208,9 @@ class Requirements(SuiteRequirements):
 
     @property
     def computed_columns(self) -> exclusions.compound:
-        return _closed("generated columns are computed by the server, which sees only ciphertexts")
+        # (the client computes stored generated columns; the dialect's reflection does
+        # not report their expressions yet, which the suite's tests read)
+        return _closed("the dialect's reflection does not report a column's generation expression")
 
     @property
     def identity_columns_standard(self) -> exclusions.compound:
