@@ -15,8 +15,8 @@ read and the writes: the connection takes ``SHARE ROW EXCLUSIVE`` on the table f
 (:mod:`adaptive_client.dbapi.connection` does, in the statement's transaction), which lets
 readers through and makes other writers wait, as PostgreSQL's own row locks would make
 those touching the same rows wait.  Only where the table has a primary key (a row is
-named by it), without ``FROM``, ``RETURNING`` or ``DEFAULT``; anything else keeps the
-rewrite's refusal.
+named by it), without ``FROM`` or ``DEFAULT``; anything else keeps the rewrite's
+refusal.  With ``RETURNING``, each write by key returns its row's items.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import cast
 from sqlglot import exp
 
 from ..catalog.metadata import Catalog
-from ..syntax.names import shown
+from ..syntax.names import show_names, shown
 from .expansions import with_expansions
 from .writes import is_default
 
@@ -39,7 +39,8 @@ class RowUpdate:
     table: str  # the plain table name
     select: exp.Select  # the key's columns first, then each SET expression
     keys: int  # how many leading columns of ``select`` are the key
-    update_sql: str  # UPDATE ... SET <columns> = %s ... WHERE <key> = %s ...
+    update_sql: str  # UPDATE ... SET <columns> = %s ... WHERE <key> = %s ... [RETURNING]
+    returning: bool = False
 
     @property
     def select_sql(self) -> str:
@@ -50,7 +51,7 @@ class RowUpdate:
 def derive(catalog: Catalog, stmt: exp.Update) -> RowUpdate | None:
     """The row-by-row form of ``stmt``, or None where it has none (see the module)."""
     stmt = cast(exp.Update, with_expansions(stmt))  # (SET (a, b) = (x, y): one by one)
-    if any(stmt.args.get(k) for k in ("from_", "returning", "joins", "order", "limit", "with_")):
+    if any(stmt.args.get(k) for k in ("from_", "joins", "order", "limit", "with_")):
         return None
     table = stmt.this
     if not isinstance(table, exp.Table) or not catalog.has_table(table.name.lower()):
@@ -81,13 +82,17 @@ def derive(catalog: Catalog, stmt: exp.Update) -> RowUpdate | None:
         # (the text is parsed again: the name as written, syntax/names.py)
         return exp.to_identifier(shown(name), quoted=True).sql("postgres")
 
+    returning = stmt.args.get("returning")
     update_sql = (
-        f"UPDATE {quoted(meta.name)} SET "
+        f"UPDATE {quoted(meta.name)}"
+        + (f" AS {quoted(table.alias)}" if table.alias else "")
+        + " SET "
         + ", ".join(f"{quoted(t)} = %s" for t in targets)
         + " WHERE "
         + " AND ".join(f"{quoted(k)} = %s" for k in meta.primary_key)
+        + (f" {returning.transform(show_names).sql('postgres')}" if returning else "")
     )
-    return RowUpdate(meta.name, select, len(keys), update_sql)
+    return RowUpdate(meta.name, select, len(keys), update_sql, returning is not None)
 
 
 __all__ = ["RowUpdate", "derive"]

@@ -383,10 +383,12 @@ def _run_compiled(
             )
             if type(refused) is not UnsupportedQuery or rows is None:
                 raise  # (the writes by key are refused as such: no second fallback)
-            total = 0
+            total, returned, described = 0, [], None
             for p in many if many is not None else (params,):
-                total += _update_by_rows(conn, rows, p if p is not None else ())
-            cur.set_result([], None, total)
+                count, out, described = _update_by_rows(conn, rows, p if p is not None else ())
+                total += count
+                returned += out
+            cur.set_result(returned, described, total)
             return
         except (UndefinedTable, UndefinedColumn):
             # another client's DDL, committed, whose notification has not reached
@@ -481,11 +483,13 @@ def recover_stale(
         raise StaleMetadata("layers kept changing; retry") from None
 
 
-def _update_by_rows(conn: Session, rows: update_rows.RowUpdate, params: Params) -> int:
+def _update_by_rows(
+    conn: Session, rows: update_rows.RowUpdate, params: Params
+) -> tuple[int, list[tuple[Any, ...]], Any]:
     """Run an UPDATE as its read and its writes by key (compile/update_rows.py), in the
     statement's transaction (its own in autocommit mode), the table held against other
-    writers from before the read to the end of the transaction; the number of rows
-    updated."""
+    writers from before the read to the end of the transaction: the number of rows
+    updated, and with RETURNING the rows returned and their description (else None)."""
     read = conn.prepare("\x01rows of an UPDATE\x00" + rows.select_sql, rows.select)
     table = conn.catalog.table(rows.table).anon
 
@@ -502,11 +506,29 @@ def _update_by_rows(conn: Session, rows: update_rows.RowUpdate, params: Params) 
         if found:
             k = rows.keys
             writes = [(*row[k:], *row[:k]) for row in found]
-            run(conn.cursor(), rows.update_sql, None, many=writes, writing_rows=True)
+            if not rows.returning:
+                run(conn.cursor(), rows.update_sql, None, many=writes, writing_rows=True)
+                return
+            for values in writes:  # (each write's RETURNING row, in the order read)
+                writer = conn.cursor()
+                run(writer, rows.update_sql, values, writing_rows=True)
+                out, desc, _ = writer.result()
+                returned.extend(out)
+                described[:] = [desc]
 
     found: list[tuple[Any, ...]] = []
+    returned: list[tuple[Any, ...]] = []
+    described: list[Any] = []
     as_one_statement(conn, write)
-    return len(found)
+    if rows.returning and not described:  # (no row: the description of none)
+        described = [_returning_description(conn, rows)]
+    return len(found), returned, described[0] if rows.returning else None
+
+
+def _returning_description(conn: Session, rows: update_rows.RowUpdate) -> Any:
+    """The description of an UPDATE's RETURNING items when no row was updated."""
+    stmt, _, _ = conn.parse(rows.update_sql)
+    return conn.prepare(rows.update_sql, stmt).description
 
 
 def _legacy_explain_options(text: str) -> tuple[str, str]:

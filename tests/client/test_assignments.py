@@ -17,7 +17,7 @@ import pytest
 
 from adaptive_client.catalog.keys import MasterKey
 
-from .pairs import Pair, plain_and_encrypted
+from .pairs import Pair, plain_and_encrypted, script_differences
 
 SCHEMA = "CREATE TABLE w (id serial PRIMARY KEY, i integer, s smallint, b bigint, n numeric(4,2), v varchar(3), c char(3), t text, bo boolean, d date, ts timestamp(0), f real, x double precision)"
 SCRIPT = [
@@ -111,3 +111,20 @@ def test_assignments_as_in_postgresql(pair: Pair) -> None:
         if (want := _outcome(plain, sql)) != (got := _outcome(enc, sql))
     ]
     assert differ == []
+
+
+def test_row_by_row_update_returning(pair: Pair) -> None:
+    """An UPDATE whose values need the client (run as a read and writes by key) with
+    RETURNING: the rows and their column names as PostgreSQL returns them (it was
+    refused)."""
+    plain, enc = pair
+    for conn in (plain, enc):
+        conn.execute("INSERT INTO w (i, t, c) VALUES (1, 'one', 'ab'), (2, 'two', NULL)")
+    script = [
+        "UPDATE w SET t = upper(t) || '?' WHERE i IN (1, 2) RETURNING i, t AS shown",
+        "UPDATE w AS x SET t = lower(x.c) WHERE x.i = 1 RETURNING x.i, t, i + 1",
+        "UPDATE w SET t = upper(t) WHERE i = 99 RETURNING i, t",
+        "UPDATE w SET (t, i) = (t || t, i * 10) WHERE i = 2 RETURNING *",
+        "SELECT i, t FROM w ORDER BY i",
+    ]
+    assert script_differences(pair, script) == []
