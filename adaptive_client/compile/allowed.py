@@ -150,13 +150,18 @@ def _check_limit_options(node: exp.LimitOptions) -> None:
         raise _refuse("FETCH ... PERCENT / WITH TIES", node)
 
 
+def castable(to: exp.DataType) -> bool:
+    """Whether the client engine casts to ``to``."""
+    return to.this in _CAST_TARGETS and not (
+        to.this is exp.DataType.Type.VARCHAR and to.expressions and not varchar_length(to)
+    )
+
+
 def _check_cast_target(node: exp.Cast) -> None:
     if is_clock_param(node):
         return
     to = node.to
-    if to.this not in _CAST_TARGETS or (
-        to.this is exp.DataType.Type.VARCHAR and to.expressions and not varchar_length(to)
-    ):
+    if not castable(to):
         raise _refuse(f"cast to {to.sql('postgres')}", node)
     if node.args.get("safe") or node.args.get("format"):
         raise _refuse("cast", node)

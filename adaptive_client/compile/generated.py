@@ -35,6 +35,7 @@ from ..catalog.metadata import Catalog, ColumnMeta, TableMeta
 from ..catalog.tablespec import SYSTEM_COLUMNS
 from ..syntax.names import shown
 from ..syntax.sqltext import PostgresSource, parse
+from .allowed import castable
 from .residual import compile_residual
 
 Row = Mapping[str, Any]
@@ -194,12 +195,11 @@ def _compiled(
         order.append(node.name.lower())
         placeholder = exp.Placeholder(this=f"u{len(order) - 1}")
         sql_type = columns[node.name.lower()].type
-        if sql_type.name == "numeric" and sql_type.precision is None:
-            return placeholder  # (a Decimal: numeric by its value, as the engine takes it)
-        return exp.Cast(
-            this=placeholder,
-            to=exp.DataType.build(columns[node.name.lower()].type.sql(), dialect="postgres"),
-        )
+        to = exp.DataType.build(sql_type.sql(), dialect="postgres")
+        if (sql_type.name == "numeric" and sql_type.precision is None) or not castable(to):
+            # (a value the engine types by itself: a Decimal is numeric, a UUID a uuid)
+            return placeholder
+        return exp.Cast(this=placeholder, to=to)
 
     evaluated = tree.copy().transform(parameter, copy=False)
     plan = compile_residual(catalog, exp.Select(expressions=[evaluated]))

@@ -31,10 +31,8 @@ class DatabaseFeatures(pg_features.DatabaseFeatures):
     # the other columns depend on it; over ciphertexts the client groups by what the
     # statement names
     allows_group_by_selected_pks = False
-    # the client computes stored generated columns on every write, but the engine that
-    # evaluates their expressions does not take every type GeneratedField's tests use
-    # (a cast to uuid): off until it does
-    supports_stored_generated_columns = False
+    # GeneratedField(db_persist=True): the client computes the column on every write
+    supports_stored_generated_columns = True
 
     # Django's own test suite: what the backend does not pass, by name, with the reason
     # (expected_failures.py); Django's runner marks them when it runs its suite

@@ -24,6 +24,10 @@ DDL = [
     "total numeric(12,2) GENERATED ALWAYS AS (price * qty) STORED, name text, "
     "label text GENERATED ALWAYS AS (lower(name) || '!') STORED)",
     "CREATE TABLE nokey (a int, b int, s int GENERATED ALWAYS AS ((a + b) * 2) STORED)",
+    # (columns of types the engine takes as the values' own: uuid, numeric without scale)
+    "CREATE TABLE typed (u uuid, same uuid GENERATED ALWAYS AS (u) STORED, "
+    "t text GENERATED ALWAYS AS (u::text) STORED, n numeric, "
+    "n2 numeric GENERATED ALWAYS AS (n * 2) STORED)",
 ]
 
 DECLARING = [
@@ -73,6 +77,9 @@ WRITING = [
     "UPDATE nokey SET b = b + 1",
     "UPDATE nokey SET a = 0 WHERE a = 3",
     "SELECT a, b, s FROM nokey ORDER BY a NULLS FIRST",
+    "INSERT INTO typed (u, n) VALUES ('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', 1.25), "
+    "(NULL, 3)",
+    "SELECT u, same, t, n, n2 FROM typed ORDER BY n",
 ]
 
 ALTERING = [
