@@ -39,6 +39,7 @@ from ..catalog.defaults import printed_default
 from ..catalog.metadata import Catalog, TableMeta
 from ..catalog.usertypes import EnumType
 from ..dbapi.connection import Connection
+from ..syntax.names import shown
 from ..values.encodings import SqlType
 
 _ACTIONS = {"a": None, "r": "RESTRICT", "c": "CASCADE", "n": "SET NULL", "d": "SET DEFAULT"}
@@ -139,6 +140,8 @@ def columns(table: TableMeta) -> list[dict[str, Any]]:
             entry["autoincrement"] = True
         elif default_sql:
             entry["default"] = default_sql
+        if col.generated is not None:  # (a stored generated column, as PostgreSQL reports it)
+            entry["computed"] = {"sqltext": shown(col.generated), "persisted": True}
         out.append(entry)
     return out
 
