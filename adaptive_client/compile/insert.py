@@ -74,6 +74,11 @@ def compile_insert(c: Compiler, stmt: exp.Insert, compile_source: CompileSource)
     values = stmt.expression
     if values is None and stmt.args.get("default"):  # INSERT ... DEFAULT VALUES
         cols, values = [], exp.Values(expressions=[exp.Tuple(expressions=[])])
+    if isinstance(values, exp.Values) and _reads_rows(values):
+        # VALUES rows with a subquery read the tables: the rows as a SELECT of them
+        stmt = stmt.copy()
+        stmt.set("expression", _as_select(values))
+        values = stmt.expression
     if isinstance(values, exp.Select | exp.SetOperation | exp.Subquery):
         return _insert_select(c, stmt, meta, cols, compile_source)
     if not isinstance(values, exp.Values):
@@ -180,6 +185,27 @@ def _drawn_from_sequence(catalog: Catalog, e: exp.Expression) -> ParamBuilder | 
 def _row_items(row: exp.Expression) -> list[exp.Expression]:
     """The values of one VALUES row."""
     return row.expressions if isinstance(row, exp.Tuple) else [row]
+
+
+def _reads_rows(values: exp.Values) -> bool:
+    """A VALUES list with a subquery among its values and no DEFAULT (a SELECT of its
+    rows is the same rows: PostgreSQL evaluates each row's values once, before any is
+    inserted)."""
+    items = [e for row in values.expressions for e in _row_items(row)]
+    return any(e.find(exp.Subquery, exp.Select) for e in items) and not any(
+        is_default(e) for e in items
+    )
+
+
+def _as_select(values: exp.Values) -> exp.Expression:
+    """The rows of ``values`` as a SELECT of each, in order (UNION ALL)."""
+    selects = [
+        exp.Select(expressions=[e.copy() for e in _row_items(row)]) for row in values.expressions
+    ]
+    out: exp.Expression = selects[0]
+    for select in selects[1:]:
+        out = exp.Union(this=out, expression=select, distinct=False)
+    return out
 
 
 def _source_width(source: exp.Expression | None, columns: int) -> int:

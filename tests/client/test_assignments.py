@@ -128,3 +128,17 @@ def test_row_by_row_update_returning(pair: Pair) -> None:
         "SELECT i, t FROM w ORDER BY i",
     ]
     assert script_differences(pair, script) == []
+
+
+def test_values_with_subqueries(pair: Pair) -> None:
+    """INSERT ... VALUES whose values hold a subquery, run as the SELECT of its rows (it
+    was refused): each row's values read the table as it was before the statement."""
+    script = [
+        "INSERT INTO w (i, t) VALUES (5, 'five'), (7, 'seven')",
+        "INSERT INTO w (i, t) VALUES ((SELECT max(i) FROM w) + 1, 'next'), "
+        "((SELECT count(*) FROM w), (SELECT min(t) FROM w))",
+        "INSERT INTO w (i, t) VALUES ((SELECT i FROM w), 'two rows')",
+        "INSERT INTO w (i) VALUES ((SELECT 2)) RETURNING i",
+        "SELECT i, t FROM w ORDER BY i, t",
+    ]
+    assert script_differences(pair, script) == []
