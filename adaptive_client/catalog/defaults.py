@@ -233,12 +233,21 @@ class Runtime:
         in_tx = self.conn.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
         if not volatile and in_tx and key in self._stable:
             return self._stable[key]
-        # (in binary: whatever the session's DateStyle)
-        row = self.conn.execute(f"SELECT CAST(({text}) AS {type_sql})", binary=True).fetchone()
-        value = row[0] if row else None
-        if not volatile and in_tx:
-            self._stable[key] = value
-        return value
+
+        def value() -> Any:
+            # (in binary: whatever the session's DateStyle)
+            sql = f"SELECT CAST(({text}) AS {type_sql})"
+            row = self.conn.execute(sql, binary=True).fetchone()
+            return row[0] if row else None
+
+        if not volatile and not in_tx:
+            # (a statement outside a transaction is its own: every row it writes takes
+            # the one now() of that transaction -- once per bind, all its rows)
+            return once_per_bind(("stable default", key), value)
+        found = value()
+        if not volatile:
+            self._stable[key] = found
+        return found
 
     def transaction_ended(self, rolled_back: bool = False) -> None:
         self._stable.clear()

@@ -131,3 +131,17 @@ def test_date_trunc_of_a_date_is_a_timestamptz_of_the_session(
     finally:
         for c in (plain, enc):
             c.execute("SET TimeZone = 'UTC'")
+
+
+def test_a_clock_default_is_one_value_per_statement(conns: tuple[Any, Any]) -> None:
+    """A column defaulting to now(), written by a multi-row INSERT outside a transaction:
+    every row takes the statement's one now(), as in PostgreSQL (each row took its own
+    server read); two statements take two."""
+    _, enc = conns
+    enc.execute("CREATE TABLE stamped (id integer, at timestamptz DEFAULT now())")
+    enc.execute("INSERT INTO stamped (id) VALUES (1), (2), (3)")
+    enc.execute("INSERT INTO stamped (id) VALUES (4)")
+    got = enc.execute("SELECT count(DISTINCT at) FROM stamped WHERE id <= 3").fetchone()
+    assert got == (1,)
+    two = enc.execute("SELECT count(DISTINCT at) FROM stamped").fetchone()
+    assert two == (2,)
