@@ -21,8 +21,10 @@ elements can be concatenated and compared in turn:
   number; a UUID: a tag and its 16 bytes.
 
 Values of different kinds that Python cannot compare get different tags (their order
-between one another is arbitrary, as no key compares them); anything else (a libc
-strcoll key, NaN) is refused with :class:`UnsupportedQuery`.
+between one another is arbitrary, as no key compares them).  A string under a libc
+collation (a strcoll key) gives its collation's sort-key bytes; one with combining
+marks, which glibc's keys may misorder, is refused, as is a NaN and anything else, with
+:class:`UnsupportedQuery`.
 """
 
 from __future__ import annotations
@@ -88,6 +90,9 @@ def _put(out: bytearray, key: Any) -> None:
     elif t is uuid.UUID:
         out.append(_UUID)
         out += key.bytes
+    elif hasattr(key, "sort_bytes"):  # (a string under a libc collation: values/collation.py)
+        out.append(_STR)
+        _escaped(out, key.sort_bytes())
     else:
         raise UnsupportedQuery(
             f"not supported in a client-evaluated query: ordering values by a key of "

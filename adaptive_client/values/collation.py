@@ -396,6 +396,19 @@ class _StrcollKey:
     def __lt__(self, other: _StrcollKey) -> bool:
         return self._libc.compare(self.raw, other.raw) < 0
 
+    def sort_bytes(self) -> bytes:
+        """The string's position as bytes to compare (glibc's sort key, a zero byte,
+        the UTF-8 bytes), as :func:`collation_key` makes it: exact but for strings with
+        combining marks, refused (CollationUnavailable)."""
+        text = self.raw.decode("utf-8", "surrogatepass")
+        if _combining(text):
+            raise CollationUnavailable(
+                "libc collation: a string with combining marks has no sort key that "
+                "orders it as strcoll does, in a client-evaluated query",
+                "libc collation and combining marks",
+            )
+        return self._libc.sort_key(text) + b"\0" + self.raw
+
 
 @lru_cache(maxsize=64)
 def _libc(collation: Collation) -> _Libc:
