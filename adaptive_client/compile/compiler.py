@@ -29,6 +29,7 @@ from ..errors import LayerFloorViolation, UnsupportedQuery
 from ..syntax.params import escape_percent
 from ..values.json_encoding import operator_refusal as json_operator_refusal
 from ..values.json_encoding import refusal as json_refusal
+from .bounded_subqueries import BOUNDING, add_bounds, bounded
 from .comparands import comparand_builder, comparand_list_builder
 from .constants import (
     interval_constant,
@@ -47,15 +48,23 @@ from .plan import ColumnValue, Need, OpenedValue, ParamBuilder, Params, RowFn
 from .scope import ColumnRef, NestedScope, OnionNotBuilt, Scope, unsupported
 
 
-def _plain_subquery(node: exp.Expression, query: exp.Expression, what: str) -> exp.Select:
+def _plain_subquery(
+    node: exp.Expression, query: exp.Expression, what: str, allowed: tuple[str, ...] = ()
+) -> exp.Select:
     """The SELECT of an EXISTS or IN the server's statement can hold: FROM, joins and
-    WHERE only, no aggregate, window or further subquery."""
+    WHERE only (and the clauses ``allowed``), no aggregate, window or further subquery."""
     inner = query
     while isinstance(inner, exp.Subquery):
         inner = inner.this
     if not isinstance(inner, exp.Select):
         raise unsupported(node, f"{what} of other than a SELECT")
-    extra = {k for k, v in inner.args.items() if v} - {"expressions", "from_", "joins", "where"}
+    extra = {k for k, v in inner.args.items() if v} - {
+        "expressions",
+        "from_",
+        "joins",
+        "where",
+        *allowed,
+    }
     if extra or inner.args.get("from_") is None:
         raise unsupported(node, f"{what} of a SELECT with " + ", ".join(sorted(extra)).upper())
     if inner.find(exp.AggFunc, exp.Window) or any(
@@ -63,6 +72,14 @@ def _plain_subquery(node: exp.Expression, query: exp.Expression, what: str) -> e
     ):
         raise unsupported(node, f"{what} with aggregates, windows or subqueries")
     return inner
+
+
+def _one_row(node: exp.Expression) -> bool:
+    """A scalar subquery with LIMIT 1 (its one row or none)."""
+    inner = node.this if isinstance(node, exp.Subquery) else None
+    limit = inner.args.get("limit") if isinstance(inner, exp.Select) else None
+    count = limit.expression if isinstance(limit, exp.Limit) else None
+    return isinstance(count, exp.Literal) and count.name == "1"
 
 
 def _quantified(node: exp.Expression) -> tuple[str, exp.Expression] | None:
@@ -378,7 +395,7 @@ class Compiler:
         subquery of the server's statement, compiled as :meth:`exists` compiles its
         SELECT: ``col2`` compared with ``col`` over one onion (a DET key shared, as a
         join's).  ``NOT IN``'s NULL rules hold over ciphertexts: a NULL is stored NULL."""
-        inner = _plain_subquery(node, node.args["query"], "IN (subquery)")
+        inner = _plain_subquery(node, node.args["query"], "IN (subquery)", BOUNDING)
         if len(inner.expressions) != 1:
             raise unsupported(node, "IN with a subquery of other than one column")
         item = inner.expressions[0]
@@ -390,7 +407,10 @@ class Compiler:
             if inner_ref is None:
                 raise unsupported(node, "IN (SELECT expression)")
             left, right = self.col_vs_col(ref, inner_ref, Cap.EQ)
-        if (len(self.needs), len(self.joins)) != marks:
+            if bounded(inner):  # (rows the server chooses: its order, count, locks)
+                add_bounds(self, nested, inner, sub, node)
+        if (len(self.needs), len(self.joins)) != marks and not bounded(inner):
+            # (a bounded subquery has no other path: the client cannot lock rows)
             # the client evaluates it over the decrypted rows (split execution) without
             # a peel or a re-keying; the server does where its onions already allow
             del self.needs[marks[0] :], self.joins[marks[1] :]
@@ -455,6 +475,9 @@ class Compiler:
             and lref.column.type.name == "interval"
         ):
             value = interval_constant(right)
+        if value is None and op is exp.EQ and _one_row(right) and not self._negations:
+            # col = (SELECT ... LIMIT 1): at most one row, as col IN (SELECT ...)
+            return self.in_subquery(scope, exp.In(this=left.copy(), query=right.copy()), lref)
         if value is None:
             raise unsupported(node, "comparison with a non-constant expression")
         oc = self.require(lref, cap)

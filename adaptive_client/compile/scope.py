@@ -125,3 +125,22 @@ class NestedScope(Scope):
             if qual is not None:
                 raise
             return self.parent.resolve(col)
+
+
+def server_lock(scope: Scope, lock: exp.Lock) -> exp.Lock:
+    """A locking clause with its ``OF`` tables named by their server aliases (the
+    application's names never reach the server); a name the FROM clause lacks is
+    PostgreSQL's error."""
+    out = lock.copy()
+    named = []
+    for table in out.expressions:
+        alias = table.name.lower()
+        server = next((s for a, _, s in scope.entries if a == alias), None)
+        if server is None:
+            raise pg_errors.UndefinedTable(
+                f'relation "{table.name}" in FOR {"UPDATE" if lock.args.get("update") else "SHARE"}'
+                " clause not found in FROM clause"
+            )
+        named.append(exp.Table(this=exp.to_identifier(server)))
+    out.set("expressions", named)
+    return out

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from psycopg import errors as pg_errors
 from sqlglot import exp
 
 from ..catalog import recipes
@@ -25,7 +24,7 @@ from .ordering import keyed, order_key, textual
 from .plan import Compiled, Output, ParamBuilder, Params, SortKey
 from .projection import add_select, extreme, value_expr
 from .row_keys import has_aggregates, pk_key, row_layout
-from .scope import ColumnRef, Scope, unsupported
+from .scope import ColumnRef, Scope, server_lock, unsupported
 from .settings import NO_KEPT_ROWS, KeptRows
 
 _SELECT_ARGS_OK = {
@@ -49,13 +48,13 @@ _SELECT_ARGS_OK = {
 
 def _nested_query(node: exp.Expr, stmt: exp.Select) -> bool:
     """A query nested in ``stmt`` that the server statement cannot hold: any but one
-    inside an ``EXISTS`` or ``col IN (...)`` of its WHERE (compiled, or refused, by
-    ``Compiler.exists`` and ``Compiler.in_subquery``)."""
+    inside an ``EXISTS``, ``col IN (...)`` or ``col = (...)`` of its WHERE (compiled, or
+    refused, by ``Compiler.exists``, ``Compiler.in_subquery`` and ``Compiler.comparison``)."""
     if node is stmt or not isinstance(node, exp.Select | exp.Subquery | exp.SetOperation):
         return False
-    holder = node.find_ancestor(exp.Exists, exp.In)
+    holder = node.find_ancestor(exp.Exists, exp.In, exp.EQ)
     while holder is not None and holder.find_ancestor(exp.Select) is not stmt:
-        holder = holder.find_ancestor(exp.Exists, exp.In)
+        holder = holder.find_ancestor(exp.Exists, exp.In, exp.EQ)
     if holder is None:
         return True
     where = stmt.args.get("where")
@@ -275,7 +274,7 @@ def compile_select(
     # where the table is not one the session updates so)
     kept = kept_rows.columns(scope.entries[0][1].name) if len(scope.entries) == 1 else None
     if stmt.args.get("locks"):
-        out.set("locks", [_server_lock(scope, lock) for lock in stmt.args["locks"]])
+        out.set("locks", [server_lock(scope, lock) for lock in stmt.args["locks"]])
         row_key = pk_key(c, scope, where_node) if not group and distinct is None else None
         if row_key is not None:
             _keep_row(plan, scope, select_list, row_key, kept)
@@ -417,22 +416,3 @@ def _having_extreme(
         raise unsupported(node, "HAVING over encrypted aggregates")
     server_extreme = extreme(c, side, ref, oc)
     return type(node)(this=server_extreme, expression=c.encrypted_param(ref, oc, Cap.ORD, v))
-
-
-def _server_lock(scope: Scope, lock: exp.Lock) -> exp.Lock:
-    """A locking clause with its ``OF`` tables named by their server aliases (the
-    application's names never reach the server); a name the FROM clause lacks is
-    PostgreSQL's error."""
-    out = lock.copy()
-    named = []
-    for table in out.expressions:
-        alias = table.name.lower()
-        server = next((s for a, _, s in scope.entries if a == alias), None)
-        if server is None:
-            raise pg_errors.UndefinedTable(
-                f'relation "{table.name}" in FOR {"UPDATE" if lock.args.get("update") else "SHARE"}'
-                " clause not found in FROM clause"
-            )
-        named.append(exp.Table(this=exp.to_identifier(server)))
-    out.set("expressions", named)
-    return out

@@ -77,8 +77,7 @@ WRITING = [
     "UPDATE nokey SET b = b + 1",
     "UPDATE nokey SET a = 0 WHERE a = 3",
     "SELECT a, b, s FROM nokey ORDER BY a NULLS FIRST",
-    "INSERT INTO typed (u, n) VALUES ('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', 1.25), "
-    "(NULL, 3)",
+    "INSERT INTO typed (u, n) VALUES ('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', 1.25), (NULL, 3)",
     "SELECT u, same, t, n, n2 FROM typed ORDER BY n",
 ]
 
