@@ -464,8 +464,10 @@ def scale_outputs(tree: exp.Expression) -> dict[int, int]:
             for s in node.find_all(exp.Sum)
             if not isinstance(s.parent, exp.Window)
         )
-        # a row's own choice (no grouping): its display scale per row, beside it
-        chosen = not grouped and node.find(*_CHOICES) is not None
+        # a row's own choice (no grouping), or a group's between aggregates and
+        # constants (coalesce(sum(x), 0)): its display scale per row, beside it
+        choices = list(node.find_all(*_CHOICES))
+        chosen = bool(choices) and (not grouped or all(map(_of_aggregates, choices)))
         if kind_of(node) != "decimal" or not (summed or chosen):
             continue
         if node.find(exp.Window, exp.Div, exp.Subquery):
@@ -478,6 +480,22 @@ def scale_outputs(tree: exp.Expression) -> dict[int, int]:
         tree.append("expressions", exp.Alias(this=widest, alias=exp.to_identifier(f"__s{i}")))
         out[i] = len(tree.expressions) - 1
     return out
+
+
+def _of_aggregates(choice: exp.Expression) -> bool:
+    """A choice whose columns are all read inside aggregates (one value per group)."""
+    for col in choice.find_all(exp.Column):
+        agg = col.find_ancestor(exp.AggFunc, exp.Filter)  # (an aggregate's FILTER too)
+        if agg is None or isinstance(agg.parent, exp.Window) or not _within(agg, choice):
+            return False
+    return True
+
+
+def _within(node: exp.Expr, ancestor: exp.Expr) -> bool:
+    found: exp.Expr | None = node
+    while found is not None and found is not ancestor:
+        found = found.parent
+    return found is ancestor
 
 
 def rescale(value: Any, scale: Any) -> Any:
