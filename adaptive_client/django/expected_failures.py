@@ -357,9 +357,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
     "over ciphertexts: IN (subquery) of a SELECT with GROUP, HAVING": (
         "delete.tests.FastDeleteTests.test_fast_delete_aggregation",
     ),
-    "over ciphertexts: non-constant value in INSERT": (
-        "expressions.tests.BasicExpressionsTests.test_object_create_with_f_expression_in_subquery",
-    ),
     ("the backend's cursors are the client's: psycopg's cursor_factory option does not apply"): (
         "backends.postgresql.tests.Tests.test_connect_custom_cursor_factory",
     ),
