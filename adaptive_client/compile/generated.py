@@ -174,7 +174,7 @@ _TYPE_NAMES: Final = {
 }
 
 
-_COMPILED: dict[tuple[int, str], tuple[tuple[str, ...], Callable[[Sequence[Any]], Any]]] = {}
+_COMPILED: dict[tuple[Any, ...], tuple[tuple[str, ...], Callable[[Sequence[Any]], Any]]] = {}
 
 
 def _compiled(
@@ -182,11 +182,13 @@ def _compiled(
 ) -> tuple[tuple[str, ...], Callable[[Sequence[Any]], Any]]:
     """The engine's evaluator of ``text``: the column named by each parameter, in order,
     and the function of their values."""
-    key = (id(catalog), text)
+    tree = generation_tree(text)
+    # (the same text over columns of other types is another evaluator: its casts differ)
+    read = sorted({c.name.lower() for c in tree.find_all(exp.Column)})
+    key = (text, tuple((n, columns[n].type.sql()) for n in read if n in columns))
     found = _COMPILED.get(key)
     if found is not None:
         return found
-    tree = generation_tree(text)
     order: list[str] = []
 
     def parameter(node: exp.Expression) -> exp.Expression:

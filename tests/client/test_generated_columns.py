@@ -25,6 +25,8 @@ DDL = [
     "label text GENERATED ALWAYS AS (lower(name) || '!') STORED)",
     "CREATE TABLE nokey (a int, b int, s int GENERATED ALWAYS AS ((a + b) * 2) STORED)",
     # (columns of types the engine takes as the values' own: uuid, numeric without scale)
+    # (the same expression text as g's, over a numeric: computed with its own types)
+    "CREATE TABLE g2 (a numeric(5,2), b numeric GENERATED ALWAYS AS (a * 2) STORED)",
     "CREATE TABLE typed (u uuid, same uuid GENERATED ALWAYS AS (u) STORED, "
     "t text GENERATED ALWAYS AS (u::text) STORED, n numeric, "
     "n2 numeric GENERATED ALWAYS AS (n * 2) STORED)",
@@ -79,6 +81,8 @@ WRITING = [
     "SELECT a, b, s FROM nokey ORDER BY a NULLS FIRST",
     "INSERT INTO typed (u, n) VALUES ('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', 1.25), (NULL, 3)",
     "SELECT u, same, t, n, n2 FROM typed ORDER BY n",
+    "INSERT INTO g2 (a) VALUES (1.25), (-0.5)",
+    "SELECT a, b FROM g2 ORDER BY a",
 ]
 
 ALTERING = [
