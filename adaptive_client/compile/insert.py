@@ -21,7 +21,7 @@ from ..syntax.names import shown
 from ..syntax.sqltext import syntax_error
 from .compiler import Compiler, server_sql
 from .constants import PositionalParam, null_value
-from .generated import computed_columns
+from .generated import computation_of, computed_columns
 from .plan import Compiled, ParamBuilder, Params
 from .scope import Scope, unsupported
 from .writes import (
@@ -370,6 +370,40 @@ def _bulk_encrypting(
     return bind
 
 
+def _generated_sets(c: Compiler, meta: Any, node: exp.OnConflict) -> list[exp.Expression]:
+    """DO UPDATE's writes of the generated columns its assignments change: each one's
+    from EXCLUDED where every column it reads is assigned from EXCLUDED (the proposed
+    row's value, computed from those very values); refused otherwise."""
+    from_excluded, assigned = set(), set()
+    for a in node.expressions:
+        name = a.this.name.lower()
+        assigned.add(name)
+        src = a.expression
+        if (
+            isinstance(src, exp.Column)
+            and (src.table or "").lower() == "excluded"
+            and src.name.lower() == name
+        ):
+            from_excluded.add(name)
+    sets: list[exp.Expression] = []
+    for col in meta.columns.values():
+        if col.generated is None or col.name in assigned:
+            continue
+        inputs = set(computation_of(c.catalog, meta, col).inputs)
+        if not inputs & assigned:
+            continue
+        if not inputs <= from_excluded:
+            raise unsupported(node, "ON CONFLICT DO UPDATE of a column a generated column reads")
+        sets += [
+            exp.EQ(
+                this=exp.column(oc.anon, quoted=True),
+                expression=exp.column(oc.anon, table="excluded", quoted=True),
+            )
+            for oc in col.onions.values()
+        ]
+    return sets
+
+
 def _computed(value: ParamBuilder, coerced: dict[str, list[Any]], r: int) -> Any:
     """A computed column's value in row ``r`` of a multi-row INSERT, from the row's
     values of the columns it reads (coerced already)."""
@@ -468,6 +502,7 @@ def _on_conflict(c: Compiler, scope: Scope, meta: Any, node: exp.OnConflict) -> 
                     expression=c.param(encrypting(col, oc, v)),
                 )
             )
+    sets += _generated_sets(c, meta, node)
     out.set("action", exp.var("DO UPDATE"))
     out.set("expressions", sets)
     where = node.args.get("where")

@@ -27,6 +27,7 @@ DDL = [
     # (columns of types the engine takes as the values' own: uuid, numeric without scale)
     # (the same expression text as g's, over a numeric: computed with its own types)
     "CREATE TABLE g2 (a numeric(5,2), b numeric GENERATED ALWAYS AS (a * 2) STORED)",
+    "CREATE TABLE gc (k int PRIMARY KEY, a int, b int GENERATED ALWAYS AS (a * 2) STORED, c int)",
     "CREATE TABLE typed (u uuid, same uuid GENERATED ALWAYS AS (u) STORED, "
     "t text GENERATED ALWAYS AS (u::text) STORED, n numeric, "
     "n2 numeric GENERATED ALWAYS AS (n * 2) STORED)",
@@ -83,6 +84,15 @@ WRITING = [
     "SELECT u, same, t, n, n2 FROM typed ORDER BY n",
     "INSERT INTO g2 (a) VALUES (1.25), (-0.5)",
     "SELECT a, b FROM g2 ORDER BY a",
+    # an upsert's update of a column a generated column reads: computed again
+    "INSERT INTO gc (k, a, c) VALUES (1, 1, 1)",
+    "INSERT INTO gc (k, a, c) VALUES (1, 5, 5) ON CONFLICT (k) DO UPDATE SET a = excluded.a "
+    "RETURNING *",
+    "INSERT INTO gc (k, a, c) VALUES (1, 6, 6) ON CONFLICT (k) DO UPDATE SET c = excluded.c "
+    "RETURNING *",
+    "INSERT INTO gc (k, a, c) VALUES (1, 7, 7) ON CONFLICT (k) DO UPDATE SET a = 9 RETURNING *",
+    "INSERT INTO gc (k, a, c) VALUES (1, 7, 7) ON CONFLICT (k) DO UPDATE SET b = 9",
+    "SELECT * FROM gc ORDER BY k",
 ]
 
 ALTERING = [
