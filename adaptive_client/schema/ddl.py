@@ -275,6 +275,8 @@ def _statement(ctx: DdlContext, stmt: exp.Expression) -> Callable[[], None]:
         )
     if isinstance(stmt, exp.TruncateTable):
         return lambda: truncate(conn, catalog, stmt, runtime)
+    if isinstance(stmt, exp.Alter) and kind == "INDEX":
+        return lambda: indexes.rename_index(conn, catalog, stmt)
     if isinstance(stmt, exp.Alter) and kind in ("TABLE", "VIEW"):
         renamed = views.renaming(catalog, stmt)
         if renamed is not None:  # (ALTER VIEW v RENAME TO w; ALTER TABLE v, as PostgreSQL)

@@ -148,4 +148,55 @@ def drop_index(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Drop) 
         raise pg_errors.UndefinedObject(f'index "{iname}" does not exist')
 
 
-__all__ = ["create_index", "drop_index", "server_index_names"]
+def rename_index(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Alter) -> None:
+    """ALTER INDEX [IF EXISTS] name RENAME TO new: the application's index takes the new
+    name, and its server indexes the keyed names the new one gives (so that an index
+    made later under the old name gets names of its own).  The index of a UNIQUE or
+    PRIMARY KEY constraint renames the constraint, as in PostgreSQL."""
+    actions = stmt.args.get("actions") or []
+    if len(actions) != 1 or not isinstance(actions[0], exp.AlterRename):
+        raise UnsupportedQuery("ALTER INDEX other than RENAME TO", "ALTER INDEX")
+    old, new = stmt.this.name.lower(), actions[0].this.name.lower()
+    for meta in catalog.tables.values():
+        idx = next((i for i in meta.indexes if i.name == old), None)
+        keys = [a for a in _indexed_keys(catalog, meta) if meta.constraints.get(a) == old]
+        if idx is None and not keys:
+            continue
+        if new != old and _index_name_taken(catalog, new):
+            raise DuplicateTable(f'relation "{new}" already exists')
+        if idx is not None:
+            anon = catalog.anon_index(meta.name, new)
+            for i, name in enumerate(server_index_names(conn, meta, idx)):
+                conn.execute(
+                    sql.SQL("ALTER INDEX {} RENAME TO {}").format(
+                        sql.Identifier(name), sql.Identifier(f"{anon}_{i}")
+                    )
+                )
+            idx.name, idx.anon = new, anon
+        for a in keys:
+            meta.constraints[a] = new
+        _rewrite_sealed(conn, catalog, meta)
+        return
+    if not stmt.args.get("exists"):
+        raise pg_errors.UndefinedTable(f'relation "{old}" does not exist')
+
+
+def _indexed_keys(catalog: Catalog, meta: TableMeta) -> list[str]:
+    """The server names of ``meta``'s constraints with an index of their own (its primary
+    key and unique keys)."""
+    return [
+        *meta.unique_keys,
+        *([catalog.anon_index(meta.name, "__pkey__")] if meta.primary_key else []),
+    ]
+
+
+def _index_name_taken(catalog: Catalog, name: str) -> bool:
+    """A relation of that name: a table, view or sequence, an index, or a key's index."""
+    return catalog.has_relation(name) or any(
+        name in (i.name for i in t.indexes)
+        or name in (t.constraints.get(a) for a in _indexed_keys(catalog, t))
+        for t in catalog.tables.values()
+    )
+
+
+__all__ = ["create_index", "drop_index", "rename_index", "server_index_names"]
