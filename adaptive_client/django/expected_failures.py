@@ -180,11 +180,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "expressions.tests.FTimeDeltaTests.test_datetime_subtraction",
         "expressions.tests.FTimeDeltaTests.test_durationfield_add",
     ),
-    "client gap: ALTER INDEX ... RENAME": (
-        "migrations.test_operations.OperationTests.test_rename_index",
-        "migrations.test_operations.OperationTests.test_rename_index_unnamed_index",
-        "migrations.test_operations.OperationTests.test_rename_index_unnamed_index_with_unique_index",
-    ),
     "client gap: EXPLAIN of a statement with parameters": (
         "queries.test_explain.ExplainTests.test_basic",
         "queries.test_explain.ExplainTests.test_multi_page_text_explain",
