@@ -157,11 +157,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "model_fields.test_jsonfield.TestQuerying.test_nested_key_transform_expression",
         "model_fields.test_jsonfield.TestQuerying.test_nested_key_transform_raw_expression",
     ),
-    "client engine: BitwiseXor": (
-        "expressions.tests.ExpressionOperatorTests.test_lefthand_bitwise_xor",
-        "expressions.tests.ExpressionOperatorTests.test_lefthand_bitwise_xor_null",
-        "expressions.tests.ExpressionOperatorTests.test_lefthand_bitwise_xor_right_null",
-    ),
     (
         "client engine: a jsonb key lookup by an array index or key list in a statement the "
         "engine finishes"
@@ -215,10 +210,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "backends.postgresql.test_compilation.BulkCreateUnnestTests.test_unnest_eligible",
         "backends.postgresql.test_compilation.BulkCreateUnnestTests.test_unnest_eligible_foreign_keys",
     ),
-    "client engine: BitwiseOr": (
-        "expressions.tests.ExpressionOperatorTests.test_lefthand_bitwise_or",
-        "expressions.tests.ExpressionOperatorTests.test_lefthand_transformed_field_bitwise_or",
-    ),
     "client engine: cast to TIMESTAMPTZ": (
         "queries.test_qs_combinators.QuerySetSetOperationTests.test_union_multiple_models_with_values_and_datetime_annotations",
         "queries.test_qs_combinators.QuerySetSetOperationTests.test_union_multiple_models_with_values_list_and_datetime_annotations",
@@ -259,10 +250,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "aggregation.tests.AggregateTestCase.test_avg_duration_field",
         "aggregation.tests.AggregateTestCase.test_sum_duration_field",
     ),
-    "client gap: the bitwise shift operators << and >> are not parsed": (
-        "expressions.tests.ExpressionOperatorTests.test_lefthand_bitwise_left_shift_operator",
-        "expressions.tests.ExpressionOperatorTests.test_lefthand_bitwise_right_shift_operator",
-    ),
     ("functions run on the server, which holds only ciphertexts: CREATE FUNCTION is refused"): (
         "backends.test_utils.CursorWrapperTests.test_callproc_with_int_params",
         "backends.test_utils.CursorWrapperTests.test_callproc_without_params",
@@ -281,9 +268,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "a column default may be a constant, a sequence or an expression of the clock (not "
         "DEFAULT pi())"
     ): ("migrations.test_operations.OperationTests.test_add_field_database_default_function",),
-    "client engine: BitwiseAnd": (
-        "expressions.tests.ExpressionOperatorTests.test_lefthand_bitwise_and",
-    ),
     "client engine: add of a interval value": (
         "expressions.tests.FTimeDeltaTests.test_duration_with_datetime",
     ),

@@ -308,7 +308,12 @@ TYPE_WIDTH = {
 }
 
 
-_INT_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.IntDiv, exp.Mod)
+_INT_ARITHMETIC = (
+    exp.Add, exp.Sub, exp.Mul, exp.Div, exp.IntDiv, exp.Mod,
+    exp.BitwiseAnd, exp.BitwiseOr, exp.BitwiseXor,
+)  # fmt: skip
+# a shift's and a complement's type is their (left) operand's
+_INT_SHIFTS = (exp.BitwiseLeftShift, exp.BitwiseRightShift, exp.BitwiseNot)
 # integer-valued functions and aggregates whose type PostgreSQL fixes: bigint, integer
 _BIGINT_VALUED = (exp.Count, exp.RowNumber, exp.Rank, exp.DenseRank, exp.Ntile)
 _INTEGER_VALUED = (exp.Length, exp.StrPosition)
@@ -349,6 +354,7 @@ _INT_WIDTHS: dict[type[exp.Expression], Callable[[Any], int | None]] = {
     exp.Neg: _negated_width,
     exp.Cast: lambda node: TYPE_WIDTH.get(node.to.this),
     **dict.fromkeys(_INT_ARITHMETIC, _wider_operand),
+    **dict.fromkeys(_INT_SHIFTS, lambda node: int_width(node.this)),
     # (min/max/abs keep their argument's type; a window its function's)
     **dict.fromkeys((exp.Abs, exp.Min, exp.Max, exp.Window), lambda node: int_width(node.this)),
     **dict.fromkeys(_BIGINT_VALUED, lambda node: 8),

@@ -183,6 +183,7 @@ def _engine() -> duckdb.DuckDBPyConnection:
         null_handling=FunctionNullHandling.SPECIAL,  # (zero has no lowest set bit: NULL)
     )
     con.create_function("pg_int_in", int_in, [VARCHAR, BIGINT], BIGINT)
+    con.create_function("pg_shift", pg_shift, [BIGINT, BIGINT, INTEGER, BOOLEAN], BIGINT)
     con.create_function("pg_date_text", _date_text, [DATE, VARCHAR], VARCHAR)
     con.create_function("pg_float8_text", _float8_text, [VARCHAR], VARCHAR)
     for macro in (*_FLOAT8_MACROS, _INTERVAL_OUT_MACRO):
@@ -233,6 +234,23 @@ def _float8_text(text: str) -> str:
     """``text::double precision`` as PostgreSQL reads it (numeric.float8_in), given back
     as text DuckDB's cast reads to the same double (NaN and infinities included)."""
     return repr(float8_in(text))
+
+
+def pg_shift(a: int, count: int, width: int, left: bool) -> int:
+    """PostgreSQL's ``<<`` / ``>>`` of an integer of ``width`` bytes, as its C does on
+    x86-64: an int2 or int4 shifted as a 32-bit int and an int8 as a 64-bit one, the
+    count modulo the bits, the result wrapped to them (then an int2's to 16 bits); a
+    right shift keeps the sign."""
+    bits = 64 if width == 8 else 32
+    count &= bits - 1
+    value = a << count if left else a >> count
+    value &= (1 << bits) - 1
+    if value >= 1 << (bits - 1):
+        value -= 1 << bits
+    if width == 2:
+        value &= 0xFFFF
+        value = value - 0x10000 if value >= 0x8000 else value
+    return value
 
 
 def float_low_exponent(x: float | None) -> int | None:

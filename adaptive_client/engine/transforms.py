@@ -425,6 +425,49 @@ def _modulo(node: exp.Mod) -> exp.Expression:
     raise _refuse("modulo of other than integers and numerics", node)
 
 
+def _parameter_typed(node: exp.Expression, key: str, width: int | None) -> None:
+    """A bare parameter or NULL operand typed as PostgreSQL infers it: the integer type
+    the operator's other operand gives it (``integer & %s``: an integer)."""
+    operand = node.args.get(key)
+    if isinstance(operand, exp.Placeholder | exp.Null) and width is not None:
+        node.set(key, duck_cast(operand, INT_DUCK_WIDTH[width]))
+
+
+def _bitwise(node: exp.Expression) -> exp.Expression:
+    # &, |, # and ~ of integers: exact in both engines, in the wider operand's type
+    if "expression" in node.args:
+        _parameter_typed(node, "expression", int_width(node.this))
+        _parameter_typed(node, "this", int_width(node.expression))
+    operands = [node.this] + ([node.expression] if "expression" in node.args else [])
+    if any(kind_of(o) != "int" for o in operands):
+        raise _refuse("a bitwise operator over other than integers", node)
+    if isinstance(node, exp.BitwiseNot):
+        width = int_width(node.this)
+        if width is not None:
+            node.set("this", duck_cast(node.this, INT_DUCK_WIDTH[width]))
+        return node
+    return _int_typed(node)
+
+
+def _shift(node: exp.BitwiseLeftShift | exp.BitwiseRightShift) -> exp.Expression:
+    # PostgreSQL shifts in C: an int2 or int4 as a 32-bit int, an int8 as a 64-bit one,
+    # the count taken modulo the bits and the result wrapped (no overflow error), an
+    # int2's truncated back to 16 bits; a right shift keeps the sign (pg_shift, runtime.py)
+    _parameter_typed(node, "expression", 4)  # (a shift's count is an integer)
+    width = int_width(node.this)
+    if kind_of(node.this) != "int" or kind_of(node.expression) != "int" or width is None:
+        raise _refuse("a shift of other than an integer of known width", node)
+    left = exp.Boolean(this=isinstance(node, exp.BitwiseLeftShift))
+    shifted = udf(
+        "pg_shift",
+        duck_cast(node.this, "BIGINT"),
+        duck_cast(node.expression, "BIGINT"),
+        exp.Literal.number(width),
+        left,
+    )
+    return duck_cast(shifted, INT_DUCK_WIDTH[width])
+
+
 _FLOAT8_OPERATORS: dict[type[exp.Expression], str] = {
     exp.Add: "add",
     exp.Sub: "sub",
@@ -707,6 +750,9 @@ _TEXT_FUNCTIONS = (exp.Left, exp.Right, exp.Pad, exp.Replace, exp.SplitPart, exp
 TRANSFORMS: dict[type[exp.Expression], Callable[[Any], exp.Expression]] = {
     exp.Div: _division,
     exp.Mod: _modulo,
+    **dict.fromkeys((exp.BitwiseAnd, exp.BitwiseOr, exp.BitwiseXor, exp.BitwiseNot), _bitwise),
+    exp.BitwiseLeftShift: _shift,
+    exp.BitwiseRightShift: _shift,
     exp.Add: _arithmetic,
     exp.Sub: _arithmetic,
     exp.Mul: _arithmetic,
