@@ -47,9 +47,13 @@ CHANGING_FUNCTIONS: Final = frozenset(
         "random", "clock_timestamp", "statement_timestamp", "transaction_timestamp",
         "timeofday", "now", "nextval", "currval", "lastval", "setval", "gen_random_uuid",
         "uuid_generate_v4", "txid_current", "pg_backend_pid", "current_setting",
-        "to_timestamp", "age", "current_schema", "version",
+        "current_schema", "version",
     }
 )  # fmt: skip
+#: functions that read the clock or the session's settings with this many arguments
+#: only (``age(ts)`` is from today, ``age(a, b)`` not; ``to_timestamp(text, format)``
+#: reads the TimeZone, ``to_timestamp(epoch)`` does not)
+_CHANGING_WITH_ARGS: Final = {"age": 1, "to_timestamp": 2}
 _CHANGING_NODES: Final = (
     exp.CurrentTimestamp,
     exp.CurrentDate,
@@ -139,6 +143,9 @@ def _changing(tree: exp.Expression, columns: Mapping[str, ColumnMeta]) -> bool:
             if isinstance(node, exp.Anonymous):
                 name = node.name.lower()
             if name in CHANGING_FUNCTIONS:
+                return True
+            arity = _CHANGING_WITH_ARGS.get(name)
+            if arity is not None and len([a for a in node.iter_expressions()]) == arity:
                 return True
         if isinstance(node, exp.Cast) and _stable_cast(node, columns):
             return True
