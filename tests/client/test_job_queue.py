@@ -76,3 +76,17 @@ def test_a_locked_job_is_skipped(pair: Pair, master_key: MasterKey) -> None:
         if a.info.transaction_status.name != "IDLE":
             a.execute("ROLLBACK")
         b.close()
+
+
+def test_a_text_order_does_not_choose_rows(pair: Pair) -> None:
+    """What docs/security.md says of these subqueries: the server chooses rows by an
+    exact order only -- a text column's Ord onion orders a prefix, so a subquery ordered
+    by text and limited is refused (PostgreSQL answers it), nothing written."""
+    _, enc = pair
+    before = enc.execute("SELECT id, state FROM jobs ORDER BY id").fetchall()
+    with pytest.raises(adaptive_client.UnsupportedQuery):
+        enc.execute(
+            "UPDATE jobs SET state = 'x' WHERE id IN (SELECT id FROM jobs ORDER BY payload "
+            "LIMIT 1 FOR UPDATE)"
+        )
+    assert enc.execute("SELECT id, state FROM jobs ORDER BY id").fetchall() == before
