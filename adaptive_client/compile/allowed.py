@@ -60,6 +60,8 @@ _ALLOWED: tuple[type[exp.Expression], ...] = (
     exp.Any, exp.All,
     # typed as PostgreSQL types them where the engines differ (rewritten below)
     exp.Reverse, exp.Sign, exp.Ceil, exp.Floor,
+    # double precision's sqrt, cbrt, exp, ln and log10 (engine/transforms.py)
+    exp.Sqrt, exp.Cbrt, exp.Exp, exp.Ln, exp.Log,
     # integers' bitwise operators (engine/transforms.py: of integers only)
     exp.BitwiseAnd, exp.BitwiseOr, exp.BitwiseXor, exp.BitwiseNot, exp.BitwiseLeftShift,
     exp.BitwiseRightShift,

@@ -186,7 +186,7 @@ def _engine() -> duckdb.DuckDBPyConnection:
     con.create_function("pg_shift", pg_shift, [BIGINT, BIGINT, INTEGER, BOOLEAN], BIGINT)
     con.create_function("pg_date_text", _date_text, [DATE, VARCHAR], VARCHAR)
     con.create_function("pg_float8_text", _float8_text, [VARCHAR], VARCHAR)
-    for macro in (*_FLOAT8_MACROS, _INTERVAL_OUT_MACRO):
+    for macro in (*_FLOAT8_MACROS, *_FLOAT8_FUNCTION_MACROS, _INTERVAL_OUT_MACRO):
         con.execute(macro)
     con.create_function(
         "pg_to_char",
@@ -215,6 +215,21 @@ _INTERVAL_OUT_MACRO: Final = (
     "+ CAST(datepart('minute', iv) AS BIGINT) * 60000000 "
     "+ CAST(datepart('microseconds', iv) AS BIGINT) AS BIGINT))"
 )
+
+# float.c's dsqrt, dcbrt, dexp, dlog1 and dlog10: NaN through, PostgreSQL's errors
+_FLOAT8_FUNCTION_MACROS: Final = [
+    "CREATE MACRO pg_sqrt(a) AS CASE WHEN a < 0 "
+    "THEN error('cannot take square root of a negative number') ELSE sqrt(a) END",
+    "CREATE MACRO pg_cbrt(a) AS cbrt(a)",
+    "CREATE MACRO pg_exp(a) AS CASE WHEN isnan(a) THEN a WHEN isinf(a) "
+    "THEN (CASE WHEN a > 0 THEN a ELSE 0.0 END) WHEN isinf(exp(a)) "
+    "THEN error('value out of range: overflow') WHEN exp(a) = 0 "
+    "THEN error('value out of range: underflow') ELSE exp(a) END",
+    "CREATE MACRO pg_ln(a) AS CASE WHEN a = 0 THEN error('cannot take logarithm of zero') "
+    "WHEN a < 0 THEN error('cannot take logarithm of a negative number') ELSE ln(a) END",
+    "CREATE MACRO pg_log10(a) AS CASE WHEN a = 0 THEN error('cannot take logarithm of zero') "
+    "WHEN a < 0 THEN error('cannot take logarithm of a negative number') ELSE log10(a) END",
+]
 
 _FLOAT8_MACROS: Final = [
     "CREATE MACRO pg_float8_checked(r, a, b) AS CASE WHEN isinf(r) AND NOT (isinf(a) OR "
@@ -596,6 +611,13 @@ def translate(exc: duckdb.Error) -> Exception:
     if at >= 0:  # a refusal the statement computes (error() of a reason)
         reason = msg[at + len(REFUSAL_MARKER) :].strip()
         return UnsupportedQuery(f"not supported in a client-evaluated query: {reason}", reason)
+    if "cannot take square root of a negative number" in msg:
+        return pg_errors.InvalidArgumentForPowerFunction(
+            "cannot take square root of a negative number"
+        )
+    for reason in ("cannot take logarithm of zero", "cannot take logarithm of a negative number"):
+        if reason in msg:
+            return pg_errors.InvalidArgumentForLogarithm(reason)
     for reason in ("value out of range: overflow", "value out of range: underflow"):
         if reason in msg:  # the pg_float8_* macros'
             return pg_errors.NumericValueOutOfRange(reason)

@@ -468,6 +468,29 @@ def _shift(node: exp.BitwiseLeftShift | exp.BitwiseRightShift) -> exp.Expression
     return duck_cast(shifted, INT_DUCK_WIDTH[width])
 
 
+# double precision's functions of one argument, as PostgreSQL's float.c computes them
+# (runtime.py's pg_* macros: its errors for a negative square root, a logarithm of zero
+# or of a negative number, an overflow or underflow); of a numeric argument refused
+# (numeric's own functions choose their result's digits), but cbrt, which has none
+_FLOAT8_FUNCTIONS: dict[type[exp.Expression], str] = {
+    exp.Sqrt: "sqrt",
+    exp.Cbrt: "cbrt",
+    exp.Exp: "exp",
+    exp.Ln: "ln",
+    exp.Log: "log10",
+}
+
+
+def _float8_function(node: exp.Expression) -> exp.Expression:
+    name = _FLOAT8_FUNCTIONS[type(node)]
+    if node.args.get("expression") is not None:  # (log(b, x): numeric's only)
+        raise _refuse("log() of a base and a number (numeric's)", node)
+    kinds = ("int", "float", "decimal") if name == "cbrt" else ("int", "float")
+    if kind_of(node.this) not in kinds:
+        raise _refuse(f"{name}() of other than double precision", node)
+    return duck_cast(udf(f"pg_{name}", duck_cast(node.this, "DOUBLE")), "DOUBLE")
+
+
 _FLOAT8_OPERATORS: dict[type[exp.Expression], str] = {
     exp.Add: "add",
     exp.Sub: "sub",
@@ -752,6 +775,7 @@ TRANSFORMS: dict[type[exp.Expression], Callable[[Any], exp.Expression]] = {
     exp.Mod: _modulo,
     **dict.fromkeys((exp.BitwiseAnd, exp.BitwiseOr, exp.BitwiseXor, exp.BitwiseNot), _bitwise),
     exp.BitwiseLeftShift: _shift,
+    **dict.fromkeys(_FLOAT8_FUNCTIONS, _float8_function),
     exp.BitwiseRightShift: _shift,
     exp.Add: _arithmetic,
     exp.Sub: _arithmetic,
