@@ -10,16 +10,29 @@ aliases.  Anything else stays refused, as before."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from sqlglot import exp
 
+from ..catalog.metadata import OnionColumn
 from ..catalog.onions import Cap
 from .ordering import keyed
-from .scope import Scope, server_lock, unsupported
+from .plan import ParamBuilder
+from .scope import ColumnRef, Scope, server_lock, unsupported
 
-if TYPE_CHECKING:
-    from .compiler import Compiler
+
+class Compiling(Protocol):
+    """What of the compiler (compiler.py, which calls this module) the bounds use."""
+
+    def column_side(self, scope: Scope, node: exp.Expression) -> ColumnRef | None: ...
+
+    def require(self, ref: ColumnRef, cap: Cap) -> OnionColumn: ...
+
+    def col_expr(self, ref: ColumnRef, oc: OnionColumn) -> exp.Expression: ...
+
+    def value_of(self, node: exp.Expression) -> ParamBuilder | None: ...
+
+    def param(self, build: ParamBuilder) -> exp.Expression: ...
 
 #: the clauses of a subquery this module compiles
 BOUNDING: tuple[str, ...] = ("order", "limit", "offset", "locks")
@@ -31,7 +44,7 @@ def bounded(select: exp.Select) -> bool:
 
 
 def add_bounds(
-    c: Compiler, scope: Scope, inner: exp.Select, sub: exp.Select, node: exp.Expression
+    c: Compiling, scope: Scope, inner: exp.Select, sub: exp.Select, node: exp.Expression
 ) -> None:
     """``inner``'s ORDER BY, LIMIT, OFFSET and locks, compiled onto ``sub`` (the server's
     subquery) in ``scope`` (the subquery's)."""

@@ -457,3 +457,18 @@ def construct_name(node: Any) -> str:
     if isinstance(node, exp.Func):  # as the application spells it, not sqlglot's name
         return f"function {node.sql('postgres').split('(')[0].lower()}()"
     return type(node).__name__
+
+
+def int_typed(node: exp.Expression) -> exp.Expression:
+    """Integer arithmetic computed in the type PostgreSQL gives it: both operands cast
+    to the wider one's type, so that the client engine raises where PostgreSQL raises
+    "integer out of range" (DuckDB widens ``int + constant`` to bigint, and ``int *
+    int`` past int4 would be answered, not refused).  Other arithmetic as it is."""
+    if kind_of(node.this) != "int" or kind_of(node.expression) != "int":
+        return node
+    width = int_width(node)
+    if width is None:
+        return node
+    for key in ("this", "expression"):
+        node.set(key, duck_cast(node.args[key], INT_DUCK_WIDTH[width]))
+    return node

@@ -50,6 +50,7 @@ from .kinds import (
     construct_name,
     duck_cast,
     has_declared_scale,
+    int_typed,
     int_width,
     is_clock_param,
     is_constant_int,
@@ -58,6 +59,7 @@ from .kinds import (
     udf,
     varchar_length,
 )
+from .math_operators import BITWISE_OPERATORS, FLOAT8_FUNCTIONS, bitwise, float8_function, shift
 from .numeric_keys import keyed_cast, keyed_comparison
 from .runtime import refusal as _refuse
 from .sums import avg_parts, exact_quotient, float_avg, sum_typed
@@ -73,21 +75,6 @@ ENGINE_FUNCTIONS = {
 
 # the engine variable holding the session's DateStyle while a statement runs
 DATESTYLE = "pg_datestyle"
-
-
-def _int_typed(node: exp.Expression) -> exp.Expression:
-    """Integer arithmetic computed in the type PostgreSQL gives it: both operands cast
-    to the wider one's type, so that the client engine raises where PostgreSQL raises
-    "integer out of range" (DuckDB widens ``int + constant`` to bigint, and ``int *
-    int`` past int4 would be answered, not refused).  Other arithmetic as it is."""
-    if kind_of(node.this) != "int" or kind_of(node.expression) != "int":
-        return node
-    width = int_width(node)
-    if width is None:
-        return node
-    for key in ("this", "expression"):
-        node.set(key, duck_cast(node.args[key], INT_DUCK_WIDTH[width]))
-    return node
 
 
 def _float8(node: exp.Expression) -> bool:
@@ -398,7 +385,7 @@ def _division(node: exp.Div) -> exp.Expression:
         raise _refuse("division by a parameter (its type decides the division)", node)
     if a == "int" and b == "int":
         # truncated toward zero, in the operands' common type (INT_MIN / -1 overflows)
-        return _int_typed(exp.IntDiv(this=node.this, expression=node.expression))
+        return int_typed(exp.IntDiv(this=node.this, expression=node.expression))
     if _float8(node):
         return udf("pg_float8_div", *_doubles(node))
     if "float" in (a, b) and a in ("int", "decimal", "float") and b in ("int", "decimal", "float"):
@@ -421,74 +408,8 @@ def _modulo(node: exp.Mod) -> exp.Expression:
     # exact in both engines, the dividend's sign, the larger scale of the two (a zero
     # divisor raises in both); a float's is refused (PostgreSQL has none)
     if kind_of(node.this) in ("int", "decimal") and kind_of(node.expression) in ("int", "decimal"):
-        return _int_typed(node)
+        return int_typed(node)
     raise _refuse("modulo of other than integers and numerics", node)
-
-
-def _parameter_typed(node: exp.Expression, key: str, width: int | None) -> None:
-    """A bare parameter or NULL operand typed as PostgreSQL infers it: the integer type
-    the operator's other operand gives it (``integer & %s``: an integer)."""
-    operand = node.args.get(key)
-    if isinstance(operand, exp.Placeholder | exp.Null) and width is not None:
-        node.set(key, duck_cast(operand, INT_DUCK_WIDTH[width]))
-
-
-def _bitwise(node: exp.Expression) -> exp.Expression:
-    # &, |, # and ~ of integers: exact in both engines, in the wider operand's type
-    if "expression" in node.args:
-        _parameter_typed(node, "expression", int_width(node.this))
-        _parameter_typed(node, "this", int_width(node.expression))
-    operands = [node.this] + ([node.expression] if "expression" in node.args else [])
-    if any(kind_of(o) != "int" for o in operands):
-        raise _refuse("a bitwise operator over other than integers", node)
-    if isinstance(node, exp.BitwiseNot):
-        width = int_width(node.this)
-        if width is not None:
-            node.set("this", duck_cast(node.this, INT_DUCK_WIDTH[width]))
-        return node
-    return _int_typed(node)
-
-
-def _shift(node: exp.BitwiseLeftShift | exp.BitwiseRightShift) -> exp.Expression:
-    # PostgreSQL shifts in C: an int2 or int4 as a 32-bit int, an int8 as a 64-bit one,
-    # the count taken modulo the bits and the result wrapped (no overflow error), an
-    # int2's truncated back to 16 bits; a right shift keeps the sign (pg_shift, runtime.py)
-    _parameter_typed(node, "expression", 4)  # (a shift's count is an integer)
-    width = int_width(node.this)
-    if kind_of(node.this) != "int" or kind_of(node.expression) != "int" or width is None:
-        raise _refuse("a shift of other than an integer of known width", node)
-    left = exp.Boolean(this=isinstance(node, exp.BitwiseLeftShift))
-    shifted = udf(
-        "pg_shift",
-        duck_cast(node.this, "BIGINT"),
-        duck_cast(node.expression, "BIGINT"),
-        exp.Literal.number(width),
-        left,
-    )
-    return duck_cast(shifted, INT_DUCK_WIDTH[width])
-
-
-# double precision's functions of one argument, as PostgreSQL's float.c computes them
-# (runtime.py's pg_* macros: its errors for a negative square root, a logarithm of zero
-# or of a negative number, an overflow or underflow); of a numeric argument refused
-# (numeric's own functions choose their result's digits), but cbrt, which has none
-_FLOAT8_FUNCTIONS: dict[type[exp.Expression], str] = {
-    exp.Sqrt: "sqrt",
-    exp.Cbrt: "cbrt",
-    exp.Exp: "exp",
-    exp.Ln: "ln",
-    exp.Log: "log10",
-}
-
-
-def _float8_function(node: exp.Expression) -> exp.Expression:
-    name = _FLOAT8_FUNCTIONS[type(node)]
-    if node.args.get("expression") is not None:  # (log(b, x): numeric's only)
-        raise _refuse("log() of a base and a number (numeric's)", node)
-    kinds = ("int", "float", "decimal") if name == "cbrt" else ("int", "float")
-    if kind_of(node.this) not in kinds:
-        raise _refuse(f"{name}() of other than double precision", node)
-    return duck_cast(udf(f"pg_{name}", duck_cast(node.this, "DOUBLE")), "DOUBLE")
 
 
 _FLOAT8_OPERATORS: dict[type[exp.Expression], str] = {
@@ -501,7 +422,7 @@ _FLOAT8_OPERATORS: dict[type[exp.Expression], str] = {
 def _arithmetic(node: exp.Add | exp.Sub | exp.Mul) -> exp.Expression:
     if _float8(node):
         return udf(f"pg_float8_{_FLOAT8_OPERATORS[type(node)]}", *_doubles(node))
-    return _int_typed(node)
+    return int_typed(node)
 
 
 def _negation(node: exp.Neg) -> exp.Expression:
@@ -773,10 +694,10 @@ _TEXT_FUNCTIONS = (exp.Left, exp.Right, exp.Pad, exp.Replace, exp.SplitPart, exp
 TRANSFORMS: dict[type[exp.Expression], Callable[[Any], exp.Expression]] = {
     exp.Div: _division,
     exp.Mod: _modulo,
-    **dict.fromkeys((exp.BitwiseAnd, exp.BitwiseOr, exp.BitwiseXor, exp.BitwiseNot), _bitwise),
-    exp.BitwiseLeftShift: _shift,
-    **dict.fromkeys(_FLOAT8_FUNCTIONS, _float8_function),
-    exp.BitwiseRightShift: _shift,
+    **dict.fromkeys(BITWISE_OPERATORS, bitwise),
+    exp.BitwiseLeftShift: shift,
+    exp.BitwiseRightShift: shift,
+    **dict.fromkeys(FLOAT8_FUNCTIONS, float8_function),
     exp.Add: _arithmetic,
     exp.Sub: _arithmetic,
     exp.Mul: _arithmetic,

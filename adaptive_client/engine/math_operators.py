@@ -1,0 +1,96 @@
+"""Integers' bitwise operators and double precision's functions of one argument, as the
+client engine computes them to answer what PostgreSQL answers (transforms.py takes each
+node's rewrite from here):
+
+* ``&``, ``|``, ``#``, ``~`` of integers, in the wider operand's type; ``<<`` and ``>>``
+  as PostgreSQL's C shifts (runtime.py's ``pg_shift``: the count modulo the bits, the
+  result wrapped, a smallint's truncated to 16 bits); a parameter or NULL beside an
+  integer typed as that integer, as PostgreSQL infers it;
+* ``sqrt``, ``cbrt``, ``exp``, ``ln``, ``log`` of double precision (runtime.py's
+  ``pg_*`` macros: float.c's errors, NaN and the infinities through); of a numeric
+  refused, but cbrt, which has no numeric form.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from .kinds import INT_DUCK_WIDTH, duck_cast, int_typed, int_width, kind_of, udf
+from .runtime import refusal
+
+#: the bitwise operators of integers computed as written (in the operands' type)
+BITWISE_OPERATORS: tuple[type[exp.Expression], ...] = (
+    exp.BitwiseAnd,
+    exp.BitwiseOr,
+    exp.BitwiseXor,
+    exp.BitwiseNot,
+)
+
+
+def _parameter_typed(node: exp.Expression, key: str, width: int | None) -> None:
+    """A bare parameter or NULL operand typed as PostgreSQL infers it: the integer type
+    the operator's other operand gives it (``integer & %s``: an integer)."""
+    operand = node.args.get(key)
+    if isinstance(operand, exp.Placeholder | exp.Null) and width is not None:
+        node.set(key, duck_cast(operand, INT_DUCK_WIDTH[width]))
+
+
+def bitwise(node: exp.Expression) -> exp.Expression:
+    # &, |, # and ~ of integers: exact in both engines, in the wider operand's type
+    if "expression" in node.args:
+        _parameter_typed(node, "expression", int_width(node.this))
+        _parameter_typed(node, "this", int_width(node.expression))
+    operands = [node.this] + ([node.expression] if "expression" in node.args else [])
+    if any(kind_of(o) != "int" for o in operands):
+        raise refusal("a bitwise operator over other than integers", node)
+    if isinstance(node, exp.BitwiseNot):
+        width = int_width(node.this)
+        if width is not None:
+            node.set("this", duck_cast(node.this, INT_DUCK_WIDTH[width]))
+        return node
+    return int_typed(node)
+
+
+def shift(node: exp.BitwiseLeftShift | exp.BitwiseRightShift) -> exp.Expression:
+    # PostgreSQL shifts in C: an int2 or int4 as a 32-bit int, an int8 as a 64-bit one,
+    # the count taken modulo the bits and the result wrapped (no overflow error), an
+    # int2's truncated back to 16 bits; a right shift keeps the sign (pg_shift, runtime.py)
+    _parameter_typed(node, "expression", 4)  # (a shift's count is an integer)
+    width = int_width(node.this)
+    if kind_of(node.this) != "int" or kind_of(node.expression) != "int" or width is None:
+        raise refusal("a shift of other than an integer of known width", node)
+    left = exp.Boolean(this=isinstance(node, exp.BitwiseLeftShift))
+    shifted = udf(
+        "pg_shift",
+        duck_cast(node.this, "BIGINT"),
+        duck_cast(node.expression, "BIGINT"),
+        exp.Literal.number(width),
+        left,
+    )
+    return duck_cast(shifted, INT_DUCK_WIDTH[width])
+
+
+# double precision's functions of one argument, as PostgreSQL's float.c computes them
+# (runtime.py's pg_* macros: its errors for a negative square root, a logarithm of zero
+# or of a negative number, an overflow or underflow); of a numeric argument refused
+# (numeric's own functions choose their result's digits), but cbrt, which has none
+FLOAT8_FUNCTIONS: dict[type[exp.Expression], str] = {
+    exp.Sqrt: "sqrt",
+    exp.Cbrt: "cbrt",
+    exp.Exp: "exp",
+    exp.Ln: "ln",
+    exp.Log: "log10",
+}
+
+
+def float8_function(node: exp.Expression) -> exp.Expression:
+    name = FLOAT8_FUNCTIONS[type(node)]
+    if node.args.get("expression") is not None:  # (log(b, x): numeric's only)
+        raise refusal("log() of a base and a number (numeric's)", node)
+    kinds = ("int", "float", "decimal") if name == "cbrt" else ("int", "float")
+    if kind_of(node.this) not in kinds:
+        raise refusal(f"{name}() of other than double precision", node)
+    return duck_cast(udf(f"pg_{name}", duck_cast(node.this, "DOUBLE")), "DOUBLE")
+
+
+__all__ = ["BITWISE_OPERATORS", "FLOAT8_FUNCTIONS", "bitwise", "float8_function", "shift"]
