@@ -162,11 +162,17 @@ def build_column(
         col.identity = seq.identity
         # a name of its own for each sequence ever created: the blocks of values other
         # connections drew from a dropped table's sequence never match a new table's
-        col.sequence_anon = catalog.root.anonymize("sequence", name, cname, new_key(8).hex())
+        col.sequence_anon = column_sequence_anon(catalog, name, cname)
     elif cname in spec.drawn_from:
         drawn = sequence_objects.named(catalog, spec.drawn_from[cname])
         col.sequence, col.sequence_anon = drawn.name, drawn.anon
     return col
+
+
+def column_sequence_anon(catalog: Catalog, table: str, column: str) -> str:
+    """A new server name for a serial or identity column's sequence: one of its own each
+    time (the values other connections drew from an earlier one never match it)."""
+    return catalog.root.anonymize("sequence", table, column, new_key(8).hex())
 
 
 def create_sequence(ctx: DdlContext, meta: TableMeta, col: ColumnMeta, seq: SequenceSpec) -> None:
@@ -185,4 +191,4 @@ def create_sequence(ctx: DdlContext, meta: TableMeta, col: ColumnMeta, seq: Sequ
     ctx.runtime.reset(col.sequence_anon)  # (a name freed by a dropped table may be reused)
 
 
-__all__ = ["build_column", "create_sequence"]
+__all__ = ["build_column", "column_sequence_anon", "create_sequence"]

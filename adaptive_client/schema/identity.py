@@ -18,11 +18,10 @@ from __future__ import annotations
 from psycopg import errors as pg_errors
 from psycopg import sql
 
-from ..catalog.keys import new_key
 from ..catalog.metadata import ColumnMeta, TableMeta
 from ..catalog.tablespec import SequenceSpec
 from ..syntax.identity_actions import AlterIdentity, sequence_options
-from .columns import create_sequence
+from .columns import column_sequence_anon, create_sequence
 from .context import DdlContext
 
 #: the types an identity column may have (PostgreSQL's 22023 for any other)
@@ -90,9 +89,7 @@ def _add(
         raise pg_errors.ObjectNotInPrerequisiteState(f"{where} already has a default value")
     col.sequence = f"{meta.name}_{col.name}_seq"
     col.identity = action.args["generated"]
-    col.sequence_anon = ctx.catalog.root.anonymize(
-        "sequence", meta.name, col.name, new_key(8).hex()
-    )
+    col.sequence_anon = column_sequence_anon(ctx.catalog, meta.name, col.name)
     options = sequence_options(action)
     create_sequence(ctx, meta, col, SequenceSpec(col.identity, [options] if options else []))
 
