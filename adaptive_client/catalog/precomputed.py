@@ -540,15 +540,6 @@ def refuse_written(table: TableMeta, names: list[str]) -> None:
             )
 
 
-def stale_after(table: TableMeta, assigned: list[str]) -> list[ColumnMeta]:
-    """The precomputed columns an UPDATE assigning ``assigned`` changes: those computed
-    from one of them (the client computes them again from the rows' new values)."""
-    names = {a.lower() for a in assigned}
-    return [
-        col for col in table.precomputed.values() if names & set(expression_of(table, col).inputs)
-    ]
-
-
 def refuse_alter(table: TableMeta, actions: list[exp.Expression]) -> None:
     """An ALTER TABLE that drops, renames or retypes a precomputed column's input would
     leave the stored values (or the expression) stale: refused."""
