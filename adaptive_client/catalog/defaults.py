@@ -141,6 +141,7 @@ class Runtime:
     def __init__(self, conn: psycopg.Connection[Any]) -> None:
         self.conn = conn
         self._pools: dict[str, deque[int]] = {}
+        self._handed: dict[str, int] = {}  # server sequence -> last value handed out of it
         self._block: dict[str, int] = {}
         self._current: dict[str, int] = {}  # plain sequence name -> last value handed out
         # the sequence nextval() drew from last: lastval() is its current value
@@ -183,6 +184,7 @@ class Runtime:
             # (in the order drawn: ascending, or descending for a negative increment)
             pool = self._pools[anon] = deque(sorted(drawn, reverse=drawn[0] > drawn[-1]))
         value = pool.popleft()
+        self._handed[anon] = value
         self._current[plain] = value
         self._last = plain
         return value
@@ -205,6 +207,7 @@ class Runtime:
         """The sequence was set (``setval``): its drawn block is void."""
         self._pools.pop(anon, None)
         self._block.pop(anon, None)
+        self._handed.pop(anon, None)
 
     def set(self, anon: str, plain: str, value: int, called: bool) -> None:
         """``setval(plain, value, called)`` ran: the drawn block is void, and where
@@ -222,6 +225,42 @@ class Runtime:
             self._dropped.append((plain, self._current.pop(plain), self._last == plain))
         if self._last == plain:
             self._last = None
+
+    def give_back(self, anon: str) -> None:
+        """Before an ``ALTER SEQUENCE`` of ``anon``: the values this session drew ahead and
+        has not handed out returned to the sequence, where no other session drew after
+        them -- so that the alteration (a new increment, a bound below the values drawn
+        ahead) applies from the last value handed out, as in PostgreSQL.
+
+        The sequence is held (an ``ALTER SEQUENCE`` of its cache to what it is: a sequence
+        cannot be ``LOCK``ed) from
+        the check to the ``setval``, so another session's ``nextval`` cannot come between
+        them and be drawn again.  Inside the application's transaction the lock lasts
+        until it ends, as an ``ALTER SEQUENCE``'s own does."""
+        pool = self._pools.get(anon)
+        handed = self._handed.get(anon)
+        if not pool or handed is None:
+            return
+        name = sql.Identifier(anon)
+        with self.conn.transaction():
+            # (an option set to what it is: ALTER SEQUENCE's lock, which nextval waits on)
+            row = self.conn.execute(
+                "SELECT seqcache FROM pg_sequence WHERE seqrelid = %s::regclass",
+                (name.as_string(self.conn),),
+            ).fetchone()
+            if row is None:
+                return
+            self.conn.execute(
+                sql.SQL("ALTER SEQUENCE {} CACHE {}").format(name, sql.Literal(int(row[0])))
+            )
+            self.conn.execute(
+                sql.SQL(
+                    "SELECT setval(%s::regclass, %s, true) FROM {} "
+                    "WHERE last_value = %s AND is_called"
+                ).format(name),
+                (name.as_string(self.conn), handed, pool[-1]),
+            )
+        self.forget(anon)
 
     def reset(self, anon: str) -> None:
         """The sequence was created or restarted in this transaction."""

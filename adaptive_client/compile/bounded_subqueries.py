@@ -34,6 +34,7 @@ class Compiling(Protocol):
 
     def param(self, build: ParamBuilder) -> exp.Expression: ...
 
+
 #: the clauses of a subquery this module compiles
 BOUNDING: tuple[str, ...] = ("order", "limit", "offset", "locks")
 

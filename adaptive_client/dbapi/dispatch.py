@@ -164,7 +164,14 @@ def run(
         cur.run_raw(query, params)
         return
     query = cache_key(query, with_params)  # the plan cache's key from here on
-    answer = sequences.answer(stmt, conn.catalog, conn.runtime)
+    try:
+        answer = sequences.answer(stmt, conn.catalog, conn.runtime)
+    except psycopg.errors.UndefinedTable:
+        # (another client's CREATE SEQUENCE, whose notification has not arrived: the
+        # catalog read again between transactions, once, as for the statements below)
+        if conn.in_transaction() or not conn.catalog.refresh(conn.control):
+            raise
+        answer = sequences.answer(stmt, conn.catalog, conn.runtime)
     if answer is not None:
         cur.set_result(*answer)
         return

@@ -67,6 +67,7 @@ def alter_identity(ctx: DdlContext, meta: TableMeta, action: AlterIdentity) -> N
         col.identity = action.args["generated"]
     options = sequence_options(action)
     if options:
+        ctx.runtime.give_back(col.sequence_anon)
         ctx.conn.execute(
             sql.SQL("ALTER SEQUENCE {} {}").format(
                 sql.Identifier(col.sequence_anon), sql.SQL(options)

@@ -18,6 +18,7 @@ from psycopg import errors as pg_errors
 from psycopg import sql
 from sqlglot import exp
 
+from ..adapt.onion_storage import bump_epoch
 from ..catalog.defaults import Runtime
 from ..catalog.keys import new_key
 from ..catalog.metadata import Catalog, SequenceMeta
@@ -89,6 +90,7 @@ def create(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Create) ->
     meta = SequenceMeta(name, anon)
     catalog.write_table(conn, meta, new=True)
     catalog.sequences[name] = meta
+    bump_epoch(conn)  # (other sessions read the catalog again: a new name)
 
 
 def drop(conn: psycopg.Connection[Any], catalog: Catalog, stmt: exp.Drop, runtime: Runtime) -> None:
@@ -138,6 +140,7 @@ def _drop_one(
     conn.execute(sql.SQL("DROP SEQUENCE {}").format(sql.Identifier(meta.anon)))
     catalog.delete_table(conn, meta)
     del catalog.sequences[name]
+    bump_epoch(conn)
     runtime.reset(meta.anon)
     runtime.dropped(name)
 
@@ -183,6 +186,7 @@ def alter(conn: psycopg.Connection[Any], catalog: Catalog, text: str, runtime: R
         raise
     if anon is None:
         raise UndefinedTable(f'relation "{name}" does not exist')
+    runtime.give_back(anon)
     conn.execute(
         sql.SQL("ALTER SEQUENCE {} {}").format(sql.Identifier(anon), sql.SQL(" ".join(words)))
     )

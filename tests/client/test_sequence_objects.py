@@ -4,12 +4,14 @@ and nothing of the sequence's name on the server."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import psycopg
 import pytest
 
+import adaptive_client
 from adaptive_client.catalog.keys import MasterKey
 
 from .pairs import Pair, plain_and_encrypted
@@ -82,6 +84,27 @@ STEPS = [
     "INSERT INTO ra (v) VALUES ('a') RETURNING id",
     "ALTER SEQUENCE ra_id_seq RESTART WITH 50",
     "INSERT INTO ra (v) VALUES ('b') RETURNING id",
+    # an alteration applies from the last value handed out, not after the values the
+    # session drew ahead (were 26, then a MAXVALUE below them refused, then no 2200H)
+    "CREATE SEQUENCE inc1",
+    "SELECT nextval('inc1')",
+    "ALTER SEQUENCE inc1 INCREMENT BY 10",
+    "SELECT nextval('inc1'), nextval('inc1')",
+    "ALTER SEQUENCE inc1 MAXVALUE 35",
+    "SELECT nextval('inc1')",
+    "SELECT nextval('inc1')",
+    "ALTER SEQUENCE inc1 CYCLE",
+    "SELECT nextval('inc1')",
+    "CREATE TABLE inc2 (id serial PRIMARY KEY, v int)",
+    "INSERT INTO inc2 (v) VALUES (1), (2)",
+    "ALTER SEQUENCE inc2_id_seq INCREMENT BY 5",
+    "INSERT INTO inc2 (v) VALUES (3), (4) RETURNING id",
+    "ALTER SEQUENCE inc2_id_seq RESTART",
+    "INSERT INTO inc2 (v) VALUES (5)",
+    "CREATE TABLE inc3 (id int GENERATED ALWAYS AS IDENTITY, v int)",
+    "INSERT INTO inc3 (v) VALUES (1) RETURNING id",
+    "ALTER TABLE inc3 ALTER COLUMN id SET INCREMENT BY 100",
+    "INSERT INTO inc3 (v) VALUES (2) RETURNING id",
     # RETURNING t.* of a table written under an alias: 42P01 before a value is drawn
     "CREATE TABLE foo (f1 serial, f2 text, f3 int DEFAULT 42)",
     "INSERT INTO foo AS bar DEFAULT VALUES RETURNING *",
@@ -89,6 +112,9 @@ STEPS = [
     "INSERT INTO foo AS bar DEFAULT VALUES RETURNING nosuch.*",
     "INSERT INTO foo AS bar DEFAULT VALUES RETURNING bar.*",
 ]
+
+
+KEY = MasterKey.generate()
 
 
 def _outcome(conn: Any, sql: str) -> tuple[str, Any]:
@@ -101,7 +127,7 @@ def _outcome(conn: Any, sql: str) -> tuple[str, Any]:
 
 @pytest.fixture(scope="module")
 def pair(new_database: Callable[..., str]) -> Iterator[Pair]:
-    with plain_and_encrypted(new_database, MasterKey.generate(), "seqobj", {}, [], {}) as both:
+    with plain_and_encrypted(new_database, KEY, "seqobj", {}, [], {}) as both:
         yield both
 
 
@@ -130,6 +156,29 @@ def test_alter_sequence_beyond_its_numbers_is_refused(pair: Pair) -> None:
     for sql in ("ALTER SEQUENCE own1 OWNED BY NONE", "ALTER SEQUENCE own1 RENAME TO own2"):
         assert _outcome(plain, sql)[0] == "ok"
         assert _outcome(enc, sql) == ("error", "0A000")
+
+
+def test_an_alteration_never_hands_a_value_out_twice(pair: Pair) -> None:
+    """Two sessions drawing from one sequence: the values one drew ahead go back to the
+    sequence at its ALTER only where the other did not draw after them, so no value is
+    handed out twice, whichever session alters it."""
+    _, first = pair
+    second = adaptive_client.connect(first.pg.info.dsn, master_key=KEY.hex(), autocommit=True)
+    try:
+        first.execute("CREATE SEQUENCE twice")
+        seen = [first.execute("SELECT nextval('twice')").fetchone()[0]]
+        seen.append(second.execute("SELECT nextval('twice')").fetchone()[0])
+        first.execute("ALTER SEQUENCE twice INCREMENT BY 3")  # (the second drew after)
+        after = [first.execute("SELECT nextval('twice')").fetchone()[0] for _ in range(8)]
+        assert all(b - a == 3 for a, b in itertools.pairwise(after)), after
+        seen += after
+        seen += [second.execute("SELECT nextval('twice')").fetchone()[0] for _ in range(3)]
+        second.execute("ALTER SEQUENCE twice INCREMENT BY 2")
+        for conn in (second, first, second, first):
+            seen.append(conn.execute("SELECT nextval('twice')").fetchone()[0])
+        assert len(set(seen)) == len(seen), seen
+    finally:
+        second.close()
 
 
 def test_a_rolled_back_drop_keeps_the_sessions_values(pair: Pair) -> None:
