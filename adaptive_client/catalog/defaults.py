@@ -226,6 +226,14 @@ class Runtime:
         if self._last == plain:
             self._last = None
 
+    def renamed(self, old: str, new: str) -> None:
+        """The sequence ``old`` is ``new`` now: the session's current value of it too (a
+        current value is PostgreSQL's by the sequence, whatever its name)."""
+        if old in self._current:
+            self._current[new] = self._current.pop(old)
+        if self._last == old:
+            self._last = new
+
     def give_back(self, anon: str) -> None:
         """Before an ``ALTER SEQUENCE`` of ``anon``: the values this session drew ahead and
         has not handed out returned to the sequence, where no other session drew after

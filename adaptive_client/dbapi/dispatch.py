@@ -12,7 +12,7 @@ cursor it came from, holding the session's lock (taken by the cursor).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any, cast
 
@@ -146,7 +146,11 @@ def run(
                 cur.run_raw(command.as_string(conn.pg), None)
             return
         if sequence_objects.is_alter(query):
-            sequence_objects.alter(conn.pg, conn.catalog, query, conn.runtime)
+            if not conn.in_transaction():
+                conn.catalog.refresh(conn.control)
+            _run_ddl(
+                conn, partial(sequence_objects.alter, conn.pg, conn.catalog, query, conn.runtime)
+            )
             cur.set_result([], None, -1)
             return
         action = server_commands.route(query, conn.catalog)  # OWNER TO, GRANT, ...
@@ -598,7 +602,14 @@ def _ddl(conn: Session, stmt: exp.Expression) -> None:
         # decide IF [NOT] EXISTS and name clashes on the committed catalog, not on one
         # another client's DDL notification has not reached yet
         conn.catalog.refresh(conn.control)
-    work = ddl.statement(DdlContext(conn.pg, conn.catalog, conn.config, conn.runtime), stmt)
+    _run_ddl(
+        conn, ddl.statement(DdlContext(conn.pg, conn.catalog, conn.config, conn.runtime), stmt)
+    )
+
+
+def _run_ddl(conn: Session, work: Callable[[], None]) -> None:
+    """A DDL statement's ``work``, in the application's transaction (its own in
+    autocommit mode), the catalog kept in step."""
     conn.direct.schema_changed()
     if conn.pg.autocommit:
         try:

@@ -317,9 +317,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
     "client engine: timestamptrunc of a time value": (
         "lookup.test_timefield.TimeFieldLookupTests.test_second_lookups",
     ),
-    "client gap: ALTER SEQUENCE ... RENAME": (
-        "backends.postgresql.test_introspection.DatabaseSequenceTests.test_get_sequences",
-    ),
     "client gap: COPY ... WITH (FORMAT CSV) options through the client's copy()": (
         "backends.postgresql.tests.Tests.test_copy_cursors",
     ),

@@ -163,34 +163,65 @@ def is_alter(text: str) -> bool:
     return m is not None and not re.match(r"(?is)OWNER\s+TO\b", m.group(3))
 
 
+_RENAME_RE = re.compile(r"(?is)RENAME\s+TO\s+(\"(?:[^\"]|\"\")+\"|[\w$]+)")
+
+
 def alter(conn: psycopg.Connection[Any], catalog: Catalog, text: str, runtime: Runtime) -> None:
     """``ALTER SEQUENCE`` of the numbers and keywords of its options (RESTART [WITH n],
     INCREMENT BY n, MINVALUE, MAXVALUE, START, CACHE, [NO] CYCLE, AS type): run on the
-    sequence's server name, the values the session drew ahead dropped.  Renaming it,
-    OWNED BY and SET SCHEMA are refused."""
+    sequence's server name, the values the session drew ahead given back first
+    (``Runtime.give_back``); ``RENAME TO``: in the sealed metadata only.  OWNED BY and SET
+    SCHEMA are refused."""
     m = _ALTER_RE.match(text)
     assert m is not None
     options = m.group(3)
+    renamed = _RENAME_RE.fullmatch(options)
     words = []
-    for token in tokenize(options):
+    for token in tokenize(options) if renamed is None else ():
         word = token.text.upper()
         if not (word in _ALTER_WORDS or token.text.isdigit() or word in ("-", "+")):
             raise UnsupportedQuery(f"ALTER SEQUENCE ... {options}", "ALTER SEQUENCE")
         words.append(token.text)
     name = relation_named(m.group(2))
     try:
-        _, anon = sequence_named(catalog, name)
+        plain, anon = sequence_named(catalog, name)
     except pg_errors.UndefinedTable:
         if m.group(1):
             return
         raise
     if anon is None:
         raise UndefinedTable(f'relation "{name}" does not exist')
+    if renamed is not None:
+        _rename(conn, catalog, plain, relation_named(renamed.group(1)), runtime)
+        return
     runtime.give_back(anon)
     conn.execute(
         sql.SQL("ALTER SEQUENCE {} {}").format(sql.Identifier(anon), sql.SQL(" ".join(words)))
     )
     runtime.reset(anon)
+
+
+def _rename(
+    conn: psycopg.Connection[Any], catalog: Catalog, old: str, new: str, runtime: Runtime
+) -> None:
+    """The sequence ``old`` (one of its own, or a serial or identity column's) known as
+    ``new`` from now on: the columns drawing from it name it so; the server's sequence
+    keeps its name."""
+    if catalog.has_relation(new):
+        raise DuplicateTable(f'relation "{new}" already exists')
+    own = catalog.sequences.pop(old, None)
+    if own is not None:
+        own.name = new
+        catalog.write_table(conn, own, new=False)
+        catalog.sequences[new] = own
+    for table in catalog.tables.values():
+        drawing = [col for col in table.columns.values() if col.sequence == old]
+        for col in drawing:
+            col.sequence = new
+        if drawing:
+            catalog.write_table(conn, table, new=False)
+    runtime.renamed(old, new)
+    bump_epoch(conn)
 
 
 def named(catalog: Catalog, name: str) -> SequenceMeta:

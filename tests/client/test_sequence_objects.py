@@ -105,6 +105,32 @@ STEPS = [
     "INSERT INTO inc3 (v) VALUES (1) RETURNING id",
     "ALTER TABLE inc3 ALTER COLUMN id SET INCREMENT BY 100",
     "INSERT INTO inc3 (v) VALUES (2) RETURNING id",
+    # RENAME TO (was refused): the columns drawing from it follow; currval is the
+    # sequence's, whatever its name
+    "CREATE SEQUENCE rn1",
+    "CREATE TABLE rn_t (id bigint DEFAULT nextval('rn1'::regclass), v text)",
+    "INSERT INTO rn_t (v) VALUES ('a') RETURNING id",
+    "ALTER SEQUENCE rn1 RENAME TO rn2",
+    "SELECT currval('rn2')",
+    "SELECT nextval('rn1')",
+    "INSERT INTO rn_t (v) VALUES ('b') RETURNING id",
+    "SELECT nextval('rn2')",
+    "ALTER SEQUENCE rn2 RENAME TO rn_t",
+    "ALTER SEQUENCE IF EXISTS rn1 RENAME TO rn3",
+    "ALTER SEQUENCE rn1 RENAME TO rn3",
+    "CREATE TABLE rn_s (id serial, v text)",
+    "ALTER SEQUENCE rn_s_id_seq RENAME TO rn_s_renamed",
+    "INSERT INTO rn_s (v) VALUES ('a') RETURNING id",
+    "SELECT pg_get_serial_sequence('rn_s', 'id'), currval('rn_s_renamed')",
+    "SELECT currval('rn_s_id_seq')",
+    "BEGIN",
+    "ALTER SEQUENCE rn2 RENAME TO rn4",
+    "SELECT nextval('rn4')",
+    "ROLLBACK",
+    "SELECT nextval('rn4')",
+    "INSERT INTO rn_t (v) VALUES ('c') RETURNING id",
+    "DROP TABLE rn_t",
+    "DROP SEQUENCE rn2",
     # RETURNING t.* of a table written under an alias: 42P01 before a value is drawn
     "CREATE TABLE foo (f1 serial, f2 text, f3 int DEFAULT 42)",
     "INSERT INTO foo AS bar DEFAULT VALUES RETURNING *",
@@ -145,15 +171,17 @@ def test_the_sequence_name_stays_off_the_server(pair: Pair) -> None:
     _, enc = pair
     enc.execute("CREATE SEQUENCE invoice_number_seq")
     enc.execute("SELECT nextval('invoice_number_seq')")
+    enc.execute("ALTER SEQUENCE invoice_number_seq RENAME TO receipt_number_seq")
+    assert enc.execute("SELECT nextval('receipt_number_seq')").fetchone() == (2,)
     names = enc.pg.execute("SELECT relname FROM pg_class WHERE relkind = 'S'").fetchall()
-    assert names and not any("invoice" in n for (n,) in names)
+    assert names and not any("invoice" in n or "receipt" in n for (n,) in names)
 
 
 def test_alter_sequence_beyond_its_numbers_is_refused(pair: Pair) -> None:
     plain, enc = pair
     for conn in pair:
         conn.execute("CREATE SEQUENCE IF NOT EXISTS own1")
-    for sql in ("ALTER SEQUENCE own1 OWNED BY NONE", "ALTER SEQUENCE own1 RENAME TO own2"):
+    for sql in ("ALTER SEQUENCE own1 OWNED BY NONE", "ALTER SEQUENCE own1 SET SCHEMA public"):
         assert _outcome(plain, sql)[0] == "ok"
         assert _outcome(enc, sql) == ("error", "0A000")
 
