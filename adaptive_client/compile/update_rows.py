@@ -15,8 +15,10 @@ read and the writes: the connection takes ``SHARE ROW EXCLUSIVE`` on the table f
 (:mod:`adaptive_client.dbapi.connection` does, in the statement's transaction), which lets
 readers through and makes other writers wait, as PostgreSQL's own row locks would make
 those touching the same rows wait.  Only where the table has a primary key (a row is
-named by it), without ``FROM`` or ``DEFAULT``; anything else keeps the rewrite's
-refusal.  With ``RETURNING``, each write by key returns its row's items.
+named by it), without ``FROM``; anything else keeps the rewrite's refusal.  ``SET c =
+DEFAULT`` stays so in each write (its value made there, per row, as PostgreSQL makes
+it).  With ``RETURNING``, each write by key returns its row's items; where they need
+the client (``length(name)``), the read computes them instead, over the row as written.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import cast
 from sqlglot import exp
 
 from ..catalog.metadata import Catalog
+from ..catalog.table_meta import TableMeta
 from ..syntax.names import show_names, shown
 from .expansions import with_expansions
 from .writes import is_default
@@ -41,6 +44,17 @@ class RowUpdate:
     keys: int  # how many leading columns of ``select`` are the key
     update_sql: str  # UPDATE ... SET <columns> = %s ... WHERE <key> = %s ... [RETURNING]
     returning: bool = False
+    # where the write's RETURNING items need the client: the read with them after the
+    # SET expressions (each column set replaced by its expression: the row as written),
+    # and the write without them -- None where an item reads a column set to DEFAULT or
+    # a generated one (known only once written)
+    read_returning: exp.Select | None = None
+    bare_update_sql: str = ""
+
+    @property
+    def values(self) -> int:
+        """How many columns of ``select`` follow the key: the values written."""
+        return len(self.select.expressions) - self.keys
 
     @property
     def select_sql(self) -> str:
@@ -48,8 +62,12 @@ class RowUpdate:
         return self.select.sql("postgres")
 
 
-def derive(catalog: Catalog, stmt: exp.Update) -> RowUpdate | None:
+def derive(catalog: Catalog, stmt: exp.Expression) -> RowUpdate | None:
     """The row-by-row form of ``stmt``, or None where it has none (see the module)."""
+    if isinstance(stmt, exp.Delete):
+        return _derive_delete(catalog, stmt)
+    if not isinstance(stmt, exp.Update):
+        return None
     stmt = cast(exp.Update, with_expansions(stmt))  # (SET (a, b) = (x, y): one by one)
     if any(stmt.args.get(k) for k in ("from_", "joins", "order", "limit", "with_")):
         return None
@@ -61,15 +79,19 @@ def derive(catalog: Catalog, stmt: exp.Update) -> RowUpdate | None:
         return None
     alias = table.alias or table.name
     targets: list[str] = []
+    defaulted: set[str] = set()  # (``SET c = DEFAULT``: written as such, by the write)
     values: list[exp.Expression] = []
     for item in stmt.expressions:
         if not isinstance(item, exp.EQ) or not isinstance(item.this, exp.Column):
             return None
         name = item.this.name.lower()
-        if name in targets or name not in meta.columns or is_default(item.expression):
+        if name in targets or name not in meta.columns:
             return None
         targets.append(name)
-        values.append(item.expression.copy())
+        if is_default(item.expression):
+            defaulted.add(name)
+        else:
+            values.append(item.expression.copy())
     keys = [exp.column(k, table=alias, quoted=True) for k in meta.primary_key]
     select = exp.Select(expressions=[*keys, *values]).from_(table.copy())
     where = stmt.args.get("where")
@@ -78,21 +100,126 @@ def derive(catalog: Catalog, stmt: exp.Update) -> RowUpdate | None:
             return None
         select.set("where", where.copy())
 
-    def quoted(name: str) -> str:
-        # (the text is parsed again: the name as written, syntax/names.py)
-        return exp.to_identifier(shown(name), quoted=True).sql("postgres")
-
     returning = stmt.args.get("returning")
-    update_sql = (
-        f"UPDATE {quoted(meta.name)}"
-        + (f" AS {quoted(table.alias)}" if table.alias else "")
+    bare_update_sql = (
+        f"UPDATE {_quoted(meta.name)}"
+        + (f" AS {_quoted(table.alias)}" if table.alias else "")
         + " SET "
-        + ", ".join(f"{quoted(t)} = %s" for t in targets)
+        + ", ".join(f"{_quoted(t)} = {'DEFAULT' if t in defaulted else '%s'}" for t in targets)
         + " WHERE "
-        + " AND ".join(f"{quoted(k)} = %s" for k in meta.primary_key)
-        + (f" {returning.transform(show_names).sql('postgres')}" if returning else "")
+        + " AND ".join(f"{_quoted(k)} = %s" for k in meta.primary_key)
     )
-    return RowUpdate(meta.name, select, len(keys), update_sql, returning is not None)
+    if returning is None:
+        return RowUpdate(meta.name, select, len(keys), bare_update_sql)
+    written = {
+        t: v for t, v in zip([t for t in targets if t not in defaulted], values, strict=True)
+    }
+    return RowUpdate(
+        meta.name,
+        select,
+        len(keys),
+        f"{bare_update_sql} {returning.transform(show_names).sql('postgres')}",
+        True,
+        _read_returning(select, returning, meta, alias, written, defaulted),
+        bare_update_sql,
+    )
+
+
+def _derive_delete(catalog: Catalog, stmt: exp.Delete) -> RowUpdate | None:
+    """``DELETE FROM t WHERE <predicate> [RETURNING <items>]`` where the predicate or
+    the items need the client: the read of the keys (and the items), then a delete by
+    key per row (its RETURNING, of the row as it was, as PostgreSQL's)."""
+    if any(stmt.args.get(k) for k in ("using", "joins", "order", "limit", "with_")):
+        return None
+    table, returning = stmt.this, stmt.args.get("returning")
+    if not isinstance(table, exp.Table):
+        return None
+    if not catalog.has_table(table.name.lower()):
+        return None
+    meta = catalog.table(table.name.lower())
+    if not meta.primary_key:
+        return None
+    alias = table.alias or table.name
+    keys = [exp.column(k, table=alias, quoted=True) for k in meta.primary_key]
+    select = exp.Select(expressions=keys).from_(table.copy())
+    where = stmt.args.get("where")
+    if where is not None:
+        if "CURRENT OF" in where.sql("postgres").upper():
+            return None
+        select.set("where", where.copy())
+    bare = (
+        f"DELETE FROM {_quoted(meta.name)}"
+        + (f" AS {_quoted(table.alias)}" if table.alias else "")
+        + " WHERE "
+        + " AND ".join(f"{_quoted(k)} = %s" for k in meta.primary_key)
+    )
+    if returning is None:
+        return RowUpdate(meta.name, select, len(keys), bare)
+    return RowUpdate(
+        meta.name,
+        select,
+        len(keys),
+        f"{bare} {returning.transform(show_names).sql('postgres')}",
+        True,
+        _read_returning(select, returning, meta, alias, {}, set()),
+        bare,
+    )
+
+
+def _quoted(name: str) -> str:
+    # (the text is parsed again: the name as written, syntax/names.py)
+    return exp.to_identifier(shown(name), quoted=True).sql("postgres")
+
+
+def _read_returning(
+    select: exp.Select,
+    returning: exp.Returning,
+    meta: TableMeta,
+    alias: str,
+    written: dict[str, exp.Expression],
+    defaulted: set[str],
+) -> exp.Select | None:
+    """The read of the rows to update with the RETURNING items after its columns, each
+    column the statement sets replaced by its expression (see ``RowUpdate``)."""
+    items: list[exp.Expression] = []
+    for item in returning.expressions:
+        target = item.this if isinstance(item, exp.Column) else None
+        if isinstance(item, exp.Star) or (target is not None and isinstance(target, exp.Star)):
+            if target is not None and item.table.lower() not in (alias.lower(), meta.name):
+                return None
+            items += [exp.column(c, quoted=True) for c in meta.columns]
+        else:
+            items.append(item.copy())
+    out: list[exp.Expression] = []
+    for item in items:
+        for col in list(item.find_all(exp.Column)):
+            name = col.name.lower()
+            if col.table and col.table.lower() not in (alias.lower(), meta.name):
+                continue  # (a subquery's own table)
+            if name in defaulted or (name in meta.columns and meta.columns[name].generated):
+                return None
+            if name in written and not _outermost(col, item):
+                return None  # (a subquery over the row as written: not replaced here)
+            if name in written:
+                replaced = exp.Paren(this=written[name].copy())
+                if col is item:
+                    item = exp.alias_(replaced, col.name, quoted=True)
+                else:
+                    col.replace(replaced)
+        out.append(item)
+    read = select.copy()
+    read.set("expressions", [*read.expressions, *out])
+    return read
+
+
+def _outermost(col: exp.Column, item: exp.Expression) -> bool:
+    """Whether ``col`` is the statement's row's, not inside a subquery of the item."""
+    node = col.parent
+    while node is not None and node is not item.parent:
+        if isinstance(node, exp.Subquery | exp.Select):
+            return False
+        node = node.parent
+    return True
 
 
 __all__ = ["RowUpdate", "derive"]

@@ -389,7 +389,7 @@ def _run_compiled(
             # an UPDATE whose values or rows need the client: read, then write by key
             rows = (
                 update_rows.derive(conn.catalog, stmt)
-                if isinstance(stmt, exp.Update) and not writing_rows
+                if isinstance(stmt, exp.Update | exp.Delete) and not writing_rows
                 else None
             )
             if type(refused) is not UnsupportedQuery or rows is None:
@@ -501,8 +501,15 @@ def _update_by_rows(
     statement's transaction (its own in autocommit mode), the table held against other
     writers from before the read to the end of the transaction: the number of rows
     updated, and with RETURNING the rows returned and their description (else None)."""
-    read = conn.prepare("\x01rows of an UPDATE\x00" + rows.select_sql, rows.select)
+    select, write_sql, from_read = rows.select, rows.update_sql, False
+    if rows.returning and rows.read_returning is not None:
+        try:
+            _returning_description(conn, rows)
+        except UnsupportedQuery:  # (its items need the client: evaluated by the read)
+            select, write_sql, from_read = rows.read_returning, rows.bare_update_sql, True
+    read = conn.prepare("\x01rows of an UPDATE\x00" + select.sql("postgres"), select)
     table = conn.catalog.table(rows.table).anon
+    width = rows.keys + rows.values
 
     def write() -> None:
         conn.pg.execute(
@@ -514,15 +521,18 @@ def _update_by_rows(
         reader.internal_values = True
         reader.execute_plan(read, params)
         found.extend(reader.result()[0])
+        if from_read:
+            returned.extend(row[width:] for row in found)
+            described[:] = [list(reader.description or ())[width:]]
         if found:
             k = rows.keys
-            writes = [(*row[k:], *row[:k]) for row in found]
-            if not rows.returning:
-                run(conn.cursor(), rows.update_sql, None, many=writes, writing_rows=True)
+            writes = [(*row[k:width], *row[:k]) for row in found]
+            if not rows.returning or from_read:
+                run(conn.cursor(), write_sql, None, many=writes, writing_rows=True)
                 return
             for values in writes:  # (each write's RETURNING row, in the order read)
                 writer = conn.cursor()
-                run(writer, rows.update_sql, values, writing_rows=True)
+                run(writer, write_sql, values, writing_rows=True)
                 out, desc, _ = writer.result()
                 returned.extend(out)
                 described[:] = [desc]

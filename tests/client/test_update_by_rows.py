@@ -37,6 +37,28 @@ UPDATES: list[tuple[str, tuple[Any, ...] | None]] = [
     ("UPDATE item SET name = upper(name) WHERE id IN (SELECT id FROM item WHERE qty < 30)", None),
     ("UPDATE item SET name = upper(name) WHERE grp = 99", None),
     ("UPDATE item SET qty = qty * 100000000 WHERE name = upper(name) OR id = 2", None),
+    # SET c = DEFAULT beside a value the client computes (was refused)
+    ("UPDATE item SET name = upper(name), qty = DEFAULT WHERE id < 3", None),
+    # a DELETE whose predicate needs the client: by its keys (was refused)
+    ("DELETE FROM item WHERE lower(name) || 'x' = 'figx' OR qty > 30", None),
+]
+
+# RETURNING items the server cannot compute over ciphertexts: computed by the read, over
+# the row as written (UPDATE) or as it was (DELETE); each compared with PostgreSQL's rows,
+# names and errors, then the table
+RETURNING: list[tuple[str, tuple[Any, ...] | None]] = [
+    ("UPDATE item SET name = name || %s RETURNING id, name, length(name)", ("!",)),
+    ("UPDATE item SET qty = qty + 1, name = upper(name) RETURNING *, least(id, qty) AS l", None),
+    ("UPDATE item i SET name = lower(name) WHERE id > 2 RETURNING i.*, upper(i.name)", None),
+    ("UPDATE item SET name = upper(name) WHERE id = 99 RETURNING length(name)", None),
+    (
+        "UPDATE item SET name = upper(name) RETURNING id, "
+        "(SELECT label FROM grp WHERE grp.id = item.grp) AS g, length(name) AS n",
+        None,
+    ),
+    ("DELETE FROM item WHERE id > 2 RETURNING qty, name, id, least(id, qty)", None),
+    ("DELETE FROM item WHERE length(name) > 3 RETURNING *, length(name) AS n", None),
+    ("DELETE FROM item WHERE id < 3 RETURNING 10 / (id - id)", None),
 ]
 
 
@@ -69,6 +91,24 @@ def test_update_as_postgresql(pair: tuple[Any, Any], sql: str, params: Any) -> N
     plain, enc = pair
     expected = _apply(plain, sql, params)
     assert _apply(enc, sql, params) == expected
+
+
+@pytest.mark.parametrize(("sql", "params"), RETURNING)
+def test_returning_as_postgresql(pair: tuple[Any, Any], sql: str, params: Any) -> None:
+    plain, enc = pair
+    outcomes = []
+    for conn in pair:
+        try:
+            cur = conn.execute(sql, params)
+            got: Any = (cur.fetchall(), [d.name for d in cur.description])
+            conn.commit()
+        except psycopg.Error as exc:
+            got = exc.sqlstate
+            conn.rollback()
+        table = conn.execute("SELECT id, name, qty, price, grp FROM item ORDER BY id").fetchall()
+        conn.commit()
+        outcomes.append((got, table))
+    assert outcomes[1] == outcomes[0]
 
 
 def test_autocommit_executemany_and_rollback(pair: tuple[Any, Any]) -> None:
