@@ -95,7 +95,6 @@ def test_update_as_postgresql(pair: tuple[Any, Any], sql: str, params: Any) -> N
 
 @pytest.mark.parametrize(("sql", "params"), RETURNING)
 def test_returning_as_postgresql(pair: tuple[Any, Any], sql: str, params: Any) -> None:
-    plain, enc = pair
     outcomes = []
     for conn in pair:
         try:
