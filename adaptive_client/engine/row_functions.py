@@ -28,6 +28,7 @@ from . import array_functions as arr
 from . import jsonb_build as build
 from . import jsonb_casts as casts
 from . import jsonb_functions as js
+from .series import generate_series
 
 
 @dataclass(frozen=True)
@@ -178,6 +179,12 @@ ROW_FUNCTIONS: dict[str, tuple[RowFunction, ...]] = {
         _f(arr.array_to_string, "anyarray, text, text", T, strict=False, text=True),
     ),
     "unnest": (_f(arr.unnest, "anyarray", "setof anyelement", text=True),),
+    "generate_series": (
+        _f(generate_series, "integer, integer", "setof integer"),
+        _f(generate_series, "integer, integer, integer", "setof integer"),
+        _f(generate_series, "bigint, bigint", "setof bigint"),
+        _f(generate_series, "bigint, bigint, bigint", "setof bigint"),
+    ),
     "string_to_array": (
         _f(arr.string_to_array, "text, text", "text[]", strict=False),
         _f(arr.string_to_array, "text, text, text", "text[]", strict=False),

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final, cast
+from typing import Any, Final
 
 from psycopg import errors as pg_errors
 from sqlglot import exp
@@ -37,6 +37,7 @@ from .lowered_types import (
 from .printed_outputs import printed_outputs
 from .row_calls import ArgSpec, CallSpec, record_columns
 from .row_functions import AGGREGATES, ROW_FUNCTIONS, RowFunction
+from .row_operand_types import PLAIN_ELEMENT, PLAIN_RESULTS, element_encoding, json_path_operand
 from .row_operands import number_type, read_from_zero, slice_bounds, subscript
 from .runtime import refusal as _refuse
 
@@ -85,15 +86,6 @@ FUNCTION_CLASSES: Final[dict[type[exp.Expression], str]] = {
     exp.StringToArray: "string_to_array",
 }
 
-# engine types of the results that are not held
-_PLAIN_RESULTS: Final = {
-    "text": "VARCHAR",
-    "integer": "INTEGER",
-    "bigint": "BIGINT",
-    "boolean": "BOOLEAN",
-    "smallint": "SMALLINT",
-    "double precision": "DOUBLE",
-}
 # an operand's engine type -> the PostgreSQL type overloads are chosen by
 _PG_OF_ENGINE: Final = {
     "VARCHAR": "text",
@@ -164,6 +156,8 @@ def _fits(declared: str, op: _Operand) -> int | None:
         return 0
     if declared == "text[]" and is_array:
         return 1
+    if declared == "integer" and op.pg == "bigint":
+        return 2  # (narrowed: a bigint overload fits it better, as PostgreSQL resolves)
     if declared in ("integer", "bigint") and op.pg in ("integer", "bigint"):
         return 1
     return None
@@ -200,7 +194,7 @@ def _element_category(ops: list[_Operand]) -> str | None:
     """The type category of the held array operand's elements (None: no held array, or
     elements of another category)."""
     array = _array_of(ops)
-    element = _element(array.encoding) if array is not None else None
+    element = element_encoding(array.encoding) if array is not None else None
     return None if element is None else _CATEGORIES.get(element.sql_type.name)
 
 
@@ -245,6 +239,7 @@ def _choose(
     first, as PostgreSQL resolves it); where none fits, PostgreSQL's 42883 for operands
     of known types, else a refusal."""
     best: tuple[int, int] | None = None
+    fitting: list[list[str]] = []
     for i, rf in enumerate(table[name]):
         declared = _declared(rf, len(ops))
         if len(declared) != len(ops):
@@ -262,8 +257,19 @@ def _choose(
         ):
             continue  # (no type in common with the array's elements: tags || 1)
         score = sum(s for s in scores if s is not None)
+        fitting.append(declared)
         if best is None or score < best[0]:
             best = (score, i)
+    if (
+        len(fitting) > 1
+        and all(o.pg == "unknown" for o in ops)
+        and not any("text" in d for d in fitting)
+        and name not in (*OPERATORS.values(), *HELD_OPERATORS.values())
+    ):
+        # (only untyped operands and no overload of the string category they would
+        # prefer: PostgreSQL cannot choose -- generate_series(%s, %s))
+        types = ", ".join("unknown" for _ in ops)
+        raise pg_errors.AmbiguousFunction(f"function {name}({types}) is not unique")
     if best is None:
         shown = [_shown_type(o) for o in ops]
         if all(shown):  # (PostgreSQL's own error)
@@ -440,6 +446,8 @@ class _Lowering:
             jsonb_duck, enc = "", array.encoding
         elif rf.result.endswith("[]"):  # (string_to_array of text: its result's type)
             jsonb_duck, enc = "", encoding_for(rf.result)
+        elif rf.result.removeprefix("setof ") in PLAIN_RESULTS:  # (generate_series)
+            jsonb_duck, enc = "", encoding_for(rf.result.removeprefix("setof "))
         else:
             raise _refuse(f"{name} of no array argument", node)
         declared = _declared(rf, len(ops))
@@ -547,7 +555,7 @@ class _Lowering:
         elif declared == "anyarray" or declared.endswith("[]"):
             encoding = array.encoding if array is not None else encoding_for(declared)
         elif declared == "anyelement" and array is not None:
-            encoding = _element(array.encoding)
+            encoding = element_encoding(array.encoding)
         if op.duck is not None:
             return ArgSpec("held", op.duck, op.encoding)
         if encoding is not None and op.pg == "unknown":
@@ -573,8 +581,8 @@ class _Lowering:
         if op.pg == "unknown" or duck == "UNKNOWN":
             duck = "VARCHAR"
         if declared == "anyelement" and encoding is not None:
-            duck = _PLAIN_ELEMENT.get(encoding.sql_type.name, duck)
-        duck = _PLAIN_RESULTS.get(declared, duck)  # (a constant of the type declared)
+            duck = PLAIN_ELEMENT.get(encoding.sql_type.name, duck)
+        duck = PLAIN_RESULTS.get(declared, duck)  # (a constant of the type declared)
         if declared in ("any", "variadic any", "anyelement") and kind_of(op.node) == "decimal":
             # (a numeric as its text: its display scale, which the engine's type may not
             # show -- sqlglot types 1.50 double)
@@ -604,45 +612,13 @@ class _Lowering:
         if result.endswith("[]"):
             return _held_duck(encoding_for(result), self.held), True
         if result == "anyelement" and array is not None and array.encoding is not None:
-            element_encoding = _element(array.encoding)
-            name = element_encoding.sql_type.name if element_encoding is not None else ""
-            if name in _PLAIN_ELEMENT:
-                return _PLAIN_ELEMENT[name], False
-        if result in _PLAIN_RESULTS:
-            return _PLAIN_RESULTS[result], False
+            of_element = element_encoding(array.encoding)
+            name = of_element.sql_type.name if of_element is not None else ""
+            if name in PLAIN_ELEMENT:
+                return PLAIN_ELEMENT[name], False
+        if result in PLAIN_RESULTS:
+            return PLAIN_RESULTS[result], False
         raise _refuse(f"a result of type {result}", at)
-
-
-def _element(encoding: Encoding | None) -> Encoding | None:
-    """An array encoding's element encoding."""
-    return cast(Encoding | None, getattr(encoding, "element", None))
-
-
-# array element types given to and taken from row functions as the engine's values
-_PLAIN_ELEMENT: Final = {
-    "text": "VARCHAR",
-    "varchar": "VARCHAR",
-    "integer": "INTEGER",
-    "smallint": "SMALLINT",
-    "bigint": "BIGINT",
-    "boolean": "BOOLEAN",
-}
-
-
-def _json_path_operand(node: exp.Expression) -> exp.Expression:
-    """The right operand of ``->`` / ``->>`` as written (sqlglot reads a constant key
-    or index into a JSON path)."""
-    if not isinstance(node, exp.JSONPath):
-        return node
-    parts = node.expressions[1:]
-    if len(parts) != 1:
-        raise _refuse("a JSON path operand", node)
-    part = parts[0]
-    if isinstance(part, exp.JSONPathKey):
-        return exp.Literal.string(str(part.this))
-    if isinstance(part, exp.JSONPathSubscript):
-        return exp.Literal.number(int(part.this))
-    raise _refuse("a JSON path operand", node)
 
 
 def _operator_operands(node: exp.Expression) -> list[exp.Expression] | None:
@@ -653,7 +629,7 @@ def _operator_operands(node: exp.Expression) -> list[exp.Expression] | None:
         if isinstance(node, exp.JSONExtract | exp.JSONExtractScalar):
             if node.args.get("expressions") or node.this.is_string:  # (json's, not ->)
                 raise _refuse("json_extract_path of a json value", node)
-            right = _json_path_operand(right)
+            right = json_path_operand(right)
         return [node.this, right]
     return None
 
@@ -790,6 +766,12 @@ def _passed(op: _Operand, arg: ArgSpec, spec: CallSpec) -> exp.Expression:
         narrowed = exp.cast(op.node, exp.DataType.build("INTEGER"))
         narrowed.meta["row_call"] = spec
         return narrowed
+    if arg.kind == "plain" and arg.duck == "BIGINT" and op.pg in ("integer", "smallint"):
+        # (an integer where a bigint is taken: generate_series(1::bigint, 3) -- the
+        # engine binds a function by its declared types, without widening)
+        widened = exp.cast(op.node, exp.DataType.build("BIGINT"))
+        widened.meta["row_call"] = spec
+        return widened
     if arg.kind != "numeric":
         return op.node
     text = exp.Anonymous(this="concat", expressions=[op.node])

@@ -114,6 +114,14 @@ def _lateral(item: exp.Expression) -> exp.Expression:
 def from_functions(stmt: exp.Expression) -> exp.Expression:
     """``stmt`` with its FROM items that call set-returning row functions made lateral
     subqueries (see the module docstring)."""
+    for series in list(stmt.find_all(exp.ExplodingGenerateSeries, exp.GenerateSeries)):
+        # (sqlglot's class for PostgreSQL's generate_series: the row function's call)
+        bounds = [series.args.get(k) for k in ("start", "end", "step")]
+        series.replace(
+            exp.Anonymous(
+                this="generate_series", expressions=[b.copy() for b in bounds if b is not None]
+            )
+        )
     for node in list(stmt.find_all(exp.From, exp.Join)):
         item = node.this
         new = _lateral(item)

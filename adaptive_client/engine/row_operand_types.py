@@ -1,0 +1,55 @@
+"""The plain engine types of row functions' values (results, array elements) and the
+operands sqlglot reads otherwise than PostgreSQL writes them (engine/row_lowering.py)."""
+
+from __future__ import annotations
+
+from typing import Final, cast
+
+from sqlglot import exp
+
+from ..values.encoding_base import Encoding
+from .runtime import refusal as _refuse
+
+# engine types of the results that are not held
+PLAIN_RESULTS: Final = {
+    "text": "VARCHAR",
+    "integer": "INTEGER",
+    "bigint": "BIGINT",
+    "boolean": "BOOLEAN",
+    "smallint": "SMALLINT",
+    "double precision": "DOUBLE",
+}
+
+# array element types given to and taken from row functions as the engine's values
+PLAIN_ELEMENT: Final = {
+    "text": "VARCHAR",
+    "varchar": "VARCHAR",
+    "integer": "INTEGER",
+    "smallint": "SMALLINT",
+    "bigint": "BIGINT",
+    "boolean": "BOOLEAN",
+}
+
+
+def element_encoding(encoding: Encoding | None) -> Encoding | None:
+    """An array encoding's element encoding."""
+    return cast(Encoding | None, getattr(encoding, "element", None))
+
+
+def json_path_operand(node: exp.Expression) -> exp.Expression:
+    """The right operand of ``->`` / ``->>`` as written (sqlglot reads a constant key
+    or index into a JSON path)."""
+    if not isinstance(node, exp.JSONPath):
+        return node
+    parts = node.expressions[1:]
+    if len(parts) != 1:
+        raise _refuse("a JSON path operand", node)
+    part = parts[0]
+    if isinstance(part, exp.JSONPathKey):
+        return exp.Literal.string(str(part.this))
+    if isinstance(part, exp.JSONPathSubscript):
+        return exp.Literal.number(int(part.this))
+    raise _refuse("a JSON path operand", node)
+
+
+__all__ = ["PLAIN_ELEMENT", "PLAIN_RESULTS", "element_encoding", "json_path_operand"]
