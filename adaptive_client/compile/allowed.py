@@ -61,7 +61,10 @@ _ALLOWED: tuple[type[exp.Expression], ...] = (
     # typed as PostgreSQL types them where the engines differ (rewritten below)
     exp.Reverse, exp.Sign, exp.Ceil, exp.Floor,
     # double precision's sqrt, cbrt, exp, ln and log10 (engine/transforms.py)
-    exp.Sqrt, exp.Cbrt, exp.Exp, exp.Ln, exp.Log,
+    exp.Sqrt, exp.Cbrt, exp.Exp, exp.Ln, exp.Log, exp.Pow,
+    # random(): a double precision in [0, 1) drawn per row in both (the engine's draws
+    # are its own: setseed() on the session does not reach them)
+    exp.Rand,
     # integers' bitwise operators (engine/transforms.py: of integers only)
     exp.BitwiseAnd, exp.BitwiseOr, exp.BitwiseXor, exp.BitwiseNot, exp.BitwiseLeftShift,
     exp.BitwiseRightShift,

@@ -222,14 +222,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "lookup.test_timefield.TimeFieldLookupTests.test_hour_lookups",
         "lookup.test_timefield.TimeFieldLookupTests.test_minute_lookups",
     ),
-    "client engine: function power()": (
-        "expressions.tests.ExpressionOperatorTests.test_lefthand_power",
-        "expressions.tests.ExpressionOperatorTests.test_righthand_power",
-    ),
-    "client engine: function random()": (
-        "aggregation.tests.AggregateTestCase.test_aggregation_random_ordering",
-        "ordering.tests.OrderingTests.test_random_ordering",
-    ),
     "client engine: function stddev_pop()": (
         "aggregation.test_filter_argument.FilteredAggregateTests.test_filtered_numerical_aggregates",
         "aggregation.tests.AggregateTestCase.test_aggregation_default_unset",

@@ -8,11 +8,14 @@ node's rewrite from here):
   integer typed as that integer, as PostgreSQL infers it;
 * ``sqrt``, ``cbrt``, ``exp``, ``ln``, ``log`` of double precision (runtime.py's
   ``pg_*`` macros: float.c's errors, NaN and the infinities through); of a numeric
-  refused, but cbrt, which has no numeric form.
+  refused, but cbrt, which has no numeric form;
+* ``power`` (``pow``) of double precision (integers included: PostgreSQL resolves
+  ``power(int, int)`` to it), as float.c's ``dpow``; of a numeric refused.
 """
 
 from __future__ import annotations
 
+from psycopg import errors as pg_errors
 from sqlglot import exp
 
 from .kinds import INT_DUCK_WIDTH, duck_cast, int_typed, int_width, kind_of, udf
@@ -93,4 +96,31 @@ def float8_function(node: exp.Expression) -> exp.Expression:
     return duck_cast(udf(f"pg_{name}", duck_cast(node.this, "DOUBLE")), "DOUBLE")
 
 
-__all__ = ["BITWISE_OPERATORS", "FLOAT8_FUNCTIONS", "bitwise", "float8_function", "shift"]
+def random_value(node: exp.Rand) -> exp.Expression:
+    """``random()``; with arguments, PostgreSQL's 42883 (this server has none such)."""
+    given = [a for a in (node.this, node.args.get("lower"), node.args.get("upper")) if a]
+    if given:
+        raise pg_errors.UndefinedFunction(
+            f"function random({', '.join(kind_of(a) or 'unknown' for a in given)}) does not exist"
+        )
+    return node
+
+
+def float8_power(node: exp.Pow) -> exp.Expression:
+    """``power(a, b)`` of double precision (runtime.py's ``pg_power``)."""
+    for operand in (node.this, node.expression):
+        if kind_of(operand) not in ("int", "float"):
+            raise refusal("power() of other than double precision", node)
+    base, exponent = (duck_cast(o, "DOUBLE") for o in (node.this, node.expression))
+    return duck_cast(udf("pg_power", base, exponent), "DOUBLE")
+
+
+__all__ = [
+    "BITWISE_OPERATORS",
+    "FLOAT8_FUNCTIONS",
+    "bitwise",
+    "float8_function",
+    "float8_power",
+    "random_value",
+    "shift",
+]

@@ -229,6 +229,18 @@ _FLOAT8_FUNCTION_MACROS: Final = [
     "WHEN a < 0 THEN error('cannot take logarithm of a negative number') ELSE ln(a) END",
     "CREATE MACRO pg_log10(a) AS CASE WHEN a = 0 THEN error('cannot take logarithm of zero') "
     "WHEN a < 0 THEN error('cannot take logarithm of a negative number') ELSE log10(a) END",
+    # dpow: NaN's own rules, then the undefined and complex cases, then C's pow(), whose
+    # infinite or zero result of finite operands is an overflow or an underflow
+    "CREATE MACRO pg_power(a, b) AS CASE WHEN a IS NULL OR b IS NULL THEN NULL "
+    "WHEN isnan(a) THEN (CASE WHEN isnan(b) OR b <> 0 THEN a ELSE 1.0 END) "
+    "WHEN isnan(b) THEN (CASE WHEN a <> 1 THEN b ELSE 1.0 END) "
+    "WHEN a = 0 AND b < 0 THEN error('zero raised to a negative power is undefined') "
+    "WHEN a < 0 AND floor(b) <> b THEN "
+    "error('a negative number raised to a non-integer power yields a complex result') "
+    "WHEN isinf(pow(a, b)) AND NOT (isinf(a) OR isinf(b)) "
+    "THEN error('value out of range: overflow') "
+    "WHEN pow(a, b) = 0 AND a <> 0 AND NOT (isinf(a) OR isinf(b)) "
+    "THEN error('value out of range: underflow') ELSE pow(a, b) END",
 ]
 
 _FLOAT8_MACROS: Final = [
@@ -615,6 +627,12 @@ def translate(exc: duckdb.Error) -> Exception:
         return pg_errors.InvalidArgumentForPowerFunction(
             "cannot take square root of a negative number"
         )
+    for reason in (
+        "zero raised to a negative power is undefined",
+        "a negative number raised to a non-integer power yields a complex result",
+    ):
+        if reason in msg:
+            return pg_errors.InvalidArgumentForPowerFunction(reason)
     for reason in ("cannot take logarithm of zero", "cannot take logarithm of a negative number"):
         if reason in msg:
             return pg_errors.InvalidArgumentForLogarithm(reason)

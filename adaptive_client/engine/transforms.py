@@ -59,7 +59,15 @@ from .kinds import (
     udf,
     varchar_length,
 )
-from .math_operators import BITWISE_OPERATORS, FLOAT8_FUNCTIONS, bitwise, float8_function, shift
+from .math_operators import (
+    BITWISE_OPERATORS,
+    FLOAT8_FUNCTIONS,
+    bitwise,
+    float8_function,
+    float8_power,
+    random_value,
+    shift,
+)
 from .numeric_keys import keyed_cast, keyed_comparison
 from .runtime import refusal as _refuse
 from .sums import avg_parts, exact_quotient, float_avg, sum_typed
@@ -698,6 +706,8 @@ TRANSFORMS: dict[type[exp.Expression], Callable[[Any], exp.Expression]] = {
     exp.BitwiseLeftShift: shift,
     exp.BitwiseRightShift: shift,
     **dict.fromkeys(FLOAT8_FUNCTIONS, float8_function),
+    exp.Pow: float8_power,
+    exp.Rand: random_value,
     exp.Add: _arithmetic,
     exp.Sub: _arithmetic,
     exp.Mul: _arithmetic,

@@ -1,7 +1,8 @@
-"""double precision's sqrt(), cbrt(), exp(), ln() and log() finished by the client
-engine, judged against PostgreSQL: its values (NaN and the infinities through, -0 kept)
-and its errors -- 2201F for a negative square root, 2201E for a logarithm of zero or of
-a negative number, 22003 for exp()'s overflow and underflow.  They were refused."""
+"""double precision's sqrt(), cbrt(), exp(), ln(), log() and power() finished by the
+client engine, judged against PostgreSQL: its values (NaN and the infinities through, -0
+kept) and its errors -- 2201F for a negative square root, zero to a negative power or a
+negative number to a non-integer one, 2201E for a logarithm of zero or of a negative
+number, 22003 for an overflow or underflow.  They were refused."""
 
 from __future__ import annotations
 
@@ -35,6 +36,17 @@ SCRIPT = [
     "SELECT exp(-746::float8)",
     "SELECT sqrt('-0'::float8), cbrt(-8::float8), sqrt(2), exp(1), ln(2), log(1000)",
     "SELECT id FROM m WHERE sqrt(x) > 1 OR exp(i) > 1e40 ORDER BY id",
+    # power (pow): of integers too, which PostgreSQL resolves to double precision's
+    "SELECT id, power(i, 2), pow(i, 3), power(x, 2), power(2, i), power(x, i), power(i, x) "
+    "FROM m ORDER BY id",
+    "SELECT id, power(r, i), power(x, r) FROM m ORDER BY id",
+    "SELECT power(i - 3, -1) FROM m WHERE id = 1",
+    "SELECT power(x - 3, x) FROM m WHERE id = 1",
+    "SELECT power(10, i * 4) FROM m WHERE id = 2",
+    "SELECT power(10, -i * 4) FROM m WHERE id = 2",
+    "SELECT power(0, 0), power(-2, 3), power(4, -1)",
+    "SELECT sum(power(i, 2)) FROM m",
+    "SELECT id FROM m WHERE power(i, 2) > 50 ORDER BY id",
 ]
 
 
@@ -48,3 +60,19 @@ def test_float_functions_as_postgresql(pair: Pair) -> None:
     differences = script_differences(pair, SCRIPT)
     # (NaN is not equal to itself: a row holding one compares by its text)
     assert [d for d in differences if repr(d[1]) != repr(d[2])] == []
+
+
+def test_random_in_a_statement_the_client_finishes(pair: Pair) -> None:
+    """random() where the client engine finishes the statement (was refused): a double
+    precision in [0, 1) drawn per row, so that ``ORDER BY random() LIMIT n`` samples n
+    distinct rows; with an argument, PostgreSQL's 42883."""
+    _, enc = pair
+    script = [
+        "SELECT count(*), count(DISTINCT id) FROM (SELECT id FROM m ORDER BY random() LIMIT 3) s",
+        "SELECT bool_and(r >= 0 AND r < 1), count(DISTINCT r) FROM (SELECT random() AS r FROM m) s",
+        "SELECT count(*) FROM m WHERE random() < 2 AND sqrt(i) >= 0",
+        "SELECT random(1)",
+    ]
+    assert script_differences(pair, script) == []
+    drawn = enc.execute("SELECT id, random() FROM m WHERE sqrt(i) >= 0 ORDER BY id").fetchall()
+    assert len({r for _, r in drawn}) == len(drawn) > 1
