@@ -186,8 +186,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "expressions.tests.FTimeDeltaTests.test_time_subtraction",
     ),
     "over ciphertexts: IN (subquery) needing a peel": (
-        "delete.tests.FastDeleteTests.test_fast_delete_empty_no_update_can_self_select",
-        "delete.tests.FastDeleteTests.test_fast_delete_joined_qs",
         "many_to_many.tests.ManyToManyTests.test_clear",
     ),
     "over ciphertexts: Subquery statement": (
@@ -322,9 +320,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "client gap: the peel this ordering needs, run inside the test case's transaction "
         "after earlier tests of the class, finds it failed (the test passes alone)"
     ): ("expressions.tests.BasicExpressionsTests.test_order_by_multiline_sql",),
-    "over ciphertexts: IN (subquery) of a SELECT with GROUP, HAVING": (
-        "delete.tests.FastDeleteTests.test_fast_delete_aggregation",
-    ),
     ("the backend's cursors are the client's: psycopg's cursor_factory option does not apply"): (
         "backends.postgresql.tests.Tests.test_connect_custom_cursor_factory",
     ),

@@ -18,7 +18,7 @@ from __future__ import annotations
 from psycopg import errors as pg_errors
 from sqlglot import exp
 
-from .kinds import INT_DUCK_WIDTH, duck_cast, int_typed, int_width, kind_of, udf
+from .kinds import INT_DUCK_WIDTH, duck_cast, int_typed, int_width, kind_of, udf, unparen
 from .runtime import refusal
 
 #: the bitwise operators of integers computed as written (in the operands' type)
@@ -107,8 +107,12 @@ def random_value(node: exp.Rand) -> exp.Expression:
 
 
 def float8_power(node: exp.Pow) -> exp.Expression:
-    """``power(a, b)`` of double precision (runtime.py's ``pg_power``)."""
-    for operand in (node.this, node.expression):
+    """``power(a, b)`` of double precision (runtime.py's ``pg_power``); a parameter
+    beside an integer or a double precision (or another parameter) is one, as
+    PostgreSQL infers it."""
+    operands = (node.this, node.expression)
+    typed = [o for o in operands if not isinstance(unparen(o), exp.Placeholder)]
+    for operand in typed:
         if kind_of(operand) not in ("int", "float"):
             raise refusal("power() of other than double precision", node)
     base, exponent = (duck_cast(o, "DOUBLE") for o in (node.this, node.expression))

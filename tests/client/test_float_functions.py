@@ -7,12 +7,13 @@ number, 22003 for an overflow or underflow.  They were refused."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
 from adaptive_client.catalog.keys import MasterKey
 
-from .pairs import Pair, plain_and_encrypted, script_differences
+from .pairs import Pair, outcome, plain_and_encrypted, script_differences
 
 DDL = ["CREATE TABLE m (id int PRIMARY KEY, x float8, n numeric(10,3), i int, r real)"]
 ROWS = {
@@ -76,3 +77,23 @@ def test_random_in_a_statement_the_client_finishes(pair: Pair) -> None:
     assert script_differences(pair, script) == []
     drawn = enc.execute("SELECT id, random() FROM m WHERE sqrt(i) >= 0 ORDER BY id").fetchall()
     assert len({r for _, r in drawn}) == len(drawn) > 1
+
+
+@pytest.mark.parametrize(
+    ("sql", "params"),
+    [
+        ("SELECT id, power(x, %s), power(%s, i) FROM m WHERE id < 3 ORDER BY id", (2, 2.5)),
+        ("UPDATE m SET x = power(x, %s) WHERE id = 1 RETURNING x", (3,)),
+        ("SELECT power(i, %s) FROM m WHERE id = 1", (-1.5,)),
+        ("SELECT id, power(n, %s) FROM m WHERE id = 1", (2,)),
+    ],
+)
+def test_power_of_parameters(pair: Pair, sql: str, params: tuple[Any, ...]) -> None:
+    """A parameter beside an integer or a double precision is a double precision, as
+    PostgreSQL infers it (beside a numeric: numeric's power, refused)."""
+    plain, enc = pair
+    want = outcome(plain, sql, params)
+    if "power(n" in sql:
+        assert outcome(enc, sql, params) == ("error", "0A000")
+        return
+    assert outcome(enc, sql, params) == want
