@@ -583,7 +583,7 @@ def decode(
     if avgs:
         rows = [
             tuple(
-                pg_divide(avgs[i][0], r[i], r[avgs[i][1]]) if i in avgs else r[i]
+                pg_divide(avgs[i][0], r[i], *r[avgs[i][1] : avgs[i][1] + 2]) if i in avgs else r[i]
                 for i in range(width)
             )
             for r in rows

@@ -185,9 +185,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "expressions.tests.FTimeDeltaTests.test_durationfield_multiply_divide",
         "expressions.tests.FTimeDeltaTests.test_time_subtraction",
     ),
-    "over ciphertexts: IN (subquery) needing a peel": (
-        "many_to_many.tests.ManyToManyTests.test_clear",
-    ),
     "over ciphertexts: Subquery statement": (
         "queries.test_qs_combinators.QuerySetSetOperationTests.test_difference_with_empty_qs",
         "queries.test_qs_combinators.QuerySetSetOperationTests.test_difference_with_values",
@@ -219,10 +216,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
     "client engine: extract of a time value": (
         "lookup.test_timefield.TimeFieldLookupTests.test_hour_lookups",
         "lookup.test_timefield.TimeFieldLookupTests.test_minute_lookups",
-    ),
-    "client engine: function stddev_pop()": (
-        "aggregation.test_filter_argument.FilteredAggregateTests.test_filtered_numerical_aggregates",
-        "aggregation.tests.AggregateTestCase.test_aggregation_default_unset",
     ),
     "client engine: modulo of other than integers and numerics": (
         "aggregation.tests.AggregateAnnotationPruningTests.test_referenced_group_by_annotation_kept",

@@ -45,9 +45,9 @@ from .kinds import (
     udf,
     unparen,
 )
-from .numeric import float_numeric, numeric_div, numeric_in, pg_avg
+from .numeric import float_numeric, numeric_div, numeric_in, pg_avg, pg_variance
 from .runtime import refusal as _refuse
-from .sums import REALS, avg_parts
+from .sums import REALS, VARIANCES, avg_parts, variance_parts
 from .transforms import rewrite_bottom_up
 
 
@@ -176,9 +176,10 @@ def escape_likes(tree: exp.Expression) -> None:
 
 def quotient_outputs(tree: exp.Expression) -> dict[int, tuple[str, int]]:
     """Rewrite the outermost SELECT's items that PostgreSQL computes by numeric division
-    -- ``avg(x)`` of integers/numerics, ``a / b`` of numerics -- into their dividend,
-    with the divisor appended as a hidden item: {item index: ("avg" | "div", index of
-    its divisor)}.  The client divides them with PostgreSQL's numeric division, whose
+    -- ``avg(x)`` of integers/numerics, ``a / b`` of numerics, variances and standard
+    deviations of integers/numerics -- into their dividend, with the divisor appended as
+    a hidden item (a variance's sum of squares another, after it): {item index: (kind,
+    index of its divisor)}.  The client divides them with PostgreSQL's numeric division, whose
     result scale depends on the values (one output column may hold several scales)."""
     if not isinstance(tree, exp.Select):
         return {}
@@ -196,6 +197,12 @@ def quotient_outputs(tree: exp.Expression) -> dict[int, tuple[str, int]]:
         ):
             kind = "avg"
             dividend, divisor = avg_parts(node)
+        elif type(node) in VARIANCES or (
+            isinstance(node, exp.Filter) and type(node.this) in VARIANCES
+        ):
+            # (its sum of squares a second hidden item, after the count)
+            kind = VARIANCES[type(node.this if isinstance(node, exp.Filter) else node)]
+            dividend, divisor, squares = variance_parts(node)
         elif isinstance(node, exp.Div):
             a, b = kind_of(node.this), kind_of(node.expression)
             if not (a in ("int", "decimal") and b in ("int", "decimal") and "decimal" in (a, b)):
@@ -213,7 +220,7 @@ def quotient_outputs(tree: exp.Expression) -> dict[int, tuple[str, int]]:
             for o in order.expressions:
                 key = o.this
                 if (
-                    key.find(exp.Avg, exp.Div)
+                    key.find(exp.Avg, exp.Div, *VARIANCES)
                     or (isinstance(key, exp.Column) and not key.table and key.name == alias)
                     or (
                         isinstance(key, exp.Literal)
@@ -225,6 +232,8 @@ def quotient_outputs(tree: exp.Expression) -> dict[int, tuple[str, int]]:
         node.replace(dividend)
         tree.append("expressions", exp.Alias(this=divisor, alias=exp.to_identifier(f"__n{i}")))
         out[i] = (kind, len(tree.expressions) - 1)
+        if kind in _VARIANCE_KINDS:
+            tree.append("expressions", exp.Alias(this=squares, alias=exp.to_identifier(f"__q{i}")))
     return out
 
 
@@ -506,8 +515,14 @@ def rescale(value: Any, scale: Any) -> Any:
     return Decimal(value).quantize(Decimal(1).scaleb(-int(scale)))
 
 
-def pg_divide(kind: str, dividend: Any, divisor: Any) -> Any:
-    """An output of :func:`quotient_outputs`, divided as PostgreSQL divides it."""
+_VARIANCE_KINDS = frozenset(VARIANCES.values())
+
+
+def pg_divide(kind: str, dividend: Any, divisor: Any, squares: Any = None) -> Any:
+    """An output of :func:`quotient_outputs`, divided as PostgreSQL divides it (a
+    variance's or standard deviation's: its sum, its count and its sum of squares)."""
+    if kind in _VARIANCE_KINDS:
+        return pg_variance(kind, dividend, divisor, squares)
     if kind == "avg":
         return pg_avg(dividend, divisor, None)
     if dividend is None or divisor is None:

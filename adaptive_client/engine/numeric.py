@@ -67,6 +67,27 @@ def numeric_div(a: Decimal, b: Decimal) -> Decimal:
         return (a / b).quantize(Decimal(1).scaleb(-rscale), rounding=ROUND_HALF_UP)
 
 
+def pg_variance(kind: str, total: Any, n: int | None, squares: Any) -> Decimal | None:
+    """``kind`` (var_samp, var_pop, stddev_samp, stddev_pop) of integers or numerics
+    from their count, sum and sum of squares, as numeric.c's numeric_stddev_internal:
+    NULL for no value (or one, for a sample's); (N * sumX2 - sumX^2) / (N * (N - 1))
+    -- N * N for a population's -- by numeric division, 0 where roundoff makes it
+    negative; a standard deviation its square root at the quotient's scale."""
+    if total is None or not n or (kind.endswith("samp") and n <= 1):
+        return None
+    with localcontext() as ctx:
+        ctx.prec = 2000
+        count, sum_x = Decimal(n), Decimal(total)
+        numerator = count * Decimal(squares) - sum_x * sum_x
+        if numerator <= 0:
+            return Decimal(0)
+        variance = numeric_div(numerator, count * (count - 1 if kind.endswith("samp") else count))
+        if kind.startswith("var"):
+            return variance
+        step = Decimal(1).scaleb(int(variance.as_tuple().exponent))
+        return variance.sqrt().quantize(step, rounding=ROUND_HALF_UP)
+
+
 def pg_avg(total: Any, n: int | None, sql_type: Any) -> Any:
     if total is None or not n:
         return None

@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from .kinds import INT_TYPES, duck_cast, is_bigint, is_star, kind_of, udf
+from .kinds import INT_TYPES, duck_cast, is_bigint, is_star, kind_of, scale_of, udf
 from .runtime import REFUSAL_MARKER
 from .runtime import refusal as _refuse
 
@@ -136,6 +136,46 @@ def avg_parts(node: exp.Expression) -> tuple[exp.Expression, exp.Expression]:
             wrapped.set("this", agg)
             parts.append(wrapped)
     return parts[0], parts[1]
+
+
+# PostgreSQL's variance and standard deviation aggregates of integers and numerics, by
+# sqlglot's class: an output of them is computed by the client from the exact count, sum
+# and sum of squares, as numeric.c's numeric_stddev_internal (engine_sql.py's
+# quotient_outputs); anywhere else, refused
+VARIANCES: dict[type[exp.Expression], str] = {
+    exp.Stddev: "stddev_samp",
+    exp.StddevSamp: "stddev_samp",
+    exp.StddevPop: "stddev_pop",
+    exp.Variance: "var_samp",
+    exp.VariancePop: "var_pop",
+}
+
+
+def variance_parts(node: exp.Expression) -> list[exp.Expression]:
+    """``stddev(x)`` (or a variance, ``... FILTER (...)``) as the sum, the count and the
+    sum of squares of x, wrapped alike; x an integer or a numeric whose type gives its
+    scale (the sums' scales are then PostgreSQL's)."""
+    agg = node.this if isinstance(node, exp.Filter) else node
+    arg = agg.this
+    scale = scale_of(arg)
+    if isinstance(arg, exp.Distinct) or kind_of(arg) not in ("int", "decimal") or scale is None:
+        raise _refuse(f"{VARIANCES[type(agg)]} of other than integers or numerics", agg)
+    wide = duck_cast(arg.copy(), f"DECIMAL(38,{scale})")
+    squares = exp.Sum(this=exp.Mul(this=wide, expression=wide.copy()))
+    parts: list[exp.Expression] = []
+    for part in (exp.Sum(this=arg.copy()), exp.Count(this=arg.copy()), squares):
+        if node is agg:
+            parts.append(part)
+        else:
+            wrapped = node.copy()
+            wrapped.set("this", part)
+            parts.append(wrapped)
+    return parts
+
+
+def variance_elsewhere(node: exp.Expression) -> exp.Expression:
+    """A variance or standard deviation not an output of its own: refused."""
+    raise _refuse(f"{VARIANCES[type(node)]} inside an expression or a window", node)
 
 
 def sum_typed(agg: exp.Sum, node: exp.Expression) -> exp.Expression:

@@ -70,7 +70,7 @@ from .math_operators import (
 )
 from .numeric_keys import keyed_cast, keyed_comparison
 from .runtime import refusal as _refuse
-from .sums import avg_parts, exact_quotient, float_avg, sum_typed
+from .sums import VARIANCES, avg_parts, exact_quotient, float_avg, sum_typed, variance_elsewhere
 from .time_zones import at_time_zone
 from .to_char import compile_format
 
@@ -707,6 +707,7 @@ TRANSFORMS: dict[type[exp.Expression], Callable[[Any], exp.Expression]] = {
     exp.BitwiseRightShift: shift,
     **dict.fromkeys(FLOAT8_FUNCTIONS, float8_function),
     exp.Pow: float8_power,
+    **dict.fromkeys(VARIANCES, variance_elsewhere),
     exp.Rand: random_value,
     exp.Add: _arithmetic,
     exp.Sub: _arithmetic,
