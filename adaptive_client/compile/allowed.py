@@ -65,6 +65,8 @@ _ALLOWED: tuple[type[exp.Expression], ...] = (
     # random(): a double precision in [0, 1) drawn per row in both (the engine's draws
     # are its own: setseed() on the session does not reach them)
     exp.Rand,
+    # pi(): M_PI in both
+    exp.Pi,
     # variances and standard deviations of integers and numerics, as outputs
     # (engine/sums.py's VARIANCES: computed by the client from exact sums)
     exp.Stddev, exp.StddevSamp, exp.StddevPop, exp.Variance, exp.VariancePop,

@@ -258,9 +258,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "client engine: an aggregate over DISTINCT values (sum(DISTINCT ...), avg(DISTINCT "
         "...)) of a float column"
     ): ("aggregation.tests.AggregateTestCase.test_distinct_on_aggregate",),
-    "client engine: cast of a bool value to INT": (
-        "lookup.tests.LookupQueryingTests.test_aggregate_combined_lookup",
-    ),
     "client engine: cast of a other value to INT": (
         "annotations.tests.NonAggregateAnnotationTestCase.test_aggregate_over_full_expression_annotation",
     ),
@@ -287,9 +284,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
     ),
     "client engine: function jsonb_path_query()": (
         "annotations.tests.NonAggregateAnnotationTestCase.test_set_returning_functions",
-    ),
-    "client engine: function pi()": (
-        "aggregation.tests.AggregateTestCase.test_aggregation_default_using_decimal_from_database",
     ),
     "client engine: sub of a time value": (
         "expressions.tests.FTimeDeltaTests.test_time_subquery_subtraction",

@@ -256,7 +256,7 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
     ok = {
         # numeric to integer rounds half away from zero in both engines, double
         # precision half to even (rint) in both
-        T.INT: ("int", "decimal", "float"),
+        T.INT: ("int", "decimal", "float", "bool"),  # (true::int is 1: int4's cast only)
         T.BIGINT: ("int", "decimal", "float"),
         T.SMALLINT: ("int", "decimal", "float"),
         T.DECIMAL: ("int", "decimal"),
@@ -271,6 +271,8 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
     }[to.this]
     if node.meta.get("numeric_out"):  # an output converted on the client (numeric_outputs)
         return duck_cast(node.this, "VARCHAR") if src == "text" else node.this
+    if src == "bool" and to.this in (T.BIGINT, T.SMALLINT):
+        raise pg_errors.CannotCoerce(f"cannot cast type boolean to {to.sql('postgres').lower()}")
     if not literal and src not in ok and not _printed_alike(node.this, to):
         raise _refuse(f"cast of a {src} value to {to.sql('postgres')}", node)
     if to.this is T.DECIMAL and not to.expressions and not literal:

@@ -111,6 +111,12 @@ QUERIES = [
     "SELECT id, 1e0::float8 / x FROM t WHERE id = 1",
     "SELECT id, f / 0 FROM t WHERE id = 1",
     "SELECT 1e3, 2.5E-3, id * 1e30 FROM t WHERE id = 1",
+    # a boolean cast to integer (int4's cast only: to bigint or smallint 42846), pi()
+    "SELECT id, (x > 15)::int, (x > 15)::integer + 1 FROM t WHERE upper(name) <> '' ORDER BY id",
+    "SELECT sum(x) FILTER (WHERE (x > 15)::int = 1) FROM t WHERE upper(name) <> ''",
+    "SELECT (x > 15)::bigint FROM t WHERE upper(name) <> ''",
+    "SELECT (x > 15)::smallint FROM t WHERE upper(name) <> ''",
+    "SELECT id, pi(), pi() * x FROM t WHERE upper(name) <> '' ORDER BY id",
 ]
 
 
