@@ -101,12 +101,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "expressions.tests.ExpressionOperatorTests.test_right_hand_division",
         "queries.tests.Ticket23605Tests.test_ticket_23605",
     ),
-    "client engine: ->(json, unknown)": (
-        "model_fields.test_jsonfield.TestQuerying.test_contains_contained_by_with_key_transform",
-        "model_fields.test_jsonfield.TestQuerying.test_key_transform_annotation_expression",
-        "model_fields.test_jsonfield.TestQuerying.test_key_transform_expression",
-        "model_fields.test_jsonfield.TestQuerying.test_key_transform_raw_expression",
-    ),
     "client engine: a jsonb parameter (Django's Jsonb) in a statement the engine finishes": (
         "expressions.tests.BasicExpressionsTests.test_update_jsonfield_case_when_key_is_null",
         "model_fields.test_jsonfield.TestQuerying.test_literal_annotation_filtering",
@@ -151,11 +145,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "migrations.test_operations.OperationTests.test_add_partial_unique_constraint",
         "migrations.test_operations.OperationTests.test_create_model_with_partial_unique_constraint",
         "migrations.test_operations.OperationTests.test_remove_partial_unique_constraint",
-    ),
-    "client engine: #>(json, unknown)": (
-        "model_fields.test_jsonfield.TestQuerying.test_nested_key_transform_annotation_expression",
-        "model_fields.test_jsonfield.TestQuerying.test_nested_key_transform_expression",
-        "model_fields.test_jsonfield.TestQuerying.test_nested_key_transform_raw_expression",
     ),
     (
         "client engine: a jsonb key lookup by an array index or key list in a statement the "

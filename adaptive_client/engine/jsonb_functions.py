@@ -24,7 +24,7 @@ What changes documents (``jsonb_set``, ``||``, ``-``, ``jsonb_build_object``, ..
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from psycopg import errors as pg_errors
 
@@ -178,6 +178,11 @@ def contained(enc: JsonbEncoding, a: JsonbText, b: JsonbText) -> bool:
 def jsonb_value(enc: JsonbEncoding, doc: JsonbText) -> JsonbText:
     """A document as it is (a constant read as jsonb where a choice gives jsonb)."""
     return doc
+
+
+def jsonb_from_text(enc: JsonbEncoding, text: str) -> JsonbText:
+    """``text::jsonb`` of a text computed per row (22P02 where it is not JSON)."""
+    return cast(JsonbText, enc.coerce(text))
 
 
 def jsonb_typeof(enc: JsonbEncoding, doc: JsonbText) -> str:

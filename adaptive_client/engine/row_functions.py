@@ -193,6 +193,8 @@ ROW_FUNCTIONS: dict[str, tuple[RowFunction, ...]] = {
 
 # a string constant beside a jsonb value in a CASE or COALESCE: read as jsonb
 ROW_FUNCTIONS["jsonb_in"] = (_f(js.jsonb_value, J, J, text=True),)
+# a text computed per row read as jsonb ((doc ->> 'k')::jsonb): jsonb_in's errors
+ROW_FUNCTIONS["jsonb_in_text"] = (_f(js.jsonb_from_text, T, J),)
 
 # casts of jsonb to scalar types and text (numeric's result read back from its text)
 ROW_FUNCTIONS.update(

@@ -734,6 +734,8 @@ def _target(
             isinstance(literal, exp.Literal) and literal.is_string
         ):
             return "jsonb_in", [literal]  # (a constant document: '{"a": 1}'::jsonb)
+        if node.to.is_type(exp.DataType.Type.JSONB) and _operand(node.this, held).pg == "text":
+            return "jsonb_in_text", [node.this]  # (a text per row: (doc ->> 'k')::jsonb)
         cast = (
             CASTS.get(node.to.this.value)
             if isinstance(node.to.this, exp.DataType.Type) and not node.to.expressions

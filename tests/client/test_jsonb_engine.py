@@ -161,6 +161,18 @@ QUERIES: list[tuple[str, Any]] = [
     ("SELECT id FROM d WHERE attrs @> '{bad' ORDER BY id", None),
     ("SELECT id FROM j WHERE doc = doc", None),
     ("SELECT id FROM j WHERE doc @> '{}'", None),
+    # a text computed per row read as jsonb, then taken apart (was refused: ->(json, ...))
+    (
+        "SELECT id, (attrs ->> 'a')::jsonb -> 0, CAST(attrs ->> 'a' AS jsonb) #> '{1}' "
+        "FROM d ORDER BY id",
+        None,
+    ),
+    (
+        "SELECT id FROM d WHERE (attrs -> 'a') -> 1 = ((attrs ->> 'a')::jsonb -> 1) ORDER BY id",
+        None,
+    ),
+    ("SELECT id, (attrs ->> 'color')::jsonb FROM d ORDER BY id", None),
+    ("SELECT id, ('[' || (attrs ->> 'n') || ']')::jsonb FROM d ORDER BY id", None),
 ]
 
 
