@@ -15,7 +15,7 @@ from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any
 
-from ..errors import CiphertextError, EncodingError
+from ..errors import CiphertextError, EncodingError, UnsupportedQuery
 from ..schemes import native
 from ..schemes.rnd import seal_each
 from ..stats import STATS
@@ -477,7 +477,13 @@ def word_token(oc: OnionColumn, pattern: Any) -> list[bytes]:
     r"""The token array for ``col ~ '\mword\M'``."""
     text = str(pattern)
     if not (text.startswith("\\m") and text.endswith("\\M")):
-        raise EncodingError(r"word search needs a pattern of the form '\mword\M'")
+        # (a parameter's pattern is known only now: the plan searches the words of the
+        # Search onion; another pattern is a refusal, as a constant one is not)
+        raise UnsupportedQuery(
+            r"a regular expression parameter other than a word search ('\mword\M') over an "
+            "encrypted column: write the pattern as a constant",
+            "regular expression",
+        )
     STATS.count("SEARCH")
     return [oc.search.token(text[2:-2])]
 
