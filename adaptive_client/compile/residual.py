@@ -46,6 +46,7 @@ import datetime as dt
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, cast
 
 import duckdb
@@ -94,6 +95,7 @@ from ..values.collation import (
 )
 from ..values.encodings import TEXT_TYPES, Encoding, session_datestyle
 from ..values.far_datetime import POSTGRES_EPOCH_JDATE, US_PER_DAY, PgDate, PgTimestamp
+from ..values.jsonb_paths import PARAMETER_INDEX
 from .aggregate import Pushdown, compiles_exactly, plan_pushdowns
 from .aggregate import apply as apply_pushdown
 from .allowed import (
@@ -639,7 +641,11 @@ def to_duckdb(
         row_arg = ph.meta.get("row_arg")  # (a constant a row function reads as its type)
         operator = ph.meta.get("row_arg_operator")  # (its operator's, checked when bound)
         if isinstance(ph, exp.Placeholder) and ph.name:
-            key = (ph.name, ph.meta.get("read_as"), (repr(held), repr(row_arg), operator))
+            key = (
+                ph.name,
+                (ph.meta.get("read_as"), ph.meta.get("json_key")),
+                (repr(held), repr(row_arg), operator),
+            )
             if key in named:
                 ph.replace(exp.Placeholder(this=named[key]))
                 continue
@@ -654,6 +660,8 @@ def to_duckdb(
         kind = ph.meta.get("read_as")
         if kind is not None:
             builder = _read_as(builder, kind)
+        if ph.meta.get("json_key"):
+            builder = _read_held(builder, json_key)
         if ph.meta.get("time_zone"):  # (AT TIME ZONE %s: the zone's name checked)
             builder = zone_named(builder)
         name = f"p{len(builders)}"
@@ -665,7 +673,9 @@ def to_duckdb(
             held_params[name] = "BLOB"
         builders[name] = builder
         if isinstance(ph, exp.Placeholder) and ph.name:
-            named[(ph.name, kind, (repr(held), repr(row_arg), operator))] = name
+            named[
+                (ph.name, (kind, ph.meta.get("json_key")), (repr(held), repr(row_arg), operator))
+            ] = name
         ph.replace(exp.Placeholder(this=name))
     return engine_sql(tree, reals, held_params), avgs, scales, numerics
 
@@ -676,6 +686,24 @@ _PARAMETER = re.compile(r"\$(p\d+)\b")
 def sql_parameters(sql: str) -> set[str]:
     """The parameters ($p0, ...) the engine's SQL takes."""
     return set(_PARAMETER.findall(sql))
+
+
+def json_key(value: Any) -> Any:
+    """A parameter of ``doc -> %s`` as engine/row_functions.py's ``->?`` takes it: a key
+    as it is, an integer tagged as an index -- or PostgreSQL's 42883 for a value psycopg
+    sends as a type the operator has no overload for."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise pg_errors.UndefinedFunction(
+            f"operator does not exist: jsonb -> {_SENT_AS.get(type(value), 'unknown')}"
+        )
+    if not -(2**31) <= value < 2**31:  # (sent as a bigint: no jsonb -> bigint)
+        raise pg_errors.UndefinedFunction("operator does not exist: jsonb -> bigint")
+    return PARAMETER_INDEX + str(value)
+
+
+_SENT_AS = {bool: "boolean", float: "double precision", Decimal: "numeric"}
 
 
 def _constant(text: str) -> ParamBuilder:

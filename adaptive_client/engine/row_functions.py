@@ -61,6 +61,9 @@ ROW_FUNCTIONS: dict[str, tuple[RowFunction, ...]] = {
         _f(paths.object_field_text, "jsonb, text", T, text=True),
         _f(paths.array_element_text, "jsonb, integer", T, text=True),
     ),
+    # (-> / ->> of a parameter: the overload its value's type chooses, when bound)
+    "->?": (_f(paths.field_or_element, "jsonb, text", J, text=True),),
+    "->>?": (_f(paths.field_or_element_text, "jsonb, text", T, text=True),),
     "#>": (_f(paths.extract_path, "jsonb, text[]", J, text=True),),
     "#>>": (_f(paths.extract_path_text, "jsonb, text[]", T, text=True),),
     "@>": (

@@ -430,6 +430,11 @@ class _Lowering:
                 collation = collation or unparen(o).expression
                 operands[i] = unparen(o).this
         ops = [_operand(o, self.held) for o in operands]
+        if name in ("->", "->>") and len(ops) == 2 and isinstance(ops[1].node, exp.Placeholder):
+            # (a key or an index: psycopg's type of the value bound chooses, as PostgreSQL's
+            # overloads do -- compile/residual.py tags an integer)
+            name += "?"
+            ops[1].node.meta["json_key"] = True
         table = AGGREGATES if rows is not None else ROW_FUNCTIONS
         index = _choose(name, ops, table)
         rf = table[name][index]

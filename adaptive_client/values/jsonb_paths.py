@@ -78,6 +78,25 @@ def array_element_text(enc: JsonbEncoding, doc: JsonbText, index: int) -> str | 
     return None if v is _MISSING else as_text(v)
 
 
+# a parameter's key, known only when bound: an integer (psycopg sends an int) tagged so,
+# as a NUL never occurs in PostgreSQL's text (compile/residual.py tags it)
+PARAMETER_INDEX = "\x00"
+
+
+def field_or_element(enc: JsonbEncoding, doc: JsonbText, key: str) -> JsonbText | None:
+    """``doc -> %s``: an array element by an integer parameter, else an object field."""
+    if key.startswith(PARAMETER_INDEX):
+        return array_element(enc, doc, int(key[1:]))
+    return object_field(enc, doc, key)
+
+
+def field_or_element_text(enc: JsonbEncoding, doc: JsonbText, key: str) -> str | None:
+    """``doc ->> %s``: as :func:`field_or_element`, as text."""
+    if key.startswith(PARAMETER_INDEX):
+        return array_element_text(enc, doc, int(key[1:]))
+    return object_field_text(enc, doc, key)
+
+
 def _path(t: Json, path: list[str | None]) -> Any:
     """get_jsonb_path_all: follow ``path`` (keys in objects, integers in arrays); any
     NULL element, a missing step or a step into a scalar is NULL."""

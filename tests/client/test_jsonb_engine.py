@@ -172,6 +172,24 @@ QUERIES: list[tuple[str, Any]] = [
         None,
     ),
     ("SELECT id, (attrs ->> 'color')::jsonb FROM d ORDER BY id", None),
+    # a key or an index given as a parameter: its type chooses, as in PostgreSQL (an
+    # integer index was refused)
+    (
+        "SELECT id, attrs -> 'a' -> %s, attrs -> %s FROM d WHERE upper(attrs ->> 'color') <> '' "
+        "ORDER BY id",
+        (1, "n"),
+    ),
+    (
+        "SELECT id, attrs -> 'a' ->> %s FROM d WHERE upper(attrs ->> 'color') <> '' ORDER BY id",
+        (-1,),
+    ),
+    ("SELECT id, ((attrs ->> %s))::jsonb -> %s FROM d ORDER BY id", ("a", 0)),
+    (
+        "SELECT id FROM d WHERE (attrs -> 'a') -> %s = ((attrs ->> 'a')::jsonb -> %s) ORDER BY id",
+        (0, 0),
+    ),
+    ("SELECT id, attrs -> 'a' -> %s FROM d WHERE upper(attrs ->> 'color') <> ''", (3000000000,)),
+    ("SELECT id, attrs -> 'a' -> %s FROM d WHERE upper(attrs ->> 'color') <> ''", (True,)),
     ("SELECT id, ('[' || (attrs ->> 'n') || ']')::jsonb FROM d ORDER BY id", None),
 ]
 
