@@ -238,8 +238,6 @@ def test_the_corpus_covers_every_construct() -> None:
 # "ICU:id" for one locale), with the reason: expected to fail, strictly -- one that
 # starts passing must leave the list.
 GAPS: dict[str, str] = {
-    "path-30": "attrs -> %s with an integer parameter: the operator's overload (a key or "
-    "an index) is chosen before the parameter's type is known",
     "fn-34": "row_to_json of a whole row is not evaluated by the client engine",
     "fn-35": "jsonpath (jsonb_path_query_first)",
     "fn-36": "jsonpath (@?)",
