@@ -150,9 +150,7 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "client engine: a jsonb key lookup by an array index or key list in a statement the "
         "engine finishes"
     ): (
-        "model_fields.test_jsonfield.TestQuerying.test_has_key_list",
         "model_fields.test_jsonfield.TestQuerying.test_key_in",
-        "model_fields.test_jsonfield.TestQuerying.test_shallow_list_lookup",
     ),
     "client engine: an interval other than a constant added to a date or time": (
         "expressions.tests.FTimeDeltaTests.test_date_case_subtraction",
@@ -258,9 +256,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
     ),
     "client engine: cast to INET": (
         "queries.test_bulk_update.BulkUpdateTests.test_ipaddressfield",
-    ),
-    "client engine: cast to JSONB": (
-        "model_fields.test_jsonfield.TestQuerying.test_join_key_transform_annotation_expression",
     ),
     "client engine: cast to TIME": (
         "aggregation.tests.AggregateTestCase.test_aggregation_default_using_time_from_database",

@@ -735,12 +735,16 @@ def _target(
             return name, [node.this, inner]
     if isinstance(node, exp.Cast) and not isinstance(node, exp.TryCast):
         literal = unparen(node.this)
-        if node.to.is_type(exp.DataType.Type.JSONB) and (
-            isinstance(literal, exp.Literal) and literal.is_string
+        to_jsonb = node.to.is_type(exp.DataType.Type.JSONB)
+        if to_jsonb and (
+            (isinstance(literal, exp.Literal) and literal.is_string)
+            or isinstance(literal, exp.Placeholder)
         ):
-            return "jsonb_in", [literal]  # (a constant document: '{"a": 1}'::jsonb)
-        if node.to.is_type(exp.DataType.Type.JSONB) and _operand(node.this, held).pg == "text":
-            return "jsonb_in_text", [node.this]  # (a text per row: (doc ->> 'k')::jsonb)
+            return "jsonb_in", [literal]  # (a constant document: '{"a": 1}'::jsonb, %s::jsonb)
+        if to_jsonb and _operand(node.this, held).pg in ("text", "jsonb"):
+            # (a text per row: (doc ->> 'k')::jsonb; a jsonb as it is: (doc -> 'k')::jsonb)
+            pg = _operand(node.this, held).pg
+            return ("jsonb_in_text" if pg == "text" else "jsonb_in"), [node.this]
         cast = (
             CASTS.get(node.to.this.value)
             if isinstance(node.to.this, exp.DataType.Type) and not node.to.expressions

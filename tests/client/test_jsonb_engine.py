@@ -190,6 +190,21 @@ QUERIES: list[tuple[str, Any]] = [
     ),
     ("SELECT id, attrs -> 'a' -> %s FROM d WHERE upper(attrs ->> 'color') <> ''", (3000000000,)),
     ("SELECT id, attrs -> 'a' -> %s FROM d WHERE upper(attrs ->> 'color') <> ''", (True,)),
+    # a jsonb cast to jsonb, and a parameter cast to jsonb (as Django writes a JSONField's
+    # key transforms over a Cast and a value), then taken apart
+    ("SELECT id, CAST((attrs -> %s) AS jsonb) -> %s FROM d ORDER BY id", ("a", 0)),
+    (
+        "SELECT id FROM d WHERE (attrs #> %s) = (CAST((attrs -> %s) AS jsonb) #> %s) ORDER BY id",
+        (["a", "1"], "a", ["1"]),
+    ),
+    (
+        "SELECT id FROM d WHERE (attrs -> %s) = (CAST(%s AS jsonb) -> %s) ORDER BY id",
+        ("a", '{"x": [1, 2]}', "x"),
+    ),
+    (
+        "SELECT id FROM d WHERE attrs <@ (CAST(%s AS jsonb) -> %s) ORDER BY id",
+        ('{"x": {"color": "red", "n": 1, "a": [1, 2], "z": 0}}', "x"),
+    ),
     ("SELECT id, ('[' || (attrs ->> 'n') || ']')::jsonb FROM d ORDER BY id", None),
 ]
 
