@@ -127,15 +127,23 @@ def avg_parts(node: exp.Expression) -> tuple[exp.Expression, exp.Expression]:
     arg = avg.this
     if isinstance(arg, exp.Distinct) or kind_of(arg) not in ("int", "decimal"):
         raise _refuse("avg of other than integers or numerics", avg)
-    parts: list[exp.Expression] = []
-    for agg in (exp.Sum(this=arg.copy()), exp.Count(this=arg.copy())):
-        if node is avg:
-            parts.append(agg)
-        else:
-            wrapped = node.copy()
-            wrapped.set("this", agg)
-            parts.append(wrapped)
-    return parts[0], parts[1]
+    total, count = _wrapped_alike(node, avg, [exp.Sum(this=arg.copy()), exp.Count(this=arg.copy())])
+    return total, count
+
+
+def _wrapped_alike(
+    node: exp.Expression, agg: exp.Expression, parts: list[exp.Expression]
+) -> list[exp.Expression]:
+    """Each of ``parts`` (aggregates standing for ``agg``) in ``node``'s place: wrapped in
+    a copy of its FILTER or OVER where ``node`` has one."""
+    if node is agg:
+        return parts
+    out = []
+    for part in parts:
+        wrapped = node.copy()
+        wrapped.set("this", part)
+        out.append(wrapped)
+    return out
 
 
 # PostgreSQL's variance and standard deviation aggregates of integers and numerics, by
@@ -162,15 +170,9 @@ def variance_parts(node: exp.Expression) -> list[exp.Expression]:
         raise _refuse(f"{VARIANCES[type(agg)]} of other than integers or numerics", agg)
     wide = duck_cast(arg.copy(), f"DECIMAL(38,{scale})")
     squares = exp.Sum(this=exp.Mul(this=wide, expression=wide.copy()))
-    parts: list[exp.Expression] = []
-    for part in (exp.Sum(this=arg.copy()), exp.Count(this=arg.copy()), squares):
-        if node is agg:
-            parts.append(part)
-        else:
-            wrapped = node.copy()
-            wrapped.set("this", part)
-            parts.append(wrapped)
-    return parts
+    return _wrapped_alike(
+        node, agg, [exp.Sum(this=arg.copy()), exp.Count(this=arg.copy()), squares]
+    )
 
 
 def variance_elsewhere(node: exp.Expression) -> exp.Expression:
