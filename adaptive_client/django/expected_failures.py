@@ -149,9 +149,7 @@ EXPECTED: dict[str, tuple[str, ...]] = {
     (
         "client engine: a jsonb key lookup by an array index or key list in a statement the "
         "engine finishes"
-    ): (
-        "model_fields.test_jsonfield.TestQuerying.test_key_in",
-    ),
+    ): ("model_fields.test_jsonfield.TestQuerying.test_key_in",),
     "client engine: an interval other than a constant added to a date or time": (
         "expressions.tests.FTimeDeltaTests.test_date_case_subtraction",
         "expressions.tests.FTimeDeltaTests.test_date_subquery_subtraction",

@@ -19,7 +19,7 @@ from psycopg import errors as pg_errors
 from sqlglot import exp
 
 from .kinds import INT_DUCK_WIDTH, duck_cast, int_typed, int_width, kind_of, udf, unparen
-from .runtime import refusal
+from .runtime import REFUSAL_MARKER, refusal
 
 #: the bitwise operators of integers computed as written (in the operands' type)
 BITWISE_OPERATORS: tuple[type[exp.Expression], ...] = (
@@ -96,6 +96,22 @@ def float8_function(node: exp.Expression) -> exp.Expression:
     return duck_cast(udf(f"pg_{name}", duck_cast(node.this, "DOUBLE")), "DOUBLE")
 
 
+def _double(operand: exp.Expression, numeric_possible: bool) -> exp.Expression:
+    """An operand of power() as a double precision.  Beside no double precision, a
+    parameter bound to a Decimal (sent as numeric) makes it numeric's power, which the
+    client does not compute: refused when the statement runs."""
+    if not (numeric_possible and isinstance(unparen(operand), exp.Placeholder)):
+        return duck_cast(operand, "DOUBLE")
+    is_numeric = exp.Like(
+        this=udf("typeof", operand.copy()), expression=exp.Literal.string("DECIMAL%")
+    )
+    refused = exp.Literal.string(REFUSAL_MARKER + "power() of a numeric parameter")
+    return exp.Case(
+        ifs=[exp.If(this=is_numeric, true=udf("error", refused))],
+        default=duck_cast(operand, "DOUBLE"),
+    )
+
+
 def random_value(node: exp.Rand) -> exp.Expression:
     """``random()``; with arguments, PostgreSQL's 42883 (this server has none such)."""
     given = [a for a in (node.this, node.args.get("lower"), node.args.get("upper")) if a]
@@ -115,7 +131,8 @@ def float8_power(node: exp.Pow) -> exp.Expression:
     for operand in typed:
         if kind_of(operand) not in ("int", "float"):
             raise refusal("power() of other than double precision", node)
-    base, exponent = (duck_cast(o, "DOUBLE") for o in (node.this, node.expression))
+    numeric_possible = not any(kind_of(o) == "float" for o in typed)
+    base, exponent = (_double(o, numeric_possible) for o in operands)
     return duck_cast(udf("pg_power", base, exponent), "DOUBLE")
 
 
