@@ -153,6 +153,8 @@ class Runtime:
         # sequences created or restarted in the open transaction: a rollback undoes that,
         # so the values drawn from them since are void then
         self._touched: set[str] = set()
+        # sequences renamed in the open transaction (old, new): a rollback undoes that
+        self._renames: list[tuple[str, str]] = []
 
     def nextval(self, anon: str, plain: str) -> int:
         pool = self._pools.get(anon)
@@ -226,13 +228,21 @@ class Runtime:
         if self._last == plain:
             self._last = None
 
-    def renamed(self, old: str, new: str) -> None:
+    def renamed(self, old: str, new: str, undoing: bool = False) -> None:
         """The sequence ``old`` is ``new`` now: the session's current value of it too (a
-        current value is PostgreSQL's by the sequence, whatever its name)."""
+        current value is PostgreSQL's by the sequence, whatever its name) -- until a
+        rollback of the rename names it ``old`` again."""
         if old in self._current:
             self._current[new] = self._current.pop(old)
         if self._last == old:
             self._last = new
+        if not undoing:
+            self._renames.append((old, new))
+
+    def _unrename(self) -> None:
+        for old, new in reversed(self._renames):
+            self.renamed(new, old, undoing=True)
+        self._renames.clear()
 
     def give_back(self, anon: str) -> None:
         """Before an ``ALTER SEQUENCE`` of ``anon``: the values this session drew ahead and
@@ -302,13 +312,16 @@ class Runtime:
             for anon in self._touched:
                 self.forget(anon)
             self._undrop()
+            self._unrename()
         self._dropped.clear()
         self._touched.clear()
+        self._renames.clear()
 
     def savepoint_rolled_back(self) -> None:
         for anon in self._touched:
             self.forget(anon)
         self._undrop()
+        self._unrename()
 
     def _undrop(self) -> None:
         for plain, value, last in reversed(self._dropped):

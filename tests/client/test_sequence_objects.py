@@ -128,6 +128,7 @@ STEPS = [
     "SELECT nextval('rn4')",
     "ROLLBACK",
     "SELECT nextval('rn4')",
+    "SELECT currval('rn2')",
     "INSERT INTO rn_t (v) VALUES ('c') RETURNING id",
     "DROP TABLE rn_t",
     "DROP SEQUENCE rn2",
