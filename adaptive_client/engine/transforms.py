@@ -70,6 +70,7 @@ from .math_operators import (
 )
 from .numeric_keys import keyed_cast, keyed_comparison
 from .runtime import refusal as _refuse
+from .set_operations import set_operation
 from .sums import VARIANCES, avg_parts, exact_quotient, float_avg, sum_typed, variance_elsewhere
 from .time_zones import at_time_zone
 from .to_char import compile_format
@@ -340,35 +341,6 @@ def _check_uniform_scale(node: exp.Expression) -> None:
         raise _refuse("a choice between numerics of different scales", node)
 
 
-def _branch_selects(node: exp.Expression) -> list[exp.Select]:
-    while isinstance(node, exp.Subquery):
-        node = node.this
-    if isinstance(node, exp.SetOperation):
-        return _branch_selects(node.this) + _branch_selects(node.expression)
-    return [node] if isinstance(node, exp.Select) else []
-
-
-def _check_set_operation_scales(node: exp.SetOperation) -> None:
-    """A set operation's column of integers and numerics, or of numerics of different
-    scales: PostgreSQL keeps each value's own scale (``SELECT 5 UNION SELECT 1.50``
-    prints ``5`` and ``1.50``), DuckDB gives every row the widest.  Refused rather than
-    answered differently, unless only compared (IN, EXISTS, ...)."""
-    parent = node.parent
-    while parent is not None:
-        if isinstance(parent, exp.Predicate):
-            return
-        parent = parent.parent
-    selects = _branch_selects(node)
-    for column in zip(*(s.expressions for s in selects), strict=False):
-        values = [e.unalias() for e in column if not isinstance(e.unalias(), exp.Null)]
-        kinds = {kind_of(v) for v in values}
-        if "decimal" not in kinds or not kinds <= {"int", "decimal"}:
-            continue
-        scales = {scale_of(v) for v in values}
-        if len(scales) > 1 or None in scales:
-            raise _refuse("a set operation's column of numerics of different scales", node)
-
-
 # -- the rewrites, one per node type -----------------------------------------------------
 # Each takes one node of the annotated, qualified tree (its children already rewritten)
 # and gives what DuckDB must compute to answer what PostgreSQL answers: the node itself,
@@ -509,11 +481,6 @@ def _shifted(node: exp.Lag | exp.Lead) -> exp.Expression:
         kinds = {kind_of(node.this), kind_of(default)}
         if None not in kinds and len(kinds) > 1:
             raise _refuse(f"{node.key}() with a default of another type than its value", node)
-    return node
-
-
-def _set_operation(node: exp.SetOperation) -> exp.Expression:
-    _check_set_operation_scales(node)
     return node
 
 
@@ -727,7 +694,7 @@ TRANSFORMS: dict[type[exp.Expression], Callable[[Any], exp.Expression]] = {
     exp.Least: _choice,
     exp.Lag: _shifted,
     exp.Lead: _shifted,
-    exp.SetOperation: _set_operation,
+    exp.SetOperation: set_operation,
     **dict.fromkeys(_TEXT_FUNCTIONS, _text_function),
     exp.Anonymous: _function_call,
     exp.Interval: _interval,

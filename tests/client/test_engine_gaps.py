@@ -117,6 +117,14 @@ QUERIES = [
     "SELECT (x > 15)::bigint FROM t WHERE upper(name) <> ''",
     "SELECT (x > 15)::smallint FROM t WHERE upper(name) <> ''",
     "SELECT id, pi(), pi() * x FROM t WHERE upper(name) <> '' ORDER BY id",
+    # a set operation's branches of different type categories: 42804 (DuckDB cast one)
+    "SELECT name FROM t UNION SELECT x FROM t",
+    "SELECT x FROM t UNION ALL SELECT name FROM t",
+    "SELECT d FROM t INTERSECT SELECT x FROM t",
+    "SELECT name FROM t EXCEPT SELECT d FROM t",
+    "SELECT 1 WHERE 'a' IN (SELECT name FROM t UNION SELECT x FROM t)",
+    "SELECT name FROM t UNION SELECT 'z' ORDER BY 1",
+    "SELECT name FROM t UNION SELECT d::text FROM t ORDER BY 1",
 ]
 
 
