@@ -23,6 +23,7 @@ from ..catalog.tablespec import SequenceSpec
 from ..syntax.identity_actions import AlterIdentity, sequence_options
 from .columns import column_sequence_anon, create_sequence
 from .context import DdlContext
+from .sequence_objects import alter_server_sequence
 
 #: the types an identity column may have (PostgreSQL's 22023 for any other)
 INTEGER_TYPES = frozenset({"smallint", "integer", "bigint"})
@@ -67,13 +68,7 @@ def alter_identity(ctx: DdlContext, meta: TableMeta, action: AlterIdentity) -> N
         col.identity = action.args["generated"]
     options = sequence_options(action)
     if options:
-        ctx.runtime.give_back(col.sequence_anon)
-        ctx.conn.execute(
-            sql.SQL("ALTER SEQUENCE {} {}").format(
-                sql.Identifier(col.sequence_anon), sql.SQL(options)
-            )
-        )
-        ctx.runtime.reset(col.sequence_anon)
+        alter_server_sequence(ctx.conn, ctx.runtime, col.sequence_anon, options)
 
 
 def _add(

@@ -194,10 +194,17 @@ def alter(conn: psycopg.Connection[Any], catalog: Catalog, text: str, runtime: R
     if renamed is not None:
         _rename(conn, catalog, plain, relation_named(renamed.group(1)), runtime)
         return
+    alter_server_sequence(conn, runtime, anon, " ".join(words))
+
+
+def alter_server_sequence(
+    conn: psycopg.Connection[Any], runtime: Runtime, anon: str, options: str
+) -> None:
+    """``ALTER SEQUENCE`` of the server's sequence ``anon`` with ``options`` (numbers and
+    keywords only): the values this session drew ahead given back first, so that the
+    options apply from the last value handed out, and its drawn block void after."""
     runtime.give_back(anon)
-    conn.execute(
-        sql.SQL("ALTER SEQUENCE {} {}").format(sql.Identifier(anon), sql.SQL(" ".join(words)))
-    )
+    conn.execute(sql.SQL("ALTER SEQUENCE {} {}").format(sql.Identifier(anon), sql.SQL(options)))
     runtime.reset(anon)
 
 
@@ -232,4 +239,4 @@ def named(catalog: Catalog, name: str) -> SequenceMeta:
     return meta
 
 
-__all__ = ["alter", "create", "drop", "is_alter", "named"]
+__all__ = ["alter", "alter_server_sequence", "create", "drop", "is_alter", "named"]
