@@ -146,10 +146,9 @@ def run(
                 cur.run_raw(command.as_string(conn.pg), None)
             return
         if sequence_objects.is_alter(query):
-            if not conn.in_transaction():
-                conn.catalog.refresh(conn.control)
             _run_ddl(
-                conn, partial(sequence_objects.alter, conn.pg, conn.catalog, query, conn.runtime)
+                conn,
+                lambda: partial(sequence_objects.alter, conn.pg, conn.catalog, query, conn.runtime),
             )
             cur.set_result([], None, -1)
             return
@@ -608,18 +607,21 @@ def _explain(cur: StatementCursor, stmt: exp.Expression, params: Params | None) 
 def _ddl(conn: Session, stmt: exp.Expression) -> None:
     """CREATE, ALTER, DROP, TRUNCATE and type statements (ddl.py), in the application's
     transaction (their own in autocommit mode), the catalog kept in step."""
+    _run_ddl(
+        conn,
+        lambda: ddl.statement(DdlContext(conn.pg, conn.catalog, conn.config, conn.runtime), stmt),
+    )
+
+
+def _run_ddl(conn: Session, prepare: Callable[[], Callable[[], None]]) -> None:
+    """A DDL statement, its work made by ``prepare`` on the committed catalog (between
+    transactions) and run in the application's transaction (its own in autocommit
+    mode), the catalog kept in step."""
     if not conn.in_transaction():
         # decide IF [NOT] EXISTS and name clashes on the committed catalog, not on one
         # another client's DDL notification has not reached yet
         conn.catalog.refresh(conn.control)
-    _run_ddl(
-        conn, ddl.statement(DdlContext(conn.pg, conn.catalog, conn.config, conn.runtime), stmt)
-    )
-
-
-def _run_ddl(conn: Session, work: Callable[[], None]) -> None:
-    """A DDL statement's ``work``, in the application's transaction (its own in
-    autocommit mode), the catalog kept in step."""
+    work = prepare()
     conn.direct.schema_changed()
     if conn.pg.autocommit:
         try:
