@@ -69,15 +69,10 @@ def derive(catalog: Catalog, stmt: exp.Expression) -> RowUpdate | None:
     if not isinstance(stmt, exp.Update):
         return None
     stmt = cast(exp.Update, with_expansions(stmt))  # (SET (a, b) = (x, y): one by one)
-    if any(stmt.args.get(k) for k in ("from_", "joins", "order", "limit", "with_")):
+    keyed = _keyed(catalog, stmt, ("from_", "joins", "order", "limit", "with_"))
+    if keyed is None:
         return None
-    table = stmt.this
-    if not isinstance(table, exp.Table) or not catalog.has_table(table.name.lower()):
-        return None
-    meta = catalog.table(table.name.lower())
-    if not meta.primary_key:
-        return None
-    alias = table.alias or table.name
+    meta, table, select = keyed
     targets: list[str] = []
     defaulted: set[str] = set()  # (``SET c = DEFAULT``: written as such, by the write)
     values: list[exp.Expression] = []
@@ -92,36 +87,11 @@ def derive(catalog: Catalog, stmt: exp.Expression) -> RowUpdate | None:
             defaulted.add(name)
         else:
             values.append(item.expression.copy())
-    keys = [exp.column(k, table=alias, quoted=True) for k in meta.primary_key]
-    select = exp.Select(expressions=[*keys, *values]).from_(table.copy())
-    where = stmt.args.get("where")
-    if where is not None:
-        if "CURRENT OF" in where.sql("postgres").upper():  # (a cursor's row: not by key)
-            return None
-        select.set("where", where.copy())
-
-    returning = stmt.args.get("returning")
-    bare_update_sql = (
-        f"UPDATE {_quoted(meta.name)}"
-        + (f" AS {_quoted(table.alias)}" if table.alias else "")
-        + " SET "
-        + ", ".join(f"{_quoted(t)} = {'DEFAULT' if t in defaulted else '%s'}" for t in targets)
-        + " WHERE "
-        + " AND ".join(f"{_quoted(k)} = %s" for k in meta.primary_key)
-    )
-    if returning is None:
-        return RowUpdate(meta.name, select, len(keys), bare_update_sql)
-    written = {
-        t: v for t, v in zip([t for t in targets if t not in defaulted], values, strict=True)
-    }
-    return RowUpdate(
-        meta.name,
-        select,
-        len(keys),
-        f"{bare_update_sql} {returning.transform(show_names).sql('postgres')}",
-        True,
-        _read_returning(select, returning, meta, alias, written, defaulted),
-        bare_update_sql,
+    select.set("expressions", [*select.expressions, *values])
+    sets = ", ".join(f"{_quoted(t)} = {'DEFAULT' if t in defaulted else '%s'}" for t in targets)
+    written = dict(zip([t for t in targets if t not in defaulted], values, strict=True))
+    return _row_form(
+        meta, table, select, f"UPDATE {_named(meta, table)} SET {sets}", stmt, written, defaulted
     )
 
 
@@ -129,10 +99,21 @@ def _derive_delete(catalog: Catalog, stmt: exp.Delete) -> RowUpdate | None:
     """``DELETE FROM t WHERE <predicate> [RETURNING <items>]`` where the predicate or
     the items need the client: the read of the keys (and the items), then a delete by
     key per row (its RETURNING, of the row as it was, as PostgreSQL's)."""
-    if any(stmt.args.get(k) for k in ("using", "joins", "order", "limit", "with_")):
+    keyed = _keyed(catalog, stmt, ("using", "joins", "order", "limit", "with_"))
+    if keyed is None:
         return None
-    table, returning = stmt.this, stmt.args.get("returning")
-    if not isinstance(table, exp.Table):
+    meta, table, select = keyed
+    return _row_form(meta, table, select, f"DELETE FROM {_named(meta, table)}", stmt, {}, set())
+
+
+def _keyed(
+    catalog: Catalog, stmt: exp.Expression, clauses: tuple[str, ...]
+) -> tuple[TableMeta, exp.Table, exp.Select] | None:
+    """The table ``stmt`` writes and the read of its rows' keys, filtered by the
+    statement's WHERE; None where it has none of the ``clauses`` that have no form by
+    key, a table with a primary key, and a WHERE other than a cursor's row."""
+    table = stmt.this
+    if any(stmt.args.get(k) for k in clauses) or not isinstance(table, exp.Table):
         return None
     if not catalog.has_table(table.name.lower()):
         return None
@@ -144,26 +125,43 @@ def _derive_delete(catalog: Catalog, stmt: exp.Delete) -> RowUpdate | None:
     select = exp.Select(expressions=keys).from_(table.copy())
     where = stmt.args.get("where")
     if where is not None:
-        if "CURRENT OF" in where.sql("postgres").upper():
+        if "CURRENT OF" in where.sql("postgres").upper():  # (a cursor's row: not by key)
             return None
         select.set("where", where.copy())
-    bare = (
-        f"DELETE FROM {_quoted(meta.name)}"
-        + (f" AS {_quoted(table.alias)}" if table.alias else "")
-        + " WHERE "
-        + " AND ".join(f"{_quoted(k)} = %s" for k in meta.primary_key)
-    )
+    return meta, table, select
+
+
+def _row_form(
+    meta: TableMeta,
+    table: exp.Table,
+    select: exp.Select,
+    head: str,
+    stmt: exp.Expression,
+    written: dict[str, exp.Expression],
+    defaulted: set[str],
+) -> RowUpdate:
+    """The row-by-row form of a write ``head`` (its statement up to WHERE) by key, with
+    the statement's RETURNING where it has one."""
+    bare = f"{head} WHERE " + " AND ".join(f"{_quoted(k)} = %s" for k in meta.primary_key)
+    keys = len(meta.primary_key)
+    returning = stmt.args.get("returning")
     if returning is None:
-        return RowUpdate(meta.name, select, len(keys), bare)
+        return RowUpdate(meta.name, select, keys, bare)
+    alias = table.alias or table.name
     return RowUpdate(
         meta.name,
         select,
-        len(keys),
+        keys,
         f"{bare} {returning.transform(show_names).sql('postgres')}",
         True,
-        _read_returning(select, returning, meta, alias, {}, set()),
+        _read_returning(select, returning, meta, alias, written, defaulted),
         bare,
     )
+
+
+def _named(meta: TableMeta, table: exp.Table) -> str:
+    """The written table as the write names it (and its alias)."""
+    return _quoted(meta.name) + (f" AS {_quoted(table.alias)}" if table.alias else "")
 
 
 def _quoted(name: str) -> str:
