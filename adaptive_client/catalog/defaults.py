@@ -251,10 +251,10 @@ class Runtime:
         ahead) applies from the last value handed out, as in PostgreSQL.
 
         The sequence is held (an ``ALTER SEQUENCE`` of its cache to what it is: a sequence
-        cannot be ``LOCK``ed) from
-        the check to the ``setval``, so another session's ``nextval`` cannot come between
-        them and be drawn again.  Inside the application's transaction the lock lasts
-        until it ends, as an ``ALTER SEQUENCE``'s own does."""
+        cannot be ``LOCK``ed) from the check to the ``setval``, so another session's
+        ``nextval`` cannot come between them and be drawn again.  Inside the
+        application's transaction the lock lasts until it ends, as an ``ALTER
+        SEQUENCE``'s own does."""
         pool = self._pools.get(anon)
         handed = self._handed.get(anon)
         if not pool or handed is None:

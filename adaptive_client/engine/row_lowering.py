@@ -741,10 +741,10 @@ def _target(
             or isinstance(literal, exp.Placeholder)
         ):
             return "jsonb_in", [literal]  # (a constant document: '{"a": 1}'::jsonb, %s::jsonb)
-        if to_jsonb and _operand(node.this, held).pg in ("text", "jsonb"):
-            # (a text per row: (doc ->> 'k')::jsonb; a jsonb as it is: (doc -> 'k')::jsonb)
-            pg = _operand(node.this, held).pg
-            return ("jsonb_in_text" if pg == "text" else "jsonb_in"), [node.this]
+        # (a text per row: (doc ->> 'k')::jsonb; a jsonb as it is: (doc -> 'k')::jsonb)
+        reader = _JSONB_READERS.get(_operand(node.this, held).pg) if to_jsonb else None
+        if reader is not None:
+            return reader, [node.this]
         cast = (
             CASTS.get(node.to.this.value)
             if isinstance(node.to.this, exp.DataType.Type) and not node.to.expressions
@@ -761,6 +761,10 @@ def _target(
             operands.reverse()
         return fn, operands
     return None, []
+
+
+# the row function that reads a value of each type as jsonb (a cast to jsonb)
+_JSONB_READERS: Final = {"text": "jsonb_in_text", "jsonb": "jsonb_in"}
 
 
 def _passed(op: _Operand, arg: ArgSpec, spec: CallSpec) -> exp.Expression:

@@ -623,11 +623,8 @@ def translate(exc: duckdb.Error) -> Exception:
     if at >= 0:  # a refusal the statement computes (error() of a reason)
         reason = msg[at + len(REFUSAL_MARKER) :].strip()
         return UnsupportedQuery(f"not supported in a client-evaluated query: {reason}", reason)
-    if "cannot take square root of a negative number" in msg:
-        return pg_errors.InvalidArgumentForPowerFunction(
-            "cannot take square root of a negative number"
-        )
     for reason in (
+        "cannot take square root of a negative number",
         "zero raised to a negative power is undefined",
         "a negative number raised to a non-integer power yields a complex result",
     ):
