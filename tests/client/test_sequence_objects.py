@@ -5,6 +5,7 @@ and nothing of the sequence's name on the server."""
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -206,6 +207,36 @@ def test_an_alteration_never_hands_a_value_out_twice(pair: Pair) -> None:
         for conn in (second, first, second, first):
             seen.append(conn.execute("SELECT nextval('twice')").fetchone()[0])
         assert len(set(seen)) == len(seen), seen
+    finally:
+        second.close()
+
+
+def test_an_alteration_holds_other_sessions_draws_until_it_commits(pair: Pair) -> None:
+    """The values given back at an ALTER SEQUENCE inside a transaction: another
+    session's nextval waits for that transaction (in another thread, which the wait
+    does not block: this one keeps running statements), then draws after the last value
+    the first handed out, by the new increment."""
+    _, first = pair
+    second = adaptive_client.connect(first.pg.info.dsn, master_key=KEY.hex(), autocommit=True)
+    drawn: list[int] = []
+    try:
+        first.execute("CREATE SEQUENCE held")
+        second.execute("SELECT 1")  # (connected before the ALTER's lock is taken)
+        first.execute("BEGIN")
+        handed = first.execute("SELECT nextval('held')").fetchone()[0]
+        first.execute("ALTER SEQUENCE held INCREMENT BY 5")
+        thread = threading.Thread(
+            target=lambda: drawn.append(second.execute("SELECT nextval('held')").fetchone()[0]),
+            daemon=True,
+        )
+        thread.start()
+        thread.join(0.5)
+        assert thread.is_alive() and not drawn  # (it waits for the first's transaction)
+        assert first.execute("SELECT 2").fetchone() == (2,)  # (and this thread runs)
+        first.execute("COMMIT")
+        thread.join(30)  # (the watchdog: a wait that never ends fails here)
+        assert not thread.is_alive()
+        assert drawn == [handed + 5]
     finally:
         second.close()
 
