@@ -39,6 +39,7 @@ from .expansions import with_expansions
 from .flat_joins import with_flat_joins
 from .insert import compile_insert
 from .natural_joins import with_natural_joins
+from .order_names import with_named_order_items
 from .plan import Compiled
 from .positions import check_positions
 from .precomputed_pass import with_precomputed
@@ -63,7 +64,7 @@ def compile_statement(
     try:
         with applied(settings):
             stmt = with_values_as_selects(with_plain_strings(stmt))
-            stmt = with_column_aliases(catalog, stmt)
+            stmt = with_named_order_items(with_column_aliases(catalog, stmt))
             stmt = with_natural_joins(catalog, views.expand(catalog, stmt))
             stmt = with_flat_joins(stmt)
             stmt = with_dependent_keys(catalog, stmt)

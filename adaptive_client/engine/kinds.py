@@ -90,6 +90,15 @@ def _division_kind(node: exp.Div) -> str | None:
     return _operands_kind(node)
 
 
+def _anonymous_kind(node: exp.Anonymous) -> str | None:
+    name = node.name.lower()
+    if name == "pg_numeric_div":
+        return "decimal"  # a quotient already rewritten (sqlglot typed the division double)
+    if name in ("arg_min", "arg_max") and node.expressions:
+        return kind_of(node.expressions[0])  # a text min/max by its collation key
+    return None
+
+
 # the kind PostgreSQL gives a node of these types where sqlglot's annotation differs
 # (None: the annotation's), by :func:`by_type`
 _KINDS: dict[type[exp.Expression], Callable[[Any], str | None]] = {
@@ -97,8 +106,7 @@ _KINDS: dict[type[exp.Expression], Callable[[Any], str | None]] = {
     exp.Abs: lambda node: kind_of(node.this),
     exp.Column: _column_kind,
     **dict.fromkeys((exp.Ceil, exp.Floor, exp.Round, exp.Trunc), _numeric_of_numeric),
-    # a quotient already rewritten (sqlglot typed the division double)
-    exp.Anonymous: lambda node: "decimal" if node.name.lower() == "pg_numeric_div" else None,
+    exp.Anonymous: _anonymous_kind,
     # avg of integers or numerics is numeric (sqlglot: double)
     exp.Avg: lambda node: "decimal" if kind_of(node.this) in ("int", "decimal") else None,
     exp.Div: _division_kind,

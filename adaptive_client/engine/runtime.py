@@ -555,6 +555,12 @@ _INT_MINIMA: Final = {"-32768": "smallint", "-2147483648": "integer",
                       "-9223372036854775808": "bigint"}  # fmt: skip
 _INT_TYPE: Final = re.compile(r"\bINT(16|32|64)\b")
 _INT_VALUE: Final = re.compile(r"-\d+")
+# a string DuckDB could not read as a value of a type: PostgreSQL's type name for it
+_UNREADABLE: Final = re.compile(r"Could not convert string (['\"])(.*)\1 to (\w+)")
+_READ_TYPES: Final = {
+    **_INT_NAMES, "DOUBLE": "double precision", "FLOAT": "real", "BOOL": "boolean",
+    "DECIMAL": "numeric",
+}  # fmt: skip
 
 
 # psycopg's errors the pg_* functions raise, by the class name DuckDB quotes
@@ -648,6 +654,12 @@ def translate(exc: duckdb.Error) -> Exception:
         return pg_errors.NumericValueOutOfRange(_integer_overflow(msg, destination=True))
     if isinstance(exc, duckdb.ConversionException) and "to type DECIMAL" in msg:
         return pg_errors.NumericValueOutOfRange("numeric field overflow")
+    unreadable = _UNREADABLE.search(msg) if isinstance(exc, duckdb.ConversionException) else None
+    if unreadable is not None and unreadable.group(3) in _READ_TYPES:
+        return pg_errors.InvalidTextRepresentation(
+            f"invalid input syntax for type {_READ_TYPES[unreadable.group(3)]}: "
+            f'"{unreadable.group(2)}"'
+        )
     if isinstance(exc, duckdb.BinderException):
         ambiguous = _AMBIGUOUS.search(msg)
         if ambiguous is not None:  # ('a' - 'b': both of unknown type)

@@ -258,7 +258,14 @@ def _output_ref(item: exp.Expression, in_set_op: bool) -> exp.Expression:
     owner = item.parent
     siblings = list(owner.expressions) if owner is not None else [item]
     name = item.alias_or_name
-    if name and sum(1 for x in siblings if x.alias_or_name == name) == 1:
+    # (an output name that is also an input column's names the input column inside the
+    # key function's call in DuckDB: ``SELECT j::text AS j ... ORDER BY j``)
+    shadowed = owner is not None and any(
+        c.table and c.name == name for c in owner.find_all(exp.Column)
+    )
+    if shadowed and not in_set_op:
+        return cast(exp.Expression, inner.copy())  # (a renamed output would hide it)
+    if name and not shadowed and sum(1 for x in siblings if x.alias_or_name == name) == 1:
         return exp.column(name)
     name = f"__ordered_{siblings.index(item)}"
     item.replace(exp.alias_(inner.copy(), name))

@@ -1,0 +1,94 @@
+"""An ORDER BY item that is a bare name resolves, in PostgreSQL, to the select item whose
+output name it is -- the name FigureColname gives it where it has no alias, so in
+``SELECT j::text FROM t ORDER BY j`` the order is the text's, and ``ORDER BY count`` names
+``count(*)`` -- and only where no output has that name to the input column (SQL92 before
+SQL99, findTargetlistEntrySQL92).  Two outputs of that name that are different
+expressions make it 42702.
+
+The client's passes resolve ORDER BY names only to explicit aliases: this pass gives the
+item an ORDER BY names by its implicit name that name as an explicit alias, which changes
+nothing PostgreSQL sees (the output's name is the same) and lets every later pass resolve
+it as an alias."""
+
+from __future__ import annotations
+
+from psycopg import errors as pg_errors
+from sqlglot import exp
+
+from ..engine.kinds import is_star
+from .output_names import pg_name
+
+
+def _folded(identifier: exp.Identifier) -> str:
+    """The name PostgreSQL reads: unquoted identifiers folded to lower case."""
+    return identifier.name if identifier.quoted else identifier.name.lower()
+
+
+def _output_name(item: exp.Expression) -> str | None:
+    if isinstance(item, exp.Alias):
+        return _folded(item.args["alias"])
+    if isinstance(item, exp.Column):
+        return _folded(item.this) if isinstance(item.this, exp.Identifier) else None
+    return pg_name(item)
+
+
+def _unqualified(item: exp.Expression) -> str:
+    """An output's expression with its columns' tables left out (``j`` and ``t.j`` are
+    one output to PostgreSQL)."""
+
+    def bare(node: exp.Expression) -> exp.Expression:
+        return exp.column(node.this.copy()) if isinstance(node, exp.Column) else node
+
+    return item.unalias().transform(bare).sql("postgres")
+
+
+def _bare_names(select: exp.Select) -> list[exp.Column]:
+    order = select.args.get("order")
+    if order is None:
+        return []
+    return [
+        o.this
+        for o in order.expressions
+        if isinstance(o.this, exp.Column)
+        and not o.this.table
+        and isinstance(o.this.this, exp.Identifier)
+    ]
+
+
+def with_named_order_items(tree: exp.Expression) -> exp.Expression:
+    """``tree`` with each select item an ORDER BY names by its implicit output name
+    aliased by that name (a copy where there is any); 42702 where the name is two
+    different outputs'."""
+    wanted = [
+        s
+        for s in tree.find_all(exp.Select)
+        if _bare_names(s) and not any(is_star(i) for i in s.expressions)
+    ]
+    if not wanted:
+        return tree
+    changes: list[tuple[exp.Select, int, str]] = []
+    for select in wanted:
+        names = [_output_name(item) for item in select.expressions]
+        for key in _bare_names(select):
+            name = _folded(key.this)
+            at = [i for i, n in enumerate(names) if n == name]
+            distinct = {_unqualified(select.expressions[i]) for i in at}
+            if len(distinct) > 1:
+                raise pg_errors.AmbiguousColumn(f'ORDER BY "{key.this.name}" is ambiguous')
+            if at and not isinstance(select.expressions[at[0]], exp.Alias | exp.Column):
+                changes.append((select, at[0], name))
+    if not changes:
+        return tree
+    copied = tree.copy()
+    selects = {
+        id(s): c
+        for s, c in zip(tree.find_all(exp.Select), copied.find_all(exp.Select), strict=True)
+    }
+    for select, position, name in changes:
+        item = selects[id(select)].expressions[position]
+        if not isinstance(item, exp.Alias):
+            item.replace(exp.alias_(item.copy(), name, quoted=True))
+    return copied
+
+
+__all__ = ["with_named_order_items"]
