@@ -194,8 +194,9 @@ def qualified(stmt: exp.Expression, schema: dict[str, dict[str, str]]) -> exp.Ex
                 raise _refuse(f"the system column {name}") from None
             if any(t.alias_or_name == name for t in stmt.find_all(exp.Table)):
                 raise _refuse(f"a whole-row reference ({name})") from None
-            if sum(name in columns for columns in schema.values()) > 1:
-                # (a name of several of the statement's tables: PostgreSQL's 42702)
+            if sum(name in schema.get(t.name, {}) for t in stmt.find_all(exp.Table)) > 1:
+                # (a name of several of the statement's tables -- or of one table read
+                # twice, a self-join -- PostgreSQL's 42702)
                 raise pg_errors.AmbiguousColumn(
                     f'column reference "{shown(name)}" is ambiguous'
                 ) from None

@@ -4,7 +4,8 @@
 ``ORDER BY count`` names ``count(*)``, two different outputs of the name are 42702.
 Before, the name was the input column's (a different order), an unknown column (42703),
 or a refusal.  With them: a text min/max inside a cast or ``||``, and a string the
-client engine cannot read as the type a CASE resolves to (22P02 as in PostgreSQL)."""
+client engine cannot read as the type a CASE resolves to (22P02 as in PostgreSQL), and a
+column name of a table read twice (42702)."""
 
 from __future__ import annotations
 
@@ -48,6 +49,14 @@ SCRIPT = [
     # a CASE resolved to integer: the string is not one
     "SELECT CASE WHEN f > 0 THEN 'x' ELSE 1 END FROM t",
     "SELECT CASE WHEN f > 0 THEN j ELSE 'y' END FROM t",
+    # a name of one table read twice is ambiguous (42702, was 42703); qualified it is not
+    "SELECT count(*) FROM t x, t y WHERE x.k = y.k GROUP BY j ORDER BY j",
+    "SELECT count(j) FROM t x, t y WHERE x.k = y.k GROUP BY x.j",
+    "SELECT x.j, count(*) FROM t x, t y WHERE x.k = y.k GROUP BY x.j ORDER BY x.j",
+    # outputs and inputs of GROUP BY: the input column first
+    "SELECT s AS j FROM t GROUP BY j ORDER BY j",
+    "SELECT j + 1 AS x, count(*) FROM t GROUP BY x ORDER BY x",
+    "SELECT count(*) FROM t GROUP BY k ORDER BY j",
 ]
 
 LOCALES = {
