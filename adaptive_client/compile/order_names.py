@@ -8,7 +8,7 @@ expressions make it 42702.
 The client's passes resolve ORDER BY names only to explicit aliases: this pass gives the
 item an ORDER BY names by its implicit name that name as an explicit alias, which changes
 nothing PostgreSQL sees (the output's name is the same) and lets every later pass resolve
-it as an alias."""
+it as an alias.  The same resolution checks DISTINCT ON against ORDER BY (42P10)."""
 
 from __future__ import annotations
 
@@ -55,10 +55,44 @@ def _bare_names(select: exp.Select) -> list[exp.Column]:
     ]
 
 
+def _target(select: exp.Select, key: exp.Expression) -> str:
+    """The output or the expression an ORDER BY or DISTINCT ON key is, as text."""
+    items = select.expressions
+    if isinstance(key, exp.Literal) and key.is_int and 1 <= int(key.name) <= len(items):
+        return _unqualified(items[int(key.name) - 1])
+    if isinstance(key, exp.Column) and not key.table and isinstance(key.this, exp.Identifier):
+        name = _folded(key.this)
+        named = [item for item in items if _output_name(item) == name]
+        if named:
+            return _unqualified(named[0])
+    return _unqualified(key)
+
+
+def _check_distinct_on(select: exp.Select) -> None:
+    """PostgreSQL's rule: once an ORDER BY key is not a DISTINCT ON key, no later one is
+    (42P10).  The engine would answer, ordering as written."""
+    distinct = select.args.get("distinct")
+    on = distinct.args.get("on") if isinstance(distinct, exp.Distinct) else None
+    order = select.args.get("order")
+    if not isinstance(on, exp.Tuple) or order is None or any(map(is_star, select.expressions)):
+        return
+    keys = {_target(select, key) for key in on.expressions}
+    skipped = False
+    for ordered in order.expressions:
+        if _target(select, ordered.this) not in keys:
+            skipped = True
+        elif skipped:
+            raise pg_errors.InvalidColumnReference(
+                "SELECT DISTINCT ON expressions must match initial ORDER BY expressions"
+            )
+
+
 def with_named_order_items(tree: exp.Expression) -> exp.Expression:
     """``tree`` with each select item an ORDER BY names by its implicit output name
     aliased by that name (a copy where there is any); 42702 where the name is two
-    different outputs'."""
+    different outputs', 42P10 where DISTINCT ON and ORDER BY disagree."""
+    for select in tree.find_all(exp.Select):
+        _check_distinct_on(select)
     wanted = [
         s
         for s in tree.find_all(exp.Select)

@@ -13,12 +13,14 @@ from sqlglot import exp
 from sqlglot.errors import OptimizeError, SqlglotError
 from sqlglot.optimizer.pushdown_projections import pushdown_projections
 from sqlglot.optimizer.qualify import qualify
+from sqlglot.schema import ensure_schema
 
 from ..catalog.metadata import Catalog, ColumnMeta, TableMeta
 from ..catalog.tablespec import SYSTEM_COLUMNS
 from ..errors import UndefinedColumn, UnsupportedQuery
 from ..syntax.names import shown
 from .held import DECIMAL_DIGITS, held_type
+from .order_inputs import keys_read_inputs
 from .runtime import refusal as _refuse
 
 _INT_DUCK = {"smallint": "SMALLINT", "integer": "INTEGER", "bigint": "BIGINT"}
@@ -178,13 +180,15 @@ def _figured_name(node: exp.Expression) -> str:
 
 def qualified(stmt: exp.Expression, schema: dict[str, dict[str, str]]) -> exp.Expression:
     try:
-        return qualify(
+        tables = ensure_schema(cast(dict[str, object], schema), dialect="postgres")
+        tree = qualify(
             outputs_named(stmt.copy()),
-            schema=cast(dict[str, object], schema),
+            schema=tables,
             dialect="postgres",
             quote_identifiers=False,
             identify=False,
         )
+        return keys_read_inputs(tree, tables)
     except OptimizeError as exc:
         msg = str(exc)
         unresolved = re.match(r"Column '([^']+)' could not be resolved", msg)

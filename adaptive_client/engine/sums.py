@@ -188,11 +188,8 @@ def sum_typed(agg: exp.Sum, node: exp.Expression) -> exp.Expression:
         return duck_cast(node, "DECIMAL(38,0)" if is_bigint(arg) else "BIGINT")
     if k == "decimal":
         return node
-    if (
-        k == "float"
-        and (node is agg or isinstance(node, exp.Filter))
-        and not isinstance(agg.this, exp.Distinct)
-    ):
+    if k == "float" and (node is agg or isinstance(node, exp.Filter)):
+        # (of DISTINCT values: checked over all of them, a bound of the distinct ones')
         where = node.expression if isinstance(node, exp.Filter) else None
         return float_sum(arg, _float_typed_sum(node, arg, agg), agg, where=where)
     raise _refuse(f"sum over {k} values", node)
@@ -269,17 +266,22 @@ def float_avg(node: exp.Avg) -> exp.Expression:
     """PostgreSQL's avg of reals or doubles: its float8 sum (float8_accum: in double
     precision, of a real too) divided by the count, in double precision -- where no
     order of addition changes it (:func:`float_sum`)."""
-    arg = node.this
+    distinct = isinstance(node.this, exp.Distinct)
+    arg = node.this.expressions[0] if distinct else node.this
+
+    def over(value: exp.Expression) -> exp.Expression:  # (avg(DISTINCT x)'s parts: too)
+        return exp.Distinct(expressions=[value]) if distinct else value
+
     total = exp.Add(
-        this=exp.Sum(this=duck_cast(arg.copy(), "DOUBLE")), expression=exp.Literal.number(0.0)
+        this=exp.Sum(this=over(duck_cast(arg.copy(), "DOUBLE"))),
+        expression=exp.Literal.number(0.0),
     )
-    quotient = exp.Div(
-        this=exp.Paren(this=total), expression=duck_cast(exp.Count(this=arg.copy()), "DOUBLE")
-    )
+    count = exp.Count(this=over(arg.copy()))
+    quotient = exp.Div(this=exp.Paren(this=total), expression=duck_cast(count, "DOUBLE"))
     # (its accumulator of squared deviations raises an overflow PostgreSQL's values near
     # the double's limit meet: such an avg is refused)
     small = exp.or_(
-        exp.LTE(this=exp.Count(this=arg.copy()), expression=exp.Literal.number(1)),
+        exp.LTE(this=count.copy(), expression=exp.Literal.number(1)),
         exp.LT(
             this=exp.Max(this=exp.Abs(this=duck_cast(arg.copy(), "DOUBLE"))),
             expression=exp.Literal.number("1e145"),
@@ -290,4 +292,5 @@ def float_avg(node: exp.Avg) -> exp.Expression:
         ifs=[exp.If(this=exp.Not(this=exp.Paren(this=small)), true=udf("error", reason))],
         default=quotient,
     )
+    # (of DISTINCT values: checked over all of them, a bound of the distinct ones')
     return float_sum(duck_cast(arg.copy(), "DOUBLE"), guarded, node, real=False)

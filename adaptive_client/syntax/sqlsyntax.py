@@ -345,6 +345,15 @@ def _as_name(match: re.Match[str]) -> str:
     return "_" * len(match.group(0))
 
 
+def _sort_operator(prev: Token | None, tok: Token) -> bool:
+    """``ORDER BY x USING <``: an operator naming a sort order, not taking operands."""
+    return (
+        prev is not None
+        and token_word(prev) == "USING"
+        and tok.token_type in (TokenType.LT, TokenType.GT)
+    )
+
+
 def check_syntax(text: str) -> None:
     """Raise PostgreSQL's SyntaxError for the malformed forms sqlglot reads without
     complaint (the module's docstring): each rule below names the form it refuses and
@@ -407,6 +416,7 @@ def check_syntax(text: str) -> None:
         # a binary operator without its right operand: "i = = 1", "id * * 2"
         if (
             (kind in _BINARY or _binary_star(tokens, i))
+            and not _sort_operator(prev, tok)
             and nxt is not None
             and (nxt.token_type in _BINARY_ONLY or nxt.token_type is TokenType.STAR)
             and not _shift(tok, nxt)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextvars
 import itertools
 import logging
+from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
 import sqlglot
@@ -178,6 +179,37 @@ class PostgresSource(Postgres):
     left as it is for the application's use."""
 
     class Parser(PostgresParser):
+        def _parse_ordered(
+            self, parse_method: Callable[[], exp.Expr | None] | None = None
+        ) -> exp.Ordered | None:
+            # ``ORDER BY x USING <`` / ``USING >``: the type's default btree order,
+            # ascending or descending (and its default NULLS), which sqlglot does not read
+            using: list[Any] = []  # (descending, the token after the operator)
+
+            def key() -> exp.Expr | None:
+                this = parse_method() if parse_method else self._parse_disjunction()
+                nxt = self._next
+                if (
+                    self._curr is not None
+                    and self._curr.token_type is TokenType.USING
+                    and nxt is not None
+                    and nxt.token_type in (TokenType.LT, TokenType.GT)
+                ):
+                    self._advance(2)
+                    using.extend((nxt.token_type is TokenType.GT, self._index))
+                return this
+
+            ordered = super()._parse_ordered(key)
+            if ordered is not None and using:
+                descending, after = using
+                written = [t.text.upper() for t in self._tokens[after : self._index]]
+                if written[:1] in (["ASC"], ["DESC"]):  # (USING or a direction, not both)
+                    self.raise_error("USING with a direction", self._tokens[after])
+                ordered.set("desc", descending)
+                if "NULLS" not in written:
+                    ordered.set("nulls_first", descending)
+            return ordered
+
         def _parse_alter_table_alter(self) -> exp.Expr | None:
             # (ALTER COLUMN c ADD GENERATED ... AS IDENTITY, SET GENERATED, RESTART, DROP
             # IDENTITY: identity_actions.py; sqlglot reads the others)

@@ -5,7 +5,11 @@
 Before, the name was the input column's (a different order), an unknown column (42703),
 or a refusal.  With them: a text min/max inside a cast or ``||``, and a string the
 client engine cannot read as the type a CASE resolves to (22P02 as in PostgreSQL), and a
-column name of a table read twice (42702)."""
+column name of a table read twice (42702).  A name inside an ORDER BY or DISTINCT ON
+expression is the input column's, never an output alias' (engine/order_inputs.py): the
+client engine had ordered by the alias.  ``ORDER BY x USING <`` (sqlglot does not read
+it: 42601 before), and DISTINCT ON keys that are not the leading ORDER BY keys (42P10:
+the engine had answered)."""
 
 from __future__ import annotations
 
@@ -59,6 +63,52 @@ SCRIPT = [
     "SELECT count(*) FROM t GROUP BY k ORDER BY j",
 ]
 
+# a name inside an expression key is the input column's, never an output alias's
+INPUT_SCRIPT = [
+    "CREATE TABLE h (k int PRIMARY KEY, hundred int, s text, f float8)",
+    "INSERT INTO h SELECT i, (i * 37) % 100, 'v' || (i % 9), (i % 5) * 0.5"
+    " FROM generate_series(1, 50) i",
+    "SELECT k AS hundred FROM h ORDER BY -hundred LIMIT 5",
+    "SELECT hundred AS k FROM h ORDER BY k + 0 LIMIT 5",
+    "SELECT k AS hundred FROM h ORDER BY hundred % 10, k LIMIT 5",
+    "SELECT k AS s FROM h ORDER BY length(s), k DESC LIMIT 3",
+    "SELECT upper(s) AS s FROM h ORDER BY s || 'x', k LIMIT 4",
+    "SELECT k AS hundred, hundred AS k FROM h ORDER BY k LIMIT 3",
+    "SELECT k AS hundred, hundred AS k FROM h ORDER BY k + 0 LIMIT 3",
+    "SELECT DISTINCT ON (hundred % 10) k AS hundred FROM h ORDER BY hundred % 10, k",
+    "SELECT DISTINCT ON (hundred % 10) hundred, k FROM h ORDER BY hundred % 10, k DESC",
+    "SELECT DISTINCT ON (abs(hundred - 50)) hundred FROM h ORDER BY abs(hundred - 50), hundred",
+    "SELECT DISTINCT ON (k) hundred AS k, s FROM h ORDER BY k, s LIMIT 5",
+    "SELECT DISTINCT ON (hundred) k FROM h ORDER BY hundred, k",
+    "SELECT hundred % 7 AS k, count(*) FROM h GROUP BY k ORDER BY 1",
+    "SELECT k % 7 AS hundred, count(*) FROM h GROUP BY hundred ORDER BY 1",
+    # an avg and a sum of DISTINCT floats (the DISTINCT had been lost inside a cast)
+    "SELECT avg(DISTINCT f), sum(DISTINCT f), avg(f), count(DISTINCT f) FROM h",
+]
+
+# ORDER BY ... USING < / >, and DISTINCT ON against ORDER BY (42P10 where they disagree)
+DISTINCT_SCRIPT = [
+    "CREATE TABLE d (k int PRIMARY KEY, string4 text, two int, ten int)",
+    "INSERT INTO d SELECT i, CASE i % 4 WHEN 0 THEN 'AAAA' WHEN 1 THEN 'HHHH' WHEN 2"
+    " THEN 'OOOO' ELSE 'VVVV' END, i % 2, i % 10 FROM generate_series(1, 60) i",
+    "SELECT DISTINCT two, string4, ten FROM d ORDER BY two USING <, string4 USING <, ten USING <",
+    "SELECT DISTINCT ON (string4) string4, two, ten FROM d"
+    " ORDER BY string4 USING <, two USING >, ten USING <",
+    "SELECT DISTINCT ON (string4, ten) string4, two, ten FROM d"
+    " ORDER BY string4 USING <, two USING <, ten USING <",
+    "SELECT DISTINCT ON (string4, ten) string4, ten, two FROM d"
+    " ORDER BY string4 USING <, ten USING >, two USING <",
+    "SELECT DISTINCT ON (string4, ten) string4, two, ten FROM d ORDER BY string4, two, ten",
+    "SELECT DISTINCT ON (1) string4, two FROM d ORDER BY string4, 2 DESC",
+    "SELECT DISTINCT ON (ten) ten AS x, two FROM d ORDER BY x, two DESC",
+    "SELECT DISTINCT ON (x) ten AS x, two FROM d ORDER BY two, x",
+    "SELECT DISTINCT ON (ten, two) ten, two FROM d ORDER BY two, ten DESC",
+    "SELECT DISTINCT ON (ten) ten, k FROM d ORDER BY ten, k DESC",
+    "SELECT k, ten FROM d ORDER BY ten USING >, k USING < NULLS FIRST LIMIT 5",
+    "SELECT k FROM d ORDER BY ten USING > DESC",
+    "SELECT array_agg(ten ORDER BY ten USING >) FROM d WHERE k < 12",
+]
+
 LOCALES = {
     "icu": "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'",
     "libc": "LC_COLLATE 'en_US.UTF-8' LC_CTYPE 'en_US.UTF-8'",
@@ -76,3 +126,11 @@ def pair(
 
 def test_order_by_names_as_in_postgresql(pair: Pair) -> None:
     assert script_differences(pair, SCRIPT) == []
+
+
+def test_distinct_on_and_order_by_using(pair: Pair) -> None:
+    assert script_differences(pair, DISTINCT_SCRIPT) == []
+
+
+def test_names_inside_keys_are_input_columns(pair: Pair) -> None:
+    assert script_differences(pair, INPUT_SCRIPT) == []
