@@ -205,6 +205,8 @@ def _allowed(node: exp.Expr) -> bool:
         # which the client engine holds as PostgreSQL's array of them)
         parent_call = node.parent is not None and "row_call" in node.parent.meta
         return parent_call or _simple_array(node)
+    if isinstance(node, exp.Lateral) and isinstance(node.this, exp.Subquery):
+        return True  # (a LATERAL subquery: DuckDB's lateral join reads it as PostgreSQL)
     if "row_call" in node.meta or node.meta.get("set_function"):
         return True  # (a jsonb or array function: engine/row_calls.py, set_functions.py)
     if isinstance(node, exp.Anonymous):

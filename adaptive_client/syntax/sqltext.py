@@ -168,6 +168,19 @@ def _marking(name: str, build: Any) -> Any:
     return marked
 
 
+# the type names PostgreSQL reads called as a function of one argument as a cast to them
+_FUNCTION_CASTS: Final = ("int2", "int4", "int8", "float4", "float8", "text", "bool")
+
+
+def _function_cast(name: str) -> Any:
+    def build(args: list[exp.Expression]) -> exp.Expression:
+        if len(args) != 1:
+            return exp.Anonymous(this=name, expressions=args)
+        return exp.Cast(this=args[0], to=exp.DataType.build(name, dialect="postgres"))
+
+    return build
+
+
 class PostgresSource(Postgres):
     """PostgreSQL as applications write it.  sqlglot reads ``date_part``/``extract``,
     ``substr``/``substring``, ``char_length``/``length``, ``strpos``/``position`` and
@@ -235,6 +248,8 @@ class PostgresSource(Postgres):
             },
             # every() is the SQL standard's bool_and()
             "EVERY": _marking("every", lambda args: exp.LogicalAnd(this=args[0])),
+            # float8(x), int4(x)...: a cast written as a call of the type's name
+            **{name.upper(): _marking(name, _function_cast(name)) for name in _FUNCTION_CASTS},
             # to_char() kept as written: sqlglot turns its format into strftime's, which
             # loses what PostgreSQL's patterns say (engine/to_char.py reads them)
             "TO_CHAR": lambda args: exp.Anonymous(this="to_char", expressions=args),

@@ -26,8 +26,7 @@ ROWS = {
 SCRIPT = [
     "SELECT 1 << 2, 256 >> 3, 5 & 3, 5 | 3, 5 # 3, ~5, 1 << 40, -8 >> 1",
     "SELECT id, s << 1, s << 17, s >> 1, ~s, s & n, s | m, s # n FROM b ORDER BY id",
-    "SELECT id, n << 1, n << 33, n << -1, n >> 40, m << 1, m << 65, m >> 63, ~m FROM b "
-    "ORDER BY id",
+    "SELECT id, n << 1, n << 33, n << -1, n >> 40, m << 1, m << 65, m >> 63, ~m FROM b ORDER BY id",
     "SELECT 1::bigint << 63, (-1)::smallint >> 20, 5 # 3 # 1, ~0",
     "SELECT id FROM b WHERE n & 1 = 1 AND n << 1 > 5 ORDER BY id",
     "SELECT sum(n & 3) FROM b",

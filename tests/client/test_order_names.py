@@ -20,6 +20,7 @@ import pytest
 from adaptive_client.catalog.keys import MasterKey
 
 from .pairs import Pair, plain_and_encrypted, script_differences
+from .test_collation import LOCALES
 
 DDL = [
     "CREATE TABLE t (k int PRIMARY KEY, j int, s text, f float8)",
@@ -108,11 +109,6 @@ DISTINCT_SCRIPT = [
     "SELECT k FROM d ORDER BY ten USING > DESC",
     "SELECT array_agg(ten ORDER BY ten USING >) FROM d WHERE k < 12",
 ]
-
-LOCALES = {
-    "icu": "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'",
-    "libc": "LC_COLLATE 'en_US.UTF-8' LC_CTYPE 'en_US.UTF-8'",
-}
 
 
 @pytest.fixture(params=sorted(LOCALES))
