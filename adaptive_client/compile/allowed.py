@@ -205,6 +205,10 @@ def _allowed(node: exp.Expr) -> bool:
         # which the client engine holds as PostgreSQL's array of them)
         parent_call = node.parent is not None and "row_call" in node.parent.meta
         return parent_call or _simple_array(node)
+    if isinstance(node, exp.Rollup | exp.Cube | exp.GroupingSets | exp.Grouping):
+        return True  # (DuckDB's grouping sets and grouping() are the standard's, as PostgreSQL's)
+    if isinstance(node, exp.Tuple) and isinstance(node.parent, exp.GroupingSets):
+        return True  # (a set of the list: () the grand total)
     if isinstance(node, exp.Lateral) and isinstance(node.this, exp.Subquery):
         return True  # (a LATERAL subquery: DuckDB's lateral join reads it as PostgreSQL)
     if "row_call" in node.meta or node.meta.get("set_function"):

@@ -111,6 +111,7 @@ from .allowed import (
     refuse_json_comparisons,
 )
 from .constants import value_of
+from .distinct_aggregates import distinct_aggregates_ordered
 from .fold import factor_disjunctions, fold_constants
 from .late import LatePlan, plan_late
 from .nested_joins import joins_as_derived_tables
@@ -271,6 +272,7 @@ def _bound(catalog: Catalog, stmt: exp.Expression) -> _Bound:
         if name in catalog.tables
         for col in catalog.table(name).columns.values()
     )
+    distinct_aggregates_ordered(tree)
     calls = lower_calls(tree, by_key)  # (jsonb and array functions: engine/row_calls.py)
     if calls:
         annotate_lowered(tree, schema)
