@@ -55,8 +55,14 @@ down:
 ADAPTIVE_TPCH_SF01 ?= 1
 export ADAPTIVE_TPCH_SF01
 
+# The fast suites run in TEST_WORKERS processes (pytest-xdist), each test file in one of
+# them: every test makes its own databases, so files do not meet.  TEST_WORKERS=0 runs
+# them in this process.
+TEST_WORKERS ?= 2
+XDIST := $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
+
 test: deps venv up
-	$(PY) -m pytest -q -p no:cacheprovider -m "not slow"
+	$(PY) -m pytest -q -p no:cacheprovider -m "not slow" $(XDIST)
 
 test-slow: deps venv up
 	$(PY) -m pytest -q -p no:cacheprovider -m slow
