@@ -56,6 +56,8 @@ _ALLOWED: tuple[type[exp.Expression], ...] = (
     exp.LogicalAnd, exp.LogicalOr, exp.GroupConcat, exp.ArrayAgg, exp.Lag, exp.Lead,
     exp.FirstValue, exp.LastValue, exp.NthValue, exp.Ntile, exp.PercentRank, exp.CumeDist,
     exp.NullSafeEQ, exp.NullSafeNEQ, exp.Interval, exp.Fetch, exp.LimitOptions,
+    exp.BitwiseAndAgg, exp.BitwiseOrAgg, exp.BitwiseXorAgg,
+    exp.WithinGroup, exp.PercentileDisc, exp.PercentileCont,
     # op ANY / ALL (subquery): the SQL standard's NULL semantics in both engines
     exp.Any, exp.All,
     # typed as PostgreSQL types them where the engines differ (rewritten below)
@@ -136,6 +138,32 @@ def _check_ordered_aggregate(node: exp.GroupConcat | exp.ArrayAgg) -> None:
         raise _refuse(f"{construct_name(node)} without ORDER BY (order of aggregation)", node)
 
 
+def _check_bit_aggregate(node: exp.Expression) -> None:
+    if kind_of(node.this) != "int":  # (PostgreSQL's bit(n) forms are not the engine's)
+        raise _refuse(f"{construct_name(node)} of other than integers", node)
+
+
+def _check_within_group(node: exp.WithinGroup) -> None:
+    """percentile_disc / percentile_cont of a constant fraction and one key
+    (engine/ordered_sets.py); percentile_cont of integers or floats (PostgreSQL's cast
+    of a numeric to float8 is not DuckDB's)."""
+    function, order = node.this, node.expression
+    keys = order.expressions if isinstance(order, exp.Order) else []
+    if isinstance(node.parent, exp.Filter | exp.Window):
+        raise _refuse(f"{construct_name(function)} WITHIN GROUP with FILTER or OVER", node)
+    if not isinstance(function, exp.PercentileDisc | exp.PercentileCont) or len(keys) != 1:
+        raise _refuse(f"{construct_name(function)} WITHIN GROUP", node)
+    fraction = function.this
+    if not (isinstance(fraction, exp.Literal) and fraction.is_number):
+        raise _refuse("a percentile of other than a constant fraction", node)
+    if not 0 <= float(fraction.name) <= 1:
+        raise pg_errors.NumericValueOutOfRange(
+            f"percentile value {fraction.name} is not between 0 and 1"
+        )
+    if isinstance(function, exp.PercentileCont) and kind_of(keys[0].this) not in ("int", "float"):
+        raise _refuse("percentile_cont of other than integers or floats", node)
+
+
 def _check_split_part(node: exp.SplitPart) -> None:
     index = node.args.get("part_index")
     if not (isinstance(index, exp.Literal) and str(index.this).isdigit()):
@@ -194,6 +222,8 @@ _CHECKS: dict[type[exp.Expression], Callable[[Any], None]] = {
     exp.Interval: _check_interval,
     exp.LimitOptions: _check_limit_options,
     exp.Cast: _check_cast_target,
+    exp.WithinGroup: _check_within_group,
+    **dict.fromkeys((exp.BitwiseAndAgg, exp.BitwiseOrAgg, exp.BitwiseXorAgg), _check_bit_aggregate),
 }
 
 

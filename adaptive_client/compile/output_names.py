@@ -29,7 +29,8 @@ _FUNC_NAMES: dict[type[exp.Expression], str] = {
     exp.LastValue: "last_value", exp.NthValue: "nth_value", exp.Ntile: "ntile",
     exp.PercentRank: "percent_rank", exp.CumeDist: "cume_dist", exp.Reverse: "reverse",
     exp.Sign: "sign", exp.Ceil: "ceil", exp.Floor: "floor", exp.AtTimeZone: "timezone",
-    exp.Array: "array",
+    exp.Array: "array", exp.PercentileDisc: "percentile_disc",
+    exp.PercentileCont: "percentile_cont",
 }  # fmt: skip
 
 
@@ -65,6 +66,7 @@ _FORM_NAMES: dict[type[exp.Expression], Callable[[Any], str | None]] = {
     exp.Bracket: lambda node: pg_name(node.this),
     exp.Window: lambda node: pg_name(node.this),
     exp.Filter: lambda node: pg_name(node.this),
+    exp.WithinGroup: lambda node: pg_name(node.this),
     exp.Cast: lambda node: pg_name(node.this) or _TYPE_NAMES.get(node.to.this),
     exp.Subquery: _subquery_name,
     exp.Case: lambda node: _strong_name(node.args.get("default")) or "case",

@@ -69,6 +69,7 @@ from .math_operators import (
     shift,
 )
 from .numeric_keys import keyed_cast, keyed_comparison
+from .ordered_sets import percentile
 from .runtime import refusal as _refuse
 from .set_operations import set_operation
 from .sums import VARIANCES, avg_parts, exact_quotient, float_avg, sum_typed, variance_elsewhere
@@ -688,6 +689,7 @@ TRANSFORMS: dict[type[exp.Expression], Callable[[Any], exp.Expression]] = {
     exp.Avg: _avg,
     exp.Nullif: _nullif,
     exp.ArrayAgg: _array_agg,
+    exp.WithinGroup: percentile,
     exp.Case: _choice,
     exp.Coalesce: _choice,
     exp.Greatest: _choice,

@@ -2,7 +2,9 @@
 SETS, ROLLUP, CUBE and grouping() in the client engine (compile/allowed.py; refused
 before); string_agg/array_agg of DISTINCT values without ORDER BY, which PostgreSQL
 sorts (compile/distinct_aggregates.py; refused before); min/max/sum/avg of booleans,
-42883 in PostgreSQL (compile/boolean_aggregates.py; answered before)."""
+42883 in PostgreSQL (compile/boolean_aggregates.py; answered before); percentile_disc
+and percentile_cont computed as PostgreSQL computes them (engine/ordered_sets.py) and
+bit_and/bit_or/bit_xor of integers (refused before)."""
 
 from __future__ import annotations
 
@@ -20,6 +22,12 @@ DDL = [
     "INSERT INTO g VALUES (1, 1, 'x', 1.50, true), (2, 1, 'Y', 2.25, false),"
     " (3, 2, 'x', NULL, true), (4, 2, 'z', 4.00, NULL), (5, 3, 'b', 0.75, true),"
     " (6, 3, NULL, 1, false)",
+    "CREATE TABLE p (k int PRIMARY KEY, a int, b text, c numeric(8,2), f float8, r real,"
+    " s smallint, n bigint)",
+    "INSERT INTO p VALUES (1, 1, 'x', 1.50, 0.1, 1.5, 3, 12), (2, 1, 'Y', 2.25, 0.7, 2, 7, 10),"
+    " (3, 2, 'x', NULL, 1e10, NULL, 5, NULL), (4, 2, 'z', 4.00, NULL, 3.25, 1, 6),"
+    " (5, 3, 'b', 0.75, 3.5, 7, NULL, 5), (6, 3, NULL, 1, -2.25, 0.1, 2, 3),"
+    " (7, 3, 'a', 1, 0.3, 0.2, 6, 9)",
 ]
 
 # (every ORDER BY orders all the outputs: rows tied on it come in the plan's order)
@@ -54,6 +62,30 @@ DISTINCT_AND_BOOLEAN = [
 ]
 
 
+# percentiles computed as PostgreSQL computes them (engine/ordered_sets.py), bit_and/or/xor
+PERCENTILES_AND_BITS = [
+    "SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY c) FROM p",
+    "SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY b) FROM p",
+    "SELECT percentile_disc(0) WITHIN GROUP (ORDER BY b),"
+    " percentile_disc(1) WITHIN GROUP (ORDER BY b) FROM p",
+    "SELECT percentile_disc(0.3) WITHIN GROUP (ORDER BY a DESC) FROM p",
+    "SELECT a, percentile_disc(0.5) WITHIN GROUP (ORDER BY f) FROM p GROUP BY a ORDER BY a",
+    "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY f) FROM p",
+    "SELECT percentile_cont(0.25) WITHIN GROUP (ORDER BY f),"
+    " percentile_cont(0.9) WITHIN GROUP (ORDER BY f DESC) FROM p",
+    "SELECT percentile_cont(0.33) WITHIN GROUP (ORDER BY a) FROM p",
+    "SELECT a, percentile_cont(0.5) WITHIN GROUP (ORDER BY r) FROM p GROUP BY a ORDER BY a",
+    "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY f) FROM p WHERE k > 100",
+    "SELECT percentile_cont(1.5) WITHIN GROUP (ORDER BY f) FROM p",
+    "SELECT percentile_disc(0.75) WITHIN GROUP (ORDER BY b COLLATE \"C\") FROM p",
+    "SELECT b, percentile_disc(0.5) WITHIN GROUP (ORDER BY k) FROM p GROUP BY b ORDER BY b",
+    "SELECT bit_and(a), bit_or(a), bit_xor(a), bit_and(n), bit_or(n), bit_xor(s) FROM p",
+    "SELECT b, bit_or(s), bit_and(n) FROM p GROUP BY b ORDER BY b",
+    "SELECT bit_or(a) FILTER (WHERE b = 'x'), bit_and(DISTINCT a) FROM p",
+    "SELECT k, bit_or(s) OVER (ORDER BY k) FROM p ORDER BY k",
+]
+
+
 @pytest.fixture(params=sorted(LOCALES))
 def pair(
     request: pytest.FixtureRequest, new_database: Callable[..., str], master_key: MasterKey
@@ -65,6 +97,10 @@ def pair(
 
 def test_grouping_sets_as_in_postgresql(pair: Pair) -> None:
     assert script_differences(pair, GROUPING_SETS) == []
+
+
+def test_percentiles_and_bit_aggregates(pair: Pair) -> None:
+    assert script_differences(pair, PERCENTILES_AND_BITS) == []
 
 
 def test_distinct_and_boolean_aggregates(pair: Pair) -> None:
