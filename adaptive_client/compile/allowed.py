@@ -173,6 +173,8 @@ def _check_split_part(node: exp.SplitPart) -> None:
 
 
 def _check_interval(node: exp.Interval) -> None:
+    if isinstance(node.parent, exp.WindowSpec) and isinstance(node.this, exp.Literal):
+        return  # a RANGE frame's offset over a date or time (compile/frame_offsets.py)
     if not isinstance(node.this, exp.Literal) or not (
         isinstance(node.parent, exp.Add | exp.Sub) or interval_compared(node)
     ):

@@ -113,6 +113,7 @@ from .allowed import (
 from .constants import value_of
 from .distinct_aggregates import distinct_aggregates_ordered
 from .fold import factor_disjunctions, fold_constants
+from .frame_offsets import frame_offsets_as_intervals
 from .late import LatePlan, plan_late
 from .nested_joins import joins_as_derived_tables
 from .output_names import char_outputs, column_outputs, output_names, stored_typmod
@@ -273,6 +274,7 @@ def _bound(catalog: Catalog, stmt: exp.Expression) -> _Bound:
         for col in catalog.table(name).columns.values()
     )
     distinct_aggregates_ordered(tree)
+    frame_offsets_as_intervals(tree)
     calls = lower_calls(tree, by_key)  # (jsonb and array functions: engine/row_calls.py)
     if calls:
         annotate_lowered(tree, schema)

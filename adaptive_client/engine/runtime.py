@@ -559,7 +559,7 @@ _INT_VALUE: Final = re.compile(r"-\d+")
 _UNREADABLE: Final = re.compile(r"Could not convert string (['\"])(.*)\1 to (\w+)")
 _READ_TYPES: Final = {
     **_INT_NAMES, "DOUBLE": "double precision", "FLOAT": "real", "BOOL": "boolean",
-    "DECIMAL": "numeric",
+    "DECIMAL": "numeric", "INTERVAL": "interval",
 }  # fmt: skip
 
 
@@ -656,9 +656,18 @@ def translate(exc: duckdb.Error) -> Exception:
         return pg_errors.NumericValueOutOfRange("numeric field overflow")
     unreadable = _UNREADABLE.search(msg) if isinstance(exc, duckdb.ConversionException) else None
     if unreadable is not None and unreadable.group(3) in _READ_TYPES:
-        return pg_errors.InvalidTextRepresentation(
+        error = (
+            pg_errors.InvalidDatetimeFormat
+            if unreadable.group(3) == "INTERVAL"
+            else pg_errors.InvalidTextRepresentation
+        )
+        return error(
             f"invalid input syntax for type {_READ_TYPES[unreadable.group(3)]}: "
             f'"{unreadable.group(2)}"'
+        )
+    if "Invalid RANGE PRECEDING value" in msg or "Invalid RANGE FOLLOWING value" in msg:
+        return pg_errors.InvalidPrecedingOrFollowingSize(
+            "invalid preceding or following size in window function"
         )
     if isinstance(exc, duckdb.BinderException):
         ambiguous = _AMBIGUOUS.search(msg)
