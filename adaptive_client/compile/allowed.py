@@ -51,7 +51,7 @@ _ALLOWED: tuple[type[exp.Expression], ...] = (
     # text functions DuckDB computes as PostgreSQL does on text (char(n) arrives unpadded,
     # as PostgreSQL's cast of char(n) to text leaves it)
     exp.Left, exp.Right, exp.Replace, exp.Pad, exp.SplitPart, exp.Concat, exp.MD5,
-    exp.Repeat, exp.Trim, exp.StartsWith,
+    exp.Repeat, exp.Trim, exp.StartsWith, exp.Translate, exp.Ascii,
     # aggregates and window functions with PostgreSQL's semantics in DuckDB
     exp.LogicalAnd, exp.LogicalOr, exp.GroupConcat, exp.ArrayAgg, exp.Lag, exp.Lead,
     exp.FirstValue, exp.LastValue, exp.NthValue, exp.Ntile, exp.PercentRank, exp.CumeDist,

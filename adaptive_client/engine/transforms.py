@@ -664,7 +664,7 @@ def _text_measure(node: exp.Length | exp.StrPosition) -> exp.Expression:
 
 # text functions DuckDB computes as PostgreSQL does, of text only
 _TEXT_FUNCTIONS = (exp.Left, exp.Right, exp.Pad, exp.Replace, exp.SplitPart, exp.Repeat,
-                   exp.Trim, exp.StartsWith, exp.MD5)  # fmt: skip
+                   exp.Trim, exp.StartsWith, exp.MD5, exp.Translate, exp.Ascii)  # fmt: skip
 
 # The rewrite of each node type, found by the node's class or its nearest base class
 # listed (:func:`kinds.by_type`: a UNION is a SetOperation, a TryCast a Cast); a node of a

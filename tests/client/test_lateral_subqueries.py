@@ -1,7 +1,7 @@
 """A LATERAL subquery the client evaluates (compile/allowed.py: DuckDB's lateral join
 reads it as PostgreSQL does), and the casts written as a call of the type's name
 (``float8(x)``, ``int4(s)``: syntax/sqltext.py), judged against PostgreSQL on an ICU and
-a libc collation.  Both were refusals (0A000)."""
+a libc collation; translate() and ascii() of text.  All were refusals (0A000)."""
 
 from __future__ import annotations
 
@@ -49,6 +49,14 @@ FUNCTION_CASTS = [
 ]
 
 
+TEXT_FUNCTIONS = [
+    "SELECT translate(name, 'abc', 'xyz'), translate(digits, '-1', 'm'),"
+    " translate(name, 'B', '') FROM s ORDER BY k",
+    "SELECT ascii(name), ascii(digits) FROM s ORDER BY k",
+    "SELECT k FROM s WHERE ascii(name) > 97 ORDER BY k",
+]
+
+
 @pytest.fixture(params=sorted(LOCALES))
 def pair(
     request: pytest.FixtureRequest, new_database: Callable[..., str], master_key: MasterKey
@@ -60,6 +68,10 @@ def pair(
 
 def test_lateral_subqueries_as_in_postgresql(pair: Pair) -> None:
     assert script_differences(pair, LATERAL) == []
+
+
+def test_translate_and_ascii(pair: Pair) -> None:
+    assert script_differences(pair, TEXT_FUNCTIONS) == []
 
 
 def test_casts_called_by_type_name(pair: Pair) -> None:
