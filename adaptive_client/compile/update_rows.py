@@ -15,7 +15,9 @@ read and the writes: the connection takes ``SHARE ROW EXCLUSIVE`` on the table f
 (:mod:`adaptive_client.dbapi.connection` does, in the statement's transaction), which lets
 readers through and makes other writers wait, as PostgreSQL's own row locks would make
 those touching the same rows wait.  Only where the table has a primary key (a row is
-named by it), without ``FROM``; anything else keeps the rewrite's refusal.  ``SET c =
+named by it); with ``FROM`` (a DELETE's ``USING``) its tables are joined in the read, and
+a row joined to several of their rows is written once, with the first (PostgreSQL uses
+one of them, which one not defined); anything else keeps the rewrite's refusal.  ``SET c =
 DEFAULT`` stays so in each write (its value made there, per row, as PostgreSQL makes
 it).  With ``RETURNING``, each write by key returns its row's items; where they need
 the client (``length(name)``), the read computes them instead, over the row as written.
@@ -50,6 +52,9 @@ class RowUpdate:
     # a generated one (known only once written)
     read_returning: exp.Select | None = None
     bare_update_sql: str = ""
+    # RETURNING items of an UPDATE ... FROM / DELETE ... USING that read the other
+    # tables: only the read can compute them
+    reads_returning: bool = False
 
     @property
     def values(self) -> int:
@@ -69,7 +74,7 @@ def derive(catalog: Catalog, stmt: exp.Expression) -> RowUpdate | None:
     if not isinstance(stmt, exp.Update):
         return None
     stmt = cast(exp.Update, with_expansions(stmt))  # (SET (a, b) = (x, y): one by one)
-    keyed = _keyed(catalog, stmt, ("from_", "joins", "order", "limit", "with_"))
+    keyed = _keyed(catalog, stmt, ("joins", "order", "limit", "with_"))
     if keyed is None:
         return None
     meta, table, select = keyed
@@ -99,7 +104,7 @@ def _derive_delete(catalog: Catalog, stmt: exp.Delete) -> RowUpdate | None:
     """``DELETE FROM t WHERE <predicate> [RETURNING <items>]`` where the predicate or
     the items need the client: the read of the keys (and the items), then a delete by
     key per row (its RETURNING, of the row as it was, as PostgreSQL's)."""
-    keyed = _keyed(catalog, stmt, ("using", "joins", "order", "limit", "with_"))
+    keyed = _keyed(catalog, stmt, ("joins", "order", "limit", "with_"))
     if keyed is None:
         return None
     meta, table, select = keyed
@@ -123,12 +128,36 @@ def _keyed(
     alias = table.alias or table.name
     keys = [exp.column(k, table=alias, quoted=True) for k in meta.primary_key]
     select = exp.Select(expressions=keys).from_(table.copy())
+    joined = _joined_sources(stmt)
+    if joined:
+        # (UPDATE ... FROM, DELETE ... USING: the other tables joined in the read; a row
+        # joined to several of their rows is written once, dispatch keeps its first)
+        returning = stmt.args.get("returning")
+        if returning is not None and returning.find(exp.Star):
+            return None  # (RETURNING * is the other tables' columns too)
+        select.set("joins", joined)
     where = stmt.args.get("where")
     if where is not None:
         if "CURRENT OF" in where.sql("postgres").upper():  # (a cursor's row: not by key)
             return None
         select.set("where", where.copy())
     return meta, table, select
+
+
+def _joined_sources(stmt: exp.Expression) -> list[exp.Join]:
+    """The tables an UPDATE's FROM or a DELETE's USING adds, as joins of the read (a
+    table's own JOINs after it)."""
+    if isinstance(stmt, exp.Update):
+        source = stmt.args.get("from_")
+        items = [source.this] if isinstance(source, exp.From) else []
+    else:
+        items = list(stmt.args.get("using") or [])
+    joins: list[exp.Join] = []
+    for item in items:
+        bare = item.copy()
+        own = bare.args.pop("joins", None) or []
+        joins += [exp.Join(this=bare), *own]
+    return joins
 
 
 def _row_form(
@@ -139,23 +168,35 @@ def _row_form(
     stmt: exp.Expression,
     written: dict[str, exp.Expression],
     defaulted: set[str],
-) -> RowUpdate:
+) -> RowUpdate | None:
     """The row-by-row form of a write ``head`` (its statement up to WHERE) by key, with
-    the statement's RETURNING where it has one."""
+    the statement's RETURNING where it has one; None where its items read the other
+    tables of a FROM / USING and the read cannot compute them."""
     bare = f"{head} WHERE " + " AND ".join(f"{_quoted(k)} = %s" for k in meta.primary_key)
     keys = len(meta.primary_key)
     returning = stmt.args.get("returning")
     if returning is None:
         return RowUpdate(meta.name, select, keys, bare)
     alias = table.alias or table.name
+    read = _read_returning(select, returning, meta, alias, written, defaulted)
+    targets = {alias.lower(), meta.name}
+    others = any(
+        c.table.lower() not in targets for c in returning.find_all(exp.Column) if c.table
+    ) or any(
+        not c.table and c.name.lower() not in meta.columns for c in returning.find_all(exp.Column)
+    )
+    others = others and bool(select.args.get("joins"))
+    if others and read is None:
+        return None  # (the items need the read, which cannot compute them)
     return RowUpdate(
         meta.name,
         select,
         keys,
         f"{bare} {returning.transform(show_names).sql('postgres')}",
         True,
-        _read_returning(select, returning, meta, alias, written, defaulted),
+        read,
         bare,
+        reads_returning=others,
     )
 
 

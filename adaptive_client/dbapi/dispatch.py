@@ -503,6 +503,8 @@ def _update_by_rows(
     select, write_sql, from_read = rows.select, rows.update_sql, False
     if rows.returning and rows.read_returning is not None:
         try:
+            if rows.reads_returning:  # (items of the FROM's tables: the read's only)
+                raise UnsupportedQuery("RETURNING the joined tables' columns", "returning")
             _returning_description(conn, rows)
         except UnsupportedQuery:  # (its items need the client: evaluated by the read)
             select, write_sql, from_read = rows.read_returning, rows.bare_update_sql, True
@@ -519,7 +521,7 @@ def _update_by_rows(
         # 2.5 of psycopg's loaded float)
         reader.internal_values = True
         reader.execute_plan(read, params)
-        found.extend(reader.result()[0])
+        found.extend(_first_per_key(reader.result()[0], rows.keys))
         if from_read:
             returned.extend(row[width:] for row in found)
             described[:] = [list(reader.description or ())[width:]]
@@ -543,6 +545,19 @@ def _update_by_rows(
     if rows.returning and not described:  # (no row: the description of none)
         described = [_returning_description(conn, rows)]
     return len(found), returned, described[0] if rows.returning else None
+
+
+def _first_per_key(read: list[tuple[Any, ...]], keys: int) -> list[tuple[Any, ...]]:
+    """The rows read, the first of each key only: an UPDATE ... FROM (a DELETE ...
+    USING) whose row joins several of the other tables' rows writes it once."""
+    seen: set[str] = set()
+    out = []
+    for row in read:
+        key = repr(row[:keys])
+        if key not in seen:
+            seen.add(key)
+            out.append(row)
+    return out
 
 
 def _returning_description(conn: Session, rows: update_rows.RowUpdate) -> Any:

@@ -77,7 +77,7 @@ PERCENTILES_AND_BITS = [
     "SELECT a, percentile_cont(0.5) WITHIN GROUP (ORDER BY r) FROM p GROUP BY a ORDER BY a",
     "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY f) FROM p WHERE k > 100",
     "SELECT percentile_cont(1.5) WITHIN GROUP (ORDER BY f) FROM p",
-    "SELECT percentile_disc(0.75) WITHIN GROUP (ORDER BY b COLLATE \"C\") FROM p",
+    'SELECT percentile_disc(0.75) WITHIN GROUP (ORDER BY b COLLATE "C") FROM p',
     "SELECT b, percentile_disc(0.5) WITHIN GROUP (ORDER BY k) FROM p GROUP BY b ORDER BY b",
     "SELECT bit_and(a), bit_or(a), bit_xor(a), bit_and(n), bit_or(n), bit_xor(s) FROM p",
     "SELECT b, bit_or(s), bit_and(n) FROM p GROUP BY b ORDER BY b",
