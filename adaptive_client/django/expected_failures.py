@@ -239,10 +239,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
     "client engine: add of a interval value": (
         "expressions.tests.FTimeDeltaTests.test_duration_with_datetime",
     ),
-    (
-        "client engine: an aggregate over DISTINCT values (sum(DISTINCT ...), avg(DISTINCT "
-        "...)) of a float column"
-    ): ("aggregation.tests.AggregateTestCase.test_distinct_on_aggregate",),
     "client engine: cast of a other value to INT": (
         "annotations.tests.NonAggregateAnnotationTestCase.test_aggregate_over_full_expression_annotation",
     ),
@@ -285,10 +281,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
     "client gap: a jsonb null and SQL NULL order apart in DISTINCT ... ORDER BY": (
         "model_fields.test_jsonfield.TestQuerying.test_deep_distinct",
     ),
-    (
-        "client gap: the peel this ordering needs, run inside the test case's transaction "
-        "after earlier tests of the class, finds it failed (the test passes alone)"
-    ): ("expressions.tests.BasicExpressionsTests.test_order_by_multiline_sql",),
     ("the backend's cursors are the client's: psycopg's cursor_factory option does not apply"): (
         "backends.postgresql.tests.Tests.test_connect_custom_cursor_factory",
     ),
