@@ -16,20 +16,22 @@ from psycopg import errors as pg_errors
 from sqlglot import exp
 
 from ..engine.kinds import is_star
+from ..syntax.names import shown
 from .output_names import pg_name
 
 
-def _folded(identifier: exp.Identifier) -> str:
-    """The name PostgreSQL reads: unquoted identifiers folded to lower case."""
-    return identifier.name if identifier.quoted else identifier.name.lower()
-
-
 def _output_name(item: exp.Expression) -> str | None:
+    """An output's name (names arrive in their folded forms: syntax/names.py)."""
     if isinstance(item, exp.Alias):
-        return _folded(item.args["alias"])
+        return item.alias
     if isinstance(item, exp.Column):
-        return _folded(item.this) if isinstance(item.this, exp.Identifier) else None
+        return item.name if isinstance(item.this, exp.Identifier) else None
     return pg_name(item)
+
+
+def _outputs_named(select: exp.Select, name: str) -> list[int]:
+    """The positions of the select items whose output name is ``name``."""
+    return [i for i, item in enumerate(select.expressions) if _output_name(item) == name]
 
 
 def _unqualified(item: exp.Expression) -> str:
@@ -61,10 +63,9 @@ def _target(select: exp.Select, key: exp.Expression) -> str:
     if isinstance(key, exp.Literal) and key.is_int and 1 <= int(key.name) <= len(items):
         return _unqualified(items[int(key.name) - 1])
     if isinstance(key, exp.Column) and not key.table and isinstance(key.this, exp.Identifier):
-        name = _folded(key.this)
-        named = [item for item in items if _output_name(item) == name]
+        named = _outputs_named(select, key.name)
         if named:
-            return _unqualified(named[0])
+            return _unqualified(items[named[0]])
     return _unqualified(key)
 
 
@@ -102,15 +103,13 @@ def with_named_order_items(tree: exp.Expression) -> exp.Expression:
         return tree
     changes: list[tuple[exp.Select, int, str]] = []
     for select in wanted:
-        names = [_output_name(item) for item in select.expressions]
         for key in _bare_names(select):
-            name = _folded(key.this)
-            at = [i for i, n in enumerate(names) if n == name]
+            at = _outputs_named(select, key.name)
             distinct = {_unqualified(select.expressions[i]) for i in at}
             if len(distinct) > 1:
-                raise pg_errors.AmbiguousColumn(f'ORDER BY "{key.this.name}" is ambiguous')
+                raise pg_errors.AmbiguousColumn(f'ORDER BY "{shown(key.name)}" is ambiguous')
             if at and not isinstance(select.expressions[at[0]], exp.Alias | exp.Column):
-                changes.append((select, at[0], name))
+                changes.append((select, at[0], key.name))
     if not changes:
         return tree
     copied = tree.copy()
