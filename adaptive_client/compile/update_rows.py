@@ -180,12 +180,11 @@ def _row_form(
     alias = table.alias or table.name
     read = _read_returning(select, returning, meta, alias, written, defaulted)
     targets = {alias.lower(), meta.name}
-    others = any(
-        c.table.lower() not in targets for c in returning.find_all(exp.Column) if c.table
-    ) or any(
-        not c.table and c.name.lower() not in meta.columns for c in returning.find_all(exp.Column)
+    # (an item reading a FROM / USING table: qualified by it, or a name not the target's)
+    others = bool(select.args.get("joins")) and any(
+        c.table.lower() not in targets if c.table else c.name.lower() not in meta.columns
+        for c in returning.find_all(exp.Column)
     )
-    others = others and bool(select.args.get("joins"))
     if others and read is None:
         return None  # (the items need the read, which cannot compute them)
     return RowUpdate(

@@ -502,12 +502,14 @@ def _update_by_rows(
     updated, and with RETURNING the rows returned and their description (else None)."""
     select, write_sql, from_read = rows.select, rows.update_sql, False
     if rows.returning and rows.read_returning is not None:
-        try:
-            if rows.reads_returning:  # (items of the FROM's tables: the read's only)
-                raise UnsupportedQuery("RETURNING the joined tables' columns", "returning")
-            _returning_description(conn, rows)
-        except UnsupportedQuery:  # (its items need the client: evaluated by the read)
-            select, write_sql, from_read = rows.read_returning, rows.bare_update_sql, True
+        from_read = rows.reads_returning  # (items of the FROM's tables: the read's only)
+        if not from_read:
+            try:
+                _returning_description(conn, rows)
+            except UnsupportedQuery:  # (its items need the client: evaluated by the read)
+                from_read = True
+        if from_read:
+            select, write_sql = rows.read_returning, rows.bare_update_sql
     read = conn.prepare("\x01rows of an UPDATE\x00" + select.sql("postgres"), select)
     table = conn.catalog.table(rows.table).anon
     width = rows.keys + rows.values
