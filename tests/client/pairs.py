@@ -14,6 +14,12 @@ from adaptive_client.catalog.keys import MasterKey
 
 Pair = tuple[psycopg.Connection[Any], adaptive_client.Connection]
 
+# the non-C collations differential tests run on (CREATE DATABASE options)
+LOCALES = {
+    "icu": "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'",
+    "libc": "LC_COLLATE 'en_US.UTF-8' LC_CTYPE 'en_US.UTF-8'",
+}
+
 
 @contextmanager
 def plain_and_encrypted(

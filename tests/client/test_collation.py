@@ -29,10 +29,7 @@ from adaptive_client.values.collation import (
 )
 from adaptive_client.values.encodings import CollatedTextEncoding, encoding_for
 
-LOCALES = {
-    "icu": "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'",
-    "libc": "LC_COLLATE 'en_US.UTF-8' LC_CTYPE 'en_US.UTF-8'",
-}
+from .pairs import LOCALES
 
 # case, accents, punctuation, spaces, digits, ties (repeated values), long shared prefixes
 NAMES = [

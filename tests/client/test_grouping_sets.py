@@ -8,14 +8,7 @@ bit_and/bit_or/bit_xor of integers (refused before)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-
-import pytest
-
-from adaptive_client.catalog.keys import MasterKey
-
-from .pairs import Pair, plain_and_encrypted, script_differences
-from .test_collation import LOCALES
+from .pairs import Pair, script_differences
 
 DDL = [
     "CREATE TABLE g (k int PRIMARY KEY, a int, b text, c numeric(8,2), ok bool)",
@@ -86,22 +79,13 @@ PERCENTILES_AND_BITS = [
 ]
 
 
-@pytest.fixture(params=sorted(LOCALES))
-def pair(
-    request: pytest.FixtureRequest, new_database: Callable[..., str], master_key: MasterKey
-) -> Iterator[Pair]:
-    locale = LOCALES[request.param]
-    with plain_and_encrypted(new_database, master_key, "gsets", {}, DDL, {}, locale) as p:
-        yield p
+def test_grouping_sets_as_in_postgresql(collated_pair: Pair) -> None:
+    assert script_differences(collated_pair, GROUPING_SETS) == []
 
 
-def test_grouping_sets_as_in_postgresql(pair: Pair) -> None:
-    assert script_differences(pair, GROUPING_SETS) == []
+def test_percentiles_and_bit_aggregates(collated_pair: Pair) -> None:
+    assert script_differences(collated_pair, PERCENTILES_AND_BITS) == []
 
 
-def test_percentiles_and_bit_aggregates(pair: Pair) -> None:
-    assert script_differences(pair, PERCENTILES_AND_BITS) == []
-
-
-def test_distinct_and_boolean_aggregates(pair: Pair) -> None:
-    assert script_differences(pair, DISTINCT_AND_BOOLEAN) == []
+def test_distinct_and_boolean_aggregates(collated_pair: Pair) -> None:
+    assert script_differences(collated_pair, DISTINCT_AND_BOOLEAN) == []

@@ -5,14 +5,7 @@ a libc collation; translate() and ascii() of text.  All were refusals (0A000).""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-
-import pytest
-
-from adaptive_client.catalog.keys import MasterKey
-
-from .pairs import Pair, plain_and_encrypted, script_differences
-from .test_collation import LOCALES
+from .pairs import Pair, script_differences
 
 DDL = [
     "CREATE TABLE s (k int PRIMARY KEY, f1 int, f2 int, f3 float8, name text, digits text)",
@@ -57,22 +50,13 @@ TEXT_FUNCTIONS = [
 ]
 
 
-@pytest.fixture(params=sorted(LOCALES))
-def pair(
-    request: pytest.FixtureRequest, new_database: Callable[..., str], master_key: MasterKey
-) -> Iterator[Pair]:
-    locale = LOCALES[request.param]
-    with plain_and_encrypted(new_database, master_key, "lateral", {}, DDL, {}, locale) as p:
-        yield p
+def test_lateral_subqueries_as_in_postgresql(collated_pair: Pair) -> None:
+    assert script_differences(collated_pair, LATERAL) == []
 
 
-def test_lateral_subqueries_as_in_postgresql(pair: Pair) -> None:
-    assert script_differences(pair, LATERAL) == []
+def test_translate_and_ascii(collated_pair: Pair) -> None:
+    assert script_differences(collated_pair, TEXT_FUNCTIONS) == []
 
 
-def test_translate_and_ascii(pair: Pair) -> None:
-    assert script_differences(pair, TEXT_FUNCTIONS) == []
-
-
-def test_casts_called_by_type_name(pair: Pair) -> None:
-    assert script_differences(pair, FUNCTION_CASTS) == []
+def test_casts_called_by_type_name(collated_pair: Pair) -> None:
+    assert script_differences(collated_pair, FUNCTION_CASTS) == []

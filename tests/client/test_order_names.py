@@ -13,14 +13,7 @@ the engine had answered)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-
-import pytest
-
-from adaptive_client.catalog.keys import MasterKey
-
-from .pairs import Pair, plain_and_encrypted, script_differences
-from .test_collation import LOCALES
+from .pairs import Pair, script_differences
 
 DDL = [
     "CREATE TABLE t (k int PRIMARY KEY, j int, s text, f float8)",
@@ -111,22 +104,13 @@ DISTINCT_SCRIPT = [
 ]
 
 
-@pytest.fixture(params=sorted(LOCALES))
-def pair(
-    request: pytest.FixtureRequest, new_database: Callable[..., str], master_key: MasterKey
-) -> Iterator[Pair]:
-    locale = LOCALES[request.param]
-    with plain_and_encrypted(new_database, master_key, "order_names", {}, DDL, {}, locale) as p:
-        yield p
+def test_order_by_names_as_in_postgresql(collated_pair: Pair) -> None:
+    assert script_differences(collated_pair, SCRIPT) == []
 
 
-def test_order_by_names_as_in_postgresql(pair: Pair) -> None:
-    assert script_differences(pair, SCRIPT) == []
+def test_distinct_on_and_order_by_using(collated_pair: Pair) -> None:
+    assert script_differences(collated_pair, DISTINCT_SCRIPT) == []
 
 
-def test_distinct_on_and_order_by_using(pair: Pair) -> None:
-    assert script_differences(pair, DISTINCT_SCRIPT) == []
-
-
-def test_names_inside_keys_are_input_columns(pair: Pair) -> None:
-    assert script_differences(pair, INPUT_SCRIPT) == []
+def test_names_inside_keys_are_input_columns(collated_pair: Pair) -> None:
+    assert script_differences(collated_pair, INPUT_SCRIPT) == []
