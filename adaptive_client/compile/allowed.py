@@ -15,23 +15,26 @@ from sqlglot import exp
 from sqlglot.optimizer.scope import traverse_scope
 
 from ..catalog.metadata import Catalog
+from ..engine.function_types import undefined_function
 from ..engine.kinds import (
     by_type,
     construct_name,
     has_months,
-    int_width,
     interval_compared,
     is_clock_param,
     is_interval,
     is_star,
     kind_of,
+    pg_type_name,
     unparen,
     varchar_length,
 )
 from ..engine.runtime import refusal as _refuse
+from ..engine.scalar_functions import FUNCTIONS as SCALAR_FUNCTIONS
 from ..engine.sums import real_valued
 from ..engine.transforms import ENGINE_FUNCTIONS
 from ..errors import UndefinedColumn, UndefinedTable, UnsupportedQuery
+from ..syntax.sqltext import FUNCTION_CASTS
 from ..values.json_encoding import operator_refusal as json_operator_refusal
 from .relations import conjuncts
 
@@ -52,6 +55,8 @@ _ALLOWED: tuple[type[exp.Expression], ...] = (
     # as PostgreSQL's cast of char(n) to text leaves it)
     exp.Left, exp.Right, exp.Replace, exp.Pad, exp.SplitPart, exp.Concat, exp.MD5,
     exp.Repeat, exp.Trim, exp.StartsWith, exp.Translate, exp.Ascii,
+    # initcap, chr and overlay as PostgreSQL computes them (engine/scalar_functions.py)
+    exp.Initcap, exp.Chr, exp.Overlay,
     # aggregates and window functions with PostgreSQL's semantics in DuckDB
     exp.LogicalAnd, exp.LogicalOr, exp.GroupConcat, exp.ArrayAgg, exp.Lag, exp.Lead,
     exp.FirstValue, exp.LastValue, exp.NthValue, exp.Ntile, exp.PercentRank, exp.CumeDist,
@@ -246,7 +251,8 @@ def _allowed(node: exp.Expr) -> bool:
     if "row_call" in node.meta or node.meta.get("set_function"):
         return True  # (a jsonb or array function: engine/row_calls.py, set_functions.py)
     if isinstance(node, exp.Anonymous):
-        return node.name.lower() in ENGINE_FUNCTIONS or node.name.lower() == "age"
+        name = node.name.lower()
+        return name in ENGINE_FUNCTIONS or name in SCALAR_FUNCTIONS or name == "age"
     return isinstance(node, exp.RegexpLike) and bool(node.meta.get("portable"))
 
 
@@ -263,25 +269,13 @@ def check_allowed(tree: exp.Expression) -> None:
     """Refuse any node outside the checked allowlist, naming it, and any allowed node
     whose arguments the client would not answer exactly (:data:`_CHECKS`)."""
     for node in tree.walk():
+        if isinstance(node, exp.Anonymous) and node.name.lower() in FUNCTION_CASTS:
+            raise undefined_function(node.name.lower(), node.expressions)
         if not _allowed(node):
             raise _refuse(construct_name(node), node)
         check = by_type(_CHECKS, node)
         if check is not None:
             check(node)
-
-
-# the name PostgreSQL's errors give a value's type, by its kind (integers by width)
-_KIND_NAMES = {
-    "decimal": "numeric",
-    "float": "double precision",
-    "text": "text",
-    "date": "date",
-    "timestamp": "timestamp without time zone",
-    "timestamptz": "timestamp with time zone",
-}
-
-
-_INT_NAMES = {2: "smallint", 4: "integer", 8: "bigint"}
 
 
 def _case_condition(node: exp.If) -> list[tuple[str, exp.Expression]]:
@@ -326,18 +320,8 @@ def check_boolean_arguments(tree: exp.Expression) -> None:
     ``NOT i``, ``i AND c`` raise 42804 as PostgreSQL raises it, before anything is
     fetched."""
     for place, value in _conditions(tree):
-        kind = kind_of(value)
-        if kind == "int":
-            name = _INT_NAMES.get(int_width(value) or 4, "integer")
-        elif (
-            kind == "float"
-            and value.type is not None
-            and value.type.is_type(exp.DataType.Type.FLOAT)
-        ):
-            name = "real"
-        else:
-            name = _KIND_NAMES.get(kind, "")
-        if name:
+        name = pg_type_name(value)
+        if name is not None and name not in ("boolean", "unknown"):
             raise pg_errors.DatatypeMismatch(
                 f"argument of {place} must be type boolean, not type {name}"
             )

@@ -30,7 +30,8 @@ _FUNC_NAMES: dict[type[exp.Expression], str] = {
     exp.PercentRank: "percent_rank", exp.CumeDist: "cume_dist", exp.Reverse: "reverse",
     exp.Sign: "sign", exp.Ceil: "ceil", exp.Floor: "floor", exp.AtTimeZone: "timezone",
     exp.Array: "array", exp.PercentileDisc: "percentile_disc",
-    exp.PercentileCont: "percentile_cont",
+    exp.PercentileCont: "percentile_cont", exp.Initcap: "initcap", exp.Chr: "chr",
+    exp.Overlay: "overlay", exp.Translate: "translate", exp.Ascii: "ascii",
 }  # fmt: skip
 
 

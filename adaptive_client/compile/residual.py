@@ -357,14 +357,16 @@ def _case_mapping(
     """(whether the answer is exact only under the C locale, the database's case mapping
     the engine applies): case mapping (lower, upper, ILIKE) is the C ctype's, ASCII only,
     unless the database's is known and reproducible."""
-    needs_case = any(True for _ in tree.find_all(exp.Lower, exp.Upper, exp.ILike))
+    needs_case = any(True for _ in tree.find_all(exp.Lower, exp.Upper, exp.ILike, exp.Initcap))
     mapping_of, default_of = DATABASE_CASE_MAPPING.get(), DATABASE_COLLATION.get()
     if not (needs_case and mapping_of is not None and default_of is not None):
         return needs_case, None
     # the database's case mapping is that of text of its default collation
     db_default = default_of()
     if any(c is not None and c != db_default for c in collations):
-        raise _refuse("lower, upper or ILIKE of a column whose collation is not the default")
+        raise _refuse(
+            "lower, upper, initcap or ILIKE of a column whose collation is not the default"
+        )
     case_mapping = mapping_of()
     if case_mapping.kind not in ("ascii", "icu", "libc"):
         raise CollationUnavailable(

@@ -31,7 +31,9 @@ def literal_regexes(stmt: exp.Expression) -> exp.Expression:
         escaped = body.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         like = ("" if at_start else "%") + escaped + ("" if at_end else "%")
         kind = exp.Like if isinstance(node, exp.RegexpLike) else exp.ILike
-        return kind(this=node.this.copy(), expression=exp.Literal.string(like))
+        swapped = kind(this=node.this.copy(), expression=exp.Literal.string(like))
+        swapped.meta["operator"] = "~" if isinstance(node, exp.RegexpLike) else "~*"
+        return swapped
 
     return stmt.transform(swap)
 

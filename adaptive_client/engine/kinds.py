@@ -157,6 +157,9 @@ def derived_item(column: exp.Column) -> exp.Expression | None:
         sources = [select.args.get("from_"), *(select.args.get("joins") or [])]
         for source in sources:
             item = source.this if isinstance(source, exp.From | exp.Join) else None
+            if isinstance(item, exp.Lateral) and item.alias_or_name == column.table:
+                inner = item.this.this if isinstance(item.this, exp.Subquery) else item.this
+                return _named_select_item(inner, column.name)
             if isinstance(item, exp.Subquery) and item.alias_or_name == column.table:
                 return _named_select_item(item.this, column.name)
         with_ = select.args.get("with_")
@@ -383,6 +386,35 @@ def int_width(node: exp.Expression) -> int | None:
         node = node.this
     width = by_type(_INT_WIDTHS, node)
     return None if width is None else width(node)
+
+
+# the name PostgreSQL's errors give a value's type, by its kind (integers by width)
+_KIND_NAMES = {
+    "decimal": "numeric",
+    "float": "double precision",
+    "text": "text",
+    "date": "date",
+    "timestamp": "timestamp without time zone",
+    "timestamptz": "timestamp with time zone",
+    "bool": "boolean",
+}
+
+_INT_NAMES = {2: "smallint", 4: "integer", 8: "bigint"}
+
+
+def pg_type_name(node: exp.Expression) -> str | None:
+    """The name PostgreSQL's messages give the type of ``node``'s value (``integer``,
+    ``double precision``, ``real``...), None where its kind is not one of those known
+    here; a string constant is ``unknown``, as PostgreSQL types it until resolved."""
+    bare = unparen(node)
+    if isinstance(bare, exp.Literal) and bare.is_string:
+        return "unknown"
+    kind = kind_of(node)
+    if kind == "int":
+        return _INT_NAMES.get(int_width(node) or 4, "integer")
+    if kind == "float" and node.type is not None and node.type.is_type(exp.DataType.Type.FLOAT):
+        return "real"
+    return _KIND_NAMES.get(kind)
 
 
 def is_constant_int(node: exp.Expression) -> bool:

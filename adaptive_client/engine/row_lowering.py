@@ -558,6 +558,9 @@ class _Lowering:
         if declared == "jsonb":
             encoding = self.held[jsonb_duck]
         elif declared == "anyarray" or declared.endswith("[]"):
+            if array is None and declared == "anyarray":
+                # (an array the client does not hold as one: ARRAY[n, id] of columns)
+                raise _refuse("an array function of an array constructor", at)
             encoding = array.encoding if array is not None else encoding_for(declared)
         elif declared == "anyelement" and array is not None:
             encoding = element_encoding(array.encoding)

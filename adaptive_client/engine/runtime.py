@@ -22,6 +22,7 @@ from ..values.collation import CaseMapping, Collation, collation_key
 from ..values.datetime_input import date2j, j2date
 from ..values.encodings import Infinite, single_of
 from ..values.far_datetime import PgDate, PgTimestamp
+from . import scalar_udfs
 from .numeric import float8_in, int_in, numeric_div, numeric_in
 from .order_bytes import key_bytes
 from .to_char import to_char
@@ -186,6 +187,7 @@ def _engine() -> duckdb.DuckDBPyConnection:
     con.create_function("pg_shift", pg_shift, [BIGINT, BIGINT, INTEGER, BOOLEAN], BIGINT)
     con.create_function("pg_date_text", _date_text, [DATE, VARCHAR], VARCHAR)
     con.create_function("pg_float8_text", _float8_text, [VARCHAR], VARCHAR)
+    scalar_udfs.register(con)
     for macro in (*_FLOAT8_MACROS, *_FLOAT8_FUNCTION_MACROS, _INTERVAL_OUT_MACRO):
         con.execute(macro)
     con.create_function(
@@ -352,12 +354,11 @@ def engine(
         refusals = []
     _ENGINES.__dict__.setdefault("refusals", _Refusals()).current = refusals
     con = _engine()
-    lower, upper = (
-        (case_mapping.lower, case_mapping.upper) if case_mapping else (pg_lower, pg_upper)
-    )
+    mapping = case_mapping or CaseMapping("ascii")
     functions: list[tuple[str, Callable[..., Any], list[Any], Any, bool]] = [
-        ("pg_lower", lower, [VARCHAR], VARCHAR, False),
-        ("pg_upper", upper, [VARCHAR], VARCHAR, False),
+        ("pg_lower", mapping.lower, [VARCHAR], VARCHAR, False),
+        ("pg_upper", mapping.upper, [VARCHAR], VARCHAR, False),
+        ("pg_initcap", mapping.title, [VARCHAR], VARCHAR, False),
     ]
     for function, coll in (keys or {}).items():
         functions.append((function, _key_function(coll), [VARCHAR], BLOB, False))
@@ -571,6 +572,9 @@ REFUSAL_MARKER: Final = "refused by the client engine: "
 _UDF_ERRORS: Final[dict[str, type[pg_errors.Error]]] = {
     "InvalidTextRepresentation": pg_errors.InvalidTextRepresentation,
     "NumericValueOutOfRange": pg_errors.NumericValueOutOfRange,
+    "ProgramLimitExceeded": pg_errors.ProgramLimitExceeded,
+    "InvalidParameterValue": pg_errors.InvalidParameterValue,
+    "SubstringError": pg_errors.SubstringError,
 }
 
 # DuckDB's binder errors that are PostgreSQL's own refusals of a statement, as

@@ -41,6 +41,8 @@ from typing import Any
 from psycopg import errors as pg_errors
 from sqlglot import exp
 
+from . import scalar_functions
+from .function_types import not_text_error, not_text_operand
 from .kinds import (
     INT_DUCK_WIDTH,
     TYPE_WIDTH,
@@ -487,7 +489,7 @@ def _shifted(node: exp.Lag | exp.Lead) -> exp.Expression:
 
 def _text_function(node: exp.Expression) -> exp.Expression:
     if kind_of(node.this) != "text":
-        raise _refuse(f"{construct_name(node)} of a non-text value", node)
+        raise not_text_error(node, node.this)
     return node
 
 
@@ -497,9 +499,13 @@ def _function_call(node: exp.Anonymous) -> exp.Expression:
         return _age(node)
     if name == "to_char":
         return _to_char(node)
+    if name in scalar_functions.FUNCTIONS:
+        return scalar_functions.FUNCTIONS[name](node)
     if name in ENGINE_FUNCTIONS:
         args = node.expressions
-        if len(args) != 1 or kind_of(args[0]) != "text" or char_length(args[0]) is not None:
+        if len(args) == 1 and kind_of(args[0]) != "text":
+            raise not_text_error(node, args[0])
+        if len(args) != 1 or char_length(args[0]) is not None:
             # (char(n) arrives unpadded; PostgreSQL counts its padding's bytes)
             raise _refuse(f"{name}() of other than one text value", node)
         return duck_cast(udf(ENGINE_FUNCTIONS[name], args[0]), "INTEGER")
@@ -522,11 +528,14 @@ def _concat(node: exp.Concat) -> exp.Expression:
 
 
 def _case_mapped(node: exp.Lower | exp.Upper) -> exp.Expression:
+    if kind_of(node.this) != "text":
+        raise not_text_error(node, node.this)
     return udf("pg_" + type(node).__name__.lower(), node.this)
 
 
 def _regex_match(node: exp.RegexpLike) -> exp.Expression:  # a portable one (literal_regexes)
     if kind_of(node.this) != "text":
+        not_text_operand(node)
         raise _refuse("~ of a non-text value", node)
     # 's': '.' matches a newline too, as in PostgreSQL's default (not newline-sensitive) mode
     return udf("regexp_matches", node.this, node.expression, exp.Literal.string("s"))
@@ -534,7 +543,7 @@ def _regex_match(node: exp.RegexpLike) -> exp.Expression:  # a portable one (lit
 
 def _reverse(node: exp.Reverse) -> exp.Expression:
     if kind_of(node.this) != "text":
-        raise _refuse("reverse() of a non-text value", node)
+        raise not_text_error(node, node.this, "reverse()")
     return udf("pg_reverse", node.this)  # code points (DuckDB's: graphemes)
 
 
@@ -555,6 +564,7 @@ def _sign_ceil_floor(node: exp.Sign | exp.Ceil | exp.Floor) -> exp.Expression:
 
 
 def _like(node: exp.Like | exp.ILike) -> exp.Expression:
+    not_text_operand(node)
     n = char_length(node.this)
     if n is not None:  # char(n) LIKE matches the padded value, as PostgreSQL does
         pad = (exp.Literal.number(n), exp.Literal.string(" "))
@@ -658,7 +668,7 @@ def _abs(node: exp.Abs) -> exp.Expression:
 
 def _text_measure(node: exp.Length | exp.StrPosition) -> exp.Expression:
     if kind_of(node.this) != "text":
-        raise _refuse(f"{node.sql_name().lower()} of a non-text value", node)
+        raise not_text_error(node, node.this, node.sql_name().lower())
     return duck_cast(node, "INTEGER")  # PostgreSQL's are integer, DuckDB's bigint
 
 
@@ -701,6 +711,9 @@ TRANSFORMS: dict[type[exp.Expression], Callable[[Any], exp.Expression]] = {
     exp.Anonymous: _function_call,
     exp.Interval: _interval,
     exp.Concat: _concat,
+    exp.Initcap: scalar_functions.initcap,
+    exp.Chr: scalar_functions.chr_call,
+    exp.Overlay: scalar_functions.overlay,
     exp.Lower: _case_mapped,
     exp.Upper: _case_mapped,
     exp.RegexpLike: _regex_match,

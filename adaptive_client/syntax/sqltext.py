@@ -169,7 +169,8 @@ def _marking(name: str, build: Any) -> Any:
 
 
 # the type names PostgreSQL reads called as a function of one argument as a cast to them
-_FUNCTION_CASTS: Final = ("int2", "int4", "int8", "float4", "float8", "text", "bool")
+# (called with another number of arguments, a function that does not exist: 42883)
+FUNCTION_CASTS: Final = ("int2", "int4", "int8", "float4", "float8", "text", "bool")
 
 
 def _function_cast(name: str) -> Any:
@@ -249,7 +250,7 @@ class PostgresSource(Postgres):
             # every() is the SQL standard's bool_and()
             "EVERY": _marking("every", lambda args: exp.LogicalAnd(this=args[0])),
             # float8(x), int4(x)...: a cast written as a call of the type's name
-            **{name.upper(): _marking(name, _function_cast(name)) for name in _FUNCTION_CASTS},
+            **{name.upper(): _marking(name, _function_cast(name)) for name in FUNCTION_CASTS},
             # to_char() kept as written: sqlglot turns its format into strftime's, which
             # loses what PostgreSQL's patterns say (engine/to_char.py reads them)
             "TO_CHAR": lambda args: exp.Anonymous(this="to_char", expressions=args),

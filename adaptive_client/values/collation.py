@@ -498,6 +498,28 @@ class CaseMapping:
     def upper(self, s: str) -> str:
         return self._map(s, upper=True)
 
+    def title(self, s: str) -> str:
+        """initcap(): a word's first letter upper case, the others lower case; under
+        ICU its titlecasing (``u_strToTitle``, ICU's word breaks), else character by
+        character, a word being a run of letters and digits (ASCII ones under C)."""
+        if self.kind == "icu":
+            icu = _icu()
+            return str(icu.UnicodeString(s).toTitle(icu.Locale(self.locale)))
+        if self.kind == "libc":
+            lower, upper, alnum = _libc_case(self.locale)
+        elif self.kind == "ascii":
+            lower, upper, alnum = _ascii_lower, _ascii_upper, _ascii_alnum
+        else:
+            raise CollationUnavailable(
+                f"case mapping of {self.kind} {self.locale!r} on the client", "case mapping"
+            )
+        out, in_word = [], False
+        for ch in s:
+            mapped = (lower if in_word else upper)(ord(ch))
+            out.append(chr(mapped))
+            in_word = alnum(mapped)  # (of the character as mapped, as PostgreSQL tests it)
+        return "".join(out)
+
     def _map(self, s: str, upper: bool) -> str:
         if self.kind == "ascii":
             return s.translate(_ASCII_UPPER if upper else _ASCII_LOWER)
@@ -514,8 +536,22 @@ class CaseMapping:
         )
 
 
+def _ascii_lower(c: int) -> int:
+    return c + 32 if 65 <= c <= 90 else c
+
+
+def _ascii_upper(c: int) -> int:
+    return c - 32 if 97 <= c <= 122 else c
+
+
+def _ascii_alnum(c: int) -> bool:
+    return 48 <= c <= 57 or 65 <= c <= 90 or 97 <= c <= 122
+
+
 @lru_cache(maxsize=16)
-def _libc_case(locale: str) -> tuple[Callable[[int], int], Callable[[int], int]]:
+def _libc_case(
+    locale: str,
+) -> tuple[Callable[[int], int], Callable[[int], int], Callable[[int], bool]]:
     libc = ctypes.CDLL(ctypes.util.find_library("c") or None)
     libc.newlocale.restype = ctypes.c_void_p
     libc.newlocale.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p]
@@ -531,7 +567,10 @@ def _libc_case(locale: str) -> tuple[Callable[[int], int], Callable[[int], int]]
         fn.restype = ctypes.c_uint32
         fn.argtypes = [ctypes.c_uint32, ctypes.c_void_p]
         fns.append(lambda c, fn=fn: int(fn(c, loc)))
-    return fns[0], fns[1]
+    iswalnum = libc.iswalnum_l
+    iswalnum.restype = ctypes.c_int
+    iswalnum.argtypes = [ctypes.c_uint32, ctypes.c_void_p]
+    return fns[0], fns[1], lambda c: bool(iswalnum(c, loc))
 
 
 def database_case_mapping(conn: psycopg.Connection[Any]) -> CaseMapping:

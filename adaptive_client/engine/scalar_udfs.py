@@ -1,0 +1,89 @@
+"""The client engine's functions for scalar functions PostgreSQL has and DuckDB computes
+otherwise or not at all, each as PostgreSQL's source computes it, errors included
+(``quote_literal``, ``chr``, ``overlay``, ``gcd``, ``lcm``).  :func:`register` adds them
+to an engine; engine/scalar_functions.py rewrites the calls to them."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import duckdb
+from psycopg import errors as pg_errors
+
+_INT_MAX = {False: 2**31 - 1, True: 2**63 - 1}
+_OUT_OF_RANGE = {False: "integer out of range", True: "bigint out of range"}
+
+
+def quote_literal(s: str) -> str:
+    """quote_literal(text): quotes and backslashes doubled, ``E`` before the quote where
+    there is a backslash (quote.c)."""
+    body = s.replace("'", "''")
+    if "\\" in s:
+        return "E'" + body.replace("\\", "\\\\") + "'"
+    return "'" + body + "'"
+
+
+def chr_(code: int) -> str:
+    """chr(integer) in a UTF-8 database (oracle_compat.c)."""
+    if code < 0:
+        raise pg_errors.InvalidParameterValue("character number must be positive")
+    if code == 0:
+        raise pg_errors.ProgramLimitExceeded("null character not permitted")
+    if code > 0x10FFFF:
+        raise pg_errors.ProgramLimitExceeded(f"requested character too large for encoding: {code}")
+    if 0xD800 <= code <= 0xDFFF:
+        raise pg_errors.ProgramLimitExceeded(f"requested character not valid for encoding: {code}")
+    return chr(code)
+
+
+def overlay(s: str, placing: str, start: int, count: int | None) -> str:
+    """overlay(s PLACING p FROM start [FOR count]) (varlena.c text_overlay): the text
+    before ``start``, ``p``, then the text from ``start + count`` (``count``: p's length
+    when not given)."""
+    length = len(placing) if count is None else count
+    if start <= 0:
+        raise pg_errors.SubstringError("negative substring length not allowed")
+    after = start + length
+    if not -(2**31) <= after < 2**31:
+        raise pg_errors.NumericValueOutOfRange("integer out of range")
+    return s[: start - 1] + placing + s[max(after, 1) - 1 :]
+
+
+def _in_range(value: int, wide: bool) -> int:
+    if value > _INT_MAX[wide]:
+        raise pg_errors.NumericValueOutOfRange(_OUT_OF_RANGE[wide])
+    return value
+
+
+def gcd(a: int, b: int, wide: bool) -> int:
+    """gcd of two integers (int.c): never negative; 2^31 (2^63) is out of range."""
+    return _in_range(math.gcd(a, b), wide)
+
+
+def lcm(a: int, b: int, wide: bool) -> int:
+    """lcm of two integers (int.c): 0 where either is, else |a / gcd * b|, in range."""
+    if a == 0 or b == 0:
+        return 0
+    return _in_range(abs(a // math.gcd(a, b) * b), wide)
+
+
+def register(con: duckdb.DuckDBPyConnection) -> None:
+    """Add the functions to ``con`` (``pg_quote_literal``, ``pg_chr``, ``pg_overlay3``,
+    ``pg_overlay4``, ``pg_gcd``, ``pg_lcm``)."""
+    from duckdb.sqltypes import BIGINT, BOOLEAN, INTEGER, VARCHAR
+
+    functions: list[tuple[str, Any, list[Any], Any]] = [
+        ("pg_quote_literal", quote_literal, [VARCHAR], VARCHAR),
+        ("pg_chr", chr_, [BIGINT], VARCHAR),
+        ("pg_overlay3", lambda s, p, f: overlay(s, p, f, None), [VARCHAR, VARCHAR, INTEGER],
+         VARCHAR),
+        ("pg_overlay4", overlay, [VARCHAR, VARCHAR, INTEGER, INTEGER], VARCHAR),
+        ("pg_gcd", gcd, [BIGINT, BIGINT, BOOLEAN], BIGINT),
+        ("pg_lcm", lcm, [BIGINT, BIGINT, BOOLEAN], BIGINT),
+    ]  # fmt: skip
+    for name, fn, args, result in functions:
+        con.create_function(name, fn, args, result)
+
+
+__all__ = ["chr_", "gcd", "lcm", "overlay", "quote_literal", "register"]
