@@ -36,6 +36,7 @@ from .client_aggregate import client_aggregable, compile_client_aggregate
 from .column_aliases import with_column_aliases
 from .compiler import Compiler
 from .dependent_keys import with_dependent_keys
+from .derived_names import with_derived_names
 from .expansions import with_expansions
 from .flat_joins import with_flat_joins
 from .insert import compile_insert
@@ -66,6 +67,7 @@ def compile_statement(
         with applied(settings):
             stmt = with_values_as_selects(with_plain_strings(stmt))
             stmt = with_named_order_items(with_column_aliases(catalog, stmt))
+            stmt = with_derived_names(stmt)
             check_boolean_aggregates(catalog, stmt)
             stmt = with_natural_joins(catalog, views.expand(catalog, stmt))
             stmt = with_flat_joins(stmt)
