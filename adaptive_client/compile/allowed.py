@@ -31,6 +31,7 @@ from ..engine.kinds import (
 )
 from ..engine.runtime import refusal as _refuse
 from ..engine.scalar_functions import FUNCTIONS as SCALAR_FUNCTIONS
+from ..engine.scalar_udfs import MODE_TYPES
 from ..engine.sums import real_valued
 from ..engine.transforms import ENGINE_FUNCTIONS
 from ..errors import UndefinedColumn, UndefinedTable, UnsupportedQuery
@@ -62,7 +63,7 @@ _ALLOWED: tuple[type[exp.Expression], ...] = (
     exp.FirstValue, exp.LastValue, exp.NthValue, exp.Ntile, exp.PercentRank, exp.CumeDist,
     exp.NullSafeEQ, exp.NullSafeNEQ, exp.Interval, exp.Fetch, exp.LimitOptions,
     exp.BitwiseAndAgg, exp.BitwiseOrAgg, exp.BitwiseXorAgg,
-    exp.WithinGroup, exp.PercentileDisc, exp.PercentileCont,
+    exp.WithinGroup, exp.PercentileDisc, exp.PercentileCont, exp.Mode,
     # op ANY / ALL (subquery): the SQL standard's NULL semantics in both engines
     exp.Any, exp.All,
     # typed as PostgreSQL types them where the engines differ (rewritten below)
@@ -156,6 +157,12 @@ def _check_within_group(node: exp.WithinGroup) -> None:
     keys = order.expressions if isinstance(order, exp.Order) else []
     if isinstance(node.parent, exp.Filter | exp.Window):
         raise _refuse(f"{construct_name(function)} WITHIN GROUP with FILTER or OVER", node)
+    if isinstance(function, exp.Mode) and len(keys) == 1:
+        if kind_of(keys[0].this) not in MODE_TYPES:
+            raise _refuse(
+                "mode() of other than integers, text, dates, timestamps or booleans", node
+            )
+        return
     if not isinstance(function, exp.PercentileDisc | exp.PercentileCont) or len(keys) != 1:
         raise _refuse(f"{construct_name(function)} WITHIN GROUP", node)
     fraction = function.this

@@ -31,7 +31,7 @@ _FUNC_NAMES: dict[type[exp.Expression], str] = {
     exp.Sign: "sign", exp.Ceil: "ceil", exp.Floor: "floor", exp.AtTimeZone: "timezone",
     exp.Array: "array", exp.PercentileDisc: "percentile_disc",
     exp.PercentileCont: "percentile_cont", exp.Initcap: "initcap", exp.Chr: "chr",
-    exp.Overlay: "overlay", exp.Translate: "translate", exp.Ascii: "ascii",
+    exp.Overlay: "overlay", exp.Translate: "translate", exp.Ascii: "ascii", exp.Mode: "mode",
 }  # fmt: skip
 
 

@@ -1,8 +1,8 @@
-"""``percentile_disc(f) WITHIN GROUP (ORDER BY x)`` and ``percentile_cont`` in the client
-engine, computed as PostgreSQL computes them (orderedsetaggs.c) rather than by DuckDB's
-quantiles, which pick and interpolate differently.
+"""``percentile_disc(f) WITHIN GROUP (ORDER BY x)``, ``percentile_cont`` and ``mode()`` in
+the client engine, computed as PostgreSQL computes them (orderedsetaggs.c) rather than by
+DuckDB's quantiles and mode, which pick and interpolate differently.
 
-Both read the group's non-null values of ``x`` sorted by the ORDER BY (under the text's
+All three read the group's non-null values of ``x`` sorted by the ORDER BY (under the text's
 collation where the key is text: the ORDER BY has been keyed by ``text_order`` before,
 so its key is the collation key and the value is its argument), as a list:
 
@@ -13,6 +13,8 @@ so its key is the collation key and the value is its argument), as a list:
   ``lo + (hi - lo) * (pos - floor(pos))`` -- float8_lerp's arithmetic, operation for
   operation, so its bits are PostgreSQL's.
 
+``mode()`` takes the first value of the longest run of equal values in that list.
+
 The fraction is a constant between 0 and 1 (compile/allowed.py checks it); no row, or
 no non-null value, gives NULL."""
 
@@ -20,7 +22,8 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from .kinds import duck_cast, udf
+from .kinds import duck_cast, int_width, kind_of, udf
+from .scalar_udfs import MODE_TYPES
 from .text_order import KEY_FUNCTION
 
 
@@ -44,10 +47,24 @@ def _nth(values: exp.Expression, index: exp.Expression) -> exp.Expression:
     return udf("list_extract", values.copy(), index)
 
 
+def _mode(value: exp.Expression, key: exp.Expression, desc: bool) -> exp.Expression:
+    """mode(): the first of the longest runs of equal values in the sorted values
+    (scalar_udfs.mode), in the value's own type."""
+    duck = MODE_TYPES[kind_of(value)]
+    call = udf(f"pg_mode_{duck.lower()}", _sorted_values(value, key, desc))
+    width = int_width(value) if duck == "BIGINT" else None
+    return duck_cast(call, _INT_TYPES[width]) if width is not None else call
+
+
+_INT_TYPES = {2: "SMALLINT", 4: "INTEGER", 8: "BIGINT"}
+
+
 def percentile(node: exp.WithinGroup) -> exp.Expression:
     """The ordered-set aggregate ``node`` as DuckDB computes it exactly."""
     ordered = node.expression.expressions[0]
     value, key = _value_and_key(ordered)
+    if isinstance(node.this, exp.Mode):
+        return _mode(value, key, bool(ordered.args.get("desc")))
     fraction = duck_cast(node.this.this.copy(), "DOUBLE")
     count = exp.Count(this=value.copy())
     if isinstance(node.this, exp.PercentileDisc):

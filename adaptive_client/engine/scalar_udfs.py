@@ -1,6 +1,7 @@
 """The client engine's functions for scalar functions PostgreSQL has and DuckDB computes
 otherwise or not at all, each as PostgreSQL's source computes it, errors included
-(``quote_literal``, ``chr``, ``overlay``, ``gcd``, ``lcm``).  :func:`register` adds them
+(``quote_literal``, ``chr``, ``overlay``, ``gcd``, ``lcm``, and ``mode()`` over a
+group's sorted values).  :func:`register` adds them
 to an engine; engine/scalar_functions.py rewrites the calls to them."""
 
 from __future__ import annotations
@@ -68,6 +69,25 @@ def lcm(a: int, b: int, wide: bool) -> int:
     return _in_range(abs(a // math.gcd(a, b) * b), wide)
 
 
+def mode(values: list[Any]) -> Any:
+    """mode() WITHIN GROUP over the group's non-null values, sorted as its ORDER BY
+    sorts them (orderedsetaggs.c mode_final): the first value of the longest run of
+    equal values; NULL for none."""
+    best, best_count, run, count = None, 0, None, 0
+    for i, value in enumerate(values):
+        if i == 0 or value != run:
+            run, count = value, 0
+        count += 1
+        if count > best_count:
+            best, best_count = run, count
+    return best
+
+
+# the element types of the lists mode() is computed over, by the name of its function
+MODE_TYPES = {"int": "BIGINT", "text": "VARCHAR", "date": "DATE", "timestamp": "TIMESTAMP",
+              "bool": "BOOLEAN"}  # fmt: skip
+
+
 def register(con: duckdb.DuckDBPyConnection) -> None:
     """Add the functions to ``con`` (``pg_quote_literal``, ``pg_chr``, ``pg_overlay3``,
     ``pg_overlay4``, ``pg_gcd``, ``pg_lcm``)."""
@@ -82,8 +102,11 @@ def register(con: duckdb.DuckDBPyConnection) -> None:
         ("pg_gcd", gcd, [BIGINT, BIGINT, BOOLEAN], BIGINT),
         ("pg_lcm", lcm, [BIGINT, BIGINT, BOOLEAN], BIGINT),
     ]  # fmt: skip
+    for duck in MODE_TYPES.values():
+        element = duckdb.sqltype(duck)
+        functions.append((f"pg_mode_{duck.lower()}", mode, [duckdb.list_type(element)], element))
     for name, fn, args, result in functions:
         con.create_function(name, fn, args, result)
 
 
-__all__ = ["chr_", "gcd", "lcm", "overlay", "quote_literal", "register"]
+__all__ = ["MODE_TYPES", "chr_", "gcd", "lcm", "mode", "overlay", "quote_literal", "register"]

@@ -57,3 +57,34 @@ def test_scalar_function_errors_as_in_postgresql(collated_pair: Pair) -> None:
     assert differences == []
     plain, _ = collated_pair
     assert all(outcome(plain, s)[0] == "error" for s in ERRORS)
+
+
+MODE_DDL = [
+    "CREATE TABLE md (k int PRIMARY KEY, g int, n int, b bigint, s text, d date, f bool)",
+    "INSERT INTO md VALUES (1, 1, 3, 30, 'b', '2024-01-02', true),"
+    " (2, 1, 1, 10, 'B', '2024-01-01', false), (3, 1, 3, 30, 'a', '2024-01-02', true),"
+    " (4, 1, 1, 10, 'a', '2024-01-01', false), (5, 2, NULL, NULL, NULL, NULL, NULL),"
+    " (6, 2, 7, 70, 'é', '2020-01-01', true), (7, 3, 5, 5, 'e', '2021-01-01', false),"
+    " (8, 3, 5, 5, 'f', '2021-01-01', true), (9, 1, 2, 20, 'b', '2024-01-03', true)",
+]
+
+# mode(): the first, in the ORDER BY's order (text under the collation), of the most
+# frequent values
+MODES = [
+    "SELECT mode() WITHIN GROUP (ORDER BY n), mode() WITHIN GROUP (ORDER BY n DESC) FROM md",
+    "SELECT g, mode() WITHIN GROUP (ORDER BY s), mode() WITHIN GROUP (ORDER BY s DESC),"
+    " mode() WITHIN GROUP (ORDER BY d), mode() WITHIN GROUP (ORDER BY b) FROM md"
+    " GROUP BY g ORDER BY g",
+    "SELECT mode() WITHIN GROUP (ORDER BY f), mode() WITHIN GROUP (ORDER BY n + 1) FROM md",
+    "SELECT mode() WITHIN GROUP (ORDER BY n) FROM md WHERE k > 100",
+    "SELECT g, mode() WITHIN GROUP (ORDER BY n) AS m FROM md GROUP BY g"
+    " HAVING mode() WITHIN GROUP (ORDER BY n) > 2 ORDER BY g",
+]
+
+
+def test_mode_as_in_postgresql(collated_pair: Pair) -> None:
+    plain, enc = collated_pair
+    for conn in (plain, enc):
+        for statement in MODE_DDL:
+            conn.execute(statement)
+    assert script_differences(collated_pair, MODES) == []
