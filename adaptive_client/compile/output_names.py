@@ -32,6 +32,7 @@ _FUNC_NAMES: dict[type[exp.Expression], str] = {
     exp.Array: "array", exp.PercentileDisc: "percentile_disc",
     exp.PercentileCont: "percentile_cont", exp.Initcap: "initcap", exp.Chr: "chr",
     exp.Overlay: "overlay", exp.Translate: "translate", exp.Ascii: "ascii", exp.Mode: "mode",
+    exp.RegexpReplace: "regexp_replace",
 }  # fmt: skip
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from ..engine.engine_sql import portable_regex
+from ..engine.regexes import portable_regex
 from .constants import regex_runs
 
 

@@ -15,7 +15,7 @@ differently made explicit.
   stay two; a string compared with a bytea, char(n) or boolean column is read as
   PostgreSQL reads it there (:func:`typed_strings`);
 * a regular expression is matched by the engine only where both engines' syntaxes read
-  it alike (:func:`portable_regex`).
+  it alike (:func:`regexes.portable_regex`).
 
 Parameters are the caller's: placeholders arrive numbered ($p0, ...), the held ones'
 types named (:func:`engine_sql`)."""
@@ -109,60 +109,6 @@ def typed_strings(tree: exp.Expression) -> None:
 
 
 _LIKES = (exp.Like,)
-
-
-# what a regular expression may hold for PostgreSQL's ARE and the client engine's RE2 to
-# match the same strings: literals, ., anchors, groups, alternation, quantifiers, bracket
-# expressions of literal characters and ranges; escapes only of these metacharacters
-_REGEX_META = set(".^$*+?()|[]{}")
-
-
-_REGEX_ESCAPABLE = set(".^$*+?()|[]{}\\-/")
-
-
-def portable_regex(pattern: str) -> bool:
-    """Does ``pattern`` (for ``~``) match the same strings in both engines?  Left out:
-    character classes and class escapes (``\\d``, ``[[:alpha:]]``: the locale's in
-    PostgreSQL), back-references, ``(?`` constructs, and anything case-insensitive."""
-    i, n = 0, len(pattern)
-    while i < n:
-        ch = pattern[i]
-        if ch == "\\":
-            if i + 1 >= n or pattern[i + 1] not in _REGEX_ESCAPABLE:
-                return False
-            i += 2
-            continue
-        if ch == "(" and pattern.startswith("(?", i):
-            return False
-        if ch == "{":
-            close = pattern.find("}", i)
-            body = pattern[i + 1 : close] if close > 0 else ""
-            if not body or not all(part.isdigit() for part in body.split(",", 1) if part):
-                return False
-            i = close + 1
-            continue
-        if ch == "[":
-            end: int | None = None
-            j = i + 1
-            if j < n and pattern[j] == "^":
-                j += 1
-            if j < n and pattern[j] == "]":
-                return False  # a leading ]: read alike? not relied on
-            while j < n:
-                if pattern[j] in "[\\":
-                    return False  # classes, collating elements, escapes
-                if pattern[j] == "]":
-                    end = j
-                    break
-                j += 1
-            if end is None:
-                return False
-            i = end + 1
-            continue
-        if ord(ch) < 32:
-            return False
-        i += 1
-    return True
 
 
 def escape_likes(tree: exp.Expression) -> None:

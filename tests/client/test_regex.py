@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from adaptive_client.engine.engine_sql import portable_regex
+from adaptive_client.engine.regexes import portable_regex
 
 
 @pytest.mark.parametrize(
