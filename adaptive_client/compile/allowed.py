@@ -59,7 +59,7 @@ _ALLOWED: tuple[type[exp.Expression], ...] = (
     # initcap, chr and overlay as PostgreSQL computes them (engine/scalar_functions.py)
     exp.Initcap, exp.Chr, exp.Overlay,
     # regexp_replace of a pattern both engines match alike (engine/regexes.py)
-    exp.RegexpReplace,
+    exp.RegexpReplace, exp.SimilarTo,
     # aggregates and window functions with PostgreSQL's semantics in DuckDB
     exp.LogicalAnd, exp.LogicalOr, exp.GroupConcat, exp.ArrayAgg, exp.Lag, exp.Lead,
     exp.FirstValue, exp.LastValue, exp.NthValue, exp.Ntile, exp.PercentRank, exp.CumeDist,

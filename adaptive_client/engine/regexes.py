@@ -19,9 +19,10 @@ mode; flags other than ``g`` are refused."""
 
 from __future__ import annotations
 
+from psycopg import errors as pg_errors
 from sqlglot import exp
 
-from .function_types import not_text_error
+from .function_types import not_text_error, not_text_operand
 from .kinds import kind_of, udf
 from .runtime import refusal as _refuse
 
@@ -163,4 +164,84 @@ def regexp_replace(node: exp.RegexpReplace) -> exp.Expression:
     return call
 
 
-__all__ = ["group_count", "portable_regex", "regexp_replace", "replacing_regex", "rewrite"]
+# the SIMILAR TO characters written otherwise in the regular expression
+_SIMILAR_OPERATORS = {"%": ".*", "_": ".", "(": "(?:", ".": "\\.", "^": "\\^", "$": "\\$"}
+
+
+def _bounds(pattern: str, at: int) -> bool:
+    """Whether the ``{`` at ``at`` opens a repetition count both engines read."""
+    close = pattern.find("}", at)
+    bounds = pattern[at + 1 : close].split(",", 1) if close > 0 else []
+    return bool(bounds) and bounds[0].isdigit() and all(b.isdigit() for b in bounds[1:] if b)
+
+
+def similar_regex(pattern: str) -> str | None:
+    """The regular expression PostgreSQL matches a SIMILAR TO ``pattern`` (with the
+    default escape, a backslash) as (regexp.c similar_to_escape: ``%`` is ``.*``, ``_``
+    is ``.``, a group does not capture, the whole string must match), where RE2 reads it
+    alike; None where it would not (classes, class escapes, ``\\"`` separators); a
+    quantifier of nothing and a bad repetition count are PostgreSQL's 2201B."""
+    out, i, n = ["^(?:"], 0, len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ord(ch) < 32:
+            return None
+        if ch == "\\":
+            if i + 1 >= n or pattern[i + 1].isalnum() or pattern[i + 1] == '"':
+                return None  # (a class escape or back-reference in ARE; a separator)
+            escaped = pattern[i + 1]
+            out.append("\\" + escaped if escaped in _REGEX_ESCAPABLE else escaped)
+            i += 2
+            continue
+        if ch == "[":
+            end = pattern.find("]", i + 1)
+            body = pattern[i + 1 : end] if end > 0 else ""
+            if not body or body.startswith(("]", "^]")) or "[" in body or "\\" in body:
+                return None
+            out.append(pattern[i : end + 1])
+            i = end + 1
+            continue
+        if ch == "{" and not _bounds(pattern, i):
+            if pattern[i + 1 : i + 2].isdigit():
+                raise pg_errors.InvalidRegularExpression(
+                    "invalid regular expression: invalid repetition count(s)"
+                )
+            return None  # (a literal brace in ARE: not relied on)
+        after = out[-1][-1]
+        if (ch in "*+{" and after in "(:|*+?}") or (ch == "?" and after in "(:|"):
+            raise pg_errors.InvalidRegularExpression(
+                "invalid regular expression: quantifier operand invalid"
+            )
+        out.append(_SIMILAR_OPERATORS.get(ch, ch))
+        i += 1
+    out.append(")$")
+    return "".join(out)
+
+
+def similar_to(node: exp.SimilarTo) -> exp.Expression:
+    """``s SIMILAR TO 'pattern'``: its regular expression matched by the engine."""
+    if kind_of(node.this) != "text":
+        node.meta["operator"] = "~"
+        not_text_operand(node)
+        raise _refuse("SIMILAR TO of a non-text value", node)
+    if isinstance(node.parent, exp.Escape):
+        raise _refuse("SIMILAR TO ... ESCAPE", node)
+    pattern = _string(node.expression)
+    regex = similar_regex(pattern) if pattern is not None else None
+    if regex is None:
+        raise _refuse("SIMILAR TO of other than a constant pattern both engines read alike", node)
+    # ('s': '.' matches a newline, as in PostgreSQL's default mode)
+    call = udf("regexp_matches", node.this, exp.Literal.string(regex), exp.Literal.string("s"))
+    call.type = exp.DataType.build("BOOLEAN", dialect="duckdb")
+    return call
+
+
+__all__ = [
+    "group_count",
+    "portable_regex",
+    "regexp_replace",
+    "replacing_regex",
+    "rewrite",
+    "similar_regex",
+    "similar_to",
+]

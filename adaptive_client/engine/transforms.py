@@ -72,7 +72,7 @@ from .math_operators import (
 )
 from .numeric_keys import keyed_cast, keyed_comparison
 from .ordered_sets import percentile
-from .regexes import regexp_replace
+from .regexes import regexp_replace, similar_to
 from .runtime import refusal as _refuse
 from .set_operations import set_operation
 from .sums import VARIANCES, avg_parts, exact_quotient, float_avg, sum_typed, variance_elsewhere
@@ -714,6 +714,7 @@ TRANSFORMS: dict[type[exp.Expression], Callable[[Any], exp.Expression]] = {
     exp.Concat: _concat,
     exp.Initcap: scalar_functions.initcap,
     exp.RegexpReplace: regexp_replace,
+    exp.SimilarTo: similar_to,
     exp.Chr: scalar_functions.chr_call,
     exp.Overlay: scalar_functions.overlay,
     exp.Lower: _case_mapped,

@@ -1,8 +1,10 @@
-"""``regexp_replace`` in the client engine (engine/regexes.py), judged against
+"""``regexp_replace`` and ``SIMILAR TO`` in the client engine (engine/regexes.py), judged against
 PostgreSQL on an ICU and a libc collation: constant patterns with no alternation and at
 most one quantifier, PostgreSQL's replacement escapes (``\\1``, ``\\&``, ``\\\\``, a
 group the pattern lacks), ``.`` matching a newline, the ``g`` flag; the patterns whose
-matches the engines tell apart, other flags and the position forms stay refused."""
+matches the engines tell apart, other flags and the position forms stay refused.
+SIMILAR TO's patterns as PostgreSQL translates them (``%``, ``_``, groups, alternation,
+repetitions, escapes), and its 2201B for a quantifier of nothing."""
 
 from __future__ import annotations
 
@@ -39,6 +41,26 @@ REFUSED = [
     "SELECT regexp_replace(s, 'o', 'x', 2) FROM r ORDER BY k",
     "SELECT regexp_replace(s, '\\d', 'x') FROM r ORDER BY k",
 ]
+
+
+SIMILAR = [
+    "INSERT INTO r VALUES (7, 'a.c', 7), (8, 'é%_', 8), (9, 'aaa', 9), (10, 'ab', 10)",
+    "SELECT k, s SIMILAR TO 'a%', s SIMILAR TO 'a_c', s SIMILAR TO '%(b|z)%',"
+    " s NOT SIMILAR TO 'a%' FROM r ORDER BY k",
+    "SELECT k, s SIMILAR TO 'a.c', s SIMILAR TO '[a-c]+', s SIMILAR TO 'a{2,3}',"
+    " s SIMILAR TO '(ab|xy)%', s SIMILAR TO 'é\\%\\_' FROM r ORDER BY k",
+    "SELECT k, s SIMILAR TO '%', s SIMILAR TO '', s SIMILAR TO 'a*c', s SIMILAR TO 'a+?',"
+    " s SIMILAR TO '(a|b)*c', s SIMILAR TO 'a{2,}', s SIMILAR TO '^a%' FROM r ORDER BY k",
+    "SELECT k FROM r WHERE s SIMILAR TO '%c' ORDER BY k",
+    "SELECT s SIMILAR TO '*a' FROM r",  # 2201B
+    "SELECT s SIMILAR TO 'a|*b' FROM r",
+    "SELECT s SIMILAR TO 'a{2' FROM r",
+    "SELECT n SIMILAR TO '1' FROM r",  # 42883
+]
+
+
+def test_similar_to_as_in_postgresql(collated_pair: Pair) -> None:
+    assert script_differences(collated_pair, SIMILAR) == []
 
 
 def test_regexp_replace_as_in_postgresql(collated_pair: Pair) -> None:
