@@ -37,7 +37,7 @@ def undefined_function(name: str, args: list[exp.Expression]) -> pg_errors.Undef
     return pg_errors.UndefinedFunction(f"function {name}({types}) does not exist")
 
 
-def not_text_operand(node: exp.Like | exp.ILike | exp.RegexpLike) -> None:
+def not_text_operand(node: exp.Like | exp.ILike | exp.RegexpLike | exp.SimilarTo) -> None:
     """42883 where a LIKE, ILIKE or ``~`` (read as a LIKE where it can be: the operator
     written is in ``meta["operator"]``) has a left operand of a type without it."""
     left = pg_type_name(node.this)
