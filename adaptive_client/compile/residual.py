@@ -129,6 +129,9 @@ from .split import compile_relation, drop_applied, plan_relations, rewrite_to_re
 # the engine's tables: (name, [(column, engine type)]) per relation
 Tables = list[tuple[str, list[tuple[str, str]]]]
 
+# the engine's functions that read the session's DateStyle (SET VARIABLE before running)
+_DATESTYLE_FUNCTIONS = ("PG_DATE_TEXT(", "PG_DATE_IN(", "PG_TIMESTAMP_IN(")
+
 
 @dataclass
 class _Bound:
@@ -169,7 +172,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     semi_sql = {semi.name: semi_select(semi, builders) for rel in relations for semi in rel.semis}
     mark_zone_parameters(tree)
     sql, avgs, scales, numerics = to_duckdb(tree, builders, bound.reals)
-    needs_datestyle = "PG_DATE_TEXT(" in sql.upper()
+    needs_datestyle = any(f in sql.upper() for f in _DATESTYLE_FUNCTIONS)
     needs_zone = (
         "TIMESTAMPTZ" in sql
         or "TIME ZONE" in sql
@@ -468,7 +471,7 @@ class ClientPlan:
     semi_sql: dict[str, tuple[str, list[str]]]  # per semi-join: its query, its parameters
     sql: str
     needs_zone: bool  # timestamptz (now(), date_trunc of a date): the session's zone
-    needs_datestyle: bool  # a date printed as text: the session's DateStyle
+    needs_datestyle: bool  # a date printed as text, or read from it: the session's DateStyle
     calls: list[CallSpec]  # the engine functions of its jsonb and array calls
     decoders: OutputDecoders
 

@@ -37,6 +37,11 @@ def undefined_function(name: str, args: list[exp.Expression]) -> pg_errors.Undef
     return pg_errors.UndefinedFunction(f"function {name}({types}) does not exist")
 
 
+def is_not_text(value: exp.Expression) -> bool:
+    """Whether ``value`` is of a type PostgreSQL has no text function of."""
+    return pg_type_name(value) in _NOT_TEXT
+
+
 def not_text_operand(node: exp.Like | exp.ILike | exp.RegexpLike | exp.SimilarTo) -> None:
     """42883 where a LIKE, ILIKE or ``~`` (read as a LIKE where it can be: the operator
     written is in ``meta["operator"]``) has a left operand of a type without it."""
@@ -63,4 +68,10 @@ def not_text_error(node: exp.Expression, value: exp.Expression, what: str = "") 
     return refusal(f"{what or construct_name(node)} of a non-text value", node)
 
 
-__all__ = ["not_text_error", "not_text_operand", "undefined_function", "written_name"]
+__all__ = [
+    "is_not_text",
+    "not_text_error",
+    "not_text_operand",
+    "undefined_function",
+    "written_name",
+]

@@ -22,7 +22,7 @@ from ..values.collation import CaseMapping, Collation, collation_key
 from ..values.datetime_input import date2j, j2date
 from ..values.encodings import Infinite, single_of
 from ..values.far_datetime import PgDate, PgTimestamp
-from . import scalar_udfs
+from . import scalar_udfs, text_casts
 from .numeric import float8_in, int_in, numeric_div, numeric_in
 from .order_bytes import key_bytes
 from .to_char import to_char
@@ -188,6 +188,8 @@ def _engine() -> duckdb.DuckDBPyConnection:
     con.create_function("pg_date_text", _date_text, [DATE, VARCHAR], VARCHAR)
     con.create_function("pg_float8_text", _float8_text, [VARCHAR], VARCHAR)
     scalar_udfs.register(con)
+    con.create_function("pg_date_in", text_casts.date_in, [VARCHAR, VARCHAR], VARCHAR)
+    con.create_function("pg_timestamp_in", text_casts.timestamp_in, [VARCHAR, VARCHAR], VARCHAR)
     for macro in (*_FLOAT8_MACROS, *_FLOAT8_FUNCTION_MACROS, _INTERVAL_OUT_MACRO):
         con.execute(macro)
     con.create_function(
@@ -574,6 +576,8 @@ _UDF_ERRORS: Final[dict[str, type[pg_errors.Error]]] = {
     "NumericValueOutOfRange": pg_errors.NumericValueOutOfRange,
     "ProgramLimitExceeded": pg_errors.ProgramLimitExceeded,
     "InvalidParameterValue": pg_errors.InvalidParameterValue,
+    "InvalidDatetimeInput": pg_errors.InvalidDatetimeFormat,
+    "DatetimeOutOfRange": pg_errors.DatetimeFieldOverflow,
     "SubstringError": pg_errors.SubstringError,
 }
 

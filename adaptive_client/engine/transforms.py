@@ -42,7 +42,7 @@ from psycopg import errors as pg_errors
 from sqlglot import exp
 
 from . import scalar_functions
-from .function_types import not_text_error, not_text_operand
+from .function_types import is_not_text, not_text_error, not_text_operand
 from .kinds import (
     INT_DUCK_WIDTH,
     TYPE_WIDTH,
@@ -255,6 +255,11 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
             return duck_cast(udf("pg_float8_text", node.this), "DOUBLE")
         if to.this is T.BOOLEAN:
             return udf("pg_bool_in", node.this)
+        if to.this in (T.DATE, T.TIMESTAMP) and not literal:
+            # (text_casts.py: PostgreSQL's date and timestamp input, in the DateStyle)
+            kind = "date" if to.this is T.DATE else "timestamp"
+            style = udf("getvariable", exp.Literal.string(DATESTYLE))
+            return duck_cast(udf(f"pg_{kind}_in", node.this, style), kind.upper())
         if to.this is T.DECIMAL and not to.expressions and _value_only(node):
             # compared or ordered by, only its value counts (not its display scale)
             return keyed_cast(node.this)
@@ -529,8 +534,8 @@ def _concat(node: exp.Concat) -> exp.Expression:
 
 
 def _case_mapped(node: exp.Lower | exp.Upper) -> exp.Expression:
-    if kind_of(node.this) != "text":
-        raise not_text_error(node, node.this)
+    if kind_of(node.this) != "text" and is_not_text(node.this):
+        raise not_text_error(node, node.this)  # (a parameter's text is lowered as it is)
     return udf("pg_" + type(node).__name__.lower(), node.this)
 
 
