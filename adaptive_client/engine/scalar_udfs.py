@@ -1,17 +1,20 @@
 """The client engine's functions for scalar functions PostgreSQL has and DuckDB computes
 otherwise or not at all, each as PostgreSQL's source computes it, errors included
-(``quote_literal``, ``chr``, ``overlay``, ``gcd``, ``lcm``, and ``mode()`` over a
-group's sorted values).  :func:`register` adds them
+(``quote_literal``, ``chr``, ``overlay``, ``gcd``, ``lcm``, a float's cast to
+``numeric(p, s)``, and ``mode()`` over a group's sorted values).  :func:`register` adds them
 to an engine; engine/scalar_functions.py rewrites the calls to them."""
 
 from __future__ import annotations
 
 import math
+from decimal import ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
 import duckdb
 from psycopg import errors as pg_errors
 
+# enough digits for any float's value at any scale the engine holds (38 digits)
+_WIDE = Context(prec=400)
 _INT_MAX = {False: 2**31 - 1, True: 2**63 - 1}
 _OUT_OF_RANGE = {False: "integer out of range", True: "bigint out of range"}
 
@@ -88,10 +91,28 @@ MODE_TYPES = {"int": "BIGINT", "text": "VARCHAR", "date": "DATE", "timestamp": "
               "bool": "BOOLEAN"}  # fmt: skip
 
 
+def float_numeric(value: float, digits: int, precision: int, scale: int) -> str:
+    """A float's cast to ``numeric(precision, scale)`` (numeric.c float8_numeric,
+    float4_numeric, then the typmod): its ``%.<digits>g`` text (15 digits for a double,
+    6 for a real) rounded half away from zero to ``scale``; 22003 where the integer
+    part has more than ``precision - scale`` digits, or the float is infinite."""
+    if math.isnan(value):
+        from .runtime import REFUSAL_MARKER  # (runtime registers this module's functions)
+
+        raise ValueError(f"{REFUSAL_MARKER}NaN cast to a numeric the client engine holds")
+    if math.isinf(value):
+        raise pg_errors.NumericValueOutOfRange("numeric field overflow")
+    exact = Decimal(format(value, f".{digits}g"))
+    rounded = exact.quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP, context=_WIDE)
+    if abs(rounded) >= Decimal(10) ** (precision - scale):
+        raise pg_errors.NumericValueOutOfRange("numeric field overflow")
+    return format(rounded, "f")
+
+
 def register(con: duckdb.DuckDBPyConnection) -> None:
     """Add the functions to ``con`` (``pg_quote_literal``, ``pg_chr``, ``pg_overlay3``,
     ``pg_overlay4``, ``pg_gcd``, ``pg_lcm``)."""
-    from duckdb.sqltypes import BIGINT, BOOLEAN, INTEGER, VARCHAR
+    from duckdb.sqltypes import BIGINT, BOOLEAN, DOUBLE, INTEGER, VARCHAR
 
     functions: list[tuple[str, Any, list[Any], Any]] = [
         ("pg_quote_literal", quote_literal, [VARCHAR], VARCHAR),
@@ -100,6 +121,7 @@ def register(con: duckdb.DuckDBPyConnection) -> None:
          VARCHAR),
         ("pg_overlay4", overlay, [VARCHAR, VARCHAR, INTEGER, INTEGER], VARCHAR),
         ("pg_gcd", gcd, [BIGINT, BIGINT, BOOLEAN], BIGINT),
+        ("pg_float_numeric", float_numeric, [DOUBLE, INTEGER, INTEGER, INTEGER], VARCHAR),
         ("pg_lcm", lcm, [BIGINT, BIGINT, BOOLEAN], BIGINT),
     ]  # fmt: skip
     for duck in MODE_TYPES.values():
@@ -109,4 +131,14 @@ def register(con: duckdb.DuckDBPyConnection) -> None:
         con.create_function(name, fn, args, result)
 
 
-__all__ = ["MODE_TYPES", "chr_", "gcd", "lcm", "mode", "overlay", "quote_literal", "register"]
+__all__ = [
+    "MODE_TYPES",
+    "chr_",
+    "float_numeric",
+    "gcd",
+    "lcm",
+    "mode",
+    "overlay",
+    "quote_literal",
+    "register",
+]

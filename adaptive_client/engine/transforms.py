@@ -57,6 +57,7 @@ from .kinds import (
     is_clock_param,
     is_constant_int,
     kind_of,
+    pg_type_name,
     scale_of,
     udf,
     varchar_length,
@@ -263,6 +264,15 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
         if to.this is T.DECIMAL and not to.expressions and _value_only(node):
             # compared or ordered by, only its value counts (not its display scale)
             return keyed_cast(node.this)
+    if src == "float" and to.this is T.DECIMAL and len(to.expressions) == 2 and not literal:
+        # (scalar_udfs.float_numeric: the float's shortest digits, then the typmod)
+        p, s = (int(e.name) for e in to.expressions)
+        if not 0 <= s <= p <= 38:
+            raise _refuse("cast to numeric without a precision of at most 38", node)
+        digits = 6 if pg_type_name(node.this) == "real" else 15
+        args = [exp.Literal.number(n) for n in (digits, p, s)]
+        value = udf("pg_float_numeric", duck_cast(node.this, "DOUBLE"), *args)
+        return duck_cast(value, f"DECIMAL({p},{s})")
     ok = {
         # numeric to integer rounds half away from zero in both engines, double
         # precision half to even (rint) in both
@@ -620,7 +630,9 @@ def _date_trunc(node: exp.TimestampTrunc) -> exp.Expression:
         # midnight in the session's time zone: so computed in the engine, its time zone
         # set to the session's (see residual.run)
         local = duck_cast(duck_cast(node.this, "TIMESTAMP"), "TIMESTAMPTZ")
-        return exp.TimestampTrunc(this=local, unit=node.args["unit"])
+        trunc = exp.TimestampTrunc(this=local, unit=node.args["unit"])
+        trunc.type = exp.DataType.build("TIMESTAMPTZ")  # (cast, compared, shown as one)
+        return trunc
     # (a timestamptz is truncated in the session's time zone: the engine computes in it)
     if kind_of(node.this) not in ("timestamp", "timestamptz"):
         raise _refuse("date_trunc of other than a date or timestamp", node)
