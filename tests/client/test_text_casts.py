@@ -3,7 +3,7 @@
 forms PostgreSQL's input functions read (ISO, month names, ``YYYYMMDD``, Julian days,
 ``epoch``, a zone a timestamp ignores, a fraction rounded to microseconds, 24:00:00), the
 session's DateStyle field order, and their errors (22007, 22008); refused before.  A
-value of the clock (``today``) is refused."""
+value of the clock (``today``) is refused.  ``date_trunc`` of a date cast to a date."""
 
 from __future__ import annotations
 
@@ -15,6 +15,20 @@ DDL = [
     " (5, '01/02/2024'), (6, 'epoch'), (7, '2024-01-02 10:11:12.5+05'),"
     " (8, '  2023-12-31  '), (9, '1999-12-31 23:59:59.9999995'), (10, 'J2451545'),"
     " (11, '2020-02-29 24:00:00')",
+    "CREATE TABLE o (k int PRIMARY KEY, amount numeric(10,2), placed date)",
+    "INSERT INTO o VALUES (1, 10.50, '2024-01-02'), (2, 3.25, '2024-01-15'),"
+    " (3, 99.99, '2024-02-01'), (4, NULL, NULL)",
+]
+
+# date_trunc of a date is a timestamptz (of the date's midnight in the session's zone):
+# its casts answered as PostgreSQL's (refused before)
+TRUNCATED = [
+    "SELECT date_trunc('month', placed)::date AS m, sum(amount) FROM o GROUP BY 1 ORDER BY 1",
+    "SELECT k, date_trunc('year', placed)::date, date_trunc('week', placed)::timestamp"
+    " FROM o ORDER BY k",
+    "SET TimeZone = 'America/New_York'",
+    "SELECT k, date_trunc('month', placed), date_trunc('month', placed)::date FROM o ORDER BY k",
+    "SET TimeZone = 'UTC'",
 ]
 
 SCRIPT = [
@@ -35,6 +49,10 @@ SCRIPT = [
 
 def test_text_read_as_dates_and_timestamps_as_in_postgresql(collated_pair: Pair) -> None:
     assert script_differences(collated_pair, SCRIPT) == []
+
+
+def test_date_trunc_of_a_date_cast_as_in_postgresql(collated_pair: Pair) -> None:
+    assert script_differences(collated_pair, TRUNCATED) == []
 
 
 def test_a_value_of_the_clock_is_refused(collated_pair: Pair) -> None:
