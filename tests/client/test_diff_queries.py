@@ -31,7 +31,6 @@ ICU = "LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
 # closing one shows here.
 GAPS: dict[str, str] = {
     "fn-16": "to_char() of a numeric: not in the client engine",
-    "fn-27": "cast of a float to numeric(p,s): refused",
     "fn-30": "age(): not in the client engine",
     "set-17": "a set operation's column of integers and numerics: each value's own scale",
     "win-9": "sum() of floats on the client: refused (its result depends on the order)",

@@ -103,9 +103,7 @@ def icu_pair(new_database: Any, master_key: MasterKey) -> Iterator[Pair]:
 
 # Refused by the client (UnsupportedQuery) where PostgreSQL answers: the known gaps of the
 # split execution, each strict so that closing one shows here.
-GAPS = {
-    "fn-1": "initcap(): not in the client engine",
-}
+GAPS: dict[str, str] = {}
 
 
 def _params(queries: list[Query]) -> list[Any]:
