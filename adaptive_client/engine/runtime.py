@@ -23,6 +23,7 @@ from ..values.datetime_input import date2j, j2date
 from ..values.encodings import Infinite, single_of
 from ..values.far_datetime import PgDate, PgTimestamp
 from . import scalar_udfs, text_casts
+from .markers import REFUSAL_MARKER
 from .numeric import float8_in, int_in, numeric_div, numeric_in
 from .order_bytes import key_bytes
 from .to_char import to_char
@@ -567,9 +568,6 @@ _READ_TYPES: Final = {
 
 
 # psycopg's errors the pg_* functions raise, by the class name DuckDB quotes
-# error(REFUSAL_MARKER || reason) in a client engine statement: the statement is refused
-# with the reason (a float sum whose value would depend on the order of addition)
-REFUSAL_MARKER: Final = "refused by the client engine: "
 
 _UDF_ERRORS: Final[dict[str, type[pg_errors.Error]]] = {
     "InvalidTextRepresentation": pg_errors.InvalidTextRepresentation,

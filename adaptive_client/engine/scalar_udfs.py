@@ -13,6 +13,8 @@ from typing import Any
 import duckdb
 from psycopg import errors as pg_errors
 
+from .markers import REFUSAL_MARKER
+
 # enough digits for any float's value at any scale the engine holds (38 digits)
 _WIDE = Context(prec=400)
 _INT_MAX = {False: 2**31 - 1, True: 2**63 - 1}
@@ -97,8 +99,6 @@ def float_numeric(value: float, digits: int, precision: int, scale: int) -> str:
     6 for a real) rounded half away from zero to ``scale``; 22003 where the integer
     part has more than ``precision - scale`` digits, or the float is infinite."""
     if math.isnan(value):
-        from .runtime import REFUSAL_MARKER  # (runtime registers this module's functions)
-
         raise ValueError(f"{REFUSAL_MARKER}NaN cast to a numeric the client engine holds")
     if math.isinf(value):
         raise pg_errors.NumericValueOutOfRange("numeric field overflow")

@@ -14,6 +14,7 @@ from typing import Final
 from ..errors import DatetimeOutOfRange
 from ..values import datetime_input, far_datetime
 from ..values.datetime_fields import Fields, date2j, j2date
+from .markers import REFUSAL_MARKER
 
 _CLOCK_WORDS: Final = re.compile(r"\b(now|today|tomorrow|yesterday)\b", re.IGNORECASE)
 _DATE_END_JULIAN: Final = 2147483494  # (date_in's last day plus one)
@@ -25,8 +26,6 @@ class ClockInput(ValueError):
 
 def _fields(text: str, kind: str, datestyle: str) -> Fields:
     if _CLOCK_WORDS.search(text):
-        from .runtime import REFUSAL_MARKER  # (runtime registers this module's functions)
-
         raise ClockInput(f"{REFUSAL_MARKER}a {kind} read from the clock ({text!r})")
     session = datetime_input.Session(order=datetime_input.date_order(datestyle))
     return datetime_input.parse(text, kind, session)
@@ -67,8 +66,6 @@ def timestamp_in(text: str, datestyle: str) -> str:
     days, clock = divmod(micros, far_datetime.US_PER_DAY)
     year, month, dom = j2date(days + far_datetime.POSTGRES_EPOCH_JDATE)
     if not 1 <= year <= 9999:
-        from .runtime import REFUSAL_MARKER
-
         raise ClockInput(f"{REFUSAL_MARKER}a timestamp outside the years 1-9999 ({text!r})")
     seconds, micro = divmod(clock, 1_000_000)
     minutes, second = divmod(seconds, 60)
