@@ -9,11 +9,9 @@ from __future__ import annotations
 from .pairs import Pair, script_differences
 
 DDL = [
-    "CREATE TABLE g (k int PRIMARY KEY, n int, b bigint, m smallint, s text, c char(6))",
-    "INSERT INTO g VALUES"
-    " (1, 12, 9000000000, 4, 'hello wORLD o''neil foo-bar ǆemal ßtraße 1st x2y', 'ab cd'),"
-    " (2, -2147483648, -9223372036854775808, -6, 'Foo\\bar it''s', NULL),"
-    " (3, NULL, 0, NULL, NULL, 'x'), (4, 0, 6, 9, 'ÉCOLE élève', 'q')",
+    "CREATE TABLE g (k int PRIMARY KEY, n int, s text)",
+    "INSERT INTO g VALUES (1, 12, 'Zoë'), (2, -3, 'école'), (3, NULL, NULL), (4, 0, 'Eve'),"
+    " (5, 7, 'ecole')",
 ]
 
 # a derived table's or CTE's columns named as PostgreSQL names them (FigureColname)
