@@ -32,7 +32,7 @@ def _text_argument(node: exp.Expression, arg: exp.Expression) -> exp.Expression:
     return arg
 
 
-def _integer_argument(name: str, node: exp.Expression, args: list[exp.Expression]) -> int:
+def _integer_width(name: str, node: exp.Expression, args: list[exp.Expression]) -> int:
     """The widest of ``args``' integer widths (each an integer of known width), else
     PostgreSQL's 42883 or the refusal."""
     widths = []
@@ -54,7 +54,7 @@ def initcap(node: exp.Initcap) -> exp.Expression:
 
 def chr_call(node: exp.Chr) -> exp.Expression:
     args = list(node.expressions)
-    if len(args) != 1 or _integer_argument("chr", node, args) == 8:
+    if len(args) != 1 or _integer_width("chr", node, args) == 8:
         raise undefined_function("chr", args)
     return _typed(udf("pg_chr", args[0]), _TEXT)
 
@@ -63,7 +63,7 @@ def overlay(node: exp.Overlay) -> exp.Expression:
     text = _text_argument(node, node.this)
     placing = _text_argument(node, node.expression)
     positions = [a for a in (node.args.get("from_"), node.args.get("for_")) if a is not None]
-    if _integer_argument("overlay", node, positions) == 8:
+    if _integer_width("overlay", node, positions) == 8:
         raise undefined_function("overlay", [text, placing, *positions])
     return _typed(udf(f"pg_overlay{2 + len(positions)}", text, placing, *positions), _TEXT)
 
@@ -101,7 +101,7 @@ def _divisors(node: exp.Anonymous) -> exp.Expression:
     name = node.name.lower()
     if len(node.expressions) != 2:
         raise undefined_function(name, list(node.expressions))
-    width = _integer_argument(name, node, list(node.expressions))
+    width = _integer_width(name, node, list(node.expressions))
     if width == 2:  # (of two smallints: integer's, bigint's and numeric's alike)
         types = ", ".join(["smallint"] * len(node.expressions))
         raise pg_errors.AmbiguousFunction(f"function {name}({types}) is not unique")
