@@ -240,6 +240,9 @@ def has_months(node: exp.Interval) -> bool:
     return any(unit in text for unit in _MONTH_UNITS)
 
 
+_INSTANTS = frozenset({"timestamp", "timestamptz"})
+
+
 def is_interval(node: exp.Expression) -> bool:
     """Whether PostgreSQL types ``node`` interval: age(), an interval constant, a
     difference of timestamps, a sum or difference of intervals."""
@@ -251,8 +254,8 @@ def is_interval(node: exp.Expression) -> bool:
         isinstance(node, exp.Cast) and node.to.is_type(exp.DataType.Type.INTERVAL)
     ):
         return True
-    if isinstance(node, exp.Sub) and kind_of(node.this) == kind_of(node.expression) == "timestamp":
-        return True
+    if isinstance(node, exp.Sub) and {kind_of(node.this), kind_of(node.expression)} <= _INSTANTS:
+        return True  # (a timestamp beside a timestamptz is read in the session's zone)
     if isinstance(node, exp.Add | exp.Sub):
         return is_interval(node.this) and is_interval(node.expression)
     return False

@@ -420,7 +420,24 @@ _FLOAT8_OPERATORS: dict[type[exp.Expression], str] = {
 }
 
 
+def _instants_apart(node: exp.Sub) -> exp.Expression:
+    """timestamptz - timestamptz (a timestamp beside one read in the session's zone):
+    PostgreSQL's difference of the two instants, in microseconds -- DuckDB's counts
+    the days and times of the two local clocks, an hour apart across a DST change."""
+    a, b = (
+        udf("epoch_us", duck_cast(side, "TIMESTAMPTZ")) for side in (node.this, node.expression)
+    )
+    return udf("to_microseconds", exp.Paren(this=exp.Sub(this=a, expression=b)))
+
+
 def _arithmetic(node: exp.Add | exp.Sub | exp.Mul) -> exp.Expression:
+    kinds = {kind_of(node.this), kind_of(node.expression)}
+    if (
+        isinstance(node, exp.Sub)
+        and "timestamptz" in kinds
+        and kinds <= {"timestamp", "timestamptz"}
+    ):
+        return _instants_apart(node)
     if _float8(node):
         return udf(f"pg_float8_{_FLOAT8_OPERATORS[type(node)]}", *_doubles(node))
     return int_typed(node)
