@@ -18,10 +18,9 @@ children first by :func:`rewrite_bottom_up`:
   ``round`` / ``trunc`` of numerics have the scale asked for;
 * ``lower`` / ``upper`` / ``ILIKE`` map case as the database does, ``substr`` follows
   PostgreSQL for starts below 1, ``length`` and ``position`` are integers;
-* ``extract`` gives numeric, ``date_part`` double precision (integral fields only);
-  ``date_trunc`` of a timestamp, of a date the timestamptz one in the session's zone;
-* ``age()``, ``to_char()``, ``octet_length()`` and intervals with units DuckDB's syntax
-  lacks are written in the engine's functions;
+* ``extract``, ``date_part``, ``date_trunc``, ``age()``, ``to_char()``, timestamptz
+  differences and intervals: engine/time_functions.py; ``octet_length()`` is the
+  engine's ``strlen``;
 * choices and set operations between numerics of different scales are refused (PostgreSQL
   keeps each value's display scale, DuckDB gives every row the widest).
 
@@ -32,8 +31,6 @@ engine/text_order.py.  Nothing here reads the catalog or compiles for the server
 
 from __future__ import annotations
 
-import datetime as dt
-import re
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -41,7 +38,7 @@ from typing import Any
 from psycopg import errors as pg_errors
 from sqlglot import exp
 
-from . import scalar_functions
+from . import scalar_functions, time_functions
 from .function_types import is_not_text, not_text_error, not_text_operand
 from .kinds import (
     INT_DUCK_WIDTH,
@@ -78,7 +75,6 @@ from .runtime import refusal as _refuse
 from .set_operations import set_operation
 from .sums import VARIANCES, avg_parts, exact_quotient, float_avg, sum_typed, variance_elsewhere
 from .time_zones import at_time_zone
-from .to_char import compile_format
 
 # functions sqlglot leaves unparsed, with DuckDB's equivalent (checked against PostgreSQL)
 ENGINE_FUNCTIONS = {
@@ -150,76 +146,6 @@ def _at_scale(node: exp.Expression, scale: int) -> exp.Expression:
     )
     scaled.meta["scale"] = scale  # (a numeric of this scale: kind_of, scale_of)
     return scaled
-
-
-_ISO_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2}(\.\d{1,6})?)?")
-
-
-def _age(node: exp.Anonymous) -> exp.Expression:
-    """``age(a, b)`` of timestamps (a string constant in ISO form read as one): DuckDB's
-    age() subtracts field by field, borrowing from the month before as PostgreSQL's does
-    (checked against it); ``age(b)`` was made ``age(CURRENT_DATE::timestamp, b)``
-    before (residual._age_of_today).  Of a date PostgreSQL's age is the timestamptz one,
-    in the session's time zone: refused."""
-    args = node.expressions
-    if len(args) != 2:
-        raise _refuse("age() with other than two arguments", node)
-    typed = []
-    for arg in args:
-        if isinstance(arg, exp.Literal) and arg.is_string:
-            text = arg.name
-            if not _ISO_TIMESTAMP.fullmatch(text):
-                raise _refuse("age() of a string other than an ISO timestamp", node)
-            try:
-                dt.datetime.fromisoformat(text)
-            except ValueError:
-                raise _refuse("age() of a string other than an ISO timestamp", node) from None
-            typed.append(duck_cast(arg, "TIMESTAMP"))
-        elif kind_of(arg) == "timestamp":
-            typed.append(arg)
-        else:
-            raise _refuse(f"age() of a {kind_of(arg)} value", node)
-    return exp.Anonymous(this="age", expressions=typed)
-
-
-def _micro_field(field: str, node: exp.Extract) -> exp.Expression:
-    """extract(epoch | second ...): PostgreSQL's numeric, exact to the microsecond (scale
-    6; an epoch of a date: scale 0), or date_part()'s double precision of it."""
-    value = node.expression
-    if kind_of(value) == "date":  # (epoch only: a second of a date is refused before)
-        seconds = exp.IntDiv(
-            this=udf("epoch_us", duck_cast(value, "TIMESTAMP")),
-            expression=exp.Literal.number(10**6),
-        )
-        micros: exp.Expression | None = None
-    else:
-        micros = udf("epoch_us" if field == "EPOCH" else "microsecond", value)
-    if node.meta.get("pg_function") == "date_part":
-        if micros is None:
-            return duck_cast(seconds, "DOUBLE")
-        return exp.Div(this=duck_cast(micros, "DOUBLE"), expression=exp.Literal.number("1e6"))
-    if micros is None:
-        return duck_cast(seconds, "DECIMAL(38,0)")
-    return exp.Mul(
-        this=duck_cast(micros, "DECIMAL(38,0)"),
-        expression=duck_cast(exp.Literal.number("0.000001"), "DECIMAL(7,6)"),
-    )
-
-
-def _to_char(node: exp.Anonymous) -> exp.Expression:
-    """to_char(date | timestamp | timestamptz, 'constant format') by the client engine,
-    as PostgreSQL formats it -- a timestamptz as its local time in the session's zone,
-    which the engine computes in (a zone's name or offset, TZ and OF, are patterns not
-    reproduced); other arguments, and formats with patterns not reproduced, refused."""
-    args = node.expressions
-    if len(args) != 2 or kind_of(args[0]) not in ("date", "timestamp", "timestamptz"):
-        raise _refuse("to_char() of other than a date or timestamp", node)
-    fmt = args[1]
-    if not (isinstance(fmt, exp.Literal) and fmt.is_string):
-        raise _refuse("to_char() with other than a constant format", node)
-    if compile_format(str(fmt.this)) is None:
-        raise _refuse("to_char() format pattern", node)
-    return udf("pg_to_char", duck_cast(args[0], "TIMESTAMP"), fmt)
 
 
 # nodes that use only an operand's value: its display scale is not shown
@@ -420,16 +346,6 @@ _FLOAT8_OPERATORS: dict[type[exp.Expression], str] = {
 }
 
 
-def _instants_apart(node: exp.Sub) -> exp.Expression:
-    """timestamptz - timestamptz (a timestamp beside one read in the session's zone):
-    PostgreSQL's difference of the two instants, in microseconds -- DuckDB's counts
-    the days and times of the two local clocks, an hour apart across a DST change."""
-    a, b = (
-        udf("epoch_us", duck_cast(side, "TIMESTAMPTZ")) for side in (node.this, node.expression)
-    )
-    return udf("to_microseconds", exp.Paren(this=exp.Sub(this=a, expression=b)))
-
-
 def _arithmetic(node: exp.Add | exp.Sub | exp.Mul) -> exp.Expression:
     kinds = {kind_of(node.this), kind_of(node.expression)}
     if (
@@ -437,7 +353,7 @@ def _arithmetic(node: exp.Add | exp.Sub | exp.Mul) -> exp.Expression:
         and "timestamptz" in kinds
         and kinds <= {"timestamp", "timestamptz"}
     ):
-        return _instants_apart(node)
+        return time_functions.instants_apart(node)
     if _float8(node):
         return udf(f"pg_float8_{_FLOAT8_OPERATORS[type(node)]}", *_doubles(node))
     return int_typed(node)
@@ -529,9 +445,9 @@ def _text_function(node: exp.Expression) -> exp.Expression:
 def _function_call(node: exp.Anonymous) -> exp.Expression:
     name = node.name.lower()
     if name == "age":
-        return _age(node)
+        return time_functions.age(node)
     if name == "to_char":
-        return _to_char(node)
+        return time_functions.to_char(node)
     if name in scalar_functions.FUNCTIONS:
         return scalar_functions.FUNCTIONS[name](node)
     if name in ENGINE_FUNCTIONS:
@@ -543,14 +459,6 @@ def _function_call(node: exp.Anonymous) -> exp.Expression:
             raise _refuse(f"{name}() of other than one text value", node)
         return duck_cast(udf(ENGINE_FUNCTIONS[name], args[0]), "INTEGER")
     return node
-
-
-def _interval(node: exp.Interval) -> exp.Expression:
-    if node.unit is None:
-        return node
-    # INTERVAL '1' MON is how sqlglot writes PostgreSQL's '1 mon', a unit DuckDB's syntax
-    # lacks and its interval input reads
-    return duck_cast(exp.Literal.string(f"{node.this.name} {node.unit.name}"), "INTERVAL")
 
 
 def _concat(node: exp.Concat) -> exp.Expression:
@@ -619,41 +527,6 @@ def _substring(node: exp.Substring) -> exp.Expression:
     if node.args.get("length") is not None:
         args.append(node.args["length"])
     return udf(f"pg_substr{len(args)}", *args)
-
-
-def _extract(node: exp.Extract) -> exp.Expression:
-    field = node.this.name.upper()
-    # (a timestamptz's fields are those of its time in the session's zone: the engine
-    # computes in that zone)
-    if kind_of(node.expression) not in ("date", "timestamp", "timestamptz"):
-        raise _refuse("extract of other than a date or timestamp", node)
-    if field in ("HOUR", "MINUTE", "SECOND") and kind_of(node.expression) == "date":
-        raise pg_errors.FeatureNotSupported(  # as PostgreSQL raises it
-            f'unit "{field.lower()}" not supported for type date'
-        )
-    if field in ("EPOCH", "SECOND"):
-        return _micro_field(field, node)
-    part = exp.Anonymous(
-        this="date_part", expressions=[exp.Literal.string(field.lower()), node.expression]
-    )
-    if node.meta.get("pg_function") == "date_part":
-        return duck_cast(part, "DOUBLE")
-    return duck_cast(part, "DECIMAL(18,0)")
-
-
-def _date_trunc(node: exp.TimestampTrunc) -> exp.Expression:
-    if kind_of(node.this) == "date":
-        # PostgreSQL's date_trunc(unit, date) is the timestamptz one, of the date's
-        # midnight in the session's time zone: so computed in the engine, its time zone
-        # set to the session's (see residual.run)
-        local = duck_cast(duck_cast(node.this, "TIMESTAMP"), "TIMESTAMPTZ")
-        trunc = exp.TimestampTrunc(this=local, unit=node.args["unit"])
-        trunc.type = exp.DataType.build("TIMESTAMPTZ")  # (cast, compared, shown as one)
-        return trunc
-    # (a timestamptz is truncated in the session's time zone: the engine computes in it)
-    if kind_of(node.this) not in ("timestamp", "timestamptz"):
-        raise _refuse("date_trunc of other than a date or timestamp", node)
-    return node
 
 
 def _round_trunc(node: exp.Round | exp.Trunc) -> exp.Expression:
@@ -744,7 +617,7 @@ TRANSFORMS: dict[type[exp.Expression], Callable[[Any], exp.Expression]] = {
     exp.SetOperation: set_operation,
     **dict.fromkeys(_TEXT_FUNCTIONS, _text_function),
     exp.Anonymous: _function_call,
-    exp.Interval: _interval,
+    exp.Interval: time_functions.interval_literal,
     exp.Concat: _concat,
     exp.Initcap: scalar_functions.initcap,
     exp.RegexpReplace: regexp_replace,
@@ -761,8 +634,8 @@ TRANSFORMS: dict[type[exp.Expression], Callable[[Any], exp.Expression]] = {
     exp.Like: _like,
     exp.ILike: _ilike,
     exp.Substring: _substring,
-    exp.Extract: _extract,
-    exp.TimestampTrunc: _date_trunc,
+    exp.Extract: time_functions.extract,
+    exp.TimestampTrunc: time_functions.date_trunc,
     exp.AtTimeZone: at_time_zone,
     exp.Round: _round_trunc,
     exp.Trunc: _round_trunc,

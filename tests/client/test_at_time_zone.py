@@ -1,7 +1,7 @@
 """``x AT TIME ZONE 'Area/City'`` evaluated by the client's engine (engine/transforms.py),
 judged against PostgreSQL across daylight-saving changes: a timestamptz's local time
 there (a timestamp), a timestamp read as the local time there (a timestamptz, shown in
-the session's zone), nested, under date_trunc and in WHERE; an unknown Area/City zone is
+the session's zone), nested, under and over date_trunc and in WHERE; an unknown Area/City zone is
 22023.  It was refused.  A zone PostgreSQL reads as an abbreviation first (``CET``) is
 still refused: the engine's IANA zone of that name keeps summer time."""
 
@@ -27,6 +27,9 @@ SCRIPT = [
     "SELECT id FROM ev WHERE (at AT TIME ZONE 'UTC') > '2024-06-01' ORDER BY id",
     "SELECT id, at AT TIME ZONE 'Nowhere/City' FROM ev ORDER BY id",
     "SELECT id, (t AT TIME ZONE 'UTC') AT TIME ZONE 'Asia/Tokyo' FROM ev ORDER BY id",
+    # date_trunc's result is its argument's type (a date's: the timestamptz one)
+    "SELECT id, date_trunc('month', t) AT TIME ZONE 'UTC', date_trunc('day', at) AT TIME ZONE 'Europe/Paris' FROM ev ORDER BY id",
+    "SELECT id, date_trunc('month', t::date) AT TIME ZONE 'Asia/Tokyo' FROM ev ORDER BY id",
 ]
 
 

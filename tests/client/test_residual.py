@@ -264,7 +264,7 @@ ANSWERED: list[tuple[str, tuple[Any, ...]]] = [
 # unordered statements with LIMIT: any rows PostgreSQL could return are fine
 REFUSED = [
     "SELECT string_agg(title, ',') FROM post",  # order of aggregation
-    "SELECT date_trunc('month', joined) AT TIME ZONE 'UTC' FROM author",  # AT TIME ZONE
+    "SELECT quote_ident(name) FROM author",  # quote_ident()
     "SELECT to_char(score, '999') FROM post",
 ]
 
