@@ -115,18 +115,18 @@ def output_names(original: exp.Expression, qualified_tree: exp.Expression) -> li
     return [pg_name(e) or "?column?" for e in orig]
 
 
+def _leaves(node: exp.Expression) -> list[exp.Select]:
+    while isinstance(node, exp.Subquery):
+        node = node.this
+    if isinstance(node, exp.SetOperation):
+        return _leaves(node.this) + _leaves(node.expression)
+    return [node] if isinstance(node, exp.Select) else []
+
+
 def char_outputs(tree: exp.Expression, width: int) -> list[int | None]:
     """Per output column, n where it is char(n): in a set operation, only where every
     branch's column is char(n) (with a varchar or text branch PostgreSQL's is text)."""
-
-    def leaves(node: exp.Expression) -> list[exp.Select]:
-        while isinstance(node, exp.Subquery):
-            node = node.this
-        if isinstance(node, exp.SetOperation):
-            return leaves(node.this) + leaves(node.expression)
-        return [node] if isinstance(node, exp.Select) else []
-
-    branches = leaves(tree) or [leftmost(tree)]
+    branches = _leaves(tree) or [leftmost(tree)]
     out: list[int | None] = []
     for i in range(width):
         lengths = {
@@ -134,6 +134,24 @@ def char_outputs(tree: exp.Expression, width: int) -> list[int | None]:
         }
         out.append(lengths.pop() if len(lengths) == 1 else None)
     return out
+
+
+def varchar_casts(tree: exp.Expression, width: int) -> set[int]:
+    """The output columns that are a cast to varchar (in every branch of a set
+    operation): PostgreSQL describes them by varchar's OID."""
+    branches = _leaves(tree) or [leftmost(tree)]
+    out = set()
+    for i in range(width):
+        items = [b.expressions[i] if i < len(b.expressions) else None for b in branches]
+        if all(item is not None and _is_varchar_cast(item.unalias()) for item in items):
+            out.add(i)
+    return out
+
+
+def _is_varchar_cast(node: exp.Expression) -> bool:
+    while isinstance(node, exp.Paren):
+        node = node.this
+    return isinstance(node, exp.Cast) and node.to.this is exp.DataType.Type.VARCHAR
 
 
 def column_outputs(catalog: Catalog, tree: exp.Expression, width: int) -> dict[int, ColumnMeta]:

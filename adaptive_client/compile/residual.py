@@ -83,7 +83,7 @@ from ..engine.set_functions import arrows_as_written, from_functions
 from ..engine.sums import VALUES_ONLY
 from ..engine.text_order import KEY_FUNCTION, ExplicitCollations, text_order
 from ..engine.time_zones import mark_zone_parameters, zone_named
-from ..engine.transforms import DATESTYLE
+from ..engine.transforms import DATESTYLE, FLOAT_DIGITS
 from ..errors import CollationUnavailable, UnsupportedQuery
 from ..values.clock import clock_parameters, session_zone
 from ..values.collation import (
@@ -96,6 +96,7 @@ from ..values.collation import (
 from ..values.encodings import TEXT_TYPES, Encoding, session_datestyle
 from ..values.far_datetime import POSTGRES_EPOCH_JDATE, US_PER_DAY, PgDate, PgTimestamp
 from ..values.jsonb_paths import PARAMETER_INDEX
+from ..values.text_output import session_float_digits
 from .aggregate import Pushdown, compiles_exactly, plan_pushdowns
 from .aggregate import apply as apply_pushdown
 from .allowed import (
@@ -116,7 +117,13 @@ from .fold import factor_disjunctions, fold_constants
 from .frame_offsets import frame_offsets_as_intervals
 from .late import LatePlan, plan_late
 from .nested_joins import joins_as_derived_tables
-from .output_names import char_outputs, column_outputs, output_names, stored_typmod
+from .output_names import (
+    char_outputs,
+    column_outputs,
+    output_names,
+    stored_typmod,
+    varchar_casts,
+)
 from .plan import Compiled, Output, ParamBuilder, Params, Residual
 from .precomputed_pass import extend_schema, substitute
 from .recursive_ctes import check_recursive
@@ -131,6 +138,8 @@ Tables = list[tuple[str, list[tuple[str, str]]]]
 
 # the engine's functions that read the session's DateStyle (SET VARIABLE before running)
 _DATESTYLE_FUNCTIONS = ("PG_DATE_TEXT(", "PG_DATE_IN(", "PG_TIMESTAMP_IN(")
+# ... and its extra_float_digits (which the server does not report: read when needed)
+_FLOAT_DIGITS_FUNCTIONS = ("PG_FLOAT8_OUT(", "PG_FLOAT4_OUT(")
 
 
 @dataclass
@@ -164,6 +173,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     char_widths = char_outputs(tree, width)
     stored = column_outputs(catalog, tree, width)
     varchar_cols = {i for i, col in stored.items() if col.type.name == "varchar"}
+    varchar_cols |= varchar_casts(tree, width)
     for push in pushdowns:
         apply_pushdown(push)
     rewrite_to_relations(tree, relations)
@@ -173,6 +183,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     mark_zone_parameters(tree)
     sql, avgs, scales, numerics = to_duckdb(tree, builders, bound.reals)
     needs_datestyle = any(f in sql.upper() for f in _DATESTYLE_FUNCTIONS)
+    needs_float_digits = any(f in sql.upper() for f in _FLOAT_DIGITS_FUNCTIONS)
     needs_zone = (
         "TIMESTAMPTZ" in sql
         or "TIME ZONE" in sql
@@ -218,6 +229,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
         sql=sql,
         needs_zone=needs_zone,
         needs_datestyle=needs_datestyle,
+        needs_float_digits=needs_float_digits,
         calls=bound.calls,
         decoders=OutputDecoders(
             width=width,
@@ -472,6 +484,7 @@ class ClientPlan:
     sql: str
     needs_zone: bool  # timestamptz (now(), date_trunc of a date): the session's zone
     needs_datestyle: bool  # a date printed as text, or read from it: the session's DateStyle
+    needs_float_digits: bool  # a float printed as text: the session's extra_float_digits
     calls: list[CallSpec]  # the engine functions of its jsonb and array calls
     decoders: OutputDecoders
 
@@ -496,6 +509,9 @@ def run(plan: ClientPlan, fetch: Fetch, params: Params) -> list[tuple[Any, ...]]
             con.execute("SET TimeZone = $zone", {"zone": session_zone()})
         if plan.needs_datestyle:
             con.execute(f"SET VARIABLE {DATESTYLE} = $s", {"s": session_datestyle()})
+        if plan.needs_float_digits:
+            digits = session_float_digits()
+            con.execute(f"SET VARIABLE {FLOAT_DIGITS} = $d::INTEGER", {"d": digits})
         found: dict[str, list[Any]] = {}
         token = SEMI_VALUES.set(found)
         try:

@@ -17,7 +17,7 @@ from psycopg import errors as pg_errors
 from sqlglot import exp
 
 from ..errors import CollationUnavailable, UnsupportedQuery
-from ..values import datetime_output, far_datetime
+from ..values import datetime_output, far_datetime, text_output
 from ..values.collation import CaseMapping, Collation, collation_key
 from ..values.datetime_input import date2j, j2date
 from ..values.encodings import Infinite, single_of
@@ -188,6 +188,8 @@ def _engine() -> duckdb.DuckDBPyConnection:
     con.create_function("pg_shift", pg_shift, [BIGINT, BIGINT, INTEGER, BOOLEAN], BIGINT)
     con.create_function("pg_date_text", _date_text, [DATE, VARCHAR], VARCHAR)
     con.create_function("pg_float8_text", _float8_text, [VARCHAR], VARCHAR)
+    con.create_function("pg_float8_out", text_output.float8_text, [DOUBLE, INTEGER], VARCHAR)
+    con.create_function("pg_float4_out", text_output.float4_text, [DOUBLE, INTEGER], VARCHAR)
     scalar_udfs.register(con)
     con.create_function("pg_date_in", text_casts.date_in, [VARCHAR, VARCHAR], VARCHAR)
     con.create_function("pg_timestamp_in", text_casts.timestamp_in, [VARCHAR, VARCHAR], VARCHAR)

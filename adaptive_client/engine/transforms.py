@@ -47,6 +47,7 @@ from .kinds import (
     char_length,
     choice_values,
     construct_name,
+    derived_item,
     duck_cast,
     has_declared_scale,
     int_typed,
@@ -73,7 +74,16 @@ from .ordered_sets import percentile
 from .regexes import regexp_replace, similar_to
 from .runtime import refusal as _refuse
 from .set_operations import set_operation
-from .sums import VARIANCES, avg_parts, exact_quotient, float_avg, sum_typed, variance_elsewhere
+from .sums import (
+    REALS,
+    VARIANCES,
+    avg_parts,
+    exact_quotient,
+    float_avg,
+    real_valued,
+    sum_typed,
+    variance_elsewhere,
+)
 from .time_zones import at_time_zone
 
 # functions sqlglot leaves unparsed, with DuckDB's equivalent (checked against PostgreSQL)
@@ -83,8 +93,10 @@ ENGINE_FUNCTIONS = {
 }
 
 
-# the engine variable holding the session's DateStyle while a statement runs
+# the engine variables holding the session's DateStyle and extra_float_digits while a
+# statement runs
 DATESTYLE = "pg_datestyle"
+FLOAT_DIGITS = "pg_extra_float_digits"
 
 
 def _float8(node: exp.Expression) -> bool:
@@ -195,7 +207,7 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
         p, s = (int(e.name) for e in to.expressions)
         if not 0 <= s <= p <= 38:
             raise _refuse("cast to numeric without a precision of at most 38", node)
-        digits = 6 if pg_type_name(node.this) == "real" else 15
+        digits = 6 if _is_real(node.this, node) else 15
         args = [exp.Literal.number(n) for n in (digits, p, s)]
         value = udf("pg_float_numeric", duck_cast(node.this, "DOUBLE"), *args)
         return duck_cast(value, f"DECIMAL({p},{s})")
@@ -206,8 +218,8 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
         T.BIGINT: ("int", "decimal", "float"),
         T.SMALLINT: ("int", "decimal", "float"),
         T.DECIMAL: ("int", "decimal"),
-        T.TEXT: ("text", "int", "date"),
-        T.VARCHAR: ("text", "int", "date"),
+        T.TEXT: ("text", "int", "date", "float"),
+        T.VARCHAR: ("text", "int", "date", "float"),
         # (a timestamptz's date and local time are those in the session's time zone:
         # the engine computes in it)
         T.DATE: ("date", "timestamp", "timestamptz"),
@@ -239,12 +251,36 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
         source = udf("pg_date_text", node.this, udf("getvariable", exp.Literal.string(DATESTYLE)))
         if n is None:
             return source
+    if src == "float" and to.this in (T.TEXT, T.VARCHAR):
+        # float8out / float4out, under the session's extra_float_digits (residual.run)
+        out = "pg_float4_out" if _is_real(node.this, node) else "pg_float8_out"
+        digits = udf("getvariable", exp.Literal.string(FLOAT_DIGITS))
+        source = udf(out, duck_cast(node.this, "DOUBLE"), digits)
+        if n is None:
+            return source
     if n is not None:
         # an explicit cast to varchar(n) keeps the first n characters (DuckDB's
         # VARCHAR has no length); code points, as PostgreSQL counts them
         unsized = duck_cast(source, "VARCHAR")
         return udf("pg_substr3", unsized, exp.Literal.number(1), exp.Literal.number(n))
     return node
+
+
+def _is_real(value: exp.Expression, node: exp.Expression) -> bool:
+    """Whether a float ``value`` is a real, not a double precision (sqlglot types both
+    double): a real column, read directly or through a derived table, or a cast to real;
+    another expression over a real column is refused, its type not known here."""
+    bare = value
+    while isinstance(bare, exp.Paren | exp.Neg | exp.Abs):
+        bare = bare.this
+    item = derived_item(bare) if isinstance(bare, exp.Column) else None
+    if item is not None:
+        return _is_real(item.unalias(), node)
+    if pg_type_name(value) == "real" or real_valued(value, REALS.get()):
+        return True
+    if any((c.table, c.name) in REALS.get() for c in value.find_all(exp.Column)):
+        raise _refuse("a float expression over a real column, printed or made numeric", node)
+    return False
 
 
 def _printed_alike(value: exp.Expression, to: exp.DataType) -> bool:
@@ -462,9 +498,13 @@ def _function_call(node: exp.Anonymous) -> exp.Expression:
 
 
 def _concat(node: exp.Concat) -> exp.Expression:
-    for arg in node.expressions:
-        if kind_of(arg) not in ("text", "int") and not isinstance(arg, exp.Null):
-            raise _refuse("concat() of other than text or integers", node)
+    """concat() and concat_ws(): each value printed by its type's output function, NULLs
+    skipped (by DuckDB's too)."""
+    args = [
+        arg if kind_of(arg) in ("text", "int") or isinstance(arg, exp.Null) else _output_text(arg)
+        for arg in node.expressions
+    ]
+    node.set("expressions", args)
     return node
 
 
@@ -554,12 +594,29 @@ def _text_concatenation(node: exp.DPipe) -> exp.Expression:
             # ('%%' || %s || '%%': a LIKE pattern built around a value)
             node.set(key, duck_cast(node.args[key], "VARCHAR"))
             kinds = ["text", "text"]
-    if "text" not in kinds or any(k not in ("text", "int") for k in kinds):
-        raise _refuse("|| of other than text and integers", node)
+    if "text" not in kinds:
+        raise _refuse("|| of other than text", node)
     for key, kind in zip(("this", "expression"), kinds, strict=True):
-        if kind == "int":  # text || 5 is text || '5' (integers print alike in both)
-            node.set(key, duck_cast(node.args[key], "VARCHAR"))
+        if kind != "text":  # text || x is text || x::text (PostgreSQL's anytextcat)
+            node.set(key, _cast_to_text(node.args[key]))
     return node
+
+
+def _cast_to_text(value: exp.Expression) -> exp.Expression:
+    """``value::text``, as the engine must compute it (refused where it cannot)."""
+    return _check_cast(exp.Cast(this=value, to=exp.DataType.build("TEXT")))
+
+
+def _output_text(value: exp.Expression) -> exp.Expression:
+    """A value as its type's output function prints it (what concat() joins): its text
+    cast's, but a boolean's ``t`` / ``f`` where the cast gives ``true`` / ``false``."""
+    if kind_of(value) == "bool":
+        letters = [
+            exp.If(this=value, true=exp.Literal.string("t")),
+            exp.If(this=exp.Not(this=value), true=exp.Literal.string("f")),
+        ]
+        return exp.Case(ifs=letters)  # (NULL: none, and concat() skips it)
+    return _cast_to_text(value)
 
 
 def _literal(node: exp.Literal) -> exp.Expression:

@@ -84,6 +84,21 @@ def current() -> OutputSettings:
 _DEFAULT = OutputSettings()
 
 
+def session_float_digits() -> int:
+    """``extra_float_digits`` of the session running the current statement: inside
+    ``using``, the settings held; else read from the server (one query: the setting is
+    not reported, and SET, set_config() or a role's default may have changed it);
+    PostgreSQL's default where no statement runs."""
+    held = _USING.get()
+    if held is not None:
+        return held.extra_float_digits
+    conn = connection()
+    if conn is None:
+        return _DEFAULT.extra_float_digits
+    row = conn.execute("SELECT current_setting('extra_float_digits')::integer").fetchone()
+    return int(row[0])
+
+
 def _reported(datestyle: str, intervalstyle: str) -> OutputSettings:
     if datestyle == _DEFAULT.datestyle and intervalstyle == _DEFAULT.intervalstyle:
         return _DEFAULT

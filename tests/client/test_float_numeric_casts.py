@@ -2,7 +2,8 @@
 judged against PostgreSQL on an ICU and a libc collation: the float's 15 (a real's 6)
 significant digits rounded half away from zero to the scale -- ``2.675`` is ``2.68``
 though its double is below it -- and 22003 where the integer part does not fit or the
-float is infinite (refused before).  NaN, and a precision above 38, are refused."""
+float is infinite (refused before); a real column's six digits also read through a
+derived table.  NaN, and a precision above 38, are refused."""
 
 from __future__ import annotations
 
@@ -16,8 +17,13 @@ DDL = [
 ]
 
 SCRIPT = [
-    "SELECT k, price::numeric(10,2), r::numeric(10,2), (price * qty)::numeric(12,3),"
-    " price::numeric(5,0) FROM o WHERE k <> 6 ORDER BY k",
+    "SELECT k, price::numeric(10,2), r::numeric(10,2), (price * qty)::numeric(12,3)"
+    " FROM o WHERE k <> 6 ORDER BY k",
+    "SELECT k, price::numeric(5,0) FROM o WHERE k < 6 ORDER BY k",
+    # a real's six digits, read directly or through a derived table (123457.00)
+    "SELECT k, r::numeric(10,2), x::numeric(10,1) FROM o, LATERAL (SELECT r AS x) l"
+    " WHERE k = 8",
+    "SELECT k, x::numeric(10,2) FROM (SELECT k, r AS x FROM o) s WHERE k = 8",
     "SELECT k, CAST(price AS decimal(8,4)) FROM o WHERE k <> 6 ORDER BY k",
     "SELECT k FROM o WHERE price::numeric(10,1) = 2.7 ORDER BY k",
     "SELECT k, price::numeric(10,2) FROM o WHERE k = 6",  # 22003
