@@ -87,7 +87,8 @@ _ALLOWED: tuple[type[exp.Expression], ...] = (
 
 
 _EXTRACT_FIELDS = {"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND", "EPOCH", "QUARTER", "DOW",
-                   "DOY", "ISODOW"}  # fmt: skip
+                   "DOY", "ISODOW", "WEEK", "ISOYEAR", "DECADE", "CENTURY", "MILLENNIUM",
+                   "MILLISECONDS", "MICROSECONDS"}  # fmt: skip
 
 
 _TRUNC_UNITS = {"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND"}

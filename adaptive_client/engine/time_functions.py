@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from decimal import Decimal
 
 from psycopg import errors as pg_errors
 from sqlglot import exp
@@ -47,9 +48,23 @@ def age(node: exp.Anonymous) -> exp.Expression:
     return exp.Anonymous(this="age", expressions=typed)
 
 
+# the fields counted in microseconds: the engine's function giving them, the scale of
+# PostgreSQL's numeric (its unit's digits after the point)
+_MICRO_FIELDS = {
+    "EPOCH": ("epoch_us", 6),
+    "SECOND": ("microsecond", 6),  # (DuckDB's: the minute's microseconds)
+    "MILLISECONDS": ("microsecond", 3),
+    "MICROSECONDS": ("microsecond", 0),
+}
+
+# the fields a date has not
+_TIME_FIELDS = ("HOUR", "MINUTE", "SECOND", "MILLISECONDS", "MICROSECONDS")
+
+
 def _micro_field(field: str, node: exp.Extract) -> exp.Expression:
-    """extract(epoch | second ...): PostgreSQL's numeric, exact to the microsecond (scale
-    6; an epoch of a date: scale 0), or date_part()'s double precision of it."""
+    """extract(epoch | second | milliseconds | microseconds ...): PostgreSQL's numeric,
+    exact to the microsecond (an epoch of a date: scale 0), or date_part()'s double
+    precision of it."""
     value = node.expression
     if kind_of(value) == "date":  # (epoch only: a second of a date is refused before)
         seconds = exp.IntDiv(
@@ -58,17 +73,21 @@ def _micro_field(field: str, node: exp.Extract) -> exp.Expression:
         )
         micros: exp.Expression | None = None
     else:
-        micros = udf("epoch_us" if field == "EPOCH" else "microsecond", value)
+        micros = udf(_MICRO_FIELDS[field][0], value)
+    scale = _MICRO_FIELDS[field][1]
     if node.meta.get("pg_function") == "date_part":
         if micros is None:
             return duck_cast(seconds, "DOUBLE")
-        return exp.Div(this=duck_cast(micros, "DOUBLE"), expression=exp.Literal.number("1e6"))
+        unit = exp.Literal.number(f"1e{scale}")
+        return exp.Div(this=duck_cast(micros, "DOUBLE"), expression=unit)
     if micros is None:
         return duck_cast(seconds, "DECIMAL(38,0)")
-    return exp.Mul(
-        this=duck_cast(micros, "DECIMAL(38,0)"),
-        expression=duck_cast(exp.Literal.number("0.000001"), "DECIMAL(7,6)"),
+    if scale == 0:
+        return duck_cast(micros, "DECIMAL(38,0)")
+    unit = duck_cast(
+        exp.Literal.number(f"{Decimal(1).scaleb(-scale):f}"), f"DECIMAL({scale + 1},{scale})"
     )
+    return exp.Mul(this=duck_cast(micros, "DECIMAL(38,0)"), expression=unit)
 
 
 def to_char(node: exp.Anonymous) -> exp.Expression:
@@ -105,21 +124,46 @@ def interval_literal(node: exp.Interval) -> exp.Expression:
     return duck_cast(exp.Literal.string(f"{node.this.name} {node.unit.name}"), "INTERVAL")
 
 
+# the fields that count years, whose BC years the engine numbers astronomically (1 BC is
+# its year 0) and PostgreSQL does not (-1: there is no year 0)
+_BC_YEARS = {"YEAR": "year", "ISOYEAR": "isoyear", "DECADE": "year"}
+
+
+def _bc_years(field: str, value: exp.Expression) -> exp.Expression:
+    """PostgreSQL's year, ISO year or decade (timestamp_part's arithmetic) from the
+    engine's astronomical year ``y``: a year ``y`` above 0, else ``y - 1``; a decade
+    ``y / 10`` from 0 on, else ``-((8 - (y - 1)) / 10)``, in integer division."""
+    year = exp.Anonymous(
+        this="date_part", expressions=[exp.Literal.string(_BC_YEARS[field]), value]
+    )
+    sql = (
+        "CASE WHEN y >= 0 THEN y // 10 ELSE -((8 - (y - 1)) // 10) END"
+        if field == "DECADE"
+        else "CASE WHEN y > 0 THEN y ELSE y - 1 END"
+    )
+    return exp.maybe_parse(sql, dialect="duckdb").transform(
+        lambda n: year.copy() if isinstance(n, exp.Column) and n.name == "y" else n
+    )
+
+
 def extract(node: exp.Extract) -> exp.Expression:
     field = node.this.name.upper()
     # (a timestamptz's fields are those of its time in the session's zone: the engine
     # computes in that zone)
     if kind_of(node.expression) not in ("date", "timestamp", "timestamptz"):
         raise _refuse("extract of other than a date or timestamp", node)
-    if field in ("HOUR", "MINUTE", "SECOND") and kind_of(node.expression) == "date":
+    if field in _TIME_FIELDS and kind_of(node.expression) == "date":
         raise pg_errors.FeatureNotSupported(  # as PostgreSQL raises it
             f'unit "{field.lower()}" not supported for type date'
         )
-    if field in ("EPOCH", "SECOND"):
+    if field in _MICRO_FIELDS:
         return _micro_field(field, node)
-    part = exp.Anonymous(
-        this="date_part", expressions=[exp.Literal.string(field.lower()), node.expression]
-    )
+    if field in _BC_YEARS:
+        part = _bc_years(field, node.expression)
+    else:
+        part = exp.Anonymous(
+            this="date_part", expressions=[exp.Literal.string(field.lower()), node.expression]
+        )
     if node.meta.get("pg_function") == "date_part":
         return duck_cast(part, "DOUBLE")
     return duck_cast(part, "DECIMAL(18,0)")
