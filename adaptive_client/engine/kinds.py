@@ -80,8 +80,12 @@ def _widest(sides: set[str]) -> str | None:
 
 def _operands_kind(node: exp.Binary) -> str | None:
     # sqlglot types a numeric constant (2.5) double, and arithmetic over it too; nullif
-    # has the = operator's common type (nullif(1, 2.2) is numeric)
-    return _widest({kind_of(node.this), kind_of(node.expression)})
+    # has the = operator's common type (nullif(1, 2.2) is numeric); date - date is an
+    # integer, the days between (sqlglot: a date)
+    sides = {kind_of(node.this), kind_of(node.expression)}
+    if isinstance(node, exp.Sub) and sides == {"date"}:
+        return "int"
+    return _widest(sides)
 
 
 def _division_kind(node: exp.Div) -> str | None:

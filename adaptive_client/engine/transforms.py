@@ -390,6 +390,10 @@ def _arithmetic(node: exp.Add | exp.Sub | exp.Mul) -> exp.Expression:
         and kinds <= {"timestamp", "timestamptz"}
     ):
         return time_functions.instants_apart(node)
+    if isinstance(node, exp.Sub) and kinds == {"date"}:
+        days = duck_cast(node, "INTEGER")  # (DuckDB's difference of dates is a bigint)
+        days.type = exp.DataType.build("INT")
+        return days
     if _float8(node):
         return udf(f"pg_float8_{_FLOAT8_OPERATORS[type(node)]}", *_doubles(node))
     return int_typed(node)

@@ -1,7 +1,8 @@
 """extract() and date_part() of the week, ISO year, decade, century, millennium,
 milliseconds and microseconds in the client engine, judged against PostgreSQL (refused
 before); and the years of BC dates, which the engine numbers astronomically (1 BC its
-year 0) and PostgreSQL does not (-1): extract(year) of 1 BC was 0, a wrong answer."""
+year 0) and PostgreSQL does not (-1): extract(year) of 1 BC was 0, a wrong answer.  A
+difference of dates is an integer (it was described as a bigint, and its sum refused)."""
 
 from __future__ import annotations
 
@@ -38,6 +39,10 @@ SCRIPT = [
     "SELECT extract(isoyear from d) AS y, count(*) FROM t GROUP BY 1 ORDER BY 1",
     "SELECT id FROM t WHERE extract(year from d) < 0 ORDER BY id",
     "SELECT id, extract(milliseconds from d) FROM t",  # 0A000, as PostgreSQL raises it
+    # date - date: an integer, summed and averaged as one (bigint, refused before)
+    "SELECT id, d - '2000-01-01'::date, (d - date '2000-01-01') * 2 FROM t ORDER BY id",
+    "SELECT sum(d - date '2000-01-01'), avg(d - date '2000-01-01'),"
+    " max(date '2000-01-01' - d) FROM t",
 ]
 
 
