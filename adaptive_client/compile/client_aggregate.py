@@ -19,6 +19,8 @@ from ..errors import UnsupportedQuery
 from ..values.array_encoding import as_list
 from ..values.collation import Collation
 from ..values.encodings import SUM
+from ..values.interval_encoding import AS_WRITTEN, PgInterval, interval_value
+from ..values.interval_math import interval_div, interval_sum
 from .compiler import Compiler, server_sql
 from .ordering import keyed, textual
 from .plan import ColumnValue, Compiled, Output, RowFn, open_rows, row_opening
@@ -128,11 +130,41 @@ def _distinct(values: list[Any]) -> list[Any]:
     return out if nan is None else [*out, nan]
 
 
+def _interval_aggregate(
+    kind: type, read: _ColumnReader, distinct: bool, rows: list[Sequence[Any]]
+) -> Any:
+    """sum / avg of an interval column as PostgreSQL computes them, on the fields it
+    stores (months, days, microseconds: a timedelta has counted a month 30 days and a
+    year 365, so '6 mons' + '6 mons' would not be '1 year')."""
+    token = AS_WRITTEN.set(True)
+    try:
+        values = [v for v in read(rows) if v is not None]
+    finally:
+        AS_WRITTEN.reset(token)
+    if any(not isinstance(v, PgInterval) for v in values):
+        raise UnsupportedQuery("sum or avg of an interval column without its exact fields")
+    if distinct:
+        # (equal spans of other fields -- '1 mon' and '30 days' -- are one value to
+        # PostgreSQL, and which of them it keeps depends on its sort)
+        by_span: dict[int, set[PgInterval]] = {}
+        for v in values:
+            by_span.setdefault(v.span, set()).add(v)
+        if any(len(kept) > 1 for kept in by_span.values()):
+            raise UnsupportedQuery("sum or avg of DISTINCT intervals written differently")
+        values = [next(iter(kept)) for kept in by_span.values()]
+    if not values:
+        return None
+    total = interval_sum(values)
+    return interval_value(total if kind is exp.Sum else interval_div(total, float(len(values))))
+
+
 def _reduce(
     kind: type, read: _ColumnReader | None, distinct: bool, col: Any, rows: list[Sequence[Any]]
 ) -> Any:
     if read is None:  # COUNT(*)
         return len(rows)
+    if kind in (exp.Sum, exp.Avg) and col is not None and col.type.name == "interval":
+        return _interval_aggregate(kind, read, distinct, rows)
     values = [v for v in read(rows) if v is not None]
     if distinct:
         values = _distinct(values)

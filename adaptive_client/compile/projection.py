@@ -60,7 +60,7 @@ _SUMMABLE = frozenset(
 # bigint and numeric, the float's own for floats (PostgreSQL's sum aggregates)
 _SUM_OIDS = {
     "smallint": 20, "integer": 20, "bigint": 1700, "real": 700, "double precision": 701,
-    "money": 790,
+    "money": 790, "interval": 1186,
 }  # fmt: skip
 
 
@@ -91,7 +91,7 @@ def aggregate_oid(kind: type, column: ColumnMeta | None) -> int:
     if kind is exp.Sum:
         return _SUM_OIDS.get(name, 1700)
     if kind is exp.Avg:
-        return 701 if name in ("real", "double precision") else 1700
+        return 701 if name in ("real", "double precision") else 1186 if name == "interval" else 1700
     if column is None:
         return 25
     # min, max: the column's own type, or the one whose aggregate PostgreSQL resolves to

@@ -56,6 +56,7 @@ from sqlglot.expressions.datatypes import DType
 from sqlglot.optimizer.annotate_types import annotate_types
 
 from ..catalog.metadata import Catalog
+from ..engine import session_settings
 from ..engine.engine_sql import (
     STRING_READERS,
     engine_sql,
@@ -83,9 +84,8 @@ from ..engine.set_functions import arrows_as_written, from_functions
 from ..engine.sums import VALUES_ONLY
 from ..engine.text_order import KEY_FUNCTION, ExplicitCollations, text_order
 from ..engine.time_zones import mark_zone_parameters, zone_named
-from ..engine.transforms import DATESTYLE, FLOAT_DIGITS
 from ..errors import CollationUnavailable, UnsupportedQuery
-from ..values.clock import clock_parameters, session_zone
+from ..values.clock import clock_parameters
 from ..values.collation import (
     COLLATION_NAMED,
     DATABASE_CASE_MAPPING,
@@ -93,10 +93,9 @@ from ..values.collation import (
     CaseMapping,
     Collation,
 )
-from ..values.encodings import TEXT_TYPES, Encoding, session_datestyle
+from ..values.encodings import TEXT_TYPES, Encoding
 from ..values.far_datetime import POSTGRES_EPOCH_JDATE, US_PER_DAY, PgDate, PgTimestamp
 from ..values.jsonb_paths import PARAMETER_INDEX
-from ..values.text_output import session_float_digits
 from .aggregate import Pushdown, compiles_exactly, plan_pushdowns
 from .aggregate import apply as apply_pushdown
 from .allowed import (
@@ -135,11 +134,6 @@ from .split import compile_relation, drop_applied, plan_relations, rewrite_to_re
 
 # the engine's tables: (name, [(column, engine type)]) per relation
 Tables = list[tuple[str, list[tuple[str, str]]]]
-
-# the engine's functions that read the session's DateStyle (SET VARIABLE before running)
-_DATESTYLE_FUNCTIONS = ("PG_DATE_TEXT(", "PG_DATE_IN(", "PG_TIMESTAMP_IN(")
-# ... and its extra_float_digits (which the server does not report: read when needed)
-_FLOAT_DIGITS_FUNCTIONS = ("PG_FLOAT8_OUT(", "PG_FLOAT4_OUT(")
 
 
 @dataclass
@@ -182,13 +176,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
     semi_sql = {semi.name: semi_select(semi, builders) for rel in relations for semi in rel.semis}
     mark_zone_parameters(tree)
     sql, avgs, scales, numerics = to_duckdb(tree, builders, bound.reals)
-    needs_datestyle = any(f in sql.upper() for f in _DATESTYLE_FUNCTIONS)
-    needs_float_digits = any(f in sql.upper() for f in _FLOAT_DIGITS_FUNCTIONS)
-    needs_zone = (
-        "TIMESTAMPTZ" in sql
-        or "TIME ZONE" in sql
-        or any(duck == "TIMESTAMPTZ" for _, cols in tables for _, duck in cols)
-    )
+    settings = session_settings.needed(sql, [duck for _, cols in tables for _, duck in cols])
     described = _result_types(tree, sql, tables, keys, case_mapping, bound.calls, by_key)
     oids = []
     held_outputs: dict[int, str] = {}
@@ -212,7 +200,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
 
     plan = Compiled(kind="select", returns_rows=True, statement_type="SELECT")
     # (the session's zone is read with the clock)
-    plan.uses_clock = needs_zone or bound.ages_today
+    plan.uses_clock = settings.zone or bound.ages_today
     plan.outputs = [
         # (a stored column's modifier where the output is that column, of its type)
         Output(n, _no_row_fn, oid, stored_typmod(stored.get(i), oid))
@@ -227,9 +215,7 @@ def compile_residual(catalog: Catalog, stmt: exp.Expression, reason: str = "") -
         params=builders,
         semi_sql=semi_sql,
         sql=sql,
-        needs_zone=needs_zone,
-        needs_datestyle=needs_datestyle,
-        needs_float_digits=needs_float_digits,
+        settings=settings,
         calls=bound.calls,
         decoders=OutputDecoders(
             width=width,
@@ -482,9 +468,7 @@ class ClientPlan:
     params: dict[str, ParamBuilder]
     semi_sql: dict[str, tuple[str, list[str]]]  # per semi-join: its query, its parameters
     sql: str
-    needs_zone: bool  # timestamptz (now(), date_trunc of a date): the session's zone
-    needs_datestyle: bool  # a date printed as text, or read from it: the session's DateStyle
-    needs_float_digits: bool  # a float printed as text: the session's extra_float_digits
+    settings: session_settings.SettingsNeeded  # the session's, set on the engine
     calls: list[CallSpec]  # the engine functions of its jsonb and array calls
     decoders: OutputDecoders
 
@@ -505,13 +489,7 @@ def run(plan: ClientPlan, fetch: Fetch, params: Params) -> list[tuple[Any, ...]]
     try:
         values = {k: b(params) for k, b in plan.params.items()}
         infinite = False
-        if plan.needs_zone:
-            con.execute("SET TimeZone = $zone", {"zone": session_zone()})
-        if plan.needs_datestyle:
-            con.execute(f"SET VARIABLE {DATESTYLE} = $s", {"s": session_datestyle()})
-        if plan.needs_float_digits:
-            digits = session_float_digits()
-            con.execute(f"SET VARIABLE {FLOAT_DIGITS} = $d::INTEGER", {"d": digits})
+        session_settings.apply(con, plan.settings)
         found: dict[str, list[Any]] = {}
         token = SEMI_VALUES.set(found)
         try:

@@ -78,8 +78,8 @@ def _micro_field(field: str, node: exp.Extract) -> exp.Expression:
     if node.meta.get("pg_function") == "date_part":
         if micros is None:
             return duck_cast(seconds, "DOUBLE")
-        unit = exp.Literal.number(f"1e{scale}")
-        return exp.Div(this=duck_cast(micros, "DOUBLE"), expression=unit)
+        per_unit = exp.Literal.number(f"1e{scale}")
+        return exp.Div(this=duck_cast(micros, "DOUBLE"), expression=per_unit)
     if micros is None:
         return duck_cast(seconds, "DECIMAL(38,0)")
     if scale == 0:

@@ -58,6 +58,7 @@ from .kinds import (
     pg_type_name,
     scale_of,
     udf,
+    unparen,
     varchar_length,
 )
 from .math_operators import (
@@ -73,6 +74,7 @@ from .numeric_keys import keyed_cast, keyed_comparison
 from .ordered_sets import percentile
 from .regexes import regexp_replace, similar_to
 from .runtime import refusal as _refuse
+from .session_settings import DATESTYLE, FLOAT_DIGITS
 from .set_operations import set_operation
 from .sums import (
     REALS,
@@ -91,12 +93,6 @@ ENGINE_FUNCTIONS = {
     "octet_length": "strlen",  # bytes of the UTF-8 text (the database's encoding)
     "to_char": "pg_to_char",  # of a date or timestamp, its format's patterns (to_char.py)
 }
-
-
-# the engine variables holding the session's DateStyle and extra_float_digits while a
-# statement runs
-DATESTYLE = "pg_datestyle"
-FLOAT_DIGITS = "pg_extra_float_digits"
 
 
 def _float8(node: exp.Expression) -> bool:
@@ -254,8 +250,8 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
     if src == "float" and to.this in (T.TEXT, T.VARCHAR):
         # float8out / float4out, under the session's extra_float_digits (residual.run)
         out = "pg_float4_out" if _is_real(node.this, node) else "pg_float8_out"
-        digits = udf("getvariable", exp.Literal.string(FLOAT_DIGITS))
-        source = udf(out, duck_cast(node.this, "DOUBLE"), digits)
+        setting = udf("getvariable", exp.Literal.string(FLOAT_DIGITS))
+        source = udf(out, duck_cast(node.this, "DOUBLE"), setting)
         if n is None:
             return source
     if n is not None:
@@ -270,12 +266,14 @@ def _is_real(value: exp.Expression, node: exp.Expression) -> bool:
     """Whether a float ``value`` is a real, not a double precision (sqlglot types both
     double): a real column, read directly or through a derived table, or a cast to real;
     another expression over a real column is refused, its type not known here."""
-    bare = value
-    while isinstance(bare, exp.Paren | exp.Neg | exp.Abs):
-        bare = bare.this
+    bare = unparen(value)
+    while isinstance(bare, exp.Neg | exp.Abs):
+        bare = unparen(bare.this)
     item = derived_item(bare) if isinstance(bare, exp.Column) else None
     if item is not None:
-        return _is_real(item.unalias(), node)
+        inner = item.unalias()
+        assert isinstance(inner, exp.Expression)
+        return _is_real(inner, node)
     if pg_type_name(value) == "real" or real_valued(value, REALS.get()):
         return True
     if any((c.table, c.name) in REALS.get() for c in value.find_all(exp.Column)):

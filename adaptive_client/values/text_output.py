@@ -96,6 +96,7 @@ def session_float_digits() -> int:
     if conn is None:
         return _DEFAULT.extra_float_digits
     row = conn.execute("SELECT current_setting('extra_float_digits')::integer").fetchone()
+    assert row is not None
     return int(row[0])
 
 
