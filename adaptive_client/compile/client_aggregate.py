@@ -166,7 +166,7 @@ def _reduce(
     if kind in (exp.Sum, exp.Avg) and col is not None and col.type.name == "interval":
         return _interval_aggregate(kind, read, distinct, rows)
     values = [v for v in read(rows) if v is not None]
-    if distinct:
+    if distinct and kind not in (exp.Min, exp.Max):  # (the same extremes either way)
         values = _distinct(values)
     if kind is exp.Count:
         return len(values)

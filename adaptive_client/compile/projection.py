@@ -25,6 +25,7 @@ from ..engine.numeric import NUMBER_OIDS, int_range, pg_arith, pg_avg, pg_negate
 from ..errors import UnsupportedQuery
 from ..values.clock import OIDS as CLOCK_OIDS
 from ..values.clock import clock_kind, clock_name
+from .aggregate_types import NO_EXTREMES
 from .compiler import Compiler
 from .constants import cast_target, concat_text
 from .plan import CURRENT_PARAMS, AsheSum, ColumnValue, RowFn, StoredValue
@@ -65,7 +66,6 @@ _SUM_OIDS = {
 
 
 # the column types PostgreSQL has no min() and max() for
-_NO_EXTREMES = frozenset({"bit", "varbit", "macaddr", "macaddr8", "json", "jsonb"})
 
 
 def refuse_aggregate(kind: type, column: ColumnMeta) -> None:
@@ -75,7 +75,7 @@ def refuse_aggregate(kind: type, column: ColumnMeta) -> None:
     missing = (
         name not in _SUMMABLE or (kind is exp.Avg and name == "money")
         if kind in (exp.Sum, exp.Avg)
-        else kind in (exp.Min, exp.Max) and name in _NO_EXTREMES
+        else kind in (exp.Min, exp.Max) and name in NO_EXTREMES
     )
     if missing:
         raise pg_errors.UndefinedFunction(
@@ -233,6 +233,8 @@ def value_expr(
         return (lambda row: _apply(op, lf(row), rf(row), loid, roid)), name, oid
     if isinstance(node, exp.Neg):
         f, _, oid = value_expr(c, scope, node.this, select, grouped)
+        if oid not in NUMBER_OIDS and oid != _INTERVAL:
+            _refuse_negation(node, oid)
         return (lambda row: pg_negate(f(row), oid)), "?column?", oid
     if isinstance(node, exp.Coalesce) and c.assigning:
         # SET x = coalesce(x, %s) + 1: the first non-NULL value, stored as the column's
@@ -416,6 +418,24 @@ _INEXACT_QUOTIENT_OIDS = frozenset(_OIDS[t] for t in ("numeric", "real", "double
 _COMPOSITE_OIDS = frozenset({3802} | {t.array_oid for t in postgres.types if t.array_oid})
 
 
+_INTERVAL = 1186
+
+# the column types without arithmetic operators: text, char, varchar, boolean, uuid, bytea
+_NO_ARITHMETIC_OIDS = frozenset({25, 1042, 1043, 16, 2950, 17})
+
+
+def _refuse_negation(node: exp.Neg, oid: int) -> None:
+    """``-x`` of other than a number or an interval: PostgreSQL's 42883 where ``x`` is
+    a column (its type known), else split execution's to answer."""
+    operand = node.this
+    while isinstance(operand, exp.Paren):
+        operand = operand.this
+    known = postgres.types.get(oid)
+    if isinstance(operand, exp.Column) and known is not None and oid != 790:
+        raise pg_errors.UndefinedFunction(f"operator does not exist: - {known.name}")
+    raise unsupported(node, "- of other than a number in the select list")
+
+
 def _check_client_arithmetic(node: exp.Expression, loid: int, roid: int) -> None:
     """Arithmetic in the select list computed per row on the client: what the column
     types already show it cannot compute (date arithmetic, a quotient of numerics, whose
@@ -427,6 +447,17 @@ def _check_client_arithmetic(node: exp.Expression, loid: int, roid: int) -> None
     22012 and 22003)."""
     if {loid, roid} & _COMPOSITE_OIDS:  # (jsonb - key, ...: the client engine's)
         raise unsupported(node, "an operator of jsonb or arrays in the select list")
+    for side, oid in ((node.this, loid), (node.expression, roid)):
+        while isinstance(side, exp.Paren):
+            side = side.this
+        if isinstance(side, exp.Column) and oid in _NO_ARITHMETIC_OIDS:
+            # (a text column is not read as a number, as a string constant would be)
+            left, right = (postgres.types.get(o) for o in (loid, roid))
+            shown = [t.name if t is not None else "unknown" for t in (left, right)]
+            symbol = _ARITH[type(node)]
+            raise pg_errors.UndefinedFunction(
+                f"operator does not exist: {shown[0]} {symbol} {shown[1]}"
+            )
     floats = {loid, roid} & _FLOAT_OIDS
     if isinstance(node, exp.Div) and floats == {_FLOAT8} and {loid, roid} <= NUMBER_OIDS:
         return  # (a real's value is read as its shortest decimal, not its float4 bits)

@@ -30,8 +30,8 @@ from ..catalog import domains, views
 from ..catalog.metadata import Catalog
 from ..errors import UnsupportedQuery
 from . import design_wants, field_onions
+from .aggregate_types import check_aggregate_types
 from .as_if_built import as_if_built, without_pending
-from .boolean_aggregates import check_boolean_aggregates
 from .client_aggregate import client_aggregable, compile_client_aggregate
 from .column_aliases import with_column_aliases
 from .compiler import Compiler
@@ -68,7 +68,7 @@ def compile_statement(
             stmt = with_values_as_selects(with_plain_strings(stmt))
             stmt = with_named_order_items(with_column_aliases(catalog, stmt))
             stmt = with_derived_names(stmt)
-            check_boolean_aggregates(catalog, stmt)
+            check_aggregate_types(catalog, stmt)
             stmt = with_natural_joins(catalog, views.expand(catalog, stmt))
             stmt = with_flat_joins(stmt)
             stmt = with_dependent_keys(catalog, stmt)

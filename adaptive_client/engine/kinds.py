@@ -198,6 +198,10 @@ def char_length(node: exp.Expression) -> int | None:
             None if isinstance(b, exp.Literal) else char_length(b) for b in choice_values(node)
         }
         return lengths.pop() if len(lengths) == 1 else None
+    if isinstance(node, exp.Min | exp.Max) and isinstance(node.this, exp.Expression):
+        return char_length(node.this)  # (one of the values: printed padded, as stored)
+    if isinstance(node, exp.Anonymous) and node.name.lower() in ("arg_min", "arg_max"):
+        return char_length(node.expressions[0])  # (a min/max by its collation key)
     if isinstance(node, exp.Column):
         # a derived table's (or CTE's) column is char(n) when its select item is: a
         # choice between char(n) and varchar there is text (sqlglot types it char(n))

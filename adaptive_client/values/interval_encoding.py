@@ -338,6 +338,7 @@ class TimetzEncoding(RoundedEncoding):
     """timetz(p): see the module."""
 
     ope_bits = 55  # _UTC_SPAN * _ZONES < 2**55
+    keyed_order = True  # (a PgTimetz has no Python order: ordered by order_key)
 
     def _checked(self, value: Any, precision: int) -> Any:
         if value is None:

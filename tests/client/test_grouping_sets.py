@@ -2,7 +2,7 @@
 SETS, ROLLUP, CUBE and grouping() in the client engine (compile/allowed.py; refused
 before); string_agg/array_agg of DISTINCT values without ORDER BY, which PostgreSQL
 sorts (compile/distinct_aggregates.py; refused before); min/max/sum/avg of booleans,
-42883 in PostgreSQL (compile/boolean_aggregates.py; answered before); percentile_disc
+42883 in PostgreSQL (compile/aggregate_types.py; answered before); percentile_disc
 and percentile_cont computed as PostgreSQL computes them (engine/ordered_sets.py) and
 bit_and/bit_or/bit_xor of integers (refused before)."""
 

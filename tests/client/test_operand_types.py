@@ -1,0 +1,103 @@
+"""Aggregates and operators over columns of every kind of type, judged against
+PostgreSQL: each statement gives what PostgreSQL gives -- its rows and their types, or
+its error's SQLSTATE -- or a typed refusal (0A000); never a Python exception.  Before,
+``-x`` of a text, date, uuid, array ... column and min/max(DISTINCT) of an array raised
+TypeError, ``bool_and`` of an integer, ``string_agg`` of a number, ``min`` of a uuid or
+bytea and ``-`` of a boolean were answered where PostgreSQL has no such function
+(42883), ``text + 1`` was read as a number (22P02), and min/max of a char(n) grouped
+lost its padding (a wrong answer)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .pairs import Pair, outcome
+
+COLUMNS = {
+    "i2": ("smallint", ["1", "-3", "NULL", "32767"]),
+    "i8": ("bigint", ["1", "9000000000000000000", "NULL", "-5"]),
+    "nu": ("numeric", ["1.50", "-0.001", "NULL", "1e20"]),
+    "r": ("real", ["1.5", "0.1", "NULL", "-2"]),
+    "bo": ("boolean", ["true", "false", "NULL", "true"]),
+    "ch": ("char(3)", ["'a'", "'bc '", "NULL", "'xyz'"]),
+    "tm": ("time", ["'10:00'", "'23:59:59.5'", "NULL", "'00:00'"]),
+    "ttz": ("timetz", ["'10:00+02'", "'11:00+00'", "NULL", "'00:00-05'"]),
+    "iv": ("interval", ["'1 mon'", "'30 days'", "NULL", "'-1 hour'"]),
+    "uu": (
+        "uuid",
+        [
+            "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'",
+            "'00000000-0000-0000-0000-000000000000'",
+            "NULL",
+            "'ffffffff-ffff-ffff-ffff-ffffffffffff'",
+        ],
+    ),
+    "by": ("bytea", ["'\\x00ff'", "'\\x'", "NULL", "'abc'"]),
+    "js": ("jsonb", ["'{\"a\": 1}'", "'[1,2]'", "NULL", "'\"x\"'"]),
+    "ar": ("int[]", ["'{1,2}'", "'{}'", "NULL", "'{3,NULL}'"]),
+    "ip": ("inet", ["'10.0.0.1'", "'::1'", "NULL", "'192.168.0.0/16'"]),
+    "tx": ("text", ["'b'", "'A'", "NULL", "'a'"]),
+    "dt": ("date", ["'2020-01-01'", "'1999-12-31'", "NULL", "'2020-01-01'"]),
+    "ts": ("timestamp", ["'2020-01-01 10:00'", "'1999-12-31'", "NULL", "'2020-01-01 10:00:00.5'"]),
+}
+
+DDL = [
+    "CREATE TABLE t (id int PRIMARY KEY, g int, "
+    + ", ".join(f"{c} {t}" for c, (t, _) in COLUMNS.items())
+    + ")",
+    "INSERT INTO t VALUES "
+    + ", ".join(
+        f"({i + 1}, {i % 2}, " + ", ".join(values[i] for _, values in COLUMNS.values()) + ")"
+        for i in range(4)
+    ),
+]
+
+
+def _statements(c: str) -> list[str]:
+    out = []
+    for f in ("sum", "avg", "min", "max", "bool_and", "string_agg"):
+        arg = f"{c}, ','" if f == "string_agg" else c
+        out.append(f"SELECT {f}({arg}) FROM t")
+        out.append(f"SELECT g, {f}({arg}) FROM t GROUP BY g ORDER BY g")
+        out.append(f"SELECT {f}(DISTINCT {arg}) FROM t")
+    out.append(f"SELECT id, -{c} FROM t ORDER BY id")
+    out.append(f"SELECT id, {c} + 1 FROM t ORDER BY id")
+    return out
+
+
+# where the client refuses or differs, and why (a refusal where PostgreSQL answers is a
+# gap; these are known)
+GAPS = {
+    "SELECT sum(tm) FROM t": "time's implicit cast to interval",
+    "SELECT g, sum(tm) FROM t GROUP BY g ORDER BY g": "time's implicit cast to interval",
+    "SELECT sum(DISTINCT tm) FROM t": "time's implicit cast to interval",
+    "SELECT avg(tm) FROM t": "time's implicit cast to interval",
+    "SELECT g, avg(tm) FROM t GROUP BY g ORDER BY g": "time's implicit cast to interval",
+    "SELECT avg(DISTINCT tm) FROM t": "time's implicit cast to interval",
+    "SELECT id, -tm FROM t ORDER BY id": "time's implicit cast to interval",
+    "SELECT id, ip + 1 FROM t ORDER BY id": "inet arithmetic",
+}
+
+
+def _judged(conn: Any, sql: str) -> tuple[Any, ...]:
+    try:
+        return outcome(conn, sql, describe=lambda d: d.type_code)
+    except Exception as exc:  # (anything but a database error: the client's defect)
+        return ("python error", type(exc).__name__, str(exc))
+
+
+@pytest.mark.parametrize("column", sorted(COLUMNS))
+def test_as_postgresql_or_refused(collated_pair: Pair, column: str) -> None:
+    """Every statement over the column as PostgreSQL answers it or refused (0A000); the
+    known gaps differ still (a gap closed leaves the list)."""
+    plain, enc = collated_pair
+    differing = {}
+    for sql in _statements(column):
+        want, got = _judged(plain, sql), _judged(enc, sql)
+        if got != want and got != ("error", "0A000"):
+            differing[sql] = (want, got)
+    known = {sql for sql in _statements(column) if sql in GAPS}
+    assert {sql: d for sql, d in differing.items() if sql not in known} == {}
+    assert set(differing) == known
