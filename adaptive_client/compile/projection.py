@@ -431,7 +431,9 @@ def _refuse_negation(node: exp.Neg, oid: int) -> None:
     while isinstance(operand, exp.Paren):
         operand = operand.this
     known = postgres.types.get(oid)
-    if isinstance(operand, exp.Column) and known is not None and oid != 790:
+    # (money: its own operator; time: PostgreSQL negates it as an interval, an implicit
+    # cast the client does not make)
+    if isinstance(operand, exp.Column) and known is not None and oid not in (790, 1083):
         raise pg_errors.UndefinedFunction(f"operator does not exist: - {known.name}")
     raise unsupported(node, "- of other than a number in the select list")
 

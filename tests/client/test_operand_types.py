@@ -76,7 +76,6 @@ GAPS = {
     "SELECT avg(tm) FROM t": "time's implicit cast to interval",
     "SELECT g, avg(tm) FROM t GROUP BY g ORDER BY g": "time's implicit cast to interval",
     "SELECT avg(DISTINCT tm) FROM t": "time's implicit cast to interval",
-    "SELECT id, -tm FROM t ORDER BY id": "time's implicit cast to interval",
     "SELECT id, ip + 1 FROM t ORDER BY id": "inet arithmetic",
 }
 
