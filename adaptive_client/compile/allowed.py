@@ -295,6 +295,12 @@ def _case_condition(node: exp.If) -> list[tuple[str, exp.Expression]]:
     return []  # (CASE x WHEN 1: compared values)
 
 
+def _truth_test(node: exp.Is) -> str:
+    """``IS [NOT] TRUE | FALSE``, as PostgreSQL's error names it."""
+    negated = " NOT" if isinstance(node.parent, exp.Not) else ""
+    return f"IS{negated} {'TRUE' if node.expression.this else 'FALSE'}"
+
+
 def _join_condition(node: exp.Join) -> list[tuple[str, exp.Expression]]:
     on = node.args.get("on")
     return [] if on is None else [("JOIN/ON", on)]
@@ -309,6 +315,9 @@ _CONDITIONS: dict[type[exp.Expression], Callable[[Any], list[tuple[str, exp.Expr
     exp.Join: _join_condition,
     exp.If: _case_condition,
     exp.Not: lambda node: [("NOT", node.this)],
+    exp.Is: lambda node: (
+        [(_truth_test(node), node.this)] if isinstance(node.expression, exp.Boolean) else []
+    ),
     exp.And: lambda node: [("AND", node.this), ("AND", node.expression)],
     exp.Or: lambda node: [("OR", node.this), ("OR", node.expression)],
 }

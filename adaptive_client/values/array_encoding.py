@@ -38,6 +38,7 @@ from psycopg import errors as pg_errors
 from ..errors import EncodingError, InvalidTextInput, NumericOutOfRange, StringTooLong
 from . import far_datetime, handout
 from .collation import Collation
+from .encoding_base import type_error
 from .encodings import (
     COMPOSITE_ENCODINGS,
     COMPOSITE_TEXT,
@@ -629,7 +630,7 @@ class ArrayEncoding(Encoding):
         if isinstance(value, list):
             dims, flat = _list_shape(value)
             return _build([convert(x) for x in flat], dims, [1] * len(dims))
-        raise EncodingError(f"{self.sql_type.sql()} does not take a {type(value).__name__}")
+        raise type_error(self.sql_type, value)  # (42804 assigned, 42883 compared)
 
     # -- Eq and Exact ----------------------------------------------------------------------
     def _bytes(self, v: list[Any], encode: Callable[[Any], bytes]) -> bytes:

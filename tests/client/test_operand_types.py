@@ -5,7 +5,8 @@ its error's SQLSTATE -- or a typed refusal (0A000); never a Python exception.  B
 TypeError, ``bool_and`` of an integer, ``string_agg`` of a number, ``min`` of a uuid or
 bytea and ``-`` of a boolean were answered where PostgreSQL has no such function
 (42883), ``text + 1`` was read as a number (22P02), and min/max of a char(n) grouped
-lost its padding (a wrong answer)."""
+lost its padding (a wrong answer); ``i IS TRUE`` of an integer was answered (42804), and
+an array compared with a number raised an error without a SQLSTATE (42883)."""
 
 from __future__ import annotations
 
@@ -64,6 +65,8 @@ def _statements(c: str) -> list[str]:
         out.append(f"SELECT {f}(DISTINCT {arg}) FROM t")
     out.append(f"SELECT id, -{c} FROM t ORDER BY id")
     out.append(f"SELECT id, {c} + 1 FROM t ORDER BY id")
+    for condition in (f"{c} IS TRUE", f"{c} IS NOT FALSE", f"{c} = 1", f"{c} IN (1, 2)"):
+        out.append(f"SELECT id FROM t WHERE {condition} ORDER BY id")
     return out
 
 
