@@ -18,6 +18,7 @@ from ..catalog.metadata import Catalog
 from ..engine.function_types import undefined_function
 from ..engine.kinds import (
     by_type,
+    choice_values,
     construct_name,
     has_months,
     interval_compared,
@@ -344,6 +345,46 @@ def check_boolean_arguments(tree: exp.Expression) -> None:
             raise pg_errors.DatatypeMismatch(
                 f"argument of {place} must be type boolean, not type {name}"
             )
+
+
+# the type categories PostgreSQL resolves a choice's branches within (an implicit cast
+# joins two types of one category; none joins two categories)
+_CATEGORIES = {
+    **dict.fromkeys(
+        ("smallint", "integer", "bigint", "numeric", "real", "double precision"), "number"
+    ),
+    "boolean": "boolean",
+    "text": "string",
+    **dict.fromkeys(
+        ("date", "timestamp without time zone", "timestamp with time zone"), "datetime"
+    ),
+}
+
+_CHOICES: dict[type[exp.Expression], str] = {
+    exp.Coalesce: "COALESCE",
+    exp.Case: "CASE",
+    exp.Greatest: "GREATEST",
+    exp.Least: "LEAST",
+}
+
+
+def check_choice_types(tree: exp.Expression) -> None:
+    """PostgreSQL's rule that a COALESCE, CASE, GREATEST or LEAST chooses between values
+    of one type category (DuckDB casts a boolean to a number and answers):
+    ``coalesce(flag, 1)`` is 42804, raised before anything is fetched."""
+    for node in tree.find_all(*_CHOICES):
+        seen: tuple[str, str] | None = None
+        for value in choice_values(node):
+            name = pg_type_name(value)
+            category = _CATEGORIES.get(name or "")
+            if name is None or category is None:
+                continue
+            if seen is None:
+                seen = (name, category)
+            elif category != seen[1]:
+                raise pg_errors.DatatypeMismatch(
+                    f"{_CHOICES[type(node)]} types {seen[0]} and {name} cannot be matched"
+                )
 
 
 def check_distinct_order(tree: exp.Expression) -> None:

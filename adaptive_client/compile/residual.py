@@ -102,6 +102,7 @@ from .allowed import (
     check_allowed,
     check_boolean_arguments,
     check_chained_using,
+    check_choice_types,
     check_distinct_order,
     check_full_joins,
     check_order_names,
@@ -290,6 +291,7 @@ def _bound(catalog: Catalog, stmt: exp.Expression) -> _Bound:
         if duck == "FLOAT"
     )
     check_boolean_arguments(tree)
+    check_choice_types(tree)
     check_real_arithmetic(tree, reals)
     check_distinct_order(tree)
     check_full_joins(tree)

@@ -370,6 +370,13 @@ def _column_width(node: exp.Column) -> int | None:
     return TYPE_WIDTH.get(node.type.this) if node.type is not None else None
 
 
+def _choice_width(node: exp.Expression) -> int | None:
+    # a CASE / COALESCE / GREATEST / LEAST of integers: the widest branch's type (a
+    # constant's integer: least(smallint_col, 0) is an integer)
+    widths = [int_width(v) for v in choice_values(node)]
+    return None if not widths or None in widths else max(w for w in widths if w is not None)
+
+
 # the width of an integer-valued node, by its type (:func:`by_type`)
 _INT_WIDTHS: dict[type[exp.Expression], Callable[[Any], int | None]] = {
     exp.Literal: _literal_width,
@@ -382,6 +389,7 @@ _INT_WIDTHS: dict[type[exp.Expression], Callable[[Any], int | None]] = {
     **dict.fromkeys(_BIGINT_VALUED, lambda node: 8),
     **dict.fromkeys(_INTEGER_VALUED, lambda node: 4),
     exp.Column: _column_width,
+    **dict.fromkeys((exp.Case, exp.Coalesce, exp.Greatest, exp.Least), _choice_width),
 }
 
 

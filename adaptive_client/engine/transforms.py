@@ -458,6 +458,11 @@ def _array_agg(node: exp.ArrayAgg) -> exp.Expression:
 
 def _choice(node: exp.Expression) -> exp.Expression:
     _check_uniform_scale(node)
+    width = int_width(node) if kind_of(node) == "int" else None
+    if width is not None:  # (DuckDB types least(smallint_col, 0) a smallint)
+        typed = duck_cast(node, INT_DUCK_WIDTH[width])
+        typed.type = exp.DataType.build(INT_DUCK_WIDTH[width])
+        return typed
     return node
 
 

@@ -103,3 +103,21 @@ def test_as_postgresql_or_refused(collated_pair: Pair, column: str) -> None:
     known = {sql for sql in _statements(column) if sql in GAPS}
     assert {sql: d for sql, d in differing.items() if sql not in known} == {}
     assert set(differing) == known
+
+
+CHOICES = [
+    "SELECT id FROM t WHERE coalesce(bo, 1) = 1 ORDER BY id",  # 42804 (answered before)
+    "SELECT id, coalesce(tx, 1) FROM t ORDER BY id",  # 42804
+    "SELECT id, CASE WHEN i2 > 0 THEN bo ELSE 0 END FROM t ORDER BY id",  # 42804
+    "SELECT id, greatest(i2, tx) FROM t ORDER BY id",  # 42804
+    "SELECT id, coalesce(i2, i8), least(i2, 0) FROM t ORDER BY id",
+    "SELECT id, coalesce(dt, ts), coalesce(tx, 'x') FROM t ORDER BY id",
+]
+
+
+def test_choices_between_type_categories(collated_pair: Pair) -> None:
+    """A COALESCE, CASE, GREATEST or LEAST between a boolean, a number, a string or a
+    date of different categories is PostgreSQL's 42804 (the client engine cast and
+    answered)."""
+    plain, enc = collated_pair
+    assert [(s, _judged(enc, s)) for s in CHOICES] == [(s, _judged(plain, s)) for s in CHOICES]
