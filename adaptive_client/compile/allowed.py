@@ -23,6 +23,7 @@ from ..engine.kinds import (
     has_months,
     interval_compared,
     is_clock_param,
+    is_constant_int,
     is_interval,
     is_star,
     kind_of,
@@ -58,7 +59,7 @@ _ALLOWED: tuple[type[exp.Expression], ...] = (
     exp.Left, exp.Right, exp.Replace, exp.Pad, exp.SplitPart, exp.Concat, exp.MD5,
     exp.Repeat, exp.Trim, exp.StartsWith, exp.Translate, exp.Ascii,
     # initcap, chr and overlay as PostgreSQL computes them (engine/scalar_functions.py)
-    exp.Initcap, exp.Chr, exp.Overlay,
+    exp.Initcap, exp.Chr, exp.Overlay, exp.Hex, exp.Encode,
     # regexp_replace of a pattern both engines match alike (engine/regexes.py)
     exp.RegexpReplace, exp.SimilarTo,
     # aggregates and window functions with PostgreSQL's semantics in DuckDB
@@ -182,9 +183,9 @@ def _check_within_group(node: exp.WithinGroup) -> None:
 
 def _check_split_part(node: exp.SplitPart) -> None:
     index = node.args.get("part_index")
-    if not (isinstance(index, exp.Literal) and str(index.this).isdigit()):
-        raise _refuse("split_part with other than a positive constant index", node)
-    if int(str(index.this)) == 0:  # (PostgreSQL's check, whatever the rows)
+    if index is None or not is_constant_int(index):
+        raise _refuse("split_part with other than a constant index", node)
+    if index.sql() in ("0", "-0"):  # (PostgreSQL's check, whatever the rows)
         raise pg_errors.InvalidParameterValue("field position must not be zero")
 
 

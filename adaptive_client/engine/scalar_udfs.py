@@ -1,11 +1,13 @@
 """The client engine's functions for scalar functions PostgreSQL has and DuckDB computes
 otherwise or not at all, each as PostgreSQL's source computes it, errors included
-(``quote_literal``, ``chr``, ``overlay``, ``gcd``, ``lcm``, a float's cast to
-``numeric(p, s)``, and ``mode()`` over a group's sorted values).  :func:`register` adds them
+(``quote_literal``, ``chr``, ``overlay``, ``gcd``, ``lcm``, ``to_hex``, ``split_part``,
+``encode``, ``min_scale``, a float's cast to ``numeric(p, s)``, and ``mode()`` over a
+group's sorted values).  :func:`register` adds them
 to an engine; engine/scalar_functions.py rewrites the calls to them."""
 
 from __future__ import annotations
 
+import base64
 import math
 from decimal import ROUND_HALF_UP, Context, Decimal
 from typing import Any
@@ -109,10 +111,57 @@ def float_numeric(value: float, digits: int, precision: int, scale: int) -> str:
     return format(rounded, "f")
 
 
+def to_hex(value: int, wide: bool) -> str:
+    """to_hex(integer | bigint): the two's complement of a negative value, in 32 or 64
+    bits (varlena.c)."""
+    return format(value % (2**64 if wide else 2**32), "x")
+
+
+def split_part(s: str, delimiter: str, n: int) -> str:
+    """split_part(text, text, int), a negative n counting from the end (PostgreSQL 14):
+    an empty delimiter leaves the whole string its one field; a field past the end is
+    empty."""
+    fields = s.split(delimiter) if delimiter else [s]
+    index = n - 1 if n > 0 else len(fields) + n
+    return fields[index] if 0 <= index < len(fields) else ""
+
+
+_BASE64_LINE = 76  # PostgreSQL's base64 encode breaks its output into lines of 76
+
+
+def encode(data: bytes, fmt: str) -> str:
+    """encode(bytea, 'hex' | 'base64' | 'escape') as PostgreSQL's encode.c writes it:
+    base64 in lines of 76 characters; escape with a zero byte and every byte from 0x80
+    in octal (``\\ooo``) and a backslash doubled."""
+    if fmt == "hex":
+        return data.hex()
+    if fmt == "base64":
+        text = base64.b64encode(data).decode()
+        return "\n".join(text[i : i + _BASE64_LINE] for i in range(0, len(text), _BASE64_LINE))
+    if fmt == "escape":
+        out = []
+        for b in data:
+            if b == 0 or b >= 0x80:
+                out.append(f"\\{b:03o}")
+            elif b == 0x5C:
+                out.append("\\\\")
+            else:
+                out.append(chr(b))
+        return "".join(out)
+    raise pg_errors.InvalidParameterValue(f'unrecognized encoding: "{fmt}"')
+
+
+def min_scale(text: str) -> int:
+    """min_scale(numeric) of the value's text: the digits after the point it needs."""
+    _, _, fraction = text.partition(".")
+    return len(fraction.rstrip("0"))
+
+
 def register(con: duckdb.DuckDBPyConnection) -> None:
     """Add the functions to ``con`` (``pg_quote_literal``, ``pg_chr``, ``pg_overlay3``,
-    ``pg_overlay4``, ``pg_gcd``, ``pg_lcm``)."""
-    from duckdb.sqltypes import BIGINT, BOOLEAN, DOUBLE, INTEGER, VARCHAR
+    ``pg_overlay4``, ``pg_gcd``, ``pg_lcm``, ``pg_to_hex``, ``pg_split_part``,
+    ``pg_encode``, ``pg_min_scale`` ...)."""
+    from duckdb.sqltypes import BIGINT, BLOB, BOOLEAN, DOUBLE, INTEGER, VARCHAR
 
     functions: list[tuple[str, Any, list[Any], Any]] = [
         ("pg_quote_literal", quote_literal, [VARCHAR], VARCHAR),
@@ -123,6 +172,10 @@ def register(con: duckdb.DuckDBPyConnection) -> None:
         ("pg_gcd", gcd, [BIGINT, BIGINT, BOOLEAN], BIGINT),
         ("pg_float_numeric", float_numeric, [DOUBLE, INTEGER, INTEGER, INTEGER], VARCHAR),
         ("pg_lcm", lcm, [BIGINT, BIGINT, BOOLEAN], BIGINT),
+        ("pg_to_hex", to_hex, [BIGINT, BOOLEAN], VARCHAR),
+        ("pg_split_part", split_part, [VARCHAR, VARCHAR, BIGINT], VARCHAR),
+        ("pg_encode", encode, [BLOB, VARCHAR], VARCHAR),
+        ("pg_min_scale", min_scale, [VARCHAR], INTEGER),
     ]  # fmt: skip
     for duck in MODE_TYPES.values():
         element = duckdb.sqltype(duck)
@@ -134,11 +187,15 @@ def register(con: duckdb.DuckDBPyConnection) -> None:
 __all__ = [
     "MODE_TYPES",
     "chr_",
+    "encode",
     "float_numeric",
     "gcd",
     "lcm",
+    "min_scale",
     "mode",
     "overlay",
     "quote_literal",
     "register",
+    "split_part",
+    "to_hex",
 ]

@@ -645,7 +645,7 @@ def _text_measure(node: exp.Length | exp.StrPosition) -> exp.Expression:
 
 
 # text functions DuckDB computes as PostgreSQL does, of text only
-_TEXT_FUNCTIONS = (exp.Left, exp.Right, exp.Pad, exp.Replace, exp.SplitPart, exp.Repeat,
+_TEXT_FUNCTIONS = (exp.Left, exp.Right, exp.Pad, exp.Replace, exp.Repeat,
                    exp.Trim, exp.StartsWith, exp.MD5, exp.Translate, exp.Ascii)  # fmt: skip
 
 # The rewrite of each node type, found by the node's class or its nearest base class
@@ -688,6 +688,9 @@ TRANSFORMS: dict[type[exp.Expression], Callable[[Any], exp.Expression]] = {
     exp.SimilarTo: similar_to,
     exp.Chr: scalar_functions.chr_call,
     exp.Overlay: scalar_functions.overlay,
+    exp.Hex: scalar_functions.to_hex,
+    exp.SplitPart: scalar_functions.split_part,
+    exp.Encode: scalar_functions.encode,
     exp.Lower: _case_mapped,
     exp.Upper: _case_mapped,
     exp.RegexpLike: _regex_match,

@@ -1,18 +1,23 @@
 """Scalar functions the client engine now computes as PostgreSQL does (refused before),
 judged against PostgreSQL on an ICU and a libc collation: ``initcap`` (ICU's titlecasing,
 libc's character by character), ``chr``, ``overlay``, ``quote_literal``, ``gcd``,
-``lcm``, ``num_nulls`` and ``num_nonnulls``, with their errors' classes."""
+``lcm``, ``num_nulls``, ``num_nonnulls``, ``to_hex``, ``quote_nullable``, ``encode`` of
+a bytea, ``scale`` and ``min_scale``, and ``split_part`` counting from the end, with their
+errors' classes."""
 
 from __future__ import annotations
 
 from .pairs import Pair, outcome, script_differences
 
 DDL = [
-    "CREATE TABLE g (k int PRIMARY KEY, n int, b bigint, m smallint, s text, c char(6))",
+    "CREATE TABLE g (k int PRIMARY KEY, n int, b bigint, m smallint, s text, c char(6),"
+    " d numeric(8,3), y bytea)",
     "INSERT INTO g VALUES"
-    " (1, 12, 9000000000, 4, 'hello wORLD o''neil foo-bar ǆemal ßtraße 1st x2y', 'ab cd'),"
-    " (2, -2147483648, -9223372036854775808, -6, 'Foo\\bar it''s', NULL),"
-    " (3, NULL, 0, NULL, NULL, 'x'), (4, 0, 6, 9, 'ÉCOLE élève', 'q')",
+    " (1, 12, 9000000000, 4, 'hello wORLD o''neil foo-bar ǆemal ßtraße 1st x2y', 'ab cd',"
+    " 12.340, '\\x00ff415c0a'),"
+    " (2, -2147483648, -9223372036854775808, -6, 'Foo\\bar it''s', NULL, -0.5, ''),"
+    " (3, NULL, 0, NULL, NULL, 'x', NULL, NULL), (4, 0, 6, 9, 'ÉCOLE élève', 'q', 0,"
+    " '\\x" + "4142434445464748494a4b4c4d4e4f505152535455565758595a" * 3 + "')",
 ]
 
 ANSWERED = [
@@ -27,6 +32,11 @@ ANSWERED = [
     " overlay(s placing 'Z' from 4 for -2), overlay(s placing 'Z' from 100) FROM g ORDER BY k",
     "SELECT initcap(s) AS t, count(*) FROM g GROUP BY initcap(s) ORDER BY t",
     "SELECT k FROM g WHERE initcap(s) LIKE 'Hello%' ORDER BY k",
+    "SELECT k, to_hex(n), to_hex(b), quote_nullable(s), quote_nullable(n) FROM g ORDER BY k",
+    "SELECT k, encode(y, 'hex'), encode(y, 'base64'), encode(y, 'Escape') FROM g ORDER BY k",
+    "SELECT k, scale(d), min_scale(d) FROM g ORDER BY k",
+    "SELECT k, split_part(s, ' ', -1), split_part(s, 'o', -2), split_part(s, '', -1),"
+    " split_part(s, ' ', -20), split_part(s, ' ', 2) FROM g ORDER BY k",
 ]
 
 ERRORS = [
@@ -45,6 +55,10 @@ ERRORS = [
     "SELECT overlay(n placing 'Z' from 1) FROM g",  # 42883
     "SELECT initcap(n) FROM g",  # 42883
     "SELECT num_nulls() FROM g",  # 42883
+    "SELECT to_hex(m) FROM g",  # 42725: not unique
+    "SELECT to_hex(s) FROM g",  # 42883
+    "SELECT encode(y, 'base32') FROM g",  # 22023
+    "SELECT split_part(s, ' ', 0) FROM g",  # 22023
 ]
 
 
