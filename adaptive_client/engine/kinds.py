@@ -337,8 +337,8 @@ _INT_ARITHMETIC = (
 # a shift's and a complement's type is their (left) operand's
 _INT_SHIFTS = (exp.BitwiseLeftShift, exp.BitwiseRightShift, exp.BitwiseNot)
 # integer-valued functions and aggregates whose type PostgreSQL fixes: bigint, integer
-_BIGINT_VALUED = (exp.Count, exp.RowNumber, exp.Rank, exp.DenseRank, exp.Ntile)
-_INTEGER_VALUED = (exp.Length, exp.StrPosition)
+_BIGINT_VALUED = (exp.Count, exp.RowNumber, exp.Rank, exp.DenseRank)
+_INTEGER_VALUED = (exp.Length, exp.StrPosition, exp.Ntile)
 
 
 def _literal_width(node: exp.Literal) -> int | None:

@@ -413,6 +413,10 @@ def _wrapped_aggregate(node: exp.Window | exp.Filter) -> exp.Expression:
         return sum_typed(node.this, node)
     if isinstance(node.this, exp.Avg):
         return exact_quotient(*avg_parts(node), node)
+    if isinstance(node.this, exp.Ntile):  # (an integer in PostgreSQL, DuckDB's a bigint)
+        typed = duck_cast(node, "INTEGER")
+        typed.type = exp.DataType.build("INT")
+        return typed
     return node
 
 

@@ -6,7 +6,8 @@ TypeError, ``bool_and`` of an integer, ``string_agg`` of a number, ``min`` of a 
 bytea and ``-`` of a boolean were answered where PostgreSQL has no such function
 (42883), ``text + 1`` was read as a number (22P02), and min/max of a char(n) grouped
 lost its padding (a wrong answer); ``i IS TRUE`` of an integer was answered (42804), and
-an array compared with a number raised an error without a SQLSTATE (42883)."""
+an array compared with a number raised an error without a SQLSTATE (42883); ntile() was
+described as a bigint (PostgreSQL's integer)."""
 
 from __future__ import annotations
 
@@ -65,6 +66,7 @@ def _statements(c: str) -> list[str]:
         out.append(f"SELECT {f}(DISTINCT {arg}) FROM t")
     out.append(f"SELECT id, -{c} FROM t ORDER BY id")
     out.append(f"SELECT id, {c} + 1 FROM t ORDER BY id")
+    out.append(f"SELECT ntile(2) OVER (ORDER BY {c} NULLS LAST, id), id FROM t ORDER BY id")
     for condition in (f"{c} IS TRUE", f"{c} IS NOT FALSE", f"{c} = 1", f"{c} IN (1, 2)"):
         out.append(f"SELECT id FROM t WHERE {condition} ORDER BY id")
     return out
