@@ -249,6 +249,9 @@ _COMPARED_WITH: dict[str, frozenset[str]] = {
     "interval": frozenset({"interval", "time"}),  # (a time casts to an interval)
     "uuid": frozenset({"uuid"}),
     "bytea": frozenset({"bytea"}),
+    "money": frozenset(),  # (money has operators with money alone)
+    "inet": frozenset(),
+    "cidr": frozenset(),
 }
 
 

@@ -42,6 +42,7 @@ from sqlglot import exp
 
 from ..catalog.metadata import ColumnMeta
 from ..catalog.usertypes import EnumType
+from ..errors import OperandTypeMismatch, ValueTypeMismatch
 from ..values.encodings import Encoding, encoding_for
 from .order_bytes import key_bytes
 from .runtime import refusal as _refuse
@@ -113,7 +114,10 @@ def comparand_reader(duck: str, encoding: Encoding) -> Callable[[Any], Any]:
     def read(v: Any) -> Any:
         if v is None:
             return None
-        value = encoding.comparand(v)
+        try:
+            value = encoding.comparand(v)
+        except ValueTypeMismatch as mismatch:  # (compared: no such operator, 42883)
+            raise OperandTypeMismatch(str(mismatch)) from None
         try:
             return {field: key_of(encoding, value)}
         except (TypeError, KeyError, AttributeError):

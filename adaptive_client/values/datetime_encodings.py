@@ -537,6 +537,11 @@ class TimeEncoding(RoundedEncoding):
     ope_bits = 40  # 86_400_000_000 < 2**37
     keyed_order = True  # (END_OF_DAY among times: ordered by to_ope)
 
+    def comparand(self, value: Any) -> Any:
+        if isinstance(value, dt.datetime | dt.timedelta):
+            raise type_error(self.sql_type, value)  # (compared: no operator, 42883)
+        return super().comparand(value)
+
     def _checked(self, value: Any, precision: int) -> Any:
         if value is None:
             return None
@@ -545,7 +550,13 @@ class TimeEncoding(RoundedEncoding):
                 value = value.replace(tzinfo=None)  # time takes the local time of day
             micros = self._of(value)
         elif isinstance(value, dt.datetime):
-            raise type_error(self.sql_type, value)
+            # assigned, a timestamp's time of day (a timestamptz's in the session's zone)
+            local = value.astimezone(time_zone()) if value.tzinfo is not None else value
+            micros = self._of(local.time())
+        elif isinstance(value, dt.timedelta):
+            # assigned, an interval's time field (interval_time: its days and months are
+            # not the time's), as psycopg sends it: the timedelta's seconds
+            micros = value.seconds * 1_000_000 + value.microseconds
         elif isinstance(value, str):
             micros = self._parse(value)
         elif value is far_datetime.END_OF_DAY:

@@ -11,6 +11,9 @@ described as a bigint (PostgreSQL's integer)."""
 
 from __future__ import annotations
 
+import datetime as dt
+import uuid
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -123,3 +126,35 @@ def test_choices_between_type_categories(collated_pair: Pair) -> None:
     answered)."""
     plain, enc = collated_pair
     assert [(s, _judged(enc, s)) for s in CHOICES] == [(s, _judged(plain, s)) for s in CHOICES]
+
+
+PARAMETERS = [
+    ("nu", True), ("nu", dt.date(2020, 1, 1)), ("nu", uuid.UUID(int=5)), ("ip", 1),
+    ("ip", Decimal("1.5")), ("uu", 1), ("dt", 1), ("tm", dt.datetime(2020, 1, 1)),
+    ("i8", b"x"), ("ts", dt.time(10)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("operator", ["=", ">"])
+def test_parameters_of_other_types(collated_pair: Pair, operator: str) -> None:
+    """A parameter of a type PostgreSQL has no operator for against the column's is its
+    42883 (with ``>`` the client engine's path raised 42804, the error of an assignment)."""
+    plain, enc = collated_pair
+    for column, value in PARAMETERS:
+        sql = f"SELECT id FROM t WHERE {column} {operator} %s ORDER BY id"
+        assert outcome(enc, sql, (value,)) == outcome(plain, sql, (value,)), (sql, value)
+
+
+def test_money_compared_with_numbers(
+    collated_pair: Pair,
+) -> None:
+    """money has operators with money alone: a number compared with it is 42883 (a
+    numeric was compared, an integer raised 42804)."""
+    plain, enc = collated_pair
+    for conn in collated_pair:
+        conn.execute("CREATE TABLE m (id int PRIMARY KEY, mo money)")
+        conn.execute("INSERT INTO m VALUES (1, '1.50'), (2, '-3')")
+    for value in (1, 2**40, 1.5, Decimal("1.50"), "1.50"):
+        for operator in ("=", ">"):
+            sql = f"SELECT id FROM m WHERE mo {operator} %s ORDER BY id"
+            assert outcome(enc, sql, (value,)) == outcome(plain, sql, (value,)), (sql, value)

@@ -54,6 +54,10 @@ TIMES = [
     "04:05:06.789", "04:05", "04:05 PM", "040506", "allballs", "1999-01-08 04:05:06",
     "04:05:06 PST", "2003-04-12 04:05:06 America/New_York", "25:00", "foo", "12:00 am",
     "23:59:59.999999", dt.time(13, 14, 15, 161718), "04:05:06.5",
+    # assigned, a timestamp's time of day (a timestamptz's in the session's zone) and an
+    # interval's time field (refused before)
+    dt.datetime(2020, 1, 1, 10, 30, 5, 123456), dt.datetime(2020, 6, 1, 23, 59, tzinfo=dt.UTC),
+    dt.timedelta(days=1, seconds=5), dt.timedelta(hours=-1), dt.timedelta(hours=30),
 ]  # fmt: skip
 
 
