@@ -12,6 +12,7 @@ from sqlglot.optimizer.scope import traverse_scope
 
 from ..catalog.metadata import Catalog, ColumnMeta
 from ..engine.kinds import by_type, char_length, is_star, leftmost
+from ..engine.set_operations import branch_selects
 from .relations import source_of
 
 _FUNC_NAMES: dict[type[exp.Expression], str] = {
@@ -115,18 +116,10 @@ def output_names(original: exp.Expression, qualified_tree: exp.Expression) -> li
     return [pg_name(e) or "?column?" for e in orig]
 
 
-def _leaves(node: exp.Expression) -> list[exp.Select]:
-    while isinstance(node, exp.Subquery):
-        node = node.this
-    if isinstance(node, exp.SetOperation):
-        return _leaves(node.this) + _leaves(node.expression)
-    return [node] if isinstance(node, exp.Select) else []
-
-
 def char_outputs(tree: exp.Expression, width: int) -> list[int | None]:
     """Per output column, n where it is char(n): in a set operation, only where every
     branch's column is char(n) (with a varchar or text branch PostgreSQL's is text)."""
-    branches = _leaves(tree) or [leftmost(tree)]
+    branches = branch_selects(tree) or [leftmost(tree)]
     out: list[int | None] = []
     for i in range(width):
         lengths = {
@@ -139,7 +132,7 @@ def char_outputs(tree: exp.Expression, width: int) -> list[int | None]:
 def varchar_casts(tree: exp.Expression, width: int) -> set[int]:
     """The output columns that are a cast to varchar (in every branch of a set
     operation): PostgreSQL describes them by varchar's OID."""
-    branches = _leaves(tree) or [leftmost(tree)]
+    branches = branch_selects(tree) or [leftmost(tree)]
     out = set()
     for i in range(width):
         items = [b.expressions[i] if i < len(b.expressions) else None for b in branches]

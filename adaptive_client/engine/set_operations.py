@@ -13,11 +13,12 @@ from .kinds import kind_of, scale_of
 from .runtime import refusal as _refuse
 
 
-def _branch_selects(node: exp.Expression) -> list[exp.Select]:
+def branch_selects(node: exp.Expression) -> list[exp.Select]:
+    """The SELECTs a set operation's rows come from, left to right (a SELECT: itself)."""
     while isinstance(node, exp.Subquery):
         node = node.this
     if isinstance(node, exp.SetOperation):
-        return _branch_selects(node.this) + _branch_selects(node.expression)
+        return branch_selects(node.this) + branch_selects(node.expression)
     return [node] if isinstance(node, exp.Select) else []
 
 
@@ -31,7 +32,7 @@ def _check_set_operation_scales(node: exp.SetOperation) -> None:
         if isinstance(parent, exp.Predicate):
             return
         parent = parent.parent
-    selects = _branch_selects(node)
+    selects = branch_selects(node)
     for column in zip(*(s.expressions for s in selects), strict=False):
         values = [e.unalias() for e in column if not isinstance(e.unalias(), exp.Null)]
         kinds = {kind_of(v) for v in values}
@@ -60,7 +61,7 @@ def _check_set_operation_types(node: exp.SetOperation) -> None:
     """A column whose branches are of different type categories (``SELECT text_col
     UNION SELECT bigint_col``): PostgreSQL's 42804, where DuckDB would cast one to the
     other.  An untyped constant or parameter takes the other branches' type there."""
-    for column in zip(*(s.expressions for s in _branch_selects(node)), strict=False):
+    for column in zip(*(s.expressions for s in branch_selects(node)), strict=False):
         typed = [
             v
             for v in (e.unalias() for e in column)
@@ -82,4 +83,4 @@ def set_operation(node: exp.SetOperation) -> exp.Expression:
     return node
 
 
-__all__ = ["set_operation"]
+__all__ = ["branch_selects", "set_operation"]
