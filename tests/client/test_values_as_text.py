@@ -8,6 +8,10 @@ column, whose type the client does not know, is still refused."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import psycopg
+
 from .pairs import Pair, outcome, script_differences
 
 DDL = [
@@ -56,3 +60,21 @@ def test_values_printed_as_in_postgresql(collated_pair: Pair) -> None:
 def test_a_float_expression_over_a_real_is_refused(collated_pair: Pair) -> None:
     _, enc = collated_pair
     assert outcome(enc, "SELECT (r * 2)::text FROM v") == ("error", "0A000")
+
+
+def test_what_the_server_sees(collated_pair: Pair, tmp_path: Path) -> None:
+    """docs/security.md: a statement printing a float on the client reads the session's
+    extra_float_digits once per execution, and no float's text reaches the server; one
+    that prints none does not read it."""
+    _, enc = collated_pair
+    trace = tmp_path / "protocol.trace"
+    with trace.open("w") as out:
+        enc.pg.pgconn.trace(out.fileno())
+        enc.pg.pgconn.set_trace_flags(psycopg.pq.Trace.SUPPRESS_TIMESTAMPS)
+        for _ in range(2):
+            assert enc.execute("SELECT f::text FROM v WHERE k = 6").fetchall() == [("-1.5e-07",)]
+        enc.execute("SELECT upper(s) FROM v WHERE k = 6").fetchall()
+        enc.pg.pgconn.untrace()
+    sent = "\n".join(line for line in trace.read_text().splitlines() if line.startswith("F"))
+    assert sent.count("current_setting('extra_float_digits')") == 2
+    assert "1.5e-07" not in sent and "e-07" not in trace.read_text()
