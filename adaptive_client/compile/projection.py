@@ -65,13 +65,13 @@ _SUM_OIDS = {
 }  # fmt: skip
 
 
-# the column types PostgreSQL has no min() and max() for
-
-
 def refuse_aggregate(kind: type, column: ColumnMeta) -> None:
     """PostgreSQL's 42883 where it has no such aggregate of the column's type: sum(text),
-    avg(date), avg(money), min(macaddr), max(bit)."""
+    avg(date), avg(money), min(macaddr), max(bit).  sum / avg of a time are PostgreSQL's
+    over the interval it casts the time to: refused."""
     name = column.type.name
+    if kind in (exp.Sum, exp.Avg) and name == "time":
+        raise UnsupportedQuery("sum or avg of a time (PostgreSQL's, of it cast to interval)")
     missing = (
         name not in _SUMMABLE or (kind is exp.Avg and name == "money")
         if kind in (exp.Sum, exp.Avg)
@@ -419,6 +419,19 @@ _COMPOSITE_OIDS = frozenset({3802} | {t.array_oid for t in postgres.types if t.a
 
 
 _INTERVAL = 1186
+_MONEY = 790
+
+# the names PostgreSQL's messages give the types (format_type), where psycopg's differ
+_TYPE_NAMES = {
+    16: "boolean", 21: "smallint", 23: "integer", 20: "bigint", 700: "real",
+    701: "double precision", 1043: "character varying", 1042: "character",
+}  # fmt: skip
+
+
+def _type_name(oid: int) -> str:
+    known = postgres.types.get(oid)
+    return _TYPE_NAMES.get(oid) or (known.name if known is not None else "unknown")
+
 
 # the column types without arithmetic operators: text, char, varchar, boolean, uuid, bytea
 _NO_ARITHMETIC_OIDS = frozenset({25, 1042, 1043, 16, 2950, 17})
@@ -434,7 +447,7 @@ def _refuse_negation(node: exp.Neg, oid: int) -> None:
     # (money: its own operator; time: PostgreSQL negates it as an interval, an implicit
     # cast the client does not make)
     if isinstance(operand, exp.Column) and known is not None and oid not in (790, 1083):
-        raise pg_errors.UndefinedFunction(f"operator does not exist: - {known.name}")
+        raise pg_errors.UndefinedFunction(f"operator does not exist: - {_type_name(oid)}")
     raise unsupported(node, "- of other than a number in the select list")
 
 
@@ -449,17 +462,19 @@ def _check_client_arithmetic(node: exp.Expression, loid: int, roid: int) -> None
     22012 and 22003)."""
     if {loid, roid} & _COMPOSITE_OIDS:  # (jsonb - key, ...: the client engine's)
         raise unsupported(node, "an operator of jsonb or arrays in the select list")
+    no_operator = pg_errors.UndefinedFunction(
+        f"operator does not exist: {_type_name(loid)} {_ARITH[type(node)]} {_type_name(roid)}"
+    )
+    if _MONEY in (loid, roid):
+        if {loid, roid} & NUMBER_OIDS and isinstance(node, exp.Add | exp.Sub):
+            raise no_operator  # (money adds to and subtracts from money alone)
+        raise unsupported(node, "money arithmetic in the select list")
     for side, oid in ((node.this, loid), (node.expression, roid)):
         while isinstance(side, exp.Paren):
             side = side.this
         if isinstance(side, exp.Column) and oid in _NO_ARITHMETIC_OIDS:
             # (a text column is not read as a number, as a string constant would be)
-            left, right = (postgres.types.get(o) for o in (loid, roid))
-            shown = [t.name if t is not None else "unknown" for t in (left, right)]
-            symbol = _ARITH[type(node)]
-            raise pg_errors.UndefinedFunction(
-                f"operator does not exist: {shown[0]} {symbol} {shown[1]}"
-            )
+            raise no_operator
     floats = {loid, roid} & _FLOAT_OIDS
     if isinstance(node, exp.Div) and floats == {_FLOAT8} and {loid, roid} <= NUMBER_OIDS:
         return  # (a real's value is read as its shortest decimal, not its float4 bits)
