@@ -50,6 +50,8 @@ def _integer_width(name: str, node: exp.Expression, args: list[exp.Expression]) 
 
 
 def initcap(node: exp.Initcap) -> exp.Expression:
+    if node.meta.get("collation") is not None:
+        raise _refuse("initcap under an explicit collation", node)
     return _typed(udf("pg_initcap", _text_argument(node, node.this)), _TEXT)
 
 

@@ -24,6 +24,9 @@ _RANGE_OPS = (exp.LT, exp.LTE, exp.GT, exp.GTE)
 
 _BYTEWISE_NAMES = ("c", "posix")
 
+# the functions that map case, by their argument's collation (transforms._case_mapped)
+_CASE_MAPPED = (exp.Lower, exp.Upper, exp.Initcap, exp.ILike)
+
 
 def _explicit(node: exp.Expression) -> exp.Collate | None:
     """The ``x COLLATE "name"`` an operand is, if it is one."""
@@ -237,6 +240,11 @@ def text_order(
             if key is not None:
                 key(node, function, item)
     for collate in list(tree.find_all(exp.Collate)):
+        user = collate.parent
+        while isinstance(user, exp.Paren):
+            user = user.parent
+        if isinstance(user, _CASE_MAPPED):  # (its case mapping is the collation's)
+            user.meta["collation"] = collate.expression.name
         collate.replace(collate.this)  # the order is in the key functions now
     return found
 

@@ -511,17 +511,51 @@ def _function_call(node: exp.Anonymous) -> exp.Expression:
 def _concat(node: exp.Concat) -> exp.Expression:
     """concat() and concat_ws(): each value printed by its type's output function, NULLs
     skipped (by DuckDB's too)."""
-    args = [
-        arg if kind_of(arg) in ("text", "int") or isinstance(arg, exp.Null) else _output_text(arg)
-        for arg in node.expressions
-    ]
+    args = [_concatenated(arg) for arg in node.expressions]
     node.set("expressions", args)
     return node
+
+
+def _concatenated(arg: exp.Expression) -> exp.Expression:
+    """A concat() argument as its type's output function prints it: a char(n) padded to n
+    (the engine holds it unpadded; ``||`` casts it to text, which drops the padding)."""
+    width = char_length(arg)
+    if width is not None:
+        padded = exp.Anonymous(
+            this="rpad", expressions=[arg, exp.Literal.number(width), exp.Literal.string(" ")]
+        )
+        padded.type = exp.DataType.build("VARCHAR")
+        return padded
+    if kind_of(arg) in ("text", "int") or isinstance(arg, exp.Null):
+        return arg
+    return _output_text(arg)
+
+
+_ASCII_CASES = ("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def explicit_case_collation(node: exp.Expression) -> str | None:
+    """The collation an argument's ``COLLATE`` gives a case-mapping node (marked by
+    text_order), None where it has the database's; another than C refused."""
+    collation = node.meta.get("collation")
+    if collation is not None and collation.lower() not in ("c", "posix"):
+        raise _refuse(f"case mapping under the collation {collation!r}", node)
+    return collation
 
 
 def _case_mapped(node: exp.Lower | exp.Upper) -> exp.Expression:
     if kind_of(node.this) != "text" and is_not_text(node.this):
         raise not_text_error(node, node.this)  # (a parameter's text is lowered as it is)
+    if explicit_case_collation(node) is not None:
+        # under C, PostgreSQL maps the ASCII letters alone
+        lower, upper = _ASCII_CASES
+        src, dst = (lower, upper) if isinstance(node, exp.Upper) else (upper, lower)
+        call = exp.Anonymous(
+            this="translate",
+            expressions=[node.this, exp.Literal.string(src), exp.Literal.string(dst)],
+        )
+        call.type = exp.DataType.build("VARCHAR")
+        return call
     return udf("pg_" + type(node).__name__.lower(), node.this)
 
 
@@ -565,6 +599,8 @@ def _like(node: exp.Like | exp.ILike) -> exp.Expression:
 
 
 def _ilike(node: exp.ILike) -> exp.Expression:
+    if explicit_case_collation(node) is not None:
+        raise _refuse("ILIKE under an explicit collation", node)
     _like(node)  # (the padding of char(n), as LIKE)
     return exp.Like(  # NOT ILIKE's negation kept (it is an argument, not a node)
         this=udf("pg_lower", node.this),
