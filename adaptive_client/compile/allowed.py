@@ -105,6 +105,8 @@ _CAST_TARGETS = {
     exp.DataType.Type.VARCHAR,
     exp.DataType.Type.DATE,
     exp.DataType.Type.TIMESTAMP,
+    exp.DataType.Type.TIMESTAMPTZ,
+    exp.DataType.Type.TIME,
     exp.DataType.Type.DOUBLE,
     exp.DataType.Type.BOOLEAN,
 }
