@@ -214,10 +214,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "expressions.tests.BasicExpressionsTests.test_slicing_of_f_expression_with_annotated_expression",
         "model_fields.test_uuid.TestQuerying.test_filter_with_expr",
     ),
-    "client gap: avg() and sum() of an interval column": (
-        "aggregation.tests.AggregateTestCase.test_avg_duration_field",
-        "aggregation.tests.AggregateTestCase.test_sum_duration_field",
-    ),
     ("functions run on the server, which holds only ciphertexts: CREATE FUNCTION is refused"): (
         "backends.test_utils.CursorWrapperTests.test_callproc_with_int_params",
         "backends.test_utils.CursorWrapperTests.test_callproc_without_params",
