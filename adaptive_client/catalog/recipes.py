@@ -20,7 +20,7 @@ from ..schemes import native
 from ..schemes.rnd import seal_each
 from ..stats import STATS
 from ..values.encoding_base import NATIVE_BYTES, compiled_form
-from ..values.interval_encoding import AS_WRITTEN
+from ..values.interval_encoding import intervals_as_written
 from ..values.session import time_zone
 from ..values.wire import SumValue, WordTokens
 from . import containment
@@ -366,11 +366,8 @@ def decrypt_stored_many(col: ColumnMeta, oc: OnionColumn, stored: list[Any]) -> 
     in its column's domain, and coercing it anew need not give it back (a float4 read
     as a float rounds again; a timestamp(2) rounded past the last instant PostgreSQL
     accepts as input is one it stores)."""
-    as_written = AS_WRITTEN.set(True)
-    try:
+    with intervals_as_written():
         return decrypt_many(col, oc, stored)
-    finally:
-        AS_WRITTEN.reset(as_written)
 
 
 def decrypt_many(col: ColumnMeta, oc: OnionColumn, stored: list[Any]) -> list[Any]:

@@ -19,7 +19,7 @@ from ..errors import UnsupportedQuery
 from ..values.array_encoding import as_list
 from ..values.collation import Collation
 from ..values.encodings import SUM
-from ..values.interval_encoding import AS_WRITTEN, PgInterval, interval_value
+from ..values.interval_encoding import PgInterval, interval_value, intervals_as_written
 from ..values.interval_math import interval_div, interval_sum
 from .compiler import Compiler, server_sql
 from .ordering import keyed, textual
@@ -136,11 +136,8 @@ def _interval_aggregate(
     """sum / avg of an interval column as PostgreSQL computes them, on the fields it
     stores (months, days, microseconds: a timedelta has counted a month 30 days and a
     year 365, so '6 mons' + '6 mons' would not be '1 year')."""
-    token = AS_WRITTEN.set(True)
-    try:
+    with intervals_as_written():
         values = [v for v in read(rows) if v is not None]
-    finally:
-        AS_WRITTEN.reset(token)
     if any(not isinstance(v, PgInterval) for v in values):
         raise UnsupportedQuery("sum or avg of an interval column without its exact fields")
     if distinct:

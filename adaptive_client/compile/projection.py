@@ -233,7 +233,9 @@ def value_expr(
         return (lambda row: _apply(op, lf(row), rf(row), loid, roid)), name, oid
     if isinstance(node, exp.Neg):
         f, _, oid = value_expr(c, scope, node.this, select, grouped)
-        if oid not in NUMBER_OIDS and oid != _INTERVAL:
+        if oid not in NUMBER_OIDS:
+            # (an interval's negation on its fields: the client engine's, as its other
+            # arithmetic -- a timedelta's would store '-1 mon' as '-30 days')
             _refuse_negation(node, oid)
         return (lambda row: pg_negate(f(row), oid)), "?column?", oid
     if isinstance(node, exp.Coalesce) and c.assigning:
@@ -418,7 +420,6 @@ _INEXACT_QUOTIENT_OIDS = frozenset(_OIDS[t] for t in ("numeric", "real", "double
 _COMPOSITE_OIDS = frozenset({3802} | {t.array_oid for t in postgres.types if t.array_oid})
 
 
-_INTERVAL = 1186
 _MONEY = 790
 
 # the names PostgreSQL's messages give the types (format_type), where psycopg's differ
@@ -446,7 +447,7 @@ def _refuse_negation(node: exp.Neg, oid: int) -> None:
     known = postgres.types.get(oid)
     # (money: its own operator; time: PostgreSQL negates it as an interval, an implicit
     # cast the client does not make)
-    if isinstance(operand, exp.Column) and known is not None and oid not in (790, 1083):
+    if isinstance(operand, exp.Column) and known is not None and oid not in (790, 1083, 1186):
         raise pg_errors.UndefinedFunction(f"operator does not exist: - {_type_name(oid)}")
     raise unsupported(node, "- of other than a number in the select list")
 

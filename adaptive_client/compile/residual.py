@@ -95,7 +95,9 @@ from ..values.collation import (
 )
 from ..values.encodings import TEXT_TYPES, Encoding
 from ..values.far_datetime import POSTGRES_EPOCH_JDATE, US_PER_DAY, PgDate, PgTimestamp
+from ..values.interval_encoding import intervals_as_written
 from ..values.jsonb_paths import PARAMETER_INDEX
+from ..values.session import time_zone
 from .aggregate import Pushdown, compiles_exactly, plan_pushdowns
 from .aggregate import apply as apply_pushdown
 from .allowed import (
@@ -484,7 +486,7 @@ def run(plan: ClientPlan, fetch: Fetch, params: Params) -> list[tuple[Any, ...]]
     late = plan.late
     refusals: list[CollationUnavailable] = []
     shown = Shown(plan.held)
-    context = CallContext(shown)
+    context = CallContext(shown, zone=time_zone())
     functions = engine_functions(plan.calls, context)
     con = engine(late.tables, plan.keys, refusals, plan.case_mapping, functions)
     kept: dict[tuple[int, int], list[Any]] = {}  # ciphertexts carried by reference
@@ -498,7 +500,10 @@ def run(plan: ClientPlan, fetch: Fetch, params: Params) -> list[tuple[Any, ...]]
             for i, (rel, (name, cols)) in enumerate(zip(plan.relations, late.tables, strict=True)):
                 for semi in rel.semis:
                     _semi_values(plan, con, semi, values, found, shown)
-                columns = late.by_reference(i, fetch(i), kept)
+                # (intervals read as their fields: the engine's arithmetic adds a month
+                # as a month; the cursor hands out psycopg's value, values/handout.py)
+                with intervals_as_written():
+                    columns = late.by_reference(i, fetch(i), kept)
                 for j, (_, duck) in enumerate(cols):
                     if duck in plan.held and columns:
                         columns[j] = shown.load(duck, columns[j])
@@ -553,14 +558,15 @@ def decode(
     reals, numerics, avgs = decoders.reals, decoders.numerics, decoders.quotients
     printed = decoders.printed
     if printed:
-        rows = [
-            tuple(
-                printed[i].from_exact_bytes(v) if i in printed and v is not None else v
-                for i, v in enumerate(r)
-            )
-            for r in rows
-        ]
-    if held:  # values held by their keys, as loaded
+        with intervals_as_written():  # (an interval as its fields: a write stores them)
+            rows = [
+                tuple(
+                    printed[i].from_exact_bytes(v) if i in printed and v is not None else v
+                    for i, v in enumerate(r)
+                )
+                for r in rows
+            ]
+    if held:  # values held by their keys, as loaded (an interval's fields: handout.py)
         rows = [
             tuple(shown.value(held[i], v) if i in held else v for i, v in enumerate(r))
             for r in rows

@@ -31,7 +31,7 @@ from ..syntax.names import show_names, shown
 from ..values import handout, text_output
 from ..values.array_encoding import array_text
 from ..values.encodings import pg_text
-from ..values.interval_encoding import AS_WRITTEN
+from ..values.interval_encoding import intervals_as_written
 from . import server_errors
 from .session_protocol import StatementCursor
 
@@ -492,11 +492,10 @@ def open_copy(cursor: StatementCursor, node: exp.Copy, params: Any) -> CopyIn | 
     # (the values as the client holds them: COPY prints json and intervals as PostgreSQL
     # does, which the application's loaded values cannot tell)
     cursor.internal_values = True
-    as_written = AS_WRITTEN.set(True)
     try:
-        cursor.execute(query, params)
+        with intervals_as_written():
+            cursor.execute(query, params)
     finally:
-        AS_WRITTEN.reset(as_written)
         cursor.internal_values = False
     desc = cursor.description or []
     rows = cursor.fetchall()

@@ -522,7 +522,8 @@ def _update_by_rows(
         # (the values as the client holds them: a jsonb value as written, 2.50 not the
         # 2.5 of psycopg's loaded float)
         reader.internal_values = True
-        reader.execute_plan(read, params)
+        # (with the server's clock where it reads it: now(), the session's zone)
+        _run_plan(reader, read, params, None)
         found.extend(_first_per_key(reader.result()[0], rows.keys))
         if from_read:
             returned.extend(row[width:] for row in found)

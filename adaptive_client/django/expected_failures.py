@@ -57,13 +57,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "model_fields.test_jsonfield.TestQuerying.test_key_iregex",
         "model_fields.test_jsonfield.TestQuerying.test_key_regex",
     ),
-    "client gap: date and interval arithmetic finished on the client": (
-        "annotations.tests.NonAggregateAnnotationTestCase.test_mixed_type_annotation_date_interval",
-        "expressions.tests.FTimeDeltaTests.test_datetime_and_duration_field_addition_with_annotate_and_no_output_field",
-        "expressions.tests.FTimeDeltaTests.test_datetime_subtraction_microseconds",
-        "expressions.tests.FTimeDeltaTests.test_delta_update",
-        "expressions.tests.FTimeDeltaTests.test_negative_timedelta_update",
-    ),
     (
         "foreign keys are checked at once (no DEFERRABLE constraint over ciphertexts): rows "
         "referring forward fail"
@@ -156,9 +149,7 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "expressions.tests.FTimeDeltaTests.test_date_subtraction",
     ),
     "client engine: comparing a interval value with another type": (
-        "expressions.tests.FTimeDeltaTests.test_datetime_and_durationfield_addition_with_filter",
         "expressions.tests.FTimeDeltaTests.test_datetime_subtraction",
-        "expressions.tests.FTimeDeltaTests.test_durationfield_add",
     ),
     "client gap: EXPLAIN of a statement with parameters": (
         "queries.test_explain.ExplainTests.test_basic",
@@ -166,8 +157,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "queries.test_explain.ExplainTests.test_postgres_options",
     ),
     "client gap: interval and time arithmetic finished on the client": (
-        "expressions.tests.FTimeDeltaTests.test_duration_expressions",
-        "expressions.tests.FTimeDeltaTests.test_durationfield_multiply_divide",
         "expressions.tests.FTimeDeltaTests.test_time_subtraction",
     ),
     "over ciphertexts: Subquery statement": (

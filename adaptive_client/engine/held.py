@@ -44,6 +44,7 @@ from ..catalog.metadata import ColumnMeta
 from ..catalog.usertypes import EnumType
 from ..errors import OperandTypeMismatch, ValueTypeMismatch
 from ..values.encodings import Encoding, encoding_for
+from ..values.interval_encoding import PgInterval, interval_value
 from .order_bytes import key_bytes
 from .runtime import refusal as _refuse
 
@@ -325,7 +326,9 @@ class Shown:
         if held is None:
             return None
         key = next(iter(held.values()))
-        if key in self._ambiguous[duck]:
+        if key in self._ambiguous[duck] and not _one_application_value(
+            list(self._variants[duck][key].values())
+        ):
             raise _refuse(
                 f"returning a {type_name(duck)} value equal to others that print "
                 "differently (which one PostgreSQL prints depends on its plan)"
@@ -334,6 +337,15 @@ class Shown:
             return self._values[duck][key]
         except KeyError:
             raise _refuse(f"returning a {type_name(duck)} value not read from a table") from None
+
+
+def _one_application_value(variants: list[Any]) -> bool:
+    """Whether the values of an ambiguous key are intervals the application is handed
+    as one value ('1 mon' and '30 days' are both psycopg's 30 days; their fields differ
+    where a timestamp is added to them)."""
+    return all(isinstance(v, PgInterval) for v in variants) and (
+        len({interval_value(v) for v in variants}) == 1
+    )
 
 
 __all__ = ["Shown", "check_uses", "comparand_reader", "field_of", "held_type", "held_types"]

@@ -29,9 +29,11 @@ raised as itself once the engine gives up.
 
 from __future__ import annotations
 
+import datetime as dt
 import inspect
 import itertools
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -39,6 +41,7 @@ from typing import Any
 from psycopg import errors as pg_errors
 
 from ..values.encodings import Encoding
+from ..values.interval_encoding import intervals_as_written
 from ..values.json_encoding import JsonText
 from ..values.sent_types import mismatched
 from .array_functions import OMITTED
@@ -104,6 +107,8 @@ class CallContext:
 
     shown: Shown
     raised: list[BaseException] = field(default_factory=list)
+    # the session's TimeZone (a timestamptz plus an interval: its local calendar)
+    zone: dt.tzinfo = dt.UTC
 
 
 class RowCall:
@@ -123,8 +128,11 @@ class RowCall:
 
     def __call__(self, *raw: Any) -> Any:
         context = self.context
+        # (interval arithmetic reads its constants as their fields, as the held values)
+        reading = intervals_as_written() if self.function.datetime else nullcontext()
         try:
-            return self._call(context.shown, raw)
+            with reading:
+                return self._call(context.shown, raw)
         except Exception as exc:
             context.raised.append(exc)
             raise
@@ -183,6 +191,8 @@ class RowCall:
         for values in itertools.islice(itertools.product(*options), _MOST_CANDIDATES + 1):
             if function.strict and any(v is None for v in values):
                 results.append(None)
+            elif function.datetime:
+                results.append(function.impl(spec.enc, *values, zone=self.context.zone))
             else:
                 results.append(function.impl(spec.enc, *values))
         if len(results) > _MOST_CANDIDATES:

@@ -1,7 +1,7 @@
-"""The jsonb and array functions and operators the client engine evaluates row by row:
-by PostgreSQL's name (or operator symbol), each overload with its argument and result
-types, its strictness and whether its result depends on how an input's numbers are
-printed.
+"""The jsonb, array and interval functions and operators the client engine evaluates row
+by row: by PostgreSQL's name (or operator symbol; ``u-`` the unary minus), each overload
+with its argument and result types, its strictness and whether its result depends on
+how an input's numbers are printed (an interval's, on its fields).
 
 ``impl(enc, *sql_args)``: ``enc`` is the statement's jsonb encoding for a jsonb
 function, the (first) array argument's encoding for an array function.  A
@@ -25,6 +25,7 @@ from typing import Any
 
 from ..values import jsonb_paths as paths
 from . import array_functions as arr
+from . import interval_functions as iv
 from . import jsonb_build as build
 from . import jsonb_casts as casts
 from . import jsonb_functions as js
@@ -38,6 +39,9 @@ class RowFunction:
     result: str  # PostgreSQL's result type, "setof ..." where set-returning
     strict: bool = True  # a NULL argument gives NULL without calling impl
     text_sensitive: bool = False  # the result shows how an input's numbers are printed
+    # intervals taken as their fields, the session's zone as keyword ``zone``
+    # (engine/interval_functions.py)
+    datetime: bool = False
 
 
 def _f(
@@ -47,7 +51,13 @@ def _f(
                        strict, text)  # fmt: skip
 
 
-J, T, INT, B = "jsonb", "text", "integer", "boolean"
+def _iv(impl: Callable[..., Any], args: str, result: str) -> RowFunction:
+    """Interval arithmetic: its result depends on the fields ('1 mon' is not '30 days'
+    added to a date), as a jsonb function's on how a number is printed."""
+    return RowFunction(impl, tuple(a.strip() for a in args.split(",")), result, True, True, True)
+
+
+J, T, INT, B, IV = "jsonb", "text", "integer", "boolean", "interval"
 RECORD = "record(key text, value jsonb)"
 TEXT_RECORD = "record(key text, value text)"
 
@@ -88,7 +98,30 @@ ROW_FUNCTIONS: dict[str, tuple[RowFunction, ...]] = {
         _f(build.delete_key, "jsonb, text", J, text=True),
         _f(build.delete_keys, "jsonb, text[]", J, text=True),
         _f(build.delete_index, "jsonb, integer", J, text=True),
+        _iv(iv.minus, "interval, interval", IV),
+        _iv(iv.moment_minus, "timestamptz, interval", "timestamptz"),
+        _iv(iv.moment_minus, "timestamp, interval", "timestamp"),
+        _iv(iv.moment_minus, "date, interval", "timestamp"),
     ),
+    # -- interval arithmetic (over a held interval) -----------------------------------------
+    "+": (
+        _iv(iv.plus, "interval, interval", IV),
+        _iv(iv.moment_plus, "timestamptz, interval", "timestamptz"),
+        _iv(iv.plus_moment, "interval, timestamptz", "timestamptz"),
+        _iv(iv.moment_plus, "timestamp, interval", "timestamp"),
+        _iv(iv.plus_moment, "interval, timestamp", "timestamp"),
+        _iv(iv.moment_plus, "date, interval", "timestamp"),
+        _iv(iv.plus_moment, "interval, date", "timestamp"),
+    ),
+    "*": (
+        _iv(iv.times, "interval, double precision", IV),
+        _iv(iv.times_left, "double precision, interval", IV),
+    ),
+    "/": (_iv(iv.divided, "interval, double precision", IV),),
+    "u-": (_iv(iv.negated, "interval", IV),),
+    "justify_hours": (_iv(iv.justify_hours, "interval", IV),),
+    "justify_days": (_iv(iv.justify_days, "interval", IV),),
+    "justify_interval": (_iv(iv.justify_interval, "interval", IV),),
     "#-": (_f(build.delete_path, "jsonb, text[]", J, text=True),),
     "= ANY": (_f(arr.eq_any, "anyelement, anyarray", B, strict=False),),
     "<> ALL": (_f(arr.ne_all, "anyelement, anyarray", B, strict=False),),

@@ -37,8 +37,23 @@ from .lowered_types import (
 from .printed_outputs import printed_outputs
 from .row_calls import ArgSpec, CallSpec, record_columns
 from .row_functions import AGGREGATES, ROW_FUNCTIONS, RowFunction
-from .row_operand_types import PLAIN_ELEMENT, PLAIN_RESULTS, element_encoding, json_path_operand
-from .row_operands import number_type, read_from_zero, slice_bounds, subscript
+from .row_operand_types import (
+    INTERVAL_OPERATORS,
+    PLAIN_ELEMENT,
+    PLAIN_RESULTS,
+    element_encoding,
+    json_path_operand,
+    scales_interval,
+)
+from .row_operands import (
+    AggregateRows,
+    interval_constant,
+    number_type,
+    passed,
+    read_from_zero,
+    slice_bounds,
+    subscript,
+)
 from .runtime import refusal as _refuse
 
 # PostgreSQL's operators as sqlglot parses them, by node type: the ROW_FUNCTIONS key
@@ -61,6 +76,9 @@ HELD_OPERATORS: Final[dict[type[exp.Expression], str]] = {
     exp.Sub: "-",
     exp.Bracket: "[]",
 }
+_OPERATOR_NAMES: Final = frozenset(
+    {*OPERATORS.values(), *HELD_OPERATORS.values(), *INTERVAL_OPERATORS.values()}
+)
 # x = ANY(array), x <> ALL(array): by the comparison and the quantifier
 QUANTIFIED: Final[dict[tuple[type[exp.Expression], type[exp.Expression]], str]] = {
     (exp.EQ, exp.Any): "= ANY",
@@ -84,6 +102,9 @@ FUNCTION_CLASSES: Final[dict[type[exp.Expression], str]] = {
     exp.ArrayRemove: "array_remove",
     exp.ArrayPosition: "array_position",
     exp.StringToArray: "string_to_array",
+    exp.JustifyHours: "justify_hours",
+    exp.JustifyDays: "justify_days",
+    exp.JustifyInterval: "justify_interval",
 }
 
 # an operand's engine type -> the PostgreSQL type overloads are chosen by
@@ -118,7 +139,9 @@ def _operand(node: exp.Expression, held: Mapping[str, Encoding]) -> _Operand:
     duck = held_of(inner, held)
     if duck is not None:
         encoding = held[duck]
-        return _Operand(inner, encoding.sql_type.sql(), duck, encoding)
+        # (an interval of any field restriction or precision is an interval to operators)
+        pg = "interval" if encoding.sql_type.name == "interval" else encoding.sql_type.sql()
+        return _Operand(inner, pg, duck, encoding)
     if isinstance(inner, exp.Placeholder | exp.Null) or (
         isinstance(inner, exp.Literal) and inner.is_string
     ):
@@ -154,6 +177,8 @@ def _fits(declared: str, op: _Operand) -> int | None:
         return 1 if not is_array else 2
     if declared == op.pg:
         return 0
+    if declared == "double precision":  # (float8 from any number, as PostgreSQL casts)
+        return 1 if scales_interval(op.pg) else None
     if declared == "text[]" and is_array:
         return 1
     if declared == "integer" and op.pg == "bigint":
@@ -229,7 +254,7 @@ def _shown_type(op: _Operand) -> str | None:
 
 
 # operand types an overload's absence is PostgreSQL's error for (42883)
-_TYPED = frozenset({"text", "integer", "bigint", "boolean", "unknown", "jsonb"})
+_TYPED = frozenset({"text", "integer", "bigint", "boolean", "unknown", "jsonb", "interval"})
 
 
 def _choose(
@@ -264,7 +289,7 @@ def _choose(
         len(fitting) > 1
         and all(o.pg == "unknown" for o in ops)
         and not any("text" in d for d in fitting)
-        and name not in (*OPERATORS.values(), *HELD_OPERATORS.values())
+        and name not in _OPERATOR_NAMES
     ):
         # (only untyped operands and no overload of the string category they would
         # prefer: PostgreSQL cannot choose -- generate_series(%s, %s))
@@ -273,7 +298,7 @@ def _choose(
     if best is None:
         shown = [_shown_type(o) for o in ops]
         if all(shown):  # (PostgreSQL's own error)
-            if name in (*OPERATORS.values(), *HELD_OPERATORS.values()) and len(ops) == 2:
+            if name in _OPERATOR_NAMES and len(ops) == 2:
                 raise pg_errors.UndefinedFunction(
                     f"operator does not exist: {shown[0]} {name} {shown[1]}"
                 )
@@ -318,53 +343,6 @@ def _jsonb(held: dict[str, Encoding]) -> tuple[str, Encoding]:
     return duck, held[duck]
 
 
-@dataclass
-class _Rows:
-    """How an aggregate's rows are listed: in its ORDER BY's order, those its FILTER
-    keeps."""
-
-    ordered: list[exp.Expression]
-    where: exp.Expression | None
-    # DISTINCT values: each once, in the type's order (as PostgreSQL sorts them)
-    distinct: bool = False
-
-    def listed(self, ops: list[exp.Expression], spec: CallSpec) -> exp.Expression:
-        """``array_agg(<the arguments> ORDER BY ...) [FILTER (WHERE ...)]``: the list
-        the engine function is called with (a struct per row for several arguments)."""
-        marked: list[exp.Expression] = []
-        element: exp.Expression
-        if len(ops) == 1:
-            element = ops[0]
-        else:
-            fields = [
-                exp.PropertyEQ(this=exp.to_identifier(f"a{i}"), expression=op)
-                for i, op in enumerate(ops)
-            ]
-            element = exp.Struct(expressions=fields)
-            marked += [element, *fields]
-        listed: exp.Expression
-        if self.distinct:
-            order = exp.Order(
-                this=exp.Distinct(expressions=[element]),
-                expressions=[exp.Ordered(this=element.copy())],
-            )
-            listed = exp.ArrayAgg(this=order)
-            marked += [order, order.this, listed]
-        elif self.ordered:
-            order = exp.Order(this=element, expressions=self.ordered)
-            listed = exp.ArrayAgg(this=order)
-            marked += [order, listed]
-        else:
-            listed = exp.ArrayAgg(this=element)
-            marked.append(listed)
-        if self.where is not None:
-            listed = exp.Filter(this=listed, expression=exp.Where(this=self.where))
-            marked.append(listed)
-        for node in marked:
-            node.meta["row_call"] = spec
-        return listed
-
-
 def _held_argument(agg: exp.ArrayAgg, held: Mapping[str, Encoding]) -> bool:
     """Whether array_agg's argument is an array the engine holds by keys."""
     arg = agg.this.this if isinstance(agg.this, exp.Order) else agg.this
@@ -376,7 +354,7 @@ def _held_argument(agg: exp.ArrayAgg, held: Mapping[str, Encoding]) -> bool:
 
 def _aggregate_target(
     node: exp.Expression, held: Mapping[str, Encoding]
-) -> tuple[str, list[exp.Expression], _Rows] | None:
+) -> tuple[str, list[exp.Expression], AggregateRows] | None:
     """(name, arguments, rows) of a jsonb aggregate (under its FILTER, if any)."""
     where = None
     agg = node
@@ -405,7 +383,7 @@ def _aggregate_target(
         args[0] = args[0].expressions[0]
     # (without ORDER BY: answered where the order of aggregation cannot change the
     # result, else refused when run -- row_calls.RowCall)
-    rows = _Rows(ordered, where.this if isinstance(where, exp.Where) else where, distinct)
+    rows = AggregateRows(ordered, where.this if isinstance(where, exp.Where) else where, distinct)
     return name, args, rows
 
 
@@ -420,7 +398,7 @@ class _Lowering:
         node: exp.Expression,
         name: str,
         operands: list[exp.Expression],
-        rows: _Rows | None = None,
+        rows: AggregateRows | None = None,
     ) -> exp.Expression:
         # (an argument's explicit COLLATE is its text result's, as PostgreSQL derives
         # it: attrs ->> 'name' COLLATE "C" reads 'name' COLLATE "C")
@@ -449,6 +427,8 @@ class _Lowering:
             jsonb_duck, enc = _jsonb(self.held)
         elif array is not None:
             jsonb_duck, enc = "", array.encoding
+        elif rf.datetime:
+            jsonb_duck, enc = "", encoding_for("interval")
         elif rf.result.endswith("[]"):  # (string_to_array of text: its result's type)
             jsonb_duck, enc = "", encoding_for(rf.result)
         elif rf.result.removeprefix("setof ") in PLAIN_RESULTS:  # (generate_series)
@@ -496,14 +476,11 @@ class _Lowering:
         else:
             self.written[same] = spec
             self.specs.append(spec)
+        given = [passed(op.node, op.pg, a, spec) for op, a in zip(ops, args, strict=True)]
         if rows is not None:
-            passed = [_passed(op, a, spec) for op, a in zip(ops, args, strict=True)]
-            call = exp.Anonymous(this=spec.udf, expressions=[rows.listed(passed, spec)])
+            call = exp.Anonymous(this=spec.udf, expressions=[rows.listed(given, spec)])
         else:
-            call = exp.Anonymous(
-                this=spec.udf,
-                expressions=[_passed(op, a, spec) for op, a in zip(ops, args, strict=True)],
-            )
+            call = exp.Anonymous(this=spec.udf, expressions=given)
         call.meta["row_call"] = spec
         call.type = exp.DataType.build(result, dialect="duckdb")
         if collation is not None and rf.result == "text":
@@ -564,6 +541,13 @@ class _Lowering:
             encoding = array.encoding if array is not None else encoding_for(declared)
         elif declared == "anyelement" and array is not None:
             encoding = element_encoding(array.encoding)
+        elif declared == "interval":
+            encoding = encoding_for("interval")
+            constant = interval_constant(op.node)
+            if constant is not None:  # (interval '1 hour', '1 day'::interval)
+                op.node, op.pg = constant, "unknown"
+            elif op.duck is None and op.pg != "unknown":
+                raise _refuse(f"interval arithmetic with a {op.pg} computed per row", at)
         if op.duck is not None:
             return ArgSpec("held", op.duck, op.encoding)
         if encoding is not None and op.pg == "unknown":
@@ -590,6 +574,12 @@ class _Lowering:
             duck = "VARCHAR"
         if declared == "anyelement" and encoding is not None:
             duck = PLAIN_ELEMENT.get(encoding.sql_type.name, duck)
+        if declared == "double precision" and op.pg != "unknown":
+            # (an interval's factor: float8 made of the number in the function, as
+            # PostgreSQL casts it -- a numeric from its text, correctly rounded)
+            if kind_of(op.node) == "decimal":
+                return ArgSpec("numeric", "VARCHAR", None)
+            return ArgSpec("plain", duck, None)
         duck = PLAIN_RESULTS.get(declared, duck)  # (a constant of the type declared)
         if declared in ("any", "variadic any", "anyelement") and kind_of(op.node) == "decimal":
             # (a numeric as its text: its display scale, which the engine's type may not
@@ -615,6 +605,8 @@ class _Lowering:
             return duck + "[]", held_result
         if result == "jsonb":
             return jsonb_duck, True
+        if result == "interval":
+            return _held_duck(encoding_for("interval"), self.held), True
         if result == "anyarray" and array is not None and array.duck is not None:
             return array.duck, True
         if result.endswith("[]"):
@@ -697,6 +689,11 @@ def _target(
     operands = _operator_operands(node)
     if operands is not None:
         return OPERATORS[type(node)], operands
+    name = INTERVAL_OPERATORS.get(type(node))
+    if name is not None:
+        sides = [node.this] if isinstance(node, exp.Neg) else [node.this, node.expression]
+        if any(_operand(s, held).pg == "interval" and held_of(unparen(s), held) for s in sides):
+            return name, sides
     name = HELD_OPERATORS.get(type(node))
     if name is not None:
         if isinstance(node, exp.Bracket) and any(
@@ -768,33 +765,6 @@ def _target(
 
 # the row function that reads a value of each type as jsonb (a cast to jsonb)
 _JSONB_READERS: Final = {"text": "jsonb_in_text", "jsonb": "jsonb_in"}
-
-
-def _passed(op: _Operand, arg: ArgSpec, spec: CallSpec) -> exp.Expression:
-    """An operand as the engine function takes it: a numeric as its text (the engine
-    prints a decimal with its scale)."""
-    if (
-        spec.function == "[]"
-        and arg.kind == "plain"
-        and arg.duck == "INTEGER"
-        and op.pg == "bigint"
-    ):
-        # (a bigint where an integer is taken, a subscript: PostgreSQL's cast, 22003
-        # beyond integer's range)
-        narrowed = exp.cast(op.node, exp.DataType.build("INTEGER"))
-        narrowed.meta["row_call"] = spec
-        return narrowed
-    if arg.kind == "plain" and arg.duck == "BIGINT" and op.pg in ("integer", "smallint"):
-        # (an integer where a bigint is taken: generate_series(1::bigint, 3) -- the
-        # engine binds a function by its declared types, without widening)
-        widened = exp.cast(op.node, exp.DataType.build("BIGINT"))
-        widened.meta["row_call"] = spec
-        return widened
-    if arg.kind != "numeric":
-        return op.node
-    text = exp.Anonymous(this="concat", expressions=[op.node])
-    text.meta["row_call"] = spec
-    return text
 
 
 __all__ = ["annotate_lowered", "lower_calls", "printed_outputs"]

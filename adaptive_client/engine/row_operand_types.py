@@ -18,6 +18,9 @@ PLAIN_RESULTS: Final = {
     "boolean": "BOOLEAN",
     "smallint": "SMALLINT",
     "double precision": "DOUBLE",
+    "timestamptz": "TIMESTAMPTZ",
+    "timestamp": "TIMESTAMP",
+    "date": "DATE",
 }
 
 # array element types given to and taken from row functions as the engine's values
@@ -29,6 +32,26 @@ PLAIN_ELEMENT: Final = {
     "bigint": "BIGINT",
     "boolean": "BOOLEAN",
 }
+
+
+# arithmetic that is a row function's where an operand is a held interval
+INTERVAL_OPERATORS: Final[dict[type[exp.Expression], str]] = {
+    exp.Add: "+",
+    exp.Sub: "-",
+    exp.Mul: "*",
+    exp.Div: "/",
+    exp.Neg: "u-",
+}
+# the numbers PostgreSQL casts to float8 where an interval is scaled by one
+_FLOAT8_SOURCES: Final = frozenset(
+    {"integer", "bigint", "smallint", "numeric", "double", "real", "float", "decimal"}
+)
+
+
+def scales_interval(pg: str) -> bool:
+    """Whether a value of type ``pg`` (``decimal(10, 2)`` as the engine names it) is a
+    number an interval is multiplied or divided by: PostgreSQL's float8 of it."""
+    return pg.split("(")[0] in _FLOAT8_SOURCES
 
 
 def element_encoding(encoding: Encoding | None) -> Encoding | None:
@@ -52,4 +75,11 @@ def json_path_operand(node: exp.Expression) -> exp.Expression:
     raise _refuse("a JSON path operand", node)
 
 
-__all__ = ["PLAIN_ELEMENT", "PLAIN_RESULTS", "element_encoding", "json_path_operand"]
+__all__ = [
+    "INTERVAL_OPERATORS",
+    "PLAIN_ELEMENT",
+    "PLAIN_RESULTS",
+    "element_encoding",
+    "json_path_operand",
+    "scales_interval",
+]

@@ -1,10 +1,13 @@
-"""How PostgreSQL reads some operands of the jsonb and array calls of a client-evaluated
-statement (engine/row_lowering.py): a number literal's type, a subscript as written
-(sqlglot reads one of integer type counting from 0), and a text result compared with a
-number, which PostgreSQL has no operator for (42883)."""
+"""How PostgreSQL reads some operands of the jsonb, array and interval calls of a
+client-evaluated statement (engine/row_lowering.py): a number literal's type, a
+subscript as written (sqlglot reads one of integer type counting from 0), an interval
+constant's text, an operand as the engine function takes it (an aggregate's, as the
+list of its group's rows), and a text result compared
+with a number, which PostgreSQL has no operator for (42883)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final
 
 from psycopg import errors as pg_errors
@@ -13,7 +16,8 @@ from sqlglot.expressions.datatypes import DType
 from sqlglot.optimizer.annotate_types import annotate_types
 
 from .kinds import kind_of, unparen
-from .row_calls import CallSpec
+from .row_calls import ArgSpec, CallSpec
+from .runtime import refusal
 
 
 def number_type(text: str) -> str:
@@ -103,9 +107,100 @@ def slice_bounds(index: exp.Expression) -> list[exp.Expression]:
     return bounds
 
 
+def interval_constant(node: exp.Expression) -> exp.Literal | None:
+    """An interval constant as the string PostgreSQL reads it from (``interval '1'
+    day`` is '1 day'), or None where ``node`` is not one."""
+    inner = unparen(node)
+    if isinstance(inner, exp.Cast) and inner.to.is_type(exp.DataType.Type.INTERVAL):
+        literal = unparen(inner.this)
+        if isinstance(literal, exp.Literal) and literal.is_string and not inner.to.expressions:
+            return exp.Literal.string(literal.name)
+        return None
+    if not isinstance(inner, exp.Interval) or not isinstance(inner.this, exp.Literal):
+        return None
+    unit = inner.args.get("unit")
+    if unit is None:
+        return exp.Literal.string(inner.this.name)
+    if isinstance(unit, exp.Var):
+        return exp.Literal.string(f"{inner.this.name} {unit.name}")
+    raise refusal("an interval constant with a field range", node)
+
+
+def passed(node: exp.Expression, pg: str, arg: ArgSpec, spec: CallSpec) -> exp.Expression:
+    """An operand as the engine function takes it: a numeric as its text (the engine
+    prints a decimal with its scale)."""
+    if spec.function == "[]" and arg.kind == "plain" and arg.duck == "INTEGER" and pg == "bigint":
+        # (a bigint where an integer is taken, a subscript: PostgreSQL's cast, 22003
+        # beyond integer's range)
+        narrowed = exp.cast(node, exp.DataType.build("INTEGER"))
+        narrowed.meta["row_call"] = spec
+        return narrowed
+    if arg.kind == "plain" and arg.duck == "BIGINT" and pg in ("integer", "smallint"):
+        # (an integer where a bigint is taken: generate_series(1::bigint, 3) -- the
+        # engine binds a function by its declared types, without widening)
+        widened = exp.cast(node, exp.DataType.build("BIGINT"))
+        widened.meta["row_call"] = spec
+        return widened
+    if arg.kind != "numeric":
+        return node
+    text = exp.Anonymous(this="concat", expressions=[node])
+    text.meta["row_call"] = spec
+    return text
+
+
+@dataclass
+class AggregateRows:
+    """How an aggregate's rows are listed: in its ORDER BY's order, those its FILTER
+    keeps."""
+
+    ordered: list[exp.Expression]
+    where: exp.Expression | None
+    # DISTINCT values: each once, in the type's order (as PostgreSQL sorts them)
+    distinct: bool = False
+
+    def listed(self, ops: list[exp.Expression], spec: CallSpec) -> exp.Expression:
+        """``array_agg(<the arguments> ORDER BY ...) [FILTER (WHERE ...)]``: the list
+        the engine function is called with (a struct per row for several arguments)."""
+        marked: list[exp.Expression] = []
+        element: exp.Expression
+        if len(ops) == 1:
+            element = ops[0]
+        else:
+            fields = [
+                exp.PropertyEQ(this=exp.to_identifier(f"a{i}"), expression=op)
+                for i, op in enumerate(ops)
+            ]
+            element = exp.Struct(expressions=fields)
+            marked += [element, *fields]
+        listed: exp.Expression
+        if self.distinct:
+            order = exp.Order(
+                this=exp.Distinct(expressions=[element]),
+                expressions=[exp.Ordered(this=element.copy())],
+            )
+            listed = exp.ArrayAgg(this=order)
+            marked += [order, order.this, listed]
+        elif self.ordered:
+            order = exp.Order(this=element, expressions=self.ordered)
+            listed = exp.ArrayAgg(this=order)
+            marked += [order, listed]
+        else:
+            listed = exp.ArrayAgg(this=element)
+            marked.append(listed)
+        if self.where is not None:
+            listed = exp.Filter(this=listed, expression=exp.Where(this=self.where))
+            marked.append(listed)
+        for node in marked:
+            node.meta["row_call"] = spec
+        return listed
+
+
 __all__ = [
+    "AggregateRows",
     "check_text_comparisons",
+    "interval_constant",
     "number_type",
+    "passed",
     "read_from_zero",
     "slice_bounds",
     "subscript",

@@ -186,4 +186,40 @@ def date_trunc(node: exp.TimestampTrunc) -> exp.Expression:
     return node
 
 
-__all__ = ["age", "date_trunc", "extract", "instants_apart", "interval_literal", "to_char"]
+_ISO_TIME = r"\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?"
+_ISO_FORMS = {
+    exp.DataType.Type.TIME: re.compile(_ISO_TIME),
+    # a date, a time of day, an offset of whole hours or minutes
+    exp.DataType.Type.TIMESTAMPTZ: re.compile(
+        rf"\d{{4}}-\d{{2}}-\d{{2}}( {_ISO_TIME}([+-]\d{{2}}(:\d{{2}})?)?)?"
+    ),
+}
+
+
+def iso_constant(value: exp.Expression, to: exp.DataType) -> bool:
+    """A string constant in an ISO form both engines read alike (not a parameter): what
+    a cast to time or timestamptz is answered of."""
+    if not (isinstance(value, exp.Literal) and value.is_string):
+        return False
+    text = value.name
+    if _ISO_FORMS[to.this].fullmatch(text) is None:
+        return False
+    try:  # (a valid one: 25:00 and February 30 are PostgreSQL's errors, not DuckDB's)
+        if to.this is exp.DataType.Type.TIME:
+            dt.time.fromisoformat(text)
+        else:
+            dt.datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+__all__ = [
+    "age",
+    "date_trunc",
+    "extract",
+    "instants_apart",
+    "interval_literal",
+    "iso_constant",
+    "to_char",
+]

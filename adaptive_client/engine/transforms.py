@@ -31,8 +31,6 @@ engine/text_order.py.  Nothing here reads the catalog or compiles for the server
 
 from __future__ import annotations
 
-import datetime as dt
-import re
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -228,7 +226,11 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
         T.DOUBLE: ("int", "float"),
         T.BOOLEAN: ("bool",),
     }[to.this]
-    if to.this in (T.TIME, T.TIMESTAMPTZ) and literal and not _iso_literal(node.this, to):
+    if (
+        to.this in (T.TIME, T.TIMESTAMPTZ)
+        and literal
+        and not time_functions.iso_constant(node.this, to)
+    ):
         # (PostgreSQL's input reads zone names, abbreviations, 'allballs', AM/PM... which
         # the engine's does not, or otherwise: the ISO forms alone)
         raise _refuse(f"cast of other than an ISO constant to {to.sql('postgres')}", node)
@@ -288,33 +290,6 @@ def _is_real(value: exp.Expression, node: exp.Expression) -> bool:
     if any((c.table, c.name) in REALS.get() for c in value.find_all(exp.Column)):
         raise _refuse("a float expression over a real column, printed or made numeric", node)
     return False
-
-
-_ISO_TIME = r"\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?"
-_ISO_FORMS = {
-    exp.DataType.Type.TIME: re.compile(_ISO_TIME),
-    # a date, a time of day, an offset of whole hours or minutes
-    exp.DataType.Type.TIMESTAMPTZ: re.compile(
-        rf"\d{{4}}-\d{{2}}-\d{{2}}( {_ISO_TIME}([+-]\d{{2}}(:\d{{2}})?)?)?"
-    ),
-}
-
-
-def _iso_literal(value: exp.Expression, to: exp.DataType) -> bool:
-    """A string constant in an ISO form both engines read alike (not a parameter)."""
-    if not (isinstance(value, exp.Literal) and value.is_string):
-        return False
-    text = value.name
-    if _ISO_FORMS[to.this].fullmatch(text) is None:
-        return False
-    try:  # (a valid one: 25:00 and February 30 are PostgreSQL's errors, not DuckDB's)
-        if to.this is exp.DataType.Type.TIME:
-            dt.time.fromisoformat(text)
-        else:
-            dt.datetime.fromisoformat(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _printed_alike(value: exp.Expression, to: exp.DataType) -> bool:

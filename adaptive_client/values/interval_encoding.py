@@ -28,7 +28,8 @@ server's clock) in the session's TimeZone.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
@@ -187,6 +188,19 @@ _STYLES: dict[str, Callable[..., str]] = {
 # as the fields it was written with, a PgInterval ('1 year 2 mons' stays that, where
 # the application's timedelta has 425 days)
 AS_WRITTEN: ContextVar[bool] = ContextVar("interval_as_written", default=False)
+
+
+@contextmanager
+def intervals_as_written() -> Iterator[None]:
+    """Within it, intervals are read as the fields they were written with
+    (:data:`AS_WRITTEN`)."""
+    token = AS_WRITTEN.set(True)
+    try:
+        yield
+    finally:
+        AS_WRITTEN.reset(token)
+
+
 TEXT_FORMATS[PgInterval] = lambda v: interval_text(v, text_output.current().intervalstyle)
 
 

@@ -1,14 +1,21 @@
 """PostgreSQL's interval arithmetic on its stored fields (``PgInterval``), for what the
-client computes itself: ``interval_pl`` (field by field, 22008 where a field
-overflows) and ``interval_div`` (a quotient's fractional months cascaded into days and
-its fractional days into time, in double precision and with ``TSROUND``'s rounding to
-the microsecond, as PostgreSQL's C computes them), which ``sum`` and ``avg`` of
-intervals use."""
+client computes itself: ``interval_pl``/``interval_mi``/``interval_um`` (field by
+field, 22008 where a field overflows), ``interval_mul`` and ``interval_div`` (a
+product's or quotient's fractional months cascaded into days and its fractional days
+into time, in double precision and with ``TSROUND``'s rounding to the microsecond, as
+PostgreSQL's C computes them; ``sum`` and ``avg`` of intervals use them), the
+``justify_*`` functions, and an interval added to a timestamp, a timestamptz (months
+and days on the local calendar of the session's zone, the time on the instant) or a
+date."""
 
 from __future__ import annotations
 
+import calendar
+import datetime as dt
+
 from psycopg import errors as pg_errors
 
+from .datetime_fields import Fields
 from .interval_encoding import PgInterval
 
 _INT32 = 2**31
@@ -43,12 +50,36 @@ def _tsround(x: float) -> float:
     return round(x * _USECS_PER_SEC) / _USECS_PER_SEC  # (round: half to even, as rint)
 
 
+def interval_add(a: PgInterval, b: PgInterval) -> PgInterval:
+    """``a + b`` (``interval_pl``)."""
+    return _checked(a.months + b.months, a.days + b.days, a.usec + b.usec)
+
+
+def interval_subtract(a: PgInterval, b: PgInterval) -> PgInterval:
+    """``a - b`` (``interval_mi``)."""
+    return _checked(a.months - b.months, a.days - b.days, a.usec - b.usec)
+
+
+def interval_negate(a: PgInterval) -> PgInterval:
+    """``-a`` (``interval_um``: the most negative field has no negation)."""
+    return _checked(-a.months, -a.days, -a.usec)
+
+
 def interval_div(span: PgInterval, factor: float) -> PgInterval:
     """``span / factor`` as PostgreSQL's ``interval_div`` computes it."""
     if factor == 0.0:
         raise pg_errors.DivisionByZero("division by zero")
-    month_q = span.months / factor
-    day_q = span.days / factor
+    return _cascaded(span, span.months / factor, span.days / factor, span.usec / factor)
+
+
+def interval_mul(span: PgInterval, factor: float) -> PgInterval:
+    """``span * factor`` as PostgreSQL's ``interval_mul`` computes it."""
+    return _cascaded(span, span.months * factor, span.days * factor, span.usec * factor)
+
+
+def _cascaded(span: PgInterval, month_q: float, day_q: float, time_q: float) -> PgInterval:
+    """The fields of a scaled interval: the whole months and days of their scaled
+    values, their fractions cascaded down (never up: justify_* does that)."""
     if month_q != month_q or not -_INT32 <= month_q < _INT32:
         raise _out_of_range()
     if day_q != day_q or not -_INT32 <= day_q < _INT32:
@@ -64,8 +95,131 @@ def interval_div(span: PgInterval, factor: float) -> PgInterval:
         days += whole
         sec_remainder -= whole * _SECS_PER_DAY
     days += int(month_remainder_days)
-    time = round(span.usec / factor + sec_remainder * _USECS_PER_SEC)
-    return _checked(months, days, time)
+    time = time_q + sec_remainder * _USECS_PER_SEC
+    if time != time or not -_INT64 <= time < _INT64:
+        raise _out_of_range()
+    return _checked(months, days, round(time))
 
 
-__all__ = ["interval_div", "interval_sum"]
+def justify_hours(span: PgInterval) -> PgInterval:
+    """Whole 24 hours of the time field made days (the remainder keeps the time's
+    sign, the days then adjusted so that both signs agree)."""
+    days, usec = span.days + _trunc_div(span.usec, _USECS_PER_DAY), _trunc_rem(span.usec)
+    if days > 0 and usec < 0:
+        usec += _USECS_PER_DAY
+        days -= 1
+    elif days < 0 and usec > 0:
+        usec -= _USECS_PER_DAY
+        days += 1
+    return _checked(span.months, days, usec)
+
+
+def justify_days(span: PgInterval) -> PgInterval:
+    """Whole 30 days made months (signs made to agree, as ``justify_hours``)."""
+    months = span.months + _trunc_div(span.days, _DAYS_PER_MONTH)
+    days = span.days - _trunc_div(span.days, _DAYS_PER_MONTH) * _DAYS_PER_MONTH
+    if months > 0 and days < 0:
+        days += _DAYS_PER_MONTH
+        months -= 1
+    elif months < 0 and days > 0:
+        days -= _DAYS_PER_MONTH
+        months += 1
+    return _checked(months, days, span.usec)
+
+
+def justify_interval(span: PgInterval) -> PgInterval:
+    """``justify_days`` and ``justify_hours`` together, signs agreeing across all
+    three fields."""
+    months = span.months + _trunc_div(span.days, _DAYS_PER_MONTH)
+    days = span.days - _trunc_div(span.days, _DAYS_PER_MONTH) * _DAYS_PER_MONTH
+    days += _trunc_div(span.usec, _USECS_PER_DAY)
+    usec = _trunc_rem(span.usec)
+    if months > 0 and (days < 0 or (days == 0 and usec < 0)):
+        days += _DAYS_PER_MONTH
+        months -= 1
+    elif months < 0 and (days > 0 or (days == 0 and usec > 0)):
+        days -= _DAYS_PER_MONTH
+        months += 1
+    if days > 0 and usec < 0:
+        usec += _USECS_PER_DAY
+        days -= 1
+    elif days < 0 and usec > 0:
+        usec -= _USECS_PER_DAY
+        days += 1
+    return _checked(months, days, usec)
+
+
+_USECS_PER_DAY = _SECS_PER_DAY * _USECS_PER_SEC
+
+
+def _trunc_div(a: int, b: int) -> int:
+    """C's integer division (toward zero)."""
+    q = abs(a) // b
+    return q if a >= 0 else -q
+
+
+def _trunc_rem(usec: int) -> int:
+    return usec - _trunc_div(usec, _USECS_PER_DAY) * _USECS_PER_DAY
+
+
+def timestamp_add(ts: dt.datetime, span: PgInterval) -> dt.datetime:
+    """A timestamp (naive) plus ``span`` (``timestamp_pl_interval``): months on the
+    calendar (the day of month kept, else the month's last), then days, then time."""
+    try:
+        if span.months:
+            ts = _months_added(ts, span.months)
+        if span.days:
+            ts = ts + dt.timedelta(days=span.days)
+        return ts + dt.timedelta(microseconds=span.usec)
+    except OverflowError:
+        raise pg_errors.DatetimeFieldOverflow("timestamp out of range") from None
+
+
+def timestamptz_add(ts: dt.datetime, span: PgInterval, zone: dt.tzinfo) -> dt.datetime:
+    """A timestamptz plus ``span`` (``timestamptz_pl_interval``): months, then days, on
+    the local calendar of ``zone`` (the session's), each result placed in the zone as
+    PostgreSQL places a local time; then the time added to the instant."""
+    try:
+        if span.months:
+            ts = _placed(_months_added(_local(ts, zone), span.months), zone)
+        if span.days:
+            ts = _placed(_local(ts, zone) + dt.timedelta(days=span.days), zone)
+        return (ts + dt.timedelta(microseconds=span.usec)).astimezone(zone)
+    except OverflowError:
+        raise pg_errors.DatetimeFieldOverflow("timestamp out of range") from None
+
+
+def _local(ts: dt.datetime, zone: dt.tzinfo) -> dt.datetime:
+    return ts.astimezone(zone).replace(tzinfo=None)
+
+
+def _placed(local: dt.datetime, zone: dt.tzinfo) -> dt.datetime:
+    """A local time in ``zone`` as PostgreSQL places it (a skipped time takes the offset
+    before the change, a repeated one the later, standard, offset)."""
+    f = Fields(local.year, local.month, local.day, local.hour, local.minute, zone=zone)
+    return (local - dt.timedelta(seconds=f.offset_at(zone))).replace(tzinfo=dt.UTC)
+
+
+def _months_added(ts: dt.datetime, months: int) -> dt.datetime:
+    index = ts.year * 12 + ts.month - 1 + months
+    year, month = divmod(index, 12)
+    month += 1
+    if not 1 <= year <= 9999:
+        raise OverflowError
+    last = calendar.monthrange(year, month)[1]
+    return ts.replace(year=year, month=month, day=min(ts.day, last))
+
+
+__all__ = [
+    "interval_add",
+    "interval_div",
+    "interval_mul",
+    "interval_negate",
+    "interval_subtract",
+    "interval_sum",
+    "justify_days",
+    "justify_hours",
+    "justify_interval",
+    "timestamp_add",
+    "timestamptz_add",
+]

@@ -21,8 +21,7 @@ SCRIPT = [
     " FROM o WHERE k <> 6 ORDER BY k",
     "SELECT k, price::numeric(5,0) FROM o WHERE k < 6 ORDER BY k",
     # a real's six digits, read directly or through a derived table (123457.00)
-    "SELECT k, r::numeric(10,2), x::numeric(10,1) FROM o, LATERAL (SELECT r AS x) l"
-    " WHERE k = 8",
+    "SELECT k, r::numeric(10,2), x::numeric(10,1) FROM o, LATERAL (SELECT r AS x) l WHERE k = 8",
     "SELECT k, x::numeric(10,2) FROM (SELECT k, r AS x FROM o) s WHERE k = 8",
     "SELECT k, CAST(price AS decimal(8,4)) FROM o WHERE k <> 6 ORDER BY k",
     "SELECT k FROM o WHERE price::numeric(10,1) = 2.7 ORDER BY k",
