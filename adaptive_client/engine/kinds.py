@@ -221,6 +221,12 @@ def udf(name: str, *args: exp.Expression) -> exp.Expression:
     return exp.Anonymous(this=name, expressions=list(args))
 
 
+def is_bytea(node: exp.Expression) -> bool:
+    """Whether ``node`` is a bytea value (the engine's BLOB)."""
+    typed = unparen(node).type
+    return typed is not None and typed.is_type("varbinary", "blob")
+
+
 def duck_cast(node: exp.Expression, to: str) -> exp.Cast:
     return exp.Cast(this=node, to=exp.DataType.build(to, dialect="duckdb"))
 

@@ -9,6 +9,7 @@ node's rewrite from here):
 * ``sqrt``, ``cbrt``, ``exp``, ``ln``, ``log`` of double precision (runtime.py's
   ``pg_*`` macros: float.c's errors, NaN and the infinities through); of a numeric
   refused, but cbrt, which has no numeric form;
+* ``-x`` of an integer in its own width;
 * ``power`` (``pow``) of double precision (integers included: PostgreSQL resolves
   ``power(int, int)`` to it), as float.c's ``dpow``; of a numeric refused.
 """
@@ -18,7 +19,16 @@ from __future__ import annotations
 from psycopg import errors as pg_errors
 from sqlglot import exp
 
-from .kinds import INT_DUCK_WIDTH, duck_cast, int_typed, int_width, kind_of, udf, unparen
+from .kinds import (
+    INT_DUCK_WIDTH,
+    duck_cast,
+    int_typed,
+    int_width,
+    is_constant_int,
+    kind_of,
+    udf,
+    unparen,
+)
 from .runtime import REFUSAL_MARKER, refusal
 
 #: the bitwise operators of integers computed as written (in the operands' type)
@@ -136,12 +146,24 @@ def float8_power(node: exp.Pow) -> exp.Expression:
     return duck_cast(udf("pg_power", base, exponent), "DOUBLE")
 
 
+def negation(node: exp.Neg) -> exp.Expression:
+    """``-x``: of a smallint, integer or bigint column, in its own width (INT_MIN's
+    negation overflows, as PostgreSQL's)."""
+    if kind_of(node.this) == "int" and not is_constant_int(node):
+        width = int_width(node.this)
+        if width is not None:  # DuckDB widens -x; PostgreSQL's -x of INT_MIN overflows
+            zero = duck_cast(exp.Literal.number(0), INT_DUCK_WIDTH[width])
+            return exp.Sub(this=zero, expression=duck_cast(node.this, INT_DUCK_WIDTH[width]))
+    return node
+
+
 __all__ = [
     "BITWISE_OPERATORS",
     "FLOAT8_FUNCTIONS",
     "bitwise",
     "float8_function",
     "float8_power",
+    "negation",
     "random_value",
     "shift",
 ]

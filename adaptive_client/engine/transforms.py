@@ -52,6 +52,7 @@ from .kinds import (
     has_declared_scale,
     int_typed,
     int_width,
+    is_bytea,
     is_clock_param,
     is_constant_int,
     kind_of,
@@ -67,6 +68,7 @@ from .math_operators import (
     bitwise,
     float8_function,
     float8_power,
+    negation,
     random_value,
     shift,
 )
@@ -408,15 +410,6 @@ def _arithmetic(node: exp.Add | exp.Sub | exp.Mul) -> exp.Expression:
     return int_typed(node)
 
 
-def _negation(node: exp.Neg) -> exp.Expression:
-    if kind_of(node.this) == "int" and not is_constant_int(node):
-        width = int_width(node.this)
-        if width is not None:  # DuckDB widens -x; PostgreSQL's -x of INT_MIN overflows
-            zero = duck_cast(exp.Literal.number(0), INT_DUCK_WIDTH[width])
-            return exp.Sub(this=zero, expression=duck_cast(node.this, INT_DUCK_WIDTH[width]))
-    return node
-
-
 # (each node is rewritten once, children first: a wrapper built here is not revisited)
 def _wrapped_aggregate(node: exp.Window | exp.Filter) -> exp.Expression:
     if isinstance(node.this, exp.Sum):
@@ -510,6 +503,8 @@ def _function_call(node: exp.Anonymous) -> exp.Expression:
         return scalar_functions.FUNCTIONS[name](node)
     if name in ENGINE_FUNCTIONS:
         args = node.expressions
+        if name == "octet_length" and len(args) == 1 and is_bytea(args[0]):
+            return duck_cast(udf("octet_length", args[0]), "INTEGER")  # (a bytea's bytes)
         if len(args) == 1 and kind_of(args[0]) != "text":
             raise not_text_error(node, args[0])
         if len(args) != 1 or char_length(args[0]) is not None:
@@ -690,6 +685,9 @@ def _abs(node: exp.Abs) -> exp.Expression:
 
 
 def _text_measure(node: exp.Length | exp.StrPosition) -> exp.Expression:
+    if isinstance(node, exp.Length) and is_bytea(node.this):
+        # (length(bytea): its bytes, as octet_length counts them)
+        return duck_cast(udf("octet_length", node.this), "INTEGER")
     if kind_of(node.this) != "text":
         raise not_text_error(node, node.this, node.sql_name().lower())
     return duck_cast(node, "INTEGER")  # PostgreSQL's are integer, DuckDB's bigint
@@ -715,7 +713,7 @@ TRANSFORMS: dict[type[exp.Expression], Callable[[Any], exp.Expression]] = {
     exp.Add: _arithmetic,
     exp.Sub: _arithmetic,
     exp.Mul: _arithmetic,
-    exp.Neg: _negation,
+    exp.Neg: negation,
     exp.Window: _wrapped_aggregate,
     exp.Filter: _wrapped_aggregate,
     exp.Sum: _sum,

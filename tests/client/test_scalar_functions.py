@@ -1,9 +1,9 @@
 """Scalar functions the client engine now computes as PostgreSQL does (refused before),
 judged against PostgreSQL on an ICU and a libc collation: ``initcap`` (ICU's titlecasing,
 libc's character by character), ``chr``, ``overlay``, ``quote_literal``, ``gcd``,
-``lcm``, ``num_nulls``, ``num_nonnulls``, ``to_hex``, ``quote_nullable``, ``encode`` of
-a bytea, ``scale`` and ``min_scale``, and ``split_part`` counting from the end, with their
-errors' classes."""
+``lcm``, ``num_nulls``, ``num_nonnulls``, ``to_hex``, ``quote_nullable``, ``encode``,
+``length`` and ``octet_length`` of a bytea (its bytes), ``scale`` and ``min_scale``, and
+``split_part`` counting from the end, with their errors' classes."""
 
 from __future__ import annotations
 
@@ -35,6 +35,8 @@ ANSWERED = [
     "SELECT k, to_hex(n), to_hex(b), quote_nullable(s), quote_nullable(n) FROM g ORDER BY k",
     "SELECT k, encode(y, 'hex'), encode(y, 'base64'), encode(y, 'Escape') FROM g ORDER BY k",
     "SELECT k, scale(d), min_scale(d) FROM g ORDER BY k",
+    "SELECT k, length(y), octet_length(y), length(s) FROM g ORDER BY k",
+    "SELECT k FROM g WHERE length(y) > 2 AND upper(s) <> '' ORDER BY k",
     "SELECT k, split_part(s, ' ', -1), split_part(s, 'o', -2), split_part(s, '', -1),"
     " split_part(s, ' ', -20), split_part(s, ' ', 2) FROM g ORDER BY k",
 ]
