@@ -48,6 +48,16 @@ _TYPE_NAMES = {
     exp.DataType.Type.TIMESTAMP: "timestamp",
     exp.DataType.Type.DOUBLE: "float8",
     exp.DataType.Type.BOOLEAN: "bool",
+    exp.DataType.Type.TIME: "time",
+    exp.DataType.Type.TIMESTAMPTZ: "timestamptz",
+    exp.DataType.Type.INTERVAL: "interval",
+    exp.DataType.Type.FLOAT: "float4",
+    exp.DataType.Type.CHAR: "bpchar",
+    exp.DataType.Type.UUID: "uuid",
+    exp.DataType.Type.JSONB: "jsonb",
+    exp.DataType.Type.JSON: "json",
+    exp.DataType.Type.VARBINARY: "bytea",
+    exp.DataType.Type.TIMETZ: "timetz",
 }
 
 

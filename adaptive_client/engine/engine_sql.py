@@ -22,6 +22,7 @@ types named (:func:`engine_sql`)."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any
@@ -63,12 +64,20 @@ def _unpadded(text: str) -> str:
 # value (a parameter's, when bound) and the node a literal becomes.  bytea: the input
 # function's reading (hex or escape format), not the engine's; char(n): without trailing
 # spaces, which a bpchar comparison ignores.
+def _time_literal(value: Any) -> exp.Expression:
+    if not isinstance(value, dt.time):  # (24:00:00, which the engine's time has not)
+        raise _refuse(f"the time {value!r} in the client engine")
+    return exp.cast(exp.Literal.string(value.isoformat()), exp.DataType.Type.TIME)
+
+
 STRING_READERS: dict[DType, tuple[Callable[[str], Any], Callable[[Any], exp.Expression]]] = {
     exp.DataType.Type.VARBINARY: (
         _bytea_value,
         lambda b: exp.Anonymous(this="from_hex", expressions=[exp.Literal.string(b.hex())]),
     ),
     exp.DataType.Type.CHAR: (_unpadded, exp.Literal.string),
+    # (PostgreSQL's time input: '2:00', 'allballs', '1:30 PM')
+    exp.DataType.Type.TIME: (lambda text: encoding_for("time").coerce(text), _time_literal),
     # (PostgreSQL's boolean spellings: 'of', '   f  ', 'yes', '1', ...)
     exp.DataType.Type.BOOLEAN: (
         lambda text: encoding_for("boolean").coerce(text),

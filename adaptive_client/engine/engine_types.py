@@ -80,6 +80,7 @@ _OIDS = {
     "DATE": 1082,
     "TIMESTAMP": 1114,
     "TIMESTAMP WITH TIME ZONE": 1184,
+    "TIME": 1083,  # (a cast to time: time of day, as psycopg loads it)
     # (timestamp - timestamp, age(): values as psycopg loads PostgreSQL's, see
     # engine.pg_interval_out)
     "INTERVAL": 1186,

@@ -2,10 +2,14 @@
 against PostgreSQL across daylight-saving changes: a date or timestamp read as a local
 time in the session's zone (a time in the spring gap, and one the autumn repeats, as
 PostgreSQL reads them), a timestamptz's local time, an ISO constant with or without an
-offset, ``date + time``; a constant in another form (a zone abbreviation, AM/PM) is
+offset, ``date + time``; a cast to time (a timestamptz's local time of day), named
+``time`` as PostgreSQL names it, and a string compared with one read by PostgreSQL's time
+input ('1:00 AM', 'allballs'); a constant in another form (a zone abbreviation, AM/PM) is
 refused, its reading being PostgreSQL's alone."""
 
 from __future__ import annotations
+
+import datetime as dt
 
 from .pairs import Pair, outcome, script_differences
 
@@ -26,8 +30,13 @@ SCRIPT = [
     " tz - '2024-01-01'::timestamptz FROM t ORDER BY id",
     "SELECT id, d + time '10:00', d + time '10:00:00.5' FROM t ORDER BY id",
     "SELECT id, ts < '2024-03-10 03:00+00'::timestamptz FROM t ORDER BY id",
+    "SELECT id, tz::time, ts::time, '12:30:15.5'::time FROM t ORDER BY id",
+    "SELECT max(ts::time), min(tz::time) FROM t",
+    "SELECT id FROM t WHERE ts::time > '02:00' ORDER BY id",
+    "SELECT id FROM t WHERE tz::time BETWEEN 'allballs' AND '1:59 AM' ORDER BY id",
+    "SELECT ts::time AS clock, count(*) FROM t GROUP BY 1 ORDER BY 1",
     "SET TimeZone = 'Europe/Berlin'",
-    "SELECT id, ts::timestamptz, tz::timestamp FROM t ORDER BY id",
+    "SELECT id, ts::timestamptz, tz::timestamp, tz::time FROM t ORDER BY id",
 ]
 
 
@@ -43,3 +52,11 @@ def test_other_forms_refused(collated_pair: Pair) -> None:
         "SELECT id, d + time '24:00' FROM t",
     ):
         assert outcome(enc, sql) == ("error", "0A000"), sql
+
+
+def test_time_parameter_compared(collated_pair: Pair) -> None:
+    """A parameter compared with a time: its text read by PostgreSQL's time input."""
+    plain, enc = collated_pair
+    sql = "SELECT id FROM t WHERE ts::time >= %s ORDER BY id"
+    for value in ("1:30 AM", "02:00:00", dt.time(1, 59, 59, 999999)):
+        assert outcome(enc, sql, (value,)) == outcome(plain, sql, (value,))
