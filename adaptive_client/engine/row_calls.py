@@ -33,7 +33,6 @@ import datetime as dt
 import inspect
 import itertools
 from collections.abc import Callable
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -128,10 +127,11 @@ class RowCall:
 
     def __call__(self, *raw: Any) -> Any:
         context = self.context
-        # (interval arithmetic reads its constants as their fields, as the held values)
-        reading = intervals_as_written() if self.function.datetime else nullcontext()
         try:
-            with reading:
+            # (an interval argument given as its bytes -- a constant, another call's
+            # printed result -- read as its fields, as the held values are: '2 mons'
+            # printed so, not as the '60 days' of a timedelta)
+            with intervals_as_written():
                 return self._call(context.shown, raw)
         except Exception as exc:
             context.raised.append(exc)

@@ -39,8 +39,7 @@ class RowFunction:
     result: str  # PostgreSQL's result type, "setof ..." where set-returning
     strict: bool = True  # a NULL argument gives NULL without calling impl
     text_sensitive: bool = False  # the result shows how an input's numbers are printed
-    # intervals taken as their fields, the session's zone as keyword ``zone``
-    # (engine/interval_functions.py)
+    # takes the session's zone as keyword ``zone`` (engine/interval_functions.py)
     datetime: bool = False
 
 

@@ -6,7 +6,9 @@ end), a timestamp's and a date's on theirs; ``interval * number`` and ``/`` casc
 fractions as interval_mul and interval_div do; ``justify_*``; the errors PostgreSQL
 raises (22008, 22012, 42883).  These were refused before.  An UPDATE storing such a
 value stores its fields: '1 mon' * 2 is '2 mons', not the '60 days' psycopg's timedelta
-would write (a later ``at + dur`` tells them apart).  A value whose span is shared by
+would write (a later ``at + dur`` tells them apart); and an interval printed into
+jsonb prints as written (``jsonb_build_object('d', dur)`` of '1 mon' gave "30 days", a
+wrong answer).  A value whose span is shared by
 others written differently ('1 mon', '30 days') gives a result that depends on which:
 refused, never answered with the other's."""
 
@@ -49,6 +51,9 @@ SCRIPT = [
     "SELECT id, at + dur FROM ev ORDER BY at + dur NULLS FIRST, id",
     "SELECT id FROM ev WHERE dur * 2 > '1 day' ORDER BY id",
     "SELECT max(dur * 2), min(at + dur) FROM ev",
+    # printed as written: '1 mon', not the '30 days' of psycopg's timedelta
+    "SELECT id, jsonb_build_object('d', dur), to_jsonb(dur), to_jsonb(dur * 2) FROM ev"
+    " ORDER BY id",
     "SET TIME ZONE 'America/New_York'",
     "SELECT id, at + dur, at - dur FROM ev ORDER BY id",
     # PostgreSQL's errors
