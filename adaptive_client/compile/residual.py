@@ -42,6 +42,7 @@ time (before any peel) wherever it can be decided there.
 
 from __future__ import annotations
 
+import contextvars
 import datetime as dt
 import re
 from collections.abc import Callable, Sequence
@@ -486,7 +487,7 @@ def run(plan: ClientPlan, fetch: Fetch, params: Params) -> list[tuple[Any, ...]]
     late = plan.late
     refusals: list[CollationUnavailable] = []
     shown = Shown(plan.held)
-    context = CallContext(shown, zone=time_zone())
+    context = CallContext(shown, zone=time_zone(), session=contextvars.copy_context())
     functions = engine_functions(plan.calls, context)
     con = engine(late.tables, plan.keys, refusals, plan.case_mapping, functions)
     kept: dict[tuple[int, int], list[Any]] = {}  # ciphertexts carried by reference

@@ -22,13 +22,15 @@ returned as its struct, so that it compares, orders, groups and prints as a load
 value does; a text, integer or boolean result plainly; a set-returning function's rows
 as a list the engine unnests.
 
-The statement's ``Shown`` and the errors the functions raise (PostgreSQL's, typed) are
-the running statement's (:class:`CallContext`): an error raised inside the engine is
-raised as itself once the engine gives up.
+The statement's ``Shown``, its session's context variables (the engine calls from its
+own threads) and the errors the functions raise (PostgreSQL's, typed) are the running
+statement's (:class:`CallContext`): an error raised inside the engine is raised as
+itself once the engine gives up.
 """
 
 from __future__ import annotations
 
+import contextvars
 import datetime as dt
 import inspect
 import itertools
@@ -108,6 +110,10 @@ class CallContext:
     raised: list[BaseException] = field(default_factory=list)
     # the session's TimeZone (a timestamptz plus an interval: its local calendar)
     zone: dt.tzinfo = dt.UTC
+    # the statement's context variables (its session: TimeZone, DateStyle, ...), which
+    # the engine's threads run the functions in -- a timestamptz printed into jsonb is
+    # printed in the session's zone (None: the calling thread's own)
+    session: contextvars.Context | None = None
 
 
 class RowCall:
@@ -128,14 +134,20 @@ class RowCall:
     def __call__(self, *raw: Any) -> Any:
         context = self.context
         try:
-            # (an interval argument given as its bytes -- a constant, another call's
-            # printed result -- read as its fields, as the held values are: '2 mons'
-            # printed so, not as the '60 days' of a timedelta)
-            with intervals_as_written():
-                return self._call(context.shown, raw)
+            if context.session is None:
+                return self._in_session(raw)
+            # (a copy per call: the engine may call from several threads at once)
+            return context.session.copy().run(self._in_session, raw)
         except Exception as exc:
             context.raised.append(exc)
             raise
+
+    def _in_session(self, raw: tuple[Any, ...]) -> Any:
+        # (an interval argument given as its bytes -- a constant, another call's
+        # printed result -- read as its fields, as the held values are: '2 mons'
+        # printed so, not as the '60 days' of a timedelta)
+        with intervals_as_written():
+            return self._call(self.context.shown, raw)
 
     def _call(self, shown: Shown, raw: tuple[Any, ...]) -> Any:
         spec, function = self.spec, self.function

@@ -4,7 +4,8 @@ time in the session's zone (a time in the spring gap, and one the autumn repeats
 PostgreSQL reads them), a timestamptz's local time, an ISO constant with or without an
 offset, ``date + time``; a cast to time (a timestamptz's local time of day), named
 ``time`` as PostgreSQL names it, and a string compared with one read by PostgreSQL's time
-input ('1:00 AM', 'allballs'); a constant in another form (a zone abbreviation, AM/PM) is
+input ('1:00 AM', 'allballs'); a timestamptz printed into jsonb in the session's zone
+(``to_jsonb`` and ``jsonb_agg`` printed it in UTC: a wrong answer); a constant in another form (a zone abbreviation, AM/PM) is
 refused, its reading being PostgreSQL's alone."""
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ SCRIPT = [
     "SELECT ts::time AS clock, count(*) FROM t GROUP BY 1 ORDER BY 1",
     "SET TimeZone = 'Europe/Berlin'",
     "SELECT id, ts::timestamptz, tz::timestamp, tz::time FROM t ORDER BY id",
+    # printed into jsonb in the session's zone (to_jsonb and jsonb_agg printed UTC)
+    "SELECT id, to_jsonb(tz), jsonb_build_array(tz, ts, d) FROM t ORDER BY id",
+    "SELECT jsonb_agg(tz ORDER BY id), jsonb_agg(ts::timestamptz ORDER BY id) FROM t",
 ]
 
 
