@@ -79,7 +79,7 @@ from ..engine.held import Shown, check_uses, comparand_reader, held_types, unbou
 from ..engine.numeric import float4_out
 from ..engine.row_calls import CallContext, CallSpec, constant_bytes, engine_functions
 from ..engine.row_lowering import annotate_lowered, lower_calls, printed_outputs
-from ..engine.runtime import engine, far_date, load, release, translate
+from ..engine.runtime import engine, far_value, load, release, translate
 from ..engine.runtime import refusal as _refuse
 from ..engine.set_functions import arrows_as_written, from_functions
 from ..engine.sums import VALUES_ONLY
@@ -95,7 +95,6 @@ from ..values.collation import (
     Collation,
 )
 from ..values.encodings import TEXT_TYPES, Encoding
-from ..values.far_datetime import POSTGRES_EPOCH_JDATE, US_PER_DAY, PgDate, PgTimestamp
 from ..values.interval_encoding import intervals_as_written
 from ..values.jsonb_paths import PARAMETER_INDEX
 from ..values.session import time_zone
@@ -740,8 +739,6 @@ def _read_held(builder: ParamBuilder, reader: Callable[[Any], Any]) -> ParamBuil
 _INFINITY_SHOWN = frozenset({dt.date.max, dt.date.min, dt.datetime.max, dt.datetime.min})
 
 
-# a time of day of the engine's text of a timestamp outside Python's years
-_CLOCK = re.compile(r"(\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?")
 _DATE_OID, _TIMESTAMP_OID = 1082, 1114
 
 
@@ -766,25 +763,18 @@ def _dated_outputs(
     oids = {i: dated[i] for i in far}
     return [
         tuple(
-            _far_value(v, oids[i]) if i in oids and isinstance(v, str) else v
+            _far_output(v, oids[i]) if i in oids and isinstance(v, str) else v
             for i, v in enumerate(row)
         )
         for row in rows
     ]
 
 
-def _far_value(text: str, oid: int) -> Any:
-    read = far_date(text)
-    clock = _CLOCK.fullmatch(read[1] or "00:00:00") if read is not None else None
-    if read is None or clock is None or oid not in (_DATE_OID, _TIMESTAMP_OID):
+def _far_output(text: str, oid: int) -> Any:
+    if oid not in (_DATE_OID, _TIMESTAMP_OID):
         # (a timestamptz's text would be read in the engine's zone, not the session's)
         raise _refuse("a timestamptz outside years 1 to 9999 computed by the client engine")
-    julian = read[0]
-    if oid == _DATE_OID:
-        return PgDate(julian)
-    seconds = (int(clock[1]) * 60 + int(clock[2])) * 60 + int(clock[3])
-    micros = seconds * 1_000_000 + int((clock[4] or "0").ljust(6, "0"))
-    return PgTimestamp((julian - POSTGRES_EPOCH_JDATE) * US_PER_DAY + micros, False)
+    return far_value(text, oid == _TIMESTAMP_OID)
 
 
 def _no_row_fn(row: Sequence[Any]) -> Any:  # the residual's rows come whole from finish

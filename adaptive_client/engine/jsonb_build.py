@@ -19,10 +19,12 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
+from ..values import far_datetime
 from ..values.array_encoding import shape
 from ..values.datetime_output import fraction_text, offset_text
 from ..values.encoding_base import SqlType
 from ..values.encodings import encoding_for, pg_text
+from ..values.far_datetime import PgDate, PgTimestamp
 from ..values.json_encoding import JsonbEncoding, JsonbText, JsonText
 from ..values.jsonb_tree import Json, Step, c_integer, document, is_container, run, tree
 from ..values.session import time_zone
@@ -89,6 +91,9 @@ _CONVERTERS: dict[type, Callable[[Any], Json]] = {
     dt.datetime: _datetime,
     JsonbText: tree,
     JsonText: lambda v: tree(_ENCODING.coerce(v.text)),
+    # (outside Python's years: ISO whatever the DateStyle, as to_json prints them)
+    PgDate: lambda v: far_datetime.date_text(v.julian, "ISO"),
+    PgTimestamp: lambda v: _far_text(far_datetime.timestamp_text(v, "ISO", time_zone())),
 }
 
 

@@ -48,7 +48,7 @@ from ..values.sent_types import mismatched
 from .array_functions import OMITTED
 from .held import Shown
 from .row_functions import AGGREGATES, ROW_FUNCTIONS, RowFunction
-from .runtime import refusal
+from .runtime import far_value, refusal
 
 
 @dataclass(frozen=True)
@@ -276,6 +276,8 @@ def _argument(shown: Shown, arg: ArgSpec, raw: Any, exact: bool) -> Any:
     if arg.kind == "const":
         assert arg.encoding is not None
         return arg.encoding.from_exact_bytes(raw)
+    if arg.kind == "plain" and isinstance(raw, str) and arg.duck in ("DATE", "TIMESTAMP"):
+        return far_value(raw, arg.duck == "TIMESTAMP")  # (the engine's text: BC, past 9999)
     if arg.kind == "numeric":  # (concat() of NULL is '': no numeric's text)
         return Decimal(raw) if raw else None
     if arg.kind == "list":

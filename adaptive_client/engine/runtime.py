@@ -525,6 +525,25 @@ def far_date(text: str) -> tuple[int, str | None] | None:
     return date2j(1 - year if m[4] else year, int(m[2]), int(m[3])), m[5]
 
 
+# a time of day of the engine's text of a timestamp outside Python's years
+_CLOCK = re.compile(r"(\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?")
+
+
+def far_value(text: str, timestamp: bool) -> PgDate | PgTimestamp:
+    """A date or timestamp the engine gives as its text (outside Python's years) as the
+    client holds it, a ``PgDate`` or ``PgTimestamp``."""
+    read = far_date(text)
+    clock = _CLOCK.fullmatch(read[1] or "00:00:00") if read is not None else None
+    if read is None or clock is None:
+        raise refusal(f"the engine's value {text!r}")
+    if not timestamp:
+        return PgDate(read[0])
+    seconds = (int(clock[1]) * 60 + int(clock[2])) * 60 + int(clock[3])
+    micros = seconds * 1_000_000 + int((clock[4] or "0").ljust(6, "0"))
+    epoch = far_datetime.POSTGRES_EPOCH_JDATE
+    return PgTimestamp((read[0] - epoch) * far_datetime.US_PER_DAY + micros, False)
+
+
 def _date_text(value: Any, datestyle: str) -> str:
     """A date printed in the DateStyle; one outside Python's years comes from the engine
     as its own text (``0044-03-15 (BC)``, ``10000-01-01``)."""
