@@ -182,11 +182,6 @@ _SCALED_COMPARAND = (
     "a comparand with more decimals than numeric(18,6) holds (or beyond its range) is "
     "refused in a range"
 )
-_WIDE_INTERVAL = (
-    "the client engine decrypts each interval into psycopg's timedelta, which holds at "
-    "most 999999999 days: a table holding a wider one ('2147483647 days 2147483647 "
-    "months') refuses a comparison in the select list (psycopg's DataError)"
-)
 # (entry, check) -> why the client refuses a check PostgreSQL answers (``=``, ``<``, ``>``
 # in a WHERE, ``select-list`` comparisons, ``read``, ``order``, ``group``, ...)
 QUERY_GAPS: dict[tuple[str, str], str] = {
@@ -202,8 +197,6 @@ QUERY_GAPS: dict[tuple[str, str], str] = {
     ("numeric(18,6)", "select-list"): _SCALED_COMPARAND,
     ("numeric(18,6)", "<"): _SCALED_COMPARAND,
     ("numeric(18,6)", ">"): _SCALED_COMPARAND,
-    ("interval", "select-list"): _WIDE_INTERVAL,
-    ("interval day to second(2)", "select-list"): _WIDE_INTERVAL,
 }
 # (entry, check) -> a wrong answer of the client found by this suite and not fixed here
 # (outside a type's Encoding and the date/time input rules), with why
