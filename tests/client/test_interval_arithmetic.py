@@ -14,6 +14,8 @@ refused, never answered with the other's."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from .pairs import Pair, outcome, script_differences
@@ -50,10 +52,12 @@ SCRIPT = [
     "SELECT id FROM ev WHERE at + dur > '2024-06-01' ORDER BY id",
     "SELECT id, at + dur FROM ev ORDER BY at + dur NULLS FIRST, id",
     "SELECT id FROM ev WHERE dur * 2 > '1 day' ORDER BY id",
+    "SELECT id, at + dur * 2, (dur + dur) * n, at - (dur / 2), -(dur * n),"
+    " at + dur + interval '1 hour' FROM ev ORDER BY id",
+    "SELECT id, CASE WHEN n > 2 THEN at + dur END, coalesce(at + dur, at) FROM ev ORDER BY id",
     "SELECT max(dur * 2), min(at + dur) FROM ev",
     # printed as written: '1 mon', not the '30 days' of psycopg's timedelta
-    "SELECT id, jsonb_build_object('d', dur), to_jsonb(dur), to_jsonb(dur * 2) FROM ev"
-    " ORDER BY id",
+    "SELECT id, jsonb_build_object('d', dur), to_jsonb(dur), to_jsonb(dur * 2) FROM ev ORDER BY id",
     "SET TIME ZONE 'America/New_York'",
     "SELECT id, at + dur, at - dur FROM ev ORDER BY id",
     # PostgreSQL's errors
@@ -100,3 +104,14 @@ def test_one_application_value_is_answered(collated_pair: Pair) -> None:
         conn.execute("INSERT INTO ev (id, n, dur) VALUES (8, 7, '30 days')")
     statement = "SELECT DISTINCT dur FROM ev WHERE n = 7 AND upper('a') = 'A'"
     assert outcome(enc, statement) == outcome(plain, statement)
+
+
+def test_parameters(collated_pair: Pair) -> None:
+    """A timedelta or a number bound beside an interval column: as PostgreSQL reads it."""
+    plain, enc = collated_pair
+    for sql, params in (
+        ("SELECT id, at + %s, dur + %s FROM ev ORDER BY id", (dt.timedelta(hours=5),) * 2),
+        ("SELECT id, dur * %s, dur / %s FROM ev ORDER BY id", (1.5, 4)),
+        ("SELECT id FROM ev WHERE at + dur > %s ORDER BY id", ("2024-06-01",)),
+    ):
+        assert outcome(enc, sql, params) == outcome(plain, sql, params), sql
