@@ -104,49 +104,41 @@ def _cascaded(span: PgInterval, month_q: float, day_q: float, time_q: float) -> 
 def justify_hours(span: PgInterval) -> PgInterval:
     """Whole 24 hours of the time field made days (the remainder keeps the time's
     sign, the days then adjusted so that both signs agree)."""
-    days, usec = span.days + _trunc_div(span.usec, _USECS_PER_DAY), _trunc_rem(span.usec)
-    if days > 0 and usec < 0:
-        usec += _USECS_PER_DAY
-        days -= 1
-    elif days < 0 and usec > 0:
-        usec -= _USECS_PER_DAY
-        days += 1
-    return _checked(span.months, days, usec)
+    days, usec = _carried(span.days, span.usec, _USECS_PER_DAY)
+    return _checked(span.months, *_agreeing(days, usec, _USECS_PER_DAY))
 
 
 def justify_days(span: PgInterval) -> PgInterval:
     """Whole 30 days made months (signs made to agree, as ``justify_hours``)."""
-    months = span.months + _trunc_div(span.days, _DAYS_PER_MONTH)
-    days = span.days - _trunc_div(span.days, _DAYS_PER_MONTH) * _DAYS_PER_MONTH
-    if months > 0 and days < 0:
-        days += _DAYS_PER_MONTH
-        months -= 1
-    elif months < 0 and days > 0:
-        days -= _DAYS_PER_MONTH
-        months += 1
-    return _checked(months, days, span.usec)
+    months, days = _carried(span.months, span.days, _DAYS_PER_MONTH)
+    return _checked(*_agreeing(months, days, _DAYS_PER_MONTH), span.usec)
 
 
 def justify_interval(span: PgInterval) -> PgInterval:
-    """``justify_days`` and ``justify_hours`` together, signs agreeing across all
-    three fields."""
-    months = span.months + _trunc_div(span.days, _DAYS_PER_MONTH)
-    days = span.days - _trunc_div(span.days, _DAYS_PER_MONTH) * _DAYS_PER_MONTH
-    days += _trunc_div(span.usec, _USECS_PER_DAY)
-    usec = _trunc_rem(span.usec)
-    if months > 0 and (days < 0 or (days == 0 and usec < 0)):
-        days += _DAYS_PER_MONTH
-        months -= 1
-    elif months < 0 and (days > 0 or (days == 0 and usec > 0)):
-        days -= _DAYS_PER_MONTH
-        months += 1
-    if days > 0 and usec < 0:
-        usec += _USECS_PER_DAY
-        days -= 1
-    elif days < 0 and usec > 0:
-        usec -= _USECS_PER_DAY
-        days += 1
-    return _checked(months, days, usec)
+    """Whole days of the time made days, then whole months of the days months, signs
+    agreeing across all three fields (``interval_justify_interval``'s order)."""
+    days, usec = _carried(span.days, span.usec, _USECS_PER_DAY)
+    months, days = _carried(span.months, days, _DAYS_PER_MONTH)
+    months, days = _agreeing(months, days, _DAYS_PER_MONTH, usec)
+    return _checked(months, *_agreeing(days, usec, _USECS_PER_DAY))
+
+
+def _carried(whole: int, part: int, per: int) -> tuple[int, int]:
+    """The whole units (``per`` parts each) of ``part`` carried into ``whole``, as C's
+    truncating division carries them: the part keeps its sign."""
+    carried = _trunc_div(part, per)
+    return whole + carried, part - carried * per
+
+
+def _agreeing(whole: int, part: int, per: int, rest: int = 0) -> tuple[int, int]:
+    """``whole`` and ``part`` made to share a sign, one unit borrowed (a zero part
+    takes the sign of ``rest``, the smaller field below it)."""
+    sign = part or rest
+    if whole > 0 and sign < 0:
+        return whole - 1, part + per
+    if whole < 0 and sign > 0:
+        return whole + 1, part - per
+    return whole, part
 
 
 _USECS_PER_DAY = _SECS_PER_DAY * _USECS_PER_SEC
@@ -156,10 +148,6 @@ def _trunc_div(a: int, b: int) -> int:
     """C's integer division (toward zero)."""
     q = abs(a) // b
     return q if a >= 0 else -q
-
-
-def _trunc_rem(usec: int) -> int:
-    return usec - _trunc_div(usec, _USECS_PER_DAY) * _USECS_PER_DAY
 
 
 def timestamp_add(ts: dt.datetime, span: PgInterval) -> dt.datetime:

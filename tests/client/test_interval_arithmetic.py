@@ -36,6 +36,13 @@ DDL = [
     " (6, '2024-01-01 00:00+00', '2024-01-01', '2024-01-01', '-1 mon -1 day +1 hour', 1,"
     " 3.33, 0.3333333333333333),"
     " (7, '2024-02-29 12:00+00', '2024-02-29', '2024-02-29', '1 year 31 days', 1, 1, 1)",
+    # (spans all different: each value's fields reach the functions)
+    "CREATE TABLE j (id int PRIMARY KEY, dur interval)",
+    "INSERT INTO j VALUES (1, '29 days 25 hours'), (2, '-29 days -25 hours'),"
+    " (3, '1 mon -1 day'), (4, '1 mon -1 hour'), (5, '-1 mon 1 hour'),"
+    " (6, '-1 mon 30 days 1 hour'), (7, '1 mon -30 days -1 hour'), (8, '61 days -1 hour'),"
+    " (9, '-61 days 1 hour'), (11, '1 year -400 days 1000 hours'),"
+    " (12, '-1 mon 29 days 23:59:59.999999'), (15, '-1 mon 30 days')",
 ]
 
 SCRIPT = [
@@ -49,6 +56,9 @@ SCRIPT = [
     "SELECT id, dur + dur, dur - dur, dur + interval '1 hour', dur - interval '1 day',"
     " interval '2 mons' + dur, dur + '1 day'::interval, dur + '1 mon' FROM ev ORDER BY id",
     "SELECT id, justify_hours(dur), justify_days(dur), justify_interval(dur) FROM ev ORDER BY id",
+    # (printed as written into jsonb: the fields, which a timedelta would not show)
+    "SELECT id, to_jsonb(justify_hours(dur)), to_jsonb(justify_days(dur)),"
+    " to_jsonb(justify_interval(dur)) FROM j ORDER BY id",
     "SELECT id FROM ev WHERE at + dur > '2024-06-01' ORDER BY id",
     "SELECT id, at + dur FROM ev ORDER BY at + dur NULLS FIRST, id",
     "SELECT id FROM ev WHERE dur * 2 > '1 day' ORDER BY id",
