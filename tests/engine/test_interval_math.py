@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 import zoneinfo
+from collections.abc import Iterator
 
 import psycopg
 import pytest
@@ -36,7 +37,7 @@ def _interval_sql(v: PgInterval) -> str:
 
 
 @pytest.fixture
-def server(pg_dsn: str) -> psycopg.Connection:
+def server(pg_dsn: str) -> Iterator[psycopg.Connection]:
     with psycopg.connect(pg_dsn, autocommit=True) as conn:
         conn.execute("SET IntervalStyle = 'postgres'")
         yield conn
