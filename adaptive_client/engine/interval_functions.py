@@ -2,7 +2,9 @@
 functions of engine/row_functions.py marked ``datetime``): an interval arrives as its
 stored fields (``PgInterval``: months, days, microseconds), a timestamptz as an aware
 datetime, a timestamp as a naive one, a date as a date; each function takes the
-session's zone (keyword ``zone``), which only a timestamptz's uses.  The arithmetic
+session's zone (keyword ``zone``), which only a timestamptz's uses.  An interval cast to
+text prints in the session's IntervalStyle (the functions run in the statement's
+session).  The arithmetic
 itself is PostgreSQL's (values/interval_math.py).
 
 An interval read without its fields (a span: '1 mon' and '30 days' alike) cannot be
@@ -15,7 +17,8 @@ import datetime as dt
 from typing import Any
 
 from ..values import interval_math as im
-from ..values.interval_encoding import PgInterval
+from ..values import text_output
+from ..values.interval_encoding import PgInterval, interval_text
 from .runtime import refusal
 
 
@@ -65,6 +68,11 @@ def justify_interval(enc: Any, a: Any, *, zone: dt.tzinfo) -> PgInterval:
     return im.justify_interval(_fields(a))
 
 
+def text(enc: Any, a: Any, *, zone: dt.tzinfo) -> str:
+    """``interval::text``: its output in the session's IntervalStyle."""
+    return interval_text(_fields(a), text_output.current().intervalstyle)
+
+
 def _instant(ts: Any, span: PgInterval, zone: dt.tzinfo) -> Any:
     if isinstance(ts, dt.datetime) and ts.tzinfo is not None:
         return im.timestamptz_add(ts, span, zone)
@@ -99,6 +107,7 @@ __all__ = [
     "negated",
     "plus",
     "plus_moment",
+    "text",
     "times",
     "times_left",
 ]

@@ -121,6 +121,7 @@ ROW_FUNCTIONS: dict[str, tuple[RowFunction, ...]] = {
     "justify_hours": (_iv(iv.justify_hours, "interval", IV),),
     "justify_days": (_iv(iv.justify_days, "interval", IV),),
     "justify_interval": (_iv(iv.justify_interval, "interval", IV),),
+    "interval_out": (_iv(iv.text, "interval", T),),
     "#-": (_f(build.delete_path, "jsonb, text[]", J, text=True),),
     "= ANY": (_f(arr.eq_any, "anyelement, anyarray", B, strict=False),),
     "<> ALL": (_f(arr.ne_all, "anyelement, anyarray", B, strict=False),),

@@ -734,6 +734,10 @@ def _target(
         ):
             return name, [node.this, inner]
     if isinstance(node, exp.Cast) and not isinstance(node, exp.TryCast):
+        if node.to.is_type("text"):
+            operand = _operand(node.this, held)
+            if operand.pg == "interval" and operand.duck is not None:
+                return "interval_out", [node.this]  # (its text in the IntervalStyle)
         literal = unparen(node.this)
         to_jsonb = node.to.is_type(exp.DataType.Type.JSONB)
         if to_jsonb and (

@@ -3,7 +3,8 @@ computed by the client engine on the fields PostgreSQL stores (months, days,
 microseconds) and judged against PostgreSQL: a timestamptz plus an interval adds months
 and days on the session zone's calendar (across a daylight-saving change, a month's
 end), a timestamp's and a date's on theirs; ``interval * number`` and ``/`` cascade
-fractions as interval_mul and interval_div do; ``justify_*``; the errors PostgreSQL
+fractions as interval_mul and interval_div do; ``justify_*``; a cast to text in the
+session's IntervalStyle; the errors PostgreSQL
 raises (22008, 22012, 42883).  These were refused before.  An UPDATE storing such a
 value stores its fields: '1 mon' * 2 is '2 mons', not the '60 days' psycopg's timedelta
 would write (a later ``at + dur`` tells them apart); and an interval printed into
@@ -81,6 +82,13 @@ SCRIPT = [
     "UPDATE ev SET dur = -dur WHERE id = 5",
     "UPDATE ev SET dur = dur + interval '1 mon' WHERE id = 1",
     "SELECT id, dur, at, at + dur, ts + dur FROM ev ORDER BY id",
+    # an interval's text in the session's IntervalStyle
+    "SELECT id, dur::text, (dur * 2)::text, upper(to_char(ts, 'YYYY')) || dur::text FROM ev"
+    " ORDER BY id",
+    "SET IntervalStyle = 'sql_standard'",
+    "SELECT id, dur::text, concat(dur::text, '!') FROM ev ORDER BY id",
+    "SET IntervalStyle = 'iso_8601'",
+    "SELECT id, dur::text FROM ev WHERE dur::text LIKE 'P%M%' ORDER BY id",
 ]
 
 
