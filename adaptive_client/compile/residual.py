@@ -97,7 +97,6 @@ from ..values.collation import (
 from ..values.encodings import TEXT_TYPES, Encoding
 from ..values.interval_encoding import intervals_as_written
 from ..values.jsonb_paths import PARAMETER_INDEX
-from ..values.session import time_zone
 from .aggregate import Pushdown, compiles_exactly, plan_pushdowns
 from .aggregate import apply as apply_pushdown
 from .allowed import (
@@ -486,7 +485,7 @@ def run(plan: ClientPlan, fetch: Fetch, params: Params) -> list[tuple[Any, ...]]
     late = plan.late
     refusals: list[CollationUnavailable] = []
     shown = Shown(plan.held)
-    context = CallContext(shown, zone=time_zone(), session=contextvars.copy_context())
+    context = CallContext(shown, session=contextvars.copy_context())
     functions = engine_functions(plan.calls, context)
     con = engine(late.tables, plan.keys, refusals, plan.case_mapping, functions)
     kept: dict[tuple[int, int], list[Any]] = {}  # ciphertexts carried by reference

@@ -31,7 +31,6 @@ itself once the engine gives up.
 from __future__ import annotations
 
 import contextvars
-import datetime as dt
 import inspect
 import itertools
 from collections.abc import Callable
@@ -108,11 +107,10 @@ class CallContext:
 
     shown: Shown
     raised: list[BaseException] = field(default_factory=list)
-    # the session's TimeZone (a timestamptz plus an interval: its local calendar)
-    zone: dt.tzinfo = dt.UTC
     # the statement's context variables (its session: TimeZone, DateStyle, ...), which
     # the engine's threads run the functions in -- a timestamptz printed into jsonb is
-    # printed in the session's zone (None: the calling thread's own)
+    # printed in the session's zone, and added to on its calendar (None: the calling
+    # thread's own)
     session: contextvars.Context | None = None
 
 
@@ -203,8 +201,6 @@ class RowCall:
         for values in itertools.islice(itertools.product(*options), _MOST_CANDIDATES + 1):
             if function.strict and any(v is None for v in values):
                 results.append(None)
-            elif function.datetime:
-                results.append(function.impl(spec.enc, *values, zone=self.context.zone))
             else:
                 results.append(function.impl(spec.enc, *values))
         if len(results) > _MOST_CANDIDATES:

@@ -39,8 +39,6 @@ class RowFunction:
     result: str  # PostgreSQL's result type, "setof ..." where set-returning
     strict: bool = True  # a NULL argument gives NULL without calling impl
     text_sensitive: bool = False  # the result shows how an input's numbers are printed
-    # takes the session's zone as keyword ``zone`` (engine/interval_functions.py)
-    datetime: bool = False
 
 
 def _f(
@@ -53,7 +51,7 @@ def _f(
 def _iv(impl: Callable[..., Any], args: str, result: str) -> RowFunction:
     """Interval arithmetic: its result depends on the fields ('1 mon' is not '30 days'
     added to a date), as a jsonb function's on how a number is printed."""
-    return RowFunction(impl, tuple(a.strip() for a in args.split(",")), result, True, True, True)
+    return RowFunction(impl, tuple(a.strip() for a in args.split(",")), result, True, True)
 
 
 J, T, INT, B, IV = "jsonb", "text", "integer", "boolean", "interval"

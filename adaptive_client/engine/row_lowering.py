@@ -427,7 +427,7 @@ class _Lowering:
             jsonb_duck, enc = _jsonb(self.held)
         elif array is not None:
             jsonb_duck, enc = "", array.encoding
-        elif rf.datetime:
+        elif "interval" in rf.args:
             jsonb_duck, enc = "", encoding_for("interval")
         elif rf.result.endswith("[]"):  # (string_to_array of text: its result's type)
             jsonb_duck, enc = "", encoding_for(rf.result)
@@ -683,6 +683,11 @@ def _is_held_composite(op: _Operand) -> bool:
     return op.duck is not None and (op.pg == "jsonb" or op.pg.endswith("]"))
 
 
+def _is_held_interval(op: _Operand) -> bool:
+    """A held interval value (its arithmetic and text cast are row functions)."""
+    return op.duck is not None and op.pg == "interval"
+
+
 def _target(
     node: exp.Expression, held: Mapping[str, Encoding]
 ) -> tuple[str | None, list[exp.Expression]]:
@@ -692,7 +697,7 @@ def _target(
     name = INTERVAL_OPERATORS.get(type(node))
     if name is not None:
         sides = [node.this] if isinstance(node, exp.Neg) else [node.this, node.expression]
-        if any(_operand(s, held).pg == "interval" and held_of(unparen(s), held) for s in sides):
+        if any(_is_held_interval(_operand(s, held)) for s in sides):
             return name, sides
     name = HELD_OPERATORS.get(type(node))
     if name is not None:
@@ -734,10 +739,8 @@ def _target(
         ):
             return name, [node.this, inner]
     if isinstance(node, exp.Cast) and not isinstance(node, exp.TryCast):
-        if node.to.is_type("text"):
-            operand = _operand(node.this, held)
-            if operand.pg == "interval" and operand.duck is not None:
-                return "interval_out", [node.this]  # (its text in the IntervalStyle)
+        if node.to.is_type("text") and _is_held_interval(_operand(node.this, held)):
+            return "interval_out", [node.this]  # (its text in the IntervalStyle)
         literal = unparen(node.this)
         to_jsonb = node.to.is_type(exp.DataType.Type.JSONB)
         if to_jsonb and (
