@@ -242,9 +242,9 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
         raise pg_errors.CannotCoerce(f"cannot cast type boolean to {to.sql('postgres').lower()}")
     if not literal and src not in ok and not _printed_alike(node.this, to):
         raise _refuse(f"cast of a {src} value to {to.sql('postgres')}", node)
-    if to.this is T.TIME and (to.expressions or src == "timestamptz"):
-        if to.expressions:
-            raise _refuse("cast to time(p)", node)
+    if to.this is T.TIME and to.expressions:
+        raise _refuse("cast to time(p)", node)
+    if to.this is T.TIME and src == "timestamptz":
         return duck_cast(duck_cast(node.this, "TIMESTAMP"), "TIME")  # (its local time)
     if to.this is T.DECIMAL and not to.expressions and not literal:
         # numeric without a precision keeps every value as it is: an integer's at scale
