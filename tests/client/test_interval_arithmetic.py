@@ -19,7 +19,7 @@ import datetime as dt
 
 import pytest
 
-from .pairs import Pair, outcome, script_differences
+from .pairs import Pair, outcome, script_differences, transaction_differences
 
 DDL = [
     "CREATE TABLE ev (id int PRIMARY KEY, at timestamptz, ts timestamp, d date,"
@@ -133,3 +133,23 @@ def test_parameters(collated_pair: Pair) -> None:
         ("SELECT id FROM ev WHERE at + dur > %s ORDER BY id", ("2024-06-01",)),
     ):
         assert outcome(enc, sql, params) == outcome(plain, sql, params), sql
+
+
+# an error of the client's arithmetic leaves the transaction failed, as PostgreSQL's
+# does, and what the transaction wrote before it is rolled back with it
+IN_TRANSACTION = [
+    "BEGIN",
+    "UPDATE ev SET dur = dur * 3 WHERE id = 1",
+    "SELECT id, dur / 0 FROM ev ORDER BY id",  # 22012
+    "SELECT id, dur FROM ev WHERE id = 1",  # 25P02: the transaction is failed
+    "ROLLBACK",
+    "SELECT id, dur, at + dur FROM ev WHERE id = 1",
+    "BEGIN",
+    "SELECT id, dur * f FROM ev ORDER BY id",  # 22008
+    "COMMIT",
+    "SELECT id, dur FROM ev ORDER BY id",
+]
+
+
+def test_errors_fail_the_transaction(collated_pair: Pair) -> None:
+    assert transaction_differences(collated_pair, IN_TRANSACTION) == []
