@@ -410,6 +410,29 @@ class Connection:
         if self._notifications.arrived():
             self.catalog.refresh(self.control)
 
+    def catch_up_catalog(self) -> bool:
+        """Read the catalog again for a relation it does not know, which another client
+        may have created and committed before this one was notified; True when something
+        changed. As PostgreSQL finds a relation committed before the statement: between
+        transactions, and inside a READ COMMITTED one that wrote no metadata itself (its
+        next statement's snapshot sees what the control session reads). Not under snapshot
+        isolation: the layers read now may be newer than the transaction's snapshot."""
+        if self.in_transaction() and (
+            self.catalog_dirty
+            or self.catalog.written_generation >= 0
+            or self._transaction_isolation() != "read committed"
+        ):
+            return False
+        return self.catalog.refresh(self.control)
+
+    def _transaction_isolation(self) -> str:
+        """The isolation of the transaction open on the application's session (the
+        server's default where the connection sets none)."""
+        if self.pg.isolation_level is not None:
+            return self.pg.isolation_level.name.replace("_", " ").lower()
+        row = self.pg.execute("SELECT current_setting('transaction_isolation')").fetchone()
+        return str(row[0]) if row else ""
+
     def epoch_moved(self) -> bool:
         """Whether the catalog changed on the server since this client last read it."""
         row = self.control.execute("SELECT value FROM adaptive.epoch WHERE id = 1").fetchone()

@@ -171,8 +171,8 @@ def run(
         answer = sequences.answer(stmt, conn.catalog, conn.runtime)
     except psycopg.errors.UndefinedTable:
         # (another client's CREATE SEQUENCE, whose notification has not arrived: the
-        # catalog read again between transactions, once, as for the statements below)
-        if conn.in_transaction() or not conn.catalog.refresh(conn.control):
+        # catalog read again, once, as for the statements below)
+        if not conn.catch_up_catalog():
             raise
         answer = sequences.answer(stmt, conn.catalog, conn.runtime)
     if answer is not None:
@@ -402,8 +402,8 @@ def _run_compiled(
             return
         except (UndefinedTable, UndefinedColumn):
             # another client's DDL, committed, whose notification has not reached
-            # this client yet: read the catalog again (between transactions) once
-            if attempt or conn.in_transaction() or not conn.catalog.refresh(conn.control):
+            # this client yet: read the catalog again, once
+            if attempt or not conn.catch_up_catalog():
                 raise
             continue
         # the statement opens the transaction: nothing else is undone if it is retried

@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import psycopg
 
 import adaptive_client
 from adaptive_client.stats import Stats
@@ -99,3 +104,41 @@ def test_counts_made_while_another_thread_reads_them_are_all_kept(watchdog: Watc
     assert sum(v for k, v in stats.decryptions.items() if k not in ("DET", "RND")) == 4 * 40_000
     assert stats.decryptions["RND"] == 4 * 20_000
     assert seen and seen == sorted(seen)  # (what a read saw only grew)
+
+
+def test_a_read_committed_transaction_finds_a_table_committed_during_it(
+    pair: Pair, watchdog: Watchdog
+) -> None:
+    """A statement of a READ COMMITTED transaction begun before another client created and
+    filled a table finds the table and its committed rows, as on a plain database --
+    though the client reads its catalog notifications only between transactions. A
+    transaction's own DDL is found in it, and gone after its rollback, as there."""
+    answers: list[list[object]] = []
+
+    def run(dsn: str, connect: Callable[..., Any]) -> None:
+        seen: list[object] = []
+        with connect(dsn, autocommit=True) as a, connect(dsn) as b:
+            for i in range(3):
+                b.execute("SELECT 1").fetchall()  # the transaction is open
+                a.execute(f"CREATE TABLE late{i} (id integer PRIMARY KEY, v text)")
+                a.execute(f"INSERT INTO late{i} VALUES (1, 'x{i}')")
+                seen.append(b.execute(f"SELECT id, v FROM late{i}").fetchall())
+                b.execute(f"CREATE TABLE own{i} (id integer)")
+                seen.append(b.execute(f"SELECT count(*) FROM own{i}").fetchall())
+                b.rollback()
+                seen.append(b.execute(f"SELECT count(*) FROM late{i}").fetchall())
+                try:
+                    b.execute(f"SELECT count(*) FROM own{i}")
+                except psycopg.errors.UndefinedTable as exc:
+                    seen.append(exc.sqlstate)
+                b.rollback()
+        answers.append(seen)
+
+    watchdog.start(run, pair.plain, psycopg.connect, name="plain")
+    watchdog.join_all(120)
+    watchdog.start(
+        run, pair.enc, partial(adaptive_client.connect, master_key=pair.key), name="client"
+    )
+    watchdog.join_all(120)
+    expected = [row for i in range(3) for row in ([(1, f"x{i}")], [(0,)], [(1,)], "42P01")]
+    assert answers == [expected, expected]
