@@ -24,6 +24,7 @@ from ..catalog import sequences
 from ..compile import update_rows
 from ..compile.compiler import server_sql
 from ..compile.plan import Compiled, Params
+from ..compile.server_catalogs import reads_server_catalogs
 from ..compile.server_functions import answered_by_server
 from ..description import Column
 from ..errors import (
@@ -164,6 +165,9 @@ def run(
         kept = search_path.kept_in_set_config(stmt) if params is None and many is None else None
         if kept is not None:
             query = server_sql(kept)  # (the client's schema kept on the path)
+        cur.run_raw(query, params)
+        return
+    if many is None and reads_server_catalogs(stmt):  # pg_extension, pg_settings, ...
         cur.run_raw(query, params)
         return
     query = cache_key(query, with_params)  # the plan cache's key from here on
