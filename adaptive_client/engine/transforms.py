@@ -209,6 +209,10 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
         args = [exp.Literal.number(n) for n in (digits, p, s)]
         value = udf("pg_float_numeric", duck_cast(node.this, "DOUBLE"), *args)
         return duck_cast(value, f"DECIMAL({p},{s})")
+    if src == "decimal" and to.this is T.DOUBLE and not literal:
+        # numeric_float8 reads the numeric's text as float8in does (correctly rounded):
+        # the engine's own cast divides by a power of ten, off by an ulp past 2**53
+        return duck_cast(udf("pg_float8_text", duck_cast(node.this, "VARCHAR")), "DOUBLE")
     ok = {
         # numeric to integer rounds half away from zero in both engines, double
         # precision half to even (rint) in both

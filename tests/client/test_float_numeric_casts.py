@@ -42,3 +42,22 @@ def test_nan_and_wide_precisions_are_refused(collated_pair: Pair) -> None:
         "SELECT r::numeric(50,2) FROM o",
     ):
         assert outcome(enc, statement) == ("error", "0A000"), statement
+
+
+# a numeric's cast to double precision: its text read as float8in reads it (correctly
+# rounded, where dividing by a power of ten is an ulp off past 2**53); refused before
+NUMERIC_FLOAT_SCRIPT = [
+    "CREATE TABLE m (k int PRIMARY KEY, p numeric(10,2), w numeric(38,18))",
+    "INSERT INTO m VALUES (1, 1.50, 12345678901234567890.123456789012345678),"
+    " (2, 2.25, 0.1), (3, NULL, 9007199254740993), (4, -0.01, 0.000000000000000001),"
+    " (5, 99999999.99, -9007199254740995.5)",
+    "SELECT k, p::float8, w::float8, CAST(w AS double precision) FROM m ORDER BY k",
+    "SELECT k, p::float8 * 2, (w * 3)::float8 FROM m ORDER BY k",
+    "SELECT sum(p)::float8, max(w)::float8 FROM m",
+    "SELECT k FROM m WHERE p::float8 > 1.6 ORDER BY w::float8 DESC",
+    "SELECT k, w::float8::text FROM m ORDER BY k",
+]
+
+
+def test_numerics_cast_to_double_precision_as_in_postgresql(collated_pair: Pair) -> None:
+    assert script_differences(collated_pair, NUMERIC_FLOAT_SCRIPT) == []
