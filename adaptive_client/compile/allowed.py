@@ -15,6 +15,7 @@ from sqlglot import exp
 from sqlglot.optimizer.scope import traverse_scope
 
 from ..catalog.metadata import Catalog
+from ..engine.date_constructors import FUNCTIONS as DATE_CONSTRUCTORS
 from ..engine.function_types import undefined_function
 from ..engine.kinds import (
     by_type,
@@ -52,7 +53,7 @@ _ALLOWED: tuple[type[exp.Expression], ...] = (
     exp.Coalesce, exp.Nullif, exp.Greatest, exp.Least, exp.Abs, exp.Round, exp.Trunc, exp.Lower,
     exp.Upper, exp.Length, exp.Substring, exp.StrPosition, exp.Cast, exp.DataType,
     exp.DataTypeParam, exp.Count, exp.Sum, exp.Min, exp.Max, exp.Avg, exp.Window,
-    exp.WindowSpec, exp.RowNumber, exp.Rank, exp.DenseRank, exp.Extract, exp.Var,
+    exp.WindowSpec, exp.RowNumber, exp.Rank, exp.DenseRank, exp.Extract, exp.Var, exp.UnixToTime,
     exp.TimestampTrunc, exp.Filter, exp.Tuple, exp.Collate, exp.AtTimeZone,
     # text functions DuckDB computes as PostgreSQL does on text (char(n) arrives unpadded,
     # as PostgreSQL's cast of char(n) to text leaves it)
@@ -266,7 +267,12 @@ def _allowed(node: exp.Expr) -> bool:
         return True  # (a jsonb or array function: engine/row_calls.py, set_functions.py)
     if isinstance(node, exp.Anonymous):
         name = node.name.lower()
-        return name in ENGINE_FUNCTIONS or name in SCALAR_FUNCTIONS or name == "age"
+        return (
+            name in ENGINE_FUNCTIONS
+            or name in SCALAR_FUNCTIONS
+            or name in DATE_CONSTRUCTORS
+            or name == "age"
+        )
     return isinstance(node, exp.RegexpLike) and bool(node.meta.get("portable"))
 
 

@@ -8,7 +8,7 @@ rewrites share.  Reads only the tree."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from sqlglot import exp
 from sqlglot.expressions.datatypes import DType
@@ -94,8 +94,14 @@ def _division_kind(node: exp.Div) -> str | None:
     return _operands_kind(node)
 
 
+# functions sqlglot leaves untyped, of a result kind the client engine computes
+_FUNCTION_KINDS: Final = {"make_date": "date", "isfinite": "bool"}
+
+
 def _anonymous_kind(node: exp.Anonymous) -> str | None:
     name = node.name.lower()
+    if name in _FUNCTION_KINDS:
+        return _FUNCTION_KINDS[name]
     if name == "pg_numeric_div":
         return "decimal"  # a quotient already rewritten (sqlglot typed the division double)
     if name in ("arg_min", "arg_max") and node.expressions:

@@ -38,7 +38,7 @@ from typing import Any
 from psycopg import errors as pg_errors
 from sqlglot import exp
 
-from . import scalar_functions, time_functions
+from . import date_constructors, scalar_functions, time_functions
 from .function_types import is_not_text, not_text_error, not_text_operand
 from .kinds import (
     INT_DUCK_WIDTH,
@@ -509,6 +509,8 @@ def _function_call(node: exp.Anonymous) -> exp.Expression:
         return time_functions.to_char(node)
     if name in scalar_functions.FUNCTIONS:
         return scalar_functions.FUNCTIONS[name](node)
+    if name in date_constructors.FUNCTIONS:
+        return date_constructors.FUNCTIONS[name](node)
     if name in ENGINE_FUNCTIONS:
         args = node.expressions
         if name == "octet_length" and len(args) == 1 and is_bytea(args[0]):
@@ -759,6 +761,7 @@ TRANSFORMS: dict[type[exp.Expression], Callable[[Any], exp.Expression]] = {
     exp.ILike: _ilike,
     exp.Substring: _substring,
     exp.Extract: time_functions.extract,
+    exp.UnixToTime: date_constructors.to_timestamp,
     exp.TimestampTrunc: time_functions.date_trunc,
     exp.AtTimeZone: at_time_zone,
     exp.Round: _round_trunc,
