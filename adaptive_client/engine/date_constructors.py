@@ -14,7 +14,7 @@ from typing import Final
 from sqlglot import exp
 
 from .function_types import undefined_function
-from .kinds import duck_cast, int_width, kind_of, udf
+from .kinds import duck_cast, int_width, kind_of, numeric_float8, udf
 from .runtime import refusal as _refuse
 
 # -- the rewrites ---------------------------------------------------------------------------
@@ -43,10 +43,7 @@ def to_timestamp(node: exp.UnixToTime) -> exp.Expression:
         raise _refuse("to_timestamp() with a scale or zone", node)
     if kind_of(arg) not in ("int", "decimal", "float"):
         raise _refuse(f"to_timestamp() of a {kind_of(arg)} value", node)
-    if kind_of(arg) == "decimal":  # (numeric_float8: its text read as float8in reads it)
-        seconds = duck_cast(udf("pg_float8_text", duck_cast(arg, "VARCHAR")), "DOUBLE")
-    else:
-        seconds = duck_cast(arg, "DOUBLE")
+    seconds = numeric_float8(arg) if kind_of(arg) == "decimal" else duck_cast(arg, "DOUBLE")
     micros = udf("pg_unix_micros", seconds)
     instant = udf("timezone", exp.Literal.string("UTC"), udf("make_timestamp", micros))
     infinite = exp.If(

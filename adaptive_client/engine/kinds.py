@@ -237,6 +237,34 @@ def duck_cast(node: exp.Expression, to: str) -> exp.Cast:
     return exp.Cast(this=node, to=exp.DataType.build(to, dialect="duckdb"))
 
 
+def numeric_float8(node: exp.Expression) -> exp.Expression:
+    """A numeric as double precision, as numeric_float8 makes it: its text read as
+    float8in reads it (correctly rounded; the engine's own cast divides by a power of
+    ten, an ulp off past 2**53)."""
+    return duck_cast(udf("pg_float8_text", duck_cast(node, "VARCHAR")), "DOUBLE")
+
+
+def float8_arithmetic(node: exp.Expression) -> bool:
+    """Arithmetic PostgreSQL computes in double precision: a float8 operand, the other
+    a number (a real beside a real, or beside an integer, stays real: not here)."""
+    kinds = (kind_of(node.this), kind_of(node.expression))
+    if "float" not in kinds or not all(k in ("int", "decimal", "float") for k in kinds):
+        return False
+    return not any(
+        k == "float" and side.type is not None and side.type.is_type(exp.DataType.Type.FLOAT)
+        for k, side in zip(kinds, (node.this, node.expression), strict=True)
+    )
+
+
+def as_doubles(node: exp.Expression) -> tuple[exp.Expression, exp.Expression]:
+    """Both operands as double precision (a numeric one as numeric_float8 makes it)."""
+    return _as_double(node.this), _as_double(node.expression)
+
+
+def _as_double(side: exp.Expression) -> exp.Expression:
+    return numeric_float8(side) if kind_of(side) == "decimal" else duck_cast(side, "DOUBLE")
+
+
 COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
 
 

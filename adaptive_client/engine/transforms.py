@@ -43,12 +43,14 @@ from .function_types import is_not_text, not_text_error, not_text_operand
 from .kinds import (
     INT_DUCK_WIDTH,
     TYPE_WIDTH,
+    as_doubles,
     by_type,
     char_length,
     choice_values,
     construct_name,
     derived_item,
     duck_cast,
+    float8_arithmetic,
     has_declared_scale,
     int_typed,
     int_width,
@@ -56,6 +58,7 @@ from .kinds import (
     is_clock_param,
     is_constant_int,
     kind_of,
+    numeric_float8,
     pg_type_name,
     scale_of,
     udf,
@@ -95,22 +98,6 @@ ENGINE_FUNCTIONS = {
     "octet_length": "strlen",  # bytes of the UTF-8 text (the database's encoding)
     "to_char": "pg_to_char",  # of a date or timestamp, its format's patterns (to_char.py)
 }
-
-
-def _float8(node: exp.Expression) -> bool:
-    """Arithmetic PostgreSQL computes in double precision: a float8 operand, the other
-    a number (a real beside a real, or beside an integer, stays real: not here)."""
-    kinds = (kind_of(node.this), kind_of(node.expression))
-    if "float" not in kinds or not all(k in ("int", "decimal", "float") for k in kinds):
-        return False
-    return not any(
-        k == "float" and side.type is not None and side.type.is_type(exp.DataType.Type.FLOAT)
-        for k, side in zip(kinds, (node.this, node.expression), strict=True)
-    )
-
-
-def _doubles(node: exp.Expression) -> tuple[exp.Expression, exp.Expression]:
-    return duck_cast(node.this, "DOUBLE"), duck_cast(node.expression, "DOUBLE")
 
 
 def _exponent_literal(node: exp.Literal) -> exp.Expression:
@@ -210,9 +197,7 @@ def _check_cast(node: exp.Cast) -> exp.Expression:
         value = udf("pg_float_numeric", duck_cast(node.this, "DOUBLE"), *args)
         return duck_cast(value, f"DECIMAL({p},{s})")
     if src == "decimal" and to.this is T.DOUBLE and not literal:
-        # numeric_float8 reads the numeric's text as float8in does (correctly rounded):
-        # the engine's own cast divides by a power of ten, off by an ulp past 2**53
-        return duck_cast(udf("pg_float8_text", duck_cast(node.this, "VARCHAR")), "DOUBLE")
+        return numeric_float8(node.this)
     ok = {
         # numeric to integer rounds half away from zero in both engines, double
         # precision half to even (rint) in both
@@ -368,8 +353,8 @@ def _division(node: exp.Div) -> exp.Expression:
     if a == "int" and b == "int":
         # truncated toward zero, in the operands' common type (INT_MIN / -1 overflows)
         return int_typed(exp.IntDiv(this=node.this, expression=node.expression))
-    if _float8(node):
-        return udf("pg_float8_div", *_doubles(node))
+    if float8_arithmetic(node):
+        return udf("pg_float8_div", *as_doubles(node))
     if "float" in (a, b) and a in ("int", "decimal", "float") and b in ("int", "decimal", "float"):
         divisor = exp.Case(
             ifs=[
@@ -413,8 +398,8 @@ def _arithmetic(node: exp.Add | exp.Sub | exp.Mul) -> exp.Expression:
         days = duck_cast(node, "INTEGER")  # (DuckDB's difference of dates is a bigint)
         days.type = exp.DataType.build("INT")
         return days
-    if _float8(node):
-        return udf(f"pg_float8_{_FLOAT8_OPERATORS[type(node)]}", *_doubles(node))
+    if float8_arithmetic(node):
+        return udf(f"pg_float8_{_FLOAT8_OPERATORS[type(node)]}", *as_doubles(node))
     return int_typed(node)
 
 
@@ -501,16 +486,17 @@ def _text_function(node: exp.Expression) -> exp.Expression:
     return node
 
 
+_CALL_REWRITES: dict[str, Callable[[exp.Anonymous], exp.Expression]] = {
+    "age": time_functions.age, "to_char": time_functions.to_char,
+    **scalar_functions.FUNCTIONS, **date_constructors.FUNCTIONS,
+}  # fmt: skip
+
+
 def _function_call(node: exp.Anonymous) -> exp.Expression:
     name = node.name.lower()
-    if name == "age":
-        return time_functions.age(node)
-    if name == "to_char":
-        return time_functions.to_char(node)
-    if name in scalar_functions.FUNCTIONS:
-        return scalar_functions.FUNCTIONS[name](node)
-    if name in date_constructors.FUNCTIONS:
-        return date_constructors.FUNCTIONS[name](node)
+    rewrite = _CALL_REWRITES.get(name)
+    if rewrite is not None:
+        return rewrite(node)
     if name in ENGINE_FUNCTIONS:
         args = node.expressions
         if name == "octet_length" and len(args) == 1 and is_bytea(args[0]):

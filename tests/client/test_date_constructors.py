@@ -34,8 +34,7 @@ SCRIPT = [
     "SELECT make_date(b, 1, 1) FROM s",  # 42883: no make_date(bigint, ...)
     "SELECT make_date(y, m, 1.5) FROM s",  # 42883
     "SELECT id, to_timestamp(sec) FROM s WHERE id IN (1, 2, 3) ORDER BY id",
-    "SELECT id, to_timestamp(n), to_timestamp(b), to_timestamp(y) FROM s WHERE id < 4"
-    " ORDER BY id",
+    "SELECT id, to_timestamp(n), to_timestamp(b), to_timestamp(y) FROM s WHERE id < 4 ORDER BY id",
     "SELECT id, to_timestamp(sec) = 'infinity' FROM s WHERE id IN (6, 7) ORDER BY id",
     "SELECT id FROM s WHERE to_timestamp(n) < '2000-01-01' ORDER BY id",
     "SELECT to_timestamp(sec) FROM s WHERE id = 4",  # 22008: out of range
