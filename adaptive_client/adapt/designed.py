@@ -42,6 +42,7 @@ from ..catalog.metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from ..catalog.onions import STACKS, Onion
 from ..compile.design_wants import row_bytes
 from ..compile.needs import BuildNeed, DesignNeed, ExpressionNeed
+from ..errors import NumericOutOfRange, UnsupportedQuery, ValueOutOfDomain
 from ..values.encodings import parse_sql_type
 from . import range_indexes
 from .index_rebuild import indexes_dropped
@@ -95,7 +96,20 @@ def build_table(
         w for w in wants if isinstance(w, BuildNeed) and w.onion in meta.column(w.column).on_demand
     ]
     exprs = [_precomputed(w) for w in wants if isinstance(w, ExpressionNeed)]
-    return _build(conn, catalog, meta, pending, exprs)
+    try:
+        return _build(conn, catalog, meta, pending, exprs)
+    except (ValueOutOfDomain, NumericOutOfRange) as exc:
+        # a row's value beyond what a new onion holds (a precomputed product past its
+        # 38 digits, a sum past ASHE's 96 bits): the build is undone with its
+        # transaction; the precomputed expressions are the online design's wish, left
+        # out, and what the statement itself needs is refused, not a DataError
+        catalog.reload(conn)  # (what the failed build changed in memory, dropped)
+        if exprs:
+            return build_table(conn, catalog, table, [w for w in wants if isinstance(w, BuildNeed)])
+        raise UnsupportedQuery(
+            f"{table}: an onion this statement needs cannot hold a stored value ({exc})",
+            "a value beyond an onion's domain",
+        ) from None
 
 
 def add_precomputed(

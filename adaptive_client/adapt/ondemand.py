@@ -39,7 +39,7 @@ from psycopg import sql
 
 from ..catalog import recipes
 from ..catalog.metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
-from ..catalog.onions import STACKS, Cap, Onion, capabilities
+from ..catalog.onions import STACKS, Cap, Onion, capabilities, sum_layer_for
 from ..compile.needs import BuildNeed
 from ..errors import OnionBuildDisabled, StaleMetadata
 from .onion_storage import (
@@ -76,8 +76,12 @@ def add_pending(
     taken.add(anon)
     stack = STACKS[onion]
     start = layer or str(pending.get("start") or stack[0])
-    # (hom_bits unused: an Ord or Search onion has no HOM layer, a Sum onion is ASHE; no
-    # join group's keys: a column in one keeps every onion from CREATE TABLE)
+    if onion is Onion.SUM:  # (nothing stored yet: ASHE, or HOM where ASHE cannot hold
+        # the values -- recorded as ASHE before that was told apart)
+        start = sum_layer_for(col.encoding.hom_bound, start)
+        stack = (start,)
+    # (HOM's keys of 2048 bits; no join group's keys: a column in one keeps every onion
+    # from CREATE TABLE)
     ord_layer = pending.get("ord_layer")  # (recorded at CREATE TABLE: OPE or ORE)
     oc = new_onion_column(
         conn, catalog, 2048, col, onion, stack, start, pending.get("floor"), anon, {}, ord_layer

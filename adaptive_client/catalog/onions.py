@@ -11,6 +11,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from ..errors import ConfigError
+from ..schemes.ashe import BOUND as ASHE_BOUND
 
 
 class Onion(StrEnum):
@@ -123,6 +124,13 @@ def capabilities(onion: Onion, layer: str, ope_exact: bool) -> frozenset[Cap]:
     if layer == "CONTAIN":
         return frozenset({Cap.CONTAIN})
     raise ConfigError(f"unknown layer {layer!r}")
+
+
+def sum_layer_for(hom_bound: int, configured: str = "ASHE") -> str:
+    """The Sum onion's layer for values below ``hom_bound`` in magnitude: the configured
+    one, except ASHE where the values do not fit its 96 bits (numeric(p,s) from p = 29):
+    HOM, whose Paillier domain holds them."""
+    return "HOM" if configured == "ASHE" and hom_bound > ASHE_BOUND else configured
 
 
 def stack_for(

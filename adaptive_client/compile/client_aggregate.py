@@ -18,9 +18,11 @@ from ..engine.numeric import pg_avg
 from ..errors import UnsupportedQuery
 from ..values.array_encoding import as_list
 from ..values.collation import Collation
+from ..values.encoding_base import EXACT
 from ..values.encodings import SUM
 from ..values.interval_encoding import PgInterval, interval_value, intervals_as_written
 from ..values.interval_math import interval_div, interval_sum
+from ..values.numeric_encodings import exact_sum
 from .compiler import Compiler, server_sql
 from .ordering import keyed, textual
 from .plan import ColumnValue, Compiled, Output, RowFn, open_rows, row_opening
@@ -179,7 +181,7 @@ def _reduce(
     if col is not None and col.encoding.keyed_order and SUM in col.encoding.onions:
         # money: summed as its Sum onion is
         return col.encoding.from_hom_sum(sum(col.encoding.to_hom(v) for v in values))
-    total = sum(values)
+    total = exact_sum(values) if isinstance(values[0], Decimal) else sum(values)
     if kind is exp.Sum:
         # typed as PostgreSQL types SUM: bigint for small ints, numeric for bigint/numeric
         name = col.type.name
@@ -188,6 +190,6 @@ def _reduce(
         if name == "bigint":
             return Decimal(total)
         if name == "numeric" and col.type.scale is not None:
-            return Decimal(total).quantize(Decimal(1).scaleb(-col.type.scale))
+            return Decimal(total).quantize(Decimal(1).scaleb(-col.type.scale), context=EXACT)
         return total
     return pg_avg(total, len(values), col.type)

@@ -34,7 +34,7 @@ from ..values.array_encoding import Constructed, construct
 from ..values.clock import CLOCK_PREFIX, clock_kind, clock_param, is_clock_cast
 from ..values.encodings import SqlType, encoding_for, parse_sql_type
 from ..values.interval_input import RANGES
-from ..values.numeric_encodings import SingleValue, single_bits
+from ..values.numeric_encodings import SingleValue, negated, single_bits
 from ..values.text_encodings import BlankPadded
 from .plan import ParamBuilder, Params
 from .scope import unsupported
@@ -94,6 +94,8 @@ def _negated(value: Any) -> Any:
     """``-value`` for a number; PostgreSQL has no unary minus for strings or booleans."""
     if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
         raise EncodingError(f"unary minus of a {type(value).__name__}")
+    if isinstance(value, Decimal):
+        return negated(value)
     try:
         return -value
     except ArithmeticError:  # a Decimal beyond the context's exponents (found by atheris)

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from psycopg import errors as pg_errors
 
-from ..values.numeric_encodings import shortest_single, single_bits
+from ..values.numeric_encodings import negated, shortest_single, single_bits
 
 NBASE = 10000
 DEC_DIGITS = 4
@@ -295,7 +295,7 @@ def pg_negate(a: Any, oid: int | None = None) -> Any:
     t = oid if oid in _INT_RANK else value_oid(a)
     if t in _INT_RANK and isinstance(a, int):
         return _checked_int(-a, t)
-    return -a
+    return negated(a) if isinstance(a, Decimal) else -a
 
 
 # -- input of text as PostgreSQL's number types (int2in, int4in, int8in, float8in) -----------

@@ -22,7 +22,7 @@ from ..catalog import containment, foreign_keys, ord_layers, recipes
 from ..catalog.config import Config
 from ..catalog.keys import new_key
 from ..catalog.metadata import Catalog, ColumnMeta, TableMeta
-from ..catalog.onions import Onion, layer_index, stack_for
+from ..catalog.onions import Onion, layer_index, stack_for, sum_layer_for
 from ..catalog.tablespec import SequenceSpec, TableSpec
 from ..errors import ConfigError, LayerFloorViolation
 from ..values.collation import Collation, column_collation
@@ -131,7 +131,7 @@ def build_column(
         offered = containment.offers(enc) if onion is Onion.CONTAIN else onion.value in enc.onions
         if onion not in (Onion.SINGLE, Onion.EXACT) and not offered:
             raise ConfigError(f"{name}.{cname}: type {col.type.sql()} has no {onion} onion")
-        stack = stack_for(onion, ccfg.layer, config.sum_layer)
+        stack = stack_for(onion, ccfg.layer, sum_layer_for(enc.hom_bound, config.sum_layer))
         start = ccfg.start.get(onion, stack[0])
         floor = ccfg.floor.get(onion)
         if onion is Onion.EQ and (cname in keyed or cname in shared):

@@ -209,6 +209,8 @@ class Encoding:
 
     onions: frozenset[str] = frozenset({EQ, ORD})
     ope_bits: int = 64
+    # the magnitude every Sum onion value (to_hom) stays below
+    hom_bound: int = 2**63
     ope_exact: bool = True
     # equal values (under SQL ``=``) may print differently: an Exact onion keeps the value
     # as written (``to_exact_bytes``) where the configuration asks for one

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 import struct
+from collections.abc import Iterable
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from functools import partial
 from typing import Any
@@ -92,6 +93,24 @@ def _exponent(d: Decimal) -> int:
 def _pg_round_away(d: Decimal, quantum: Decimal) -> Decimal:
     q = d.quantize(quantum, rounding=ROUND_HALF_UP, context=EXACT)
     return q.copy_abs() if q.is_zero() else q  # PostgreSQL's numeric has no -0
+
+
+def negated(d: Decimal) -> Decimal:
+    """``-d`` as numeric's unary minus makes it: exact (Python's ``-d`` rounds to its
+    context's 28 digits), NaN and zero unsigned (PostgreSQL's numeric has no -0)."""
+    return d if d.is_nan() or d.is_zero() else d.copy_negate()
+
+
+def exact_sum(values: Iterable[Decimal]) -> Decimal:
+    """The sum of numerics, exact (Python's ``sum`` rounds to 28 digits); Infinity and
+    -Infinity sum to NaN, as PostgreSQL's."""
+    total = Decimal(0)
+    for v in values:
+        try:
+            total = EXACT.add(total, v)
+        except InvalidOperation:  # (Infinity + -Infinity)
+            return _NAN
+    return total
 
 
 # --- encodings ----------------------------------------------------------------------------
@@ -184,7 +203,7 @@ class NumericEncoding(Encoding):
         super().__init__(sql_type)
         self.p = sql_type.precision or 0
         self.s = sql_type.scale or 0
-        self._limit = 10**self.p
+        self._limit = self.hom_bound = 10**self.p
         self.ope_bits = (2 * self._limit).bit_length()
         self._quantum = _ONE.scaleb(-self.s)
         self._width = (self.ope_bits + 8) // 8
