@@ -23,8 +23,9 @@ longer knows: the statement is refused at run time rather than answered otherwis
 A string literal or a parameter compared with such a column is read as PostgreSQL reads
 it there (the type's ``comparand``: its input function, or the Python value psycopg
 sends) and compared by its key.  jsonb's and arrays' operators, functions and
-aggregates are calls of the client engine's functions, which map the keys back to
-values through ``Shown`` and evaluate PostgreSQL's semantics (engine/row_calls.py);
+aggregates, intervals' arithmetic, and a numeric's ``+ - * / %``, ``sum`` and ``avg``
+are calls of the client engine's functions, which map the keys back to values through
+``Shown`` and evaluate PostgreSQL's semantics (engine/row_calls.py);
 everything else over such a column -- a cast, another function or operator, an
 aggregate other than count, min and max -- is refused before anything is fetched
 (:func:`check_uses`): DuckDB would answer it over the struct, not over the value.

@@ -229,6 +229,8 @@ _EXACT_OPS: dict[str, Callable[[Decimal, Decimal], Decimal]] = {
 def _numeric_op(op: str, a: Decimal, b: Decimal) -> Decimal:
     if op in "/%" and b == 0:
         raise pg_errors.DivisionByZero("division by zero")
+    if op in "/%" and not (a.is_finite() and b.is_finite()):
+        return _special_quotient(op, a, b)
     if op == "/":
         return numeric_div(a, b)
     exact = _EXACT_OPS.get(op)
@@ -240,6 +242,18 @@ def _numeric_op(op: str, a: Decimal, b: Decimal) -> Decimal:
         return pg_scaled(a % b)
 
 
+def _special_quotient(op: str, a: Decimal, b: Decimal) -> Decimal:
+    """``a / b`` or ``a % b`` where either is NaN or infinite, as numeric_div and
+    numeric_mod give them (b is not zero): NaN beside NaN, Infinity divided by an
+    infinity, and Infinity modulo anything; an infinity divided by a number its sign;
+    a number divided by an infinity 0, modulo one itself."""
+    if a.is_nan() or b.is_nan() or (a.is_infinite() and (op == "%" or b.is_infinite())):
+        return Decimal("NaN")
+    if a.is_infinite():
+        return a if b > 0 else a.copy_negate()
+    return Decimal(0) if op == "/" else a
+
+
 def pg_scaled(value: Decimal) -> Decimal:
     """``value`` with a display scale PostgreSQL could give it: never a negative one (an
     operand read from ``1e30`` is ``Decimal('1E+30')``; PostgreSQL's has scale 0)."""
@@ -249,6 +263,23 @@ def pg_scaled(value: Decimal) -> Decimal:
             ctx.prec = 2000
             return value.quantize(Decimal(1))
     return value
+
+
+# the names PostgreSQL's errors give the operands' types
+_OID_NAMES: dict[int, str] = {
+    INT2: "smallint", INT4: "integer", INT8: "bigint", NUMERIC: "numeric",
+    FLOAT4: "real", FLOAT8: "double precision",
+}  # fmt: skip
+_VALUE_NAMES: dict[type, str] = {bool: "boolean", str: "unknown", type(None): "unknown"}
+
+
+def _no_operator(op: str, a: Any, lt: int | None, b: Any, rt: int | None) -> Exception:
+    """PostgreSQL's 42883 for ``a op b``, naming the operands' types as it does."""
+
+    def name(v: Any, oid: int | None) -> str:
+        return _OID_NAMES.get(oid or 0) or _VALUE_NAMES.get(type(v), type(v).__name__)
+
+    return pg_errors.UndefinedFunction(f"operator does not exist: {name(a, lt)} {op} {name(b, rt)}")
 
 
 def pg_arith(op: str, a: Any, b: Any, left: int | None = None, right: int | None = None) -> Any:
@@ -263,9 +294,7 @@ def pg_arith(op: str, a: Any, b: Any, left: int | None = None, right: int | None
         # boolean when it plans the statement, whatever a row holds)
         for value, oid in ((a, lt), (b, rt)):
             if value is not None and oid is None and not isinstance(value, str):
-                raise pg_errors.UndefinedFunction(
-                    f"operator does not exist: {type(a).__name__} {op} {type(b).__name__}"
-                )
+                raise _no_operator(op, a, lt, b, rt)
         return None
     # a string constant beside a number is of the number's type, read by its input
     # function ('5' + i: PostgreSQL resolves the unknown literal so)
@@ -274,9 +303,7 @@ def pg_arith(op: str, a: Any, b: Any, left: int | None = None, right: int | None
     if isinstance(b, str) and lt is not None:
         b, rt = text_in(b, lt), lt
     if lt is None or rt is None:
-        raise pg_errors.UndefinedFunction(
-            f"operator does not exist: {type(a).__name__} {op} {type(b).__name__}"
-        )
+        raise _no_operator(op, a, lt, b, rt)
     oid = result_oid(lt, rt)
     if oid in _INT_RANK:
         return _int_op(op, int(a), int(b), oid)

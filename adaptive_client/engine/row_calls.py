@@ -243,6 +243,8 @@ def _order_free(spec: CallSpec, columns: list[list[Any]]) -> bool:
     """Whether an aggregate's result is the same in every order of its rows: an object
     of distinct keys (jsonb orders an object's keys itself; a repeated key keeps the
     last value, which the order decides)."""
+    if spec.function in ("sum", "avg"):
+        return True  # (exact: the same in any order)
     if spec.function != "jsonb_object_agg":
         return False
     keys = [None if k is None else str(k) for k in columns[0]]

@@ -29,6 +29,7 @@ from . import interval_functions as iv
 from . import jsonb_build as build
 from . import jsonb_casts as casts
 from . import jsonb_functions as js
+from . import numeric_functions as num
 from .series import generate_series
 
 
@@ -54,7 +55,7 @@ def _iv(impl: Callable[..., Any], args: str, result: str) -> RowFunction:
     return RowFunction(impl, tuple(a.strip() for a in args.split(",")), result, True, True)
 
 
-J, T, INT, B, IV = "jsonb", "text", "integer", "boolean", "interval"
+J, T, INT, B, IV, N = "jsonb", "text", "integer", "boolean", "interval", "numeric"
 RECORD = "record(key text, value jsonb)"
 TEXT_RECORD = "record(key text, value text)"
 
@@ -225,6 +226,13 @@ ROW_FUNCTIONS: dict[str, tuple[RowFunction, ...]] = {
     ),
 }
 
+# numeric arithmetic over a held numeric (one without a precision): its display scale
+# shows in the result, as an interval's fields do
+for _op, _impl in (("+", num.plus), ("-", num.minus), ("*", num.times), ("/", num.divided)):
+    ROW_FUNCTIONS[_op] += (_iv(_impl, "numeric, numeric", N),)
+ROW_FUNCTIONS["%"] = (_iv(num.modulo, "numeric, numeric", N),)
+ROW_FUNCTIONS["u-"] += (_iv(num.negated, "numeric", N),)
+
 # a string constant beside a jsonb value in a CASE or COALESCE: read as jsonb
 ROW_FUNCTIONS["jsonb_in"] = (_f(js.jsonb_value, J, J, text=True),)
 # a text computed per row read as jsonb ((doc ->> 'k')::jsonb): jsonb_in's errors
@@ -242,4 +250,6 @@ AGGREGATES: dict[str, tuple[RowFunction, ...]] = {
     "array_agg": (_f(arr.array_agg_arrays, "anyarray", "anyarray", strict=False, text=True),),
     "jsonb_agg": (_f(build.jsonb_agg, "anyelement", J, strict=False, text=True),),
     "jsonb_object_agg": (_f(build.jsonb_object_agg, "any, any", J, strict=False, text=True),),
+    "sum": (_iv(num.total, "numeric", N),),
+    "avg": (_iv(num.mean, "numeric", N),),
 }

@@ -117,6 +117,10 @@ _PG_OF_ENGINE: Final = {
     "BIGINT": "bigint",
     "BOOLEAN": "boolean",
 }
+# the types a numeric parameter takes as they are (PostgreSQL's implicit casts to numeric;
+# a float8's is the other way: numeric + float8 is float8, not a row function here)
+_EXACT_NUMBERS: Final = frozenset({"smallint", "integer", "bigint", "decimal", "numeric"})
+
 # parameters of each declared type an operand of unknown type (a string literal, a
 # parameter, NULL) is read as, best first: PostgreSQL resolves unknown to text
 _UNKNOWN_PREFERENCE: Final = ("text", "jsonb", "anyarray", "text[]", "anyelement", "integer")
@@ -177,6 +181,8 @@ def _fits(declared: str, op: _Operand) -> int | None:
         return 1 if not is_array else 2
     if declared == op.pg:
         return 0
+    if declared == "numeric" and (op.pg in _EXACT_NUMBERS or op.pg.startswith("decimal(")):
+        return 1  # (an integer's or a numeric(p,s)'s value, as numeric)
     if declared == "double precision":  # (float8 from any number, as PostgreSQL casts)
         return 1 if scales_interval(op.pg) else None
     if declared == "text[]" and is_array:
@@ -368,6 +374,8 @@ def _aggregate_target(
         name, args = "jsonb_object_agg", [agg.this, agg.expression]
     elif isinstance(agg, exp.ArrayAgg) and _held_argument(agg, held):
         name, args = "array_agg", [agg.this]  # (of arrays: a row function)
+    elif isinstance(agg, exp.Sum | exp.Avg) and _is_held_number(_operand(agg.this, held)):
+        name, args = agg.key, [agg.this]  # (sum, avg of a held numeric)
     else:
         return None
     if isinstance(node.parent, exp.Window):
@@ -429,6 +437,8 @@ class _Lowering:
             jsonb_duck, enc = "", array.encoding
         elif "interval" in rf.args:
             jsonb_duck, enc = "", encoding_for("interval")
+        elif "numeric" in rf.args:
+            jsonb_duck, enc = "", encoding_for("numeric")
         elif rf.result.endswith("[]"):  # (string_to_array of text: its result's type)
             jsonb_duck, enc = "", encoding_for(rf.result)
         elif rf.result.removeprefix("setof ") in PLAIN_RESULTS:  # (generate_series)
@@ -541,6 +551,8 @@ class _Lowering:
             encoding = array.encoding if array is not None else encoding_for(declared)
         elif declared == "anyelement" and array is not None:
             encoding = element_encoding(array.encoding)
+        elif declared == "numeric":
+            encoding = encoding_for("numeric")  # (a string or parameter read as numeric)
         elif declared == "interval":
             encoding = encoding_for("interval")
             constant = interval_constant(op.node)
@@ -574,6 +586,11 @@ class _Lowering:
             duck = "VARCHAR"
         if declared == "anyelement" and encoding is not None:
             duck = PLAIN_ELEMENT.get(encoding.sql_type.name, duck)
+        if declared == "numeric" and op.pg != "unknown":
+            # (an integer as it is; a numeric(p,s) as its text: its display scale)
+            if kind_of(op.node) == "decimal":
+                return ArgSpec("numeric", "VARCHAR", None)
+            return ArgSpec("plain", duck, None)
         if declared == "double precision" and op.pg != "unknown":
             # (an interval's factor: float8 made of the number in the function, as
             # PostgreSQL casts it -- a numeric from its text, correctly rounded)
@@ -605,8 +622,8 @@ class _Lowering:
             return duck + "[]", held_result
         if result == "jsonb":
             return jsonb_duck, True
-        if result == "interval":
-            return _held_duck(encoding_for("interval"), self.held), True
+        if result in ("interval", "numeric"):
+            return _held_duck(encoding_for(result), self.held), True
         if result == "anyarray" and array is not None and array.duck is not None:
             return array.duck, True
         if result.endswith("[]"):
@@ -688,6 +705,11 @@ def _is_held_interval(op: _Operand) -> bool:
     return op.duck is not None and op.pg == "interval"
 
 
+def _is_held_number(op: _Operand) -> bool:
+    """A held numeric (one without a precision: its arithmetic is row functions)."""
+    return op.duck is not None and op.pg == "numeric"
+
+
 def _target(
     node: exp.Expression, held: Mapping[str, Encoding]
 ) -> tuple[str | None, list[exp.Expression]]:
@@ -698,6 +720,8 @@ def _target(
     if name is not None:
         sides = [node.this] if isinstance(node, exp.Neg) else [node.this, node.expression]
         if any(_is_held_interval(_operand(s, held)) for s in sides):
+            return name, sides
+        if any(_is_held_number(_operand(s, held)) for s in sides):
             return name, sides
     name = HELD_OPERATORS.get(type(node))
     if name is not None:

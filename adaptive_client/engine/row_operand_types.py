@@ -40,6 +40,7 @@ INTERVAL_OPERATORS: Final[dict[type[exp.Expression], str]] = {
     exp.Sub: "-",
     exp.Mul: "*",
     exp.Div: "/",
+    exp.Mod: "%",  # (a numeric's; an interval has none: 42883, as PostgreSQL's)
     exp.Neg: "u-",
 }
 # the numbers PostgreSQL casts to float8 where an interval is scaled by one

@@ -67,13 +67,3 @@ def test_parameter_compared_with_free_numeric(pair: Pair) -> None:
     sql = "SELECT id FROM p WHERE n >= %s ORDER BY n"
     for value in (2.5, 3, "2.5"):
         assert outcome(enc, sql, (value,)) == outcome(plain, sql, (value,))
-
-
-def test_arithmetic_on_free_numeric_in_the_engine_is_refused(pair: Pair) -> None:
-    plain, enc = pair
-    for conn in pair:
-        conn.execute("CREATE TABLE a (id int PRIMARY KEY, n numeric)")
-        conn.execute("INSERT INTO a VALUES (1, 2.50)")
-    sql = "SELECT id FROM a WHERE n * 2 > 1"
-    assert outcome(plain, sql)[0] == "rows"
-    assert outcome(enc, sql) == ("error", "0A000")

@@ -1,0 +1,92 @@
+"""Arithmetic over a ``numeric`` column without a precision in client-evaluated
+statements (the client engine holds such values by their order keys: engine/held.py),
+judged against PostgreSQL: + - * / % and unary minus with integers, numeric(p,s) columns,
+constants and parameters, each value's own display scale kept (``12.50 * 3`` is
+``37.50``, ``0.1 * 7`` is ``0.7``), in select lists, WHERE, ORDER BY and grouped sum()
+and avg() -- all refused (0A000) before.  A result shared by values that print
+differently is refused at run time, never answered with either."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from adaptive_client.catalog.keys import MasterKey
+
+from .pairs import Pair, outcome, plain_and_encrypted, script_differences
+
+DDL = [
+    "CREATE TABLE p (id int PRIMARY KEY, price numeric, qty int, m numeric(10,2), big bigint,"
+    " name text)",
+    "INSERT INTO p VALUES (1, 12.50, 3, 1.25, 10, 'a'), (2, 0.1, 7, 2.5, 20, 'b'),"
+    " (3, 1e20, 1, NULL, 30, 'a'), (4, NULL, 2, 3, 40, 'b'), (5, 'Infinity', 1, 4, 50, 'c'),"
+    " (6, -3.333, 0, 0.01, 60, 'c'),"
+    " (7, 123456789012345678901234567890123456789012.5, 2, 1, 70, 'e')",
+]
+
+SCRIPT = [
+    "SELECT id, price * qty, price * m, m * price, price + m, price - big, big - price"
+    " FROM p ORDER BY id",
+    "SELECT id, price / qty FROM p WHERE qty <> 0 AND id <> 5 ORDER BY id",
+    "SELECT id, price / m FROM p WHERE id IN (1, 2, 6, 7) ORDER BY id",
+    "SELECT id, price % qty, price % m, 100 % price FROM p WHERE qty <> 0 AND id <> 5 ORDER BY id",
+    "SELECT id, price / 2, 2 / price, 2 % price, -price FROM p WHERE id = 5",  # Infinity
+    "SELECT id, price % 0 FROM p WHERE id = 1",  # 22012
+    "SELECT id, price * 2.50, price + '1.5', -(price * 2), price * qty * qty FROM p ORDER BY id",
+    "SELECT name, sum(price), avg(price), count(price) FROM p GROUP BY name ORDER BY name",
+    "SELECT name, sum(price * qty), avg(price * qty) FROM p GROUP BY name ORDER BY name",
+    "SELECT sum(price), avg(price) FROM p WHERE id IN (1, 2, 6, 7)",
+    "SELECT sum(price) FILTER (WHERE qty > 1), avg(price) FILTER (WHERE qty > 1) FROM p",
+    "SELECT name, sum(DISTINCT price) FROM p GROUP BY name ORDER BY name",
+    "SELECT name, sum(price) FROM p GROUP BY name HAVING sum(price) > 10 ORDER BY name",
+    "SELECT id FROM p WHERE price * qty > 30 ORDER BY id",
+    "SELECT id FROM p WHERE price + 1 = 13.5",
+    "SELECT id FROM p ORDER BY price * qty DESC NULLS LAST, id",
+    "SELECT id, price * 1.5::float8 FROM p WHERE id = 1",
+    "SELECT id, price / qty FROM p WHERE id = 6",  # 22012
+    "SELECT id, price / 0.0 FROM p WHERE id = 1",  # 22012
+    "SELECT id, price + 'abc' FROM p WHERE id = 1",  # 22P02
+    "SELECT id, price * true FROM p WHERE id = 1",  # 42883
+]
+
+
+@pytest.fixture
+def pair(new_database: Callable[..., str], master_key: MasterKey) -> Iterator[Pair]:
+    with plain_and_encrypted(new_database, master_key, "free_arith", {}, DDL, {}) as pair:
+        yield pair
+
+
+def test_free_numeric_arithmetic_as_in_postgresql(pair: Pair) -> None:
+    assert script_differences(pair, SCRIPT) == []
+
+
+def test_parameters_in_free_numeric_arithmetic(pair: Pair) -> None:
+    plain, enc = pair
+    for sql, params in (
+        ("SELECT id, price * %s FROM p WHERE id < 3 ORDER BY id", (2,)),
+        ("SELECT id, price + %s FROM p WHERE id < 3 ORDER BY id", ("0.005",)),
+        ("SELECT id FROM p WHERE price * qty >= %s ORDER BY id", (37.5,)),
+    ):
+        assert outcome(enc, sql, params) == outcome(plain, sql, params), sql
+
+
+def test_nan_and_values_that_print_differently(pair: Pair) -> None:
+    """NaN computed as PostgreSQL computes it (compared by repr: NaN is not equal to
+    itself in Python); equal values that print differently (1.0, 1) in one statement
+    are answered where the result does not depend on which, else refused."""
+    plain, enc = pair
+    for conn in pair:
+        conn.execute("INSERT INTO p VALUES (8, 'NaN', 2, 1, 80, 'n'), (9, 1.0, 2, 1, 90, 'd'),"
+                     " (10, 1, 3, 1, 100, 'd')")  # fmt: skip
+    for sql in (
+        "SELECT id, price * qty, price / 2 FROM p WHERE id = 8",
+        "SELECT name, sum(price), avg(price) FROM p WHERE id = 8 GROUP BY name",
+    ):
+        assert repr(outcome(enc, sql)) == repr(outcome(plain, sql)), sql
+    for sql in (
+        "SELECT id, price * 2 FROM p WHERE id IN (9, 10) ORDER BY id",
+        "SELECT name, sum(price) FROM p WHERE id IN (9, 10) GROUP BY name",  # (2.0: 1.0's scale)
+    ):
+        got = outcome(enc, sql)
+        assert got == outcome(plain, sql) or got == ("error", "0A000"), (sql, got)
