@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from decimal import Decimal
 from functools import cmp_to_key, partial
 from time import perf_counter
 from typing import Any
@@ -55,16 +56,28 @@ def _compare(keys: list[SortKey]) -> Any:
     def cmp(a: tuple[Any, ...], b: tuple[Any, ...]) -> int:
         for i, k in enumerate(keys):
             x, y = a[i], b[i]
-            if x == y:
+            if x == y or (_is_nan(x) and _is_nan(y)):
                 continue
             if x is None or y is None:
                 first = (x is None) == k.nulls_first
                 return -1 if first else 1
-            r = -1 if x < y else 1
+            r = -1 if _below(x, y) else 1
             return -r if k.desc else r
         return 0
 
     return cmp_to_key(cmp)
+
+
+def _below(x: Any, y: Any) -> bool:
+    """``x < y`` as PostgreSQL orders numbers: NaN above every other value, equal to
+    itself (a Decimal NaN raises on ``<``; a float NaN compares false)."""
+    if _is_nan(x) or _is_nan(y):
+        return _is_nan(y)
+    return bool(x < y)
+
+
+def _is_nan(v: Any) -> bool:
+    return isinstance(v, Decimal | float) and v != v  # (NaN only: != is quiet for both)
 
 
 def _opened_in_libpq(plan: Compiled) -> ResultOpener | None:

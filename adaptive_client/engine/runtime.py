@@ -559,6 +559,10 @@ def _text(v: Any) -> str:
     """A numeric's, date's or timestamp's text as the engine reads it (the infinities
     as its words, which it reads as PostgreSQL's)."""
     if isinstance(v, Decimal):
+        if not v.is_finite():  # (a numeric(p,s)'s NaN: the engine's DECIMAL has none)
+            raise UnsupportedQuery(
+                f"a numeric {v} in a client-evaluated query", "numeric NaN or infinity"
+            )
         return format(v, "f")
     if isinstance(v, Infinite):
         return "infinity" if v.sign > 0 else "-infinity"

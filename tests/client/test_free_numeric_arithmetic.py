@@ -90,3 +90,23 @@ def test_nan_and_values_that_print_differently(pair: Pair) -> None:
     ):
         got = outcome(enc, sql)
         assert got == outcome(plain, sql) or got == ("error", "0A000"), (sql, got)
+
+
+def test_nan_of_a_numeric_with_a_precision(pair: Pair) -> None:
+    """A numeric(p,s) column holding NaN: ordered by an expression of it as PostgreSQL
+    orders NaN (above every number; the client's sort raised decimal.InvalidOperation),
+    and refused (0A000) where the client engine would compute on it (its DECIMAL has no
+    NaN: this was 22P02, an error PostgreSQL does not raise)."""
+    plain, enc = pair
+    for conn in pair:
+        conn.execute("CREATE TABLE z (id int PRIMARY KEY, b numeric(10,2))")
+        conn.execute("INSERT INTO z VALUES (1, 'NaN'), (2, 2.5), (3, -1), (4, NULL)")
+    for sql in (
+        "SELECT id FROM z ORDER BY b * 2, id",
+        "SELECT id FROM z ORDER BY b * 2 DESC NULLS LAST, id",
+    ):
+        assert outcome(enc, sql) == outcome(plain, sql), sql
+    got = outcome(enc, "SELECT id, b % 2 FROM z ORDER BY id")
+    assert got == ("error", "0A000") or repr(got) == repr(
+        outcome(plain, "SELECT id, b % 2 FROM z ORDER BY id")
+    ), got
