@@ -3,7 +3,9 @@ engine holds by order keys: engine/held.py), as the client engine calls it (the 
 functions of engine/row_functions.py): ``+ - * / %`` and unary minus with an integer or a
 numeric, and the aggregates ``sum`` and ``avg`` -- each value a ``Decimal`` with its own
 display scale, computed as PostgreSQL computes numeric (engine/numeric.py: exact sums and
-products, ``numeric_div``'s scale, NaN and the infinities, 22012).
+products, ``numeric_div``'s scale, NaN and the infinities, 22012); ``abs``, ``ceil``,
+``floor``, ``sign``, ``round`` and ``trunc``, and casts to double precision, text, the
+integer types and ``numeric(p,s)``.
 
 A numeric shares its key with the values equal to it that print otherwise (``1.0`` and
 ``1.00``): where a result would differ between them, the call is refused at run time
@@ -12,10 +14,15 @@ A numeric shares its key with the values equal to it that print otherwise (``1.0
 
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, ROUND_HALF_UP, Decimal
 from typing import Any
 
+from psycopg import errors as pg_errors
+
+from ..values.encoding_base import EXACT
+from ..values.encodings import encoding_for
 from ..values.numeric_encodings import exact_sum
+from ..values.value_text import pg_text
 from .numeric import NUMERIC, numeric_div, pg_arith, pg_negate
 
 
@@ -47,6 +54,104 @@ def negated(enc: Any, a: Any) -> Decimal:
     return pg_negate(_number(a), NUMERIC)
 
 
+# -- functions and casts ------------------------------------------------------------------
+
+
+def _integral(d: Decimal, rounding: str) -> Decimal:
+    """``d`` at scale 0, rounded so (an exponent above 0 spelled out; no -0)."""
+    if not d.is_finite():
+        return d
+    q = d.quantize(Decimal(1), rounding=rounding, context=EXACT)
+    return q.copy_abs() if q.is_zero() else q
+
+
+def absolute(enc: Any, a: Any) -> Decimal:
+    return _number(a).copy_abs()
+
+
+def ceiling(enc: Any, a: Any) -> Decimal:
+    return _integral(_number(a), ROUND_CEILING)
+
+
+def floored(enc: Any, a: Any) -> Decimal:
+    return _integral(_number(a), ROUND_FLOOR)
+
+
+def signum(enc: Any, a: Any) -> Decimal:
+    d = _number(a)
+    return d if d.is_nan() else Decimal(0 if d.is_zero() else (-1 if d < 0 else 1))
+
+
+def _at_scale(d: Decimal, scale: int, rounding: str) -> Decimal:
+    """round / trunc of ``d`` to ``scale`` digits after the point (before it where
+    negative), at display scale ``max(scale, 0)`` as numeric_round gives it."""
+    if not d.is_finite():
+        return d
+    q = d.quantize(Decimal(1).scaleb(-scale), rounding=rounding, context=EXACT)
+    if scale < 0:
+        q = q.quantize(Decimal(1), context=EXACT)
+    return q.copy_abs() if q.is_zero() else q
+
+
+def rounded(enc: Any, a: Any, scale: Any = 0) -> Decimal:
+    return _at_scale(_number(a), int(scale), ROUND_HALF_UP)
+
+
+def truncated(enc: Any, a: Any, scale: Any = 0) -> Decimal:
+    return _at_scale(_number(a), int(scale), ROUND_DOWN)
+
+
+def to_float8(enc: Any, a: Any) -> str:
+    """numeric_float8, as the text the engine reads to the double (correctly rounded, as
+    float8in reads numeric_out's text; NaN and the infinities as words)."""
+    return repr(float(_number(a)))
+
+
+def to_text(enc: Any, a: Any) -> str | None:
+    return pg_text(_number(a))
+
+
+_INT_TYPES = {"smallint": 2**15, "integer": 2**31, "bigint": 2**63}
+
+
+def _to_int(a: Any, name: str) -> int:
+    """numeric_int2/4/8: rounded half away from zero; NaN and the infinities 0A000, a
+    value past the type 22003."""
+    d = _number(a)
+    if d.is_nan():
+        raise pg_errors.FeatureNotSupported(f"cannot convert NaN to {name}")
+    if d.is_infinite():
+        raise pg_errors.FeatureNotSupported(f"cannot convert infinity to {name}")
+    i = int(d.quantize(Decimal(1), rounding=ROUND_HALF_UP, context=EXACT))
+    if not -_INT_TYPES[name] <= i < _INT_TYPES[name]:
+        raise pg_errors.NumericValueOutOfRange(f"{name} out of range")
+    return i
+
+
+def to_int2(enc: Any, a: Any) -> int:
+    return _to_int(a, "smallint")
+
+
+def to_int4(enc: Any, a: Any) -> int:
+    return _to_int(a, "integer")
+
+
+def to_int8(enc: Any, a: Any) -> int:
+    return _to_int(a, "bigint")
+
+
+def same(enc: Any, a: Any) -> Decimal:
+    return _number(a)
+
+
+def to_typmod(enc: Any, a: Any, precision: Any, scale: Any) -> Decimal:
+    """A cast to numeric(p,s): the column type's rounding and its 22003."""
+    return encoding_for(f"numeric({int(precision)},{int(scale)})").coerce(_number(a))
+
+
+# -- aggregates ----------------------------------------------------------------------------
+
+
 def total(enc: Any, values: list[Any]) -> Decimal | None:
     """sum(numeric) over a group's values: NULL over none (or only NULLs)."""
     present = [_number(v) for v in values if v is not None]
@@ -64,4 +169,26 @@ def mean(enc: Any, values: list[Any]) -> Decimal | None:
     return numeric_div(summed, Decimal(len(present)))
 
 
-__all__ = ["divided", "mean", "minus", "modulo", "negated", "plus", "times", "total"]
+__all__ = [
+    "absolute",
+    "ceiling",
+    "divided",
+    "floored",
+    "mean",
+    "minus",
+    "modulo",
+    "negated",
+    "plus",
+    "rounded",
+    "same",
+    "signum",
+    "times",
+    "to_float8",
+    "to_int2",
+    "to_int4",
+    "to_int8",
+    "to_text",
+    "to_typmod",
+    "total",
+    "truncated",
+]  # fmt: skip

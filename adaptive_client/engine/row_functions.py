@@ -231,6 +231,24 @@ ROW_FUNCTIONS: dict[str, tuple[RowFunction, ...]] = {
 for _op, _impl in (("+", num.plus), ("-", num.minus), ("*", num.times), ("/", num.divided)):
     ROW_FUNCTIONS[_op] += (_iv(_impl, "numeric, numeric", N),)
 ROW_FUNCTIONS["%"] = (_iv(num.modulo, "numeric, numeric", N),)
+ROW_FUNCTIONS.update(
+    {
+        "abs": (_iv(num.absolute, "numeric", N),),
+        "ceil": (_iv(num.ceiling, "numeric", N),),
+        "floor": (_iv(num.floored, "numeric", N),),
+        "sign": (_iv(num.signum, "numeric", N),),
+        "round": (_iv(num.rounded, "numeric", N), _iv(num.rounded, "numeric, integer", N)),
+        "trunc": (_iv(num.truncated, "numeric", N), _iv(num.truncated, "numeric, integer", N)),
+        # (casts of a held numeric)
+        "numeric_float8": (_iv(num.to_float8, "numeric", T),),  # (its text: row_lowering)
+        "numeric_out": (_iv(num.to_text, "numeric", T),),
+        "numeric_int2": (_iv(num.to_int2, "numeric", "smallint"),),
+        "numeric_int4": (_iv(num.to_int4, "numeric", INT),),
+        "numeric_int8": (_iv(num.to_int8, "numeric", "bigint"),),
+        "numeric_typmod": (_iv(num.to_typmod, "numeric, integer, integer", N),),
+        "numeric_in": (_iv(num.same, "numeric", N),),
+    }
+)
 ROW_FUNCTIONS["u-"] += (_iv(num.negated, "numeric", N),)
 
 # a string constant beside a jsonb value in a CASE or COALESCE: read as jsonb

@@ -677,6 +677,10 @@ def lower_calls(tree: exp.Expression, held: dict[str, Encoding]) -> list[CallSpe
             read = exp.Cast(this=call, to=exp.DataType.build("DECIMAL"))
             read.type = exp.DataType.build("DECIMAL")
             return read
+        if name == "numeric_float8":  # (its text: a Python function's NaN would be NULL)
+            double = exp.Cast(this=call, to=exp.DataType.build("DOUBLE"))
+            double.type = exp.DataType.build("DOUBLE")
+            return double
         return call
 
     # (bottom up, so that an operand is already a typed call: attrs -> 'a' ->> 'b'; the
@@ -762,6 +766,9 @@ def _target(
             and _is_held_composite(_operand(inner, held))
         ):
             return name, [node.this, inner]
+    numeric = _held_numeric_call(node, held)
+    if numeric is not None:
+        return numeric
     if isinstance(node, exp.Cast) and not isinstance(node, exp.TryCast):
         if node.to.is_type("text") and _is_held_interval(_operand(node.this, held)):
             return "interval_out", [node.this]  # (its text in the IntervalStyle)
@@ -792,6 +799,48 @@ def _target(
             operands.reverse()
         return fn, operands
     return None, []
+
+
+# functions of a held numeric that are row functions (over any other number they are
+# the engine's own)
+_NUMERIC_FUNCTIONS: Final[dict[type[exp.Expression], str]] = {
+    exp.Abs: "abs", exp.Ceil: "ceil", exp.Floor: "floor", exp.Sign: "sign",
+    exp.Round: "round", exp.Trunc: "trunc",
+}  # fmt: skip
+# a held numeric's casts: the row function of each type cast to
+_NUMERIC_CASTS: Final[dict[exp.DType, str]] = {
+    exp.DataType.Type.DOUBLE: "numeric_float8",
+    exp.DataType.Type.TEXT: "numeric_out",
+    exp.DataType.Type.VARCHAR: "numeric_out",
+    exp.DataType.Type.SMALLINT: "numeric_int2",
+    exp.DataType.Type.INT: "numeric_int4",
+    exp.DataType.Type.BIGINT: "numeric_int8",
+    exp.DataType.Type.DECIMAL: "numeric_typmod",
+}
+
+
+def _held_numeric_call(
+    node: exp.Expression, held: Mapping[str, Encoding]
+) -> tuple[str, list[exp.Expression]] | None:
+    """(row function, operands) of a function or cast of a held numeric, else None."""
+    name = _NUMERIC_FUNCTIONS.get(type(node))
+    if name is not None and _is_held_number(_operand(node.this, held)):
+        if node.args.get("to") is not None:
+            return None  # (floor(x TO unit): not PostgreSQL's)
+        digits = node.args.get("decimals")
+        return name, [node.this, *([digits] if digits is not None else [])]
+    if not isinstance(node, exp.Cast) or isinstance(node, exp.TryCast):
+        return None
+    cast = _NUMERIC_CASTS.get(node.to.this) if isinstance(node.to.this, exp.DataType.Type) else None
+    if cast is None or not _is_held_number(_operand(node.this, held)):
+        return None
+    params = [p.this if isinstance(p, exp.DataTypeParam) else p for p in node.to.expressions]
+    if cast == "numeric_typmod":
+        if not params:
+            return "numeric_in", [node.this]  # (numeric to numeric: the value as it is)
+        typmod = [int(p.name) for p in params] + [0]  # (numeric(p) is numeric(p,0))
+        return cast, [node.this, *(exp.Literal.number(n) for n in typmod[:2])]
+    return (cast, [node.this]) if not params else None
 
 
 # the row function that reads a value of each type as jsonb (a cast to jsonb)

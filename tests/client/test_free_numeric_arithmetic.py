@@ -3,7 +3,8 @@ statements (the client engine holds such values by their order keys: engine/held
 judged against PostgreSQL: + - * / % and unary minus with integers, numeric(p,s) columns,
 constants and parameters, each value's own display scale kept (``12.50 * 3`` is
 ``37.50``, ``0.1 * 7`` is ``0.7``), in select lists, WHERE, ORDER BY and grouped sum()
-and avg() -- all refused (0A000) before.  A result shared by values that print
+and avg(); abs, ceil, floor, sign, round and trunc of it, and its casts to double
+precision, text, the integer types and numeric(p,s) -- all refused (0A000) before.  A result shared by values that print
 differently is refused at run time, never answered with either."""
 
 from __future__ import annotations
@@ -48,6 +49,20 @@ SCRIPT = [
     "SELECT id, price / 0.0 FROM p WHERE id = 1",  # 22012
     "SELECT id, price + 'abc' FROM p WHERE id = 1",  # 22P02
     "SELECT id, price * true FROM p WHERE id = 1",  # 42883
+    # functions and casts of it
+    "SELECT id, abs(price), ceil(price), ceiling(price), floor(price), sign(price) FROM p"
+    " ORDER BY id",
+    "SELECT id, round(price), round(price, 1), round(price, -1), trunc(price), trunc(price, 1),"
+    " trunc(price, -2) FROM p ORDER BY id",
+    "SELECT id, price::float8, price::text, price::varchar, price::numeric FROM p ORDER BY id",
+    "SELECT id, price::integer, price::bigint, price::numeric(10,2), price::numeric(3) FROM p"
+    " WHERE id IN (1, 2, 6) ORDER BY id",
+    "SELECT id, price::integer FROM p WHERE id = 3",  # 22003
+    "SELECT id, price::integer FROM p WHERE id = 5",  # 0A000: infinity
+    "SELECT id, price::numeric(10,2) FROM p WHERE id = 3",  # 22003
+    "SELECT id FROM p WHERE abs(price) > 1 ORDER BY round(price, 0) NULLS FIRST, id",
+    "SELECT name, sum(round(price, 1)) FROM p WHERE id < 5 GROUP BY name ORDER BY name",
+    "SELECT id, price::text || '!', price::float8 * 2 FROM p WHERE id < 4 ORDER BY id",
 ]
 
 
@@ -81,6 +96,8 @@ def test_nan_and_values_that_print_differently(pair: Pair) -> None:
                      " (10, 1, 3, 1, 100, 'd')")  # fmt: skip
     for sql in (
         "SELECT id, price * qty, price / 2 FROM p WHERE id = 8",
+        # (a Python function's NaN double would reach the engine as NULL)
+        "SELECT id, price::float8, price::text, round(price, 1), abs(price) FROM p WHERE id = 8",
         "SELECT name, sum(price), avg(price) FROM p WHERE id = 8 GROUP BY name",
     ):
         assert repr(outcome(enc, sql)) == repr(outcome(plain, sql)), sql
