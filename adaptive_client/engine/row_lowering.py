@@ -4,7 +4,7 @@ statement, made calls of the client engine's functions (engine/row_calls.py).
 :func:`lower_calls` replaces each such node -- an operator (:data:`OPERATORS`: ``@>``,
 ``->>``, ...; :data:`HELD_OPERATORS` where an operand is jsonb or an array: ``||``,
 ``-``, a subscript; :data:`QUANTIFIED`: ``= ANY(array)``), a function (by name, or by
-sqlglot's class: :data:`FUNCTION_CLASSES`), a set-returning function (its rows
+sqlglot's class: row_operand_types.FUNCTION_CLASSES), a set-returning function (its rows
 unnested), an aggregate (jsonb_agg, jsonb_object_agg: the engine function of the list
 of its group's rows) -- children first, with a call of a per-statement engine function
 ``pg_rf_<n>`` typed with the engine type of its result, choosing the overload as
@@ -34,10 +34,12 @@ from .lowered_types import (
     jsonb_constants,
     type_produced_columns,
 )
+from .numeric_calls import EXACT_NUMBERS, held_numeric_call
 from .printed_outputs import printed_outputs
 from .row_calls import ArgSpec, CallSpec, record_columns
 from .row_functions import AGGREGATES, ROW_FUNCTIONS, RowFunction
 from .row_operand_types import (
+    FUNCTION_CLASSES,
     INTERVAL_OPERATORS,
     PLAIN_ELEMENT,
     PLAIN_RESULTS,
@@ -91,21 +93,6 @@ QUANTIFIED: Final[dict[tuple[type[exp.Expression], type[exp.Expression]], str]] 
         for quantifier in (exp.Any, exp.All)
     },
 }
-# PostgreSQL's functions sqlglot parses into classes of its own: their names
-FUNCTION_CLASSES: Final[dict[type[exp.Expression], str]] = {
-    exp.ArraySize: "array_length",
-    exp.Explode: "unnest",
-    exp.ArrayToString: "array_to_string",
-    exp.ArrayConcat: "array_cat",
-    exp.ArrayAppend: "array_append",
-    exp.ArrayPrepend: "array_prepend",
-    exp.ArrayRemove: "array_remove",
-    exp.ArrayPosition: "array_position",
-    exp.StringToArray: "string_to_array",
-    exp.JustifyHours: "justify_hours",
-    exp.JustifyDays: "justify_days",
-    exp.JustifyInterval: "justify_interval",
-}
 
 # an operand's engine type -> the PostgreSQL type overloads are chosen by
 _PG_OF_ENGINE: Final = {
@@ -117,10 +104,6 @@ _PG_OF_ENGINE: Final = {
     "BIGINT": "bigint",
     "BOOLEAN": "boolean",
 }
-# the types a numeric parameter takes as they are (PostgreSQL's implicit casts to numeric;
-# a float8's is the other way: numeric + float8 is float8, not a row function here)
-_EXACT_NUMBERS: Final = frozenset({"smallint", "integer", "bigint", "decimal", "numeric"})
-
 # parameters of each declared type an operand of unknown type (a string literal, a
 # parameter, NULL) is read as, best first: PostgreSQL resolves unknown to text
 _UNKNOWN_PREFERENCE: Final = ("text", "jsonb", "anyarray", "text[]", "anyelement", "integer")
@@ -181,7 +164,7 @@ def _fits(declared: str, op: _Operand) -> int | None:
         return 1 if not is_array else 2
     if declared == op.pg:
         return 0
-    if declared == "numeric" and (op.pg in _EXACT_NUMBERS or op.pg.startswith("decimal(")):
+    if declared == "numeric" and (op.pg in EXACT_NUMBERS or op.pg.startswith("decimal(")):
         return 1  # (an integer's or a numeric(p,s)'s value, as numeric)
     if declared == "double precision":  # (float8 from any number, as PostgreSQL casts)
         return 1 if scales_interval(op.pg) else None
@@ -766,7 +749,7 @@ def _target(
             and _is_held_composite(_operand(inner, held))
         ):
             return name, [node.this, inner]
-    numeric = _held_numeric_call(node, held)
+    numeric = held_numeric_call(node, lambda n: _is_held_number(_operand(n, held)))
     if numeric is not None:
         return numeric
     if isinstance(node, exp.Cast) and not isinstance(node, exp.TryCast):
@@ -799,48 +782,6 @@ def _target(
             operands.reverse()
         return fn, operands
     return None, []
-
-
-# functions of a held numeric that are row functions (over any other number they are
-# the engine's own)
-_NUMERIC_FUNCTIONS: Final[dict[type[exp.Expression], str]] = {
-    exp.Abs: "abs", exp.Ceil: "ceil", exp.Floor: "floor", exp.Sign: "sign",
-    exp.Round: "round", exp.Trunc: "trunc",
-}  # fmt: skip
-# a held numeric's casts: the row function of each type cast to
-_NUMERIC_CASTS: Final[dict[exp.DType, str]] = {
-    exp.DataType.Type.DOUBLE: "numeric_float8",
-    exp.DataType.Type.TEXT: "numeric_out",
-    exp.DataType.Type.VARCHAR: "numeric_out",
-    exp.DataType.Type.SMALLINT: "numeric_int2",
-    exp.DataType.Type.INT: "numeric_int4",
-    exp.DataType.Type.BIGINT: "numeric_int8",
-    exp.DataType.Type.DECIMAL: "numeric_typmod",
-}
-
-
-def _held_numeric_call(
-    node: exp.Expression, held: Mapping[str, Encoding]
-) -> tuple[str, list[exp.Expression]] | None:
-    """(row function, operands) of a function or cast of a held numeric, else None."""
-    name = _NUMERIC_FUNCTIONS.get(type(node))
-    if name is not None and _is_held_number(_operand(node.this, held)):
-        if node.args.get("to") is not None:
-            return None  # (floor(x TO unit): not PostgreSQL's)
-        digits = node.args.get("decimals")
-        return name, [node.this, *([digits] if digits is not None else [])]
-    if not isinstance(node, exp.Cast) or isinstance(node, exp.TryCast):
-        return None
-    cast = _NUMERIC_CASTS.get(node.to.this) if isinstance(node.to.this, exp.DataType.Type) else None
-    if cast is None or not _is_held_number(_operand(node.this, held)):
-        return None
-    params = [p.this if isinstance(p, exp.DataTypeParam) else p for p in node.to.expressions]
-    if cast == "numeric_typmod":
-        if not params:
-            return "numeric_in", [node.this]  # (numeric to numeric: the value as it is)
-        typmod = [int(p.name) for p in params] + [0]  # (numeric(p) is numeric(p,0))
-        return cast, [node.this, *(exp.Literal.number(n) for n in typmod[:2])]
-    return (cast, [node.this]) if not params else None
 
 
 # the row function that reads a value of each type as jsonb (a cast to jsonb)

@@ -34,7 +34,22 @@ PLAIN_ELEMENT: Final = {
 }
 
 
-# arithmetic that is a row function's where an operand is a held interval
+# PostgreSQL's functions sqlglot parses into classes of its own: their names
+FUNCTION_CLASSES: Final[dict[type[exp.Expression], str]] = {
+    exp.ArraySize: "array_length",
+    exp.Explode: "unnest",
+    exp.ArrayToString: "array_to_string",
+    exp.ArrayConcat: "array_cat",
+    exp.ArrayAppend: "array_append",
+    exp.ArrayPrepend: "array_prepend",
+    exp.ArrayRemove: "array_remove",
+    exp.ArrayPosition: "array_position",
+    exp.StringToArray: "string_to_array",
+    exp.JustifyHours: "justify_hours",
+    exp.JustifyDays: "justify_days",
+    exp.JustifyInterval: "justify_interval",
+}
+# arithmetic that is a row function's where an operand is a held interval or numeric
 INTERVAL_OPERATORS: Final[dict[type[exp.Expression], str]] = {
     exp.Add: "+",
     exp.Sub: "-",
@@ -77,6 +92,7 @@ def json_path_operand(node: exp.Expression) -> exp.Expression:
 
 
 __all__ = [
+    "FUNCTION_CLASSES",
     "INTERVAL_OPERATORS",
     "PLAIN_ELEMENT",
     "PLAIN_RESULTS",
