@@ -442,7 +442,8 @@ def check_order_names(stmt: exp.Expression) -> None:
 def check_set_operation_order(stmt: exp.Expression) -> None:
     """The ORDER BY of a UNION, INTERSECT or EXCEPT names its result's columns (or their
     positions) only: another name is PostgreSQL's 42703 (the client's engine ordered by
-    a column of the left query that the result does not have)."""
+    a column of the left query that the result does not have), an expression its 0A000
+    (the client's engine ordered by it)."""
     for node in stmt.find_all(exp.SetOperation):
         order = node.args.get("order")
         left = node.this
@@ -454,7 +455,14 @@ def check_set_operation_order(stmt: exp.Expression) -> None:
         if any(isinstance(e, exp.Star) or e.is_star for e in left.expressions):
             continue  # (the star's names: known only once qualified)
         for o in order.expressions:
-            key = o.this
+            key = unparen(o.this)  # (PostgreSQL's grammar drops parentheses: Django's (2))
+            if not isinstance(key, exp.Column) and not (
+                isinstance(key, exp.Literal) and key.is_int
+            ):
+                raise pg_errors.FeatureNotSupported(
+                    "invalid UNION/INTERSECT/EXCEPT ORDER BY clause\nDETAIL:  Only result "
+                    "column names can be used, not expressions or functions."
+                )
             if isinstance(key, exp.Column) and key.table:
                 raise UndefinedTable(f'missing FROM-clause entry for table "{key.table}"')
             if isinstance(key, exp.Column) and key.name not in names:

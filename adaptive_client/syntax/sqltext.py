@@ -362,7 +362,7 @@ def parse(text: str, *, names_folded: bool = False) -> list[exp.Expression]:
         raise UnsupportedQuery("cannot parse the statement", "syntax") from None
     finally:
         _PARSING.reset(token)
-    out = [_unqualified(s) for s in stmts if isinstance(s, exp.Expression)]
+    out = [_positions_bare(_unqualified(s)) for s in stmts if isinstance(s, exp.Expression)]
     if not names_folded:
         out = [_named(s) for s in out]
     for stmt in out:
@@ -372,6 +372,24 @@ def parse(text: str, *, names_folded: bool = False) -> list[exp.Expression]:
             raise syntax_error('syntax error at or near "OVERRIDING"', None)
         out[0].meta["overriding"] = overriding
     return out
+
+
+def _positions_bare(stmt: exp.Expression) -> exp.Expression:
+    """``ORDER BY (2)``, ``GROUP BY (1)`` as ``ORDER BY 2``, ``GROUP BY 1``: PostgreSQL's
+    grammar drops the parentheses, so a parenthesized number is still a position (Django
+    orders a UNION so); sqlglot keeps them, and the client would read a constant."""
+    keys = [o.this for o in stmt.find_all(exp.Ordered)]
+    keys += [g for group in stmt.find_all(exp.Group) for g in group.expressions]
+    for key in keys:
+        if not isinstance(key, exp.Paren):
+            continue
+        inner = key
+        while isinstance(inner, exp.Paren):
+            inner = inner.this
+        number = inner.this if isinstance(inner, exp.Neg) else inner
+        if isinstance(number, exp.Literal) and number.is_int:
+            key.replace(inner)
+    return stmt
 
 
 def _overriding_taken(text: str) -> tuple[str, str | None]:

@@ -169,6 +169,10 @@ SETS = [
     "SELECT bonus FROM emp WHERE bonus < -150 UNION ALL SELECT salary FROM emp WHERE salary < 0",
     "SELECT salary FROM emp WHERE dept = 4 UNION SELECT round(salary, 2) FROM emp WHERE dept = 5",
     "SELECT id FROM emp WHERE salary IN (SELECT bonus FROM emp UNION SELECT budget FROM dept) ORDER BY id",
+    # a parenthesized position is a position (Django orders a UNION by "(1)")
+    "SELECT id, name FROM emp WHERE id < 9 UNION SELECT id, dname FROM dept ORDER BY (1), (name) DESC",
+    "SELECT lower(name), id FROM emp WHERE id < 9 ORDER BY (2) DESC",
+    "SELECT dept, count(*) FROM emp GROUP BY (1) ORDER BY ((1))",
 ]
 
 SUBQUERIES = [
@@ -341,6 +345,10 @@ ERRORS = [
     "SELECT dept, count(*) FROM emp GROUP BY 3",
     "SELECT dept, count(*) FROM emp GROUP BY 'x'",
     "SELECT id FROM dept UNION SELECT dept FROM emp ORDER BY 2",
+    # an expression in a set operation's ORDER BY: 0A000 (the client ordered by it)
+    "SELECT name FROM emp UNION SELECT dname FROM dept ORDER BY upper(name)",
+    "SELECT lower(name), id FROM emp UNION ALL SELECT dname, id FROM dept ORDER BY 1, id + 1",
+    "SELECT id FROM emp UNION SELECT id FROM dept ORDER BY 1::text",
     "SELECT DISTINCT ON (-3) -3, id FROM emp ORDER BY -3, id",
 ]
 
