@@ -57,12 +57,6 @@ def duck_type(table: TableMeta, col: ColumnMeta) -> str:
     held = held_type(col)
     if held is not None:  # (by its order keys: engine/held.py)
         return held
-    if t.name == "json":
-        raise UnsupportedQuery(
-            f"{table.name}.{col.name} (json) in a client-evaluated query: its operators and "
-            "functions (->, ->>, json_*) are not evaluated by the client engine (jsonb's are)",
-            "json column",
-        )
     raise UnsupportedQuery(
         f"{table.name}.{col.name} ({t.sql()}) in a client-evaluated query", f"{t.name} column"
     )

@@ -51,8 +51,8 @@ from .runtime import refusal as _refuse
 
 _PREFIX: Final = "pg "
 _HELD_NAMES: Final = frozenset(
-    {"inet", "cidr", "macaddr", "macaddr8", "jsonb", "bit", "varbit", "money", "interval",
-     "time", "timetz"}
+    {"inet", "cidr", "macaddr", "macaddr8", "jsonb", "json", "bit", "varbit", "money",
+     "interval", "time", "timetz"}
 )  # fmt: skip
 # the types PostgreSQL has min() and max() for (anyarray's and anyenum's included);
 # cidr's are inet's (their result is an inet): refused rather than typed so
@@ -200,6 +200,8 @@ def check_uses(tree: exp.Expression, held: Mapping[str, Encoding]) -> None:
             continue
         name = type_name(duck)
         parent = node.parent
+        if name == "json":
+            _check_json_use(node, parent)
         if isinstance(parent, exp.In) and parent.args.get("query") is node:
             continue  # (the subquery of ``x IN (SELECT ...)``: checked with x)
         if isinstance(parent, exp.Case) and parent.args.get("this") is node:
@@ -242,6 +244,48 @@ def check_uses(tree: exp.Expression, held: Mapping[str, Encoding]) -> None:
                     raise _refuse(f"comparing a {name} value with another type", parent)
         elif isinstance(parent, exp.In):
             raise _refuse(f"a {name} value in an IN list", parent)
+
+
+# a json value may be output, passed on, counted and tested for NULL; PostgreSQL has no
+# equality or order for json: every other use is its error
+_JSON_PASSING = (exp.Select, exp.Alias, exp.Paren, exp.Is, exp.Subquery, exp.Coalesce,
+                 exp.Case, exp.If, exp.Nullif, exp.Window, exp.Filter)  # fmt: skip
+
+
+def _check_json_use(node: Any, parent: Any) -> None:
+    """PostgreSQL's 42883 where a json value is grouped, ordered, made distinct or
+    compared (the comparisons of a json column: refuse_json_comparisons, at compile)."""
+    if isinstance(parent, exp.Ordered):
+        raise pg_errors.UndefinedFunction("could not identify an ordering operator for type json")
+    if (
+        isinstance(parent, exp.Group | exp.Distinct)
+        or (isinstance(parent, exp.Tuple) and isinstance(parent.parent, exp.Distinct))
+        or (isinstance(parent, exp.Select) and _made_distinct(parent))
+    ):
+        raise pg_errors.UndefinedFunction("could not identify an equality operator for type json")
+    if isinstance(parent, exp.Count) and isinstance(node, exp.Distinct):
+        raise pg_errors.UndefinedFunction("could not identify an equality operator for type json")
+    if isinstance(parent, (*_COMPARISONS, exp.In, exp.Between)):
+        raise pg_errors.UndefinedFunction("operator does not exist: json = json")
+    if (
+        parent is not None
+        and not isinstance(parent, (*_JSON_PASSING, exp.Count))
+        and "row_call" not in parent.meta
+    ):
+        raise _refuse(f"{parent.key} of a json value", parent)
+
+
+def _made_distinct(select: exp.Select) -> bool:
+    """Whether a select list's values are compared for equality: SELECT DISTINCT, or an
+    operand of UNION, INTERSECT or EXCEPT without ALL."""
+    if select.args.get("distinct") is not None:
+        return True
+    node: Any = select
+    while isinstance(node.parent, exp.SetOperation | exp.Subquery):
+        node = node.parent
+        if isinstance(node, exp.SetOperation) and node.args.get("distinct") is not False:
+            return True
+    return False
 
 
 def _is_enum(encoding: Encoding) -> bool:

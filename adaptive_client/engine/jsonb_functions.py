@@ -30,7 +30,7 @@ from psycopg import errors as pg_errors
 
 from ..errors import AdaptiveError
 from ..values.array_encoding import shape
-from ..values.json_encoding import JsonbEncoding, JsonbText, escape_json
+from ..values.json_encoding import JsonbEncoding, JsonbText, JsonText, escape_json
 from ..values.jsonb_paths import (
     extract_path,
     extract_path_text,
@@ -183,6 +183,17 @@ def jsonb_value(enc: JsonbEncoding, doc: JsonbText) -> JsonbText:
 def jsonb_from_text(enc: JsonbEncoding, text: str) -> JsonbText:
     """``text::jsonb`` of a text computed per row (22P02 where it is not JSON)."""
     return cast(JsonbText, enc.coerce(text))
+
+
+def jsonb_from_json(enc: JsonbEncoding, doc: JsonText) -> JsonbText:
+    """``json::jsonb``: the document read as jsonb reads it (keys sorted, the last of
+    duplicate keys kept)."""
+    return cast(JsonbText, enc.coerce(doc))
+
+
+def json_text(enc: Any, doc: JsonText) -> str:
+    """``json::text``: the document as written."""
+    return doc.text
 
 
 def jsonb_typeof(enc: JsonbEncoding, doc: JsonbText) -> str:

@@ -255,6 +255,9 @@ ROW_FUNCTIONS["u-"] += (_iv(num.negated, "numeric", N),)
 ROW_FUNCTIONS["jsonb_in"] = (_f(js.jsonb_value, J, J, text=True),)
 # a text computed per row read as jsonb ((doc ->> 'k')::jsonb): jsonb_in's errors
 ROW_FUNCTIONS["jsonb_in_text"] = (_f(js.jsonb_from_text, T, J),)
+# a json column's casts: to jsonb, and to text (as written)
+ROW_FUNCTIONS["jsonb_of_json"] = (_f(js.jsonb_from_json, "json", J, text=True),)
+ROW_FUNCTIONS["json_out"] = (_f(js.json_text, "json", T),)
 
 # casts of jsonb to scalar types and text (numeric's result read back from its text)
 ROW_FUNCTIONS.update(

@@ -755,6 +755,12 @@ def _target(
     if isinstance(node, exp.Cast) and not isinstance(node, exp.TryCast):
         if node.to.is_type("text") and _is_held_interval(_operand(node.this, held)):
             return "interval_out", [node.this]  # (its text in the IntervalStyle)
+        if (
+            node.to.is_type("text", "varchar")
+            and not node.to.expressions
+            and (_operand(node.this, held).pg == "json")
+        ):
+            return "json_out", [node.this]  # (the document as written)
         literal = unparen(node.this)
         to_jsonb = node.to.is_type(exp.DataType.Type.JSONB)
         if to_jsonb and (
@@ -785,7 +791,7 @@ def _target(
 
 
 # the row function that reads a value of each type as jsonb (a cast to jsonb)
-_JSONB_READERS: Final = {"text": "jsonb_in_text", "jsonb": "jsonb_in"}
+_JSONB_READERS: Final = {"text": "jsonb_in_text", "jsonb": "jsonb_in", "json": "jsonb_of_json"}
 
 
 __all__ = ["annotate_lowered", "lower_calls", "printed_outputs"]

@@ -514,6 +514,11 @@ class JsonEncoding(Encoding):
     def from_exact_bytes(self, b: bytes) -> JsonText:
         return JsonText(_unpadded(self, b))
 
+    def order_key(self, v: JsonText) -> Any:
+        """A key per text: what the client engine holds a json value by (engine/held.py;
+        json has no equality or order, so nothing compares these keys)."""
+        return v.text.encode("utf-8")
+
 
 def _operator_message(name: str, value: Any) -> str:
     if isinstance(value, Jsonb):
