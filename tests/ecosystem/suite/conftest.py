@@ -65,12 +65,6 @@ KNOWN: dict[str, str] = {
     ),
     "TimeMicrosecondsTest::test_null_bound_comparison": "as TimeTest::test_null_bound_comparison",
     "TimeTZTest::test_null_bound_comparison": "as TimeTest::test_null_bound_comparison",
-    "JSONTest::test_round_trip_json_null_as_json_null": (
-        _GAP + "a json column cast to text in a statement the client evaluates "
-        "(CAST(data AS VARCHAR) = 'null')"
-    ),
-    "JSONTest::test_round_trip_none_as_json_null": "as test_round_trip_json_null_as_json_null",
-    "JSONTest::test_eval_none_flag_orm": "as test_round_trip_json_null_as_json_null",
     "JSONTest::test_index_cross_casts": (
         _GAP + "an element of a json column (data['key'], data[('a', 'b')]) cast to another "
         "type: json operators are not run over ciphertexts yet"
@@ -169,15 +163,6 @@ EXPECTED: dict[str, list[str]] = {
         "TimeMicrosecondsTest::test_null_bound_comparison",
     ],
     "TimeTZTest::test_null_bound_comparison": ["TimeTZTest::test_null_bound_comparison"],
-    "JSONTest::test_round_trip_json_null_as_json_null": [
-        "JSONTest::test_round_trip_json_null_as_json_null",
-    ],
-    "JSONTest::test_round_trip_none_as_json_null": [
-        "JSONTest::test_round_trip_none_as_json_null[multiparameters]",
-        "JSONTest::test_round_trip_none_as_json_null[parameters]",
-        "JSONTest::test_round_trip_none_as_json_null[values]",
-    ],
-    "JSONTest::test_eval_none_flag_orm": ["JSONTest::test_eval_none_flag_orm"],
     # (SQLAlchemy 2.1's suite: 171 parametrisations)
     "JSONTest::test_index_cross_casts": ["JSONTest::test_index_cross_casts[*]"],
     "TrueDivTest::": [
