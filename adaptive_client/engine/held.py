@@ -217,6 +217,8 @@ def check_uses(tree: exp.Expression, held: Mapping[str, Encoding]) -> None:
             continue  # (an argument or rows of a jsonb or array function: row_calls.py)
         if isinstance(parent, exp.Window) and parent.this is not node:
             continue  # (a PARTITION BY key)
+        if isinstance(parent, exp.Greatest | exp.Least) and name == "numeric":
+            continue  # (its keys order as the numbers do; each branch a held numeric)
         if isinstance(parent, _PASSING):
             if held_of(parent, held) != duck and not isinstance(parent, exp.If | exp.Subquery):
                 raise _refuse(f"{parent.key} of a {name} value", parent)

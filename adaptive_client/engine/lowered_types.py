@@ -14,7 +14,7 @@ from sqlglot.optimizer.annotate_types import annotate_types
 
 from ..values.encodings import Encoding
 from .held import held_of
-from .kinds import choice_values, unparen
+from .kinds import choice_values, kind_of, unparen
 from .row_calls import CallSpec
 from .row_operands import check_text_comparisons
 
@@ -62,6 +62,24 @@ def jsonb_constants(
         inner = unparen(branch)
         if isinstance(inner, exp.Literal) and inner.is_string:
             inner.replace(as_jsonb(inner.copy()))
+
+
+def numeric_branches(
+    node: exp.Expression,
+    held: Mapping[str, Encoding],
+    as_numeric: Callable[[exp.Expression], exp.Expression],
+) -> None:
+    """A CASE, COALESCE, GREATEST or LEAST of a held numeric beside other numbers
+    (``coalesce(price, 0)``): each of those made ``as_numeric`` of it (a held numeric),
+    as PostgreSQL resolves the choice's type to numeric."""
+    branches = choice_values(node)
+    ducks = {held_of(unparen(b), held) for b in branches}
+    if not any(d is not None and held[d].sql_type.name == "numeric" for d in ducks):
+        return
+    for branch in branches:
+        inner = unparen(branch)
+        if held_of(inner, held) is None and kind_of(inner) in ("int", "decimal"):
+            inner.replace(as_numeric(inner.copy()))
 
 
 def annotate_lowered(tree: exp.Expression, schema: dict[str, dict[str, str]]) -> None:

@@ -141,7 +141,8 @@ def to_int8(enc: Any, a: Any) -> int:
 
 
 def same(enc: Any, a: Any) -> Decimal:
-    return _number(a)
+    """A number as numeric (an integer's value at scale 0)."""
+    return Decimal(a) if isinstance(a, int) else _number(a)
 
 
 def to_typmod(enc: Any, a: Any, precision: Any, scale: Any) -> Decimal:

@@ -32,6 +32,7 @@ from .lowered_types import (
     annotate_lowered,
     from_function_laterals,
     jsonb_constants,
+    numeric_branches,
     type_produced_columns,
 )
 from .numeric_calls import EXACT_NUMBERS, held_numeric_call
@@ -649,8 +650,9 @@ def lower_calls(tree: exp.Expression, held: dict[str, Encoding]) -> list[CallSpe
         aggregate = _aggregate_target(node, held)
         if aggregate is not None:
             return lowering.call(node, aggregate[0], aggregate[1], aggregate[2])
-        if isinstance(node, exp.Case | exp.Coalesce):
+        if isinstance(node, exp.Case | exp.Coalesce | exp.Greatest | exp.Least):
             jsonb_constants(node, held, lambda c: lowering.call(c, "jsonb_in", [c]))
+            numeric_branches(node, held, lambda c: lowering.call(c, "numeric_in", [c]))
             return node
         name, operands = _target(node, held)
         if name is None:
