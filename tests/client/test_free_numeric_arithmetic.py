@@ -64,8 +64,9 @@ SCRIPT = [
     "SELECT name, sum(round(price, 1)) FROM p WHERE id < 5 GROUP BY name ORDER BY name",
     "SELECT id, price::text || '!', price::float8 * 2 FROM p WHERE id < 4 ORDER BY id",
     # beside other numbers in a choice: those read as numeric
-    "SELECT id, coalesce(price, 0) + 1, coalesce(price * qty, 0), coalesce(price, qty) FROM p"
-    " ORDER BY id",
+    "SELECT id, coalesce(price, 0) + 1, coalesce(price, qty) FROM p ORDER BY id",
+    # (alone: 0 beside -3.333 * 0, which prints 0.000, would be one key: refused)
+    "SELECT id, coalesce(price * qty, 0) FROM p ORDER BY id",
     "SELECT id, greatest(price, 1), least(price * 2, 50) FROM p WHERE id <> 5 ORDER BY id",
     "SELECT id, CASE WHEN price > 10 THEN price * 2 ELSE 0 END FROM p ORDER BY id",
 ]
