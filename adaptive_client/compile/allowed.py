@@ -57,7 +57,7 @@ _ALLOWED: tuple[type[exp.Expression], ...] = (
     exp.TimestampTrunc, exp.Filter, exp.Tuple, exp.Collate, exp.AtTimeZone,
     # text functions DuckDB computes as PostgreSQL does on text (char(n) arrives unpadded,
     # as PostgreSQL's cast of char(n) to text leaves it)
-    exp.Left, exp.Right, exp.Replace, exp.Pad, exp.SplitPart, exp.Concat, exp.MD5,
+    exp.Left, exp.Right, exp.Replace, exp.Pad, exp.SplitPart, exp.Concat, exp.Format, exp.MD5,
     exp.Repeat, exp.Trim, exp.StartsWith, exp.Translate, exp.Ascii,
     # initcap, chr and overlay as PostgreSQL computes them (engine/scalar_functions.py)
     exp.Initcap, exp.Chr, exp.Overlay, exp.Hex, exp.Encode,

@@ -22,7 +22,7 @@ from ..values.collation import CaseMapping, Collation, collation_key
 from ..values.datetime_input import date2j, j2date
 from ..values.encodings import Infinite, single_of
 from ..values.far_datetime import PgDate, PgTimestamp
-from . import date_udfs, scalar_udfs, text_casts
+from . import date_udfs, format_udf, scalar_udfs, text_casts
 from .markers import REFUSAL_MARKER
 from .numeric import float8_in, int_in, numeric_div, numeric_in
 from .order_bytes import key_bytes
@@ -192,6 +192,7 @@ def _engine() -> duckdb.DuckDBPyConnection:
     con.create_function("pg_float4_out", text_output.float4_text, [DOUBLE, INTEGER], VARCHAR)
     scalar_udfs.register(con)
     date_udfs.register(con)
+    format_udf.register(con)
     con.create_function("pg_date_in", text_casts.date_in, [VARCHAR, VARCHAR], VARCHAR)
     con.create_function("pg_timestamp_in", text_casts.timestamp_in, [VARCHAR, VARCHAR], VARCHAR)
     for macro in (*_FLOAT8_MACROS, *_FLOAT8_FUNCTION_MACROS, _INTERVAL_OUT_MACRO):
@@ -603,6 +604,7 @@ _UDF_ERRORS: Final[dict[str, type[pg_errors.Error]]] = {
     "InvalidDatetimeInput": pg_errors.InvalidDatetimeFormat,
     "DatetimeOutOfRange": pg_errors.DatetimeFieldOverflow,
     "DatetimeFieldOverflow": pg_errors.DatetimeFieldOverflow,
+    "FeatureNotSupported": pg_errors.FeatureNotSupported,
     "SubstringError": pg_errors.SubstringError,
 }
 

@@ -38,7 +38,7 @@ from typing import Any
 from psycopg import errors as pg_errors
 from sqlglot import exp
 
-from . import date_constructors, scalar_functions, time_functions
+from . import date_constructors, format_text, scalar_functions, time_functions
 from .function_types import is_not_text, not_text_error, not_text_operand
 from .kinds import (
     INT_DUCK_WIDTH,
@@ -728,6 +728,7 @@ TRANSFORMS: dict[type[exp.Expression], Callable[[Any], exp.Expression]] = {
     exp.Anonymous: _function_call,
     exp.Interval: time_functions.interval_literal,
     exp.Concat: _concat,
+    exp.Format: lambda n: format_text.format_call(n, [_concatenated(a) for a in n.expressions]),
     exp.Initcap: scalar_functions.initcap,
     exp.RegexpReplace: regexp_replace,
     exp.SimilarTo: similar_to,
