@@ -131,7 +131,14 @@ def build_column(
         offered = containment.offers(enc) if onion is Onion.CONTAIN else onion.value in enc.onions
         if onion not in (Onion.SINGLE, Onion.EXACT) and not offered:
             raise ConfigError(f"{name}.{cname}: type {col.type.sql()} has no {onion} onion")
-        stack = stack_for(onion, ccfg.layer, sum_layer_for(enc.hom_bound, config.sum_layer))
+        # (a declared column's values may reach its type's bound: HOM past ASHE's 96 bits;
+        # a precomputed column's type is a bound on paper, ASHE as configured)
+        sum_layer = (
+            sum_layer_for(enc.hom_bound, config.sum_layer)
+            if cname in spec.order
+            else (config.sum_layer)
+        )
+        stack = stack_for(onion, ccfg.layer, sum_layer)
         start = ccfg.start.get(onion, stack[0])
         floor = ccfg.floor.get(onion)
         if onion is Onion.EQ and (cname in keyed or cname in shared):
