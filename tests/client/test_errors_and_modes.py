@@ -67,7 +67,7 @@ def acct(
             "function string_agg() without ORDER BY (order of aggregation)",
         ),
         ("SELECT to_char(balance, '999') FROM acct", "to_char() of other than a date or timestamp"),
-        ("SELECT format('%s!', owner) FROM acct", "function format()"),
+        ("SELECT regexp_matches(owner, 'a') FROM acct", "function regexp_matches()"),
         ("SELECT id FROM acct WHERE balance = opened", "client evaluation"),
         # (its sealed metadata would be every session's, and outlive this one)
         ("CREATE TEMP TABLE scratch (id integer)", "temporary table"),
