@@ -14,7 +14,7 @@ number's text (float8in: out of range is 22003).
 from __future__ import annotations
 
 import math
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from typing import Any, Final
 
 from psycopg import errors as pg_errors
@@ -22,6 +22,7 @@ from psycopg import errors as pg_errors
 from ..errors import AdaptiveError
 from ..values.json_encoding import JsonbEncoding, JsonbText
 from ..values.jsonb_tree import NUMBER, Json, jsonb_text, kind, number_text, tree
+from .numeric import numeric_int
 
 
 class JsonbCastError(AdaptiveError, pg_errors.InvalidParameterValue):
@@ -54,18 +55,10 @@ def to_boolean(enc: JsonbEncoding, doc: JsonbText) -> bool:
     return value
 
 
-# the integer types: their name in messages and their range
-_INTEGERS: Final = {"integer": 31, "bigint": 63, "smallint": 15}
-
-
 def _integer(doc: JsonbText, name: str) -> int:
     value = _scalar(doc, NUMBER, name)
     assert isinstance(value, Decimal)
-    whole = int(value.to_integral_value(rounding=ROUND_HALF_UP))
-    bits = _INTEGERS[name]
-    if not -(2**bits) <= whole < 2**bits:
-        raise JsonbCastRange(f"{name} out of range")
-    return whole
+    return numeric_int(value, name, JsonbCastRange)  # (a jsonb number: never NaN)
 
 
 def to_integer(enc: JsonbEncoding, doc: JsonbText) -> int:

@@ -54,6 +54,8 @@ def _dscale(v: Decimal) -> int:
 
 
 def numeric_div(a: Decimal, b: Decimal) -> Decimal:
+    if not (a.is_finite() and b.is_finite()):  # (the weights of an infinity: none)
+        return _special_quotient("/", a, b)
     with localcontext() as ctx:
         ctx.prec = 2000
         w1, f1 = _weight_first(a)
@@ -114,6 +116,7 @@ _INT_BOUNDS: dict[int, tuple[int, int, str]] = {
     INT8: (-(2**63), 2**63 - 1, "bigint"),
 }
 _INT_RANK = {INT2: 0, INT4: 1, INT8: 2}
+_INT_OIDS = {name: oid for oid, (_, _, name) in _INT_BOUNDS.items()}
 _FLOATS = (FLOAT4, FLOAT8)
 # the types of PostgreSQL's number operators (integer, numeric, float)
 NUMBER_OIDS = frozenset({INT2, INT4, INT8, NUMERIC, FLOAT4, FLOAT8})
@@ -161,6 +164,22 @@ def _checked_int(value: int, oid: int) -> int:
     if not low <= value <= high:
         raise pg_errors.NumericValueOutOfRange(f"{name} out of range")
     return value
+
+
+def numeric_int(
+    d: Decimal, name: str, out_of_range: type[Exception] = pg_errors.NumericValueOutOfRange
+) -> int:
+    """numeric_int2 / int4 / int8 (``name`` the type's): rounded half away from zero;
+    NaN and the infinities 0A000, a value past the type ``out_of_range`` (22003)."""
+    if d.is_nan():
+        raise pg_errors.FeatureNotSupported(f"cannot convert NaN to {name}")
+    if d.is_infinite():
+        raise pg_errors.FeatureNotSupported(f"cannot convert infinity to {name}")
+    whole = int(d.to_integral_value(rounding=ROUND_HALF_UP))
+    low, high, _ = _INT_BOUNDS[_INT_OIDS[name]]
+    if not low <= whole <= high:
+        raise out_of_range(f"{name} out of range")
+    return whole
 
 
 def float8_op(op: str, a: float, b: float) -> float:
@@ -229,8 +248,8 @@ _EXACT_OPS: dict[str, Callable[[Decimal, Decimal], Decimal]] = {
 def _numeric_op(op: str, a: Decimal, b: Decimal) -> Decimal:
     if op in "/%" and b == 0:
         raise pg_errors.DivisionByZero("division by zero")
-    if op in "/%" and not (a.is_finite() and b.is_finite()):
-        return _special_quotient(op, a, b)
+    if op == "%" and not (a.is_finite() and b.is_finite()):
+        return _special_quotient(op, a, b)  # (numeric_div gives the quotient's)
     if op == "/":
         return numeric_div(a, b)
     exact = _EXACT_OPS.get(op)

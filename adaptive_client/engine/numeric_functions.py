@@ -17,13 +17,11 @@ from __future__ import annotations
 from decimal import ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, ROUND_HALF_UP, Decimal
 from typing import Any
 
-from psycopg import errors as pg_errors
-
 from ..values.encoding_base import EXACT
 from ..values.encodings import encoding_for
 from ..values.numeric_encodings import exact_sum
 from ..values.value_text import pg_text
-from .numeric import NUMERIC, numeric_div, pg_arith, pg_negate
+from .numeric import NUMERIC, numeric_int, pg_arith, pg_avg, pg_negate
 
 
 def _number(v: Any) -> Any:
@@ -111,21 +109,8 @@ def to_text(enc: Any, a: Any) -> str | None:
     return pg_text(_number(a))
 
 
-_INT_TYPES = {"smallint": 2**15, "integer": 2**31, "bigint": 2**63}
-
-
 def _to_int(a: Any, name: str) -> int:
-    """numeric_int2/4/8: rounded half away from zero; NaN and the infinities 0A000, a
-    value past the type 22003."""
-    d = _number(a)
-    if d.is_nan():
-        raise pg_errors.FeatureNotSupported(f"cannot convert NaN to {name}")
-    if d.is_infinite():
-        raise pg_errors.FeatureNotSupported(f"cannot convert infinity to {name}")
-    i = int(d.quantize(Decimal(1), rounding=ROUND_HALF_UP, context=EXACT))
-    if not -_INT_TYPES[name] <= i < _INT_TYPES[name]:
-        raise pg_errors.NumericValueOutOfRange(f"{name} out of range")
-    return i
+    return numeric_int(_number(a), name)
 
 
 def to_int2(enc: Any, a: Any) -> int:
@@ -161,13 +146,7 @@ def total(enc: Any, values: list[Any]) -> Decimal | None:
 
 def mean(enc: Any, values: list[Any]) -> Decimal | None:
     """avg(numeric): the exact sum divided as numeric_div divides."""
-    present = [_number(v) for v in values if v is not None]
-    if not present:
-        return None
-    summed = exact_sum(present)
-    if not summed.is_finite():  # (NaN, and an infinity's average is itself)
-        return summed
-    return numeric_div(summed, Decimal(len(present)))
+    return pg_avg(total(enc, values), sum(v is not None for v in values), None)
 
 
 __all__ = [

@@ -9,7 +9,9 @@ differently is refused at run time, never answered with either."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
+from functools import partial
 
 import pytest
 
@@ -133,3 +135,21 @@ def test_nan_of_a_numeric_with_a_precision(pair: Pair) -> None:
     assert got == ("error", "0A000") or repr(got) == repr(
         outcome(plain, "SELECT id, b % 2 FROM z ORDER BY id")
     ), got
+
+
+def test_an_average_of_an_infinity_ends(pair: Pair) -> None:
+    """avg() over an infinite numeric, computed by the client: Infinity, as PostgreSQL's
+    (numeric_div looked for the weight of an infinity and never ended). Run under a
+    watchdog: the statement's thread must finish."""
+    plain, enc = pair
+    for sql in (
+        "SELECT avg(price), sum(price) FROM p WHERE id IN (1, 5)",  # (the client's aggregate)
+        "SELECT name, avg(price) FROM p WHERE id IN (1, 5, 6) GROUP BY name ORDER BY name",
+    ):
+        got: list[object] = []
+        run = partial(lambda out, q: out.append(outcome(enc, q)), got, sql)
+        worker = threading.Thread(target=run, daemon=True)
+        worker.start()
+        worker.join(60)
+        assert not worker.is_alive(), f"still running after 60 s: {sql}"
+        assert got == [outcome(plain, sql)], sql
