@@ -418,20 +418,18 @@ class Connection:
         next statement's snapshot sees what the control session reads). Not under snapshot
         isolation: the layers read now may be newer than the transaction's snapshot."""
         if self.in_transaction() and (
-            self.catalog_dirty
-            or self.catalog.written_generation >= 0
-            or self._transaction_isolation() != "read committed"
+            self.catalog_dirty or self.catalog.written_generation >= 0 or self._on_one_snapshot()
         ):
             return False
         return self.catalog.refresh(self.control)
 
-    def _transaction_isolation(self) -> str:
-        """The isolation of the transaction open on the application's session (the
-        server's default where the connection sets none)."""
+    def _on_one_snapshot(self) -> bool:
+        """Whether the open transaction runs on one snapshot: :meth:`snapshot_isolation`,
+        or where the connection sets no level, the server's default for it."""
         if self.pg.isolation_level is not None:
-            return self.pg.isolation_level.name.replace("_", " ").lower()
+            return self.snapshot_isolation()
         row = self.pg.execute("SELECT current_setting('transaction_isolation')").fetchone()
-        return str(row[0]) if row else ""
+        return row is not None and row[0] in ("repeatable read", "serializable")
 
     def epoch_moved(self) -> bool:
         """Whether the catalog changed on the server since this client last read it."""

@@ -2,12 +2,13 @@
 lowered: each call keeps its result's type, what stands on it is typed again from it,
 and the columns read from a FROM function's lateral subquery (which sqlglot's
 annotation does not follow) take their select items' types; a string constant beside
-jsonb in a choice is typed jsonb (:func:`jsonb_constants`)."""
+jsonb, or a number beside a held numeric, in a choice is read as that type
+(:func:`choice_constants`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import cast
+from typing import Final, cast
 
 from sqlglot import exp
 from sqlglot.optimizer.annotate_types import annotate_types
@@ -46,40 +47,39 @@ def type_produced_columns(tree: exp.Expression) -> dict[int, exp.DataType]:
     return out
 
 
-def jsonb_constants(
-    node: exp.Expression,
-    held: Mapping[str, Encoding],
-    as_jsonb: Callable[[exp.Expression], exp.Expression],
-) -> None:
-    """A CASE or COALESCE of jsonb values and string constants: the constants read as
-    jsonb (PostgreSQL types them by the jsonb branch), each made ``as_jsonb`` of it (a
-    call giving a held value)."""
-    branches = choice_values(node)
-    ducks = {held_of(unparen(b), held) for b in branches}
-    if not any(d is not None and held[d].sql_type.name == "jsonb" for d in ducks):
-        return
-    for branch in branches:
-        inner = unparen(branch)
-        if isinstance(inner, exp.Literal) and inner.is_string:
-            inner.replace(as_jsonb(inner.copy()))
+def _string_constant(node: exp.Expression) -> bool:
+    return isinstance(node, exp.Literal) and node.is_string
 
 
-def numeric_branches(
+def _number(node: exp.Expression) -> bool:
+    return kind_of(node) in ("int", "decimal")
+
+
+# a held type in a choice, the other branches PostgreSQL reads as it, and the row
+# function reading one so: jsonb's string constants, numeric's other numbers
+_CHOICE_READERS: Final[dict[str, tuple[Callable[[exp.Expression], bool], str]]] = {
+    "jsonb": (_string_constant, "jsonb_in"),
+    "numeric": (_number, "numeric_in"),
+}
+
+
+def choice_constants(
     node: exp.Expression,
     held: Mapping[str, Encoding],
-    as_numeric: Callable[[exp.Expression], exp.Expression],
+    read: Callable[[exp.Expression, str], exp.Expression],
 ) -> None:
-    """A CASE, COALESCE, GREATEST or LEAST of a held numeric beside other numbers
-    (``coalesce(price, 0)``): each of those made ``as_numeric`` of it (a held numeric),
-    as PostgreSQL resolves the choice's type to numeric."""
+    """A CASE, COALESCE, GREATEST or LEAST of a held jsonb or numeric beside values
+    PostgreSQL types by it (``coalesce(doc, '{}')``, ``coalesce(price, 0)``): each of
+    those made ``read(branch, reader)``, a call of the row function reading it as the
+    held type (:data:`_CHOICE_READERS`)."""
     branches = choice_values(node)
     ducks = {held_of(unparen(b), held) for b in branches}
-    if not any(d is not None and held[d].sql_type.name == "numeric" for d in ducks):
-        return
-    for branch in branches:
-        inner = unparen(branch)
-        if held_of(inner, held) is None and kind_of(inner) in ("int", "decimal"):
-            inner.replace(as_numeric(inner.copy()))
+    for name in {held[d].sql_type.name for d in ducks if d is not None} & _CHOICE_READERS.keys():
+        taken, reader = _CHOICE_READERS[name]
+        for branch in branches:
+            inner = unparen(branch)
+            if held_of(inner, held) is None and taken(inner):
+                inner.replace(read(inner.copy(), reader))
 
 
 def annotate_lowered(tree: exp.Expression, schema: dict[str, dict[str, str]]) -> None:
@@ -120,7 +120,7 @@ def _annotate_keeping(
 
 __all__ = [
     "annotate_lowered",
+    "choice_constants",
     "from_function_laterals",
-    "jsonb_constants",
     "type_produced_columns",
 ]

@@ -30,9 +30,8 @@ from .jsonb_casts import CASTS
 from .kinds import derived_item, kind_of, unparen
 from .lowered_types import (
     annotate_lowered,
+    choice_constants,
     from_function_laterals,
-    jsonb_constants,
-    numeric_branches,
     type_produced_columns,
 )
 from .numeric_calls import EXACT_NUMBERS, held_numeric_call
@@ -651,8 +650,7 @@ def lower_calls(tree: exp.Expression, held: dict[str, Encoding]) -> list[CallSpe
         if aggregate is not None:
             return lowering.call(node, aggregate[0], aggregate[1], aggregate[2])
         if isinstance(node, exp.Case | exp.Coalesce | exp.Greatest | exp.Least):
-            jsonb_constants(node, held, lambda c: lowering.call(c, "jsonb_in", [c]))
-            numeric_branches(node, held, lambda c: lowering.call(c, "numeric_in", [c]))
+            choice_constants(node, held, lambda c, reader: lowering.call(c, reader, [c]))
             return node
         name, operands = _target(node, held)
         if name is None:
