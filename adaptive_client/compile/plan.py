@@ -490,6 +490,10 @@ class Compiled:
     # the columns whose values the layout holds (NULL in the others' places); None: all
     lock_columns: frozenset[str] | None = None
     locks_rows: bool = False  # SELECT ... FOR UPDATE (else a snapshot read, see _select)
+    # the table whose rows read by key the plan keeps as the rule of kept rows says
+    # (compile/settings.py KeptRows): the plan is the same under any rule that keeps the
+    # same columns of it (None: no rule changes the plan)
+    kept_table: str | None = None
     needs: list[Need] = field(default_factory=list)
     # column pairs to bring under one key (join adjustments) before the statement runs
     joins: list[JoinNeed] = field(default_factory=list)

@@ -272,7 +272,10 @@ def compile_select(
     where_node = stmt.args["where"].this if stmt.args.get("where") else None
     # the columns a row read by key keeps for a read-modify-write (None: all, or none
     # where the table is not one the session updates so)
-    kept = kept_rows.columns(scope.entries[0][1].name) if len(scope.entries) == 1 else None
+    kept = None
+    if len(scope.entries) == 1:
+        plan.kept_table = scope.entries[0][1].name
+        kept = kept_rows.columns(plan.kept_table)
     if stmt.args.get("locks"):
         out.set("locks", [server_lock(scope, lock) for lock in stmt.args["locks"]])
         row_key = pk_key(c, scope, where_node) if not group and distinct is None else None

@@ -46,6 +46,14 @@ class KeptRows:
                 return columns
         return None
 
+    def same_for(self, other: KeptRows, table: str | None) -> bool:
+        """Whether a plan compiled under ``other`` whose reads follow the rule for
+        ``table`` (None: for no table: Compiled.kept_table) is the plan under these
+        rules too: learning another table's updates changes nothing of it."""
+        return self.snapshot == other.snapshot and (
+            table is None or self.columns(table) == other.columns(table)
+        )
+
     def learned(self, table: str, reads: frozenset[str]) -> KeptRows:
         """These rules once an update of ``table`` reading ``reads`` is compiled."""
         known = self.columns(table)

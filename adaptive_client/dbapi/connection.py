@@ -198,7 +198,10 @@ class Connection:
         except BaseException:
             self.control.close()
             raise
-        self._plans: dict[tuple[str, int, KeptRows], Compiled] = {}
+        # compiled plans by text, catalog epoch and whether reads are on one snapshot, each
+        # beside the rule of kept rows it was compiled under (a rule learned since holds
+        # for it where it keeps the same columns of its table: KeptRows.same_for)
+        self._plans: dict[tuple[str, int, bool], tuple[Compiled, KeptRows]] = {}
         # statements whose repeats skip the dispatch (repeats.py), valid while the plan
         # generation (moved whenever the plans are dropped) is the one they were made in
         self.repeats: dict[str, RepeatedStatement] = {}
@@ -509,7 +512,7 @@ class Connection:
         """``plan`` ran ``query``: its repeats skip the dispatch where the plan is the
         cached one and runs in one round trip (repeats.py)."""
         kept = self.kept_rows()
-        if self._plans.get((query, self.catalog.epoch, kept)) is not plan:
+        if self.cached_plan(query, kept) is not plan:
             return
         if not repeatable(plan):
             return
@@ -570,8 +573,7 @@ class Connection:
         """The plan of ``stmt`` against the catalog as it is (cached per catalog epoch
         while it needs no adaptation)."""
         kept = self.kept_rows()
-        key = (query, self.catalog.epoch, kept)
-        plan = self._plans.get(key)
+        plan = self.cached_plan(query, kept)
         if plan is not None:
             return plan
         settings = Settings(
@@ -598,8 +600,19 @@ class Connection:
         if not plan.needs and not plan.joins and not plan.builds and plan.refusal is None:
             if len(self._plans) > _CACHE_LIMIT:
                 self.forget_plans()
-            self._plans[key] = plan
+            self._plans[(query, self.catalog.epoch, kept.snapshot)] = (plan, kept)
         return plan
+
+    def cached_plan(self, query: str, kept: KeptRows | None = None) -> Compiled | None:
+        """The plan compiled for ``query`` on this catalog that holds under the rule of
+        kept rows ``kept`` (None: the session's now); None where there is none."""
+        if kept is None:
+            kept = self.kept_rows()
+        entry = self._plans.get((query, self.catalog.epoch, kept.snapshot))
+        if entry is None:
+            return None
+        plan, under = entry
+        return plan if under is kept or kept.same_for(under, plan.kept_table) else None
 
     def _check_plan(self, plan: Compiled, stmt: exp.Expression) -> None:
         """What a compiled plan needs of the session, checked before it runs: the

@@ -15,9 +15,11 @@ dispatcher runs them (``Cursor.execute_plan``), only without the dispatch.
 A repeat is run only while its plan is the one the dispatcher would use: the catalog's
 epoch and the connection's plan generation (moved by every change that drops the
 compiled plans: DDL, a rollback of a transaction that changed the catalog, enum labels
-committed) and the rule of kept rows (isolation, read-only, the tables updated by
-read-modify-write: compile/settings.py KeptRows) are those it was made under;
-otherwise the statement goes through the dispatcher again, which makes a new one.
+committed) are those it was made under, and the rule of kept rows (isolation,
+read-only, the tables updated by read-modify-write: compile/settings.py KeptRows) keeps
+the same columns of its table as the rule it was made under (an update of another
+table learned since changes nothing of it); otherwise the statement goes through the
+dispatcher again, which makes a new one.
 What the dispatcher does besides -- the session bound to the current thread, other clients'
 peels picked up between transactions, the parameter count checked, the statistics
 counted, rows locked ``FOR UPDATE`` remembered, the server's clock read for ``now()``,
@@ -108,11 +110,15 @@ class Repeat:
 
     def current(self, conn: Session) -> bool:
         """Whether the dispatcher would run this plan now."""
-        return (
-            self.epoch == conn.catalog.epoch
-            and self.generation == conn.plan_generation
-            and self.kept is conn.kept_rows()
-        )
+        if self.epoch != conn.catalog.epoch or self.generation != conn.plan_generation:
+            return False
+        kept = conn.kept_rows()
+        if self.kept is not kept:
+            # (a rule learned since, from another table's updates: the same plan)
+            if not kept.same_for(self.kept, self.plan.kept_table):
+                return False
+            self.kept = kept
+        return True
 
     def run(self, cur: StatementCursor, params: Params) -> None:
         """Run the statement with ``params`` on ``cur`` and hold its result (the caller
