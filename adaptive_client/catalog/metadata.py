@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 
@@ -89,6 +89,17 @@ def _committed(conn: psycopg.Connection[Any]) -> bool:
     inside a transaction (the client's own DDL, or a reload within it) may be rolled back
     by the application, legitimately."""
     return conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+
+
+_M = TypeVar("_M")
+
+
+def _unknown_added(mine: dict[str, _M], theirs: dict[str, _M]) -> bool:
+    """The entries of ``theirs`` whose names ``mine`` lacks, added to it; True if any."""
+    new = theirs.keys() - mine.keys()
+    for name in new:
+        mine[name] = theirs[name]
+    return bool(new)
 
 
 def _head_aad(generation: int) -> bytes:
@@ -407,6 +418,28 @@ class Catalog:
             return False
         self.reload(conn)
         return True
+
+    def adopt_created(self, own: psycopg.Connection[Any], latest: psycopg.Connection[Any]) -> bool:
+        """Inside a transaction on one snapshot (REPEATABLE READ, SERIALIZABLE): the
+        relations this catalog does not know, added as PostgreSQL finds them -- its name
+        lookups see every relation committed, whatever the transaction's snapshot.  Each
+        as the snapshot describes it (``own``: the transaction's session) where it does:
+        made before the snapshot, its rows are the ones the snapshot sees, at the layers
+        it sees; else as the latest catalog does (``latest``): made after the snapshot,
+        none of its rows is visible to the transaction, and what the transaction writes
+        goes at the layers the table has now.  Relations known stay as they are (their
+        layers are the snapshot's); True where any was added."""
+        added = False
+        for source in (own, latest):
+            other = Catalog(self.root)
+            other.fresh_labels = self.fresh_labels
+            other.reload(source)
+            added |= _unknown_added(self.types, other.types)
+            added |= _unknown_added(self.tables, other.tables)
+            added |= _unknown_added(self.views, other.views)
+            added |= _unknown_added(self.sequences, other.sequences)
+        self.by_anon = {t.anon: t for t in self.tables.values()}
+        return added
 
     # -- lookup --------------------------------------------------------------------------
     def table(self, name: str) -> TableMeta:

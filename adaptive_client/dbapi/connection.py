@@ -418,12 +418,15 @@ class Connection:
         may have created and committed before this one was notified; True when something
         changed. As PostgreSQL finds a relation committed before the statement: between
         transactions, and inside a READ COMMITTED one that wrote no metadata itself (its
-        next statement's snapshot sees what the control session reads). Not under snapshot
-        isolation: the layers read now may be newer than the transaction's snapshot."""
-        if self.in_transaction() and (
-            self.catalog_dirty or self.catalog.written_generation >= 0 or self._on_one_snapshot()
-        ):
-            return False
+        next statement's snapshot sees what the control session reads). Under snapshot
+        isolation only the relations it does not know are added, each as the
+        transaction's snapshot sees it (Catalog.adopt_created): the layers of the others,
+        read now, may be newer than the snapshot's rows."""
+        if self.in_transaction():
+            if self.catalog_dirty or self.catalog.written_generation >= 0:
+                return False
+            if self._on_one_snapshot():
+                return self.catalog.adopt_created(self.pg, self.control)
         return self.catalog.refresh(self.control)
 
     def _on_one_snapshot(self) -> bool:

@@ -142,3 +142,82 @@ def test_a_read_committed_transaction_finds_a_table_committed_during_it(
     watchdog.join_all(120)
     expected = [row for i in range(3) for row in ([(1, f"x{i}")], [(0,)], [(1,)], "42P01")]
     assert answers == [expected, expected]
+
+
+def test_a_snapshot_transaction_finds_a_table_committed_during_it(
+    pair: Pair, watchdog: Watchdog
+) -> None:
+    """Under REPEATABLE READ and SERIALIZABLE PostgreSQL finds a table another client
+    created after the transaction's snapshot (its name lookups see every relation
+    committed) and shows it empty (no row of it is in the snapshot); the transaction may
+    write into it and reads back its own rows. The client gave 42P01 there. A table
+    committed before the snapshot whose notification had not reached the client is
+    found with its rows, as the snapshot holds them."""
+    answers: list[list[object]] = []
+
+    def run(dsn: str, connect: Callable[..., Any], level: psycopg.IsolationLevel) -> None:
+        seen: list[object] = []
+        with connect(dsn, autocommit=True) as a, connect(dsn) as b:
+            b.isolation_level = level
+            a.execute("CREATE TABLE known (id integer PRIMARY KEY)")
+            for i in range(2):
+                b.execute("SELECT count(*) FROM known").fetchall()  # the snapshot taken
+                a.execute(f"CREATE TABLE late{i} (id integer PRIMARY KEY, v text)")
+                a.execute(f"INSERT INTO late{i} VALUES (1, 'x{i}')")
+                seen.append(b.execute(f"SELECT id, v FROM late{i} WHERE id = 1").fetchall())
+                b.execute(f"INSERT INTO late{i} VALUES (2, 'y{i}')")
+                seen.append(b.execute(f"SELECT id, v FROM late{i} ORDER BY id").fetchall())
+                if i == 0:
+                    b.rollback()
+                else:
+                    b.commit()
+                seen.append(b.execute(f"SELECT id, v FROM late{i} ORDER BY id").fetchall())
+                b.rollback()
+        answers.append(seen)
+
+    for level in (psycopg.IsolationLevel.REPEATABLE_READ, psycopg.IsolationLevel.SERIALIZABLE):
+        answers.clear()
+        with psycopg.connect(pair.plain, autocommit=True) as c:
+            c.execute("DROP TABLE IF EXISTS known, late0, late1")
+        with adaptive_client.connect(pair.enc, master_key=pair.key, autocommit=True) as c:
+            c.execute("DROP TABLE IF EXISTS known, late0, late1")
+        watchdog.start(run, pair.plain, psycopg.connect, level, name="plain")
+        watchdog.join_all(120)
+        watchdog.start(
+            run,
+            pair.enc,
+            partial(adaptive_client.connect, master_key=pair.key),
+            level,
+            name="client",
+        )
+        watchdog.join_all(120)
+        expected = [
+            [],
+            [(2, "y0")],
+            [(1, "x0")],
+            [],
+            [(2, "y1")],
+            [(1, "x1"), (2, "y1")],
+        ]
+        assert answers == [expected, expected], level
+
+
+def test_a_snapshot_transaction_finds_a_table_its_client_was_not_told_of(pair: Pair) -> None:
+    """A table committed before the transaction's snapshot, whose notification has not
+    reached the client (another client's commit just before): found with the rows the
+    snapshot holds, as PostgreSQL finds it."""
+    key = pair.key
+    with (
+        adaptive_client.connect(pair.enc, master_key=key, autocommit=True) as a,
+        adaptive_client.connect(pair.enc, master_key=key) as b,
+    ):
+        b.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+        b.execute("SELECT 1").fetchall()
+        b.rollback()
+        b._notifications.arrived = lambda: False  # type: ignore[attr-defined]  # (late)
+        a.execute("CREATE TABLE early (id integer PRIMARY KEY, v text)")
+        a.execute("INSERT INTO early VALUES (1, 'x')")
+        assert b.execute("SELECT 1").fetchall() == [(1,)]  # the snapshot, after the commit
+        a.execute("INSERT INTO early VALUES (2, 'later')")  # (not in the snapshot)
+        assert b.execute("SELECT id, v FROM early ORDER BY id").fetchall() == [(1, "x")]
+        b.rollback()
