@@ -419,7 +419,9 @@ class Catalog:
         self.reload(conn)
         return True
 
-    def adopt_created(self, own: psycopg.Connection[Any], latest: psycopg.Connection[Any]) -> bool:
+    def adopt_created(
+        self, own: psycopg.Connection[Any] | None, latest: psycopg.Connection[Any]
+    ) -> bool:
         """Inside a transaction on one snapshot (REPEATABLE READ, SERIALIZABLE): the
         relations this catalog does not know, added as PostgreSQL finds them -- its name
         lookups see every relation committed, whatever the transaction's snapshot.  Each
@@ -428,9 +430,13 @@ class Catalog:
         it sees; else as the latest catalog does (``latest``): made after the snapshot,
         none of its rows is visible to the transaction, and what the transaction writes
         goes at the layers the table has now.  Relations known stay as they are (their
-        layers are the snapshot's); True where any was added."""
+        layers are the snapshot's); True where any was added.  ``own`` None: the
+        transaction has failed (nothing it reads runs; its next statement meets 25P02 on
+        the server)."""
         added = False
         for source in (own, latest):
+            if source is None:
+                continue
             other = Catalog(self.root)
             other.fresh_labels = self.fresh_labels
             other.reload(source)

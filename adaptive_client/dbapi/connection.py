@@ -425,6 +425,8 @@ class Connection:
         if self.in_transaction():
             if self.catalog_dirty or self.catalog.written_generation >= 0:
                 return False
+            if self.pg.pgconn.transaction_status == INERROR:
+                return self.catalog.adopt_created(None, self.control)
             if self._on_one_snapshot():
                 return self.catalog.adopt_created(self.pg, self.control)
         return self.catalog.refresh(self.control)

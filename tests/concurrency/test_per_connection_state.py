@@ -10,6 +10,7 @@ from functools import partial
 from typing import Any
 
 import psycopg
+import pytest
 
 import adaptive_client
 from adaptive_client.stats import Stats
@@ -221,3 +222,27 @@ def test_a_snapshot_transaction_finds_a_table_its_client_was_not_told_of(pair: P
         a.execute("INSERT INTO early VALUES (2, 'later')")  # (not in the snapshot)
         assert b.execute("SELECT id, v FROM early ORDER BY id").fetchall() == [(1, "x")]
         b.rollback()
+
+
+def test_a_failed_snapshot_transaction_answers_25p02_for_a_new_table(pair: Pair) -> None:
+    """In a failed transaction a statement on a table another client created meanwhile
+    gets PostgreSQL's 25P02, as any statement there does (not 42P01)."""
+    codes: list[str | None] = []
+    for dsn, connect in (
+        (pair.plain, psycopg.connect),
+        (pair.enc, partial(adaptive_client.connect, master_key=pair.key)),
+    ):
+        with connect(dsn, autocommit=True) as a, connect(dsn) as b:
+            b.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+            b.execute("SELECT 1").fetchall()
+            a.execute("CREATE TABLE failed_late (id integer PRIMARY KEY)")
+            with pytest.raises(psycopg.errors.DivisionByZero):
+                b.execute("SELECT 1 / 0")
+            try:
+                b.execute("SELECT id FROM failed_late").fetchall()
+            except psycopg.Error as exc:
+                codes.append(exc.sqlstate)
+            b.rollback()
+            assert b.execute("SELECT count(*) FROM failed_late").fetchall() == [(0,)]
+            b.rollback()
+    assert codes == ["25P02", "25P02"]
