@@ -14,7 +14,10 @@ excluded) is summed per
 statement label, the attempts rolled back included -- a statement that failed counts
 under its label with a ``!`` -- and the rollbacks apart.  Printed per configuration, the
 labels that cost the most: executions per committed transaction, µs per execution and
-that as a multiple of plain psycopg's, ms per committed transaction.  With one client
+that as a multiple of plain psycopg's, ms per committed transaction.  Plain runs once
+more after the last round, and each configuration's round is also given as a multiple
+of the mean of plain's rounds on either side of it (a steady drift of the machine's
+speed cancels there), with the median and range of those ratios.  With one client
 it shows what a statement costs in the mix; with many, what contention adds to it.
 
 The server's CPU over the same measured interval is printed beside the client's, per
@@ -30,6 +33,7 @@ import argparse
 import contextlib
 import multiprocessing
 import os
+import statistics
 import time
 from collections import defaultdict
 from collections.abc import Iterator
@@ -189,7 +193,7 @@ def main() -> None:
     for _round in range(args.rounds):
         for c in configs:
             part = _run(c, args)
-            per_round[c].append(sum(part["cpu"].values()) / max(part["committed"], 1))
+            per_round[c].append(_per_commit(part))
             if part["server"] is not None:
                 server[c].append(part["server"] / max(part["committed"], 1))
             total = results.setdefault(
@@ -200,6 +204,9 @@ def main() -> None:
             for k, n in part["runs"].items():
                 total["runs"][k] += n
             total["committed"] += part["committed"]
+    # plain once more, so that every other configuration's round has plain's on both
+    # sides: compared with their mean, a steady drift of the machine cancels
+    per_round["plain"].append(_per_commit(_run("plain", args)))
     plain = results["plain"]
     for config in configs:
         r = results[config]
@@ -212,6 +219,8 @@ def main() -> None:
             f"client CPU in statements and rollbacks {total / n * 1e3:.2f} ms per commit "
             f"({ratio:.2f}x plain; by round {rounds})"
         )
+        if config != "plain":
+            print("  " + _bracketed(per_round[config], per_round["plain"]))
         if server[config] and server["plain"]:
             mean = sum(server[config]) / len(server[config])
             base = sum(server["plain"]) / len(server["plain"])
@@ -229,6 +238,23 @@ def main() -> None:
                 f"  {label:<26} {r['runs'][label] / n:>10.2f} {each * 1e6:>8.1f} {ratio:>8} "
                 f"{r['cpu'][label] / n * 1e3:>10.3f}"
             )
+
+
+def _per_commit(part: dict[str, Any]) -> float:
+    """Client CPU seconds per committed transaction of one run."""
+    return sum(part["cpu"].values()) / max(part["committed"], 1)
+
+
+def _bracketed(rounds: list[float], plain: list[float]) -> str:
+    """Each round's CPU per commit over the mean of plain's rounds just before and just
+    after it (plain ran first in every round and once after the last): the ratios by
+    round, their median and range."""
+    ratios = [r / ((plain[i] + plain[i + 1]) / 2) for i, r in enumerate(rounds)]
+    shown = ", ".join(f"{x:.2f}" for x in ratios)
+    return (
+        f"x plain by round, against plain's rounds on either side: {shown} "
+        f"(median {statistics.median(ratios):.2f}, range {min(ratios):.2f}-{max(ratios):.2f})"
+    )
 
 
 if __name__ == "__main__":
