@@ -8,10 +8,11 @@ For plain and each configuration in turn, ``--rounds`` times interleaved (plain,
 others, plain, ...: a drift of the machine's speed moves them alike), ``--clients``
 terminals (processes) run the TPC-C mix for ``--duration`` seconds against the
 databases a sweep left (``tpcc_<config>_<scale>_w<n>_run``: run ``adaptive-tpcc sweep``
-at those settings first).  Each statement's client CPU (``time.process_time`` around
-it: the process's own user and system time; the server's work and the waits are
-excluded) is summed per
-statement label, the attempts rolled back included -- a statement that failed counts
+at those settings first), each run on a fresh copy of its template (the primed one for
+adaptive), as the sweep runs (``--no-fresh``: on the database the runs before grew).
+Each statement's client CPU (``time.process_time`` around it: the process's own user
+and system time; the server's work and the waits are excluded) is summed per statement
+label, the attempts rolled back included -- a statement that failed counts
 under its label with a ``!`` -- and the rollbacks apart.  Printed per configuration, the
 labels that cost the most: executions per committed transaction, µs per execution and
 that as a multiple of plain psycopg's, ms per committed transaction.  Plain runs once
@@ -42,7 +43,7 @@ from typing import Any
 
 from tpcc_client_cpu import _dsn
 
-from tpcc.cli import master_key, plain_statements_option
+from tpcc.cli import _exists, _recreate, master_key, plain_statements_option, without_autovacuum
 from tpcc.driver import _retryable, open_connection
 from tpcc.load import SCALES
 from tpcc.rand import TpccRandom
@@ -135,8 +136,22 @@ def _server_cpu() -> float | None:
     return total / tick
 
 
+def _fresh_copy(dsn: str, config: str) -> None:
+    """``dsn``'s database made again as a copy of the template the sweep left (the
+    primed one for adaptive), without autovacuum, as the sweep runs it: every run starts
+    from the same database, not from the one the runs before it grew."""
+    template = dsn.replace("_run", "_template")
+    primed = template.replace("_template", "_template_primed")
+    if config == "adaptive" and _exists(primed):
+        template = primed
+    _recreate(dsn, template=template)
+    without_autovacuum(dsn)
+
+
 def _run(config: str, args: argparse.Namespace) -> dict[str, Any]:
     dsn = _dsn(config, args.scale, args.warehouses)
+    if args.fresh:
+        _fresh_copy(dsn, config)
     start = time.time() + 2.0
     jobs = [
         (config, dsn, i, args.scale, start, args.duration, args.plain_statements, args.warehouses)
@@ -184,6 +199,13 @@ def main() -> None:
         default=2,
         help="runs of each configuration, interleaved (plain, the others, plain, ...) so "
         "that a drift of the machine's speed moves every configuration alike; summed",
+    )
+    ap.add_argument(
+        "--no-fresh",
+        dest="fresh",
+        action="store_false",
+        help="run on the databases as the runs before left them (grown, their dead rows "
+        "not vacuumed), not on a fresh copy of the template each run",
     )
     args = ap.parse_args()
     configs = ["plain", *args.configs.split(",")]
