@@ -2,7 +2,8 @@
 
 Encryptions and decryptions are counted per scheme (OPE apart from the rest, as in the
 source paper's Table I) and per statement kind; client-side crypto time is accumulated
-per statement kind; peels are counted.  Counting is cheap: what a statement counts is
+per statement kind; peels are counted, and the statements compiled (a plan cache miss:
+a repeated statement compiles nothing).  Counting is cheap: what a statement counts is
 a record counted in a dict, added up when the counters are read.
 
 Each connection has its own :class:`Stats`.  The modules that count write to
@@ -51,6 +52,7 @@ class Stats:
     peels: int = 0
     retries: int = 0
     locked_reuse: int = 0  # RMW updates served from rows locked by SELECT ... FOR UPDATE
+    compilations: int = 0  # statements compiled (a plan cache miss: none for a repeat)
     current: str = "other"
     # split statements: rows and bytes shipped to the client, the newest last
     residual: list[Shipped] = field(default_factory=list)
@@ -198,6 +200,7 @@ class Stats:
         self.peels = 0
         self.retries = 0
         self.locked_reuse = 0
+        self.compilations = 0
         self.residual.clear()
         self.residual_rows = 0
         self.residual_bytes = 0
@@ -212,6 +215,7 @@ class Stats:
             "peels": self.peels,
             "retries": self.retries,
             "locked_reuse": self.locked_reuse,
+            "compilations": self.compilations,
             "residual_rows": self.residual_rows,
             "residual_bytes": self.residual_bytes,
         }

@@ -590,6 +590,7 @@ class Connection:
             design_budget=self.config.budget,
         )
         plan = compile_statement(self.catalog, stmt, settings)
+        self._stats.compilations += 1
         self._check_plan(plan, stmt)
         if plan.rmw is not None:
             learned = self._kept.learned(plan.rmw.table.name, plan.rmw.reads)

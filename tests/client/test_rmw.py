@@ -96,8 +96,11 @@ def test_an_update_of_another_table_keeps_the_plans(accounts: tuple[str, Any]) -
     # branch's read now keeps its row (total beside what it names): compiled again
     assert conn.cached_plan(branch_read) is None
     assert not conn.repeats[branch_read].current(conn)
-    assert conn.execute(branch_read, (1,)).fetchone() == (1,)
+    compiled = conn.stats.compilations
     assert conn.execute(acct_read, (1,)).fetchone() == ("a",)
+    assert conn.stats.compilations == compiled  # (its repeat: nothing compiled)
+    assert conn.execute(branch_read, (1,)).fetchone() == (1,)
+    assert conn.stats.compilations == compiled + 1
     conn.commit()
     conn.close()
     with adaptive_client.connect(dsn, master_key=key) as check:
