@@ -43,7 +43,15 @@ from typing import Any
 
 from tpcc_client_cpu import _dsn
 
-from tpcc.cli import _exists, _recreate, master_key, plain_statements_option, without_autovacuum
+from tpcc.cli import (
+    _cluster_dsn,
+    _exists,
+    _recreate,
+    master_key,
+    plain_statements_option,
+    template_name,
+    without_autovacuum,
+)
 from tpcc.driver import _retryable, open_connection
 from tpcc.load import SCALES
 from tpcc.rand import TpccRandom
@@ -150,12 +158,13 @@ def _server_cpu() -> float | None:
     return total / tick
 
 
-def _fresh_copy(dsn: str, config: str) -> None:
+def _fresh_copy(dsn: str, config: str, args: argparse.Namespace) -> None:
     """``dsn``'s database made again as a copy of the template the sweep left (the
     primed one for adaptive), without autovacuum, as the sweep runs it: every run starts
     from the same database, not from the one the runs before it grew."""
-    template = dsn.replace("_run", "_template")
-    primed = template.replace("_template", "_template_primed")
+    name = template_name(config, args.scale, args.warehouses)
+    template = _cluster_dsn(name)
+    primed = _cluster_dsn(f"{name}_primed")
     if config == "adaptive" and _exists(primed):
         template = primed
     _recreate(dsn, template=template)
@@ -165,7 +174,7 @@ def _fresh_copy(dsn: str, config: str) -> None:
 def _run(config: str, args: argparse.Namespace) -> dict[str, Any]:
     dsn = _dsn(config, args.scale, args.warehouses)
     if args.fresh:
-        _fresh_copy(dsn, config)
+        _fresh_copy(dsn, config, args)
     start = time.time() + 2.0
     jobs = [
         (

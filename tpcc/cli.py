@@ -599,10 +599,16 @@ def _check(config: str, dsn: str) -> list[str]:
         conn.close()
 
 
+def template_name(config: str, scale: str, warehouses: int) -> str:
+    """The database a sweep loads ``config``'s data into at these settings (its runs are
+    copies of it; adaptive's of the primed copy, named after it with ``_primed``)."""
+    return f"tpcc_{config}_{scale}_w{warehouses}_template"
+
+
 def _template(args: argparse.Namespace, config: str, meta: dict[str, Any], console: Any) -> str:
     """The loaded template of ``config`` (loaded now if missing or ``--reload``), checked
     against the fingerprint the sweep recorded for it."""
-    template = _cluster_dsn(f"tpcc_{config}_{args.scale}_w{args.warehouses}_template")
+    template = _cluster_dsn(template_name(config, args.scale, args.warehouses))
     recorded = meta["templates"].get(config)
     if args.reload and recorded is not None:
         raise AdaptiveError("--reload would change the database the finished points ran on")
