@@ -102,14 +102,73 @@ def build_table(
         # a row's value beyond what a new onion holds (a precomputed product past its
         # 38 digits, a sum past ASHE's 96 bits): the build is undone with its
         # transaction; the precomputed expressions are the online design's wish, left
-        # out, and what the statement itself needs is refused, not a DataError
+        # out (the one that did not fit declined for good: a later statement would scan
+        # the table again for it), and what the statement itself needs is refused, not
+        # a DataError
         catalog.reload(conn)  # (what the failed build changed in memory, dropped)
         if exprs:
-            return build_table(conn, catalog, table, [w for w in wants if isinstance(w, BuildNeed)])
+            unfit = [
+                e.expression
+                for e in exprs
+                if isinstance(exc, precomputed.PrecomputedUnfit) and exc.column.startswith(e.stem)
+            ]
+            if unfit:
+                _decline(conn, catalog, catalog.table(table), unfit)
+            kept = [
+                w for w in wants if not isinstance(w, ExpressionNeed) or w.expression not in unfit
+            ]
+            if not unfit:
+                kept = [w for w in wants if isinstance(w, BuildNeed)]
+            return build_table(conn, catalog, table, kept)
         raise UnsupportedQuery(
             f"{table}: an onion this statement needs cannot hold a stored value ({exc})",
             "a value beyond an onion's domain",
         ) from None
+
+
+def retire(conn: psycopg.Connection[Any], catalog: Catalog, table: str, column: str) -> int:
+    """Drop ``table``'s precomputed ``column``, a row's value of which its onions cannot
+    hold, and decline its expression (the online design proposes it no more): the write
+    that computed the value then runs without it, as PostgreSQL, which has no such
+    column, runs it.  One transaction (a savepoint inside the application's), the table
+    locked and its sealed version checked as for a build; a client whose metadata
+    predates it and names the column fails (42703) and plans again.  Returns 1, or -1
+    where another client retired it first."""
+    meta = catalog.table(table)
+    col = meta.precomputed.get(column)
+    if col is None:
+        return -1
+    with conn.transaction():
+        lock_for_rewrite(conn, catalog, meta, "a precomputed column's retirement")
+        for oc in col.onions.values():
+            conn.execute(
+                sql.SQL("ALTER TABLE {} DROP COLUMN {}").format(
+                    sql.Identifier(meta.anon), sql.Identifier(oc.anon)
+                )
+            )
+            conn.execute(
+                "DELETE FROM adaptive.layers WHERE anon_table = %s AND anon_column = %s",
+                (meta.anon, oc.anon),
+            )
+        del meta.precomputed[column]
+        meta.designed = [d for d in meta.designed if d.get("column") != column]
+        if col.expression is not None and col.expression not in meta.declined:
+            meta.declined.append(col.expression)
+        catalog.write_table(conn, meta, new=False)
+        bump_epoch(conn)
+    return 1
+
+
+def _decline(
+    conn: psycopg.Connection[Any], catalog: Catalog, meta: TableMeta, exprs: list[str]
+) -> None:
+    """Record ``exprs`` as declined for ``meta``'s table (its sealed metadata only)."""
+    with conn.transaction():
+        lock_for_rewrite(conn, catalog, meta, "a declined expression")
+        meta.declined.extend(e for e in exprs if e not in meta.declined)
+        catalog.write_table(conn, meta, new=False)
+        bump_epoch(conn)
+    catalog.reload(conn)
 
 
 def add_precomputed(

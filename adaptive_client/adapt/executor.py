@@ -284,6 +284,17 @@ class Executor:
             build = partial(designed.build_table, table=table, wants=wants)
             self._build_on(table, build, "an onion built on first use")
 
+    def retire_precomputed(self, table: str, column: str) -> None:
+        """Retire ``table``'s precomputed ``column`` (designed.py ``retire``), placed as
+        a build is: the statement that computed a value it cannot hold runs again
+        without it."""
+
+        def run(conn: psycopg.Connection[Any]) -> None:
+            designed.retire(conn, self.session.catalog, table, column)
+
+        anon = self.session.catalog.table(table).anon
+        self._adapt([anon], run, "the retirement of a precomputed column")
+
     def _build_on(self, table: str, build: Callable[..., int], what: str) -> None:
         """Run a build of ``table`` (``build(conn, catalog)``: the rows it wrote, -1 when
         another client built it first), placed like a join adjustment."""

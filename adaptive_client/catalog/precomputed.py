@@ -34,7 +34,15 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from ..errors import ConfigError, EncodingError, InvalidTextInput, UndefinedColumn, UnsupportedQuery
+from ..errors import (
+    ConfigError,
+    EncodingError,
+    InvalidTextInput,
+    UndefinedColumn,
+    UnsupportedQuery,
+    ValueOutOfDomain,
+)
+from ..schemes.ashe import BOUND as ASHE_BOUND
 from ..values import jsonb_paths
 from ..values.array_encoding import parse_array
 from ..values.encodings import parse_sql_type
@@ -402,6 +410,50 @@ def _json_path(node: exp.Expression, scope: _Scope) -> Evaluator:
     return evaluate
 
 
+class PrecomputedUnfit(ValueOutOfDomain):
+    """A row's value of a precomputed column that its onions cannot hold (a product past
+    ASHE's 96 bits, or past the 38 digits the column is typed with), where PostgreSQL,
+    which has no such column, writes the row.  Never reaches the application: the
+    statement that computed it retires the column (adapt/designed.py ``retire``) and runs
+    again without it."""
+
+    def __init__(self, table: str, column: str, reason: str) -> None:
+        super().__init__(f"precomputed {table}.{column}: {reason}")
+        self.table, self.column = table, column
+        self.done = 0  # (executemany: the parameter sets run before this one)
+        self.rowcount = 0  # (and the rows they counted)
+
+
+def _ashe_holds(col: ColumnMeta, value: Any) -> bool:
+    return -ASHE_BOUND < col.encoding.to_hom(value) < ASHE_BOUND
+
+
+# per innermost layer, whether a (coerced) value is one the layer can encrypt; a layer
+# not named holds every value of its column's type (DET, RND, HOM's Paillier domain)
+_HOLDS: dict[str, Callable[[ColumnMeta, Any], bool]] = {
+    "ASHE": _ashe_holds,
+    "OPE": lambda col, value: col.encoding.to_ope(value) is not None,
+}
+
+
+def checked_value(table: TableMeta, col: ColumnMeta, expression: Expression, row: Row) -> Any:
+    """:func:`value_of`, raising :class:`PrecomputedUnfit` where the value (or its
+    computation within the column's type) is one the column's onions cannot hold."""
+    try:
+        value = value_of(col, expression, row)
+        if value is None or all(
+            _HOLDS.get(oc.innermost, _holds_any)(col, value) for oc in col.onions.values()
+        ):
+            return value
+    except ValueOutOfDomain as exc:
+        raise PrecomputedUnfit(table.name, col.name, str(exc)) from None
+    raise PrecomputedUnfit(table.name, col.name, "a value beyond its onions' domain")
+
+
+def _holds_any(col: ColumnMeta, value: Any) -> bool:
+    return True
+
+
 def value_of(col: ColumnMeta, expression: Expression, row: Row) -> Any:
     """The precomputed column's value for ``row`` (plain values of its inputs), checked
     to be what PostgreSQL computes: a numeric keeps the declared scale exactly."""
@@ -468,12 +520,21 @@ def values_of(table: TableMeta, col: ColumnMeta, rows: Mapping[str, list[Any]]) 
     expression = expression_of(table, col)
     n = len(next(iter(rows.values()))) if rows else 0
     batch = _scaled_arithmetic(expression.tree, table.columns, rows, n)
-    if batch is not None and col.type.name == "numeric" and col.type.scale == batch[1]:
-        coerce = col.encoding.coerce
-        scale = -batch[1]
-        return [None if x is None else coerce(_EXACT.scaleb(Decimal(x), scale)) for x in batch[0]]
     inputs = expression.inputs
-    return [value_of(col, expression, {c: rows[c][i] for c in inputs}) for i in range(n)]
+    if batch is None or col.type.name != "numeric" or col.type.scale != batch[1]:
+        return [
+            checked_value(table, col, expression, {c: rows[c][i] for c in inputs}) for i in range(n)
+        ]
+    coerce = col.encoding.coerce
+    scale = -batch[1]
+    try:
+        out = [None if x is None else coerce(_EXACT.scaleb(Decimal(x), scale)) for x in batch[0]]
+    except ValueOutOfDomain as exc:
+        raise PrecomputedUnfit(table.name, col.name, str(exc)) from None
+    checks = [_HOLDS[oc.innermost] for oc in col.onions.values() if oc.innermost in _HOLDS]
+    if checks and not all(v is None or all(c(col, v) for c in checks) for v in out):
+        raise PrecomputedUnfit(table.name, col.name, "a value beyond its onions' domain")
+    return out
 
 
 def _scaled_arithmetic(

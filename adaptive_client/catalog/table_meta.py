@@ -377,6 +377,9 @@ class TableMeta:
     # per entry what (a column's Sum onion, a precomputed expression), its onions and
     # the bytes per row it was counted at against the table's budget
     designed: list[dict[str, Any]] = field(default_factory=list)
+    # precomputed expressions the online design proposes no more: one a row's value did
+    # not fit (retired: adapt/designed.py), in the order they were given up
+    declined: list[str] = field(default_factory=list)
 
     @property
     def designed_bytes(self) -> int:
@@ -423,6 +426,7 @@ class TableMeta:
                 else {}
             ),
             **({"designed": self.designed} if self.designed else {}),
+            **({"declined": self.declined} if self.declined else {}),
             **({"statement_checked": self.statement_checked} if self.statement_checked else {}),
         }
 
@@ -446,6 +450,7 @@ class TableMeta:
                 c.name: c for c in (ColumnMeta.from_json(p) for p in d.get("precomputed", []))
             },
             designed=list(d.get("designed", [])),
+            declined=list(d.get("declined", [])),
             statement_checked=list(d.get("statement_checked", [])),
         )
 

@@ -80,6 +80,8 @@ def wanted(
         expression = _canonical(meta, text)
         if expression is None or any(c.expression == expression for c in meta.precomputed.values()):
             continue
+        if expression in meta.declined:
+            continue  # (a row's value did not fit it: retired, not proposed again)
         sql_type = proposal.precomputed_type[(table, text)]
         if not stored_exactly(sql_type) or not worth_a_column(meta, expression, sql_type):
             continue
@@ -100,8 +102,9 @@ def stored_exactly(sql_type: str) -> bool:
     integer, raises on its overflow and sums it as bigint, where the stored column, wide
     enough for every exact value, would answer in another type and without the error.
     (A numeric's bound is capped at the client engine's 38 digits, as the designer caps
-    it: a row past it -- three numeric(15,2) factors near their maximum -- is refused on
-    write with its own error, as split execution refuses to evaluate it.)"""
+    it, and its Sum onion is ASHE's 96 bits: a row written past either -- three
+    numeric(15,2) factors near their maximum -- retires the column, and the write runs
+    without it: adapt/designed.py ``retire``.)"""
     found = re.fullmatch(r"numeric\((\d+),(\d+)\)", sql_type)
     return sql_type not in _INTEGERS and (found is None or found.group(2) != "0")
 

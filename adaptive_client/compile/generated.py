@@ -233,7 +233,7 @@ def computation_of(catalog: Catalog, table: TableMeta, col: ColumnMeta) -> Compu
     if col.generated is None:
         expression = precomputed.expression_of(table, col)
         return Computation(
-            expression.inputs, lambda row: precomputed.value_of(col, expression, row)
+            expression.inputs, lambda row: precomputed.checked_value(table, col, expression, row)
         )
     order, evaluate = _compiled(catalog, table.columns, col.generated)
     coerce = col.encoding.coerce

@@ -469,6 +469,11 @@ class Connection:
         if self.deferred_builds and not self.in_transaction():
             self.executor.build_deferred()
 
+    def retire_precomputed(self, table: str, column: str) -> None:
+        """Drop a precomputed column a statement computed a value for that its onions
+        cannot hold (adapt/designed.py ``retire``), where a build would run."""
+        self.executor.retire_precomputed(table, column)
+
     def after_rollback(self) -> None:
         """The client's state after the application's transaction rolled back: metadata
         this transaction changed (DDL, a peel inside it) is read again, committed; the

@@ -24,6 +24,7 @@ import psycopg
 from psycopg.rows import RowFactory, tuple_row
 from sqlglot import exp
 
+from ..catalog.precomputed import PrecomputedUnfit
 from ..compile.plan import (
     CURRENT_PARAMS,
     Compiled,
@@ -218,15 +219,20 @@ class Cursor:
             reads.only_reads = False
             reads.statement = None
             try:
-                if many is None and params is not None:
-                    repeat = conn.repeats.get(query)
-                    if repeat is not None and self._repeat(repeat, query, params):
-                        reads.only_reads = reads.before and reads.statement is True
-                        return
-                dispatch.run(self, query, params, many)
-                reads.only_reads = reads.before and reads.statement is True
-                if conn.deferred_builds:  # (after a statement run in autocommit mode)
-                    conn.build_deferred()
+                while True:
+                    try:
+                        self._run_statement(query, params, many)
+                        break
+                    except PrecomputedUnfit as unfit:
+                        # (a value a precomputed column cannot hold, computed before the
+                        # statement wrote anything: the column retired, the statement
+                        # runs again -- executemany from the set that computed it)
+                        conn.retire_precomputed(unfit.table, unfit.column)
+                        if many is not None:
+                            many, written = many[unfit.done :], unfit.rowcount
+                            self._run_statement(query, params, many)
+                            self.rowcount = written + max(self.rowcount, 0)
+                            break
             except BaseException as exc:
                 fail_transaction(conn.pg, exc)
                 if isinstance(exc, psycopg.Error):
@@ -235,6 +241,21 @@ class Cursor:
             finally:
                 if conn.replicas is not None:  # (where it ran: replicas.py)
                     conn.replicas.statement_done()
+
+    def _run_statement(
+        self, query: str, params: Params | None, many: Sequence[Params] | None
+    ) -> None:
+        conn = self.connection
+        reads = conn.reads
+        if many is None and params is not None:
+            repeat = conn.repeats.get(query)
+            if repeat is not None and self._repeat(repeat, query, params):
+                reads.only_reads = reads.before and reads.statement is True
+                return
+        dispatch.run(self, query, params, many)
+        reads.only_reads = reads.before and reads.statement is True
+        if conn.deferred_builds:  # (after a statement run in autocommit mode)
+            conn.build_deferred()
 
     def _repeat(self, repeat: RepeatedStatement, query: str, params: Params) -> bool:
         """Run a statement's repeat (repeats.py); False where its plan is not the one the
@@ -544,8 +565,12 @@ class Cursor:
         """Run a compiled statement's plan once per item of ``seq`` (executemany)."""
         if plan.rmw is not None or plan.returns_rows:
             total = 0
-            for p in seq:
-                self.execute_plan(plan, p)
+            for done, p in enumerate(seq):
+                try:
+                    self.execute_plan(plan, p)
+                except PrecomputedUnfit as unfit:
+                    unfit.done, unfit.rowcount = done, total  # (the sets written before it)
+                    raise
                 total += max(self.rowcount, 0)
             self.rowcount = total
             return

@@ -135,6 +135,8 @@ class Session(Protocol):
 
     def build_deferred(self) -> None: ...
 
+    def retire_precomputed(self, table: str, column: str) -> None: ...
+
 
 class StatementCursor(Protocol):
     """What the statement dispatcher and COPY use of a cursor."""
