@@ -258,7 +258,8 @@ class DesignedRow:
 
 def design_report(catalog: Catalog) -> list[DesignedRow]:
     """Per table, what the online design built, in order, and the bytes per row spent
-    (against the client configuration's ``design_budget``)."""
+    (against the client configuration's ``design_budget``); then the expressions it
+    declined (order 0: a column retired, or a build given up, the provider saw which)."""
     out = []
     for table in sorted(catalog.tables.values(), key=lambda t: t.name):
         spent = 0
@@ -274,7 +275,13 @@ def design_report(catalog: Catalog) -> list[DesignedRow]:
                     spent,
                 )
             )
+        for expression in table.declined:  # (dropped, or never built: a value past it)
+            out.append(DesignedRow(table.name, 0, expression, DECLINED, 0, spent))
     return out
+
+
+# what the design report says of an expression the online design gave up
+DECLINED = "declined: a value past its onion's bound"
 
 
 def column_summary(rows: list[LayerRow]) -> list[tuple[str, str, str]]:

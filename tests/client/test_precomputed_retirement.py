@@ -15,6 +15,7 @@ import psycopg
 import pytest
 
 import adaptive_client
+from adaptive_client.admin.controls import DECLINED, design_report
 from adaptive_client.catalog.keys import MasterKey
 
 from .pairs import LOCALES, plain_and_encrypted
@@ -90,6 +91,9 @@ def test_an_insert_past_the_onion_is_written(pair: Pair) -> None:
     pair.same(REVENUE)
     assert pair.builds() == builds  # (declined: never proposed again)
     assert all(d.get("what") != EXPRESSION for d in pair.enc.catalog.table("li").designed)
+    # the DBA sees it declined beside what was built
+    declined = [r for r in design_report(pair.enc.catalog) if r.column == DECLINED]
+    assert [(r.table, r.what) for r in declined] == [("li", EXPRESSION)]
 
 
 def test_an_update_past_the_onion_is_written(pair: Pair) -> None:
