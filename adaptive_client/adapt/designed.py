@@ -51,6 +51,7 @@ from .ondemand import add_pending, readable_onion, settle_pending
 from .onion_storage import (
     add_onion_columns,
     bump_epoch,
+    drop_onion_columns,
     fresh_name,
     lock_for_rewrite,
     new_onion_column,
@@ -107,18 +108,16 @@ def build_table(
         # a DataError
         catalog.reload(conn)  # (what the failed build changed in memory, dropped)
         if exprs:
-            unfit = [
-                e.expression
-                for e in exprs
-                if isinstance(exc, precomputed.PrecomputedUnfit) and exc.column.startswith(e.stem)
-            ]
-            if unfit:
+            unfit = exc.expression if isinstance(exc, precomputed.PrecomputedUnfit) else None
+            if unfit is None or all(e.expression != unfit for e in exprs):
+                kept: list[DesignNeed] = [w for w in wants if isinstance(w, BuildNeed)]
+            else:
                 _decline(conn, catalog, catalog.table(table), unfit)
-            kept = [
-                w for w in wants if not isinstance(w, ExpressionNeed) or w.expression not in unfit
-            ]
-            if not unfit:
-                kept = [w for w in wants if isinstance(w, BuildNeed)]
+                kept = [
+                    w
+                    for w in wants
+                    if not (isinstance(w, ExpressionNeed) and w.expression == unfit)
+                ]
             return build_table(conn, catalog, table, kept)
         raise UnsupportedQuery(
             f"{table}: an onion this statement needs cannot hold a stored value ({exc})",
@@ -126,46 +125,36 @@ def build_table(
         ) from None
 
 
-def retire(conn: psycopg.Connection[Any], catalog: Catalog, table: str, column: str) -> int:
+def retire(conn: psycopg.Connection[Any], catalog: Catalog, table: str, column: str) -> None:
     """Drop ``table``'s precomputed ``column``, a row's value of which its onions cannot
     hold, and decline its expression (the online design proposes it no more): the write
     that computed the value then runs without it, as PostgreSQL, which has no such
     column, runs it.  One transaction (a savepoint inside the application's), the table
     locked and its sealed version checked as for a build; a client whose metadata
-    predates it and names the column fails (42703) and plans again.  Returns 1, or -1
-    where another client retired it first."""
+    predates it and names the column fails (42703) and plans again.  Nothing to do where
+    another client retired it first."""
     meta = catalog.table(table)
     col = meta.precomputed.get(column)
     if col is None:
-        return -1
+        return
     with conn.transaction():
         lock_for_rewrite(conn, catalog, meta, "a precomputed column's retirement")
-        for oc in col.onions.values():
-            conn.execute(
-                sql.SQL("ALTER TABLE {} DROP COLUMN {}").format(
-                    sql.Identifier(meta.anon), sql.Identifier(oc.anon)
-                )
-            )
-            conn.execute(
-                "DELETE FROM adaptive.layers WHERE anon_table = %s AND anon_column = %s",
-                (meta.anon, oc.anon),
-            )
+        drop_onion_columns(conn, meta, col)
         del meta.precomputed[column]
         meta.designed = [d for d in meta.designed if d.get("column") != column]
         if col.expression is not None and col.expression not in meta.declined:
             meta.declined.append(col.expression)
         catalog.write_table(conn, meta, new=False)
         bump_epoch(conn)
-    return 1
 
 
 def _decline(
-    conn: psycopg.Connection[Any], catalog: Catalog, meta: TableMeta, exprs: list[str]
+    conn: psycopg.Connection[Any], catalog: Catalog, meta: TableMeta, expression: str
 ) -> None:
-    """Record ``exprs`` as declined for ``meta``'s table (its sealed metadata only)."""
+    """Record ``expression`` as declined for ``meta``'s table (its sealed metadata only)."""
     with conn.transaction():
         lock_for_rewrite(conn, catalog, meta, "a declined expression")
-        meta.declined.extend(e for e in exprs if e not in meta.declined)
+        meta.declined.append(expression)
         catalog.write_table(conn, meta, new=False)
         bump_epoch(conn)
     catalog.reload(conn)

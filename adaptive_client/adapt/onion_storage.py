@@ -155,6 +155,25 @@ def add_onion_columns(conn: psycopg.Connection[Any], meta: TableMeta, col: Colum
     )
 
 
+def drop_onion_columns(
+    conn: psycopg.Connection[Any], meta: TableMeta, col: ColumnMeta, cascade: bool = False
+) -> None:
+    """Drop ``col``'s onion columns from ``meta``'s table and their layer rows (what
+    :func:`add_onion_columns` added); ``cascade``: with what depends on them."""
+    for oc in col.onions.values():
+        conn.execute(
+            sql.SQL("ALTER TABLE {} DROP COLUMN {} {}").format(
+                sql.Identifier(meta.anon),
+                sql.Identifier(oc.anon),
+                sql.SQL("CASCADE" if cascade else ""),
+            )
+        )
+    conn.execute(
+        "DELETE FROM adaptive.layers WHERE anon_table = %s AND anon_column = ANY(%s)",
+        (meta.anon, [oc.anon for oc in col.onions.values()]),
+    )
+
+
 def set_not_null(conn: psycopg.Connection[Any], meta: TableMeta, col: ColumnMeta) -> None:
     for oc in col.onions.values():
         conn.execute(

@@ -256,6 +256,10 @@ class DesignedRow:
     table_total: int
 
 
+# what the design report says of an expression the online design gave up
+DECLINED = "declined: a value past its onion's bound"
+
+
 def design_report(catalog: Catalog) -> list[DesignedRow]:
     """Per table, what the online design built, in order, and the bytes per row spent
     (against the client configuration's ``design_budget``); then the expressions it
@@ -278,10 +282,6 @@ def design_report(catalog: Catalog) -> list[DesignedRow]:
         for expression in table.declined:  # (dropped, or never built: a value past it)
             out.append(DesignedRow(table.name, 0, expression, DECLINED, 0, spent))
     return out
-
-
-# what the design report says of an expression the online design gave up
-DECLINED = "declined: a value past its onion's bound"
 
 
 def column_summary(rows: list[LayerRow]) -> list[tuple[str, str, str]]:

@@ -417,9 +417,9 @@ class PrecomputedUnfit(ValueOutOfDomain):
     statement that computed it retires the column (adapt/designed.py ``retire``) and runs
     again without it."""
 
-    def __init__(self, table: str, column: str, reason: str) -> None:
-        super().__init__(f"precomputed {table}.{column}: {reason}")
-        self.table, self.column = table, column
+    def __init__(self, table: TableMeta, col: ColumnMeta, reason: str) -> None:
+        super().__init__(f"precomputed {table.name}.{col.name}: {reason}")
+        self.table, self.column, self.expression = table.name, col.name, col.expression
         self.done = 0  # (executemany: the parameter sets run before this one)
         self.rowcount = 0  # (and the rows they counted)
 
@@ -428,12 +428,26 @@ def _ashe_holds(col: ColumnMeta, value: Any) -> bool:
     return -ASHE_BOUND < col.encoding.to_hom(value) < ASHE_BOUND
 
 
+def _ope_holds(col: ColumnMeta, value: Any) -> bool:
+    col.encoding.to_ope(value)  # (raises ValueOutOfDomain past the order encoding)
+    return True
+
+
 # per innermost layer, whether a (coerced) value is one the layer can encrypt; a layer
 # not named holds every value of its column's type (DET, RND, HOM's Paillier domain)
-_HOLDS: dict[str, Callable[[ColumnMeta, Any], bool]] = {
-    "ASHE": _ashe_holds,
-    "OPE": lambda col, value: col.encoding.to_ope(value) is not None,
-}
+_HOLDS: dict[str, Callable[[ColumnMeta, Any], bool]] = {"ASHE": _ashe_holds, "OPE": _ope_holds}
+
+
+def _held(table: TableMeta, col: ColumnMeta, values: list[Any]) -> list[Any]:
+    """``values`` of ``col``, raising :class:`PrecomputedUnfit` where an onion of the
+    column cannot hold one of them."""
+    checks = [_HOLDS[oc.innermost] for oc in col.onions.values() if oc.innermost in _HOLDS]
+    try:
+        if all(v is None or all(c(col, v) for c in checks) for v in values):
+            return values
+    except ValueOutOfDomain as exc:
+        raise PrecomputedUnfit(table, col, str(exc)) from None
+    raise PrecomputedUnfit(table, col, "a value beyond its onions' domain")
 
 
 def checked_value(table: TableMeta, col: ColumnMeta, expression: Expression, row: Row) -> Any:
@@ -441,17 +455,9 @@ def checked_value(table: TableMeta, col: ColumnMeta, expression: Expression, row
     computation within the column's type) is one the column's onions cannot hold."""
     try:
         value = value_of(col, expression, row)
-        if value is None or all(
-            _HOLDS.get(oc.innermost, _holds_any)(col, value) for oc in col.onions.values()
-        ):
-            return value
     except ValueOutOfDomain as exc:
-        raise PrecomputedUnfit(table.name, col.name, str(exc)) from None
-    raise PrecomputedUnfit(table.name, col.name, "a value beyond its onions' domain")
-
-
-def _holds_any(col: ColumnMeta, value: Any) -> bool:
-    return True
+        raise PrecomputedUnfit(table, col, str(exc)) from None
+    return _held(table, col, [value])[0]
 
 
 def value_of(col: ColumnMeta, expression: Expression, row: Row) -> Any:
@@ -530,11 +536,8 @@ def values_of(table: TableMeta, col: ColumnMeta, rows: Mapping[str, list[Any]]) 
     try:
         out = [None if x is None else coerce(_EXACT.scaleb(Decimal(x), scale)) for x in batch[0]]
     except ValueOutOfDomain as exc:
-        raise PrecomputedUnfit(table.name, col.name, str(exc)) from None
-    checks = [_HOLDS[oc.innermost] for oc in col.onions.values() if oc.innermost in _HOLDS]
-    if checks and not all(v is None or all(c(col, v) for c in checks) for v in out):
-        raise PrecomputedUnfit(table.name, col.name, "a value beyond its onions' domain")
-    return out
+        raise PrecomputedUnfit(table, col, str(exc)) from None
+    return _held(table, col, out)
 
 
 def _scaled_arithmetic(

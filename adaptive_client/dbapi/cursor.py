@@ -219,20 +219,20 @@ class Cursor:
             reads.only_reads = False
             reads.statement = None
             try:
+                written = 0  # (executemany: the rows of the sets run before a retirement)
                 while True:
                     try:
                         self._run_statement(query, params, many)
                         break
                     except PrecomputedUnfit as unfit:
                         # (a value a precomputed column cannot hold, computed before the
-                        # statement wrote anything: the column retired, the statement
-                        # runs again -- executemany from the set that computed it)
+                        # set computing it wrote anything: the column retired, the
+                        # statement runs again -- executemany from that set)
                         conn.retire_precomputed(unfit.table, unfit.column)
                         if many is not None:
-                            many, written = many[unfit.done :], unfit.rowcount
-                            self._run_statement(query, params, many)
-                            self.rowcount = written + max(self.rowcount, 0)
-                            break
+                            many, written = many[unfit.done :], written + unfit.rowcount
+                if written:
+                    self.rowcount = written + max(self.rowcount, 0)
             except BaseException as exc:
                 fail_transaction(conn.pg, exc)
                 if isinstance(exc, psycopg.Error):
@@ -564,15 +564,12 @@ class Cursor:
     def execute_many(self, plan: Compiled, seq: Sequence[Params]) -> None:
         """Run a compiled statement's plan once per item of ``seq`` (executemany)."""
         if plan.rmw is not None or plan.returns_rows:
-            total = 0
-            for done, p in enumerate(seq):
-                try:
-                    self.execute_plan(plan, p)
-                except PrecomputedUnfit as unfit:
-                    unfit.done, unfit.rowcount = done, total  # (the sets written before it)
-                    raise
-                total += max(self.rowcount, 0)
-            self.rowcount = total
+
+            def run_one(p: Params) -> int:
+                self.execute_plan(plan, p)
+                return max(self.rowcount, 0)
+
+            self.rowcount = dispatch.run_sets(seq, run_one)
             return
         with STATS.crypto():
             bound = [plan.bind_positional(p) for p in seq]

@@ -21,6 +21,7 @@ from psycopg import sql
 from sqlglot import exp
 
 from ..catalog import sequences
+from ..catalog.precomputed import PrecomputedUnfit
 from ..compile import update_rows
 from ..compile.compiler import server_sql
 from ..compile.plan import Compiled, Params
@@ -386,8 +387,8 @@ def _run_compiled(
         except UnsupportedQuery as refused:
             if type(refused) is UnsupportedQuery and upserts.applies(stmt) and not writing_rows:
                 # an ON CONFLICT DO UPDATE computed from the rows: by its steps
-                for p in many if many is not None else (params,):
-                    upserts.run_upsert(cur, cast(exp.Insert, stmt), p, refused, run)
+                upserted = partial(_upserted, cur, cast(exp.Insert, stmt), refused, run)
+                run_sets(many if many is not None else (params,), upserted)
                 return
             # an UPDATE whose values or rows need the client: read, then write by key
             rows = (
@@ -397,12 +398,11 @@ def _run_compiled(
             )
             if type(refused) is not UnsupportedQuery or rows is None:
                 raise  # (the writes by key are refused as such: no second fallback)
-            total, returned, described = 0, [], None
-            for p in many if many is not None else (params,):
-                count, out, described = _update_by_rows(conn, rows, p if p is not None else ())
-                total += count
-                returned += out
-            cur.set_result(returned, described, total)
+            results: list[tuple[list[tuple[Any, ...]], Any]] = []
+            updated = partial(_updated, conn, rows, results)
+            total = run_sets(many if many is not None else (params,), updated)
+            returned = [row for out, _ in results for row in out]
+            cur.set_result(returned, results[-1][1] if results else None, total)
             return
         except (UndefinedTable, UndefinedColumn):
             # another client's DDL, committed, whose notification has not reached
@@ -495,6 +495,39 @@ def recover_stale(
     STATS.retries += 1
     if attempt == 2:
         raise StaleMetadata("layers kept changing; retry") from None
+
+
+def run_sets(sets: Sequence[Any], run_one: Callable[[Any], int]) -> int:
+    """``run_one`` on each parameter set of a statement (an executemany's, one by one),
+    in order: the sum of the rows each counted.  Where a set computes a value a
+    precomputed column cannot hold, the error carries the sets run before it and their
+    rows, so that the statement resumes from it once the column is retired (cursor.py)."""
+    total = 0
+    for done, p in enumerate(sets):
+        try:
+            total += run_one(p)
+        except PrecomputedUnfit as unfit:
+            unfit.done, unfit.rowcount = done, total
+            raise
+    return total
+
+
+def _upserted(
+    cur: StatementCursor, stmt: exp.Insert, refused: UnsupportedQuery, run: upserts.Run, p: Params
+) -> int:
+    upserts.run_upsert(cur, stmt, p, refused, run)
+    return max(cur.rowcount, 0)
+
+
+def _updated(
+    conn: Session,
+    rows: update_rows.RowUpdate,
+    results: list[tuple[list[tuple[Any, ...]], Any]],
+    p: Params | None,
+) -> int:
+    count, out, described = _update_by_rows(conn, rows, p if p is not None else ())
+    results.append((out, described))
+    return count
 
 
 def _update_by_rows(

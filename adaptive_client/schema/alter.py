@@ -21,7 +21,12 @@ from sqlglot import exp
 
 from ..adapt import designed, range_indexes
 from ..adapt.joins import group_of
-from ..adapt.onion_storage import add_onion_columns, bump_epoch, set_not_null
+from ..adapt.onion_storage import (
+    add_onion_columns,
+    bump_epoch,
+    drop_onion_columns,
+    set_not_null,
+)
 from ..catalog import checks, defaults, foreign_keys, precomputed, recipes, views
 from ..catalog.metadata import Catalog, ColumnMeta, OnionColumn, TableMeta
 from ..catalog.onions import TAGS, Cap, Onion, capabilities, layer_index
@@ -268,19 +273,7 @@ def _drop_one(
         )
     for v in used:
         views.drop_view(conn, catalog, [v], exists=True, cascade=True)
-    col = meta.columns[cname]
-    for oc in col.onions.values():
-        conn.execute(
-            sql.SQL("ALTER TABLE {} DROP COLUMN {} {}").format(
-                sql.Identifier(meta.anon),
-                sql.Identifier(oc.anon),
-                sql.SQL("CASCADE" if cascade else ""),
-            )
-        )
-        conn.execute(
-            "DELETE FROM adaptive.layers WHERE anon_table = %s AND anon_column = %s",
-            (meta.anon, oc.anon),
-        )
+    drop_onion_columns(conn, meta, meta.columns[cname], cascade)
     del meta.columns[cname]
     # what PostgreSQL drops with the column: its indexes and constraints
     if cname in meta.primary_key:
@@ -487,16 +480,7 @@ def _alter_type(ctx: DdlContext, meta: TableMeta, col: ColumnMeta, action: exp.A
         )
     targets = [(new, oc) for oc in new.onions.values()]
     _rewrite(conn, meta, targets, lambda row: {col.name: row[0]}, [col])
-    for oc in col.onions.values():
-        conn.execute(
-            sql.SQL("ALTER TABLE {} DROP COLUMN {}").format(
-                sql.Identifier(meta.anon), sql.Identifier(oc.anon)
-            )
-        )
-        conn.execute(
-            "DELETE FROM adaptive.layers WHERE anon_table = %s AND anon_column = %s",
-            (meta.anon, oc.anon),
-        )
+    drop_onion_columns(conn, meta, col)
     if not new.nullable:
         set_not_null(conn, meta, new)
 
